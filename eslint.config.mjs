@@ -23,6 +23,7 @@ export default tseslint.config(
   },
   {
     files: ['app/common/**/*.ts'],
+    ignores: ['**/*.test.ts'],
     rules: banned([...nodeBuiltins, ...engineLibs, 'electron', 'react', '**/app/node/**', '**/node/**', '**/main/**', '**/renderer/**', '**/native/**', '**/e2e/**'],
       'app/common is pure TypeScript: no node:*, Electron, engine libraries or other layers (ARCHITECTURE.md).'),
   },
@@ -33,6 +34,7 @@ export default tseslint.config(
   },
   {
     files: ['renderer/**/*.ts', 'renderer/**/*.tsx'],
+    ignores: ['**/*.test.ts', '**/*.test.tsx'],
     rules: banned([...nodeBuiltins, ...engineLibs, 'electron', '**/app/node/**', '**/main/**', '**/e2e/**'],
       'renderer imports app/common only and reaches the engine through the bridge (ARCHITECTURE.md).'),
   },

@@ -1,0 +1,337 @@
+/**
+ * The IPC contract between the renderer and the engine: every invocation channel with its request
+ * validator and response type, every event with its payload type, and the `Bridge` interface derived
+ * from them (implemented by main/preload/preload.ts, the e2e WebSocket harness and renderer fakes).
+ *
+ * Invocations answer `Result<T>` (app/common/ipc/result.ts): errors cross IPC as data.
+ * Requests are validated at the boundary (main/ipc/validatedIpc.ts) with the zod schemas below.
+ * Secrets: a password travels renderer -> engine only (sites.save, session.connect); no response or event carries one.
+ */
+import { z } from 'zod';
+import type { Result } from './result';
+import type { Job, Direction } from '../model/job';
+import type { Site, SiteView } from '../model/site';
+import type { QueueEvent } from '../queue/reducer';
+
+// ---------------------------------------------------------------------------------------------
+// Shared payload shapes
+// ---------------------------------------------------------------------------------------------
+
+/** One directory entry, local or remote. */
+export interface FsEntry {
+  name: string;
+  type: 'file' | 'dir' | 'symlink' | 'other';
+  /** Bytes. */
+  size: number;
+  /** Modification time, milliseconds since the epoch. */
+  mtimeMs: number;
+  /** POSIX mode bits when known. */
+  mode?: number;
+}
+
+/** A listing with the resolved absolute path (e.g. `~` or `.` resolved). */
+export interface Listing {
+  path: string;
+  entries: FsEntry[];
+}
+
+export interface SitesTree {
+  /** Every folder path that exists (explicitly created or used by a site), sorted, `''` excluded. */
+  folders: string[];
+  sites: SiteView[];
+}
+
+export type Theme = 'light' | 'dark' | 'system';
+
+export interface Settings {
+  theme: Theme;
+  /** The user agreed to store passwords although the OS offers only plain-text storage (Linux `basic_text`). */
+  allowInsecureSecretStorage: boolean;
+  /** Read-only: how passwords are stored. `secure: false` means the UI must warn before saving one. */
+  secretStorage: { backend: string; secure: boolean };
+}
+
+export type SessionState = 'connecting' | 'connected' | 'disconnected' | 'failed';
+
+export interface SessionStatus {
+  siteId: string;
+  siteName: string;
+  state: SessionState;
+  /** Negotiated algorithms (RFC 4253 §7.1), present once connected. */
+  kex?: string;
+  cipher?: string;
+  mac?: string;
+  serverHostKey?: string;
+  /** Connections currently up / configured. */
+  connectionsUp: number;
+  connections: number;
+  /** Remote home (realpath of `.`), once connected. */
+  home?: string;
+  error?: { code: string; message: string };
+}
+
+/** Host key dialog content. `changed` is the red, dangerous case; `rotated` = server announced a new key via hostkeys-00@openssh.com for a host we already trust. */
+export interface HostKeyPrompt {
+  promptId: string;
+  siteId: string;
+  host: string;
+  port: number;
+  kind: 'unknown' | 'changed' | 'rotated' | 'revoked';
+  /** The key the server presented. */
+  presented: { keyType: string; fingerprint: string };
+  /** For `changed` / `rotated`: the key(s) we trusted before. */
+  previous?: Array<{ keyType: string; fingerprint: string }>;
+}
+
+export type HostKeyAnswer = 'accept-once' | 'accept-save' | 'reject';
+
+export interface ConflictPrompt {
+  promptId: string;
+  jobId: string;
+  /** Full path of the target that already exists. */
+  target: string;
+  direction: Direction;
+  existing?: { size: number; mtimeMs: number };
+  incoming?: { size: number; mtimeMs: number };
+}
+
+export type ConflictChoice = 'overwrite' | 'skip' | 'rename';
+
+/** One throughput sample for the graph (about 4 per second per connected site). */
+export interface ProgressSample {
+  siteId: string;
+  /** Milliseconds since the epoch. */
+  t: number;
+  /** Total rate in bytes/s across all connections. */
+  rate: number;
+  connections: Array<{ id: number; rate: number }>;
+}
+
+export interface LogLine {
+  t: number;
+  level: 'info' | 'warn' | 'error';
+  message: string;
+  siteId?: string;
+}
+
+/** Error codes that may appear in a failed Result (others come from the engine, e.g. AUTH_FAILED). */
+export type IpcErrorCode =
+  | 'INVALID_REQUEST'
+  | 'UNKNOWN_CHANNEL'
+  | 'FORBIDDEN_SENDER'
+  | 'NOT_FOUND'
+  | 'NOT_CONNECTED'
+  | 'FOLDER_NOT_EMPTY'
+  | 'INSECURE_SECRET_STORAGE'
+  | 'INVALID_STATE'
+  | 'INTERNAL';
+
+// ---------------------------------------------------------------------------------------------
+// Request validators
+// ---------------------------------------------------------------------------------------------
+
+const id = z.string().min(1).max(200);
+const path = z.string().min(1).max(4096);
+const folderPath = z.string().max(1024);
+
+export const siteInputSchema = z.strictObject({
+  id: id.optional(),
+  name: z.string().trim().min(1).max(200),
+  folder: folderPath,
+  host: z.string().trim().min(1).max(255).regex(/^[^\s/@]+$/, 'host must not contain spaces, / or @'),
+  port: z.number().int().min(1).max(65535),
+  user: z.string().trim().min(1).max(255),
+  authMethod: z.enum(['agent', 'key', 'password']),
+  keyPath: path.optional(),
+  localDir: path.optional(),
+  remoteDir: path.optional(),
+  connections: z.number().int().min(1).max(16).optional(),
+  channels: z.number().int().min(1).max(8).optional(),
+  ciphers: z.array(z.string().min(1).max(100)).max(20).optional(),
+});
+
+const none = z.undefined();
+const siteRef = z.strictObject({ siteId: id });
+const remotePath = z.strictObject({ siteId: id, path });
+const localPath = z.strictObject({ path });
+const jobRef = z.strictObject({ jobId: id });
+
+/**
+ * Every invocation: name -> request validator. Response types are in {@link InvokeResponses}.
+ * Adding a channel here without a response type (or vice versa) fails to compile.
+ */
+export const invokeSchemas = {
+  'sites.list': none,
+  /** Create (no id) or update a site. `password`: string = store, null = forget, absent = unchanged. */
+  'sites.save': z.strictObject({ site: siteInputSchema, password: z.string().max(4096).nullable().optional() }),
+  'sites.delete': siteRef,
+  'sites.duplicate': siteRef,
+  'folders.create': z.strictObject({ path: folderPath.min(1) }),
+  /** Fails with FOLDER_NOT_EMPTY when a site or subfolder is inside. */
+  'folders.delete': z.strictObject({ path: folderPath.min(1) }),
+
+  /** Opens (or reuses) the site's session. `password` is used once when none is stored. */
+  'session.connect': z.strictObject({ siteId: id, password: z.string().max(4096).optional() }),
+  'session.disconnect': siteRef,
+  'session.list': none,
+  'hostKey.answer': z.strictObject({ promptId: id, answer: z.enum(['accept-once', 'accept-save', 'reject']) }),
+
+  'remote.list': remotePath,
+  'remote.mkdir': remotePath,
+  'remote.rename': z.strictObject({ siteId: id, from: path, to: path }),
+  'remote.remove': z.strictObject({ siteId: id, path, recursive: z.boolean().optional() }),
+
+  'local.list': localPath,
+  'local.mkdir': localPath,
+  'local.rename': z.strictObject({ from: path, to: path }),
+  'local.remove': z.strictObject({ path, recursive: z.boolean().optional() }),
+  'local.home': none,
+
+  /** One job per source; sources are absolute paths (local for upload, remote for download); dest is a folder. */
+  'queue.enqueue': z.strictObject({
+    siteId: id,
+    direction: z.enum(['upload', 'download']),
+    sources: z.array(path).min(1).max(100_000),
+    dest: path,
+  }),
+  'queue.snapshot': none,
+  'queue.pause': jobRef,
+  'queue.resume': jobRef,
+  'queue.cancel': jobRef,
+  'queue.retry': jobRef,
+  /** Removes done and cancelled jobs. */
+  'queue.clearFinished': none,
+  'conflict.answer': z.strictObject({ promptId: id, choice: z.enum(['overwrite', 'skip', 'rename']), forAll: z.boolean() }),
+
+  'settings.get': none,
+  'settings.set': z.strictObject({
+    theme: z.enum(['light', 'dark', 'system']).optional(),
+    allowInsecureSecretStorage: z.boolean().optional(),
+  }),
+} as const;
+
+export type InvokeChannel = keyof typeof invokeSchemas;
+
+/** Request payload type of each channel (from its validator; `undefined` = no payload). */
+export type InvokeRequests = { [C in InvokeChannel]: z.infer<(typeof invokeSchemas)[C]> };
+
+/** Response value type of each channel (the `value` of a successful Result). */
+export interface InvokeResponses {
+  'sites.list': SitesTree;
+  'sites.save': Site;
+  'sites.delete': void;
+  'sites.duplicate': Site;
+  'folders.create': void;
+  'folders.delete': void;
+  'session.connect': SessionStatus;
+  'session.disconnect': void;
+  'session.list': SessionStatus[];
+  'hostKey.answer': void;
+  'remote.list': Listing;
+  'remote.mkdir': void;
+  'remote.rename': void;
+  'remote.remove': void;
+  'local.list': Listing;
+  'local.mkdir': void;
+  'local.rename': void;
+  'local.remove': void;
+  'local.home': string;
+  'queue.enqueue': { jobIds: string[] };
+  'queue.snapshot': { jobs: Job[] };
+  'queue.pause': void;
+  'queue.resume': void;
+  'queue.cancel': void;
+  'queue.retry': void;
+  'queue.clearFinished': void;
+  'conflict.answer': void;
+  'settings.get': Settings;
+  'settings.set': Settings;
+}
+
+// Compile-time check that schemas and responses list the same channels.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _channelsMatch: Same<InvokeChannel, keyof InvokeResponses> = true;
+void _channelsMatch;
+
+/** Every invocation channel name, in contract order. */
+export const INVOKE_CHANNELS = Object.keys(invokeSchemas) as InvokeChannel[];
+
+// ---------------------------------------------------------------------------------------------
+// Events (engine -> renderer)
+// ---------------------------------------------------------------------------------------------
+
+export interface EventPayloads {
+  /** Full queue state; sent when a window (re)subscribes. Replay with the shared reducer. */
+  'queue.snapshot': { jobs: Job[] };
+  /** Queue changes in order (added / updated / removed), coalesced to ~10 batches per second. */
+  'queue.delta': { events: QueueEvent[] };
+  /** Throughput samples for the graph, possibly several per batch (one per site per engine tick). */
+  'progress': { samples: ProgressSample[] };
+  'hostKey.prompt': HostKeyPrompt;
+  'conflict.prompt': ConflictPrompt;
+  /** A pending host-key or conflict prompt is no longer answerable (answered elsewhere, connection gone). */
+  'prompt.closed': { promptId: string };
+  'session.status': SessionStatus;
+  /** Log lines, redacted (no passwords, no key material). */
+  'log': { lines: LogLine[] };
+}
+
+export type EventName = keyof EventPayloads;
+
+const EVENT_NAME_RECORD: { [E in EventName]: true } = {
+  'queue.snapshot': true,
+  'queue.delta': true,
+  'progress': true,
+  'hostKey.prompt': true,
+  'conflict.prompt': true,
+  'prompt.closed': true,
+  'session.status': true,
+  'log': true,
+};
+
+/** Every event name. */
+export const EVENT_NAMES = Object.keys(EVENT_NAME_RECORD) as EventName[];
+
+/** Electron IPC channel carrying an invocation (`ipcRenderer.invoke`). */
+export function invokeIpcChannel(channel: InvokeChannel): string {
+  return `sluice:invoke:${channel}`;
+}
+
+/** Electron IPC channel carrying an event (`webContents.send`). */
+export function eventIpcChannel(event: EventName): string {
+  return `sluice:event:${event}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bridge (window.sluice)
+// ---------------------------------------------------------------------------------------------
+
+/** `sites.list` -> `sitesList`, `hostKey.answer` -> `hostKeyAnswer`, `queue.clearFinished` -> `queueClearFinished`. */
+export type MethodName<C extends string> = C extends `${infer A}.${infer B}` ? `${A}${Capitalize<B>}` : C;
+
+/** Runtime twin of {@link MethodName}. */
+export function methodName<C extends InvokeChannel>(channel: C): MethodName<C> {
+  const dot = channel.indexOf('.');
+  return (channel.slice(0, dot) + channel.charAt(dot + 1).toUpperCase() + channel.slice(dot + 2)) as MethodName<C>;
+}
+
+type Method<C extends InvokeChannel> = [InvokeRequests[C]] extends [undefined]
+  ? () => Promise<Result<InvokeResponses[C]>>
+  : (request: InvokeRequests[C]) => Promise<Result<InvokeResponses[C]>>;
+
+/** One named method per invocation channel. */
+export type BridgeMethods = { [C in InvokeChannel as MethodName<C>]: Method<C> };
+
+/**
+ * What the renderer sees as `window.sluice`. Implemented by the preload (Electron), the e2e harness
+ * (WebSocket) and fakes in renderer tests.
+ */
+export interface Bridge extends BridgeMethods {
+  /** Subscribes to an event; returns the unsubscribe function. */
+  on<E extends EventName>(event: E, listener: (payload: EventPayloads[E]) => void): () => void;
+  /** Absolute path of a file dropped from the OS (Electron `webUtils.getPathForFile`); `''` when unknown. */
+  pathForFile(file: object): string;
+}
+
+/** Bridge method names, in contract order (what the preload must expose besides `on` and `pathForFile`). */
+export const BRIDGE_METHOD_NAMES: string[] = INVOKE_CHANNELS.map((c) => methodName(c));

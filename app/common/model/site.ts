@@ -1,0 +1,52 @@
+/**
+ * A saved site (bookmark). Never holds secrets: passwords live only in a SecretStore keyed by `id`.
+ */
+export type AuthMethod = 'agent' | 'key' | 'password';
+
+export const AUTH_METHODS: readonly AuthMethod[] = ['agent', 'key', 'password'];
+
+export interface Site {
+  /** Stable id (UUID) assigned by the store. */
+  id: string;
+  /** Display name, unique within its folder is not required. */
+  name: string;
+  /** Folder path, `/`-separated, `''` for the top level (e.g. `Work/Prod`). */
+  folder: string;
+  host: string;
+  /** TCP port, 1..65535 (default 22). */
+  port: number;
+  user: string;
+  authMethod: AuthMethod;
+  /** Private key file, for `authMethod: 'key'`. */
+  keyPath?: string;
+  /** Default local folder opened on connect. */
+  localDir?: string;
+  /** Default remote folder opened on connect. */
+  remoteDir?: string;
+  /** Parallel SSH connections (N), 1..16. */
+  connections?: number;
+  /** SFTP channels per connection (M), 1..8. */
+  channels?: number;
+  /** Preferred cipher list, most preferred first (OpenSSH names, e.g. `aes128-gcm@openssh.com`). */
+  ciphers?: string[];
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** What a caller supplies to create (`id` absent) or update (`id` present) a site. */
+export type SiteInput = Omit<Site, 'id' | 'createdAt' | 'updatedAt'> & { id?: string };
+
+/** A site as listed to the UI: the site plus whether a password is stored (never the password itself). */
+export interface SiteView extends Site {
+  hasPassword: boolean;
+}
+
+/** Normalises a folder path: trims, collapses slashes, drops leading/trailing `/`. */
+export function normalizeFolder(folder: string): string {
+  return folder
+    .split('/')
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0)
+    .join('/');
+}

@@ -1,0 +1,86 @@
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { applyQueueEvents, compactQueueEvents, emptyQueue, jobsInOrder, queueTotals, reduceQueue, type QueueEvent } from './reducer';
+import { canTransition, etaSeconds, type Job } from '../model/job';
+
+function job(id: string, over: Partial<Job> = {}): Job {
+  return {
+    id, batchId: 'b', siteId: 's', direction: 'upload', source: `/l/${id}`, dest: '/r', name: id, state: 'queued',
+    bytesDone: 0, bytesTotal: 100, filesDone: 0, filesTotal: 1, rate: 0, createdAt: 1, ...over,
+  };
+}
+
+test('added jobs keep order and duplicates are ignored', () => {
+  let s = reduceQueue(emptyQueue, { type: 'added', jobs: [job('a'), job('b')] });
+  s = reduceQueue(s, { type: 'added', jobs: [job('a', { name: 'dup' }), job('c')] });
+  assert.deepEqual(s.order, ['a', 'b', 'c']);
+  assert.equal(s.byId.a.name, 'a');
+});
+
+test('legal transitions apply, illegal ones are ignored and return the same state', () => {
+  let s = reduceQueue(emptyQueue, { type: 'added', jobs: [job('a')] });
+  s = reduceQueue(s, { type: 'updated', id: 'a', patch: { state: 'running', bytesDone: 10 } });
+  s = reduceQueue(s, { type: 'updated', id: 'a', patch: { state: 'done', bytesDone: 100 } });
+  assert.equal(s.byId.a.state, 'done');
+  const same = reduceQueue(s, { type: 'updated', id: 'a', patch: { state: 'running' } });
+  assert.equal(same, s, 'done is terminal');
+  assert.equal(reduceQueue(s, { type: 'updated', id: 'zz', patch: { rate: 1 } }), s, 'unknown id is a no-op');
+  assert.equal(reduceQueue(s, { type: 'updated', id: 'a', patch: { bytesDone: 100 } }), s, 'no-change patch is a no-op');
+});
+
+test('the transition table matches the documented lifecycle', () => {
+  assert.ok(canTransition('queued', 'running'));
+  assert.ok(canTransition('running', 'paused'));
+  assert.ok(canTransition('paused', 'queued'));
+  assert.ok(canTransition('failed', 'queued'));
+  assert.ok(canTransition('cancelled', 'queued'));
+  assert.ok(!canTransition('done', 'queued'));
+  assert.ok(!canTransition('paused', 'running'));
+  assert.ok(!canTransition('queued', 'done'));
+});
+
+test('removed and snapshot events', () => {
+  let s = reduceQueue(emptyQueue, { type: 'added', jobs: [job('a'), job('b'), job('c')] });
+  s = reduceQueue(s, { type: 'removed', ids: ['b', 'nope'] });
+  assert.deepEqual(s.order, ['a', 'c']);
+  assert.equal(s.byId.b, undefined);
+  s = reduceQueue(s, { type: 'snapshot', jobs: [job('x')] });
+  assert.deepEqual(jobsInOrder(s).map((j) => j.id), ['x']);
+});
+
+test('a batch over 10,000 jobs does not mutate the previous state', () => {
+  const jobs = Array.from({ length: 10_000 }, (_, i) => job(`j${i}`));
+  const s0 = reduceQueue(emptyQueue, { type: 'added', jobs });
+  const events: QueueEvent[] = jobs.map((j) => ({ type: 'updated', id: j.id, patch: { state: 'running', bytesDone: 50, rate: 10 } }));
+  const s1 = applyQueueEvents(s0, events);
+  assert.equal(s0.byId.j5.state, 'queued');
+  assert.equal(s1.byId.j5.state, 'running');
+  const t = queueTotals(s1);
+  assert.equal(t.count.running, 10_000);
+  assert.equal(t.bytesDone, 500_000);
+  assert.equal(t.rate, 100_000);
+});
+
+test('compaction folds progress updates but keeps each state change', () => {
+  const events: QueueEvent[] = [
+    { type: 'updated', id: 'a', patch: { state: 'running' } },
+    { type: 'updated', id: 'a', patch: { bytesDone: 10 } },
+    { type: 'updated', id: 'b', patch: { bytesDone: 5 } },
+    { type: 'updated', id: 'a', patch: { bytesDone: 20 } },
+    { type: 'updated', id: 'a', patch: { state: 'done', bytesDone: 100 } },
+    { type: 'updated', id: 'a', patch: { rate: 0 } },
+  ];
+  const out = compactQueueEvents(events);
+  assert.deepEqual(out, [
+    { type: 'updated', id: 'a', patch: { state: 'running', bytesDone: 20 } },
+    { type: 'updated', id: 'b', patch: { bytesDone: 5 } },
+    { type: 'updated', id: 'a', patch: { state: 'done', bytesDone: 100, rate: 0 } },
+  ]);
+  const start = reduceQueue(emptyQueue, { type: 'added', jobs: [job('a'), job('b')] });
+  assert.deepEqual(applyQueueEvents(start, out), applyQueueEvents(start, events), 'compacted replay equals full replay');
+});
+
+test('eta from rate', () => {
+  assert.equal(etaSeconds({ bytesDone: 50, bytesTotal: 150, rate: 50 }), 2);
+  assert.equal(etaSeconds({ bytesDone: 50, bytesTotal: 150, rate: 0 }), undefined);
+});

@@ -1,0 +1,101 @@
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import Database from 'better-sqlite3';
+import { MemorySecretStore, SitesStore, StoreError, resolveHome } from './sites';
+import type { SiteInput } from '../../common/model/site';
+
+function tempHome(t: { after: (fn: () => void) => void }): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-sites-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+const input: SiteInput = { name: 'Prod', folder: ' Work//Prod/ ', host: 'h.example', port: 2222, user: 'deploy', authMethod: 'key', keyPath: '/k', ciphers: ['aes128-gcm@openssh.com'], connections: 4 };
+
+test('create, read back across reopen, WAL and migrations applied', (t) => {
+  const home = tempHome(t);
+  let now = 1000;
+  const store = new SitesStore(home, () => now);
+  const site = store.save(input);
+  assert.equal(site.folder, 'Work/Prod');
+  assert.equal(site.createdAt, 1000);
+  assert.deepEqual(site.ciphers, ['aes128-gcm@openssh.com']);
+  assert.equal(site.channels, undefined);
+  now = 2000;
+  const updated = store.save({ ...input, id: site.id, name: 'Prod 2', keyPath: undefined });
+  assert.equal(updated.updatedAt, 2000);
+  assert.equal(updated.keyPath, undefined);
+  store.close();
+
+  const again = new SitesStore(home);
+  t.after(() => again.close());
+  assert.equal(again.schemaVersion, 1);
+  assert.equal(again.get(site.id)?.name, 'Prod 2');
+  const raw = new Database(path.join(home, 'sluice.db'), { readonly: true });
+  assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
+  raw.close();
+});
+
+test('update of an unknown id is NOT_FOUND', (t) => {
+  const store = new SitesStore(tempHome(t));
+  t.after(() => store.close());
+  assert.throws(() => store.save({ ...input, id: 'nope' }), (e: unknown) => e instanceof StoreError && e.code === 'NOT_FOUND');
+});
+
+test('duplicate picks a free name; delete removes', (t) => {
+  const store = new SitesStore(tempHome(t));
+  t.after(() => store.close());
+  const a = store.save(input);
+  const b = store.duplicate(a.id);
+  const c = store.duplicate(a.id);
+  assert.notEqual(b.id, a.id);
+  assert.equal(b.name, 'Prod (copy)');
+  assert.equal(c.name, 'Prod (copy 2)');
+  assert.equal(b.host, a.host);
+  assert.equal(store.list().sites.length, 3);
+  assert.equal(store.delete(b.id), true);
+  assert.equal(store.delete(b.id), false);
+  assert.equal(store.list().sites.length, 2);
+});
+
+test('folders: implied ancestors, explicit empty folders, delete only when empty', (t) => {
+  const store = new SitesStore(tempHome(t));
+  t.after(() => store.close());
+  const s = store.save(input);
+  store.createFolder('Home/Lab');
+  assert.deepEqual(store.list().folders, ['Home', 'Home/Lab', 'Work', 'Work/Prod']);
+  assert.throws(() => store.deleteFolder('Work'), (e: unknown) => e instanceof StoreError && e.code === 'FOLDER_NOT_EMPTY');
+  assert.throws(() => store.deleteFolder('Home'), (e: unknown) => e instanceof StoreError && e.code === 'FOLDER_NOT_EMPTY');
+  store.deleteFolder('Home/Lab');
+  assert.deepEqual(store.list().folders, ['Work', 'Work/Prod']);
+  store.delete(s.id);
+  assert.deepEqual(store.list().folders, []);
+  assert.throws(() => store.deleteFolder('Nope'), (e: unknown) => e instanceof StoreError && e.code === 'NOT_FOUND');
+});
+
+test('no password column exists and settings round-trip', (t) => {
+  const home = tempHome(t);
+  const store = new SitesStore(home);
+  t.after(() => store.close());
+  store.setSetting('theme', 'dark');
+  assert.equal(store.getSetting('theme'), 'dark');
+  const raw = new Database(path.join(home, 'sluice.db'), { readonly: true });
+  const cols = (raw.prepare('PRAGMA table_info(sites)').all() as Array<{ name: string }>).map((c) => c.name);
+  raw.close();
+  assert.ok(!cols.some((c) => /pass|secret/i.test(c)), `no secret column in ${cols.join(',')}`);
+});
+
+test('memory secret store and home resolution', async () => {
+  const s = new MemorySecretStore();
+  await s.set('a', 'pw');
+  assert.equal(await s.get('a'), 'pw');
+  await s.delete('a');
+  assert.equal(await s.get('a'), undefined);
+  assert.equal(resolveHome({ SLUICE_HOME: '/tmp/x' }, 'linux'), '/tmp/x');
+  assert.equal(resolveHome({ XDG_CONFIG_HOME: '/cfg' }, 'linux'), '/cfg/sluice');
+  assert.equal(resolveHome({ APPDATA: 'C:\\A' }, 'win32'), path.join('C:\\A', 'Sluice'));
+  assert.match(resolveHome({}, 'darwin'), /Library\/Application Support\/Sluice$/);
+});

@@ -1,0 +1,242 @@
+/**
+ * Saved sites (bookmarks) and app settings in SQLite (better-sqlite3, WAL), under the data folder.
+ * Secrets never go into this database: passwords live in a {@link SecretStore} keyed by site id.
+ */
+import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { normalizeFolder, type Site, type SiteInput } from '../../common/model/site';
+
+/** Where passwords live; the app uses Electron safeStorage, tests and the e2e harness an in-memory map. */
+export interface SecretStore {
+  /** The stored secret of a site, or undefined. */
+  get(siteId: string): Promise<string | undefined>;
+  /** Stores (replaces) a site's secret; may throw `{code: 'INSECURE_SECRET_STORAGE'}` when refused. */
+  set(siteId: string, secret: string): Promise<void>;
+  /** Forgets a site's secret (no error when none). */
+  delete(siteId: string): Promise<void>;
+  /** Which backend holds secrets and whether it encrypts them (Linux `basic_text` does not). */
+  status(): { backend: string; secure: boolean };
+}
+
+/** A {@link SecretStore} in process memory (tests, e2e harness): nothing touches disk. */
+export class MemorySecretStore implements SecretStore {
+  private readonly secrets = new Map<string, string>();
+  async get(siteId: string): Promise<string | undefined> {
+    return this.secrets.get(siteId);
+  }
+  async set(siteId: string, secret: string): Promise<void> {
+    this.secrets.set(siteId, secret);
+  }
+  async delete(siteId: string): Promise<void> {
+    this.secrets.delete(siteId);
+  }
+  status(): { backend: string; secure: boolean } {
+    return { backend: 'memory', secure: true };
+  }
+}
+
+/** An error with a stable code that the service turns into a failed Result. */
+export class StoreError extends Error {
+  constructor(readonly code: 'NOT_FOUND' | 'FOLDER_NOT_EMPTY' | 'INVALID_REQUEST', message: string) {
+    super(message);
+    this.name = 'StoreError';
+  }
+}
+
+/**
+ * The data folder: `SLUICE_HOME` when set, else the per-OS application data folder
+ * (`%APPDATA%\Sluice`, `~/Library/Application Support/Sluice`, `$XDG_CONFIG_HOME/sluice` or `~/.config/sluice`).
+ */
+export function resolveHome(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+  if (env.SLUICE_HOME) return path.resolve(env.SLUICE_HOME);
+  const home = os.homedir();
+  if (platform === 'win32') return path.join(env.APPDATA ?? path.join(home, 'AppData', 'Roaming'), 'Sluice');
+  if (platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'Sluice');
+  return path.join(env.XDG_CONFIG_HOME ?? path.join(home, '.config'), 'sluice');
+}
+
+/** Schema migrations; index + 1 = the `user_version` after applying it. Append only. */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE folders (path TEXT PRIMARY KEY);
+   CREATE TABLE sites (
+     id TEXT PRIMARY KEY,
+     name TEXT NOT NULL,
+     folder TEXT NOT NULL DEFAULT '',
+     host TEXT NOT NULL,
+     port INTEGER NOT NULL DEFAULT 22,
+     user TEXT NOT NULL,
+     auth_method TEXT NOT NULL CHECK (auth_method IN ('agent', 'key', 'password')),
+     key_path TEXT, local_dir TEXT, remote_dir TEXT,
+     connections INTEGER, channels INTEGER,
+     ciphers TEXT,
+     created_at INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL
+   );
+   CREATE INDEX sites_folder ON sites(folder);
+   CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);`,
+];
+
+interface SiteRow {
+  id: string; name: string; folder: string; host: string; port: number; user: string; auth_method: Site['authMethod'];
+  key_path: string | null; local_dir: string | null; remote_dir: string | null;
+  connections: number | null; channels: number | null; ciphers: string | null;
+  created_at: number; updated_at: number;
+}
+
+function rowToSite(r: SiteRow): Site {
+  const site: Site = {
+    id: r.id, name: r.name, folder: r.folder, host: r.host, port: r.port, user: r.user, authMethod: r.auth_method,
+    createdAt: r.created_at, updatedAt: r.updated_at,
+  };
+  if (r.key_path !== null) site.keyPath = r.key_path;
+  if (r.local_dir !== null) site.localDir = r.local_dir;
+  if (r.remote_dir !== null) site.remoteDir = r.remote_dir;
+  if (r.connections !== null) site.connections = r.connections;
+  if (r.channels !== null) site.channels = r.channels;
+  if (r.ciphers !== null) site.ciphers = JSON.parse(r.ciphers) as string[];
+  return site;
+}
+
+/** Every ancestor of a folder path, itself included: `a/b/c` -> `a`, `a/b`, `a/b/c`. */
+function withAncestors(folder: string): string[] {
+  const parts = folder.split('/');
+  return parts.map((_, i) => parts.slice(0, i + 1).join('/')).filter((p) => p.length > 0);
+}
+
+/** Sites, folders and settings in `<home>/sluice.db`. Synchronous (better-sqlite3); one instance per process. */
+export class SitesStore {
+  private readonly db: Database.Database;
+
+  /**
+   * Opens (creating if needed) `<home>/sluice.db`, in WAL mode, and applies pending migrations.
+   * @param home data folder, e.g. from {@link resolveHome}; created with mode 0700
+   * @param clock milliseconds since the epoch (injected for tests)
+   */
+  constructor(home: string, private readonly clock: () => number = Date.now) {
+    fs.mkdirSync(home, { recursive: true, mode: 0o700 });
+    this.db = new Database(path.join(home, 'sluice.db'));
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('foreign_keys = ON');
+    this.migrate();
+  }
+
+  /** Schema version (`PRAGMA user_version`). */
+  get schemaVersion(): number {
+    return this.db.pragma('user_version', { simple: true }) as number;
+  }
+
+  private migrate(): void {
+    const from = this.schemaVersion;
+    for (let v = from; v < MIGRATIONS.length; v++) {
+      this.db.transaction(() => {
+        this.db.exec(MIGRATIONS[v]);
+        this.db.pragma(`user_version = ${v + 1}`);
+      })();
+    }
+  }
+
+  /** All folders (explicit and implied by sites, with ancestors), sorted, and all sites sorted by folder then name. */
+  list(): { folders: string[]; sites: Site[] } {
+    const sites = (this.db.prepare('SELECT * FROM sites ORDER BY folder, name COLLATE NOCASE, created_at').all() as SiteRow[]).map(rowToSite);
+    const folders = new Set<string>();
+    for (const { path: p } of this.db.prepare('SELECT path FROM folders').all() as Array<{ path: string }>) {
+      for (const a of withAncestors(p)) folders.add(a);
+    }
+    for (const s of sites) for (const a of withAncestors(s.folder)) folders.add(a);
+    return { folders: [...folders].sort(), sites };
+  }
+
+  /** One site, or undefined. */
+  get(id: string): Site | undefined {
+    const row = this.db.prepare('SELECT * FROM sites WHERE id = ?').get(id) as SiteRow | undefined;
+    return row ? rowToSite(row) : undefined;
+  }
+
+  /**
+   * Creates (no `id`) or updates (`id` of an existing site) a site. Optional fields left out are cleared.
+   * @throws StoreError NOT_FOUND when `id` names no site
+   */
+  save(input: SiteInput): Site {
+    const now = this.clock();
+    const folder = normalizeFolder(input.folder);
+    const values = {
+      name: input.name.trim(), folder, host: input.host.trim(), port: input.port, user: input.user.trim(),
+      auth_method: input.authMethod, key_path: input.keyPath ?? null, local_dir: input.localDir ?? null,
+      remote_dir: input.remoteDir ?? null, connections: input.connections ?? null, channels: input.channels ?? null,
+      ciphers: input.ciphers ? JSON.stringify(input.ciphers) : null,
+    };
+    if (input.id) {
+      const res = this.db.prepare(`UPDATE sites SET name=@name, folder=@folder, host=@host, port=@port, user=@user,
+        auth_method=@auth_method, key_path=@key_path, local_dir=@local_dir, remote_dir=@remote_dir,
+        connections=@connections, channels=@channels, ciphers=@ciphers, updated_at=@now WHERE id=@id`)
+        .run({ ...values, now, id: input.id });
+      if (res.changes === 0) throw new StoreError('NOT_FOUND', `No site with id ${input.id}`);
+      return this.get(input.id)!;
+    }
+    const id = randomUUID();
+    this.db.prepare(`INSERT INTO sites (id, name, folder, host, port, user, auth_method, key_path, local_dir, remote_dir,
+      connections, channels, ciphers, created_at, updated_at) VALUES (@id, @name, @folder, @host, @port, @user, @auth_method,
+      @key_path, @local_dir, @remote_dir, @connections, @channels, @ciphers, @now, @now)`).run({ ...values, id, now });
+    return this.get(id)!;
+  }
+
+  /** Deletes a site; returns false when there was none. The caller forgets its secret. */
+  delete(id: string): boolean {
+    return this.db.prepare('DELETE FROM sites WHERE id = ?').run(id).changes > 0;
+  }
+
+  /**
+   * Copies a site under a new id, named "<name> (copy)" (or "(copy 2)", … when taken in the same folder).
+   * @throws StoreError NOT_FOUND
+   */
+  duplicate(id: string): Site {
+    const site = this.get(id);
+    if (!site) throw new StoreError('NOT_FOUND', `No site with id ${id}`);
+    const taken = new Set((this.db.prepare('SELECT name FROM sites WHERE folder = ?').all(site.folder) as Array<{ name: string }>).map((r) => r.name));
+    let name = `${site.name} (copy)`;
+    for (let n = 2; taken.has(name) && n < 10_000; n++) name = `${site.name} (copy ${n})`;
+    const { id: _id, createdAt: _c, updatedAt: _u, ...rest } = site;
+    return this.save({ ...rest, name });
+  }
+
+  /** Creates an (empty) folder; creating an existing one is a no-op. Returns the normalised path. */
+  createFolder(folder: string): string {
+    const p = normalizeFolder(folder);
+    if (!p) throw new StoreError('INVALID_REQUEST', 'Folder name is empty');
+    this.db.prepare('INSERT OR IGNORE INTO folders (path) VALUES (?)').run(p);
+    return p;
+  }
+
+  /**
+   * Deletes an empty folder.
+   * @throws StoreError FOLDER_NOT_EMPTY when a site or a subfolder is inside, NOT_FOUND when it does not exist
+   */
+  deleteFolder(folder: string): void {
+    const p = normalizeFolder(folder);
+    if (!this.list().folders.includes(p)) throw new StoreError('NOT_FOUND', `No folder ${p}`);
+    const prefix = `${p}/`;
+    const used = this.db.prepare('SELECT 1 FROM sites WHERE folder = ? OR substr(folder, 1, ?) = ? LIMIT 1').get(p, prefix.length, prefix);
+    const sub = this.db.prepare('SELECT 1 FROM folders WHERE substr(path, 1, ?) = ? LIMIT 1').get(prefix.length, prefix);
+    if (used || sub) throw new StoreError('FOLDER_NOT_EMPTY', `Folder ${p} is not empty`);
+    this.db.prepare('DELETE FROM folders WHERE path = ?').run(p);
+  }
+
+  /** A setting's JSON value, or undefined. */
+  getSetting<T>(key: string): T | undefined {
+    const row = this.db.prepare('SELECT value FROM settings WHERE key = ?').get(key) as { value: string } | undefined;
+    return row ? (JSON.parse(row.value) as T) : undefined;
+  }
+
+  /** Stores a setting as JSON. */
+  setSetting(key: string, value: unknown): void {
+    this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value')
+      .run(key, JSON.stringify(value));
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

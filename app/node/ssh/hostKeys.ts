@@ -1,0 +1,255 @@
+/**
+ * Host-key trust policy: the backend of ssh2's `hostVerifier` for every connection of a job.
+ *
+ * Known keys pass, changed and revoked keys are refused with OpenSSH-style warnings, unknown keys are
+ * refused (`strict`), saved on first use (`accept-new`, like OpenSSH `StrictHostKeyChecking=accept-new`)
+ * or put to the user once however many connections present them at the same time (`ask`).
+ */
+import type { HostKeyAnswer, HostKeyVerdict, StoredKeyRef } from '../../common/model/hostKey';
+import { keyTypeLabel } from '../../common/model/hostKey';
+import { KnownHosts, knownHostsName } from '../stores/knownHosts';
+
+/** `strict` refuses unknown keys (batch runs without `--accept-new`). */
+export type HostKeyMode = 'ask' | 'accept-new' | 'strict';
+
+type UnknownVerdict = Extract<HostKeyVerdict, { kind: 'unknown' }>;
+type ChangedVerdict = Extract<HostKeyVerdict, { kind: 'changed' }>;
+type RevokedVerdict = Extract<HostKeyVerdict, { kind: 'revoked' }>;
+
+/** Asks the user about an unknown key. Throwing counts as `reject`. */
+export type HostKeyPrompter = (v: UnknownVerdict) => Promise<HostKeyAnswer>;
+
+export type HostKeyRefusalCode = 'HOSTKEY_UNKNOWN' | 'HOSTKEY_CHANGED' | 'HOSTKEY_REVOKED' | 'HOSTKEY_REJECTED';
+
+/**
+ * Result of {@link HostKeyPolicy.verify}. `saved` tells whether the key is in known_hosts now (always true
+ * for `trusted`); `saveError` is set when the user or `accept-new` chose to save but the append failed
+ * (the key is then accepted for this job only, as OpenSSH does).
+ */
+export type HostKeyCheck =
+  | { accepted: true; verdict: HostKeyVerdict; saved: boolean; saveError?: string }
+  | { accepted: false; code: HostKeyRefusalCode; message: string; verdict: HostKeyVerdict };
+
+export interface HostKeyPolicyOptions {
+  knownHosts: KnownHosts;
+  mode: HostKeyMode;
+  /** Required for `ask`; without it `ask` behaves as `strict`. */
+  prompt?: HostKeyPrompter;
+  /** Called with every lookup result (for logs and UI); must not throw. */
+  onVerdict?: (v: HostKeyVerdict) => void;
+}
+
+const BANNER = '@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@';
+
+function hostLabel(host: string, port: number): string {
+  return knownHostsName(host, port);
+}
+
+function describeRef(ref: StoredKeyRef): string {
+  return `${keyTypeLabel(ref.keyType)} key in ${ref.file}:${ref.line} (${ref.fingerprint})`;
+}
+
+/**
+ * The refusal text for a changed host key, modelled on OpenSSH's `warn_changed_key()`: both SHA256
+ * fingerprints, key types and the file:line of every stored key for the host.
+ */
+export function changedKeyMessage(v: ChangedVerdict): string {
+  const { identity } = v;
+  const label = hostLabel(identity.host, identity.port);
+  const lines = [
+    BANNER,
+    '@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @',
+    BANNER,
+    'IT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!',
+    'Someone could be eavesdropping on you right now (man-in-the-middle attack)!',
+    'It is also possible that a host key has just been changed.',
+    `The ${keyTypeLabel(identity.keyType)} host key for ${label} has changed.`,
+    ...v.stored.map((ref) => `Offending ${describeRef(ref)}`),
+    `Presented key: ${keyTypeLabel(identity.keyType)} ${identity.fingerprint}`,
+  ];
+  if (!v.stored.some((ref) => ref.keyType === identity.keyType)) {
+    lines.push(`(known_hosts holds no ${keyTypeLabel(identity.keyType)} key for this host, only `
+      + `${[...new Set(v.stored.map((r) => keyTypeLabel(r.keyType)))].join(', ')}.)`);
+  }
+  const files = [...new Set(v.stored.map((r) => r.file))];
+  lines.push(
+    'If you have verified the new key with the server\'s administrator, remove the old one with:',
+    ...files.map((f) => `  ssh-keygen -R '${label}' -f '${f}'`),
+    'Host key verification failed.',
+  );
+  return lines.join('\n');
+}
+
+/** The refusal text for a key listed on an `@revoked` line (OpenSSH's "REVOKED HOST KEY DETECTED"). */
+export function revokedKeyMessage(v: RevokedVerdict): string {
+  const { identity } = v;
+  return [
+    BANNER,
+    '@       WARNING: REVOKED HOST KEY DETECTED!               @',
+    BANNER,
+    `The ${keyTypeLabel(identity.keyType)} host key for ${hostLabel(identity.host, identity.port)} is marked as revoked`
+      + ` in ${v.stored.file}:${v.stored.line}.`,
+    `Presented key: ${keyTypeLabel(identity.keyType)} ${identity.fingerprint}`,
+    'This could mean that a stolen key is being used to impersonate this host.',
+    'Host key verification failed.',
+  ].join('\n');
+}
+
+/** The refusal text for an unknown key when nobody may be asked (`strict`, or `ask` without a prompter). */
+export function unknownKeyMessage(v: UnknownVerdict, knownHostsFile: string): string {
+  const { identity } = v;
+  return [
+    `The authenticity of host '${hostLabel(identity.host, identity.port)}' can't be established.`,
+    `${keyTypeLabel(identity.keyType)} key fingerprint is ${identity.fingerprint}.`,
+    `No matching host key is in ${knownHostsFile}.`,
+    'Check the fingerprint with the server\'s administrator, then pass --accept-new to trust and save it,'
+      + ' or connect interactively to review it.',
+    'Host key verification failed.',
+  ].join('\n');
+}
+
+function rejectedMessage(v: UnknownVerdict): string {
+  const { identity } = v;
+  return `The ${keyTypeLabel(identity.keyType)} host key for ${hostLabel(identity.host, identity.port)}`
+    + ` (${identity.fingerprint}) was rejected.\nHost key verification failed.`;
+}
+
+/**
+ * One trust policy per job, shared by all of its connections: a key accepted once (or trusted) is not
+ * asked about again, a rejected one is not asked about again either, and concurrent checks of the same
+ * unknown key share one prompt and one known_hosts write.
+ */
+export class HostKeyPolicy {
+  private readonly knownHosts: KnownHosts;
+  private readonly mode: HostKeyMode;
+  private readonly prompt?: HostKeyPrompter;
+  private readonly onVerdict?: (v: HostKeyVerdict) => void;
+  /** Unknown keys accepted in this job, by host name + key; value: whether known_hosts holds them. */
+  private readonly acceptedUnknown = new Map<string, { saved: boolean; saveError?: string }>();
+  private readonly rejected = new Set<string>();
+  private readonly pending = new Map<string, Promise<HostKeyCheck>>();
+
+  constructor(opts: HostKeyPolicyOptions) {
+    this.knownHosts = opts.knownHosts;
+    this.mode = opts.mode;
+    this.prompt = opts.prompt;
+    this.onVerdict = opts.onVerdict;
+  }
+
+  /**
+   * Checks the key a server presented.
+   * @param host host as the user named it (not the resolved address); @param port TCP port
+   * @param keyBlob SSH wire encoding of the host key, as ssh2 passes it to `hostVerifier`
+   */
+  async verify(host: string, port: number, keyBlob: Buffer): Promise<HostKeyCheck> {
+    const verdict = this.knownHosts.lookup(host, port, keyBlob);
+    this.report(verdict);
+    switch (verdict.kind) {
+      case 'trusted':
+        return { accepted: true, verdict, saved: true };
+      case 'revoked':
+        return { accepted: false, code: 'HOSTKEY_REVOKED', message: revokedKeyMessage(verdict), verdict };
+      case 'changed':
+        return { accepted: false, code: 'HOSTKEY_CHANGED', message: changedKeyMessage(verdict), verdict };
+      case 'unknown': {
+        const id = `${knownHostsName(host, port)}\0${keyBlob.toString('base64')}`;
+        const earlier = this.acceptedUnknown.get(id);
+        if (earlier) return { accepted: true, verdict, ...earlier };
+        if (this.rejected.has(id)) {
+          return { accepted: false, code: 'HOSTKEY_REJECTED', message: rejectedMessage(verdict), verdict };
+        }
+        let decision = this.pending.get(id);
+        if (!decision) {
+          decision = this.decideUnknown(id, verdict, keyBlob).finally(() => this.pending.delete(id));
+          this.pending.set(id, decision);
+        }
+        return decision;
+      }
+    }
+  }
+
+  /**
+   * Learns keys a server announced with `hostkeys-00@openssh.com` (OpenSSH PROTOCOL §2.5) and proved
+   * (ssh2 emits them as `hostkeys`; pass `key.getPublicSSH()` of each). Only when this connection's key is
+   * trusted from known_hosts; keys already stored or revoked are skipped; nothing is ever removed.
+   * @returns how many keys were appended
+   */
+  async learnRotatedKeys(host: string, port: number, connectionKey: Buffer, provenKeys: Buffer[]): Promise<number> {
+    if (this.knownHosts.lookup(host, port, connectionKey).kind !== 'trusted') return 0;
+    let added = 0;
+    const seen = new Set<string>();
+    for (const key of provenKeys) {
+      const id = key.toString('base64');
+      if (seen.has(id)) continue;
+      seen.add(id);
+      let kind: HostKeyVerdict['kind'];
+      try { kind = this.knownHosts.lookup(host, port, key).kind; } catch { continue; }
+      if (kind === 'trusted' || kind === 'revoked') continue;
+      if (await this.knownHosts.add(host, port, key)) added++;
+    }
+    return added;
+  }
+
+  private async decideUnknown(id: string, verdict: UnknownVerdict, keyBlob: Buffer): Promise<HostKeyCheck> {
+    const refuseUnknown = (): HostKeyCheck => ({
+      accepted: false, code: 'HOSTKEY_UNKNOWN', message: unknownKeyMessage(verdict, this.knownHosts.paths.writePath), verdict,
+    });
+    if (this.mode === 'strict') return refuseUnknown();
+    if (this.mode === 'accept-new') return this.save(id, verdict, keyBlob);
+    if (!this.prompt) return refuseUnknown();
+    let answer: HostKeyAnswer;
+    try { answer = await this.prompt(verdict); } catch { answer = 'reject'; }
+    if (answer === 'accept-save') return this.save(id, verdict, keyBlob);
+    if (answer === 'accept-once') {
+      this.acceptedUnknown.set(id, { saved: false });
+      return { accepted: true, verdict, saved: false };
+    }
+    this.rejected.add(id);
+    return { accepted: false, code: 'HOSTKEY_REJECTED', message: rejectedMessage(verdict), verdict };
+  }
+
+  private async save(id: string, verdict: UnknownVerdict, keyBlob: Buffer): Promise<HostKeyCheck> {
+    const { host, port } = verdict.identity;
+    let outcome: { saved: boolean; saveError?: string };
+    try {
+      await this.knownHosts.add(host, port, keyBlob);
+      outcome = { saved: true };
+    } catch (err) {
+      outcome = { saved: false, saveError: `could not add the host key to ${this.knownHosts.paths.writePath}: ${(err as Error).message}` };
+    }
+    this.acceptedUnknown.set(id, outcome);
+    return { accepted: true, verdict, ...outcome };
+  }
+
+  private report(v: HostKeyVerdict): void {
+    try { this.onVerdict?.(v); } catch { /* an observer must not change the decision */ }
+  }
+}
+
+/**
+ * Adapts a policy to ssh2's asynchronous `hostVerifier(key, verify)` form (do not set `hostHash`, so
+ * ssh2 passes the raw key blob). `onCheck` receives the full result, since ssh2 itself only reports
+ * "Host denied (verification failed)"; use it to surface `code`/`message` and to stop the job.
+ */
+export function makeHostVerifier(policy: HostKeyPolicy, host: string, port: number,
+  onCheck?: (check: HostKeyCheck) => void): (key: Buffer, verify: (valid: boolean) => void) => void {
+  return (key, verify) => {
+    policy.verify(host, port, key).then((check) => {
+      onCheck?.(check);
+      verify(check.accepted);
+    }, () => verify(false));
+  };
+}
+
+/**
+ * Orders host-key algorithms so that types already stored for the host come first, keeping the rest
+ * (OpenSSH `order_hostkeyalgs()`); otherwise a server with several keys may offer one we have not
+ * stored and look "changed".
+ * @param storedKeyTypes from {@link KnownHosts.storedKeyTypes}
+ * @param algorithms the client's algorithm list, e.g. ssh2's defaults
+ */
+export function preferStoredHostKeyAlgorithms(storedKeyTypes: string[], algorithms: string[]): string[] {
+  const keyTypeOfAlgorithm = (a: string): string => (a === 'rsa-sha2-256' || a === 'rsa-sha2-512' ? 'ssh-rsa' : a);
+  const known = algorithms.filter((a) => storedKeyTypes.includes(keyTypeOfAlgorithm(a)));
+  return [...known, ...algorithms.filter((a) => !known.includes(a))];
+}

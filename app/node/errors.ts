@@ -1,0 +1,270 @@
+/**
+ * One error type for the engine and the CLI. Every failure that leaves a module is a {@link SluiceError}
+ * with a stable {@link ErrorCode}; it crosses worker_threads and IPC as plain `{code, message}` data
+ * (see app/common/ipc/result.ts) and maps to one CLI exit code.
+ */
+
+/** Stable machine-readable failure codes. */
+export type ErrorCode =
+  | 'USAGE'
+  | 'AUTH_FAILED'
+  | 'HOSTKEY_UNKNOWN'
+  | 'HOSTKEY_CHANGED'
+  | 'HOSTKEY_REVOKED'
+  | 'HOSTKEY_REJECTED'
+  | 'NO_SUCH_FILE'
+  | 'PERMISSION_DENIED'
+  | 'LOCAL_IO'
+  | 'DISK_FULL'
+  | 'UNSAFE_NAME'
+  | 'CONNECTION_LOST'
+  | 'CONNECTION_STALLED'
+  | 'TIMEOUT'
+  | 'VERIFY_FAILED'
+  | 'ABORTED'
+  | 'REMOTE_FAILURE'
+  | 'EXISTS'
+  | 'UNSUPPORTED_KEY';
+
+/** CLI exit code per error code (0 is success and has no error code). */
+const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
+  CONNECTION_LOST: 1,
+  CONNECTION_STALLED: 1,
+  TIMEOUT: 1,
+  VERIFY_FAILED: 1,
+  REMOTE_FAILURE: 1,
+  EXISTS: 1,
+  UNSAFE_NAME: 1,
+  USAGE: 2,
+  AUTH_FAILED: 3,
+  UNSUPPORTED_KEY: 3,
+  HOSTKEY_UNKNOWN: 4,
+  HOSTKEY_CHANGED: 4,
+  HOSTKEY_REVOKED: 4,
+  HOSTKEY_REJECTED: 4,
+  NO_SUCH_FILE: 5,
+  PERMISSION_DENIED: 5,
+  LOCAL_IO: 6,
+  DISK_FULL: 6,
+  ABORTED: 130,
+};
+
+/** Every {@link ErrorCode}, for validation of codes that arrive as data. */
+export const ERROR_CODES: readonly ErrorCode[] = Object.keys(EXIT_CODES) as ErrorCode[];
+
+/** True when `code` is one of the {@link ErrorCode}s. */
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === 'string' && Object.prototype.hasOwnProperty.call(EXIT_CODES, code);
+}
+
+/** The serialisable form of a {@link SluiceError} (same shape as `ErrorInfo` in app/common/ipc/result.ts). */
+export interface SluiceErrorInfo {
+  code: string;
+  message: string;
+}
+
+/** The one error type of Sluice: a code, a message safe to show (never a secret), and an optional cause. */
+export class SluiceError extends Error {
+  readonly code: ErrorCode;
+
+  /**
+   * @param code stable failure code, see {@link exitCodeFor}
+   * @param message human-readable text naming the path/host involved; must never contain secrets
+   * @param opts.cause the underlying error (kept locally, never serialised)
+   */
+  constructor(code: ErrorCode, message: string, opts?: { cause?: unknown }) {
+    super(message, opts?.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = 'SluiceError';
+    this.code = code;
+  }
+
+  /** `{code, message}`: what crosses worker_threads and IPC. */
+  toInfo(): SluiceErrorInfo {
+    return { code: this.code, message: this.message };
+  }
+
+  /** Rebuilds an error from {@link toInfo} data (unknown codes become REMOTE_FAILURE). */
+  static fromInfo(info: { code: string; message: string }): SluiceError {
+    return new SluiceError(isErrorCode(info.code) ? info.code : 'REMOTE_FAILURE', String(info.message));
+  }
+}
+
+/** True when `e` is a {@link SluiceError} (optionally with the given code). */
+export function isSluiceError(e: unknown, code?: ErrorCode): e is SluiceError {
+  return e instanceof SluiceError && (code === undefined || e.code === code);
+}
+
+/**
+ * CLI exit code for an error code: 1 transfer failed (CONNECTION_*, TIMEOUT, VERIFY_FAILED, REMOTE_FAILURE,
+ * EXISTS, UNSAFE_NAME), 2 usage, 3 auth (AUTH_FAILED, UNSUPPORTED_KEY), 4 host key (HOSTKEY_*),
+ * 5 remote not found / permission denied, 6 local (LOCAL_IO, DISK_FULL), 130 ABORTED (128 + SIGINT).
+ * Success is 0 and has no code.
+ */
+export function exitCodeFor(code: ErrorCode): number {
+  return EXIT_CODES[code] ?? 1;
+}
+
+/**
+ * Makes untrusted text (remote names, server messages) safe to print on a terminal: control characters
+ * (C0, DEL, C1 — which include ESC and CSI, the start of terminal escape sequences) become `\xNN`/`\uNNNN`,
+ * and the result is cut at `max` characters.
+ */
+export function displayText(text: string, max = 300): string {
+  // eslint-disable-next-line no-control-regex
+  let out = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
+    const n = c.charCodeAt(0);
+    return n <= 0xff ? `\\x${n.toString(16).padStart(2, '0')}` : `\\u${n.toString(16).padStart(4, '0')}`;
+  });
+  if (out.length > max) out = `${out.slice(0, max)}…`;
+  return out;
+}
+
+interface ErrnoLike {
+  code?: unknown;
+  errno?: unknown;
+  message?: unknown;
+  name?: unknown;
+}
+
+function asErrnoLike(e: unknown): ErrnoLike {
+  return typeof e === 'object' && e !== null ? (e as ErrnoLike) : {};
+}
+
+const LOCAL_REASONS: Readonly<Record<string, [ErrorCode, string]>> = {
+  ENOSPC: ['DISK_FULL', 'no space left on device'],
+  EDQUOT: ['DISK_FULL', 'disk quota exceeded'],
+  EFBIG: ['DISK_FULL', 'file too large for the file system'],
+  EACCES: ['LOCAL_IO', 'permission denied'],
+  EPERM: ['LOCAL_IO', 'permission denied (operation not permitted)'],
+  EROFS: ['LOCAL_IO', 'permission denied (read-only file system)'],
+  ENOENT: ['LOCAL_IO', 'no such file or directory'],
+  ENOTDIR: ['LOCAL_IO', 'a parent is not a directory'],
+  EISDIR: ['LOCAL_IO', 'is a directory'],
+  EEXIST: ['EXISTS', 'already exists'],
+  ENOTEMPTY: ['LOCAL_IO', 'directory not empty'],
+  EMFILE: ['LOCAL_IO', 'too many open files'],
+  ENFILE: ['LOCAL_IO', 'too many open files in the system'],
+  EIO: ['LOCAL_IO', 'input/output error'],
+  ENAMETOOLONG: ['LOCAL_IO', 'file name too long'],
+  ELOOP: ['LOCAL_IO', 'too many levels of symbolic links'],
+  EXDEV: ['LOCAL_IO', 'cross-device link'],
+  EBUSY: ['LOCAL_IO', 'resource busy'],
+};
+
+/**
+ * Maps a Node fs error to a {@link SluiceError} whose message names the local path:
+ * ENOSPC/EDQUOT/EFBIG → DISK_FULL; EACCES/EPERM/EROFS → LOCAL_IO "permission denied"; ENOENT and other
+ * errno codes → LOCAL_IO; EEXIST → EXISTS; an AbortError → ABORTED. A SluiceError is returned unchanged.
+ * @param e what a `node:fs` call threw or passed to its callback
+ * @param path the local path involved
+ * @param action optional verb for the message, e.g. `'write'` → "cannot write /x: …"
+ */
+export function fromLocalError(e: unknown, path: string, action?: string): SluiceError {
+  if (e instanceof SluiceError) return e;
+  const err = asErrnoLike(e);
+  if (err.name === 'AbortError' || err.code === 'ABORT_ERR') {
+    return new SluiceError('ABORTED', `Aborted while accessing ${displayText(path)}`, { cause: e });
+  }
+  const errno = typeof err.code === 'string' ? err.code : undefined;
+  const known = errno ? LOCAL_REASONS[errno] : undefined;
+  const prefix = action ? `Cannot ${action} ${displayText(path)}` : `Local file ${displayText(path)}`;
+  if (known) return new SluiceError(known[0], `${prefix}: ${known[1]} (${errno})`, { cause: e });
+  const detail = typeof err.message === 'string' && err.message ? err.message : String(e);
+  return new SluiceError('LOCAL_IO', `${prefix}: ${displayText(detail)}${errno ? ` (${errno})` : ''}`, { cause: e });
+}
+
+/**
+ * SFTP status codes. v3 (draft-ietf-secsh-filexfer-02 §7, what OpenSSH and ssh2 speak) defines 0–8;
+ * 9–31 come from later drafts (draft-ietf-secsh-filexfer-13 §9.1) and are sent by a few servers anyway.
+ */
+export const SFTP_STATUS = {
+  OK: 0,
+  EOF: 1,
+  NO_SUCH_FILE: 2,
+  PERMISSION_DENIED: 3,
+  FAILURE: 4,
+  BAD_MESSAGE: 5,
+  NO_CONNECTION: 6,
+  CONNECTION_LOST: 7,
+  OP_UNSUPPORTED: 8,
+  INVALID_HANDLE: 9,
+  NO_SUCH_PATH: 10,
+  FILE_ALREADY_EXISTS: 11,
+  WRITE_PROTECT: 12,
+  NO_MEDIA: 13,
+  NO_SPACE_ON_FILESYSTEM: 14,
+  QUOTA_EXCEEDED: 15,
+  LOCK_CONFLICT: 17,
+  DIR_NOT_EMPTY: 18,
+  NOT_A_DIRECTORY: 19,
+  INVALID_FILENAME: 20,
+  LINK_LOOP: 21,
+  FILE_IS_A_DIRECTORY: 24,
+} as const;
+
+const SFTP_REASONS: Readonly<Record<number, [ErrorCode, string]>> = {
+  [SFTP_STATUS.EOF]: ['REMOTE_FAILURE', 'unexpected end of file'],
+  [SFTP_STATUS.NO_SUCH_FILE]: ['NO_SUCH_FILE', 'no such file or directory'],
+  [SFTP_STATUS.PERMISSION_DENIED]: ['PERMISSION_DENIED', 'permission denied'],
+  [SFTP_STATUS.FAILURE]: ['REMOTE_FAILURE', 'the server reported a failure'],
+  [SFTP_STATUS.BAD_MESSAGE]: ['REMOTE_FAILURE', 'the server rejected a malformed request'],
+  [SFTP_STATUS.NO_CONNECTION]: ['CONNECTION_LOST', 'no connection'],
+  [SFTP_STATUS.CONNECTION_LOST]: ['CONNECTION_LOST', 'connection lost'],
+  [SFTP_STATUS.OP_UNSUPPORTED]: ['REMOTE_FAILURE', 'operation not supported by the server'],
+  [SFTP_STATUS.INVALID_HANDLE]: ['REMOTE_FAILURE', 'invalid handle'],
+  [SFTP_STATUS.NO_SUCH_PATH]: ['NO_SUCH_FILE', 'no such path'],
+  [SFTP_STATUS.FILE_ALREADY_EXISTS]: ['EXISTS', 'already exists'],
+  [SFTP_STATUS.WRITE_PROTECT]: ['PERMISSION_DENIED', 'write protected'],
+  [SFTP_STATUS.NO_MEDIA]: ['REMOTE_FAILURE', 'no media'],
+  [SFTP_STATUS.NO_SPACE_ON_FILESYSTEM]: ['REMOTE_FAILURE', 'no space left on the remote file system'],
+  [SFTP_STATUS.QUOTA_EXCEEDED]: ['REMOTE_FAILURE', 'remote quota exceeded'],
+  [SFTP_STATUS.LOCK_CONFLICT]: ['REMOTE_FAILURE', 'lock conflict'],
+  [SFTP_STATUS.DIR_NOT_EMPTY]: ['REMOTE_FAILURE', 'directory not empty'],
+  [SFTP_STATUS.NOT_A_DIRECTORY]: ['NO_SUCH_FILE', 'not a directory'],
+  [SFTP_STATUS.INVALID_FILENAME]: ['REMOTE_FAILURE', 'invalid file name'],
+  [SFTP_STATUS.LINK_LOOP]: ['REMOTE_FAILURE', 'too many levels of symbolic links'],
+  [SFTP_STATUS.FILE_IS_A_DIRECTORY]: ['REMOTE_FAILURE', 'is a directory'],
+};
+
+/** Socket-level errno codes that mean the connection is gone. */
+const CONNECTION_ERRNOS = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ECONNREFUSED', 'ENETUNREACH', 'EHOSTUNREACH', 'ENOTCONN', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_WRITE_AFTER_END']);
+
+/**
+ * Maps an error from an ssh2 SFTP call to a {@link SluiceError} naming the remote path.
+ * `err.code` is the numeric SFTP status (draft-ietf-secsh-filexfer-02 §7): 2 → NO_SUCH_FILE,
+ * 3 → PERMISSION_DENIED, 4/5/8 → REMOTE_FAILURE (the server's own text is kept, made printable),
+ * 6/7 → CONNECTION_LOST. ssh2's "No response from server" (channel closed with requests pending) and
+ * socket errnos → CONNECTION_LOST; an AbortError → ABORTED. A SluiceError is returned unchanged.
+ */
+export function fromSftpError(e: unknown, remotePath: string): SluiceError {
+  if (e instanceof SluiceError) return e;
+  const err = asErrnoLike(e);
+  const where = `Remote ${displayText(remotePath)}`;
+  const serverText = typeof err.message === 'string' ? err.message : String(e);
+  if (err.name === 'AbortError' || err.code === 'ABORT_ERR') {
+    return new SluiceError('ABORTED', `Aborted while accessing ${displayText(remotePath)}`, { cause: e });
+  }
+  if (typeof err.code === 'number') {
+    const known = SFTP_REASONS[err.code];
+    if (known) {
+      // The server's text adds detail only when it says more than the generic status string.
+      const generic = /^(failure|no such file|permission denied|eof|bad message|operation unsupported|unknown status)$/i;
+      const extra = serverText && !generic.test(serverText.trim()) ? ` (server: ${displayText(serverText, 200)})` : '';
+      return new SluiceError(known[0], `${where}: ${known[1]}${extra}`, { cause: e });
+    }
+    return new SluiceError('REMOTE_FAILURE', `${where}: SFTP status ${err.code} (${displayText(serverText, 200)})`, { cause: e });
+  }
+  if (typeof err.code === 'string' && CONNECTION_ERRNOS.has(err.code)) {
+    return new SluiceError('CONNECTION_LOST', `${where}: connection lost (${err.code})`, { cause: e });
+  }
+  if (typeof err.code === 'string' && err.code === 'ETIMEDOUT') {
+    return new SluiceError('TIMEOUT', `${where}: timed out (ETIMEDOUT)`, { cause: e });
+  }
+  if (/no response from server|not connected|channel (is )?closed|connection (lost|closed)/i.test(serverText)) {
+    return new SluiceError('CONNECTION_LOST', `${where}: connection lost (${displayText(serverText, 200)})`, { cause: e });
+  }
+  if (/does not support this extended request/i.test(serverText)) {
+    return new SluiceError('REMOTE_FAILURE', `${where}: operation not supported by the server (${displayText(serverText, 200)})`, { cause: e });
+  }
+  return new SluiceError('REMOTE_FAILURE', `${where}: ${displayText(serverText, 200)}`, { cause: e });
+}

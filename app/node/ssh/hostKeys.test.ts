@@ -1,7 +1,8 @@
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -298,4 +299,112 @@ test('ssh2 hostVerifier: the blob ssh2 passes is the .pub blob; strict refuses, 
   assert.match(text, /^\[127\.0\.0\.1\]:\d+ ssh-ed25519 /);
   assert.ok(text.includes(keys.ed1.b64));
   assert.equal(sha256Fingerprint(keys.ed1.blob), keys.ed1.fp);
+});
+
+const SSHD = '/usr/sbin/sshd';
+const SSH2_DEFAULT_HOST_KEY_ALGOS = ['ssh-ed25519', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521',
+  'rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'];
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = net.connect({ port, host: '127.0.0.1' });
+    const done = (ok: boolean): void => { clearTimeout(timer); sock.destroy(); resolve(ok); };
+    const timer = setTimeout(() => done(false), 500);
+    sock.once('connect', () => done(true));
+    sock.once('error', () => done(false));
+  });
+}
+
+function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** A private OpenSSH sshd (own config, host keys, port) on 127.0.0.1, never the system one. */
+async function startPrivateSshd(work: string, hostKeyFiles: string[], clientPub: string): Promise<{ port: number; child: ChildProcess }> {
+  fs.copyFileSync(clientPub, path.join(work, 'authorized_keys'));
+  const port = await freeLoopbackPort();
+  const config = path.join(work, 'sshd_config');
+  fs.writeFileSync(config, [
+    `Port ${port}`, 'ListenAddress 127.0.0.1', ...hostKeyFiles.map((h) => `HostKey ${h}`),
+    `PidFile ${path.join(work, 'sshd.pid')}`, `AuthorizedKeysFile ${path.join(work, 'authorized_keys')}`,
+    'StrictModes no', 'UsePAM no', 'PasswordAuthentication no', 'KbdInteractiveAuthentication no',
+    'PubkeyAuthentication yes', 'PermitRootLogin prohibit-password', 'LogLevel ERROR',
+  ].join('\n') + '\n');
+  const child = spawn(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => { stderr += d.toString(); });
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`sshd exited: ${stderr}`);
+    if (await canConnect(port)) return { port, child };
+    if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`sshd did not listen: ${stderr}`); }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+test('real sshd: stored-type ordering avoids a false change, and hostkeys-00 rotation keys are learned', async (t) => {
+  if (!fs.existsSync(SSHD) || process.getuid?.() !== 0) { t.skip('needs /usr/sbin/sshd and root'); return; }
+  const work = fs.mkdtempSync(path.join(dir, 'sshd-'));
+  const client = genKey('client', ['-t', 'ed25519']);
+  // Host keys: ed25519 and ecdsa (unknown to the client) plus rsa (already in known_hosts).
+  const hostKeys = [keys.ed2, keys.ecdsa, keys.rsa];
+  const { port, child } = await startPrivateSshd(work, hostKeys.map((k) => k.privFile), `${client.privFile}.pub`);
+  const killAtExit = (): void => { child.kill('SIGKILL'); };
+  process.once('exit', killAtExit);
+  const exited = new Promise<void>((r) => child.once('exit', () => { process.off('exit', killAtExit); r(); }));
+  const f = newFile(`[127.0.0.1]:${port} ${keys.rsa.type} ${keys.rsa.b64}\n`);
+  const knownHosts = await KnownHosts.load({ readPaths: [f], writePath: f });
+  const policy = new HostKeyPolicy({ knownHosts, mode: 'strict' });
+
+  const connect = (algos: string[], waitForHostkeys: boolean): Promise<{ outcome: string; check?: HostKeyCheck; learned?: number }> =>
+    new Promise((resolve) => {
+      const conn = new Client();
+      let check: HostKeyCheck | undefined;
+      let presented: Buffer | undefined;
+      const timer = setTimeout(() => { conn.end(); resolve({ outcome: 'timeout', check }); }, 15_000);
+      const finish = (r: { outcome: string; learned?: number }): void => { clearTimeout(timer); conn.end(); resolve({ ...r, check }); };
+      conn.on('hostkeys', (announced) => {
+        if (!presented) return;
+        policy.learnRotatedKeys('127.0.0.1', port, presented, announced.map((k) => k.getPublicSSH()))
+          .then((learned) => finish({ outcome: 'ready', learned }), (e: Error) => finish({ outcome: `learn failed: ${e.message}` }));
+      });
+      conn.once('ready', () => { if (!waitForHostkeys) finish({ outcome: 'ready' }); });
+      conn.once('error', (e) => finish({ outcome: `error: ${e.message}` }));
+      const verifier = makeHostVerifier(policy, '127.0.0.1', port, (c) => { check = c; });
+      conn.connect({
+        host: '127.0.0.1', port, username: 'root', privateKey: fs.readFileSync(client.privFile), readyTimeout: 10_000,
+        algorithms: { serverHostKey: algos as never },
+        hostVerifier: (key: Buffer, verify: (ok: boolean) => void) => { presented = key; verifier(key, verify); },
+      });
+    });
+
+  try {
+    // ssh2's default order offers ed25519 first: the server presents a key we do not hold, which OpenSSH calls a change.
+    const naive = await connect(SSH2_DEFAULT_HOST_KEY_ALGOS, false);
+    assert.match(naive.outcome, /^error: /);
+    assert.equal(naive.check?.accepted === false && naive.check.code, 'HOSTKEY_CHANGED');
+
+    const ordered = preferStoredHostKeyAlgorithms(knownHosts.storedKeyTypes('127.0.0.1', port), SSH2_DEFAULT_HOST_KEY_ALGOS);
+    const first = await connect(ordered, true);
+    assert.equal(first.outcome, 'ready');
+    assert.equal(first.check?.accepted && first.check.verdict.kind, 'trusted');
+    assert.equal(first.learned, 2, 'ed25519 and ecdsa learned from hostkeys-00@openssh.com');
+    assert.equal(lineCount(f), 3);
+    const found = spawnSync('ssh-keygen', ['-F', `[127.0.0.1]:${port}`, '-f', f], { encoding: 'utf8' });
+    for (const k of hostKeys) assert.ok(found.stdout.includes(k.b64), `${k.type} stored`);
+
+    const again = await connect(SSH2_DEFAULT_HOST_KEY_ALGOS, false);
+    assert.equal(again.outcome, 'ready');
+    assert.equal(again.check?.accepted && again.check.verdict.kind, 'trusted');
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
 });

@@ -140,6 +140,7 @@ export class HostKeyPolicy {
    * Checks the key a server presented.
    * @param host host as the user named it (not the resolved address); @param port TCP port
    * @param keyBlob SSH wire encoding of the host key, as ssh2 passes it to `hostVerifier`
+   * @throws Error (rejects) when `keyBlob` is not an SSH public key blob
    */
   async verify(host: string, port: number, keyBlob: Buffer): Promise<HostKeyCheck> {
     const verdict = this.knownHosts.lookup(host, port, keyBlob);

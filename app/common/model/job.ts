@@ -3,7 +3,7 @@
  *
  * States and legal transitions (anything else is ignored by the reducer):
  * ```
- * queued  -> running | paused | cancelled
+ * queued  -> running | paused | cancelled | failed       (failed: its site could not be connected)
  * running -> done | failed | paused | cancelled | queued   (queued: re-queued after a lost connection)
  * paused  -> queued | cancelled                            (resume puts it back in line)
  * failed  -> queued | cancelled                            (retry)
@@ -47,7 +47,7 @@ export interface Job {
 }
 
 const TRANSITIONS: Readonly<Record<JobState, readonly JobState[]>> = {
-  queued: ['running', 'paused', 'cancelled'],
+  queued: ['running', 'paused', 'cancelled', 'failed'],
   running: ['done', 'failed', 'paused', 'cancelled', 'queued'],
   paused: ['queued', 'cancelled'],
   failed: ['queued', 'cancelled'],

@@ -1,0 +1,112 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { buildAlgorithms, defaultCipherOrder, cipherOrderFor, aesFromCpuinfo, detectAes, supportedAlgorithms } from './algorithms';
+import { SluiceError } from '../errors';
+
+const constants = require('ssh2/lib/protocol/constants') as { SUPPORTED_CIPHER: string[]; DEFAULT_KEX: string[]; DEFAULT_MAC: string[] };
+
+function usageError(fn: () => unknown, re: RegExp): void {
+  assert.throws(fn, (e: unknown) => {
+    assert.ok(e instanceof SluiceError);
+    assert.equal(e.code, 'USAGE');
+    assert.match(e.message, re);
+    return true;
+  });
+}
+
+test('cipherOrderFor puts aes128-gcm first with AES instructions, chacha20-poly1305 without', () => {
+  const withAes = cipherOrderFor(true);
+  const without = cipherOrderFor(false);
+  assert.equal(withAes[0], 'aes128-gcm@openssh.com');
+  assert.equal(without[0], 'chacha20-poly1305@openssh.com');
+  assert.deepEqual([...withAes].sort(), [...without].sort());
+  for (const c of withAes) assert.ok(constants.SUPPORTED_CIPHER.includes(c), c);
+  assert.ok(!withAes.some((c) => /cbc|arcfour/.test(c)), 'no weak ciphers by default');
+  assert.deepEqual(cipherOrderFor(undefined), withAes);
+});
+
+test('aesFromCpuinfo reads x86 flags and ARM Features lines', () => {
+  assert.equal(aesFromCpuinfo('processor\t: 0\nflags\t\t: fpu sse2 aes avx\n'), true);
+  assert.equal(aesFromCpuinfo('flags\t\t: fpu sse2 avx\n'), false);
+  assert.equal(aesFromCpuinfo('Features\t: fp asimd aes pmull sha1\n'), true);
+  assert.equal(aesFromCpuinfo('model name: x\n'), undefined);
+  assert.equal(aesFromCpuinfo('flags: aesni\n'), false, 'whole words only');
+});
+
+test('defaultCipherOrder matches this machine', () => {
+  const detected = detectAes();
+  assert.equal(detected.source, 'cpu-features', 'cpu-features loads in the main thread');
+  const order = defaultCipherOrder();
+  assert.equal(order[0], detected.aes === false ? 'chacha20-poly1305@openssh.com' : 'aes128-gcm@openssh.com');
+  if (fs.existsSync('/proc/cpuinfo')) {
+    assert.equal(detected.aes, aesFromCpuinfo(fs.readFileSync('/proc/cpuinfo', 'utf8')), 'cpu-features and /proc/cpuinfo agree');
+  }
+});
+
+test('a worker thread gets the same order through the /proc/cpuinfo fallback', async (t) => {
+  if (!fs.existsSync('/proc/cpuinfo')) {
+    t.skip('no /proc/cpuinfo on this platform');
+    return;
+  }
+  const modulePath = path.join(__dirname, 'algorithms.js');
+  const worker = new Worker(
+    `const { parentPort } = require('node:worker_threads');
+     const a = require(${JSON.stringify(modulePath)});
+     parentPort.postMessage({ order: a.defaultCipherOrder(), detection: a.detectAes() });`,
+    { eval: true },
+  );
+  const result = await new Promise<{ order: string[]; detection: { source: string } }>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  await worker.terminate();
+  assert.equal(result.detection.source, '/proc/cpuinfo');
+  assert.deepEqual(result.order, defaultCipherOrder());
+});
+
+test('buildAlgorithms defaults: explicit cipher order, ssh2 defaults for the rest', () => {
+  const algos = buildAlgorithms({});
+  assert.deepEqual(algos.cipher, defaultCipherOrder());
+  assert.equal(algos.kex, undefined);
+  assert.equal(algos.hmac, undefined);
+  assert.equal(algos.serverHostKey, undefined);
+});
+
+test('buildAlgorithms parses comma lists and validates names', () => {
+  const algos = buildAlgorithms({
+    cipher: ['aes256-ctr, aes128-ctr', 'aes256-ctr'],
+    kex: ['curve25519-sha256'],
+    hmac: ['hmac-sha2-256-etm@openssh.com'],
+    serverHostKey: ['ssh-ed25519,rsa-sha2-512'],
+  });
+  assert.deepEqual(algos.cipher, ['aes256-ctr', 'aes128-ctr']);
+  assert.deepEqual(algos.kex, ['curve25519-sha256']);
+  assert.deepEqual(algos.hmac, ['hmac-sha2-256-etm@openssh.com']);
+  assert.deepEqual(algos.serverHostKey, ['ssh-ed25519', 'rsa-sha2-512']);
+  usageError(() => buildAlgorithms({ cipher: ['aes128-ctr,rot13'] }), /--cipher algorithm "rot13".*Supported: .*aes128-gcm@openssh\.com/);
+  usageError(() => buildAlgorithms({ kex: ['nope'] }), /--kex algorithm "nope".*curve25519-sha256/);
+  usageError(() => buildAlgorithms({ hmac: ['hmac-sha3'] }), /--mac algorithm "hmac-sha3"/);
+  usageError(() => buildAlgorithms({ serverHostKey: ['ssh-foo'] }), /--host-key-algorithms algorithm "ssh-foo"/);
+  usageError(() => buildAlgorithms({ cipher: [' , '] }), /at least one/);
+});
+
+test('buildAlgorithms supports ssh_config-style +, - and ^ lists', () => {
+  const base = defaultCipherOrder();
+  assert.deepEqual(buildAlgorithms({ cipher: ['+aes128-cbc'] }).cipher, [...base, 'aes128-cbc']);
+  assert.deepEqual(buildAlgorithms({ cipher: ['^aes256-ctr'] }).cipher, ['aes256-ctr', ...base.filter((c) => c !== 'aes256-ctr')]);
+  assert.deepEqual(buildAlgorithms({ cipher: ['-chacha20-poly1305@openssh.com'] }).cipher, base.filter((c) => !c.startsWith('chacha')));
+  assert.deepEqual(buildAlgorithms({ hmac: ['-hmac-sha1'] }).hmac, constants.DEFAULT_MAC.filter((m) => m !== 'hmac-sha1'));
+  usageError(() => buildAlgorithms({ cipher: [`-${base.join(',')}`] }), /leaves no algorithm/);
+  usageError(() => buildAlgorithms({ cipher: ['+'] }), /names no algorithm/);
+});
+
+test('supportedAlgorithms lists ssh2 names', () => {
+  const s = supportedAlgorithms();
+  assert.ok(s.cipher.includes('aes128-gcm@openssh.com'));
+  assert.ok(s.kex.includes('curve25519-sha256'));
+  assert.ok(s.hmac.includes('hmac-sha2-256'));
+  assert.ok(s.serverHostKey.includes('ssh-ed25519'));
+});

@@ -1,0 +1,93 @@
+/**
+ * Pure display formatters shared by the views. No DOM, no React: unit-tested under node:test.
+ */
+
+const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+
+/** Formats a byte count with binary units, e.g. `1536` → `"1.5 KiB"`; negative or non-finite → `"—"`. */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return '—';
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < BYTE_UNITS.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  if (unit === 0) return `${value} B`;
+  return `${value >= 100 ? value.toFixed(0) : value.toFixed(1)} ${BYTE_UNITS[unit]}`;
+}
+
+/** Formats a rate in bytes per second, e.g. `"12.3 MiB/s"`; 0 → `"0 B/s"`. */
+export function formatRate(bytesPerSecond: number): string {
+  return `${formatBytes(Math.max(0, bytesPerSecond))}/s`;
+}
+
+/**
+ * Estimated time left for `remaining` bytes at `rate` bytes per second, as `h:mm:ss` or `m:ss`.
+ * Returns `"—"` when the rate is zero or unknown (never "infinity").
+ */
+export function formatEta(remainingBytes: number, bytesPerSecond: number): string {
+  if (!(bytesPerSecond > 0) || !Number.isFinite(remainingBytes) || remainingBytes < 0) return '—';
+  return formatDuration((remainingBytes / bytesPerSecond) * 1000);
+}
+
+/** Formats a duration in milliseconds as `h:mm:ss` (over an hour) or `m:ss`. */
+export function formatDuration(ms: number): string {
+  const total = Math.max(0, Math.round(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  const ss = String(s).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${ss}` : `${m}:${ss}`;
+}
+
+/** Formats an epoch-milliseconds time as local `YYYY-MM-DD HH:MM`; missing → `""`. */
+export function formatDate(epochMs: number | undefined): string {
+  if (epochMs === undefined || !Number.isFinite(epochMs)) return '';
+  const d = new Date(epochMs);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+/** Percentage 0–100 of `done` over `total` (an empty total counts as complete only when `complete`). */
+export function percent(done: number, total: number, complete = false): number {
+  if (total <= 0) return complete ? 100 : 0;
+  return Math.min(100, Math.max(0, (done / total) * 100));
+}
+
+/** Joins POSIX path segments: `joinRemote('/a/', 'b')` → `/a/b`. */
+export function joinRemote(dir: string, name: string): string {
+  if (dir === '' || dir === '/') return `/${name}`;
+  return `${dir.replace(/\/+$/, '')}/${name}`;
+}
+
+/** Parent of a POSIX path; the parent of `/` is `/`. */
+export function parentRemote(path: string): string {
+  const trimmed = path.replace(/\/+$/, '');
+  const i = trimmed.lastIndexOf('/');
+  return i <= 0 ? '/' : trimmed.slice(0, i);
+}
+
+/** One clickable breadcrumb: the label shown and the absolute path it opens. */
+export interface Crumb {
+  label: string;
+  path: string;
+}
+
+/**
+ * Breadcrumbs of an absolute path, root first: POSIX (`/a/b`) or Windows (`C:\\a\\b`).
+ * @param sep the separator of the pane's file system (`/` remote and POSIX local, `\\` Windows local)
+ */
+export function breadcrumbs(path: string, sep: '/' | '\\' = '/'): Crumb[] {
+  if (sep === '\\') {
+    const parts = path.split(/[\\/]+/).filter(Boolean);
+    return parts.map((label, i) => ({ label, path: i === 0 ? `${label}\\` : parts.slice(0, i + 1).join('\\') }));
+  }
+  const crumbs: Crumb[] = [{ label: '/', path: '/' }];
+  let acc = '';
+  for (const part of path.split('/').filter(Boolean)) {
+    acc = `${acc}/${part}`;
+    crumbs.push({ label: part, path: acc });
+  }
+  return crumbs;
+}

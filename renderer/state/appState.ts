@@ -1,0 +1,142 @@
+/**
+ * The renderer's state as a pure reducer over engine events and bridge answers.
+ * The queue part is replayed through the shared reducer of app/common: the UI decides nothing about transfers.
+ */
+import type {
+  ConflictPrompt,
+  EventName,
+  EventPayloads,
+  HostKeyPrompt,
+  LogLine,
+  SessionStatus,
+  Settings,
+  SitesTree,
+} from '../../app/common/ipc/contract';
+import type { Job, JobState } from '../../app/common/model/job';
+import { applyQueueEvents, emptyQueue, type QueueEvent, type QueueState } from '../../app/common/queue/reducer';
+import { RateSeries } from './series';
+
+/** Everything the views render. Immutable: every change produces a new object. */
+export interface AppState {
+  queue: QueueState;
+  /** Throughput history per site id (last 60 s). */
+  series: Readonly<Record<string, RateSeries>>;
+  sessions: Readonly<Record<string, SessionStatus>>;
+  /** Pending host-key prompts, oldest first; the first is shown. */
+  hostKeyPrompts: readonly HostKeyPrompt[];
+  /** Pending conflict prompts, oldest first; the first is shown. */
+  conflictPrompts: readonly ConflictPrompt[];
+  /** The latest log lines (at most {@link LOG_LIMIT}). */
+  log: readonly LogLine[];
+  sites: SitesTree;
+  settings: Settings | null;
+}
+
+/** How many log lines the panel keeps. */
+export const LOG_LIMIT = 500;
+
+export const initialAppState: AppState = {
+  queue: emptyQueue,
+  series: {},
+  sessions: {},
+  hostKeyPrompts: [],
+  conflictPrompts: [],
+  log: [],
+  sites: { folders: [], sites: [] },
+  settings: null,
+};
+
+/** An engine event as delivered by the bridge. */
+export type EventAction = { [E in EventName]: { type: 'event'; event: E; payload: EventPayloads[E] } }[EventName];
+
+/** Inputs of the reducer: engine events plus answers the store fetched through the bridge. */
+export type AppAction =
+  | EventAction
+  | { type: 'sites'; tree: SitesTree }
+  | { type: 'settings'; settings: Settings }
+  | { type: 'sessions'; list: SessionStatus[] }
+  /** A queue snapshot fetched by the store, followed by the deltas that arrived while it was in flight. */
+  | { type: 'queueResync'; jobs: Job[]; since: QueueEvent[] }
+  /** The user answered a prompt: hide it at once (the engine confirms with `prompt.closed`). */
+  | { type: 'promptAnswered'; promptId: string };
+
+/** Applies one action; returns the same object when nothing changed. */
+export function reduceApp(state: AppState, action: AppAction): AppState {
+  switch (action.type) {
+    case 'sites':
+      return { ...state, sites: action.tree };
+    case 'settings':
+      return { ...state, settings: action.settings };
+    case 'sessions': {
+      const sessions: Record<string, SessionStatus> = {};
+      for (const s of action.list) sessions[s.siteId] = s;
+      return { ...state, sessions };
+    }
+    case 'queueResync':
+      return { ...state, queue: applyQueueEvents(emptyQueue, [{ type: 'snapshot', jobs: action.jobs }, ...action.since]) };
+    case 'promptAnswered':
+      return dropPrompt(state, action.promptId);
+    case 'event':
+      return reduceEvent(state, action);
+  }
+}
+
+function reduceEvent(state: AppState, action: EventAction): AppState {
+  switch (action.event) {
+    case 'queue.snapshot':
+      return { ...state, queue: applyQueueEvents(state.queue, [{ type: 'snapshot', jobs: action.payload.jobs }]) };
+    case 'queue.delta': {
+      const queue = applyQueueEvents(state.queue, action.payload.events);
+      return queue === state.queue ? state : { ...state, queue };
+    }
+    case 'progress': {
+      if (action.payload.samples.length === 0) return state;
+      const series = { ...state.series };
+      for (const s of action.payload.samples) {
+        const perConnection: Record<string, number> = {};
+        for (const c of s.connections) perConnection[String(c.id)] = c.rate;
+        series[s.siteId] = (series[s.siteId] ?? RateSeries.empty()).push({ t: s.t, total: s.rate, perConnection });
+      }
+      return { ...state, series };
+    }
+    case 'hostKey.prompt':
+      if (state.hostKeyPrompts.some((p) => p.promptId === action.payload.promptId)) return state;
+      return { ...state, hostKeyPrompts: [...state.hostKeyPrompts, action.payload] };
+    case 'conflict.prompt':
+      if (state.conflictPrompts.some((p) => p.promptId === action.payload.promptId)) return state;
+      return { ...state, conflictPrompts: [...state.conflictPrompts, action.payload] };
+    case 'prompt.closed':
+      return dropPrompt(state, action.payload.promptId);
+    case 'session.status':
+      return { ...state, sessions: { ...state.sessions, [action.payload.siteId]: action.payload } };
+    case 'log': {
+      if (action.payload.lines.length === 0) return state;
+      const log = [...state.log, ...action.payload.lines];
+      return { ...state, log: log.length > LOG_LIMIT ? log.slice(log.length - LOG_LIMIT) : log };
+    }
+  }
+}
+
+function dropPrompt(state: AppState, promptId: string): AppState {
+  const hostKeyPrompts = state.hostKeyPrompts.filter((p) => p.promptId !== promptId);
+  const conflictPrompts = state.conflictPrompts.filter((p) => p.promptId !== promptId);
+  if (hostKeyPrompts.length === state.hostKeyPrompts.length && conflictPrompts.length === state.conflictPrompts.length) return state;
+  return { ...state, hostKeyPrompts, conflictPrompts };
+}
+
+/** Queue filter tabs. `active` = queued, running or paused. */
+export type QueueFilter = 'all' | 'active' | 'failed' | 'done';
+
+const FILTER_STATES: Record<QueueFilter, ReadonlySet<JobState> | null> = {
+  all: null,
+  active: new Set<JobState>(['queued', 'running', 'paused']),
+  failed: new Set<JobState>(['failed', 'cancelled']),
+  done: new Set<JobState>(['done']),
+};
+
+/** Ids of the jobs a filter shows, in queue order. */
+export function filterJobIds(queue: QueueState, filter: QueueFilter): readonly string[] {
+  const states = FILTER_STATES[filter];
+  if (!states) return queue.order;
+  return queue.order.filter((id) => states.has(queue.byId[id].state));
+}

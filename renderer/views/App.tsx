@@ -1,0 +1,248 @@
+/**
+ * The application shell: toolbar (theme), site manager, local and remote panes, queue, throughput graph,
+ * log and status bar, plus the prompts the engine raises (host key, conflict) and the password prompt.
+ * It turns gestures into bridge intents (connect, enqueue, answers); the engine decides everything else.
+ */
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import type { ConflictChoice, HostKeyAnswer, Theme } from '../../app/common/ipc/contract';
+import type { SiteView } from '../../app/common/model/site';
+import type { QueueState } from '../../app/common/queue/reducer';
+import { resolveTheme } from '../state/theme';
+import { RateSeries } from '../state/series';
+import { useAppState, useBridge, useStore } from '../state/react';
+import { ConflictDialog } from './ConflictDialog';
+import { PromptDialog } from './Dialog';
+import { FilePane, type PaneDrag } from './FilePane';
+import { HostKeyDialog } from './HostKeyDialog';
+import { LogPanel } from './LogPanel';
+import { QueueView } from './QueueView';
+import { SiteManager, type TreeSelection } from './SiteManager';
+import { StatusBar } from './StatusBar';
+import { ThroughputGraph } from './ThroughputGraph';
+
+const EMPTY_SERIES = RateSeries.empty();
+
+function usePrefersDark(): boolean {
+  const query = typeof window.matchMedia === 'function' ? window.matchMedia('(prefers-color-scheme: dark)') : null;
+  const [dark, setDark] = useState(query?.matches ?? false);
+  useEffect(() => {
+    if (!query) return;
+    const on = (e: MediaQueryListEvent) => setDark(e.matches);
+    query.addEventListener('change', on);
+    return () => query.removeEventListener('change', on);
+  }, [query]);
+  return dark;
+}
+
+/** A pane reloads when a job into its folder finishes: the token counts such jobs. */
+function reloadToken(queue: QueueState, dir: string | null): string {
+  if (dir === null) return '0';
+  let n = 0;
+  for (const id of queue.order) {
+    const j = queue.byId[id];
+    if (j.dest === dir && (j.state === 'done' || j.state === 'failed')) n++;
+  }
+  return String(n);
+}
+
+/** The whole window. */
+export function App() {
+  const store = useStore();
+  const bridge = useBridge();
+  const sites = useAppState((s) => s.sites);
+  const sessions = useAppState((s) => s.sessions);
+  const settings = useAppState((s) => s.settings);
+  const queue = useAppState((s) => s.queue);
+  const seriesBySite = useAppState((s) => s.series);
+  const hostKeyPrompts = useAppState((s) => s.hostKeyPrompts);
+  const conflictPrompts = useAppState((s) => s.conflictPrompts);
+  const prefersDark = usePrefersDark();
+
+  const [selection, setSelection] = useState<TreeSelection>(null);
+  const [activeSiteId, setActiveSiteId] = useState<string | null>(null);
+  const [localPath, setLocalPath] = useState<string | null>(null);
+  const [remotePath, setRemotePath] = useState<string | null>(null);
+  const [passwordFor, setPasswordFor] = useState<SiteView | null>(null);
+
+  const theme: Theme = settings?.theme ?? 'system';
+  useEffect(() => {
+    document.documentElement.dataset.theme = resolveTheme(theme, prefersDark);
+  }, [theme, prefersDark]);
+
+  useEffect(() => {
+    void bridge.localHome().then((r) => {
+      if (r.ok) setLocalPath((p) => p ?? r.value);
+      else store.localLog('error', `Local home: ${r.error.message}`);
+    });
+  }, [bridge, store]);
+
+  const activeSite = sites.sites.find((s) => s.id === activeSiteId);
+  const status = activeSiteId ? sessions[activeSiteId] : undefined;
+  const connected = status?.state === 'connected';
+  const series = (activeSiteId && seriesBySite[activeSiteId]) || EMPTY_SERIES;
+  const sep: '/' | '\\' = localPath?.includes('\\') ? '\\' : '/';
+
+  const connect = useCallback(
+    async (site: SiteView, password?: string) => {
+      if (site.authMethod === 'password' && !site.hasPassword && password === undefined) {
+        setPasswordFor(site);
+        return;
+      }
+      setActiveSiteId(site.id);
+      setRemotePath(null);
+      const r = await bridge.sessionConnect(password === undefined ? { siteId: site.id } : { siteId: site.id, password });
+      if (!r.ok) {
+        store.localLog('error', `Connecting to ${site.name} failed: ${r.error.code}: ${r.error.message}`);
+        return;
+      }
+      store.dispatch({ type: 'event', event: 'session.status', payload: r.value });
+      setRemotePath(site.remoteDir ?? r.value.home ?? '/');
+      if (site.localDir) setLocalPath(site.localDir);
+    },
+    [bridge, store],
+  );
+
+  const disconnect = async () => {
+    if (!activeSiteId) return;
+    const r = await bridge.sessionDisconnect({ siteId: activeSiteId });
+    if (!r.ok) store.localLog('error', `Disconnect failed: ${r.error.message}`);
+    setRemotePath(null);
+    await store.refreshSessions();
+  };
+
+  const localToken = useMemo(() => reloadToken(queue, localPath), [queue, localPath]);
+  const remoteToken = useMemo(() => reloadToken(queue, remotePath), [queue, remotePath]);
+
+  const enqueue = async (direction: 'upload' | 'download', sources: string[], dest: string) => {
+    if (!activeSiteId || sources.length === 0) return;
+    const r = await bridge.queueEnqueue({ siteId: activeSiteId, direction, sources, dest });
+    if (!r.ok) store.localLog('error', `Queueing ${sources.length} item(s) failed: ${r.error.message}`);
+  };
+
+  const logError = useCallback((m: string) => store.localLog('error', m), [store]);
+  const listLocal = useCallback((path: string) => bridge.localList({ path }), [bridge]);
+  const listRemote = useCallback((path: string) => bridge.remoteList({ siteId: activeSiteId ?? '', path }), [bridge, activeSiteId]);
+
+  const hostKeyPrompt = hostKeyPrompts[0];
+  const conflictPrompt = hostKeyPrompt ? undefined : conflictPrompts[0];
+  const answerHostKey = async (answer: HostKeyAnswer) => {
+    if (!hostKeyPrompt) return;
+    store.dispatch({ type: 'promptAnswered', promptId: hostKeyPrompt.promptId });
+    const r = await bridge.hostKeyAnswer({ promptId: hostKeyPrompt.promptId, answer });
+    if (!r.ok) store.localLog('error', `Host key answer failed: ${r.error.message}`);
+  };
+  const answerConflict = async (choice: ConflictChoice, forAll: boolean) => {
+    if (!conflictPrompt) return;
+    store.dispatch({ type: 'promptAnswered', promptId: conflictPrompt.promptId });
+    const r = await bridge.conflictAnswer({ promptId: conflictPrompt.promptId, choice, forAll });
+    if (!r.ok) store.localLog('error', `Conflict answer failed: ${r.error.message}`);
+  };
+
+  return (
+    <div className="app">
+      <div className="toolbar" role="toolbar" aria-label="Main toolbar">
+        <h1>Sluice</h1>
+        <span className="muted">{activeSite ? `${activeSite.user}@${activeSite.host}:${activeSite.port}` : 'No site connected'}</span>
+        <span className="spacer" />
+        <button type="button" disabled={!status || status.state === 'disconnected'} onClick={() => void disconnect()}>
+          Disconnect
+        </button>
+        <label>
+          Theme{' '}
+          <select
+            aria-label="Theme"
+            value={theme}
+            onChange={async (e) => {
+              const r = await bridge.settingsSet({ theme: e.target.value as Theme });
+              if (r.ok) store.dispatch({ type: 'settings', settings: r.value });
+            }}
+          >
+            <option value="system">System</option>
+            <option value="light">Light</option>
+            <option value="dark">Dark</option>
+          </select>
+        </label>
+      </div>
+      {status?.state === 'failed' && status.error && (
+        <div className="banner" role="alert">
+          {status.siteName}: {status.error.code}: {status.error.message}
+        </div>
+      )}
+      <div className="main">
+        <SiteManager selection={selection} onSelect={setSelection} onConnect={(s) => void connect(s)} />
+        <div className="workspace">
+          <div className="panes">
+            <FilePane
+              side="local"
+              title="Local"
+              path={localPath}
+              placeholder="Loading…"
+              sep={sep}
+              reloadToken={localToken}
+              list={listLocal}
+              mkdir={(path) => bridge.localMkdir({ path })}
+              rename={(from, to) => bridge.localRename({ from, to })}
+              remove={(path, recursive) => bridge.localRemove({ path, recursive })}
+              onNavigate={setLocalPath}
+              onPaneDrop={(drag: PaneDrag, dir) => void enqueue('download', drag.paths, dir)}
+              onError={logError}
+            />
+            <FilePane
+              side="remote"
+              title="Remote"
+              path={connected ? remotePath : null}
+              placeholder={status?.state === 'connecting' ? 'Connecting…' : 'Select a site and press Connect.'}
+              sep="/"
+              reloadToken={remoteToken}
+              list={listRemote}
+              mkdir={(path) => bridge.remoteMkdir({ siteId: activeSiteId ?? '', path })}
+              rename={(from, to) => bridge.remoteRename({ siteId: activeSiteId ?? '', from, to })}
+              remove={(path, recursive) => bridge.remoteRemove({ siteId: activeSiteId ?? '', path, recursive })}
+              onNavigate={setRemotePath}
+              onPaneDrop={(drag: PaneDrag, dir) => void enqueue('upload', drag.paths, dir)}
+              acceptOsFiles
+              onOsDrop={(files, dir) => {
+                const paths = files.map((f) => bridge.pathForFile(f)).filter((p) => p !== '');
+                if (paths.length < files.length) store.localLog('warn', `${files.length - paths.length} dropped item(s) have no local path and were ignored`);
+                void enqueue('upload', paths, dir);
+              }}
+              onError={logError}
+            />
+          </div>
+          <div className="bottom">
+            <QueueView />
+            <div className="side">
+              <ThroughputGraph series={series} />
+              <LogPanel />
+            </div>
+          </div>
+        </div>
+      </div>
+      <StatusBar status={status} rate={series.latestTotal()} />
+
+      {hostKeyPrompt && (
+        <HostKeyDialog
+          prompt={hostKeyPrompt}
+          siteName={sites.sites.find((s) => s.id === hostKeyPrompt.siteId)?.name}
+          onAnswer={(a) => void answerHostKey(a)}
+        />
+      )}
+      {conflictPrompt && <ConflictDialog prompt={conflictPrompt} pending={conflictPrompts.length - 1} onAnswer={(c, f) => void answerConflict(c, f)} />}
+      {passwordFor && (
+        <PromptDialog
+          title={`Password for ${passwordFor.user}@${passwordFor.host}`}
+          label="Password"
+          type="password"
+          submitLabel="Connect"
+          validate={(v) => (v === '' ? 'Password is required' : null)}
+          onCancel={() => setPasswordFor(null)}
+          onSubmit={(pw) => {
+            const site = passwordFor;
+            setPasswordFor(null);
+            void connect(site, pw);
+          }}
+        />
+      )}
+    </div>
+  );
+}

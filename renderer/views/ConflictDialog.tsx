@@ -1,0 +1,54 @@
+/**
+ * "Target exists" dialog: overwrite / skip / rename, optionally for every conflict of the same batch.
+ * Skip has the initial focus: the choice that loses nothing.
+ */
+import { useId, useState } from 'react';
+import type { ConflictChoice, ConflictPrompt } from '../../app/common/ipc/contract';
+import { formatBytes, formatDate } from '../format/format';
+import { Dialog } from './Dialog';
+
+export interface ConflictDialogProps {
+  prompt: ConflictPrompt;
+  /** How many more conflicts are waiting after this one. */
+  pending: number;
+  onAnswer: (choice: ConflictChoice, forAll: boolean) => void;
+}
+
+/** The conflict dialog for one prompt. */
+export function ConflictDialog({ prompt, pending, onAnswer }: ConflictDialogProps) {
+  const [forAll, setForAll] = useState(false);
+  const checkId = useId();
+  const describe = (f?: { size: number; mtimeMs: number }) => (f ? `${formatBytes(f.size)}, modified ${formatDate(f.mtimeMs)}` : 'unknown');
+  return (
+    <Dialog title="File already exists" onCancel={() => onAnswer('skip', false)}>
+      <p>
+        The {prompt.direction === 'upload' ? 'remote' : 'local'} target already exists:
+        <br />
+        <output className="mono" aria-label="Conflicting target">
+          {prompt.target}
+        </output>
+      </p>
+      <dl>
+        <dt>Existing</dt>
+        <dd>{describe(prompt.existing)}</dd>
+        <dt>Incoming</dt>
+        <dd>{describe(prompt.incoming)}</dd>
+      </dl>
+      <label htmlFor={checkId}>
+        <input id={checkId} type="checkbox" checked={forAll} onChange={(e) => setForAll(e.target.checked)} /> Apply to all conflicts in
+        this transfer{pending > 0 ? ` (${pending} more waiting)` : ''}
+      </label>
+      <div className="buttons">
+        <button type="button" onClick={() => onAnswer('overwrite', forAll)}>
+          Overwrite
+        </button>
+        <button type="button" onClick={() => onAnswer('rename', forAll)}>
+          Rename
+        </button>
+        <button type="button" className="primary" data-autofocus onClick={() => onAnswer('skip', forAll)}>
+          Skip
+        </button>
+      </div>
+    </Dialog>
+  );
+}

@@ -1,0 +1,155 @@
+/**
+ * The transfer queue: virtualized rows (only the visible ones are in the DOM, so 10,000 jobs stay smooth),
+ * per-job state, progress, speed, ETA and error text, pause / resume / cancel / retry, filters and totals.
+ * Rows are memoized on the job object: the shared reducer keeps unchanged jobs identical, so a progress
+ * delta re-renders only the rows whose job changed.
+ */
+import { memo, useMemo, useRef, useState } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import type { Job } from '../../app/common/model/job';
+import { etaSeconds } from '../../app/common/model/job';
+import { queueTotals } from '../../app/common/queue/reducer';
+import { formatBytes, formatDuration, formatRate, percent } from '../format/format';
+import { filterJobIds, type QueueFilter } from '../state/appState';
+import { useAppState, useBridge, useStore } from '../state/react';
+
+const ROW_HEIGHT = 44;
+const FILTERS: Array<{ id: QueueFilter; label: string }> = [
+  { id: 'all', label: 'All' },
+  { id: 'active', label: 'Active' },
+  { id: 'failed', label: 'Failed' },
+  { id: 'done', label: 'Done' },
+];
+
+type JobAction = 'pause' | 'resume' | 'cancel' | 'retry';
+
+/** Which actions a job offers in its state (the engine still validates every transition). */
+function actionsFor(job: Job): JobAction[] {
+  switch (job.state) {
+    case 'queued':
+    case 'running':
+      return ['pause', 'cancel'];
+    case 'paused':
+      return ['resume', 'cancel'];
+    case 'failed':
+    case 'cancelled':
+      return ['retry'];
+    case 'done':
+      return [];
+  }
+}
+
+const ACTION_LABEL: Record<JobAction, string> = { pause: 'Pause', resume: 'Resume', cancel: 'Cancel', retry: 'Retry' };
+
+const JobRow = memo(function JobRow({ job, top, onAction }: { job: Job; top: number; onAction: (job: Job, a: JobAction) => void }) {
+  const pct = percent(job.bytesDone, job.bytesTotal, job.state === 'done');
+  const eta = job.state === 'running' ? etaSeconds(job) : undefined;
+  return (
+    <div
+      className="row"
+      role="listitem"
+      aria-label={job.name}
+      data-job-id={job.id}
+      data-state={job.state}
+      style={{ top, height: ROW_HEIGHT }}
+    >
+      <span className="name" title={`${job.source} → ${job.dest}`}>
+        {job.direction === 'upload' ? '⬆' : '⬇'} {job.name}
+        {job.filesTotal > 1 ? <span className="muted"> ({job.filesDone}/{job.filesTotal} files)</span> : null}
+      </span>
+      <span className={`state state-${job.state}`}>{job.state}</span>
+      <progress max={100} value={pct} aria-label={`${job.name} progress`} aria-valuetext={`${pct.toFixed(0)}%`} />
+      <span className="muted">
+        {formatBytes(job.bytesDone)}
+        {job.bytesTotal > 0 ? ` / ${formatBytes(job.bytesTotal)}` : ''}
+      </span>
+      <span>{job.state === 'running' ? formatRate(job.rate) : ''}</span>
+      <span className="actions">
+        {eta !== undefined && <span className="muted" aria-label="Time left">{formatDuration(eta * 1000)}</span>}
+        {actionsFor(job).map((a) => (
+          <button key={a} type="button" aria-label={`${ACTION_LABEL[a]} ${job.name}`} onClick={() => onAction(job, a)}>
+            {ACTION_LABEL[a]}
+          </button>
+        ))}
+      </span>
+      {job.error && (
+        <span className="err" role="note" aria-label={`${job.name} error`}>
+          {job.error.code}: {job.error.message}
+        </span>
+      )}
+    </div>
+  );
+});
+
+/** The queue panel. */
+export function QueueView() {
+  const queue = useAppState((s) => s.queue);
+  const bridge = useBridge();
+  const store = useStore();
+  const [filter, setFilter] = useState<QueueFilter>('all');
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const ids = useMemo(() => filterJobIds(queue, filter), [queue, filter]);
+  const totals = useMemo(() => queueTotals(queue), [queue]);
+  const virtualizer = useVirtualizer({
+    count: ids.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 8,
+  });
+
+  const onAction = useMemo(
+    () => async (job: Job, action: JobAction) => {
+      const req = { jobId: job.id };
+      const r =
+        action === 'pause'
+          ? await bridge.queuePause(req)
+          : action === 'resume'
+            ? await bridge.queueResume(req)
+            : action === 'cancel'
+              ? await bridge.queueCancel(req)
+              : await bridge.queueRetry(req);
+      if (!r.ok) store.localLog('error', `${ACTION_LABEL[action]} ${job.name} failed: ${r.error.message}`);
+    },
+    [bridge, store],
+  );
+
+  const finished = totals.count.done + totals.count.cancelled;
+  const active = totals.count.queued + totals.count.running + totals.count.paused;
+  return (
+    <section className="queue" aria-label="Queue">
+      <header>
+        <h2>Queue</h2>
+        <div className="filters" role="group" aria-label="Queue filter">
+          {FILTERS.map((f) => (
+            <button key={f.id} type="button" aria-pressed={filter === f.id} onClick={() => setFilter(f.id)}>
+              {f.label}
+            </button>
+          ))}
+        </div>
+        <span style={{ flex: 1 }} />
+        <button type="button" disabled={finished === 0} onClick={() => void bridge.queueClearFinished()}>
+          Clear finished
+        </button>
+      </header>
+      <div className="scroller" ref={scrollRef}>
+        <div role="list" aria-label="Transfers" aria-rowcount={ids.length} style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+          {virtualizer.getVirtualItems().map((item) => {
+            const job = queue.byId[ids[item.index]];
+            return job ? <JobRow key={job.id} job={job} top={item.start} onAction={onAction} /> : null;
+          })}
+        </div>
+        {ids.length === 0 && <p className="muted" style={{ padding: 8 }}>{filter === 'all' ? 'Drag files between the panes to transfer them.' : 'No jobs match this filter.'}</p>}
+      </div>
+      <footer className="totals" aria-label="Queue totals">
+        <output aria-label="Jobs total">{queue.order.length} jobs</output>
+        <output aria-label="Active jobs">{active} active</output>
+        <output aria-label="Done jobs">{totals.count.done} done</output>
+        <output aria-label="Failed jobs">{totals.count.failed} failed</output>
+        <output aria-label="Bytes transferred">
+          {formatBytes(totals.bytesDone)} / {formatBytes(totals.bytesTotal)}
+        </output>
+        <output aria-label="Total speed">{formatRate(totals.rate)}</output>
+      </footer>
+    </section>
+  );
+}

@@ -1,0 +1,158 @@
+/**
+ * Create / edit a site: validated fields (errors shown beside each field, announced via role="alert"),
+ * authentication method, default folders, and advanced settings (connections, channels, cipher list).
+ */
+import { useId, useState } from 'react';
+import type { Settings } from '../../app/common/ipc/contract';
+import { KNOWN_CIPHERS, validateSiteForm, type SiteForm, type SiteFormField } from '../state/siteForm';
+import type { SiteInput } from '../../app/common/model/site';
+import { Dialog } from './Dialog';
+
+export interface SiteFormDialogProps {
+  initial: SiteForm;
+  folders: string[];
+  /** Whether a password is already stored for the edited site. */
+  hasPassword: boolean;
+  settings: Settings | null;
+  /** Saves; resolves to an error message to show, or null on success. */
+  onSave: (site: SiteInput, password: string | null | undefined, allowInsecure: boolean) => Promise<string | null>;
+  onCancel: () => void;
+}
+
+/** The site editor dialog. */
+export function SiteFormDialog({ initial, folders, hasPassword, settings, onSave, onCancel }: SiteFormDialogProps) {
+  const [form, setForm] = useState<SiteForm>(initial);
+  const [submitted, setSubmitted] = useState(false);
+  const [saving, setSaving] = useState(false);
+  const [saveError, setSaveError] = useState<string | null>(null);
+  const [allowInsecure, setAllowInsecure] = useState(false);
+  const uid = useId();
+  const result = validateSiteForm(form);
+  const errors = submitted && !result.ok ? result.errors : {};
+  const insecure = settings !== null && !settings.secretStorage.secure && !settings.allowInsecureSecretStorage;
+  const wantsPassword = form.authMethod === 'password' && form.password !== '' && !form.forgetPassword;
+
+  const set = <K extends SiteFormField>(key: K, value: SiteForm[K]) => setForm((f) => ({ ...f, [key]: value }));
+
+  const field = (key: SiteFormField, label: string, input: (props: { id: string; 'aria-invalid': boolean; 'aria-describedby'?: string }) => React.ReactNode) => {
+    const id = `${uid}-${key}`;
+    const errId = `${id}-err`;
+    const error = errors[key];
+    return (
+      <>
+        <label htmlFor={id}>{label}</label>
+        <div>
+          {input({ id, 'aria-invalid': !!error, 'aria-describedby': error ? errId : undefined })}
+          {error && (
+            <div id={errId} className="error-text" role="alert">
+              {error}
+            </div>
+          )}
+        </div>
+      </>
+    );
+  };
+  const text = (key: 'name' | 'folder' | 'host' | 'port' | 'user' | 'keyPath' | 'localDir' | 'remoteDir' | 'connections' | 'channels', label: string, extra: Record<string, unknown> = {}) =>
+    field(key, label, (p) => <input {...p} {...extra} value={form[key]} onChange={(e) => set(key, e.target.value)} autoComplete="off" />);
+
+  const submit = async (e: React.FormEvent) => {
+    e.preventDefault();
+    setSubmitted(true);
+    if (!result.ok) return;
+    if (insecure && wantsPassword && !allowInsecure) {
+      setSaveError('Passwords can only be stored in plain text on this system: tick the box to agree, or leave the password empty.');
+      return;
+    }
+    setSaving(true);
+    const error = await onSave(result.site, result.password, allowInsecure);
+    setSaving(false);
+    setSaveError(error);
+  };
+
+  return (
+    <Dialog title={form.id ? `Edit site ${initial.name}` : 'New site'} onCancel={onCancel}>
+      <form onSubmit={submit} aria-label="Site" noValidate>
+        <div className="form-grid">
+          {text('name', 'Name', { 'data-autofocus': true })}
+          {text('folder', 'Folder', { list: `${uid}-folders`, placeholder: 'e.g. Work/Prod' })}
+          <datalist id={`${uid}-folders`}>
+            {folders.map((f) => (
+              <option key={f} value={f} />
+            ))}
+          </datalist>
+          {text('host', 'Host')}
+          {text('port', 'Port', { inputMode: 'numeric' })}
+          {text('user', 'User')}
+          {field('authMethod', 'Authentication', (p) => (
+            <select {...p} value={form.authMethod} onChange={(e) => set('authMethod', e.target.value as SiteForm['authMethod'])}>
+              <option value="agent">SSH agent</option>
+              <option value="key">Key file</option>
+              <option value="password">Password</option>
+            </select>
+          ))}
+          {form.authMethod === 'key' && text('keyPath', 'Key file', { placeholder: '/home/me/.ssh/id_ed25519' })}
+          {form.authMethod === 'password' &&
+            field('password', 'Password', (p) => (
+              <input
+                {...p}
+                type="password"
+                value={form.password}
+                placeholder={hasPassword ? 'stored (leave empty to keep)' : 'ask when connecting if empty'}
+                onChange={(e) => set('password', e.target.value)}
+                autoComplete="new-password"
+              />
+            ))}
+          {form.authMethod === 'password' && hasPassword && (
+            <label className="full">
+              <input type="checkbox" checked={form.forgetPassword} onChange={(e) => set('forgetPassword', e.target.checked)} /> Forget the stored
+              password
+            </label>
+          )}
+          {insecure && wantsPassword && (
+            <label className="full error-text">
+              <input type="checkbox" checked={allowInsecure} onChange={(e) => setAllowInsecure(e.target.checked)} /> This system has no secure
+              password store ({settings?.secretStorage.backend}). Store the password in plain text anyway
+            </label>
+          )}
+          {text('localDir', 'Local folder')}
+          {text('remoteDir', 'Remote folder')}
+        </div>
+        <fieldset>
+          <legend>Advanced</legend>
+          <div className="form-grid">
+            {text('connections', 'Connections', { inputMode: 'numeric', placeholder: 'auto (1–16)' })}
+            {text('channels', 'Channels per connection', { inputMode: 'numeric', placeholder: 'auto (1–8)' })}
+            {field('ciphers', 'Ciphers', (p) => (
+              <input
+                {...p}
+                value={form.ciphers}
+                list={`${uid}-ciphers`}
+                placeholder="default order"
+                onChange={(e) => set('ciphers', e.target.value)}
+                autoComplete="off"
+              />
+            ))}
+            <datalist id={`${uid}-ciphers`}>
+              {KNOWN_CIPHERS.map((c) => (
+                <option key={c} value={c} />
+              ))}
+            </datalist>
+          </div>
+        </fieldset>
+        {saveError && (
+          <p className="error-text" role="alert">
+            {saveError}
+          </p>
+        )}
+        <div className="buttons">
+          <button type="button" onClick={onCancel}>
+            Cancel
+          </button>
+          <button type="submit" className="primary" disabled={saving}>
+            Save
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

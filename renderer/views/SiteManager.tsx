@@ -1,0 +1,215 @@
+/**
+ * Site manager: a tree of folders and saved sites with create / edit / duplicate / delete,
+ * new folder / delete folder, and Connect. Every button is labelled; the tree follows the ARIA tree pattern.
+ */
+import { useMemo, useState } from 'react';
+import type { SiteView } from '../../app/common/model/site';
+import { unwrap } from '../bridge/bridge';
+import { useAppState, useBridge, useStore } from '../state/react';
+import { buildSiteTree, type FolderNode } from '../state/siteTree';
+import { newSiteForm, siteToForm, type SiteForm } from '../state/siteForm';
+import { ConfirmDialog, PromptDialog } from './Dialog';
+import { SiteFormDialog } from './SiteForm';
+
+/** What is selected in the tree. */
+export type TreeSelection = { kind: 'site'; id: string } | { kind: 'folder'; path: string } | null;
+
+export interface SiteManagerProps {
+  selection: TreeSelection;
+  onSelect: (sel: TreeSelection) => void;
+  onConnect: (site: SiteView) => void;
+}
+
+type Modal =
+  | { kind: 'form'; form: SiteForm; hasPassword: boolean }
+  | { kind: 'newFolder'; parent: string }
+  | { kind: 'deleteSite'; site: SiteView }
+  | { kind: 'deleteFolder'; path: string }
+  | null;
+
+/** The left-hand site list. */
+export function SiteManager({ selection, onSelect, onConnect }: SiteManagerProps) {
+  const sites = useAppState((s) => s.sites);
+  const settings = useAppState((s) => s.settings);
+  const sessions = useAppState((s) => s.sessions);
+  const store = useStore();
+  const bridge = useBridge();
+  const tree = useMemo(() => buildSiteTree(sites), [sites]);
+  const [modal, setModal] = useState<Modal>(null);
+  const selectedSite = selection?.kind === 'site' ? sites.sites.find((s) => s.id === selection.id) : undefined;
+  const currentFolder = selection?.kind === 'folder' ? selection.path : (selectedSite?.folder ?? '');
+
+  const run = async (what: string, action: () => Promise<unknown>) => {
+    try {
+      await action();
+    } catch (e) {
+      store.localLog('error', `${what} failed: ${(e as Error).message}`);
+    }
+    await store.refreshSites();
+  };
+
+  const renderFolder = (node: FolderNode, level: number) => (
+    <>
+      {node.folders.map((f) => {
+        const selected = selection?.kind === 'folder' && selection.path === f.path;
+        return (
+          <li key={`f:${f.path}`} role="treeitem" aria-expanded="true" aria-selected={selected} aria-level={level} aria-label={`Folder ${f.name}`}>
+            <div className="label folder-label" onClick={() => onSelect({ kind: 'folder', path: f.path })}>
+              📁 {f.name}
+            </div>
+            <ul role="group">{renderFolder(f, level + 1)}</ul>
+          </li>
+        );
+      })}
+      {node.sites.map((s) => {
+        const selected = selectedSite?.id === s.id;
+        const state = sessions[s.id]?.state;
+        return (
+          <li
+            key={`s:${s.id}`}
+            role="treeitem"
+            aria-selected={selected}
+            aria-level={level}
+            aria-label={s.name}
+            tabIndex={selected ? 0 : -1}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter') onConnect(s);
+            }}
+          >
+            <div
+              className="label"
+              onClick={() => onSelect({ kind: 'site', id: s.id })}
+              onDoubleClick={() => onConnect(s)}
+              title={`${s.user}@${s.host}:${s.port}`}
+            >
+              <span aria-hidden="true">{state === 'connected' ? '🟢' : state === 'connecting' ? '🟡' : '🖥'}</span>
+              <span>{s.name}</span>
+              <span className="muted">{s.host}</span>
+            </div>
+          </li>
+        );
+      })}
+    </>
+  );
+
+  const empty = sites.sites.length === 0 && sites.folders.length === 0;
+  return (
+    <aside className="sites" aria-label="Site manager">
+      <header>
+        <h2>Sites</h2>
+        <button type="button" onClick={() => setModal({ kind: 'form', form: newSiteForm(currentFolder), hasPassword: false })}>
+          New site
+        </button>
+        <button type="button" onClick={() => setModal({ kind: 'newFolder', parent: currentFolder })}>
+          New folder
+        </button>
+      </header>
+      <ul role="tree" aria-label="Saved sites">
+        {renderFolder(tree, 1)}
+        {empty && <li className="muted">No saved sites yet.</li>}
+      </ul>
+      <div className="site-actions" role="toolbar" aria-label="Site actions">
+        <button type="button" className="primary" disabled={!selectedSite} onClick={() => selectedSite && onConnect(selectedSite)}>
+          Connect
+        </button>
+        <button
+          type="button"
+          disabled={!selectedSite}
+          onClick={() => selectedSite && setModal({ kind: 'form', form: siteToForm(selectedSite), hasPassword: selectedSite.hasPassword })}
+        >
+          Edit
+        </button>
+        <button
+          type="button"
+          disabled={!selectedSite}
+          onClick={() =>
+            selectedSite &&
+            run('Duplicating the site', async () => {
+              const copy = await unwrap(bridge.sitesDuplicate({ siteId: selectedSite.id }));
+              onSelect({ kind: 'site', id: copy.id });
+            })
+          }
+        >
+          Duplicate
+        </button>
+        <button
+          type="button"
+          disabled={!selection}
+          onClick={() => {
+            if (selectedSite) setModal({ kind: 'deleteSite', site: selectedSite });
+            else if (selection?.kind === 'folder') setModal({ kind: 'deleteFolder', path: selection.path });
+          }}
+        >
+          Delete
+        </button>
+      </div>
+
+      {modal?.kind === 'form' && (
+        <SiteFormDialog
+          initial={modal.form}
+          folders={sites.folders}
+          hasPassword={modal.hasPassword}
+          settings={settings}
+          onCancel={() => setModal(null)}
+          onSave={async (site, password, allowInsecure) => {
+            if (allowInsecure) {
+              const r = await bridge.settingsSet({ allowInsecureSecretStorage: true });
+              if (!r.ok) return r.error.message;
+              await store.refreshSettings();
+            }
+            const r = await bridge.sitesSave(password === undefined ? { site } : { site, password });
+            if (!r.ok) return r.error.message;
+            setModal(null);
+            await store.refreshSites();
+            onSelect({ kind: 'site', id: r.value.id });
+            return null;
+          }}
+        />
+      )}
+      {modal?.kind === 'newFolder' && (
+        <PromptDialog
+          title="New folder"
+          label="Folder name"
+          submitLabel="Create"
+          validate={(v) => (v.trim() === '' ? 'Name is required' : v.includes('/') ? 'Use a single name (no /)' : null)}
+          onCancel={() => setModal(null)}
+          onSubmit={(name) => {
+            const path = modal.parent ? `${modal.parent}/${name.trim()}` : name.trim();
+            setModal(null);
+            void run('Creating the folder', () => unwrap(bridge.foldersCreate({ path })));
+          }}
+        />
+      )}
+      {modal?.kind === 'deleteSite' && (
+        <ConfirmDialog
+          title="Delete site"
+          message={`Delete the site "${modal.site.name}"? Its stored password is deleted too.`}
+          confirmLabel="Delete"
+          danger
+          onCancel={() => setModal(null)}
+          onConfirm={() => {
+            const id = modal.site.id;
+            setModal(null);
+            onSelect(null);
+            void run('Deleting the site', () => unwrap(bridge.sitesDelete({ siteId: id })));
+          }}
+        />
+      )}
+      {modal?.kind === 'deleteFolder' && (
+        <ConfirmDialog
+          title="Delete folder"
+          message={`Delete the folder "${modal.path}"? Only empty folders can be deleted.`}
+          confirmLabel="Delete"
+          danger
+          onCancel={() => setModal(null)}
+          onConfirm={() => {
+            const path = modal.path;
+            setModal(null);
+            onSelect(null);
+            void run('Deleting the folder', () => unwrap(bridge.foldersDelete({ path })));
+          }}
+        />
+      )}
+    </aside>
+  );
+}

@@ -1,0 +1,89 @@
+/**
+ * Live throughput graph (uPlot): the total rate and one series per connection over the last 60 s.
+ * The plot is rebuilt only when the set of connections changes; otherwise `setData` updates it in place.
+ */
+import { useEffect, useRef } from 'react';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import { formatRate } from '../format/format';
+import type { RateSeries } from '../state/series';
+
+const PALETTE = ['#1f6feb', '#2e7d32', '#b26a00', '#8e24aa', '#00838f', '#c2185b', '#5d4037', '#546e7a'];
+
+/** Props: the rolling series to draw. */
+export interface ThroughputGraphProps {
+  series: RateSeries;
+}
+
+/** The graph panel, labelled for assistive tech with the current total rate. */
+export function ThroughputGraph({ series }: ThroughputGraphProps) {
+  const host = useRef<HTMLDivElement>(null);
+  const plot = useRef<uPlot | null>(null);
+  const shape = useRef('');
+  const data = series.toData();
+  const total = series.latestTotal();
+  const points = series.samples.length;
+
+  useEffect(() => {
+    const el = host.current;
+    if (!el) return;
+    const key = data.connectionIds.join(',');
+    const size = { width: Math.max(200, el.clientWidth), height: Math.max(100, el.clientHeight - 30) };
+    if (!plot.current || shape.current !== key) {
+      plot.current?.destroy();
+      const opts: uPlot.Options = {
+        ...size,
+        legend: { show: true, live: false },
+        cursor: { show: false },
+        scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1024, max * 1.1)] } },
+        axes: [
+          { stroke: 'currentColor', grid: { stroke: 'rgba(128,128,128,0.2)' } },
+          { stroke: 'currentColor', size: 70, grid: { stroke: 'rgba(128,128,128,0.2)' }, values: (_u, ticks) => ticks.map((v) => formatRate(v)) },
+        ],
+        series: [
+          {},
+          { label: 'Total', stroke: PALETTE[0], width: 2, fill: 'rgba(31,111,235,0.10)', value: (_u, v) => (v == null ? '—' : formatRate(v)) },
+          ...data.connectionIds.map((id, i) => ({
+            label: `Connection ${id}`,
+            stroke: PALETTE[(i + 1) % PALETTE.length],
+            width: 1,
+            dash: [4, 3],
+            value: (_u: uPlot, v: number | null) => (v == null ? '—' : formatRate(v)),
+          })),
+        ],
+      };
+      plot.current = new uPlot(opts, data.columns as uPlot.AlignedData, el);
+      shape.current = key;
+    } else {
+      plot.current.setData(data.columns as uPlot.AlignedData);
+    }
+  });
+
+  useEffect(() => {
+    const el = host.current;
+    if (!el || typeof ResizeObserver === 'undefined') return;
+    const ro = new ResizeObserver(() => {
+      plot.current?.setSize({ width: Math.max(200, el.clientWidth), height: Math.max(100, el.clientHeight - 30) });
+    });
+    ro.observe(el);
+    return () => {
+      ro.disconnect();
+      plot.current?.destroy();
+      plot.current = null;
+    };
+  }, []);
+
+  return (
+    <section className="graph" aria-label="Throughput">
+      <h2>Throughput</h2>
+      <div
+        className="plot"
+        ref={host}
+        role="img"
+        aria-label={`Throughput graph, last 60 seconds, total ${formatRate(total)}`}
+        data-points={points}
+        data-connections={data.connectionIds.length}
+      />
+    </section>
+  );
+}

@@ -22,7 +22,6 @@ const hostile: Array<[string, RegExp]> = [
   ['C:x', /drive letter/],
   ['c:', /drive letter/],
   ['z:\\windows', /"\\"/],
-  ['file.txt:stream', /":"/],
   ['con.txt', /reserved/],
   ['CON', /reserved/],
   ['NUL', /reserved/],
@@ -53,7 +52,18 @@ test('unsafeNameReason refuses every hostile name with a reason', () => {
 test('unsafeNameReason accepts ordinary names', () => {
   const fine = ['report.pdf', '.bashrc', '..hidden', 'a..b', 'CONSOLE', 'com10', 'lpt', 'nul_', 'connect.txt', 'Ünïcødé ✓.txt',
     'with space.txt', 'a'.repeat(MAX_NAME_BYTES), '日本語のファイル名', '-rf', 'x~', '~'];
-  for (const name of fine) assert.equal(unsafeNameReason(name), null, `expected ${JSON.stringify(name)} to be accepted`);
+  for (const name of fine) assert.equal(unsafeNameReason(name, { windows: true }), null, `expected ${JSON.stringify(name)} to be accepted`);
+});
+
+test('colons and < > " | ? * are refused only with the Windows rules', () => {
+  for (const name of ['file.txt:stream', '2026-01-01T12:00:00.log', 'a<b', 'q?.txt', 'star*', 'pipe|x', 'say "hi"', 'x>y']) {
+    assert.equal(unsafeNameReason(name, { windows: false }), null, name);
+    assert.match(unsafeNameReason(name, { windows: true }) ?? '', /alternate data stream|Windows forbids/, name);
+    assert.throws(() => safeLocalJoin(os.tmpdir(), [name], { windows: true }), (e: unknown) => e instanceof SluiceError && e.code === 'UNSAFE_NAME');
+  }
+  assert.equal(unsafeNameReason('file.txt:stream'), process.platform === 'win32' ? unsafeNameReason('file.txt:stream', { windows: true }) : null);
+  // Drive letters are refused everywhere.
+  assert.match(unsafeNameReason('C:x', { windows: false }) ?? '', /drive letter/);
 });
 
 test('safeLocalJoin joins safe components under root', () => {

@@ -1,0 +1,76 @@
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { breadcrumbs, formatBytes, formatDuration, formatEta, formatRate, joinRemote, parentRemote, percent } from './format';
+import { moveFocus, select, sortEntries, toggleSort, validateName, emptySelection, type ListedEntry } from './entries';
+
+test('bytes, rates, durations and ETA format for people', () => {
+  assert.equal(formatBytes(0), '0 B');
+  assert.equal(formatBytes(1023), '1023 B');
+  assert.equal(formatBytes(1536), '1.5 KiB');
+  assert.equal(formatBytes(5 * 1024 ** 3), '5.0 GiB');
+  assert.equal(formatBytes(-1), '—');
+  assert.equal(formatRate(2 * 1024 * 1024), '2.0 MiB/s');
+  assert.equal(formatDuration(61_000), '1:01');
+  assert.equal(formatDuration(3_723_000), '1:02:03');
+  assert.equal(formatEta(1000, 0), '—', 'no rate, no ETA');
+  assert.equal(formatEta(10 * 1024, 1024), '0:10');
+  assert.equal(percent(5, 10), 50);
+  assert.equal(percent(0, 0, true), 100, 'an empty file that is done is complete');
+  assert.equal(percent(0, 0), 0);
+});
+
+test('remote paths and breadcrumbs', () => {
+  assert.equal(joinRemote('/', 'a'), '/a');
+  assert.equal(joinRemote('/a/', 'b'), '/a/b');
+  assert.equal(parentRemote('/a/b'), '/a');
+  assert.equal(parentRemote('/a'), '/');
+  assert.equal(parentRemote('/'), '/');
+  assert.deepEqual(breadcrumbs('/home/u'), [
+    { label: '/', path: '/' },
+    { label: 'home', path: '/home' },
+    { label: 'u', path: '/home/u' },
+  ]);
+  assert.deepEqual(
+    breadcrumbs('C:\\Users\\me', '\\').map((c) => c.path),
+    ['C:\\', 'C:\\Users', 'C:\\Users\\me'],
+  );
+});
+
+const e = (name: string, type: ListedEntry['type'], size = 0, mtimeMs = 0): ListedEntry => ({ name, type, size, mtimeMs });
+
+test('sorting puts folders first, sorts numerically, and hides dot-files unless asked', () => {
+  const list = [e('b10.txt', 'file', 5), e('.hidden', 'file', 1), e('b2.txt', 'file', 50), e('zdir', 'dir'), e('adir', 'dir')];
+  assert.deepEqual(
+    sortEntries(list, { key: 'name', dir: 'asc' }, false).map((x) => x.name),
+    ['adir', 'zdir', 'b2.txt', 'b10.txt'],
+  );
+  assert.deepEqual(
+    sortEntries(list, { key: 'size', dir: 'desc' }, true).map((x) => x.name),
+    ['zdir', 'adir', 'b2.txt', 'b10.txt', '.hidden'],
+  );
+  assert.deepEqual(toggleSort({ key: 'name', dir: 'asc' }, 'name'), { key: 'name', dir: 'desc' });
+  assert.deepEqual(toggleSort({ key: 'name', dir: 'desc' }, 'size'), { key: 'size', dir: 'asc' });
+});
+
+test('selection: replace, toggle, range from the anchor, and keyboard focus moves', () => {
+  const order = ['a', 'b', 'c', 'd'];
+  let sel = select(emptySelection, order, 'b', 'replace');
+  assert.deepEqual([...sel.selected], ['b']);
+  sel = select(sel, order, 'd', 'range');
+  assert.deepEqual([...sel.selected], ['b', 'c', 'd']);
+  sel = select(sel, order, 'c', 'toggle');
+  assert.deepEqual([...sel.selected].sort(), ['b', 'd']);
+  assert.equal(moveFocus(order, null, 1), 'a');
+  assert.equal(moveFocus(order, 'd', 1), 'd', 'clamped at the end');
+  assert.equal(moveFocus(order, 'b', -10), 'a');
+  assert.equal(moveFocus([], 'x', 1), null);
+});
+
+test('typed names are validated', () => {
+  assert.equal(validateName('ok.txt'), null);
+  assert.ok(validateName(''));
+  assert.ok(validateName('..'));
+  assert.ok(validateName('a/b'));
+  assert.ok(validateName('a\\b'));
+  assert.ok(validateName('x'.repeat(256)));
+});

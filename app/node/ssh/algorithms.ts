@@ -31,7 +31,8 @@ const FAMILIES = {
   serverHostKey: { flag: '--host-key-algorithms', supported: () => ssh2Constants.SUPPORTED_SERVER_HOST_KEY, defaults: () => ssh2Constants.DEFAULT_SERVER_HOST_KEY },
 } as const;
 
-type Family = keyof typeof FAMILIES;
+/** `cipher`, `kex`, `hmac` or `serverHostKey`. */
+export type AlgorithmFamily = keyof typeof FAMILIES;
 
 /** User choices from the CLI; each entry may itself be a comma list (`['aes128-ctr,aes256-ctr']`). */
 export interface AlgorithmChoice {
@@ -114,7 +115,7 @@ function splitNames(values: string[]): string[] {
  * Resolves one family: an explicit list, or (as in ssh_config(5) `Ciphers`) a list starting with `+`
  * (append to the defaults), `-` (remove from the defaults) or `^` (put first).
  */
-function resolveFamily(family: Family, values: string[]): string[] {
+function resolveFamily(family: AlgorithmFamily, values: string[]): string[] {
   const { flag, supported, defaults } = FAMILIES[family];
   const joined = splitNames(values).join(',');
   if (joined === '') throw new SluiceError('USAGE', `${flag} needs at least one algorithm name. Supported: ${supported().join(', ')}`);
@@ -156,7 +157,7 @@ export function buildAlgorithms(choice: AlgorithmChoice): Algorithms {
 }
 
 /** Supported names per family (for `--help` and error messages). */
-export function supportedAlgorithms(): Record<Family, string[]> {
+export function supportedAlgorithms(): Record<AlgorithmFamily, string[]> {
   return {
     cipher: [...ssh2Constants.SUPPORTED_CIPHER],
     kex: [...ssh2Constants.SUPPORTED_KEX],

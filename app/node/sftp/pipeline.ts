@@ -1,0 +1,234 @@
+import fs from 'node:fs';
+import type { SFTPWrapper } from 'ssh2';
+
+/**
+ * Outstanding-request budget of one SFTP channel (K in the docs), shared by every range that runs on it.
+ * Callback-based rather than promise-based: it sits on the per-request hot path.
+ */
+export class RequestSlots {
+  private used = 0;
+  private readonly waiters: Array<() => void> = [];
+
+  /** @param limit maximum SSH_FXP_READ/WRITE requests awaiting a reply on the channel */
+  constructor(readonly limit: number) {}
+
+  /** Takes a slot if one is free. */
+  tryAcquire(): boolean {
+    if (this.used >= this.limit) return false;
+    this.used++;
+    return true;
+  }
+
+  /** Returns a slot and wakes the oldest waiter. */
+  release(): void {
+    this.used--;
+    const next = this.waiters.shift();
+    if (next) next();
+  }
+
+  /** Calls `fn` once when a slot is released. */
+  onFree(fn: () => void): void {
+    this.waiters.push(fn);
+  }
+
+  /** Requests currently outstanding. */
+  get outstanding(): number {
+    return this.used;
+  }
+}
+
+/**
+ * Live counters of one channel, written by pipelines and read by the progress sampler.
+ * Index 0: bytes transferred, 1: bytes in flight, 2: outstanding requests. Backed by a SharedArrayBuffer
+ * so the coordinating thread can sample without a message per packet.
+ */
+export type ChannelCounters = Float64Array;
+export const COUNTER_BYTES = 0;
+export const COUNTER_IN_FLIGHT = 1;
+export const COUNTER_OUTSTANDING = 2;
+export const COUNTERS_PER_CHANNEL = 3;
+
+export interface RangeOptions {
+  /** Bytes per SSH_FXP_READ/WRITE; must not exceed the server's limits@openssh.com max read/write length. */
+  chunkSize: number;
+  /** The channel's outstanding-request budget. */
+  slots: RequestSlots;
+  /** Channel counters to update (optional). */
+  counters?: ChannelCounters;
+  /** Called with each completed chunk's byte count. */
+  onBytes?: (n: number) => void;
+  signal?: AbortSignal;
+}
+
+/** Error raised when the remote file ends before the requested range does. */
+export class ShortFileError extends Error {
+  constructor(readonly position: number) {
+    super(`file ended at byte ${position}, earlier than expected (was it changed during the transfer?)`);
+  }
+}
+
+interface PumpState {
+  next: number;
+  readonly end: number;
+  readonly retry: Array<[number, number]>;
+  inflight: number;
+  failed: Error | null;
+  settled: boolean;
+  waiting: boolean;
+}
+
+function abortError(): Error {
+  const e = new Error('transfer aborted');
+  e.name = 'AbortError';
+  return e;
+}
+
+/** Takes the next range to request: a short-read remainder first, then fresh bytes. */
+function takeRange(s: PumpState, chunk: number): [number, number] | null {
+  const r = s.retry.pop();
+  if (r) return r;
+  if (s.next >= s.end) return null;
+  const len = Math.min(chunk, s.end - s.next);
+  const pos = s.next;
+  s.next += len;
+  return [pos, len];
+}
+
+/**
+ * Runs a pipelined range copy: keeps up to the channel's K requests outstanding, re-requests short
+ * reads, and resolves with the byte count once every byte of [start, end) is done.
+ * `issue` performs one request and calls back with the bytes completed (0 means premature EOF).
+ */
+function runPipeline(
+  start: number,
+  end: number,
+  o: RangeOptions,
+  issue: (pos: number, len: number, done: (err: Error | null, n: number) => void) => void,
+): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const s: PumpState = { next: start, end, retry: [], inflight: 0, failed: null, settled: false, waiting: false };
+    let bytes = 0;
+    const c = o.counters;
+    const finishIfIdle = () => {
+      if (s.inflight > 0 || s.settled) return;
+      if (!s.failed && (s.retry.length > 0 || s.next < s.end)) return;
+      s.settled = true;
+      o.signal?.removeEventListener('abort', onAbort);
+      if (s.failed) reject(s.failed);
+      else resolve(bytes);
+    };
+    const onAbort = () => { s.failed ??= abortError(); finishIfIdle(); };
+    if (o.signal) {
+      if (o.signal.aborted) { reject(abortError()); return; }
+      o.signal.addEventListener('abort', onAbort, { once: true });
+    }
+    const pump = (): void => {
+      s.waiting = false;
+      while (!s.failed && (s.retry.length > 0 || s.next < s.end)) {
+        if (!o.slots.tryAcquire()) {
+          if (!s.waiting) { s.waiting = true; o.slots.onFree(pump); }
+          return;
+        }
+        const range = takeRange(s, o.chunkSize);
+        if (!range) { o.slots.release(); break; }
+        const [pos, len] = range;
+        s.inflight++;
+        if (c) { c[COUNTER_IN_FLIGHT] += len; c[COUNTER_OUTSTANDING]++; }
+        issue(pos, len, (err, n) => {
+          if (c) { c[COUNTER_IN_FLIGHT] -= len; c[COUNTER_OUTSTANDING]--; }
+          if (err) s.failed ??= err;
+          else if (n === 0) s.failed ??= new ShortFileError(pos);
+          else {
+            bytes += n;
+            if (c) c[COUNTER_BYTES] += n;
+            o.onBytes?.(n);
+            if (n < len) s.retry.push([pos + n, len - n]);
+          }
+          // Account before releasing: release() may run a waiting pump that settles this pipeline.
+          s.inflight--;
+          o.slots.release();
+          if (s.failed || (s.retry.length === 0 && s.next >= s.end)) finishIfIdle();
+          else pump();
+        });
+      }
+      finishIfIdle();
+    };
+    pump();
+  });
+}
+
+/** A small free list so a pipeline reuses its chunk buffers instead of allocating per request. */
+class BufferPool {
+  private readonly free: Buffer[] = [];
+  constructor(private readonly size: number) {}
+  take(): Buffer {
+    return this.free.pop() ?? Buffer.allocUnsafe(this.size);
+  }
+  give(b: Buffer): void {
+    if (this.free.length < 64) this.free.push(b);
+  }
+}
+
+/**
+ * Downloads the byte range [start, end) of an open remote file into a local file descriptor at the same
+ * offsets, with K outstanding SSH_FXP_READ requests (draft-ietf-secsh-filexfer-02 §6.4) and short reads
+ * re-requested. Offsets are JS numbers (exact to 2^53 bytes), so files over 4 GiB work.
+ *
+ * @param sftp ssh2 SFTP channel
+ * @param handle remote handle from SSH_FXP_OPEN
+ * @param fd local file descriptor opened for writing
+ * @param start first byte (inclusive)
+ * @param end last byte (exclusive)
+ * @returns bytes written; rejects with the SFTP error, a local fs error, {@link ShortFileError} or an AbortError
+ */
+export function downloadRange(
+  sftp: SFTPWrapper,
+  handle: Buffer,
+  fd: number,
+  start: number,
+  end: number,
+  o: RangeOptions,
+): Promise<number> {
+  const pool = new BufferPool(o.chunkSize);
+  return runPipeline(start, end, o, (pos, len, done) => {
+    const buf = pool.take();
+    sftp.read(handle, buf, 0, len, pos, (err, n) => {
+      if (err) { pool.give(buf); done(err, 0); return; }
+      if (!n) { pool.give(buf); done(null, 0); return; }
+      fs.write(fd, buf, 0, n, pos, (werr) => {
+        pool.give(buf);
+        done(werr, n);
+      });
+    });
+  });
+}
+
+/**
+ * Uploads the byte range [start, end) of a local file to an open remote handle at the same offsets,
+ * with K outstanding SSH_FXP_WRITE requests (draft-ietf-secsh-filexfer-02 §6.4). Writes are issued in
+ * increasing offset order; the server may complete them in any order.
+ *
+ * @param fd local file descriptor opened for reading
+ * @param handle remote handle opened for writing
+ * @returns bytes written; rejects on an SFTP or fs error, a local file shorter than expected, or abort
+ */
+export function uploadRange(
+  sftp: SFTPWrapper,
+  handle: Buffer,
+  fd: number,
+  start: number,
+  end: number,
+  o: RangeOptions,
+): Promise<number> {
+  const pool = new BufferPool(o.chunkSize);
+  return runPipeline(start, end, o, (pos, len, done) => {
+    const buf = pool.take();
+    fs.read(fd, buf, 0, len, pos, (rerr, n) => {
+      if (rerr || !n) { pool.give(buf); done(rerr, 0); return; }
+      sftp.write(handle, buf, 0, n, pos, (err) => {
+        pool.give(buf);
+        done(err ?? null, n);
+      });
+    });
+  });
+}

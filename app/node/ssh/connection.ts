@@ -1,0 +1,127 @@
+/**
+ * Coordinator-side handle of one connection worker: typed request/response over postMessage, host-key
+ * and password questions answered here, and the worker's shared channel counters.
+ */
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { SluiceError, type ErrorCode } from '../errors';
+import { COUNTERS_PER_CHANNEL } from '../sftp/pipeline';
+import type { ConnectInfo, ConnectParams, FromWorker, OpName, ToWorker, WorkerOps } from './workerProtocol';
+
+export interface ConnectionHooks {
+  /** Decides on a presented host key (SSH public key blob); `reason` is `CODE:message` when refused. */
+  verifyHostKey(key: Buffer): Promise<{ accept: boolean; reason?: string }>;
+  /** Asked when the server wants a password and none was given. */
+  askPassword?(): Promise<string | undefined>;
+  /** Keys proven by the server through hostkeys-00@openssh.com (OpenSSH PROTOCOL §2.5). */
+  onHostKeys?(keys: Buffer[]): void;
+  /** Per-task progress, in bytes since the last report. */
+  onTaskProgress?(taskId: number, bytes: number): void;
+  /** The connection is gone; every pending call has already failed with this error. */
+  onClosed?(error: SluiceError): void;
+}
+
+/** Which compiled file runs the worker: dist/app/node/ssh/worker.js next to this module. */
+const WORKER_FILE = path.join(__dirname, 'worker.js');
+
+export class WorkerConnection {
+  private readonly worker: Worker;
+  private nextId = 0;
+  private readonly calls = new Map<number, { resolve(v: unknown): void; reject(e: SluiceError): void }>();
+  private closedError: SluiceError | null = null;
+  /** close() was called: the loss that follows is expected and not reported. */
+  private closing = false;
+  /** Float64 counters: COUNTERS_PER_CHANNEL slots per channel (bytes, in-flight bytes, outstanding). */
+  readonly counters: Float64Array;
+  info: ConnectInfo | null = null;
+
+  /**
+   * @param id connection number within its pool (for progress and logs)
+   * @param channels SFTP channels the worker will open (M)
+   */
+  constructor(readonly id: number, readonly channels: number, private readonly hooks: ConnectionHooks) {
+    const sab = new SharedArrayBuffer(channels * COUNTERS_PER_CHANNEL * 8);
+    this.counters = new Float64Array(sab);
+    this.worker = new Worker(WORKER_FILE);
+    this.worker.on('message', (m: FromWorker) => this.onMessage(m));
+    this.worker.on('error', (e) => this.fail(new SluiceError('CONNECTION_LOST', `connection worker crashed: ${e.message}`)));
+    this.worker.on('exit', () => this.fail(new SluiceError('CONNECTION_LOST', 'connection worker exited')));
+  }
+
+  get closed(): boolean {
+    return this.closedError !== null;
+  }
+
+  /** Connects, verifies the host key and authenticates; rejects with a SluiceError. */
+  async connect(params: Omit<ConnectParams, 'counters' | 'channels'>): Promise<ConnectInfo> {
+    this.info = await this.call('connect', { ...params, channels: this.channels, counters: this.counters.buffer as SharedArrayBuffer });
+    return this.info;
+  }
+
+  /** Sends one operation to the worker. */
+  call<K extends OpName>(op: K, arg: WorkerOps[K][0]): Promise<WorkerOps[K][1]> {
+    if (this.closedError) return Promise.reject(this.closedError);
+    const id = ++this.nextId;
+    return new Promise((resolve, reject) => {
+      this.calls.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.worker.postMessage({ kind: 'call', id, op, arg } satisfies ToWorker);
+    });
+  }
+
+  /** Aborts running range tasks (their calls reject with ABORTED). */
+  cancel(taskIds: number[]): void {
+    if (!this.closedError && taskIds.length) this.worker.postMessage({ kind: 'cancel', taskIds } satisfies ToWorker);
+  }
+
+  /** Closes the SSH connection and ends the worker thread. */
+  async close(): Promise<void> {
+    this.closing = true;
+    if (!this.closedError) await this.call('close', {}).catch(() => undefined);
+    this.fail(new SluiceError('CONNECTION_LOST', 'connection closed'));
+    await this.worker.terminate();
+  }
+
+  private fail(e: SluiceError): void {
+    if (this.closedError) return;
+    this.closedError = e;
+    for (const c of this.calls.values()) c.reject(e);
+    this.calls.clear();
+    if (!this.closing) this.hooks.onClosed?.(e);
+  }
+
+  private onMessage(m: FromWorker): void {
+    switch (m.kind) {
+      case 'result': {
+        const c = this.calls.get(m.id);
+        this.calls.delete(m.id);
+        if (!c) return;
+        if (m.ok) c.resolve(m.value);
+        else c.reject(new SluiceError(m.error.code as ErrorCode, m.error.message));
+        return;
+      }
+      case 'hostkey':
+        this.hooks.verifyHostKey(Buffer.from(m.key)).then(
+          (a) => this.worker.postMessage({ kind: 'hostkey-answer', id: m.id, accept: a.accept, reason: a.reason } satisfies ToWorker),
+          (e: Error) => this.worker.postMessage({ kind: 'hostkey-answer', id: m.id, accept: false, reason: `HOSTKEY_REJECTED:${e.message}` } satisfies ToWorker),
+        );
+        return;
+      case 'password':
+        (this.hooks.askPassword?.() ?? Promise.resolve(undefined)).then(
+          (password) => this.worker.postMessage({ kind: 'password-answer', id: m.id, password } satisfies ToWorker),
+          () => this.worker.postMessage({ kind: 'password-answer', id: m.id } satisfies ToWorker),
+        );
+        return;
+      case 'task-progress':
+        this.hooks.onTaskProgress?.(m.taskId, m.bytes);
+        return;
+      case 'hostkeys':
+        this.hooks.onHostKeys?.(m.keys.map((k) => Buffer.from(k)));
+        return;
+      case 'closed':
+        this.fail(new SluiceError(m.code as ErrorCode, m.message));
+        return;
+      case 'log':
+        return;
+    }
+  }
+}

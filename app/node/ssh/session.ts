@@ -1,0 +1,247 @@
+/**
+ * A session = one site's pool of N connection workers × M SFTP channels, with the host-key policy shared
+ * by all of them. Transfers run on its lanes (app/node/transfer/run.ts); browsing goes through any live
+ * connection.
+ */
+import type { Algorithms } from 'ssh2';
+import { SluiceError } from '../errors';
+import type { AuthMaterial } from './auth';
+import { WorkerConnection } from './connection';
+import type { HostKeyPolicy } from './hostKeys';
+import type { Negotiated, RemoteEntry, RemoteStat, WorkerOps } from './workerProtocol';
+import type { EngineEvent, TransferReport, TransferRequest } from '../transfer/types';
+import { runTransfer } from '../transfer/run';
+
+export interface SessionOptions {
+  host: string;
+  port: number;
+  username: string;
+  auth: AuthMaterial;
+  /** ssh2 algorithm lists (app/node/ssh/algorithms.ts buildAlgorithms). */
+  algorithms?: Algorithms;
+  /** SSH connections (N), each in its own worker thread. Default 1. */
+  connections?: number;
+  /** SFTP channels per connection (M). Default 1. */
+  channels?: number;
+  /** Outstanding SSH_FXP_READ/WRITE requests per channel (K). Default 32. */
+  requests?: number;
+  /** Files in flight per channel (small files overlap their round trips). Default 8. */
+  filesPerChannel?: number;
+  /** Files larger than this are cut into segments spread over channels, in bytes. Default 16 MiB. */
+  segmentSize?: number;
+  /** ms between keepalives; 0 disables. Default 15000. */
+  keepaliveIntervalMs?: number;
+  /** Missed keepalives before the connection is dropped. Default 3. */
+  keepaliveCountMax?: number;
+  /** ms allowed for connect + handshake + auth. Default 20000. */
+  readyTimeoutMs?: number;
+  hostKeys: HostKeyPolicy;
+  askPassword?: () => Promise<string | undefined>;
+  onEvent?: (e: EngineEvent) => void;
+}
+
+export const SESSION_DEFAULTS = {
+  connections: 1,
+  channels: 1,
+  requests: 32,
+  filesPerChannel: 8,
+  segmentSize: 16 * 1024 * 1024,
+  keepaliveIntervalMs: 15_000,
+  keepaliveCountMax: 3,
+  readyTimeoutMs: 20_000,
+};
+
+/** One SFTP channel of one connection: the unit the scheduler leases work to. */
+export interface Lane {
+  conn: WorkerConnection;
+  channel: number;
+}
+
+export class Session {
+  private readonly conns: WorkerConnection[] = [];
+  private fatal: SluiceError | null = null;
+  private readonly connectionKeys = new Map<number, Buffer>();
+  private password: string | undefined;
+  private lastTaskId = 0;
+  private readonly taskListeners = new Map<number, (bytes: number) => void>();
+  private passwordAsk: Promise<string | undefined> | null = null;
+  /** Per-host answer of the out-of-order write probe, for this session. */
+  outOfOrderWrites: boolean | undefined;
+  negotiated: Negotiated = { kex: '', serverHostKey: '', cipher: '', mac: '' };
+  authMethod = '';
+  readonly settings: typeof SESSION_DEFAULTS;
+
+  private constructor(readonly options: SessionOptions) {
+    this.settings = {
+      connections: options.connections ?? SESSION_DEFAULTS.connections,
+      channels: options.channels ?? SESSION_DEFAULTS.channels,
+      requests: options.requests ?? SESSION_DEFAULTS.requests,
+      filesPerChannel: options.filesPerChannel ?? SESSION_DEFAULTS.filesPerChannel,
+      segmentSize: options.segmentSize ?? SESSION_DEFAULTS.segmentSize,
+      keepaliveIntervalMs: options.keepaliveIntervalMs ?? SESSION_DEFAULTS.keepaliveIntervalMs,
+      keepaliveCountMax: options.keepaliveCountMax ?? SESSION_DEFAULTS.keepaliveCountMax,
+      readyTimeoutMs: options.readyTimeoutMs ?? SESSION_DEFAULTS.readyTimeoutMs,
+    };
+    this.password = options.auth.password;
+  }
+
+  /**
+   * Opens the pool: the first connection verifies the host key and authenticates (so the user is asked at
+   * most once), then the other N−1 connect in parallel with the same identity. Every connection verifies the
+   * host key; one that sees a changed key stops the whole session before authenticating.
+   *
+   * @throws SluiceError HOSTKEY_* | AUTH_FAILED | TIMEOUT | CONNECTION_LOST
+   */
+  static async open(options: SessionOptions): Promise<Session> {
+    const s = new Session(options);
+    try {
+      const first = await s.addConnection();
+      s.negotiated = first.info!.negotiated;
+      s.authMethod = first.info!.authMethod;
+      const rest = [];
+      for (let i = 1; i < s.settings.connections; i++) rest.push(s.addConnection());
+      const results = await Promise.allSettled(rest);
+      if (s.fatal) throw s.fatal;
+      for (const r of results) {
+        if (r.status === 'rejected') s.emit({ type: 'log', level: 'warn', message: `extra connection failed: ${(r.reason as Error).message}` });
+      }
+      return s;
+    } catch (e) {
+      await s.close();
+      throw s.fatal ?? e;
+    }
+  }
+
+  private emit(e: EngineEvent): void {
+    this.options.onEvent?.(e);
+  }
+
+  private askPasswordOnce(): Promise<string | undefined> {
+    if (this.password !== undefined) return Promise.resolve(this.password);
+    if (!this.options.askPassword) return Promise.resolve(undefined);
+    this.passwordAsk ??= this.options.askPassword().then((p) => { this.password = p; return p; });
+    return this.passwordAsk;
+  }
+
+  private async addConnection(): Promise<WorkerConnection> {
+    const id = this.conns.length;
+    const o = this.options;
+    const conn = new WorkerConnection(id, this.settings.channels, {
+      verifyHostKey: async (key) => {
+        if (this.fatal) return { accept: false, reason: `${this.fatal.code}:${this.fatal.message}` };
+        const check = await o.hostKeys.verify(o.host, o.port, key);
+        if (check.accepted) {
+          this.connectionKeys.set(id, key);
+          return { accept: true };
+        }
+        if (check.code === 'HOSTKEY_CHANGED' || check.code === 'HOSTKEY_REVOKED') this.fatal ??= new SluiceError(check.code, check.message);
+        return { accept: false, reason: `${check.code}:${check.message}` };
+      },
+      askPassword: () => this.askPasswordOnce(),
+      onTaskProgress: (taskId, bytes) => this.taskListeners.get(taskId)?.(bytes),
+      onHostKeys: (keys) => {
+        const key = this.connectionKeys.get(id);
+        if (!key) return;
+        o.hostKeys.learnRotatedKeys(o.host, o.port, key, keys).then(
+          (n) => { if (n) this.emit({ type: 'log', level: 'info', message: `learned ${n} rotated host key(s) from ${o.host}` }); },
+          () => undefined,
+        );
+      },
+      onClosed: (e) => {
+        if (this.fatal?.code.startsWith('HOSTKEY')) return;
+        this.emit({ type: 'connection', id, state: 'down', reason: e.message });
+      },
+    });
+    this.conns.push(conn);
+    await conn.connect({
+      host: o.host,
+      port: o.port,
+      username: o.username,
+      auth: { ...o.auth, password: this.password },
+      algorithms: o.algorithms,
+      requests: this.settings.requests,
+      keepaliveIntervalMs: this.settings.keepaliveIntervalMs,
+      keepaliveCountMax: this.settings.keepaliveCountMax,
+      readyTimeoutMs: this.settings.readyTimeoutMs,
+    });
+    this.emit({ type: 'connection', id, state: 'up' });
+    return conn;
+  }
+
+  /** A job-stopping error seen by any connection (changed or revoked host key), if any. */
+  get fatalError(): SluiceError | null {
+    return this.fatal;
+  }
+
+  /** Live connections. */
+  get connections(): WorkerConnection[] {
+    return this.conns.filter((c) => !c.closed && c.info);
+  }
+
+  /** Every (connection, channel) pair of the live connections. */
+  lanes(): Lane[] {
+    return this.connections.flatMap((conn) => Array.from({ length: conn.channels }, (_, channel) => ({ conn, channel })));
+  }
+
+  /** Runs one operation on the first live connection. */
+  call<K extends keyof WorkerOps>(op: K, arg: WorkerOps[K][0]): Promise<WorkerOps[K][1]> {
+    const c = this.connections[0];
+    if (!c) return Promise.reject(this.fatal ?? new SluiceError('CONNECTION_LOST', 'every connection to the server is gone'));
+    return c.call(op, arg);
+  }
+
+  /** Lists a remote folder (SSH_FXP_OPENDIR/READDIR), without `.` and `..`. */
+  list(path: string): Promise<RemoteEntry[]> {
+    return this.call('list', { path });
+  }
+
+  /** SSH_FXP_STAT (follows symlinks); null when the path does not exist. */
+  stat(path: string): Promise<RemoteStat | null> {
+    return this.call('stat', { path });
+  }
+
+  /** SSH_FXP_REALPATH: canonical absolute form of a remote path ('.' = login folder). */
+  realpath(path: string): Promise<string> {
+    return this.call('realpath', { path });
+  }
+
+  mkdir(path: string): Promise<'created' | 'exists'> {
+    return this.call('mkdir', { path });
+  }
+
+  rename(from: string, to: string): Promise<void> {
+    return this.call('rename', { from, to, mode: 'no-clobber' });
+  }
+
+  /** Removes a file, or a folder with `recursive`. */
+  async remove(path: string, recursive = false): Promise<void> {
+    const st = await this.call('stat', { path, follow: false });
+    if (!st) throw new SluiceError('NO_SUCH_FILE', `${path}: no such file or folder`);
+    if (st.type !== 'dir') return this.call('remove', { path });
+    if (recursive) {
+      for (const e of await this.list(path)) await this.remove(`${path.replace(/\/$/, '')}/${e.name}`, true);
+    }
+    return this.call('rmdir', { path });
+  }
+
+  /** Runs a get or put job over every lane of the pool; see app/node/transfer/run.ts. */
+  transfer(req: TransferRequest, signal?: AbortSignal): Promise<TransferReport> {
+    return runTransfer(this, req, signal);
+  }
+
+  /** A new task id, with `onBytes` receiving the worker's throttled progress for it until disposed. */
+  trackTask(onBytes: (bytes: number) => void): { id: number; dispose(): void } {
+    const id = ++this.lastTaskId;
+    this.taskListeners.set(id, onBytes);
+    return { id, dispose: () => this.taskListeners.delete(id) };
+  }
+
+  /** Emits an engine event to the session's listener. */
+  publish(e: EngineEvent): void {
+    this.emit(e);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.conns.map((c) => c.close().catch(() => undefined)));
+  }
+}

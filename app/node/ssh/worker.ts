@@ -1,0 +1,580 @@
+/**
+ * One worker thread = one SSH connection and its SFTP channels. Cipher work, SFTP framing and the
+ * file I/O of every transfer run here, off the coordinating thread; only commands, results and
+ * counters cross the thread boundary (see workerProtocol.ts).
+ */
+import { parentPort } from 'node:worker_threads';
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { Client, type ClientChannel, type SFTPWrapper } from 'ssh2';
+import { makeAuthHandler } from './auth';
+import { SluiceError, fromLocalError, fromSftpError } from '../errors';
+import {
+  COUNTERS_PER_CHANNEL, RequestSlots, downloadRange, uploadRange, type RangeOptions,
+} from '../sftp/pipeline';
+import type {
+  ConnectInfo, ConnectParams, FromWorker, GetFileTask, Negotiated, OpName, PutFileTask, RangeTask,
+  RemoteEntry, RemoteStat, ToWorker, WorkerOps,
+} from './workerProtocol';
+
+/** Largest request we issue even when a server allows more: 255 KiB, OpenSSH's own limit. */
+const MAX_REQUEST_BYTES = 261120;
+const PROGRESS_INTERVAL_MS = 200;
+const S_IFMT = 0o170000;
+
+const port = parentPort;
+if (!port) throw new Error('worker.ts must run in a worker thread');
+
+function post(msg: FromWorker): void {
+  port!.postMessage(msg);
+}
+
+interface Conn {
+  client: Client;
+  sftp: SFTPWrapper[];
+  slots: RequestSlots[];
+  counters: Float64Array;
+  info: ConnectInfo;
+  params: ConnectParams;
+  nextChannel: number;
+}
+
+let conn: Conn | null = null;
+let closedError: SluiceError | null = null;
+/** Rejecters of every in-flight operation, failed together when the connection drops. */
+const pending = new Set<(e: SluiceError) => void>();
+let askId = 0;
+const asks = new Map<number, (msg: ToWorker) => void>();
+/** Abort controllers of running range tasks, by task id (coordinator sends `cancel`). */
+const taskAborts = new Map<number, AbortController>();
+
+function failAll(e: SluiceError): void {
+  if (!closedError) closedError = e;
+  for (const reject of [...pending]) reject(e);
+  pending.clear();
+}
+
+/** Runs an operation so that a connection loss rejects it at once instead of leaving it waiting. */
+function guarded<T>(run: () => Promise<T>): Promise<T> {
+  if (closedError) return Promise.reject(closedError);
+  return new Promise<T>((resolve, reject) => {
+    const rejecter = (e: SluiceError) => reject(e);
+    pending.add(rejecter);
+    run().then(
+      (v) => { pending.delete(rejecter); resolve(v); },
+      (e) => { pending.delete(rejecter); reject(e); },
+    );
+  });
+}
+
+function ask(msg: { kind: 'hostkey'; key: Uint8Array } | { kind: 'password' }): Promise<ToWorker> {
+  const id = ++askId;
+  return new Promise((resolve) => {
+    asks.set(id, resolve);
+    post({ ...msg, id } as FromWorker);
+  });
+}
+
+function sftpOf(channel?: number): SFTPWrapper {
+  const c = requireConn();
+  if (channel === undefined) {
+    channel = c.nextChannel;
+    c.nextChannel = (c.nextChannel + 1) % c.sftp.length;
+  }
+  const s = c.sftp[channel];
+  if (!s) throw new SluiceError('REMOTE_FAILURE', `no SFTP channel ${channel}`);
+  return s;
+}
+
+function requireConn(): Conn {
+  if (closedError) throw closedError;
+  if (!conn) throw new SluiceError('CONNECTION_LOST', 'not connected');
+  return conn;
+}
+
+function call<T>(fn: (cb: (err: Error | null | undefined, v: T) => void) => void, remotePath: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    fn((err, v) => (err ? reject(fromSftpError(err, remotePath)) : resolve(v)));
+  });
+}
+
+function statToRemote(a: { mode: number; size: number; mtime: number }): RemoteStat {
+  const fmt = a.mode & S_IFMT;
+  const type = fmt === 0o040000 ? 'dir' : fmt === 0o100000 ? 'file' : fmt === 0o120000 ? 'symlink' : 'other';
+  return { type, size: a.size, mtimeMs: a.mtime * 1000, mode: a.mode & 0o7777 };
+}
+
+function negotiatedOf(n: { kex: string; serverHostKey: string; cs: { cipher: string; mac: string } }): Negotiated {
+  return { kex: n.kex, serverHostKey: n.serverHostKey, cipher: n.cs.cipher, mac: n.cs.mac || '(implicit: AEAD)' };
+}
+
+function connectionError(e: Error & { level?: string }, params: ConnectParams): SluiceError {
+  const where = `${params.host}:${params.port}`;
+  if (e instanceof SluiceError) return e;
+  if (e.level === 'client-authentication') return new SluiceError('AUTH_FAILED', `authentication failed for ${params.username}@${where}: all offered methods were refused`);
+  if (e.level === 'client-timeout') return new SluiceError('TIMEOUT', `timed out connecting to ${where} after ${params.readyTimeoutMs} ms`);
+  if (/keepalive/i.test(e.message)) return new SluiceError('CONNECTION_STALLED', `connection to ${where} stalled: no keepalive reply after ${params.keepaliveCountMax} tries`);
+  if ((e as NodeJS.ErrnoException).code === 'ECONNREFUSED') return new SluiceError('CONNECTION_LOST', `connection refused by ${where}`);
+  return new SluiceError('CONNECTION_LOST', `connection to ${where} failed: ${e.message}`);
+}
+
+async function connect(params: ConnectParams): Promise<ConnectInfo> {
+  const client = new Client();
+  let negotiated: Negotiated | undefined;
+  let hostKeyRefusal: SluiceError | null = null;
+  let authMethod = 'none';
+  const sock = new net.Socket();
+  sock.setNoDelay(true);
+  sock.setKeepAlive(true, 15_000);
+  sock.connect({ host: params.host, port: params.port });
+
+  const ready = new Promise<void>((resolve, reject) => {
+    client.once('ready', resolve);
+    // An unreachable ssh-agent is reported as an 'error' with level 'agent'; ssh2 then tries the next method.
+    client.on('error', (e: Error & { level?: string }) => { if (e.level !== 'agent') reject(hostKeyRefusal ?? connectionError(e, params)); });
+    client.once('close', () => reject(hostKeyRefusal ?? new SluiceError('CONNECTION_LOST', `connection to ${params.host}:${params.port} closed during setup`)));
+  });
+  client.on('handshake', (n) => { negotiated = negotiatedOf(n as never); });
+  client.on('hostkeys', (keys: Array<{ getPublicSSH(): Buffer }>) => {
+    post({ kind: 'hostkeys', keys: keys.map((k) => new Uint8Array(k.getPublicSSH())) });
+  });
+
+  // Buffers arrive as plain Uint8Arrays after postMessage's structured clone; ssh2 wants Buffers.
+  const auth = { ...params.auth, keys: params.auth.keys.map((k) => ({ ...k, privateKey: Buffer.from(k.privateKey) })) };
+  const baseAuth = makeAuthHandler(auth, async () => {
+    const answer = await ask({ kind: 'password' });
+    return answer.kind === 'password-answer' ? answer.password : undefined;
+  });
+  client.connect({
+    sock,
+    host: params.host,
+    port: params.port,
+    username: params.username,
+    algorithms: params.algorithms,
+    keepaliveInterval: params.keepaliveIntervalMs,
+    keepaliveCountMax: params.keepaliveCountMax,
+    readyTimeout: params.readyTimeoutMs,
+    hostVerifier: (key: Buffer, verify: (ok: boolean) => void) => {
+      ask({ kind: 'hostkey', key: new Uint8Array(key) }).then((answer) => {
+        if (answer.kind === 'hostkey-answer' && answer.accept) verify(true);
+        else {
+          const reason = answer.kind === 'hostkey-answer' && answer.reason ? answer.reason : 'HOSTKEY_REJECTED:host key refused';
+          const sep = reason.indexOf(':');
+          hostKeyRefusal = new SluiceError(reason.slice(0, sep) as 'HOSTKEY_REJECTED', reason.slice(sep + 1));
+          verify(false);
+        }
+      });
+    },
+    authHandler: ((methodsLeft: string[] | null, partial: boolean | null, next: (m: unknown) => void) =>
+      (baseAuth as unknown as (a: unknown, b: unknown, c: (m: unknown) => void) => void)(methodsLeft, partial, (m) => {
+        if (m && typeof m === 'object' && 'type' in m) authMethod = String((m as { type: string }).type);
+        else if (typeof m === 'string') authMethod = m;
+        next(m);
+      })) as never,
+  } as never);
+  await ready;
+
+  client.on('error', (e: Error & { level?: string }) => { if (e.level !== 'agent') failAll(connectionError(e, params)); });
+  client.on('close', () => {
+    failAll(closedError ?? new SluiceError('CONNECTION_LOST', `connection to ${params.host}:${params.port} was lost`));
+    post({ kind: 'closed', code: closedError!.code, message: closedError!.message });
+  });
+
+  const sftp: SFTPWrapper[] = [];
+  for (let i = 0; i < params.channels; i++) {
+    sftp.push(await new Promise<SFTPWrapper>((resolve, reject) =>
+      client.sftp((e, s) => (e ? reject(new SluiceError('REMOTE_FAILURE', `cannot open SFTP channel: ${e.message}`)) : resolve(s)))));
+  }
+  const limits = sftp[0] as unknown as { _maxReadLen: number; _maxWriteLen: number; _extensions: Record<string, string> };
+  const info: ConnectInfo = {
+    negotiated: negotiated ?? { kex: '?', serverHostKey: '?', cipher: '?', mac: '?' },
+    maxRead: Math.min(limits._maxReadLen, MAX_REQUEST_BYTES),
+    maxWrite: Math.min(limits._maxWriteLen, MAX_REQUEST_BYTES),
+    extensions: { ...limits._extensions },
+    authMethod,
+  };
+  conn = {
+    client,
+    sftp,
+    slots: sftp.map(() => new RequestSlots(params.requests)),
+    counters: new Float64Array(params.counters),
+    info,
+    params,
+    nextChannel: 0,
+  };
+  return info;
+}
+
+function rangeOptions(channel: number, chunkSize: number, taskId: number): RangeOptions & { flush(): void } {
+  const c = requireConn();
+  let unsent = 0;
+  let last = Date.now();
+  const abort = new AbortController();
+  taskAborts.set(taskId, abort);
+  const flush = () => {
+    if (unsent) post({ kind: 'task-progress', taskId, bytes: unsent });
+    unsent = 0;
+    last = Date.now();
+    taskAborts.delete(taskId);
+  };
+  return {
+    signal: abort.signal,
+    chunkSize,
+    slots: c.slots[channel],
+    counters: c.counters.subarray(channel * COUNTERS_PER_CHANNEL, (channel + 1) * COUNTERS_PER_CHANNEL),
+    onBytes: (n) => {
+      unsent += n;
+      if (Date.now() - last >= PROGRESS_INTERVAL_MS) flush();
+    },
+    flush,
+  };
+}
+
+async function openRemote(s: SFTPWrapper, p: string, flags: string, mode?: number): Promise<Buffer> {
+  return call<Buffer>((cb) => s.open(p, flags as never, mode === undefined ? {} : { mode }, cb), p);
+}
+
+async function closeRemote(s: SFTPWrapper, h: Buffer, p: string): Promise<void> {
+  await call<void>((cb) => s.close(h, cb as never), p);
+}
+
+async function openLocal(p: string, flags: string, mode?: number): Promise<fs.promises.FileHandle> {
+  try {
+    return await fs.promises.open(p, flags, mode);
+  } catch (e) {
+    throw fromLocalError(e, p);
+  }
+}
+
+/** Maps an error from a range copy to a SluiceError naming the side it came from. */
+function rangeError(e: unknown, remotePath: string, localPath: string): SluiceError {
+  if (e instanceof SluiceError) return e;
+  const err = e as NodeJS.ErrnoException & { name?: string };
+  if (err?.name === 'AbortError') return new SluiceError('ABORTED', 'transfer aborted');
+  if (typeof err?.code === 'string') return fromLocalError(e, localPath);
+  if (typeof err?.code === 'number') return fromSftpError(e, remotePath);
+  return new SluiceError('REMOTE_FAILURE', `${remotePath}: ${err?.message ?? String(e)}`);
+}
+
+async function download(t: RangeTask): Promise<number> {
+  const c = requireConn();
+  const s = sftpOf(t.channel);
+  const h = await openRemote(s, t.remotePath, 'r');
+  const local = await openLocal(t.localPath, 'r+');
+  const o = rangeOptions(t.channel, c.info.maxRead, t.taskId);
+  try {
+    return await downloadRange(s, h, local.fd, t.start, t.end, o);
+  } catch (e) {
+    throw rangeError(e, t.remotePath, t.localPath);
+  } finally {
+    o.flush();
+    await local.close().catch(() => undefined);
+    await closeRemote(s, h, t.remotePath).catch(() => undefined);
+  }
+}
+
+async function upload(t: RangeTask): Promise<number> {
+  const c = requireConn();
+  const s = sftpOf(t.channel);
+  const h = await openRemote(s, t.remotePath, 'r+');
+  const local = await openLocal(t.localPath, 'r');
+  const o = rangeOptions(t.channel, c.info.maxWrite, t.taskId);
+  try {
+    return await uploadRange(s, h, local.fd, t.start, t.end, o);
+  } catch (e) {
+    throw rangeError(e, t.remotePath, t.localPath);
+  } finally {
+    o.flush();
+    await local.close().catch(() => undefined);
+    await closeRemote(s, h, t.remotePath).catch(() => undefined);
+  }
+}
+
+function hasExt(name: string): boolean {
+  return requireConn().info.extensions[name] !== undefined;
+}
+
+async function fsyncRemote(s: SFTPWrapper, h: Buffer, p: string): Promise<boolean> {
+  if (!hasExt('fsync@openssh.com')) return false;
+  await call<void>((cb) => s.ext_openssh_fsync(h, cb as never), p);
+  return true;
+}
+
+async function putFile(t: PutFileTask): Promise<number> {
+  const c = requireConn();
+  const s = sftpOf(t.channel);
+  const local = await openLocal(t.localPath, 'r');
+  let h: Buffer | null = null;
+  const o = rangeOptions(t.channel, c.info.maxWrite, t.taskId);
+  try {
+    h = await openRemote(s, t.remoteTemp, 'w', t.mode);
+    if (t.size > 0) await uploadRange(s, h, local.fd, 0, t.size, o);
+    await fsyncRemote(s, h, t.remoteTemp);
+    const handle = h;
+    const st = await call<{ size: number }>((cb) => s.fstat(handle, cb as never), t.remoteTemp);
+    return st.size;
+  } catch (e) {
+    throw rangeError(e, t.remoteTemp, t.localPath);
+  } finally {
+    o.flush();
+    await local.close().catch(() => undefined);
+    if (h) await closeRemote(s, h, t.remoteTemp).catch(() => undefined);
+  }
+}
+
+async function getFile(t: GetFileTask): Promise<number> {
+  const c = requireConn();
+  const s = sftpOf(t.channel);
+  const h = await openRemote(s, t.remotePath, 'r');
+  const o = rangeOptions(t.channel, c.info.maxRead, t.taskId);
+  let local: fs.promises.FileHandle | null = null;
+  try {
+    local = await openLocal(t.localTemp, 'w', t.mode ?? 0o644);
+    const n = t.size > 0 ? await downloadRange(s, h, local.fd, 0, t.size, o) : 0;
+    await local.sync();
+    return n;
+  } catch (e) {
+    throw rangeError(e, t.remotePath, t.localTemp);
+  } finally {
+    o.flush();
+    await local?.close().catch(() => undefined);
+    await closeRemote(s, h, t.remotePath).catch(() => undefined);
+  }
+}
+
+async function stat(a: WorkerOps['stat'][0]): Promise<RemoteStat | null> {
+  const s = sftpOf(a.channel);
+  try {
+    const st = await call<{ mode: number; size: number; mtime: number }>(
+      (cb) => (a.follow === false ? s.lstat(a.path, cb as never) : s.stat(a.path, cb as never)), a.path);
+    return statToRemote(st);
+  } catch (e) {
+    if (e instanceof SluiceError && e.code === 'NO_SUCH_FILE') return null;
+    throw e;
+  }
+}
+
+async function list(a: WorkerOps['list'][0]): Promise<RemoteEntry[]> {
+  const s = sftpOf(a.channel);
+  const entries = await call<Array<{ filename: string; attrs: { mode: number; size: number; mtime: number } }>>(
+    (cb) => s.readdir(a.path, cb as never), a.path);
+  return entries
+    .filter((e) => e.filename !== '.' && e.filename !== '..')
+    .map((e) => ({ name: e.filename, ...statToRemote(e.attrs) }));
+}
+
+async function mkdir(a: WorkerOps['mkdir'][0]): Promise<'created' | 'exists'> {
+  const s = sftpOf(a.channel);
+  try {
+    await call<void>((cb) => s.mkdir(a.path, a.mode === undefined ? {} : { mode: a.mode }, cb as never), a.path);
+    return 'created';
+  } catch (e) {
+    const st = await stat({ channel: a.channel, path: a.path });
+    if (st?.type === 'dir') return 'exists';
+    throw e;
+  }
+}
+
+function tempSibling(p: string, tag: string): string {
+  return path.posix.join(path.posix.dirname(p), `.${path.posix.basename(p)}.sluice-${randomBytes(4).toString('hex')}.${tag}`);
+}
+
+/**
+ * Renames `from` onto `to`. Overwrite: posix-rename@openssh.com (atomic replace, OpenSSH PROTOCOL §4.3);
+ * where it is missing, a sequence that never deletes the target first: move the target aside, rename,
+ * then remove the old copy (restoring it if the second rename fails). SSH_FXP_RENAME alone fails onto an
+ * existing file on OpenSSH, dropbear and ProFTPD. No-clobber: SSH_FXP_RENAME after checking the target.
+ */
+async function rename(a: WorkerOps['rename'][0]): Promise<void> {
+  const s = sftpOf(a.channel);
+  const plain = (from: string, to: string) => call<void>((cb) => s.rename(from, to, cb as never), to);
+  if (a.mode === 'no-clobber') {
+    if (await stat({ channel: a.channel, path: a.to, follow: false })) throw new SluiceError('EXISTS', `${a.to} exists (--no-clobber)`);
+    return plain(a.from, a.to);
+  }
+  if (hasExt('posix-rename@openssh.com')) {
+    return call<void>((cb) => s.ext_openssh_rename(a.from, a.to, cb as never), a.to);
+  }
+  const existing = await stat({ channel: a.channel, path: a.to, follow: false });
+  if (!existing) return plain(a.from, a.to);
+  const aside = tempSibling(a.to, 'old');
+  await plain(a.to, aside);
+  try {
+    await plain(a.from, a.to);
+  } catch (e) {
+    await plain(aside, a.to).catch(() => undefined);
+    throw e;
+  }
+  await call<void>((cb) => s.unlink(aside, cb as never), aside).catch(() => undefined);
+}
+
+async function createRemote(a: WorkerOps['createRemote'][0]): Promise<void> {
+  const s = sftpOf(a.channel);
+  const h = await openRemote(s, a.path, 'w', a.mode);
+  await closeRemote(s, h, a.path);
+}
+
+async function finishUpload(a: WorkerOps['finishUpload'][0]): Promise<{ size: number; fsynced: boolean }> {
+  const s = sftpOf(a.channel);
+  const h = await openRemote(s, a.path, 'r+');
+  try {
+    const fsynced = await fsyncRemote(s, h, a.path);
+    const st = await call<{ size: number }>((cb) => s.fstat(h, cb as never), a.path);
+    return { size: st.size, fsynced };
+  } finally {
+    await closeRemote(s, h, a.path).catch(() => undefined);
+  }
+}
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+async function execCapture(command: string, timeoutMs: number): Promise<{ code: number | null; stdout: string }> {
+  const { client } = requireConn();
+  return new Promise((resolve, reject) => {
+    client.exec(command, (e, ch: ClientChannel) => {
+      if (e) { reject(e); return; }
+      let out = '';
+      const timer = setTimeout(() => { ch.close(); resolve({ code: null, stdout: out }); }, timeoutMs);
+      ch.on('data', (d: Buffer) => { if (out.length < 4096) out += d.toString('utf8'); });
+      ch.stderr.resume();
+      ch.on('close', (code: number | null) => { clearTimeout(timer); resolve({ code, stdout: out }); });
+    });
+  });
+}
+
+async function hashRemote(a: WorkerOps['hashRemote'][0]): Promise<{ sha256: string; method: 'exec' | 'reread' }> {
+  if (a.allowExec) {
+    const q = shellQuote(a.path);
+    try {
+      const r = await execCapture(`sha256sum -- ${q} 2>/dev/null || shasum -a 256 -- ${q}`, 10 * 60_000);
+      const m = /^([0-9a-f]{64})\b/.exec(r.stdout);
+      if (r.code === 0 && m) return { sha256: m[1], method: 'exec' };
+    } catch {
+      // exec refused (sftp-only account): fall back to a re-read below
+    }
+  }
+  const c = requireConn();
+  const s = sftpOf(a.channel);
+  const h = await openRemote(s, a.path, 'r');
+  try {
+    const hash = createHash('sha256');
+    const st = await call<{ size: number }>((cb) => s.fstat(h, cb as never), a.path);
+    const chunk = c.info.maxRead;
+    for (let pos = 0; pos < st.size;) {
+      const buf = Buffer.allocUnsafe(Math.min(chunk, st.size - pos));
+      const n = await call<number>((cb) => s.read(h, buf, 0, buf.length, pos, cb as never), a.path);
+      if (!n) throw new SluiceError('VERIFY_FAILED', `${a.path} ended at byte ${pos} during verification`);
+      hash.update(buf.subarray(0, n));
+      pos += n;
+    }
+    return { sha256: hash.digest('hex'), method: 'reread' };
+  } finally {
+    await closeRemote(s, h, a.path).catch(() => undefined);
+  }
+}
+
+async function hashLocal(a: WorkerOps['hashLocal'][0]): Promise<string> {
+  const hash = createHash('sha256');
+  try {
+    for await (const chunk of fs.createReadStream(a.path, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+  } catch (e) {
+    throw fromLocalError(e, a.path);
+  }
+  return hash.digest('hex');
+}
+
+/**
+ * Writes two ranges of a temporary file out of order through two handles, reads it back and compares,
+ * then removes it. True when the server keeps both ranges (needed for segmented uploads).
+ */
+async function probeOutOfOrder(a: WorkerOps['probeOutOfOrder'][0]): Promise<boolean> {
+  const s = sftpOf(0);
+  const p = path.posix.join(a.dir, `.sluice-probe-${randomBytes(6).toString('hex')}`);
+  const first = randomBytes(4096);
+  const second = randomBytes(4096);
+  try {
+    const h1 = await openRemote(s, p, 'w');
+    const h2 = await openRemote(s, p, 'r+');
+    try {
+      await call<void>((cb) => s.write(h2, second, 0, second.length, 8192, cb as never), p);
+      await call<void>((cb) => s.write(h1, first, 0, first.length, 0, cb as never), p);
+    } finally {
+      await closeRemote(s, h2, p).catch(() => undefined);
+      await closeRemote(s, h1, p).catch(() => undefined);
+    }
+    const h = await openRemote(s, p, 'r');
+    try {
+      const back = Buffer.alloc(12288);
+      let got = 0;
+      while (got < back.length) {
+        const n = await call<number>((cb) => s.read(h, back, got, back.length - got, got, cb as never), p);
+        if (!n) break;
+        got += n;
+      }
+      return got === 12288 && back.subarray(0, 4096).equals(first) && back.subarray(8192).equals(second)
+        && back.subarray(4096, 8192).every((b) => b === 0);
+    } finally {
+      await closeRemote(s, h, p).catch(() => undefined);
+    }
+  } catch {
+    return false;
+  } finally {
+    await call<void>((cb) => s.unlink(p, cb as never), p).catch(() => undefined);
+  }
+}
+
+const ops: { [K in OpName]: (arg: WorkerOps[K][0]) => Promise<WorkerOps[K][1]> } = {
+  connect,
+  stat,
+  list,
+  realpath: (a) => call<string>((cb) => sftpOf(a.channel).realpath(a.path, cb as never), a.path),
+  mkdir,
+  remove: (a) => call<void>((cb) => sftpOf(a.channel).unlink(a.path, cb as never), a.path),
+  rmdir: (a) => call<void>((cb) => sftpOf(a.channel).rmdir(a.path, cb as never), a.path),
+  rename,
+  createRemote,
+  download,
+  upload,
+  putFile,
+  getFile,
+  finishUpload,
+  hashRemote,
+  hashLocal,
+  probeOutOfOrder,
+  close: async () => {
+    if (conn) {
+      const c = conn;
+      await new Promise<void>((resolve) => {
+        c.client.once('close', () => resolve());
+        c.client.end();
+        setTimeout(resolve, 2000).unref();
+      });
+    }
+  },
+};
+
+port.on('message', (msg: ToWorker) => {
+  if (msg.kind === 'cancel') {
+    for (const id of msg.taskIds) taskAborts.get(id)?.abort();
+    return;
+  }
+  if (msg.kind !== 'call') {
+    const resolve = asks.get(msg.id);
+    asks.delete(msg.id);
+    resolve?.(msg);
+    return;
+  }
+  const run = ops[msg.op] as (a: unknown) => Promise<unknown>;
+  const exec = msg.op === 'connect' || msg.op === 'close' || msg.op === 'hashLocal' ? run(msg.arg) : guarded(() => run(msg.arg));
+  exec.then(
+    (value) => post({ kind: 'result', id: msg.id, ok: true, value }),
+    (e: unknown) => {
+      const se = e instanceof SluiceError ? e : new SluiceError('REMOTE_FAILURE', (e as Error)?.message ?? String(e));
+      post({ kind: 'result', id: msg.id, ok: false, error: se.toInfo() });
+    },
+  );
+});

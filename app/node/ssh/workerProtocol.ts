@@ -1,0 +1,133 @@
+/**
+ * Messages between the coordinating thread and a connection worker (app/node/ssh/worker.ts).
+ * File bytes never cross this boundary: workers read and write local files themselves.
+ */
+import type { Algorithms } from 'ssh2';
+import type { AuthMaterial } from './auth';
+
+export interface ConnectParams {
+  host: string;
+  port: number;
+  username: string;
+  auth: AuthMaterial;
+  algorithms?: Algorithms;
+  /** SFTP channels to open on this connection (M). */
+  channels: number;
+  /** Outstanding SSH_FXP_READ/WRITE requests per channel (K). */
+  requests: number;
+  /** ssh2 keepaliveInterval in ms (0 disables); the connection is dropped after keepaliveCountMax misses. */
+  keepaliveIntervalMs: number;
+  keepaliveCountMax: number;
+  /** Time allowed for TCP connect + handshake + authentication, in ms. */
+  readyTimeoutMs: number;
+  /** Shared counters, COUNTERS_PER_CHANNEL float64 slots per channel. */
+  counters: SharedArrayBuffer;
+}
+
+export interface Negotiated {
+  kex: string;
+  serverHostKey: string;
+  cipher: string;
+  mac: string;
+}
+
+export interface ConnectInfo {
+  negotiated: Negotiated;
+  /** Bytes per request actually used: min(server limits@openssh.com, our cap). */
+  maxRead: number;
+  maxWrite: number;
+  /** SFTP extensions the server advertised (name → version). */
+  extensions: Record<string, string>;
+  /** The authentication method that succeeded. */
+  authMethod: string;
+}
+
+export interface RemoteStat {
+  type: 'file' | 'dir' | 'symlink' | 'other';
+  size: number;
+  mtimeMs: number;
+  mode: number;
+}
+
+export interface RemoteEntry extends RemoteStat {
+  name: string;
+}
+
+/** Byte range work on one channel. Offsets in bytes; `end` exclusive. */
+export interface RangeTask {
+  channel: number;
+  remotePath: string;
+  localPath: string;
+  start: number;
+  end: number;
+  /** Task id for throttled per-task progress messages. */
+  taskId: number;
+}
+
+/** A whole upload through one handle, in order: open temp (create+truncate), write, fsync, close. */
+export interface PutFileTask {
+  channel: number;
+  localPath: string;
+  remoteTemp: string;
+  size: number;
+  taskId: number;
+  /** Unix mode bits for the new remote file. */
+  mode?: number;
+}
+
+/** A whole download through one handle into a local temporary file (created here). */
+export interface GetFileTask {
+  channel: number;
+  remotePath: string;
+  localTemp: string;
+  size: number;
+  taskId: number;
+  mode?: number;
+}
+
+export type CommitMode = 'overwrite' | 'no-clobber';
+
+/** Operation name → [argument, result]. */
+export interface WorkerOps {
+  connect: [ConnectParams, ConnectInfo];
+  stat: [{ channel?: number; path: string; follow?: boolean }, RemoteStat | null];
+  list: [{ channel?: number; path: string }, RemoteEntry[]];
+  realpath: [{ channel?: number; path: string }, string];
+  mkdir: [{ channel?: number; path: string; mode?: number }, 'created' | 'exists'];
+  remove: [{ channel?: number; path: string }, void];
+  rmdir: [{ channel?: number; path: string }, void];
+  rename: [{ channel?: number; from: string; to: string; mode: CommitMode }, void];
+  /** Creates (or truncates) a remote file, for segmented uploads. */
+  createRemote: [{ channel?: number; path: string; mode?: number }, void];
+  download: [RangeTask, number];
+  upload: [RangeTask, number];
+  /** Returns the remote file's size after writing (fstat), for the size check. */
+  putFile: [PutFileTask, number];
+  getFile: [GetFileTask, number];
+  /** fsync@openssh.com where offered, then size check; returns the remote size. */
+  finishUpload: [{ channel?: number; path: string }, { size: number; fsynced: boolean }];
+  /** SHA-256 of a remote file: `sha256sum`/`shasum -a 256` over exec, or a re-read over SFTP. */
+  hashRemote: [{ channel?: number; path: string; allowExec: boolean }, { sha256: string; method: 'exec' | 'reread' }];
+  hashLocal: [{ path: string }, string];
+  /** Probes whether the server accepts out-of-order writes from two handles to one file. */
+  probeOutOfOrder: [{ dir: string }, boolean];
+  close: [Record<string, never>, void];
+}
+
+export type OpName = keyof WorkerOps;
+
+export type ToWorker =
+  | { kind: 'call'; id: number; op: OpName; arg: unknown }
+  | { kind: 'hostkey-answer'; id: number; accept: boolean; reason?: string }
+  | { kind: 'password-answer'; id: number; password?: string }
+  | { kind: 'cancel'; taskIds: number[] };
+
+export type FromWorker =
+  | { kind: 'result'; id: number; ok: true; value: unknown }
+  | { kind: 'result'; id: number; ok: false; error: { code: string; message: string } }
+  | { kind: 'hostkey'; id: number; key: Uint8Array }
+  | { kind: 'password'; id: number }
+  | { kind: 'task-progress'; taskId: number; bytes: number }
+  | { kind: 'hostkeys'; keys: Uint8Array[] }
+  | { kind: 'closed'; code: string; message: string }
+  | { kind: 'log'; level: 'info' | 'warn'; message: string };

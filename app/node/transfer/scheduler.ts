@@ -1,0 +1,114 @@
+/**
+ * Leases lanes (connection × SFTP channel) to tasks by work stealing: every lane runs up to
+ * `perLane` tasks at once and takes the next queued task as soon as one finishes, so fast lanes do more.
+ * A task that fails because its connection died goes back to the queue (bounded retries); when every
+ * connection is gone, queued tasks fail at once.
+ */
+import { SluiceError } from '../errors';
+import type { Lane } from '../ssh/session';
+
+export interface Task {
+  /** Lower runs first among queued tasks (e.g. finish what is started before starting more). */
+  priority?: number;
+  run(lane: Lane): Promise<void>;
+  /** Called once when the task fails for good. */
+  fail(e: SluiceError): void;
+  attempts?: number;
+}
+
+const CONNECTION_ERRORS = new Set(['CONNECTION_LOST', 'CONNECTION_STALLED', 'TIMEOUT']);
+
+export class Scheduler {
+  private readonly queue: Task[] = [];
+  private readonly idle: Array<() => void> = [];
+  private active = 0;
+  private ended = false;
+  private deadLanes = 0;
+  private stopped: SluiceError | null = null;
+  private drainedResolve!: () => void;
+  /** Resolves when end() was called and every task has finished or failed. */
+  readonly drained = new Promise<void>((r) => { this.drainedResolve = r; });
+
+  /**
+   * @param lanes the lanes to run on
+   * @param perLane tasks in flight per lane
+   * @param maxAttempts tries per task across connection losses
+   */
+  constructor(private readonly lanes: Lane[], private readonly perLane: number, private readonly maxAttempts = 3) {
+    if (!lanes.length) throw new SluiceError('CONNECTION_LOST', 'no live connection to run the transfer on');
+    for (const lane of lanes) for (let i = 0; i < perLane; i++) void this.loop(lane);
+  }
+
+  /** Adds a task. */
+  push(task: Task): void {
+    if (this.stopped) { task.fail(this.stopped); return; }
+    this.insert(task);
+    this.idle.shift()?.();
+  }
+
+  private insert(task: Task): void {
+    const p = task.priority ?? 0;
+    let i = this.queue.length;
+    while (i > 0 && (this.queue[i - 1].priority ?? 0) > p) i--;
+    this.queue.splice(i, 0, task);
+  }
+
+  /** No more tasks will be pushed. */
+  end(): void {
+    this.ended = true;
+    this.checkDrained();
+    for (const wake of this.idle.splice(0)) wake();
+  }
+
+  /** Fails every queued task with `e` and refuses new ones (tasks running now finish or fail on their own). */
+  stop(e: SluiceError): void {
+    this.stopped ??= e;
+    for (const t of this.queue.splice(0)) t.fail(e);
+    this.checkDrained();
+    for (const wake of this.idle.splice(0)) wake();
+  }
+
+  private checkDrained(): void {
+    if ((this.ended || this.stopped) && this.active === 0 && this.queue.length === 0) this.drainedResolve();
+  }
+
+  private async take(): Promise<Task | null> {
+    for (;;) {
+      const t = this.queue.shift();
+      if (t) return t;
+      if (this.ended || this.stopped) return null;
+      await new Promise<void>((r) => this.idle.push(r));
+    }
+  }
+
+  private async loop(lane: Lane): Promise<void> {
+    for (;;) {
+      if (lane.conn.closed) { this.laneDied(); return; }
+      const task = await this.take();
+      if (!task) { this.checkDrained(); return; }
+      this.active++;
+      try {
+        await task.run(lane);
+      } catch (e) {
+        const se = e instanceof SluiceError ? e : new SluiceError('REMOTE_FAILURE', (e as Error)?.message ?? String(e));
+        task.attempts = (task.attempts ?? 0) + 1;
+        if (CONNECTION_ERRORS.has(se.code) && lane.conn.closed && task.attempts < this.maxAttempts && !this.stopped) {
+          this.insert(task);
+          this.idle.shift()?.();
+        } else {
+          task.fail(se);
+        }
+      } finally {
+        this.active--;
+        this.checkDrained();
+      }
+    }
+  }
+
+  private laneDied(): void {
+    this.deadLanes++;
+    if (this.deadLanes === this.lanes.length * this.perLane) {
+      this.stop(new SluiceError('CONNECTION_LOST', 'every connection to the server was lost; the transfer stopped'));
+    }
+  }
+}

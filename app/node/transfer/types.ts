@@ -1,0 +1,63 @@
+/** Shapes of a transfer job, its report and the engine's events. */
+
+export type ConflictAnswer = 'overwrite' | 'skip' | 'rename';
+/** What to do when the target exists: overwrite (cp), skip (--no-clobber), or ask per file. */
+export type ConflictPolicy = 'overwrite' | 'skip' | ((target: string) => Promise<ConflictAnswer>);
+
+export type VerifyLevel = 'size' | 'sha256-remote' | 'sha256-reread';
+
+export interface TransferRequest {
+  /** Job id used in events. */
+  id: string;
+  direction: 'get' | 'put';
+  /** Local paths (put) or remote paths (get). */
+  sources: string[];
+  /** Remote folder or path (put), local folder or path (get); cp semantics. */
+  dest: string;
+  /** Walk folders (-r). */
+  recursive: boolean;
+  conflict?: ConflictPolicy;
+  /** 'size' (default) or 'sha256' (hash both sides before committing). */
+  verify?: 'size' | 'sha256';
+  /** Allow `sha256sum` over an exec channel (default true); otherwise the remote side is re-read. */
+  allowExec?: boolean;
+}
+
+export interface FileFailure {
+  path: string;
+  code: string;
+  message: string;
+}
+
+export interface TransferReport {
+  files: number;
+  skipped: number;
+  bytes: number;
+  failed: FileFailure[];
+  /** The weakest verification level reached over all files (size when none was hashed). */
+  verify: VerifyLevel;
+  elapsedMs: number;
+  /** Whether uploads were segmented (server accepted out-of-order writes), when it was probed. */
+  segmentedUploads?: boolean;
+}
+
+export interface ConnectionSample {
+  id: number;
+  /** Bytes moved by this connection during the job. */
+  bytes: number;
+  /** Bytes per second over the sliding window. */
+  rate: number;
+  inFlightBytes: number;
+  outstanding: number;
+  channels: Array<{ bytes: number; rate: number; inFlightBytes: number; outstanding: number }>;
+}
+
+export type EngineEvent =
+  | {
+    type: 'progress'; jobId: string; t: number; bytesDone: number; bytesTotal: number; filesDone: number; filesTotal: number;
+    /** Bytes per second over the sliding window. */
+    rate: number; scanning: boolean; connections: ConnectionSample[]; files: Array<{ path: string; bytes: number; size: number }>;
+  }
+  | { type: 'file'; jobId: string; path: string; target: string; size: number; state: 'done' | 'failed' | 'skipped'; verify?: VerifyLevel; error?: { code: string; message: string } }
+  | { type: 'connection'; id: number; state: 'up' | 'down'; reason?: string }
+  | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string };

@@ -1,0 +1,75 @@
+/**
+ * Electron main process: single-instance lock, `app://` protocol, one hardened window, the service
+ * (engine coordinator; its SSH connections run in worker threads), validated IPC and the menu.
+ */
+import { app, BrowserWindow, Menu } from 'electron';
+import * as path from 'node:path';
+import { SluiceService } from '../app/node/service';
+import { resolveHome } from '../app/node/stores/sites';
+import { registerService, attachWindow } from './ipc/register';
+import { menuTemplate } from './menu';
+import { SafeStorageSecretStore } from './platform/secretStore';
+import { APP_ORIGIN, handleAppProtocol, registerAppScheme } from './protocol';
+import { createMainWindow, hardenWebContents } from './window';
+
+/** dist/main/index.js -> repo (or asar) root. */
+const ROOT = path.join(__dirname, '..', '..');
+const RENDERER_DIR = path.join(ROOT, 'renderer', 'dist');
+const PRELOAD = path.join(__dirname, 'preload', 'preload.js');
+
+let mainWindow: BrowserWindow | null = null;
+let service: SluiceService | null = null;
+
+function createWindow(svc: SluiceService): BrowserWindow {
+  const win = createMainWindow(PRELOAD);
+  attachWindow(svc, win.webContents);
+  win.once('ready-to-show', () => win.show());
+  win.on('closed', () => { mainWindow = null; });
+  void win.loadURL(`${APP_ORIGIN}/index.html`);
+  return win;
+}
+
+async function start(): Promise<void> {
+  handleAppProtocol(RENDERER_DIR);
+  const home = resolveHome();
+  const secrets = new SafeStorageSecretStore({
+    file: path.join(home, 'secrets.json'),
+    allowInsecure: () => service?.insecureSecretStorageAllowed() ?? false,
+    warn: (m) => console.warn(`[sluice] ${m}`),
+  });
+  service = new SluiceService({ home, secrets });
+  registerService(service);
+  Menu.setApplicationMenu(Menu.buildFromTemplate(menuTemplate(process.platform, !app.isPackaged)));
+  mainWindow = createWindow(service);
+}
+
+registerAppScheme();
+// Every web contents (windows, and anything a bug might create) is hardened before it loads anything.
+app.on('web-contents-created', (_event, wc) => hardenWebContents(wc));
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  app.on('second-instance', () => {
+    if (!mainWindow) return;
+    if (mainWindow.isMinimized()) mainWindow.restore();
+    mainWindow.focus();
+  });
+  app.on('window-all-closed', () => {
+    if (process.platform !== 'darwin') app.quit();
+  });
+  app.on('activate', () => {
+    if (service && BrowserWindow.getAllWindows().length === 0) mainWindow = createWindow(service);
+  });
+  let closing = false;
+  app.on('before-quit', (event) => {
+    if (!service || closing) return;
+    closing = true;
+    event.preventDefault();
+    void service.close().finally(() => app.quit());
+  });
+  app.whenReady().then(start).catch((e: unknown) => {
+    console.error('[sluice] failed to start:', e);
+    app.exit(1);
+  });
+}

@@ -1,0 +1,36 @@
+/** The application menu: the usual roles and shortcuts (Electron `role` items carry platform accelerators). */
+import type { MenuItemConstructorOptions } from 'electron';
+import { openExternalSafely } from './window';
+
+export const PROJECT_URL = 'https://github.com/sluice-sftp/sluice';
+
+/**
+ * @param platform `process.platform`; macOS gets the app menu and Cmd-based window roles
+ * @param devTools whether to offer Toggle Developer Tools (unpackaged builds only)
+ */
+export function menuTemplate(platform: NodeJS.Platform, devTools: boolean): MenuItemConstructorOptions[] {
+  const mac = platform === 'darwin';
+  const template: MenuItemConstructorOptions[] = [];
+  if (mac) template.push({ role: 'appMenu' });
+  template.push(
+    { label: 'File', submenu: [mac ? { role: 'close' } : { role: 'quit' }] },
+    {
+      label: 'Edit',
+      submenu: [
+        { role: 'undo' }, { role: 'redo' }, { type: 'separator' },
+        { role: 'cut' }, { role: 'copy' }, { role: 'paste' }, { role: 'selectAll' },
+      ],
+    },
+    {
+      label: 'View',
+      submenu: [
+        { role: 'resetZoom' }, { role: 'zoomIn' }, { role: 'zoomOut' }, { type: 'separator' },
+        { role: 'togglefullscreen' },
+        ...(devTools ? [{ type: 'separator' } as const, { role: 'reload' } as const, { role: 'toggleDevTools' } as const] : []),
+      ],
+    },
+    { role: 'windowMenu' },
+    { role: 'help', submenu: [{ label: 'Sluice on GitHub', click: () => { openExternalSafely(PROJECT_URL); } }] },
+  );
+  return template;
+}

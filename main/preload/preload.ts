@@ -1,0 +1,79 @@
+/**
+ * The contextBridge allowlist: `window.sluice` gets one named function per contract channel, `on()` for
+ * the contract's events only, and `pathForFile()` for files dropped from the OS. Nothing generic
+ * (no `invoke(channel)`, no `send`, no raw ipcRenderer), and no IpcRendererEvent reaches the page.
+ *
+ * Sandboxed preloads can only `require('electron')` (and a few Node built-ins), so this file imports the
+ * contract for types only; the channel and event names are spelled here and the unit test checks them
+ * against the contract (app/common/ipc/contract.ts).
+ */
+import { contextBridge, ipcRenderer, webUtils, type IpcRendererEvent } from 'electron';
+import type { Bridge, EventName, EventPayloads, InvokeChannel } from '../../app/common/ipc/contract';
+
+/** Same format as `invokeIpcChannel()` in the contract. */
+const call = (channel: InvokeChannel) => (request?: unknown) => ipcRenderer.invoke(`sluice:invoke:${channel}`, request);
+
+const EVENTS: { readonly [E in EventName]: true } = {
+  'queue.snapshot': true,
+  'queue.delta': true,
+  'progress': true,
+  'hostKey.prompt': true,
+  'conflict.prompt': true,
+  'prompt.closed': true,
+  'session.status': true,
+  'log': true,
+};
+
+type GetPathForFile = typeof webUtils.getPathForFile;
+
+export const api: Bridge = {
+  sitesList: call('sites.list'),
+  sitesSave: call('sites.save'),
+  sitesDelete: call('sites.delete'),
+  sitesDuplicate: call('sites.duplicate'),
+  foldersCreate: call('folders.create'),
+  foldersDelete: call('folders.delete'),
+  sessionConnect: call('session.connect'),
+  sessionDisconnect: call('session.disconnect'),
+  sessionList: call('session.list'),
+  hostKeyAnswer: call('hostKey.answer'),
+  remoteList: call('remote.list'),
+  remoteMkdir: call('remote.mkdir'),
+  remoteRename: call('remote.rename'),
+  remoteRemove: call('remote.remove'),
+  localList: call('local.list'),
+  localMkdir: call('local.mkdir'),
+  localRename: call('local.rename'),
+  localRemove: call('local.remove'),
+  localHome: call('local.home'),
+  queueEnqueue: call('queue.enqueue'),
+  queueSnapshot: call('queue.snapshot'),
+  queuePause: call('queue.pause'),
+  queueResume: call('queue.resume'),
+  queueCancel: call('queue.cancel'),
+  queueRetry: call('queue.retry'),
+  queueClearFinished: call('queue.clearFinished'),
+  conflictAnswer: call('conflict.answer'),
+  settingsGet: call('settings.get'),
+  settingsSet: call('settings.set'),
+
+  on<E extends EventName>(event: E, listener: (payload: EventPayloads[E]) => void): () => void {
+    if (!Object.prototype.hasOwnProperty.call(EVENTS, event) || typeof listener !== 'function') {
+      throw new TypeError(`Unknown event ${String(event)}`);
+    }
+    const channel = `sluice:event:${event}`;
+    const forward = (_e: IpcRendererEvent, payload: EventPayloads[E]): void => listener(payload);
+    ipcRenderer.on(channel, forward);
+    return () => { ipcRenderer.removeListener(channel, forward); };
+  },
+
+  pathForFile(file: object): string {
+    try {
+      return webUtils.getPathForFile(file as Parameters<GetPathForFile>[0]);
+    } catch {
+      return '';
+    }
+  },
+};
+
+contextBridge.exposeInMainWorld('sluice', api);

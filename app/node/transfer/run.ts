@@ -172,9 +172,11 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
     }
   };
 
-  const removeTemp = async (f: FileState) => {
-    if (put) await session.call('remove', { path: f.temp }).catch(() => undefined);
-    else await fs.promises.unlink(f.temp).catch(() => undefined);
+  const cleanups: Array<Promise<unknown>> = [];
+  const removeTemp = (f: FileState): Promise<unknown> => {
+    const p = put ? session.call('remove', { path: f.temp }).catch(() => undefined) : fs.promises.unlink(f.temp).catch(() => undefined);
+    cleanups.push(p);
+    return p;
   };
 
   const giveUp = (f: FileState, e: SluiceError) => {
@@ -384,6 +386,7 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
       const destPath = req.dest === '' ? await session.realpath('.') : req.dest;
       const destStat = await session.stat(destPath);
       const destIsDir = destStat?.type === 'dir';
+      if (!destStat && destPath.endsWith('/')) throw new SluiceError('NO_SUCH_FILE', `folder ${destPath} does not exist on the server`);
       if (req.sources.length > 1 && !destIsDir) throw new SluiceError('USAGE', `target ${destPath} is not a folder (several sources need a folder)`);
       for (const src of req.sources) {
         let st: fs.Stats;
@@ -403,6 +406,7 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
       const destPath = path.resolve(req.dest);
       const destStat = await fs.promises.stat(destPath).catch(() => null);
       const destIsDir = destStat?.isDirectory() ?? false;
+      if (!destStat && /[\\/]$/.test(req.dest)) throw new SluiceError('LOCAL_IO', `folder ${destPath} does not exist`);
       if (req.sources.length > 1 && !destIsDir) throw new SluiceError('USAGE', `target ${destPath} is not a folder (several sources need a folder)`);
       for (const src0 of req.sources) {
         const src = src0 === '' ? await session.realpath('.') : src0;
@@ -443,7 +447,8 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
     clearInterval(timer);
     signal?.removeEventListener('abort', onAbort);
     sample();
-    await Promise.all([...files].map((f) => removeTemp(f)));
+    for (const f of files) void removeTemp(f);
+    await Promise.all(cleanups);
   }
   if (aborted) throw aborted;
   if (session.fatalError) throw session.fatalError;

@@ -413,6 +413,7 @@ export class SluiceService {
       useAgent: site.authMethod === 'agent',
       password: secret,
       env: { ...this.env, SLUICE_PASSWORD: undefined },
+      home: this.env.HOME ?? os.homedir(),
     }, (msg) => this.log('warn', msg, site.id));
     // known_hosts is re-read on every connect: another program (or another site) may have changed it.
     const knownHosts = await KnownHosts.load(this.knownHostsPaths);

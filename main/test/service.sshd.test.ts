@@ -1,0 +1,134 @@
+/**
+ * The service (app/node/service.ts) over the real engine against a private OpenSSH sshd
+ * (e2e/fixtures/sshd.ts): unknown host key prompt, accept-save, browse, upload + download with SHA-256
+ * check, the conflict prompt, a changed host key. Lives in main/test because app/node may not import e2e/.
+ */
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { SluiceService } from '../../app/node/service';
+import { MemorySecretStore } from '../../app/node/stores/sites';
+import { startSshd, SSHD_PATH, type SshdServer } from '../../e2e/fixtures/sshd';
+import type { EventName, EventPayloads } from '../../app/common/ipc/contract';
+
+const WAIT_MS = 30_000;
+const sha256 = (file: string): string => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+
+interface Ctx {
+  server: SshdServer;
+  service: SluiceService;
+  home: string;
+  knownHosts: string;
+  siteId: string;
+  next<E extends EventName>(name: E, pred?: (p: EventPayloads[E]) => boolean): Promise<EventPayloads[E]>;
+}
+
+async function setup(t: { after: (fn: () => Promise<void>) => void }): Promise<Ctx> {
+  const server = await startSshd();
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-svc-sshd-'));
+  const knownHosts = path.join(home, 'known_hosts');
+  const service = new SluiceService({ home, secrets: new MemorySecretStore(), knownHostsPath: knownHosts, env: { HOME: home, PATH: process.env.PATH }, readyTimeoutMs: WAIT_MS });
+  t.after(async () => {
+    await service.close();
+    await server.stop();
+    fs.rmSync(home, { recursive: true, force: true });
+  });
+  const saved = await service.invoke('sites.save', {
+    site: { name: 'sshd', folder: 'Tests', host: server.host, port: server.port, user: server.user, authMethod: 'key', keyPath: server.clientKeyPath, connections: 2, channels: 2 },
+  });
+  assert.ok(saved.ok, JSON.stringify(saved));
+  const waiters = new Set<{ name: EventName; pred: (p: never) => boolean; resolve: (p: unknown) => void }>();
+  service.subscribe((name, payload) => {
+    for (const w of [...waiters]) if (w.name === name && w.pred(payload as never)) { waiters.delete(w); w.resolve(payload); }
+  });
+  return {
+    server, service, home, knownHosts, siteId: saved.value.id,
+    next: (name, pred = () => true) => new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${name}`)), WAIT_MS);
+      waiters.add({ name, pred: pred as (p: never) => boolean, resolve: (p) => { clearTimeout(timer); resolve(p as never); } });
+    }),
+  };
+}
+
+async function connectAccepting(c: Ctx): Promise<void> {
+  const prompt = c.next('hostKey.prompt');
+  const connecting = c.service.invoke('session.connect', { siteId: c.siteId });
+  const p = await prompt;
+  assert.equal(p.kind, 'unknown');
+  assert.ok((await c.service.invoke('hostKey.answer', { promptId: p.promptId, answer: 'accept-save' })).ok);
+  const status = await connecting;
+  assert.ok(status.ok, JSON.stringify(status));
+  assert.equal(status.value.state, 'connected');
+  assert.ok(status.value.cipher && status.value.kex, 'negotiated algorithms reported');
+}
+
+async function waitJobs(c: Ctx, ids: string[], state: 'done' | 'failed'): Promise<void> {
+  const settled = (): boolean => ids.every((id) => c.service.jobs().find((j) => j.id === id)?.state === state);
+  if (settled()) return;
+  await c.next('queue.delta', settled);
+}
+
+test('real sshd: accept the unknown key, browse, upload and download with matching SHA-256', { skip: fs.existsSync(SSHD_PATH) ? false : `${SSHD_PATH} not installed` }, async (t) => {
+  const c = await setup(t);
+  await connectAccepting(c);
+  assert.equal(fs.readFileSync(c.knownHosts, 'utf8').trim(), c.server.knownHostsLine().trim());
+
+  const local = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-svc-local-'));
+  t.after(async () => fs.rmSync(local, { recursive: true, force: true }));
+  const src = path.join(local, 'payload.bin');
+  fs.writeFileSync(src, randomBytes(3 * 1024 * 1024 + 17));
+
+  const up = await c.service.invoke('queue.enqueue', { siteId: c.siteId, direction: 'upload', sources: [src], dest: c.server.root });
+  assert.ok(up.ok, JSON.stringify(up));
+  await waitJobs(c, up.value.jobIds, 'done');
+  assert.equal(sha256(path.join(c.server.root, 'payload.bin')), sha256(src));
+
+  const listing = await c.service.invoke('remote.list', { siteId: c.siteId, path: c.server.root });
+  assert.ok(listing.ok);
+  assert.deepEqual(listing.value.entries.map((e) => [e.name, e.type, e.size]), [['payload.bin', 'file', 3 * 1024 * 1024 + 17]]);
+
+  const back = path.join(local, 'back');
+  fs.mkdirSync(back);
+  const down = await c.service.invoke('queue.enqueue', { siteId: c.siteId, direction: 'download', sources: [path.join(c.server.root, 'payload.bin')], dest: back });
+  assert.ok(down.ok);
+  await waitJobs(c, down.value.jobIds, 'done');
+  assert.equal(sha256(path.join(back, 'payload.bin')), sha256(src));
+
+  // Same upload again: the target exists, so the conflict dialog asks; "skip" leaves the remote file alone.
+  fs.writeFileSync(src, 'different now');
+  const prompt = c.next('conflict.prompt');
+  const again = await c.service.invoke('queue.enqueue', { siteId: c.siteId, direction: 'upload', sources: [src], dest: c.server.root });
+  assert.ok(again.ok);
+  const p = await prompt;
+  assert.equal(p.target, path.join(c.server.root, 'payload.bin'));
+  assert.equal(p.existing?.size, 3 * 1024 * 1024 + 17);
+  assert.ok((await c.service.invoke('conflict.answer', { promptId: p.promptId, choice: 'skip', forAll: false })).ok);
+  await waitJobs(c, again.value.jobIds, 'done');
+  assert.equal(sha256(path.join(c.server.root, 'payload.bin')), sha256(path.join(back, 'payload.bin')));
+});
+
+test('real sshd: a changed host key fails the connect with the red prompt and transfers nothing', { skip: fs.existsSync(SSHD_PATH) ? false : `${SSHD_PATH} not installed` }, async (t) => {
+  const c = await setup(t);
+  await connectAccepting(c);
+  assert.ok((await c.service.invoke('session.disconnect', { siteId: c.siteId })).ok);
+  await c.server.rotateHostKeys();
+
+  const red = c.next('hostKey.prompt');
+  const res = await c.service.invoke('session.connect', { siteId: c.siteId });
+  assert.equal(res.ok ? '' : res.error.code, 'HOSTKEY_CHANGED');
+  const p = await red;
+  assert.equal(p.kind, 'changed');
+  assert.ok(p.previous && p.previous.length >= 1 && p.previous[0].fingerprint !== p.presented.fingerprint);
+
+  const local = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-svc-local-'));
+  t.after(async () => fs.rmSync(local, { recursive: true, force: true }));
+  fs.writeFileSync(path.join(local, 'x.txt'), 'x');
+  const job = await c.service.invoke('queue.enqueue', { siteId: c.siteId, direction: 'upload', sources: [path.join(local, 'x.txt')], dest: c.server.root });
+  assert.ok(job.ok);
+  await waitJobs(c, job.value.jobIds, 'failed');
+  assert.equal(c.service.jobs().find((j) => j.id === job.value.jobIds[0])?.error?.code, 'HOSTKEY_CHANGED');
+  assert.deepEqual(fs.readdirSync(c.server.root), [], 'nothing reached the server');
+});

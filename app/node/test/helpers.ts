@@ -1,0 +1,240 @@
+/**
+ * Shared helpers of the end-to-end CLI suite (app/node/test): spawn the real `sluice` CLI with a bounded
+ * time, collect its output and NDJSON events, make random files and trees, hash them.
+ * The servers come from e2e/fixtures (re-exported here, so only this file crosses into e2e/).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, randomFillSync } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { CLI_BIN } from '../cli';
+import type { EngineEvent, TransferReport } from '../transfer/types';
+
+/* eslint-disable no-restricted-imports -- test-only: the e2e server fixtures (private sshd, scripted ssh2 server, Toxiproxy) */
+export { SSHD_PATH, startSshd, startTestServer, type SshServer, type SshdServer } from '../../../e2e/fixtures/sshd';
+export { fakeFileEntry, startScriptedServer, type ScriptedServer } from '../../../e2e/fixtures/scriptedServer';
+export { serveSftp, type ConnectionState } from '../../../e2e/fixtures/ssh2SftpServer';
+export { startToxiproxy, toxiproxyAvailable, type Toxiproxy } from '../../../e2e/fixtures/toxiproxy';
+export { generateKeyFile, knownHostsLineFor, makeTempDir, removeDir, waitUntil, killOnExit } from '../../../e2e/fixtures/tmp';
+/* eslint-enable no-restricted-imports */
+
+/** A server as the CLI sees it. */
+export interface Target {
+  user: string;
+  port: number;
+  clientKeyPath: string;
+}
+
+/** `sftp://user@127.0.0.1:PORT<absPath>`. */
+export function urlOf(t: Target, absPath: string): string {
+  return `sftp://${t.user}@127.0.0.1:${t.port}${absPath}`;
+}
+
+/** Flags every non-interactive test run passes: no prompts, no agent, the fixture key, no progress bar. */
+export function baseFlags(t: Pick<Target, 'clientKeyPath'>): string[] {
+  return ['--batch', '--no-agent', '-i', t.clientKeyPath, '--no-progress'];
+}
+
+/** What a finished CLI run produced. */
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** Parsed NDJSON lines of stdout (only with `--json`). */
+  events: Array<EngineEvent | ({ type: 'report' } & TransferReport)>;
+  /** The final `{"type":"report"}` line, when present. */
+  report?: TransferReport;
+  /** Wall time of the run, ms. */
+  ms: number;
+}
+
+/** A running CLI. */
+export interface CliRun {
+  child: ChildProcess;
+  /** Resolves when the process exits (rejects when it outlives `timeoutMs`, after SIGKILLing it). */
+  result: Promise<CliResult>;
+  /** Resolves with the first NDJSON event matching `pred` (rejects on timeout or exit). */
+  waitForEvent(pred: (e: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+}
+
+/** Options of {@link startCli}. */
+export interface CliOptions {
+  /** Known hosts file; becomes SLUICE_KNOWN_HOSTS. */
+  knownHosts: string;
+  /** Extra environment (undefined removes a variable). */
+  env?: Record<string, string | undefined>;
+  /** Kill the CLI after this long (ms); default 60 s. */
+  timeoutMs?: number;
+  cwd?: string;
+}
+
+let emptyHome: string | undefined;
+
+/** A HOME without ~/.ssh, so the CLI uses only what the test gives it. */
+function testHome(): string {
+  if (!emptyHome) {
+    emptyHome = fs.mkdtempSync('/tmp/sluice-test-home-');
+    process.on('exit', () => fs.rmSync(emptyHome as string, { recursive: true, force: true }));
+  }
+  return emptyHome;
+}
+
+/**
+ * Spawns `node bin/sluice.js ARGS` with SLUICE_KNOWN_HOSTS set, no ssh-agent, an empty HOME and no terminal.
+ * The child never outlives `timeoutMs`.
+ */
+export function startCli(args: string[], opts: CliOptions): CliRun {
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: testHome(), SLUICE_KNOWN_HOSTS: opts.knownHosts };
+  delete env.SSH_AUTH_SOCK;
+  delete env.SLUICE_PASSWORD;
+  for (const [k, v] of Object.entries(opts.env ?? {})) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  const started = Date.now();
+  const child = spawn(process.execPath, [CLI_BIN, ...args], { env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  let partial = '';
+  const events: Array<Record<string, unknown>> = [];
+  const waiters = new Set<{ pred: (e: Record<string, unknown>) => boolean; resolve: (e: Record<string, unknown>) => void }>();
+  child.stdout!.on('data', (d: Buffer) => {
+    const text = d.toString();
+    stdout += text;
+    partial += text;
+    const lines = partial.split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      if (!line.startsWith('{')) continue;
+      let e: Record<string, unknown>;
+      try { e = JSON.parse(line) as Record<string, unknown>; } catch { continue; }
+      events.push(e);
+      for (const w of [...waiters]) if (w.pred(e)) { waiters.delete(w); w.resolve(e); }
+    }
+  });
+  child.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
+  const timeoutMs = opts.timeoutMs ?? 60_000;
+  let timedOut = false;
+  const timer = setTimeout(() => { timedOut = true; child.kill('SIGKILL'); }, timeoutMs);
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const result = exited.then(() => {
+    clearTimeout(timer);
+    if (timedOut) throw new Error(`sluice ${args.join(' ')} did not finish within ${timeoutMs} ms\nstderr: ${stderr}`);
+    const report = events.find((e) => e.type === 'report') as (TransferReport & { type: 'report' }) | undefined;
+    return {
+      code: child.exitCode, signal: child.signalCode as NodeJS.Signals | null, stdout, stderr,
+      events: events as CliResult['events'], report, ms: Date.now() - started,
+    };
+  });
+  return {
+    child,
+    result,
+    waitForEvent(pred, ms = 30_000) {
+      const seen = events.find(pred);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const w = { pred, resolve: (e: Record<string, unknown>) => { clearTimeout(t); resolve(e); } };
+        const t = setTimeout(() => { waiters.delete(w); reject(new Error(`no matching event within ${ms} ms; stderr: ${stderr}`)); }, ms);
+        waiters.add(w);
+        void exited.then(() => {
+          if (!waiters.has(w)) return;
+          waiters.delete(w); clearTimeout(t);
+          reject(new Error(`sluice exited (${child.exitCode ?? child.signalCode}) before the awaited event; stderr: ${stderr}`));
+        });
+      });
+    },
+  };
+}
+
+/** Runs the CLI to completion; see {@link startCli}. */
+export function runCli(args: string[], opts: CliOptions): Promise<CliResult> {
+  return startCli(args, opts).result;
+}
+
+/** A `progress` event that shows bytes moving. */
+export function isProgressWithBytes(e: Record<string, unknown>): boolean {
+  return e.type === 'progress' && typeof e.bytesDone === 'number' && e.bytesDone > 0;
+}
+
+/** Writes `size` random bytes to `p` (1 MiB chunks, each fresh, so misplaced blocks cannot match by chance). */
+export function writeRandomFile(p: string, size: number): void {
+  const fd = fs.openSync(p, 'w');
+  try {
+    const chunk = Buffer.alloc(Math.min(size, 1 << 20));
+    for (let done = 0; done < size;) {
+      const n = Math.min(chunk.length, size - done);
+      randomFillSync(chunk, 0, n);
+      fs.writeSync(fd, chunk, 0, n);
+      done += n;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Hex SHA-256 of a file's content. */
+export async function sha256File(p: string): Promise<string> {
+  const h = createHash('sha256');
+  for await (const chunk of fs.createReadStream(p, { highWaterMark: 1 << 20 })) h.update(chunk as Buffer);
+  return h.digest('hex');
+}
+
+/** `SHA256:<unpadded base64>` of a public key blob, as OpenSSH prints it. */
+export function fingerprintOf(blob: Buffer): string {
+  return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
+}
+
+/** One entry of {@link treeOf}: relative path, and for files size and SHA-256. */
+export interface TreeEntry {
+  rel: string;
+  type: 'dir' | 'file';
+  size?: number;
+  sha256?: string;
+}
+
+/** Every folder and file under `root` (sorted by relative path), with sizes and hashes of files. */
+export async function treeOf(root: string): Promise<TreeEntry[]> {
+  const out: TreeEntry[] = [];
+  const walk = async (dir: string, rel: string): Promise<void> => {
+    for (const e of await fs.promises.readdir(dir, { withFileTypes: true })) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      const full = path.join(dir, e.name);
+      if (e.isDirectory()) {
+        out.push({ rel: r, type: 'dir' });
+        await walk(full, r);
+      } else {
+        out.push({ rel: r, type: 'file', size: fs.statSync(full).size, sha256: await sha256File(full) });
+      }
+    }
+  };
+  await walk(root, '');
+  return out.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+}
+
+/** Names in `dir` that look like Sluice temporary files (`.NAME.sluice-XXXXXXXX.part`), recursively. */
+export function tempFilesUnder(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const full = path.join(d, e.name);
+      if (/\.sluice-[0-9a-f]{8}\.part$/.test(e.name)) out.push(full);
+      if (e.isDirectory()) walk(full);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** Rejects with a message naming `what` when `p` does not settle within `ms`. */
+export function within<T>(what: string, ms: number, p: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms); });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Text for assertion messages: the CLI's exit and output. */
+export function describeRun(r: CliResult): string {
+  const out = r.stdout.split('\n').filter((l) => !l.includes('"type":"progress"')).join('\n');
+  return `exit ${r.code ?? r.signal} after ${r.ms} ms\n--- stderr ---\n${r.stderr}\n--- stdout (no progress) ---\n${out.slice(-4000)}`;
+}

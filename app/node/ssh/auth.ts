@@ -213,7 +213,8 @@ export function makeAuthHandler(m: AuthMaterial, askPassword?: () => Promise<str
   if (m.agent) steps.push({ kind: 'agent' });
   for (const key of m.keys) steps.push({ kind: 'key', key });
   if (m.password !== undefined || askPassword) steps.push({ kind: 'password' });
-  if (m.tryKeyboardInteractive && (m.password !== undefined || askPassword)) steps.push({ kind: 'keyboard-interactive' });
+  // A caller that can ask for a password can also answer a keyboard-interactive (e.g. one-time code) prompt.
+  if ((m.tryKeyboardInteractive || askPassword) && (m.password !== undefined || askPassword)) steps.push({ kind: 'keyboard-interactive' });
 
   let next = 0;
   let password = m.password;

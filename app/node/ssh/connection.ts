@@ -38,9 +38,10 @@ export class WorkerConnection {
   /**
    * @param id connection number within its pool (for progress and logs)
    * @param channels SFTP channels the worker will open (M)
+   * @param capacity channels this connection may grow to with {@link addChannels} (default `channels`)
    */
-  constructor(readonly id: number, readonly channels: number, private readonly hooks: ConnectionHooks) {
-    const sab = new SharedArrayBuffer(channels * COUNTERS_PER_CHANNEL * 8);
+  constructor(readonly id: number, public channels: number, private readonly hooks: ConnectionHooks, capacity = channels) {
+    const sab = new SharedArrayBuffer(Math.max(capacity, channels) * COUNTERS_PER_CHANNEL * 8);
     this.counters = new Float64Array(sab);
     this.worker = new Worker(WORKER_FILE);
     this.worker.on('message', (m: FromWorker) => this.onMessage(m));
@@ -56,6 +57,12 @@ export class WorkerConnection {
   async connect(params: Omit<ConnectParams, 'counters' | 'channels'>): Promise<ConnectInfo> {
     this.info = await this.call('connect', { ...params, channels: this.channels, counters: this.counters.buffer as SharedArrayBuffer });
     return this.info;
+  }
+
+  /** Opens `count` more SFTP channels on this connection (within the capacity given at construction). */
+  async addChannels(count: number): Promise<void> {
+    if (this.channels + count > this.counters.length / COUNTERS_PER_CHANNEL) throw new SluiceError('USAGE', 'channel capacity exceeded');
+    this.channels = await this.call('addChannels', { count });
   }
 
   /** Sends one operation to the worker. */

@@ -98,6 +98,12 @@ export class Session {
       const first = await s.addConnection();
       s.negotiated = first.info!.negotiated;
       s.authMethod = first.info!.authMethod;
+      if (s.authMethod === 'keyboard-interactive' && s.settings.connections > 1) {
+        // A keyboard-interactive (often 2FA) login would ask the user again per connection: widen this one instead.
+        await first.addChannels((s.settings.connections - 1) * s.settings.channels);
+        s.emit({ type: 'log', level: 'info', message: `keyboard-interactive login: using ${first.channels} channels on one connection instead of ${s.settings.connections} connections` });
+        return s;
+      }
       const rest = [];
       for (let i = 1; i < s.settings.connections; i++) rest.push(s.addConnection());
       const results = await Promise.allSettled(rest);
@@ -126,6 +132,7 @@ export class Session {
   private async addConnection(): Promise<WorkerConnection> {
     const id = this.conns.length;
     const o = this.options;
+    const capacity = id === 0 ? this.settings.connections * this.settings.channels : this.settings.channels;
     const conn = new WorkerConnection(id, this.settings.channels, {
       verifyHostKey: async (key) => {
         if (this.fatal) return { accept: false, reason: `${this.fatal.code}:${this.fatal.message}` };
@@ -151,7 +158,7 @@ export class Session {
         if (this.fatal?.code.startsWith('HOSTKEY')) return;
         this.emit({ type: 'connection', id, state: 'down', reason: e.message });
       },
-    });
+    }, capacity);
     this.conns.push(conn);
     await conn.connect({
       host: o.host,

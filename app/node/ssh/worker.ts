@@ -183,10 +183,7 @@ async function connect(params: ConnectParams): Promise<ConnectInfo> {
   });
 
   const sftp: SFTPWrapper[] = [];
-  for (let i = 0; i < params.channels; i++) {
-    sftp.push(await new Promise<SFTPWrapper>((resolve, reject) =>
-      client.sftp((e, s) => (e ? reject(new SluiceError('REMOTE_FAILURE', `cannot open SFTP channel: ${e.message}`)) : resolve(s)))));
-  }
+  for (let i = 0; i < params.channels; i++) sftp.push(await openSftp(client));
   const limits = sftp[0] as unknown as { _maxReadLen: number; _maxWriteLen: number; _extensions: Record<string, string> };
   const info: ConnectInfo = {
     negotiated: negotiated ?? { kex: '?', serverHostKey: '?', cipher: '?', mac: '?' },
@@ -205,6 +202,20 @@ async function connect(params: ConnectParams): Promise<ConnectInfo> {
     nextChannel: 0,
   };
   return info;
+}
+
+function openSftp(client: Client): Promise<SFTPWrapper> {
+  return new Promise<SFTPWrapper>((resolve, reject) =>
+    client.sftp((e, s) => (e ? reject(new SluiceError('REMOTE_FAILURE', `cannot open SFTP channel: ${e.message}`)) : resolve(s))));
+}
+
+async function addChannels(a: WorkerOps['addChannels'][0]): Promise<number> {
+  const c = requireConn();
+  for (let i = 0; i < a.count; i++) {
+    c.sftp.push(await openSftp(c.client));
+    c.slots.push(new RequestSlots(c.params.requests));
+  }
+  return c.sftp.length;
 }
 
 function rangeOptions(channel: number, chunkSize: number, taskId: number): RangeOptions & { flush(): void } {
@@ -529,6 +540,7 @@ async function probeOutOfOrder(a: WorkerOps['probeOutOfOrder'][0]): Promise<bool
 
 const ops: { [K in OpName]: (arg: WorkerOps[K][0]) => Promise<WorkerOps[K][1]> } = {
   connect,
+  addChannels,
   stat,
   list,
   realpath: (a) => call<string>((cb) => sftpOf(a.channel).realpath(a.path, cb as never), a.path),

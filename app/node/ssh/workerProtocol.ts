@@ -90,6 +90,8 @@ export type CommitMode = 'overwrite' | 'no-clobber';
 /** Operation name → [argument, result]. */
 export interface WorkerOps {
   connect: [ConnectParams, ConnectInfo];
+  /** Opens more SFTP channels on this connection (room must exist in the counters); returns the channel count. */
+  addChannels: [{ count: number }, number];
   stat: [{ channel?: number; path: string; follow?: boolean }, RemoteStat | null];
   list: [{ channel?: number; path: string }, RemoteEntry[]];
   realpath: [{ channel?: number; path: string }, string];

@@ -29,6 +29,8 @@ export default tseslint.config(
   },
   {
     files: ['app/node/**/*.ts'],
+    // Tests may use the e2e fixtures (private sshd, scripted server, Toxiproxy).
+    ignores: ['**/*.test.ts', 'app/node/test/**'],
     rules: banned(['electron', 'react', '**/main/**', '**/renderer/**', '**/e2e/**'],
       'app/node is the engine in plain Node: no Electron, React, main/, renderer/ or e2e/ (ARCHITECTURE.md).'),
   },

@@ -373,3 +373,16 @@ test('local browsing: list, mkdir, rename refuses to overwrite, remove', async (
   const notConnected = await h.service.invoke('remote.list', { siteId: h.siteId, path: '/' });
   assert.equal(notConnected.ok ? '' : notConnected.error.code, 'NOT_CONNECTED');
 });
+
+test('site ciphers are validated and passed to the engine', async (t) => {
+  const h = await harness(t, { site: { ciphers: ['aes256-gcm@openssh.com', 'aes128-ctr'] } });
+  await acceptHostKey(h);
+  assert.deepEqual(h.engine.opened[0].algorithms?.cipher, ['aes256-gcm@openssh.com', 'aes128-ctr']);
+  const bad = await h.service.invoke('sites.save', { site: { id: h.siteId, name: 'Lab', folder: '', host: '127.0.0.1', port: 2222, user: 'u', authMethod: 'agent', ciphers: ['rot13'] } });
+  assert.ok(bad.ok);
+  assert.ok((await h.service.invoke('session.disconnect', { siteId: h.siteId })).ok);
+  const res = await h.service.invoke('session.connect', { siteId: h.siteId });
+  assert.equal(res.ok ? '' : res.error.code, 'USAGE');
+  assert.match(res.ok ? '' : res.error.message, /rot13/);
+  assert.equal(h.engine.opened.length, 1, 'the engine was not asked to connect with an unknown cipher');
+});

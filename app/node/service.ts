@@ -23,6 +23,8 @@ import { canTransition, type Job, type JobState } from '../common/model/job';
 import type { Site, SiteView } from '../common/model/site';
 import { applyQueueEvents, emptyQueue, jobsInOrder, type JobPatch, type QueueEvent, type QueueState } from '../common/queue/reducer';
 import { SluiceError, fromLocalError } from './errors';
+import type { Algorithms } from 'ssh2';
+import { buildAlgorithms } from './ssh/algorithms';
 import { gatherAuth, type AuthMaterial } from './ssh/auth';
 import { HostKeyPolicy } from './ssh/hostKeys';
 import { KnownHosts, defaultKnownHostsPaths, type KnownHostsPaths } from './stores/knownHosts';
@@ -49,7 +51,7 @@ export interface EngineOpenOptions {
   port: number;
   username: string;
   auth: AuthMaterial;
-  algorithms?: { cipher: string[] };
+  algorithms?: Algorithms;
   connections?: number;
   channels?: number;
   readyTimeoutMs?: number;
@@ -428,7 +430,8 @@ export class SluiceService {
     try {
       const engine = await this.engine({
         host: site.host, port: site.port, username: site.user, auth,
-        ...(site.ciphers?.length ? { algorithms: { cipher: site.ciphers } } : {}),
+        // Validates the site's cipher names (USAGE error naming the unknown one); default: AES-aware order.
+        algorithms: buildAlgorithms(site.ciphers?.length ? { cipher: site.ciphers } : {}),
         connections: site.connections ?? 1,
         channels: site.channels ?? 1,
         readyTimeoutMs: this.readyTimeoutMs,

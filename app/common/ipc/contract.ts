@@ -70,7 +70,13 @@ export interface SessionStatus {
   error?: { code: string; message: string };
 }
 
-/** Host key dialog content. `changed` is the red, dangerous case; `rotated` = server announced a new key via hostkeys-00@openssh.com for a host we already trust. */
+/**
+ * Host key dialog content.
+ * - `unknown`: neutral dialog; answers accept-once / accept-save / reject; the connect waits for the answer.
+ * - `changed` / `revoked`: the red dialog. The connect has already failed (HOSTKEY_CHANGED / HOSTKEY_REVOKED);
+ *   any answer only closes it, nothing is accepted or saved from it.
+ * - `rotated`: reserved. The engine learns keys a trusted server announces (hostkeys-00@openssh.com) without asking.
+ */
 export interface HostKeyPrompt {
   promptId: string;
   siteId: string;
@@ -170,7 +176,11 @@ export const invokeSchemas = {
   /** Fails with FOLDER_NOT_EMPTY when a site or subfolder is inside. */
   'folders.delete': z.strictObject({ path: folderPath.min(1) }),
 
-  /** Opens (or reuses) the site's session. `password` is used once when none is stored. */
+  /**
+   * Opens (or reuses) the site's session; resolves once connected (an unknown host key is asked via
+   * `hostKey.prompt` meanwhile). `password` (password sites) is used for this session only; without it the
+   * stored one is used, and with neither the connect fails AUTH_FAILED: ask the user and call again.
+   */
   'session.connect': z.strictObject({ siteId: id, password: z.string().max(4096).optional() }),
   'session.disconnect': siteRef,
   'session.list': none,

@@ -24,6 +24,7 @@ export class Scheduler {
   private active = 0;
   private ended = false;
   private deadLanes = 0;
+  private readonly deadConns = new Set<Lane['conn']>();
   private stopped: SluiceError | null = null;
   private drainedResolve!: () => void;
   /** Resolves when end() was called and every task has finished or failed. */
@@ -69,30 +70,56 @@ export class Scheduler {
   }
 
   private checkDrained(): void {
-    if ((this.ended || this.stopped) && this.active === 0 && this.queue.length === 0) this.drainedResolve();
+    if ((this.ended || this.stopped) && this.active === 0 && this.queue.length === 0) {
+      this.drainedResolve();
+      for (const wake of this.idle.splice(0)) wake();
+    }
   }
 
-  private async take(): Promise<Task | null> {
+  /** The lane's connection is gone, or one of its calls failed with a connection error. */
+  private isDead(lane: Lane): boolean {
+    return lane.conn.closed || this.deadConns.has(lane.conn);
+  }
+
+  /**
+   * Next task for `lane`, or null when the lane is dead or the scheduler is finished. Loops stay while tasks
+   * are running even after end(): a running task may still be re-queued by a connection loss.
+   */
+  private async take(lane: Lane): Promise<Task | null> {
     for (;;) {
+      if (this.isDead(lane)) return null;
       const t = this.queue.shift();
-      if (t) return t;
-      if (this.ended || this.stopped) return null;
+      if (t) {
+        // Counted at once, so loops woken in the same tick do not see an idle, ended scheduler and exit.
+        this.active++;
+        return t;
+      }
+      if (this.stopped || (this.ended && this.active === 0)) return null;
       await new Promise<void>((r) => this.idle.push(r));
     }
   }
 
   private async loop(lane: Lane): Promise<void> {
     for (;;) {
-      if (lane.conn.closed) { this.laneDied(); return; }
-      const task = await this.take();
-      if (!task) { this.checkDrained(); return; }
-      this.active++;
+      const task = await this.take(lane);
+      if (!task) {
+        if (this.isDead(lane)) {
+          // This loop may have been woken for a task it cannot run: pass the wake-up on.
+          this.idle.shift()?.();
+          this.laneDied();
+        }
+        this.checkDrained();
+        return;
+      }
       try {
         await task.run(lane);
       } catch (e) {
         const se = e instanceof SluiceError ? e : new SluiceError('REMOTE_FAILURE', (e as Error)?.message ?? String(e));
         task.attempts = (task.attempts ?? 0) + 1;
-        if (CONNECTION_ERRORS.has(se.code) && lane.conn.closed && task.attempts < this.maxAttempts && !this.stopped) {
+        const connectionLost = CONNECTION_ERRORS.has(se.code);
+        // The worker may report the loss before the coordinator has seen the connection close: trust the error.
+        if (connectionLost) this.deadConns.add(lane.conn);
+        if (connectionLost && task.attempts < this.maxAttempts && !this.stopped) {
           this.insert(task);
           this.idle.shift()?.();
         } else {

@@ -1,7 +1,7 @@
 /**
  * The service (app/node/service.ts) over the real engine against a private OpenSSH sshd
  * (e2e/fixtures/sshd.ts): unknown host key prompt, accept-save, browse, upload + download with SHA-256
- * check, the conflict prompt, a changed host key. Lives in main/test because app/node may not import e2e/.
+ * check, the conflict prompt, a changed host key.
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,10 +9,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { SluiceService } from '../../app/node/service';
-import { MemorySecretStore } from '../../app/node/stores/sites';
+import { SluiceService } from './service';
+import { MemorySecretStore } from './stores/sites';
 import { startSshd, SSHD_PATH, type SshdServer } from '../../e2e/fixtures/sshd';
-import type { EventName, EventPayloads } from '../../app/common/ipc/contract';
+import type { EventName, EventPayloads } from '../common/ipc/contract';
 
 const WAIT_MS = 30_000;
 const sha256 = (file: string): string => createHash('sha256').update(fs.readFileSync(file)).digest('hex');

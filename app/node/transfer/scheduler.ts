@@ -37,7 +37,10 @@ export class Scheduler {
    */
   constructor(private readonly lanes: Lane[], private readonly perLane: number, private readonly maxAttempts = 3) {
     if (!lanes.length) throw new SluiceError('CONNECTION_LOST', 'no live connection to run the transfer on');
-    for (const lane of lanes) for (let i = 0; i < perLane; i++) void this.loop(lane);
+    // Idle loops are woken in creation order: spread the first tasks over every connection, then every
+    // channel, before any lane gets a second one (a lone big file's segments must not pile onto connection 0).
+    const spread = [...lanes].sort((a, b) => a.channel - b.channel);
+    for (let i = 0; i < perLane; i++) for (const lane of spread) void this.loop(lane);
   }
 
   /** Adds a task. */

@@ -91,6 +91,24 @@ describe('Scheduler', () => {
     assert.ok(tasks.every((t) => t.done && t.failures.length === 0));
   });
 
+  test('the first tasks spread over every connection, then every channel, before a lane gets a second', async () => {
+    const c0 = { closed: false, id: 0 };
+    const c1 = { closed: false, id: 1 };
+    const lanes = [fakeLane('c0ch0', 0, c0), fakeLane('c0ch1', 1, c0), fakeLane('c1ch0', 0, c1), fakeLane('c1ch1', 1, c1)];
+    const s = new Scheduler(lanes, 4);
+    const release = gate();
+    const tasks = Array.from({ length: 8 }, () => probeTask(() => release.promise));
+    for (const t of tasks) s.push(t);
+    s.end();
+    await new Promise((r) => setImmediate(r));
+    const where = tasks.map((t) => t.runs[0]);
+    assert.deepEqual(where.slice(0, 2).sort(), ['c0ch0', 'c1ch0'], 'the first two tasks go to two connections');
+    assert.deepEqual(where.slice(0, 4).sort(), ['c0ch0', 'c0ch1', 'c1ch0', 'c1ch1'], 'the first four cover every lane');
+    assert.deepEqual(where.slice(4).sort(), ['c0ch0', 'c0ch1', 'c1ch0', 'c1ch1'], 'the next four too');
+    release.open();
+    await within('drain', 5_000, s.drained);
+  });
+
   test('perLane bounds the tasks running at once on each lane', async () => {
     const lanes = [fakeLane('a'), fakeLane('b')];
     const s = new Scheduler(lanes, 3);

@@ -21,7 +21,7 @@ import { err, ok, type Result } from '../common/ipc/result';
 import type { HostKeyVerdict } from '../common/model/hostKey';
 import { canTransition, type Job, type JobState } from '../common/model/job';
 import type { Site, SiteView } from '../common/model/site';
-import { applyQueueEvents, emptyQueue, jobsInOrder, type JobPatch, type QueueEvent, type QueueState } from '../common/queue/reducer';
+import { applyQueueEvents, emptyQueue, getJob, jobsInOrder, type JobPatch, type QueueEvent, type QueueState } from '../common/queue/reducer';
 import { SluiceError, fromLocalError } from './errors';
 import type { Algorithms } from 'ssh2';
 import { buildAlgorithms } from './ssh/algorithms';
@@ -530,7 +530,7 @@ export class SluiceService {
     let rate = 0;
     const perConnection = new Map<number, number>();
     for (const [jobId, run] of this.running) {
-      if (!run.sample || this.queue.byId[jobId]?.siteId !== siteId) continue;
+      if (!run.sample || getJob(this.queue, jobId)?.siteId !== siteId) continue;
       rate += run.sample.rate;
       for (const c of run.sample.connections) perConnection.set(c.id, (perConnection.get(c.id) ?? 0) + c.rate);
     }
@@ -548,7 +548,7 @@ export class SluiceService {
   }
 
   private job(jobId: string): Job {
-    const job = this.queue.byId[jobId];
+    const job = getJob(this.queue, jobId);
     if (!job) throw new ServiceError('NOT_FOUND', `No job ${jobId}`);
     return job;
   }
@@ -600,12 +600,11 @@ export class SluiceService {
   private pump(siteId: string): void {
     if (this.closed) return;
     let active = 0;
-    for (const id of this.running.keys()) if (this.queue.byId[id]?.siteId === siteId) active++;
+    for (const id of this.running.keys()) if (getJob(this.queue, id)?.siteId === siteId) active++;
     if (active >= this.jobsPerSite) return;
-    for (const id of this.queue.order) {
+    for (const job of this.queue.jobs) {
       if (active >= this.jobsPerSite) break;
-      const job = this.queue.byId[id];
-      if (job.siteId !== siteId || job.state !== 'queued' || this.running.has(id)) continue;
+      if (job.siteId !== siteId || job.state !== 'queued' || this.running.has(job.id)) continue;
       active++;
       this.start(job);
     }
@@ -652,7 +651,7 @@ export class SluiceService {
       failure = e;
     }
     const now = this.clock();
-    const current = this.queue.byId[job.id];
+    const current = getJob(this.queue, job.id);
     if (!current || current.state !== 'running') return;
     if (report && report.failed.length === 0) {
       this.apply([{ type: 'updated', id: job.id, patch: { state: 'done', rate: 0, finishedAt: now, filesDone: report.files, bytesDone: Math.max(current.bytesDone, report.bytes), bytesTotal: Math.max(current.bytesTotal, report.bytes) } }]);

@@ -1,6 +1,6 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { applyQueueEvents, compactQueueEvents, emptyQueue, jobsInOrder, queueTotals, reduceQueue, type QueueEvent } from './reducer';
+import { applyQueueEvents, compactQueueEvents, emptyQueue, getJob, jobsInOrder, queueTotals, reduceQueue, type QueueEvent } from './reducer';
 import { canTransition, etaSeconds, type Job } from '../model/job';
 
 function job(id: string, over: Partial<Job> = {}): Job {
@@ -83,4 +83,20 @@ test('compaction folds progress updates but keeps each state change', () => {
 test('eta from rate', () => {
   assert.equal(etaSeconds({ bytesDone: 50, bytesTotal: 150, rate: 50 }), 2);
   assert.equal(etaSeconds({ bytesDone: 50, bytesTotal: 150, rate: 0 }), undefined);
+});
+
+test('byId is a read-only view over the job array; updates keep untouched jobs and the index', () => {
+  const s0 = reduceQueue(emptyQueue, { type: 'added', jobs: [job('a'), job('b'), job('toString')] });
+  const s1 = reduceQueue(s0, { type: 'updated', id: 'a', patch: { bytesDone: 7 } });
+  assert.equal(s1.byId.a.bytesDone, 7);
+  assert.equal(getJob(s1, 'a')?.bytesDone, 7);
+  assert.equal(s1.byId.b, s0.byId.b, 'untouched job keeps its identity');
+  assert.equal(s1.index, s0.index, 'an update does not rebuild the index');
+  assert.equal(s1.order, s0.order);
+  assert.deepEqual(Object.keys(s1.byId), ['a', 'b', 'toString']);
+  assert.ok('b' in s1.byId && !('zz' in s1.byId));
+  assert.equal(s1.byId.zz, undefined);
+  assert.equal(s1.byId.toString.name, 'toString', 'ids shadow nothing and are found like any other');
+  assert.throws(() => { (s1.byId as Record<string, unknown>).a = job('x'); }, TypeError);
+  assert.equal(getJob(reduceQueue(s1, { type: 'removed', ids: ['a'] }), 'b')?.id, 'b', 'index rebuilt after removal');
 });

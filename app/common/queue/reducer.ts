@@ -16,10 +16,49 @@ export type QueueEvent =
 export interface QueueState {
   /** Job ids in queue order (oldest first). */
   readonly order: readonly string[];
+  /** Jobs in queue order (`jobs[i].id === order[i]`). */
+  readonly jobs: readonly Job[];
+  /** Position of each id in `order` / `jobs`. */
+  readonly index: ReadonlyMap<string, number>;
+  /**
+   * Read-only view `byId[id] -> Job` (a Proxy over `index` and `jobs`, so an update costs one array copy
+   * instead of copying a 10,000-key object). Enumerable in queue order; writes are refused.
+   */
   readonly byId: Readonly<Record<string, Job>>;
 }
 
-export const emptyQueue: QueueState = { order: [], byId: {} };
+function makeState(order: readonly string[], jobs: readonly Job[], index: ReadonlyMap<string, number>): QueueState {
+  const byId = new Proxy(Object.create(null) as Record<string, Job>, {
+    get: (_t, key) => {
+      const i = typeof key === 'string' ? index.get(key) : undefined;
+      return i === undefined ? undefined : jobs[i];
+    },
+    has: (_t, key) => typeof key === 'string' && index.has(key),
+    ownKeys: () => [...order],
+    getOwnPropertyDescriptor: (_t, key) => {
+      const i = typeof key === 'string' ? index.get(key) : undefined;
+      return i === undefined ? undefined : { value: jobs[i], enumerable: true, configurable: true, writable: false };
+    },
+    set: () => false,
+    deleteProperty: () => false,
+    defineProperty: () => false,
+  });
+  return { order, jobs, index, byId };
+}
+
+function indexOf(order: readonly string[]): Map<string, number> {
+  const index = new Map<string, number>();
+  order.forEach((id, i) => index.set(id, i));
+  return index;
+}
+
+export const emptyQueue: QueueState = makeState([], [], new Map());
+
+/** The job with this id, or undefined. */
+export function getJob(state: QueueState, id: string): Job | undefined {
+  const i = state.index.get(id);
+  return i === undefined ? undefined : state.jobs[i];
+}
 
 /** Applies one event; returns the same object when nothing changed (cheap equality for React). */
 export function reduceQueue(state: QueueState, event: QueueEvent): QueueState {
@@ -27,60 +66,66 @@ export function reduceQueue(state: QueueState, event: QueueEvent): QueueState {
 }
 
 /**
- * Applies a batch of events copying the state at most once, so a batch of many progress updates
- * over 10,000 jobs costs O(jobs + events), not O(jobs × events).
+ * Applies a batch of events copying the state at most once: a batch of progress updates over 10,000 jobs
+ * costs one array copy plus O(events); adds and removals also rebuild the id index.
  * Illegal state transitions (see `canTransition`) and updates of unknown ids are ignored.
  */
 export function applyQueueEvents(state: QueueState, events: readonly QueueEvent[]): QueueState {
+  let jobs: Job[] | undefined;
   let order: string[] | undefined;
-  let byId: Record<string, Job> | undefined;
-  const mutable = (): [string[], Record<string, Job>] => {
-    if (!order || !byId) {
-      order = [...state.order];
-      byId = { ...state.byId };
-    }
-    return [order, byId];
+  let index: Map<string, number> | undefined;
+  const curJobs = (): readonly Job[] => jobs ?? state.jobs;
+  const curIndex = (): ReadonlyMap<string, number> => index ?? state.index;
+  const structure = (): [string[], Job[], Map<string, number>] => {
+    jobs ??= [...state.jobs];
+    order ??= [...state.order];
+    index ??= new Map(state.index);
+    return [order, jobs, index];
   };
-  const current = (): Readonly<Record<string, Job>> => byId ?? state.byId;
 
   for (const event of events) {
     switch (event.type) {
       case 'snapshot': {
-        order = event.jobs.map((j) => j.id);
-        byId = {};
-        for (const job of event.jobs) byId[job.id] = job;
+        jobs = [...event.jobs];
+        order = jobs.map((j) => j.id);
+        index = indexOf(order);
         break;
       }
       case 'added': {
-        const fresh = event.jobs.filter((j) => !(j.id in current()));
+        const seen = new Set<string>();
+        const fresh = event.jobs.filter((j) => !curIndex().has(j.id) && !seen.has(j.id) && seen.add(j.id));
         if (fresh.length === 0) break;
-        const [o, b] = mutable();
+        const [o, js, ix] = structure();
         for (const job of fresh) {
+          ix.set(job.id, o.length);
           o.push(job.id);
-          b[job.id] = job;
+          js.push(job);
         }
         break;
       }
       case 'updated': {
-        const job = current()[event.id];
-        if (!job) break;
+        const i = curIndex().get(event.id);
+        if (i === undefined) break;
+        const job = curJobs()[i];
         const next = patchJob(job, event.patch);
         if (next === job) break;
-        const [, b] = mutable();
-        b[event.id] = next;
+        jobs ??= [...state.jobs];
+        jobs[i] = next;
         break;
       }
       case 'removed': {
-        const gone = new Set(event.ids.filter((id) => id in current()));
+        const gone = new Set(event.ids.filter((id) => curIndex().has(id)));
         if (gone.size === 0) break;
-        const [o, b] = mutable();
-        for (const id of gone) delete b[id];
-        order = o.filter((id) => !gone.has(id));
+        const js = curJobs().filter((j) => !gone.has(j.id));
+        jobs = js;
+        order = js.map((j) => j.id);
+        index = indexOf(order);
         break;
       }
     }
   }
-  return order && byId ? { order, byId } : state;
+  if (!jobs && !order && !index) return state;
+  return makeState(order ?? state.order, jobs ?? state.jobs, index ?? state.index);
 }
 
 /** Returns the patched job, or the same object when the patch changes nothing or is an illegal transition. */
@@ -96,9 +141,9 @@ function patchJob(job: Job, patch: JobPatch): Job {
   return changed ? { ...job, ...patch } : job;
 }
 
-/** Jobs in queue order. */
+/** Jobs in queue order (a copy). */
 export function jobsInOrder(state: QueueState): Job[] {
-  return state.order.map((id) => state.byId[id]);
+  return [...state.jobs];
 }
 
 export interface QueueTotals {
@@ -115,8 +160,7 @@ export function queueTotals(state: QueueState): QueueTotals {
   let bytesDone = 0;
   let bytesTotal = 0;
   let rate = 0;
-  for (const id of state.order) {
-    const job = state.byId[id];
+  for (const job of state.jobs) {
     count[job.state]++;
     bytesDone += job.bytesDone;
     bytesTotal += job.bytesTotal;

@@ -11,6 +11,7 @@ import type { Result } from '../../app/common/ipc/result';
 import { breadcrumbs, formatBytes, formatDate } from '../format/format';
 import { emptySelection, moveFocus, select, sortEntries, toggleSort, validateName, type Selection, type SortKey, type SortState } from '../format/entries';
 import { ConfirmDialog, PromptDialog } from './Dialog';
+import { Icon } from './Icon';
 
 /** MIME type of pane-to-pane drags. */
 export const PANE_DRAG_TYPE = 'application/x-sluice-paths';
@@ -186,47 +187,56 @@ export function FilePane(props: FilePaneProps) {
       onDrop={(e) => drop(e, cwd)}
     >
       <header>
-        <h2>{title}</h2>
-        <nav className="crumbs" aria-label={`${title} path`}>
-          <ol>
-            {crumbs.map((c, i) => (
-              <li key={c.path}>
-                <button type="button" onClick={() => onNavigate(c.path)} aria-current={i === crumbs.length - 1 ? 'location' : undefined}>
-                  {c.label}
-                </button>
-              </li>
-            ))}
-          </ol>
-        </nav>
-        <span style={{ flex: 1 }} />
-        <button type="button" aria-label={`${title}: up one folder`} disabled={path === null} onClick={() => onNavigate(parent(cwd, sep))}>
-          ↑
-        </button>
-        <button type="button" aria-label={`${title}: refresh`} disabled={path === null} onClick={() => void reload()}>
-          ⟳
-        </button>
-        <button type="button" aria-label={`${title}: new folder`} disabled={path === null} onClick={() => setModal({ kind: 'mkdir' })}>
-          New folder
-        </button>
-        <button
-          type="button"
-          aria-label={`${title}: rename`}
-          disabled={selectedEntries.length !== 1}
-          onClick={() => setModal({ kind: 'rename', entry: selectedEntries[0] })}
-        >
-          Rename
-        </button>
-        <button
-          type="button"
-          aria-label={`${title}: delete`}
-          disabled={selectedEntries.length === 0}
-          onClick={() => setModal({ kind: 'delete', entries: selectedEntries })}
-        >
-          Delete
-        </button>
-        <label>
-          <input type="checkbox" checked={showHidden} onChange={(e) => setShowHidden(e.target.checked)} aria-label={`${title}: show hidden files`} /> Hidden
-        </label>
+        <div className="pane-title">
+          <h2>{title}</h2>
+          <nav className="crumbs" aria-label={`${title} path`}>
+            <ol>
+              {crumbs.map((c, i) => (
+                <li key={c.path}>
+                  <button type="button" onClick={() => onNavigate(c.path)} aria-current={i === crumbs.length - 1 ? 'location' : undefined}>
+                    {c.label}
+                  </button>
+                </li>
+              ))}
+            </ol>
+          </nav>
+        </div>
+        <div className="pane-actions" role="toolbar" aria-label={`${title} actions`}>
+          <button type="button" aria-label={`${title}: up one folder`} title="Up one folder (Backspace)" disabled={path === null} onClick={() => onNavigate(parent(cwd, sep))}>
+            <Icon name="up" />
+          </button>
+          <button type="button" aria-label={`${title}: refresh`} title="Refresh" disabled={path === null} onClick={() => void reload()}>
+            ⟳
+          </button>
+          <button type="button" aria-label={`${title}: new folder`} disabled={path === null} onClick={() => setModal({ kind: 'mkdir' })}>
+            New folder
+          </button>
+          <button
+            type="button"
+            aria-label={`${title}: rename`}
+            title="Rename (F2)"
+            disabled={selectedEntries.length !== 1}
+            onClick={() => setModal({ kind: 'rename', entry: selectedEntries[0] })}
+          >
+            Rename
+          </button>
+          <button
+            type="button"
+            aria-label={`${title}: delete`}
+            title="Delete (Del)"
+            disabled={selectedEntries.length === 0}
+            onClick={() => setModal({ kind: 'delete', entries: selectedEntries })}
+          >
+            Delete
+          </button>
+          <span className="spacer" />
+          <span className="muted" aria-live="polite">
+            {listing ? `${entries.length} items${selectedEntries.length ? `, ${selectedEntries.length} selected` : ''}` : ''}
+          </span>
+          <label>
+            <input type="checkbox" checked={showHidden} onChange={(e) => setShowHidden(e.target.checked)} aria-label={`${title}: show hidden files`} /> Hidden
+          </label>
+        </div>
       </header>
       <div className="grid-wrap">
         {path === null ? (
@@ -280,7 +290,7 @@ export function FilePane(props: FilePaneProps) {
                     onDoubleClick={() => open(entry)}
                   >
                     <td role="gridcell">
-                      <span aria-hidden="true">{isDir ? '📁 ' : entry.type === 'symlink' ? '🔗 ' : '📄 '}</span>
+                      <Icon name={isDir ? 'folder' : entry.type === 'symlink' ? 'link' : 'file'} />
                       {entry.name}
                     </td>
                     <td role="gridcell" className="num">

@@ -12,6 +12,7 @@ import { queueTotals } from '../../app/common/queue/reducer';
 import { formatBytes, formatDuration, formatRate, percent } from '../format/format';
 import { filterJobIds, type QueueFilter } from '../state/appState';
 import { useAppState, useBridge, useStore } from '../state/react';
+import { Icon } from './Icon';
 
 const ROW_HEIGHT = 44;
 const FILTERS: Array<{ id: QueueFilter; label: string }> = [
@@ -51,10 +52,11 @@ const JobRow = memo(function JobRow({ job, top, onAction }: { job: Job; top: num
       aria-label={job.name}
       data-job-id={job.id}
       data-state={job.state}
+      data-bytes-done={job.bytesDone}
       style={{ top, height: ROW_HEIGHT }}
     >
       <span className="name" title={`${job.source} → ${job.dest}`}>
-        {job.direction === 'upload' ? '⬆' : '⬇'} {job.name}
+        <Icon name={job.direction === 'upload' ? 'up' : 'down'} /> {job.name}
         {job.filesTotal > 1 ? <span className="muted"> ({job.filesDone}/{job.filesTotal} files)</span> : null}
       </span>
       <span className={`state state-${job.state}`}>{job.state}</span>

@@ -9,6 +9,7 @@ import { useAppState, useBridge, useStore } from '../state/react';
 import { buildSiteTree, type FolderNode } from '../state/siteTree';
 import { newSiteForm, siteToForm, type SiteForm } from '../state/siteForm';
 import { ConfirmDialog, PromptDialog } from './Dialog';
+import { Icon } from './Icon';
 import { SiteFormDialog } from './SiteForm';
 
 /** What is selected in the tree. */
@@ -55,7 +56,7 @@ export function SiteManager({ selection, onSelect, onConnect }: SiteManagerProps
         return (
           <li key={`f:${f.path}`} role="treeitem" aria-expanded="true" aria-selected={selected} aria-level={level} aria-label={`Folder ${f.name}`}>
             <div className="label folder-label" onClick={() => onSelect({ kind: 'folder', path: f.path })}>
-              📁 {f.name}
+              <Icon name="folder" /> {f.name}
             </div>
             <ul role="group">{renderFolder(f, level + 1)}</ul>
           </li>
@@ -82,7 +83,7 @@ export function SiteManager({ selection, onSelect, onConnect }: SiteManagerProps
               onDoubleClick={() => onConnect(s)}
               title={`${s.user}@${s.host}:${s.port}`}
             >
-              <span aria-hidden="true">{state === 'connected' ? '🟢' : state === 'connecting' ? '🟡' : '🖥'}</span>
+              <Icon name="server" className={`conn-${state ?? 'none'}`} />
               <span>{s.name}</span>
               <span className="muted">{s.host}</span>
             </div>

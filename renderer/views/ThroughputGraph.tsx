@@ -2,11 +2,17 @@
  * Live throughput graph (uPlot): the total rate and one series per connection over the last 60 s.
  * The plot is rebuilt only when the set of connections changes; otherwise `setData` updates it in place.
  */
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { formatRate } from '../format/format';
 import type { RateSeries } from '../state/series';
+
+/** Axis label: `-45 s` style, relative to the newest tick (the graph is a sliding 60 s window). */
+function secondsAgo(t: number, newest: number): string {
+  const d = Math.round(t - newest);
+  return d >= 0 ? 'now' : `${d} s`;
+}
 
 const PALETTE = ['#1f6feb', '#2e7d32', '#b26a00', '#8e24aa', '#00838f', '#c2185b', '#5d4037', '#546e7a'];
 
@@ -23,6 +29,14 @@ export function ThroughputGraph({ series }: ThroughputGraphProps) {
   const data = series.toData();
   const total = series.latestTotal();
   const points = series.samples.length;
+  // The window slides with the clock (1 s steps), not with the last sample, so an idle link reads as idle.
+  const [now, setNow] = useState(() => Date.now() / 1000);
+  const nowRef = useRef(now);
+  nowRef.current = now;
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now() / 1000), 1000);
+    return () => clearInterval(timer);
+  }, []);
 
   useEffect(() => {
     const el = host.current;
@@ -35,10 +49,10 @@ export function ThroughputGraph({ series }: ThroughputGraphProps) {
         ...size,
         legend: { show: true, live: false },
         cursor: { show: false },
-        scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1024, max * 1.1)] } },
+        scales: { x: { time: false, range: () => [nowRef.current - 60, nowRef.current] }, y: { range: (_u, _min, max) => [0, Math.max(1024, max * 1.1)] } },
         axes: [
-          { stroke: 'currentColor', grid: { stroke: 'rgba(128,128,128,0.2)' } },
-          { stroke: 'currentColor', size: 70, grid: { stroke: 'rgba(128,128,128,0.2)' }, values: (_u, ticks) => ticks.map((v) => formatRate(v)) },
+          { stroke: 'currentColor', font: '11px system-ui, sans-serif', grid: { stroke: 'rgba(128,128,128,0.2)' }, incrs: [5, 10, 15, 30, 60], values: (_u, ticks) => ticks.map((t) => secondsAgo(t, nowRef.current)) },
+          { stroke: 'currentColor', size: 84, font: '11px system-ui, sans-serif', grid: { stroke: 'rgba(128,128,128,0.2)' }, values: (_u, ticks) => ticks.map((v) => formatRate(v)) },
         ],
         series: [
           {},
@@ -55,7 +69,7 @@ export function ThroughputGraph({ series }: ThroughputGraphProps) {
       plot.current = new uPlot(opts, data.columns as uPlot.AlignedData, el);
       shape.current = key;
     } else {
-      plot.current.setData(data.columns as uPlot.AlignedData);
+      plot.current.setData(data.columns as uPlot.AlignedData, true);
     }
   });
 

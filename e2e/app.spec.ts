@@ -1,0 +1,102 @@
+/**
+ * The desktop app's main paths, driven through the UI against the real engine and a private sshd:
+ * sites, the unknown-key dialog, browsing, drag and drop uploads, the queue and graph, the remote SHA-256.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { expect, test } from './harness/test';
+import { fingerprintOf, sha256File, writeRandomFile } from './harness/files';
+
+test('create a site, accept and save its unknown key, browse, and upload by drag and drop', async ({ app, sshd, engine, localDir }) => {
+  const remoteDir = path.join(sshd.root, 'upload-by-drag');
+  fs.mkdirSync(path.join(remoteDir, 'existing-folder'), { recursive: true });
+  fs.writeFileSync(path.join(remoteDir, 'readme.txt'), 'remote readme\n');
+  fs.writeFileSync(path.join(remoteDir, 'existing-folder', 'inner.txt'), 'inner\n');
+  const local = writeRandomFile(path.join(localDir, 'hello.bin'), 48 * 1024 * 1024);
+  fs.writeFileSync(path.join(localDir, 'notes.txt'), 'local notes\n');
+  fs.writeFileSync(path.join(localDir, '.hidden'), 'hidden\n');
+  fs.mkdirSync(path.join(localDir, 'photos'));
+
+  await app.open();
+  await app.createSite({
+    name: 'Test server',
+    folder: 'Lab',
+    host: sshd.host,
+    port: sshd.port,
+    user: sshd.user,
+    keyPath: sshd.clientKeyPath,
+    localDir,
+    remoteDir,
+    connections: 2,
+    channels: 2,
+  });
+  await app.screenshot('site-manager');
+
+  await app.startConnect('Test server');
+  const dialog = app.hostKeyDialog('unknown');
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByLabel('Fingerprint')).toHaveText(fingerprintOf(sshd.hostKeyBlobs()[0]));
+  await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused();
+  await app.screenshot('hostkey-unknown');
+  await app.answerUnknownHostKey('Accept and save');
+
+  await app.waitForRemoteListing(remoteDir);
+  expect(fs.readFileSync(engine.knownHostsPath, 'utf8')).toContain(sshd.knownHostsLine().split(' ').slice(1).join(' '));
+  await expect(app.statusBar.getByLabel('Cipher')).not.toHaveText('—');
+  await expect(app.statusBar.getByLabel('Key exchange')).not.toHaveText('—');
+
+  // Browse: folders first, hidden files only on request, into a folder and back by breadcrumb.
+  await expect(app.remoteRow('readme.txt')).toBeVisible();
+  await expect(app.localRow('.hidden')).toHaveCount(0);
+  await app.localPane.getByLabel('Local: show hidden files').check();
+  await expect(app.localRow('.hidden')).toBeVisible();
+  await app.remoteRow('existing-folder').dblclick();
+  await app.waitForRemoteListing(path.join(remoteDir, 'existing-folder'));
+  await expect(app.remoteRow('inner.txt')).toBeVisible();
+  await app.remotePane.getByRole('navigation', { name: 'Remote path' }).getByRole('button', { name: path.basename(remoteDir) }).click();
+  await app.waitForRemoteListing(remoteDir);
+  await app.screenshot('browser');
+
+  await app.dragLocalToRemote('hello.bin');
+  await app.waitForJobState('hello.bin', 'done');
+  await expect(app.remoteRow('hello.bin')).toBeVisible();
+  expect(sha256File(path.join(remoteDir, 'hello.bin'))).toBe(sha256File(local));
+  await expect(app.graph).not.toHaveAttribute('data-points', '0');
+  await expect(app.queue.getByLabel('Done jobs')).toHaveText('1 done');
+  await app.screenshot('queue-and-graph');
+});
+
+test('a changed host key shows the red dialog, Cancel is the default, and nothing is transferred', async ({ app, sshd, engine, localDir, harness }) => {
+  // known_hosts holds another key for this [host]:port: the client key's public half stands in for the "old" key.
+  const oldPub = fs.readFileSync(`${sshd.clientKeyPath}.pub`, 'utf8').trim().split(/\s+/);
+  const hostPattern = `[${sshd.host}]:${sshd.port}`;
+  fs.writeFileSync(engine.knownHostsPath, `${hostPattern} ${oldPub[0]} ${oldPub[1]}\n`);
+  const knownBefore = fs.readFileSync(engine.knownHostsPath, 'utf8');
+  const remoteDir = path.join(sshd.root, 'changed-key');
+  fs.mkdirSync(remoteDir, { recursive: true });
+  fs.writeFileSync(path.join(localDir, 'secret.txt'), 'must not leave\n');
+
+  await app.open();
+  await app.createSite({ name: 'Spoofed', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir });
+  await app.startConnect('Spoofed');
+  const dialog = app.hostKeyDialog('changed');
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByLabel('New fingerprint')).toHaveText(fingerprintOf(sshd.hostKeyBlobs()[0]));
+  await expect(dialog.getByLabel('Saved key fingerprint')).toHaveText(fingerprintOf(Buffer.from(oldPub[1], 'base64')));
+  await expect(dialog).toContainText('ED25519');
+  await expect(dialog.getByRole('button')).toHaveCount(1);
+  await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused();
+  const border = await dialog.evaluate((el) => getComputedStyle(el).borderTopColor);
+  expect(border).toMatch(/^rgb\((19[0-9]|2[0-5][0-9]), [0-9]{1,2}, [0-9]{1,2}\)$/); // red
+  await app.screenshot('hostkey-changed');
+  await app.page.keyboard.press('Enter');
+  await expect(dialog).toBeHidden();
+
+  // Not connected: the remote pane has nothing to drop onto, and a drop "from the OS" enqueues nothing.
+  await expect(app.remoteGrid).toHaveCount(0);
+  await app.dropOsFiles([path.join(localDir, 'secret.txt')]);
+  await expect(app.page.getByRole('alert').filter({ hasText: 'HOSTKEY' })).toBeVisible();
+  expect(harness.calls).not.toContain('queue.enqueue');
+  expect(fs.readdirSync(remoteDir)).toEqual([]);
+  expect(fs.readFileSync(engine.knownHostsPath, 'utf8')).toBe(knownBefore);
+});

@@ -1,0 +1,53 @@
+/**
+ * TEST ONLY: the real engine façade (`SluiceService`, app/node/service.ts) for a spec, loaded from the
+ * compiled dist/ (its connection workers are .js files next to it), with a temp data folder, an in-memory
+ * SecretStore and a private known_hosts file.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { SluiceService, ServiceOptions } from '../../app/node/service';
+import type { MemorySecretStore } from '../../app/node/stores/sites';
+import { REPO_ROOT } from './server';
+
+export interface TestEngine {
+  service: SluiceService;
+  /** Data folder (sluice.db), removed by `close`. */
+  home: string;
+  /** known_hosts the service reads and writes. */
+  knownHostsPath: string;
+  close(): Promise<void>;
+}
+
+function requireDist<T>(relative: string): T {
+  const file = path.join(REPO_ROOT, 'dist', relative);
+  if (!fs.existsSync(file)) throw new Error(`e2e: ${file} is missing; run \`npm run build\` first (the engine runs compiled, with worker threads)`);
+  return require(file) as T;
+}
+
+/** Creates a real service over temp state. */
+export async function startTestEngine(opts: Partial<ServiceOptions> = {}): Promise<TestEngine> {
+  const home = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'sluice-e2e-home-'));
+  const knownHostsPath = path.join(home, 'known_hosts');
+  await fs.promises.writeFile(knownHostsPath, '');
+  const { SluiceService: Service } = requireDist<{ SluiceService: typeof SluiceService }>('app/node/service.js');
+  const { MemorySecretStore: Secrets } = requireDist<{ MemorySecretStore: typeof MemorySecretStore }>('app/node/stores/sites.js');
+  const service = new Service({
+    home,
+    secrets: new Secrets(),
+    knownHostsPath,
+    // No agent and no ~/.ssh defaults from the machine running the tests.
+    env: { HOME: home, PATH: process.env.PATH },
+    readyTimeoutMs: 30_000,
+    ...opts,
+  });
+  return {
+    service,
+    home,
+    knownHostsPath,
+    async close() {
+      await service.close();
+      await fs.promises.rm(home, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,195 @@
+/**
+ * Page object of the Sluice window: intent methods that act through roles and labels and wait for the
+ * app's own signals (dialogs, rows, job states, totals), never for fixed delays.
+ */
+import { expect, type Locator, type Page } from '@playwright/test';
+import * as path from 'node:path';
+import type { Harness } from '../harness/server';
+
+/** Where screenshots of the main views go (shown in the README). */
+export const SCREENSHOT_DIR = path.resolve(__dirname, '..', '..', 'docs', 'screenshots');
+
+/** A point 12 px above the bottom centre of an element (the empty area of a pane). */
+async function bottomOf(el: Locator): Promise<{ x: number; y: number }> {
+  const box = await el.boundingBox();
+  if (!box) throw new Error('element is not visible');
+  return { x: box.width / 2, y: box.height - 12 };
+}
+
+export interface SiteFields {
+  name: string;
+  folder?: string;
+  host: string;
+  port: number;
+  user: string;
+  keyPath?: string;
+  localDir?: string;
+  remoteDir?: string;
+  connections?: number;
+  channels?: number;
+  ciphers?: string;
+}
+
+export class SluicePage {
+  constructor(
+    readonly page: Page,
+    readonly harness: Harness,
+  ) {}
+
+  // ---- regions -------------------------------------------------------------------------------
+  get siteManager(): Locator {
+    return this.page.getByRole('complementary', { name: 'Site manager' });
+  }
+  get localPane(): Locator {
+    return this.page.getByRole('region', { name: 'Local pane' });
+  }
+  get remotePane(): Locator {
+    return this.page.getByRole('region', { name: 'Remote pane' });
+  }
+  get localGrid(): Locator {
+    return this.localPane.getByRole('grid', { name: 'Local files' });
+  }
+  get remoteGrid(): Locator {
+    return this.remotePane.getByRole('grid', { name: 'Remote files' });
+  }
+  get queue(): Locator {
+    return this.page.getByRole('region', { name: 'Queue' });
+  }
+  get graph(): Locator {
+    return this.page.getByRole('img', { name: /^Throughput graph/ });
+  }
+  get statusBar(): Locator {
+    return this.page.getByRole('status', { name: 'Status' });
+  }
+  get log(): Locator {
+    return this.page.getByRole('log', { name: 'Log lines' });
+  }
+  hostKeyDialog(kind: 'unknown' | 'changed'): Locator {
+    return kind === 'unknown'
+      ? this.page.getByRole('dialog', { name: 'Unknown host key' })
+      : this.page.getByRole('alertdialog', { name: 'WARNING: host key has changed' });
+  }
+  get conflictDialog(): Locator {
+    return this.page.getByRole('dialog', { name: 'File already exists' });
+  }
+
+  // ---- intents -------------------------------------------------------------------------------
+  /** Opens the app and waits until the store has loaded (the local pane lists its folder). */
+  async open(): Promise<void> {
+    await this.page.goto(this.harness.url);
+    await expect(this.siteManager).toBeVisible();
+    await expect(this.localGrid).toBeVisible();
+  }
+
+  /** Creates a site through the form (key-file auth when `keyPath`, else agent) and waits for it in the tree. */
+  async createSite(f: SiteFields): Promise<void> {
+    await this.siteManager.getByRole('button', { name: 'New site' }).click();
+    const dialog = this.page.getByRole('dialog', { name: 'New site' });
+    await expect(dialog).toBeVisible();
+    await dialog.getByLabel('Name', { exact: true }).fill(f.name);
+    if (f.folder) await dialog.getByLabel('Folder', { exact: true }).fill(f.folder);
+    await dialog.getByLabel('Host', { exact: true }).fill(f.host);
+    await dialog.getByLabel('Port', { exact: true }).fill(String(f.port));
+    await dialog.getByLabel('User', { exact: true }).fill(f.user);
+    if (f.keyPath) {
+      await dialog.getByLabel('Authentication').selectOption('key');
+      await dialog.getByLabel('Key file').fill(f.keyPath);
+    }
+    if (f.localDir) await dialog.getByLabel('Local folder').fill(f.localDir);
+    if (f.remoteDir) await dialog.getByLabel('Remote folder').fill(f.remoteDir);
+    if (f.connections) await dialog.getByLabel('Connections').fill(String(f.connections));
+    if (f.channels) await dialog.getByLabel('Channels per connection').fill(String(f.channels));
+    if (f.ciphers) await dialog.getByLabel('Ciphers').fill(f.ciphers);
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await expect(dialog).toBeHidden();
+    await expect(this.siteItem(f.name)).toBeVisible();
+  }
+
+  siteItem(name: string): Locator {
+    return this.siteManager.getByRole('treeitem', { name, exact: true });
+  }
+
+  /** Selects a site and presses Connect (does not wait: a host-key dialog may come first). */
+  async startConnect(name: string): Promise<void> {
+    await this.siteItem(name).locator('.label').click();
+    await this.siteManager.getByRole('button', { name: 'Connect' }).click();
+  }
+
+  /** Waits until the remote pane lists `dir` (connected and browsing). */
+  async waitForRemoteListing(dir: string): Promise<void> {
+    await expect(this.remoteGrid).toBeVisible({ timeout: 30_000 });
+    await expect(this.remotePane).toHaveAttribute('data-path', dir);
+    await expect(this.remotePane).toHaveAttribute('data-loading', 'false');
+  }
+
+  remoteRow(name: string): Locator {
+    return this.remoteGrid.getByRole('row', { name, exact: true });
+  }
+  localRow(name: string): Locator {
+    return this.localGrid.getByRole('row', { name, exact: true });
+  }
+
+  /**
+   * Drags a local row onto the empty area at the bottom of the remote pane (HTML5 drag and drop, as a user
+   * would): the upload goes to the pane's current folder, not into a folder row.
+   */
+  async dragLocalToRemote(name: string): Promise<void> {
+    await this.localRow(name).dragTo(this.remotePane, { targetPosition: await bottomOf(this.remotePane) });
+  }
+
+  /** Drags a remote row onto the empty area of the local pane (a download into its current folder). */
+  async dragRemoteToLocal(name: string): Promise<void> {
+    await this.remoteRow(name).dragTo(this.localPane, { targetPosition: await bottomOf(this.localPane) });
+  }
+
+  /**
+   * Drops files "from the OS" onto the remote pane: the harness's table maps each File name to the path the
+   * spec created (what Electron's webUtils.getPathForFile would answer); the page sees a real drop event.
+   */
+  async dropOsFiles(paths: string[]): Promise<void> {
+    await this.harness.setDropTable(paths.map((p) => ({ name: path.basename(p), path: p })));
+    const names = paths.map((p) => path.basename(p));
+    const dataTransfer = await this.page.evaluateHandle((fileNames) => {
+      const dt = new DataTransfer();
+      for (const n of fileNames) dt.items.add(new File(['x'], n));
+      return dt;
+    }, names);
+    const target = this.remotePane;
+    await target.dispatchEvent('dragenter', { dataTransfer });
+    await target.dispatchEvent('dragover', { dataTransfer });
+    await target.dispatchEvent('drop', { dataTransfer });
+  }
+
+  jobRow(name: string): Locator {
+    return this.queue.getByRole('listitem', { name, exact: true });
+  }
+
+  /** Waits until the queue row of `name` is in `state` (the engine's state, replayed by the store). */
+  async waitForJobState(name: string, state: string, timeout = 60_000): Promise<void> {
+    await expect(this.jobRow(name)).toHaveAttribute('data-state', state, { timeout });
+  }
+
+  /** Waits until the engine reports at least `bytes` moved for the job `name`. */
+  async waitForJobBytes(name: string, bytes: number, timeout = 60_000): Promise<void> {
+    const row = this.jobRow(name);
+    await expect
+      .poll(async () => Number((await row.getAttribute('data-bytes-done')) ?? 0), { timeout, message: `${name} moves ${bytes} bytes` })
+      .toBeGreaterThanOrEqual(bytes);
+  }
+
+  /** Waits until the queue totals count `n` done jobs. */
+  async waitForDoneCount(n: number, timeout = 120_000): Promise<void> {
+    await expect(this.queue.getByLabel('Done jobs')).toHaveText(`${n} done`, { timeout });
+  }
+
+  async answerUnknownHostKey(answer: 'Accept once' | 'Accept and save' | 'Cancel'): Promise<void> {
+    const dialog = this.hostKeyDialog('unknown');
+    await dialog.getByRole('button', { name: answer }).click();
+    await expect(dialog).toBeHidden();
+  }
+
+  /** Saves a screenshot of the whole window into docs/screenshots/<name>.png. */
+  async screenshot(name: string): Promise<void> {
+    await this.page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * Queue behaviour through the UI against the real engine: 200 files dropped from the OS at once,
+ * pause and resume of a throttled upload (Toxiproxy), and the conflict dialog (overwrite, skip for all).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { expect, test } from './harness/test';
+import { sha256File, writeRandomFile } from './harness/files';
+import { startToxiproxy, toxiproxyAvailable } from './fixtures/toxiproxy';
+
+/** Trusts the server up front (known_hosts line), so these specs start from a trusted key. */
+function trust(knownHostsPath: string, line: string): void {
+  fs.appendFileSync(knownHostsPath, `${line}\n`);
+}
+
+test('drop 200 files from the OS onto the remote pane: all done, all identical', async ({ app, sshd, engine, localDir }) => {
+  trust(engine.knownHostsPath, sshd.knownHostsLine());
+  const remoteDir = path.join(sshd.root, 'many');
+  fs.mkdirSync(remoteDir, { recursive: true });
+  const batch = path.join(localDir, 'batch');
+  const files = Array.from({ length: 200 }, (_, i) => writeRandomFile(path.join(batch, `file-${String(i).padStart(3, '0')}.dat`), 1024 + i * 97));
+
+  await app.open();
+  await app.createSite({ name: 'Many', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir, connections: 2, channels: 2 });
+  await app.startConnect('Many');
+  await app.waitForRemoteListing(remoteDir);
+
+  await app.dropOsFiles(files);
+  await expect(app.queue.getByLabel('Jobs total')).toHaveText('200 jobs');
+  await app.waitForDoneCount(200);
+  await expect(app.queue.getByLabel('Failed jobs')).toHaveText('0 failed');
+  for (const f of files) expect(sha256File(path.join(remoteDir, path.basename(f))), path.basename(f)).toBe(sha256File(f));
+  // The queue is virtualized: far fewer rows in the DOM than jobs.
+  const rendered = await app.queue.getByRole('listitem').count();
+  expect(rendered).toBeGreaterThan(0);
+  expect(rendered).toBeLessThan(60);
+  await expect(app.remoteRow('file-199.dat')).toBeVisible();
+  await app.screenshot('queue-200-files');
+});
+
+test('pause and resume a throttled upload; the file arrives intact', async ({ app, sshd, engine, localDir }) => {
+  test.skip(!toxiproxyAvailable(), 'toxiproxy-server is not installed (/usr/local/bin/toxiproxy-server)');
+  const toxi = await startToxiproxy();
+  try {
+    const { port } = await toxi.createProxy('sshd', sshd.port);
+    // 4 MB/s client -> server: a 48 MiB upload takes ~12 s, long enough to pause early.
+    await toxi.addToxic('sshd', { type: 'bandwidth', stream: 'upstream', attributes: { rate: 4096 } });
+    const remoteDir = path.join(sshd.root, 'pause');
+    fs.mkdirSync(remoteDir, { recursive: true });
+    const local = writeRandomFile(path.join(localDir, 'slow.bin'), 48 * 1024 * 1024);
+
+    await app.open();
+    await app.createSite({ name: 'Slow link', host: sshd.host, port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir });
+    await app.startConnect('Slow link');
+    await expect(app.hostKeyDialog('unknown')).toBeVisible();
+    await app.answerUnknownHostKey('Accept once');
+    await app.waitForRemoteListing(remoteDir);
+
+    await app.dragLocalToRemote('slow.bin');
+    const row = app.jobRow('slow.bin');
+    await app.waitForJobState('slow.bin', 'running');
+    await app.waitForJobBytes('slow.bin', 1);
+    await row.getByRole('button', { name: 'Pause slow.bin' }).click();
+    await app.waitForJobState('slow.bin', 'paused');
+    await expect(app.graph).not.toHaveAttribute('data-points', '0');
+    await app.screenshot('queue-paused');
+    // Integrity: a paused upload has not reached its final name, and it stopped before the end.
+    expect(fs.existsSync(path.join(remoteDir, 'slow.bin')), 'no final file while paused (engine must honour the abort)').toBe(false);
+    expect(Number(await row.getAttribute('data-bytes-done')), 'paused before the last byte').toBeLessThan(48 * 1024 * 1024);
+
+    await row.getByRole('button', { name: 'Resume slow.bin' }).click();
+    await app.waitForJobState('slow.bin', 'done', 90_000);
+    expect(sha256File(path.join(remoteDir, 'slow.bin'))).toBe(sha256File(local));
+  } finally {
+    await toxi.stop();
+  }
+});
+
+test('the conflict dialog: overwrite one file, then skip for all', async ({ app, sshd, engine, localDir }) => {
+  trust(engine.knownHostsPath, sshd.knownHostsLine());
+  const remoteDir = path.join(sshd.root, 'conflicts');
+  fs.mkdirSync(remoteDir, { recursive: true });
+  for (const n of ['same.txt', 'a.txt', 'b.txt']) {
+    fs.writeFileSync(path.join(remoteDir, n), `old remote ${n}\n`);
+    fs.writeFileSync(path.join(localDir, n), `new local ${n} (longer)\n`);
+  }
+
+  await app.open();
+  await app.createSite({ name: 'Conflicts', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir });
+  await app.startConnect('Conflicts');
+  await app.waitForRemoteListing(remoteDir);
+
+  await app.dragLocalToRemote('same.txt');
+  const dialog = app.conflictDialog;
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByLabel('Conflicting target')).toHaveText(path.join(remoteDir, 'same.txt'));
+  await expect(dialog.getByRole('button', { name: 'Skip' })).toBeFocused();
+  await app.screenshot('conflict-dialog');
+  await dialog.getByRole('button', { name: 'Overwrite' }).click();
+  await app.waitForJobState('same.txt', 'done');
+  expect(fs.readFileSync(path.join(remoteDir, 'same.txt'), 'utf8')).toBe('new local same.txt (longer)\n');
+
+  // Two files in one drag = one batch: "skip, for all" answers both.
+  await app.localRow('a.txt').click();
+  await app.localRow('b.txt').click({ modifiers: ['Control'] });
+  await app.dragLocalToRemote('a.txt');
+  await expect(dialog).toBeVisible();
+  await dialog.getByLabel(/Apply to all conflicts/).check();
+  await dialog.getByRole('button', { name: 'Skip' }).click();
+  await app.waitForJobState('a.txt', 'done');
+  await app.waitForJobState('b.txt', 'done');
+  await expect(dialog).toBeHidden();
+  expect(fs.readFileSync(path.join(remoteDir, 'a.txt'), 'utf8')).toBe('old remote a.txt\n');
+  expect(fs.readFileSync(path.join(remoteDir, 'b.txt'), 'utf8')).toBe('old remote b.txt\n');
+});

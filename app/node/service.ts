@@ -103,6 +103,8 @@ interface SiteSession {
   secrets: string[];
   /** Open prompts of this session, closed when the connection attempt ends. */
   prompts: Set<string>;
+  /** Set while the user disconnects, so the connections going down are not reported as lost. */
+  closing?: boolean;
 }
 
 interface RunningJob {
@@ -358,7 +360,7 @@ export class SluiceService {
 
   private setStatus(s: SiteSession, patch: Partial<SessionStatus>): void {
     s.status = { ...s.status, ...patch };
-    if (patch.state && patch.state !== 'failed') delete s.status.error;
+    if (patch.state && !patch.error) delete s.status.error;
     this.emit('session.status', s.status);
   }
 
@@ -494,6 +496,7 @@ export class SluiceService {
       else if (job.state === 'queued') this.transition(job.id, 'queued', 'paused');
     }
     for (const id of s.prompts) this.closeHostKeyPrompt(id);
+    s.closing = true;
     const engine = s.engine ?? (await s.opening?.catch(() => undefined));
     this.sessions.delete(siteId);
     await engine?.close().catch(() => undefined);
@@ -516,7 +519,17 @@ export class SluiceService {
       case 'connection': {
         const up = Math.max(0, s.status.connectionsUp + (e.state === 'up' ? 1 : -1));
         if (s.status.state === 'connected' || s.status.state === 'connecting') this.setStatus(s, { connectionsUp: Math.min(up, s.status.connections) });
-        if (e.state === 'down') this.log('warn', `Connection ${e.id} closed${e.reason ? `: ${e.reason}` : ''}`, s.site.id);
+        if (e.state === 'down' && !s.closing) {
+          this.log('warn', `Connection ${e.id} closed${e.reason ? `: ${e.reason}` : ''}`, s.site.id);
+          // The engine does not reopen connections: with none left the session is gone; the next connect
+          // (or a retried job) opens a new one.
+          if (up === 0 && s.engine && this.sessions.get(s.site.id) === s) {
+            const dead = s.engine;
+            s.engine = undefined;
+            this.setStatus(s, { state: 'disconnected', connectionsUp: 0, error: { code: 'CONNECTION_LOST', message: e.reason ?? 'connection lost' } });
+            void dead.close().catch(() => undefined);
+          }
+        }
         break;
       }
       case 'log':

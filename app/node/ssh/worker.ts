@@ -120,6 +120,21 @@ function connectionError(e: Error & { level?: string }, params: ConnectParams): 
   return new SluiceError('CONNECTION_LOST', `connection to ${where} failed: ${e.message}`);
 }
 
+/**
+ * ssh2 writes every SSH packet to the socket on its own; with TCP_NODELAY each becomes a syscall and a
+ * segment. Corking until the end of the current tick sends all packets produced in one burst (e.g. a
+ * pump issuing K requests) with one writev, and still flushes before any wait (no Nagle-style stall).
+ */
+function coalesceWritesPerTick(sock: net.Socket): void {
+  const write = sock.write.bind(sock) as (...args: unknown[]) => boolean;
+  let corked = false;
+  const uncork = () => { corked = false; sock.uncork(); };
+  sock.write = ((...args: unknown[]) => {
+    if (!corked) { corked = true; sock.cork(); process.nextTick(uncork); }
+    return write(...args);
+  }) as typeof sock.write;
+}
+
 async function connect(params: ConnectParams): Promise<ConnectInfo> {
   const client = new Client();
   let negotiated: Negotiated | undefined;
@@ -129,6 +144,7 @@ async function connect(params: ConnectParams): Promise<ConnectInfo> {
   sock.setNoDelay(true);
   sock.setKeepAlive(true, 15_000);
   sock.connect({ host: params.host, port: params.port });
+  coalesceWritesPerTick(sock);
 
   const ready = new Promise<void>((resolve, reject) => {
     client.once('ready', resolve);

@@ -11,7 +11,7 @@ import { SluiceError, displayText, exitCodeFor, type ErrorCode } from './errors'
 import { isInteractive, terminalPrompter } from './cli/prompt';
 import { formatRemote, parseRemoteUrl, type RemoteSpec } from './cli/remoteSpec';
 import { openSession } from './ssh/openSession';
-import { SESSION_DEFAULTS, type Session } from './ssh/session';
+import { AUTO_TUNE, SESSION_DEFAULTS, type Session } from './ssh/session';
 import type { EngineEvent, TransferReport } from './transfer/types';
 
 interface CliOptions {
@@ -29,8 +29,8 @@ interface CliOptions {
   kex?: string[];
   mac?: string[];
   hostKeyAlgorithms?: string[];
-  connections: number;
-  channels: number;
+  connections?: number;
+  channels?: number;
   requests: number;
   segmentSize: number;
   keepalive: number;
@@ -202,7 +202,8 @@ async function run(direction: 'get' | 'put', operands: string[], o: CliOptions):
     });
     if (o.verbose) {
       const n = session.negotiated;
-      out.info(`connected to ${formatRemote(spec)}: kex ${n.kex}, host key ${n.serverHostKey}, cipher ${n.cipher}, mac ${n.mac}; auth ${session.authMethod}; ${session.connections.length} connection(s) × ${session.settings.channels} channel(s)`);
+      out.info(`connected to ${formatRemote(spec)}: kex ${n.kex}, host key ${n.serverHostKey}, cipher ${n.cipher}, mac ${n.mac}; auth ${session.authMethod}; ${session.connections.length} connection(s) × ${session.settings.channels} channel(s)`
+        + (session.rttMs !== undefined ? ` (RTT ${session.rttMs.toFixed(1)} ms)` : ''));
     }
     const report = await session.transfer({
       id: `${direction}-${Date.now()}`,
@@ -254,8 +255,8 @@ function buildProgram(): Command {
       .option('--kex <list>', 'key exchange preference, comma separated', collect)
       .option('--mac <list>', 'MAC preference, comma separated', collect)
       .option('--host-key-algorithms <list>', 'host key algorithm preference, comma separated', collect)
-      .option('--connections <n>', 'SSH connections (each in its own thread)', positiveInt, SESSION_DEFAULTS.connections)
-      .option('--channels <n>', 'SFTP channels per connection', positiveInt, SESSION_DEFAULTS.channels)
+      .option('--connections <n>', `SSH connections, each in its own thread (default: ${AUTO_TUNE.connections} with ${AUTO_TUNE.channels} channels each when the measured RTT is ≥ ${AUTO_TUNE.rttMs} ms, else 1)`, positiveInt)
+      .option('--channels <n>', 'SFTP channels per connection (default: see --connections)', positiveInt)
       .option('--requests <n>', 'outstanding requests per channel', positiveInt, SESSION_DEFAULTS.requests)
       .option('--segment-size <size>', 'split files larger than this across channels', parseSize, SESSION_DEFAULTS.segmentSize)
       .option('--keepalive <ms>', 'keepalive interval in ms (0 = off)', nonNegativeInt, SESSION_DEFAULTS.keepaliveIntervalMs)

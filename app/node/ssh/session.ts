@@ -19,9 +19,12 @@ export interface SessionOptions {
   auth: AuthMaterial;
   /** ssh2 algorithm lists (app/node/ssh/algorithms.ts buildAlgorithms). */
   algorithms?: Algorithms;
-  /** SSH connections (N), each in its own worker thread. Default 1. */
+  /**
+   * SSH connections (N), each in its own worker thread. Default: chosen from the measured RTT when neither
+   * `connections` nor `channels` is given (see {@link AUTO_TUNE}).
+   */
   connections?: number;
-  /** SFTP channels per connection (M). Default 1. */
+  /** SFTP channels per connection (M). Default: chosen with `connections`. */
   channels?: number;
   /** Outstanding SSH_FXP_READ/WRITE requests per channel (K). Default 32. */
   requests?: number;
@@ -39,6 +42,14 @@ export interface SessionOptions {
   askPassword?: () => Promise<string | undefined>;
   onEvent?: (e: EngineEvent) => void;
 }
+
+/**
+ * RTT-based pool sizing, from the benchmark (FIELD.md, bench/): on a low-latency link a 2-core machine is
+ * CPU-bound and one connection wins (sshd needs the other core); above `rttMs` the 2 MiB channel window
+ * caps each channel at about window/RTT, so throughput grows linearly with channels and we open
+ * `connections` × `channels` of them.
+ */
+export const AUTO_TUNE = { rttMs: 5, connections: 4, channels: 2, probes: 3 };
 
 export const SESSION_DEFAULTS = {
   connections: 1,
@@ -68,6 +79,8 @@ export class Session {
   /** Per-host answer of the out-of-order write probe, for this session. */
   outOfOrderWrites: boolean | undefined;
   negotiated: Negotiated = { kex: '', serverHostKey: '', cipher: '', mac: '' };
+  /** Smallest SSH_FXP_REALPATH round trip measured on the first connection, in ms (auto-tuning only). */
+  rttMs: number | undefined;
   authMethod = '';
   readonly settings: typeof SESSION_DEFAULTS;
 
@@ -104,6 +117,7 @@ export class Session {
         s.emit({ type: 'log', level: 'info', message: `keyboard-interactive login: using ${first.channels} channels on one connection instead of ${s.settings.connections} connections` });
         return s;
       }
+      if (options.connections === undefined && options.channels === undefined) await s.autoTune(first);
       const rest = [];
       for (let i = 1; i < s.settings.connections; i++) rest.push(s.addConnection());
       const results = await Promise.allSettled(rest);
@@ -116,6 +130,22 @@ export class Session {
       await s.close();
       throw s.fatal ?? e;
     }
+  }
+
+  /** Measures the RTT on the first connection and sizes the pool from it ({@link AUTO_TUNE}). */
+  private async autoTune(first: WorkerConnection): Promise<void> {
+    let best = Infinity;
+    for (let i = 0; i < AUTO_TUNE.probes; i++) {
+      const t0 = process.hrtime.bigint();
+      await first.call('realpath', { path: '.' });
+      best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+    this.rttMs = best;
+    if (best < AUTO_TUNE.rttMs) return;
+    this.settings.connections = AUTO_TUNE.connections;
+    this.settings.channels = AUTO_TUNE.channels;
+    if (first.channels < AUTO_TUNE.channels) await first.addChannels(AUTO_TUNE.channels - first.channels);
+    this.emit({ type: 'log', level: 'info', message: `RTT ${best.toFixed(1)} ms: using ${AUTO_TUNE.connections} connections × ${AUTO_TUNE.channels} channels` });
   }
 
   private emit(e: EngineEvent): void {
@@ -132,7 +162,9 @@ export class Session {
   private async addConnection(): Promise<WorkerConnection> {
     const id = this.conns.length;
     const o = this.options;
-    const capacity = id === 0 ? this.settings.connections * this.settings.channels : this.settings.channels;
+    const capacity = id === 0
+      ? Math.max(this.settings.connections * this.settings.channels, AUTO_TUNE.connections * AUTO_TUNE.channels)
+      : this.settings.channels;
     const conn = new WorkerConnection(id, this.settings.channels, {
       verifyHostKey: async (key) => {
         if (this.fatal) return { accept: false, reason: `${this.fatal.code}:${this.fatal.message}` };

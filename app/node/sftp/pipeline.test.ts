@@ -101,3 +101,21 @@ test('an aborted range rejects with AbortError', async () => {
   await assert.rejects(p, { name: 'AbortError' });
   fs.closeSync(out.fd);
 });
+
+test('uploadRange sends SSH_FXP_WRITEs in offset order although local reads finish in any order', async () => {
+  const data = randomBytes(2_000_000);
+  const src = tempFile(data);
+  const order: number[] = [];
+  const written = Buffer.alloc(data.length);
+  const sftp = {
+    write(_h: Buffer, buf: Buffer, off: number, len: number, pos: number, cb: (e?: Error) => void) {
+      order.push(pos);
+      buf.copy(written, pos, off, off + len);
+      setImmediate(() => cb());
+    },
+  } as unknown as SFTPWrapper;
+  await uploadRange(sftp, Buffer.from('h'), src.fd, 0, data.length, { chunkSize: 8192, slots: new RequestSlots(64) });
+  fs.closeSync(src.fd);
+  assert.deepEqual(order, [...order].sort((a, b) => a - b));
+  assert.ok(written.equals(data));
+});

@@ -205,8 +205,8 @@ export function downloadRange(
 
 /**
  * Uploads the byte range [start, end) of a local file to an open remote handle at the same offsets,
- * with K outstanding SSH_FXP_WRITE requests (draft-ietf-secsh-filexfer-02 §6.4). Writes are issued in
- * increasing offset order; the server may complete them in any order.
+ * with K outstanding SSH_FXP_WRITE requests (draft-ietf-secsh-filexfer-02 §6.4). Writes are sent in
+ * increasing offset order even though local reads complete in any order; the server may answer in any order.
  *
  * @param fd local file descriptor opened for reading
  * @param handle remote handle opened for writing
@@ -221,14 +221,28 @@ export function uploadRange(
   o: RangeOptions,
 ): Promise<number> {
   const pool = new BufferPool(o.chunkSize);
-  return runPipeline(start, end, o, (pos, len, done) => {
-    const buf = pool.take();
-    fs.read(fd, buf, 0, len, pos, (rerr, n) => {
-      if (rerr || !n) { pool.give(buf); done(rerr, 0); return; }
-      sftp.write(handle, buf, 0, n, pos, (err) => {
-        pool.give(buf);
-        done(err ?? null, n);
+  // Local reads finish in any order (libuv thread pool); writes go out in offset order all the same,
+  // since servers that only accept sequential writes exist (rclone: "many SFTP servers only accept
+  // sequential writes").
+  const reads: Array<{ pos: number; buf: Buffer; n: number; err: Error | null; ready: boolean; done: (err: Error | null, n: number) => void }> = [];
+  const sendReady = () => {
+    while (reads.length && reads[0].ready) {
+      const r = reads.shift()!;
+      if (r.err || !r.n) { pool.give(r.buf); r.done(r.err, 0); continue; }
+      sftp.write(handle, r.buf, 0, r.n, r.pos, (err) => {
+        pool.give(r.buf);
+        r.done(err ?? null, r.n);
       });
+    }
+  };
+  return runPipeline(start, end, o, (pos, len, done) => {
+    const r = { pos, buf: pool.take(), n: 0, err: null as Error | null, ready: false, done };
+    reads.push(r);
+    fs.read(fd, r.buf, 0, len, pos, (rerr, n) => {
+      r.ready = true;
+      r.err = rerr;
+      r.n = n;
+      sendReady();
     });
   });
 }

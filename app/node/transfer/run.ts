@@ -209,6 +209,8 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
       level = remote.method === 'exec' ? 'sha256-remote' : 'sha256-reread';
       if (level === 'sha256-reread') verifyLevel = 'sha256-reread';
     }
+    // An interrupted job commits nothing, even a file whose last bytes raced the interrupt.
+    if (aborted) throw aborted;
     if (put) await lane.conn.call('rename', { channel: lane.channel, from: f.temp, to: f.dst, mode: conflict });
     else await localCommit(f.temp, f.dst, conflict);
     return level;
@@ -307,14 +309,21 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
     let left = Math.ceil(item.size / segmentSize);
     for (let start = 0; start < item.size; start += segmentSize) {
       const end = Math.min(item.size, start + segmentSize);
+      let moved = false;
       scheduler.push({
         priority: 0,
         run: async (lane) => {
           if (f.failed) return;
-          await withTask(lane, f, (taskId) => lane.conn.call(put ? 'upload' : 'download', {
-            channel: lane.channel, remotePath: put ? f.temp : f.src, localPath: put ? f.src : f.temp, start, end, taskId,
-          }));
-          if (--left === 0 && !f.failed) await finish(lane, f, mode);
+          // A retry after the connection died inside finish() must neither move the range again nor count it
+          // twice (left would pass 0 and the file would be dropped without a word).
+          if (!moved) {
+            await withTask(lane, f, (taskId) => lane.conn.call(put ? 'upload' : 'download', {
+              channel: lane.channel, remotePath: put ? f.temp : f.src, localPath: put ? f.src : f.temp, start, end, taskId,
+            }));
+            moved = true;
+            left--;
+          }
+          if (left === 0 && !f.failed) await finish(lane, f, mode);
         },
         fail: (e) => giveUp(f, e),
       });

@@ -26,6 +26,8 @@ export class Scheduler {
   private deadLanes = 0;
   private readonly deadConns = new Set<Lane['conn']>();
   private stopped: SluiceError | null = null;
+  /** Why a connection last failed a task (stalled, reset…), so the final error can say so. */
+  private lastConnectionError: SluiceError | null = null;
   private drainedResolve!: () => void;
   /** Resolves when end() was called and every task has finished or failed. */
   readonly drained = new Promise<void>((r) => { this.drainedResolve = r; });
@@ -120,6 +122,7 @@ export class Scheduler {
         const se = e instanceof SluiceError ? e : new SluiceError('REMOTE_FAILURE', (e as Error)?.message ?? String(e));
         task.attempts = (task.attempts ?? 0) + 1;
         const connectionLost = CONNECTION_ERRORS.has(se.code);
+        if (connectionLost) this.lastConnectionError = se;
         // The worker may report the loss before the coordinator has seen the connection close: trust the error.
         if (connectionLost) this.deadConns.add(lane.conn);
         if (connectionLost && task.attempts < this.maxAttempts && !this.stopped) {
@@ -138,7 +141,9 @@ export class Scheduler {
   private laneDied(): void {
     this.deadLanes++;
     if (this.deadLanes === this.lanes.length * this.perLane) {
-      this.stop(new SluiceError('CONNECTION_LOST', 'every connection to the server was lost; the transfer stopped'));
+      const last = this.lastConnectionError;
+      this.stop(new SluiceError(last?.code ?? 'CONNECTION_LOST',
+        `every connection to the server was lost${last ? ` (${last.message})` : ''}; the transfer stopped`));
     }
   }
 }

@@ -10,13 +10,11 @@ import * as path from 'node:path';
 import { CLI_BIN } from '../cli';
 import type { EngineEvent, TransferReport } from '../transfer/types';
 
-/* eslint-disable no-restricted-imports -- test-only: the e2e server fixtures (private sshd, scripted ssh2 server, Toxiproxy) */
 export { SSHD_PATH, startSshd, startTestServer, type SshServer, type SshdServer } from '../../../e2e/fixtures/sshd';
 export { fakeFileEntry, startScriptedServer, type ScriptedServer } from '../../../e2e/fixtures/scriptedServer';
 export { serveSftp, type ConnectionState } from '../../../e2e/fixtures/ssh2SftpServer';
 export { startToxiproxy, toxiproxyAvailable, type Toxiproxy } from '../../../e2e/fixtures/toxiproxy';
 export { generateKeyFile, knownHostsLineFor, makeTempDir, removeDir, waitUntil, killOnExit } from '../../../e2e/fixtures/tmp';
-/* eslint-enable no-restricted-imports */
 
 /** A server as the CLI sees it. */
 export interface Target {

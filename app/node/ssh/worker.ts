@@ -285,31 +285,16 @@ function rangeError(e: unknown, remotePath: string, localPath: string): SluiceEr
   return new SluiceError('REMOTE_FAILURE', `${remotePath}: ${err?.message ?? String(e)}`);
 }
 
-async function download(t: RangeTask): Promise<number> {
+/** Runs one segment: opens both sides, copies [start, end) with the pipeline, closes both. */
+async function rangeTask(t: RangeTask, direction: 'download' | 'upload'): Promise<number> {
   const c = requireConn();
   const s = sftpOf(t.channel);
-  const h = await openRemote(s, t.remotePath, 'r');
-  const local = await openLocal(t.localPath, 'r+');
-  const o = rangeOptions(t.channel, c.info.maxRead, t.taskId);
+  const down = direction === 'download';
+  const h = await openRemote(s, t.remotePath, down ? 'r' : 'r+');
+  const local = await openLocal(t.localPath, down ? 'r+' : 'r');
+  const o = rangeOptions(t.channel, down ? c.info.maxRead : c.info.maxWrite, t.taskId);
   try {
-    return await downloadRange(s, h, local.fd, t.start, t.end, o);
-  } catch (e) {
-    throw rangeError(e, t.remotePath, t.localPath);
-  } finally {
-    o.flush();
-    await local.close().catch(() => undefined);
-    await closeRemote(s, h, t.remotePath).catch(() => undefined);
-  }
-}
-
-async function upload(t: RangeTask): Promise<number> {
-  const c = requireConn();
-  const s = sftpOf(t.channel);
-  const h = await openRemote(s, t.remotePath, 'r+');
-  const local = await openLocal(t.localPath, 'r');
-  const o = rangeOptions(t.channel, c.info.maxWrite, t.taskId);
-  try {
-    return await uploadRange(s, h, local.fd, t.start, t.end, o);
+    return await (down ? downloadRange : uploadRange)(s, h, local.fd, t.start, t.end, o);
   } catch (e) {
     throw rangeError(e, t.remotePath, t.localPath);
   } finally {
@@ -565,8 +550,8 @@ const ops: { [K in OpName]: (arg: WorkerOps[K][0]) => Promise<WorkerOps[K][1]> }
   rmdir: (a) => call<void>((cb) => sftpOf(a.channel).rmdir(a.path, cb as never), a.path),
   rename,
   createRemote,
-  download,
-  upload,
+  download: (t) => rangeTask(t, 'download'),
+  upload: (t) => rangeTask(t, 'upload'),
   putFile,
   getFile,
   finishUpload,

@@ -1,0 +1,239 @@
+/**
+ * The CLI surface against a private sshd: cp semantics for put and get (folder DEST, new name, several
+ * sources, overwrite / --no-clobber, folders need -r) and usage (bad URLs, --help, unknown cipher, -v).
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import {
+  baseFlags, describeRun, makeTempDir, removeDir, runCli, startTestServer, tempFilesUnder, urlOf, type SshServer,
+} from './helpers';
+
+let server: SshServer;
+let work: string;
+let knownHosts: string;
+let caseNo = 0;
+
+before(async () => {
+  server = await startTestServer();
+  work = await makeTempDir('sluice-cli-');
+  knownHosts = path.join(work, 'known_hosts');
+  fs.writeFileSync(knownHosts, `${server.knownHostsLine()}\n`);
+});
+
+after(async () => {
+  await server?.stop();
+  if (work) await removeDir(work);
+});
+
+/** A fresh pair of folders for one case: `local` and `remote` (inside the server's root). */
+function freshCase(): { local: string; remote: string } {
+  const n = ++caseNo;
+  const local = path.join(work, `case-${n}`);
+  const remote = path.join(server.root, `case-${n}`);
+  fs.mkdirSync(local);
+  fs.mkdirSync(remote);
+  return { local, remote };
+}
+
+const put = (args: string[]) => runCli(['put', ...baseFlags(server), ...args], { knownHosts });
+const get = (args: string[]) => runCli(['get', ...baseFlags(server), ...args], { knownHosts });
+const url = (p: string) => urlOf(server, p);
+
+describe('cp semantics: put', () => {
+  test('an existing folder as DEST receives the source inside it (with or without a trailing slash)', async () => {
+    const { local, remote } = freshCase();
+    fs.writeFileSync(path.join(local, 'a.txt'), 'alpha');
+    fs.writeFileSync(path.join(local, 'b.txt'), 'beta');
+    fs.mkdirSync(path.join(remote, 'dir'));
+    let r = await put([path.join(local, 'a.txt'), url(`${remote}/dir`)]);
+    assert.equal(r.code, 0, describeRun(r));
+    r = await put([path.join(local, 'b.txt'), url(`${remote}/dir/`)]);
+    assert.equal(r.code, 0, describeRun(r));
+    assert.deepEqual(fs.readdirSync(path.join(remote, 'dir')).sort(), ['a.txt', 'b.txt']);
+    assert.equal(fs.readFileSync(path.join(remote, 'dir', 'a.txt'), 'utf8'), 'alpha');
+  });
+
+  test('a single source to a DEST that does not exist takes that name', async () => {
+    const { local, remote } = freshCase();
+    fs.writeFileSync(path.join(local, 'a.txt'), 'alpha');
+    const r = await put([path.join(local, 'a.txt'), url(`${remote}/renamed.bin`)]);
+    assert.equal(r.code, 0, describeRun(r));
+    assert.deepEqual(fs.readdirSync(remote), ['renamed.bin']);
+    assert.equal(fs.readFileSync(path.join(remote, 'renamed.bin'), 'utf8'), 'alpha');
+  });
+
+  test('several sources with a DEST that is not a folder: exit 2, nothing written', async () => {
+    const { local, remote } = freshCase();
+    fs.writeFileSync(path.join(local, 'a.txt'), 'alpha');
+    fs.writeFileSync(path.join(local, 'b.txt'), 'beta');
+    fs.writeFileSync(path.join(remote, 'existing.txt'), 'keep');
+    for (const dest of [`${remote}/missing`, `${remote}/existing.txt`]) {
+      const r = await put([path.join(local, 'a.txt'), path.join(local, 'b.txt'), url(dest)]);
+      assert.equal(r.code, 2, describeRun(r));
+      assert.match(r.stderr, /not a folder/i);
+    }
+    assert.deepEqual(fs.readdirSync(remote), ['existing.txt']);
+    assert.equal(fs.readFileSync(path.join(remote, 'existing.txt'), 'utf8'), 'keep');
+  });
+
+  test('an existing file is overwritten; with --no-clobber it is kept and reported skipped', async () => {
+    const { local, remote } = freshCase();
+    const target = path.join(remote, 't.txt');
+    fs.writeFileSync(target, 'old');
+    fs.writeFileSync(path.join(local, 't.txt'), 'new content');
+    let r = await put([path.join(local, 't.txt'), url(`${remote}/`)]);
+    assert.equal(r.code, 0, describeRun(r));
+    assert.equal(fs.readFileSync(target, 'utf8'), 'new content');
+
+    fs.writeFileSync(path.join(local, 't.txt'), 'newer content');
+    r = await put(['--no-clobber', '--json', path.join(local, 't.txt'), url(`${remote}/`)]);
+    assert.equal(r.code, 0, describeRun(r));
+    assert.equal(fs.readFileSync(target, 'utf8'), 'new content', '--no-clobber overwrote the file');
+    assert.equal(r.report?.skipped, 1, describeRun(r));
+    assert.equal(r.report?.files, 0);
+    assert.ok(r.events.some((e) => e.type === 'file' && e.state === 'skipped'), 'no skipped file event');
+    r = await put(['--no-clobber', path.join(local, 't.txt'), url(`${remote}/`)]);
+    assert.match(r.stderr, /1 skipped/, describeRun(r));
+    assert.deepEqual(fs.readdirSync(remote), ['t.txt'], 'temporary files left');
+  });
+
+  test('a folder without -r fails with a clear message', async () => {
+    const { local, remote } = freshCase();
+    fs.mkdirSync(path.join(local, 'folder'));
+    fs.writeFileSync(path.join(local, 'folder', 'f.txt'), 'x');
+    const r = await put([path.join(local, 'folder'), url(`${remote}/`)]);
+    assert.notEqual(r.code, 0, describeRun(r));
+    assert.equal(r.code, 2, describeRun(r));
+    assert.match(r.stderr, /is a folder \(use -r\)/);
+    assert.deepEqual(fs.readdirSync(remote), []);
+  });
+});
+
+describe('cp semantics: get', () => {
+  test('an existing folder as DEST receives the sources inside it', async () => {
+    const { local, remote } = freshCase();
+    fs.writeFileSync(path.join(remote, 'a.txt'), 'alpha');
+    fs.writeFileSync(path.join(remote, 'b.txt'), 'beta');
+    const r = await get([url(`${remote}/a.txt`), url(`${remote}/b.txt`), local]);
+    assert.equal(r.code, 0, describeRun(r));
+    assert.deepEqual(fs.readdirSync(local).sort(), ['a.txt', 'b.txt']);
+    assert.equal(fs.readFileSync(path.join(local, 'b.txt'), 'utf8'), 'beta');
+  });
+
+  test('a single source to a DEST that does not exist takes that name (file and folder)', async () => {
+    const { local, remote } = freshCase();
+    fs.writeFileSync(path.join(remote, 'a.txt'), 'alpha');
+    fs.mkdirSync(path.join(remote, 'tree', 'deep'), { recursive: true });
+    fs.writeFileSync(path.join(remote, 'tree', 'deep', 'x.txt'), 'x');
+    let r = await get([url(`${remote}/a.txt`), path.join(local, 'renamed.txt')]);
+    assert.equal(r.code, 0, describeRun(r));
+    assert.equal(fs.readFileSync(path.join(local, 'renamed.txt'), 'utf8'), 'alpha');
+    r = await get(['-r', url(`${remote}/tree`), path.join(local, 'copy')]);
+    assert.equal(r.code, 0, describeRun(r));
+    assert.equal(fs.readFileSync(path.join(local, 'copy', 'deep', 'x.txt'), 'utf8'), 'x');
+    assert.deepEqual(fs.readdirSync(local).sort(), ['copy', 'renamed.txt']);
+  });
+
+  test('several sources with a DEST that is not a folder: exit 2, nothing written', async () => {
+    const { local, remote } = freshCase();
+    fs.writeFileSync(path.join(remote, 'a.txt'), 'alpha');
+    fs.writeFileSync(path.join(remote, 'b.txt'), 'beta');
+    fs.writeFileSync(path.join(local, 'existing.txt'), 'keep');
+    for (const dest of [path.join(local, 'missing'), path.join(local, 'existing.txt')]) {
+      const r = await get([url(`${remote}/a.txt`), url(`${remote}/b.txt`), dest]);
+      assert.equal(r.code, 2, describeRun(r));
+      assert.match(r.stderr, /not a folder/i);
+    }
+    assert.deepEqual(fs.readdirSync(local), ['existing.txt']);
+    assert.equal(fs.readFileSync(path.join(local, 'existing.txt'), 'utf8'), 'keep');
+  });
+
+  test('an existing file is overwritten; with --no-clobber it is kept and reported skipped', async () => {
+    const { local, remote } = freshCase();
+    const target = path.join(local, 't.txt');
+    fs.writeFileSync(target, 'old');
+    fs.writeFileSync(path.join(remote, 't.txt'), 'new content');
+    let r = await get([url(`${remote}/t.txt`), local]);
+    assert.equal(r.code, 0, describeRun(r));
+    assert.equal(fs.readFileSync(target, 'utf8'), 'new content');
+    fs.writeFileSync(path.join(remote, 't.txt'), 'newer content');
+    r = await get(['--no-clobber', '--json', url(`${remote}/t.txt`), local]);
+    assert.equal(r.code, 0, describeRun(r));
+    assert.equal(fs.readFileSync(target, 'utf8'), 'new content', '--no-clobber overwrote the file');
+    assert.equal(r.report?.skipped, 1, describeRun(r));
+    assert.deepEqual(fs.readdirSync(local), ['t.txt']);
+    assert.deepEqual(tempFilesUnder(local), []);
+  });
+
+  test('a folder without -r fails with a clear message', async () => {
+    const { local, remote } = freshCase();
+    fs.mkdirSync(path.join(remote, 'folder'));
+    const r = await get([url(`${remote}/folder`), local]);
+    assert.equal(r.code, 2, describeRun(r));
+    assert.match(r.stderr, /is a folder \(use -r\)/);
+    assert.deepEqual(fs.readdirSync(local), []);
+  });
+});
+
+describe('usage', () => {
+  test('bad URLs and misplaced operands: exit 2 with the reason', async () => {
+    const file = path.join(work, 'u.txt');
+    fs.writeFileSync(file, 'u');
+    const cases: Array<[string[], RegExp]> = [
+      [['put', file, 'sftp://'], /host is empty/i],
+      [['put', file, 'sftp://host:99999/x'], /not a port number/i],
+      [['put', file, 'sftp://user:secret@host/x'], /password in the URL is refused/i],
+      [['put', file, 'not-a-url'], /needs an sftp:\/\/ URL/i],
+      [['get', 'not-a-url', work], /needs sftp:\/\/ URLs/i],
+      [['get', url('/x'), url('/y')], /destination is a URL/i],
+      [['put', file], /at least one SOURCE and a DEST/i],
+      [['put', '--verify', 'md5', file, url('/x')], /size or sha256/i],
+      [['put', '--connections', '0', file, url('/x')], /whole number/i],
+      [['put', '--bogus-option', file, url('/x')], /unknown option/i],
+      [['frobnicate'], /unknown command/i],
+    ];
+    for (const [args, why] of cases) {
+      const r = await runCli([...args, '--batch', '--no-agent'], { knownHosts, timeoutMs: 20_000 });
+      assert.equal(r.code, 2, `${args.join(' ')}\n${describeRun(r)}`);
+      assert.match(r.stderr, why, `${args.join(' ')}\n${describeRun(r)}`);
+      assert.ok(!r.stderr.includes('secret'), 'a password from the URL was echoed');
+    }
+  });
+
+  test('--help shows examples and the exit codes (exit 0); no arguments shows help (exit 2)', async () => {
+    for (const args of [['--help'], ['put', '--help'], ['get', '--help']]) {
+      const r = await runCli(args, { knownHosts, timeoutMs: 20_000 });
+      assert.equal(r.code, 0, describeRun(r));
+      const text = r.stdout + r.stderr;
+      assert.match(text, /Examples:/);
+      assert.match(text, /sluice put .*sftp:\/\//);
+      assert.match(text, /Exit codes: 0 done and verified, 1 some transfer failed, 2 usage, 3 authentication, 4 host key refused,\s+5 remote not found or permission denied, 6 local error.*130 interrupted/s);
+    }
+    const none = await runCli([], { knownHosts, timeoutMs: 20_000 });
+    assert.equal(none.code, 2, describeRun(none));
+    assert.match(none.stdout + none.stderr, /Usage: sluice/);
+  });
+
+  test('--cipher bogus: exit 2, names it and lists the supported ciphers', async () => {
+    const r = await put(['--cipher', 'bogus', path.join(work, 'known_hosts'), url(`${server.root}/`)]);
+    assert.equal(r.code, 2, describeRun(r));
+    assert.match(r.stderr, /bogus/);
+    assert.match(r.stderr, /Supported: .*aes128-gcm@openssh\.com/);
+    assert.match(r.stderr, /chacha20-poly1305@openssh\.com/);
+  });
+
+  test('-v prints the negotiated kex, host key, cipher and MAC; --cipher/--mac choose them', async () => {
+    const src = path.join(work, 'v.txt');
+    fs.writeFileSync(src, 'v');
+    let r = await put(['-v', src, url(`${server.root}/v-default.txt`)]);
+    assert.equal(r.code, 0, describeRun(r));
+    assert.match(r.stderr, /kex [\w.@-]+, host key ssh-ed25519, cipher (aes128-gcm@openssh\.com|chacha20-poly1305@openssh\.com), mac/, r.stderr);
+    r = await put(['-v', '--cipher', 'aes256-ctr', '--mac', 'hmac-sha2-256', '--kex', 'ecdh-sha2-nistp256', src, url(`${server.root}/v-chosen.txt`)]);
+    assert.equal(r.code, 0, describeRun(r));
+    assert.match(r.stderr, /kex ecdh-sha2-nistp256, host key ssh-ed25519, cipher aes256-ctr, mac hmac-sha2-256/, r.stderr);
+    const quiet = await put([src, url(`${server.root}/v-quiet.txt`)]);
+    assert.doesNotMatch(quiet.stderr, /cipher/, 'without -v the algorithms are not printed');
+  });
+});

@@ -19,8 +19,14 @@ export interface TestEngine {
   close(): Promise<void>;
 }
 
+/**
+ * Compiled output to load the engine from: `SLUICE_E2E_DIST` when set (a private build, safe from a concurrent
+ * `npm run build` rewriting dist/ mid-run), else the repo's dist/.
+ */
+const DIST = process.env.SLUICE_E2E_DIST ? path.resolve(process.env.SLUICE_E2E_DIST) : path.join(REPO_ROOT, 'dist');
+
 function requireDist<T>(relative: string): T {
-  const file = path.join(REPO_ROOT, 'dist', relative);
+  const file = path.join(DIST, relative);
   if (!fs.existsSync(file)) throw new Error(`e2e: ${file} is missing; run \`npm run build\` first (the engine runs compiled, with worker threads)`);
   return require(file) as T;
 }

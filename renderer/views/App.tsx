@@ -34,6 +34,13 @@ function usePrefersDark(): boolean {
   return dark;
 }
 
+/** The first meaningful line of an engine error (OpenSSH-style host-key errors open with a row of @). */
+function firstLine(message: string): string {
+  const text = message.replace(/@{3,}/g, ' ').replace(/\s+/g, ' ').trim();
+  const cut = text.search(/[.!](\s|$)/);
+  return cut > 0 ? text.slice(0, cut + 1) : text;
+}
+
 /** A pane reloads when a job into its folder finishes: the token counts such jobs. */
 function reloadToken(queue: QueueState, dir: string | null): string {
   if (dir === null) return '0';
@@ -164,8 +171,8 @@ export function App() {
         </label>
       </div>
       {status?.state === 'failed' && status.error && (
-        <div className="banner" role="alert">
-          {status.siteName}: {status.error.code}: {status.error.message}
+        <div className="banner" role="alert" title={status.error.message}>
+          {status.siteName}: {status.error.code}: {firstLine(status.error.message)}
         </div>
       )}
       <div className="main">

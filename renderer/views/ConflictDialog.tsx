@@ -31,8 +31,12 @@ export function ConflictDialog({ prompt, pending, onAnswer }: ConflictDialogProp
       <dl>
         <dt>Existing</dt>
         <dd>{describe(prompt.existing)}</dd>
-        <dt>Incoming</dt>
-        <dd>{describe(prompt.incoming)}</dd>
+        {prompt.incoming && (
+          <>
+            <dt>Incoming</dt>
+            <dd>{describe(prompt.incoming)}</dd>
+          </>
+        )}
       </dl>
       <label htmlFor={checkId}>
         <input id={checkId} type="checkbox" checked={forAll} onChange={(e) => setForAll(e.target.checked)} /> Apply to all conflicts in

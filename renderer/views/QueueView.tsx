@@ -53,14 +53,23 @@ const JobRow = memo(function JobRow({ job, top, onAction }: { job: Job; top: num
       data-job-id={job.id}
       data-state={job.state}
       data-bytes-done={job.bytesDone}
-      style={{ top, height: ROW_HEIGHT }}
+      style={{ transform: `translateY(${top}px)`, height: ROW_HEIGHT }}
     >
       <span className="name" title={`${job.source} → ${job.dest}`}>
         <Icon name={job.direction === 'upload' ? 'up' : 'down'} /> {job.name}
         {job.filesTotal > 1 ? <span className="muted"> ({job.filesDone}/{job.filesTotal} files)</span> : null}
       </span>
       <span className={`state state-${job.state}`}>{job.state}</span>
-      <progress max={100} value={pct} aria-label={`${job.name} progress`} aria-valuetext={`${pct.toFixed(0)}%`} />
+      <div
+        className="bar"
+        role="progressbar"
+        aria-label={`${job.name} progress`}
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={Math.round(pct)}
+      >
+        <div style={{ transform: `scaleX(${pct / 100})` }} />
+      </div>
       <span className="muted">
         {formatBytes(job.bytesDone)}
         {job.bytesTotal > 0 ? ` / ${formatBytes(job.bytesTotal)}` : ''}

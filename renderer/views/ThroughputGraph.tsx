@@ -42,12 +42,12 @@ export function ThroughputGraph({ series }: ThroughputGraphProps) {
     const el = host.current;
     if (!el) return;
     const key = data.connectionIds.join(',');
-    const size = { width: Math.max(200, el.clientWidth), height: Math.max(100, el.clientHeight - 30) };
+    const size = { width: Math.max(200, el.clientWidth), height: Math.max(80, el.clientHeight) };
     if (!plot.current || shape.current !== key) {
       plot.current?.destroy();
       const opts: uPlot.Options = {
         ...size,
-        legend: { show: true, live: false },
+        legend: { show: false },
         cursor: { show: false },
         scales: { x: { time: false, range: () => [nowRef.current - 60, nowRef.current] }, y: { range: (_u, _min, max) => [0, Math.max(1024, max * 1.1)] } },
         axes: [
@@ -77,7 +77,7 @@ export function ThroughputGraph({ series }: ThroughputGraphProps) {
     const el = host.current;
     if (!el || typeof ResizeObserver === 'undefined') return;
     const ro = new ResizeObserver(() => {
-      plot.current?.setSize({ width: Math.max(200, el.clientWidth), height: Math.max(100, el.clientHeight - 30) });
+      plot.current?.setSize({ width: Math.max(200, el.clientWidth), height: Math.max(80, el.clientHeight) });
     });
     ro.observe(el);
     return () => {
@@ -87,6 +87,7 @@ export function ThroughputGraph({ series }: ThroughputGraphProps) {
     };
   }, []);
 
+  const latest = series.samples[series.samples.length - 1];
   return (
     <section className="graph" aria-label="Throughput">
       <h2>Throughput</h2>
@@ -98,6 +99,16 @@ export function ThroughputGraph({ series }: ThroughputGraphProps) {
         data-points={points}
         data-connections={data.connectionIds.length}
       />
+      <ul className="legend" aria-label="Series">
+        <li>
+          <span className="swatch" style={{ background: PALETTE[0] }} /> Total {formatRate(total)}
+        </li>
+        {data.connectionIds.map((id, i) => (
+          <li key={id}>
+            <span className="swatch dashed" style={{ borderColor: PALETTE[(i + 1) % PALETTE.length] }} /> #{id} {formatRate(latest?.perConnection[id] ?? 0)}
+          </li>
+        ))}
+      </ul>
     </section>
   );
 }

@@ -38,7 +38,7 @@ test('drop 200 files from the OS onto the remote pane: all done, all identical',
   await app.screenshot('queue-200-files');
 });
 
-test('pause and resume a throttled upload; the file arrives intact', async ({ app, sshd, engine, localDir }) => {
+test('pause and resume a throttled upload; the file arrives intact', async ({ app, sshd, localDir }) => {
   test.skip(!toxiproxyAvailable(), 'toxiproxy-server is not installed (/usr/local/bin/toxiproxy-server)');
   const toxi = await startToxiproxy();
   try {

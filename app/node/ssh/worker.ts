@@ -172,6 +172,8 @@ async function connect(params: ConnectParams): Promise<ConnectInfo> {
     keepaliveInterval: params.keepaliveIntervalMs,
     keepaliveCountMax: params.keepaliveCountMax,
     readyTimeout: params.readyTimeoutMs,
+    // SLUICE_SSH_DEBUG=1 traces the SSH protocol (packet types only, never payloads or secrets).
+    debug: process.env.SLUICE_SSH_DEBUG ? (m: string) => process.stderr.write(`ssh[${params.host}:${params.port}] ${m}\n`) : undefined,
     hostVerifier: (key: Buffer, verify: (ok: boolean) => void) => {
       ask({ kind: 'hostkey', key: new Uint8Array(key) }).then((answer) => {
         if (answer.kind === 'hostkey-answer' && answer.accept) verify(true);

@@ -1,0 +1,77 @@
+/**
+ * File panes against a real sshd: keyboard navigation and multi-select, sorting, new folder / rename /
+ * delete with confirmation on the remote side, and a download by dragging a remote file to the local pane.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { expect, test } from './harness/test';
+import { sha256File, writeRandomFile } from './harness/files';
+
+test('remote pane: keyboard, sorting, new folder, rename, delete; drag a remote file down to the local pane', async ({ app, sshd, engine, localDir, page }) => {
+  fs.appendFileSync(engine.knownHostsPath, `${sshd.knownHostsLine()}\n`);
+  const remoteDir = path.join(sshd.root, 'browse');
+  fs.mkdirSync(remoteDir, { recursive: true });
+  writeRandomFile(path.join(remoteDir, 'big.bin'), 3 * 1024 * 1024);
+  fs.writeFileSync(path.join(remoteDir, 'a.txt'), 'a');
+  fs.writeFileSync(path.join(remoteDir, 'c.txt'), 'ccc');
+
+  await app.open();
+  await app.createSite({ name: 'Browse', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir });
+  await app.startConnect('Browse');
+  await app.waitForRemoteListing(remoteDir);
+
+  // Sorting by size, descending: big.bin first.
+  const names = () => app.remoteGrid.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('aria-label')));
+  await app.remoteGrid.getByRole('button', { name: 'Sort by Size' }).click();
+  await app.remoteGrid.getByRole('button', { name: 'Sort by Size' }).click();
+  await expect(app.remoteGrid.getByRole('columnheader', { name: 'Sort by Size' })).toHaveAttribute('aria-sort', 'descending');
+  expect(await names()).toEqual(['big.bin', 'c.txt', 'a.txt']);
+  await app.remoteGrid.getByRole('button', { name: 'Sort by Name' }).click();
+  expect(await names()).toEqual(['a.txt', 'big.bin', 'c.txt']);
+
+  // Keyboard: focus the grid, arrows move, shift+arrow extends the selection.
+  await app.remoteGrid.focus();
+  await page.keyboard.press('ArrowDown');
+  await expect(app.remoteRow('a.txt')).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('Shift+ArrowDown');
+  await expect(app.remoteRow('big.bin')).toHaveAttribute('aria-selected', 'true');
+  await expect(app.remotePane).toContainText('2 selected');
+
+  // New folder, then Enter opens it and Backspace comes back.
+  await app.remotePane.getByRole('button', { name: 'Remote: new folder' }).click();
+  const mkdir = page.getByRole('dialog', { name: 'New remote folder' });
+  await mkdir.getByLabel('Folder name').fill('bad/name');
+  await expect(mkdir.getByRole('alert')).toHaveText('Name cannot contain / or \\');
+  await mkdir.getByLabel('Folder name').fill('reports');
+  await mkdir.getByRole('button', { name: 'Create' }).click();
+  await expect(app.remoteRow('reports')).toHaveAttribute('data-type', 'dir');
+  expect(fs.statSync(path.join(remoteDir, 'reports')).isDirectory()).toBe(true);
+
+  // Rename with F2.
+  await app.remoteRow('c.txt').click();
+  await page.keyboard.press('F2');
+  const rename = page.getByRole('dialog', { name: 'Rename c.txt' });
+  await rename.getByLabel('New name').fill('renamed.txt');
+  await rename.getByRole('button', { name: 'Rename' }).click();
+  await expect(app.remoteRow('renamed.txt')).toBeVisible();
+  expect(fs.readFileSync(path.join(remoteDir, 'renamed.txt'), 'utf8')).toBe('ccc');
+
+  // Delete asks first; Cancel keeps the file, Delete removes it.
+  await app.remoteRow('a.txt').click();
+  await page.keyboard.press('Delete');
+  const confirm = page.getByRole('alertdialog', { name: 'Delete from remote' });
+  await expect(confirm.getByRole('button', { name: 'Cancel' })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(confirm).toBeHidden();
+  expect(fs.existsSync(path.join(remoteDir, 'a.txt'))).toBe(true);
+  await app.remotePane.getByRole('button', { name: 'Remote: delete' }).click();
+  await page.getByRole('alertdialog', { name: 'Delete from remote' }).getByRole('button', { name: 'Delete' }).click();
+  await expect(app.remoteRow('a.txt')).toHaveCount(0);
+  expect(fs.existsSync(path.join(remoteDir, 'a.txt'))).toBe(false);
+
+  // Download: drag a remote row to the local pane.
+  await app.dragRemoteToLocal('big.bin');
+  await app.waitForJobState('big.bin', 'done');
+  await expect(app.localRow('big.bin')).toBeVisible();
+  expect(sha256File(path.join(localDir, 'big.bin'))).toBe(sha256File(path.join(remoteDir, 'big.bin')));
+});

@@ -1,0 +1,77 @@
+/**
+ * Site manager against the real service (SQLite store in a temp folder): validated forms, folders,
+ * edit, duplicate, delete with confirmation, advanced settings kept; theme switching.
+ */
+import { expect, test } from './harness/test';
+
+test('site manager: validation, folders, edit with advanced settings, duplicate, delete; dark theme', async ({ app, page }) => {
+  await app.open();
+
+  // Invalid input is refused field by field, and nothing is saved.
+  await app.siteManager.getByRole('button', { name: 'New site' }).click();
+  const form = page.getByRole('dialog', { name: 'New site' });
+  await form.getByLabel('Host', { exact: true }).fill('bad host');
+  await form.getByLabel('Port', { exact: true }).fill('70000');
+  await form.getByLabel('Connections').fill('99');
+  await form.getByRole('button', { name: 'Save' }).click();
+  await expect(form.getByRole('alert').filter({ hasText: 'Name is required' })).toBeVisible();
+  await expect(form.getByRole('alert').filter({ hasText: 'Host must not contain spaces' })).toBeVisible();
+  await expect(form.getByRole('alert').filter({ hasText: 'Port must be between 1 and 65535' })).toBeVisible();
+  await expect(form.getByRole('alert').filter({ hasText: 'Connections must be between 1 and 16' })).toBeVisible();
+  await expect(form.getByLabel('Host', { exact: true })).toHaveAttribute('aria-invalid', 'true');
+  await app.screenshot('site-form-validation');
+  await form.getByRole('button', { name: 'Cancel' }).click();
+  await expect(form).toBeHidden();
+  await expect(app.siteManager.getByRole('treeitem')).toHaveCount(0);
+
+  await app.createSite({ name: 'Prod', folder: 'Work', host: 'prod.example.org', port: 2222, user: 'deploy', connections: 4, channels: 2, ciphers: 'aes128-gcm@openssh.com, chacha20-poly1305@openssh.com' });
+  await expect(app.siteManager.getByRole('treeitem', { name: 'Folder Work' })).toBeVisible();
+
+  // Edit: the advanced settings come back as saved; change the name.
+  await app.siteItem('Prod').locator('.label').click();
+  await app.siteManager.getByRole('button', { name: 'Edit' }).click();
+  const edit = page.getByRole('dialog', { name: 'Edit site Prod' });
+  await expect(edit.getByLabel('Connections')).toHaveValue('4');
+  await expect(edit.getByLabel('Channels per connection')).toHaveValue('2');
+  await expect(edit.getByLabel('Ciphers')).toHaveValue('aes128-gcm@openssh.com, chacha20-poly1305@openssh.com');
+  await expect(edit.getByLabel('Port', { exact: true })).toHaveValue('2222');
+  await edit.getByLabel('Name', { exact: true }).fill('Production');
+  await edit.getByRole('button', { name: 'Save' }).click();
+  await expect(app.siteItem('Production')).toBeVisible();
+  await expect(app.siteItem('Prod')).toHaveCount(0);
+
+  // Duplicate, then delete the copy (confirmation first; Cancel has the focus).
+  await app.siteManager.getByRole('button', { name: 'Duplicate' }).click();
+  const copy = app.siteManager.getByRole('treeitem', { name: /Production.+/ });
+  await expect(copy).toBeVisible();
+  const copyName = (await copy.getAttribute('aria-label'))!;
+  await app.siteManager.getByRole('button', { name: 'Delete' }).click();
+  const confirm = page.getByRole('alertdialog', { name: 'Delete site' });
+  await expect(confirm).toContainText(copyName);
+  await expect(confirm.getByRole('button', { name: 'Cancel' })).toBeFocused();
+  await confirm.getByRole('button', { name: 'Delete' }).click();
+  await expect(app.siteItem(copyName)).toHaveCount(0);
+  await expect(app.siteItem('Production')).toBeVisible();
+
+  // A new empty folder, then delete it.
+  await app.siteManager.getByRole('treeitem', { name: 'Folder Work' }).locator('.label').first().click();
+  await app.siteManager.getByRole('button', { name: 'New folder' }).click();
+  const folderDialog = page.getByRole('dialog', { name: 'New folder' });
+  await folderDialog.getByLabel('Folder name').fill('Staging');
+  await folderDialog.getByRole('button', { name: 'Create' }).click();
+  const staging = app.siteManager.getByRole('treeitem', { name: 'Folder Staging' });
+  await expect(staging).toBeVisible();
+  await staging.locator('.label').first().click();
+  await app.siteManager.getByRole('button', { name: 'Delete' }).click();
+  await page.getByRole('alertdialog', { name: 'Delete folder' }).getByRole('button', { name: 'Delete' }).click();
+  await expect(staging).toHaveCount(0);
+
+  // Theme: dark is applied to the document and kept by the service.
+  await page.getByLabel('Theme').selectOption('dark');
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  await page.reload();
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  await expect(page.getByLabel('Theme')).toHaveValue('dark');
+  await expect(app.siteItem('Production')).toBeVisible();
+  await app.screenshot('dark-theme');
+});

@@ -36,6 +36,16 @@ test('drop 200 files from the OS onto the remote pane: all done, all identical',
   expect(rendered).toBeLessThan(60);
   await expect(app.remoteRow('file-199.dat')).toBeVisible();
   await app.screenshot('queue-200-files');
+
+  // A folder dropped from the OS is uploaded with its contents.
+  const tree = path.join(localDir, 'album');
+  const nested = [writeRandomFile(path.join(tree, 'one.jpg'), 5000), writeRandomFile(path.join(tree, 'sub', 'two.jpg'), 7000)];
+  await app.dropOsFiles([tree]);
+  await app.waitForDoneCount(201);
+  await app.scrollQueueToEnd();
+  await app.waitForJobState('album', 'done');
+  for (const f of nested) expect(sha256File(path.join(remoteDir, path.relative(localDir, f)))).toBe(sha256File(f));
+  await expect(app.remoteRow('album')).toHaveAttribute('data-type', 'dir');
 });
 
 test('pause and resume a throttled upload; the file arrives intact', async ({ app, sshd, localDir }) => {

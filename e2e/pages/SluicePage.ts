@@ -169,6 +169,11 @@ export class SluicePage {
     await expect(this.jobRow(name)).toHaveAttribute('data-state', state, { timeout });
   }
 
+  /** Scrolls the (virtualized) queue to its last rows, where new jobs appear. */
+  async scrollQueueToEnd(): Promise<void> {
+    await this.queue.locator('.scroller').evaluate((el) => (el.scrollTop = el.scrollHeight));
+  }
+
   /** Waits until the engine reports at least `bytes` moved for the job `name`. */
   async waitForJobBytes(name: string, bytes: number, timeout = 60_000): Promise<void> {
     const row = this.jobRow(name);

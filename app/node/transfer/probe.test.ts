@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { openSession } from '../ssh/openSession';
+import { openSession, type OpenSessionOptions } from '../ssh/openSession';
 import type { Session } from '../ssh/session';
 import type { EngineEvent } from './types';
 import {
@@ -19,6 +19,19 @@ const MiB = 1024 * 1024;
 const hasSshd = fs.existsSync(SSHD_PATH);
 
 type Progress = Extract<EngineEvent, { type: 'progress' }>;
+
+
+/**
+ * openSession bounded to 30 s; a session that opens after the deadline is closed, so its worker threads
+ * cannot keep the test process alive.
+ */
+function openBounded(o: OpenSessionOptions): Promise<Session> {
+  const opening = openSession(o);
+  return within('openSession', 30_000, opening).catch((e: unknown) => {
+    opening.then((s) => s.close(), () => undefined);
+    throw e;
+  });
+}
 
 let local: string;
 
@@ -33,13 +46,13 @@ after(async () => {
 function open(server: SshServer, events: EngineEvent[], segmentSize: number): Promise<Session> {
   const kh = path.join(local, `known_hosts-${server.port}`);
   fs.writeFileSync(kh, `${server.knownHostsLine()}\n`);
-  return within('openSession', 30_000, openSession({
+  return openBounded({
     host: server.host, port: server.port, username: server.user,
     auth: { identityFiles: [server.clientKeyPath], useAgent: false, env: {}, home: local },
     hostKeyMode: 'strict', knownHostsPaths: { readPaths: [kh], writePath: kh },
     connections: 2, channels: 1, segmentSize,
     onEvent: (e) => events.push(e),
-  }));
+  });
 }
 
 /** Connection ids that moved bytes in the job, from its last progress sample. */
@@ -132,12 +145,10 @@ describe('upload probe on a server that rejects out-of-order writes', () => {
     }
   });
 
-  // Known bug, reported to the lead: app/node/sftp/pipeline.ts uploadRange reads the local file with concurrent
-  // fs.read calls and sends each SSH_FXP_WRITE when its read completes, so the writes of one handle leave in
-  // whatever order the thread pool finishes them; a sequential-only server refuses them. Remove `todo` once fixed.
+  // A sequential-only server sees every SSH_FXP_WRITE of the fallback upload in offset order (the pipeline
+  // sends them in order although local reads complete in any order).
   test('refuses: a multi-request upload through one handle stays in offset order and arrives intact', {
     timeout: 60_000,
-    todo: 'pipeline.ts uploadRange issues SSH_FXP_WRITEs out of offset order (concurrent fs.read); sequential-only servers refuse them',
   }, async () => {
     const src = path.join(local, 'rej.src');
     writeRandomFile(src, 16 * MiB + 777);

@@ -1,0 +1,256 @@
+/**
+ * Connection loss during parallel transfers, against a private OpenSSH sshd: one of four connections is
+ * killed (its per-connection sshd process tree gets SIGKILL) mid-transfer and the job completes on the
+ * others with identical bytes; the connection running the final verification dies and the file is still
+ * committed; every connection dies and the job fails with CONNECTION_LOST at once, nothing under the final name.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { SluiceError } from '../errors';
+import { openSession, type OpenSessionOptions } from '../ssh/openSession';
+import type { Session } from '../ssh/session';
+import type { EngineEvent, TransferReport, TransferRequest } from './types';
+import { childPids } from '../../../e2e/fixtures/sshd';
+import {
+  SSHD_PATH, makeTempDir, removeDir, sha256File, startSshd, tempFilesUnder, waitUntil, within, writeRandomFile, type SshdServer,
+} from '../test/helpers';
+
+const MiB = 1024 * 1024;
+const BIG = 300 * MiB;
+const hasSshd = fs.existsSync(SSHD_PATH);
+
+type Progress = Extract<EngineEvent, { type: 'progress' }>;
+
+
+/**
+ * openSession bounded to 30 s; a session that opens after the deadline is closed, so its worker threads
+ * cannot keep the test process alive.
+ */
+function openBounded(o: OpenSessionOptions): Promise<Session> {
+  const opening = openSession(o);
+  return within('openSession', 30_000, opening).catch((e: unknown) => {
+    opening.then((s) => s.close(), () => undefined);
+    throw e;
+  });
+}
+
+let server: SshdServer;
+let local: string;
+let knownHosts: string;
+let src: string;
+let srcSha: string;
+
+before(async () => {
+  if (!hasSshd) return;
+  server = await startSshd();
+  local = await makeTempDir('sluice-fail-');
+  knownHosts = path.join(local, 'known_hosts');
+  fs.writeFileSync(knownHosts, `${server.knownHostsLine()}\n`);
+  src = path.join(local, 'big.src');
+  writeRandomFile(src, BIG);
+  srcSha = await sha256File(src);
+});
+
+after(async () => {
+  await server?.stop();
+  if (local) await removeDir(local);
+});
+
+/** A session whose events can be awaited. */
+interface Observed {
+  session: Session;
+  events: EngineEvent[];
+  /** Resolves with the first event (seen or future) matching `pred`. */
+  next<E extends EngineEvent>(pred: (e: EngineEvent) => e is E, ms?: number): Promise<E>;
+}
+
+async function open(connections: number): Promise<Observed> {
+  const events: EngineEvent[] = [];
+  const waiters = new Set<{ pred: (e: EngineEvent) => boolean; resolve: (e: EngineEvent) => void }>();
+  const session = await openBounded({
+    host: server.host, port: server.port, username: server.user,
+    auth: { identityFiles: [server.clientKeyPath], useAgent: false, env: {}, home: local },
+    hostKeyMode: 'strict', knownHostsPaths: { readPaths: [knownHosts], writePath: knownHosts },
+    connections, channels: 2, keepaliveIntervalMs: 1_000, keepaliveCountMax: 3,
+    onEvent: (e) => {
+      events.push(e);
+      for (const w of [...waiters]) if (w.pred(e)) { waiters.delete(w); w.resolve(e); }
+    },
+  });
+  return {
+    session,
+    events,
+    next<E extends EngineEvent>(pred: (e: EngineEvent) => e is E, ms = 30_000): Promise<E> {
+      const seen = events.find(pred);
+      if (seen) return Promise.resolve(seen as E);
+      return within('engine event', ms, new Promise<E>((resolve) => waiters.add({ pred, resolve: resolve as (e: EngineEvent) => void })));
+    },
+  };
+}
+
+function isMidway(jobId: string, total: number) {
+  return (e: EngineEvent): e is Progress => e.type === 'progress' && e.jobId === jobId && e.bytesDone > 0 && e.bytesDone < total * 0.6;
+}
+
+function isDown(e: EngineEvent): e is Extract<EngineEvent, { type: 'connection' }> {
+  return e.type === 'connection' && e.state === 'down';
+}
+
+function parentOf(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return 0;
+  }
+}
+
+function descendants(pid: number): number[] {
+  const out: number[] = [];
+  const queue = [pid];
+  while (queue.length && out.length < 1000) {
+    const kids = childPids(queue.shift()!);
+    out.push(...kids);
+    queue.push(...kids);
+  }
+  return out;
+}
+
+function cmdline(pid: number): string {
+  try { return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' '); } catch { return ''; }
+}
+
+/** SIGKILLs one per-connection sshd (a child of the listener) and everything under it; returns its PID. */
+function killConnectionProcess(connectionPid: number): number {
+  for (const p of [connectionPid, ...descendants(connectionPid)]) {
+    try { process.kill(p, 'SIGKILL'); } catch { /* already gone */ }
+  }
+  return connectionPid;
+}
+
+/** The per-connection sshd (direct child of the listener) that `pid` runs under. */
+function connectionProcessOf(pid: number): number {
+  let p = pid;
+  for (let i = 0; i < 64 && p > 1; i++) {
+    const parent = parentOf(p);
+    if (parent === server.pid) return p;
+    p = parent;
+  }
+  throw new Error(`process ${pid} is not under sshd ${server.pid}`);
+}
+
+function job(id: string, direction: 'get' | 'put', source: string, dest: string, verify: 'size' | 'sha256' = 'size'): TransferRequest {
+  return { id, direction, sources: [source], dest, recursive: false, verify };
+}
+
+describe('failover on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} not installed` }, () => {
+  for (const direction of ['get', 'put'] as const) {
+    test(`${direction}: one of four connections killed mid-transfer, the others finish the file with identical bytes`, { timeout: 90_000 }, async () => {
+      const o = await open(4);
+      try {
+        // Connections of earlier tests may take a moment to go away.
+        await waitUntil('one sshd process per connection', () => childPids(server.pid).length === 4, 10_000);
+        const remote = path.join(server.root, `one-${direction}.bin`);
+        if (direction === 'get') fs.copyFileSync(src, remote);
+        const target = direction === 'get' ? path.join(local, 'one.back') : remote;
+        const running = o.session.transfer(job(`kill1-${direction}`, direction, direction === 'get' ? remote : src, target));
+        running.catch(() => undefined);
+        await o.next(isMidway(`kill1-${direction}`, BIG));
+        const victim = childPids(server.pid)[1];
+        killConnectionProcess(victim);
+        const down = await o.next(isDown, 15_000);
+        const r = await within('transfer after the kill', 60_000, running);
+        assert.deepEqual(r.failed, []);
+        assert.equal(r.files, 1);
+        assert.equal(r.bytes, BIG, 'bytes of the lost attempts are not counted twice');
+        assert.equal(await sha256File(target), srcSha, 'identical bytes');
+        assert.equal(o.events.filter(isDown).length, 1, `one connection down (${down.reason})`);
+        assert.equal(o.session.connections.length, 3);
+        assert.ok(!o.session.connections.some((c) => c.id === down.id), 'the lost connection is no longer live');
+        assert.deepEqual(tempFilesUnder(direction === 'get' ? local : server.root), []);
+        const last = o.events.filter((e): e is Progress => e.type === 'progress' && e.jobId === `kill1-${direction}`).at(-1)!;
+        assert.ok(last.connections.filter((c) => c.id !== down.id && c.bytes > 0).length >= 2, 'the others carried the rest');
+        fs.rmSync(target);
+      } finally {
+        await o.session.close();
+      }
+    });
+  }
+
+  test('the connection running the final SHA-256 check dies: the check is redone elsewhere and the file is committed', { timeout: 90_000 }, async (t) => {
+    const t0 = Date.now();
+    const o = await open(4);
+    try {
+      const remote = path.join(server.root, 'verify.bin');
+      fs.copyFileSync(src, remote);
+      const target = path.join(local, 'verify.back');
+      const running = o.session.transfer(job('kill-verify', 'get', remote, target, 'sha256'));
+      running.catch(() => undefined);
+      // The remote half of the check runs `sha256sum` through an exec channel of the committing connection.
+      // Wait for the sha256sum process itself, not the `bash -c` around it: killing the shell while its
+      // startup files run can leave their locks behind (e.g. pyenv's rehash lock) and slow the retry down.
+      const hasher = await waitUntil('sha256sum to run on the server', () => descendants(server.pid).find((p) => /^sha256sum /.test(cmdline(p))), 60_000);
+      t.diagnostic(`sha256sum seen after ${Date.now() - t0} ms`);
+      killConnectionProcess(connectionProcessOf(hasher));
+      await o.next(isDown, 15_000);
+      t.diagnostic(`connection down after ${Date.now() - t0} ms`);
+      const r = await within('transfer after the kill', 60_000, running);
+      t.diagnostic(`job done after ${Date.now() - t0} ms`);
+      assert.deepEqual(r.failed, []);
+      assert.equal(r.files, 1, 'the file is committed, not silently dropped');
+      assert.equal(r.verify, 'sha256-remote');
+      assert.equal(await sha256File(target), srcSha);
+      assert.deepEqual(tempFilesUnder(local), []);
+      fs.rmSync(target);
+    } finally {
+      await o.session.close();
+    }
+  });
+
+  for (const direction of ['get', 'put'] as const) {
+    test(`${direction}: every connection dies mid-transfer: CONNECTION_LOST at once, nothing under the final name`, { timeout: 60_000 }, async () => {
+      const o = await open(4);
+      try {
+        const remote = path.join(server.root, `all-${direction}.bin`);
+        if (direction === 'get') fs.copyFileSync(src, remote);
+        const target = direction === 'get' ? path.join(local, 'all.back') : remote;
+        const running = o.session.transfer(job(`killall-${direction}`, direction, direction === 'get' ? remote : src, target));
+        running.catch(() => undefined);
+        await o.next(isMidway(`killall-${direction}`, BIG));
+        await waitUntil('one sshd process per connection', () => childPids(server.pid).length === 4, 10_000);
+        const killedAt = Date.now();
+        assert.equal(await server.killSessions(), 4);
+        let outcome: TransferReport | SluiceError;
+        try {
+          outcome = await within('job to fail', 15_000, running);
+        } catch (e) {
+          if (!(e instanceof SluiceError)) throw e;
+          outcome = e;
+        }
+        const ms = Date.now() - killedAt;
+        assert.ok(ms < 10_000, `failed after ${ms} ms`);
+        if (outcome instanceof SluiceError) {
+          assert.equal(outcome.code, 'CONNECTION_LOST', outcome.message);
+        } else {
+          assert.equal(outcome.files, 0);
+          assert.equal(outcome.failed.length, 1);
+          assert.equal(outcome.failed[0].code, 'CONNECTION_LOST', outcome.failed[0].message);
+          const fileEvents = o.events.filter((e) => e.type === 'file');
+          assert.equal(fileEvents.length, 1);
+          assert.equal(fileEvents[0].type === 'file' && fileEvents[0].state, 'failed');
+        }
+        assert.equal(fs.existsSync(target), false, 'nothing under the final name');
+        if (direction === 'get') assert.deepEqual(tempFilesUnder(local), [], 'the local temporary file is removed');
+        // The job may fail on the workers' errors a moment before the last 'closed' message arrives.
+        await waitUntil('four connections reported down', () => o.events.filter(isDown).length === 4, 10_000);
+        assert.equal(o.session.connections.length, 0);
+        await assert.rejects(o.session.stat('/'), (e: unknown) => e instanceof SluiceError && e.code === 'CONNECTION_LOST');
+      } finally {
+        await o.session.close();
+        for (const f of tempFilesUnder(server.root)) fs.rmSync(f);
+      }
+    });
+  }
+});

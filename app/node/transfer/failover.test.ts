@@ -7,6 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import { SluiceError } from '../errors';
 import { openSession, type OpenSessionOptions } from '../ssh/openSession';
@@ -66,14 +67,14 @@ interface Observed {
   next<E extends EngineEvent>(pred: (e: EngineEvent) => e is E, ms?: number): Promise<E>;
 }
 
-async function open(connections: number): Promise<Observed> {
+async function open(connections: number, o: { port?: number; knownHosts?: string; keepaliveIntervalMs?: number; keepaliveCountMax?: number } = {}): Promise<Observed> {
   const events: EngineEvent[] = [];
   const waiters = new Set<{ pred: (e: EngineEvent) => boolean; resolve: (e: EngineEvent) => void }>();
   const session = await openBounded({
-    host: server.host, port: server.port, username: server.user,
+    host: server.host, port: o.port ?? server.port, username: server.user,
     auth: { identityFiles: [server.clientKeyPath], useAgent: false, env: {}, home: local },
-    hostKeyMode: 'strict', knownHostsPaths: { readPaths: [knownHosts], writePath: knownHosts },
-    connections, channels: 2, keepaliveIntervalMs: 1_000, keepaliveCountMax: 3,
+    hostKeyMode: 'strict', knownHostsPaths: { readPaths: [o.knownHosts ?? knownHosts], writePath: o.knownHosts ?? knownHosts },
+    connections, channels: 2, keepaliveIntervalMs: o.keepaliveIntervalMs ?? 1_000, keepaliveCountMax: o.keepaliveCountMax ?? 3,
     onEvent: (e) => {
       events.push(e);
       for (const w of [...waiters]) if (w.pred(e)) { waiters.delete(w); w.resolve(e); }
@@ -253,4 +254,79 @@ describe('failover on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} not inst
       }
     });
   }
+
+  describe('a connection that stalls (TCP open, nothing moves) mid-download', () => {
+    let sw: net.Server;
+    let switchPort: number;
+    const pairs: Array<[net.Socket, net.Socket]> = [];
+    let outcome: { report?: TransferReport; error?: unknown; down: Array<Extract<EngineEvent, { type: 'connection' }>>; frozenAfterMs: number; doneAfterMs: number };
+
+    before(async () => {
+      // A TCP relay in front of sshd whose connections can be frozen one by one.
+      sw = net.createServer((inbound) => {
+        const outbound = net.connect({ host: '127.0.0.1', port: server.port });
+        for (const x of [inbound, outbound]) x.on('error', () => undefined);
+        inbound.pipe(outbound).pipe(inbound);
+        inbound.on('close', () => outbound.destroy());
+        outbound.on('close', () => inbound.destroy());
+        pairs.push([inbound, outbound]);
+      });
+      await new Promise<void>((r) => sw.listen(0, '127.0.0.1', () => r()));
+      switchPort = (sw.address() as net.AddressInfo).port;
+      const kh = path.join(local, 'known_hosts.switch');
+      fs.writeFileSync(kh, `${server.knownHostsLine().replace(`[127.0.0.1]:${server.port}`, `[127.0.0.1]:${switchPort}`)}\n`);
+
+      const o = await open(4, { port: switchPort, knownHosts: kh, keepaliveIntervalMs: 1_000, keepaliveCountMax: 2 });
+      const remote = path.join(server.root, 'stall.bin');
+      fs.copyFileSync(src, remote);
+      const target = path.join(local, 'stall.back');
+      try {
+        const running = o.session.transfer(job('stall', 'get', remote, target, 'size'));
+        running.catch(() => undefined);
+        await o.next(isMidway('stall', BIG));
+        assert.equal(pairs.length, 4);
+        const [inbound, outbound] = pairs[1];
+        inbound.unpipe(outbound);
+        outbound.unpipe(inbound);
+        inbound.pause();
+        outbound.pause();
+        const frozenAt = Date.now();
+        const down = await o.next(isDown, 20_000);
+        const frozenAfterMs = Date.now() - frozenAt;
+        let report: TransferReport | undefined;
+        let error: unknown;
+        try { report = await within('transfer after the stall', 60_000, running); } catch (e) { error = e; }
+        outcome = { report, error, down: [down], frozenAfterMs, doneAfterMs: Date.now() - frozenAt };
+        if (report) outcome.down = o.events.filter(isDown);
+        if (report && report.failed.length === 0) {
+          assert.equal(await sha256File(target), srcSha);
+          fs.rmSync(target);
+        }
+      } finally {
+        await o.session.close();
+      }
+    });
+
+    after(async () => {
+      for (const pair of pairs) for (const x of pair) x.destroy();
+      await new Promise<void>((r) => sw?.close(() => r()));
+    });
+
+    test('keepalive drops it and the other connections finish the file (identical bytes)', (t) => {
+      t.diagnostic(`stall detected after ${outcome.frozenAfterMs} ms, job done ${outcome.doneAfterMs} ms after the freeze`);
+      assert.equal(outcome.error, undefined, String(outcome.error));
+      assert.deepEqual(outcome.report!.failed, []);
+      assert.equal(outcome.report!.files, 1);
+      assert.equal(outcome.report!.bytes, BIG);
+      assert.equal(outcome.down.length, 1, 'exactly the frozen connection went down');
+      assert.ok(outcome.frozenAfterMs < 10_000, `stall noticed after ${outcome.frozenAfterMs} ms with 1 s keepalives`);
+    });
+
+    test('the loss is reported as a stall, not as a connect timeout', {
+      todo: 'worker.ts connectionError() tests e.level === "client-timeout" before /keepalive/: ssh2 tags its "Keepalive timeout" with that level, so a mid-transfer stall reads "timed out connecting to … after 20000 ms"',
+    }, () => {
+      assert.match(outcome.down[0].reason ?? '', /stall|keepalive/i);
+      assert.doesNotMatch(outcome.down[0].reason ?? '', /timed out connecting/);
+    });
+  });
 });

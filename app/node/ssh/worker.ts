@@ -49,6 +49,8 @@ let askId = 0;
 const asks = new Map<number, (msg: ToWorker) => void>();
 /** Abort controllers of running range tasks, by task id (coordinator sends `cancel`). */
 const taskAborts = new Map<number, AbortController>();
+/** Cancels that arrived before their task started its pipeline (e.g. while opening the file). */
+const cancelledEarly = new Set<number>();
 
 function failAll(e: SluiceError): void {
   if (!closedError) closedError = e;
@@ -236,17 +238,22 @@ async function addChannels(a: WorkerOps['addChannels'][0]): Promise<number> {
   return c.sftp.length;
 }
 
-function rangeOptions(channel: number, chunkSize: number, taskId: number): RangeOptions & { flush(): void } {
+/**
+ * Pipeline options for one task: its channel's request budget and counters, an abort signal the
+ * coordinator can fire (`cancel`), and progress posted at most every PROGRESS_INTERVAL_MS.
+ * Call `done()` when the task ends: it posts the remaining progress and forgets the abort controller.
+ */
+function rangeOptions(channel: number, chunkSize: number, taskId: number): RangeOptions & { done(): void } {
   const c = requireConn();
   let unsent = 0;
   let last = Date.now();
   const abort = new AbortController();
+  if (cancelledEarly.delete(taskId)) abort.abort();
   taskAborts.set(taskId, abort);
   const flush = () => {
     if (unsent) post({ kind: 'task-progress', taskId, bytes: unsent });
     unsent = 0;
     last = Date.now();
-    taskAborts.delete(taskId);
   };
   return {
     signal: abort.signal,
@@ -257,7 +264,10 @@ function rangeOptions(channel: number, chunkSize: number, taskId: number): Range
       unsent += n;
       if (Date.now() - last >= PROGRESS_INTERVAL_MS) flush();
     },
-    flush,
+    done: () => {
+      flush();
+      taskAborts.delete(taskId);
+    },
   };
 }
 
@@ -300,7 +310,7 @@ async function rangeTask(t: RangeTask, direction: 'download' | 'upload'): Promis
   } catch (e) {
     throw rangeError(e, t.remotePath, t.localPath);
   } finally {
-    o.flush();
+    o.done();
     await local.close().catch(() => undefined);
     await closeRemote(s, h, t.remotePath).catch(() => undefined);
   }
@@ -332,7 +342,7 @@ async function putFile(t: PutFileTask): Promise<number> {
   } catch (e) {
     throw rangeError(e, t.remoteTemp, t.localPath);
   } finally {
-    o.flush();
+    o.done();
     await local.close().catch(() => undefined);
     if (h) await closeRemote(s, h, t.remoteTemp).catch(() => undefined);
   }
@@ -352,7 +362,7 @@ async function getFile(t: GetFileTask): Promise<number> {
   } catch (e) {
     throw rangeError(e, t.remotePath, t.localTemp);
   } finally {
-    o.flush();
+    o.done();
     await local?.close().catch(() => undefined);
     await closeRemote(s, h, t.remotePath).catch(() => undefined);
   }
@@ -574,7 +584,11 @@ const ops: { [K in OpName]: (arg: WorkerOps[K][0]) => Promise<WorkerOps[K][1]> }
 
 port.on('message', (msg: ToWorker) => {
   if (msg.kind === 'cancel') {
-    for (const id of msg.taskIds) taskAborts.get(id)?.abort();
+    for (const id of msg.taskIds) {
+      const a = taskAborts.get(id);
+      if (a) a.abort();
+      else if (cancelledEarly.size < 10_000) cancelledEarly.add(id);
+    }
     return;
   }
   if (msg.kind !== 'call') {

@@ -14,6 +14,7 @@ export { SSHD_PATH, startSshd, startTestServer, type SshServer, type SshdServer 
 export { fakeFileEntry, startScriptedServer, type ScriptedServer } from '../../../e2e/fixtures/scriptedServer';
 export { serveSftp, type ConnectionState } from '../../../e2e/fixtures/ssh2SftpServer';
 export { startToxiproxy, toxiproxyAvailable, type Toxiproxy } from '../../../e2e/fixtures/toxiproxy';
+import { waitUntil } from '../../../e2e/fixtures/tmp';
 export { generateKeyFile, knownHostsLineFor, makeTempDir, removeDir, waitUntil, killOnExit } from '../../../e2e/fixtures/tmp';
 
 /** A server as the CLI sees it. */
@@ -91,7 +92,10 @@ export function startCli(args: string[], opts: CliOptions): CliRun {
     else env[k] = v;
   }
   const started = Date.now();
-  const child = spawn(process.execPath, [CLI_BIN, ...args], { env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  // A CLI that hangs is asked for a Node diagnostic report (SIGUSR2) before it is killed: its JS stack goes into the error.
+  const reportDir = fs.mkdtempSync('/tmp/sluice-cli-report-');
+  const child = spawn(process.execPath, ['--report-on-signal', `--report-directory=${reportDir}`, CLI_BIN, ...args],
+    { env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   let partial = '';
@@ -114,11 +118,19 @@ export function startCli(args: string[], opts: CliOptions): CliRun {
   child.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
   const timeoutMs = opts.timeoutMs ?? 60_000;
   let timedOut = false;
-  const timer = setTimeout(() => { timedOut = true; child.kill('SIGKILL'); }, timeoutMs);
+  let hangReport = '';
+  const timer = setTimeout(() => {
+    timedOut = true;
+    child.kill('SIGUSR2');
+    void waitUntil('a diagnostic report', () => fs.readdirSync(reportDir).find((f) => f.endsWith('.json')), 3_000)
+      .then((f) => { hangReport = summarizeReport(path.join(reportDir, f)); }, () => undefined)
+      .finally(() => child.kill('SIGKILL'));
+  }, timeoutMs);
   const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const result = exited.then(() => {
     clearTimeout(timer);
-    if (timedOut) throw new Error(`sluice ${args.join(' ')} did not finish within ${timeoutMs} ms\nstderr: ${stderr}`);
+    fs.rmSync(reportDir, { recursive: true, force: true });
+    if (timedOut) throw new Error(`sluice ${args.join(' ')} did not finish within ${timeoutMs} ms\nstderr: ${stderr}\n${hangReport}`);
     const report = events.find((e) => e.type === 'report') as (TransferReport & { type: 'report' }) | undefined;
     return {
       code: child.exitCode, signal: child.signalCode as NodeJS.Signals | null, stdout, stderr,
@@ -143,6 +155,28 @@ export function startCli(args: string[], opts: CliOptions): CliRun {
       });
     },
   };
+}
+
+/** The main thread's JS stack and live handles from a Node diagnostic report (process.report), for hang diagnosis. */
+function summarizeReport(file: string): string {
+  try {
+    interface Report {
+      javascriptStack?: { message?: string; stack?: string[] };
+      libuv?: Array<{ type: string; is_active?: boolean; remoteEndpoint?: unknown }>;
+      workers?: Report[];
+    }
+    const describe = (r: Report, who: string): string => {
+      const stack = (r.javascriptStack?.stack ?? []).slice(0, 15).join('\n    ');
+      const handles = (r.libuv ?? []).filter((h) => h.is_active && h.type !== 'async')
+        .map((h) => `${h.type}${h.remoteEndpoint ? ` → ${JSON.stringify(h.remoteEndpoint)}` : ''}`);
+      return `${who}: JS stack: ${r.javascriptStack?.message ?? ''}\n    ${stack}\n  active handles: ${handles.join(', ')}`;
+    };
+    const r = JSON.parse(fs.readFileSync(file, 'utf8')) as Report;
+    return ['--- diagnostic report of the hung CLI ---', describe(r, 'main thread'),
+      ...(r.workers ?? []).map((w, i) => describe(w, `worker ${i}`))].join('\n');
+  } catch (e) {
+    return `(no diagnostic report: ${(e as Error).message})`;
+  }
 }
 
 /** Runs the CLI to completion; see {@link startCli}. */

@@ -1,0 +1,161 @@
+/**
+ * Link faults through the real CLI: a private sshd behind Toxiproxy (bandwidth-capped, so a transfer is
+ * under way long enough to be hit). A connection cut mid-transfer (sshd sessions killed, or a TCP reset)
+ * ends with exit 1 and a clear message and no file under the final name, both ways; a stalled link is
+ * caught by keepalive within a bounded time; SIGINT mid-transfer exits 130 and leaves no file behind.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import {
+  baseFlags, describeRun, isProgressWithBytes, knownHostsLineFor, makeTempDir, removeDir, startCli, startSshd,
+  startToxiproxy, tempFilesUnder, toxiproxyAvailable, urlOf, within, writeRandomFile, type CliResult, type CliRun, type SshdServer,
+  type Toxiproxy,
+} from './helpers';
+
+const MiB = 1024 * 1024;
+/** Bytes per second through the capped proxy (Toxiproxy `bandwidth` rate is in KB/s). */
+const RATE_KBPS = 4000;
+const FILE_SIZE = 48 * MiB;
+/** Through the cap the whole file needs ≈ 12 s; an interrupt must end the CLI well before that. */
+const PROMPT_EXIT_MS = 5_000;
+/**
+ * Known engine bug in app/node/ssh/worker.ts (owned by the lead), reported with this test. The check runs and
+ * prints its failure as TODO without failing the suite; delete the `todo` once the bug is fixed.
+ */
+const TODO_KEEPALIVE_LABEL = 'worker.ts connectionError(): ssh2\'s "Keepalive timeout" has level client-timeout and is reported as "timed out connecting … after <readyTimeout> ms" (TIMEOUT) instead of CONNECTION_STALLED';
+/** A failed transfer's message, from the --json report (stderr is empty with --json). */
+function failureText(r: CliResult): string {
+  return (r.report?.failed ?? []).map((f) => `${f.code}: ${f.message}`).join('\n') + r.stderr;
+}
+
+const skipReason = toxiproxyAvailable() ? false : 'toxiproxy-server not installed (/usr/local/bin/toxiproxy-server)';
+
+let sshd: SshdServer;
+let toxi: Toxiproxy;
+let work: string;
+let bigLocal: string;
+let bigRemote: string;
+let proxyNo = 0;
+
+before(async () => {
+  if (skipReason) return;
+  sshd = await startSshd();
+  toxi = await startToxiproxy();
+  work = await makeTempDir('sluice-faults-');
+  bigLocal = path.join(work, 'big.bin');
+  writeRandomFile(bigLocal, FILE_SIZE);
+  bigRemote = path.join(sshd.root, 'remote-big.bin');
+  fs.copyFileSync(bigLocal, bigRemote);
+});
+
+after(async () => {
+  await toxi?.stop();
+  await sshd?.stop();
+  if (work) await removeDir(work);
+});
+
+/** A fresh proxy in front of sshd, capped in the direction the data flows; returns its port and a known_hosts file. */
+async function cappedProxy(direction: 'put' | 'get'): Promise<{ name: string; port: number; knownHosts: string }> {
+  const name = `sshd-${++proxyNo}`;
+  const { port } = await toxi.createProxy(name, sshd.port);
+  await toxi.addToxic(name, { type: 'bandwidth', stream: direction === 'put' ? 'upstream' : 'downstream', attributes: { rate: RATE_KBPS } });
+  const knownHosts = path.join(work, `known_hosts-${name}`);
+  fs.writeFileSync(knownHosts, `${knownHostsLineFor(port, 'ssh-ed25519', sshd.hostKeyBlobs()[0])}\n`);
+  return { name, port, knownHosts };
+}
+
+/** Starts a put (of big.bin to `remoteName`) or get (of remote-big.bin to `localTarget`) through the proxy. */
+function startTransfer(direction: 'put' | 'get', port: number, knownHosts: string, target: string, extra: string[] = []): CliRun {
+  const via = { ...sshd, port };
+  const args = direction === 'put'
+    ? ['put', '--json', ...baseFlags(sshd), ...extra, bigLocal, urlOf(via, target)]
+    : ['get', '--json', ...baseFlags(sshd), ...extra, urlOf(via, bigRemote), target];
+  return startCli(args, { knownHosts, timeoutMs: 60_000 });
+}
+
+describe('connection faults mid-transfer', { skip: skipReason }, () => {
+  test('upload: sshd sessions killed mid-transfer → exit 1, clear message, nothing under the final name', async () => {
+    const { port, knownHosts } = await cappedProxy('put');
+    const target = path.join(sshd.root, 'cut-upload.bin');
+    const run = startTransfer('put', port, knownHosts, target);
+    await run.waitForEvent(isProgressWithBytes);
+    assert.ok(await sshd.killSessions() >= 1, 'no sshd session was running');
+    const r = await run.result;
+    assert.equal(r.code, 1, describeRun(r));
+    assert.match(failureText(r), /^CONNECTION_LOST: .*connection.*(lost|closed|reset)/i, describeRun(r));
+    assert.equal(fs.existsSync(target), false, 'a partial upload exists under the final name');
+    // The remote temporary file cannot be removed over a dead connection; it must not carry the final name.
+    for (const t of tempFilesUnder(sshd.root)) {
+      assert.match(path.basename(t), /^\.cut-upload\.bin\.sluice-[0-9a-f]{8}\.part$/);
+      fs.rmSync(t);
+    }
+  });
+
+  test('download: TCP reset mid-transfer → exit 1, clear message, nothing under the final name, no local temp', async () => {
+    const { name, port, knownHosts } = await cappedProxy('get');
+    const dir = path.join(work, 'cut-download');
+    fs.mkdirSync(dir);
+    const run = startTransfer('get', port, knownHosts, dir);
+    await run.waitForEvent(isProgressWithBytes);
+    await toxi.addToxic(name, { type: 'reset_peer', stream: 'downstream', attributes: { timeout: 0 } });
+    const r = await run.result;
+    assert.equal(r.code, 1, describeRun(r));
+    assert.match(failureText(r), /^CONNECTION_LOST: .*connection.*(lost|closed|reset)/i, describeRun(r));
+    assert.deepEqual(fs.readdirSync(dir), [], 'the download folder must hold neither the final name nor a temporary file');
+  });
+
+  test('stalled link (Toxiproxy timeout 0) with --keepalive 500 --keepalive-count 2 → exit 1 within a bounded time', async (t) => {
+    const { name, port, knownHosts } = await cappedProxy('get');
+    const dir = path.join(work, 'stall');
+    fs.mkdirSync(dir);
+    const run = startTransfer('get', port, knownHosts, dir, ['--keepalive', '500', '--keepalive-count', '2']);
+    await run.waitForEvent(isProgressWithBytes);
+    const stalledAt = Date.now();
+    await toxi.addToxic(name, { type: 'timeout', stream: 'downstream', attributes: { timeout: 0 } });
+    await toxi.addToxic(name, { type: 'timeout', stream: 'upstream', attributes: { timeout: 0 } });
+    // 2 missed keepalives at 500 ms ≈ 1.5 s; allow scheduling slack on a loaded 2-core CI machine.
+    const r = await within('the CLI to give up on a stalled link', 20_000, run.result);
+    const detectedMs = Date.now() - stalledAt;
+    assert.equal(r.code, 1, describeRun(r));
+    assert.ok(detectedMs < 15_000, `stall detected only after ${detectedMs} ms`);
+    assert.equal(fs.existsSync(path.join(dir, 'remote-big.bin')), false, 'partial download under the final name');
+    assert.deepEqual(tempFilesUnder(dir), [], 'local temporary file left behind');
+    await t.test('the message says the link stalled (keepalive)', { todo: TODO_KEEPALIVE_LABEL }, () => {
+      assert.match(failureText(r), /stall|keepalive/i, describeRun(r));
+    });
+  });
+});
+
+describe('SIGINT mid-transfer', { skip: skipReason }, () => {
+  test('put: exit 130 promptly, nothing under the final name, temporary file removed', async () => {
+    const { port, knownHosts } = await cappedProxy('put');
+    const target = path.join(sshd.root, 'interrupted-upload.bin');
+    const run = startTransfer('put', port, knownHosts, target);
+    await run.waitForEvent(isProgressWithBytes);
+    const sent = Date.now();
+    run.child.kill('SIGINT');
+    const r = await run.result;
+    const exitMs = Date.now() - sent;
+    assert.equal(r.code, 130, describeRun(r));
+    assert.equal(fs.existsSync(target), false, 'interrupted upload exists under the final name');
+    assert.deepEqual(tempFilesUnder(sshd.root), [], 'remote temporary file left behind (the connection was still up)');
+    assert.ok(exitMs < PROMPT_EXIT_MS, `the CLI exited ${exitMs} ms after SIGINT: the upload kept running instead of being cancelled`);
+  });
+
+  test('get: exit 130 promptly, nothing under the final name, temporary file removed', async () => {
+    const { port, knownHosts } = await cappedProxy('get');
+    const dir = path.join(work, 'interrupted');
+    fs.mkdirSync(dir);
+    const run = startTransfer('get', port, knownHosts, path.join(dir, 'copy.bin'));
+    await run.waitForEvent(isProgressWithBytes);
+    const sent = Date.now();
+    run.child.kill('SIGINT');
+    const r = await run.result;
+    const exitMs = Date.now() - sent;
+    assert.equal(r.code, 130, describeRun(r));
+    assert.deepEqual(fs.readdirSync(dir), [], 'the download folder must be empty after an interrupt');
+    assert.ok(exitMs < PROMPT_EXIT_MS, `the CLI exited ${exitMs} ms after SIGINT: the download kept running instead of being cancelled`);
+  });
+});

@@ -12,7 +12,7 @@ import type { EngineEvent, TransferReport } from '../transfer/types';
 
 export { SSHD_PATH, startSshd, startTestServer, type SshServer, type SshdServer } from '../../../e2e/fixtures/sshd';
 export { fakeFileEntry, startScriptedServer, type ScriptedServer } from '../../../e2e/fixtures/scriptedServer';
-export { serveSftp, type ConnectionState } from '../../../e2e/fixtures/ssh2SftpServer';
+export { serveSftp, startSsh2SftpServer, type ConnectionState } from '../../../e2e/fixtures/ssh2SftpServer';
 export { startToxiproxy, toxiproxyAvailable, type Toxiproxy } from '../../../e2e/fixtures/toxiproxy';
 import { waitUntil } from '../../../e2e/fixtures/tmp';
 export { generateKeyFile, knownHostsLineFor, makeTempDir, removeDir, waitUntil, killOnExit } from '../../../e2e/fixtures/tmp';
@@ -122,8 +122,13 @@ export function startCli(args: string[], opts: CliOptions): CliRun {
   const timer = setTimeout(() => {
     timedOut = true;
     child.kill('SIGUSR2');
-    void waitUntil('a diagnostic report', () => fs.readdirSync(reportDir).find((f) => f.endsWith('.json')), 3_000)
-      .then((f) => { hangReport = summarizeReport(path.join(reportDir, f)); }, () => undefined)
+    // The report is written in pieces: wait until the whole JSON parses.
+    void waitUntil('a diagnostic report', () => {
+      const f = fs.readdirSync(reportDir).find((n) => n.endsWith('.json'));
+      if (!f) return undefined;
+      try { JSON.parse(fs.readFileSync(path.join(reportDir, f), 'utf8')); return f; } catch { return undefined; }
+    }, 5_000)
+      .then((f) => { hangReport = summarizeReport(path.join(reportDir, f)); }, () => { hangReport = '(no diagnostic report within 5 s)'; })
       .finally(() => child.kill('SIGKILL'));
   }, timeoutMs);
   const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  baseFlags, describeRun, makeTempDir, removeDir, runCli, sha256File, startTestServer, tempFilesUnder, treeOf, urlOf,
-  writeRandomFile, type SshServer,
+  baseFlags, describeRun, makeTempDir, removeDir, runCli, sha256File, startSsh2SftpServer, startTestServer, tempFilesUnder,
+  treeOf, urlOf, writeRandomFile, type SshServer,
 } from './helpers';
 
 let server: SshServer;
@@ -72,6 +72,28 @@ describe('round trips (put then get), SHA-256 on both ends', () => {
 
   test('1 MiB + 1 segmented over 2 connections × 2 channels (64 KiB segments), --verify sha256', () =>
     roundTrip('seg', MiB + 1, ['--verify', 'sha256', '--connections', '2', '--channels', '2', '--segment-size', '64K']));
+
+  test('a server without exec: --verify sha256 re-reads the remote side and reports sha256-reread', async () => {
+    const noExec = await startSsh2SftpServer({ allowExec: false });
+    try {
+      const kh = path.join(local, 'known_hosts-noexec');
+      fs.writeFileSync(kh, `${noExec.knownHostsLine()}\n`);
+      const src = path.join(local, 'noexec.src');
+      writeRandomFile(src, MiB + 1);
+      const remote = path.join(noExec.root, 'noexec.bin');
+      const up = await runCli(['put', '--json', '--verify', 'sha256', ...baseFlags(noExec), src, urlOf(noExec, remote)], { knownHosts: kh });
+      assert.equal(up.code, 0, describeRun(up));
+      assert.equal(up.report?.verify, 'sha256-reread', describeRun(up));
+      const back = path.join(local, 'noexec.back');
+      const down = await runCli(['get', '--json', '--verify', 'sha256', ...baseFlags(noExec), urlOf(noExec, remote), back], { knownHosts: kh });
+      assert.equal(down.code, 0, describeRun(down));
+      assert.equal(down.report?.verify, 'sha256-reread', describeRun(down));
+      assert.equal(await sha256File(back), await sha256File(src));
+      fs.rmSync(src); fs.rmSync(back);
+    } finally {
+      await noExec.stop();
+    }
+  });
 
   test('300 MiB, --verify sha256', () => roundTrip('big', 300 * MiB, ['--verify', 'sha256'], 120_000));
 });

@@ -116,8 +116,9 @@ function connectionError(e: Error & { level?: string }, params: ConnectParams): 
   const where = `${params.host}:${params.port}`;
   if (e instanceof SluiceError) return e;
   if (e.level === 'client-authentication') return new SluiceError('AUTH_FAILED', `authentication failed for ${params.username}@${where}: all offered methods were refused`);
-  if (e.level === 'client-timeout') return new SluiceError('TIMEOUT', `timed out connecting to ${where} after ${params.readyTimeoutMs} ms`);
+  // ssh2 reports a keepalive timeout with level 'client-timeout' too: test for it first.
   if (/keepalive/i.test(e.message)) return new SluiceError('CONNECTION_STALLED', `connection to ${where} stalled: no keepalive reply after ${params.keepaliveCountMax} tries`);
+  if (e.level === 'client-timeout') return new SluiceError('TIMEOUT', `timed out connecting to ${where} after ${params.readyTimeoutMs} ms`);
   if ((e as NodeJS.ErrnoException).code === 'ECONNREFUSED') return new SluiceError('CONNECTION_LOST', `connection refused by ${where}`);
   return new SluiceError('CONNECTION_LOST', `connection to ${where} failed: ${e.message}`);
 }
@@ -212,6 +213,7 @@ async function connect(params: ConnectParams): Promise<ConnectInfo> {
     extensions: { ...limits._extensions },
     authMethod,
   };
+  watchSftpReplies(client, sftp, params);
   conn = {
     client,
     sftp,
@@ -224,6 +226,43 @@ async function connect(params: ConnectParams): Promise<ConnectInfo> {
   return info;
 }
 
+/** Last time any SFTP channel of this connection received data (ms since epoch). */
+let lastSftpReply = Date.now();
+
+/** SFTP requests awaiting a reply on a channel (ssh2 keeps them in `_requests`). */
+function awaitingReplies(s: SFTPWrapper): boolean {
+  const reqs = (s as unknown as { _requests: Record<string, unknown> })._requests;
+  for (const _ in reqs) return true;
+  return false;
+}
+
+/**
+ * SSH keepalives prove the connection, not the SFTP server: a hung sftp-server behind a live sshd would
+ * leave requests waiting forever. When requests are outstanding and no SFTP reply has arrived for
+ * keepaliveInterval × keepaliveCountMax (60 s with keepalives off), the connection counts as stalled.
+ */
+function watchSftpReplies(client: Client, channels: SFTPWrapper[], params: ConnectParams): void {
+  const limitMs = params.keepaliveIntervalMs > 0 ? params.keepaliveIntervalMs * params.keepaliveCountMax : 60_000;
+  const mark = () => { lastSftpReply = Date.now(); };
+  for (const ch of channels) watchChannel(ch, mark);
+  const timer = setInterval(() => {
+    if (!conn || closedError) { clearInterval(timer); return; }
+    // While nothing is outstanding the clock restarts, so an idle spell never counts as silence.
+    if (!conn.sftp.some(awaitingReplies)) { lastSftpReply = Date.now(); return; }
+    if (Date.now() - lastSftpReply <= limitMs) return;
+    clearInterval(timer);
+    failAll(new SluiceError('CONNECTION_STALLED', `SFTP server at ${params.host}:${params.port} stopped answering: no reply for ${Math.round(limitMs / 1000)} s`));
+    client.destroy();
+  }, Math.min(1000, Math.max(100, limitMs / 4)));
+  timer.unref();
+}
+
+function watchChannel(ch: SFTPWrapper, mark: () => void): void {
+  const inner = ch as unknown as { push(data: Buffer | null): boolean };
+  const push = inner.push.bind(inner);
+  inner.push = (data) => { mark(); return push(data); };
+}
+
 function openSftp(client: Client): Promise<SFTPWrapper> {
   return new Promise<SFTPWrapper>((resolve, reject) =>
     client.sftp((e, s) => (e ? reject(new SluiceError('REMOTE_FAILURE', `cannot open SFTP channel: ${e.message}`)) : resolve(s))));
@@ -232,7 +271,9 @@ function openSftp(client: Client): Promise<SFTPWrapper> {
 async function addChannels(a: WorkerOps['addChannels'][0]): Promise<number> {
   const c = requireConn();
   for (let i = 0; i < a.count; i++) {
-    c.sftp.push(await openSftp(c.client));
+    const ch = await openSftp(c.client);
+    watchChannel(ch, () => { lastSftpReply = Date.now(); });
+    c.sftp.push(ch);
     c.slots.push(new RequestSlots(c.params.requests));
   }
   return c.sftp.length;

@@ -20,12 +20,6 @@ const RATE_KBPS = 4000;
 const FILE_SIZE = 48 * MiB;
 /** Through the cap the whole file needs ≈ 12 s; an interrupt must end the CLI well before that. */
 const PROMPT_EXIT_MS = 5_000;
-/**
- * Known engine bug in app/node/ssh/worker.ts (owned by the lead), reported with this test. The check runs and
- * prints its failure as TODO without failing the suite; delete the `todo` once the bug is fixed.
- */
-const TODO_SFTP_STALL = 'no request/progress watchdog: when the SFTP server stops answering but the SSH connection still answers keepalives, the transfer waits forever (pipeline.ts/worker.ts)';
-const TODO_KEEPALIVE_LABEL = 'worker.ts connectionError(): ssh2\'s "Keepalive timeout" has level client-timeout and is reported as "timed out connecting … after <readyTimeout> ms" (TIMEOUT) instead of CONNECTION_STALLED';
 /** A failed transfer's message, from the --json report (stderr is empty with --json). */
 function failureText(r: CliResult): string {
   return (r.report?.failed ?? []).map((f) => `${f.code}: ${f.message}`).join('\n') + r.stderr;
@@ -123,7 +117,7 @@ describe('connection faults mid-transfer', { skip: skipReason }, () => {
     assert.ok(detectedMs < 15_000, `stall detected only after ${detectedMs} ms`);
     assert.equal(fs.existsSync(path.join(dir, 'remote-big.bin')), false, 'partial download under the final name');
     assert.deepEqual(tempFilesUnder(dir), [], 'local temporary file left behind');
-    await t.test('the message says the link stalled (keepalive)', { todo: TODO_KEEPALIVE_LABEL }, () => {
+    await t.test('the message says the link stalled (keepalive)', () => {
       assert.match(failureText(r), /stall|keepalive/i, describeRun(r));
     });
   });
@@ -181,7 +175,7 @@ describe('SFTP-level faults (scripted ssh2 server)', () => {
     }
   });
 
-  test('the SFTP server stops answering (SSH keepalives still answered) → the CLI fails within a bounded time', { todo: TODO_SFTP_STALL }, async () => {
+  test('the SFTP server stops answering (SSH keepalives still answered) → the CLI fails within a bounded time', async () => {
     const server = await startScriptedServer({ overrides: { stallAfterBytes: MiB } });
     const dir = await makeTempDir('sluice-sftp-stall-');
     try {

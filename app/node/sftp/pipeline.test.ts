@@ -119,3 +119,16 @@ test('uploadRange sends SSH_FXP_WRITEs in offset order although local reads fini
   assert.deepEqual(order, [...order].sort((a, b) => a - b));
   assert.ok(written.equals(data));
 });
+
+test('a released slot skips a waiter that no longer needs it (no stall of another range on the channel)', () => {
+  const slots = new RequestSlots(1);
+  assert.ok(slots.tryAcquire());
+  let staleWoken = 0;
+  let liveGotSlot = false;
+  slots.onFree(() => { staleWoken++; });                                   // a range that finished meanwhile
+  slots.onFree(() => { liveGotSlot = slots.tryAcquire(); });               // a range that still has work
+  slots.release();
+  assert.equal(staleWoken, 1);
+  assert.equal(liveGotSlot, true);
+  assert.equal(slots.outstanding, 1);
+});

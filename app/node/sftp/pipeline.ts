@@ -19,11 +19,14 @@ export class RequestSlots {
     return true;
   }
 
-  /** Returns a slot and wakes the oldest waiter. */
+  /**
+   * Returns a slot and wakes waiters, oldest first, while slots are free: a waiter whose range has
+   * finished in the meantime takes nothing, and the slot must then go to the next one (or a range that
+   * still has work would wait forever).
+   */
   release(): void {
     this.used--;
-    const next = this.waiters.shift();
-    if (next) next();
+    while (this.used < this.limit && this.waiters.length) this.waiters.shift()!();
   }
 
   /** Calls `fn` once when a slot is released. */

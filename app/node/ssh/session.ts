@@ -49,7 +49,7 @@ export interface SessionOptions {
  * caps each channel at about window/RTT, so throughput grows linearly with channels and we open
  * `connections` × `channels` of them.
  */
-export const AUTO_TUNE = { rttMs: 5, connections: 4, channels: 2, probes: 3 };
+export const AUTO_TUNE = { rttMs: 5, connections: 4, channels: 2, probes: 2 };
 
 export const SESSION_DEFAULTS = {
   connections: 1,
@@ -61,6 +61,8 @@ export const SESSION_DEFAULTS = {
   keepaliveCountMax: 3,
   readyTimeoutMs: 20_000,
 };
+
+export type PoolChange = { type: 'lanes'; lanes: Lane[] } | { type: 'fatal'; error: SluiceError };
 
 /** One SFTP channel of one connection: the unit the scheduler leases work to. */
 export interface Lane {
@@ -76,6 +78,9 @@ export class Session {
   private lastTaskId = 0;
   private readonly taskListeners = new Map<number, (bytes: number) => void>();
   private passwordAsk: Promise<string | undefined> | null = null;
+  private readonly poolListeners = new Set<(e: PoolChange) => void>();
+  private growing: Promise<void> = Promise.resolve();
+  private closing = false;
   /** Per-host answer of the out-of-order write probe, for this session. */
   outOfOrderWrites: boolean | undefined;
   negotiated: Negotiated = { kex: '', serverHostKey: '', cipher: '', mac: '' };
@@ -117,19 +122,62 @@ export class Session {
         s.emit({ type: 'log', level: 'info', message: `keyboard-interactive login: using ${first.channels} channels on one connection instead of ${s.settings.connections} connections` });
         return s;
       }
-      if (options.connections === undefined && options.channels === undefined) await s.autoTune(first);
-      const rest = [];
-      for (let i = 1; i < s.settings.connections; i++) rest.push(s.addConnection());
-      const results = await Promise.allSettled(rest);
+      const autoSized = options.connections === undefined && options.channels === undefined;
+      if (autoSized) await s.autoTune(first);
+      s.growing = s.growPool();
+      // Auto-sized pools grow in the background: a small job is done on the first connection before the
+      // others would even have authenticated; a big one gains their lanes as they come up.
+      if (!autoSized) await s.growing;
       if (s.fatal) throw s.fatal;
-      for (const r of results) {
-        if (r.status === 'rejected') s.emit({ type: 'log', level: 'warn', message: `extra connection failed: ${(r.reason as Error).message}` });
-      }
       return s;
     } catch (e) {
       await s.close();
       throw s.fatal ?? e;
     }
+  }
+
+  /** Opens connections 2…N in parallel; each announces its lanes to running jobs as it comes up. */
+  private async growPool(): Promise<void> {
+    const rest: Array<Promise<void>> = [];
+    const first = this.conns[0];
+    if (first && first.channels < this.settings.channels) {
+      const more = this.settings.channels - first.channels;
+      rest.push(first.addChannels(more).then(() => {
+        if (this.closing) return;
+        const lanes = Array.from({ length: more }, (_, i) => ({ conn: first, channel: first.channels - more + i }));
+        for (const l of this.poolListeners) l({ type: 'lanes', lanes });
+      }));
+    }
+    for (let i = 1; i < this.settings.connections; i++) {
+      rest.push(this.addConnection().then((conn) => {
+        if (this.closing) return;
+        const lanes = Array.from({ length: conn.channels }, (_, channel) => ({ conn, channel }));
+        for (const l of this.poolListeners) l({ type: 'lanes', lanes });
+      }));
+    }
+    const results = await Promise.allSettled(rest);
+    if (this.fatal) {
+      for (const l of this.poolListeners) l({ type: 'fatal', error: this.fatal });
+      return;
+    }
+    if (this.closing) return;
+    for (const r of results) {
+      if (r.status === 'rejected') this.emit({ type: 'log', level: 'warn', message: `extra connection failed: ${(r.reason as Error).message}` });
+    }
+  }
+
+  /**
+   * Follows the pool while a job runs: `lanes` when a connection comes up, `fatal` when a connection saw a
+   * changed or revoked host key (the job must stop). Returns the unsubscribe function.
+   */
+  onPoolChange(listener: (e: PoolChange) => void): () => void {
+    this.poolListeners.add(listener);
+    return () => this.poolListeners.delete(listener);
+  }
+
+  /** Resolves once every connection of the pool has connected or failed. */
+  whenPoolSettled(): Promise<void> {
+    return this.growing;
   }
 
   /** Measures the RTT on the first connection and sizes the pool from it ({@link AUTO_TUNE}). */
@@ -144,7 +192,6 @@ export class Session {
     if (best < AUTO_TUNE.rttMs) return;
     this.settings.connections = AUTO_TUNE.connections;
     this.settings.channels = AUTO_TUNE.channels;
-    if (first.channels < AUTO_TUNE.channels) await first.addChannels(AUTO_TUNE.channels - first.channels);
     this.emit({ type: 'log', level: 'info', message: `RTT ${best.toFixed(1)} ms: using ${AUTO_TUNE.connections} connections × ${AUTO_TUNE.channels} channels` });
   }
 
@@ -281,6 +328,9 @@ export class Session {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
+    // Connections still handshaking are included: closing ends their workers, so nothing waits for them.
     await Promise.all(this.conns.map((c) => c.close().catch(() => undefined)));
+    await this.growing.catch(() => undefined);
   }
 }

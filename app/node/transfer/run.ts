@@ -13,12 +13,16 @@ import path from 'node:path';
 import { ThroughputEstimator } from '../../common/stats/throughput';
 import { SluiceError, fromLocalError } from '../errors';
 import type { Lane, Session } from '../ssh/session';
-import { COUNTERS_PER_CHANNEL, COUNTER_BYTES, COUNTER_IN_FLIGHT, COUNTER_OUTSTANDING } from '../sftp/pipeline';
+import { PoolSampler } from './progress';
 import { Scheduler } from './scheduler';
 import { safeLocalJoin, unsafeNameReason } from './names';
 import type { ConflictAnswer, FileFailure, TransferReport, TransferRequest, VerifyLevel } from './types';
 
 const PROGRESS_INTERVAL_MS = 250;
+/** A whole-file task this big occupies a lane on its own (see Task.heavy). */
+const HEAVY_FILE_BYTES = 4 * 1024 * 1024;
+/** Segments are not cut smaller than this to spread a file over more lanes. */
+const MIN_SEGMENT_BYTES = 1024 * 1024;
 const WALK_CONCURRENCY = 16;
 
 /** One file to move: `src` on the source side, `dst` its final name on the other side. */
@@ -109,42 +113,31 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
     emitFile(f, 'failed', e);
   };
 
-  const onAbort = () => {
-    aborted = new SluiceError('ABORTED', 'transfer interrupted');
-    scheduler.stop(aborted);
+  /** Fails queued work with `e` and aborts every running range task on its worker. */
+  const stopAll = (e: SluiceError) => {
+    scheduler.stop(e);
     const byConn = new Map<Lane['conn'], number[]>();
     for (const [id, lane] of running) byConn.set(lane.conn, [...(byConn.get(lane.conn) ?? []), id]);
     for (const [conn, ids] of byConn) conn.cancel(ids);
   };
+  const onAbort = () => {
+    aborted = new SluiceError('ABORTED', 'transfer interrupted');
+    stopAll(aborted);
+  };
   if (signal?.aborted) throw new SluiceError('ABORTED', 'transfer interrupted');
   signal?.addEventListener('abort', onAbort, { once: true });
+  const stopWatchingPool = session.onPoolChange((change) => {
+    if (change.type === 'lanes') scheduler.addLanes(change.lanes);
+    // A connection met a changed or revoked host key: nothing more may run on this server.
+    else stopAll(change.error);
+  });
 
   // ---- progress sampling at a fixed rate, never per packet ----
-  const conns = session.connections;
-  const baseline = new Map(conns.map((c) => [c, Float64Array.from(c.counters)]));
-  const connRates = new Map(conns.map((c) => [c, new ThroughputEstimator(3000)]));
-  const chanRates = new Map(conns.map((c) => [c, Array.from({ length: c.channels }, () => new ThroughputEstimator(3000))]));
+  const sampler = new PoolSampler(() => session.connections);
   const totalRate = new ThroughputEstimator(3000);
   const sample = () => {
     totalRate.record(bytesDone);
-    const connections = conns.map((c) => {
-      const base = baseline.get(c)!;
-      const channels = Array.from({ length: c.channels }, (_, ch) => {
-        const o = ch * COUNTERS_PER_CHANNEL;
-        const bytes = c.counters[o + COUNTER_BYTES] - base[o + COUNTER_BYTES];
-        const est = chanRates.get(c)![ch];
-        est.record(bytes);
-        return { bytes, rate: est.rate(), inFlightBytes: c.counters[o + COUNTER_IN_FLIGHT], outstanding: c.counters[o + COUNTER_OUTSTANDING] };
-      });
-      const bytes = channels.reduce((a, ch) => a + ch.bytes, 0);
-      connRates.get(c)!.record(bytes);
-      return {
-        id: c.id, bytes, rate: connRates.get(c)!.rate(),
-        inFlightBytes: channels.reduce((a, ch) => a + ch.inFlightBytes, 0),
-        outstanding: channels.reduce((a, ch) => a + ch.outstanding, 0),
-        channels,
-      };
-    });
+    const connections = sampler.sample();
     session.publish({
       type: 'progress', jobId: req.id, t: Date.now(), bytesDone, bytesTotal, filesDone, filesTotal, rate: totalRate.rate(), scanning,
       connections,
@@ -261,7 +254,8 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
     return { item: { ...item, dst: await nextFreeName(targetExists, item.dst, put) }, mode: 'no-clobber' };
   };
 
-  const lanesCount = lanes.length;
+  // The planned pool, not the lanes up right now: an auto-sized pool is still growing when the job starts.
+  const lanesCount = Math.max(lanes.length, session.settings.connections * session.settings.channels);
   const segmentSize = session.settings.segmentSize;
 
   const enqueueFile = async (raw: FileItem) => {
@@ -287,6 +281,7 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
     if (!segmented) {
       scheduler.push({
         priority: 1,
+        heavy: item.size >= HEAVY_FILE_BYTES,
         run: async (lane) => {
           if (f.failed) return;
           const n = await withTask(lane, f, (taskId) => (put
@@ -306,12 +301,16 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
       giveUp(f, asSluice(e));
       return;
     }
-    let left = Math.ceil(item.size / segmentSize);
-    for (let start = 0; start < item.size; start += segmentSize) {
-      const end = Math.min(item.size, start + segmentSize);
+    // At most segmentSize each, and at least one segment per planned lane (each ≥ MIN_SEGMENT_BYTES).
+    const pieces = Math.max(Math.ceil(item.size / segmentSize), Math.min(lanesCount, Math.floor(item.size / MIN_SEGMENT_BYTES)));
+    const segLen = Math.ceil(item.size / pieces);
+    let left = Math.ceil(item.size / segLen);
+    for (let start = 0; start < item.size; start += segLen) {
+      const end = Math.min(item.size, start + segLen);
       let moved = false;
       scheduler.push({
         priority: 0,
+        heavy: true,
         run: async (lane) => {
           if (f.failed) return;
           // A retry after the connection died inside finish() must neither move the range again nor count it
@@ -454,6 +453,7 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
     throw session.fatalError ?? e;
   } finally {
     clearInterval(timer);
+    stopWatchingPool();
     signal?.removeEventListener('abort', onAbort);
     sample();
     for (const f of files) void removeTemp(f);

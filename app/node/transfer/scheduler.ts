@@ -10,6 +10,11 @@ import type { Lane } from '../ssh/session';
 export interface Task {
   /** Lower runs first among queued tasks (e.g. finish what is started before starting more). */
   priority?: number;
+  /**
+   * A big transfer (a segment or a large file) fills a channel's request budget on its own: a lane runs
+   * one at a time, so that such work spreads over every lane instead of queueing on the first.
+   */
+  heavy?: boolean;
   run(lane: Lane): Promise<void>;
   /** Called once when the task fails for good. */
   fail(e: SluiceError): void;
@@ -37,12 +42,22 @@ export class Scheduler {
    * @param perLane tasks in flight per lane
    * @param maxAttempts tries per task across connection losses
    */
-  constructor(private readonly lanes: Lane[], private readonly perLane: number, private readonly maxAttempts = 3) {
+  private readonly lanes: Lane[] = [];
+  private readonly heavyRunning = new Set<Lane>();
+
+  constructor(lanes: Lane[], private readonly perLane: number, private readonly maxAttempts = 3) {
     if (!lanes.length) throw new SluiceError('CONNECTION_LOST', 'no live connection to run the transfer on');
+    this.addLanes(lanes);
+  }
+
+  /** Starts work on more lanes (a connection that came up during the job). */
+  addLanes(lanes: Lane[]): void {
+    if (this.stopped) return;
+    this.lanes.push(...lanes);
     // Idle loops are woken in creation order: spread the first tasks over every connection, then every
     // channel, before any lane gets a second one (a lone big file's segments must not pile onto connection 0).
     const spread = [...lanes].sort((a, b) => a.channel - b.channel);
-    for (let i = 0; i < perLane; i++) for (const lane of spread) void this.loop(lane);
+    for (let i = 0; i < this.perLane; i++) for (const lane of spread) void this.loop(lane);
   }
 
   /** Adds a task. */
@@ -93,10 +108,13 @@ export class Scheduler {
   private async take(lane: Lane): Promise<Task | null> {
     for (;;) {
       if (this.isDead(lane)) return null;
-      const t = this.queue.shift();
+      const busy = this.heavyRunning.has(lane);
+      const i = busy ? this.queue.findIndex((q) => !q.heavy) : 0;
+      const t = i >= 0 ? this.queue.splice(i, 1)[0] : undefined;
       if (t) {
         // Counted at once, so loops woken in the same tick do not see an idle, ended scheduler and exit.
         this.active++;
+        if (t.heavy) this.heavyRunning.add(lane);
         return t;
       }
       if (this.stopped || (this.ended && this.active === 0)) return null;
@@ -133,6 +151,11 @@ export class Scheduler {
         }
       } finally {
         this.active--;
+        if (task.heavy) {
+          this.heavyRunning.delete(lane);
+          // Loops that passed over heavy work while this lane was busy may take it now.
+          if (this.queue.some((q) => q.heavy)) for (const wake of this.idle.splice(0)) wake();
+        }
         this.checkDrained();
       }
     }

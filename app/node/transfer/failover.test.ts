@@ -322,10 +322,10 @@ describe('failover on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} not inst
       assert.ok(outcome.frozenAfterMs < 10_000, `stall noticed after ${outcome.frozenAfterMs} ms with 1 s keepalives`);
     });
 
-    test('the loss is reported as a stall, not as a connect timeout', {
-      todo: 'worker.ts connectionError() tests e.level === "client-timeout" before /keepalive/: ssh2 tags its "Keepalive timeout" with that level, so a mid-transfer stall reads "timed out connecting to … after 20000 ms"',
-    }, () => {
-      assert.match(outcome.down[0].reason ?? '', /stall|keepalive/i);
+    test('the loss is reported as a stall, not as a connect timeout', () => {
+      // ssh2 tags its "Keepalive timeout" error with the level of a connect timeout; the worker's own
+      // SFTP-reply watchdog may notice first.
+      assert.match(outcome.down[0].reason ?? '', /stall|keepalive|stopped answering/i);
       assert.doesNotMatch(outcome.down[0].reason ?? '', /timed out connecting/);
     });
   });

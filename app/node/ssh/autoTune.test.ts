@@ -1,0 +1,60 @@
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { startSshd } from '../../../e2e/fixtures/sshd';
+import { startToxiproxy, toxiproxyAvailable } from '../../../e2e/fixtures/toxiproxy';
+import { makeTempDir, removeDir } from '../../../e2e/fixtures/tmp';
+import { openSession } from './openSession';
+import { AUTO_TUNE } from './session';
+import type { EngineEvent } from '../transfer/types';
+
+test('pool size follows the measured RTT: one connection on loopback, a growing pool behind latency', async (t) => {
+  const srv = await startSshd();
+  const dir = await makeTempDir('sluice-autotune-');
+  const tox = toxiproxyAvailable() ? await startToxiproxy() : null;
+  try {
+    const kh = path.join(dir, 'known_hosts');
+    const open = (port: number, onEvent?: (e: EngineEvent) => void) => openSession({
+      host: '127.0.0.1', port, username: srv.user,
+      auth: { identityFiles: [srv.clientKeyPath], useAgent: false, env: {} },
+      knownHostsPaths: { readPaths: [kh], writePath: kh }, hostKeyMode: 'accept-new', onEvent,
+    });
+
+    const direct = await open(srv.port);
+    try {
+      assert.ok(direct.rttMs !== undefined && direct.rttMs < AUTO_TUNE.rttMs, `loopback RTT ${direct.rttMs} ms`);
+      await direct.whenPoolSettled();
+      assert.equal(direct.connections.length, 1);
+    } finally {
+      await direct.close();
+    }
+
+    if (!tox) { t.diagnostic('toxiproxy-server not installed: latency half not run'); return; }
+    const proxy = await tox.createProxy('ssh', srv.port);
+    await tox.addToxic('ssh', { type: 'latency', stream: 'upstream', attributes: { latency: 10 } });
+    await tox.addToxic('ssh', { type: 'latency', stream: 'downstream', attributes: { latency: 10 } });
+    const src = path.join(dir, 'f.bin');
+    fs.writeFileSync(src, randomBytes(40 * 1024 * 1024));
+    const busy = new Set<number>();
+    const session = await open(proxy.port, (e) => {
+      if (e.type === 'progress') for (const c of e.connections) if (c.bytes > 0) busy.add(c.id);
+    });
+    try {
+      assert.ok((session.rttMs ?? 0) >= AUTO_TUNE.rttMs, `proxied RTT ${session.rttMs} ms`);
+      const report = await session.transfer({ id: 'auto', direction: 'put', sources: [src], dest: srv.root, recursive: false });
+      assert.deepEqual(report.failed, []);
+      assert.ok(fs.readFileSync(path.join(srv.root, 'f.bin')).equals(fs.readFileSync(src)));
+      await session.whenPoolSettled();
+      assert.equal(session.connections.length, AUTO_TUNE.connections);
+      assert.ok(busy.size >= 2, `connections that carried bytes: ${[...busy].join(', ')}`);
+    } finally {
+      await session.close();
+    }
+  } finally {
+    await tox?.stop();
+    await srv.stop();
+    await removeDir(dir);
+  }
+});

@@ -6,7 +6,12 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { utils } from 'ssh2';
+import type { ParsedKey } from 'ssh2';
+
+// ssh2's key parser alone (what `utils.parseKey` re-exports): the coordinating thread never needs the rest
+// of ssh2 (client, server, agent), and loading it costs start-up time on every CLI run.
+const { parseKey } = require('ssh2/lib/protocol/keyParser') as { parseKey(data: Buffer | string, passphrase?: string | Buffer): ParsedKey | ParsedKey[] | Error };
+const utils = { parseKey };
 import type { AuthHandlerMiddleware, AuthenticationType, AnyAuthMethod, KeyboardInteractiveAuthMethod, Prompt } from 'ssh2';
 import { SluiceError, displayText, fromLocalError } from '../errors';
 

@@ -24,6 +24,28 @@ export interface ConnectionHooks {
 /** Which compiled file runs the worker: dist/app/node/ssh/worker.js next to this module. */
 const WORKER_FILE = path.join(__dirname, 'worker.js');
 
+/**
+ * A worker started ahead of need: spawning it early lets it load ssh2 (≈100 ms of compile work) on the
+ * other core while the coordinating thread is still starting up.
+ */
+let spare: Worker | null = null;
+
+/** Starts one connection worker now, to be taken by the next {@link WorkerConnection}. */
+export function prewarmConnectionWorker(): void {
+  if (spare) return;
+  spare = new Worker(WORKER_FILE);
+  spare.unref();
+  // An unused spare must never crash the process or keep it alive.
+  spare.on('error', () => undefined);
+}
+
+function takeWorker(): Worker {
+  const w = spare ?? new Worker(WORKER_FILE);
+  spare = null;
+  w.ref();
+  return w;
+}
+
 export class WorkerConnection {
   private readonly worker: Worker;
   private nextId = 0;
@@ -43,7 +65,7 @@ export class WorkerConnection {
   constructor(readonly id: number, public channels: number, private readonly hooks: ConnectionHooks, capacity = channels) {
     const sab = new SharedArrayBuffer(Math.max(capacity, channels) * COUNTERS_PER_CHANNEL * 8);
     this.counters = new Float64Array(sab);
-    this.worker = new Worker(WORKER_FILE);
+    this.worker = takeWorker();
     this.worker.on('message', (m: FromWorker) => this.onMessage(m));
     this.worker.on('error', (e) => this.fail(new SluiceError('CONNECTION_LOST', `connection worker crashed: ${e.message}`)));
     this.worker.on('exit', () => this.fail(new SluiceError('CONNECTION_LOST', 'connection worker exited')));

@@ -26,7 +26,7 @@ export interface SessionOptions {
   connections?: number;
   /** SFTP channels per connection (M). Default: chosen with `connections`. */
   channels?: number;
-  /** Outstanding SSH_FXP_READ/WRITE requests per channel (K). Default 32. */
+  /** Outstanding SSH_FXP_READ/WRITE requests per channel (K). Default 64. */
   requests?: number;
   /** Files in flight per channel (small files overlap their round trips). Default 8. */
   filesPerChannel?: number;
@@ -54,7 +54,7 @@ export const AUTO_TUNE = { rttMs: 5, connections: 4, channels: 2, probes: 2 };
 export const SESSION_DEFAULTS = {
   connections: 1,
   channels: 1,
-  requests: 32,
+  requests: 64,
   filesPerChannel: 8,
   segmentSize: 16 * 1024 * 1024,
   keepaliveIntervalMs: 15_000,

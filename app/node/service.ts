@@ -8,6 +8,7 @@
  * so the events emitted are exactly what a renderer replays. Each site runs at most `jobsPerSite` jobs at
  * once; pause aborts the running transfer (its next run resumes through the engine), resume re-queues.
  */
+import { preferStoredHostKeyTypes } from './ssh/openSession';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -433,9 +434,10 @@ export class SluiceService {
       const engine = await this.engine({
         host: site.host, port: site.port, username: site.user, auth,
         // Validates the site's cipher names (USAGE error naming the unknown one); default: AES-aware order.
-        algorithms: buildAlgorithms(site.ciphers?.length ? { cipher: site.ciphers } : {}),
-        connections: site.connections ?? 1,
-        channels: site.channels ?? 1,
+        algorithms: preferStoredHostKeyTypes(buildAlgorithms(site.ciphers?.length ? { cipher: site.ciphers } : {}), knownHosts, site.host, site.port),
+        // Unset: the engine sizes the pool from the measured RTT.
+        connections: site.connections,
+        channels: site.channels,
         readyTimeoutMs: this.readyTimeoutMs,
         hostKeys, onEvent,
       });

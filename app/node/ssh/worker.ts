@@ -12,7 +12,7 @@ import { Client, type ClientChannel, type SFTPWrapper } from 'ssh2';
 import { makeAuthHandler } from './auth';
 import { SluiceError, fromLocalError, fromSftpError } from '../errors';
 import {
-  COUNTERS_PER_CHANNEL, RequestSlots, downloadRange, uploadRange, type RangeOptions,
+  COUNTERS_PER_CHANNEL, COUNTER_BYTES, RequestSlots, ShortFileError, downloadRange, uploadRange, type RangeOptions,
 } from '../sftp/pipeline';
 import type {
   ConnectInfo, ConnectParams, FromWorker, GetFileTask, Negotiated, OpName, PutFileTask, RangeTask,
@@ -270,8 +270,9 @@ function openSftp(client: Client): Promise<SFTPWrapper> {
 
 async function addChannels(a: WorkerOps['addChannels'][0]): Promise<number> {
   const c = requireConn();
-  for (let i = 0; i < a.count; i++) {
-    const ch = await openSftp(c.client);
+  // Opened together: each costs a few round trips (CHANNEL_OPEN, subsystem, INIT/VERSION, limits).
+  const opened = await Promise.all(Array.from({ length: a.count }, () => openSftp(c.client)));
+  for (const ch of opened) {
     watchChannel(ch, () => { lastSftpReply = Date.now(); });
     c.sftp.push(ch);
     c.slots.push(new RequestSlots(c.params.requests));
@@ -367,6 +368,13 @@ async function fsyncRemote(s: SFTPWrapper, h: Buffer, p: string): Promise<boolea
   return true;
 }
 
+/**
+ * Uploads a whole file through one handle, in order, then fsyncs, reads back the size and closes.
+ * Requests on one handle are processed in the order received (draft-ietf-secsh-filexfer-02 §6.1, and
+ * OpenSSH's sftp-server is sequential), so the tail — fsync@openssh.com, SSH_FXP_FSTAT, SSH_FXP_CLOSE — and,
+ * for a file that fits one request, the SSH_FXP_WRITE too, go out together: one round trip instead of four.
+ * @returns the remote size after writing (from the fstat)
+ */
 async function putFile(t: PutFileTask): Promise<number> {
   const c = requireConn();
   const s = sftpOf(t.channel);
@@ -375,10 +383,26 @@ async function putFile(t: PutFileTask): Promise<number> {
   const o = rangeOptions(t.channel, c.info.maxWrite, t.taskId);
   try {
     h = await openRemote(s, t.remoteTemp, 'w', t.mode);
-    if (t.size > 0) await uploadRange(s, h, local.fd, 0, t.size, o);
-    await fsyncRemote(s, h, t.remoteTemp);
     const handle = h;
-    const st = await call<{ size: number }>((cb) => s.fstat(handle, cb as never), t.remoteTemp);
+    let small: Buffer | null = null;
+    if (t.size > 0 && t.size <= c.info.maxWrite) {
+      small = Buffer.allocUnsafe(t.size);
+      const { bytesRead } = await local.read(small, 0, t.size, 0);
+      if (bytesRead !== t.size) throw new ShortFileError(bytesRead);
+    } else if (t.size > 0) {
+      await uploadRange(s, handle, local.fd, 0, t.size, o);
+    }
+    const data = small;
+    const written = data ? call<void>((cb) => s.write(handle, data, 0, data.length, 0, cb as never), t.remoteTemp) : Promise.resolve();
+    const fsynced = fsyncRemote(s, handle, t.remoteTemp);
+    const stat = call<{ size: number }>((cb) => s.fstat(handle, cb as never), t.remoteTemp);
+    h = null;
+    const closed = closeRemote(s, handle, t.remoteTemp);
+    const [, , st] = await Promise.all([written, fsynced, stat, closed]);
+    if (data) {
+      o.counters![COUNTER_BYTES] += data.length;
+      o.onBytes!(data.length);
+    }
     return st.size;
   } catch (e) {
     throw rangeError(e, t.remoteTemp, t.localPath);
@@ -392,20 +416,23 @@ async function putFile(t: PutFileTask): Promise<number> {
 async function getFile(t: GetFileTask): Promise<number> {
   const c = requireConn();
   const s = sftpOf(t.channel);
-  const h = await openRemote(s, t.remotePath, 'r');
+  let h: Buffer | null = await openRemote(s, t.remotePath, 'r');
   const o = rangeOptions(t.channel, c.info.maxRead, t.taskId);
   let local: fs.promises.FileHandle | null = null;
   try {
     local = await openLocal(t.localTemp, 'w', t.mode ?? 0o644);
     const n = t.size > 0 ? await downloadRange(s, h, local.fd, 0, t.size, o) : 0;
-    await local.sync();
+    // The remote close and the local fsync overlap.
+    const handle = h;
+    h = null;
+    await Promise.all([local.sync(), closeRemote(s, handle, t.remotePath)]);
     return n;
   } catch (e) {
     throw rangeError(e, t.remotePath, t.localTemp);
   } finally {
     o.done();
     await local?.close().catch(() => undefined);
-    await closeRemote(s, h, t.remotePath).catch(() => undefined);
+    if (h) await closeRemote(s, h, t.remotePath).catch(() => undefined);
   }
 }
 

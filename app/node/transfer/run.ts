@@ -23,6 +23,7 @@ const PROGRESS_INTERVAL_MS = 250;
 const HEAVY_FILE_BYTES = 4 * 1024 * 1024;
 /** Segments are not cut smaller than this to spread a file over more lanes. */
 const MIN_SEGMENT_BYTES = 1024 * 1024;
+const SEGMENTS_PER_LANE = 3;
 const WALK_CONCURRENCY = 16;
 
 /** One file to move: `src` on the source side, `dst` its final name on the other side. */
@@ -301,8 +302,9 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
       giveUp(f, asSluice(e));
       return;
     }
-    // At most segmentSize each, and at least one segment per planned lane (each ≥ MIN_SEGMENT_BYTES).
-    const pieces = Math.max(Math.ceil(item.size / segmentSize), Math.min(lanesCount, Math.floor(item.size / MIN_SEGMENT_BYTES)));
+    // At most segmentSize each, and a few per planned lane (each ≥ MIN_SEGMENT_BYTES), so that lanes joining
+    // late, or faster than others, still find work to steal.
+    const pieces = Math.max(Math.ceil(item.size / segmentSize), Math.min(lanesCount * SEGMENTS_PER_LANE, Math.floor(item.size / MIN_SEGMENT_BYTES)));
     const segLen = Math.ceil(item.size / pieces);
     let left = Math.ceil(item.size / segLen);
     for (let start = 0; start < item.size; start += segLen) {

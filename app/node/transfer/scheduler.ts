@@ -12,7 +12,7 @@ export interface Task {
   priority?: number;
   /**
    * A big transfer (a segment or a large file) fills a channel's request budget on its own: a lane runs
-   * one at a time, so that such work spreads over every lane instead of queueing on the first.
+   * at most HEAVY_PER_LANE at a time, so that such work spreads over every lane instead of queueing on the first.
    */
   heavy?: boolean;
   run(lane: Lane): Promise<void>;
@@ -20,6 +20,12 @@ export interface Task {
   fail(e: SluiceError): void;
   attempts?: number;
 }
+
+/**
+ * Heavy tasks a lane runs at once: two, so that the next segment's open and first requests overlap the
+ * previous segment's last replies instead of leaving the channel idle for those round trips.
+ */
+const HEAVY_PER_LANE = 2;
 
 const CONNECTION_ERRORS = new Set(['CONNECTION_LOST', 'CONNECTION_STALLED', 'TIMEOUT']);
 
@@ -43,7 +49,8 @@ export class Scheduler {
    * @param maxAttempts tries per task across connection losses
    */
   private readonly lanes: Lane[] = [];
-  private readonly heavyRunning = new Set<Lane>();
+  /** Heavy tasks running per lane. */
+  private readonly heavyRunning = new Map<Lane, number>();
 
   constructor(lanes: Lane[], private readonly perLane: number, private readonly maxAttempts = 3) {
     if (!lanes.length) throw new SluiceError('CONNECTION_LOST', 'no live connection to run the transfer on');
@@ -108,13 +115,13 @@ export class Scheduler {
   private async take(lane: Lane): Promise<Task | null> {
     for (;;) {
       if (this.isDead(lane)) return null;
-      const busy = this.heavyRunning.has(lane);
+      const busy = (this.heavyRunning.get(lane) ?? 0) >= HEAVY_PER_LANE;
       const i = busy ? this.queue.findIndex((q) => !q.heavy) : 0;
       const t = i >= 0 ? this.queue.splice(i, 1)[0] : undefined;
       if (t) {
         // Counted at once, so loops woken in the same tick do not see an idle, ended scheduler and exit.
         this.active++;
-        if (t.heavy) this.heavyRunning.add(lane);
+        if (t.heavy) this.heavyRunning.set(lane, (this.heavyRunning.get(lane) ?? 0) + 1);
         return t;
       }
       if (this.stopped || (this.ended && this.active === 0)) return null;
@@ -152,7 +159,7 @@ export class Scheduler {
       } finally {
         this.active--;
         if (task.heavy) {
-          this.heavyRunning.delete(lane);
+          this.heavyRunning.set(lane, (this.heavyRunning.get(lane) ?? 1) - 1);
           // Loops that passed over heavy work while this lane was busy may take it now.
           if (this.queue.some((q) => q.heavy)) for (const wake of this.idle.splice(0)) wake();
         }

@@ -12,13 +12,14 @@ import * as path from 'node:path';
 import type { Connection, Server as Ssh2Server } from 'ssh2';
 import type { HostKeyVerdict } from '../../common/model/hostKey';
 import { SluiceError } from '../errors';
-import { openSession, type OpenSessionOptions } from './openSession';
+import type { OpenSessionOptions } from './openSession';
 import type { Session } from './session';
 import type { EngineEvent } from '../transfer/types';
 import { childPids } from '../../../e2e/fixtures/sshd';
 import {
-  SSHD_PATH, makeTempDir, removeDir, startScriptedServer, startSshd, waitUntil, within, type ScriptedServer, type SshdServer,
+  SSHD_PATH, makeTempDir, removeDir, startScriptedServer, startSshd, waitUntil, type ScriptedServer, type SshdServer,
 } from '../test/helpers';
+import { openBounded } from '../test/helpers';
 
 const ssh2 = require('ssh2') as typeof import('ssh2');
 const hasSshd = fs.existsSync(SSHD_PATH);
@@ -47,17 +48,6 @@ interface Observed {
   events: EngineEvent[];
 }
 
-/**
- * openSession bounded to 30 s; a session that opens after the deadline is closed, so its worker threads
- * cannot keep the test process alive.
- */
-function openBounded(o: OpenSessionOptions): Promise<Session> {
-  const opening = openSession(o);
-  return within('openSession', 30_000, opening).catch((e: unknown) => {
-    opening.then((s) => s.close(), () => undefined);
-    throw e;
-  });
-}
 
 function open(target: { port: number; user: string; clientKeyPath: string }, knownHosts: string, obs: Observed,
   o: Partial<OpenSessionOptions> = {}): Promise<Session> {

@@ -8,6 +8,8 @@ import { createHash, randomFillSync } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CLI_BIN } from '../cli';
+import { openSession, type OpenSessionOptions } from '../ssh/openSession';
+import type { Session } from '../ssh/session';
 import type { EngineEvent, TransferReport } from '../transfer/types';
 
 export { SSHD_PATH, startSshd, startTestServer, type SshServer, type SshdServer } from '../../../e2e/fixtures/sshd';
@@ -274,4 +276,16 @@ export function within<T>(what: string, ms: number, p: Promise<T>): Promise<T> {
 export function describeRun(r: CliResult): string {
   const out = r.stdout.split('\n').filter((l) => !l.includes('"type":"progress"')).join('\n');
   return `exit ${r.code ?? r.signal} after ${r.ms} ms\n--- stderr ---\n${r.stderr}\n--- stdout (no progress) ---\n${out.slice(-4000)}`;
+}
+
+/**
+ * openSession bounded to 30 s; a session that opens after the deadline is closed, so its worker threads
+ * cannot keep the test process alive.
+ */
+export function openBounded(o: OpenSessionOptions): Promise<Session> {
+  const opening = openSession(o);
+  return within('openSession', 30_000, opening).catch((e: unknown) => {
+    opening.then((s) => s.close(), () => undefined);
+    throw e;
+  });
 }

@@ -10,13 +10,13 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { SluiceError } from '../errors';
-import { openSession, type OpenSessionOptions } from '../ssh/openSession';
 import type { Session } from '../ssh/session';
 import type { EngineEvent, TransferReport, TransferRequest } from './types';
 import { childPids } from '../../../e2e/fixtures/sshd';
 import {
   SSHD_PATH, makeTempDir, removeDir, sha256File, startSshd, tempFilesUnder, waitUntil, within, writeRandomFile, type SshdServer,
 } from '../test/helpers';
+import { openBounded } from '../test/helpers';
 
 const MiB = 1024 * 1024;
 const BIG = 300 * MiB;
@@ -25,17 +25,6 @@ const hasSshd = fs.existsSync(SSHD_PATH);
 type Progress = Extract<EngineEvent, { type: 'progress' }>;
 
 
-/**
- * openSession bounded to 30 s; a session that opens after the deadline is closed, so its worker threads
- * cannot keep the test process alive.
- */
-function openBounded(o: OpenSessionOptions): Promise<Session> {
-  const opening = openSession(o);
-  return within('openSession', 30_000, opening).catch((e: unknown) => {
-    opening.then((s) => s.close(), () => undefined);
-    throw e;
-  });
-}
 
 let server: SshdServer;
 let local: string;

@@ -8,12 +8,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { openSession, type OpenSessionOptions } from '../ssh/openSession';
+import type { OpenSessionOptions } from '../ssh/openSession';
 import type { Session } from '../ssh/session';
 import type { EngineEvent } from './types';
 import {
   SSHD_PATH, makeTempDir, removeDir, sha256File, startSshd, tempFilesUnder, treeOf, within, writeRandomFile, type SshdServer,
 } from '../test/helpers';
+import { openBounded } from '../test/helpers';
 
 const MiB = 1024 * 1024;
 const BIG = 300 * MiB;
@@ -22,17 +23,6 @@ const hasSshd = fs.existsSync(SSHD_PATH);
 type Progress = Extract<EngineEvent, { type: 'progress' }>;
 
 
-/**
- * openSession bounded to 30 s; a session that opens after the deadline is closed, so its worker threads
- * cannot keep the test process alive.
- */
-function openBounded(o: OpenSessionOptions): Promise<Session> {
-  const opening = openSession(o);
-  return within('openSession', 30_000, opening).catch((e: unknown) => {
-    opening.then((s) => s.close(), () => undefined);
-    throw e;
-  });
-}
 
 let server: SshdServer;
 let local: string;

@@ -99,4 +99,20 @@ test('a changed host key shows the red dialog, Cancel is the default, and nothin
   expect(harness.calls).not.toContain('queue.enqueue');
   expect(fs.readdirSync(remoteDir)).toEqual([]);
   expect(fs.readFileSync(engine.knownHostsPath, 'utf8')).toBe(knownBefore);
+
+  // The error banner is one compact line that leaves the layout alone; the OpenSSH text is in Details and the log.
+  const banner = app.connectionErrorBanner;
+  await expect(banner).toContainText('Spoofed: The server’s host key has changed. Connection refused. (HOSTKEY_CHANGED)');
+  expect((await banner.boundingBox())!.height).toBeLessThan(44);
+  const panes = await app.page.locator('.panes').boundingBox();
+  expect(panes!.height, 'the panes keep their height under a banner').toBeGreaterThan(250);
+  await expect(app.log).toContainText('REMOTE HOST IDENTIFICATION HAS CHANGED');
+  await banner.getByRole('button', { name: 'Details' }).click();
+  const details = app.page.getByRole('dialog', { name: 'Connecting to Spoofed failed' });
+  await expect(details.getByLabel('Details')).toContainText('REMOTE HOST IDENTIFICATION HAS CHANGED');
+  await app.screenshot('connection-error-details');
+  await details.getByRole('button', { name: 'Close' }).click();
+  await expect(details).toBeHidden();
+  await banner.getByRole('button', { name: 'Dismiss: Connection error' }).click();
+  await expect(banner).toHaveCount(0);
 });

@@ -1,5 +1,5 @@
 /**
- * File panes against a real sshd: keyboard navigation and multi-select, sorting, new folder / rename /
+ * File panes against a real sshd: keyboard navigation (arrows, Enter into a folder, Backspace / Alt+Up out) and multi-select, sorting, new folder / rename /
  * delete with confirmation on the remote side, and a download by dragging a remote file to the local pane.
  */
 import * as fs from 'node:fs';
@@ -46,6 +46,29 @@ test('remote pane: keyboard, sorting, new folder, rename, delete; drag a remote 
   await mkdir.getByRole('button', { name: 'Create' }).click();
   await expect(app.remoteRow('reports')).toHaveAttribute('data-type', 'dir');
   expect(fs.statSync(path.join(remoteDir, 'reports')).isDirectory()).toBe(true);
+  fs.writeFileSync(path.join(remoteDir, 'reports', 'q1.txt'), 'q1');
+
+  // Keyboard navigation: Home + Enter opens the folder, Backspace goes up with the folder focused again,
+  // Enter opens it again, Alt+Up goes up.
+  await app.remoteGrid.focus();
+  await page.keyboard.press('Home');
+  await expect(app.remoteRow('reports')).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('Enter');
+  await app.waitForRemoteListing(path.join(remoteDir, 'reports'));
+  await expect(app.remoteRow('q1.txt')).toBeVisible();
+  await expect(app.remoteGrid).toBeFocused();
+  await page.keyboard.press('ArrowDown');
+  await expect(app.remoteRow('q1.txt')).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('Backspace');
+  await app.waitForRemoteListing(remoteDir);
+  await expect(app.remoteRow('reports')).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('Enter');
+  await app.waitForRemoteListing(path.join(remoteDir, 'reports'));
+  await page.keyboard.press('Alt+ArrowUp');
+  await app.waitForRemoteListing(remoteDir);
+  await expect(app.remoteRow('reports')).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('ArrowDown');
+  await expect(app.remoteRow('a.txt')).toHaveAttribute('aria-selected', 'true');
 
   // Rename with F2.
   await app.remoteRow('c.txt').click();

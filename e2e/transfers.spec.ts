@@ -1,6 +1,6 @@
 /**
  * Queue behaviour through the UI against the real engine: 200 files dropped from the OS at once,
- * pause and resume of a throttled upload (Toxiproxy), and the conflict dialog (overwrite, skip for all).
+ * pause and resume of a throttled upload (Toxiproxy), and the conflict dialog (overwrite, skip for all, rename).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -87,7 +87,7 @@ test('pause and resume a throttled upload; the file arrives intact', async ({ ap
   }
 });
 
-test('the conflict dialog: overwrite one file, then skip for all', async ({ app, sshd, engine, localDir }) => {
+test('the conflict dialog: overwrite one file, skip for all, then rename', async ({ app, sshd, engine, localDir }) => {
   trust(engine.knownHostsPath, sshd.knownHostsLine());
   const remoteDir = path.join(sshd.root, 'conflicts');
   fs.mkdirSync(remoteDir, { recursive: true });
@@ -123,4 +123,20 @@ test('the conflict dialog: overwrite one file, then skip for all', async ({ app,
   await expect(dialog).toBeHidden();
   expect(fs.readFileSync(path.join(remoteDir, 'a.txt'), 'utf8')).toBe('old remote a.txt\n');
   expect(fs.readFileSync(path.join(remoteDir, 'b.txt'), 'utf8')).toBe('old remote b.txt\n');
+
+  // Rename: the existing file stays, the upload lands beside it under a free name.
+  fs.writeFileSync(path.join(localDir, 'a.txt'), 'renamed upload of a.txt\n');
+  await app.localRow('a.txt').click();
+  await app.dragLocalToRemote('a.txt');
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByLabel('Conflicting target')).toHaveText(path.join(remoteDir, 'a.txt'));
+  await dialog.getByRole('button', { name: 'Rename' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(app.queue.getByLabel('Done jobs')).toHaveText('4 done');
+  expect(fs.readFileSync(path.join(remoteDir, 'a.txt'), 'utf8')).toBe('old remote a.txt\n');
+  const added = fs.readdirSync(remoteDir).filter((n) => !['same.txt', 'a.txt', 'b.txt'].includes(n));
+  expect(added).toHaveLength(1);
+  expect(added[0]).toMatch(/^a.*\.txt$/);
+  expect(fs.readFileSync(path.join(remoteDir, added[0]), 'utf8')).toBe('renamed upload of a.txt\n');
+  await expect(app.remoteRow(added[0])).toBeVisible();
 });

@@ -170,3 +170,29 @@ test('real sshd: 200 files at once all arrive; pause aborts a big upload and res
   }
   assert.equal(sha256(remoteBig), sha256(big));
 });
+
+test('real sshd: a host key added on the trusted server is learned once and reported with hostKey.learned', { skip: fs.existsSync(SSHD_PATH) ? false : `${SSHD_PATH} not installed` }, async (t) => {
+  const c = await setup(t);
+  await connectAccepting(c);
+  assert.ok((await c.service.invoke('session.disconnect', { siteId: c.siteId })).ok);
+  // Keep the saved ed25519 key and add an ecdsa one: OpenSSH announces both (hostkeys-00@openssh.com).
+  await c.server.rotateHostKeys({ add: ['ecdsa'], keep: true });
+  const learnedEvents: Array<EventPayloads['hostKey.learned']> = [];
+  c.service.subscribe((name, payload) => { if (name === 'hostKey.learned') learnedEvents.push(payload as EventPayloads['hostKey.learned']); });
+  const learned = c.next('hostKey.learned');
+  const logged = c.next('log', (p) => p.lines.some((l) => /announced 1 new host key/.test(l.message)));
+  const res = await c.service.invoke('session.connect', { siteId: c.siteId });
+  assert.ok(res.ok, JSON.stringify(res));
+  const ev = await learned;
+  await logged;
+  assert.equal(ev.siteId, c.siteId);
+  assert.equal(ev.file, c.knownHosts);
+  assert.deepEqual(ev.keys.map((k) => k.keyType), ['ecdsa-sha2-nistp256']);
+  assert.match(ev.keys[0].fingerprint, /^SHA256:[A-Za-z0-9+/]{43}$/);
+  const lines = fs.readFileSync(c.knownHosts, 'utf8').trim().split('\n');
+  assert.equal(lines.length, 2, 'the new key was appended, nothing removed');
+  assert.ok(lines[1].includes('ecdsa-sha2-nistp256'));
+  // Both connections of the session see the announcement; the notice comes once.
+  assert.ok((await c.service.invoke('session.disconnect', { siteId: c.siteId })).ok);
+  assert.equal(learnedEvents.length, 1);
+});

@@ -423,12 +423,12 @@ export class SluiceService {
     // known_hosts is re-read on every connect: another program (or another site) may have changed it.
     const knownHosts = await KnownHosts.load(this.knownHostsPaths);
     const seen: { refused?: Extract<HostKeyVerdict, { kind: 'changed' | 'revoked' }> } = {};
-    const hostKeys = new HostKeyPolicy({
+    const hostKeys = new ReportingHostKeyPolicy({
       knownHosts,
       mode: 'ask',
       prompt: async (v) => this.askHostKey(s, v),
       onVerdict: (v) => { if (v.kind === 'changed' || v.kind === 'revoked') seen.refused ??= v; },
-    });
+    }, knownHosts, (keys) => this.reportLearnedKeys(s, keys, knownHosts.paths.writePath));
     const onEvent = (e: EngineEvent): void => this.onEngineEvent(s, e);
     try {
       const engine = await this.engine({
@@ -454,6 +454,14 @@ export class SluiceService {
       if (seen.refused) this.showRefusedKey(s, seen.refused);
       throw e;
     }
+  }
+
+  /** Tells the UI (a neutral notice plus a log line) that a trusted server's announced keys were saved. */
+  private reportLearnedKeys(s: SiteSession, keys: Array<{ keyType: string; fingerprint: string }>, file: string): void {
+    const { host, port, id: siteId } = s.site;
+    this.emit('hostKey.learned', { siteId, host, port, keys, file });
+    const list = keys.map((k) => `${k.keyType} ${k.fingerprint}`).join(', ');
+    this.log('info', `${host}:${port} announced ${keys.length} new host key(s) (hostkeys-00@openssh.com), saved to ${file}: ${list}`, siteId);
   }
 
   /** Asks the UI about an unknown key; resolves with its answer (reject when the attempt ends first). */
@@ -535,6 +543,8 @@ export class SluiceService {
         break;
       }
       case 'log':
+        // The session's own count of learned rotated keys is superseded by reportLearnedKeys (types, fingerprints, file).
+        if (/^learned \d+ rotated host key/.test(e.message)) break;
         this.log(e.level, e.message, s.site.id);
         break;
     }
@@ -719,6 +729,47 @@ export class SluiceService {
 // ---------------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------------
+
+/**
+ * A {@link HostKeyPolicy} that also says which keys `learnRotatedKeys` saved (the engine's policy only counts
+ * them): keys not trusted before the call and trusted after it, with their types and SHA256 fingerprints.
+ */
+class ReportingHostKeyPolicy extends HostKeyPolicy {
+  /** Fingerprints already reported: the connections of one session learn the same keys concurrently. */
+  private readonly reported = new Set<string>();
+
+  constructor(
+    opts: ConstructorParameters<typeof HostKeyPolicy>[0],
+    private readonly store: KnownHosts,
+    private readonly onLearned: (keys: Array<{ keyType: string; fingerprint: string }>) => void,
+  ) {
+    super(opts);
+  }
+
+  override async learnRotatedKeys(host: string, port: number, connectionKey: Buffer, provenKeys: Buffer[]): Promise<number> {
+    const before = provenKeys.map((k) => verdictOf(this.store, host, port, k));
+    const added = await super.learnRotatedKeys(host, port, connectionKey, provenKeys);
+    if (added > 0) {
+      const learned = new Map<string, { keyType: string; fingerprint: string }>();
+      provenKeys.forEach((k, i) => {
+        const was = before[i];
+        if (!was || was.kind === 'trusted' || was.kind === 'revoked') return;
+        if (!this.reported.has(was.identity.fingerprint) && verdictOf(this.store, host, port, k)?.kind === 'trusted') {
+          this.reported.add(was.identity.fingerprint);
+          learned.set(was.identity.fingerprint, { keyType: was.identity.keyType, fingerprint: was.identity.fingerprint });
+        }
+      });
+      if (learned.size > 0) {
+        try { this.onLearned([...learned.values()]); } catch { /* reporting must not undo the learning */ }
+      }
+    }
+    return added;
+  }
+}
+
+function verdictOf(store: KnownHosts, host: string, port: number, key: Buffer): HostKeyVerdict | undefined {
+  try { return store.lookup(host, port, key); } catch { return undefined; }
+}
 
 function errorInfo(e: unknown): { code: string; message: string } {
   if (typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string' && typeof (e as { message?: unknown }).message === 'string') {

@@ -23,6 +23,9 @@ export interface SiteFields {
   port: number;
   user: string;
   keyPath?: string;
+  /** Password authentication; `password` is stored with the site when given, else asked when connecting. */
+  auth?: 'password';
+  password?: string;
   localDir?: string;
   remoteDir?: string;
   connections?: number;
@@ -69,6 +72,17 @@ export class SluicePage {
       ? this.page.getByRole('dialog', { name: 'Unknown host key' })
       : this.page.getByRole('alertdialog', { name: 'WARNING: host key has changed' });
   }
+  /** The compact error banner of a failed connection (one line; the full text is behind Details). */
+  get connectionErrorBanner(): Locator {
+    return this.page.getByRole('alert', { name: 'Connection error' });
+  }
+  /** Neutral notices under the toolbar (e.g. host keys learned from a trusted server). */
+  get notices(): Locator {
+    return this.page.getByRole('status', { name: 'Notice' });
+  }
+  passwordDialog(userAtHost: string): Locator {
+    return this.page.getByRole('dialog', { name: `Password for ${userAtHost}` });
+  }
   get conflictDialog(): Locator {
     return this.page.getByRole('dialog', { name: 'File already exists' });
   }
@@ -91,7 +105,10 @@ export class SluicePage {
     await dialog.getByLabel('Host', { exact: true }).fill(f.host);
     await dialog.getByLabel('Port', { exact: true }).fill(String(f.port));
     await dialog.getByLabel('User', { exact: true }).fill(f.user);
-    if (f.keyPath) {
+    if (f.auth === 'password') {
+      await dialog.getByLabel('Authentication').selectOption('password');
+      if (f.password !== undefined) await dialog.getByLabel('Password', { exact: true }).fill(f.password);
+    } else if (f.keyPath) {
       await dialog.getByLabel('Authentication').selectOption('key');
       await dialog.getByLabel('Key file').fill(f.keyPath);
     }
@@ -180,6 +197,11 @@ export class SluicePage {
     await expect
       .poll(async () => Number((await row.getAttribute('data-bytes-done')) ?? 0), { timeout, message: `${name} moves ${bytes} bytes` })
       .toBeGreaterThanOrEqual(bytes);
+  }
+
+  /** Presses a job's action button (Pause, Resume, Cancel, Retry) in its queue row. */
+  async jobAction(name: string, action: 'Pause' | 'Resume' | 'Cancel' | 'Retry'): Promise<void> {
+    await this.jobRow(name).getByRole('button', { name: `${action} ${name}` }).click();
   }
 
   /** Waits until the queue totals count `n` done jobs. */

@@ -18,6 +18,7 @@ const EVENTS: { readonly [E in EventName]: true } = {
   'queue.delta': true,
   'progress': true,
   'hostKey.prompt': true,
+  'hostKey.learned': true,
   'conflict.prompt': true,
   'prompt.closed': true,
   'session.status': true,

@@ -1,6 +1,6 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { breadcrumbs, formatBytes, formatDuration, formatEta, formatRate, joinRemote, parentRemote, percent } from './format';
+import { breadcrumbs, plural, summarizeError, formatBytes, formatDuration, formatEta, formatRate, joinRemote, parentRemote, percent } from './format';
 import { moveFocus, select, sortEntries, toggleSort, validateName, emptySelection, type ListedEntry } from './entries';
 
 test('bytes, rates, durations and ETA format for people', () => {
@@ -73,4 +73,16 @@ test('typed names are validated', () => {
   assert.ok(validateName('a/b'));
   assert.ok(validateName('a\\b'));
   assert.ok(validateName('x'.repeat(256)));
+});
+
+test('banner texts stay one short line', () => {
+  const openssh = '@@@@@@@@@@@\n@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @\n@@@@@@@@@@@\nIT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!\nlots more';
+  assert.equal(summarizeError('HOSTKEY_CHANGED', openssh), 'The server’s host key has changed. Connection refused.');
+  assert.equal(summarizeError('X', openssh), 'WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!');
+  assert.equal(summarizeError('AUTH_FAILED', 'All configured authentication methods failed'), 'All configured authentication methods failed');
+  const long = summarizeError('X', 'a'.repeat(500));
+  assert.equal(long.length, 160);
+  assert.ok(long.endsWith('…'));
+  assert.equal(plural(1, 'item'), '1 item');
+  assert.equal(plural(0, 'item'), '0 items');
 });

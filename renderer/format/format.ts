@@ -91,3 +91,30 @@ export function breadcrumbs(path: string, sep: '/' | '\\' = '/'): Crumb[] {
   }
   return crumbs;
 }
+
+/** `1 item`, `2 items`. */
+export function plural(n: number, singular: string, pluralForm = `${singular}s`): string {
+  return `${n} ${n === 1 ? singular : pluralForm}`;
+}
+
+/** Plain one-line summaries for engine error codes whose messages are long (OpenSSH-style host-key texts). */
+const ERROR_SUMMARIES: Readonly<Record<string, string>> = {
+  HOSTKEY_CHANGED: 'The server’s host key has changed. Connection refused.',
+  HOSTKEY_REVOKED: 'The server’s host key is revoked. Connection refused.',
+  HOSTKEY_REJECTED: 'The host key was not accepted.',
+  HOSTKEY_UNKNOWN: 'The host key is unknown and was not accepted.',
+};
+
+/**
+ * One short line for a banner: a fixed summary for known codes, else the first sentence of the message
+ * (OpenSSH-style texts open with a row of `@`, which is dropped), cut to `max` characters.
+ */
+export function summarizeError(code: string, message: string, max = 160): string {
+  const known = ERROR_SUMMARIES[code];
+  if (known) return known;
+  // OpenSSH frames its warnings with lines of @ and a lone @ at both ends of each line.
+  const text = message.replace(/(^|\s)@+(?=\s|$)/g, ' ').replace(/\s+/g, ' ').trim();
+  const cut = text.search(/[.!](\s|$)/);
+  const first = cut > 0 ? text.slice(0, cut + 1) : text;
+  return first.length > max ? `${first.slice(0, max - 1)}…` : first;
+}

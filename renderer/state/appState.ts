@@ -7,6 +7,7 @@ import type {
   EventName,
   EventPayloads,
   HostKeyPrompt,
+  HostKeysLearned,
   LogLine,
   SessionStatus,
   Settings,
@@ -26,11 +27,27 @@ export interface AppState {
   hostKeyPrompts: readonly HostKeyPrompt[];
   /** Pending conflict prompts, oldest first; the first is shown. */
   conflictPrompts: readonly ConflictPrompt[];
+  /** Neutral, dismissable notices (e.g. host keys learned from a trusted server), oldest first. */
+  notices: readonly Notice[];
   /** The latest log lines (at most {@link LOG_LIMIT}). */
   log: readonly LogLine[];
   sites: SitesTree;
   settings: Settings | null;
 }
+
+/** A non-blocking, informational message shown under the toolbar until dismissed. */
+export interface Notice {
+  id: string;
+  siteId?: string;
+  /** One short line. */
+  text: string;
+  /** The full text, for the notice's Details dialog, and that dialog's title. */
+  details?: string;
+  title?: string;
+}
+
+/** How many notices are kept (older ones are dropped). */
+export const NOTICE_LIMIT = 5;
 
 /** How many log lines the panel keeps. */
 export const LOG_LIMIT = 500;
@@ -41,6 +58,7 @@ export const initialAppState: AppState = {
   sessions: {},
   hostKeyPrompts: [],
   conflictPrompts: [],
+  notices: [],
   log: [],
   sites: { folders: [], sites: [] },
   settings: null,
@@ -58,7 +76,9 @@ export type AppAction =
   /** A queue snapshot fetched by the store, followed by the deltas that arrived while it was in flight. */
   | { type: 'queueResync'; jobs: Job[]; since: QueueEvent[] }
   /** The user answered a prompt: hide it at once (the engine confirms with `prompt.closed`). */
-  | { type: 'promptAnswered'; promptId: string };
+  | { type: 'promptAnswered'; promptId: string }
+  /** The user closed a notice. */
+  | { type: 'noticeDismissed'; id: string };
 
 /** Applies one action; returns the same object when nothing changed. */
 export function reduceApp(state: AppState, action: AppAction): AppState {
@@ -76,6 +96,10 @@ export function reduceApp(state: AppState, action: AppAction): AppState {
       return { ...state, queue: applyQueueEvents(emptyQueue, [{ type: 'snapshot', jobs: action.jobs }, ...action.since]) };
     case 'promptAnswered':
       return dropPrompt(state, action.promptId);
+    case 'noticeDismissed': {
+      const notices = state.notices.filter((n) => n.id !== action.id);
+      return notices.length === state.notices.length ? state : { ...state, notices };
+    }
     case 'event':
       return reduceEvent(state, action);
   }
@@ -102,6 +126,11 @@ function reduceEvent(state: AppState, action: EventAction): AppState {
     case 'hostKey.prompt':
       if (state.hostKeyPrompts.some((p) => p.promptId === action.payload.promptId)) return state;
       return { ...state, hostKeyPrompts: [...state.hostKeyPrompts, action.payload] };
+    case 'hostKey.learned': {
+      const notice = learnedKeysNotice(action.payload);
+      if (state.notices.some((n) => n.id === notice.id)) return state;
+      return { ...state, notices: [...state.notices, notice].slice(-NOTICE_LIMIT) };
+    }
     case 'conflict.prompt':
       if (state.conflictPrompts.some((p) => p.promptId === action.payload.promptId)) return state;
       return { ...state, conflictPrompts: [...state.conflictPrompts, action.payload] };
@@ -115,6 +144,22 @@ function reduceEvent(state: AppState, action: EventAction): AppState {
       return { ...state, log: log.length > LOG_LIMIT ? log.slice(log.length - LOG_LIMIT) : log };
     }
   }
+}
+
+/** The notice for keys a trusted server announced (hostkeys-00@openssh.com) and the engine saved. */
+export function learnedKeysNotice(p: HostKeysLearned): Notice {
+  const n = p.keys.length;
+  const where = p.port === 22 ? p.host : `${p.host}:${p.port}`;
+  return {
+    id: `hostkeys:${p.siteId}:${p.keys.map((k) => k.fingerprint).join(',')}`,
+    siteId: p.siteId,
+    title: 'Host keys saved',
+    text: `${where} announced ${n} new host key${n === 1 ? '' : 's'} (${p.keys.map((k) => k.keyType).join(', ')}); saved to known_hosts.`,
+    details:
+      `The server proved it holds ${n === 1 ? 'this key' : 'these keys'} (OpenSSH hostkeys-00@openssh.com), over a connection whose key ` +
+      `was already trusted, so ${n === 1 ? 'it was' : 'they were'} added to ${p.file}:\n\n` +
+      p.keys.map((k) => `${k.keyType} ${k.fingerprint}`).join('\n'),
+  };
 }
 
 function dropPrompt(state: AppState, promptId: string): AppState {

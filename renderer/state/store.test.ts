@@ -211,3 +211,18 @@ test('theme: system follows the OS', () => {
   assert.equal(resolveTheme('system', false), 'light');
   assert.equal(resolveTheme('light', true), 'light');
 });
+
+test('host keys learned from a trusted server become one dismissable notice', () => {
+  const payload = {
+    siteId: 's1', host: '127.0.0.1', port: 2222, file: '/home/u/.ssh/known_hosts',
+    keys: [{ keyType: 'ecdsa-sha2-nistp256', fingerprint: 'SHA256:abc' }],
+  };
+  let s = reduceApp(initialAppState, { type: 'event', event: 'hostKey.learned', payload });
+  assert.equal(s.notices.length, 1);
+  assert.equal(s.notices[0].text, '127.0.0.1:2222 announced 1 new host key (ecdsa-sha2-nistp256); saved to known_hosts.');
+  assert.match(s.notices[0].details ?? '', /SHA256:abc/);
+  assert.match(s.notices[0].details ?? '', /\/home\/u\/\.ssh\/known_hosts/);
+  assert.equal(reduceApp(s, { type: 'event', event: 'hostKey.learned', payload }), s, 'the same keys again: no second notice');
+  s = reduceApp(s, { type: 'noticeDismissed', id: s.notices[0].id });
+  assert.equal(s.notices.length, 0);
+});

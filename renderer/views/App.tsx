@@ -4,12 +4,14 @@
  * It turns gestures into bridge intents (connect, enqueue, answers); the engine decides everything else.
  */
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import type { ConflictChoice, HostKeyAnswer, Theme } from '../../app/common/ipc/contract';
+import type { ConflictChoice, HostKeyAnswer, SessionStatus, Theme } from '../../app/common/ipc/contract';
 import type { SiteView } from '../../app/common/model/site';
 import type { QueueState } from '../../app/common/queue/reducer';
+import { summarizeError } from '../format/format';
 import { resolveTheme } from '../state/theme';
 import { RateSeries } from '../state/series';
 import { useAppState, useBridge, useStore } from '../state/react';
+import { Banner } from './Banner';
 import { ConflictDialog } from './ConflictDialog';
 import { PromptDialog } from './Dialog';
 import { FilePane, type PaneDrag } from './FilePane';
@@ -34,13 +36,6 @@ function usePrefersDark(): boolean {
   return dark;
 }
 
-/** The first meaningful line of an engine error (OpenSSH-style host-key errors open with a row of @). */
-function firstLine(message: string): string {
-  const text = message.replace(/@{3,}/g, ' ').replace(/\s+/g, ' ').trim();
-  const cut = text.search(/[.!](\s|$)/);
-  return cut > 0 ? text.slice(0, cut + 1) : text;
-}
-
 /** A pane reloads when a job into its folder finishes: the token counts such jobs. */
 function reloadToken(queue: QueueState, dir: string | null): string {
   if (dir === null) return '0';
@@ -63,6 +58,7 @@ export function App() {
   const seriesBySite = useAppState((s) => s.series);
   const hostKeyPrompts = useAppState((s) => s.hostKeyPrompts);
   const conflictPrompts = useAppState((s) => s.conflictPrompts);
+  const notices = useAppState((s) => s.notices);
   const prefersDark = usePrefersDark();
 
   const [selection, setSelection] = useState<TreeSelection>(null);
@@ -70,6 +66,8 @@ export function App() {
   const [localPath, setLocalPath] = useState<string | null>(null);
   const [remotePath, setRemotePath] = useState<string | null>(null);
   const [passwordFor, setPasswordFor] = useState<SiteView | null>(null);
+  /** The failed session status whose banner the user closed (a new failure is a new object and shows again). */
+  const [dismissedFailure, setDismissedFailure] = useState<SessionStatus | null>(null);
 
   const theme: Theme = settings?.theme ?? 'system';
   useEffect(() => {
@@ -170,11 +168,29 @@ export function App() {
           </select>
         </label>
       </div>
-      {status?.state === 'failed' && status.error && (
-        <div className="banner" role="alert" title={status.error.message}>
-          {status.siteName}: {status.error.code}: {firstLine(status.error.message)}
-        </div>
-      )}
+      <div className="notices">
+        {status?.state === 'failed' && status.error && status !== dismissedFailure && (
+          <Banner
+            level="error"
+            label="Connection error"
+            text={`${status.siteName}: ${summarizeError(status.error.code, status.error.message)} (${status.error.code})`}
+            details={status.error.message}
+            detailsTitle={`Connecting to ${status.siteName} failed`}
+            onDismiss={() => setDismissedFailure(status)}
+          />
+        )}
+        {notices.map((n) => (
+          <Banner
+            key={n.id}
+            level="info"
+            label="Notice"
+            text={n.text}
+            details={n.details}
+            detailsTitle={n.title ?? 'Notice'}
+            onDismiss={() => store.dispatch({ type: 'noticeDismissed', id: n.id })}
+          />
+        ))}
+      </div>
       <div className="main">
         <SiteManager selection={selection} onSelect={setSelection} onConnect={(s) => void connect(s)} />
         <div className="workspace">

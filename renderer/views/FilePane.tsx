@@ -1,14 +1,14 @@
 /**
  * One file pane (local or remote): breadcrumbs, sortable columns (name, size, modified), hidden-files toggle,
  * multi-select (click, ctrl/cmd-click, shift-click, shift-arrows, ctrl-A), keyboard navigation
- * (arrows, Home/End, Enter opens, Backspace goes up, F2 renames, Delete deletes), new folder / rename /
+ * (arrows, Home/End, Enter opens, Backspace or Alt+Up goes up and focuses the folder left, F2 renames, Delete deletes), new folder / rename /
  * delete with confirmation, and drag and drop: rows drag to the other pane, the other pane's rows and
  * (when `acceptOsFiles`) files from the OS drop here.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { FsEntry, Listing } from '../../app/common/ipc/contract';
 import type { Result } from '../../app/common/ipc/result';
-import { breadcrumbs, formatBytes, formatDate } from '../format/format';
+import { breadcrumbs, formatBytes, formatDate, plural } from '../format/format';
 import { emptySelection, moveFocus, select, sortEntries, toggleSort, validateName, type Selection, type SortKey, type SortState } from '../format/entries';
 import { ConfirmDialog, PromptDialog } from './Dialog';
 import { Icon } from './Icon';
@@ -69,6 +69,8 @@ export function FilePane(props: FilePaneProps) {
   const [modal, setModal] = useState<Modal>(null);
   const [dropActive, setDropActive] = useState(false);
   const gridRef = useRef<HTMLTableElement>(null);
+  /** After going up: the name of the folder we came from, focused once the parent's listing arrives. */
+  const focusAfterLoad = useRef<string | null>(null);
   const label = `${title} files`;
 
   const reload = useCallback(async () => {
@@ -98,6 +100,21 @@ export function FilePane(props: FilePaneProps) {
   const cwd = listing?.path ?? path ?? '';
   const selectedEntries = entries.filter((e) => sel.selected.has(e.name));
 
+  useEffect(() => {
+    const name = focusAfterLoad.current;
+    if (name === null || !listing || listing.path !== path) return;
+    focusAfterLoad.current = null;
+    if (order.includes(name)) setSel(select(emptySelection, order, name, 'replace'));
+  }, [listing, path, order]);
+
+  const goUp = () => {
+    if (path === null) return;
+    const up = parent(cwd, sep);
+    if (up === cwd) return;
+    focusAfterLoad.current = cwd.slice(up.length).replace(/^[/\\]+/, '').replace(/[/\\]+$/, '');
+    onNavigate(up);
+  };
+
   const open = (entry: FsEntry) => {
     if (entry.type === 'dir' || entry.type === 'symlink') onNavigate(join(cwd, entry.name, sep));
   };
@@ -111,7 +128,7 @@ export function FilePane(props: FilePaneProps) {
   const onKeyDown = (e: React.KeyboardEvent) => {
     if (modal) return;
     const k = e.key;
-    if (k === 'ArrowDown' || k === 'ArrowUp' || k === 'Home' || k === 'End') {
+    if (!e.altKey && (k === 'ArrowDown' || k === 'ArrowUp' || k === 'Home' || k === 'End')) {
       e.preventDefault();
       const delta = k === 'ArrowDown' ? 1 : k === 'ArrowUp' ? -1 : k === 'Home' ? -order.length : order.length;
       const next = moveFocus(order, sel.focus, delta);
@@ -119,9 +136,9 @@ export function FilePane(props: FilePaneProps) {
     } else if (k === 'Enter') {
       const entry = entries.find((x) => x.name === sel.focus);
       if (entry) open(entry);
-    } else if (k === 'Backspace') {
+    } else if (k === 'Backspace' || (k === 'ArrowUp' && e.altKey)) {
       e.preventDefault();
-      if (path !== null) onNavigate(parent(cwd, sep));
+      goUp();
     } else if (k === 'Delete' && selectedEntries.length > 0) {
       setModal({ kind: 'delete', entries: selectedEntries });
     } else if (k === 'F2' && selectedEntries.length === 1) {
@@ -202,7 +219,7 @@ export function FilePane(props: FilePaneProps) {
           </nav>
         </div>
         <div className="pane-actions" role="toolbar" aria-label={`${title} actions`}>
-          <button type="button" aria-label={`${title}: up one folder`} title="Up one folder (Backspace)" disabled={path === null} onClick={() => onNavigate(parent(cwd, sep))}>
+          <button type="button" aria-label={`${title}: up one folder`} title="Up one folder (Backspace, Alt+Up)" disabled={path === null} onClick={goUp}>
             <Icon name="up" />
           </button>
           <button type="button" aria-label={`${title}: refresh`} title="Refresh" disabled={path === null} onClick={() => void reload()}>
@@ -231,7 +248,7 @@ export function FilePane(props: FilePaneProps) {
           </button>
           <span className="spacer" />
           <span className="muted" aria-live="polite">
-            {listing ? `${entries.length} items${selectedEntries.length ? `, ${selectedEntries.length} selected` : ''}` : ''}
+            {listing ? `${plural(entries.length, 'item')}${selectedEntries.length ? `, ${selectedEntries.length} selected` : ''}` : ''}
           </span>
           <label>
             <input type="checkbox" checked={showHidden} onChange={(e) => setShowHidden(e.target.checked)} aria-label={`${title}: show hidden files`} /> Hidden

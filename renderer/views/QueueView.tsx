@@ -84,7 +84,7 @@ const JobRow = memo(function JobRow({ job, top, onAction }: { job: Job; top: num
         ))}
       </span>
       {job.error && (
-        <span className="err" role="note" aria-label={`${job.name} error`}>
+        <span className="err" role="note" aria-label={`${job.name} error`} title={`${job.error.code}: ${job.error.message}`}>
           {job.error.code}: {job.error.message}
         </span>
       )}

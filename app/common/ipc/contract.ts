@@ -75,7 +75,8 @@ export interface SessionStatus {
  * - `unknown`: neutral dialog; answers accept-once / accept-save / reject; the connect waits for the answer.
  * - `changed` / `revoked`: the red dialog. The connect has already failed (HOSTKEY_CHANGED / HOSTKEY_REVOKED);
  *   any answer only closes it, nothing is accepted or saved from it.
- * - `rotated`: reserved. The engine learns keys a trusted server announces (hostkeys-00@openssh.com) without asking.
+ * - `rotated`: reserved. The engine learns keys a trusted server announces (hostkeys-00@openssh.com) without asking
+ *   and reports them with the `hostKey.learned` event (a neutral notice, no dialog).
  */
 export interface HostKeyPrompt {
   promptId: string;
@@ -90,6 +91,21 @@ export interface HostKeyPrompt {
 }
 
 export type HostKeyAnswer = 'accept-once' | 'accept-save' | 'reject';
+
+/**
+ * Keys a server announced with `hostkeys-00@openssh.com` (OpenSSH PROTOCOL §2.5, `UpdateHostKeys`) and proved,
+ * which the engine appended to known_hosts because the connection's own key was already trusted from it.
+ * Informational: nothing to answer.
+ */
+export interface HostKeysLearned {
+  siteId: string;
+  host: string;
+  port: number;
+  /** The newly saved keys (never empty). */
+  keys: Array<{ keyType: string; fingerprint: string }>;
+  /** The known_hosts file they were appended to. */
+  file: string;
+}
 
 export interface ConflictPrompt {
   promptId: string;
@@ -278,6 +294,8 @@ export interface EventPayloads {
   /** Throughput samples for the graph, possibly several per batch (one per site per engine tick). */
   'progress': { samples: ProgressSample[] };
   'hostKey.prompt': HostKeyPrompt;
+  /** A trusted server announced new host keys and they were saved (shown as a neutral notice). */
+  'hostKey.learned': HostKeysLearned;
   'conflict.prompt': ConflictPrompt;
   /** A pending host-key or conflict prompt is no longer answerable (answered elsewhere, connection gone). */
   'prompt.closed': { promptId: string };
@@ -293,6 +311,7 @@ const EVENT_NAME_RECORD: { [E in EventName]: true } = {
   'queue.delta': true,
   'progress': true,
   'hostKey.prompt': true,
+  'hostKey.learned': true,
   'conflict.prompt': true,
   'prompt.closed': true,
   'session.status': true,

@@ -1,0 +1,105 @@
+/**
+ * Secrets and host-key notices through the UI against the real engine:
+ * a password site (scripted ssh2 server) asks for the password on Connect, a wrong one fails with a compact
+ * banner, the right one connects, and neither ever shows up in events, the log panel or the DOM;
+ * a trusted OpenSSH server that announces a second host key (hostkeys-00@openssh.com) gets it saved to
+ * known_hosts and the UI says so with a neutral notice.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { expect, test } from './harness/test';
+import { fingerprintOf, writeRandomFile } from './harness/files';
+import { startScriptedServer } from './fixtures/scriptedServer';
+import { startSshd } from './fixtures/sshd';
+
+const PASSWORD = 'Sluice-pw-7f3k9Q';
+const WRONG = 'not-the-pw-Zx81';
+
+test('a password site asks for the password; it never reaches events, the log or the DOM', async ({ app, engine, page, localDir }) => {
+  const server = await startScriptedServer({ password: PASSWORD });
+  const events: string[] = [];
+  const unsubscribe = engine.service.subscribe((event, payload) => events.push(`${event} ${JSON.stringify(payload)}`));
+  try {
+    fs.appendFileSync(engine.knownHostsPath, `${server.knownHostsLine()}\n`);
+    writeRandomFile(path.join(localDir, 'up.bin'), 64 * 1024);
+    await app.open();
+    await app.createSite({ name: 'Pw', host: server.host, port: server.port, user: server.user, auth: 'password', localDir, remoteDir: server.root });
+    const userAtHost = `${server.user}@${server.host}`;
+
+    // A wrong password: the connect fails with a one-line banner, no password in it.
+    await app.startConnect('Pw');
+    const prompt = app.passwordDialog(userAtHost);
+    await expect(prompt).toBeVisible();
+    await expect(prompt.getByLabel('Password')).toHaveAttribute('type', 'password');
+    await prompt.getByLabel('Password').fill(WRONG);
+    await prompt.getByRole('button', { name: 'Connect' }).click();
+    await expect(app.connectionErrorBanner).toContainText('AUTH_FAILED', { timeout: 30_000 });
+
+    // Cancel asks nothing and connects nothing.
+    await app.startConnect('Pw');
+    await expect(prompt).toBeVisible();
+    await page.keyboard.press('Escape');
+    await expect(prompt).toBeHidden();
+
+    // The right password connects and browses; a transfer runs on the same session.
+    await app.startConnect('Pw');
+    await prompt.getByLabel('Password').fill(PASSWORD);
+    await prompt.getByRole('button', { name: 'Connect' }).click();
+    await app.waitForRemoteListing(server.root);
+    await expect(app.connectionErrorBanner).toHaveCount(0);
+    await app.dragLocalToRemote('up.bin');
+    await app.waitForJobState('up.bin', 'done');
+
+    // Nowhere: engine events (what the window receives), the log panel, the page's text, markup and inputs.
+    for (const secret of [PASSWORD, WRONG]) {
+      expect(events.filter((e) => e.includes(secret)), `events carrying ${secret}`).toEqual([]);
+      await expect(app.log).not.toContainText(secret);
+      expect(await page.content()).not.toContain(secret);
+      const inputs = await page.locator('input').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value));
+      expect(inputs).not.toContain(secret);
+    }
+    expect(events.some((e) => e.startsWith('log ') && /AUTH_FAILED|authentication/i.test(e)), 'the failure was logged').toBe(true);
+    // Not stored either: the site still has no saved password.
+    const sites = await engine.service.invoke('sites.list', undefined);
+    expect(sites.ok && sites.value.sites.map((s) => s.hasPassword)).toEqual([false]);
+  } finally {
+    unsubscribe();
+    await server.stop();
+  }
+});
+
+test('a trusted server announcing a new host key: saved to known_hosts, shown as a neutral notice', async ({ app, engine, localDir }) => {
+  const sshd = await startSshd({ hostKeyTypes: ['ed25519', 'ecdsa'] });
+  try {
+    // Only the ed25519 key is known; OpenSSH announces both after authentication (UpdateHostKeys).
+    fs.writeFileSync(engine.knownHostsPath, `${sshd.knownHostsLine()}\n`);
+    const [, ecdsa] = sshd.hostKeyBlobs();
+    await app.open();
+    await app.createSite({ name: 'Rotating', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir: sshd.root });
+    await app.startConnect('Rotating');
+    await app.waitForRemoteListing(sshd.root);
+    await expect(app.hostKeyDialog('unknown')).toHaveCount(0);
+
+    const notice = app.notices;
+    await expect(notice).toHaveCount(1, { timeout: 15_000 });
+    await expect(notice).toContainText(`${sshd.host}:${sshd.port} announced 1 new host key (ecdsa-sha2-nistp256); saved to known_hosts.`);
+    await expect(app.log).toContainText('announced 1 new host key(s)');
+    const known = fs.readFileSync(engine.knownHostsPath, 'utf8');
+    expect(known).toContain(ecdsa.toString('base64'));
+    expect(known.trim().split('\n')).toHaveLength(2);
+    // Neutral, not an error: no alert, and the notice is one line.
+    await expect(app.page.getByRole('alert')).toHaveCount(0);
+    expect((await notice.boundingBox())!.height).toBeLessThan(40);
+    await app.screenshot('hostkey-rotated');
+
+    await notice.getByRole('button', { name: 'Details' }).click();
+    const details = app.page.getByRole('dialog', { name: 'Host keys saved' });
+    await expect(details.getByLabel('Details')).toContainText(fingerprintOf(ecdsa));
+    await expect(details.getByLabel('Details')).toContainText(engine.knownHostsPath);
+    await details.getByRole('button', { name: 'Close' }).click();
+    await notice.getByRole('button', { name: 'Dismiss: Notice' }).click();
+    await expect(notice).toHaveCount(0);
+  } finally {
+    await sshd.stop();
+  }
+});

@@ -105,6 +105,8 @@ test('the conflict dialog: overwrite one file, skip for all, then rename', async
   const dialog = app.conflictDialog;
   await expect(dialog).toBeVisible();
   await expect(dialog.getByLabel('Conflicting target')).toHaveText(path.join(remoteDir, 'same.txt'));
+  await expect(dialog).toContainText(/Existing\s*20 B/);
+  await expect(dialog).toContainText(/Incoming\s*28 B/);
   await expect(dialog.getByRole('button', { name: 'Skip' })).toBeFocused();
   await app.screenshot('conflict-dialog');
   await dialog.getByRole('button', { name: 'Overwrite' }).click();

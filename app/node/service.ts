@@ -705,16 +705,42 @@ export class SluiceService {
           existing = { size: st.size, mtimeMs: st.mtimeMs };
         }
       } catch { /* the dialog works without sizes */ }
+      const incoming = await this.incomingStat(job, target);
       const promptId = randomUUID();
       return new Promise<ConflictChoice>((resolve) => {
         this.conflictPrompts.set(promptId, { jobId: job.id, batchId: job.batchId, resolve });
-        this.emit('conflict.prompt', { promptId, jobId: job.id, target, direction: job.direction, ...(existing ? { existing } : {}) });
+        this.emit('conflict.prompt', { promptId, jobId: job.id, target, direction: job.direction, ...(existing ? { existing } : {}), ...(incoming ? { incoming } : {}) });
       });
     };
     const previous = this.batchPromptChain.get(job.batchId) ?? Promise.resolve();
     const next = previous.then(ask, ask);
     this.batchPromptChain.set(job.batchId, next.catch(() => undefined));
     return next;
+  }
+
+  /**
+   * Size and mtime of the file that would replace `target`: the source file of a one-file job, or the file
+   * under a folder source at the target's path relative to the job's destination. Undefined when unknown.
+   */
+  private async incomingStat(job: Job, target: string): Promise<{ size: number; mtimeMs: number } | undefined> {
+    try {
+      const remoteSide = job.direction === 'download';
+      const destPath = remoteSide ? path : path.posix;
+      const rel = destPath.relative(job.dest, target);
+      if (!rel || rel.startsWith('..') || destPath.isAbsolute(rel)) return undefined;
+      const parts = rel.split(destPath.sep);
+      if (parts[0] !== job.name) return undefined;
+      const srcPath = remoteSide ? path.posix : path;
+      const source = srcPath.join(job.source, ...parts.slice(1));
+      if (remoteSide) {
+        const st = await (await this.engineFor(job.siteId)).stat(source);
+        return st ? { size: st.size, mtimeMs: st.mtimeMs } : undefined;
+      }
+      const st = await fs.promises.stat(source);
+      return st.isFile() ? { size: st.size, mtimeMs: st.mtimeMs } : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   private closeConflictPrompt(promptId: string, choice: ConflictChoice): void {

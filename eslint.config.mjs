@@ -23,7 +23,6 @@ export default tseslint.config(
   },
   {
     files: ['app/common/**/*.ts'],
-    ignores: ['**/*.test.ts'],
     rules: banned([...nodeBuiltins, ...engineLibs, 'electron', 'react', '**/app/node/**', '**/node/**', '**/main/**', '**/renderer/**', '**/native/**', '**/e2e/**'],
       'app/common is pure TypeScript: no node:*, Electron, engine libraries or other layers (ARCHITECTURE.md).'),
   },

@@ -1,7 +1,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { applyQueueEvents, compactQueueEvents, emptyQueue, getJob, jobsInOrder, queueTotals, reduceQueue, type QueueEvent } from './reducer';
-import { canTransition, etaSeconds, type Job } from '../model/job';
+import { applyQueueEvents, compactQueueEvents, emptyQueue, getJob, jobsInOrder, queueTotals, reduceQueue, type QueueEvent } from '../../../common/queue/reducer';
+import { canTransition, etaSeconds, type Job } from '../../../common/model/job';
 
 function job(id: string, over: Partial<Job> = {}): Job {
   return {

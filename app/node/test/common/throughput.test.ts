@@ -1,6 +1,6 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { ThroughputEstimator } from './throughput';
+import { ThroughputEstimator } from '../../../common/stats/throughput';
 
 test('rate is bytes over the window span, not the last chunk', () => {
   let t = 0;

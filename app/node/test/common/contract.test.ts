@@ -1,6 +1,6 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { BRIDGE_METHOD_NAMES, EVENT_NAMES, INVOKE_CHANNELS, invokeSchemas, methodName } from './contract';
+import { BRIDGE_METHOD_NAMES, EVENT_NAMES, INVOKE_CHANNELS, invokeSchemas, methodName } from '../../../common/ipc/contract';
 
 test('method names derive from channel names', () => {
   assert.equal(methodName('sites.list'), 'sitesList');

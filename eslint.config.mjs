@@ -35,7 +35,6 @@ export default tseslint.config(
   },
   {
     files: ['renderer/**/*.ts', 'renderer/**/*.tsx'],
-    ignores: ['**/*.test.ts', '**/*.test.tsx'],
     rules: banned([...nodeBuiltins, ...engineLibs, 'electron', '**/app/node/**', '**/main/**', '**/e2e/**'],
       'renderer imports app/common only and reaches the engine through the bridge (ARCHITECTURE.md).'),
   },

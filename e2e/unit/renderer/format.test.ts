@@ -1,7 +1,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { breadcrumbs, plural, summarizeError, formatBytes, formatDuration, formatEta, formatRate, joinRemote, parentRemote, percent } from './format';
-import { moveFocus, select, sortEntries, toggleSort, validateName, emptySelection, type ListedEntry } from './entries';
+import { breadcrumbs, plural, summarizeError, formatBytes, formatDuration, formatEta, formatRate, joinRemote, parentRemote, percent } from '../../../renderer/format/format';
+import { moveFocus, select, sortEntries, toggleSort, validateName, emptySelection, type ListedEntry } from '../../../renderer/format/entries';
 
 test('bytes, rates, durations and ETA format for people', () => {
   assert.equal(formatBytes(0), '0 B');

@@ -1,16 +1,16 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import type { Job } from '../../app/common/model/job';
-import type { HostKeyPrompt } from '../../app/common/ipc/contract';
-import { ok } from '../../app/common/ipc/result';
-import { createFakeBridge } from '../bridge/fakeBridge';
-import { AppStore } from './store';
-import { filterJobIds, initialAppState, reduceApp, LOG_LIMIT } from './appState';
-import { RateSeries } from './series';
-import { hostKeyView } from './hostKeyModel';
-import { newSiteForm, siteToForm, validateSiteForm } from './siteForm';
-import { buildSiteTree } from './siteTree';
-import { resolveTheme } from './theme';
+import type { Job } from '../../../app/common/model/job';
+import type { HostKeyPrompt } from '../../../app/common/ipc/contract';
+import { ok } from '../../../app/common/ipc/result';
+import { createFakeBridge } from '../../../renderer/bridge/fakeBridge';
+import { AppStore } from '../../../renderer/state/store';
+import { filterJobIds, initialAppState, reduceApp, LOG_LIMIT } from '../../../renderer/state/appState';
+import { RateSeries } from '../../../renderer/state/series';
+import { hostKeyView } from '../../../renderer/state/hostKeyModel';
+import { newSiteForm, siteToForm, validateSiteForm } from '../../../renderer/state/siteForm';
+import { buildSiteTree } from '../../../renderer/state/siteTree';
+import { resolveTheme } from '../../../renderer/state/theme';
 
 function job(id: string, patch: Partial<Job> = {}): Job {
   return {

@@ -18,8 +18,8 @@ import type { EngineEvent } from '../transfer/types';
 import { childPids } from '../../../e2e/fixtures/sshd';
 import {
   SSHD_PATH, makeTempDir, removeDir, startScriptedServer, startSshd, waitUntil, type ScriptedServer, type SshdServer,
+  openBounded,
 } from '../test/helpers';
-import { openBounded } from '../test/helpers';
 
 const ssh2 = require('ssh2') as typeof import('ssh2');
 const hasSshd = fs.existsSync(SSHD_PATH);

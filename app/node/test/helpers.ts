@@ -16,7 +16,8 @@ export { SSHD_PATH, startSshd, startTestServer, type SshServer, type SshdServer 
 export { fakeFileEntry, startScriptedServer, type ScriptedServer } from '../../../e2e/fixtures/scriptedServer';
 export { serveSftp, startSsh2SftpServer, type ConnectionState } from '../../../e2e/fixtures/ssh2SftpServer';
 export { startToxiproxy, toxiproxyAvailable, type Toxiproxy } from '../../../e2e/fixtures/toxiproxy';
-import { waitUntil } from '../../../e2e/fixtures/tmp';
+import { makeTempDir, removeDir, waitUntil } from '../../../e2e/fixtures/tmp';
+import { startSshd, type SshdServer } from '../../../e2e/fixtures/sshd';
 export { generateKeyFile, knownHostsLineFor, makeTempDir, removeDir, waitUntil, killOnExit } from '../../../e2e/fixtures/tmp';
 
 /** A server as the CLI sees it. */
@@ -288,4 +289,13 @@ export function openBounded(o: OpenSessionOptions): Promise<Session> {
     opening.then((s) => s.close(), () => undefined);
     throw e;
   });
+}
+
+/** A private sshd and a temporary folder holding a known_hosts file that trusts it. */
+export async function sshdWithKnownHosts(tempPrefix: string): Promise<{ server: SshdServer; local: string; knownHosts: string; stop(): Promise<void> }> {
+  const server = await startSshd();
+  const local = await makeTempDir(tempPrefix);
+  const knownHosts = path.join(local, 'known_hosts');
+  fs.writeFileSync(knownHosts, `${server.knownHostsLine()}\n`);
+  return { server, local, knownHosts, stop: async () => { await server.stop(); await removeDir(local); } };
 }

@@ -14,9 +14,9 @@ import type { Session } from '../ssh/session';
 import type { EngineEvent, TransferReport, TransferRequest } from './types';
 import { childPids } from '../../../e2e/fixtures/sshd';
 import {
-  SSHD_PATH, makeTempDir, removeDir, sha256File, startSshd, tempFilesUnder, waitUntil, within, writeRandomFile, type SshdServer,
+  SSHD_PATH, sha256File, tempFilesUnder, waitUntil, within, writeRandomFile, type SshdServer,
+  openBounded, sshdWithKnownHosts,
 } from '../test/helpers';
-import { openBounded } from '../test/helpers';
 
 const MiB = 1024 * 1024;
 const BIG = 300 * MiB;
@@ -24,28 +24,25 @@ const hasSshd = fs.existsSync(SSHD_PATH);
 
 type Progress = Extract<EngineEvent, { type: 'progress' }>;
 
-
-
 let server: SshdServer;
 let local: string;
 let knownHosts: string;
 let src: string;
 let srcSha: string;
 
+let fixture: Awaited<ReturnType<typeof sshdWithKnownHosts>> | undefined;
+
 before(async () => {
   if (!hasSshd) return;
-  server = await startSshd();
-  local = await makeTempDir('sluice-fail-');
-  knownHosts = path.join(local, 'known_hosts');
-  fs.writeFileSync(knownHosts, `${server.knownHostsLine()}\n`);
+  fixture = await sshdWithKnownHosts('sluice-fail-');
+  ({ server, local, knownHosts } = fixture);
   src = path.join(local, 'big.src');
   writeRandomFile(src, BIG);
   srcSha = await sha256File(src);
 });
 
 after(async () => {
-  await server?.stop();
-  if (local) await removeDir(local);
+  await fixture?.stop();
 });
 
 /** A session whose events can be awaited. */

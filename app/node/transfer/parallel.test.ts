@@ -12,9 +12,9 @@ import type { OpenSessionOptions } from '../ssh/openSession';
 import type { Session } from '../ssh/session';
 import type { EngineEvent } from './types';
 import {
-  SSHD_PATH, makeTempDir, removeDir, sha256File, startSshd, tempFilesUnder, treeOf, within, writeRandomFile, type SshdServer,
+  SSHD_PATH, sha256File, tempFilesUnder, treeOf, within, writeRandomFile, type SshdServer,
+  openBounded, sshdWithKnownHosts,
 } from '../test/helpers';
-import { openBounded } from '../test/helpers';
 
 const MiB = 1024 * 1024;
 const BIG = 300 * MiB;
@@ -22,23 +22,20 @@ const hasSshd = fs.existsSync(SSHD_PATH);
 
 type Progress = Extract<EngineEvent, { type: 'progress' }>;
 
-
-
 let server: SshdServer;
 let local: string;
 let knownHosts: string;
 
+let fixture: Awaited<ReturnType<typeof sshdWithKnownHosts>> | undefined;
+
 before(async () => {
   if (!hasSshd) return;
-  server = await startSshd();
-  local = await makeTempDir('sluice-par-');
-  knownHosts = path.join(local, 'known_hosts');
-  fs.writeFileSync(knownHosts, `${server.knownHostsLine()}\n`);
+  fixture = await sshdWithKnownHosts('sluice-par-');
+  ({ server, local, knownHosts } = fixture);
 });
 
 after(async () => {
-  await server?.stop();
-  if (local) await removeDir(local);
+  await fixture?.stop();
 });
 
 /** Opens a session on the fixture sshd with its key, known_hosts and no agent; events go to `events`. */

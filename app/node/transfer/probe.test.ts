@@ -12,15 +12,13 @@ import type { EngineEvent } from './types';
 import {
   SSHD_PATH, makeTempDir, removeDir, sha256File, startScriptedServer, startSshd, tempFilesUnder, within, writeRandomFile,
   type ScriptedServer, type SshServer,
+  openBounded,
 } from '../test/helpers';
-import { openBounded } from '../test/helpers';
 
 const MiB = 1024 * 1024;
 const hasSshd = fs.existsSync(SSHD_PATH);
 
 type Progress = Extract<EngineEvent, { type: 'progress' }>;
-
-
 
 let local: string;
 

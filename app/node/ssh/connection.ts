@@ -149,8 +149,6 @@ export class WorkerConnection {
       case 'closed':
         this.fail(new SluiceError(m.code as ErrorCode, m.message));
         return;
-      case 'log':
-        return;
     }
   }
 }

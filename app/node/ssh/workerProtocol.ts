@@ -131,5 +131,4 @@ export type FromWorker =
   | { kind: 'password'; id: number }
   | { kind: 'task-progress'; taskId: number; bytes: number }
   | { kind: 'hostkeys'; keys: Uint8Array[] }
-  | { kind: 'closed'; code: string; message: string }
-  | { kind: 'log'; level: 'info' | 'warn'; message: string };
+  | { kind: 'closed'; code: string; message: string };

@@ -11,7 +11,7 @@ import { SluiceError, displayText, exitCodeFor, type ErrorCode } from './errors'
 import { isInteractive, terminalPrompter } from './cli/prompt';
 import { formatRemote, parseRemoteUrl, type RemoteSpec } from './cli/remoteSpec';
 import { openSession } from './ssh/openSession';
-import { AUTO_TUNE, SESSION_DEFAULTS, type Session } from './ssh/session';
+import { AUTO_TUNE, SESSION_DEFAULTS, SSH2_DEFAULT_WINDOW, WINDOW_TUNE, type Session } from './ssh/session';
 import type { EngineEvent, TransferReport } from './transfer/types';
 
 interface CliOptions {
@@ -33,6 +33,7 @@ interface CliOptions {
   channels?: number;
   requests: number;
   segmentSize: number;
+  window?: number;
   keepalive: number;
   keepaliveCount: number;
   connectTimeout: number;
@@ -74,6 +75,13 @@ export function parseSize(v: string): number {
   const mult = unit === 'K' ? 1024 : unit === 'M' ? 1024 ** 2 : unit === 'G' ? 1024 ** 3 : 1;
   const n = Number(m[1]) * mult;
   if (n < 65536) throw new InvalidArgumentError('must be at least 64K');
+  return n;
+}
+
+/** `--window`: a size from 2 MiB (ssh2's own window) to 256 MiB (an SSH window is a uint32, RFC 4254 §5.2). */
+export function parseWindow(v: string): number {
+  const n = parseSize(v);
+  if (n < SSH2_DEFAULT_WINDOW || n > 256 * 1024 * 1024) throw new InvalidArgumentError('must be between 2M and 256M');
   return n;
 }
 
@@ -194,6 +202,7 @@ async function run(direction: 'get' | 'put', operands: string[], o: CliOptions):
       channels: o.channels,
       requests: o.requests,
       segmentSize: o.segmentSize,
+      channelWindow: o.window,
       keepaliveIntervalMs: o.keepalive,
       keepaliveCountMax: o.keepaliveCount,
       readyTimeoutMs: o.connectTimeout,
@@ -259,6 +268,7 @@ function buildProgram(): Command {
       .option('--channels <n>', 'SFTP channels per connection (default: see --connections)', positiveInt)
       .option('--requests <n>', 'outstanding requests per channel', positiveInt, SESSION_DEFAULTS.requests)
       .option('--segment-size <size>', 'split files larger than this across channels', parseSize, SESSION_DEFAULTS.segmentSize)
+      .option('--window <size>', `receive window per SFTP channel, 2M to 256M (default: RTT × ${WINDOW_TUNE.bytesPerSecond / 1048576} MiB/s, from 2M up to ${WINDOW_TUNE.maxBytes / 1048576}M)`, parseWindow)
       .option('--keepalive <ms>', 'keepalive interval in ms (0 = off)', nonNegativeInt, SESSION_DEFAULTS.keepaliveIntervalMs)
       .option('--keepalive-count <n>', 'missed keepalives before the connection is dropped', positiveInt, SESSION_DEFAULTS.keepaliveCountMax)
       .option('--connect-timeout <ms>', 'connect + authentication timeout in ms', positiveInt, SESSION_DEFAULTS.readyTimeoutMs)

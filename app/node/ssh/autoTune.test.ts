@@ -7,7 +7,7 @@ import { startSshd } from '../../../e2e/fixtures/sshd';
 import { startToxiproxy, toxiproxyAvailable } from '../../../e2e/fixtures/toxiproxy';
 import { makeTempDir, removeDir } from '../../../e2e/fixtures/tmp';
 import { openSession } from './openSession';
-import { AUTO_TUNE } from './session';
+import { AUTO_TUNE, SSH2_DEFAULT_WINDOW } from './session';
 import type { EngineEvent } from '../transfer/types';
 
 test('pool size follows the measured RTT: one connection on loopback, more channels and a growing pool behind latency', async (t) => {
@@ -43,6 +43,7 @@ test('pool size follows the measured RTT: one connection on loopback, more chann
     });
     try {
       assert.ok((session.rttMs ?? 0) >= AUTO_TUNE.rttMs, `proxied RTT ${session.rttMs} ms`);
+      assert.ok(session.channelWindow > SSH2_DEFAULT_WINDOW, `window ${session.channelWindow}`);
       const report = await session.transfer({ id: 'auto', direction: 'put', sources: [src], dest: srv.root, recursive: false });
       assert.deepEqual(report.failed, []);
       assert.ok(fs.readFileSync(path.join(srv.root, 'f.bin')).equals(fs.readFileSync(src)));

@@ -87,6 +87,11 @@ export class WorkerConnection {
     this.channels = await this.call('addChannels', { count });
   }
 
+  /** Sets every SFTP channel's receive window (bytes), including channels opened later. */
+  async setChannelWindow(bytes: number): Promise<void> {
+    await this.call('setChannelWindow', { bytes });
+  }
+
   /** Sends one operation to the worker. */
   call<K extends OpName>(op: K, arg: WorkerOps[K][0]): Promise<WorkerOps[K][1]> {
     if (this.closedError) return Promise.reject(this.closedError);

@@ -10,6 +10,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { Client, type ClientChannel, type SFTPWrapper } from 'ssh2';
 import { makeAuthHandler } from './auth';
+import { SegmentHandles, type SegmentHandle } from '../sftp/segmentHandles';
 import { SluiceError, fromLocalError, fromSftpError } from '../errors';
 import {
   COUNTERS_PER_CHANNEL, COUNTER_BYTES, RequestSlots, ShortFileError, downloadRange, uploadRange, type RangeOptions,
@@ -203,6 +204,7 @@ async function connect(params: ConnectParams): Promise<ConnectInfo> {
     post({ kind: 'closed', code: closedError!.code, message: closedError!.message });
   });
 
+  channelWindow = params.channelWindow ?? 0;
   const sftp: SFTPWrapper[] = [];
   for (let i = 0; i < params.channels; i++) sftp.push(await openSftp(client));
   const limits = sftp[0] as unknown as { _maxReadLen: number; _maxWriteLen: number; _extensions: Record<string, string> };
@@ -263,9 +265,32 @@ function watchChannel(ch: SFTPWrapper, mark: () => void): void {
   inner.push = (data) => { mark(); return push(data); };
 }
 
+/** Receive window for SFTP channels in bytes; 0 keeps ssh2's 2 MiB. */
+let channelWindow = 0;
+
+/**
+ * Raises a channel's receive window (RFC 4254 §5.2). ssh2 fixes it at 2 MiB; patches/ssh2+*.patch makes
+ * its window adjustments top up to `incoming.maxWindow` instead, so the next data packet sends the larger
+ * SSH_MSG_CHANNEL_WINDOW_ADJUST.
+ */
+function applyWindow(ch: SFTPWrapper): void {
+  if (channelWindow > 0) (ch as unknown as { incoming: { maxWindow?: number } }).incoming.maxWindow = channelWindow;
+}
+
 function openSftp(client: Client): Promise<SFTPWrapper> {
   return new Promise<SFTPWrapper>((resolve, reject) =>
-    client.sftp((e, s) => (e ? reject(new SluiceError('REMOTE_FAILURE', `cannot open SFTP channel: ${e.message}`)) : resolve(s))));
+    client.sftp((e, s) => {
+      if (e) { reject(new SluiceError('REMOTE_FAILURE', `cannot open SFTP channel: ${e.message}`)); return; }
+      applyWindow(s);
+      resolve(s);
+    }));
+}
+
+async function setChannelWindow(a: WorkerOps['setChannelWindow'][0]): Promise<number> {
+  const c = requireConn();
+  channelWindow = a.bytes;
+  for (const ch of c.sftp) applyWindow(ch);
+  return channelWindow;
 }
 
 async function addChannels(a: WorkerOps['addChannels'][0]): Promise<number> {
@@ -340,22 +365,44 @@ function rangeError(e: unknown, remotePath: string, localPath: string): SluiceEr
 }
 
 /** Runs one segment: opens both sides, copies [start, end) with the pipeline, closes both. */
+/** Handles kept open between segments of a file on a channel; closed by `releaseFile` or `finishUpload`. */
+const segmentHandles = new SegmentHandles<fs.promises.FileHandle>();
+
 async function rangeTask(t: RangeTask, direction: 'download' | 'upload'): Promise<number> {
   const c = requireConn();
   const s = sftpOf(t.channel);
   const down = direction === 'download';
-  const h = await openRemote(s, t.remotePath, down ? 'r' : 'r+');
-  const local = await openLocal(t.localPath, down ? 'r+' : 'r');
+  let h = segmentHandles.take(t.channel, direction, t.remotePath);
+  if (!h) {
+    const remote = await openRemote(s, t.remotePath, down ? 'r' : 'r+');
+    try {
+      h = { channel: t.channel, remote, local: await openLocal(t.localPath, down ? 'r+' : 'r') };
+    } catch (e) {
+      await closeRemote(s, remote, t.remotePath).catch(() => undefined);
+      throw e;
+    }
+  }
   const o = rangeOptions(t.channel, down ? c.info.maxRead : c.info.maxWrite, t.taskId);
+  let ok = false;
   try {
-    return await (down ? downloadRange : uploadRange)(s, h, local.fd, t.start, t.end, o);
+    const n = await (down ? downloadRange : uploadRange)(s, h.remote, h.local.fd, t.start, t.end, o);
+    ok = true;
+    return n;
   } catch (e) {
     throw rangeError(e, t.remotePath, t.localPath);
   } finally {
     o.done();
-    await local.close().catch(() => undefined);
-    await closeRemote(s, h, t.remotePath).catch(() => undefined);
+    if (ok && !closedError) segmentHandles.put(direction, t.remotePath, h);
+    else await closeSegmentHandles([h], t.remotePath);
   }
+}
+
+/** Closes kept handle pairs: the SSH_FXP_CLOSEs go out together (one round trip); errors are ignored. */
+async function closeSegmentHandles(list: Array<SegmentHandle<fs.promises.FileHandle>>, remotePath: string): Promise<void> {
+  await Promise.all(list.map(async (h) => {
+    await h.local.close().catch(() => undefined);
+    if (!closedError) await closeRemote(sftpOf(h.channel), h.remote, remotePath).catch(() => undefined);
+  }));
 }
 
 function hasExt(name: string): boolean {
@@ -502,22 +549,43 @@ async function rename(a: WorkerOps['rename'][0]): Promise<void> {
   await call<void>((cb) => s.unlink(aside, cb as never), aside).catch(() => undefined);
 }
 
+/** Creates (or truncates) the file; its SSH_FXP_CLOSE is not waited for (later requests about it queue behind). */
 async function createRemote(a: WorkerOps['createRemote'][0]): Promise<void> {
   const s = sftpOf(a.channel);
   const h = await openRemote(s, a.path, 'w', a.mode);
-  await closeRemote(s, h, a.path);
+  void closeRemote(s, h, a.path).catch(() => undefined);
 }
 
+/**
+ * fsync@openssh.com and SSH_FXP_FSTAT on a handle this channel kept from a segment (else one it opens), sent
+ * together with the SSH_FXP_CLOSE of every handle this connection kept for the file: one round trip.
+ */
 async function finishUpload(a: WorkerOps['finishUpload'][0]): Promise<{ size: number; fsynced: boolean }> {
-  const s = sftpOf(a.channel);
-  const h = await openRemote(s, a.path, 'r+');
+  const channel = a.channel ?? 0;
+  const s = sftpOf(channel);
+  const kept = segmentHandles.takeAll(a.path);
+  const own = kept.find((h) => h.channel === channel);
+  const others = kept.filter((h) => h !== own);
+  const closingOthers = closeSegmentHandles(others, a.path);
+  const h = own?.remote ?? await openRemote(s, a.path, 'r+');
   try {
-    const fsynced = await fsyncRemote(s, h, a.path);
-    const st = await call<{ size: number }>((cb) => s.fstat(h, cb as never), a.path);
+    const [fsynced, st] = await Promise.all([
+      fsyncRemote(s, h, a.path),
+      call<{ size: number }>((cb) => s.fstat(h, cb as never), a.path),
+    ]);
     return { size: st.size, fsynced };
   } finally {
-    await closeRemote(s, h, a.path).catch(() => undefined);
+    await Promise.all([
+      closingOthers,
+      own?.local.close().catch(() => undefined),
+      closeRemote(s, h, a.path).catch(() => undefined),
+    ]);
   }
+}
+
+/** Closes the handles this connection kept for `remotePath` (segments done, or the file given up). */
+async function releaseFile(a: WorkerOps['releaseFile'][0]): Promise<void> {
+  await closeSegmentHandles(segmentHandles.takeAll(a.remotePath), a.remotePath);
 }
 
 function shellQuote(s: string): string {
@@ -582,46 +650,42 @@ async function hashLocal(a: WorkerOps['hashLocal'][0]): Promise<string> {
 /**
  * Writes two ranges of a temporary file out of order through two handles, reads it back and compares,
  * then removes it. True when the server keeps both ranges (needed for segmented uploads).
+ * Requests about one file are processed in the order received (draft-ietf-secsh-filexfer-02 §6.1), so the
+ * two opens go out together, then the two writes with the read-back: two round trips. Closing and removing
+ * the probe file continue in the background.
  */
 async function probeOutOfOrder(a: WorkerOps['probeOutOfOrder'][0]): Promise<boolean> {
   const s = sftpOf(0);
   const p = path.posix.join(a.dir, `.sluice-probe-${randomBytes(6).toString('hex')}`);
   const first = randomBytes(4096);
   const second = randomBytes(4096);
+  const opened = await Promise.allSettled([openRemote(s, p, 'w+'), openRemote(s, p, 'r+')]);
+  const handles = opened.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   try {
-    const h1 = await openRemote(s, p, 'w');
-    const h2 = await openRemote(s, p, 'r+');
-    try {
-      await call<void>((cb) => s.write(h2, second, 0, second.length, 8192, cb as never), p);
-      await call<void>((cb) => s.write(h1, first, 0, first.length, 0, cb as never), p);
-    } finally {
-      await closeRemote(s, h2, p).catch(() => undefined);
-      await closeRemote(s, h1, p).catch(() => undefined);
-    }
-    const h = await openRemote(s, p, 'r');
-    try {
-      const back = Buffer.alloc(12288);
-      let got = 0;
-      while (got < back.length) {
-        const n = await call<number>((cb) => s.read(h, back, got, back.length - got, got, cb as never), p);
-        if (!n) break;
-        got += n;
-      }
-      return got === 12288 && back.subarray(0, 4096).equals(first) && back.subarray(8192).equals(second)
-        && back.subarray(4096, 8192).every((b) => b === 0);
-    } finally {
-      await closeRemote(s, h, p).catch(() => undefined);
-    }
+    if (handles.length < 2) return false;
+    const [h1, h2] = handles;
+    const back = Buffer.alloc(12288);
+    const [, , got] = await Promise.all([
+      call<void>((cb) => s.write(h2, second, 0, second.length, 8192, cb as never), p),
+      call<void>((cb) => s.write(h1, first, 0, first.length, 0, cb as never), p),
+      call<number>((cb) => s.read(h1, back, 0, back.length, 0, cb as never), p),
+    ]);
+    return got === 12288 && back.subarray(0, 4096).equals(first) && back.subarray(8192).equals(second)
+      && back.subarray(4096, 8192).every((b) => b === 0);
   } catch {
     return false;
   } finally {
-    await call<void>((cb) => s.unlink(p, cb as never), p).catch(() => undefined);
+    void Promise.all([
+      ...handles.map((h) => closeRemote(s, h, p).catch(() => undefined)),
+      call<void>((cb) => s.unlink(p, cb as never), p).catch(() => undefined),
+    ]);
   }
 }
 
 const ops: { [K in OpName]: (arg: WorkerOps[K][0]) => Promise<WorkerOps[K][1]> } = {
   connect,
   addChannels,
+  setChannelWindow,
   stat,
   list,
   realpath: (a) => call<string>((cb) => sftpOf(a.channel).realpath(a.path, cb as never), a.path),
@@ -635,6 +699,7 @@ const ops: { [K in OpName]: (arg: WorkerOps[K][0]) => Promise<WorkerOps[K][1]> }
   putFile,
   getFile,
   finishUpload,
+  releaseFile,
   hashRemote,
   hashLocal,
   probeOutOfOrder,

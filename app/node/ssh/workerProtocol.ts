@@ -15,6 +15,8 @@ export interface ConnectParams {
   channels: number;
   /** Outstanding SSH_FXP_READ/WRITE requests per channel (K). */
   requests: number;
+  /** Receive window of each SFTP channel in bytes; ssh2's 2 MiB when absent (needs patches/ssh2+*.patch). */
+  channelWindow?: number;
   /** ssh2 keepaliveInterval in ms (0 disables); the connection is dropped after keepaliveCountMax misses. */
   keepaliveIntervalMs: number;
   keepaliveCountMax: number;
@@ -92,6 +94,8 @@ export interface WorkerOps {
   connect: [ConnectParams, ConnectInfo];
   /** Opens more SFTP channels on this connection (room must exist in the counters); returns the channel count. */
   addChannels: [{ count: number }, number];
+  /** Sets the receive window of every SFTP channel, now and later ones, in bytes; returns the window applied. */
+  setChannelWindow: [{ bytes: number }, number];
   stat: [{ channel?: number; path: string; follow?: boolean }, RemoteStat | null];
   list: [{ channel?: number; path: string }, RemoteEntry[]];
   realpath: [{ channel?: number; path: string }, string];
@@ -101,14 +105,20 @@ export interface WorkerOps {
   rename: [{ channel?: number; from: string; to: string; mode: CommitMode }, void];
   /** Creates (or truncates) a remote file, for segmented uploads. */
   createRemote: [{ channel?: number; path: string; mode?: number }, void];
+  /** Range tasks keep their handles open for the file's next segment on the same channel, until releaseFile. */
   download: [RangeTask, number];
   upload: [RangeTask, number];
   /** Returns the remote file's size after writing (fstat), for the size check. */
   putFile: [PutFileTask, number];
   getFile: [GetFileTask, number];
-  /** fsync@openssh.com where offered, then size check; returns the remote size. */
+  /**
+   * fsync@openssh.com where offered and the remote size, then closes the handles this connection kept for the
+   * file's segments (see releaseFile).
+   */
   finishUpload: [{ channel?: number; path: string }, { size: number; fsynced: boolean }];
   /** SHA-256 of a remote file: `sha256sum`/`shasum -a 256` over exec, or a re-read over SFTP. */
+  /** Closes the handles kept open between a file's segments on this connection (download or upload). */
+  releaseFile: [{ remotePath: string }, void];
   hashRemote: [{ channel?: number; path: string; allowExec: boolean }, { sha256: string; method: 'exec' | 'reread' }];
   hashLocal: [{ path: string }, string];
   /** Probes whether the server accepts out-of-order writes from two handles to one file. */

@@ -39,6 +39,8 @@ interface FileState extends FileItem {
   done: number;
   failed: boolean;
   running: Set<number>;
+  /** Connections that ran a segment of this file (they keep its handles open until released). */
+  segmentConns: Set<Lane['conn']>;
 }
 
 /** Temporary name beside `finalPath` (posix for remote paths, native for local ones). */
@@ -173,6 +175,11 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
     return p;
   };
 
+  /** Closes the handles the segments of `f` kept open, on every connection except `except`; never rejects. */
+  const releaseSegments = (f: FileState, except?: Lane['conn']): Promise<unknown> => Promise.all([...f.segmentConns]
+    .filter((c) => c !== except)
+    .map((c) => c.call('releaseFile', { remotePath: put ? f.temp : f.src }).catch(() => undefined)));
+
   const giveUp = (f: FileState, e: SluiceError) => {
     if (f.failed) return;
     f.failed = true;
@@ -181,15 +188,19 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
     const ids = [...f.running];
     const lane = ids.length ? running.get(ids[0]) : undefined;
     if (lane) lane.conn.cancel(ids);
+    cleanups.push(releaseSegments(f));
     void removeTemp(f);
   };
 
   /** `knownSize`: the size the single-handle task already read back after its fsync (saves round trips). */
   const verifyAndCommit = async (lane: Lane, f: FileState, conflict: 'overwrite' | 'no-clobber', knownSize?: number) => {
+    // Segment handles close first (an upload's finishUpload closes those of its own connection, in its round trip).
+    const released = releaseSegments(f, put ? lane.conn : undefined);
     // size: always
     const size = knownSize ?? (put
       ? (await lane.conn.call('finishUpload', { channel: lane.channel, path: f.temp })).size
-      : await localFinish(f.temp));
+      : (await released, await localFinish(f.temp)));
+    await released;
     if (size !== f.size) throw new SluiceError('VERIFY_FAILED', `${f.dst}: size after transfer is ${size} bytes, expected ${f.size}`);
     let level: VerifyLevel = 'size';
     if (req.verify === 'sha256') {
@@ -275,7 +286,7 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
       return;
     }
     const { item, mode } = resolved;
-    const f: FileState = { ...item, temp: tempNameFor(item.dst, put), done: 0, failed: false, running: new Set() };
+    const f: FileState = { ...item, temp: tempNameFor(item.dst, put), done: 0, failed: false, running: new Set(), segmentConns: new Set() };
     files.add(f);
     const segmented = item.size > segmentSize && lanesCount > 1
       && (!put || await canSegmentUploads(path.posix.dirname(item.dst)));
@@ -318,6 +329,7 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
           // A retry after the connection died inside finish() must neither move the range again nor count it
           // twice (left would pass 0 and the file would be dropped without a word).
           if (!moved) {
+            f.segmentConns.add(lane.conn);
             await withTask(lane, f, (taskId) => lane.conn.call(put ? 'upload' : 'download', {
               channel: lane.channel, remotePath: put ? f.temp : f.src, localPath: put ? f.src : f.temp, start, end, taskId,
             }));
@@ -462,7 +474,10 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
     stopWatchingPool();
     signal?.removeEventListener('abort', onAbort);
     sample();
-    for (const f of files) void removeTemp(f);
+    for (const f of files) {
+      cleanups.push(releaseSegments(f));
+      void removeTemp(f);
+    }
     await Promise.all(cleanups);
   }
   if (aborted) throw aborted;

@@ -1,0 +1,112 @@
+/**
+ * Handles kept between segments: a channel opens a file once for all the segments it moves, and every
+ * handle is closed when the file is committed or given up (counted on the scripted ssh2 server).
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { SegmentHandles } from '../sftp/segmentHandles';
+import type { Session } from '../ssh/session';
+import {
+  fakeFileEntry, makeTempDir, removeDir, sha256File, startScriptedServer, tempFilesUnder, writeRandomFile,
+  type ScriptedServer, openBounded,
+} from '../test/helpers';
+
+const MiB = 1024 * 1024;
+
+describe('SegmentHandles', () => {
+  test('keeps idle handles per channel, direction and path; takeAll empties one path only', () => {
+    const kept = new SegmentHandles<string>();
+    const h = (channel: number, local: string) => ({ channel, remote: Buffer.from(local), local });
+    kept.put('upload', '/a', h(0, 'a0'));
+    kept.put('upload', '/a', h(0, 'a0b'));
+    kept.put('upload', '/a', h(1, 'a1'));
+    kept.put('download', '/a', h(0, 'da0'));
+    kept.put('upload', '/b', h(0, 'b0'));
+    assert.equal(kept.size, 5);
+    assert.equal(kept.take(2, 'upload', '/a'), undefined);
+    assert.equal(kept.take(0, 'upload', '/a')?.local, 'a0b');
+    assert.equal(kept.take(0, 'download', '/a')?.local, 'da0');
+    assert.equal(kept.take(0, 'download', '/a'), undefined);
+    assert.deepEqual(kept.takeAll('/a').map((x) => x.local).sort(), ['a0', 'a1']);
+    assert.equal(kept.size, 1);
+    assert.deepEqual(kept.takeAll('/a'), []);
+    assert.equal(kept.take(0, 'upload', '/b')?.local, 'b0');
+    assert.equal(kept.size, 0);
+  });
+});
+
+describe('segments on a live server', () => {
+  let server: ScriptedServer;
+  let local: string;
+  before(async () => {
+    server = await startScriptedServer();
+    local = await makeTempDir('sluice-seghandles-');
+  });
+  after(async () => {
+    await server?.stop();
+    if (local) await removeDir(local);
+  });
+
+  function open(): Promise<Session> {
+    const kh = path.join(local, 'known_hosts');
+    fs.writeFileSync(kh, `${server.knownHostsLine()}\n`);
+    return openBounded({
+      host: server.host, port: server.port, username: server.user,
+      auth: { identityFiles: [server.clientKeyPath], useAgent: false, env: {}, home: local },
+      hostKeyMode: 'strict', knownHostsPaths: { readPaths: [kh], writePath: kh },
+      connections: 1, channels: 2, segmentSize: 1 * MiB,
+    });
+  }
+
+  test('a 24-segment file opens each channel\'s handle once per direction and leaves no handle open', { timeout: 60_000 }, async () => {
+    const src = path.join(local, 'seg.src');
+    writeRandomFile(src, 24 * MiB + 77);
+    const want = await sha256File(src);
+    const s = await open();
+    try {
+      const opensBefore = server.stats.fileOpens;
+      const up = await s.transfer({ id: 'up', direction: 'put', sources: [src], dest: path.join(server.root, 'seg.bin'), recursive: false });
+      assert.deepEqual(up.failed, []);
+      assert.equal(up.segmentedUploads, true);
+      assert.equal(await sha256File(path.join(server.root, 'seg.bin')), want);
+      const upOpens = server.stats.fileOpens - opensBefore;
+      // probe (2) + create (1) + at most 2 segments at once on each of 2 channels (4); one open per segment would be ≥ 24
+      assert.ok(upOpens <= 8, `upload opened ${upOpens} handles`);
+      assert.equal(server.stats.openFileHandles, 0, 'handles left open after the upload');
+
+      const mid = server.stats.fileOpens;
+      const down = await s.transfer({ id: 'down', direction: 'get', sources: [path.join(server.root, 'seg.bin')], dest: path.join(local, 'seg.back'), recursive: false });
+      assert.deepEqual(down.failed, []);
+      assert.equal(await sha256File(path.join(local, 'seg.back')), want);
+      const downOpens = server.stats.fileOpens - mid;
+      assert.ok(downOpens <= 4, `download opened ${downOpens} handles`);
+      assert.equal(server.stats.openFileHandles, 0, 'handles left open after the download');
+      assert.deepEqual(tempFilesUnder(server.root), []);
+      assert.deepEqual(tempFilesUnder(local), []);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('a file given up mid-way closes the handles its finished segments kept', { timeout: 60_000 }, async () => {
+    // The listing claims 12 MiB, the file holds 11.5: only the last segment meets end of file, so the file is
+    // given up after the other segments have finished and kept their handles.
+    const dir = path.join(server.root, 'short');
+    fs.mkdirSync(dir);
+    writeRandomFile(path.join(dir, 'short.bin'), 11.5 * MiB);
+    server.overrides.readdir = (p) => (p === dir ? [fakeFileEntry('short.bin', 12 * MiB)] : undefined);
+    const s = await open();
+    try {
+      const report = await s.transfer({ id: 'short', direction: 'get', sources: [dir], dest: path.join(local, 'short-back'), recursive: true });
+      assert.equal(report.failed.length, 1, JSON.stringify(report.failed));
+      assert.ok(server.stats.fileOpens > 0);
+      assert.equal(server.stats.openFileHandles, 0, 'handles left open after a failed file');
+      assert.deepEqual(tempFilesUnder(path.join(local, 'short-back')), []);
+    } finally {
+      server.overrides.readdir = undefined;
+      await s.close();
+    }
+  });
+});

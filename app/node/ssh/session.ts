@@ -111,7 +111,7 @@ export class Session {
   /** Per-host answer of the out-of-order write probe, for this session. */
   outOfOrderWrites: boolean | undefined;
   negotiated: Negotiated = { kex: '', serverHostKey: '', cipher: '', mac: '' };
-  /** Smallest SSH_FXP_REALPATH round trip measured on the first connection, in ms. */
+  /** Round-trip time measured on the first connection, in ms (see measureRtt). */
   rttMs: number | undefined;
   /** Receive window of every SFTP channel, in bytes ({@link channelWindowFor} unless given). */
   channelWindow = SSH2_DEFAULT_WINDOW;
@@ -212,8 +212,15 @@ export class Session {
     return this.growing;
   }
 
-  /** Measures the RTT on the first connection: the smallest of {@link AUTO_TUNE}.probes SSH_FXP_REALPATH calls. */
+  /**
+   * The RTT of the first connection: its SSH keepalive round trip, measured while its SFTP channel opened, else
+   * the smallest of {@link AUTO_TUNE}.probes SSH_FXP_REALPATH calls.
+   */
   private async measureRtt(first: WorkerConnection): Promise<void> {
+    if (first.info?.rttMs !== undefined) {
+      this.rttMs = first.info.rttMs;
+      return;
+    }
     let best = Infinity;
     for (let i = 0; i < AUTO_TUNE.probes; i++) {
       const t0 = process.hrtime.bigint();

@@ -205,6 +205,11 @@ async function connect(params: ConnectParams): Promise<ConnectInfo> {
   });
 
   channelWindow = params.channelWindow ?? 0;
+  // Two in a row, the smaller kept: sshd may answer the first late while it sets up after authentication.
+  const rtt = measureRtt(client).then(async (a) => {
+    const b = await measureRtt(client);
+    return a === undefined ? b : b === undefined ? a : Math.min(a, b);
+  });
   const sftp: SFTPWrapper[] = [];
   for (let i = 0; i < params.channels; i++) sftp.push(await openSftp(client));
   const limits = sftp[0] as unknown as { _maxReadLen: number; _maxWriteLen: number; _extensions: Record<string, string> };
@@ -214,6 +219,7 @@ async function connect(params: ConnectParams): Promise<ConnectInfo> {
     maxWrite: Math.min(limits._maxWriteLen, MAX_REQUEST_BYTES),
     extensions: { ...limits._extensions },
     authMethod,
+    rttMs: await rtt,
   };
   watchSftpReplies(client, sftp, params);
   conn = {
@@ -226,6 +232,28 @@ async function connect(params: ConnectParams): Promise<ConnectInfo> {
     nextChannel: 0,
   };
   return info;
+}
+
+/**
+ * Round-trip time of a `keepalive@openssh.com` global request (OpenSSH PROTOCOL §2.2's
+ * keepalive, answered by sshd itself with SSH_MSG_REQUEST_FAILURE or SUCCESS), sent as soon as the connection
+ * is authenticated so it overlaps opening the SFTP channels. ssh2 matches global replies to its `_callbacks`
+ * queue in order (RFC 4254 §4), as its own keepalive does. Undefined when the internals are missing or no
+ * reply comes within 10 s.
+ */
+function measureRtt(client: Client): Promise<number | undefined> {
+  const internals = client as unknown as { _callbacks?: Array<(hadErr: boolean) => void>; _protocol?: { ping(): void } };
+  if (!Array.isArray(internals._callbacks) || typeof internals._protocol?.ping !== 'function') return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), 10_000);
+    timer.unref();
+    const t0 = process.hrtime.bigint();
+    internals._callbacks!.push(() => {
+      clearTimeout(timer);
+      resolve(Number(process.hrtime.bigint() - t0) / 1e6);
+    });
+    internals._protocol!.ping();
+  });
 }
 
 /** Last time any SFTP channel of this connection received data (ms since epoch). */

@@ -42,6 +42,8 @@ export interface ConnectInfo {
   extensions: Record<string, string>;
   /** The authentication method that succeeded. */
   authMethod: string;
+  /** One SSH-level round trip (keepalive@openssh.com) right after authentication, in ms; undefined if unmeasured. */
+  rttMs?: number;
 }
 
 export interface RemoteStat {

@@ -14,7 +14,7 @@ import { buildCases, FULL_SIZES, QUICK_SIZES, type BenchCase, type DataSet, type
 import type { Endpoint, Job } from './clients';
 import { haveTimeBin, installCleanup, runTimed, sha256File, treeManifest, writeRandomFile, writeRandomTree, type RunResult } from './measure';
 import { summarizeProfiles } from './profile';
-import { detailTable, replaceMarkedBlock, summaryTable, type CaseResult, type RowResult, type RunRecord } from './report';
+import { detailTable, replaceMarkedBlock, summaryTable, transferPhaseTable, type CaseResult, type RowResult, type RunRecord } from './report';
 
 /** Command-line options of the bench. */
 export interface BenchOptions {
@@ -373,7 +373,11 @@ async function main(): Promise<number> {
   info.loadAverageAtEnd = os.loadavg().map((x) => x.toFixed(2)).join(' ');
   info.durationMinutes = ((finished.getTime() - started.getTime()) / 60_000).toFixed(1);
   const ran = results.filter((r) => r.result.rows.length);
-  const summary = summaryTable(ran);
+  const phaseTable = transferPhaseTable(ran.map((r) => r.result));
+  const phaseBlock = phaseTable
+    ? `\n\n**Transfer phase** (each client's own connect + 1 B get median subtracted from its wall time):\n\n${phaseTable}`
+    : '';
+  const summary = `${summaryTable(ran)}${phaseBlock}`;
   const profiles = profRoot ? summarizeProfiles(profRoot) : '';
   const md = [
     `# Sluice benchmark, ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC${o.quick ? ' — QUICK mode (smaller sizes, not for publication)' : ''}`,

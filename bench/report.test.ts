@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { median, readTimeFile, treeManifest, writeRandomTree } from './measure';
-import { detailTable, replaceMarkedBlock, rowStats, speedup, summarize, summaryTable, type CaseResult } from './report';
+import { detailTable, replaceMarkedBlock, rowStats, speedup, summarize, summaryTable, transferPhaseTable, transferPhases, type CaseResult } from './report';
 
 function caseOf(unit: 'MB/s' | 's', rows: Array<[string, 'sluice' | 'openssh' | 'lftp', number[], boolean?]>): CaseResult {
   return {
@@ -81,4 +81,30 @@ test('treeManifest changes when one byte of one file changes', () => {
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('transfer phase subtracts each client\'s own connect median from its wall time', () => {
+  const connect: CaseResult = {
+    id: 'connect-rtt50', title: 'connect', link: 'rtt50', unit: 's', bytes: 1, files: 1,
+    rows: [
+      { client: 'sluice', family: 'sluice', label: 'sluice', runs: [{ ok: true, seconds: 1 }, { ok: true, seconds: 0.9 }, { ok: true, seconds: 1.1 }] },
+      { client: 'sftp', family: 'openssh', label: 'sftp', runs: [{ ok: true, seconds: 1.2 }] },
+    ],
+  };
+  const mid: CaseResult = {
+    id: 'mid-down-rtt50', title: 'mid', link: 'rtt50', unit: 'MB/s', bytes: 100e6, files: 1,
+    rows: [
+      { client: 'sluice', family: 'sluice', label: 'sluice', runs: [{ ok: true, seconds: 2 }] },
+      { client: 'sftp', family: 'openssh', label: 'sftp', runs: [{ ok: true, seconds: 5.2 }] },
+    ],
+  };
+  const loop: CaseResult = { ...mid, id: 'big-down-loopback', link: 'loopback' };
+  const phases = transferPhases([connect, mid, loop]);
+  assert.equal(phases.length, 1, 'no connect case on loopback: no entry');
+  assert.equal(phases[0].sluice, 100);
+  assert.equal(phases[0].sftp, 25);
+  assert.equal(phases[0].ratio, 4);
+  assert.deepEqual(phases[0].setup, { sftp: 1.2, sluice: 1 });
+  assert.match(transferPhaseTable([connect, mid]), /\| mid \| 25\.0 MB\/s \| 100 MB\/s \| 4\.00× \| 1\.20 s \/ 1\.00 s \|/);
+  assert.equal(transferPhaseTable([mid]), '');
 });

@@ -144,6 +144,59 @@ export function summaryTable(cases: Array<{ result: CaseResult; bench?: BenchCas
   return lines.join('\n');
 }
 
+/** One throughput case with the connection set-up of its client subtracted (see {@link transferPhaseTable}). */
+export interface TransferPhase {
+  title: string;
+  /** Median seconds of `connect + auth + get 1 byte` on the same link, per client id. */
+  setup: { sftp?: number; sluice?: number };
+  /** bytes / (median wall − set-up), MB/s; undefined when either is missing or the difference is not positive. */
+  sftp?: number;
+  sluice?: number;
+  ratio?: number;
+}
+
+/**
+ * Throughput of the transfer itself: a throughput case's median wall time minus the median of the connect case
+ * (`connect-<link>`: start-up, connect, authenticate, open SFTP, get 1 byte) of the same client in the same run.
+ * Both OpenSSH `sftp` and Sluice (defaults) pay their own set-up once per process; what remains is the time spent
+ * moving the bytes. Returns one entry per MB/s case whose link has a connect case.
+ */
+export function transferPhases(cases: CaseResult[]): TransferPhase[] {
+  const out: TransferPhase[] = [];
+  for (const c of cases) {
+    if (c.unit !== 'MB/s') continue;
+    const connect = cases.find((x) => x.id === `connect-${c.link}`);
+    if (!connect) continue;
+    const secondsOf = (cr: CaseResult, client: string): number | undefined => {
+      const row = cr.rows.find((r) => r.client === client);
+      return row && rowStats(cr, row).medianSeconds;
+    };
+    const phase = (client: string): [number | undefined, number | undefined] => {
+      const total = secondsOf(c, client);
+      const setup = secondsOf(connect, client);
+      if (total === undefined || setup === undefined || total - setup <= 0) return [setup, undefined];
+      return [setup, c.bytes / 1e6 / (total - setup)];
+    };
+    const [sftpSetup, sftp] = phase('sftp');
+    const [sluiceSetup, sluice] = phase('sluice');
+    out.push({ title: c.title, setup: { sftp: sftpSetup, sluice: sluiceSetup }, sftp, sluice, ratio: sftp && sluice ? sluice / sftp : undefined });
+  }
+  return out;
+}
+
+/** {@link transferPhases} as a Markdown table; empty string when no case qualifies. */
+export function transferPhaseTable(cases: CaseResult[]): string {
+  const phases = transferPhases(cases);
+  if (!phases.length) return '';
+  const lines = [
+    '| case | OpenSSH sftp | Sluice, defaults | Sluice ÷ sftp | set-up subtracted (sftp / Sluice) |',
+    '|---|---|---|---|---|',
+    ...phases.map((p) => `| ${p.title} | ${fmtValue('MB/s', p.sftp)} | ${fmtValue('MB/s', p.sluice)} | ${fmtRatio(p.ratio)} `
+      + `| ${fmtValue('s', p.setup.sftp)} / ${fmtValue('s', p.setup.sluice)} |`),
+  ];
+  return lines.join('\n');
+}
+
 /** Every row of one case: median, runs, client CPU, largest RSS, and how Sluice (defaults / best) compares to it. */
 export function detailTable(c: CaseResult): string {
   const s = summarize(c);

@@ -78,6 +78,7 @@ export class WorkerConnection {
   /** Connects, verifies the host key and authenticates; rejects with a SluiceError. */
   async connect(params: Omit<ConnectParams, 'counters' | 'channels'>): Promise<ConnectInfo> {
     this.info = await this.call('connect', { ...params, channels: this.channels, counters: this.counters.buffer as SharedArrayBuffer });
+    this.channels = this.info.channels;
     return this.info;
   }
 

@@ -3,6 +3,7 @@
  * by all of them. Transfers run on its lanes (app/node/transfer/run.ts); browsing goes through any live
  * connection.
  */
+import * as os from 'node:os';
 import type { Algorithms } from 'ssh2';
 import { SluiceError } from '../errors';
 import type { AuthMaterial } from './auth';
@@ -46,15 +47,22 @@ export interface SessionOptions {
 }
 
 /**
- * RTT-based pool sizing, from the benchmark (FIELD.md, bench/): on a low-latency link a 2-core machine is
- * CPU-bound and one connection wins (sshd needs the other core); above `rttMs` the 2 MiB channel window
- * caps each channel at about window/RTT, so throughput grows linearly with channels and we open
- * `connections` × `channels` of them. Channels come first: a channel opens in about 3 round trips on the
- * connection we already have, a new connection needs about 10 (handshake, authentication, channel), and
- * one worker thread has CPU to spare for 6 window-bound channels (~20 MB/s each at 50 ms); the second
- * connection adds a core.
+ * A second connection adds a core for cipher work, but on a 2-core machine the first connection, sshd and the
+ * network path already use both: measured at 50 ms RTT (bench/), 1 connection × 8 channels moved 128 MiB
+ * faster than 2 × 6 or 2 × 4 both ways, and a late second handshake slowed the running transfer.
  */
-export const AUTO_TUNE = { rttMs: 5, connections: 2, channels: 6, probes: 2 };
+function autoConnections(cores: number): number {
+  return cores > 2 ? 2 : 1;
+}
+
+/**
+ * RTT-based pool sizing, from the benchmark (FIELD.md, bench/): on a low-latency link a 2-core machine is
+ * CPU-bound and one connection with one channel wins (sshd needs the other core); at `rttMs` or more each
+ * channel is bound by its window per round trip, so `channels` channels open on the first connection while
+ * it connects (a channel costs about 4 round trips on a connection we have, a new connection about 10), and
+ * `connections` connections in all ({@link autoConnections}: 1 on 2 cores, else 2).
+ */
+export const AUTO_TUNE = { rttMs: 5, connections: autoConnections(os.availableParallelism()), channels: 8, probes: 2 };
 
 /** ssh2's fixed receive window per channel (lib/Channel.js MAX_WINDOW), in bytes. */
 export const SSH2_DEFAULT_WINDOW = 2 * 1024 * 1024;
@@ -65,7 +73,7 @@ export const SSH2_DEFAULT_WINDOW = 2 * 1024 * 1024;
  * round trip, so ssh2's fixed 2 MiB caps a channel near 20 MB/s at 50 ms; on loopback a larger window only
  * costs cache misses (measured slower), so low RTTs keep 2 MiB.
  *
- * @param rttMs round-trip time in ms (SSH_FXP_REALPATH probe)
+ * @param rttMs round-trip time in ms (see Session.measureRtt)
  * @returns window in bytes, a multiple of 64 KiB
  */
 export function channelWindowFor(rttMs: number): number {
@@ -236,7 +244,7 @@ export class Session {
     if (best < AUTO_TUNE.rttMs) return;
     this.settings.connections = AUTO_TUNE.connections;
     this.settings.channels = AUTO_TUNE.channels;
-    this.emit({ type: 'log', level: 'info', message: `RTT ${best.toFixed(1)} ms: using ${AUTO_TUNE.connections} connections × ${AUTO_TUNE.channels} channels, ${this.channelWindow / 1048576} MiB channel window` });
+    this.emit({ type: 'log', level: 'info', message: `RTT ${best.toFixed(1)} ms: using ${AUTO_TUNE.connections} connection(s) × ${AUTO_TUNE.channels} channels, ${this.channelWindow / 1048576} MiB channel window` });
   }
 
   private emit(e: EngineEvent): void {
@@ -294,6 +302,9 @@ export class Session {
       keepaliveIntervalMs: this.settings.keepaliveIntervalMs,
       keepaliveCountMax: this.settings.keepaliveCountMax,
       readyTimeoutMs: this.settings.readyTimeoutMs,
+      autoChannels: id === 0 && o.connections === undefined && o.channels === undefined
+        ? { minRttMs: AUTO_TUNE.rttMs, channels: AUTO_TUNE.channels }
+        : undefined,
     });
     this.emit({ type: 'connection', id, state: 'up' });
     return conn;

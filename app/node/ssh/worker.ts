@@ -210,8 +210,16 @@ async function connect(params: ConnectParams): Promise<ConnectInfo> {
     const b = await measureRtt(client);
     return a === undefined ? b : b === undefined ? a : Math.min(a, b);
   });
-  const sftp: SFTPWrapper[] = [];
-  for (let i = 0; i < params.channels; i++) sftp.push(await openSftp(client));
+  // Channels open in parallel (each takes ~4 round trips: CHANNEL_OPEN, subsystem, INIT, limits); on a slow
+  // link the automatic extra ones start as soon as the RTT is known, while the first ones are still opening.
+  const auto = params.autoChannels;
+  const extra = auto && auto.channels > params.channels
+    ? rtt.then((ms) => (ms !== undefined && ms >= auto.minRttMs
+      ? Promise.allSettled(Array.from({ length: auto.channels - params.channels }, () => openSftp(client)))
+      : []))
+    : Promise.resolve([]);
+  const sftp = await Promise.all(Array.from({ length: params.channels }, () => openSftp(client)));
+  for (const r of await extra) if (r.status === 'fulfilled') sftp.push(r.value);
   const limits = sftp[0] as unknown as { _maxReadLen: number; _maxWriteLen: number; _extensions: Record<string, string> };
   const info: ConnectInfo = {
     negotiated: negotiated ?? { kex: '?', serverHostKey: '?', cipher: '?', mac: '?' },
@@ -220,6 +228,7 @@ async function connect(params: ConnectParams): Promise<ConnectInfo> {
     extensions: { ...limits._extensions },
     authMethod,
     rttMs: await rtt,
+    channels: sftp.length,
   };
   watchSftpReplies(client, sftp, params);
   conn = {

@@ -17,6 +17,11 @@ export interface ConnectParams {
   requests: number;
   /** Receive window of each SFTP channel in bytes; ssh2's 2 MiB when absent (needs patches/ssh2+*.patch). */
   channelWindow?: number;
+  /**
+   * When the RTT measured during connect is at least `minRttMs`, open `channels` SFTP channels in all (in
+   * parallel, while the first one is still opening) instead of `channels` above. The counters must have room.
+   */
+  autoChannels?: { minRttMs: number; channels: number };
   /** ssh2 keepaliveInterval in ms (0 disables); the connection is dropped after keepaliveCountMax misses. */
   keepaliveIntervalMs: number;
   keepaliveCountMax: number;
@@ -44,6 +49,8 @@ export interface ConnectInfo {
   authMethod: string;
   /** One SSH-level round trip (keepalive@openssh.com) right after authentication, in ms; undefined if unmeasured. */
   rttMs?: number;
+  /** SFTP channels open on this connection (more than asked when `autoChannels` applied). */
+  channels: number;
 }
 
 export interface RemoteStat {

@@ -288,9 +288,15 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
     const { item, mode } = resolved;
     const f: FileState = { ...item, temp: tempNameFor(item.dst, put), done: 0, failed: false, running: new Set(), segmentConns: new Set() };
     files.add(f);
-    const segmented = item.size > segmentSize && lanesCount > 1
-      && (!put || await canSegmentUploads(path.posix.dirname(item.dst)));
+    const wantSegments = item.size > segmentSize && lanesCount > 1;
+    // The remote temporary file is created while the probe runs; an upload that ends up in one handle opens it
+    // with truncation all the same.
+    const created: Promise<unknown> = wantSegments && put
+      ? session.call('createRemote', { path: f.temp, mode: f.mode }).then(() => null, (e: unknown) => asSluice(e))
+      : Promise.resolve(null);
+    const segmented = wantSegments && (!put || await canSegmentUploads(path.posix.dirname(item.dst)));
     if (!segmented) {
+      await created;
       scheduler.push({
         priority: 1,
         heavy: item.size >= HEAVY_FILE_BYTES,
@@ -307,8 +313,9 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
     }
     // Segmented: the temporary file exists at full length before segments write into it.
     try {
-      if (put) await session.call('createRemote', { path: f.temp, mode: f.mode });
-      else await createLocalTemp(f.temp, f.size, f.mode);
+      const failed = await created;
+      if (failed) throw failed;
+      if (!put) await createLocalTemp(f.temp, f.size, f.mode);
     } catch (e) {
       giveUp(f, asSluice(e));
       return;

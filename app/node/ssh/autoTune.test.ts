@@ -10,7 +10,7 @@ import { openSession } from './openSession';
 import { AUTO_TUNE, SSH2_DEFAULT_WINDOW } from './session';
 import type { EngineEvent } from '../transfer/types';
 
-test('pool size follows the measured RTT: one connection on loopback, more channels and a growing pool behind latency', async (t) => {
+test('pool size follows the measured RTT: one connection and channel on loopback, more channels (and on more cores connections) behind latency', async (t) => {
   const srv = await startSshd();
   const dir = await makeTempDir('sluice-autotune-');
   const tox = toxiproxyAvailable() ? await startToxiproxy() : null;

@@ -97,8 +97,8 @@ export function buildCases(sizes: Sizes, cpuProfDir?: (caseAndClient: string) =>
       id, title: `${sizeLabel(sizes.mid)} ${direction === 'down' ? 'download' : 'upload'}, 50 ms RTT`, link: 'rtt50', direction,
       data: 'mid', unit: 'MB/s', bytes: sizes.mid, files: 1, timeoutMs: 30_000 + sizes.mid / 2e3, target: atLeast(5),
       clients: [
-        ...sluice(id, [['sluice', []], ['sluice-c1', ['--connections', '1']], ['sluice-c4', ['--connections', '4']],
-          ['sluice-c8', ['--connections', '8']]]),
+        ...sluice(id, [['sluice', []], ['sluice-c1', ['--connections', '1']], ['sluice-c2-ch8', ['--connections', '2', '--channels', '8']],
+          ['sluice-ch16', ['--connections', '1', '--channels', '16']]]),
         ...peers({ tuned: true }),
       ],
     });

@@ -210,16 +210,17 @@ async function connect(params: ConnectParams): Promise<ConnectInfo> {
     const b = await measureRtt(client);
     return a === undefined ? b : b === undefined ? a : Math.min(a, b);
   });
-  // Channels open in parallel (each takes ~4 round trips: CHANNEL_OPEN, subsystem, INIT, limits); on a slow
-  // link the automatic extra ones start as soon as the RTT is known, while the first ones are still opening.
+  // Channels open in parallel (each takes ~4 round trips: CHANNEL_OPEN, subsystem, INIT, limits). On a slow
+  // link the automatic extra ones start as soon as the RTT is known, while the first is still opening; connect
+  // does not wait for them (a small job starts at once) and addChannels hands them out when the pool grows.
   const auto = params.autoChannels;
-  const extra = auto && auto.channels > params.channels
+  earlyChannels = auto && auto.channels > params.channels
     ? rtt.then((ms) => (ms !== undefined && ms >= auto.minRttMs
       ? Promise.allSettled(Array.from({ length: auto.channels - params.channels }, () => openSftp(client)))
+        .then((rs) => rs.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : [])))
       : []))
-    : Promise.resolve([]);
+    : null;
   const sftp = await Promise.all(Array.from({ length: params.channels }, () => openSftp(client)));
-  for (const r of await extra) if (r.status === 'fulfilled') sftp.push(r.value);
   const limits = sftp[0] as unknown as { _maxReadLen: number; _maxWriteLen: number; _extensions: Record<string, string> };
   const info: ConnectInfo = {
     negotiated: negotiated ?? { kex: '?', serverHostKey: '?', cipher: '?', mac: '?' },
@@ -330,11 +331,23 @@ async function setChannelWindow(a: WorkerOps['setChannelWindow'][0]): Promise<nu
   return channelWindow;
 }
 
+/** SFTP channels connect started opening on a slow link (`autoChannels`), for the next addChannels. */
+let earlyChannels: Promise<SFTPWrapper[]> | null = null;
+
 async function addChannels(a: WorkerOps['addChannels'][0]): Promise<number> {
   const c = requireConn();
-  // Opened together: each costs a few round trips (CHANNEL_OPEN, subsystem, INIT/VERSION, limits).
-  const opened = await Promise.all(Array.from({ length: a.count }, () => openSftp(c.client)));
+  const early = earlyChannels ? await earlyChannels : [];
+  earlyChannels = null;
+  for (const ch of early.slice(a.count)) ch.end();
+  const reused = early.slice(0, a.count);
+  // Opened together: each costs a few round trips (CHANNEL_OPEN, subsystem, INIT/VERSION, limits). A server
+  // may refuse some (OpenSSH MaxSessions, default 10 per connection): those that opened are used.
+  const results = await Promise.allSettled(Array.from({ length: a.count - reused.length }, () => openSftp(c.client)));
+  const opened = [...reused, ...results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))];
+  const refused = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (refused && opened.length === 0) throw refused.reason;
   for (const ch of opened) {
+    applyWindow(ch);
     watchChannel(ch, () => { lastSftpReply = Date.now(); });
     c.sftp.push(ch);
     c.slots.push(new RequestSlots(c.params.requests));

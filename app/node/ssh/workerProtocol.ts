@@ -18,8 +18,9 @@ export interface ConnectParams {
   /** Receive window of each SFTP channel in bytes; ssh2's 2 MiB when absent (needs patches/ssh2+*.patch). */
   channelWindow?: number;
   /**
-   * When the RTT measured during connect is at least `minRttMs`, open `channels` SFTP channels in all (in
-   * parallel, while the first one is still opening) instead of `channels` above. The counters must have room.
+   * When the RTT measured during connect is at least `minRttMs`, start opening SFTP channels up to `channels` in
+   * all while the first one is still opening; connect returns with `channels` above, and the next addChannels
+   * takes the early ones first.
    */
   autoChannels?: { minRttMs: number; channels: number };
   /** ssh2 keepaliveInterval in ms (0 disables); the connection is dropped after keepaliveCountMax misses. */
@@ -49,7 +50,7 @@ export interface ConnectInfo {
   authMethod: string;
   /** One SSH-level round trip (keepalive@openssh.com) right after authentication, in ms; undefined if unmeasured. */
   rttMs?: number;
-  /** SFTP channels open on this connection (more than asked when `autoChannels` applied). */
+  /** SFTP channels open on this connection. */
   channels: number;
 }
 
@@ -101,7 +102,10 @@ export type CommitMode = 'overwrite' | 'no-clobber';
 /** Operation name → [argument, result]. */
 export interface WorkerOps {
   connect: [ConnectParams, ConnectInfo];
-  /** Opens more SFTP channels on this connection (room must exist in the counters); returns the channel count. */
+  /**
+   * Opens up to `count` more SFTP channels on this connection (room must exist in the counters); returns the
+   * channel count. Rejects only when none could be opened.
+   */
   addChannels: [{ count: number }, number];
   /** Sets the receive window of every SFTP channel, now and later ones, in bytes; returns the window applied. */
   setChannelWindow: [{ bytes: number }, number];

@@ -16,8 +16,9 @@ export { SSHD_PATH, startSshd, startTestServer, type SshServer, type SshdServer 
 export { fakeFileEntry, startScriptedServer, type ScriptedServer } from '../../../e2e/fixtures/scriptedServer';
 export { serveSftp, startSsh2SftpServer, type ConnectionState } from '../../../e2e/fixtures/ssh2SftpServer';
 export { startToxiproxy, toxiproxyAvailable, type Toxiproxy } from '../../../e2e/fixtures/toxiproxy';
+import { startToxiproxy, type Toxic, type Toxiproxy } from '../../../e2e/fixtures/toxiproxy';
 import { makeTempDir, removeDir, waitUntil } from '../../../e2e/fixtures/tmp';
-import { startSshd, type SshdServer } from '../../../e2e/fixtures/sshd';
+import { startSshd, type SshdOptions, type SshdServer } from '../../../e2e/fixtures/sshd';
 export { generateKeyFile, knownHostsLineFor, makeTempDir, removeDir, waitUntil, killOnExit } from '../../../e2e/fixtures/tmp';
 
 /** A server as the CLI sees it. */
@@ -298,4 +299,36 @@ export async function sshdWithKnownHosts(tempPrefix: string): Promise<{ server: 
   const knownHosts = path.join(local, 'known_hosts');
   fs.writeFileSync(knownHosts, `${server.knownHostsLine()}\n`);
   return { server, local, knownHosts, stop: async () => { await server.stop(); await removeDir(local); } };
+}
+
+/** What {@link withProxiedSshd} hands its callback. */
+export interface ProxiedSshd {
+  srv: SshdServer;
+  tox: Toxiproxy;
+  /** Port of the proxy in front of `srv` (the toxics apply there). */
+  proxyPort: number;
+  /** A temporary folder, removed afterwards. */
+  dir: string;
+}
+
+/**
+ * Runs `fn` against a private sshd behind a Toxiproxy proxy carrying `toxics`, with a temporary folder; stops the
+ * proxy and the server and removes the folder afterwards, whatever `fn` does.
+ */
+export async function withProxiedSshd<T>(
+  o: { tempPrefix: string; toxics: Toxic[]; sshd?: SshdOptions },
+  fn: (e: ProxiedSshd) => Promise<T>,
+): Promise<T> {
+  const srv = await startSshd(o.sshd);
+  const tox = await startToxiproxy();
+  const dir = await makeTempDir(o.tempPrefix);
+  try {
+    const proxy = await tox.createProxy('ssh', srv.port);
+    for (const toxic of o.toxics) await tox.addToxic('ssh', toxic);
+    return await fn({ srv, tox, proxyPort: proxy.port, dir });
+  } finally {
+    await tox.stop();
+    await srv.stop();
+    await removeDir(dir);
+  }
 }

@@ -2,7 +2,8 @@
  * Open handles kept between the segments of one file on one SFTP channel. A segment otherwise costs an
  * SSH_FXP_OPEN and an SSH_FXP_CLOSE round trip (draft-ietf-secsh-filexfer-02 §6.3), a quarter of a 4 MiB
  * segment's time at 50 ms RTT. SFTP handles belong to the channel (one sftp-server per channel), so the key is
- * channel + direction + remote path; a channel running two segments of a file at once holds two entries.
+ * channel + direction + remote path + local path (the same remote file fetched twice in one job goes to two
+ * local files); a channel running two segments of a file at once holds two entries.
  */
 export interface SegmentHandle<Local> {
   channel: number;
@@ -10,36 +11,47 @@ export interface SegmentHandle<Local> {
   local: Local;
 }
 
-export class SegmentHandles<Local> {
-  private readonly byKey = new Map<string, Array<SegmentHandle<Local>>>();
+type Direction = 'download' | 'upload';
 
-  private static key(channel: number, direction: 'download' | 'upload', remotePath: string): string {
-    return `${channel}\0${direction}\0${remotePath}`;
+interface Kept<Local> {
+  remotePath: string;
+  localPath: string;
+  list: Array<SegmentHandle<Local>>;
+}
+
+export class SegmentHandles<Local> {
+  private readonly byKey = new Map<string, Kept<Local>>();
+
+  private static key(channel: number, direction: Direction, remotePath: string, localPath: string): string {
+    return JSON.stringify([channel, direction, remotePath, localPath]);
   }
 
-  /** Removes and returns an idle handle pair for this channel, direction and path, if one is kept. */
-  take(channel: number, direction: 'download' | 'upload', remotePath: string): SegmentHandle<Local> | undefined {
-    const k = SegmentHandles.key(channel, direction, remotePath);
-    const list = this.byKey.get(k);
-    const h = list?.pop();
-    if (list && list.length === 0) this.byKey.delete(k);
+  /** Removes and returns an idle handle pair for this channel, direction and file pair, if one is kept. */
+  take(channel: number, direction: Direction, remotePath: string, localPath: string): SegmentHandle<Local> | undefined {
+    const k = SegmentHandles.key(channel, direction, remotePath, localPath);
+    const kept = this.byKey.get(k);
+    const h = kept?.list.pop();
+    if (kept && kept.list.length === 0) this.byKey.delete(k);
     return h;
   }
 
-  /** Keeps an idle handle pair for the next segment of the same file on the same channel. */
-  put(direction: 'download' | 'upload', remotePath: string, h: SegmentHandle<Local>): void {
-    const k = SegmentHandles.key(h.channel, direction, remotePath);
-    const list = this.byKey.get(k);
-    if (list) list.push(h);
-    else this.byKey.set(k, [h]);
+  /** Keeps an idle handle pair for the next segment of the same file pair on the same channel. */
+  put(direction: Direction, remotePath: string, localPath: string, h: SegmentHandle<Local>): void {
+    const k = SegmentHandles.key(h.channel, direction, remotePath, localPath);
+    const kept = this.byKey.get(k);
+    if (kept) kept.list.push(h);
+    else this.byKey.set(k, { remotePath, localPath, list: [h] });
   }
 
-  /** Removes and returns every idle handle pair of `remotePath` (any channel or direction), for closing. */
-  takeAll(remotePath: string): Array<SegmentHandle<Local>> {
+  /**
+   * Removes and returns every idle handle pair of `remotePath` (any channel or direction; only those paired with
+   * `localPath` when given), for closing.
+   */
+  takeAll(remotePath: string, localPath?: string): Array<SegmentHandle<Local>> {
     const out: Array<SegmentHandle<Local>> = [];
-    for (const [k, list] of this.byKey) {
-      if (k.slice(k.indexOf('\0', k.indexOf('\0') + 1) + 1) !== remotePath) continue;
-      out.push(...list);
+    for (const [k, kept] of this.byKey) {
+      if (kept.remotePath !== remotePath || (localPath !== undefined && kept.localPath !== localPath)) continue;
+      out.push(...kept.list);
       this.byKey.delete(k);
     }
     return out;
@@ -48,7 +60,7 @@ export class SegmentHandles<Local> {
   /** Number of idle handle pairs kept. */
   get size(): number {
     let n = 0;
-    for (const list of this.byKey.values()) n += list.length;
+    for (const kept of this.byKey.values()) n += kept.list.length;
     return n;
   }
 }

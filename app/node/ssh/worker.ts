@@ -422,7 +422,7 @@ async function rangeTask(t: RangeTask, direction: 'download' | 'upload'): Promis
   const c = requireConn();
   const s = sftpOf(t.channel);
   const down = direction === 'download';
-  let h = segmentHandles.take(t.channel, direction, t.remotePath);
+  let h = segmentHandles.take(t.channel, direction, t.remotePath, t.localPath);
   if (!h) {
     const remote = await openRemote(s, t.remotePath, down ? 'r' : 'r+');
     try {
@@ -442,7 +442,7 @@ async function rangeTask(t: RangeTask, direction: 'download' | 'upload'): Promis
     throw rangeError(e, t.remotePath, t.localPath);
   } finally {
     o.done();
-    if (ok && !closedError) segmentHandles.put(direction, t.remotePath, h);
+    if (ok && !closedError) segmentHandles.put(direction, t.remotePath, t.localPath, h);
     else await closeSegmentHandles([h], t.remotePath);
   }
 }
@@ -636,7 +636,7 @@ async function finishUpload(a: WorkerOps['finishUpload'][0]): Promise<{ size: nu
 
 /** Closes the handles this connection kept for `remotePath` (segments done, or the file given up). */
 async function releaseFile(a: WorkerOps['releaseFile'][0]): Promise<void> {
-  await closeSegmentHandles(segmentHandles.takeAll(a.remotePath), a.remotePath);
+  await closeSegmentHandles(segmentHandles.takeAll(a.remotePath, a.localPath), a.remotePath);
 }
 
 function shellQuote(s: string): string {

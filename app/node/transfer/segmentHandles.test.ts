@@ -16,23 +16,25 @@ import {
 const MiB = 1024 * 1024;
 
 describe('SegmentHandles', () => {
-  test('keeps idle handles per channel, direction and path; takeAll empties one path only', () => {
+  test('keeps idle handles per channel, direction and file pair; takeAll empties one remote path only', () => {
     const kept = new SegmentHandles<string>();
     const h = (channel: number, local: string) => ({ channel, remote: Buffer.from(local), local });
-    kept.put('upload', '/a', h(0, 'a0'));
-    kept.put('upload', '/a', h(0, 'a0b'));
-    kept.put('upload', '/a', h(1, 'a1'));
-    kept.put('download', '/a', h(0, 'da0'));
-    kept.put('upload', '/b', h(0, 'b0'));
-    assert.equal(kept.size, 5);
-    assert.equal(kept.take(2, 'upload', '/a'), undefined);
-    assert.equal(kept.take(0, 'upload', '/a')?.local, 'a0b');
-    assert.equal(kept.take(0, 'download', '/a')?.local, 'da0');
-    assert.equal(kept.take(0, 'download', '/a'), undefined);
+    kept.put('upload', '/a', 'la', h(0, 'a0'));
+    kept.put('upload', '/a', 'la', h(0, 'a0b'));
+    kept.put('upload', '/a', 'la', h(1, 'a1'));
+    kept.put('download', '/a', 'la', h(0, 'da0'));
+    kept.put('download', '/a', 'other', h(0, 'da0-other'));
+    kept.put('upload', '/b', 'lb', h(0, 'b0'));
+    assert.equal(kept.size, 6);
+    assert.equal(kept.take(2, 'upload', '/a', 'la'), undefined);
+    assert.equal(kept.take(0, 'upload', '/a', 'la')?.local, 'a0b');
+    assert.equal(kept.take(0, 'download', '/a', 'la')?.local, 'da0');
+    assert.equal(kept.take(0, 'download', '/a', 'la'), undefined, 'the same remote file paired with another local file is not handed out');
+    assert.deepEqual(kept.takeAll('/a', 'other').map((x) => x.local), ['da0-other']);
     assert.deepEqual(kept.takeAll('/a').map((x) => x.local).sort(), ['a0', 'a1']);
     assert.equal(kept.size, 1);
     assert.deepEqual(kept.takeAll('/a'), []);
-    assert.equal(kept.take(0, 'upload', '/b')?.local, 'b0');
+    assert.equal(kept.take(0, 'upload', '/b', 'lb')?.local, 'b0');
     assert.equal(kept.size, 0);
   });
 });
@@ -85,6 +87,27 @@ describe('segments on a live server', () => {
       assert.equal(server.stats.openFileHandles, 0, 'handles left open after the download');
       assert.deepEqual(tempFilesUnder(server.root), []);
       assert.deepEqual(tempFilesUnder(local), []);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('the same remote file fetched twice in one job: each copy gets its own handles and identical bytes', { timeout: 60_000 }, async () => {
+    const src = path.join(server.root, 'twice.bin');
+    writeRandomFile(src, 16 * MiB + 5);
+    const want = await sha256File(src);
+    const s = await open();
+    try {
+      const a = path.join(local, 'twice-a.bin');
+      const b = path.join(local, 'twice-b.bin');
+      const [ra, rb] = await Promise.all([
+        s.transfer({ id: 'ta', direction: 'get', sources: [src], dest: a, recursive: false }),
+        s.transfer({ id: 'tb', direction: 'get', sources: [src], dest: b, recursive: false }),
+      ]);
+      assert.deepEqual([ra.failed, rb.failed], [[], []]);
+      assert.equal(await sha256File(a), want);
+      assert.equal(await sha256File(b), want);
+      assert.equal(server.stats.openFileHandles, 0);
     } finally {
       await s.close();
     }

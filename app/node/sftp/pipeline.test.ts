@@ -102,6 +102,41 @@ test('an aborted range rejects with AbortError', async () => {
   fs.closeSync(out.fd);
 });
 
+test('an abort does not wait for replies still on their way, and a late reply writes nothing', async () => {
+  const data = randomBytes(64 * 1024);
+  const pending: Array<() => void> = [];
+  let served = 0;
+  const sftp = {
+    read(_h: Buffer, buf: Buffer, off: number, len: number, pos: number, cb: (e: Error | null, n: number) => void) {
+      // The first reply comes at once; the others are held, like replies behind megabytes on a slow link.
+      const reply = () => { const n = Math.min(len, data.length - pos); data.copy(buf, off, pos, pos + n); cb(null, n); };
+      if (served++ === 0) setImmediate(reply);
+      else pending.push(reply);
+    },
+  } as unknown as SFTPWrapper;
+  const out = tempFile();
+  const ac = new AbortController();
+  const p = downloadRange(sftp, Buffer.from('h'), out.fd, 0, data.length, { chunkSize: 8192, slots: new RequestSlots(4), signal: ac.signal, onBytes: () => ac.abort() });
+  await assert.rejects(p, { name: 'AbortError' });
+  assert.ok(pending.length >= 2, `replies still held when the range rejected: ${pending.length}`);
+  // The descriptor is still open here (in the engine it may already be closed, or reused by another file).
+  const sizeAtAbort = fs.statSync(out.path).size;
+  for (const reply of pending) reply();
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(fs.statSync(out.path).size, sizeAtAbort, 'a reply after the abort wrote to the local file');
+  fs.closeSync(out.fd);
+});
+
+test('maxInFlight caps one range below the channel\'s slots', async () => {
+  const data = randomBytes(400_000);
+  const { sftp, stats } = fakeSftp(Buffer.alloc(0));
+  const src = tempFile(data);
+  await uploadRange(sftp, Buffer.from('h'), src.fd, 0, data.length, { chunkSize: 8192, slots: new RequestSlots(32), maxInFlight: 3 });
+  assert.ok(stats().maxOutstanding <= 3, `outstanding ${stats().maxOutstanding}`);
+  assert.ok(stats().maxOutstanding >= 2);
+  fs.closeSync(src.fd);
+});
+
 test('uploadRange sends SSH_FXP_WRITEs in offset order although local reads finish in any order', async () => {
   const data = randomBytes(2_000_000);
   const src = tempFile(data);

@@ -60,7 +60,10 @@ export interface RangeOptions {
   counters?: ChannelCounters;
   /** Called with each completed chunk's byte count. */
   onBytes?: (n: number) => void;
+  /** Stops the range: it rejects with an AbortError once the local reads or writes already started have ended. */
   signal?: AbortSignal;
+  /** At most this many of the channel's requests for this range at once (default: as many as the slots allow). */
+  maxInFlight?: number;
 }
 
 /** Error raised when the remote file ends before the requested range does. */
@@ -75,12 +78,21 @@ interface PumpState {
   readonly end: number;
   readonly retry: Array<[number, number]>;
   inflight: number;
+  /** Local file reads or writes running (their buffers and file descriptor are in use). */
+  local: number;
   failed: Error | null;
+  aborted: boolean;
   settled: boolean;
   waiting: boolean;
 }
 
-function abortError(): Error {
+/** Brackets one request's local file operation, so an abort waits for it but not for the server. */
+interface LocalOp {
+  begin(): void;
+  end(): void;
+}
+
+export function abortError(): Error {
   const e = new Error('transfer aborted');
   e.name = 'AbortError';
   return e;
@@ -100,34 +112,38 @@ function takeRange(s: PumpState, chunk: number): [number, number] | null {
 /**
  * Runs a pipelined range copy: keeps up to the channel's K requests outstanding, re-requests short
  * reads, and resolves with the byte count once every byte of [start, end) is done.
- * `issue` performs one request and calls back with the bytes completed (0 means premature EOF).
+ * `issue` performs one request and calls back with the bytes completed (0 means premature EOF); it brackets
+ * its local file operation with `local.begin()`/`local.end()` and starts none once `o.signal` is aborted.
+ * An abort rejects as soon as no local operation runs: replies still on their way (up to K × chunk bytes,
+ * seconds on a slow link) are not waited for; their callbacks still return the channel's slots.
  */
 function runPipeline(
   start: number,
   end: number,
   o: RangeOptions,
-  issue: (pos: number, len: number, done: (err: Error | null, n: number) => void) => void,
+  issue: (pos: number, len: number, done: (err: Error | null, n: number) => void, local: LocalOp) => void,
 ): Promise<number> {
   return new Promise<number>((resolve, reject) => {
-    const s: PumpState = { next: start, end, retry: [], inflight: 0, failed: null, settled: false, waiting: false };
+    const s: PumpState = { next: start, end, retry: [], inflight: 0, local: 0, failed: null, aborted: false, settled: false, waiting: false };
     let bytes = 0;
     const c = o.counters;
+    const maxInFlight = o.maxInFlight ?? Infinity;
     const finishIfIdle = () => {
-      if (s.inflight > 0 || s.settled) return;
+      if (s.settled || (s.aborted ? s.local > 0 : s.inflight > 0)) return;
       if (!s.failed && (s.retry.length > 0 || s.next < s.end)) return;
       s.settled = true;
       o.signal?.removeEventListener('abort', onAbort);
       if (s.failed) reject(s.failed);
       else resolve(bytes);
     };
-    const onAbort = () => { s.failed ??= abortError(); finishIfIdle(); };
+    const onAbort = () => { s.failed ??= abortError(); s.aborted = true; finishIfIdle(); };
     if (o.signal) {
       if (o.signal.aborted) { reject(abortError()); return; }
       o.signal.addEventListener('abort', onAbort, { once: true });
     }
     const pump = (): void => {
       s.waiting = false;
-      while (!s.failed && (s.retry.length > 0 || s.next < s.end)) {
+      while (!s.failed && (s.retry.length > 0 || s.next < s.end) && s.inflight < maxInFlight) {
         if (!o.slots.tryAcquire()) {
           if (!s.waiting) { s.waiting = true; o.slots.onFree(pump); }
           return;
@@ -137,7 +153,18 @@ function runPipeline(
         const [pos, len] = range;
         s.inflight++;
         if (c) { c[COUNTER_IN_FLIGHT] += len; c[COUNTER_OUTSTANDING]++; }
+        let localRunning = false;
+        const local: LocalOp = {
+          begin: () => { localRunning = true; s.local++; },
+          end: () => {
+            if (!localRunning) return;
+            localRunning = false;
+            s.local--;
+            if (s.aborted) finishIfIdle();
+          },
+        };
         issue(pos, len, (err, n) => {
+          local.end();
           if (c) { c[COUNTER_IN_FLIGHT] -= len; c[COUNTER_OUTSTANDING]--; }
           if (err) s.failed ??= err;
           else if (n === 0) s.failed ??= new ShortFileError(pos);
@@ -152,7 +179,7 @@ function runPipeline(
           o.slots.release();
           if (s.failed || (s.retry.length === 0 && s.next >= s.end)) finishIfIdle();
           else pump();
-        });
+        }, local);
       }
       finishIfIdle();
     };
@@ -193,11 +220,14 @@ export function downloadRange(
   o: RangeOptions,
 ): Promise<number> {
   const pool = new BufferPool(o.chunkSize);
-  return runPipeline(start, end, o, (pos, len, done) => {
+  return runPipeline(start, end, o, (pos, len, done, local) => {
     const buf = pool.take();
     sftp.read(handle, buf, 0, len, pos, (err, n) => {
       if (err) { pool.give(buf); done(err, 0); return; }
       if (!n) { pool.give(buf); done(null, 0); return; }
+      // After an abort the file descriptor may already be closed: late replies are dropped.
+      if (o.signal?.aborted) { pool.give(buf); done(abortError(), 0); return; }
+      local.begin();
       fs.write(fd, buf, 0, n, pos, (werr) => {
         pool.give(buf);
         done(werr, n);
@@ -232,16 +262,19 @@ export function uploadRange(
     while (reads.length && reads[0].ready) {
       const r = reads.shift()!;
       if (r.err || !r.n) { pool.give(r.buf); r.done(r.err, 0); continue; }
+      if (o.signal?.aborted) { pool.give(r.buf); r.done(abortError(), 0); continue; }
       sftp.write(handle, r.buf, 0, r.n, r.pos, (err) => {
         pool.give(r.buf);
         r.done(err ?? null, r.n);
       });
     }
   };
-  return runPipeline(start, end, o, (pos, len, done) => {
+  return runPipeline(start, end, o, (pos, len, done, local) => {
     const r = { pos, buf: pool.take(), n: 0, err: null as Error | null, ready: false, done };
     reads.push(r);
+    local.begin();
     fs.read(fd, r.buf, 0, len, pos, (rerr, n) => {
+      local.end();
       r.ready = true;
       r.err = rerr;
       r.n = n;

@@ -415,6 +415,13 @@ function rangeError(e: unknown, remotePath: string, localPath: string): SluiceEr
 }
 
 /** Runs one segment: opens both sides, copies [start, end) with the pipeline, closes both. */
+/**
+ * SSH_FXP_WRITEs one upload task keeps outstanding. sshd opens 2 MiB of channel window (OpenSSH
+ * CHAN_SES_WINDOW_DEFAULT), so beyond about twice that the writes only wait in ssh2's channel buffer, where an
+ * abort's cleanup would queue behind them; 8, 16 and 64 measured alike at 50 ms RTT.
+ */
+const UPLOAD_MAX_IN_FLIGHT = 16;
+
 /** Handles kept open between segments of a file on a channel; closed by `releaseFile` or `finishUpload`. */
 const segmentHandles = new SegmentHandles<fs.promises.FileHandle>();
 
@@ -433,6 +440,7 @@ async function rangeTask(t: RangeTask, direction: 'download' | 'upload'): Promis
     }
   }
   const o = rangeOptions(t.channel, down ? c.info.maxRead : c.info.maxWrite, t.taskId);
+  if (!down) o.maxInFlight = UPLOAD_MAX_IN_FLIGHT;
   let ok = false;
   try {
     const n = await (down ? downloadRange : uploadRange)(s, h.remote, h.local.fd, t.start, t.end, o);
@@ -443,8 +451,18 @@ async function rangeTask(t: RangeTask, direction: 'download' | 'upload'): Promis
   } finally {
     o.done();
     if (ok && !closedError) segmentHandles.put(direction, t.remotePath, t.localPath, h);
+    else if (o.signal?.aborted) void closeSegmentHandles([h], t.remotePath);
     else await closeSegmentHandles([h], t.remotePath);
   }
+}
+
+/**
+ * Closes a remote handle, waiting for the reply unless the task was aborted: then the SSH_FXP_CLOSE may queue
+ * behind replies still on their way (seconds on a slow link), and the user asked to stop.
+ */
+async function closeUnlessAborted(s: SFTPWrapper, h: Buffer, remotePath: string, signal?: AbortSignal): Promise<void> {
+  const closing = closeRemote(s, h, remotePath).catch(() => undefined);
+  if (!signal?.aborted) await closing;
 }
 
 /** Closes kept handle pairs: the SSH_FXP_CLOSEs go out together (one round trip); errors are ignored. */
@@ -478,6 +496,7 @@ async function putFile(t: PutFileTask): Promise<number> {
   const local = await openLocal(t.localPath, 'r');
   let h: Buffer | null = null;
   const o = rangeOptions(t.channel, c.info.maxWrite, t.taskId);
+  o.maxInFlight = UPLOAD_MAX_IN_FLIGHT;
   try {
     h = await openRemote(s, t.remoteTemp, 'w', t.mode);
     const handle = h;
@@ -506,7 +525,7 @@ async function putFile(t: PutFileTask): Promise<number> {
   } finally {
     o.done();
     await local.close().catch(() => undefined);
-    if (h) await closeRemote(s, h, t.remoteTemp).catch(() => undefined);
+    if (h) await closeUnlessAborted(s, h, t.remoteTemp, o.signal);
   }
 }
 
@@ -530,7 +549,7 @@ async function getFile(t: GetFileTask): Promise<number> {
   } finally {
     o.done();
     await local?.close().catch(() => undefined);
-    if (h) await closeRemote(s, h, t.remotePath).catch(() => undefined);
+    if (h) await closeUnlessAborted(s, h, t.remotePath, o.signal);
   }
 }
 

@@ -20,7 +20,7 @@ const RATE_KBPS = 4000;
 const FILE_SIZE = 48 * MiB;
 /**
  * Through the cap the whole file needs ≈ 12 s; an interrupt must end the CLI well before that. Measured: about
- * 1 s for put (its cleanup waits behind at most 16 writes, 4 MiB) and 0.05 s for get; 4.2 s for both while an
+ * 1.5 s for put (its cleanup waits behind at most 24 writes, 6 MiB) and 0.05 s for get; 4.2 s for both while an
  * abort still waited for every outstanding reply.
  */
 const PROMPT_EXIT_MS = 3_000;

@@ -9,7 +9,7 @@ import type { QueueEvent } from '../app/common/queue/reducer';
 import { expect, test } from './harness/test';
 import { sha256File, writeRandomFile } from './harness/files';
 import { startSshd } from './fixtures/sshd';
-import { startToxiproxy, toxiproxyAvailable } from './fixtures/toxiproxy';
+import { FRONT_PROXY, startProxyInFront, toxiproxyAvailable } from './fixtures/toxiproxy';
 
 test('a failed upload shows its error text; Retry runs it again', async ({ app, engine, localDir }) => {
   const sshd = await startSshd({ readOnly: true });
@@ -55,11 +55,9 @@ test('a failed upload shows its error text; Retry runs it again', async ({ app, 
 
 test('cancel a running upload, then Retry completes it intact', async ({ app, sshd, engine, localDir }) => {
   test.skip(!toxiproxyAvailable(), 'toxiproxy-server is not installed (/usr/local/bin/toxiproxy-server)');
-  const toxi = await startToxiproxy();
+  // 2 MB/s client -> server: an 8 MiB upload runs for ~4 s, long enough to cancel it mid-way.
+  const { toxi, port } = await startProxyInFront(sshd.port, [{ type: 'bandwidth', stream: 'upstream', attributes: { rate: 2048 } }]);
   try {
-    const { port } = await toxi.createProxy('sshd', sshd.port);
-    // 2 MB/s client -> server: an 8 MiB upload runs for ~4 s, long enough to cancel it mid-way.
-    await toxi.addToxic('sshd', { type: 'bandwidth', stream: 'upstream', attributes: { rate: 2048 } });
     const remoteDir = path.join(sshd.root, 'cancel');
     fs.mkdirSync(remoteDir, { recursive: true });
     fs.writeFileSync(engine.knownHostsPath, `[${sshd.host}]:${port} ${sshd.knownHostsLine().split(' ').slice(1).join(' ')}\n`);
@@ -77,7 +75,7 @@ test('cancel a running upload, then Retry completes it intact', async ({ app, ss
     expect(fs.existsSync(path.join(remoteDir, 'big.bin')), 'nothing under the final name after a cancel').toBe(false);
 
     // Retry on an unthrottled link, so the rest of the suite stays quick.
-    await toxi.removeToxic('sshd', 'bandwidth_upstream');
+    await toxi.removeToxic(FRONT_PROXY, 'bandwidth_upstream');
     await app.jobAction('big.bin', 'Retry');
     await app.waitForJobState('big.bin', 'done');
     expect(sha256File(path.join(remoteDir, 'big.bin'))).toBe(sha256File(local));

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { expect, test } from './harness/test';
 import { sha256File, writeRandomFile } from './harness/files';
-import { startToxiproxy, toxiproxyAvailable } from './fixtures/toxiproxy';
+import { startProxyInFront, toxiproxyAvailable } from './fixtures/toxiproxy';
 
 /** Trusts the server up front (known_hosts line), so these specs start from a trusted key. */
 function trust(knownHostsPath: string, line: string): void {
@@ -50,11 +50,9 @@ test('drop 200 files from the OS onto the remote pane: all done, all identical',
 
 test('pause and resume a throttled upload; the file arrives intact', async ({ app, sshd, localDir }) => {
   test.skip(!toxiproxyAvailable(), 'toxiproxy-server is not installed (/usr/local/bin/toxiproxy-server)');
-  const toxi = await startToxiproxy();
+  // 4 MB/s client -> server: a 24 MiB upload takes ~6 s, long enough to pause early.
+  const { toxi, port } = await startProxyInFront(sshd.port, [{ type: 'bandwidth', stream: 'upstream', attributes: { rate: 4096 } }]);
   try {
-    const { port } = await toxi.createProxy('sshd', sshd.port);
-    // 4 MB/s client -> server: a 24 MiB upload takes ~6 s, long enough to pause early.
-    await toxi.addToxic('sshd', { type: 'bandwidth', stream: 'upstream', attributes: { rate: 4096 } });
     const remoteDir = path.join(sshd.root, 'pause');
     fs.mkdirSync(remoteDir, { recursive: true });
     const local = writeRandomFile(path.join(localDir, 'slow.bin'), 24 * 1024 * 1024);

@@ -16,7 +16,7 @@ export { SSHD_PATH, startSshd, startTestServer, type SshServer, type SshdServer 
 export { fakeFileEntry, startScriptedServer, type ScriptedServer } from '../../../e2e/fixtures/scriptedServer';
 export { serveSftp, startSsh2SftpServer, type ConnectionState } from '../../../e2e/fixtures/ssh2SftpServer';
 export { startToxiproxy, toxiproxyAvailable, type Toxiproxy } from '../../../e2e/fixtures/toxiproxy';
-import { startToxiproxy, type Toxic, type Toxiproxy } from '../../../e2e/fixtures/toxiproxy';
+import { startProxyInFront, type Toxic, type Toxiproxy } from '../../../e2e/fixtures/toxiproxy';
 import { makeTempDir, removeDir, waitUntil } from '../../../e2e/fixtures/tmp';
 import { startSshd, type SshdOptions, type SshdServer } from '../../../e2e/fixtures/sshd';
 export { generateKeyFile, knownHostsLineFor, makeTempDir, removeDir, waitUntil, killOnExit } from '../../../e2e/fixtures/tmp';
@@ -320,15 +320,16 @@ export async function withProxiedSshd<T>(
   fn: (e: ProxiedSshd) => Promise<T>,
 ): Promise<T> {
   const srv = await startSshd(o.sshd);
-  const tox = await startToxiproxy();
-  const dir = await makeTempDir(o.tempPrefix);
   try {
-    const proxy = await tox.createProxy('ssh', srv.port);
-    for (const toxic of o.toxics) await tox.addToxic('ssh', toxic);
-    return await fn({ srv, tox, proxyPort: proxy.port, dir });
+    const { toxi, port } = await startProxyInFront(srv.port, o.toxics);
+    const dir = await makeTempDir(o.tempPrefix);
+    try {
+      return await fn({ srv, tox: toxi, proxyPort: port, dir });
+    } finally {
+      await toxi.stop();
+      await removeDir(dir);
+    }
   } finally {
-    await tox.stop();
     await srv.stop();
-    await removeDir(dir);
   }
 }

@@ -196,10 +196,10 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
   const verifyAndCommit = async (lane: Lane, f: FileState, conflict: 'overwrite' | 'no-clobber', knownSize?: number) => {
     // Segment handles close first (an upload's finishUpload closes those of its own connection, in its round trip).
     const released = releaseSegments(f, put ? lane.conn : undefined);
-    // size: always
+    // size: always (a download's local handles must be closed before its fsync and size check)
     const size = knownSize ?? (put
       ? (await lane.conn.call('finishUpload', { channel: lane.channel, path: f.temp })).size
-      : (await released, await localFinish(f.temp)));
+      : await released.then(() => localFinish(f.temp)));
     await released;
     if (size !== f.size) throw new SluiceError('VERIFY_FAILED', `${f.dst}: size after transfer is ${size} bytes, expected ${f.size}`);
     let level: VerifyLevel = 'size';
@@ -291,8 +291,8 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
     const wantSegments = item.size > segmentSize && lanesCount > 1;
     // The remote temporary file is created while the probe runs; an upload that ends up in one handle opens it
     // with truncation all the same.
-    const created: Promise<unknown> = wantSegments && put
-      ? session.call('createRemote', { path: f.temp, mode: f.mode }).then(() => null, (e: unknown) => asSluice(e))
+    const created: Promise<SluiceError | null> = wantSegments && put
+      ? session.call('createRemote', { path: f.temp, mode: f.mode }).then(() => null, asSluice)
       : Promise.resolve(null);
     const segmented = wantSegments && (!put || await canSegmentUploads(path.posix.dirname(item.dst)));
     if (!segmented) {

@@ -19,6 +19,7 @@ import type {
   ConnectInfo, ConnectParams, FromWorker, GetFileTask, Negotiated, OpName, PutFileTask, RangeTask,
   RemoteEntry, RemoteStat, ToWorker, WorkerOps,
 } from './workerProtocol';
+import { ackPromptlyDuringSetup, type IgnoreCapableClient } from './promptAck';
 
 /** Largest request we issue even when a server allows more: 255 KiB, OpenSSH's own limit. */
 const MAX_REQUEST_BYTES = 261120;
@@ -149,6 +150,7 @@ async function connect(params: ConnectParams): Promise<ConnectInfo> {
   sock.setKeepAlive(true, 15_000);
   sock.connect({ host: params.host, port: params.port });
   coalesceWritesPerTick(sock);
+  const stopAcking = ackPromptlyDuringSetup(sock, client as unknown as IgnoreCapableClient);
 
   const ready = new Promise<void>((resolve, reject) => {
     client.once('ready', resolve);
@@ -233,6 +235,7 @@ async function connect(params: ConnectParams): Promise<ConnectInfo> {
     rttMs: await rtt,
     channels: sftp.length,
   };
+  void Promise.resolve(earlyChannels).then(stopAcking, stopAcking);
   watchSftpReplies(client, sftp, params);
   conn = {
     client,

@@ -1,0 +1,59 @@
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { EventEmitter, once } from 'node:events';
+import { ackPromptlyDuringSetup, type IgnoreCapableClient } from './promptAck';
+
+/** A connected loopback socket pair: `client` is the one watched, `server` feeds it data. */
+async function socketPair(): Promise<{ client: net.Socket; server: net.Socket; close: () => void }> {
+  const srv = net.createServer();
+  srv.listen(0, '127.0.0.1');
+  await once(srv, 'listening');
+  const accepted = once(srv, 'connection');
+  const client = net.connect((srv.address() as net.AddressInfo).port, '127.0.0.1');
+  const [server] = (await accepted) as [net.Socket];
+  await once(client, 'connect').catch(() => undefined);
+  return { client, server, close: () => { client.destroy(); server.destroy(); srv.close(); } };
+}
+
+/** Resolves once `client` has received `n` more bytes. */
+function received(sock: net.Socket, n: number): Promise<void> {
+  return new Promise((resolve) => {
+    let got = 0;
+    const on = (b: Buffer) => { got += b.length; if (got >= n) { sock.off('data', on); resolve(); } };
+    sock.on('data', on);
+  });
+}
+
+const turn = () => new Promise((r) => setImmediate(r));
+
+test('set-up ACKs: an IGNORE after a read only once the key exchange is over, none when ssh2 answered itself, none after stop', async () => {
+  const { client: sock, server, close } = await socketPair();
+  try {
+    let ignores = 0;
+    const client = Object.assign(new EventEmitter(), { _protocol: { ignore: () => { ignores++; } } }) as IgnoreCapableClient;
+    const stop = ackPromptlyDuringSetup(sock, client);
+
+    // During the key exchange (strict KEX): nothing extra.
+    let r = received(sock, 3); server.write('kex'); await r; await turn(); await turn();
+    assert.equal(ignores, 0);
+
+    client.emit('handshake', {});
+    // A read after which nothing was written: one IGNORE.
+    r = received(sock, 3); server.write('one'); await r; await turn(); await turn();
+    assert.equal(ignores, 1);
+
+    // A read that ssh2 answers in the same turn carries the ACK itself: no IGNORE.
+    const answer = (b: Buffer) => { if (String(b) === 'two') sock.write('reply'); };
+    sock.on('data', answer);
+    r = received(sock, 3); server.write('two'); await r; await turn(); await turn();
+    sock.off('data', answer);
+    assert.equal(ignores, 1);
+
+    stop();
+    r = received(sock, 5); server.write('three'); await r; await turn(); await turn();
+    assert.equal(ignores, 1);
+  } finally {
+    close();
+  }
+});

@@ -45,7 +45,7 @@ test('a failed upload shows its error text; Retry runs it again', async ({ app, 
     await app.waitForJobState('denied.bin', 'failed');
     await expect(error).toContainText(/permission denied/i);
     await expect(app.queue.getByLabel('Failed jobs')).toHaveText('1 failed');
-    await expect(app.queue.getByLabel('Jobs total')).toHaveText('1 jobs');
+    await expect(app.queue.getByLabel('Jobs total')).toHaveText('1 job');
     expect(fs.existsSync(path.join(sshd.root, 'denied.bin'))).toBe(false);
   } finally {
     unsubscribe();
@@ -60,7 +60,7 @@ test('cancel a running upload, then Retry completes it intact', async ({ app, ss
   try {
     const remoteDir = path.join(sshd.root, 'cancel');
     fs.mkdirSync(remoteDir, { recursive: true });
-    fs.writeFileSync(engine.knownHostsPath, `[${sshd.host}]:${port} ${sshd.knownHostsLine().split(' ').slice(1).join(' ')}\n`);
+    fs.writeFileSync(engine.knownHostsPath, `${sshd.knownHostsLine(port)}\n`);
     const local = writeRandomFile(path.join(localDir, 'big.bin'), 8 * 1024 * 1024);
     await app.open();
     await app.createSite({ name: 'Cancel', host: sshd.host, port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir, connections: 1 });

@@ -68,7 +68,7 @@ test('pause and resume a throttled upload; the file arrives intact', async ({ ap
     const row = app.jobRow('slow.bin');
     await app.waitForJobState('slow.bin', 'running');
     await app.waitForJobBytes('slow.bin', 1);
-    await row.getByRole('button', { name: 'Pause slow.bin' }).click();
+    await app.jobAction('slow.bin', 'Pause');
     await app.waitForJobState('slow.bin', 'paused');
     await expect(app.graph).not.toHaveAttribute('data-points', '0');
     await app.screenshot('queue-paused');
@@ -77,7 +77,7 @@ test('pause and resume a throttled upload; the file arrives intact', async ({ ap
     // How far the engine got before the pause took effect (in-flight writes drain first); reported, not asserted.
     test.info().annotations.push({ type: 'bytes at pause', description: `${await row.getAttribute('data-bytes-done')} of ${24 * 1024 * 1024}` });
 
-    await row.getByRole('button', { name: 'Resume slow.bin' }).click();
+    await app.jobAction('slow.bin', 'Resume');
     await app.waitForJobState('slow.bin', 'done', 90_000);
     expect(sha256File(path.join(remoteDir, 'slow.bin'))).toBe(sha256File(local));
   } finally {

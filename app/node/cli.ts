@@ -11,6 +11,7 @@ import { SluiceError, displayText, exitCodeFor, type ErrorCode } from './errors'
 import { isInteractive, terminalPrompter } from './cli/prompt';
 import { formatRemote, parseRemoteUrl, type RemoteSpec } from './cli/remoteSpec';
 import { openSession } from './ssh/openSession';
+import { learnedKeysMessage } from './ssh/hostKeys';
 import { AUTO_TUNE, SESSION_DEFAULTS, SSH2_DEFAULT_WINDOW, WINDOW_TUNE, type Session } from './ssh/session';
 import type { EngineEvent, TransferReport } from './transfer/types';
 
@@ -113,6 +114,8 @@ function makeOutput(o: CliOptions, totalHint: string): Output {
         process.stderr.write(`sluice: ${displayText(e.error?.message ?? `${e.path}: failed`, 2000)}\n`);
       } else if (e.type === 'log' && (e.level !== 'info' || o.verbose)) {
         process.stderr.write(`sluice: ${e.message}\n`);
+      } else if (e.type === 'hostKeysLearned' && o.verbose) {
+        process.stderr.write(`sluice: ${learnedKeysMessage(e.host, e.port, e.keys, e.file)}\n`);
       } else if (e.type === 'progress' && tty) {
         if (!bar) {
           bar = new cliProgress.SingleBar({

@@ -82,7 +82,7 @@ class FakeEngine {
           signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
         }).finally(() => this.holds.delete(source));
       }
-      if (b === 'conflict' && typeof req.conflict === 'function') this.conflictAnswers.push(await req.conflict(`/r/${path.basename(source)}`));
+      if (b === 'conflict' && typeof req.conflict === 'function') this.conflictAnswers.push(await req.conflict(`/r/${path.basename(source)}`, { incoming: { size: 100, mtimeMs: 1 }, existing: { size: 9, mtimeMs: 2 } }));
       if (b === 'fail') return { files: 0, skipped: 0, bytes: 0, failed: [{ path: source, code: 'PERMISSION_DENIED', message: 'permission denied' }], verify: 'size', elapsedMs: 1 };
       return { files: 1, skipped: 0, bytes: 100, failed: [], verify: 'size', elapsedMs: 1 };
     } finally {

@@ -27,10 +27,10 @@ import { SluiceError, fromLocalError } from './errors';
 import type { Algorithms } from 'ssh2';
 import { buildAlgorithms } from './ssh/algorithms';
 import { gatherAuth, type AuthMaterial } from './ssh/auth';
-import { HostKeyPolicy } from './ssh/hostKeys';
+import { HostKeyPolicy, learnedKeysMessage } from './ssh/hostKeys';
 import { KnownHosts, defaultKnownHostsPaths, type KnownHostsPaths } from './stores/knownHosts';
 import { SitesStore, type SecretStore } from './stores/sites';
-import type { EngineEvent, TransferReport, TransferRequest } from './transfer/types';
+import type { ConflictFiles, EngineEvent, TransferReport, TransferRequest } from './transfer/types';
 import type { RemoteEntry, RemoteStat, Negotiated } from './ssh/workerProtocol';
 
 /** The part of `Session` (app/node/ssh/session.ts) the service uses; a fake implements it in tests. */
@@ -423,12 +423,12 @@ export class SluiceService {
     // known_hosts is re-read on every connect: another program (or another site) may have changed it.
     const knownHosts = await KnownHosts.load(this.knownHostsPaths);
     const seen: { refused?: Extract<HostKeyVerdict, { kind: 'changed' | 'revoked' }> } = {};
-    const hostKeys = new ReportingHostKeyPolicy({
+    const hostKeys = new HostKeyPolicy({
       knownHosts,
       mode: 'ask',
       prompt: async (v) => this.askHostKey(s, v),
       onVerdict: (v) => { if (v.kind === 'changed' || v.kind === 'revoked') seen.refused ??= v; },
-    }, knownHosts, (keys) => this.reportLearnedKeys(s, keys, knownHosts.paths.writePath));
+    });
     const onEvent = (e: EngineEvent): void => this.onEngineEvent(s, e);
     try {
       const engine = await this.engine({
@@ -457,11 +457,10 @@ export class SluiceService {
   }
 
   /** Tells the UI (a neutral notice plus a log line) that a trusted server's announced keys were saved. */
-  private reportLearnedKeys(s: SiteSession, keys: Array<{ keyType: string; fingerprint: string }>, file: string): void {
+  private reportLearnedKeys(s: SiteSession, e: Extract<EngineEvent, { type: 'hostKeysLearned' }>): void {
     const { host, port, id: siteId } = s.site;
-    this.emit('hostKey.learned', { siteId, host, port, keys, file });
-    const list = keys.map((k) => `${k.keyType} ${k.fingerprint}`).join(', ');
-    this.log('info', `${host}:${port} announced ${keys.length} new host key(s) (hostkeys-00@openssh.com), saved to ${file}: ${list}`, siteId);
+    this.emit('hostKey.learned', { siteId, host, port, keys: e.keys, file: e.file });
+    this.log('info', learnedKeysMessage(e.host, e.port, e.keys, e.file), siteId);
   }
 
   /** Asks the UI about an unknown key; resolves with its answer (reject when the attempt ends first). */
@@ -543,9 +542,10 @@ export class SluiceService {
         break;
       }
       case 'log':
-        // The session's own count of learned rotated keys is superseded by reportLearnedKeys (types, fingerprints, file).
-        if (/^learned \d+ rotated host key/.test(e.message)) break;
         this.log(e.level, e.message, s.site.id);
+        break;
+      case 'hostKeysLearned':
+        this.reportLearnedKeys(s, e);
         break;
     }
   }
@@ -670,7 +670,7 @@ export class SluiceService {
         sources: [job.source],
         dest: job.dest,
         recursive: true,
-        conflict: (target) => this.askConflict(job, target, run.controller.signal),
+        conflict: (target, files) => this.askConflict(job, target, files, run.controller.signal),
       }, run.controller.signal);
     } catch (e) {
       failure = e;
@@ -690,57 +690,21 @@ export class SluiceService {
   }
 
   /** The engine's per-file conflict callback: the batch's "for all" answer, else one dialog at a time per batch. */
-  private askConflict(job: Job, target: string, signal: AbortSignal): Promise<ConflictChoice> {
+  private askConflict(job: Job, target: string, files: ConflictFiles, signal: AbortSignal): Promise<ConflictChoice> {
     const ask = async (): Promise<ConflictChoice> => {
       const policy = this.batchPolicy.get(job.batchId);
       if (policy) return policy;
       if (signal.aborted) return 'skip';
-      let existing: { size: number; mtimeMs: number } | undefined;
-      try {
-        if (job.direction === 'upload') {
-          const st = await (await this.engineFor(job.siteId)).stat(target);
-          if (st) existing = { size: st.size, mtimeMs: st.mtimeMs };
-        } else {
-          const st = await fs.promises.stat(target);
-          existing = { size: st.size, mtimeMs: st.mtimeMs };
-        }
-      } catch { /* the dialog works without sizes */ }
-      const incoming = await this.incomingStat(job, target);
       const promptId = randomUUID();
       return new Promise<ConflictChoice>((resolve) => {
         this.conflictPrompts.set(promptId, { jobId: job.id, batchId: job.batchId, resolve });
-        this.emit('conflict.prompt', { promptId, jobId: job.id, target, direction: job.direction, ...(existing ? { existing } : {}), ...(incoming ? { incoming } : {}) });
+        this.emit('conflict.prompt', { promptId, jobId: job.id, target, direction: job.direction, existing: files.existing, incoming: files.incoming });
       });
     };
     const previous = this.batchPromptChain.get(job.batchId) ?? Promise.resolve();
     const next = previous.then(ask, ask);
     this.batchPromptChain.set(job.batchId, next.catch(() => undefined));
     return next;
-  }
-
-  /**
-   * Size and mtime of the file that would replace `target`: the source file of a one-file job, or the file
-   * under a folder source at the target's path relative to the job's destination. Undefined when unknown.
-   */
-  private async incomingStat(job: Job, target: string): Promise<{ size: number; mtimeMs: number } | undefined> {
-    try {
-      const remoteSide = job.direction === 'download';
-      const destPath = remoteSide ? path : path.posix;
-      const rel = destPath.relative(job.dest, target);
-      if (!rel || rel.startsWith('..') || destPath.isAbsolute(rel)) return undefined;
-      const parts = rel.split(destPath.sep);
-      if (parts[0] !== job.name) return undefined;
-      const srcPath = remoteSide ? path.posix : path;
-      const source = srcPath.join(job.source, ...parts.slice(1));
-      if (remoteSide) {
-        const st = await (await this.engineFor(job.siteId)).stat(source);
-        return st ? { size: st.size, mtimeMs: st.mtimeMs } : undefined;
-      }
-      const st = await fs.promises.stat(source);
-      return st.isFile() ? { size: st.size, mtimeMs: st.mtimeMs } : undefined;
-    } catch {
-      return undefined;
-    }
   }
 
   private closeConflictPrompt(promptId: string, choice: ConflictChoice): void {
@@ -755,47 +719,6 @@ export class SluiceService {
 // ---------------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------------
-
-/**
- * A {@link HostKeyPolicy} that also says which keys `learnRotatedKeys` saved (the engine's policy only counts
- * them): keys not trusted before the call and trusted after it, with their types and SHA256 fingerprints.
- */
-class ReportingHostKeyPolicy extends HostKeyPolicy {
-  /** Fingerprints already reported: the connections of one session learn the same keys concurrently. */
-  private readonly reported = new Set<string>();
-
-  constructor(
-    opts: ConstructorParameters<typeof HostKeyPolicy>[0],
-    private readonly store: KnownHosts,
-    private readonly onLearned: (keys: Array<{ keyType: string; fingerprint: string }>) => void,
-  ) {
-    super(opts);
-  }
-
-  override async learnRotatedKeys(host: string, port: number, connectionKey: Buffer, provenKeys: Buffer[]): Promise<number> {
-    const before = provenKeys.map((k) => verdictOf(this.store, host, port, k));
-    const added = await super.learnRotatedKeys(host, port, connectionKey, provenKeys);
-    if (added > 0) {
-      const learned = new Map<string, { keyType: string; fingerprint: string }>();
-      provenKeys.forEach((k, i) => {
-        const was = before[i];
-        if (!was || was.kind === 'trusted' || was.kind === 'revoked') return;
-        if (!this.reported.has(was.identity.fingerprint) && verdictOf(this.store, host, port, k)?.kind === 'trusted') {
-          this.reported.add(was.identity.fingerprint);
-          learned.set(was.identity.fingerprint, { keyType: was.identity.keyType, fingerprint: was.identity.fingerprint });
-        }
-      });
-      if (learned.size > 0) {
-        try { this.onLearned([...learned.values()]); } catch { /* reporting must not undo the learning */ }
-      }
-    }
-    return added;
-  }
-}
-
-function verdictOf(store: KnownHosts, host: string, port: number, key: Buffer): HostKeyVerdict | undefined {
-  try { return store.lookup(host, port, key); } catch { return undefined; }
-}
 
 function errorInfo(e: unknown): { code: string; message: string } {
   if (typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string' && typeof (e as { message?: unknown }).message === 'string') {

@@ -16,6 +16,7 @@ import type {
 import type { Job, JobState } from '../../app/common/model/job';
 import { applyQueueEvents, emptyQueue, type QueueEvent, type QueueState } from '../../app/common/queue/reducer';
 import { RateSeries } from './series';
+import { plural } from '../format/format';
 
 /** Everything the views render. Immutable: every change produces a new object. */
 export interface AppState {
@@ -38,16 +39,15 @@ export interface AppState {
 /** A non-blocking, informational message shown under the toolbar until dismissed. */
 export interface Notice {
   id: string;
-  siteId?: string;
   /** One short line. */
   text: string;
   /** The full text, for the notice's Details dialog, and that dialog's title. */
   details?: string;
-  title?: string;
+  title: string;
 }
 
 /** How many notices are kept (older ones are dropped). */
-export const NOTICE_LIMIT = 5;
+const NOTICE_LIMIT = 5;
 
 /** How many log lines the panel keeps. */
 export const LOG_LIMIT = 500;
@@ -147,14 +147,13 @@ function reduceEvent(state: AppState, action: EventAction): AppState {
 }
 
 /** The notice for keys a trusted server announced (hostkeys-00@openssh.com) and the engine saved. */
-export function learnedKeysNotice(p: HostKeysLearned): Notice {
+function learnedKeysNotice(p: HostKeysLearned): Notice {
   const n = p.keys.length;
   const where = p.port === 22 ? p.host : `${p.host}:${p.port}`;
   return {
     id: `hostkeys:${p.siteId}:${p.keys.map((k) => k.fingerprint).join(',')}`,
-    siteId: p.siteId,
     title: 'Host keys saved',
-    text: `${where} announced ${n} new host key${n === 1 ? '' : 's'} (${p.keys.map((k) => k.keyType).join(', ')}); saved to known_hosts.`,
+    text: `${where} announced ${plural(n, 'new host key')} (${p.keys.map((k) => k.keyType).join(', ')}); saved to known_hosts.`,
     details:
       `The server proved it holds ${n === 1 ? 'this key' : 'these keys'} (OpenSSH hostkeys-00@openssh.com), over a connection whose key ` +
       `was already trusted, so ${n === 1 ? 'it was' : 'they were'} added to ${p.file}:\n\n` +

@@ -186,7 +186,7 @@ export function App() {
             label="Notice"
             text={n.text}
             details={n.details}
-            detailsTitle={n.title ?? 'Notice'}
+            detailsTitle={n.title}
             onDismiss={() => store.dispatch({ type: 'noticeDismissed', id: n.id })}
           />
         ))}

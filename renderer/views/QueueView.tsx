@@ -9,7 +9,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import type { Job } from '../../app/common/model/job';
 import { etaSeconds } from '../../app/common/model/job';
 import { queueTotals } from '../../app/common/queue/reducer';
-import { formatBytes, formatDuration, formatRate, percent } from '../format/format';
+import { formatBytes, formatDuration, formatRate, percent, plural } from '../format/format';
 import { filterJobIds, type QueueFilter } from '../state/appState';
 import { useAppState, useBridge, useStore } from '../state/react';
 import { Icon } from './Icon';
@@ -152,7 +152,7 @@ export function QueueView() {
         {ids.length === 0 && <p className="muted" style={{ padding: 8 }}>{filter === 'all' ? 'Drag files between the panes to transfer them.' : 'No jobs match this filter.'}</p>}
       </div>
       <footer className="totals" aria-label="Queue totals">
-        <output aria-label="Jobs total">{queue.order.length} jobs</output>
+        <output aria-label="Jobs total">{plural(queue.order.length, 'job')}</output>
         <output aria-label="Active jobs">{active} active</output>
         <output aria-label="Done jobs">{totals.count.done} done</output>
         <output aria-label="Failed jobs">{totals.count.failed} failed</output>

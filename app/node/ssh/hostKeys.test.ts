@@ -235,11 +235,14 @@ test('learnRotatedKeys adds proven keys only when the connection key is trusted 
   const before = fs.readFileSync(f, 'utf8');
   const policy = await policyOn(f, 'strict');
   const proven = [keys.ed1.blob, keys.ecdsa.blob, keys.ed2.blob, keys.rsa.blob, keys.ecdsa.blob];
-  assert.equal(await policy.learnRotatedKeys('127.0.0.1', 2222, keys.ed1.blob, proven), 2);
+  const learned = await policy.learnRotatedKeys('127.0.0.1', 2222, keys.ed1.blob, proven);
+  assert.equal(learned.length, 2);
+  assert.deepEqual(learned.map((k) => k.keyType), [keys.ecdsa.type, keys.ed2.type]);
+  assert.deepEqual(learned.map((k) => k.fingerprint), [keys.ecdsa.fp, keys.ed2.fp]);
   const after = fs.readFileSync(f, 'utf8');
   assert.ok(after.startsWith(before), 'nothing removed or rewritten');
   assert.equal(lineCount(f), 5);
-  assert.equal(await policy.learnRotatedKeys('127.0.0.1', 2222, keys.ed1.blob, proven), 0);
+  assert.equal((await policy.learnRotatedKeys('127.0.0.1', 2222, keys.ed1.blob, proven)).length, 0);
   for (const k of [keys.ecdsa, keys.ed2]) {
     assert.equal((await policy.verify('127.0.0.1', 2222, k.blob)).accepted, true);
   }
@@ -249,8 +252,20 @@ test('learnRotatedKeys adds proven keys only when the connection key is trusted 
   const g = newFile();
   const policy2 = await policyOn(g, 'ask', async () => 'accept-once');
   assert.equal((await policy2.verify('127.0.0.1', 2222, keys.ed1.blob)).accepted, true);
-  assert.equal(await policy2.learnRotatedKeys('127.0.0.1', 2222, keys.ed1.blob, [keys.ed2.blob]), 0);
+  assert.equal((await policy2.learnRotatedKeys('127.0.0.1', 2222, keys.ed1.blob, [keys.ed2.blob])).length, 0);
   assert.equal(fs.existsSync(g), false);
+});
+
+test('learnRotatedKeys reports each key once per policy when several connections announce it at once', async () => {
+  const f = newFile(`[127.0.0.1]:2222 ${keys.ed1.type} ${keys.ed1.b64}\n`);
+  const policy = await policyOn(f, 'strict');
+  const proven = [keys.ecdsa.blob, keys.ed2.blob];
+  const [a, b] = await Promise.all([
+    policy.learnRotatedKeys('127.0.0.1', 2222, keys.ed1.blob, proven),
+    policy.learnRotatedKeys('127.0.0.1', 2222, keys.ed1.blob, proven),
+  ]);
+  assert.equal(a.length + b.length, 2);
+  assert.equal(lineCount(f), 3);
 });
 
 test('preferStoredHostKeyAlgorithms puts stored key types first', () => {
@@ -373,7 +388,7 @@ test('real sshd: stored-type ordering avoids a false change, and hostkeys-00 rot
       conn.on('hostkeys', (announced) => {
         if (!presented) return;
         policy.learnRotatedKeys('127.0.0.1', port, presented, announced.map((k) => k.getPublicSSH()))
-          .then((learned) => finish({ outcome: 'ready', learned }), (e: Error) => finish({ outcome: `learn failed: ${e.message}` }));
+          .then((learned) => finish({ outcome: 'ready', learned: learned.length }), (e: Error) => finish({ outcome: `learn failed: ${e.message}` }));
       });
       conn.once('ready', () => { if (!waitForHostkeys) finish({ outcome: 'ready' }); });
       conn.once('error', (e) => finish({ outcome: `error: ${e.message}` }));

@@ -119,6 +119,18 @@ function rejectedMessage(v: UnknownVerdict): string {
  * asked about again, a rejected one is not asked about again either, and concurrent checks of the same
  * unknown key share one prompt and one known_hosts write.
  */
+/** A host key learned from a server's announcement: its type and SHA256 fingerprint. */
+export interface LearnedHostKey {
+  keyType: string;
+  fingerprint: string;
+}
+
+/** One line for logs: which announced keys were saved, and where. */
+export function learnedKeysMessage(host: string, port: number, keys: LearnedHostKey[], file: string): string {
+  const list = keys.map((k) => `${k.keyType} ${k.fingerprint}`).join(', ');
+  return `${hostLabel(host, port)} announced ${keys.length} new host key(s) (hostkeys-00@openssh.com), saved to ${file}: ${list}`;
+}
+
 export class HostKeyPolicy {
   private readonly knownHosts: KnownHosts;
   private readonly mode: HostKeyMode;
@@ -128,6 +140,8 @@ export class HostKeyPolicy {
   private readonly acceptedUnknown = new Map<string, { saved: boolean; saveError?: string }>();
   private readonly rejected = new Set<string>();
   private readonly pending = new Map<string, Promise<HostKeyCheck>>();
+  /** Rotated keys this job claimed for learning (host name + key): the connections of one job announce the same keys. */
+  private readonly learning = new Set<string>();
 
   constructor(opts: HostKeyPolicyOptions) {
     this.knownHosts = opts.knownHosts;
@@ -169,26 +183,35 @@ export class HostKeyPolicy {
     }
   }
 
+  /** The known_hosts file new keys are appended to. */
+  get writePath(): string {
+    return this.knownHosts.paths.writePath;
+  }
+
   /**
    * Learns keys a server announced with `hostkeys-00@openssh.com` (OpenSSH PROTOCOL §2.5) and proved
    * (ssh2 emits them as `hostkeys`; pass `key.getPublicSSH()` of each). Only when this connection's key is
-   * trusted from known_hosts; keys already stored or revoked are skipped; nothing is ever removed.
-   * @returns how many keys were appended
+   * trusted from known_hosts; keys already stored or revoked are skipped; nothing is ever removed. Each key is
+   * learned once per policy (job), however many of its connections announce it.
+   * @returns the keys appended to {@link writePath} by this call (type and SHA256 fingerprint)
    */
-  async learnRotatedKeys(host: string, port: number, connectionKey: Buffer, provenKeys: Buffer[]): Promise<number> {
-    if (this.knownHosts.lookup(host, port, connectionKey).kind !== 'trusted') return 0;
-    let added = 0;
-    const seen = new Set<string>();
+  async learnRotatedKeys(host: string, port: number, connectionKey: Buffer, provenKeys: Buffer[]): Promise<LearnedHostKey[]> {
+    if (this.knownHosts.lookup(host, port, connectionKey).kind !== 'trusted') return [];
+    const learned: LearnedHostKey[] = [];
     for (const key of provenKeys) {
-      const id = key.toString('base64');
-      if (seen.has(id)) continue;
-      seen.add(id);
-      let kind: HostKeyVerdict['kind'];
-      try { kind = this.knownHosts.lookup(host, port, key).kind; } catch { continue; }
-      if (kind === 'trusted' || kind === 'revoked') continue;
-      if (await this.knownHosts.add(host, port, key)) added++;
+      const id = `${knownHostsName(host, port)}\0${key.toString('base64')}`;
+      if (this.learning.has(id)) continue;
+      let verdict: HostKeyVerdict;
+      try { verdict = this.knownHosts.lookup(host, port, key); } catch { continue; }
+      if (verdict.kind === 'trusted' || verdict.kind === 'revoked') continue;
+      this.learning.add(id);
+      if (await this.knownHosts.add(host, port, key)) {
+        learned.push({ keyType: verdict.identity.keyType, fingerprint: verdict.identity.fingerprint });
+      } else {
+        this.learning.delete(id);
+      }
     }
-    return added;
+    return learned;
   }
 
   private async decideUnknown(id: string, verdict: UnknownVerdict, keyBlob: Buffer): Promise<HostKeyCheck> {

@@ -32,6 +32,7 @@ test('set-up ACKs: an IGNORE after a read only once the key exchange is over, no
   try {
     let ignores = 0;
     const client = Object.assign(new EventEmitter(), { _protocol: { ignore: () => { ignores++; } } }) as IgnoreCapableClient;
+    const original = sock.write;
     const stop = ackPromptlyDuringSetup(sock, client);
 
     // During the key exchange (strict KEX): nothing extra.
@@ -53,6 +54,8 @@ test('set-up ACKs: an IGNORE after a read only once the key exchange is over, no
     stop();
     r = received(sock, 5); server.write('three'); await r; await turn(); await turn();
     assert.equal(ignores, 1);
+    // The transfer's writes do not go through the set-up wrapper.
+    assert.equal(sock.write, original);
   } finally {
     close();
   }

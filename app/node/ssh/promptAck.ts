@@ -16,17 +16,26 @@ export type IgnoreCapableClient = EventEmitter & { _protocol?: { ignore?: () => 
  * @returns stop(): call when set-up is over
  */
 export function ackPromptlyDuringSetup(sock: net.Socket, client: IgnoreCapableClient): () => void {
-  let active = false;
+  let active = true;
   let wrote = false;
-  const write = sock.write.bind(sock) as (...args: unknown[]) => boolean;
-  sock.write = ((...args: unknown[]) => { wrote = true; return write(...args); }) as typeof sock.write;
+  const write = sock.write;
   const onData = () => {
-    if (!active) return;
     wrote = false;
     setImmediate(() => { if (active && !wrote && sock.writable) client._protocol?.ignore?.(); });
   };
-  sock.on('data', onData);
-  client.once('handshake', () => { active = true; });
-  return () => { active = false; sock.off('data', onData); };
+  // Listening from the handshake on: ssh2 reads the socket itself by then (an earlier 'data' listener would
+  // start the flow before ssh2's), and the write wrapper stays off the transfer's path once stopped.
+  const start = () => {
+    if (!active) return;
+    sock.write = ((...args: unknown[]) => { wrote = true; return (write as (...a: unknown[]) => boolean).apply(sock, args); }) as typeof sock.write;
+    sock.on('data', onData);
+  };
+  client.once('handshake', start);
+  return () => {
+    if (!active) return;
+    active = false;
+    client.off('handshake', start);
+    sock.off('data', onData);
+    sock.write = write;
+  };
 }
-

@@ -187,7 +187,7 @@ describe('host keys across connections (OpenSSH)', { skip: hasSshd ? false : `${
     test('HOSTKEY_CHANGED stops the whole session; the impostor never sees an authentication attempt', { timeout: 60_000 }, async () => {
       const obs = observed();
       // known_hosts names the switch's port with the real server's key.
-      const line = server.knownHostsLine().replace(`[127.0.0.1]:${server.port}`, `[127.0.0.1]:${switchPort}`);
+      const line = server.knownHostsLine(switchPort);
       const started = Date.now();
       let error: unknown;
       try {

@@ -61,7 +61,8 @@ function autoConnections(cores: number): number {
  * RTT-based pool sizing, from the benchmark (FIELD.md, bench/): on a low-latency link a 2-core machine is
  * CPU-bound and one connection with one channel wins (sshd needs the other core); at `rttMs` or more each
  * channel is bound by its window per round trip, so `channels` channels open on the first connection while
- * it connects (a channel costs about 4 round trips on a connection we have, a new connection about 10), and
+ * it connects (a channel costs 2 round trips on a connection we have with OpenSSH, 4 elsewhere; a new connection
+ * about 6–10), and
  * `connections` connections in all ({@link autoConnections}: 1 on 2 cores, else 2).
  */
 export const AUTO_TUNE = { rttMs: 5, connections: autoConnections(os.availableParallelism()), channels: 10, probes: 2 };
@@ -283,7 +284,9 @@ export class Session {
         const key = this.connectionKeys.get(id);
         if (!key) return;
         o.hostKeys.learnRotatedKeys(o.host, o.port, key, keys).then(
-          (n) => { if (n) this.emit({ type: 'log', level: 'info', message: `learned ${n} rotated host key(s) from ${o.host}` }); },
+          (learned) => {
+            if (learned.length) this.emit({ type: 'hostKeysLearned', host: o.host, port: o.port, keys: learned, file: o.hostKeys.writePath });
+          },
           () => undefined,
         );
       },

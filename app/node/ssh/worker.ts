@@ -214,7 +214,8 @@ async function connect(params: ConnectParams): Promise<ConnectInfo> {
     const b = await measureRtt(client);
     return a === undefined ? b : b === undefined ? a : Math.min(a, b);
   });
-  // Channels open in parallel (each takes ~4 round trips: CHANNEL_OPEN, subsystem, INIT, limits). On a slow
+  // Channels open in parallel (each takes 2 round trips with OpenSSH: CHANNEL_OPEN, then subsystem + INIT +
+  // limits pipelined by the ssh2 patch; 4 elsewhere). On a slow
   // link the automatic extra ones start as soon as the RTT is known, while the first is still opening; connect
   // does not wait for them (a small job starts at once) and addChannels hands them out when the pool grows.
   const auto = params.autoChannels;
@@ -345,7 +346,7 @@ async function addChannels(a: WorkerOps['addChannels'][0]): Promise<number> {
   earlyChannels = null;
   for (const ch of early.slice(a.count)) ch.end();
   const reused = early.slice(0, a.count);
-  // Opened together: each costs a few round trips (CHANNEL_OPEN, subsystem, INIT/VERSION, limits). A server
+  // Opened together: each costs 2–4 round trips (CHANNEL_OPEN, subsystem, INIT/VERSION, limits). A server
   // may refuse some (OpenSSH MaxSessions, default 10 per connection): those that opened are used.
   const results = await Promise.allSettled(Array.from({ length: a.count - reused.length }, () => openSftp(c.client)));
   const opened = [...reused, ...results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))];
@@ -419,7 +420,6 @@ function rangeError(e: unknown, remotePath: string, localPath: string): SluiceEr
   return new SluiceError('REMOTE_FAILURE', `${remotePath}: ${err?.message ?? String(e)}`);
 }
 
-/** Runs one segment: opens both sides, copies [start, end) with the pipeline, closes both. */
 /**
  * SSH_FXP_WRITEs one upload task keeps outstanding. sshd opens 2 MiB of channel window (OpenSSH
  * CHAN_SES_WINDOW_DEFAULT), so beyond a few times that the writes only wait in ssh2's channel buffer, where an
@@ -430,6 +430,10 @@ const UPLOAD_MAX_IN_FLIGHT = 24;
 /** Handles kept open between segments of a file on a channel; closed by `releaseFile` or `finishUpload`. */
 const segmentHandles = new SegmentHandles<fs.promises.FileHandle>();
 
+/**
+ * Runs one segment: copies [start, end) with the pipeline through the handle pair this channel kept for the file
+ * (else opens both sides), and keeps the pair for the file's next segment unless the segment failed.
+ */
 async function rangeTask(t: RangeTask, direction: 'download' | 'upload'): Promise<number> {
   const c = requireConn();
   const s = sftpOf(t.channel);

@@ -129,9 +129,9 @@ export interface WorkerOps {
    * file's segments (see releaseFile).
    */
   finishUpload: [{ channel?: number; path: string }, { size: number; fsynced: boolean }];
-  /** SHA-256 of a remote file: `sha256sum`/`shasum -a 256` over exec, or a re-read over SFTP. */
   /** Closes the handles kept open between a file's segments on this connection (download or upload). */
   releaseFile: [{ remotePath: string; localPath: string }, void];
+  /** SHA-256 of a remote file: `sha256sum`/`shasum -a 256` over exec, or a re-read over SFTP. */
   hashRemote: [{ channel?: number; path: string; allowExec: boolean }, { sha256: string; method: 'exec' | 'reread' }];
   hashLocal: [{ path: string }, string];
   /** Probes whether the server accepts out-of-order writes from two handles to one file. */

@@ -23,7 +23,7 @@ for (const direction of ['put', 'get'] as const) {
       await tox.addToxic('ssh', { type: 'bandwidth', stream: 'upstream', attributes: { rate: 2048 } });
       await tox.addToxic('ssh', { type: 'bandwidth', stream: 'downstream', attributes: { rate: 2048 } });
       const kh = path.join(dir, 'known_hosts');
-      fs.writeFileSync(kh, `${srv.knownHostsLine().replace(`:${srv.port}`, `:${proxy.port}`)}\n`);
+      fs.writeFileSync(kh, `${srv.knownHostsLine(proxy.port)}\n`);
       const local = path.join(dir, 'f.bin');
       const remote = path.join(srv.root, 'f.bin');
       fs.writeFileSync(direction === 'put' ? local : remote, randomBytes(SIZE));

@@ -260,7 +260,7 @@ describe('failover on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} not inst
       await new Promise<void>((r) => sw.listen(0, '127.0.0.1', () => r()));
       switchPort = (sw.address() as net.AddressInfo).port;
       const kh = path.join(local, 'known_hosts.switch');
-      fs.writeFileSync(kh, `${server.knownHostsLine().replace(`[127.0.0.1]:${server.port}`, `[127.0.0.1]:${switchPort}`)}\n`);
+      fs.writeFileSync(kh, `${server.knownHostsLine(switchPort)}\n`);
 
       const o = await open(4, { port: switchPort, knownHosts: kh, keepaliveIntervalMs: 1_000, keepaliveCountMax: 2 });
       const remote = path.join(server.root, 'stall.bin');

@@ -16,7 +16,7 @@ import type { Lane, Session } from '../ssh/session';
 import { PoolSampler } from './progress';
 import { Scheduler } from './scheduler';
 import { safeLocalJoin, unsafeNameReason } from './names';
-import type { ConflictAnswer, FileFailure, TransferReport, TransferRequest, VerifyLevel } from './types';
+import type { ConflictAnswer, FileFailure, FileTimes, TransferReport, TransferRequest, VerifyLevel } from './types';
 
 const PROGRESS_INTERVAL_MS = 250;
 /** A whole-file task this big occupies a lane on its own (see Task.heavy). */
@@ -32,6 +32,8 @@ interface FileItem {
   dst: string;
   size: number;
   mode: number;
+  /** Source modification time, ms since epoch (shown when the target exists). */
+  mtimeMs: number;
 }
 
 interface FileState extends FileItem {
@@ -108,10 +110,10 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
   const running = new Map<number, Lane>();
   let aborted: SluiceError | null = null;
 
-  const emitFile = (f: FileItem, state: 'done' | 'failed' | 'skipped', error?: SluiceError, verify?: VerifyLevel) =>
+  const emitFile = (f: Omit<FileItem, 'mtimeMs'>, state: 'done' | 'failed' | 'skipped', error?: SluiceError, verify?: VerifyLevel) =>
     session.publish({ type: 'file', jobId: req.id, path: f.src, target: f.dst, size: f.size, state, verify, error: error?.toInfo() });
 
-  const failFile = (f: FileItem, e: SluiceError) => {
+  const failFile = (f: Omit<FileItem, 'mtimeMs'>, e: SluiceError) => {
     failed.push({ path: f.src, code: e.code, message: e.message });
     emitFile(f, 'failed', e);
   };
@@ -254,13 +256,17 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
     return probe;
   };
 
-  const targetExists = (p: string) => (put ? session.stat(p).then((s) => s !== null) : fs.promises.lstat(p).then(() => true, () => false));
+  const targetStat = (p: string): Promise<FileTimes | null> => (put
+    ? session.stat(p)
+    : fs.promises.lstat(p).catch(() => null)).then((s) => (s ? { size: s.size, mtimeMs: s.mtimeMs } : null));
+  const targetExists = (p: string) => targetStat(p).then((s) => s !== null);
 
   const resolveConflict = async (item: FileItem): Promise<{ item: FileItem; mode: 'overwrite' | 'no-clobber' } | null> => {
     const policy = req.conflict ?? 'overwrite';
     if (policy === 'overwrite') return { item, mode: 'overwrite' };
-    if (!(await targetExists(item.dst))) return { item, mode: 'no-clobber' };
-    const answer: ConflictAnswer = policy === 'skip' ? 'skip' : await policy(item.dst);
+    const existing = await targetStat(item.dst);
+    if (!existing) return { item, mode: 'no-clobber' };
+    const answer: ConflictAnswer = policy === 'skip' ? 'skip' : await policy(item.dst, { incoming: { size: item.size, mtimeMs: item.mtimeMs }, existing });
     if (answer === 'skip') return null;
     if (answer === 'overwrite') return { item, mode: 'overwrite' };
     return { item: { ...item, dst: await nextFreeName(targetExists, item.dst, put) }, mode: 'no-clobber' };
@@ -375,7 +381,7 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
       if (st.isDirectory()) {
         if (e.isSymbolicLink()) session.publish({ type: 'log', level: 'warn', message: `skipped folder symlink ${src}` });
         else dirs.push([src, dst]);
-      } else if (st.isFile()) await enqueueFile({ src, dst, size: st.size, mode: st.mode & 0o777 });
+      } else if (st.isFile()) await enqueueFile({ src, dst, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });
     }
     await eachLimited(dirs, WALK_CONCURRENCY, ([s, d]) => walkPut(s, d).catch((err) => failFile({ src: s, dst: d, size: 0, mode: 0 }, asSluice(err))));
   };
@@ -405,7 +411,7 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
         if (st.type === 'dir') { session.publish({ type: 'log', level: 'warn', message: `skipped folder symlink ${src}` }); continue; }
       }
       if (st.type === 'dir') dirs.push([src, dst]);
-      else if (st.type === 'file') await enqueueFile({ src, dst, size: st.size, mode: st.mode & 0o777 });
+      else if (st.type === 'file') await enqueueFile({ src, dst, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });
     }
     await eachLimited(dirs, WALK_CONCURRENCY, ([s, d]) => walkGet(s, d).catch((err) => failFile({ src: s, dst: d, size: 0, mode: 0 }, asSluice(err))));
   };
@@ -429,7 +435,7 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
         if (st.isDirectory()) {
           if (!req.recursive) failFile({ src, dst: target, size: 0, mode: 0 }, new SluiceError('USAGE', `${src} is a folder (use -r)`));
           else await walkPut(src, target);
-        } else await enqueueFile({ src, dst: target, size: st.size, mode: st.mode & 0o777 });
+        } else await enqueueFile({ src, dst: target, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });
       }
     } else {
       const destPath = path.resolve(req.dest);
@@ -455,7 +461,7 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
         if (st.type === 'dir') {
           if (!req.recursive) failFile({ src, dst: target, size: 0, mode: 0 }, new SluiceError('USAGE', `${src} is a folder (use -r)`));
           else await walkGet(src, target);
-        } else await enqueueFile({ src, dst: target, size: st.size, mode: st.mode & 0o777 });
+        } else await enqueueFile({ src, dst: target, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });
       }
     }
   };

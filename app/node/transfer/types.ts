@@ -1,8 +1,23 @@
 /** Shapes of a transfer job, its report and the engine's events. */
+import type { LearnedHostKey } from '../ssh/hostKeys';
 
 export type ConflictAnswer = 'overwrite' | 'skip' | 'rename';
 /** What to do when the target exists: overwrite (cp), skip (--no-clobber), or ask per file. */
-export type ConflictPolicy = 'overwrite' | 'skip' | ((target: string) => Promise<ConflictAnswer>);
+export type ConflictPolicy = 'overwrite' | 'skip' | ((target: string, files: ConflictFiles) => Promise<ConflictAnswer>);
+
+/** Size (bytes) and modification time (ms since epoch) of a file. */
+export interface FileTimes {
+  size: number;
+  mtimeMs: number;
+}
+
+/** The two files of a conflict, as the engine saw them when it found the target existing. */
+export interface ConflictFiles {
+  /** The source file that would replace the target. */
+  incoming: FileTimes;
+  /** The file already at the target. */
+  existing: FileTimes;
+}
 
 export type VerifyLevel = 'size' | 'sha256-remote' | 'sha256-reread';
 
@@ -60,4 +75,6 @@ export type EngineEvent =
   }
   | { type: 'file'; jobId: string; path: string; target: string; size: number; state: 'done' | 'failed' | 'skipped'; verify?: VerifyLevel; error?: { code: string; message: string } }
   | { type: 'connection'; id: number; state: 'up' | 'down'; reason?: string }
-  | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string };
+  | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }
+  /** Keys a trusted server announced and proved (hostkeys-00@openssh.com), appended to `file` (never empty). */
+  | { type: 'hostKeysLearned'; host: string; port: number; keys: LearnedHostKey[]; file: string };

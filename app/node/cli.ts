@@ -209,6 +209,11 @@ async function run(direction: 'get' | 'put', operands: string[], o: CliOptions):
       keepaliveIntervalMs: o.keepalive,
       keepaliveCountMax: o.keepaliveCount,
       readyTimeoutMs: o.connectTimeout,
+      // The job's first requests, sent with the SFTP set-up: a get stats its sources (and opens a single one on
+      // every channel), a put stats its destination.
+      prefetch: direction === 'get'
+        ? { stat: sources.filter((p) => p !== ''), read: sources.length === 1 && sources[0] !== '' && !o.recursive ? sources : [] }
+        : { stat: dest === '' ? [] : [dest] },
       onWarning: (m) => out.info(`sluice: warning: ${m}`),
       onEvent: (e) => out.event(e),
     });

@@ -1,29 +1,8 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
-import { EventEmitter, once } from 'node:events';
+import { EventEmitter } from 'node:events';
 import { ackPromptlyDuringSetup, type IgnoreCapableClient } from './promptAck';
-
-/** A connected loopback socket pair: `client` is the one watched, `server` feeds it data. */
-async function socketPair(): Promise<{ client: net.Socket; server: net.Socket; close: () => void }> {
-  const srv = net.createServer();
-  srv.listen(0, '127.0.0.1');
-  await once(srv, 'listening');
-  const accepted = once(srv, 'connection');
-  const client = net.connect((srv.address() as net.AddressInfo).port, '127.0.0.1');
-  const [server] = (await accepted) as [net.Socket];
-  await once(client, 'connect').catch(() => undefined);
-  return { client, server, close: () => { client.destroy(); server.destroy(); srv.close(); } };
-}
-
-/** Resolves once `client` has received `n` more bytes. */
-function received(sock: net.Socket, n: number): Promise<void> {
-  return new Promise((resolve) => {
-    let got = 0;
-    const on = (b: Buffer) => { got += b.length; if (got >= n) { sock.off('data', on); resolve(); } };
-    sock.on('data', on);
-  });
-}
+import { received, socketPair } from '../test/socketPair';
 
 const turn = () => new Promise((r) => setImmediate(r));
 

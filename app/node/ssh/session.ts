@@ -9,7 +9,7 @@ import { SluiceError } from '../errors';
 import type { AuthMaterial } from './auth';
 import { WorkerConnection } from './connection';
 import type { HostKeyPolicy } from './hostKeys';
-import type { Negotiated, RemoteEntry, RemoteStat, WorkerOps } from './workerProtocol';
+import type { ConnectParams, Negotiated, RemoteEntry, RemoteStat, WorkerOps } from './workerProtocol';
 import type { EngineEvent, TransferReport, TransferRequest } from '../transfer/types';
 import { runTransfer } from '../transfer/run';
 
@@ -41,6 +41,8 @@ export interface SessionOptions {
   keepaliveCountMax?: number;
   /** ms allowed for connect + handshake + auth. Default 20000. */
   readyTimeoutMs?: number;
+  /** The job's first requests, sent with the first connection's channel set-up (see ConnectParams.prefetch). */
+  prefetch?: ConnectParams['prefetch'];
   hostKeys: HostKeyPolicy;
   askPassword?: () => Promise<string | undefined>;
   onEvent?: (e: EngineEvent) => void;
@@ -310,6 +312,7 @@ export class Session {
       autoChannels: id === 0 && o.connections === undefined && o.channels === undefined
         ? { minRttMs: AUTO_TUNE.rttMs, channels: AUTO_TUNE.channels }
         : undefined,
+      prefetch: id === 0 ? o.prefetch : undefined,
     });
     this.emit({ type: 'connection', id, state: 'up' });
     return conn;

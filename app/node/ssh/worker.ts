@@ -20,6 +20,7 @@ import type {
   RemoteEntry, RemoteStat, ToWorker, WorkerOps,
 } from './workerProtocol';
 import { ackPromptlyDuringSetup, type IgnoreCapableClient } from './promptAck';
+import { watchSetupRtt } from './setupRtt';
 
 /** Largest request we issue even when a server allows more: 255 KiB, OpenSSH's own limit. */
 const MAX_REQUEST_BYTES = 261120;
@@ -35,6 +36,7 @@ function post(msg: FromWorker): void {
 
 interface Conn {
   client: Client;
+  sock: net.Socket;
   sftp: SFTPWrapper[];
   slots: RequestSlots[];
   counters: Float64Array;
@@ -151,6 +153,7 @@ async function connect(params: ConnectParams): Promise<ConnectInfo> {
   sock.connect({ host: params.host, port: params.port });
   coalesceWritesPerTick(sock);
   const stopAcking = ackPromptlyDuringSetup(sock, client as unknown as IgnoreCapableClient);
+  const setupRtt = watchSetupRtt(sock, client);
 
   const ready = new Promise<void>((resolve, reject) => {
     client.once('ready', resolve);
@@ -215,17 +218,17 @@ async function connect(params: ConnectParams): Promise<ConnectInfo> {
     return a === undefined ? b : b === undefined ? a : Math.min(a, b);
   });
   // Channels open in parallel (each takes 2 round trips with OpenSSH: CHANNEL_OPEN, then subsystem + INIT +
-  // limits pipelined by the ssh2 patch; 4 elsewhere). On a slow
-  // link the automatic extra ones start as soon as the RTT is known, while the first is still opening; connect
-  // does not wait for them (a small job starts at once) and addChannels hands them out when the pool grows.
+  // limits pipelined by the ssh2 patch; 4 elsewhere). connect does not wait for the automatic extra ones (a small
+  // job starts at once) and addChannels hands them out when the pool grows.
+  const stats = params.prefetch?.stat ?? [];
+  const reads = params.prefetch?.read ?? [];
+  const opening = Promise.all(Array.from({ length: params.channels },
+    (_, i) => openSftp(client, (s) => prefetchOn(s, i === 0 ? stats : [], reads))));
   const auto = params.autoChannels;
   earlyChannels = auto && auto.channels > params.channels
-    ? rtt.then((ms) => (ms !== undefined && ms >= auto.minRttMs
-      ? Promise.allSettled(Array.from({ length: auto.channels - params.channels }, () => openSftp(client)))
-        .then((rs) => rs.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : [])))
-      : []))
+    ? openEarlyChannels(client, auto.channels - params.channels, auto.minRttMs, setupRtt(), rtt, (s) => prefetchOn(s, [], reads))
     : null;
-  const sftp = await Promise.all(Array.from({ length: params.channels }, () => openSftp(client)));
+  const sftp = await opening;
   const limits = sftp[0] as unknown as { _maxReadLen: number; _maxWriteLen: number; _extensions: Record<string, string> };
   const info: ConnectInfo = {
     negotiated: negotiated ?? { kex: '?', serverHostKey: '?', cipher: '?', mac: '?' },
@@ -240,6 +243,7 @@ async function connect(params: ConnectParams): Promise<ConnectInfo> {
   watchSftpReplies(client, sftp, params);
   conn = {
     client,
+    sock,
     sftp,
     slots: sftp.map(() => new RequestSlots(params.requests)),
     counters: new Float64Array(params.counters),
@@ -248,6 +252,24 @@ async function connect(params: ConnectParams): Promise<ConnectInfo> {
     nextChannel: 0,
   };
   return info;
+}
+
+/**
+ * The automatic extra SFTP channels of a slow link. They start opening with the first channel when the set-up
+ * exchange already took `minRttMs` or more (two round trips sooner than the keepalive RTT would allow), and are
+ * closed again if the keepalive RTT then says the link is fast; otherwise they start once it says slow.
+ * @returns the channels that opened; [] on a fast link
+ */
+async function openEarlyChannels(client: Client, count: number, minRttMs: number, setupRttMs: number | undefined,
+  rtt: Promise<number | undefined>, early: (s: SFTPWrapper) => void): Promise<SFTPWrapper[]> {
+  const slow = (ms: number | undefined) => ms !== undefined && ms >= minRttMs;
+  const openAll = () => Promise.allSettled(Array.from({ length: count }, () => openSftp(client, early)))
+    .then((rs) => rs.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : [])));
+  if (!slow(setupRttMs)) return slow(await rtt) ? openAll() : [];
+  const opened = openAll();
+  if (slow(await rtt)) return opened;
+  for (const ch of await opened) ch.end();
+  return [];
 }
 
 /**
@@ -321,13 +343,20 @@ function applyWindow(ch: SFTPWrapper): void {
   if (channelWindow > 0) (ch as unknown as { incoming: { maxWindow?: number } }).incoming.maxWindow = channelWindow;
 }
 
-function openSftp(client: Client): Promise<SFTPWrapper> {
-  return new Promise<SFTPWrapper>((resolve, reject) =>
-    client.sftp((e, s) => {
+/**
+ * Opens an SFTP channel. `early` runs when the patched ssh2 pipelines the set-up (OpenSSH server): right after
+ * SSH_FXP_INIT is queued, before VERSION, so requests it sends share the set-up's round trips.
+ */
+function openSftp(client: Client, early?: (s: SFTPWrapper) => void): Promise<SFTPWrapper> {
+  return new Promise<SFTPWrapper>((resolve, reject) => {
+    const done = (e: Error | undefined, s: SFTPWrapper) => {
       if (e) { reject(new SluiceError('REMOTE_FAILURE', `cannot open SFTP channel: ${e.message}`)); return; }
       applyWindow(s);
       resolve(s);
-    }));
+    };
+    if (early) Object.assign(done, { _sluiceEarly: early });
+    client.sftp(done);
+  });
 }
 
 async function setChannelWindow(a: WorkerOps['setChannelWindow'][0]): Promise<number> {
@@ -440,7 +469,7 @@ async function rangeTask(t: RangeTask, direction: 'download' | 'upload'): Promis
   const down = direction === 'download';
   let h = segmentHandles.take(t.channel, direction, t.remotePath, t.localPath);
   if (!h) {
-    const remote = await openRemote(s, t.remotePath, down ? 'r' : 'r+');
+    const remote = await ((down ? takePrefetchedRead(s, t.remotePath) : undefined) ?? openRemote(s, t.remotePath, down ? 'r' : 'r+'));
     try {
       h = { channel: t.channel, remote, local: await openLocal(t.localPath, down ? 'r+' : 'r') };
     } catch (e) {
@@ -474,11 +503,18 @@ async function closeUnlessAborted(s: SFTPWrapper, h: Buffer, remotePath: string,
   if (!signal?.aborted) await closing;
 }
 
-/** Closes kept handle pairs: the SSH_FXP_CLOSEs go out together (one round trip); errors are ignored. */
-async function closeSegmentHandles(list: Array<SegmentHandle<fs.promises.FileHandle>>, remotePath: string): Promise<void> {
+/**
+ * Closes kept handle pairs: the SSH_FXP_CLOSEs go out together (one round trip); errors are ignored.
+ * `awaitRemote: false` returns once the local handles are closed (read handles of a finished download: every
+ * byte is here, and later requests on the channel queue behind the CLOSE).
+ */
+async function closeSegmentHandles(list: Array<SegmentHandle<fs.promises.FileHandle>>, remotePath: string,
+  awaitRemote = true): Promise<void> {
   await Promise.all(list.map(async (h) => {
     await h.local.close().catch(() => undefined);
-    if (!closedError) await closeRemote(sftpOf(h.channel), h.remote, remotePath).catch(() => undefined);
+    if (closedError) return;
+    const closing = closeRemote(sftpOf(h.channel), h.remote, remotePath).catch(() => undefined);
+    if (awaitRemote) await closing;
   }));
 }
 
@@ -541,7 +577,8 @@ async function putFile(t: PutFileTask): Promise<number> {
 async function getFile(t: GetFileTask): Promise<number> {
   const c = requireConn();
   const s = sftpOf(t.channel);
-  let h: Buffer | null = await openRemote(s, t.remotePath, 'r');
+  let h: Buffer | null = await (takePrefetchedRead(s, t.remotePath) ?? openRemote(s, t.remotePath, 'r'));
+  dropPrefetchedReads(t.remotePath);
   const o = rangeOptions(t.channel, c.info.maxRead, t.taskId);
   let local: fs.promises.FileHandle | null = null;
   try {
@@ -562,16 +599,71 @@ async function getFile(t: GetFileTask): Promise<number> {
   }
 }
 
-async function stat(a: WorkerOps['stat'][0]): Promise<RemoteStat | null> {
-  const s = sftpOf(a.channel);
+/** SSH_FXP_STAT (or LSTAT when `follow` is false); null when the path does not exist. */
+async function statOn(s: SFTPWrapper, p: string, follow: boolean): Promise<RemoteStat | null> {
   try {
     const st = await call<{ mode: number; size: number; mtime: number }>(
-      (cb) => (a.follow === false ? s.lstat(a.path, cb as never) : s.stat(a.path, cb as never)), a.path);
+      (cb) => (follow ? s.stat(p, cb as never) : s.lstat(p, cb as never)), p);
     return statToRemote(st);
   } catch (e) {
     if (e instanceof SluiceError && e.code === 'NO_SUCH_FILE') return null;
     throw e;
   }
+}
+
+/** Answers of the SSH_FXP_STATs sent behind the first channel's INIT (`prefetchStat`), each taken once. */
+const prefetchedStats = new Map<string, Promise<RemoteStat | null>>();
+
+/**
+ * Read handles opened behind a channel's INIT (`prefetch.read`), by channel and path. A download on that channel
+ * takes its handle instead of opening one; the others are closed once the path turns out not to be a file, or its
+ * transfer is over (getFile, releaseFile). A file the job skips keeps them until the connection closes.
+ */
+const prefetchedReads = new Map<SFTPWrapper, Map<string, Promise<Buffer>>>();
+
+/** Sends the set-up's SSH_FXP_STATs and read SSH_FXP_OPENs on a channel whose INIT was just queued. */
+function prefetchOn(s: SFTPWrapper, stats: string[], reads: string[]): void {
+  for (const p of stats) {
+    const answer = statOn(s, p, true);
+    answer.catch(() => undefined);
+    prefetchedStats.set(p, answer);
+  }
+  if (!reads.length) return;
+  const byPath = new Map<string, Promise<Buffer>>();
+  for (const p of reads) {
+    const h = openRemote(s, p, 'r');
+    h.catch(() => undefined);
+    byPath.set(p, h);
+  }
+  prefetchedReads.set(s, byPath);
+}
+
+/** The read handle prefetched for `p` on this channel, if any (taken: it is the caller's to close). */
+function takePrefetchedRead(s: SFTPWrapper, p: string): Promise<Buffer> | undefined {
+  const byPath = prefetchedReads.get(s);
+  const h = byPath?.get(p);
+  byPath?.delete(p);
+  return h;
+}
+
+/** Closes the read handles prefetched for `p` that no download took (the SSH_FXP_CLOSEs are not waited for). */
+function dropPrefetchedReads(p: string): void {
+  for (const [s, byPath] of prefetchedReads) {
+    const h = byPath.get(p);
+    if (!h) continue;
+    byPath.delete(p);
+    h.then((handle) => closeRemote(s, handle, p)).catch(() => undefined);
+  }
+}
+
+async function stat(a: WorkerOps['stat'][0]): Promise<RemoteStat | null> {
+  const follow = a.follow !== false;
+  const early = follow && (a.channel ?? 0) === 0 ? prefetchedStats.get(a.path) : undefined;
+  if (!early) return statOn(sftpOf(a.channel), a.path, follow);
+  prefetchedStats.delete(a.path);
+  const st = await early.catch((e: unknown) => { dropPrefetchedReads(a.path); throw e; });
+  if (st?.type !== 'file') dropPrefetchedReads(a.path);
+  return st;
 }
 
 async function list(a: WorkerOps['list'][0]): Promise<RemoteEntry[]> {
@@ -636,8 +728,9 @@ async function createRemote(a: WorkerOps['createRemote'][0]): Promise<void> {
 }
 
 /**
- * fsync@openssh.com and SSH_FXP_FSTAT on a handle this channel kept from a segment (else one it opens), sent
- * together with the SSH_FXP_CLOSE of every handle this connection kept for the file: one round trip.
+ * fsync@openssh.com, SSH_FXP_FSTAT and SSH_FXP_CLOSE on a handle this channel kept from a segment (else one it
+ * opens), sent together with the SSH_FXP_CLOSE of every other handle this connection kept for the file: one
+ * round trip.
  */
 async function finishUpload(a: WorkerOps['finishUpload'][0]): Promise<{ size: number; fsynced: boolean }> {
   const channel = a.channel ?? 0;
@@ -647,24 +740,28 @@ async function finishUpload(a: WorkerOps['finishUpload'][0]): Promise<{ size: nu
   const others = kept.filter((h) => h !== own);
   const closingOthers = closeSegmentHandles(others, a.path);
   const h = own?.remote ?? await openRemote(s, a.path, 'r+');
+  // One handle, so the server takes the three in order: the CLOSE does not overtake the fsync and fstat.
+  const synced = fsyncRemote(s, h, a.path);
+  const stated = call<{ size: number }>((cb) => s.fstat(h, cb as never), a.path);
+  const closed = closeRemote(s, h, a.path).catch(() => undefined);
   try {
-    const [fsynced, st] = await Promise.all([
-      fsyncRemote(s, h, a.path),
-      call<{ size: number }>((cb) => s.fstat(h, cb as never), a.path),
-    ]);
+    const [fsynced, st] = await Promise.all([synced, stated]);
     return { size: st.size, fsynced };
   } finally {
     await Promise.all([
+      synced.catch(() => undefined),
+      stated.catch(() => undefined),
       closingOthers,
       own?.local.close().catch(() => undefined),
-      closeRemote(s, h, a.path).catch(() => undefined),
+      closed,
     ]);
   }
 }
 
 /** Closes the handles this connection kept for `remotePath` (segments done, or the file given up). */
 async function releaseFile(a: WorkerOps['releaseFile'][0]): Promise<void> {
-  await closeSegmentHandles(segmentHandles.takeAll(a.remotePath, a.localPath), a.remotePath);
+  if (a.direction === 'download') dropPrefetchedReads(a.remotePath);
+  await closeSegmentHandles(segmentHandles.takeAll(a.remotePath, a.localPath), a.remotePath, a.direction === 'upload');
 }
 
 function shellQuote(s: string): string {
@@ -787,6 +884,9 @@ const ops: { [K in OpName]: (arg: WorkerOps[K][0]) => Promise<WorkerOps[K][1]> }
       const c = conn;
       await new Promise<void>((resolve) => {
         c.client.once('close', () => resolve());
+        // SSH_MSG_DISCONNECT (RFC 4253 §11.1) and our FIN leave the socket: nothing more is owed either way, so the
+        // server's FIN is not waited for (half a round trip, at the end of every CLI run).
+        c.sock.once('finish', () => resolve());
         c.client.end();
         setTimeout(resolve, 2000).unref();
       });

@@ -180,7 +180,7 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
   /** Closes the handles the segments of `f` kept open, on every connection except `except`; never rejects. */
   const releaseSegments = (f: FileState, except?: Lane['conn']): Promise<unknown> => Promise.all([...f.segmentConns]
     .filter((c) => c !== except)
-    .map((c) => c.call('releaseFile', { remotePath: put ? f.temp : f.src, localPath: put ? f.src : f.temp }).catch(() => undefined)));
+    .map((c) => c.call('releaseFile', { remotePath: put ? f.temp : f.src, localPath: put ? f.src : f.temp, direction: put ? 'upload' : 'download' }).catch(() => undefined)));
 
   const giveUp = (f: FileState, e: SluiceError) => {
     if (f.failed) return;

@@ -1,0 +1,31 @@
+/**
+ * A first RTT sample taken during SSH set-up, before any request of ours (see {@link watchSetupRtt}).
+ */
+import type net from 'node:net';
+import type { EventEmitter } from 'node:events';
+
+/**
+ * Times the first exchange after the key exchange: once NEWKEYS is sent (ssh2's 'handshake' event), the client
+ * sends SSH_MSG_SERVICE_REQUEST (RFC 4253 §10) and the server's next bytes are its SERVICE_ACCEPT, which sshd
+ * sends without any work of its own. Available before authentication ends, so a slow link is known while the
+ * first channel is still to be opened, two round trips before a keepalive sample would be.
+ *
+ * It may read low (bytes the server sent before that exchange arriving late) or high (a busy server), so it
+ * only says where to start; the keepalive RTT measured after authentication decides.
+ *
+ * @param sock the connection's socket (listened to from the 'handshake' event on, after ssh2's own listener)
+ * @param client the ssh2 Client (its 'handshake' event)
+ * @returns a getter: the sample in ms, or undefined until the first read after the handshake
+ */
+export function watchSetupRtt(sock: net.Socket, client: EventEmitter): () => number | undefined {
+  let sample: number | undefined;
+  let t0 = 0n;
+  const onData = () => {
+    sample = Number(process.hrtime.bigint() - t0) / 1e6;
+  };
+  client.once('handshake', () => {
+    t0 = process.hrtime.bigint();
+    sock.once('data', onData);
+  });
+  return () => sample;
+}

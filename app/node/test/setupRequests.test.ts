@@ -1,0 +1,115 @@
+/**
+ * The CLI's first requests ride on the SFTP set-up (OpenSSH server, pipelined set-up), read from the ssh2 debug
+ * trace (`SLUICE_SSH_DEBUG=1`): the job's SSH_FXP_STAT and read SSH_FXP_OPENs leave before VERSION comes back, the
+ * download uses those handles instead of opening again, and behind latency the extra channels open together with
+ * the first. An upload's fsync, FSTAT and CLOSE leave together.
+ */
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import {
+  baseFlags, describeRun, runCli, sha256File, sshdWithKnownHosts, toxiproxyAvailable, urlOf, withProxiedSshd,
+  writeRandomFile, type CliResult,
+} from './helpers';
+
+const MiB = 1024 * 1024;
+
+/** The ssh2 debug lines of a CLI run, without their `ssh[host:port] ` prefix. */
+function traceOf(r: CliResult): string[] {
+  return r.stderr.split('\n').filter((l) => l.startsWith('ssh[')).map((l) => l.slice(l.indexOf('] ') + 2));
+}
+
+const first = (trace: string[], re: RegExp) => trace.findIndex((l) => re.test(l));
+const count = (trace: string[], re: RegExp) => trace.filter((l) => re.test(l)).length;
+
+const STAT_OUT = /^SFTP: Outbound: (Sending|Buffered) STAT$/;
+const OPEN_OUT = /^SFTP: Outbound: (Sending|Buffered) OPEN$/;
+const CLOSE_OUT = /^SFTP: Outbound: (Sending|Buffered) CLOSE$/;
+const VERSION_IN = /^SFTP: Inbound: Received VERSION/;
+const DEBUG_ENV = { env: { SLUICE_SSH_DEBUG: '1' } };
+
+test('a get on loopback: the STAT and the one read OPEN go out with the set-up, and the download reads through that handle', async () => {
+  const s = await sshdWithKnownHosts('sluice-setupreq-');
+  try {
+    const src = path.join(s.server.root, 'one.bin');
+    writeRandomFile(src, 3 * MiB + 11);
+    const dst = path.join(s.local, 'one.bin');
+    const r = await runCli(['get', ...baseFlags(s.server), urlOf(s.server, src), dst], { knownHosts: s.knownHosts, ...DEBUG_ENV });
+    assert.equal(r.code, 0, describeRun(r));
+    assert.equal(await sha256File(dst), await sha256File(src));
+    const trace = traceOf(r);
+    assert.ok(first(trace, STAT_OUT) >= 0 && first(trace, STAT_OUT) < first(trace, VERSION_IN), trace.join('\n'));
+    assert.ok(first(trace, OPEN_OUT) >= 0 && first(trace, OPEN_OUT) < first(trace, VERSION_IN), trace.join('\n'));
+    // One channel on loopback, one OPEN in all: the download did not open the file again.
+    assert.equal(count(trace, VERSION_IN), 1);
+    assert.equal(count(trace, OPEN_OUT), 1, trace.filter((l) => OPEN_OUT.test(l) || VERSION_IN.test(l)).join('\n'));
+    assert.equal(count(trace, CLOSE_OUT), 1);
+  } finally {
+    await s.stop();
+  }
+});
+
+test('a folder given to get without -r: the prefetched read handle is closed, and the error is the usual one', async () => {
+  const s = await sshdWithKnownHosts('sluice-setupreq-dir-');
+  try {
+    fs.mkdirSync(path.join(s.server.root, 'dir'));
+    const r = await runCli(['get', ...baseFlags(s.server), urlOf(s.server, path.join(s.server.root, 'dir')), s.local],
+      { knownHosts: s.knownHosts, ...DEBUG_ENV });
+    assert.notEqual(r.code, 0, describeRun(r));
+    assert.match(r.stderr, /is a folder \(use -r\)/);
+    const trace = traceOf(r);
+    // OpenSSH opens a folder for reading too; that handle must not stay open.
+    assert.equal(count(trace, CLOSE_OUT), count(trace, OPEN_OUT), trace.filter((l) => /OPEN|CLOSE|HANDLE|STATUS/.test(l)).join('\n'));
+  } finally {
+    await s.stop();
+  }
+});
+
+test('behind 20 ms of RTT: extra channels open with the first, each gets its read handle during set-up, segments use them', async (t) => {
+  if (!toxiproxyAvailable()) { t.skip('toxiproxy-server not installed: needs latency for the automatic channels'); return; }
+  const toxics = (['upstream', 'downstream'] as const).map((stream) => ({ type: 'latency' as const, stream, attributes: { latency: 10 } }));
+  await withProxiedSshd({ tempPrefix: 'sluice-setupreq-rtt-', toxics }, async ({ srv, proxyPort, dir }) => {
+    const kh = path.join(dir, 'known_hosts');
+    fs.writeFileSync(kh, `${srv.knownHostsLine(proxyPort)}\n`);
+    const src = path.join(srv.root, 'seg.bin');
+    writeRandomFile(src, 12 * MiB + 3);
+    const dst = path.join(dir, 'seg.bin');
+    const url = urlOf({ ...srv, port: proxyPort }, src);
+    const r = await runCli(['get', ...baseFlags(srv), '-v', '--segment-size', '1M', url, dst], { knownHosts: kh, ...DEBUG_ENV });
+    assert.equal(r.code, 0, describeRun(r));
+    assert.equal(await sha256File(dst), await sha256File(src));
+    const trace = traceOf(r);
+    // The second channel's CHANNEL_OPEN left before the first channel was confirmed (RTT known from the set-up).
+    assert.ok(first(trace, /Sending CHANNEL_OPEN \(r:1,/) >= 0, trace.join('\n'));
+    assert.ok(first(trace, /Sending CHANNEL_OPEN \(r:1,/) < first(trace, /CHANNEL_OPEN_CONFIRMATION \(r:0,/), trace.join('\n'));
+    const channels = count(trace, VERSION_IN);
+    assert.ok(channels > 1, `channels: ${channels}`);
+    // Every channel's read OPEN left before any VERSION came back. A lane runs up to two segments at once, and
+    // only its second opens the file again: fewer OPENs than segments.
+    const openedEarly = count(trace.slice(0, first(trace, VERSION_IN)), OPEN_OUT);
+    assert.equal(openedEarly, channels, trace.filter((l) => OPEN_OUT.test(l) || VERSION_IN.test(l)).join('\n'));
+    assert.ok(count(trace, OPEN_OUT) < 2 * channels, `${count(trace, OPEN_OUT)} OPENs on ${channels} channels`);
+    assert.equal(count(trace, CLOSE_OUT), count(trace, OPEN_OUT));
+  });
+});
+
+test('a put: the destination STAT goes out with the set-up; the upload\'s fsync, FSTAT and CLOSE leave together', async () => {
+  const s = await sshdWithKnownHosts('sluice-setupreq-put-');
+  try {
+    const src = path.join(s.local, 'up.bin');
+    writeRandomFile(src, 2 * MiB + 1);
+    const r = await runCli(['put', ...baseFlags(s.server), src, urlOf(s.server, `${s.server.root}/`)], { knownHosts: s.knownHosts, ...DEBUG_ENV });
+    assert.equal(r.code, 0, describeRun(r));
+    assert.equal(await sha256File(path.join(s.server.root, 'up.bin')), await sha256File(src));
+    const trace = traceOf(r);
+    assert.ok(first(trace, STAT_OUT) >= 0 && first(trace, STAT_OUT) < first(trace, VERSION_IN), trace.join('\n'));
+    const fsync = first(trace, /^SFTP: Outbound: (Sending|Buffered) fsync@openssh\.com$/);
+    assert.ok(fsync >= 0, trace.join('\n'));
+    const tail = trace.slice(fsync);
+    const attrs = first(tail, /^SFTP: Inbound: Received ATTRS/);
+    assert.ok(first(tail, CLOSE_OUT) >= 0 && first(tail, CLOSE_OUT) < attrs, tail.join('\n'));
+  } finally {
+    await s.stop();
+  }
+});

@@ -3,6 +3,7 @@
  * Exit codes: 0 all done and verified, 1 some transfer failed, 2 usage, 3 authentication, 4 host key
  * refused, 5 remote not found or permission denied, 6 local error, 130 interrupted.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import cliProgress from 'cli-progress';
@@ -12,7 +13,7 @@ import { isInteractive, terminalPrompter } from './cli/prompt';
 import { formatRemote, parseRemoteUrl, type RemoteSpec } from './cli/remoteSpec';
 import { openSession } from './ssh/openSession';
 import { learnedKeysMessage } from './ssh/hostKeys';
-import { AUTO_TUNE, SESSION_DEFAULTS, SSH2_DEFAULT_WINDOW, WINDOW_TUNE, type Session } from './ssh/session';
+import { AUTO_TUNE, SESSION_DEFAULTS, SSH2_DEFAULT_WINDOW, WINDOW_TUNE, type Session, type SessionOptions } from './ssh/session';
 import type { EngineEvent, TransferReport } from './transfer/types';
 
 interface CliOptions {
@@ -173,6 +174,28 @@ export function exitCodeForReport(r: TransferReport): number {
   return codes.size === 1 ? [...codes][0] : 1;
 }
 
+/**
+ * The job's first requests, sent with the SFTP set-up (ConnectParams.prefetch): a get stats its sources and opens
+ * a single one on every channel; a put stats its destination and, when a source file will be cut into segments,
+ * runs the out-of-order probe in the destination's folder (its parent when DEST names a file or a new folder).
+ */
+function setupRequests(direction: 'get' | 'put', sources: string[], dest: string, o: CliOptions): SessionOptions['prefetch'] {
+  if (direction === 'get') {
+    const stat = sources.filter((p) => p !== '');
+    return { stat, read: stat.length === 1 && sources.length === 1 && !o.recursive ? stat : [] };
+  }
+  if (dest === '') return {};
+  const segmented = sources.some((src) => {
+    try {
+      const st = fs.statSync(src);
+      return st.isFile() && st.size > o.segmentSize;
+    } catch {
+      return false;
+    }
+  });
+  return { stat: [dest], probeDir: segmented ? (dest.endsWith('/') ? dest : path.posix.dirname(dest)) : undefined };
+}
+
 async function run(direction: 'get' | 'put', operands: string[], o: CliOptions): Promise<number> {
   if (operands.length < 2) throw new SluiceError('USAGE', `${direction} needs at least one SOURCE and a DEST`);
   const { spec, sources, dest } = resolveOperands(direction, operands.slice(0, -1), operands[operands.length - 1]);
@@ -209,11 +232,7 @@ async function run(direction: 'get' | 'put', operands: string[], o: CliOptions):
       keepaliveIntervalMs: o.keepalive,
       keepaliveCountMax: o.keepaliveCount,
       readyTimeoutMs: o.connectTimeout,
-      // The job's first requests, sent with the SFTP set-up: a get stats its sources (and opens a single one on
-      // every channel), a put stats its destination.
-      prefetch: direction === 'get'
-        ? { stat: sources.filter((p) => p !== ''), read: sources.length === 1 && sources[0] !== '' && !o.recursive ? sources : [] }
-        : { stat: dest === '' ? [] : [dest] },
+      prefetch: setupRequests(direction, sources, dest, o),
       onWarning: (m) => out.info(`sluice: warning: ${m}`),
       onEvent: (e) => out.event(e),
     });

@@ -66,8 +66,11 @@ function autoConnections(cores: number): number {
  * it connects (a channel costs 2 round trips on a connection we have with OpenSSH, 4 elsewhere; a new connection
  * about 6–10), and
  * `connections` connections in all ({@link autoConnections}: 1 on 2 cores, else 2).
+ * `earlyRttMs`: when the set-up exchange alone took this long (setupRtt.ts), the channels start opening with the
+ * first, before the keepalive RTT confirms; set well above `rttMs`, since a busy server on loopback can take a
+ * few ms to answer it.
  */
-export const AUTO_TUNE = { rttMs: 5, connections: autoConnections(os.availableParallelism()), channels: 10, probes: 2 };
+export const AUTO_TUNE = { rttMs: 5, earlyRttMs: 20, connections: autoConnections(os.availableParallelism()), channels: 10, probes: 2 };
 
 /** ssh2's fixed receive window per channel (lib/Channel.js MAX_WINDOW), in bytes. */
 export const SSH2_DEFAULT_WINDOW = 2 * 1024 * 1024;
@@ -310,7 +313,7 @@ export class Session {
       keepaliveCountMax: this.settings.keepaliveCountMax,
       readyTimeoutMs: this.settings.readyTimeoutMs,
       autoChannels: id === 0 && o.connections === undefined && o.channels === undefined
-        ? { minRttMs: AUTO_TUNE.rttMs, channels: AUTO_TUNE.channels }
+        ? { minRttMs: AUTO_TUNE.rttMs, earlyRttMs: AUTO_TUNE.earlyRttMs, channels: AUTO_TUNE.channels }
         : undefined,
       prefetch: id === 0 ? o.prefetch : undefined,
     });

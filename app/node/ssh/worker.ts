@@ -8,9 +8,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { Client, type ClientChannel, type SFTPWrapper } from 'ssh2';
+import { Client, utils as ssh2Utils, type ClientChannel, type SFTPWrapper } from 'ssh2';
 import { makeAuthHandler } from './auth';
 import { SegmentHandles, type SegmentHandle } from '../sftp/segmentHandles';
+import { HandlesAhead } from '../sftp/handlesAhead';
 import { SluiceError, fromLocalError, fromSftpError } from '../errors';
 import {
   COUNTERS_PER_CHANNEL, COUNTER_BYTES, RequestSlots, ShortFileError, downloadRange, uploadRange, type RangeOptions,
@@ -223,10 +224,10 @@ async function connect(params: ConnectParams): Promise<ConnectInfo> {
   const stats = params.prefetch?.stat ?? [];
   const reads = params.prefetch?.read ?? [];
   const opening = Promise.all(Array.from({ length: params.channels },
-    (_, i) => openSftp(client, (s) => prefetchOn(s, i === 0 ? stats : [], reads))));
+    (_, i) => openSftp(client, (s) => (i === 0 ? prefetchOn(s, stats, reads, params.prefetch?.probeDir) : prefetchOn(s, [], reads)))));
   const auto = params.autoChannels;
   earlyChannels = auto && auto.channels > params.channels
-    ? openEarlyChannels(client, auto.channels - params.channels, auto.minRttMs, setupRtt(), rtt, (s) => prefetchOn(s, [], reads))
+    ? openEarlyChannels(client, auto.channels - params.channels, auto, setupRtt(), rtt, (s) => prefetchOn(s, [], reads))
     : null;
   const sftp = await opening;
   const limits = sftp[0] as unknown as { _maxReadLen: number; _maxWriteLen: number; _extensions: Record<string, string> };
@@ -256,16 +257,17 @@ async function connect(params: ConnectParams): Promise<ConnectInfo> {
 
 /**
  * The automatic extra SFTP channels of a slow link. They start opening with the first channel when the set-up
- * exchange already took `minRttMs` or more (two round trips sooner than the keepalive RTT would allow), and are
- * closed again if the keepalive RTT then says the link is fast; otherwise they start once it says slow.
+ * exchange already took `earlyRttMs` or more (two round trips sooner than the keepalive RTT would allow), and are
+ * closed again if the keepalive RTT then says the link is fast (under `minRttMs`); otherwise they start once it
+ * says slow.
  * @returns the channels that opened; [] on a fast link
  */
-async function openEarlyChannels(client: Client, count: number, minRttMs: number, setupRttMs: number | undefined,
-  rtt: Promise<number | undefined>, early: (s: SFTPWrapper) => void): Promise<SFTPWrapper[]> {
-  const slow = (ms: number | undefined) => ms !== undefined && ms >= minRttMs;
+async function openEarlyChannels(client: Client, count: number, auto: { minRttMs: number; earlyRttMs: number },
+  setupRttMs: number | undefined, rtt: Promise<number | undefined>, early: (s: SFTPWrapper) => void): Promise<SFTPWrapper[]> {
+  const slow = (ms: number | undefined) => ms !== undefined && ms >= auto.minRttMs;
   const openAll = () => Promise.allSettled(Array.from({ length: count }, () => openSftp(client, early)))
     .then((rs) => rs.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : [])));
-  if (!slow(setupRttMs)) return slow(await rtt) ? openAll() : [];
+  if (!(setupRttMs !== undefined && setupRttMs >= auto.earlyRttMs)) return slow(await rtt) ? openAll() : [];
   const opened = openAll();
   if (slow(await rtt)) return opened;
   for (const ch of await opened) ch.end();
@@ -423,7 +425,7 @@ function rangeOptions(channel: number, chunkSize: number, taskId: number): Range
   };
 }
 
-async function openRemote(s: SFTPWrapper, p: string, flags: string, mode?: number): Promise<Buffer> {
+async function openRemote(s: SFTPWrapper, p: string, flags: string | number, mode?: number): Promise<Buffer> {
   return call<Buffer>((cb) => s.open(p, flags as never, mode === undefined ? {} : { mode }, cb), p);
 }
 
@@ -450,11 +452,12 @@ function rangeError(e: unknown, remotePath: string, localPath: string): SluiceEr
 }
 
 /**
- * SSH_FXP_WRITEs one upload task keeps outstanding. sshd opens 2 MiB of channel window (OpenSSH
- * CHAN_SES_WINDOW_DEFAULT), so beyond a few times that the writes only wait in ssh2's channel buffer, where an
- * abort's cleanup would queue behind them. At 50 ms RTT, 24 and 32 measured like no cap, 16 about 5 % slower.
+ * SSH_FXP_WRITEs one upload task keeps outstanding: 8 × 255 KiB fills the 2 MiB channel window sshd opens
+ * (OpenSSH CHAN_SES_WINDOW_DEFAULT) on its own. More only wait in ssh2's channel buffer, where an abort's cleanup
+ * would queue behind them, and cost memory and page faults up front: 20 segments at 24 each read ~120 MiB
+ * before the first write left (measured 45–80 ms at 50 ms RTT). 4 to 24 measured alike, on loopback and at 50 ms.
  */
-const UPLOAD_MAX_IN_FLIGHT = 24;
+const UPLOAD_MAX_IN_FLIGHT = 8;
 
 /** Handles kept open between segments of a file on a channel; closed by `releaseFile` or `finishUpload`. */
 const segmentHandles = new SegmentHandles<fs.promises.FileHandle>();
@@ -469,7 +472,7 @@ async function rangeTask(t: RangeTask, direction: 'download' | 'upload'): Promis
   const down = direction === 'download';
   let h = segmentHandles.take(t.channel, direction, t.remotePath, t.localPath);
   if (!h) {
-    const remote = await ((down ? takePrefetchedRead(s, t.remotePath) : undefined) ?? openRemote(s, t.remotePath, down ? 'r' : 'r+'));
+    const remote = await (handlesAhead.take(s, t.remotePath) ?? openRemote(s, t.remotePath, down ? 'r' : 'r+'));
     try {
       h = { channel: t.channel, remote, local: await openLocal(t.localPath, down ? 'r+' : 'r') };
     } catch (e) {
@@ -577,8 +580,8 @@ async function putFile(t: PutFileTask): Promise<number> {
 async function getFile(t: GetFileTask): Promise<number> {
   const c = requireConn();
   const s = sftpOf(t.channel);
-  let h: Buffer | null = await (takePrefetchedRead(s, t.remotePath) ?? openRemote(s, t.remotePath, 'r'));
-  dropPrefetchedReads(t.remotePath);
+  let h: Buffer | null = await (handlesAhead.take(s, t.remotePath) ?? openRemote(s, t.remotePath, 'r'));
+  handlesAhead.drop(t.remotePath);
   const o = rangeOptions(t.channel, c.info.maxRead, t.taskId);
   let local: fs.promises.FileHandle | null = null;
   try {
@@ -615,44 +618,35 @@ async function statOn(s: SFTPWrapper, p: string, follow: boolean): Promise<Remot
 const prefetchedStats = new Map<string, Promise<RemoteStat | null>>();
 
 /**
- * Read handles opened behind a channel's INIT (`prefetch.read`), by channel and path. A download on that channel
- * takes its handle instead of opening one; the others are closed once the path turns out not to be a file, or its
- * transfer is over (getFile, releaseFile). A file the job skips keeps them until the connection closes.
+ * Handles opened before their task: a single download's read handle behind each channel's INIT (`prefetch.read`),
+ * an upload's write handles while the probe runs (`openAhead`). A segment or getFile on that channel takes its
+ * handle; the rest are closed once the path turns out not to be a file, or its transfer is over (getFile,
+ * releaseFile). A file the job skips keeps them until the connection closes.
  */
-const prefetchedReads = new Map<SFTPWrapper, Map<string, Promise<Buffer>>>();
+const handlesAhead = new HandlesAhead<SFTPWrapper>((s, h, p) => closeRemote(s, h, p));
 
-/** Sends the set-up's SSH_FXP_STATs and read SSH_FXP_OPENs on a channel whose INIT was just queued. */
-function prefetchOn(s: SFTPWrapper, stats: string[], reads: string[]): void {
+/** Sends the set-up's requests (ConnectParams.prefetch) on a channel whose INIT was just queued. */
+function prefetchOn(s: SFTPWrapper, stats: string[], reads: string[], probeDir?: string): void {
+  if (probeDir !== undefined) {
+    prefetchedProbe = probeIn(s, probeDir);
+    prefetchedProbe.catch(() => undefined);
+  }
   for (const p of stats) {
     const answer = statOn(s, p, true);
     answer.catch(() => undefined);
     prefetchedStats.set(p, answer);
   }
-  if (!reads.length) return;
-  const byPath = new Map<string, Promise<Buffer>>();
-  for (const p of reads) {
-    const h = openRemote(s, p, 'r');
-    h.catch(() => undefined);
-    byPath.set(p, h);
-  }
-  prefetchedReads.set(s, byPath);
+  for (const p of reads) handlesAhead.add(s, p, openRemote(s, p, 'r'));
 }
 
-/** The read handle prefetched for `p` on this channel, if any (taken: it is the caller's to close). */
-function takePrefetchedRead(s: SFTPWrapper, p: string): Promise<Buffer> | undefined {
-  const byPath = prefetchedReads.get(s);
-  const h = byPath?.get(p);
-  byPath?.delete(p);
-  return h;
-}
+/** SSH_FXP_OPEN flags of an upload's segment handles: created if missing, never truncated, no append. */
+const { OPEN_MODE } = ssh2Utils.sftp;
+const WRITE_AHEAD_FLAGS = OPEN_MODE.READ | OPEN_MODE.WRITE | OPEN_MODE.CREAT;
 
-/** Closes the read handles prefetched for `p` that no download took (the SSH_FXP_CLOSEs are not waited for). */
-function dropPrefetchedReads(p: string): void {
-  for (const [s, byPath] of prefetchedReads) {
-    const h = byPath.get(p);
-    if (!h) continue;
-    byPath.delete(p);
-    h.then((handle) => closeRemote(s, handle, p)).catch(() => undefined);
+async function openAhead(a: WorkerOps['openAhead'][0]): Promise<void> {
+  for (const channel of a.channels) {
+    const s = sftpOf(channel);
+    handlesAhead.add(s, a.remotePath, openRemote(s, a.remotePath, WRITE_AHEAD_FLAGS, a.mode));
   }
 }
 
@@ -661,8 +655,8 @@ async function stat(a: WorkerOps['stat'][0]): Promise<RemoteStat | null> {
   const early = follow && (a.channel ?? 0) === 0 ? prefetchedStats.get(a.path) : undefined;
   if (!early) return statOn(sftpOf(a.channel), a.path, follow);
   prefetchedStats.delete(a.path);
-  const st = await early.catch((e: unknown) => { dropPrefetchedReads(a.path); throw e; });
-  if (st?.type !== 'file') dropPrefetchedReads(a.path);
+  const st = await early.catch((e: unknown) => { handlesAhead.drop(a.path); throw e; });
+  if (st?.type !== 'file') handlesAhead.drop(a.path);
   return st;
 }
 
@@ -760,7 +754,7 @@ async function finishUpload(a: WorkerOps['finishUpload'][0]): Promise<{ size: nu
 
 /** Closes the handles this connection kept for `remotePath` (segments done, or the file given up). */
 async function releaseFile(a: WorkerOps['releaseFile'][0]): Promise<void> {
-  if (a.direction === 'download') dropPrefetchedReads(a.remotePath);
+  handlesAhead.drop(a.remotePath);
   await closeSegmentHandles(segmentHandles.takeAll(a.remotePath, a.localPath), a.remotePath, a.direction === 'upload');
 }
 
@@ -824,20 +818,21 @@ async function hashLocal(a: WorkerOps['hashLocal'][0]): Promise<string> {
 }
 
 /**
- * Writes two ranges of a temporary file out of order through two handles, reads it back and compares,
- * then removes it. True when the server keeps both ranges (needed for segmented uploads).
+ * Writes two ranges of a temporary file in `dir` out of order through two handles, reads it back and compares,
+ * then removes it. True when the server keeps both ranges (needed for segmented uploads); null when the probe
+ * file could not be created there (no answer).
  * Requests about one file are processed in the order received (draft-ietf-secsh-filexfer-02 §6.1), so the
  * two opens go out together, then the two writes with the read-back: two round trips. Closing and removing
  * the probe file continue in the background.
  */
-async function probeOutOfOrder(a: WorkerOps['probeOutOfOrder'][0]): Promise<boolean> {
-  const s = sftpOf(0);
-  const p = path.posix.join(a.dir, `.sluice-probe-${randomBytes(6).toString('hex')}`);
+async function probeIn(s: SFTPWrapper, dir: string): Promise<boolean | null> {
+  const p = path.posix.join(dir, `.sluice-probe-${randomBytes(6).toString('hex')}`);
   const first = randomBytes(4096);
   const second = randomBytes(4096);
   const opened = await Promise.allSettled([openRemote(s, p, 'w+'), openRemote(s, p, 'r+')]);
   const handles = opened.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   try {
+    if (opened[0].status === 'rejected') return null;
     if (handles.length < 2) return false;
     const [h1, h2] = handles;
     const back = Buffer.alloc(12288);
@@ -858,6 +853,19 @@ async function probeOutOfOrder(a: WorkerOps['probeOutOfOrder'][0]): Promise<bool
   }
 }
 
+/** The probe sent with the first channel's set-up (`prefetch.probeDir`), until probeOutOfOrder takes it. */
+let prefetchedProbe: Promise<boolean | null> | null = null;
+
+/**
+ * Whether the server accepts out-of-order writes: the answer of the probe sent during set-up when it had one
+ * (the answer is per server, whatever folder it ran in), else a probe in `a.dir`; false when neither could run.
+ */
+async function probeOutOfOrder(a: WorkerOps['probeOutOfOrder'][0]): Promise<boolean> {
+  const early = prefetchedProbe;
+  prefetchedProbe = null;
+  return (early ? await early : null) ?? (await probeIn(sftpOf(0), a.dir)) ?? false;
+}
+
 const ops: { [K in OpName]: (arg: WorkerOps[K][0]) => Promise<WorkerOps[K][1]> } = {
   connect,
   addChannels,
@@ -876,6 +884,7 @@ const ops: { [K in OpName]: (arg: WorkerOps[K][0]) => Promise<WorkerOps[K][1]> }
   getFile,
   finishUpload,
   releaseFile,
+  openAhead,
   hashRemote,
   hashLocal,
   probeOutOfOrder,

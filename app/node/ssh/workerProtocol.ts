@@ -22,15 +22,16 @@ export interface ConnectParams {
    * all while the first one is still opening; connect returns with `channels` above, and the next addChannels
    * takes the early ones first.
    */
-  autoChannels?: { minRttMs: number; channels: number };
+  autoChannels?: { minRttMs: number; earlyRttMs: number; channels: number };
   /**
    * A job's first requests, sent right behind SSH_FXP_INIT while the channels set up (pipelined OpenSSH set-up
    * only), so their answers come with the VERSION: one round trip less before the first byte moves.
    * `stat`: SSH_FXP_STAT on the first channel; the next `stat` of each path (channel 0, following links) takes
    * the answer. `read`: SSH_FXP_OPEN for reading on every channel opened during connect; a download of the path
-   * on that channel takes the handle.
+   * on that channel takes the handle. `probeDir`: the out-of-order write probe runs there on the first channel;
+   * `probeOutOfOrder` takes its answer (per server), or probes its own folder when this one could not be written.
    */
-  prefetch?: { stat?: string[]; read?: string[] };
+  prefetch?: { stat?: string[]; read?: string[]; probeDir?: string };
   /** ssh2 keepaliveInterval in ms (0 disables); the connection is dropped after keepaliveCountMax misses. */
   keepaliveIntervalMs: number;
   keepaliveCountMax: number;
@@ -142,6 +143,12 @@ export interface WorkerOps {
    * are closed, and for an upload once the server confirmed its SSH_FXP_CLOSEs too.
    */
   releaseFile: [{ remotePath: string; localPath: string; direction: 'download' | 'upload' }, void];
+  /**
+   * Starts opening `remotePath` for an upload's segments on these channels (created with `mode` if missing, never
+   * truncated), while the caller still waits for something else (the out-of-order probe); the next upload segment
+   * of the path on each channel takes its handle, releaseFile closes those left. Resolves at once.
+   */
+  openAhead: [{ channels: number[]; remotePath: string; mode?: number }, void];
   /** SHA-256 of a remote file: `sha256sum`/`shasum -a 256` over exec, or a re-read over SFTP. */
   hashRemote: [{ channel?: number; path: string; allowExec: boolean }, { sha256: string; method: 'exec' | 'reread' }];
   hashLocal: [{ path: string }, string];

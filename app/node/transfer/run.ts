@@ -182,6 +182,19 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
     .filter((c) => c !== except)
     .map((c) => c.call('releaseFile', { remotePath: put ? f.temp : f.src, localPath: put ? f.src : f.temp, direction: put ? 'upload' : 'download' }).catch(() => undefined)));
 
+  /**
+   * Opens a segmented upload's temporary file on every lane while the probe and the create run (one round trip
+   * less before the first SSH_FXP_WRITE); segments take those handles, releaseSegments closes the rest.
+   */
+  const openAhead = (f: FileState) => {
+    const byConn = new Map<Lane['conn'], number[]>();
+    for (const l of session.lanes()) byConn.set(l.conn, [...(byConn.get(l.conn) ?? []), l.channel]);
+    for (const [conn, channels] of byConn) {
+      f.segmentConns.add(conn);
+      conn.call('openAhead', { channels, remotePath: f.temp, mode: f.mode }).catch(() => undefined);
+    }
+  };
+
   const giveUp = (f: FileState, e: SluiceError) => {
     if (f.failed) return;
     f.failed = true;
@@ -300,9 +313,11 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
     const created: Promise<SluiceError | null> = wantSegments && put
       ? session.call('createRemote', { path: f.temp, mode: f.mode }).then(() => null, asSluice)
       : Promise.resolve(null);
+    if (wantSegments && put && session.outOfOrderWrites !== false) openAhead(f);
     const segmented = wantSegments && (!put || await canSegmentUploads(path.posix.dirname(item.dst)));
     if (!segmented) {
       await created;
+      if (f.segmentConns.size) await releaseSegments(f);
       scheduler.push({
         priority: 1,
         heavy: item.size >= HEAVY_FILE_BYTES,

@@ -1,0 +1,56 @@
+/**
+ * Remote handles opened before the task that needs them exists: a single download's read handle sent behind
+ * each channel's SSH_FXP_INIT, or an upload's write handles opened while the out-of-order probe runs. Each saves
+ * the task an SSH_FXP_OPEN round trip (draft-ietf-secsh-filexfer-02 §6.3). Handles belong to their SFTP channel
+ * (one sftp-server per channel), so the key is channel + remote path.
+ */
+export class HandlesAhead<Channel> {
+  private readonly byChannel = new Map<Channel, Map<string, Promise<Buffer>>>();
+
+  /** @param close sends SSH_FXP_CLOSE for a handle nobody took; its answer is not waited for */
+  constructor(private readonly close: (channel: Channel, handle: Buffer, remotePath: string) => Promise<unknown>) {}
+
+  /**
+   * Records an SSH_FXP_OPEN in flight. A failed open is kept too: the task that takes it gets the server's error,
+   * as if it had opened the file itself. A second handle for the same channel and path is closed at once.
+   */
+  add(channel: Channel, remotePath: string, opening: Promise<Buffer>): void {
+    opening.catch(() => undefined);
+    let byPath = this.byChannel.get(channel);
+    if (!byPath) this.byChannel.set(channel, (byPath = new Map()));
+    if (byPath.has(remotePath)) {
+      this.closeWhenOpen(channel, remotePath, opening);
+      return;
+    }
+    byPath.set(remotePath, opening);
+  }
+
+  /** Removes and returns the handle opened ahead for this channel and path; closing it is then the caller's job. */
+  take(channel: Channel, remotePath: string): Promise<Buffer> | undefined {
+    const byPath = this.byChannel.get(channel);
+    const h = byPath?.get(remotePath);
+    byPath?.delete(remotePath);
+    return h;
+  }
+
+  /** Closes every handle opened ahead for `remotePath` that no task took (the path is done, or not a file). */
+  drop(remotePath: string): void {
+    for (const [channel, byPath] of this.byChannel) {
+      const h = byPath.get(remotePath);
+      if (!h) continue;
+      byPath.delete(remotePath);
+      this.closeWhenOpen(channel, remotePath, h);
+    }
+  }
+
+  /** Handles (or opens in flight) not yet taken or dropped. */
+  get size(): number {
+    let n = 0;
+    for (const byPath of this.byChannel.values()) n += byPath.size;
+    return n;
+  }
+
+  private closeWhenOpen(channel: Channel, remotePath: string, opening: Promise<Buffer>): void {
+    opening.then((handle) => this.close(channel, handle, remotePath)).catch(() => undefined);
+  }
+}

@@ -40,3 +40,18 @@ test('handles opened ahead: a failed open that nobody takes is dropped without a
   assert.deepEqual(closed, []);
   assert.equal(ahead.size, 0);
 });
+
+test('handles opened ahead: drop resolves only once the dropped opens are answered (none can still create the file)', async () => {
+  const closed: string[] = [];
+  const ahead = new HandlesAhead<number>(async (channel, handle) => { closed.push(`${channel}:${handle}`); });
+  let answer!: (h: Buffer) => void;
+  ahead.add(3, '/tmp.part', new Promise<Buffer>((r) => { answer = r; }));
+  let dropped = false;
+  const drop = ahead.drop('/tmp.part').then(() => { dropped = true; });
+  await turn();
+  assert.equal(dropped, false, 'the OPEN is still in flight');
+  answer(Buffer.from('late'));
+  await drop;
+  await turn();
+  assert.deepEqual(closed, ['3:late']);
+});

@@ -33,14 +33,21 @@ export class HandlesAhead<Channel> {
     return h;
   }
 
-  /** Closes every handle opened ahead for `remotePath` that no task took (the path is done, or not a file). */
-  drop(remotePath: string): void {
+  /**
+   * Closes every handle opened ahead for `remotePath` that no task took (the path is done, or not a file).
+   * @returns resolves once those SSH_FXP_OPENs have been answered, so none can still create the file (their
+   *   CLOSEs are sent, not waited for)
+   */
+  drop(remotePath: string): Promise<void> {
+    const settled: Array<Promise<unknown>> = [];
     for (const [channel, byPath] of this.byChannel) {
       const h = byPath.get(remotePath);
       if (!h) continue;
       byPath.delete(remotePath);
       this.closeWhenOpen(channel, remotePath, h);
+      settled.push(h.catch(() => undefined));
     }
+    return Promise.all(settled).then(() => undefined);
   }
 
   /** Handles (or opens in flight) not yet taken or dropped. */

@@ -21,8 +21,8 @@ export interface ConnectionHooks {
   onClosed?(error: SluiceError): void;
 }
 
-/** Which compiled file runs the worker: dist/app/node/ssh/worker.js next to this module. */
-const WORKER_FILE = path.join(__dirname, 'worker.js');
+/** Which compiled file runs the worker: dist/app/node/ssh/workerEntry.js next to this module. */
+const WORKER_FILE = path.join(__dirname, 'workerEntry.js');
 
 /**
  * A worker started ahead of need: spawning it early lets it load ssh2 (≈100 ms of compile work) on the
@@ -30,10 +30,14 @@ const WORKER_FILE = path.join(__dirname, 'worker.js');
  */
 let spare: Worker | null = null;
 
-/** Starts one connection worker now, to be taken by the next {@link WorkerConnection}. */
-export function prewarmConnectionWorker(): void {
+/**
+ * Starts one connection worker now, to be taken by the next {@link WorkerConnection}.
+ * @param target where that connection will go: the worker opens the TCP connection and sends its identification at
+ *   once (preconnect.ts), and uses them if the connection asks for the same host and port
+ */
+export function prewarmConnectionWorker(target?: { host: string; port: number }): void {
   if (spare) return;
-  spare = new Worker(WORKER_FILE);
+  spare = new Worker(WORKER_FILE, { workerData: { preconnect: target } });
   spare.unref();
   // An unused spare must never crash the process or keep it alive.
   spare.on('error', () => undefined);

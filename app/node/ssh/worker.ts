@@ -22,6 +22,7 @@ import type {
 } from './workerProtocol';
 import { ackPromptlyDuringSetup, type IgnoreCapableClient } from './promptAck';
 import { watchSetupRtt } from './setupRtt';
+import { SSH_IDENT_SOFTWARE, socketTo } from './preconnect';
 
 /** Largest request we issue even when a server allows more: 255 KiB, OpenSSH's own limit. */
 const MAX_REQUEST_BYTES = 261120;
@@ -148,10 +149,7 @@ async function connect(params: ConnectParams): Promise<ConnectInfo> {
   let negotiated: Negotiated | undefined;
   let hostKeyRefusal: SluiceError | null = null;
   let authMethod = 'none';
-  const sock = new net.Socket();
-  sock.setNoDelay(true);
-  sock.setKeepAlive(true, 15_000);
-  sock.connect({ host: params.host, port: params.port });
+  const { sock, identSent } = socketTo(params.host, params.port);
   coalesceWritesPerTick(sock);
   const stopAcking = ackPromptlyDuringSetup(sock, client as unknown as IgnoreCapableClient);
   const setupRtt = watchSetupRtt(sock, client);
@@ -181,6 +179,8 @@ async function connect(params: ConnectParams): Promise<ConnectInfo> {
     algorithms: params.algorithms,
     // Patched ssh2 (patches/ssh2+*.patch): with an OpenSSH server, save four setup round trips.
     pipelineOpenSSH: true,
+    ident: SSH_IDENT_SOFTWARE,
+    sluiceIdentSent: identSent,
     keepaliveInterval: params.keepaliveIntervalMs,
     keepaliveCountMax: params.keepaliveCountMax,
     readyTimeout: params.readyTimeoutMs,
@@ -581,7 +581,7 @@ async function getFile(t: GetFileTask): Promise<number> {
   const c = requireConn();
   const s = sftpOf(t.channel);
   let h: Buffer | null = await (handlesAhead.take(s, t.remotePath) ?? openRemote(s, t.remotePath, 'r'));
-  handlesAhead.drop(t.remotePath);
+  void handlesAhead.drop(t.remotePath);
   const o = rangeOptions(t.channel, c.info.maxRead, t.taskId);
   let local: fs.promises.FileHandle | null = null;
   try {
@@ -614,7 +614,7 @@ async function statOn(s: SFTPWrapper, p: string, follow: boolean): Promise<Remot
   }
 }
 
-/** Answers of the SSH_FXP_STATs sent behind the first channel's INIT (`prefetchStat`), each taken once. */
+/** Answers of the SSH_FXP_STATs sent behind the first channel's INIT (`prefetch.stat`), each taken once. */
 const prefetchedStats = new Map<string, Promise<RemoteStat | null>>();
 
 /**
@@ -655,8 +655,8 @@ async function stat(a: WorkerOps['stat'][0]): Promise<RemoteStat | null> {
   const early = follow && (a.channel ?? 0) === 0 ? prefetchedStats.get(a.path) : undefined;
   if (!early) return statOn(sftpOf(a.channel), a.path, follow);
   prefetchedStats.delete(a.path);
-  const st = await early.catch((e: unknown) => { handlesAhead.drop(a.path); throw e; });
-  if (st?.type !== 'file') handlesAhead.drop(a.path);
+  const st = await early.catch((e: unknown) => { void handlesAhead.drop(a.path); throw e; });
+  if (st?.type !== 'file') void handlesAhead.drop(a.path);
   return st;
 }
 
@@ -754,7 +754,7 @@ async function finishUpload(a: WorkerOps['finishUpload'][0]): Promise<{ size: nu
 
 /** Closes the handles this connection kept for `remotePath` (segments done, or the file given up). */
 async function releaseFile(a: WorkerOps['releaseFile'][0]): Promise<void> {
-  handlesAhead.drop(a.remotePath);
+  await handlesAhead.drop(a.remotePath);
   await closeSegmentHandles(segmentHandles.takeAll(a.remotePath, a.localPath), a.remotePath, a.direction === 'upload');
 }
 

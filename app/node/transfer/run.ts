@@ -203,8 +203,8 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
     const ids = [...f.running];
     const lane = ids.length ? running.get(ids[0]) : undefined;
     if (lane) lane.conn.cancel(ids);
-    cleanups.push(releaseSegments(f));
-    void removeTemp(f);
+    // After the release: a handle opened ahead (created if missing) must not recreate the removed temporary file.
+    cleanups.push(releaseSegments(f).then(() => removeTemp(f)));
   };
 
   /** `knownSize`: the size the single-handle task already read back after its fsync (saves round trips). */
@@ -502,10 +502,7 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
     stopWatchingPool();
     signal?.removeEventListener('abort', onAbort);
     sample();
-    for (const f of files) {
-      cleanups.push(releaseSegments(f));
-      void removeTemp(f);
-    }
+    for (const f of files) cleanups.push(releaseSegments(f).then(() => removeTemp(f)));
     await Promise.all(cleanups);
   }
   if (aborted) throw aborted;

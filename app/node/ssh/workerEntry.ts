@@ -1,0 +1,23 @@
+/**
+ * Entry of a connection worker thread: starts the first connection's TCP connection and identification exchange
+ * (`workerData.preconnect`, see preconnect.ts) before loading ssh2 and the worker proper. Loading takes ~50–100 ms
+ * of this thread, during which it could not write the identification string, so loading waits for the TCP
+ * connection, at most {@link CONNECT_WAIT_MS} (on loopback or a LAN it is there at once).
+ */
+import { workerData } from 'node:worker_threads';
+import { preconnect } from './preconnect';
+
+const CONNECT_WAIT_MS = 100;
+
+const load = () => { void import('./worker'); };
+const target = (workerData as { preconnect?: { host: string; port: number } } | null)?.preconnect;
+if (target) {
+  const sock = preconnect(target.host, target.port);
+  let loaded = false;
+  const once = () => { if (!loaded) { loaded = true; clearTimeout(timer); setImmediate(load); } };
+  const timer = setTimeout(once, CONNECT_WAIT_MS);
+  // After preconnect's own 'connect' listener (which writes the identification string); errors: load anyway.
+  sock.once('connect', once).once('error', once);
+} else {
+  load();
+}

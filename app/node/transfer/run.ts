@@ -183,8 +183,8 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
     .map((c) => c.call('releaseFile', { remotePath: put ? f.temp : f.src, localPath: put ? f.src : f.temp, direction: put ? 'upload' : 'download' }).catch(() => undefined)));
 
   /**
-   * Opens a segmented upload's temporary file on every lane while the probe and the create run (one round trip
-   * less before the first SSH_FXP_WRITE); segments take those handles, releaseSegments closes the rest.
+   * Opens a segmented upload's temporary file on every lane while the out-of-order probe runs (one round trip less
+   * before the first SSH_FXP_WRITE); segments take those handles, releaseSegments closes the rest.
    */
   const openAhead = (f: FileState) => {
     const byConn = new Map<Lane['conn'], number[]>();
@@ -313,7 +313,9 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
     const created: Promise<SluiceError | null> = wantSegments && put
       ? session.call('createRemote', { path: f.temp, mode: f.mode }).then(() => null, asSluice)
       : Promise.resolve(null);
-    if (wantSegments && put && session.outOfOrderWrites !== false) openAhead(f);
+    // Only while the probe's answer is awaited: once it is known, segments open their handles when they run (a
+    // long queue of big files must not hold ten handles each on a server that limits open handles).
+    if (wantSegments && put && session.outOfOrderWrites === undefined) openAhead(f);
     const segmented = wantSegments && (!put || await canSegmentUploads(path.posix.dirname(item.dst)));
     if (!segmented) {
       await created;

@@ -10,6 +10,7 @@ import { Client, Server, utils, type AuthContext, type ParsedKey, type Algorithm
 import { gatherAuth, makeAuthHandler, type AuthMaterial, type Prompter } from './auth';
 import { buildAlgorithms, defaultCipherOrder } from './algorithms';
 import { SluiceError } from '../errors';
+import { parsableEd25519Pair } from '../../../e2e/fixtures/tmp';
 
 let dir: string;
 const PASSPHRASE = 'correct horse';
@@ -208,7 +209,7 @@ interface TestServer {
 }
 
 async function startServer(policy: ServerPolicy): Promise<TestServer> {
-  const hostKey = utils.generateKeyPairSync('ed25519').private;
+  const hostKey = parsableEd25519Pair().private;
   const attempts: string[] = [];
   const server = new Server({ hostKeys: [hostKey] }, (client) => {
     client.on('error', () => undefined);

@@ -1,9 +1,10 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { Client, utils, type SFTPWrapper } from 'ssh2';
+import { Client, type SFTPWrapper } from 'ssh2';
 import { startSshd, type SshServer } from '../../../e2e/fixtures/sshd';
 import { startScriptedServer } from '../../../e2e/fixtures/scriptedServer';
+import { parsableEd25519Pair } from '../../../e2e/fixtures/tmp';
 
 interface Traced { client: Client; sftp: SFTPWrapper; trace: string[] }
 
@@ -86,7 +87,7 @@ test('patched ssh2 pipelines the OpenSSH handshake: auth behind SERVICE_REQUEST,
 test('a wrong key first, signed at once, is refused and the next key still logs in', async () => {
   const srv = await startSshd();
   try {
-    const wrong = utils.generateKeyPairSync('ed25519').private;
+    const wrong = parsableEd25519Pair().private;
     const { client, trace } = await connectTraced(srv, true, [wrong, fs.readFileSync(srv.clientKeyPath)]);
     client.end();
     assert.equal(trace.filter((l) => USERAUTH_SENT.test(l)).length, 2, trace.join('\n'));

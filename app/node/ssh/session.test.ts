@@ -18,7 +18,7 @@ import type { EngineEvent } from '../transfer/types';
 import { childPids } from '../../../e2e/fixtures/sshd';
 import {
   SSHD_PATH, makeTempDir, removeDir, startScriptedServer, startSshd, waitUntil, type ScriptedServer, type SshdServer,
-  openBounded,
+  openBounded, parsableEd25519Pair,
 } from '../test/helpers';
 
 const ssh2 = require('ssh2') as typeof import('ssh2');
@@ -152,7 +152,7 @@ describe('host keys across connections (OpenSSH)', { skip: hasSshd ? false : `${
 
     before(async () => {
       // The impostor: same key type (ed25519) as the real server, a different key; it counts logins.
-      const key = ssh2.utils.generateKeyPairSync('ed25519');
+      const key = parsableEd25519Pair();
       impostor = new ssh2.Server({ hostKeys: [key.private] }, (client: Connection) => {
         seen.connections++;
         client.on('handshake', () => { seen.handshakes++; });

@@ -640,7 +640,8 @@ function prefetchOn(s: SFTPWrapper, stats: string[], reads: string[], probeDir?:
 }
 
 /** SSH_FXP_OPEN flags of an upload's segment handles: created if missing, never truncated, no append. */
-const { OPEN_MODE } = ssh2Utils.sftp;
+const { OPEN_MODE, STATUS_CODE } = ssh2Utils.sftp;
+const SSH_FX_EOF = STATUS_CODE.EOF;
 const WRITE_AHEAD_FLAGS = OPEN_MODE.READ | OPEN_MODE.WRITE | OPEN_MODE.CREAT;
 
 async function openAhead(a: WorkerOps['openAhead'][0]): Promise<void> {
@@ -660,13 +661,47 @@ async function stat(a: WorkerOps['stat'][0]): Promise<RemoteStat | null> {
   return st;
 }
 
+type DirEntry = { filename: string; attrs: { mode: number; size: number; mtime: number } };
+
+/** One SSH_FXP_READDIR on an open folder handle: its names, or null at end of folder (SSH_FX_EOF). */
+function readdirOnce(s: SFTPWrapper, h: Buffer, p: string): Promise<DirEntry[] | null> {
+  return new Promise((resolve, reject) => {
+    s.readdir(h, ((err: (Error & { code?: number }) | undefined, list: DirEntry[]) => {
+      if (err?.code === SSH_FX_EOF) resolve(null);
+      else if (err) reject(fromSftpError(err, p));
+      else resolve(list);
+    }) as never);
+  });
+}
+
+/**
+ * Lists a folder: SSH_FXP_OPENDIR, then SSH_FXP_READDIRs two at a time on its handle (answered in order,
+ * draft-ietf-secsh-filexfer-02 §6.7; OpenSSH sends up to 100 names per answer, so the second usually says EOF),
+ * and an SSH_FXP_CLOSE that is not waited for: two round trips for most folders, where ssh2's readdir(path)
+ * takes four. An answer after the end of the folder is ignored, error or not.
+ */
 async function list(a: WorkerOps['list'][0]): Promise<RemoteEntry[]> {
   const s = sftpOf(a.channel);
-  const entries = await call<Array<{ filename: string; attrs: { mode: number; size: number; mtime: number } }>>(
-    (cb) => s.readdir(a.path, cb as never), a.path);
-  return entries
-    .filter((e) => e.filename !== '.' && e.filename !== '..')
-    .map((e) => ({ name: e.filename, ...statToRemote(e.attrs) }));
+  const h = await call<Buffer>((cb) => s.opendir(a.path, cb as never), a.path);
+  const entries: DirEntry[] = [];
+  try {
+    for (;;) {
+      const answers = [readdirOnce(s, h, a.path), readdirOnce(s, h, a.path)];
+      // Marked handled up front: after an error or the end, the other answer is not awaited.
+      answers.forEach((answer) => answer.catch(() => undefined));
+      for (const answer of answers) {
+        const names = await answer;
+        if (names === null) {
+          return entries
+            .filter((e) => e.filename !== '.' && e.filename !== '..')
+            .map((e) => ({ name: e.filename, ...statToRemote(e.attrs) }));
+        }
+        entries.push(...names);
+      }
+    }
+  } finally {
+    void closeRemote(s, h, a.path).catch(() => undefined);
+  }
 }
 
 async function mkdir(a: WorkerOps['mkdir'][0]): Promise<'created' | 'exists'> {

@@ -18,8 +18,8 @@ export { serveSftp, startSsh2SftpServer, type ConnectionState } from '../../../e
 export { startToxiproxy, toxiproxyAvailable, type Toxiproxy } from '../../../e2e/fixtures/toxiproxy';
 import { startProxyInFront, type Toxic, type Toxiproxy } from '../../../e2e/fixtures/toxiproxy';
 import { makeTempDir, removeDir, waitUntil } from '../../../e2e/fixtures/tmp';
-import { startSshd, type SshdOptions, type SshdServer } from '../../../e2e/fixtures/sshd';
-export { generateKeyFile, knownHostsLineFor, makeTempDir, removeDir, waitUntil, killOnExit } from '../../../e2e/fixtures/tmp';
+import { startSshd, type SshServer, type SshdOptions, type SshdServer } from '../../../e2e/fixtures/sshd';
+export { generateKeyFile, knownHostsLineFor, makeTempDir, parsableEd25519Pair, removeDir, waitUntil, killOnExit } from '../../../e2e/fixtures/tmp';
 
 /** A server as the CLI sees it. */
 export interface Target {
@@ -289,6 +289,21 @@ export function openBounded(o: OpenSessionOptions): Promise<Session> {
   return within('openSession', 30_000, opening).catch((e: unknown) => {
     opening.then((s) => s.close(), () => undefined);
     throw e;
+  });
+}
+
+/**
+ * A bounded session on `server` with only its client key (no agent, no ~/.ssh: `dir` is HOME), trusting its host
+ * key through a known_hosts file written in `dir`; `o` adds or overrides options.
+ */
+export function openTrusting(server: SshServer, dir: string, o: Partial<OpenSessionOptions> = {}): Promise<Session> {
+  const kh = path.join(dir, `known_hosts-${server.port}`);
+  fs.writeFileSync(kh, `${server.knownHostsLine()}\n`);
+  return openBounded({
+    host: server.host, port: server.port, username: server.user,
+    auth: { identityFiles: [server.clientKeyPath], useAgent: false, env: {}, home: dir },
+    hostKeyMode: 'strict', knownHostsPaths: { readPaths: [kh], writePath: kh },
+    ...o,
   });
 }
 

@@ -12,7 +12,7 @@ import type { EngineEvent } from './types';
 import {
   SSHD_PATH, makeTempDir, removeDir, sha256File, startScriptedServer, startSshd, tempFilesUnder, within, writeRandomFile,
   type ScriptedServer, type SshServer,
-  openBounded,
+  openTrusting,
 } from '../test/helpers';
 
 const MiB = 1024 * 1024;
@@ -31,15 +31,7 @@ after(async () => {
 });
 
 function open(server: SshServer, events: EngineEvent[], segmentSize: number): Promise<Session> {
-  const kh = path.join(local, `known_hosts-${server.port}`);
-  fs.writeFileSync(kh, `${server.knownHostsLine()}\n`);
-  return openBounded({
-    host: server.host, port: server.port, username: server.user,
-    auth: { identityFiles: [server.clientKeyPath], useAgent: false, env: {}, home: local },
-    hostKeyMode: 'strict', knownHostsPaths: { readPaths: [kh], writePath: kh },
-    connections: 2, channels: 1, segmentSize,
-    onEvent: (e) => events.push(e),
-  });
+  return openTrusting(server, local, { connections: 2, channels: 1, segmentSize, onEvent: (e) => events.push(e) });
 }
 
 /** Connection ids that moved bytes in the job, from its last progress sample. */

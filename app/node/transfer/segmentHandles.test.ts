@@ -10,7 +10,7 @@ import { SegmentHandles } from '../sftp/segmentHandles';
 import type { Session } from '../ssh/session';
 import {
   fakeFileEntry, makeTempDir, removeDir, sha256File, startScriptedServer, tempFilesUnder, writeRandomFile,
-  type ScriptedServer, openBounded, waitUntil,
+  type ScriptedServer, openTrusting, waitUntil,
 } from '../test/helpers';
 
 const MiB = 1024 * 1024;
@@ -61,16 +61,7 @@ describe('segments on a live server', () => {
     if (local) await removeDir(local);
   });
 
-  function open(): Promise<Session> {
-    const kh = path.join(local, 'known_hosts');
-    fs.writeFileSync(kh, `${server.knownHostsLine()}\n`);
-    return openBounded({
-      host: server.host, port: server.port, username: server.user,
-      auth: { identityFiles: [server.clientKeyPath], useAgent: false, env: {}, home: local },
-      hostKeyMode: 'strict', knownHostsPaths: { readPaths: [kh], writePath: kh },
-      connections: 1, channels: 2, segmentSize: 1 * MiB,
-    });
-  }
+  const open = (): Promise<Session> => openTrusting(server, local, { connections: 1, channels: 2, segmentSize: 1 * MiB });
 
   test('a 24-segment file opens each channel\'s handle once per direction and leaves no handle open', { timeout: 60_000 }, async () => {
     const src = path.join(local, 'seg.src');

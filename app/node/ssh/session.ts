@@ -31,7 +31,7 @@ export interface SessionOptions {
   requests?: number;
   /** Receive window per SFTP channel in bytes (≥ 2 MiB). Default: from the measured RTT ({@link channelWindowFor}). */
   channelWindow?: number;
-  /** Files in flight per channel (small files overlap their round trips). Default 16. */
+  /** Files in flight per channel (small files overlap their round trips). Default 32. */
   filesPerChannel?: number;
   /** Files larger than this are cut into segments spread over channels, in bytes. Default 16 MiB. */
   segmentSize?: number;
@@ -98,7 +98,9 @@ export const SESSION_DEFAULTS = {
   connections: 1,
   channels: 1,
   requests: 64,
-  filesPerChannel: 16,
+  // 1000 × 4 KiB at 50 ms RTT, 5 alternated runs: 8 → 2.98 / 2.27 s (put / get), 16 → 2.19 / 1.62 s,
+  // 32 → 1.92 / 1.43 s, 64 → 1.88 / 1.40 s; 32 keeps local descriptors well under a 1024 limit with 2 × 10 lanes.
+  filesPerChannel: 32,
   segmentSize: 16 * 1024 * 1024,
   keepaliveIntervalMs: 15_000,
   keepaliveCountMax: 3,

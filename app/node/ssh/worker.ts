@@ -491,9 +491,9 @@ async function rangeTask(t: RangeTask, direction: 'download' | 'upload'): Promis
     throw rangeError(e, t.remotePath, t.localPath);
   } finally {
     o.done();
+    // After an abort the CLOSE may queue behind replies still on their way: not waited for (see closeUnlessAborted).
     if (ok && !closedError) segmentHandles.put(direction, t.remotePath, t.localPath, h);
-    else if (o.signal?.aborted) void closeSegmentHandles([h], t.remotePath);
-    else await closeSegmentHandles([h], t.remotePath);
+    else await closeSegmentHandles([h], t.remotePath, !o.signal?.aborted);
   }
 }
 
@@ -639,9 +639,9 @@ function prefetchOn(s: SFTPWrapper, stats: string[], reads: string[], probeDir?:
   for (const p of reads) handlesAhead.add(s, p, openRemote(s, p, 'r'));
 }
 
-/** SSH_FXP_OPEN flags of an upload's segment handles: created if missing, never truncated, no append. */
 const { OPEN_MODE, STATUS_CODE } = ssh2Utils.sftp;
 const SSH_FX_EOF = STATUS_CODE.EOF;
+/** SSH_FXP_OPEN flags of an upload's segment handles: created if missing, never truncated, no append. */
 const WRITE_AHEAD_FLAGS = OPEN_MODE.READ | OPEN_MODE.WRITE | OPEN_MODE.CREAT;
 
 async function openAhead(a: WorkerOps['openAhead'][0]): Promise<void> {

@@ -69,6 +69,17 @@ async function eachLimited<T>(items: T[], limit: number, fn: (t: T) => Promise<v
   await Promise.all(workers);
 }
 
+/** Groups numbers (task ids, channels) by the connection they belong to. */
+function byConnection(pairs: Array<[Lane['conn'], number]>): Map<Lane['conn'], number[]> {
+  const out = new Map<Lane['conn'], number[]>();
+  for (const [conn, n] of pairs) {
+    const list = out.get(conn);
+    if (list) list.push(n);
+    else out.set(conn, [n]);
+  }
+  return out;
+}
+
 function asSluice(e: unknown): SluiceError {
   return e instanceof SluiceError ? e : new SluiceError('REMOTE_FAILURE', (e as Error)?.message ?? String(e));
 }
@@ -121,9 +132,7 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
   /** Fails queued work with `e` and aborts every running range task on its worker. */
   const stopAll = (e: SluiceError) => {
     scheduler.stop(e);
-    const byConn = new Map<Lane['conn'], number[]>();
-    for (const [id, lane] of running) byConn.set(lane.conn, [...(byConn.get(lane.conn) ?? []), id]);
-    for (const [conn, ids] of byConn) conn.cancel(ids);
+    for (const [conn, ids] of byConnection([...running].map(([id, lane]) => [lane.conn, id]))) conn.cancel(ids);
   };
   const onAbort = () => {
     aborted = new SluiceError('ABORTED', 'transfer interrupted');
@@ -187,9 +196,7 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
    * before the first SSH_FXP_WRITE); segments take those handles, releaseSegments closes the rest.
    */
   const openAhead = (f: FileState) => {
-    const byConn = new Map<Lane['conn'], number[]>();
-    for (const l of session.lanes()) byConn.set(l.conn, [...(byConn.get(l.conn) ?? []), l.channel]);
-    for (const [conn, channels] of byConn) {
+    for (const [conn, channels] of byConnection(session.lanes().map((l) => [l.conn, l.channel]))) {
       f.segmentConns.add(conn);
       conn.call('openAhead', { channels, remotePath: f.temp, mode: f.mode }).catch(() => undefined);
     }

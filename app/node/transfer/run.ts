@@ -14,16 +14,16 @@ import { ThroughputEstimator } from '../../common/stats/throughput';
 import { SluiceError, fromLocalError } from '../errors';
 import type { Lane, Session } from '../ssh/session';
 import { PoolSampler } from './progress';
-import { Scheduler } from './scheduler';
+import { HEAVY_PER_LANE, Scheduler } from './scheduler';
+import { planSegments } from './planner';
 import { safeLocalJoin, unsafeNameReason } from './names';
 import type { ConflictAnswer, FileFailure, FileTimes, TransferReport, TransferRequest, VerifyLevel } from './types';
 
 const PROGRESS_INTERVAL_MS = 250;
 /** A whole-file task this big occupies a lane on its own (see Task.heavy). */
 const HEAVY_FILE_BYTES = 4 * 1024 * 1024;
-/** Segments are not cut smaller than this to spread a file over more lanes. */
+/** Segments are not cut smaller than this (4 SSH_FXP_WRITEs of 255 KiB), except a file's last one. */
 const MIN_SEGMENT_BYTES = 1024 * 1024;
-const SEGMENTS_PER_LANE = 3;
 const WALK_CONCURRENCY = 16;
 
 /** One file to move: `src` on the source side, `dst` its final name on the other side. */
@@ -350,13 +350,9 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
       giveUp(f, asSluice(e));
       return;
     }
-    // At most segmentSize each, and a few per planned lane (each ≥ MIN_SEGMENT_BYTES), so that lanes joining
-    // late, or faster than others, still find work to steal.
-    const pieces = Math.max(Math.ceil(item.size / segmentSize), Math.min(lanesCount * SEGMENTS_PER_LANE, Math.floor(item.size / MIN_SEGMENT_BYTES)));
-    const segLen = Math.ceil(item.size / pieces);
-    let left = Math.ceil(item.size / segLen);
-    for (let start = 0; start < item.size; start += segLen) {
-      const end = Math.min(item.size, start + segLen);
+    const segments = planSegments(item.size, lanesCount * HEAVY_PER_LANE, segmentSize, MIN_SEGMENT_BYTES);
+    let left = segments.length;
+    for (const [start, end] of segments) {
       let moved = false;
       scheduler.push({
         priority: 0,

@@ -25,7 +25,7 @@ export interface Task {
  * Heavy tasks a lane runs at once: two, so that the next segment's open and first requests overlap the
  * previous segment's last replies instead of leaving the channel idle for those round trips.
  */
-const HEAVY_PER_LANE = 2;
+export const HEAVY_PER_LANE = 2;
 
 const CONNECTION_ERRORS = new Set(['CONNECTION_LOST', 'CONNECTION_STALLED', 'TIMEOUT']);
 

@@ -7,6 +7,26 @@ import { randomBytes } from 'node:crypto';
 import type { SFTPWrapper } from 'ssh2';
 import { COUNTERS_PER_CHANNEL, COUNTER_BYTES, COUNTER_OUTSTANDING, RequestSlots, ShortFileError, downloadRange, uploadRange } from './pipeline';
 
+type LazyReadCb = (e: Error | undefined, n: number, buf: Buffer | undefined) => void;
+
+/**
+ * The patched ssh2's two-step SSH_FXP_WRITE (sluiceWriteBuffer, sluiceSendWrite) over `write`, which gets a copy of
+ * the data: a fake packet is a uint32 data length, then the data; every packet counts as sent whole (reusable).
+ */
+function writesInPlace(write: (pos: number, data: Buffer, cb: (e?: Error) => void) => void) {
+  return {
+    sluiceWriteBuffer(_h: Buffer, len: number): Buffer {
+      const out = Buffer.alloc(4 + len);
+      out.writeUInt32BE(len, 0);
+      return out;
+    },
+    sluiceSendWrite(out: Buffer, pos: number, cb: (e?: Error) => void): boolean {
+      write(pos, Buffer.from(out.subarray(4, 4 + out.readUInt32BE(0))), cb);
+      return true;
+    },
+  };
+}
+
 /** A fake SFTP channel over an in-memory file: replies out of order, with short reads, tracking outstanding requests. */
 function fakeSftp(data: Buffer, opts: { shortEvery?: number; failAt?: number } = {}) {
   let outstanding = 0;
@@ -15,22 +35,27 @@ function fakeSftp(data: Buffer, opts: { shortEvery?: number; failAt?: number } =
   const written = Buffer.alloc(Math.max(data.length, 1 << 20));
   const later = (fn: () => void) => setTimeout(fn, Math.floor(Math.random() * 3));
   const sftp = {
-    read(_h: Buffer, buf: Buffer, off: number, len: number, pos: number, cb: (e: Error | null, n: number) => void) {
+    sluiceReadInto(_h: Buffer, len: number, pos: number, alloc: (len: number) => Buffer, cb: LazyReadCb) {
       outstanding++; requests++;
       maxOutstanding = Math.max(maxOutstanding, outstanding);
       const n = opts.shortEvery && requests % opts.shortEvery === 0 ? Math.max(1, len >> 1) : len;
       const avail = Math.max(0, Math.min(n, data.length - pos));
-      if (avail > 0) data.copy(buf, off, pos, pos + avail);
-      later(() => { outstanding--; cb(null, avail); });
+      later(() => {
+        outstanding--;
+        if (avail === 0) { cb(undefined, 0, undefined); return; }
+        const buf = alloc(len);
+        data.copy(buf, 0, pos, pos + avail);
+        cb(undefined, avail, buf);
+      });
     },
-    write(_h: Buffer, buf: Buffer, off: number, len: number, pos: number, cb: (e?: Error) => void) {
-      if (written.length < pos + len) throw new Error("fake file too small");
+    ...writesInPlace((pos, buf, cb) => {
+      if (written.length < pos + buf.length) throw new Error("fake file too small");
       outstanding++; requests++;
       maxOutstanding = Math.max(maxOutstanding, outstanding);
       if (opts.failAt !== undefined && pos >= opts.failAt) { later(() => { outstanding--; cb(Object.assign(new Error('Failure'), { code: 4 })); }); return; }
-      buf.copy(written, pos, off, off + len);
+      buf.copy(written, pos);
       later(() => { outstanding--; cb(); });
-    },
+    }),
   };
   return { sftp: sftp as unknown as SFTPWrapper, written, stats: () => ({ maxOutstanding, requests }) };
 }
@@ -107,9 +132,9 @@ test('an abort does not wait for replies still on their way, and a late reply wr
   const pending: Array<() => void> = [];
   let served = 0;
   const sftp = {
-    read(_h: Buffer, buf: Buffer, off: number, len: number, pos: number, cb: (e: Error | null, n: number) => void) {
+    sluiceReadInto(_h: Buffer, len: number, pos: number, alloc: (len: number) => Buffer, cb: LazyReadCb) {
       // The first reply comes at once; the others are held, like replies behind megabytes on a slow link.
-      const reply = () => { const n = Math.min(len, data.length - pos); data.copy(buf, off, pos, pos + n); cb(null, n); };
+      const reply = () => { const n = Math.min(len, data.length - pos); const buf = alloc(len); data.copy(buf, 0, pos, pos + n); cb(undefined, n, buf); };
       if (served++ === 0) setImmediate(reply);
       else pending.push(reply);
     },
@@ -142,13 +167,11 @@ test('uploadRange sends SSH_FXP_WRITEs in offset order although local reads fini
   const src = tempFile(data);
   const order: number[] = [];
   const written = Buffer.alloc(data.length);
-  const sftp = {
-    write(_h: Buffer, buf: Buffer, off: number, len: number, pos: number, cb: (e?: Error) => void) {
-      order.push(pos);
-      buf.copy(written, pos, off, off + len);
-      setImmediate(() => cb());
-    },
-  } as unknown as SFTPWrapper;
+  const sftp = writesInPlace((pos, buf, cb) => {
+    order.push(pos);
+    buf.copy(written, pos);
+    setImmediate(() => cb());
+  }) as unknown as SFTPWrapper;
   await uploadRange(sftp, Buffer.from('h'), src.fd, 0, data.length, { chunkSize: 8192, slots: new RequestSlots(64) });
   fs.closeSync(src.fd);
   assert.deepEqual(order, [...order].sort((a, b) => a - b));
@@ -166,4 +189,17 @@ test('a released slot skips a waiter that no longer needs it (no stall of anothe
   assert.equal(staleWoken, 1);
   assert.equal(liveGotSlot, true);
   assert.equal(slots.outstanding, 1);
+});
+
+test('uploadRange: a local file shorter than its range sends what it has at the right offsets, then fails with ShortFileError', async () => {
+  const data = randomBytes(20_000);
+  const src = tempFile(data);
+  const written = Buffer.alloc(40_000);
+  const lengths: number[] = [];
+  const sftp = writesInPlace((pos, buf, cb) => { lengths.push(buf.length); buf.copy(written, pos); setImmediate(() => cb()); }) as unknown as SFTPWrapper;
+  await assert.rejects(uploadRange(sftp, Buffer.from('h'), src.fd, 0, 30_000, { chunkSize: 8192, slots: new RequestSlots(4) }), ShortFileError);
+  fs.closeSync(src.fd);
+  assert.ok(written.subarray(0, 20_000).equals(data), 'every byte the file had was written at its offset');
+  assert.ok(written.subarray(20_000).every((b) => b === 0), 'nothing past the end of the file');
+  assert.ok(lengths.includes(20_000 - 2 * 8192), `the short read went out as a shorter WRITE: ${lengths}`);
 });

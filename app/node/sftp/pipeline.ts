@@ -187,7 +187,7 @@ function runPipeline(
   });
 }
 
-/** A small free list so a pipeline reuses its chunk buffers instead of allocating per request. */
+/** A small free list of chunk buffers, reused instead of allocated per request. */
 class BufferPool {
   private readonly free: Buffer[] = [];
   constructor(private readonly size: number) {}
@@ -198,6 +198,26 @@ class BufferPool {
     if (this.free.length < 64) this.free.push(b);
   }
 }
+
+/**
+ * Download buffers shared by every range of this thread, per chunk size. A reply's buffer is taken when its
+ * SSH_FXP_DATA arrives and given back once written locally, so a few buffers serve every outstanding request and
+ * stay hot in cache: a buffer per request (10 channels × K = 64 × 255 KiB) meant fresh, page-faulting memory for
+ * nearly every reply.
+ */
+const downloadPools = new Map<number, BufferPool>();
+
+function downloadPool(chunkSize: number): BufferPool {
+  let pool = downloadPools.get(chunkSize);
+  if (!pool) downloadPools.set(chunkSize, (pool = new BufferPool(chunkSize)));
+  return pool;
+}
+
+/** ssh2's SFTP client with the Sluice patch's SSH_FXP_READ into a buffer allocated when the reply arrives. */
+type LazyReadSftp = SFTPWrapper & {
+  sluiceReadInto(handle: Buffer, len: number, position: number, alloc: (len: number) => Buffer,
+    cb: (err: Error | undefined, bytesRead: number, buffer: Buffer | undefined) => void): void;
+};
 
 /**
  * Downloads the byte range [start, end) of an open remote file into a local file descriptor at the same
@@ -219,14 +239,16 @@ export function downloadRange(
   end: number,
   o: RangeOptions,
 ): Promise<number> {
-  const pool = new BufferPool(o.chunkSize);
+  const pool = downloadPool(o.chunkSize);
+  const take = () => pool.take();
   return runPipeline(start, end, o, (pos, len, done, local) => {
-    const buf = pool.take();
-    sftp.read(handle, buf, 0, len, pos, (err, n) => {
-      if (err) { pool.give(buf); done(err, 0); return; }
-      if (!n) { pool.give(buf); done(null, 0); return; }
-      // After an abort the file descriptor may already be closed: late replies are dropped.
-      if (o.signal?.aborted) { pool.give(buf); done(abortError(), 0); return; }
+    (sftp as LazyReadSftp).sluiceReadInto(handle, len, pos, take, (err, n, buf) => {
+      if (err || !n || !buf || o.signal?.aborted) {
+        if (buf) pool.give(buf);
+        // After an abort the file descriptor may already be closed: late replies are dropped.
+        done(err ?? (n && o.signal?.aborted ? abortError() : null), 0);
+        return;
+      }
       local.begin();
       fs.write(fd, buf, 0, n, pos, (werr) => {
         pool.give(buf);
@@ -235,6 +257,17 @@ export function downloadRange(
     });
   });
 }
+
+/** ssh2's SFTP client with the Sluice patch's SSH_FXP_WRITE that the caller fills in place. */
+type WriteFromSftp = SFTPWrapper & {
+  /** A WRITE packet for `handle` with room for `len` data bytes at `out.length - len`. */
+  sluiceWriteBuffer(handle: Buffer, len: number): Buffer;
+  /** Sends it for file offset `position`; true when it went out whole, so it may be reused. */
+  sluiceSendWrite(out: Buffer, position: number, cb: (err?: Error) => void): boolean;
+};
+
+/** Sent WRITE packets an upload range keeps for reuse: its requests in flight (UPLOAD_MAX_IN_FLIGHT) and some. */
+const SPARE_WRITE_PACKETS = 16;
 
 /**
  * Uploads the byte range [start, end) of a local file to an open remote handle at the same offsets,
@@ -253,27 +286,42 @@ export function uploadRange(
   end: number,
   o: RangeOptions,
 ): Promise<number> {
-  const pool = new BufferPool(o.chunkSize);
+  const s = sftp as WriteFromSftp;
+  // Packets ssh2 has sent whole (copied into SSH packets), reused for this handle's next full-size chunks.
+  const spare: Buffer[] = [];
+  const packetFor = (len: number): Buffer => (len === o.chunkSize ? spare.pop() : undefined) ?? s.sluiceWriteBuffer(handle, len);
   // Local reads finish in any order (libuv thread pool); writes go out in offset order all the same,
   // since servers that only accept sequential writes exist (rclone: "many SFTP servers only accept
   // sequential writes").
-  const reads: Array<{ pos: number; buf: Buffer; n: number; err: Error | null; ready: boolean; done: (err: Error | null, n: number) => void }> = [];
+  const reads: Array<{ pos: number; len: number; out: Buffer; n: number; err: Error | null; ready: boolean; done: (err: Error | null, n: number) => void }> = [];
   const sendReady = () => {
     while (reads.length && reads[0].ready) {
       const r = reads.shift()!;
-      if (r.err || !r.n) { pool.give(r.buf); r.done(r.err, 0); continue; }
-      if (o.signal?.aborted) { pool.give(r.buf); r.done(abortError(), 0); continue; }
-      sftp.write(handle, r.buf, 0, r.n, r.pos, (err) => {
-        pool.give(r.buf);
-        r.done(err ?? null, r.n);
-      });
+      if (r.err || !r.n) { r.done(r.err, 0); continue; }
+      if (o.signal?.aborted) { r.done(abortError(), 0); continue; }
+      let out = r.out;
+      if (r.n < r.len) {
+        // A short local read (the file shrank): the packet's length fields say len, so the n bytes move to one
+        // that says n; the pipeline re-requests the rest, and fails if it reads nothing.
+        out = s.sluiceWriteBuffer(handle, r.n);
+        r.out.copy(out, out.length - r.n, r.out.length - r.len, r.out.length - r.len + r.n);
+      }
+      const whole = s.sluiceSendWrite(out, r.pos, (err) => r.done(err ?? null, r.n));
+      if (whole && out === r.out && r.len === o.chunkSize && spare.length < SPARE_WRITE_PACKETS) spare.push(out);
     }
   };
   return runPipeline(start, end, o, (pos, len, done, local) => {
-    const r = { pos, buf: pool.take(), n: 0, err: null as Error | null, ready: false, done };
+    let out: Buffer;
+    try {
+      out = packetFor(len);
+    } catch (e) {
+      done(e as Error, 0); // a chunk above this channel's limits@openssh.com write length: refused, never split
+      return;
+    }
+    const r = { pos, len, out, n: 0, err: null as Error | null, ready: false, done };
     reads.push(r);
     local.begin();
-    fs.read(fd, r.buf, 0, len, pos, (rerr, n) => {
+    fs.read(fd, out, out.length - len, len, pos, (rerr, n) => {
       local.end();
       r.ready = true;
       r.err = rerr;

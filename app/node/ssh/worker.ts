@@ -213,10 +213,12 @@ async function connect(params: ConnectParams): Promise<ConnectInfo> {
   });
 
   channelWindow = params.channelWindow ?? 0;
-  // Two in a row, the smaller kept: sshd may answer the first late while it sets up after authentication.
+  // Two keepalives in a row and the set-up exchange's round trip, the smallest kept: sshd may answer any of them
+  // late while it is busy (after authentication, or on a loaded machine, where a loopback RTT read over 5 ms once
+  // and sized the pool for a slow link).
   const rtt = measureRtt(client).then(async (a) => {
-    const b = await measureRtt(client);
-    return a === undefined ? b : b === undefined ? a : Math.min(a, b);
+    const samples = [a, await measureRtt(client), setupRtt()].filter((x): x is number => x !== undefined);
+    return samples.length ? Math.min(...samples) : undefined;
   });
   // Channels open in parallel (each takes 2 round trips with OpenSSH: CHANNEL_OPEN, then subsystem + INIT +
   // limits pipelined by the ssh2 patch; 4 elsewhere). connect does not wait for the automatic extra ones (a small

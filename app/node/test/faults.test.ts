@@ -128,10 +128,17 @@ describe('connection faults mid-transfer', { skip: skipReason }, () => {
 });
 
 describe('SIGINT mid-transfer', { skip: skipReason }, () => {
+  /**
+   * One channel, not the automatic pool: on a loaded CI machine the loopback RTT once read 5.1 ms and sized the pool
+   * for a slow link (10 channels × sshd's 2 MiB window in flight), and the temporary file's removal then waited
+   * ~7 s behind 20 MiB draining through the 4 MB/s cap.
+   */
+  const ONE_LANE = ['--connections', '1', '--channels', '1'];
+
   test('put: exit 130 promptly, nothing under the final name, temporary file removed', async () => {
     const { port, knownHosts } = await cappedProxy('put');
     const target = path.join(sshd.root, 'interrupted-upload.bin');
-    const run = startTransfer('put', port, knownHosts, target);
+    const run = startTransfer('put', port, knownHosts, target, ONE_LANE);
     await run.waitForEvent(isProgressWithBytes);
     const sent = Date.now();
     run.child.kill('SIGINT');
@@ -147,7 +154,7 @@ describe('SIGINT mid-transfer', { skip: skipReason }, () => {
     const { port, knownHosts } = await cappedProxy('get');
     const dir = path.join(work, 'interrupted');
     fs.mkdirSync(dir);
-    const run = startTransfer('get', port, knownHosts, path.join(dir, 'copy.bin'));
+    const run = startTransfer('get', port, knownHosts, path.join(dir, 'copy.bin'), ONE_LANE);
     await run.waitForEvent(isProgressWithBytes);
     const sent = Date.now();
     run.child.kill('SIGINT');

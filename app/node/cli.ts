@@ -55,7 +55,8 @@ password prompt; SLUICE_PASSWORD supplies the password to scripts.
 Host keys: ~/.ssh/known_hosts and /etc/ssh/ssh_known_hosts (SLUICE_KNOWN_HOSTS overrides both).
 
 Exit codes: 0 done and verified, 1 some transfer failed, 2 usage, 3 authentication, 4 host key refused,
-5 remote not found or permission denied, 6 local error (disk full, permission), 130 interrupted.`;
+5 remote not found or permission denied, 6 local error (disk full, permission), 130 interrupted.
+Ctrl-C cancels and removes temporary files; a second Ctrl-C quits at once (a .part file may remain).`;
 
 function positiveInt(v: string): number {
   const n = Number(v);
@@ -204,9 +205,18 @@ async function run(direction: 'get' | 'put', operands: string[], o: CliOptions):
   const out = makeOutput(o, direction === 'put' ? 'up  ' : 'down');
   const abort = new AbortController();
   let session: Session | null = null;
+  let interrupts = 0;
+  // The first Ctrl-C cancels and cleans up: the temporary files' removal may wait behind data already on its way
+  // (up to channels × the server's window, seconds on a slow link). A second one exits at once.
   const onSigint = () => {
     abort.abort();
     if (!session) process.exit(130);
+    if (++interrupts === 1) {
+      process.stderr.write('sluice: interrupted: cancelling and removing temporary files (Ctrl-C again to quit at once)\n');
+      return;
+    }
+    process.stderr.write('sluice: interrupted again: quitting without cleanup; a temporary file (.NAME.sluice-XXXXXXXX.part) may remain\n');
+    process.exit(130);
   };
   process.on('SIGINT', onSigint);
   try {

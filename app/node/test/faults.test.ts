@@ -150,6 +150,29 @@ describe('SIGINT mid-transfer', { skip: skipReason }, () => {
     assert.ok(exitMs < PROMPT_EXIT_MS, `the CLI exited ${exitMs} ms after SIGINT: the upload kept running instead of being cancelled`);
   });
 
+  test('put on 10 channels: a second SIGINT quits at once (cleanup waits behind 20 MiB); nothing under the final name', async () => {
+    const { port, knownHosts } = await cappedProxy('put');
+    const target = path.join(sshd.root, 'interrupted-twice.bin');
+    const run = startTransfer('put', port, knownHosts, target, ['--connections', '1', '--channels', '10']);
+    await run.waitForEvent(isProgressWithBytes);
+    run.child.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, 300));
+    const sent = Date.now();
+    run.child.kill('SIGINT');
+    const r = await run.result;
+    const exitMs = Date.now() - sent;
+    assert.equal(r.code, 130, describeRun(r));
+    assert.match(r.stderr, /interrupted: cancelling.*Ctrl-C again/, describeRun(r));
+    assert.match(r.stderr, /interrupted again: quitting without cleanup/, describeRun(r));
+    assert.ok(exitMs < PROMPT_EXIT_MS, `the CLI exited ${exitMs} ms after the second SIGINT`);
+    assert.equal(fs.existsSync(target), false, 'interrupted upload exists under the final name');
+    // What may remain is the temporary file, under its own name; the sshd root is shared with later tests.
+    for (const t of tempFilesUnder(sshd.root)) {
+      assert.match(path.basename(t), /^\.interrupted-twice\.bin\.sluice-[0-9a-f]{8}\.part$/);
+      fs.rmSync(t);
+    }
+  });
+
   test('get: exit 130 promptly, nothing under the final name, temporary file removed', async () => {
     const { port, knownHosts } = await cappedProxy('get');
     const dir = path.join(work, 'interrupted');

@@ -190,12 +190,13 @@ function runPipeline(
 /** A small free list of chunk buffers, reused instead of allocated per request. */
 class BufferPool {
   private readonly free: Buffer[] = [];
-  constructor(private readonly size: number) {}
+  /** @param size bytes per buffer; @param maxFree buffers kept for reuse, beyond which returned ones are dropped */
+  constructor(private readonly size: number, private readonly maxFree: number) {}
   take(): Buffer {
     return this.free.pop() ?? Buffer.allocUnsafe(this.size);
   }
   give(b: Buffer): void {
-    if (this.free.length < 64) this.free.push(b);
+    if (this.free.length < this.maxFree) this.free.push(b);
   }
 }
 
@@ -206,10 +207,12 @@ class BufferPool {
  * nearly every reply.
  */
 const downloadPools = new Map<number, BufferPool>();
+/** Free buffers a download pool keeps (4 MiB at 255 KiB): the thread holds them as long as it lives. */
+const DOWNLOAD_POOL_FREE = 16;
 
 function downloadPool(chunkSize: number): BufferPool {
   let pool = downloadPools.get(chunkSize);
-  if (!pool) downloadPools.set(chunkSize, (pool = new BufferPool(chunkSize)));
+  if (!pool) downloadPools.set(chunkSize, (pool = new BufferPool(chunkSize, DOWNLOAD_POOL_FREE)));
   return pool;
 }
 

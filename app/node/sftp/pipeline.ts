@@ -246,12 +246,9 @@ export function downloadRange(
   const take = () => pool.take();
   return runPipeline(start, end, o, (pos, len, done, local) => {
     (sftp as LazyReadSftp).sluiceReadInto(handle, len, pos, take, (err, n, buf) => {
-      if (err || !n || !buf || o.signal?.aborted) {
-        if (buf) pool.give(buf);
-        // After an abort the file descriptor may already be closed: late replies are dropped.
-        done(err ?? (n && o.signal?.aborted ? abortError() : null), 0);
-        return;
-      }
+      if (err || !n || !buf) { if (buf) pool.give(buf); done(err ?? null, 0); return; }
+      // After an abort the file descriptor may already be closed: late replies are dropped.
+      if (o.signal?.aborted) { pool.give(buf); done(abortError(), 0); return; }
       local.begin();
       fs.write(fd, buf, 0, n, pos, (werr) => {
         pool.give(buf);

@@ -203,3 +203,37 @@ test('uploadRange: a local file shorter than its range sends what it has at the 
   assert.ok(written.subarray(20_000).every((b) => b === 0), 'nothing past the end of the file');
   assert.ok(lengths.includes(20_000 - 2 * 8192), `the short read went out as a shorter WRITE: ${lengths}`);
 });
+
+test('uploadRange reuses a WRITE packet ssh2 had to queue only once its reply arrived, never while it was still queued', async () => {
+  const data = randomBytes(3_000_000);
+  const src = tempFile(data);
+  const written = Buffer.alloc(data.length);
+  let allocated = 0;
+  let queued = 0;
+  let maxQueued = 0;
+  // Like ssh2 when the channel window is full: the packet waits in ssh2's queue and its bytes go out later, then
+  // the server answers. A packet refilled while queued would put another chunk's bytes at this offset.
+  const sftp = {
+    sluiceWriteBuffer(_h: Buffer, len: number): Buffer {
+      allocated++;
+      const out = Buffer.alloc(4 + len);
+      out.writeUInt32BE(len, 0);
+      return out;
+    },
+    sluiceSendWrite(out: Buffer, pos: number, cb: (e?: Error) => void): boolean {
+      maxQueued = Math.max(maxQueued, ++queued);
+      setTimeout(() => {
+        out.copy(written, pos, 4, 4 + out.readUInt32BE(0));
+        queued--;
+        setImmediate(() => cb());
+      }, Math.floor(Math.random() * 3));
+      return false;
+    },
+  } as unknown as SFTPWrapper;
+  await uploadRange(sftp, Buffer.from('h'), src.fd, 0, data.length, { chunkSize: 8192, slots: new RequestSlots(8) });
+  fs.closeSync(src.fd);
+  assert.ok(written.equals(data), 'a queued packet was refilled before it went out');
+  const chunks = Math.ceil(data.length / 8192);
+  assert.ok(maxQueued >= 2);
+  assert.ok(allocated <= 8 + 16 + 1, `${allocated} WRITE packets allocated for ${chunks} chunks with 8 in flight`);
+});

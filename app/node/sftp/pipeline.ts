@@ -287,7 +287,7 @@ export function uploadRange(
   o: RangeOptions,
 ): Promise<number> {
   const s = sftp as WriteFromSftp;
-  // Packets ssh2 has sent whole (copied into SSH packets), reused for this handle's next full-size chunks.
+  // Packets ssh2 no longer holds (sent whole, or answered), reused for this handle's next full-size chunks.
   const spare: Buffer[] = [];
   const packetFor = (len: number): Buffer => (len === o.chunkSize ? spare.pop() : undefined) ?? s.sluiceWriteBuffer(handle, len);
   // Local reads finish in any order (libuv thread pool); writes go out in offset order all the same,
@@ -306,8 +306,14 @@ export function uploadRange(
         out = s.sluiceWriteBuffer(handle, r.n);
         r.out.copy(out, out.length - r.n, r.out.length - r.len, r.out.length - r.len + r.n);
       }
-      const whole = s.sluiceSendWrite(out, r.pos, (err) => r.done(err ?? null, r.n));
-      if (whole && out === r.out && r.len === o.chunkSize && spare.length < SPARE_WRITE_PACKETS) spare.push(out);
+      const reusable = out === r.out && r.len === o.chunkSize;
+      let whole = false;
+      whole = s.sluiceSendWrite(out, r.pos, (err) => {
+        // The server answers a WRITE only after receiving all of it, so ssh2 has copied every byte into SSH packets.
+        if (!err && !whole && reusable && spare.length < SPARE_WRITE_PACKETS) spare.push(out);
+        r.done(err ?? null, r.n);
+      });
+      if (whole && reusable && spare.length < SPARE_WRITE_PACKETS) spare.push(out);
     }
   };
   return runPipeline(start, end, o, (pos, len, done, local) => {

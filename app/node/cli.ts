@@ -301,7 +301,7 @@ function buildProgram(): Command {
       .option('--kex <list>', 'key exchange preference, comma separated', collect)
       .option('--mac <list>', 'MAC preference, comma separated', collect)
       .option('--host-key-algorithms <list>', 'host key algorithm preference, comma separated', collect)
-      .option('--connections <n>', `SSH connections, each in its own thread (default: ${AUTO_TUNE.connections} with ${AUTO_TUNE.channels} channels each when the measured RTT is ≥ ${AUTO_TUNE.rttMs} ms, else 1)`, positiveInt)
+      .option('--connections <n>', `SSH connections, each in its own thread (default: ${AUTO_TUNE.connections} with ${AUTO_TUNE.channels} channels each when the measured RTT is ≥ ${AUTO_TUNE.rttMs} ms, else 1 with 1 channel, ${AUTO_TUNE.segmentedPutChannels} for a put of a file above --segment-size)`, positiveInt)
       .option('--channels <n>', 'SFTP channels per connection (default: see --connections)', positiveInt)
       .option('--requests <n>', 'outstanding requests per channel', positiveInt, SESSION_DEFAULTS.requests)
       .option('--segment-size <size>', 'split files larger than this across channels', parseSize, SESSION_DEFAULTS.segmentSize)

@@ -96,3 +96,42 @@ test('a server that allows fewer sessions than the automatic channel count still
     }
   });
 });
+
+test('an auto-sized put that will cut a file into segments opens two channels on one connection, even on loopback; other jobs one', async () => {
+  const srv = await startSshd();
+  const dir = await makeTempDir('sluice-autotune-put-');
+  try {
+    const kh = path.join(dir, 'known_hosts');
+    const open = (prefetch?: { stat?: string[]; probeDir?: string }, channels?: number) => openSession({
+      host: '127.0.0.1', port: srv.port, username: srv.user,
+      auth: { identityFiles: [srv.clientKeyPath], useAgent: false, env: {} },
+      knownHostsPaths: { readPaths: [kh], writePath: kh }, hostKeyMode: 'accept-new', prefetch, channels,
+      segmentSize: 1024 * 1024,
+    });
+    const src = path.join(dir, 'big.bin');
+    const data = randomBytes(3 * 1024 * 1024 + 5);
+    fs.writeFileSync(src, data);
+    const segmentedPut = await open({ stat: [srv.root], probeDir: srv.root });
+    try {
+      await segmentedPut.whenPoolSettled();
+      assert.equal(segmentedPut.connections.length, 1);
+      assert.equal(segmentedPut.connections[0].channels, AUTO_TUNE.segmentedPutChannels);
+      const report = await segmentedPut.transfer({ id: 'seg', direction: 'put', sources: [src], dest: srv.root, recursive: false });
+      assert.deepEqual(report.failed, []);
+      assert.ok(fs.readFileSync(path.join(srv.root, 'big.bin')).equals(data));
+    } finally {
+      await segmentedPut.close();
+    }
+    for (const [what, session] of [['a put of small files', await open({ stat: [srv.root] })], ['--channels 1', await open({ stat: [srv.root], probeDir: srv.root }, 1)]] as const) {
+      try {
+        await session.whenPoolSettled();
+        if (session.rttMs! < AUTO_TUNE.rttMs || what === '--channels 1') assert.equal(session.connections[0].channels, 1, what);
+      } finally {
+        await session.close();
+      }
+    }
+  } finally {
+    await srv.stop();
+    await removeDir(dir);
+  }
+});

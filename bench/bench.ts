@@ -2,7 +2,7 @@
  * `npm run bench`: Sluice against OpenSSH `sftp`, lftp and rclone, in one run on this machine, on loopback and at
  * 50 ms RTT (Toxiproxy, 25 ms latency each way). Figures, not tests. See bench/README.md.
  *
- * Usage: node dist/bench/bench.js [--quick] [--reps N] [--budget MIN] [--only REGEX] [--dir PATH] [--cpu-prof] [--no-readme]
+ * Usage: node dist/bench/bench.js [--quick] [--reps N] [--budget MIN] [--only REGEX] [--dir PATH] [--cpu-prof] [--perf] [--no-readme]
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -11,9 +11,10 @@ import * as path from 'node:path';
 import { startSshd, type SshdServer } from '../e2e/fixtures/sshd';
 import { startToxiproxy, toxiproxyAvailable, type Toxiproxy } from '../e2e/fixtures/toxiproxy';
 import { buildCases, FULL_SIZES, QUICK_SIZES, type BenchCase, type DataSet, type Link, type Sizes } from './cases';
-import type { Endpoint, Job } from './clients';
+import { installed, type Endpoint, type Job } from './clients';
 import { haveTimeBin, installCleanup, runTimed, sha256File, treeManifest, writeRandomFile, writeRandomTree, type RunResult } from './measure';
 import { summarizeProfiles } from './profile';
+import { summarizePerf } from './perf';
 import { detailTable, replaceMarkedBlock, summaryTable, transferPhaseTable, type CaseResult, type RowResult, type RunRecord } from './report';
 
 /** Command-line options of the bench. */
@@ -25,6 +26,8 @@ export interface BenchOptions {
   /** Parent folder for the test data and the sshd's files (default: /dev/shm when it has room, else the OS temp dir). */
   dir?: string;
   cpuProf: boolean;
+  /** Record Sluice (defaults) and sftp with `perf record` (bench/perf.ts); their figures then include perf's cost. */
+  perf?: boolean;
   readme: boolean;
   /** Repetitions after the first stop being started once the run has taken this long. */
   budgetMinutes: number;
@@ -33,13 +36,14 @@ export interface BenchOptions {
 /** A client whose single run took longer than this is not repeated (sftp's 1000 small files take minutes). */
 const SLOW_RUN_SECONDS = 30;
 const REPO = path.resolve(__dirname, '..', '..');
-const USAGE = `usage: npm run bench -- [--quick] [--reps N] [--budget MIN] [--only REGEX] [--dir PATH] [--cpu-prof] [--no-readme]
+const USAGE = `usage: npm run bench -- [--quick] [--reps N] [--budget MIN] [--only REGEX] [--dir PATH] [--cpu-prof] [--perf] [--no-readme]
   --quick       smaller sizes (256 MiB / 32 MiB / 200 files), 1 repetition: for trying it out
   --reps N      repetitions per client and case (default 3; medians are reported)
   --budget MIN  every case runs once; repetitions 2..N start only while the run is under MIN minutes (default 23)
   --only REGEX  run only <case>/<client> pairs matching, e.g. 'big-down|connect' or '/sluice'
   --dir PATH    where test data and the private sshd live (default /dev/shm if it has room, else $TMPDIR)
   --cpu-prof    run Sluice under node --cpu-prof and list where its CPU time goes
+  --perf        run Sluice's defaults and plain sftp under perf record (cpu-clock) and list CPU per thread
   --no-readme   do not update the README.md block between <!-- bench:start --> and <!-- bench:end -->`;
 
 /** Parses argv (without node and script). @throws Error with the usage text on a bad option */
@@ -61,6 +65,7 @@ export function parseArgs(argv: string[]): BenchOptions {
     } else if (a === '--only') o.only = new RegExp(value());
     else if (a === '--dir') o.dir = path.resolve(value());
     else if (a === '--cpu-prof') o.cpuProf = true;
+    else if (a === '--perf') o.perf = true;
     else if (a === '--budget') {
       o.budgetMinutes = Number(value());
       if (!(o.budgetMinutes > 0)) throw new Error(`--budget must be a number of minutes > 0\n${USAGE}`);
@@ -306,7 +311,9 @@ async function main(): Promise<number> {
   const resultsDir = path.join(REPO, 'bench', 'results');
   const runStamp = `${stamp(started)}${o.quick ? '-quick' : ''}${o.only ? '-partial' : ''}`;
   const profRoot = o.cpuProf ? path.join(resultsDir, `prof-${runStamp}`) : undefined;
-  const cases = buildCases(sizes, profRoot ? (id) => path.join(profRoot, id) : undefined)
+  if (o.perf && !installed('perf')) { process.stderr.write('--perf needs Linux perf (apt-get install linux-perf)\n'); return 2; }
+  const perfRoot = o.perf ? path.join(resultsDir, `prof-${runStamp}-perf`) : undefined;
+  const cases = buildCases(sizes, profRoot ? (id) => path.join(profRoot, id) : undefined, perfRoot ? (id) => path.join(perfRoot, id) : undefined)
     .filter((c) => !o.only || c.clients.some((cl) => o.only?.test(`${c.id}/${cl.id}`)));
   const wantRtt = cases.some((c) => c.link === 'rtt50');
   const skipped: string[] = [];
@@ -379,6 +386,7 @@ async function main(): Promise<number> {
     : '';
   const summary = `${summaryTable(ran)}${phaseBlock}`;
   const profiles = profRoot ? summarizeProfiles(profRoot) : '';
+  const perfSummary = perfRoot ? summarizePerf(perfRoot, (id) => cases.find((c) => c.id === id)?.bytes ?? 0) : '';
   const md = [
     `# Sluice benchmark, ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC${o.quick ? ' — QUICK mode (smaller sizes, not for publication)' : ''}`,
     '',
@@ -397,6 +405,7 @@ async function main(): Promise<number> {
     '',
     ...ran.flatMap((r) => [`### ${r.result.title}`, '', detailTable(r.result), '']),
     ...(profiles ? ['## Where Sluice\'s CPU goes (node --cpu-prof, self time)', '', profiles, ''] : []),
+    ...(perfSummary ? ['## CPU per thread and process (perf record -e cpu-clock; these runs include perf\'s own cost)', '', perfSummary, ''] : []),
   ].join('\n');
 
   fs.mkdirSync(resultsDir, { recursive: true });
@@ -408,6 +417,7 @@ async function main(): Promise<number> {
   fs.writeFileSync(latest, md);
   log(`\n## Summary\n\n${summary}\n`);
   if (profiles) log(`${profiles}\n`);
+  if (perfSummary) log(`${perfSummary}\n`);
   log(`results: ${jsonPath}, ${path.relative(REPO, latest)}`);
 
   const readme = path.join(REPO, 'README.md');

@@ -4,7 +4,7 @@
  * Sluice's defaults size the pool from the measured RTT (1 connection on loopback, 4 × 2 channels at ≥ 5 ms), so the
  * 50 ms cases add an explicit `--connections 1` row for the one-connection figure.
  */
-import { installed, lftpClient, opensshClient, rcloneClient, sluiceClient, type ClientVariant } from './clients';
+import { installed, lftpClient, opensshClient, rcloneClient, sluiceClient, withPerf, type ClientVariant } from './clients';
 
 export type Link = 'loopback' | 'rtt50';
 /** Which prepared source a case copies. */
@@ -66,8 +66,10 @@ function peers(opts: { tuned: boolean }): ClientVariant[] {
  * Builds the case list.
  * @param cpuProfDir when set, Sluice runs under `node --cpu-prof`, writing into the folder it returns for
  *   `<case id>/<client id>`
+ * @param perfDir when set, Sluice's default row and plain `sftp` run under `perf record` (bench/perf.ts), writing
+ *   into the folder it returns for `<case id>/<client id>`
  */
-export function buildCases(sizes: Sizes, cpuProfDir?: (caseAndClient: string) => string): BenchCase[] {
+export function buildCases(sizes: Sizes, cpuProfDir?: (caseAndClient: string) => string, perfDir?: (caseAndClient: string) => string): BenchCase[] {
   const sluice = (caseId: string, configs: Array<[string, string[]]>): ClientVariant[] =>
     configs.map(([id, extra]) => sluiceClient(id, extra, cpuProfDir?.(`${caseId}/${id}`)));
   const cases: BenchCase[] = [];
@@ -115,6 +117,9 @@ export function buildCases(sizes: Sizes, cpuProfDir?: (caseAndClient: string) =>
         ...peers({ tuned: false }),
       ],
     });
+  }
+  if (perfDir) {
+    for (const c of cases) c.clients = c.clients.map((cl) => (cl.id === 'sluice' || cl.id === 'sftp' ? withPerf(cl, perfDir(`${c.id}/${cl.id}`)) : cl));
   }
   return cases;
 }

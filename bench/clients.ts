@@ -6,6 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { perfRecordCommand } from './perf';
 
 export const CIPHER = 'aes128-gcm@openssh.com';
 
@@ -92,6 +93,22 @@ export function sluiceClient(id: string, extra: string[], cpuProfDir?: string): 
       if (job.direction === 'up') args.push(plain(job.source), url(job.shape === 'tree' ? `${job.destDir}/` : target(job)));
       else args.push(url(job.source), job.shape === 'tree' ? `${plain(job.destDir)}/` : plain(target(job)));
       return { cmd: process.execPath, args, env: { SLUICE_KNOWN_HOSTS: ep.knownHostsPath } };
+    },
+  };
+}
+
+/**
+ * `variant` run under `perf record` (bench/perf.ts), one recording per run in `dir`.
+ */
+export function withPerf(variant: ClientVariant, dir: string): ClientVariant {
+  let runs = 0;
+  return {
+    ...variant,
+    invoke(job, ep, scratch) {
+      const inner = variant.invoke(job, ep, scratch);
+      fs.mkdirSync(dir, { recursive: true });
+      const wrapped = perfRecordCommand(path.join(dir, `run-${++runs}.data`), inner.cmd, inner.args);
+      return { ...inner, ...wrapped };
     },
   };
 }

@@ -8,6 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { caseClientDirs } from './profile';
 
 /** Samples per CPU-second (`perf record -F`); each sample stands for 1/PERF_HZ s of CPU. */
 export const PERF_HZ = 999;
@@ -103,28 +104,23 @@ export function breakdownLines(b: PerfBreakdown, runs: number, bytes: number): s
  * @returns Markdown, or '' when there is nothing to summarize
  */
 export function summarizePerf(root: string, bytesOf: (caseId: string) => number): string {
-  if (!fs.existsSync(root)) return '';
   const out: string[] = [];
-  for (const caseId of fs.readdirSync(root).sort()) {
-    const cdir = path.join(root, caseId);
-    if (!fs.statSync(cdir).isDirectory()) continue;
-    for (const client of fs.readdirSync(cdir).sort()) {
-      const files = fs.readdirSync(path.join(cdir, client)).filter((f) => f.endsWith('.data')).map((f) => path.join(cdir, client, f));
-      if (!files.length) continue;
-      const b: PerfBreakdown = { threads: new Map(), workerLeaf: new Map() };
-      let runs = 0;
-      for (const f of files) {
-        try {
-          const text = execFileSync('perf', ['script', '-i', f, '-F', 'comm,pid,tid,ip,sym,dso'], { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] });
-          addPerfScript(text, b);
-          runs++;
-        } catch {
-          // an unreadable recording (client killed mid-write) is left out
-        }
+  for (const { caseId, client, dir } of caseClientDirs(root)) {
+    const files = fs.readdirSync(dir).filter((f) => f.endsWith('.data')).map((f) => path.join(dir, f));
+    if (!files.length) continue;
+    const b: PerfBreakdown = { threads: new Map(), workerLeaf: new Map() };
+    let runs = 0;
+    for (const f of files) {
+      try {
+        const text = execFileSync('perf', ['script', '-i', f, '-F', 'comm,pid,tid,ip,sym,dso'], { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] });
+        addPerfScript(text, b);
+        runs++;
+      } catch {
+        // an unreadable recording (client killed mid-write) is left out
       }
-      if (!runs) continue;
-      out.push(`**${caseId} / ${client}** (${runs} run${runs > 1 ? 's' : ''})`, '', ...breakdownLines(b, runs, bytesOf(caseId)), '');
     }
+    if (!runs) continue;
+    out.push(`**${caseId} / ${client}** (${runs} run${runs > 1 ? 's' : ''})`, '', ...breakdownLines(b, runs, bytesOf(caseId)), '');
   }
   return out.join('\n');
 }

@@ -62,33 +62,40 @@ function filesIn(dir: string): string[] {
   return out;
 }
 
+/** The `<case id>/<client id>/` folders under `root` (as the bench's profiling options lay them out), sorted. */
+export function caseClientDirs(root: string): Array<{ caseId: string; client: string; dir: string }> {
+  if (!fs.existsSync(root)) return [];
+  const out: Array<{ caseId: string; client: string; dir: string }> = [];
+  for (const caseId of fs.readdirSync(root).sort()) {
+    const cdir = path.join(root, caseId);
+    if (!fs.statSync(cdir).isDirectory()) continue;
+    for (const client of fs.readdirSync(cdir).sort()) out.push({ caseId, client, dir: path.join(cdir, client) });
+  }
+  return out;
+}
+
 /**
  * Summarizes every `<case>/<client>/` folder under `root`: top self-time functions of the main thread and of the
  * worker threads (file names `CPU.<date>.<time>.<pid>.<threadId>.<seq>.cpuprofile`; thread 0 is the main thread).
  * @returns Markdown, or '' when there are no profiles
  */
 export function summarizeProfiles(root: string): string {
-  if (!fs.existsSync(root)) return '';
   const out: string[] = [];
-  for (const caseDir of fs.readdirSync(root).sort()) {
-    const cdir = path.join(root, caseDir);
-    if (!fs.statSync(cdir).isDirectory()) continue;
-    for (const client of fs.readdirSync(cdir).sort()) {
-      const files = filesIn(path.join(cdir, client));
-      if (!files.length) continue;
-      const main: SelfTimes = new Map();
-      const workers: SelfTimes = new Map();
-      let workerFiles = 0;
-      for (const f of files) {
-        const thread = Number(path.basename(f).split('.')[4]);
-        let profile: CpuProfile;
-        try { profile = JSON.parse(fs.readFileSync(f, 'utf8')) as CpuProfile; } catch { continue; }
-        if (thread === 0) addSelfTimes(profile, main);
-        else { addSelfTimes(profile, workers); workerFiles++; }
-      }
-      out.push(`**${caseDir} / ${client}** (${files.length} profiles in \`${path.relative(path.resolve(root, '..', '..', '..'), path.join(cdir, client))}\`)`,
-        '', '- main thread:', topFunctions(main), `- worker threads (${workerFiles} profiles):`, topFunctions(workers), '');
+  for (const { caseId: caseDir, client, dir } of caseClientDirs(root)) {
+    const files = filesIn(dir);
+    if (!files.length) continue;
+    const main: SelfTimes = new Map();
+    const workers: SelfTimes = new Map();
+    let workerFiles = 0;
+    for (const f of files) {
+      const thread = Number(path.basename(f).split('.')[4]);
+      let profile: CpuProfile;
+      try { profile = JSON.parse(fs.readFileSync(f, 'utf8')) as CpuProfile; } catch { continue; }
+      if (thread === 0) addSelfTimes(profile, main);
+      else { addSelfTimes(profile, workers); workerFiles++; }
     }
+    out.push(`**${caseDir} / ${client}** (${files.length} profiles in \`${path.relative(path.resolve(root, '..', '..', '..'), dir)}\`)`,
+      '', '- main thread:', topFunctions(main), `- worker threads (${workerFiles} profiles):`, topFunctions(workers), '');
   }
   return out.join('\n');
 }

@@ -207,7 +207,7 @@ async function run(direction: 'get' | 'put', operands: string[], o: CliOptions):
   let session: Session | null = null;
   let interrupts = 0;
   // The first Ctrl-C cancels and cleans up: the temporary files' removal may wait behind data already on its way
-  // (up to channels × the server's window, seconds on a slow link). A second one exits at once.
+  // (about 1 s of it, up to 32 MiB in an upload's first seconds: worker.ts UPLOAD_BUDGET). A second one exits at once.
   const onSigint = () => {
     abort.abort();
     if (!session) process.exit(130);

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { SFTPWrapper } from 'ssh2';
-import { COUNTERS_PER_CHANNEL, COUNTER_BYTES, COUNTER_OUTSTANDING, RequestSlots, ShortFileError, downloadRange, uploadRange } from './pipeline';
+import { COUNTERS_PER_CHANNEL, COUNTER_BYTES, COUNTER_OUTSTANDING, InFlightBudget, RequestSlots, ShortFileError, downloadRange, uploadRange } from './pipeline';
 
 type LazyReadCb = (e: Error | undefined, n: number, buf: Buffer | undefined) => void;
 
@@ -236,4 +236,65 @@ test('uploadRange reuses a WRITE packet ssh2 had to queue only once its reply ar
   const chunks = Math.ceil(data.length / 8192);
   assert.ok(maxQueued >= 2);
   assert.ok(allocated <= 8 + 16 + 1, `${allocated} WRITE packets allocated for ${chunks} chunks with 8 in flight`);
+});
+
+test('InFlightBudget: the initial limit, one request whatever its size when nothing is in flight, then ~drainMs of the answer rate', () => {
+  let now = 0;
+  const b = new InFlightBudget({ initialBytes: 100, minBytes: 10, drainMs: 1000, periodMs: 250, now: () => now });
+  assert.ok(b.tryAcquire(60));
+  assert.ok(b.tryAcquire(40));
+  assert.equal(b.tryAcquire(1), false, 'over the initial limit');
+  b.release(100, true); // the first answer starts the first period and measures nothing
+  assert.equal(b.limitBytes, 100);
+  assert.ok(b.tryAcquire(500), 'nothing in flight: a request larger than the limit still goes');
+  now = 250;
+  b.release(500, true); // 500 bytes in 250 ms = 2000 bytes per 1000 ms
+  assert.equal(b.limitBytes, 2000);
+  assert.ok(b.tryAcquire(2000));
+  now = 500;
+  b.release(2000, false); // an error or an abort measures nothing
+  assert.equal(b.limitBytes, 2000);
+  assert.ok(b.tryAcquire(5));
+  now = 750;
+  b.release(5, true); // 5 bytes in 500 ms: the limit halves at most per period, then never below minBytes
+  assert.equal(b.limitBytes, 1000);
+  for (let i = 0; i < 8; i++) { now += 250; assert.ok(b.tryAcquire(1)); b.release(1, true); }
+  assert.equal(b.limitBytes, 10);
+});
+
+test('InFlightBudget wakes each waiter once per release: one that still does not fit waits again (no spin)', () => {
+  const b = new InFlightBudget({ initialBytes: 10, minBytes: 10, drainMs: 1000, periodMs: 250 });
+  assert.ok(b.tryAcquire(6));
+  let calls = 0;
+  const waiter = (): void => { calls++; if (!b.tryAcquire(6)) b.onFree(waiter); };
+  assert.equal(b.tryAcquire(6), false);
+  b.onFree(waiter);
+  assert.ok(b.tryAcquire(3));
+  b.release(3, false); // 6 in flight: the waiter runs once, still does not fit and registers again
+  assert.equal(calls, 1);
+  b.release(6, false); // nothing in flight: it fits
+  assert.equal(calls, 2);
+  assert.equal(b.bytesInFlight, 6);
+});
+
+test('upload ranges sharing an InFlightBudget never have more than its limit in flight, and land at their offsets', async () => {
+  const data = randomBytes(900_000);
+  const src = tempFile(data);
+  const { sftp, written } = fakeSftp(Buffer.alloc(0));
+  const budget = new InFlightBudget({ initialBytes: 64 * 1024, minBytes: 64 * 1024, drainMs: 1000, periodMs: 60_000 });
+  let maxInFlight = 0;
+  const s = sftp as unknown as { sluiceSendWrite: (out: Buffer, pos: number, cb: (e?: Error) => void) => boolean };
+  const send = s.sluiceSendWrite.bind(s);
+  s.sluiceSendWrite = (out, pos, cb) => { maxInFlight = Math.max(maxInFlight, budget.bytesInFlight); return send(out, pos, cb); };
+  const half = 450_000;
+  const [a, b2] = await Promise.all([
+    uploadRange(sftp, Buffer.from('h'), src.fd, 0, half, { chunkSize: 16384, slots: new RequestSlots(16), budget }),
+    uploadRange(sftp, Buffer.from('h'), src.fd, half, data.length, { chunkSize: 16384, slots: new RequestSlots(16), budget }),
+  ]);
+  fs.closeSync(src.fd);
+  assert.equal(a + b2, data.length);
+  assert.ok(written.subarray(0, data.length).equals(data));
+  assert.ok(maxInFlight <= 64 * 1024, `${maxInFlight} bytes in flight`);
+  assert.ok(maxInFlight >= 32 * 1024, `${maxInFlight} bytes in flight: the budget should still allow several requests`);
+  assert.equal(budget.bytesInFlight, 0);
 });

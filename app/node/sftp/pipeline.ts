@@ -40,6 +40,85 @@ export class RequestSlots {
   }
 }
 
+/** Sizing of an {@link InFlightBudget}, in bytes and ms. */
+export interface InFlightBudgetOptions {
+  /** Limit until the first answers have been measured. */
+  initialBytes: number;
+  /** The limit never goes below this. */
+  minBytes: number;
+  /** The limit is the bytes answered in this long at the measured rate: how long a backlog may take to drain. */
+  drainMs: number;
+  /** How often the rate is measured. */
+  periodMs: number;
+  now?: () => number;
+}
+
+/**
+ * Bytes that one connection's uploads may have in flight (SSH_FXP_WRITEs sent or queued in ssh2, not yet answered),
+ * sized from the rate at which the server answers them: about `drainMs` of data, so that on a slow link a cancel's
+ * cleanup (its SSH_FXP_CLOSE and REMOVE travel behind everything already queued on the connection) and any other
+ * request wait about that long, not for the channels' whole windows (10 × 2 MiB is 5 s at 4 MB/s). On a fast link
+ * the limit stays far above what the channel windows let through. The limit halves at most per period, so a slow
+ * first period does not throttle a fast link, and grows with the rate. A request always goes out when nothing is
+ * in flight. Callback-based like {@link RequestSlots}.
+ */
+export class InFlightBudget {
+  private inFlight = 0;
+  private limit: number;
+  private answered = 0;
+  private periodStart: number | undefined;
+  private readonly waiters: Array<() => void> = [];
+  private readonly now: () => number;
+
+  constructor(private readonly o: InFlightBudgetOptions) {
+    this.limit = o.initialBytes;
+    this.now = o.now ?? Date.now;
+  }
+
+  /** Takes `bytes` if they fit under the limit (or nothing is in flight). */
+  tryAcquire(bytes: number): boolean {
+    if (this.inFlight > 0 && this.inFlight + bytes > this.limit) return false;
+    this.inFlight += bytes;
+    return true;
+  }
+
+  /** Returns `bytes`; `answered` when the server answered them (an error or an abort measures nothing). */
+  release(bytes: number, answered: boolean): void {
+    this.inFlight -= bytes;
+    if (answered) this.measure(bytes);
+    // Each waiter once: one that still does not fit registers again, and must not be called again in this loop.
+    for (const w of this.waiters.splice(0)) w();
+  }
+
+  /** Calls `fn` once when bytes are released. */
+  onFree(fn: () => void): void {
+    this.waiters.push(fn);
+  }
+
+  /** Bytes in flight now. */
+  get bytesInFlight(): number {
+    return this.inFlight;
+  }
+
+  /** The current limit, in bytes. */
+  get limitBytes(): number {
+    return this.limit;
+  }
+
+  private measure(bytes: number): void {
+    const t = this.now();
+    // The first answer starts the first period: the time before it is set-up and one round trip, not rate.
+    if (this.periodStart === undefined) { this.periodStart = t; return; }
+    this.answered += bytes;
+    const elapsed = t - this.periodStart;
+    if (elapsed < this.o.periodMs) return;
+    const byRate = (this.answered / elapsed) * this.o.drainMs;
+    this.limit = Math.max(this.o.minBytes, byRate, this.limit / 2);
+    this.answered = 0;
+    this.periodStart = t;
+  }
+}
+
 /**
  * Live counters of one channel, written by pipelines and read by the progress sampler.
  * Index 0: bytes transferred, 1: bytes in flight, 2: outstanding requests. Backed by a SharedArrayBuffer
@@ -64,6 +143,8 @@ export interface RangeOptions {
   signal?: AbortSignal;
   /** At most this many of the channel's requests for this range at once (default: as many as the slots allow). */
   maxInFlight?: number;
+  /** Bytes in flight shared with the connection's other ranges (uploads), if any. */
+  budget?: InFlightBudget;
 }
 
 /** Error raised when the remote file ends before the requested range does. */
@@ -141,6 +222,7 @@ function runPipeline(
       if (o.signal.aborted) { reject(abortError()); return; }
       o.signal.addEventListener('abort', onAbort, { once: true });
     }
+    const budget = o.budget;
     const pump = (): void => {
       s.waiting = false;
       while (!s.failed && (s.retry.length > 0 || s.next < s.end) && s.inflight < maxInFlight) {
@@ -151,6 +233,12 @@ function runPipeline(
         const range = takeRange(s, o.chunkSize);
         if (!range) { o.slots.release(); break; }
         const [pos, len] = range;
+        if (budget && !budget.tryAcquire(len)) {
+          s.retry.push(range);
+          o.slots.release();
+          if (!s.waiting) { s.waiting = true; budget.onFree(pump); }
+          return;
+        }
         s.inflight++;
         if (c) { c[COUNTER_IN_FLIGHT] += len; c[COUNTER_OUTSTANDING]++; }
         let localRunning = false;
@@ -176,6 +264,7 @@ function runPipeline(
           }
           // Account before releasing: release() may run a waiting pump that settles this pipeline.
           s.inflight--;
+          budget?.release(len, !err);
           o.slots.release();
           if (s.failed || (s.retry.length === 0 && s.next >= s.end)) finishIfIdle();
           else pump();

@@ -173,6 +173,28 @@ describe('SIGINT mid-transfer', { skip: skipReason }, () => {
     }
   });
 
+  test('put on 10 channels, once its data in flight is sized to the link: one SIGINT cancels and cleans up promptly', async () => {
+    const { port, knownHosts } = await cappedProxy('put');
+    const target = path.join(sshd.root, 'interrupted-late.bin');
+    const src = path.join(work, 'eighty.bin');
+    writeRandomFile(src, 80 * MiB);
+    const run = startCli(['put', '--json', ...baseFlags(sshd), '--connections', '1', '--channels', '10', src, urlOf({ ...sshd, port }, target)],
+      { knownHosts, timeoutMs: 90_000 });
+    // By 36 of 80 MiB (~9 s at 4 MB/s) the first burst (up to 32 MiB: 10 channels × sshd's 2 MiB window, and more
+    // queued in ssh2) has drained and the budget holds ~1 s of data, where 10 channels would otherwise keep 20 MiB
+    // or more in flight (5 s at 4 MB/s) until the last segments.
+    await run.waitForEvent((e) => e.type === 'progress' && typeof e.bytesDone === 'number' && e.bytesDone >= 36 * MiB);
+    const sent = Date.now();
+    run.child.kill('SIGINT');
+    const r = await run.result;
+    const exitMs = Date.now() - sent;
+    assert.equal(r.code, 130, describeRun(r));
+    assert.equal(fs.existsSync(target), false, 'interrupted upload exists under the final name');
+    assert.deepEqual(tempFilesUnder(sshd.root), [], 'remote temporary file left behind (the connection was still up)');
+    assert.ok(exitMs < PROMPT_EXIT_MS, `the CLI exited ${exitMs} ms after SIGINT: its cleanup waited behind the data in flight`);
+    fs.rmSync(src);
+  });
+
   test('get: exit 130 promptly, nothing under the final name, temporary file removed', async () => {
     const { port, knownHosts } = await cappedProxy('get');
     const dir = path.join(work, 'interrupted');

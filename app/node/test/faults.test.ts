@@ -127,6 +127,21 @@ describe('connection faults mid-transfer', { skip: skipReason }, () => {
   });
 });
 
+/**
+ * Sends one SIGINT to a running upload and checks it was cancelled and cleaned up: exit 130 within PROMPT_EXIT_MS,
+ * nothing under the final name, no temporary file left (the connection was still up).
+ */
+async function interruptUpload(run: CliRun, target: string, slowMeans: string): Promise<void> {
+  const sent = Date.now();
+  run.child.kill('SIGINT');
+  const r = await run.result;
+  const exitMs = Date.now() - sent;
+  assert.equal(r.code, 130, describeRun(r));
+  assert.equal(fs.existsSync(target), false, 'interrupted upload exists under the final name');
+  assert.deepEqual(tempFilesUnder(sshd.root), [], 'remote temporary file left behind (the connection was still up)');
+  assert.ok(exitMs < PROMPT_EXIT_MS, `the CLI exited ${exitMs} ms after SIGINT: ${slowMeans}`);
+}
+
 describe('SIGINT mid-transfer', { skip: skipReason }, () => {
   /**
    * One channel, not the automatic pool: on a loaded CI machine the loopback RTT once read 5.1 ms and sized the pool
@@ -140,14 +155,7 @@ describe('SIGINT mid-transfer', { skip: skipReason }, () => {
     const target = path.join(sshd.root, 'interrupted-upload.bin');
     const run = startTransfer('put', port, knownHosts, target, ONE_LANE);
     await run.waitForEvent(isProgressWithBytes);
-    const sent = Date.now();
-    run.child.kill('SIGINT');
-    const r = await run.result;
-    const exitMs = Date.now() - sent;
-    assert.equal(r.code, 130, describeRun(r));
-    assert.equal(fs.existsSync(target), false, 'interrupted upload exists under the final name');
-    assert.deepEqual(tempFilesUnder(sshd.root), [], 'remote temporary file left behind (the connection was still up)');
-    assert.ok(exitMs < PROMPT_EXIT_MS, `the CLI exited ${exitMs} ms after SIGINT: the upload kept running instead of being cancelled`);
+    await interruptUpload(run, target, 'the upload kept running instead of being cancelled');
   });
 
   test('put on 10 channels: a second SIGINT quits at once (cleanup waits behind 20 MiB); nothing under the final name', async () => {
@@ -184,14 +192,7 @@ describe('SIGINT mid-transfer', { skip: skipReason }, () => {
     // queued in ssh2) has drained and the budget holds ~1 s of data, where 10 channels would otherwise keep 20 MiB
     // or more in flight (5 s at 4 MB/s) until the last segments.
     await run.waitForEvent((e) => e.type === 'progress' && typeof e.bytesDone === 'number' && e.bytesDone >= 36 * MiB);
-    const sent = Date.now();
-    run.child.kill('SIGINT');
-    const r = await run.result;
-    const exitMs = Date.now() - sent;
-    assert.equal(r.code, 130, describeRun(r));
-    assert.equal(fs.existsSync(target), false, 'interrupted upload exists under the final name');
-    assert.deepEqual(tempFilesUnder(sshd.root), [], 'remote temporary file left behind (the connection was still up)');
-    assert.ok(exitMs < PROMPT_EXIT_MS, `the CLI exited ${exitMs} ms after SIGINT: its cleanup waited behind the data in flight`);
+    await interruptUpload(run, target, 'its cleanup waited behind the data in flight');
     fs.rmSync(src);
   });
 

@@ -396,7 +396,7 @@ export function uploadRange(
         r.out.copy(out, out.length - r.n, r.out.length - r.len, r.out.length - r.len + r.n);
       }
       const reusable = out === r.out && r.len === o.chunkSize;
-      let whole = false;
+      let whole = false; // read by the reply callback, which runs only after sluiceSendWrite has returned
       whole = s.sluiceSendWrite(out, r.pos, (err) => {
         // The server answers a WRITE only after receiving all of it, so ssh2 has copied every byte into SSH packets.
         if (!err && !whole && reusable && spare.length < SPARE_WRITE_PACKETS) spare.push(out);

@@ -11,7 +11,7 @@ type LazyReadCb = (e: Error | undefined, n: number, buf: Buffer | undefined) => 
 
 /**
  * The patched ssh2's two-step SSH_FXP_WRITE (sluiceWriteBuffer, sluiceSendWrite) over `write`, which gets a copy of
- * the data: a fake packet is a uint32 data length, then the data; every packet counts as sent whole (reusable).
+ * the data: a fake packet is a uint32 data length, then the data; every packet counts as sent at once.
  */
 function writesInPlace(write: (pos: number, data: Buffer, cb: (e?: Error) => void) => void) {
   return {

@@ -351,7 +351,7 @@ export function downloadRange(
 type WriteFromSftp = SFTPWrapper & {
   /** A WRITE packet for `handle` with room for `len` data bytes at `out.length - len`. */
   sluiceWriteBuffer(handle: Buffer, len: number): Buffer;
-  /** Sends it for file offset `position`; true when it went out whole, so it may be reused. */
+  /** Sends it for file offset `position`; true when ssh2 sent it at once rather than queueing it (as write()). */
   sluiceSendWrite(out: Buffer, position: number, cb: (err?: Error) => void): boolean;
 };
 
@@ -376,7 +376,7 @@ export function uploadRange(
   o: RangeOptions,
 ): Promise<number> {
   const s = sftp as WriteFromSftp;
-  // Packets ssh2 no longer holds (sent whole, or answered), reused for this handle's next full-size chunks.
+  // Packets the server has answered (so ssh2 no longer holds them), reused for this handle's next full-size chunks.
   const spare: Buffer[] = [];
   const packetFor = (len: number): Buffer => (len === o.chunkSize ? spare.pop() : undefined) ?? s.sluiceWriteBuffer(handle, len);
   // Local reads finish in any order (libuv thread pool); writes go out in offset order all the same,
@@ -396,13 +396,12 @@ export function uploadRange(
         r.out.copy(out, out.length - r.n, r.out.length - r.len, r.out.length - r.len + r.n);
       }
       const reusable = out === r.out && r.len === o.chunkSize;
-      let whole = false; // read by the reply callback, which runs only after sluiceSendWrite has returned
-      whole = s.sluiceSendWrite(out, r.pos, (err) => {
-        // The server answers a WRITE only after receiving all of it, so ssh2 has copied every byte into SSH packets.
-        if (!err && !whole && reusable && spare.length < SPARE_WRITE_PACKETS) spare.push(out);
+      s.sluiceSendWrite(out, r.pos, (err) => {
+        // The server answers a WRITE only after receiving all of it, so ssh2 has copied every byte into SSH packets
+        // (whether it sent the packet at once or queued it behind a full channel window).
+        if (!err && reusable && spare.length < SPARE_WRITE_PACKETS) spare.push(out);
         r.done(err ?? null, r.n);
       });
-      if (whole && reusable && spare.length < SPARE_WRITE_PACKETS) spare.push(out);
     }
   };
   return runPipeline(start, end, o, (pos, len, done, local) => {

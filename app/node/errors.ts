@@ -83,6 +83,12 @@ export class SluiceError extends Error {
     return { code: this.code, message: this.message };
   }
 
+  /** `e` itself when it is a SluiceError, else a REMOTE_FAILURE carrying its message (and `e` as the cause). */
+  static from(e: unknown): SluiceError {
+    if (e instanceof SluiceError) return e;
+    return new SluiceError('REMOTE_FAILURE', (e as Error)?.message ?? String(e), { cause: e });
+  }
+
   /** Rebuilds an error from {@link toInfo} data (unknown codes become REMOTE_FAILURE). */
   static fromInfo(info: { code: string; message: string }): SluiceError {
     return new SluiceError(isErrorCode(info.code) ? info.code : 'REMOTE_FAILURE', String(info.message));
@@ -229,30 +235,50 @@ const SFTP_REASONS: Readonly<Record<number, [ErrorCode, string]>> = {
 /** Socket-level errno codes that mean the connection is gone. */
 const CONNECTION_ERRNOS = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ECONNREFUSED', 'ENETUNREACH', 'EHOSTUNREACH', 'ENOTCONN', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_WRITE_AFTER_END']);
 
+/** `SSH_FX_…` name of an SFTP status code, or `status N` for a code no draft names. */
+export function sftpStatusName(code: number): string {
+  const name = Object.entries(SFTP_STATUS).find(([, n]) => n === code)?.[0];
+  return name ? `SSH_FX_${name}` : `status ${code}`;
+}
+
+/** The request that failed, for {@link fromSftpError}'s message. */
+export interface SftpOperation {
+  /** Request name as the protocol spells it: OPEN, WRITE, FSTAT, RENAME, fsync@openssh.com, … */
+  op?: string;
+  /** Byte offset of a READ or WRITE. */
+  offset?: number;
+}
+
 /**
- * Maps an error from an ssh2 SFTP call to a {@link SluiceError} naming the remote path.
+ * Maps an error from an ssh2 SFTP call to a {@link SluiceError} whose message names the request, the remote path,
+ * the offset where one applies, the status name and the server's own text, e.g.
+ * "WRITE /srv/.x.sluice-8f49be65.part at offset 1048576: the server reported a failure (SSH_FX_FAILURE, server: Disk quota exceeded)".
  * `err.code` is the numeric SFTP status (draft-ietf-secsh-filexfer-02 §7): 2 → NO_SUCH_FILE,
- * 3 → PERMISSION_DENIED, 4/5/8 → REMOTE_FAILURE (the server's own text is kept, made printable),
- * 6/7 → CONNECTION_LOST. ssh2's "No response from server" (channel closed with requests pending) and
- * socket errnos → CONNECTION_LOST; an AbortError → ABORTED. A SluiceError is returned unchanged.
+ * 3 → PERMISSION_DENIED, 4/5/8 → REMOTE_FAILURE, 6/7 → CONNECTION_LOST. ssh2's "No response from server" (channel
+ * closed with requests pending) and socket errnos → CONNECTION_LOST; an AbortError → ABORTED. A SluiceError is
+ * returned unchanged.
+ * @param remotePath the path the request was about (callers that know the user's path add it in front)
+ * @param what the request and its offset, when known
  */
-export function fromSftpError(e: unknown, remotePath: string): SluiceError {
+export function fromSftpError(e: unknown, remotePath: string, what: SftpOperation = {}): SluiceError {
   if (e instanceof SluiceError) return e;
   const err = asErrnoLike(e);
-  const where = `Remote ${displayText(remotePath)}`;
+  const at = what.offset !== undefined ? ` at offset ${what.offset}` : '';
+  const where = what.op ? `${what.op} ${displayText(remotePath)}${at}` : `Remote ${displayText(remotePath)}${at}`;
   const serverText = typeof err.message === 'string' ? err.message : String(e);
   if (err.name === 'AbortError' || err.code === 'ABORT_ERR') {
     return new SluiceError('ABORTED', `Aborted while accessing ${displayText(remotePath)}`, { cause: e });
   }
   if (typeof err.code === 'number') {
     const known = SFTP_REASONS[err.code];
+    const status = sftpStatusName(err.code);
     if (known) {
       // The server's text adds detail only when it says more than the generic status string.
       const generic = /^(failure|no such file|permission denied|eof|bad message|operation unsupported|unknown status)$/i;
-      const extra = serverText && !generic.test(serverText.trim()) ? ` (server: ${displayText(serverText, 200)})` : '';
-      return new SluiceError(known[0], `${where}: ${known[1]}${extra}`, { cause: e });
+      const extra = serverText && !generic.test(serverText.trim()) ? `, server: ${displayText(serverText, 200)}` : '';
+      return new SluiceError(known[0], `${where}: ${known[1]} (${status}${extra})`, { cause: e });
     }
-    return new SluiceError('REMOTE_FAILURE', `${where}: SFTP status ${err.code} (${displayText(serverText, 200)})`, { cause: e });
+    return new SluiceError('REMOTE_FAILURE', `${where}: SFTP ${status} (server: ${displayText(serverText, 200)})`, { cause: e });
   }
   if (typeof err.code === 'string' && CONNECTION_ERRNOS.has(err.code)) {
     return new SluiceError('CONNECTION_LOST', `${where}: connection lost (${err.code})`, { cause: e });

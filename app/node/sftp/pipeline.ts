@@ -147,6 +147,17 @@ export interface RangeOptions {
   budget?: InFlightBudget;
 }
 
+/** An SFTP error annotated with the request that failed (read by the worker's error mapping). */
+export interface TaggedSftpError extends Error {
+  sftpOp?: string;
+  offset?: number;
+}
+
+/** Marks a server's error with the request and file offset it answered; returns it. */
+function tagRemote(err: Error, op: 'READ' | 'WRITE', offset: number): TaggedSftpError {
+  return Object.assign(err, { sftpOp: op, offset });
+}
+
 /** Error raised when the remote file ends before the requested range does. */
 export class ShortFileError extends Error {
   constructor(readonly position: number) {
@@ -335,7 +346,7 @@ export function downloadRange(
   const take = () => pool.take();
   return runPipeline(start, end, o, (pos, len, done, local) => {
     (sftp as LazyReadSftp).sluiceReadInto(handle, len, pos, take, (err, n, buf) => {
-      if (err || !n || !buf) { if (buf) pool.give(buf); done(err ?? null, 0); return; }
+      if (err || !n || !buf) { if (buf) pool.give(buf); done(err ? tagRemote(err, 'READ', pos) : null, 0); return; }
       // After an abort the file descriptor may already be closed: late replies are dropped.
       if (o.signal?.aborted) { pool.give(buf); done(abortError(), 0); return; }
       local.begin();
@@ -400,7 +411,7 @@ export function uploadRange(
         // The server answers a WRITE only after receiving all of it, so ssh2 has copied every byte into SSH packets
         // (whether it sent the packet at once or queued it behind a full channel window).
         if (!err && reusable && spare.length < SPARE_WRITE_PACKETS) spare.push(out);
-        r.done(err ?? null, r.n);
+        r.done(err ? tagRemote(err, 'WRITE', r.pos) : null, r.n);
       });
     }
   };

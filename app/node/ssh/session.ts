@@ -8,6 +8,8 @@ import type { Algorithms } from 'ssh2';
 import { SluiceError } from '../errors';
 import type { AuthMaterial } from './auth';
 import { WorkerConnection } from './connection';
+import { resolveHome } from '../stores/dataDir';
+import { LeftoverJournal } from '../stores/leftovers';
 import type { HostKeyPolicy } from './hostKeys';
 import type { ConnectParams, Negotiated, RemoteEntry, RemoteStat, WorkerOps } from './workerProtocol';
 import type { EngineEvent, TransferReport, TransferRequest } from '../transfer/types';
@@ -43,6 +45,14 @@ export interface SessionOptions {
   readyTimeoutMs?: number;
   /** The job's first requests, sent with the first connection's channel set-up (see ConnectParams.prefetch). */
   prefetch?: ConnectParams['prefetch'];
+  /**
+   * Leave one session per connection free for an exec channel (`--verify sha256` hashes with `sha256sum`): an
+   * auto-sized pool then opens one SFTP channel fewer than OpenSSH's MaxSessions (10), which would otherwise refuse
+   * the exec ("no more sessions"). Explicit `channels` are kept as given.
+   */
+  reserveExecSession?: boolean;
+  /** Data folder (leftovers journal); default stores/dataDir.ts resolveHome(). */
+  dataDir?: string;
   hostKeys: HostKeyPolicy;
   askPassword?: () => Promise<string | undefined>;
   onEvent?: (e: EngineEvent) => void;
@@ -139,6 +149,8 @@ export class Session {
   channelWindow = SSH2_DEFAULT_WINDOW;
   authMethod = '';
   readonly settings: typeof SESSION_DEFAULTS;
+  /** Remote files left behind on this server by earlier runs (cleaned by the next transfer). */
+  readonly leftovers: LeftoverJournal;
 
   private constructor(readonly options: SessionOptions) {
     this.settings = {
@@ -153,6 +165,7 @@ export class Session {
       readyTimeoutMs: options.readyTimeoutMs ?? SESSION_DEFAULTS.readyTimeoutMs,
     };
     this.password = options.auth.password;
+    this.leftovers = new LeftoverJournal(options.dataDir ?? resolveHome(), { host: options.host, port: options.port, user: options.username });
   }
 
   /**
@@ -258,8 +271,13 @@ export class Session {
     const best = this.rttMs ?? 0;
     if (best < AUTO_TUNE.rttMs) return;
     this.settings.connections = AUTO_TUNE.connections;
-    this.settings.channels = AUTO_TUNE.channels;
-    this.emit({ type: 'log', level: 'info', message: `RTT ${best.toFixed(1)} ms: using ${AUTO_TUNE.connections} connection(s) × ${AUTO_TUNE.channels} channels, ${this.channelWindow / 1048576} MiB channel window` });
+    this.settings.channels = this.autoChannels;
+    this.emit({ type: 'log', level: 'info', message: `RTT ${best.toFixed(1)} ms: using ${AUTO_TUNE.connections} connection(s) × ${this.autoChannels} channels, ${this.channelWindow / 1048576} MiB channel window` });
+  }
+
+  /** SFTP channels per connection of an auto-sized pool on a slow link (one fewer with `reserveExecSession`). */
+  private get autoChannels(): number {
+    return AUTO_TUNE.channels - (this.options.reserveExecSession ? 1 : 0);
   }
 
   private emit(e: EngineEvent): void {
@@ -277,7 +295,7 @@ export class Session {
     const id = this.conns.length;
     const o = this.options;
     const capacity = id === 0
-      ? Math.max(this.settings.connections * this.settings.channels, AUTO_TUNE.connections * AUTO_TUNE.channels)
+      ? Math.max(this.settings.connections * this.settings.channels, AUTO_TUNE.connections * this.autoChannels)
       : this.settings.channels;
     const conn = new WorkerConnection(id, this.settings.channels, {
       verifyHostKey: async (key) => {
@@ -312,6 +330,7 @@ export class Session {
       host: o.host,
       port: o.port,
       username: o.username,
+      dataDir: this.leftovers.dataDir,
       auth: { ...o.auth, password: this.password },
       algorithms: o.algorithms,
       requests: this.settings.requests,
@@ -320,7 +339,7 @@ export class Session {
       keepaliveCountMax: this.settings.keepaliveCountMax,
       readyTimeoutMs: this.settings.readyTimeoutMs,
       autoChannels: id === 0 && o.connections === undefined && o.channels === undefined
-        ? { minRttMs: AUTO_TUNE.rttMs, earlyRttMs: AUTO_TUNE.earlyRttMs, channels: AUTO_TUNE.channels }
+        ? { minRttMs: AUTO_TUNE.rttMs, earlyRttMs: AUTO_TUNE.earlyRttMs, channels: this.autoChannels }
         : undefined,
       prefetch: id === 0 ? o.prefetch : undefined,
     });

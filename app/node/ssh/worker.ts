@@ -8,13 +8,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { Client, utils as ssh2Utils, type ClientChannel, type SFTPWrapper } from 'ssh2';
+import { Client, utils as ssh2Utils, type SFTPWrapper } from 'ssh2';
 import { makeAuthHandler } from './auth';
 import { SegmentHandles, type SegmentHandle } from '../sftp/segmentHandles';
 import { HandlesAhead } from '../sftp/handlesAhead';
-import { SluiceError, fromLocalError, fromSftpError } from '../errors';
+import { SluiceError, fromLocalError, fromSftpError, type SftpOperation } from '../errors';
+import { remoteSha256, type HashMethod, type HashTraits } from './remoteHash';
+import { LeftoverJournal } from '../stores/leftovers';
 import {
-  COUNTERS_PER_CHANNEL, COUNTER_BYTES, InFlightBudget, RequestSlots, ShortFileError, downloadRange, uploadRange, type RangeOptions,
+  COUNTERS_PER_CHANNEL, COUNTER_BYTES, InFlightBudget, RequestSlots, ShortFileError, downloadRange, uploadRange, type RangeOptions, type TaggedSftpError,
 } from '../sftp/pipeline';
 import type {
   ConnectInfo, ConnectParams, FromWorker, GetFileTask, Negotiated, OpName, PutFileTask, RangeTask,
@@ -47,6 +49,8 @@ interface Conn {
   info: ConnectInfo;
   params: ConnectParams;
   nextChannel: number;
+  /** Which remote hash methods work on this server (learned on first use). */
+  hashTraits: HashTraits;
 }
 
 let conn: Conn | null = null;
@@ -104,9 +108,11 @@ function requireConn(): Conn {
   return conn;
 }
 
-function call<T>(fn: (cb: (err: Error | null | undefined, v: T) => void) => void, remotePath: string): Promise<T> {
+/** Promise form of one ssh2 SFTP request; a failure names the request (`what`) and the path. */
+function call<T>(fn: (cb: (err: Error | null | undefined, v: T) => void) => void, remotePath: string, what?: SftpOperation | string): Promise<T> {
+  const op = typeof what === 'string' ? { op: what } : what;
   return new Promise<T>((resolve, reject) => {
-    fn((err, v) => (err ? reject(fromSftpError(err, remotePath)) : resolve(v)));
+    fn((err, v) => (err ? reject(fromSftpError(err, remotePath, op)) : resolve(v)));
   });
 }
 
@@ -235,6 +241,7 @@ async function connect(params: ConnectParams): Promise<ConnectInfo> {
     : null;
   const sftp = await opening;
   const limits = sftp[0] as unknown as { _maxReadLen: number; _maxWriteLen: number; _extensions: Record<string, string> };
+  const software = (client as unknown as { _remoteVer?: string })._remoteVer ?? '';
   const info: ConnectInfo = {
     negotiated: negotiated ?? { kex: '?', serverHostKey: '?', cipher: '?', mac: '?' },
     maxRead: Math.min(limits._maxReadLen, MAX_REQUEST_BYTES),
@@ -243,6 +250,7 @@ async function connect(params: ConnectParams): Promise<ConnectInfo> {
     authMethod,
     rttMs: await rtt,
     channels: sftp.length,
+    ordersRequests: /^OpenSSH_/.test(software) && limits._extensions['limits@openssh.com'] !== undefined,
   };
   void Promise.resolve(earlyChannels).then(stopAcking, stopAcking);
   watchSftpReplies(client, sftp, params);
@@ -256,6 +264,7 @@ async function connect(params: ConnectParams): Promise<ConnectInfo> {
     info,
     params,
     nextChannel: 0,
+    hashTraits: {},
   };
   return info;
 }
@@ -430,12 +439,12 @@ function rangeOptions(channel: number, chunkSize: number, taskId: number): Range
   };
 }
 
-async function openRemote(s: SFTPWrapper, p: string, flags: string | number, mode?: number): Promise<Buffer> {
-  return call<Buffer>((cb) => s.open(p, flags as never, mode === undefined ? {} : { mode }, cb), p);
+async function openRemote(s: SFTPWrapper, p: string, flags: string | number, mode?: number, op = 'OPEN'): Promise<Buffer> {
+  return call<Buffer>((cb) => s.open(p, flags as never, mode === undefined ? {} : { mode }, cb), p, op);
 }
 
 async function closeRemote(s: SFTPWrapper, h: Buffer, p: string): Promise<void> {
-  await call<void>((cb) => s.close(h, cb as never), p);
+  await call<void>((cb) => s.close(h, cb as never), p, 'CLOSE');
 }
 
 async function openLocal(p: string, flags: string, mode?: number): Promise<fs.promises.FileHandle> {
@@ -452,7 +461,7 @@ function rangeError(e: unknown, remotePath: string, localPath: string): SluiceEr
   const err = e as NodeJS.ErrnoException & { name?: string };
   if (err?.name === 'AbortError') return new SluiceError('ABORTED', 'transfer aborted');
   if (typeof err?.code === 'string') return fromLocalError(e, localPath);
-  if (typeof err?.code === 'number') return fromSftpError(e, remotePath);
+  if (typeof err?.code === 'number') return fromSftpError(e, remotePath, { op: (e as TaggedSftpError).sftpOp, offset: (e as TaggedSftpError).offset });
   return new SluiceError('REMOTE_FAILURE', `${remotePath}: ${err?.message ?? String(e)}`);
 }
 
@@ -484,7 +493,7 @@ async function rangeTask(t: RangeTask, direction: 'download' | 'upload'): Promis
   const down = direction === 'download';
   let h = segmentHandles.take(t.channel, direction, t.remotePath, t.localPath);
   if (!h) {
-    const remote = await (handlesAhead.take(s, t.remotePath) ?? openRemote(s, t.remotePath, down ? 'r' : 'r+'));
+    const remote = await (handlesAhead.take(s, t.remotePath) ?? openRemote(s, t.remotePath, down ? 'r' : SEGMENT_FLAGS, down ? undefined : t.mode));
     try {
       h = { channel: t.channel, remote, local: await openLocal(t.localPath, down ? 'r+' : 'r') };
     } catch (e) {
@@ -539,15 +548,14 @@ function hasExt(name: string): boolean {
 
 async function fsyncRemote(s: SFTPWrapper, h: Buffer, p: string): Promise<boolean> {
   if (!hasExt('fsync@openssh.com')) return false;
-  await call<void>((cb) => s.ext_openssh_fsync(h, cb as never), p);
+  await call<void>((cb) => s.ext_openssh_fsync(h, cb as never), p, 'fsync@openssh.com');
   return true;
 }
 
 /**
- * Uploads a whole file through one handle, in order, then fsyncs, reads back the size and closes.
- * Requests on one handle are processed in the order received (draft-ietf-secsh-filexfer-02 §6.1, and
- * OpenSSH's sftp-server is sequential), so the tail — fsync@openssh.com, SSH_FXP_FSTAT, SSH_FXP_CLOSE — and,
- * for a file that fits one request, the SSH_FXP_WRITE too, go out together: one round trip instead of four.
+ * Uploads a whole file through one handle, in order, then fsyncs, reads back the size and closes
+ * ({@link finishHandle}: one round trip for the tail, and for a file that fits one request the SSH_FXP_WRITE too,
+ * on a server that answers in order; the replies each step depends on are awaited elsewhere).
  * @returns the remote size after writing (from the fstat)
  */
 async function putFile(t: PutFileTask): Promise<number> {
@@ -559,7 +567,7 @@ async function putFile(t: PutFileTask): Promise<number> {
   o.maxInFlight = UPLOAD_MAX_IN_FLIGHT;
   o.budget = c.uploads;
   try {
-    h = await openRemote(s, t.remoteTemp, 'w', t.mode);
+    h = await openRemote(s, t.remoteTemp, 'w', t.mode, 'OPEN (create)');
     const handle = h;
     let small: Buffer | null = null;
     if (t.size > 0 && t.size <= c.info.maxWrite) {
@@ -569,18 +577,13 @@ async function putFile(t: PutFileTask): Promise<number> {
     } else if (t.size > 0) {
       await uploadRange(s, handle, local.fd, 0, t.size, o);
     }
-    const data = small;
-    const written = data ? call<void>((cb) => s.write(handle, data, 0, data.length, 0, cb as never), t.remoteTemp) : Promise.resolve();
-    const fsynced = fsyncRemote(s, handle, t.remoteTemp);
-    const stat = call<{ size: number }>((cb) => s.fstat(handle, cb as never), t.remoteTemp);
     h = null;
-    const closed = closeRemote(s, handle, t.remoteTemp);
-    const [, , st] = await Promise.all([written, fsynced, stat, closed]);
-    if (data) {
-      o.counters![COUNTER_BYTES] += data.length;
-      o.onBytes!(data.length);
+    const { size } = await finishHandle(s, handle, t.remoteTemp, small ?? undefined);
+    if (small) {
+      o.counters![COUNTER_BYTES] += small.length;
+      o.onBytes!(small.length);
     }
-    return st.size;
+    return size;
   } catch (e) {
     throw rangeError(e, t.remoteTemp, t.localPath);
   } finally {
@@ -638,10 +641,17 @@ const prefetchedStats = new Map<string, Promise<RemoteStat | null>>();
  */
 const handlesAhead = new HandlesAhead<SFTPWrapper>((s, h, p) => closeRemote(s, h, p));
 
+/** The server's SSH software version (`OpenSSH_9.2p1 …`), known once the key exchange began. */
+function serverSoftware(s: SFTPWrapper): string {
+  return (s as unknown as { _client?: { _remoteVer?: string } })._client?._remoteVer ?? '';
+}
+
 /** Sends the set-up's requests (ConnectParams.prefetch) on a channel whose INIT was just queued. */
 function prefetchOn(s: SFTPWrapper, stats: string[], reads: string[], probeDir?: string): void {
   if (probeDir !== undefined) {
-    prefetchedProbe = probeIn(s, probeDir);
+    // VERSION has not arrived yet: the SSH software alone says whether replies come in order. Wrong, it only makes
+    // the probe answer "no" (the read overtook the writes), and uploads go through one handle.
+    prefetchedProbe = probeIn(s, probeDir, /^OpenSSH_/.test(serverSoftware(s)));
     prefetchedProbe.catch(() => undefined);
   }
   for (const p of stats) {
@@ -654,13 +664,16 @@ function prefetchOn(s: SFTPWrapper, stats: string[], reads: string[], probeDir?:
 
 const { OPEN_MODE, STATUS_CODE } = ssh2Utils.sftp;
 const SSH_FX_EOF = STATUS_CODE.EOF;
-/** SSH_FXP_OPEN flags of an upload's segment handles: created if missing, never truncated, no append. */
-const WRITE_AHEAD_FLAGS = OPEN_MODE.READ | OPEN_MODE.WRITE | OPEN_MODE.CREAT;
+/**
+ * SSH_FXP_OPEN flags of every handle a segmented upload writes through, and of the probe that decides whether it may:
+ * write-only, created if missing (the temporary name is new), never truncated, no append.
+ */
+const SEGMENT_FLAGS = OPEN_MODE.WRITE | OPEN_MODE.CREAT;
 
 async function openAhead(a: WorkerOps['openAhead'][0]): Promise<void> {
   for (const channel of a.channels) {
     const s = sftpOf(channel);
-    handlesAhead.add(s, a.remotePath, openRemote(s, a.remotePath, WRITE_AHEAD_FLAGS, a.mode));
+    handlesAhead.add(s, a.remotePath, openRemote(s, a.remotePath, SEGMENT_FLAGS, a.mode));
   }
 }
 
@@ -735,68 +748,86 @@ function tempSibling(p: string, tag: string): string {
 
 /**
  * Renames `from` onto `to`. Overwrite: posix-rename@openssh.com (atomic replace, OpenSSH PROTOCOL §4.3);
- * where it is missing, a sequence that never deletes the target first: move the target aside, rename,
- * then remove the old copy (restoring it if the second rename fails). SSH_FXP_RENAME alone fails onto an
- * existing file on OpenSSH, dropbear and ProFTPD. No-clobber: SSH_FXP_RENAME after checking the target.
+ * where it is missing, SSH_FXP_RENAME (SFTPGo replaces the target with it), and where that fails onto an existing
+ * target, a sequence that never deletes the target first: move the target aside (recorded in the leftovers journal
+ * first, so a kill between the renames is repaired on the next connection), rename, then remove the old copy
+ * (restoring it if the second rename fails). No-clobber: SSH_FXP_RENAME after checking the target.
  */
 async function rename(a: WorkerOps['rename'][0]): Promise<void> {
   const s = sftpOf(a.channel);
-  const plain = (from: string, to: string) => call<void>((cb) => s.rename(from, to, cb as never), to);
+  const plain = (from: string, to: string) => call<void>((cb) => s.rename(from, to, cb as never), from === a.from ? a.to : to, 'RENAME');
   if (a.mode === 'no-clobber') {
     if (await stat({ channel: a.channel, path: a.to, follow: false })) throw new SluiceError('EXISTS', `${a.to} exists (--no-clobber)`);
     return plain(a.from, a.to);
   }
   if (hasExt('posix-rename@openssh.com')) {
-    return call<void>((cb) => s.ext_openssh_rename(a.from, a.to, cb as never), a.to);
+    return call<void>((cb) => s.ext_openssh_rename(a.from, a.to, cb as never), a.to, 'posix-rename@openssh.com');
   }
-  const existing = await stat({ channel: a.channel, path: a.to, follow: false });
-  if (!existing) return plain(a.from, a.to);
+  try {
+    return await plain(a.from, a.to);
+  } catch (e) {
+    if (!(await stat({ channel: a.channel, path: a.to, follow: false }))) throw e;
+  }
+  const c = requireConn();
+  const journal = new LeftoverJournal(c.params.dataDir, { host: c.params.host, port: c.params.port, user: c.params.username });
   const aside = tempSibling(a.to, 'old');
-  await plain(a.to, aside);
+  const entry = journal.record({ kind: 'aside', path: aside, target: a.to });
+  await plain(a.to, aside).catch((e: unknown) => { journal.forget(entry); throw e; });
   try {
     await plain(a.from, a.to);
   } catch (e) {
-    await plain(aside, a.to).catch(() => undefined);
+    await plain(aside, a.to).then(() => journal.forget(entry), () => undefined);
     throw e;
   }
-  await call<void>((cb) => s.unlink(aside, cb as never), aside).catch(() => undefined);
-}
-
-/** Creates (or truncates) the file; its SSH_FXP_CLOSE is not waited for (later requests about it queue behind). */
-async function createRemote(a: WorkerOps['createRemote'][0]): Promise<void> {
-  const s = sftpOf(a.channel);
-  const h = await openRemote(s, a.path, 'w', a.mode);
-  void closeRemote(s, h, a.path).catch(() => undefined);
+  await call<void>((cb) => s.unlink(aside, cb as never), aside, 'REMOVE').then(() => journal.forget(entry), () => undefined);
 }
 
 /**
- * fsync@openssh.com, SSH_FXP_FSTAT and SSH_FXP_CLOSE on a handle this channel kept from a segment (else one it
- * opens), sent together with the SSH_FXP_CLOSE of every other handle this connection kept for the file: one
- * round trip.
+ * The end of an upload on one handle whose data the server has acknowledged: fsync@openssh.com (where offered),
+ * SSH_FXP_FSTAT for the size check, and SSH_FXP_CLOSE. A server that answers in order takes the three in one round
+ * trip; elsewhere the CLOSE waits for the fsync and fstat replies (it could overtake them, and a concurrent server
+ * may commit the file on CLOSE), and the caller's rename waits for the CLOSE.
+ * @param data a last SSH_FXP_WRITE at offset 0 (a file that fits one request), sent first; on a server that does
+ *   not order requests its reply is awaited before the fsync and fstat
+ * @returns the size the server reports after the writes, and whether it fsynced
+ */
+async function finishHandle(s: SFTPWrapper, h: Buffer, p: string, data?: Buffer): Promise<{ size: number; fsynced: boolean }> {
+  const ordered = requireConn().info.ordersRequests;
+  const written = data ? call<void>((cb) => s.write(h, data, 0, data.length, 0, cb as never), p, { op: 'WRITE', offset: 0 }) : Promise.resolve();
+  if (!ordered) {
+    try {
+      await written;
+    } catch (e) {
+      await closeRemote(s, h, p).catch(() => undefined);
+      throw e;
+    }
+  }
+  const synced = fsyncRemote(s, h, p);
+  const stated = call<{ size: number }>((cb) => s.fstat(h, cb as never), p, 'FSTAT');
+  const closed = ordered ? closeRemote(s, h, p) : Promise.allSettled([synced, stated]).then(() => closeRemote(s, h, p));
+  try {
+    const [, fsynced, st] = await Promise.all([written, synced, stated, closed]);
+    return { size: st.size, fsynced };
+  } finally {
+    await Promise.allSettled([written, synced, stated, closed]);
+  }
+}
+
+/**
+ * Ends a segmented upload on this connection: {@link finishHandle} on the handle this channel kept from a segment
+ * (else one it opens), while the SSH_FXP_CLOSEs of every other handle this connection kept for the file go out.
  */
 async function finishUpload(a: WorkerOps['finishUpload'][0]): Promise<{ size: number; fsynced: boolean }> {
   const channel = a.channel ?? 0;
   const s = sftpOf(channel);
   const kept = segmentHandles.takeAll(a.path);
   const own = kept.find((h) => h.channel === channel);
-  const others = kept.filter((h) => h !== own);
-  const closingOthers = closeSegmentHandles(others, a.path);
-  const h = own?.remote ?? await openRemote(s, a.path, 'r+');
-  // One handle, so the server takes the three in order: the CLOSE does not overtake the fsync and fstat.
-  const synced = fsyncRemote(s, h, a.path);
-  const stated = call<{ size: number }>((cb) => s.fstat(h, cb as never), a.path);
-  const closed = closeRemote(s, h, a.path).catch(() => undefined);
+  const closingOthers = closeSegmentHandles(kept.filter((h) => h !== own), a.path);
   try {
-    const [fsynced, st] = await Promise.all([synced, stated]);
-    return { size: st.size, fsynced };
+    const h = own?.remote ?? await openRemote(s, a.path, OPEN_MODE.WRITE);
+    return await finishHandle(s, h, a.path);
   } finally {
-    await Promise.all([
-      synced.catch(() => undefined),
-      stated.catch(() => undefined),
-      closingOthers,
-      own?.local.close().catch(() => undefined),
-      closed,
-    ]);
+    await Promise.all([closingOthers, own?.local.close().catch(() => undefined)]);
   }
 }
 
@@ -806,53 +837,10 @@ async function releaseFile(a: WorkerOps['releaseFile'][0]): Promise<void> {
   await closeSegmentHandles(segmentHandles.takeAll(a.remotePath, a.localPath), a.remotePath, a.direction === 'upload');
 }
 
-function shellQuote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}
-
-async function execCapture(command: string, timeoutMs: number): Promise<{ code: number | null; stdout: string }> {
-  const { client } = requireConn();
-  return new Promise((resolve, reject) => {
-    client.exec(command, (e, ch: ClientChannel) => {
-      if (e) { reject(e); return; }
-      let out = '';
-      const timer = setTimeout(() => { ch.close(); resolve({ code: null, stdout: out }); }, timeoutMs);
-      ch.on('data', (d: Buffer) => { if (out.length < 4096) out += d.toString('utf8'); });
-      ch.stderr.resume();
-      ch.on('close', (code: number | null) => { clearTimeout(timer); resolve({ code, stdout: out }); });
-    });
-  });
-}
-
-async function hashRemote(a: WorkerOps['hashRemote'][0]): Promise<{ sha256: string; method: 'exec' | 'reread' }> {
-  if (a.allowExec) {
-    const q = shellQuote(a.path);
-    try {
-      const r = await execCapture(`sha256sum -- ${q} 2>/dev/null || shasum -a 256 -- ${q}`, 10 * 60_000);
-      const m = /^([0-9a-f]{64})\b/.exec(r.stdout);
-      if (r.code === 0 && m) return { sha256: m[1], method: 'exec' };
-    } catch {
-      // exec refused (sftp-only account): fall back to a re-read below
-    }
-  }
+async function hashRemote(a: WorkerOps['hashRemote'][0]): Promise<{ sha256: string; method: HashMethod }> {
   const c = requireConn();
-  const s = sftpOf(a.channel);
-  const h = await openRemote(s, a.path, 'r');
-  try {
-    const hash = createHash('sha256');
-    const st = await call<{ size: number }>((cb) => s.fstat(h, cb as never), a.path);
-    const chunk = c.info.maxRead;
-    for (let pos = 0; pos < st.size;) {
-      const buf = Buffer.allocUnsafe(Math.min(chunk, st.size - pos));
-      const n = await call<number>((cb) => s.read(h, buf, 0, buf.length, pos, cb as never), a.path);
-      if (!n) throw new SluiceError('VERIFY_FAILED', `${a.path} ended at byte ${pos} during verification`);
-      hash.update(buf.subarray(0, n));
-      pos += n;
-    }
-    return { sha256: hash.digest('hex'), method: 'reread' };
-  } finally {
-    await closeRemote(s, h, a.path).catch(() => undefined);
-  }
+  return remoteSha256({ client: c.client, sftp: sftpOf(a.channel), extensions: c.info.extensions, maxRead: c.info.maxRead, traits: c.hashTraits },
+    a.path, a.size, a.allowExec);
 }
 
 async function hashLocal(a: WorkerOps['hashLocal'][0]): Promise<string> {
@@ -866,38 +854,45 @@ async function hashLocal(a: WorkerOps['hashLocal'][0]): Promise<string> {
 }
 
 /**
- * Writes two ranges of a temporary file in `dir` out of order through two handles, reads it back and compares,
- * then removes it. True when the server keeps both ranges (needed for segmented uploads); null when the probe
- * file could not be created there (no answer).
- * Requests about one file are processed in the order received (draft-ietf-secsh-filexfer-02 §6.1), so the
- * two opens go out together, then the two writes with the read-back: two round trips. Closing and removing
- * the probe file continue in the background.
+ * Writes two ranges of a temporary file in `dir` out of order through two handles opened exactly as a segmented
+ * upload opens its handles ({@link SEGMENT_FLAGS}), reads it back through a third and compares, then removes it.
+ * True when the server keeps both ranges (needed for segmented uploads); null when the probe file could not be
+ * created there (no answer).
+ * The three opens go out together, then the writes with the read-back: two round trips on a server that answers in
+ * order (`ordered`). Elsewhere the read waits for the writes' replies, and a read handle that could not be opened
+ * before the file existed is opened again. Closing and removing the probe file continue in the background.
  */
-async function probeIn(s: SFTPWrapper, dir: string): Promise<boolean | null> {
+async function probeIn(s: SFTPWrapper, dir: string, ordered: boolean): Promise<boolean | null> {
   const p = path.posix.join(dir, `.sluice-probe-${randomBytes(6).toString('hex')}`);
   const first = randomBytes(4096);
   const second = randomBytes(4096);
-  const opened = await Promise.allSettled([openRemote(s, p, 'w+'), openRemote(s, p, 'r+')]);
+  const writers = Promise.allSettled([openRemote(s, p, SEGMENT_FLAGS, 0o600), openRemote(s, p, SEGMENT_FLAGS, 0o600)]);
+  let reader = openRemote(s, p, 'r');
+  reader.catch(() => undefined);
+  const opened = await writers;
   const handles = opened.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   try {
-    if (opened[0].status === 'rejected') return null;
+    if (handles.length === 0) return null;
     if (handles.length < 2) return false;
     const [h1, h2] = handles;
-    const back = Buffer.alloc(12288);
-    const [, , got] = await Promise.all([
-      call<void>((cb) => s.write(h2, second, 0, second.length, 8192, cb as never), p),
-      call<void>((cb) => s.write(h1, first, 0, first.length, 0, cb as never), p),
-      call<number>((cb) => s.read(h1, back, 0, back.length, 0, cb as never), p),
+    const writes = Promise.all([
+      call<void>((cb) => s.write(h2, second, 0, second.length, 8192, cb as never), p, { op: 'WRITE', offset: 8192 }),
+      call<void>((cb) => s.write(h1, first, 0, first.length, 0, cb as never), p, { op: 'WRITE', offset: 0 }),
     ]);
+    writes.catch(() => undefined);
+    reader = reader.catch(() => openRemote(s, p, 'r'));
+    handles.push(await reader);
+    if (!ordered) await writes;
+    const back = Buffer.alloc(12288);
+    const [, got] = await Promise.all([writes, call<number>((cb) => s.read(handles[2], back, 0, back.length, 0, cb as never), p, 'READ')]);
     return got === 12288 && back.subarray(0, 4096).equals(first) && back.subarray(8192).equals(second)
       && back.subarray(4096, 8192).every((b) => b === 0);
   } catch {
     return false;
   } finally {
-    void Promise.all([
-      ...handles.map((h) => closeRemote(s, h, p).catch(() => undefined)),
-      call<void>((cb) => s.unlink(p, cb as never), p).catch(() => undefined),
-    ]);
+    void reader.then((h) => { if (!handles.includes(h)) handles.push(h); }, () => undefined)
+      .then(() => Promise.all(handles.map((h) => closeRemote(s, h, p).catch(() => undefined))))
+      .then(() => call<void>((cb) => s.unlink(p, cb as never), p, 'REMOVE').catch(() => undefined));
   }
 }
 
@@ -911,7 +906,7 @@ let prefetchedProbe: Promise<boolean | null> | null = null;
 async function probeOutOfOrder(a: WorkerOps['probeOutOfOrder'][0]): Promise<boolean> {
   const early = prefetchedProbe;
   prefetchedProbe = null;
-  return (early ? await early : null) ?? (await probeIn(sftpOf(0), a.dir)) ?? false;
+  return (early ? await early : null) ?? (await probeIn(sftpOf(0), a.dir, requireConn().info.ordersRequests)) ?? false;
 }
 
 const ops: { [K in OpName]: (arg: WorkerOps[K][0]) => Promise<WorkerOps[K][1]> } = {
@@ -925,7 +920,6 @@ const ops: { [K in OpName]: (arg: WorkerOps[K][0]) => Promise<WorkerOps[K][1]> }
   remove: (a) => call<void>((cb) => sftpOf(a.channel).unlink(a.path, cb as never), a.path),
   rmdir: (a) => call<void>((cb) => sftpOf(a.channel).rmdir(a.path, cb as never), a.path),
   rename,
-  createRemote,
   download: (t) => rangeTask(t, 'download'),
   upload: (t) => rangeTask(t, 'upload'),
   putFile,

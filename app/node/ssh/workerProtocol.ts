@@ -2,6 +2,7 @@
  * Messages between the coordinating thread and a connection worker (app/node/ssh/worker.ts).
  * File bytes never cross this boundary: workers read and write local files themselves.
  */
+import type { HashMethod } from './remoteHash';
 import type { Algorithms } from 'ssh2';
 import type { AuthMaterial } from './auth';
 
@@ -9,6 +10,8 @@ export interface ConnectParams {
   host: string;
   port: number;
   username: string;
+  /** Data folder of the leftovers journal (stores/leftovers.ts), for a commit that moves the old target aside. */
+  dataDir: string;
   auth: AuthMaterial;
   algorithms?: Algorithms;
   /** SFTP channels to open on this connection (M). */
@@ -61,6 +64,13 @@ export interface ConnectInfo {
   rttMs?: number;
   /** SFTP channels open on this connection. */
   channels: number;
+  /**
+   * The server answers an SFTP channel's requests in the order sent: OpenSSH's sftp-server (and internal-sftp, the
+   * same code), which reads and handles one request at a time. Known from the SSH software version `OpenSSH_*` and
+   * the OpenSSH-only `limits@openssh.com` extension. Other servers may process requests concurrently
+   * (draft-ietf-secsh-filexfer-02 §6), so a request that depends on another's effect waits for its reply there.
+   */
+  ordersRequests: boolean;
 }
 
 export interface RemoteStat {
@@ -83,6 +93,8 @@ export interface RangeTask {
   end: number;
   /** Task id for throttled per-task progress messages. */
   taskId: number;
+  /** Permissions an upload segment creates the temporary file with (the first open creates it). */
+  mode?: number;
 }
 
 /** A whole upload through one handle, in order: open temp (create+truncate), write, fsync, close. */
@@ -125,8 +137,6 @@ export interface WorkerOps {
   remove: [{ channel?: number; path: string }, void];
   rmdir: [{ channel?: number; path: string }, void];
   rename: [{ channel?: number; from: string; to: string; mode: CommitMode }, void];
-  /** Creates (or truncates) a remote file, for segmented uploads. */
-  createRemote: [{ channel?: number; path: string; mode?: number }, void];
   /** Range tasks keep their handles open for the file's next segment on the same channel, until releaseFile. */
   download: [RangeTask, number];
   upload: [RangeTask, number];
@@ -150,7 +160,8 @@ export interface WorkerOps {
    */
   openAhead: [{ channels: number[]; remotePath: string; mode?: number }, void];
   /** SHA-256 of a remote file: `sha256sum`/`shasum -a 256` over exec, or a re-read over SFTP. */
-  hashRemote: [{ channel?: number; path: string; allowExec: boolean }, { sha256: string; method: 'exec' | 'reread' }];
+  /** The server's SHA-256 of a file (remoteHash.ts): check-file-name, exec `sha256sum`, or a re-read. */
+  hashRemote: [{ channel?: number; path: string; size: number; allowExec: boolean }, { sha256: string; method: HashMethod }];
   hashLocal: [{ path: string }, string];
   /** Probes whether the server accepts out-of-order writes from two handles to one file. */
   probeOutOfOrder: [{ dir: string }, boolean];

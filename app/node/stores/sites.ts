@@ -5,7 +5,6 @@
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { normalizeFolder, type Site, type SiteInput } from '../../common/model/site';
 
@@ -46,17 +45,7 @@ export class StoreError extends Error {
   }
 }
 
-/**
- * The data folder: `SLUICE_HOME` when set, else the per-OS application data folder
- * (`%APPDATA%\Sluice`, `~/Library/Application Support/Sluice`, `$XDG_CONFIG_HOME/sluice` or `~/.config/sluice`).
- */
-export function resolveHome(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
-  if (env.SLUICE_HOME) return path.resolve(env.SLUICE_HOME);
-  const home = os.homedir();
-  if (platform === 'win32') return path.join(env.APPDATA ?? path.join(home, 'AppData', 'Roaming'), 'Sluice');
-  if (platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'Sluice');
-  return path.join(env.XDG_CONFIG_HOME ?? path.join(home, '.config'), 'sluice');
-}
+export { resolveHome } from './dataDir';
 
 /** Schema migrations; index + 1 = the `user_version` after applying it. Append only. */
 const MIGRATIONS: readonly string[] = [

@@ -131,12 +131,14 @@ test('a segmented put: the probe\'s OPENs go out with the set-up, and the segmen
     assert.match(r.stderr, /server accepts out-of-order writes: uploads are segmented/);
     const trace = traceOf(r);
     const version = first(trace, VERSION_IN);
-    // The probe's two OPENs (and the destination's STAT) left before the first VERSION came back.
-    assert.equal(count(trace.slice(0, version), OPEN_OUT), 2, trace.join('\n'));
-    // Then the create, one handle per channel opened ahead, and a second one where a channel runs two segments at
-    // once: 7 at most. Segments that ignored the handles opened ahead would need 2 more.
+    // The probe's three OPENs (two write handles opened as segments open theirs, one to read back) and the
+    // destination's STAT left before the first VERSION came back.
+    assert.equal(count(trace.slice(0, version), OPEN_OUT), 3, trace.join('\n'));
+    // Then one handle per channel opened ahead, and a second one where a channel runs two segments at once: 7 at
+    // most (no separate create: segment handles create the file). Segments that ignored the handles opened ahead
+    // would need 2 more.
     const opens = count(trace, OPEN_OUT);
-    assert.ok(opens <= 2 + 1 + 2 * 2, `${opens} OPENs:\n${trace.filter((l) => /OPEN|CLOSE|HANDLE/.test(l)).join('\n')}`);
+    assert.ok(opens <= 3 + 2 * 2, `${opens} OPENs:\n${trace.filter((l) => /OPEN|CLOSE|HANDLE/.test(l)).join('\n')}`);
     // Nothing left open: every OPEN has its CLOSE.
     assert.equal(count(trace, CLOSE_OUT), count(trace, OPEN_OUT));
     assert.deepEqual(fs.readdirSync(s.server.root).filter((n) => n.startsWith('.')), []);

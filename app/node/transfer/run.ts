@@ -16,7 +16,8 @@ import type { Lane, Session } from '../ssh/session';
 import { PoolSampler } from './progress';
 import { HEAVY_PER_LANE, Scheduler } from './scheduler';
 import { planSegments } from './planner';
-import { safeLocalJoin, unsafeNameReason } from './names';
+import { scanJob, type FileItem, type ScanSink } from './scan';
+import { cleanLeftovers, type LeftoverRemote } from '../stores/leftovers';
 import type { ConflictAnswer, FileFailure, FileTimes, TransferReport, TransferRequest, VerifyLevel } from './types';
 
 const PROGRESS_INTERVAL_MS = 250;
@@ -24,17 +25,6 @@ const PROGRESS_INTERVAL_MS = 250;
 const HEAVY_FILE_BYTES = 4 * 1024 * 1024;
 /** Segments are not cut smaller than this (4 SSH_FXP_WRITEs of 255 KiB), except a file's last one. */
 const MIN_SEGMENT_BYTES = 1024 * 1024;
-const WALK_CONCURRENCY = 16;
-
-/** One file to move: `src` on the source side, `dst` its final name on the other side. */
-interface FileItem {
-  src: string;
-  dst: string;
-  size: number;
-  mode: number;
-  /** Source modification time, ms since epoch (shown when the target exists). */
-  mtimeMs: number;
-}
 
 interface FileState extends FileItem {
   temp: string;
@@ -43,6 +33,17 @@ interface FileState extends FileItem {
   running: Set<number>;
   /** Connections that ran a segment of this file (they keep its handles open until released). */
   segmentConns: Set<Lane['conn']>;
+  /** A segmented upload that failed on the server and was queued again through one handle (once per file). */
+  fellBack?: boolean;
+  /** Bytes of this file's segments that completed (a fallback moves them again). */
+  segmentBytes: number;
+}
+
+const LEVEL_STRENGTH: Readonly<Record<VerifyLevel, number>> = { size: 0, 'sha256-reread': 1, 'sha256-remote': 2 };
+
+/** The weaker of two verification levels (`a` undefined: none yet). */
+export function weakerLevel(a: VerifyLevel | undefined, b: VerifyLevel): VerifyLevel {
+  return a === undefined || LEVEL_STRENGTH[b] < LEVEL_STRENGTH[a] ? b : a;
 }
 
 /** Temporary name beside `finalPath` (posix for remote paths, native for local ones). */
@@ -51,23 +52,6 @@ export function tempNameFor(finalPath: string, remote: boolean): string {
   return p.join(p.dirname(finalPath), `.${p.basename(finalPath)}.sluice-${randomBytes(4).toString('hex')}.part`);
 }
 
-function remoteJoin(dir: string, name: string): string {
-  if (dir === '' || dir === '.') return name;
-  return dir.endsWith('/') ? dir + name : `${dir}/${name}`;
-}
-
-function remoteBase(p: string): string {
-  return path.posix.basename(p.replace(/\/+$/, '')) || p;
-}
-
-/** Runs `fn` over items with at most `limit` at a time. */
-async function eachLimited<T>(items: T[], limit: number, fn: (t: T) => Promise<void>): Promise<void> {
-  let i = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (i < items.length) await fn(items[i++]);
-  });
-  await Promise.all(workers);
-}
 
 /** Groups numbers (task ids, channels) by the connection they belong to. */
 function byConnection(pairs: Array<[Lane['conn'], number]>): Map<Lane['conn'], number[]> {
@@ -80,8 +64,30 @@ function byConnection(pairs: Array<[Lane['conn'], number]>): Map<Lane['conn'], n
   return out;
 }
 
-function asSluice(e: unknown): SluiceError {
-  return e instanceof SluiceError ? e : new SluiceError('REMOTE_FAILURE', (e as Error)?.message ?? String(e));
+const asSluice = SluiceError.from;
+
+/** The remote operations the leftovers clean-up needs, on a session. */
+function leftoverRemote(session: Session): LeftoverRemote {
+  return {
+    exists: async (p) => (await session.call('stat', { path: p, follow: false })) !== null,
+    remove: (p) => session.call('remove', { path: p }),
+    rename: (from, to) => session.call('rename', { from, to, mode: 'no-clobber' }),
+  };
+}
+
+/**
+ * The error as the user should read it: a message that names only our temporary file names the user's file too.
+ * @param temp the file's temporary name, @param dst its final name
+ */
+function inUserTerms(e: SluiceError, temp: string, dst: string): SluiceError {
+  if (!e.message.includes(temp)) return e;
+  const named = e.message.split(temp).join(`${dst} (temporary ${path.posix.basename(temp)})`);
+  return new SluiceError(e.code, named, { cause: e });
+}
+
+/** A server's refusal of a segmented upload (not a lost connection, not an interrupt): one handle may still work. */
+function refusedByServer(e: SluiceError): boolean {
+  return e.code === 'REMOTE_FAILURE' || e.code === 'PERMISSION_DENIED' || e.code === 'NO_SUCH_FILE' || e.code === 'VERIFY_FAILED';
 }
 
 function nextFreeName(exists: (p: string) => Promise<boolean>, target: string, remote: boolean): Promise<string> {
@@ -117,16 +123,23 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
   let bytesTotal = 0;
   let bytesDone = 0;
   let scanning = true;
-  let verifyLevel: VerifyLevel = req.verify === 'sha256' ? 'sha256-remote' : 'size';
+  /** The weakest level reached over the files committed so far. */
+  let verifyLevel: VerifyLevel | undefined;
   const running = new Map<number, Lane>();
   let aborted: SluiceError | null = null;
 
-  const emitFile = (f: Omit<FileItem, 'mtimeMs'>, state: 'done' | 'failed' | 'skipped', error?: SluiceError, verify?: VerifyLevel) =>
-    session.publish({ type: 'file', jobId: req.id, path: f.src, target: f.dst, size: f.size, state, verify, error: error?.toInfo() });
+  type Named = Pick<FileItem, 'src' | 'dst'> & { size?: number; temp?: string };
+  const emitFile = (f: Named, state: 'done' | 'failed' | 'skipped', error?: SluiceError, verify?: VerifyLevel, reason?: string) =>
+    session.publish({ type: 'file', jobId: req.id, path: f.src, target: f.dst, size: f.size ?? 0, state, verify, error: error?.toInfo(), reason });
 
-  const failFile = (f: Omit<FileItem, 'mtimeMs'>, e: SluiceError) => {
+  const failFile = (f: Named, e0: SluiceError) => {
+    const e = f.temp ? inUserTerms(e0, f.temp, f.dst) : e0;
     failed.push({ path: f.src, code: e.code, message: e.message });
     emitFile(f, 'failed', e);
+  };
+  const skipFile = (f: Named, reason: string, error?: SluiceError) => {
+    skipped++;
+    emitFile(f, 'skipped', error, undefined, reason);
   };
 
   /** Fails queued work with `e` and aborts every running range task on its worker. */
@@ -180,8 +193,13 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
   };
 
   const cleanups: Array<Promise<unknown>> = [];
+  /** Removes a file's temporary copy; a remote one the lost connection kept is recorded for the next connection. */
   const removeTemp = (f: FileState): Promise<unknown> => {
-    const p = put ? session.call('remove', { path: f.temp }).catch(() => undefined) : fs.promises.unlink(f.temp).catch(() => undefined);
+    const p = put
+      ? session.call('remove', { path: f.temp }).catch((e: unknown) => {
+        if (SluiceError.from(e).code !== 'NO_SUCH_FILE') session.leftovers.record({ kind: 'temp', path: f.temp });
+      })
+      : fs.promises.unlink(f.temp).catch(() => undefined);
     cleanups.push(p);
     return p;
   };
@@ -230,11 +248,11 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
       const remotePath = put ? f.temp : f.src;
       const [local, remote] = await Promise.all([
         lane.conn.call('hashLocal', { path: localPath }),
-        lane.conn.call('hashRemote', { channel: lane.channel, path: remotePath, allowExec: req.allowExec !== false }),
+        lane.conn.call('hashRemote', { channel: lane.channel, path: remotePath, size: f.size, allowExec: req.allowExec !== false }),
       ]);
-      if (local !== remote.sha256) throw new SluiceError('VERIFY_FAILED', `${f.dst}: SHA-256 differs after transfer (local ${local}, remote ${remote.sha256})`);
-      level = remote.method === 'exec' ? 'sha256-remote' : 'sha256-reread';
-      if (level === 'sha256-reread') verifyLevel = 'sha256-reread';
+      const how = remote.method === 'reread' ? 'read back over SFTP' : `by the server (${remote.method})`;
+      if (local !== remote.sha256) throw new SluiceError('VERIFY_FAILED', `${f.dst}: SHA-256 differs after transfer (local ${local}, remote ${remote.sha256}, hashed ${how})`);
+      level = remote.method === 'reread' ? 'sha256-reread' : 'sha256-remote';
     }
     // An interrupted job commits nothing, even a file whose last bytes raced the interrupt.
     if (aborted) throw aborted;
@@ -246,6 +264,7 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
   const complete = (f: FileState, level: VerifyLevel) => {
     files.delete(f);
     filesDone++;
+    verifyLevel = weakerLevel(verifyLevel, level);
     emitFile(f, 'done', undefined, level);
   };
 
@@ -256,7 +275,7 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
     } catch (e) {
       const se = asSluice(e);
       if (se.code === 'EXISTS' && conflict === 'no-clobber') {
-        files.delete(f); skipped++; emitFile(f, 'skipped', se); void removeTemp(f);
+        files.delete(f); skipFile(f, 'the target exists', se); void removeTemp(f);
         return;
       }
       if (se.code.startsWith('CONNECTION') || se.code === 'TIMEOUT') throw se;
@@ -307,50 +326,71 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
       return;
     }
     if (!resolved) {
-      skipped++;
-      emitFile(raw, 'skipped');
+      skipFile(raw, 'the target exists');
       return;
     }
     const { item, mode } = resolved;
-    const f: FileState = { ...item, temp: tempNameFor(item.dst, put), done: 0, failed: false, running: new Set(), segmentConns: new Set() };
+    const f: FileState = { ...item, temp: tempNameFor(item.dst, put), done: 0, failed: false, running: new Set(), segmentConns: new Set(), segmentBytes: 0 };
     files.add(f);
     const wantSegments = item.size > segmentSize && lanesCount > 1;
-    // The remote temporary file is created while the probe runs; an upload that ends up in one handle opens it
-    // with truncation all the same.
-    const created: Promise<SluiceError | null> = wantSegments && put
-      ? session.call('createRemote', { path: f.temp, mode: f.mode }).then(() => null, asSluice)
-      : Promise.resolve(null);
     // Only while the probe's answer is awaited: once it is known, segments open their handles when they run (a
     // long queue of big files must not hold ten handles each on a server that limits open handles).
     if (wantSegments && put && session.outOfOrderWrites === undefined) openAhead(f);
     const segmented = wantSegments && (!put || await canSegmentUploads(path.posix.dirname(item.dst)));
-    if (!segmented) {
-      await created;
-      if (f.segmentConns.size) await releaseSegments(f);
-      scheduler.push({
-        priority: 1,
-        heavy: item.size >= HEAVY_FILE_BYTES,
-        run: async (lane) => {
-          if (f.failed) return;
-          const n = await withTask(lane, f, (taskId) => (put
-            ? lane.conn.call('putFile', { channel: lane.channel, localPath: f.src, remoteTemp: f.temp, size: f.size, taskId, mode: f.mode })
-            : lane.conn.call('getFile', { channel: lane.channel, remotePath: f.src, localTemp: f.temp, size: f.size, taskId, mode: f.mode })));
-          await finish(lane, f, mode, n);
-        },
-        fail: (e) => giveUp(f, e),
-      });
-      return;
+    if (f.segmentConns.size && !segmented) await releaseSegments(f);
+    if (!segmented) { pushWhole(f, mode); return; }
+    // A segmented download's temporary file exists at full length before segments write into it; an upload's is
+    // created by the first segment handle that opens (every one may create it, none truncates).
+    if (!put) {
+      try {
+        await createLocalTemp(f.temp, f.size, f.mode);
+      } catch (e) {
+        giveUp(f, asSluice(e));
+        return;
+      }
     }
-    // Segmented: the temporary file exists at full length before segments write into it.
-    try {
-      const failed = await created;
-      if (failed) throw failed;
-      if (!put) await createLocalTemp(f.temp, f.size, f.mode);
-    } catch (e) {
-      giveUp(f, asSluice(e));
-      return;
-    }
-    const segments = planSegments(item.size, lanesCount * HEAVY_PER_LANE, segmentSize, MIN_SEGMENT_BYTES);
+    pushSegments(f, mode);
+  };
+
+  /** Queues a file as one task through one handle, in order (once `before` settled). */
+  const pushWhole = (f: FileState, mode: 'overwrite' | 'no-clobber', before?: Promise<unknown>) => {
+    scheduler.push({
+      priority: 1,
+      heavy: f.size >= HEAVY_FILE_BYTES,
+      run: async (lane) => {
+        await before;
+        if (f.failed) return;
+        const n = await withTask(lane, f, (taskId) => (put
+          ? lane.conn.call('putFile', { channel: lane.channel, localPath: f.src, remoteTemp: f.temp, size: f.size, taskId, mode: f.mode })
+          : lane.conn.call('getFile', { channel: lane.channel, remotePath: f.src, localTemp: f.temp, size: f.size, taskId, mode: f.mode })));
+        await finish(lane, f, mode, n);
+      },
+      fail: (e) => giveUp(f, e),
+    });
+  };
+
+  /**
+   * A segmented upload the server refused (an open or a write through several handles failed although the probe
+   * passed): the file goes again through one handle in order, once, and later uploads of the session use one handle.
+   * @returns false when the file cannot fall back (a download, a second failure, a lost connection, an interrupt)
+   */
+  const fallBackToOneHandle = (f: FileState, e: SluiceError, mode: 'overwrite' | 'no-clobber'): boolean => {
+    if (!put || f.fellBack || f.failed || aborted || !refusedByServer(e)) return false;
+    f.fellBack = true;
+    session.outOfOrderWrites = false;
+    session.publish({ type: 'log', level: 'warn', message: `segmented upload of ${f.dst} failed (${inUserTerms(e, f.temp, f.dst).message}): sending it again through one handle; later uploads use one handle` });
+    // Running segments count their own bytes back out when the cancel reaches them; finished ones are undone here.
+    for (const [conn, ids] of byConnection([...f.running].map((id) => [running.get(id)!.conn, id]))) conn.cancel(ids);
+    bytesDone -= f.segmentBytes;
+    f.done -= f.segmentBytes;
+    f.segmentBytes = 0;
+    pushWhole(f, mode, releaseSegments(f));
+    return true;
+  };
+
+  /** Queues a file's segments: channels take them by work stealing; the last one to finish commits the file. */
+  const pushSegments = (f: FileState, mode: 'overwrite' | 'no-clobber') => {
+    const segments = planSegments(f.size, lanesCount * HEAVY_PER_LANE, segmentSize, MIN_SEGMENT_BYTES);
     let left = segments.length;
     for (const [start, end] of segments) {
       let moved = false;
@@ -358,137 +398,47 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
         priority: 0,
         heavy: true,
         run: async (lane) => {
-          if (f.failed) return;
+          // f.fellBack: the file went back to one handle; this segment's work is void, its failure too.
+          if (f.failed || f.fellBack) return;
           // A retry after the connection died inside finish() must neither move the range again nor count it
           // twice (left would pass 0 and the file would be dropped without a word).
           if (!moved) {
             f.segmentConns.add(lane.conn);
-            await withTask(lane, f, (taskId) => lane.conn.call(put ? 'upload' : 'download', {
-              channel: lane.channel, remotePath: put ? f.temp : f.src, localPath: put ? f.src : f.temp, start, end, taskId,
-            }));
+            try {
+              await withTask(lane, f, (taskId) => lane.conn.call(put ? 'upload' : 'download', {
+                channel: lane.channel, remotePath: put ? f.temp : f.src, localPath: put ? f.src : f.temp, start, end, taskId, mode: f.mode,
+              }));
+            } catch (e) {
+              if (f.fellBack || fallBackToOneHandle(f, asSluice(e), mode)) return;
+              throw e;
+            }
+            if (f.fellBack) return;
             moved = true;
+            f.segmentBytes += end - start;
             left--;
           }
           if (left === 0 && !f.failed) await finish(lane, f, mode);
         },
-        fail: (e) => giveUp(f, e),
+        fail: (e) => { if (!f.fellBack && !fallBackToOneHandle(f, e, mode)) giveUp(f, e); },
       });
     }
   };
 
-  // ---- resolve sources against the destination (cp semantics) and walk ----
-  const walkPut = async (localDir: string, remoteDir: string): Promise<void> => {
-    await session.call('mkdir', { path: remoteDir });
-    let entries: fs.Dirent[];
-    try {
-      entries = await fs.promises.readdir(localDir, { withFileTypes: true });
-    } catch (e) {
-      failFile({ src: localDir, dst: remoteDir, size: 0, mode: 0 }, fromLocalError(e, localDir));
-      return;
-    }
-    const dirs: Array<[string, string]> = [];
-    for (const e of entries) {
-      if (aborted) return;
-      const src = path.join(localDir, e.name);
-      const dst = remoteJoin(remoteDir, e.name);
-      let st: fs.Stats;
-      try {
-        st = await fs.promises.stat(src);
-      } catch (err) {
-        failFile({ src, dst, size: 0, mode: 0 }, fromLocalError(err, src));
-        continue;
-      }
-      if (st.isDirectory()) {
-        if (e.isSymbolicLink()) session.publish({ type: 'log', level: 'warn', message: `skipped folder symlink ${src}` });
-        else dirs.push([src, dst]);
-      } else if (st.isFile()) await enqueueFile({ src, dst, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });
-    }
-    await eachLimited(dirs, WALK_CONCURRENCY, ([s, d]) => walkPut(s, d).catch((err) => failFile({ src: s, dst: d, size: 0, mode: 0 }, asSluice(err))));
-  };
-
-  const walkGet = async (remoteDir: string, localDir: string): Promise<void> => {
-    try {
-      await fs.promises.mkdir(localDir, { recursive: true });
-    } catch (e) {
-      throw fromLocalError(e, localDir);
-    }
-    const entries = await session.list(remoteDir);
-    const dirs: Array<[string, string]> = [];
-    for (const e of entries) {
-      if (aborted) return;
-      const src = remoteJoin(remoteDir, e.name);
-      const reason = unsafeNameReason(e.name);
-      if (reason) {
-        failFile({ src, dst: localDir, size: e.size, mode: 0 }, new SluiceError('UNSAFE_NAME', `refused remote name ${JSON.stringify(e.name)} in ${remoteDir}: ${reason}`));
-        continue;
-      }
-      const dst = safeLocalJoin(localDir, [e.name]);
-      let st = e;
-      if (e.type === 'symlink') {
-        const target = await session.stat(src);
-        if (!target) continue;
-        st = { ...e, ...target };
-        if (st.type === 'dir') { session.publish({ type: 'log', level: 'warn', message: `skipped folder symlink ${src}` }); continue; }
-      }
-      if (st.type === 'dir') dirs.push([src, dst]);
-      else if (st.type === 'file') await enqueueFile({ src, dst, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });
-    }
-    await eachLimited(dirs, WALK_CONCURRENCY, ([s, d]) => walkGet(s, d).catch((err) => failFile({ src: s, dst: d, size: 0, mode: 0 }, asSluice(err))));
-  };
-
-  const scan = async () => {
-    if (put) {
-      const destPath = req.dest === '' ? await session.realpath('.') : req.dest;
-      const destStat = await session.stat(destPath);
-      const destIsDir = destStat?.type === 'dir';
-      if (!destStat && destPath.endsWith('/')) throw new SluiceError('NO_SUCH_FILE', `folder ${destPath} does not exist on the server`);
-      if (req.sources.length > 1 && !destIsDir) throw new SluiceError('USAGE', `target ${destPath} is not a folder (several sources need a folder)`);
-      for (const src of req.sources) {
-        let st: fs.Stats;
-        try {
-          st = await fs.promises.stat(src);
-        } catch (e) {
-          failFile({ src, dst: destPath, size: 0, mode: 0 }, fromLocalError(e, src));
-          continue;
-        }
-        const target = destIsDir ? remoteJoin(destPath, path.basename(path.resolve(src))) : destPath;
-        if (st.isDirectory()) {
-          if (!req.recursive) failFile({ src, dst: target, size: 0, mode: 0 }, new SluiceError('USAGE', `${src} is a folder (use -r)`));
-          else await walkPut(src, target);
-        } else await enqueueFile({ src, dst: target, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });
-      }
-    } else {
-      const destPath = path.resolve(req.dest);
-      const destStat = await fs.promises.stat(destPath).catch(() => null);
-      const destIsDir = destStat?.isDirectory() ?? false;
-      if (!destStat && /[\\/]$/.test(req.dest)) throw new SluiceError('LOCAL_IO', `folder ${destPath} does not exist`);
-      if (req.sources.length > 1 && !destIsDir) throw new SluiceError('USAGE', `target ${destPath} is not a folder (several sources need a folder)`);
-      for (const src0 of req.sources) {
-        const src = src0 === '' ? await session.realpath('.') : src0;
-        const st = await session.stat(src).catch((e: unknown) => { failFile({ src, dst: destPath, size: 0, mode: 0 }, asSluice(e)); return undefined; });
-        if (st === undefined) continue;
-        if (st === null) {
-          failFile({ src, dst: destPath, size: 0, mode: 0 }, new SluiceError('NO_SUCH_FILE', `${src}: no such file or folder on the server`));
-          continue;
-        }
-        let target = destPath;
-        if (destIsDir) {
-          const name = remoteBase(src);
-          const reason = unsafeNameReason(name);
-          if (reason) { failFile({ src, dst: destPath, size: 0, mode: 0 }, new SluiceError('UNSAFE_NAME', `refused remote name ${JSON.stringify(name)}: ${reason}`)); continue; }
-          target = safeLocalJoin(destPath, [name]);
-        }
-        if (st.type === 'dir') {
-          if (!req.recursive) failFile({ src, dst: target, size: 0, mode: 0 }, new SluiceError('USAGE', `${src} is a folder (use -r)`));
-          else await walkGet(src, target);
-        } else await enqueueFile({ src, dst: target, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });
-      }
-    }
+  const sink: ScanSink = {
+    file: enqueueFile,
+    fail: (item, e) => failFile(item, e),
+    skip: (item, reason) => {
+      skipFile(item, reason);
+      session.publish({ type: 'log', level: 'warn', message: `skipped ${item.src}: ${reason}` });
+    },
+    log: (level, message) => session.publish({ type: 'log', level, message }),
+    stopped: () => aborted !== null,
   };
 
   try {
     try {
-      await scan();
+      if (session.leftovers.pending().length) await cleanLeftovers(session.leftovers, leftoverRemote(session));
+      await scanJob(session, req, sink);
     } finally {
       scanning = false;
       scheduler.end();

@@ -19,7 +19,13 @@ export interface ConflictFiles {
   existing: FileTimes;
 }
 
-export type VerifyLevel = 'size' | 'sha256-remote' | 'sha256-reread';
+/**
+ * What a file's verification proved, weakest first: `size` (the server's size matches), `sha256-reread` (the file was
+ * read back over SFTP and hashed here: a server whose read path corrupts data the same way twice can fool it),
+ * `sha256-remote` (the server hashed its own copy: `sha256sum` over exec, or `check-file-name`,
+ * draft-ietf-secsh-filexfer-extensions-00 §3).
+ */
+export type VerifyLevel = 'size' | 'sha256-reread' | 'sha256-remote';
 
 export interface TransferRequest {
   /** Job id used in events. */
@@ -36,6 +42,11 @@ export interface TransferRequest {
   verify?: 'size' | 'sha256';
   /** Allow `sha256sum` over an exec channel (default true); otherwise the remote side is re-read. */
   allowExec?: boolean;
+  /**
+   * Symlinks in a put's folder walk (`-L`, like `cp -L`): true follows every link; false (default) copies a file
+   * link only when its target lies inside the tree being copied, and reports and skips the others.
+   */
+  followSymlinks?: boolean;
 }
 
 export interface FileFailure {
@@ -49,8 +60,8 @@ export interface TransferReport {
   skipped: number;
   bytes: number;
   failed: FileFailure[];
-  /** The weakest verification level reached over all files (size when none was hashed). */
-  verify: VerifyLevel;
+  /** The weakest verification level reached over the files committed; undefined when no file was committed. */
+  verify?: VerifyLevel;
   elapsedMs: number;
   /** Whether uploads were segmented (server accepted out-of-order writes), when it was probed. */
   segmentedUploads?: boolean;
@@ -73,7 +84,12 @@ export type EngineEvent =
     /** Bytes per second over the sliding window. */
     rate: number; scanning: boolean; connections: ConnectionSample[]; files: Array<{ path: string; bytes: number; size: number }>;
   }
-  | { type: 'file'; jobId: string; path: string; target: string; size: number; state: 'done' | 'failed' | 'skipped'; verify?: VerifyLevel; error?: { code: string; message: string } }
+  | {
+    type: 'file'; jobId: string; path: string; target: string; size: number; state: 'done' | 'failed' | 'skipped'; verify?: VerifyLevel;
+    error?: { code: string; message: string };
+    /** Why a file was skipped (a special file, a symlink outside the tree, an existing target). */
+    reason?: string;
+  }
   | { type: 'connection'; id: number; state: 'up' | 'down'; reason?: string }
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }
   /** Keys a trusted server announced and proved (hostkeys-00@openssh.com), appended to `file` (never empty). */

@@ -1,0 +1,177 @@
+/**
+ * The server's SHA-256 of a remote file, for `--verify sha256`, by the strongest method the server allows:
+ * `check-file-name` (draft-ietf-secsh-filexfer-extensions-00 §3: the SFTP server hashes its own copy; ProFTPD),
+ * `sha256sum`/`shasum -a 256` over an exec channel (a shell account; SFTPGo answers it itself), or a re-read over
+ * SFTP hashed here. What failed is remembered per connection ({@link HashTraits}), as rclone remembers a remote's
+ * hash support, so a hardened server costs one refused exec, not one per file.
+ */
+import { createHash } from 'node:crypto';
+import type { Client, ClientChannel, SFTPWrapper } from 'ssh2';
+import { SluiceError, fromSftpError } from '../errors';
+
+/** How a remote hash was obtained: by the server (`check-file`, `exec`) or by reading the file back (`reread`). */
+export type HashMethod = 'check-file' | 'exec' | 'reread';
+
+/** What this connection learned about the server's hashing; `false` once a method failed, never tried again. */
+export interface HashTraits {
+  checkFile?: boolean;
+  exec?: boolean;
+}
+
+/** The connection pieces a remote hash needs. */
+export interface HashTarget {
+  client: Client;
+  sftp: SFTPWrapper;
+  /** SFTP extensions the server announced in SSH_FXP_VERSION (name → data). */
+  extensions: Record<string, string>;
+  /** Largest SSH_FXP_READ length, bytes (limits@openssh.com). */
+  maxRead: number;
+  traits: HashTraits;
+}
+
+/** Exec hashing time allowed: 15 s plus 20 ms per MB (a server disk at 50 MB/s), so a hang ends in seconds. */
+export function execTimeoutMs(size: number): number {
+  return 15_000 + Math.ceil(size / 50_000);
+}
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * Runs `command` on an exec channel and returns its exit code and the first 4 KiB of its output. The channel's input
+ * is closed at once (a forced command such as `sftp-server` would otherwise wait for input forever), and the channel
+ * is closed on timeout. A refused exec rejects (the patched ssh2 closes the refused channel).
+ * @param timeoutMs limit in ms; `code` is null when it was reached
+ */
+export function execCapture(client: Client, command: string, timeoutMs: number): Promise<{ code: number | null; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    client.exec(command, (e: Error | undefined, ch: ClientChannel) => {
+      if (e) { reject(e); return; }
+      let out = '';
+      const timer = setTimeout(() => { ch.close(); resolve({ code: null, stdout: out }); }, timeoutMs);
+      ch.on('data', (d: Buffer) => { if (out.length < 4096) out += d.toString('utf8'); });
+      ch.stderr.resume();
+      ch.on('close', (code: number | null) => { clearTimeout(timer); resolve({ code: code ?? null, stdout: out }); });
+      ch.end();
+    });
+  });
+}
+
+/** `sha256sum` (or `shasum -a 256`) of `path` over exec; null when the server did not answer with a hash. */
+export async function execSha256(client: Client, path: string, size: number): Promise<string | null> {
+  const q = shellQuote(path);
+  try {
+    const r = await execCapture(client, `sha256sum -- ${q} 2>/dev/null || shasum -a 256 -- ${q}`, execTimeoutMs(size));
+    const m = /^\\?([0-9a-f]{64})\b/.exec(r.stdout);
+    return r.code === 0 && m ? m[1] : null;
+  } catch {
+    return null;
+  }
+}
+
+function sshString(s: string): Buffer {
+  const b = Buffer.from(s, 'utf8');
+  const len = Buffer.alloc(4);
+  len.writeUInt32BE(b.length);
+  return Buffer.concat([len, b]);
+}
+
+/** Reads an SSH string at `off`, or undefined when the buffer is too short. */
+function readString(b: Buffer, off: number): { value: Buffer; next: number } | undefined {
+  if (off + 4 > b.length) return undefined;
+  const len = b.readUInt32BE(off);
+  return off + 4 + len > b.length ? undefined : { value: b.subarray(off + 4, off + 4 + len), next: off + 4 + len };
+}
+
+/**
+ * Parses a check-file reply: `string hash-algo-used, byte[] hash` (some servers send the name "check-file" first,
+ * and some wrap the hash in a string). Returns the hex SHA-256, or null when the reply names another algorithm.
+ */
+export function parseCheckFileReply(reply: Buffer): string | null {
+  let s = readString(reply, 0);
+  if (s?.value.toString() === 'check-file') s = readString(reply, s.next);
+  if (!s || s.value.toString().toLowerCase() !== 'sha256') return null;
+  let hash = reply.subarray(s.next);
+  if (hash.length === 36 && hash.readUInt32BE(0) === 32) hash = hash.subarray(4);
+  return hash.length === 32 ? hash.toString('hex') : null;
+}
+
+/** True when the server announced the check-file extension (`check-file`, or the request names themselves). */
+export function offersCheckFile(extensions: Record<string, string>): boolean {
+  return ['check-file', 'check-file-name', 'check-file-handle'].some((n) => extensions[n] !== undefined);
+}
+
+/** SHA-256 of the whole file by `check-file-name` (one hash of the whole file: length 0, block size 0). */
+export function checkFileSha256(sftp: SFTPWrapper, path: string): Promise<string | null> {
+  const data = Buffer.concat([sshString(path), sshString('sha256'), Buffer.alloc(8 + 8 + 4)]);
+  const ext = sftp as unknown as { sluiceExtended(name: string, data: Buffer, cb: (e: Error | undefined, reply?: Buffer) => void): void };
+  return new Promise((resolve, reject) => {
+    ext.sluiceExtended('check-file-name', data, (e, reply) => {
+      if (e) reject(fromSftpError(e, path, { op: 'check-file-name' }));
+      else resolve(reply ? parseCheckFileReply(reply) : null);
+    });
+  });
+}
+
+/** Outstanding SSH_FXP_READs of a re-read: enough to cover a 50 ms round trip at ~80 MB/s. */
+const REREAD_IN_FLIGHT = 16;
+
+/**
+ * Reads the remote file back over SFTP and hashes it here, with up to {@link REREAD_IN_FLIGHT} reads outstanding
+ * (hashed in offset order). Proves what the server returns on a read, which a server with a broken read path
+ * returns the same way twice: weaker than a server-side hash.
+ * @throws SluiceError VERIFY_FAILED when the file is shorter than its SSH_FXP_FSTAT size
+ */
+export async function rereadSha256(sftp: SFTPWrapper, path: string, maxRead: number): Promise<string> {
+  const call = <T>(op: string, fn: (cb: (e: Error | undefined, v: T) => void) => void, offset?: number) =>
+    new Promise<T>((resolve, reject) => fn((e, v) => (e ? reject(fromSftpError(e, path, { op, offset })) : resolve(v))));
+  const h = await call<Buffer>('OPEN', (cb) => sftp.open(path, 'r', cb as never));
+  try {
+    const { size } = await call<{ size: number }>('FSTAT', (cb) => sftp.fstat(h, cb as never));
+    const hash = createHash('sha256');
+    const reads: Array<Promise<Buffer>> = [];
+    let next = 0;
+    const issue = () => {
+      while (reads.length < REREAD_IN_FLIGHT && next < size) {
+        const pos = next;
+        const buf = Buffer.allocUnsafe(Math.min(maxRead, size - pos));
+        next += buf.length;
+        const p = call<number>('READ', (cb) => sftp.read(h, buf, 0, buf.length, pos, cb as never), pos).then((n) => {
+          if (n !== buf.length) throw new SluiceError('VERIFY_FAILED', `${path}: READ at offset ${pos} returned ${n} of ${buf.length} bytes during verification`);
+          return buf;
+        });
+        p.catch(() => undefined);
+        reads.push(p);
+      }
+    };
+    issue();
+    while (reads.length) {
+      hash.update(await reads.shift()!);
+      issue();
+    }
+    return hash.digest('hex');
+  } finally {
+    sftp.close(h, () => undefined);
+  }
+}
+
+/**
+ * The remote file's SHA-256 by the strongest method left: check-file-name where announced, exec where allowed,
+ * else a re-read. A method that fails is marked in `t.traits` and skipped for the rest of the connection.
+ * @param size the file's size in bytes (sizes the exec timeout)
+ * @param allowExec false: never open an exec channel (the user refused it, or the app)
+ */
+export async function remoteSha256(t: HashTarget, path: string, size: number, allowExec: boolean): Promise<{ sha256: string; method: HashMethod }> {
+  if (t.traits.checkFile !== false && offersCheckFile(t.extensions)) {
+    const sha256 = await checkFileSha256(t.sftp, path).catch(() => null);
+    if (sha256) { t.traits.checkFile = true; return { sha256, method: 'check-file' }; }
+    t.traits.checkFile = false;
+  }
+  if (allowExec && t.traits.exec !== false) {
+    const sha256 = await execSha256(t.client, path, size);
+    if (sha256) { t.traits.exec = true; return { sha256, method: 'exec' }; }
+    t.traits.exec = false;
+  }
+  return { sha256: await rereadSha256(t.sftp, path, t.maxRead), method: 'reread' };
+}

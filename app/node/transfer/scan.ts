@@ -1,0 +1,232 @@
+/**
+ * Resolves a job's sources against its destination with `cp` semantics and walks folders, handing each file to the
+ * job as it is found (the transfer starts while the scan goes on). Remote paths starting with `~` are resolved
+ * through SSH_FXP_REALPATH of the login folder; special files (FIFOs, sockets, devices) are reported and skipped
+ * (refused as a source); symlinks follow the policy of {@link TransferRequest.followSymlinks}.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { SluiceError, fromLocalError } from '../errors';
+import type { Session } from '../ssh/session';
+import { safeLocalJoin, unsafeNameReason } from './names';
+import type { TransferRequest } from './types';
+
+/** One file to move: `src` on the source side, `dst` its final name on the other side. */
+export interface FileItem {
+  src: string;
+  dst: string;
+  size: number;
+  mode: number;
+  /** Source modification time, ms since epoch (shown when the target exists). */
+  mtimeMs: number;
+}
+
+/** Where the scan reports what it finds; `file` may wait (backpressure while the queue is full). */
+export interface ScanSink {
+  file(item: FileItem): Promise<void>;
+  fail(item: Pick<FileItem, 'src' | 'dst'>, e: SluiceError): void;
+  /** A source that is not copied, and why (a special file, a symlink outside the tree). */
+  skip(item: Pick<FileItem, 'src' | 'dst'>, reason: string): void;
+  log(level: 'info' | 'warn', message: string): void;
+  /** True once the job was interrupted: the walk stops. */
+  stopped(): boolean;
+}
+
+const WALK_CONCURRENCY = 16;
+
+/** Runs `fn` over items with at most `limit` at a time. */
+async function eachLimited<T>(items: T[], limit: number, fn: (t: T) => Promise<void>): Promise<void> {
+  let i = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (i < items.length) await fn(items[i++]);
+  });
+  await Promise.all(workers);
+}
+
+export function remoteJoin(dir: string, name: string): string {
+  if (dir === '' || dir === '.') return name;
+  return dir.endsWith('/') ? dir + name : `${dir}/${name}`;
+}
+
+function remoteBase(p: string): string {
+  return path.posix.basename(p.replace(/\/+$/, '')) || p;
+}
+
+/**
+ * Resolves `~` and `~/…` (and the empty path) against the login folder: SSH_FXP_REALPATH of "." (servers differ on
+ * what they make of a literal `~`; only the app expanded it before). Other paths are returned as they are.
+ */
+export async function resolveHome(session: Pick<Session, 'realpath'>, p: string): Promise<string> {
+  if (p !== '' && p !== '~' && !p.startsWith('~/')) return p;
+  const home = await session.realpath('.');
+  const rest = p.startsWith('~/') ? p.slice(2) : '';
+  return rest ? remoteJoin(home, rest) : home;
+}
+
+/** What kind of special file `st` is, for the message that skips it. */
+function specialKind(st: fs.Stats): string {
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  return 'not a regular file';
+}
+
+/** True when `p` is `root` or lies below it (both absolute, resolved). */
+function inside(root: string, p: string): boolean {
+  const rel = path.relative(root, p);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+interface LocalWalk {
+  session: Session;
+  sink: ScanSink;
+  follow: boolean;
+  /** Real path of the folder being copied: a symlink is copied by default only when its target lies inside it. */
+  treeRoot: string;
+  /** Real paths of folders entered (a followed folder symlink must not loop). */
+  seen: Set<string>;
+}
+
+/** Decides what one entry of a local folder is; null when it is reported and skipped. */
+async function localEntry(w: LocalWalk, src: string, dst: string, isLink: boolean): Promise<fs.Stats | null> {
+  let st: fs.Stats;
+  try {
+    st = await fs.promises.stat(src);
+  } catch (err) {
+    if (isLink) { w.sink.skip({ src, dst }, 'a symlink whose target does not exist'); return null; }
+    w.sink.fail({ src, dst }, fromLocalError(err, src));
+    return null;
+  }
+  if (isLink && !w.follow) {
+    const target = await fs.promises.realpath(src).catch(() => src);
+    if (st.isDirectory()) { w.sink.skip({ src, dst }, 'a folder symlink (use -L to follow)'); return null; }
+    if (!inside(w.treeRoot, target)) { w.sink.skip({ src, dst }, `a symlink to ${target}, outside the folder being copied (use -L to follow)`); return null; }
+  }
+  if (!st.isFile() && !st.isDirectory()) { w.sink.skip({ src, dst }, `${specialKind(st)}, not copied`); return null; }
+  return st;
+}
+
+async function walkPut(w: LocalWalk, localDir: string, remoteDir: string): Promise<void> {
+  await w.session.call('mkdir', { path: remoteDir });
+  let entries: fs.Dirent[];
+  try {
+    entries = await fs.promises.readdir(localDir, { withFileTypes: true });
+  } catch (e) {
+    w.sink.fail({ src: localDir, dst: remoteDir }, fromLocalError(e, localDir));
+    return;
+  }
+  const dirs: Array<[string, string]> = [];
+  for (const e of entries) {
+    if (w.sink.stopped()) return;
+    const src = path.join(localDir, e.name);
+    const dst = remoteJoin(remoteDir, e.name);
+    const st = await localEntry(w, src, dst, e.isSymbolicLink());
+    if (!st) continue;
+    if (st.isDirectory()) {
+      const real = await fs.promises.realpath(src).catch(() => src);
+      if (w.seen.has(real)) { w.sink.skip({ src, dst }, 'a folder already copied (symlink loop)'); continue; }
+      w.seen.add(real);
+      dirs.push([src, dst]);
+    } else await w.sink.file({ src, dst, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });
+  }
+  await eachLimited(dirs, WALK_CONCURRENCY, ([s, d]) => walkPut(w, s, d).catch((err) => w.sink.fail({ src: s, dst: d }, SluiceError.from(err))));
+}
+
+async function walkGet(session: Session, sink: ScanSink, remoteDir: string, localDir: string): Promise<void> {
+  try {
+    await fs.promises.mkdir(localDir, { recursive: true });
+  } catch (e) {
+    throw fromLocalError(e, localDir);
+  }
+  const entries = await session.list(remoteDir);
+  const dirs: Array<[string, string]> = [];
+  for (const e of entries) {
+    if (sink.stopped()) return;
+    const src = remoteJoin(remoteDir, e.name);
+    const reason = unsafeNameReason(e.name);
+    if (reason) {
+      sink.fail({ src, dst: localDir }, new SluiceError('UNSAFE_NAME', `refused remote name ${JSON.stringify(e.name)} in ${remoteDir}: ${reason}`));
+      continue;
+    }
+    const dst = safeLocalJoin(localDir, [e.name]);
+    let st = e;
+    if (e.type === 'symlink') {
+      const target = await session.stat(src);
+      if (!target) { sink.skip({ src, dst }, 'a symlink whose target does not exist'); continue; }
+      st = { ...e, ...target };
+      if (st.type === 'dir') { sink.skip({ src, dst }, 'a folder symlink'); continue; }
+    }
+    if (st.type === 'dir') dirs.push([src, dst]);
+    else if (st.type === 'file') await sink.file({ src, dst, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });
+    else sink.skip({ src, dst }, 'not a regular file, not copied');
+  }
+  await eachLimited(dirs, WALK_CONCURRENCY, ([s, d]) => walkGet(session, sink, s, d).catch((err) => sink.fail({ src: s, dst: d }, SluiceError.from(err))));
+}
+
+/** A put's sources against its remote destination. */
+async function scanPut(session: Session, req: TransferRequest, sink: ScanSink): Promise<void> {
+  const destPath = await resolveHome(session, req.dest);
+  const destStat = await session.stat(destPath);
+  const destIsDir = destStat?.type === 'dir';
+  if (!destStat && destPath.endsWith('/')) throw new SluiceError('NO_SUCH_FILE', `folder ${destPath} does not exist on the server`);
+  if (req.sources.length > 1 && !destIsDir) throw new SluiceError('USAGE', `target ${destPath} is not a folder (several sources need a folder)`);
+  for (const src of req.sources) {
+    let st: fs.Stats;
+    try {
+      st = await fs.promises.stat(src);
+    } catch (e) {
+      sink.fail({ src, dst: destPath }, fromLocalError(e, src));
+      continue;
+    }
+    const target = destIsDir ? remoteJoin(destPath, path.basename(path.resolve(src))) : destPath;
+    if (st.isDirectory()) {
+      if (!req.recursive) { sink.fail({ src, dst: target }, new SluiceError('USAGE', `${src} is a folder (use -r)`)); continue; }
+      const treeRoot = await fs.promises.realpath(src).catch(() => path.resolve(src));
+      await walkPut({ session, sink, follow: req.followSymlinks === true, treeRoot, seen: new Set([treeRoot]) }, src, target);
+    } else if (st.isFile()) {
+      await sink.file({ src, dst: target, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });
+    } else {
+      sink.fail({ src, dst: target }, new SluiceError('USAGE', `${src} is ${specialKind(st)}: only regular files and folders can be copied`));
+    }
+  }
+}
+
+/** A get's remote sources against its local destination. */
+async function scanGet(session: Session, req: TransferRequest, sink: ScanSink): Promise<void> {
+  const destPath = path.resolve(req.dest);
+  const destStat = await fs.promises.stat(destPath).catch(() => null);
+  const destIsDir = destStat?.isDirectory() ?? false;
+  if (!destStat && /[\\/]$/.test(req.dest)) throw new SluiceError('LOCAL_IO', `folder ${destPath} does not exist`);
+  if (req.sources.length > 1 && !destIsDir) throw new SluiceError('USAGE', `target ${destPath} is not a folder (several sources need a folder)`);
+  for (const src0 of req.sources) {
+    const src = await resolveHome(session, src0);
+    const st = await session.stat(src).catch((e: unknown) => { sink.fail({ src, dst: destPath }, SluiceError.from(e)); return undefined; });
+    if (st === undefined) continue;
+    if (st === null) { sink.fail({ src, dst: destPath }, new SluiceError('NO_SUCH_FILE', `${src}: no such file or folder on the server`)); continue; }
+    let target = destPath;
+    if (destIsDir) {
+      const name = remoteBase(src);
+      const reason = unsafeNameReason(name);
+      if (reason) { sink.fail({ src, dst: destPath }, new SluiceError('UNSAFE_NAME', `refused remote name ${JSON.stringify(name)}: ${reason}`)); continue; }
+      target = safeLocalJoin(destPath, [name]);
+    }
+    if (st.type === 'dir') {
+      if (!req.recursive) sink.fail({ src, dst: target }, new SluiceError('USAGE', `${src} is a folder (use -r)`));
+      else await walkGet(session, sink, src, target);
+    } else if (st.type === 'file') {
+      await sink.file({ src, dst: target, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });
+    } else {
+      sink.fail({ src, dst: target }, new SluiceError('USAGE', `${src} is not a regular file or folder on the server`));
+    }
+  }
+}
+
+/**
+ * Scans a job: every file found goes to `sink.file`, every source that cannot be copied to `sink.fail` or
+ * `sink.skip`.
+ * @throws SluiceError USAGE (several sources into a non-folder), NO_SUCH_FILE / LOCAL_IO (a destination folder
+ *   named with a trailing slash that does not exist)
+ */
+export function scanJob(session: Session, req: TransferRequest, sink: ScanSink): Promise<void> {
+  return req.direction === 'put' ? scanPut(session, req, sink) : scanGet(session, req, sink);
+}

@@ -56,7 +56,7 @@ function remoteBase(p: string): string {
  * Resolves `~` and `~/…` (and the empty path) against the login folder: SSH_FXP_REALPATH of "." (servers differ on
  * what they make of a literal `~`; only the app expanded it before). Other paths are returned as they are.
  */
-export async function resolveHome(session: Pick<Session, 'realpath'>, p: string): Promise<string> {
+export async function expandRemoteHome(session: Pick<Session, 'realpath'>, p: string): Promise<string> {
   if (p !== '' && p !== '~' && !p.startsWith('~/')) return p;
   const home = await session.realpath('.');
   const rest = p.startsWith('~/') ? p.slice(2) : '';
@@ -83,8 +83,6 @@ interface LocalWalk {
   follow: boolean;
   /** Real path of the folder being copied: a symlink is copied by default only when its target lies inside it. */
   treeRoot: string;
-  /** Real paths of folders entered (a followed folder symlink must not loop). */
-  seen: Set<string>;
 }
 
 /** Decides what one entry of a local folder is; null when it is reported and skipped. */
@@ -106,7 +104,8 @@ async function localEntry(w: LocalWalk, src: string, dst: string, isLink: boolea
   return st;
 }
 
-async function walkPut(w: LocalWalk, localDir: string, remoteDir: string): Promise<void> {
+/** @param ancestors real paths of the folders above `localDir` (a followed folder symlink must not loop) */
+async function walkPut(w: LocalWalk, localDir: string, remoteDir: string, ancestors: ReadonlySet<string>): Promise<void> {
   await w.session.call('mkdir', { path: remoteDir });
   let entries: fs.Dirent[];
   try {
@@ -115,7 +114,7 @@ async function walkPut(w: LocalWalk, localDir: string, remoteDir: string): Promi
     w.sink.fail({ src: localDir, dst: remoteDir }, fromLocalError(e, localDir));
     return;
   }
-  const dirs: Array<[string, string]> = [];
+  const dirs: Array<[string, string, ReadonlySet<string>]> = [];
   for (const e of entries) {
     if (w.sink.stopped()) return;
     const src = path.join(localDir, e.name);
@@ -123,13 +122,12 @@ async function walkPut(w: LocalWalk, localDir: string, remoteDir: string): Promi
     const st = await localEntry(w, src, dst, e.isSymbolicLink());
     if (!st) continue;
     if (st.isDirectory()) {
-      const real = await fs.promises.realpath(src).catch(() => src);
-      if (w.seen.has(real)) { w.sink.skip({ src, dst }, 'a folder already copied (symlink loop)'); continue; }
-      w.seen.add(real);
-      dirs.push([src, dst]);
+      const real = w.follow ? await fs.promises.realpath(src).catch(() => src) : src;
+      if (ancestors.has(real)) { w.sink.skip({ src, dst }, 'a folder symlink to a folder above it (a loop)'); continue; }
+      dirs.push([src, dst, w.follow ? new Set([...ancestors, real]) : ancestors]);
     } else await w.sink.file({ src, dst, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });
   }
-  await eachLimited(dirs, WALK_CONCURRENCY, ([s, d]) => walkPut(w, s, d).catch((err) => w.sink.fail({ src: s, dst: d }, SluiceError.from(err))));
+  await eachLimited(dirs, WALK_CONCURRENCY, ([s, d, a]) => walkPut(w, s, d, a).catch((err) => w.sink.fail({ src: s, dst: d }, SluiceError.from(err))));
 }
 
 async function walkGet(session: Session, sink: ScanSink, remoteDir: string, localDir: string): Promise<void> {
@@ -165,7 +163,7 @@ async function walkGet(session: Session, sink: ScanSink, remoteDir: string, loca
 
 /** A put's sources against its remote destination. */
 async function scanPut(session: Session, req: TransferRequest, sink: ScanSink): Promise<void> {
-  const destPath = await resolveHome(session, req.dest);
+  const destPath = await expandRemoteHome(session, req.dest);
   const destStat = await session.stat(destPath);
   const destIsDir = destStat?.type === 'dir';
   if (!destStat && destPath.endsWith('/')) throw new SluiceError('NO_SUCH_FILE', `folder ${destPath} does not exist on the server`);
@@ -182,7 +180,7 @@ async function scanPut(session: Session, req: TransferRequest, sink: ScanSink): 
     if (st.isDirectory()) {
       if (!req.recursive) { sink.fail({ src, dst: target }, new SluiceError('USAGE', `${src} is a folder (use -r)`)); continue; }
       const treeRoot = await fs.promises.realpath(src).catch(() => path.resolve(src));
-      await walkPut({ session, sink, follow: req.followSymlinks === true, treeRoot, seen: new Set([treeRoot]) }, src, target);
+      await walkPut({ session, sink, follow: req.followSymlinks === true, treeRoot }, src, target, new Set([treeRoot]));
     } else if (st.isFile()) {
       await sink.file({ src, dst: target, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });
     } else {
@@ -199,7 +197,7 @@ async function scanGet(session: Session, req: TransferRequest, sink: ScanSink): 
   if (!destStat && /[\\/]$/.test(req.dest)) throw new SluiceError('LOCAL_IO', `folder ${destPath} does not exist`);
   if (req.sources.length > 1 && !destIsDir) throw new SluiceError('USAGE', `target ${destPath} is not a folder (several sources need a folder)`);
   for (const src0 of req.sources) {
-    const src = await resolveHome(session, src0);
+    const src = await expandRemoteHome(session, src0);
     const st = await session.stat(src).catch((e: unknown) => { sink.fail({ src, dst: destPath }, SluiceError.from(e)); return undefined; });
     if (st === undefined) continue;
     if (st === null) { sink.fail({ src, dst: destPath }, new SluiceError('NO_SUCH_FILE', `${src}: no such file or folder on the server`)); continue; }

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { terminalPrompter, type PromptInput } from './prompt';
+import { askHostKey, terminalPrompter, type PromptInput } from './prompt';
 import { SluiceError } from '../errors';
 
 /** A fake TTY: a PassThrough with isTTY and a recorded setRawMode. */
@@ -145,6 +145,40 @@ test('choose: by number, name or unique prefix; default on Enter; aborts after 3
   await assert.rejects(pick('x\ry\rz\r'), aborted);
   assert.equal(await pick('x\ry\rz\r', 'reject'), 'reject');
   assert.match(term.written(), /1\) accept-once {2}2\) accept-and-save {2}3\) reject/);
+});
+
+test('choose: aliases are accepted when typed in full, without being listed', async () => {
+  const term = fakeTerminal();
+  const p = terminalPrompter(term);
+  const pick = async (typed: string): Promise<string> => {
+    const r = p.choose('Key?', ['once', 'save', 'no'], 'no', { yes: 'save' });
+    term.input.write(typed);
+    return r;
+  };
+  assert.equal(await pick('yes\r'), 'save');
+  assert.equal(await pick('YES\r'), 'save');
+  assert.equal(await pick('ye\r\r'), 'no', 'an alias is not matched by prefix; Enter then gives the default');
+  assert.match(term.written(), /\n {2}1\) once {2}2\) save {2}3\) no \(default\)\n/, 'the alias is not listed');
+  assert.match(term.written(), /Please answer one of: once, save, no\.\n/);
+});
+
+test('askHostKey: OpenSSH\'s "yes" saves the key; once, save, no and Enter keep working', async () => {
+  const identity = { host: 'files.example.com', port: 2222, keyType: 'ssh-ed25519', fingerprint: 'SHA256:abc' };
+  const answers: Array<[string, string]> = [
+    ['yes\r', 'accept-save'], ['save\r', 'accept-save'], ['s\r', 'accept-save'], ['2\r', 'accept-save'],
+    ['once\r', 'accept-once'], ['1\r', 'accept-once'], ['no\r', 'reject'], ['\r', 'reject'],
+  ];
+  for (const [typed, want] of answers) {
+    const term = fakeTerminal();
+    const warning = new PassThrough();
+    let shown = '';
+    warning.on('data', (d: Buffer) => { shown += d.toString(); });
+    const r = askHostKey(terminalPrompter(term), identity, warning);
+    term.input.write(typed);
+    assert.equal(await r, want, JSON.stringify(typed));
+    assert.match(shown, /The authenticity of host 'files\.example\.com' \(port 2222\) can't be established\.\nED25519 key fingerprint is SHA256:abc\./);
+    assert.match(term.written(), /1\) once {2}2\) save {2}3\) no \(default\)/);
+  }
 });
 
 test('secret on a real pseudo-terminal: no echo, isInteractive true', async (t) => {

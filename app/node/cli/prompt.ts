@@ -5,6 +5,7 @@
  * (which may deliver the text and the Enter in one chunk, or the next answer right behind it).
  */
 import { StringDecoder } from 'node:string_decoder';
+import { keyTypeLabel, type HostKeyAnswer, type HostKeyIdentity } from '../../common/model/hostKey';
 import { SluiceError } from '../errors';
 import type { Prompter } from '../ssh/auth';
 
@@ -24,10 +25,11 @@ export interface TerminalPrompter extends Prompter {
   /** A yes/no question; Enter alone gives `defaultYes` (false unless set). Re-asks up to 3 times. */
   confirm(question: string, defaultYes?: boolean): Promise<boolean>;
   /**
-   * One of `choices` (typed in full, as a unique prefix, or as its 1-based number, case-insensitive).
+   * One of `choices` (typed in full, as a unique prefix, or as its 1-based number, case-insensitive), or a word of
+   * `aliases` typed in full (case-insensitive; not listed, e.g. OpenSSH's `yes` for `save`).
    * Enter alone gives `defaultChoice` when set. After 3 invalid answers: `defaultChoice`, else ABORTED.
    */
-  choose<T extends string>(question: string, choices: T[], defaultChoice?: T): Promise<T>;
+  choose<T extends string>(question: string, choices: T[], defaultChoice?: T, aliases?: Readonly<Record<string, T>>): Promise<T>;
 }
 
 /** How many invalid answers are tolerated before giving up (bounded loop). */
@@ -201,7 +203,7 @@ export function terminalPrompter(io?: PromptIO): TerminalPrompter {
       return defaultYes;
     },
 
-    async choose<T extends string>(question: string, choices: T[], defaultChoice?: T): Promise<T> {
+    async choose<T extends string>(question: string, choices: T[], defaultChoice?: T, aliases?: Readonly<Record<string, T>>): Promise<T> {
       if (choices.length === 0) throw new Error('choose() needs at least one choice');
       const listed = choices.map((c, i) => `${i + 1}) ${c}${c === defaultChoice ? ' (default)' : ''}`).join('  ');
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -213,6 +215,8 @@ export function terminalPrompter(io?: PromptIO): TerminalPrompter {
         }
         const exact = choices.find((c) => c.toLowerCase() === answer);
         if (exact !== undefined) return exact;
+        const alias = aliasFor(aliases, answer);
+        if (alias !== undefined) return alias;
         const byPrefix = answer === '' ? [] : choices.filter((c) => c.toLowerCase().startsWith(answer));
         if (byPrefix.length === 1) return byPrefix[0];
         output.write(`Please answer one of: ${choices.join(', ')}.\n`);
@@ -221,4 +225,30 @@ export function terminalPrompter(io?: PromptIO): TerminalPrompter {
       throw new SluiceError('ABORTED', 'No valid choice given');
     },
   };
+}
+
+/** The choice `answer` (already lower-cased) is an alias of, if any. */
+function aliasFor<T extends string>(aliases: Readonly<Record<string, T>> | undefined, answer: string): T | undefined {
+  if (!aliases) return undefined;
+  const key = Object.keys(aliases).find((k) => k.toLowerCase() === answer);
+  return key === undefined ? undefined : aliases[key];
+}
+
+/** The host-key question's answers: `once`, `save` (OpenSSH's `yes` is accepted for it) and `no`, the default. */
+export const HOST_KEY_CHOICES = ['once', 'save', 'no'] as const;
+
+/**
+ * Asks what to do with an unknown host key, OpenSSH-style: the host, port and SHA256 fingerprint are shown on
+ * `output`, then `once` (accept for this run), `save` (accept and add to known_hosts; `yes`, OpenSSH's answer, means
+ * the same) or `no` (the default: refuse).
+ * @param prompter the terminal's prompter
+ * @param identity the key the server presented
+ * @param output where the warning goes (default process.stderr; the question itself goes to the prompter's output)
+ * @returns the answer for the host-key policy; rejects with SluiceError('ABORTED') on Ctrl-C or end of input
+ */
+export async function askHostKey(prompter: TerminalPrompter, identity: HostKeyIdentity, output: NodeJS.WritableStream = process.stderr): Promise<HostKeyAnswer> {
+  output.write(`The authenticity of host '${identity.host}' (port ${identity.port}) can't be established.\n`
+    + `${keyTypeLabel(identity.keyType)} key fingerprint is ${identity.fingerprint}.\n`);
+  const a = await prompter.choose('Accept it [once], accept and [save] to known_hosts, or [no]?', [...HOST_KEY_CHOICES], 'no', { yes: 'save' });
+  return a === 'once' ? 'accept-once' : a === 'save' ? 'accept-save' : 'reject';
 }

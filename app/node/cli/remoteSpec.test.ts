@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseRemoteUrl, formatRemote, type RemoteSpec } from './remoteSpec';
+import { parseRemoteUrl, formatRemote, remoteOperandHint, scpStyleUrl, type RemoteSpec } from './remoteSpec';
 import { SluiceError } from '../errors';
 
 const good: Array<[string, RemoteSpec]> = [
@@ -52,6 +52,8 @@ const bad: Array<[string, RegExp]> = [
   ['sftp://[nothex]/x', /not an IPv6/],
   ['sftp://[::1]x/x', /unexpected/],
   ['sftp://::1/x', /brackets/],
+  ['sftp://fe80::1/x', /IPv6 address must be in brackets/],
+  ['sftp://a:b:c/x', /more than one ":" after the host/],
   ['sftp://h/x%zz', /percent-encoding/],
   ['sftp://h/x%', /percent-encoding/],
   ['sftp://h/%C3%28', /UTF-8/],
@@ -95,4 +97,51 @@ test('formatRemote gives printable URLs that parse back to the same spec', () =>
   for (const [, spec] of good) assert.deepEqual(parseRemoteUrl(formatRemote(spec)), spec, formatRemote(spec));
   const odd: RemoteSpec = { user: 'a:b@c;d', host: 'h', port: 1, path: '/%/?/#/\t/日本' };
   assert.deepEqual(parseRemoteUrl(formatRemote(odd)), odd);
+});
+
+test('a port followed by ":" (scp habit) names the URL and suggests the one probably meant, not an IPv6 problem', () => {
+  const cases: Array<[string, string]> = [
+    ['sftp://host:2222:/path', 'sftp://host:2222/path'],
+    ['sftp://alice@host:2222:/srv/x/', 'sftp://alice@host:2222/srv/x/'],
+    ['sftp://host:2222:dir/f', 'sftp://host:2222/~/dir/f'],
+    ['sftp://host:2222:~/f', 'sftp://host:2222/~/f'],
+    ['sftp://host::/p', 'sftp://host/p'],
+  ];
+  for (const [text, meant] of cases) {
+    assert.throws(() => parseRemoteUrl(text), (e: unknown) => {
+      assert.ok(e instanceof SluiceError && e.code === 'USAGE', text);
+      assert.ok(e.message.startsWith(`Invalid sftp:// URL "${text}": `), e.message);
+      assert.ok(e.message.endsWith(`port followed by ':' — did you mean ${meant}?`), e.message);
+      assert.doesNotMatch(e.message, /IPv6/, text);
+      return true;
+    }, text);
+  }
+});
+
+test('scpStyleUrl: the sftp:// URL an scp-style operand means', () => {
+  const cases: Array<[string, string | undefined]> = [
+    ['user@host:/path', 'sftp://user@host/path'],
+    ['host:/abs/f.txt', 'sftp://host/abs/f.txt'],
+    ['host:rel/f', 'sftp://host/~/rel/f'],
+    ['host:~/f', 'sftp://host/~/f'],
+    ['alice@Files.Example.com:', 'sftp://alice@files.example.com'],
+    ['[::1]:/x', 'sftp://[::1]/x'],
+    ['host:/a b', 'sftp://host/a%20b'],
+    ['./dir:x', undefined], ['/abs/a:b', undefined], ['C:\\x', undefined], ['C:/x', undefined], ['plain.txt', undefined],
+    ['-oProxy=x:y', undefined], ['http://h/x', undefined], ['[nothex]:/x', undefined],
+  ];
+  for (const [text, want] of cases) assert.equal(scpStyleUrl(text), want, text);
+});
+
+test('remoteOperandHint: scp style (only when no such local path), other schemes, sftp: without //', () => {
+  assert.equal(remoteOperandHint('user@host:/path'), 'scp-style "host:path" is not a URL: use sftp://user@host/path');
+  assert.equal(remoteOperandHint('user@host:/path', (p) => p === 'user@host:/path'), undefined, 'an existing local path gets no hint');
+  assert.match(remoteOperandHint('scp://host/x') ?? '', /only sftp:\/\/ URLs are supported, not scp:\/\//);
+  assert.match(remoteOperandHint('sftp:/host/x') ?? '', /two slashes/);
+  assert.equal(remoteOperandHint('just-a-file.txt'), undefined);
+});
+
+test('the login folder: sftp://h/~/x keeps "~/x" for the engine to resolve (realpath), sftp://h is the login folder', () => {
+  assert.deepEqual(parseRemoteUrl('sftp://h/~/x'), { host: 'h', port: 22, path: '~/x' });
+  assert.deepEqual(parseRemoteUrl('sftp://h'), { host: 'h', port: 22, path: '' });
 });

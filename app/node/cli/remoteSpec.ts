@@ -43,9 +43,26 @@ function decode(part: string, text: string, what: string): string {
 }
 
 /**
+ * Why a host part holding two or more `:` is refused: an IPv6 address without brackets, or a port followed by
+ * `:` the scp way (`sftp://host:2222:/path`), with the URL that was probably meant.
+ */
+function extraColonReason(hostport: string, userinfo: string | undefined, rawPath: string): string {
+  if (isIP(hostport.replace(/%.*$/, '')) === 6) return 'an IPv6 address must be in brackets, e.g. sftp://[::1]:2222/path';
+  const m = /^([^:]+):(\d*):([^:]*)$/.exec(hostport);
+  if (!m) return 'more than one ":" after the host (an IPv6 address goes in brackets, e.g. sftp://[::1]:2222/path)';
+  const [, host, port, after] = m;
+  // scp reads "host:path" relative to the login folder: "sftp://h:22:dir/f" meant sftp://h:22/~/dir/f.
+  const rest = after + rawPath;
+  const meantPath = after === '' ? rawPath : rest.startsWith('~') ? `/${rest}` : `/~/${rest}`;
+  const meant = `sftp://${userinfo === undefined ? '' : `${userinfo}@`}${host}${port ? `:${port}` : ''}${meantPath}`;
+  return `port followed by ':' — did you mean ${displayText(meant, 200)}?`;
+}
+
+/**
  * Parses an `sftp://` URL.
  * @returns `null` when `text` is not an sftp:// URL (e.g. a local path), else the decoded {@link RemoteSpec}
- * @throws SluiceError('USAGE') for a malformed sftp:// URL: empty host, bad port (1–65535), bad
+ * @throws SluiceError('USAGE') for a malformed sftp:// URL, naming it: empty host, bad port (1–65535), a port followed
+ *   by ':' (`sftp://host:2222:/path`, with the URL probably meant), an IPv6 address without brackets, bad
  *   percent-encoding, a raw `?`/`#` (query/fragment; percent-encode them as %3F/%23 in names), `;` connection
  *   parameters, or a password (`user:pw@`, refused so it never lands in shell history or process lists).
  */
@@ -90,9 +107,7 @@ export function parseRemoteUrl(text: string): RemoteSpec | null {
     portText = after === '' ? undefined : after.slice(1);
   } else {
     const colon = hostport.indexOf(':');
-    if (colon !== -1 && hostport.indexOf(':', colon + 1) !== -1) {
-      throw usage(text, 'an IPv6 address must be in brackets, e.g. sftp://[::1]:2222/path');
-    }
+    if (colon !== -1 && hostport.indexOf(':', colon + 1) !== -1) throw usage(text, extraColonReason(hostport, userinfo, rawPath));
     host = decode(colon === -1 ? hostport : hostport.slice(0, colon), text, 'host').toLowerCase();
     portText = colon === -1 ? undefined : hostport.slice(colon + 1);
     if (host === '') throw usage(text, 'the host is empty');
@@ -153,4 +168,41 @@ export function formatRemote(spec: RemoteSpec): string {
     encodedPath = segments.join('/');
   }
   return `sftp://${user}${host}${port}${encodedPath}`;
+}
+
+/**
+ * The `sftp://` URL an scp-style operand (`[user@]host:path`) means: `user@host:/abs` → `sftp://user@host/abs`,
+ * `host:rel` → `sftp://host/~/rel`, `host:` → `sftp://host`.
+ * @returns undefined when `text` does not have that shape (a path with `/` before the first `:`, a Windows drive
+ *   `C:\…`, a host that is not a host name or bracketed IPv6 address)
+ */
+export function scpStyleUrl(text: string): string | undefined {
+  if (/^[a-z]:[\\/]/i.test(text)) return undefined;
+  const m = /^(?:([^@/:]+)@)?(\[[^\]/]+\]|[^@/:[\]]+):(.*)$/s.exec(text);
+  if (!m || m[3].startsWith('//')) return undefined;
+  const [, user, rawHost, rawPath] = m;
+  const bracketed = rawHost.startsWith('[');
+  const host = bracketed ? rawHost.slice(1, -1) : rawHost;
+  if (bracketed ? isIP(host.replace(/%.*$/, '')) !== 6 : !/^[\p{L}\p{N}._-]+$/u.test(host) || /^[-.]/.test(host)) return undefined;
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(text)) return undefined;
+  const spec: RemoteSpec = { host: host.toLowerCase(), port: DEFAULT_SSH_PORT, path: rawPath };
+  return formatRemote(user === undefined ? spec : { user, ...spec });
+}
+
+/**
+ * A hint for an operand that should be an `sftp://` URL but is not: another scheme (`scp://`, `ssh://`, …), `sftp:`
+ * without `//`, or scp's `[user@]host:path` (then "use sftp://user@host/path"; only when `isLocalPath(text)` is false,
+ * since a local file may be named so).
+ * @param text the operand as typed
+ * @param isLocalPath whether `text` names an existing local file or folder (the CLI passes fs.existsSync)
+ * @returns the hint, or undefined when there is none
+ */
+export function remoteOperandHint(text: string, isLocalPath: (p: string) => boolean = () => false): string | undefined {
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(text);
+  if (scheme && !SCHEME.test(text)) return `only sftp:// URLs are supported, not ${displayText(scheme[1], 20)}://`;
+  if (/^sftp:/i.test(text)) return 'an sftp URL starts with "sftp://" (two slashes), e.g. sftp://host/path';
+  const meant = scpStyleUrl(text);
+  if (meant !== undefined && !isLocalPath(text)) return `scp-style "host:path" is not a URL: use ${displayText(meant, 300)}`;
+  return undefined;
 }

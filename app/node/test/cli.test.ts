@@ -1,13 +1,16 @@
 /**
  * The CLI surface against a private sshd: cp semantics for put and get (folder DEST, new name, several
- * sources, overwrite / --no-clobber, folders need -r) and usage (bad URLs, --help, unknown cipher, -v).
+ * sources, overwrite / --no-clobber, folders need -r), usage (bad URLs with hints, --help, --version, unknown
+ * cipher, -v), the summary of a failed run, fatal errors as JSON lines under --json, and -L.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import {
-  baseFlags, describeRun, makeTempDir, removeDir, runCli, startTestServer, tempFilesUnder, urlOf, type SshServer,
+  baseFlags, describeRun, generateKeyFile, knownHostsLineFor, makeTempDir, removeDir, runCli, startTestServer, tempFilesUnder, urlOf,
+  type CliResult, type SshServer,
 } from './helpers';
 
 let server: SshServer;
@@ -193,6 +196,9 @@ describe('usage', () => {
       [['put', '--connections', '0', file, url('/x')], /whole number/i],
       [['put', '--bogus-option', file, url('/x')], /unknown option/i],
       [['frobnicate'], /unknown command/i],
+      [['put', file, 'sftp://host:2222:/x'], /"sftp:\/\/host:2222:\/x": port followed by ':' — did you mean sftp:\/\/host:2222\/x\?/],
+      [['put', file, 'alice@host:/srv/x'], /got "alice@host:\/srv\/x": scp-style "host:path" is not a URL: use sftp:\/\/alice@host\/srv\/x/],
+      [['get', 'alice@host:rel/x', work], /use sftp:\/\/alice@host\/~\/rel\/x/],
     ];
     for (const [args, why] of cases) {
       const r = await runCli([...args, '--batch', '--no-agent'], { knownHosts, timeoutMs: 20_000 });
@@ -235,5 +241,135 @@ describe('usage', () => {
     assert.match(r.stderr, /kex ecdh-sha2-nistp256, host key ssh-ed25519, cipher aes256-ctr, mac hmac-sha2-256/, r.stderr);
     const quiet = await put([src, url(`${server.root}/v-quiet.txt`)]);
     assert.doesNotMatch(quiet.stderr, /cipher/, 'without -v the algorithms are not printed');
+  });
+
+  test('-v sizes are in IEC units: the channel window, and each file done with its size and level', async () => {
+    const src = path.join(work, 'v-units.txt');
+    fs.writeFileSync(src, 'x'.repeat(1536));
+    const r = await put(['-v', src, url(`${server.root}/v-units.txt`)]);
+    assert.equal(r.code, 0, describeRun(r));
+    assert.match(r.stderr, /, window \d+\.\d MiB per channel/, r.stderr);
+    assert.match(r.stderr, /sluice: done .*v-units\.txt → .*v-units\.txt \(1\.5 KiB, verified: size\)/, r.stderr);
+    assert.match(r.stderr, /^1 file copied, 1\.5 KiB in [\d.]+ s \([\d.]+ (B|KiB|MiB)\/s\), verified: size$/m, r.stderr);
+    assert.doesNotMatch(r.stderr, /MB\/s|\bMB\b/, 'one unit system: no decimal MB');
+  });
+
+  test('--version prints the version from package.json (exit 0)', async () => {
+    const { version } = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', '..', 'package.json'), 'utf8')) as { version: string };
+    const r = await runCli(['--version'], { knownHosts, timeoutMs: 20_000 });
+    assert.equal(r.code, 0, describeRun(r));
+    assert.equal(r.stdout, `${version}\n`);
+  });
+
+  test('an scp-style operand that exists as a local path gets no scp hint', async () => {
+    const dir = path.join(work, 'scp-local');
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, 'host:x'), 'a local file with a colon');
+    const r = await runCli(['put', '--batch', '--no-agent', path.join(work, 'known_hosts'), 'host:x'], { knownHosts, cwd: dir, timeoutMs: 20_000 });
+    assert.equal(r.code, 2, describeRun(r));
+    assert.match(r.stderr, /put needs an sftp:\/\/ URL as the destination, got "host:x"/);
+    assert.doesNotMatch(r.stderr, /scp-style/);
+  });
+});
+
+describe('the summary', () => {
+  test('a failed run names the failed file by its own paths and claims no verification; no NaN, Infinity or NFs', async () => {
+    const { local, remote } = freshCase();
+    const src = path.join(local, 'lost.bin');
+    fs.writeFileSync(src, 'payload');
+    const target = `${remote}/no/such/dir/lost.bin`;
+    const r = await put([src, url(target)]);
+    assert.equal(r.code, 5, describeRun(r));
+    assert.match(r.stderr, /^1 FAILED:$/m, describeRun(r));
+    assert.ok(r.stderr.includes(`\n  ${src} → ${target}: `), `the failure must name ${src} → ${target}\n${describeRun(r)}`);
+    assert.match(r.stderr, /^no file copied, 0 B in [\d.]+ s, 1 FAILED$/m, describeRun(r));
+    assert.doesNotMatch(r.stderr, /verified/, 'no verification claim without a committed file');
+    assert.doesNotMatch(r.stderr, /NaN|Infinity|NFs/);
+  });
+
+  test('a verified run names the level reached', async () => {
+    const { local, remote } = freshCase();
+    fs.writeFileSync(path.join(local, 'h.txt'), 'hash me');
+    const r = await put(['--verify', 'sha256', path.join(local, 'h.txt'), url(`${remote}/`)]);
+    assert.equal(r.code, 0, describeRun(r));
+    assert.match(r.stderr, /^1 file copied, 7 B in .*, verified: sha256-(remote|reread)$/m, describeRun(r));
+  });
+});
+
+/** A TCP port on 127.0.0.1 with nothing listening (bound, then closed). */
+async function closedPort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = srv.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => srv.close(() => resolve()));
+  return port;
+}
+
+/** The `{"type":"error"}` line a --json run ended with, checked against the process's exit and stderr. */
+function fatalLine(r: CliResult): { code: string; message: string; exitCode: number } {
+  const last = r.stdout.trim().split('\n').pop() ?? '';
+  const e = JSON.parse(last) as { type: string; code: string; message: string; exitCode: number };
+  assert.equal(e.type, 'error', describeRun(r));
+  assert.equal(e.exitCode, r.code, 'the JSON exit code is the process exit code');
+  assert.ok(e.message.length > 0);
+  assert.ok(r.stderr.includes(e.message.split('\n')[0]), `the human text stays on stderr\n${describeRun(r)}`);
+  return e;
+}
+
+describe('--json: every fatal error is also a JSON line on stdout', () => {
+  const src = () => path.join(work, 'known_hosts');
+  const flags = (key: string) => ['--json', '--batch', '--no-agent', '--no-progress', '-i', key];
+
+  test('a refused connection (closed port)', async () => {
+    const port = await closedPort();
+    const r = await runCli(['put', ...flags(server.clientKeyPath), src(), `sftp://${server.user}@127.0.0.1:${port}/x`], { knownHosts, timeoutMs: 30_000 });
+    assert.notEqual(r.code, 0, describeRun(r));
+    assert.match(fatalLine(r).message, /refused/i);
+  });
+
+  test('an unknown host key under --batch (exit 4), and a changed one', async () => {
+    const empty = path.join(work, 'known_hosts-empty');
+    fs.writeFileSync(empty, '');
+    let r = await runCli(['put', ...flags(server.clientKeyPath), src(), url('/x')], { knownHosts: empty, timeoutMs: 30_000 });
+    assert.equal(r.code, 4, describeRun(r));
+    assert.equal(fatalLine(r).code, 'HOSTKEY_UNKNOWN');
+    const other = generateKeyFile(work, 'other-host-key', 'ed25519');
+    const changed = path.join(work, 'known_hosts-changed');
+    fs.writeFileSync(changed, `${knownHostsLineFor(server.port, other.algo, other.blob)}\n`);
+    r = await runCli(['put', ...flags(server.clientKeyPath), src(), url('/x')], { knownHosts: changed, timeoutMs: 30_000 });
+    assert.equal(r.code, 4, describeRun(r));
+    assert.equal(fatalLine(r).code, 'HOSTKEY_CHANGED');
+  });
+
+  test('failed authentication (exit 3)', async () => {
+    const stranger = generateKeyFile(work, 'unauthorized-key', 'ed25519');
+    const r = await runCli(['put', ...flags(stranger.privatePath), src(), url('/x')], { knownHosts, timeoutMs: 30_000 });
+    assert.equal(r.code, 3, describeRun(r));
+    assert.equal(fatalLine(r).code, 'AUTH_FAILED');
+  });
+
+  test('usage errors, found after parsing or by the parser (exit 2)', async () => {
+    for (const args of [['put', '--json', src(), 'not-a-url'], ['put', '--json', '--bogus-option', src(), url('/x')]]) {
+      const r = await runCli(args, { knownHosts, timeoutMs: 20_000 });
+      assert.equal(r.code, 2, describeRun(r));
+      assert.equal(fatalLine(r).code, 'USAGE');
+    }
+  });
+});
+
+describe('-L / --dereference', () => {
+  test('put -r -L copies the file a symlink points to outside the tree, as a regular file', async () => {
+    const { local, remote } = freshCase();
+    const outside = path.join(local, 'outside.txt');
+    fs.writeFileSync(outside, 'linked content');
+    fs.mkdirSync(path.join(local, 'tree'));
+    fs.writeFileSync(path.join(local, 'tree', 'plain.txt'), 'plain');
+    fs.symlinkSync(outside, path.join(local, 'tree', 'link.txt'));
+    const r = await put(['-r', '-L', path.join(local, 'tree'), url(`${remote}/`)]);
+    assert.equal(r.code, 0, describeRun(r));
+    const copied = path.join(remote, 'tree', 'link.txt');
+    assert.equal(fs.lstatSync(copied).isFile(), true, 'the link is copied as the file it points to');
+    assert.equal(fs.readFileSync(copied, 'utf8'), 'linked content');
+    assert.equal(fs.readFileSync(path.join(remote, 'tree', 'plain.txt'), 'utf8'), 'plain');
   });
 });

@@ -1,0 +1,56 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
+import type { EngineEvent } from '../transfer/types';
+import { humanText, makeOutput } from './output';
+
+function sink(): { stream: PassThrough; text: () => string } {
+  const stream = new PassThrough();
+  let text = '';
+  stream.on('data', (d: Buffer) => { text += d.toString(); });
+  return { stream, text: () => text };
+}
+
+const failed = (code: string, message: string): EngineEvent => ({
+  type: 'file', jobId: 'j', path: '/home/u/a.bin', target: '/srv/a.bin', size: 3, state: 'failed', error: { code, message },
+});
+
+test('a failed file is named as it fails by its source and target paths and its code; the message is left to the summary', () => {
+  assert.equal(humanText(failed('PERMISSION_DENIED', 'Remote /srv/.a.bin.sluice-0123abcd.part: permission denied'), false),
+    'sluice: FAILED /home/u/a.bin → /srv/a.bin (PERMISSION_DENIED)');
+});
+
+test('a file cancelled by an interrupt shows nothing: "transfer interrupted" is said once for the job', () => {
+  assert.equal(humanText(failed('ABORTED', 'transfer interrupted'), false), undefined);
+});
+
+test('-v shows each file done with its size in IEC units and the level reached', () => {
+  const done: EngineEvent = { type: 'file', jobId: 'j', path: '/l/x', target: '/r/x', size: 3 * 1024 * 1024, state: 'done', verify: 'sha256-reread' };
+  assert.equal(humanText(done, true), 'sluice: done /l/x → /r/x (3.0 MiB, verified: sha256-reread)');
+  assert.equal(humanText(done, false), undefined);
+});
+
+test('human output goes to stderr and remembers the failed targets for the summary', () => {
+  const out = sink();
+  const err = sink();
+  const o = makeOutput({ progress: false }, 'up  ', { stdout: out.stream, stderr: err.stream });
+  o.event(failed('NO_SUCH_FILE', 'gone'));
+  o.event({ type: 'log', level: 'info', message: 'quiet without -v' });
+  o.event({ type: 'log', level: 'warn', message: 'careful' });
+  o.done();
+  assert.equal(err.text(), 'sluice: FAILED /home/u/a.bin → /srv/a.bin (NO_SUCH_FILE)\nsluice: careful\n');
+  assert.equal(out.text(), '');
+  assert.equal(o.failedTargets.targetOf('/home/u/a.bin'), '/srv/a.bin');
+});
+
+test('--json: every event as one JSON line on stdout, nothing on stderr', () => {
+  const out = sink();
+  const err = sink();
+  const o = makeOutput({ json: true, progress: true }, 'up  ', { stdout: out.stream, stderr: err.stream });
+  o.event(failed('ABORTED', 'transfer interrupted'));
+  o.info('hello');
+  const lines = out.text().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.equal(lines[0].type, 'file');
+  assert.deepEqual(lines[1], { type: 'log', level: 'info', message: 'hello' });
+  assert.equal(err.text(), '');
+});

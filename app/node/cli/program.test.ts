@@ -1,0 +1,59 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { CommanderError, type Command } from 'commander';
+import { buildProgram, packageVersion, transferRequest, type CliOptions } from './program';
+
+/** The program with a recording runner and captured output. */
+function harness(): { program: Command; runs: Array<{ direction: string; operands: string[]; opts: CliOptions }>; out: () => string } {
+  const runs: Array<{ direction: string; operands: string[]; opts: CliOptions }> = [];
+  let out = '';
+  const program = buildProgram(async (direction, operands, opts) => { runs.push({ direction, operands, opts }); return 0; });
+  const capture = (c: Command): void => {
+    c.configureOutput({ writeOut: (s) => { out += s; }, writeErr: (s) => { out += s; } });
+    c.commands.forEach(capture);
+  };
+  capture(program);
+  return { program, runs, out: () => out };
+}
+
+const repoVersion = (JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+
+test('--version prints the version from package.json and ends with exit code 0', async () => {
+  assert.equal(packageVersion(), repoVersion);
+  for (const flag of ['--version', '-V']) {
+    const h = harness();
+    await assert.rejects(h.program.parseAsync(['node', 'sluice', flag]), (e: unknown) => e instanceof CommanderError && e.exitCode === 0);
+    assert.equal(h.out(), `${repoVersion}\n`);
+  }
+});
+
+test('-L / --dereference on put becomes followSymlinks: true; without it false', async () => {
+  for (const [flag, want] of [['-L', true], ['--dereference', true], [undefined, false]] as const) {
+    const h = harness();
+    await h.program.parseAsync(['node', 'sluice', 'put', ...(flag ? [flag] : []), '-r', 'dir', 'sftp://h/x/']);
+    const { direction, operands, opts } = h.runs[0];
+    assert.equal(direction, 'put');
+    const req = transferRequest('put', operands.slice(0, -1), '/x/', opts, 'id');
+    assert.equal(req.followSymlinks, want, String(flag));
+    assert.equal(req.recursive, true);
+  }
+});
+
+test('get has no -L (its walk is not the one -L changes)', async () => {
+  const h = harness();
+  await assert.rejects(h.program.parseAsync(['node', 'sluice', 'get', '-L', 'sftp://h/x', '.']), (e: unknown) => e instanceof CommanderError && e.exitCode !== 0);
+  assert.equal(transferRequest('get', ['/x'], '.', { clobber: true, verify: 'size' } as CliOptions).followSymlinks, undefined);
+});
+
+test('put --help explains the verify levels, -L, the units and the signals', async () => {
+  const h = harness();
+  await assert.rejects(h.program.parseAsync(['node', 'sluice', 'put', '--help']), (e: unknown) => e instanceof CommanderError && e.exitCode === 0);
+  const help = h.out().replace(/\s+/g, ' ');
+  assert.match(help, /sha256-remote \(the server hashed its own copy: sha256sum over exec, or the check-file-name extension\)/);
+  assert.match(help, /sha256-reread \(the file read back over SFTP and hashed here: a server whose read path corrupts data can fool it\)/);
+  assert.match(help, /-L, --dereference follow symlinks in the folder walk, like cp -L/);
+  assert.match(help, /Units: sizes and rates in binary units \(KiB, MiB, GiB; MiB\/s/);
+  assert.match(help, /143 terminated \(SIGTERM\), 129 hangup \(SIGHUP\)/);
+});

@@ -1,0 +1,211 @@
+/**
+ * The command line's grammar: `sluice get|put [options] SOURCE… DEST`, `--version`, `--help`, the option parsers,
+ * and how the parsed options become a TransferRequest.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { AUTO_TUNE, SESSION_DEFAULTS, SSH2_DEFAULT_WINDOW, WINDOW_TUNE } from '../ssh/session';
+import type { TransferRequest } from '../transfer/types';
+
+/** The options of `get` and `put`, as commander parses them. */
+export interface CliOptions {
+  recursive?: boolean;
+  /** `-L` (put only): follow symlinks in the folder walk. */
+  dereference?: boolean;
+  identity?: string[];
+  agent: boolean;
+  batch?: boolean;
+  acceptNew?: boolean;
+  clobber: boolean;
+  verify: 'size' | 'sha256';
+  json?: boolean;
+  verbose?: boolean;
+  progress: boolean;
+  cipher?: string[];
+  kex?: string[];
+  mac?: string[];
+  hostKeyAlgorithms?: string[];
+  connections?: number;
+  channels?: number;
+  requests: number;
+  segmentSize: number;
+  window?: number;
+  keepalive: number;
+  keepaliveCount: number;
+  connectTimeout: number;
+}
+
+/** Runs one `get` or `put`; resolves with the exit code. */
+export type RunCommand = (direction: 'get' | 'put', operands: string[], opts: CliOptions) => Promise<number>;
+
+/** Help text shown after the options of `sluice --help` and of each command: examples, URLs, units, exit codes, signals. */
+export const EXAMPLES = `
+Examples:
+  sluice put ./big.iso sftp://alice@files.example.com/srv/isos/
+  sluice put -r ./site sftp://alice@host:2222/var/www/       # folder into a folder
+  sluice get sftp://alice@host/var/log/syslog ./syslog.txt    # single file to a new name
+  sluice get -r --connections 4 sftp://host/data ./backup/   # parallel, 4 SSH connections
+  sluice put --verify sha256 --json a.bin b.bin sftp://host/in/ > events.ndjson
+
+URLs: sftp://[user@]host[:port]/path ('/abs/path', '/~/rel/to/home', or nothing for the login folder);
+scp's user@host:path is written sftp://user@host/path.
+Auth: ssh-agent (SSH_AUTH_SOCK), -i key files (default ~/.ssh/id_ed25519, id_ecdsa, id_rsa), then a
+password prompt; SLUICE_PASSWORD supplies the password to scripts.
+Host keys: ~/.ssh/known_hosts and /etc/ssh/ssh_known_hosts (SLUICE_KNOWN_HOSTS overrides both).
+Units: sizes and rates in binary units (KiB, MiB, GiB; MiB/s = 1048576 bytes per second).
+--json: one event per line on stdout, then a "report" line; a run that cannot start or finish (refused
+connection or host key, authentication, usage, interrupt) ends with {"type":"error","code":…,"exitCode":…}.
+
+Exit codes: 0 done and verified, 1 some transfer failed, 2 usage, 3 authentication, 4 host key refused,
+5 remote not found or permission denied, 6 local error (disk full, permission), 130 interrupted (Ctrl-C),
+143 terminated (SIGTERM), 129 hangup (SIGHUP).
+Ctrl-C, SIGTERM and SIGHUP cancel and remove temporary files; a second one quits at once (a .part file may remain).`;
+
+const VERIFY_HELP = 'size (default): the size on the other side is checked; sha256: SHA-256 of both sides, and the report names '
+  + 'the level reached: sha256-remote (the server hashed its own copy: sha256sum over exec, or the check-file-name extension) '
+  + 'or sha256-reread (the file read back over SFTP and hashed here: a server whose read path corrupts data can fool it)';
+
+const DEREFERENCE_HELP = 'follow symlinks in the folder walk, like cp -L (default: a file symlink is copied only when its '
+  + 'target is inside the tree; others are reported and skipped)';
+
+/** `--connections`, `--channels`, …: a whole number ≥ 1. @throws InvalidArgumentError otherwise */
+export function positiveInt(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number ≥ 1');
+  return n;
+}
+
+/** `--keepalive`: a whole number ≥ 0. @throws InvalidArgumentError otherwise */
+export function nonNegativeInt(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number ≥ 0');
+  return n;
+}
+
+/**
+ * Parses sizes such as 16M, 512K, 1G, 16MiB or plain bytes; units are binary (K = 1024).
+ * @returns bytes
+ * @throws InvalidArgumentError for other text or a size under 64 KiB
+ */
+export function parseSize(v: string): number {
+  const m = /^(\d+)([KMG]i?B?)?$/i.exec(v.trim());
+  if (!m) throw new InvalidArgumentError('expected a size such as 16M, 512K or 1048576');
+  const unit = (m[2] ?? '').toUpperCase()[0];
+  const mult = unit === 'K' ? 1024 : unit === 'M' ? 1024 ** 2 : unit === 'G' ? 1024 ** 3 : 1;
+  const n = Number(m[1]) * mult;
+  if (n < 65536) throw new InvalidArgumentError('must be at least 64K');
+  return n;
+}
+
+/**
+ * `--window`: a size from 2 MiB (ssh2's own window) to 256 MiB (an SSH window is a uint32, RFC 4254 §5.2).
+ * @returns bytes
+ * @throws InvalidArgumentError outside that range
+ */
+export function parseWindow(v: string): number {
+  const n = parseSize(v);
+  if (n < SSH2_DEFAULT_WINDOW || n > 256 * 1024 * 1024) throw new InvalidArgumentError('must be between 2M and 256M');
+  return n;
+}
+
+function parseVerify(v: string): 'size' | 'sha256' {
+  if (v !== 'size' && v !== 'sha256') throw new InvalidArgumentError('size or sha256');
+  return v;
+}
+
+function collect(v: string, prev: string[] = []): string[] {
+  return [...prev, v];
+}
+
+/**
+ * The version in Sluice's package.json, found by walking up from this file (dist/app/node/cli/ once built).
+ * @returns the version, or `'unknown'` when no package.json named "sluice" is found
+ */
+export function packageVersion(from = __dirname): string {
+  let dir = from;
+  for (let i = 0; i < 8; i++) {
+    try {
+      const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'sluice' && typeof pkg.version === 'string') return pkg.version;
+    } catch {
+      // no package.json here: look further up
+    }
+    const up = path.dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return 'unknown';
+}
+
+/** Adds the options every `get` and `put` shares. */
+function addTransferOptions(cmd: Command, direction: 'get' | 'put'): Command {
+  cmd.option('-r, --recursive', 'copy folders recursively');
+  if (direction === 'put') cmd.option('-L, --dereference', DEREFERENCE_HELP);
+  return cmd
+    .option('-i, --identity <file>', 'private key file (repeatable)', collect)
+    .option('--no-agent', 'do not use ssh-agent')
+    .option('--batch', 'never prompt (unknown host keys are refused unless --accept-new)')
+    .option('--accept-new', 'accept and save unknown host keys (changed keys are still refused)')
+    .option('--no-clobber', 'do not overwrite existing files (skip them)')
+    .option('--verify <level>', VERIFY_HELP, parseVerify, 'size')
+    .option('--json', 'newline-delimited JSON events on stdout (fatal errors too, as {"type":"error"} lines)')
+    .option('--no-progress', 'no progress bar')
+    .option('-v, --verbose', 'print the negotiated algorithms, each file done, and more')
+    .option('--cipher <list>', 'cipher preference, comma separated', collect)
+    .option('--kex <list>', 'key exchange preference, comma separated', collect)
+    .option('--mac <list>', 'MAC preference, comma separated', collect)
+    .option('--host-key-algorithms <list>', 'host key algorithm preference, comma separated', collect)
+    .option('--connections <n>', `SSH connections, each in its own thread (default: ${AUTO_TUNE.connections} with ${AUTO_TUNE.channels} channels each when the measured RTT is ≥ ${AUTO_TUNE.rttMs} ms, else 1 with 1 channel, ${AUTO_TUNE.segmentedPutChannels} for a put of a file above --segment-size)`, positiveInt)
+    .option('--channels <n>', 'SFTP channels per connection (default: see --connections)', positiveInt)
+    .option('--requests <n>', 'outstanding requests per channel', positiveInt, SESSION_DEFAULTS.requests)
+    .option('--segment-size <size>', 'split files larger than this across channels (K, M, G: KiB, MiB, GiB)', parseSize, SESSION_DEFAULTS.segmentSize)
+    .option('--window <size>', `receive window per SFTP channel, 2M to 256M (default: RTT × ${WINDOW_TUNE.bytesPerSecond / 1048576} MiB/s, from 2M up to ${WINDOW_TUNE.maxBytes / 1048576}M)`, parseWindow)
+    .option('--keepalive <ms>', 'keepalive interval in ms (0 = off)', nonNegativeInt, SESSION_DEFAULTS.keepaliveIntervalMs)
+    .option('--keepalive-count <n>', 'missed keepalives before the connection is dropped', positiveInt, SESSION_DEFAULTS.keepaliveCountMax)
+    .option('--connect-timeout <ms>', 'connect + authentication timeout in ms', positiveInt, SESSION_DEFAULTS.readyTimeoutMs);
+}
+
+/**
+ * The `sluice` program. Commander errors throw (exitOverride) instead of exiting; `--version` prints the version and
+ * throws a CommanderError with exit code 0. A command's exit code is stored as the option value `exitCode`.
+ * @param runCommand what `get` and `put` do
+ */
+export function buildProgram(runCommand: RunCommand): Command {
+  const program = new Command('sluice')
+    .description('Fast, verified SFTP transfers: parallel connections, pipelined requests, never a half-written file.')
+    .version(packageVersion(), '-V, --version', 'print the version')
+    .exitOverride()
+    .showHelpAfterError('(run sluice --help for usage)');
+  for (const direction of ['get', 'put'] as const) {
+    const cmd = program.command(direction)
+      .description(direction === 'get' ? 'download SOURCE… (sftp:// URLs) to DEST' : 'upload SOURCE… (local paths) to DEST (an sftp:// URL)')
+      .argument('<operands...>', 'SOURCE… DEST');
+    addTransferOptions(cmd, direction)
+      .addHelpText('after', EXAMPLES)
+      .action(async (operands: string[], opts: CliOptions) => {
+        program.setOptionValue('exitCode', await runCommand(direction, operands, opts));
+      });
+  }
+  program.addHelpText('after', EXAMPLES);
+  return program;
+}
+
+/**
+ * The engine request for a parsed command: cp semantics, `--no-clobber` as `skip`, `--verify`, and `-L` as
+ * `followSymlinks` (put only; the engine's default without it: a file symlink is copied only when its target is
+ * inside the tree, the others are reported and skipped).
+ */
+export function transferRequest(direction: 'get' | 'put', sources: string[], dest: string, o: CliOptions, id = `${direction}-${Date.now()}`): TransferRequest {
+  const req: TransferRequest = {
+    id,
+    direction,
+    sources,
+    dest,
+    recursive: o.recursive === true,
+    conflict: o.clobber ? 'overwrite' : 'skip',
+    verify: o.verify,
+  };
+  if (direction === 'put') req.followSymlinks = o.dereference === true;
+  return req;
+}

@@ -1,0 +1,47 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { averageRate, formatBytes, formatDuration, formatElapsed, formatEta, formatRate, plural } from './units';
+
+test('formatBytes: IEC units, one decimal from KiB up, never NaN or Infinity', () => {
+  const cases: Array<[number, string]> = [
+    [0, '0 B'], [1, '1 B'], [1023, '1023 B'], [1024, '1.0 KiB'], [1536, '1.5 KiB'],
+    [52428800, '50.0 MiB'], [1024 ** 3, '1.0 GiB'], [1024 ** 4 * 3.5, '3.5 TiB'],
+    [1024 * 1024 - 1, '1.0 MiB'], // 1023.999 KiB carries into MiB instead of "1024.0 KiB"
+    [NaN, '?'], [Infinity, '?'], [-1, '?'],
+  ];
+  for (const [n, want] of cases) assert.equal(formatBytes(n), want, String(n));
+});
+
+test('formatRate: the same units per second; unknown rates say so', () => {
+  assert.equal(formatRate(0), '0 B/s');
+  assert.equal(formatRate(12.3 * 1024 * 1024), '12.3 MiB/s');
+  assert.equal(formatRate(Infinity), '? B/s');
+  assert.equal(formatRate(NaN), '? B/s');
+});
+
+test('averageRate: bytes per second, undefined when no time elapsed', () => {
+  assert.equal(averageRate(1024 * 1024, 500), 2 * 1024 * 1024);
+  assert.equal(averageRate(10, 0), undefined);
+  assert.equal(averageRate(NaN, 10), undefined);
+});
+
+test('formatDuration and formatEta: m:ss or h:mm:ss; unknown ETA is undefined, never "NFs"', () => {
+  assert.equal(formatDuration(0), '0:00');
+  assert.equal(formatDuration(61_400), '1:01');
+  assert.equal(formatDuration(3_725_000), '1:02:05');
+  assert.equal(formatDuration(-5), undefined);
+  assert.equal(formatEta(10 * 1024 * 1024, 1024 * 1024), '0:10');
+  assert.equal(formatEta(100, 0), undefined, 'no rate yet');
+  assert.equal(formatEta(Infinity, 10), undefined);
+  assert.equal(formatEta(100, NaN), undefined);
+});
+
+test('formatElapsed and plural', () => {
+  assert.equal(formatElapsed(420), '0.42 s');
+  assert.equal(formatElapsed(12_345), '12.3 s');
+  assert.equal(formatElapsed(125_000), '2:05');
+  assert.equal(formatElapsed(NaN), '? s');
+  assert.equal(plural(1, 'file'), '1 file');
+  assert.equal(plural(0, 'file'), '0 files');
+  assert.equal(plural(3, 'file'), '3 files');
+});

@@ -1,0 +1,86 @@
+/**
+ * The CLI's one unit system, used by the progress bar, the summary and `-v` output: IEC binary units
+ * throughout (IEC 80000-13), sizes in B, KiB, MiB, GiB, TiB (powers of 1024) and rates in the same units per
+ * second (MiB/s), as the desktop app shows them. Nothing here ever prints NaN, Infinity or a negative size.
+ */
+
+const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'] as const;
+
+/**
+ * Formats a byte count with binary units: `0` → `"0 B"`, `1536` → `"1.5 KiB"`, `52428800` → `"50.0 MiB"`.
+ * One decimal from KiB up, none for plain bytes.
+ * @param bytes a count of bytes; negative or non-finite values (never valid sizes) give `"?"`
+ */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return '?';
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < BYTE_UNITS.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  // 1023.96 KiB would print as "1024.0 KiB": carry into the next unit instead.
+  if (unit > 0 && unit < BYTE_UNITS.length - 1 && Number(value.toFixed(1)) >= 1024) {
+    value /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${Math.round(value)} B` : `${value.toFixed(1)} ${BYTE_UNITS[unit]}`;
+}
+
+/**
+ * Formats a rate, e.g. `"12.3 MiB/s"`.
+ * @param bytesPerSecond bytes per second; negative or non-finite (unknown) gives `"? B/s"`
+ */
+export function formatRate(bytesPerSecond: number): string {
+  if (!Number.isFinite(bytesPerSecond) || bytesPerSecond < 0) return '? B/s';
+  return `${formatBytes(bytesPerSecond)}/s`;
+}
+
+/**
+ * The average rate of `bytes` moved in `elapsedMs` milliseconds, in bytes per second.
+ * @returns `undefined` when it cannot be known (no time elapsed, or non-finite input)
+ */
+export function averageRate(bytes: number, elapsedMs: number): number | undefined {
+  if (!Number.isFinite(bytes) || !Number.isFinite(elapsedMs) || bytes < 0 || elapsedMs <= 0) return undefined;
+  return bytes / (elapsedMs / 1000);
+}
+
+/**
+ * Formats a duration as `m:ss`, or `h:mm:ss` from one hour up (rounded to whole seconds).
+ * @param ms milliseconds; negative or non-finite gives `undefined`
+ */
+export function formatDuration(ms: number): string | undefined {
+  if (!Number.isFinite(ms) || ms < 0) return undefined;
+  const total = Math.round(ms / 1000);
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const ss = String(total % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${ss}` : `${m}:${ss}`;
+}
+
+/**
+ * Estimated time left, formatted by {@link formatDuration}.
+ * @param remainingBytes bytes still to move
+ * @param bytesPerSecond the current rate
+ * @returns `undefined` when unknown: no rate yet (0), or any input not a finite non-negative number
+ */
+export function formatEta(remainingBytes: number, bytesPerSecond: number): string | undefined {
+  if (!Number.isFinite(remainingBytes) || remainingBytes < 0 || !Number.isFinite(bytesPerSecond) || bytesPerSecond <= 0) return undefined;
+  return formatDuration((remainingBytes / bytesPerSecond) * 1000);
+}
+
+/**
+ * Formats elapsed seconds for the summary: `"0.42 s"`, `"12.3 s"`, or {@link formatDuration} from one minute up.
+ * @param ms milliseconds; negative or non-finite gives `"? s"`
+ */
+export function formatElapsed(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '? s';
+  if (ms < 10_000) return `${(ms / 1000).toFixed(2)} s`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  return formatDuration(ms) as string;
+}
+
+/** `"1 file"`, `"2 files"`: `count` followed by `noun`, with an `s` unless the count is 1. */
+export function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}

@@ -26,6 +26,8 @@ export interface HashTarget {
   extensions: Record<string, string>;
   /** Largest SSH_FXP_READ length, bytes (limits@openssh.com). */
   maxRead: number;
+  /** The server's SSH software version (`OpenSSH_9.2p1 …`, `mod_sftp`), from its identification string. */
+  software: string;
   traits: HashTraits;
 }
 
@@ -97,9 +99,13 @@ export function parseCheckFileReply(reply: Buffer): string | null {
   return hash.length === 32 ? hash.toString('hex') : null;
 }
 
-/** True when the server announced the check-file extension (`check-file`, or the request names themselves). */
-export function offersCheckFile(extensions: Record<string, string>): boolean {
-  return ['check-file', 'check-file-name', 'check-file-handle'].some((n) => extensions[n] !== undefined);
+/**
+ * Whether to try check-file-name: where announced (`check-file`, or the request names), and on servers other than
+ * OpenSSH, which never implements it: ProFTPD answers it at SFTP version 3 but lists it only in `supported2`, sent
+ * from version 5 on. A server without it answers SSH_FX_OP_UNSUPPORTED, once per connection.
+ */
+export function mayCheckFile(extensions: Record<string, string>, software: string): boolean {
+  return ['check-file', 'check-file-name', 'check-file-handle'].some((n) => extensions[n] !== undefined) || !/^OpenSSH_/.test(software);
 }
 
 /** SHA-256 of the whole file by `check-file-name` (one hash of the whole file: length 0, block size 0). */
@@ -163,7 +169,7 @@ export async function rereadSha256(sftp: SFTPWrapper, path: string, maxRead: num
  * @param allowExec false: never open an exec channel (the user refused it, or the app)
  */
 export async function remoteSha256(t: HashTarget, path: string, size: number, allowExec: boolean): Promise<{ sha256: string; method: HashMethod }> {
-  if (t.traits.checkFile !== false && offersCheckFile(t.extensions)) {
+  if (t.traits.checkFile !== false && mayCheckFile(t.extensions, t.software)) {
     const sha256 = await checkFileSha256(t.sftp, path).catch(() => null);
     if (sha256) { t.traits.checkFile = true; return { sha256, method: 'check-file' }; }
     t.traits.checkFile = false;

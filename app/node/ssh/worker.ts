@@ -839,7 +839,8 @@ async function releaseFile(a: WorkerOps['releaseFile'][0]): Promise<void> {
 
 async function hashRemote(a: WorkerOps['hashRemote'][0]): Promise<{ sha256: string; method: HashMethod }> {
   const c = requireConn();
-  return remoteSha256({ client: c.client, sftp: sftpOf(a.channel), extensions: c.info.extensions, maxRead: c.info.maxRead, traits: c.hashTraits },
+  const software = (c.client as unknown as { _remoteVer?: string })._remoteVer ?? '';
+  return remoteSha256({ client: c.client, sftp: sftpOf(a.channel), extensions: c.info.extensions, maxRead: c.info.maxRead, traits: c.hashTraits, software },
     a.path, a.size, a.allowExec);
 }
 

@@ -25,6 +25,11 @@ const PROGRESS_INTERVAL_MS = 250;
 const HEAVY_FILE_BYTES = 4 * 1024 * 1024;
 /** Segments are not cut smaller than this (4 SSH_FXP_WRITEs of 255 KiB), except a file's last one. */
 const MIN_SEGMENT_BYTES = 1024 * 1024;
+/**
+ * Tasks queued before the folder scan waits: far more than the lanes run at once (10 channels × 32 files), and a
+ * bound on the memory a tree of many small files holds.
+ */
+const MAX_QUEUED_TASKS = 1024;
 
 interface FileState extends FileItem {
   temp: string;
@@ -37,6 +42,8 @@ interface FileState extends FileItem {
   fellBack?: boolean;
   /** Bytes of this file's segments that completed (a fallback moves them again). */
   segmentBytes: number;
+  /** Worker calls of this file still running (their SSH_FXP_OPENs may create the temporary file). */
+  calls: Set<Promise<unknown>>;
 }
 
 const LEVEL_STRENGTH: Readonly<Record<VerifyLevel, number>> = { size: 0, 'sha256-reread': 1, 'sha256-remote': 2 };
@@ -82,6 +89,10 @@ function leftoverRemote(session: Session): LeftoverRemote {
 function inUserTerms(e: SluiceError, temp: string, dst: string): SluiceError {
   if (!e.message.includes(temp)) return e;
   const named = e.message.split(temp).join(`${dst} (temporary ${path.posix.basename(temp)})`);
+  // Creating the temporary file failed for want of its folder: that folder is what the user must hear about.
+  if (e.code === 'NO_SUCH_FILE' && e.message.startsWith('OPEN')) {
+    return new SluiceError(e.code, `folder ${path.posix.dirname(dst)} does not exist on the server (${named})`, { cause: e });
+  }
   return new SluiceError(e.code, named, { cause: e });
 }
 
@@ -179,8 +190,10 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
     const t = session.trackTask((n) => { counted += n; f.done += n; bytesDone += n; });
     running.set(t.id, lane);
     f.running.add(t.id);
+    const call = fn(t.id);
+    f.calls.add(call);
     try {
-      return await fn(t.id);
+      return await call;
     } catch (e) {
       // bytes of a failed attempt are moved again by the retry
       f.done -= counted; bytesDone -= counted;
@@ -188,6 +201,7 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
     } finally {
       running.delete(t.id);
       f.running.delete(t.id);
+      f.calls.delete(call);
       t.dispose();
     }
   };
@@ -225,11 +239,10 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
     f.failed = true;
     files.delete(f);
     failFile(f, e);
-    const ids = [...f.running];
-    const lane = ids.length ? running.get(ids[0]) : undefined;
-    if (lane) lane.conn.cancel(ids);
-    // After the release: a handle opened ahead (created if missing) must not recreate the removed temporary file.
-    cleanups.push(releaseSegments(f).then(() => removeTemp(f)));
+    for (const [conn, ids] of byConnection([...f.running].map((id) => [running.get(id)!.conn, id]))) conn.cancel(ids);
+    // After the file's calls ended and the release: a handle opened ahead or by a segment (created if missing) must
+    // not recreate the removed temporary file.
+    cleanups.push(Promise.allSettled([...f.calls]).then(() => releaseSegments(f)).then(() => removeTemp(f)));
   };
 
   /** `knownSize`: the size the single-handle task already read back after its fsync (saves round trips). */
@@ -316,6 +329,7 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
   const segmentSize = session.settings.segmentSize;
 
   const enqueueFile = async (raw: FileItem) => {
+    await scheduler.room(MAX_QUEUED_TASKS);
     filesTotal++;
     bytesTotal += raw.size;
     let resolved: Awaited<ReturnType<typeof resolveConflict>>;
@@ -330,7 +344,7 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
       return;
     }
     const { item, mode } = resolved;
-    const f: FileState = { ...item, temp: tempNameFor(item.dst, put), done: 0, failed: false, running: new Set(), segmentConns: new Set(), segmentBytes: 0 };
+    const f: FileState = { ...item, temp: tempNameFor(item.dst, put), done: 0, failed: false, running: new Set(), segmentConns: new Set(), segmentBytes: 0, calls: new Set() };
     files.add(f);
     const wantSegments = item.size > segmentSize && lanesCount > 1;
     // Only while the probe's answer is awaited: once it is known, segments open their handles when they run (a

@@ -32,6 +32,8 @@ const CONNECTION_ERRORS = new Set(['CONNECTION_LOST', 'CONNECTION_STALLED', 'TIM
 export class Scheduler {
   private readonly queue: Task[] = [];
   private readonly idle: Array<() => void> = [];
+  /** Producers waiting for the queue to shrink ({@link room}). */
+  private readonly roomWaiters: Array<{ limit: number; resolve: () => void }> = [];
   private active = 0;
   private ended = false;
   private deadLanes = 0;
@@ -81,6 +83,22 @@ export class Scheduler {
     this.queue.splice(i, 0, task);
   }
 
+  /**
+   * Resolves once fewer than `limit` tasks are queued (at once when already so, or when stopped): the folder scan
+   * waits here, so a tree of 10,000 files holds a bounded number of queued files, not all of them.
+   */
+  room(limit: number): Promise<void> {
+    if (this.queue.length < limit || this.stopped) return Promise.resolve();
+    return new Promise((resolve) => this.roomWaiters.push({ limit, resolve }));
+  }
+
+  private wakeProducers(): void {
+    for (let i = this.roomWaiters.length - 1; i >= 0; i--) {
+      const w = this.roomWaiters[i];
+      if (this.queue.length < w.limit || this.stopped) { this.roomWaiters.splice(i, 1); w.resolve(); }
+    }
+  }
+
   /** No more tasks will be pushed. */
   end(): void {
     this.ended = true;
@@ -92,6 +110,7 @@ export class Scheduler {
   stop(e: SluiceError): void {
     this.stopped ??= e;
     for (const t of this.queue.splice(0)) t.fail(e);
+    this.wakeProducers();
     this.checkDrained();
     for (const wake of this.idle.splice(0)) wake();
   }
@@ -122,6 +141,7 @@ export class Scheduler {
         // Counted at once, so loops woken in the same tick do not see an idle, ended scheduler and exit.
         this.active++;
         if (t.heavy) this.heavyRunning.set(lane, (this.heavyRunning.get(lane) ?? 0) + 1);
+        if (this.roomWaiters.length) this.wakeProducers();
         return t;
       }
       if (this.stopped || (this.ended && this.active === 0)) return null;

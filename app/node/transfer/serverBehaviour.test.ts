@@ -171,3 +171,22 @@ describe('a segmented upload the server refuses after the probe passed', () => {
     }
   });
 });
+
+describe('failure messages', () => {
+  test('a put into a folder that does not exist names that folder, the request and the server\'s status, not only our temporary name', { timeout: 30_000 }, async () => {
+    const server = await startScriptedServer();
+    try {
+      const src = path.join(local, 'nofolder.txt');
+      fs.writeFileSync(src, 'x');
+      const missing = path.join(server.root, 'no', 'such');
+      const { report } = await transfer(server, { direction: 'put', sources: [src], dest: path.join(missing, 'f.txt') });
+      assert.equal(report.failed.length, 1);
+      const { code, message } = report.failed[0];
+      assert.equal(code, 'NO_SUCH_FILE');
+      assert.ok(message.startsWith(`folder ${missing} does not exist on the server (OPEN (create) ${missing}/f.txt (temporary .f.txt.sluice-`), message);
+      assert.match(message, /SSH_FX_NO_SUCH_FILE/);
+    } finally {
+      await server.stop();
+    }
+  });
+});

@@ -1,0 +1,112 @@
+/**
+ * A/B of two Sluice builds, for the note a data-path change carries: this checkout's CLI (B) and another's (A, e.g.
+ * a `git worktree` of the commit before, built), run alternately A, B, A, B… against one private sshd, on loopback
+ * and through Toxiproxy with 25 ms each way. Medians and every run's seconds are printed. Figures, not tests.
+ *
+ *   git worktree add /tmp/before <commit> && (cd /tmp/before && npm ci && npm run build)
+ *   npm run build && node dist/bench/ab.js --other /tmp/before --runs 6 --cases small-up,small-down,big-up,big-down
+ *
+ * Cases: small-up / small-down (1000 × 4 KiB at 50 ms RTT), mid-up / mid-down (128 MiB at 50 ms), big-up / big-down
+ * (1 GiB on loopback).
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { startSshd, type SshdServer } from '../e2e/fixtures/sshd';
+import { startToxiproxy, type Toxiproxy } from '../e2e/fixtures/toxiproxy';
+import { sluiceClient, type Endpoint, type Job } from './clients';
+import { installCleanup, median, runTimed, writeRandomFile, writeRandomTree } from './measure';
+
+interface AbCase { id: string; direction: 'up' | 'down'; shape: 'file' | 'tree'; rtt: boolean; bytes: number }
+
+const CASES: AbCase[] = [
+  { id: 'small-up', direction: 'up', shape: 'tree', rtt: true, bytes: 1000 * 4096 },
+  { id: 'small-down', direction: 'down', shape: 'tree', rtt: true, bytes: 1000 * 4096 },
+  { id: 'mid-up', direction: 'up', shape: 'file', rtt: true, bytes: 128 * 1024 ** 2 },
+  { id: 'mid-down', direction: 'down', shape: 'file', rtt: true, bytes: 128 * 1024 ** 2 },
+  { id: 'big-up', direction: 'up', shape: 'file', rtt: false, bytes: 1024 ** 3 },
+  { id: 'big-down', direction: 'down', shape: 'file', rtt: false, bytes: 1024 ** 3 },
+];
+
+function parseArgs(argv: string[]): { other: string; runs: number; cases: AbCase[] } {
+  let other = '';
+  let runs = 6;
+  let ids = CASES.map((c) => c.id);
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--other') other = argv[++i];
+    else if (argv[i] === '--runs') runs = Number(argv[++i]);
+    else if (argv[i] === '--cases') ids = argv[++i].split(',');
+    else throw new Error(`unknown option ${argv[i]}\nusage: node dist/bench/ab.js --other DIR [--runs N] [--cases ${CASES.map((c) => c.id).join(',')}]`);
+  }
+  const bin = path.join(other, 'bin', 'sluice.js');
+  if (!other || !fs.existsSync(bin)) throw new Error(`--other must name a built Sluice checkout (${bin} not found)`);
+  if (!Number.isInteger(runs) || runs < 1 || runs > 50) throw new Error('--runs takes 1 to 50');
+  const cases = ids.map((id) => CASES.find((c) => c.id === id) ?? (() => { throw new Error(`unknown case ${id}`); })());
+  return { other: path.resolve(other), runs, cases };
+}
+
+/** One timed run of `bin` on `c`; throws when the CLI fails. @returns wall seconds */
+async function runOnce(bin: string, c: AbCase, ep: Endpoint, source: string, destDir: string, env: NodeJS.ProcessEnv, scratch: string): Promise<number> {
+  fs.mkdirSync(destDir, { recursive: true });
+  const job: Job = { direction: c.direction, shape: c.shape, source, destDir };
+  const inv = sluiceClient('ab', []).invoke(job, ep, scratch);
+  inv.args[inv.args.indexOf(inv.args.find((a) => a.endsWith(`${path.sep}sluice.js`))!)] = bin;
+  try {
+    const r = await runTimed({ cmd: inv.cmd, args: inv.args, env: { ...env, ...inv.env }, timeoutMs: 600_000, timeFile: path.join(scratch, 'time.txt') });
+    if (!r.ok) throw new Error(`${bin} ${c.id}: exit ${r.exitCode ?? r.signal}: ${r.outputTail.slice(-300)}`);
+    return r.wallSeconds;
+  } finally {
+    fs.rmSync(destDir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const o = parseArgs(process.argv.slice(2));
+  installCleanup();
+  const base = fs.mkdtempSync(path.join(fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(), 'sluice-ab-'));
+  process.env.TMPDIR = base;
+  let sshd: SshdServer | undefined;
+  let toxi: Toxiproxy | undefined;
+  try {
+    sshd = await startSshd();
+    const kh = path.join(base, 'known_hosts');
+    fs.writeFileSync(kh, `${sshd.knownHostsLine()}\n`);
+    const ep = (port: number): Endpoint => ({ host: '127.0.0.1', port, user: sshd!.user, keyPath: sshd!.clientKeyPath, knownHostsPath: kh });
+    let rttPort = 0;
+    if (o.cases.some((c) => c.rtt)) {
+      toxi = await startToxiproxy();
+      rttPort = (await toxi.createProxy('sshd', sshd.port)).port;
+      for (const stream of ['upstream', 'downstream'] as const) await toxi.addToxic('sshd', { type: 'latency', stream, attributes: { latency: 25, jitter: 0 } });
+      fs.appendFileSync(kh, `${sshd.knownHostsLine(rttPort)}\n`);
+    }
+    const home = path.join(base, 'home');
+    fs.mkdirSync(home);
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: home };
+    delete env.SSH_AUTH_SOCK;
+    const bins = { A: o.other, B: path.resolve(__dirname, '..', '..') };
+    console.log(`A = ${bins.A}\nB = ${bins.B}\n${o.runs} alternated runs per case`);
+    for (const c of o.cases) {
+      const side = c.direction === 'up' ? base : sshd.root;
+      const source = path.join(side, `src-${c.id}`);
+      if (c.shape === 'tree') writeRandomTree(source, 1000, 4096);
+      else await writeRandomFile(source, c.bytes);
+      const secs: Record<'A' | 'B', number[]> = { A: [], B: [] };
+      for (let i = 0; i < o.runs; i++) {
+        for (const who of (i % 2 ? ['B', 'A'] : ['A', 'B']) as Array<'A' | 'B'>) {
+          const dest = c.direction === 'up' ? path.join(sshd.root, 'runs', `${who}${i}`) : path.join(base, 'runs', `${who}${i}`);
+          secs[who].push(await runOnce(path.join(bins[who], 'bin', 'sluice.js'), c, ep(c.rtt ? rttPort : sshd.port), source, dest, env, base));
+        }
+      }
+      const rate = (s: number) => (c.shape === 'file' ? ` (${(c.bytes / 1e6 / s).toFixed(1)} MB/s)` : '');
+      console.log(`${c.id}: A median ${median(secs.A).toFixed(3)} s${rate(median(secs.A))}, B median ${median(secs.B).toFixed(3)} s${rate(median(secs.B))}`
+        + `\n  A ${secs.A.map((s) => s.toFixed(2)).join(' ')}\n  B ${secs.B.map((s) => s.toFixed(2)).join(' ')}`);
+      fs.rmSync(source, { recursive: true, force: true });
+    }
+  } finally {
+    await toxi?.stop();
+    await sshd?.stop();
+    fs.rmSync(base, { recursive: true, force: true });
+  }
+}
+
+main().catch((e: unknown) => { console.error((e as Error).message); process.exit(1); });

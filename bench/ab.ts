@@ -6,7 +6,7 @@
  *   git worktree add /tmp/before <commit> && (cd /tmp/before && npm ci && npm run build)
  *   npm run build && node dist/bench/ab.js --other /tmp/before --runs 6 --cases small-up,small-down,big-up,big-down
  *
- * Cases: small-up / small-down (1000 × 4 KiB at 50 ms RTT), mid-up / mid-down (128 MiB at 50 ms), big-up / big-down
+ * `--quiet` runs both without `-v`. Cases: small-up / small-down (1000 × 4 KiB at 50 ms RTT), mid-up / mid-down (128 MiB at 50 ms), big-up / big-down
  * (1 GiB on loopback).
  */
 import * as fs from 'node:fs';
@@ -20,6 +20,7 @@ import { installCleanup, median, runTimed, writeRandomFile, writeRandomTree } fr
 interface AbCase { id: string; direction: 'up' | 'down'; shape: 'file' | 'tree'; rtt: boolean; bytes: number }
 
 const CASES: AbCase[] = [
+  { id: 'one-down', direction: 'down', shape: 'file', rtt: true, bytes: 1 },
   { id: 'small-up', direction: 'up', shape: 'tree', rtt: true, bytes: 1000 * 4096 },
   { id: 'small-down', direction: 'down', shape: 'tree', rtt: true, bytes: 1000 * 4096 },
   { id: 'mid-up', direction: 'up', shape: 'file', rtt: true, bytes: 128 * 1024 ** 2 },
@@ -28,32 +29,36 @@ const CASES: AbCase[] = [
   { id: 'big-down', direction: 'down', shape: 'file', rtt: false, bytes: 1024 ** 3 },
 ];
 
-function parseArgs(argv: string[]): { other: string; runs: number; cases: AbCase[] } {
+function parseArgs(argv: string[]): { other: string; runs: number; cases: AbCase[]; quiet: boolean } {
   let other = '';
+  let quiet = false;
   let runs = 6;
   let ids = CASES.map((c) => c.id);
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--other') other = argv[++i];
     else if (argv[i] === '--runs') runs = Number(argv[++i]);
     else if (argv[i] === '--cases') ids = argv[++i].split(',');
+    else if (argv[i] === '--quiet') quiet = true;
     else throw new Error(`unknown option ${argv[i]}\nusage: node dist/bench/ab.js --other DIR [--runs N] [--cases ${CASES.map((c) => c.id).join(',')}]`);
   }
   const bin = path.join(other, 'bin', 'sluice.js');
   if (!other || !fs.existsSync(bin)) throw new Error(`--other must name a built Sluice checkout (${bin} not found)`);
   if (!Number.isInteger(runs) || runs < 1 || runs > 50) throw new Error('--runs takes 1 to 50');
   const cases = ids.map((id) => CASES.find((c) => c.id === id) ?? (() => { throw new Error(`unknown case ${id}`); })());
-  return { other: path.resolve(other), runs, cases };
+  return { other: path.resolve(other), runs, cases, quiet };
 }
 
 /** One timed run of `bin` on `c`; throws when the CLI fails. @returns wall seconds */
-async function runOnce(bin: string, c: AbCase, ep: Endpoint, source: string, destDir: string, env: NodeJS.ProcessEnv, scratch: string): Promise<number> {
+async function runOnce(bin: string, c: AbCase, ep: Endpoint, source: string, destDir: string, env: NodeJS.ProcessEnv, scratch: string, quiet: boolean): Promise<number> {
   fs.mkdirSync(destDir, { recursive: true });
   const job: Job = { direction: c.direction, shape: c.shape, source, destDir };
   const inv = sluiceClient('ab', []).invoke(job, ep, scratch);
   inv.args[inv.args.indexOf(inv.args.find((a) => a.endsWith(`${path.sep}sluice.js`))!)] = bin;
+  if (quiet) inv.args.splice(inv.args.indexOf('-v'), 1);
   try {
     const r = await runTimed({ cmd: inv.cmd, args: inv.args, env: { ...env, ...inv.env }, timeoutMs: 600_000, timeFile: path.join(scratch, 'time.txt') });
     if (!r.ok) throw new Error(`${bin} ${c.id}: exit ${r.exitCode ?? r.signal}: ${r.outputTail.slice(-300)}`);
+    if (process.env.AB_SHOW) console.log(`    ${bin}: ${r.wallSeconds.toFixed(2)} s wall; ${r.outputTail.trim().split('\n').filter((l) => /in [0-9.]+ s|connected/.test(l)).join(' | ')}`);
     return r.wallSeconds;
   } finally {
     fs.rmSync(destDir, { recursive: true, force: true });
@@ -94,7 +99,7 @@ async function main(): Promise<void> {
       for (let i = 0; i < o.runs; i++) {
         for (const who of (i % 2 ? ['B', 'A'] : ['A', 'B']) as Array<'A' | 'B'>) {
           const dest = c.direction === 'up' ? path.join(sshd.root, 'runs', `${who}${i}`) : path.join(base, 'runs', `${who}${i}`);
-          secs[who].push(await runOnce(path.join(bins[who], 'bin', 'sluice.js'), c, ep(c.rtt ? rttPort : sshd.port), source, dest, env, base));
+          secs[who].push(await runOnce(path.join(bins[who], 'bin', 'sluice.js'), c, ep(c.rtt ? rttPort : sshd.port), source, dest, env, base, o.quiet));
         }
       }
       const rate = (s: number) => (c.shape === 'file' ? ` (${(c.bytes / 1e6 / s).toFixed(1)} MB/s)` : '');

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import type { SFTPWrapper } from 'ssh2';
+import { patched } from '../ssh2x';
 
 /**
  * Outstanding-request budget of one SFTP channel (K in the docs), shared by every range that runs on it.
@@ -316,11 +317,6 @@ function downloadPool(chunkSize: number): BufferPool {
   return pool;
 }
 
-/** ssh2's SFTP client with the Sluice patch's SSH_FXP_READ into a buffer allocated when the reply arrives. */
-type LazyReadSftp = SFTPWrapper & {
-  sluiceReadInto(handle: Buffer, len: number, position: number, alloc: (len: number) => Buffer,
-    cb: (err: Error | undefined, bytesRead: number, buffer: Buffer | undefined) => void): void;
-};
 
 /**
  * Downloads the byte range [start, end) of an open remote file into a local file descriptor at the same
@@ -345,7 +341,7 @@ export function downloadRange(
   const pool = downloadPool(o.chunkSize);
   const take = () => pool.take();
   return runPipeline(start, end, o, (pos, len, done, local) => {
-    (sftp as LazyReadSftp).sluiceReadInto(handle, len, pos, take, (err, n, buf) => {
+    patched(sftp).sluiceReadInto(handle, len, pos, take, (err, n, buf) => {
       if (err || !n || !buf) { if (buf) pool.give(buf); done(err ? tagRemote(err, 'READ', pos) : null, 0); return; }
       // After an abort the file descriptor may already be closed: late replies are dropped.
       if (o.signal?.aborted) { pool.give(buf); done(abortError(), 0); return; }
@@ -358,13 +354,6 @@ export function downloadRange(
   });
 }
 
-/** ssh2's SFTP client with the Sluice patch's SSH_FXP_WRITE that the caller fills in place. */
-type WriteFromSftp = SFTPWrapper & {
-  /** A WRITE packet for `handle` with room for `len` data bytes at `out.length - len`. */
-  sluiceWriteBuffer(handle: Buffer, len: number): Buffer;
-  /** Sends it for file offset `position`; true when ssh2 sent it at once rather than queueing it (as write()). */
-  sluiceSendWrite(out: Buffer, position: number, cb: (err?: Error) => void): boolean;
-};
 
 /** Sent WRITE packets an upload range keeps for reuse: its requests in flight (UPLOAD_MAX_IN_FLIGHT) and some. */
 const SPARE_WRITE_PACKETS = 16;
@@ -386,7 +375,7 @@ export function uploadRange(
   end: number,
   o: RangeOptions,
 ): Promise<number> {
-  const s = sftp as WriteFromSftp;
+  const s = patched(sftp);
   // Packets the server has answered (so ssh2 no longer holds them), reused for this handle's next full-size chunks.
   const spare: Buffer[] = [];
   const packetFor = (len: number): Buffer => (len === o.chunkSize ? spare.pop() : undefined) ?? s.sluiceWriteBuffer(handle, len);

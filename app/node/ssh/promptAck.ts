@@ -3,9 +3,10 @@
  */
 import type net from 'node:net';
 import type { EventEmitter } from 'node:events';
+import { sendIgnore } from '../ssh2x';
 
-/** The part of an ssh2 Client this needs: its 'handshake' event and the patched protocol's `ignore()`. */
-export type IgnoreCapableClient = EventEmitter & { _protocol?: { ignore?: () => void } };
+/** The part of an ssh2 Client this needs: its 'handshake' event (SSH_MSG_IGNORE goes through ssh2x.sendIgnore). */
+export type IgnoreCapableClient = EventEmitter;
 
 /**
  * While set-up runs, answers every socket read after which ssh2 sent nothing with an SSH_MSG_IGNORE (patched
@@ -21,7 +22,7 @@ export function ackPromptlyDuringSetup(sock: net.Socket, client: IgnoreCapableCl
   const write = sock.write;
   const onData = () => {
     wrote = false;
-    setImmediate(() => { if (active && !wrote && sock.writable) client._protocol?.ignore?.(); });
+    setImmediate(() => { if (active && !wrote && sock.writable) sendIgnore(client); });
   };
   // Listening from the handshake on: ssh2 reads the socket itself by then (an earlier 'data' listener would
   // start the flow before ssh2's), and the write wrapper stays off the transfer's path once stopped.

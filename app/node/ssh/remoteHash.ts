@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { Client, ClientChannel, SFTPWrapper } from 'ssh2';
 import { SluiceError, fromSftpError } from '../errors';
+import { patched } from '../ssh2x';
 
 /** How a remote hash was obtained: by the server (`check-file`, `exec`) or by reading the file back (`reread`). */
 export type HashMethod = 'check-file' | 'exec' | 'reread';
@@ -111,9 +112,8 @@ export function mayCheckFile(extensions: Record<string, string>, software: strin
 /** SHA-256 of the whole file by `check-file-name` (one hash of the whole file: length 0, block size 0). */
 export function checkFileSha256(sftp: SFTPWrapper, path: string): Promise<string | null> {
   const data = Buffer.concat([sshString(path), sshString('sha256'), Buffer.alloc(8 + 8 + 4)]);
-  const ext = sftp as unknown as { sluiceExtended(name: string, data: Buffer, cb: (e: Error | undefined, reply?: Buffer) => void): void };
   return new Promise((resolve, reject) => {
-    ext.sluiceExtended('check-file-name', data, (e, reply) => {
+    patched(sftp).sluiceExtended('check-file-name', data, (e, reply) => {
       if (e) reject(fromSftpError(e, path, { op: 'check-file-name' }));
       else resolve(reply ? parseCheckFileReply(reply) : null);
     });

@@ -25,6 +25,9 @@ import type {
 import { ackPromptlyDuringSetup, type IgnoreCapableClient } from './promptAck';
 import { watchSetupRtt } from './setupRtt';
 import { SSH_IDENT_SOFTWARE, socketTo } from './preconnect';
+import {
+  assertSsh2Patched, awaitingReplies, onChannelData, sendPing, serverSoftware, setReceiveWindow, sftpLimits, withEarlyHook,
+} from '../ssh2x';
 
 /** Largest request we issue even when a server allows more: 255 KiB, OpenSSH's own limit. */
 const MAX_REQUEST_BYTES = 261120;
@@ -153,6 +156,7 @@ function coalesceWritesPerTick(sock: net.Socket): void {
 }
 
 async function connect(params: ConnectParams): Promise<ConnectInfo> {
+  assertSsh2Patched();
   const client = new Client();
   let negotiated: Negotiated | undefined;
   let hostKeyRefusal: SluiceError | null = null;
@@ -240,17 +244,17 @@ async function connect(params: ConnectParams): Promise<ConnectInfo> {
     ? openEarlyChannels(client, auto.channels - params.channels, auto, setupRtt(), rtt, (s) => prefetchOn(s, [], reads))
     : null;
   const sftp = await opening;
-  const limits = sftp[0] as unknown as { _maxReadLen: number; _maxWriteLen: number; _extensions: Record<string, string> };
-  const software = (client as unknown as { _remoteVer?: string })._remoteVer ?? '';
+  const limits = sftpLimits(sftp[0]);
+  const software = serverSoftware(client);
   const info: ConnectInfo = {
     negotiated: negotiated ?? { kex: '?', serverHostKey: '?', cipher: '?', mac: '?' },
-    maxRead: Math.min(limits._maxReadLen, MAX_REQUEST_BYTES),
-    maxWrite: Math.min(limits._maxWriteLen, MAX_REQUEST_BYTES),
-    extensions: { ...limits._extensions },
+    maxRead: Math.min(limits.maxReadLen, MAX_REQUEST_BYTES),
+    maxWrite: Math.min(limits.maxWriteLen, MAX_REQUEST_BYTES),
+    extensions: limits.extensions,
     authMethod,
     rttMs: await rtt,
     channels: sftp.length,
-    ordersRequests: /^OpenSSH_/.test(software) && limits._extensions['limits@openssh.com'] !== undefined,
+    ordersRequests: /^OpenSSH_/.test(software) && limits.extensions['limits@openssh.com'] !== undefined,
   };
   void Promise.resolve(earlyChannels).then(stopAcking, stopAcking);
   watchSftpReplies(client, sftp, params);
@@ -296,29 +300,21 @@ async function openEarlyChannels(client: Client, count: number, auto: { minRttMs
  * reply comes within 10 s.
  */
 function measureRtt(client: Client): Promise<number | undefined> {
-  const internals = client as unknown as { _callbacks?: Array<(hadErr: boolean) => void>; _protocol?: { ping(): void } };
-  if (!Array.isArray(internals._callbacks) || typeof internals._protocol?.ping !== 'function') return Promise.resolve(undefined);
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(undefined), 10_000);
     timer.unref();
     const t0 = process.hrtime.bigint();
-    internals._callbacks!.push(() => {
+    const sent = sendPing(client, () => {
       clearTimeout(timer);
       resolve(Number(process.hrtime.bigint() - t0) / 1e6);
     });
-    internals._protocol!.ping();
+    if (!sent) { clearTimeout(timer); resolve(undefined); }
   });
 }
 
 /** Last time any SFTP channel of this connection received data (ms since epoch). */
 let lastSftpReply = Date.now();
 
-/** SFTP requests awaiting a reply on a channel (ssh2 keeps them in `_requests`). */
-function awaitingReplies(s: SFTPWrapper): boolean {
-  const reqs = (s as unknown as { _requests: Record<string, unknown> })._requests;
-  for (const _ in reqs) return true;
-  return false;
-}
 
 /**
  * SSH keepalives prove the connection, not the SFTP server: a hung sftp-server behind a live sshd would
@@ -342,9 +338,7 @@ function watchSftpReplies(client: Client, channels: SFTPWrapper[], params: Conne
 }
 
 function watchChannel(ch: SFTPWrapper, mark: () => void): void {
-  const inner = ch as unknown as { push(data: Buffer | null): boolean };
-  const push = inner.push.bind(inner);
-  inner.push = (data) => { mark(); return push(data); };
+  onChannelData(ch, mark);
 }
 
 /** Receive window for SFTP channels in bytes; 0 keeps ssh2's 2 MiB. */
@@ -356,7 +350,7 @@ let channelWindow = 0;
  * SSH_MSG_CHANNEL_WINDOW_ADJUST.
  */
 function applyWindow(ch: SFTPWrapper): void {
-  if (channelWindow > 0) (ch as unknown as { incoming: { maxWindow?: number } }).incoming.maxWindow = channelWindow;
+  if (channelWindow > 0) setReceiveWindow(ch, channelWindow);
 }
 
 /**
@@ -370,8 +364,7 @@ function openSftp(client: Client, early?: (s: SFTPWrapper) => void): Promise<SFT
       applyWindow(s);
       resolve(s);
     };
-    if (early) Object.assign(done, { _sluiceEarly: early });
-    client.sftp(done);
+    client.sftp(early ? withEarlyHook(done, early) : done);
   });
 }
 
@@ -641,11 +634,6 @@ const prefetchedStats = new Map<string, Promise<RemoteStat | null>>();
  */
 const handlesAhead = new HandlesAhead<SFTPWrapper>((s, h, p) => closeRemote(s, h, p));
 
-/** The server's SSH software version (`OpenSSH_9.2p1 …`), known once the key exchange began. */
-function serverSoftware(s: SFTPWrapper): string {
-  return (s as unknown as { _client?: { _remoteVer?: string } })._client?._remoteVer ?? '';
-}
-
 /** Sends the set-up's requests (ConnectParams.prefetch) on a channel whose INIT was just queued. */
 function prefetchOn(s: SFTPWrapper, stats: string[], reads: string[], probeDir?: string): void {
   if (probeDir !== undefined) {
@@ -839,7 +827,7 @@ async function releaseFile(a: WorkerOps['releaseFile'][0]): Promise<void> {
 
 async function hashRemote(a: WorkerOps['hashRemote'][0]): Promise<{ sha256: string; method: HashMethod }> {
   const c = requireConn();
-  const software = (c.client as unknown as { _remoteVer?: string })._remoteVer ?? '';
+  const software = serverSoftware(c.client);
   return remoteSha256({ client: c.client, sftp: sftpOf(a.channel), extensions: c.info.extensions, maxRead: c.info.maxRead, traits: c.hashTraits, software },
     a.path, a.size, a.allowExec);
 }

@@ -1,0 +1,102 @@
+/**
+ * The one door to ssh2's insides: every private field Sluice reads or writes and every method the patch adds
+ * (`patches/ssh2+1.17.0.patch`, applied by `patch-package` on install; `ssh2` is pinned to that version) is reached
+ * through this module, with its type declared here. {@link assertSsh2Patched} checks at connect time that the patch
+ * is there, so an unpatched install fails with a message naming the fix instead of a TypeError mid-transfer.
+ */
+import type { Client, SFTPWrapper } from 'ssh2';
+import { SluiceError } from './errors';
+
+/** The methods the patch adds to ssh2's SFTP class (lib/protocol/SFTP.js). */
+export interface PatchedSftp {
+  /** An SSH_FXP_READ whose buffer `alloc` provides only when its DATA reply arrives (len bytes at most). */
+  sluiceReadInto(handle: Buffer, len: number, position: number, alloc: (len: number) => Buffer,
+    cb: (err: Error | undefined, bytesRead: number, buffer: Buffer | undefined) => void): void;
+  /** A whole SSH_FXP_WRITE packet for `len` data bytes; the caller fills the data part (the buffer's last len bytes). */
+  sluiceWriteBuffer(handle: Buffer, len: number): Buffer;
+  /** Sends a packet from sluiceWriteBuffer for file offset `position`; true when ssh2 sent it at once (as write()). */
+  sluiceSendWrite(out: Buffer, position: number, cb: (err?: Error) => void): boolean;
+  /** Any SSH_FXP_EXTENDED request; the callback gets the EXTENDED_REPLY's bytes after the request id. */
+  sluiceExtended(name: string, data: Buffer, cb: (e: Error | undefined, reply?: Buffer) => void): void;
+}
+
+const PATCHED_METHODS: ReadonlyArray<keyof PatchedSftp> = ['sluiceReadInto', 'sluiceWriteBuffer', 'sluiceSendWrite', 'sluiceExtended'];
+
+/**
+ * Throws unless ssh2's SFTP class carries the patch's methods.
+ * @param sftpPrototype the class prototype to check; default ssh2's own (`ssh2/lib/protocol/SFTP.js`)
+ * @throws SluiceError REMOTE_FAILURE naming the missing methods and `npx patch-package`
+ */
+export function assertSsh2Patched(sftpPrototype?: object): void {
+  const proto = sftpPrototype ?? (require('ssh2/lib/protocol/SFTP.js') as { SFTP: { prototype: object } }).SFTP.prototype;
+  const missing = PATCHED_METHODS.filter((m) => typeof (proto as Record<string, unknown>)[m] !== 'function');
+  if (missing.length) {
+    throw new SluiceError('REMOTE_FAILURE', `ssh2 is not patched (missing ${missing.join(', ')}): run \`npx patch-package\` in the `
+      + 'Sluice folder to apply patches/ssh2+1.17.0.patch (npm install does it unless install scripts are disabled)');
+  }
+}
+
+/** The patched methods of an SFTP channel (after {@link assertSsh2Patched}). */
+export function patched(sftp: SFTPWrapper): PatchedSftp {
+  return sftp as unknown as PatchedSftp;
+}
+
+/** What the server announced in SSH_FXP_VERSION, and the request sizes ssh2 took from `limits@openssh.com`. */
+export function sftpLimits(sftp: SFTPWrapper): { maxReadLen: number; maxWriteLen: number; extensions: Record<string, string> } {
+  const s = sftp as unknown as { _maxReadLen: number; _maxWriteLen: number; _extensions: Record<string, string> };
+  return { maxReadLen: s._maxReadLen, maxWriteLen: s._maxWriteLen, extensions: { ...s._extensions } };
+}
+
+/** The server's SSH software version from its identification string (`OpenSSH_9.2p1 …`, `mod_sftp`), '' before it came. */
+export function serverSoftware(conn: Client | SFTPWrapper): string {
+  const c = conn as unknown as { _remoteVer?: string; _client?: { _remoteVer?: string } };
+  return c._remoteVer ?? c._client?._remoteVer ?? '';
+}
+
+/**
+ * Sends `keepalive@openssh.com` (OpenSSH PROTOCOL §2.2) and calls `onReply` when it is answered: ssh2 matches global
+ * replies to its `_callbacks` queue in order (RFC 4254 §4), as its own keepalive does.
+ * @returns false when the internals are missing (nothing was sent)
+ */
+export function sendPing(client: Client, onReply: () => void): boolean {
+  const c = client as unknown as { _callbacks?: Array<(hadErr: boolean) => void>; _protocol?: { ping(): void } };
+  if (!Array.isArray(c._callbacks) || typeof c._protocol?.ping !== 'function') return false;
+  c._callbacks.push(() => onReply());
+  c._protocol.ping();
+  return true;
+}
+
+/** Sends SSH_MSG_IGNORE (RFC 4253 §11.2), when the connection's protocol object is there. */
+export function sendIgnore(client: unknown): void {
+  (client as { _protocol?: { ignore?: () => void } })._protocol?.ignore?.();
+}
+
+/** True while SFTP requests on the channel await a reply (ssh2 keeps them in `_requests`). */
+export function awaitingReplies(sftp: SFTPWrapper): boolean {
+  const reqs = (sftp as unknown as { _requests: Record<string, unknown> })._requests;
+  for (const _ in reqs) return true;
+  return false;
+}
+
+/** Calls `onData` whenever the channel receives data (wraps the stream's push). */
+export function onChannelData(sftp: SFTPWrapper, onData: () => void): void {
+  const inner = sftp as unknown as { push(data: Buffer | null): boolean };
+  const push = inner.push.bind(inner);
+  inner.push = (data) => { onData(); return push(data); };
+}
+
+/**
+ * Sets the channel's receive window (RFC 4254 §5.2): the patch makes ssh2's window adjustments top up to
+ * `incoming.maxWindow`, so the next data packet sends the larger SSH_MSG_CHANNEL_WINDOW_ADJUST.
+ */
+export function setReceiveWindow(sftp: SFTPWrapper, bytes: number): void {
+  (sftp as unknown as { incoming: { maxWindow?: number } }).incoming.maxWindow = bytes;
+}
+
+/**
+ * Marks an `sftp()` callback so that the patched ssh2 calls `early` with the channel right after SSH_FXP_INIT is
+ * queued (OpenSSH servers: requests sent then share the set-up's round trips).
+ */
+export function withEarlyHook<T extends (...a: never[]) => unknown>(done: T, early: (s: SFTPWrapper) => void): T {
+  return Object.assign(done, { _sluiceEarly: early });
+}

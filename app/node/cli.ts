@@ -23,6 +23,7 @@ import { formatBytes } from './cli/units';
 import { openSession, type OpenSessionOptions } from './ssh/openSession';
 import type { Session, SessionOptions } from './ssh/session';
 import type { TransferReport } from './transfer/types';
+import { runTransfer } from './transfer/run';
 
 export { parseSize, parseWindow } from './cli/program';
 
@@ -156,7 +157,7 @@ async function run(direction: 'get' | 'put', operands: string[], o: CliOptions):
     out = makeOutput(o, direction === 'put' ? 'up  ' : 'down');
     session = await openSession(sessionOptions({ direction, spec, sources, dest }, o, out));
     if (o.verbose) out.info(connectedLine(spec, session));
-    const report = await session.transfer(transferRequest(direction, sources, dest, o), abort.signal);
+    const report = await runTransfer(session, transferRequest(direction, sources, dest, o), abort.signal);
     printReport(report, out, json);
     return guard.exitCode() ?? exitCodeForReport(report);
   } catch (e) {

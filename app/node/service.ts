@@ -24,49 +24,15 @@ import { canTransition, type Job, type JobState } from '../common/model/job';
 import type { Site, SiteView } from '../common/model/site';
 import { applyQueueEvents, emptyQueue, getJob, jobsInOrder, type JobPatch, type QueueEvent, type QueueState } from '../common/queue/reducer';
 import { SluiceError, fromLocalError } from './errors';
-import type { Algorithms } from 'ssh2';
 import { buildAlgorithms } from './ssh/algorithms';
-import { gatherAuth, type AuthMaterial } from './ssh/auth';
+import { gatherAuth } from './ssh/auth';
 import { HostKeyPolicy, learnedKeysMessage } from './ssh/hostKeys';
 import { KnownHosts, defaultKnownHostsPaths, type KnownHostsPaths } from './stores/knownHosts';
 import { SitesStore, type SecretStore } from './stores/sites';
-import type { ConflictFiles, EngineEvent, TransferReport, TransferRequest } from './transfer/types';
-import type { RemoteEntry, RemoteStat, Negotiated } from './ssh/workerProtocol';
+import type { ConflictFiles, EngineEvent, TransferReport } from './transfer/types';
+import { openEngineSession, type EngineFactory, type EngineSession } from './engine/engine';
 
-/** The part of `Session` (app/node/ssh/session.ts) the service uses; a fake implements it in tests. */
-export interface EngineSession {
-  readonly negotiated: Negotiated;
-  list(path: string): Promise<RemoteEntry[]>;
-  stat(path: string): Promise<RemoteStat | null>;
-  realpath(path: string): Promise<string>;
-  mkdir(path: string): Promise<unknown>;
-  rename(from: string, to: string): Promise<void>;
-  remove(path: string, recursive?: boolean): Promise<void>;
-  transfer(req: TransferRequest, signal?: AbortSignal): Promise<TransferReport>;
-  close(): Promise<void>;
-}
-
-/** What the service passes to the engine to open a session (a subset of `SessionOptions`). */
-export interface EngineOpenOptions {
-  host: string;
-  port: number;
-  username: string;
-  auth: AuthMaterial;
-  algorithms?: Algorithms;
-  connections?: number;
-  channels?: number;
-  readyTimeoutMs?: number;
-  hostKeys: HostKeyPolicy;
-  onEvent: (e: EngineEvent) => void;
-}
-
-export type EngineFactory = (o: EngineOpenOptions) => Promise<EngineSession>;
-
-/** The real engine, loaded lazily so that unit tests with a fake engine never start worker threads. */
-const realEngine: EngineFactory = (o) => {
-  const { Session } = require('./ssh/session') as { Session: { open(o: EngineOpenOptions): Promise<EngineSession> } };
-  return Session.open(o);
-};
+export type { EngineFactory, EngineOpenOptions, EngineSession } from './engine/engine';
 
 export interface ServiceOptions {
   /** Data folder (sluice.db lives here), e.g. `resolveHome()` from app/node/stores/sites.ts. */
@@ -158,7 +124,7 @@ export class SluiceService {
   constructor(opts: ServiceOptions) {
     this.store = new SitesStore(opts.home, opts.clock);
     this.secrets = opts.secrets;
-    this.engine = opts.engine ?? realEngine;
+    this.engine = opts.engine ?? openEngineSession;
     this.env = opts.env ?? process.env;
     this.clock = opts.clock ?? Date.now;
     this.jobsPerSite = opts.jobsPerSite ?? DEFAULT_JOBS_PER_SITE;

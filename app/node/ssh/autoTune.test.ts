@@ -10,6 +10,7 @@ import { openSession } from './openSession';
 import { AUTO_TUNE, SSH2_DEFAULT_WINDOW } from './session';
 import type { EngineEvent } from '../transfer/types';
 import { withProxiedSshd } from '../test/helpers';
+import { runTransfer } from '../transfer/run';
 
 test('pool size follows the measured RTT: one connection and channel on loopback, more channels (and on more cores connections) behind latency', async (t) => {
   const srv = await startSshd();
@@ -54,7 +55,7 @@ test('pool size follows the measured RTT: one connection and channel on loopback
     try {
       assert.ok((session.rttMs ?? 0) >= AUTO_TUNE.rttMs && session.rttMs! < 200, `proxied RTT ${session.rttMs} ms`);
       assert.ok(session.channelWindow > SSH2_DEFAULT_WINDOW, `window ${session.channelWindow}`);
-      const report = await session.transfer({ id: 'auto', direction: 'put', sources: [src], dest: srv.root, recursive: false });
+      const report = await runTransfer(session, { id: 'auto', direction: 'put', sources: [src], dest: srv.root, recursive: false });
       assert.deepEqual(report.failed, []);
       assert.ok(fs.readFileSync(path.join(srv.root, 'f.bin')).equals(fs.readFileSync(src)));
       await session.whenPoolSettled();
@@ -85,7 +86,7 @@ test('a server that allows fewer sessions than the automatic channel count still
     });
     try {
       assert.ok((session.rttMs ?? 0) >= AUTO_TUNE.rttMs, `proxied RTT ${session.rttMs} ms`);
-      const report = await session.transfer({ id: 'm', direction: 'get', sources: [path.join(srv.root, 'm.bin')], dest: dir, recursive: false });
+      const report = await runTransfer(session, { id: 'm', direction: 'get', sources: [path.join(srv.root, 'm.bin')], dest: dir, recursive: false });
       assert.deepEqual(report.failed, []);
       assert.ok(fs.readFileSync(path.join(dir, 'm.bin')).equals(data));
       await session.whenPoolSettled();
@@ -116,7 +117,7 @@ test('an auto-sized put that will cut a file into segments opens two channels on
       await segmentedPut.whenPoolSettled();
       assert.equal(segmentedPut.connections.length, 1);
       assert.equal(segmentedPut.connections[0].channels, AUTO_TUNE.segmentedPutChannels);
-      const report = await segmentedPut.transfer({ id: 'seg', direction: 'put', sources: [src], dest: srv.root, recursive: false });
+      const report = await runTransfer(segmentedPut, { id: 'seg', direction: 'put', sources: [src], dest: srv.root, recursive: false });
       assert.deepEqual(report.failed, []);
       assert.ok(fs.readFileSync(path.join(srv.root, 'big.bin')).equals(data));
     } finally {

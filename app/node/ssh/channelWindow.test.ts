@@ -9,6 +9,7 @@ import { makeTempDir, removeDir } from '../../../e2e/fixtures/tmp';
 import { openSession } from './openSession';
 import { AUTO_TUNE, SSH2_DEFAULT_WINDOW, WINDOW_TUNE, channelWindowFor } from './session';
 import { parseWindow } from '../cli';
+import { runTransfer } from '../transfer/run';
 
 const MiB = 1024 * 1024;
 
@@ -101,7 +102,7 @@ test('a session applies the requested channel window and still moves identical b
     const session = await open(8 * MiB);
     try {
       assert.equal(session.channelWindow, 8 * MiB);
-      const report = await session.transfer({ id: 'w', direction: 'get', sources: [path.join(srv.root, 'big.bin')], dest: dir, recursive: false });
+      const report = await runTransfer(session, { id: 'w', direction: 'get', sources: [path.join(srv.root, 'big.bin')], dest: dir, recursive: false });
       assert.deepEqual(report.failed, []);
       assert.ok(fs.readFileSync(path.join(dir, 'big.bin')).equals(data));
     } finally {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { startSsh2SftpServer } from '../../../e2e/fixtures/ssh2SftpServer';
 import { makeTempDir, removeDir } from '../../../e2e/fixtures/tmp';
 import { openSession } from './openSession';
+import { runTransfer } from '../transfer/run';
 
 test('a keyboard-interactive login widens one connection instead of asking again per connection', async () => {
   const srv = await startSsh2SftpServer({ keyboardInteractive: '123456' });
@@ -28,7 +29,7 @@ test('a keyboard-interactive login widens one connection instead of asking again
       assert.equal(session.lanes().length, 6, 'the one connection carries connections × channels SFTP channels');
       const src = path.join(dir, 'f.bin');
       fs.writeFileSync(src, Buffer.alloc(300_000, 7));
-      const report = await session.transfer({ id: 'k', direction: 'put', sources: [src], dest: srv.root, recursive: false });
+      const report = await runTransfer(session, { id: 'k', direction: 'put', sources: [src], dest: srv.root, recursive: false });
       assert.equal(report.failed.length, 0);
       assert.deepEqual(fs.readFileSync(path.join(srv.root, 'f.bin')), fs.readFileSync(src));
     } finally {

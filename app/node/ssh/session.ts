@@ -12,8 +12,7 @@ import { resolveHome } from '../stores/dataDir';
 import { LeftoverJournal } from '../stores/leftovers';
 import type { HostKeyPolicy } from './hostKeys';
 import type { ConnectParams, Negotiated, RemoteEntry, RemoteStat, WorkerOps } from './workerProtocol';
-import type { EngineEvent, TransferReport, TransferRequest } from '../transfer/types';
-import { runTransfer } from '../transfer/run';
+import type { EngineEvent } from '../transfer/types';
 
 export interface SessionOptions {
   host: string;
@@ -403,10 +402,6 @@ export class Session {
     return this.call('rmdir', { path });
   }
 
-  /** Runs a get or put job over every lane of the pool; see app/node/transfer/run.ts. */
-  transfer(req: TransferRequest, signal?: AbortSignal): Promise<TransferReport> {
-    return runTransfer(this, req, signal);
-  }
 
   /** A new task id, with `onBytes` receiving the worker's throttled progress for it until disposed. */
   trackTask(onBytes: (bytes: number) => void): { id: number; dispose(): void } {

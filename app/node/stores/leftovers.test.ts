@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LeftoverJournal, cleanLeftovers, type LeftoverRemote } from './leftovers';
 import { makeTempDir, removeDir, startScriptedServer, within, writeRandomFile, openTrusting, tempFilesUnder } from '../test/helpers';
+import { runTransfer } from '../transfer/run';
 
 let dir: string;
 before(async () => { dir = await makeTempDir('sluice-leftovers-'); });
@@ -85,7 +86,7 @@ describe('cleanLeftovers', () => {
       writeRandomFile(src, 1000);
       const s = await openTrusting(server, dir, { connections: 1, channels: 1, dataDir: home });
       try {
-        const r = await within('put', 30_000, s.transfer({ id: 'l', direction: 'put', sources: [src], dest: path.join(server.root, 'new.bin'), recursive: false }));
+        const r = await within('put', 30_000, runTransfer(s, { id: 'l', direction: 'put', sources: [src], dest: path.join(server.root, 'new.bin'), recursive: false }));
         assert.deepEqual(r.failed, []);
       } finally {
         await s.close();

@@ -8,6 +8,7 @@ import { startToxiproxy, toxiproxyAvailable } from '../../../e2e/fixtures/toxipr
 import { makeTempDir, removeDir } from '../../../e2e/fixtures/tmp';
 import { openSession } from '../ssh/openSession';
 import { SluiceError } from '../errors';
+import { runTransfer } from './run';
 
 const SIZE = 24 * 1024 * 1024;
 
@@ -41,7 +42,7 @@ for (const direction of ['put', 'get'] as const) {
       try {
         const started = Date.now();
         await assert.rejects(
-          session.transfer({ id: 'a', direction, sources: [direction === 'put' ? local : remote], dest: direction === 'put' ? srv.root : path.join(dir, 'out.bin'), recursive: false }, abort.signal),
+          runTransfer(session, { id: 'a', direction, sources: [direction === 'put' ? local : remote], dest: direction === 'put' ? srv.root : path.join(dir, 'out.bin'), recursive: false }, abort.signal),
           (e: unknown) => e instanceof SluiceError && e.code === 'ABORTED',
         );
         const elapsed = Date.now() - started;

@@ -17,6 +17,7 @@ import {
   SSHD_PATH, sha256File, tempFilesUnder, waitUntil, within, writeRandomFile, type SshdServer,
   openBounded, sshdWithKnownHosts,
 } from '../test/helpers';
+import { runTransfer } from './run';
 
 const MiB = 1024 * 1024;
 const BIG = 300 * MiB;
@@ -142,7 +143,7 @@ describe('failover on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} not inst
         const remote = path.join(server.root, `one-${direction}.bin`);
         if (direction === 'get') fs.copyFileSync(src, remote);
         const target = direction === 'get' ? path.join(local, 'one.back') : remote;
-        const running = o.session.transfer(job(`kill1-${direction}`, direction, direction === 'get' ? remote : src, target));
+        const running = runTransfer(o.session, job(`kill1-${direction}`, direction, direction === 'get' ? remote : src, target));
         running.catch(() => undefined);
         await o.next(isMidway(`kill1-${direction}`, BIG));
         const victim = childPids(server.pid)[1];
@@ -173,7 +174,7 @@ describe('failover on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} not inst
       const remote = path.join(server.root, 'verify.bin');
       fs.copyFileSync(src, remote);
       const target = path.join(local, 'verify.back');
-      const running = o.session.transfer(job('kill-verify', 'get', remote, target, 'sha256'));
+      const running = runTransfer(o.session, job('kill-verify', 'get', remote, target, 'sha256'));
       running.catch(() => undefined);
       // The remote half of the check runs `sha256sum` through an exec channel of the committing connection.
       // Wait for the sha256sum process itself, not the `bash -c` around it: killing the shell while its
@@ -203,7 +204,7 @@ describe('failover on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} not inst
         const remote = path.join(server.root, `all-${direction}.bin`);
         if (direction === 'get') fs.copyFileSync(src, remote);
         const target = direction === 'get' ? path.join(local, 'all.back') : remote;
-        const running = o.session.transfer(job(`killall-${direction}`, direction, direction === 'get' ? remote : src, target));
+        const running = runTransfer(o.session, job(`killall-${direction}`, direction, direction === 'get' ? remote : src, target));
         running.catch(() => undefined);
         await o.next(isMidway(`killall-${direction}`, BIG));
         await waitUntil('one sshd process per connection', () => childPids(server.pid).length === 4, 10_000);
@@ -267,7 +268,7 @@ describe('failover on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} not inst
       fs.copyFileSync(src, remote);
       const target = path.join(local, 'stall.back');
       try {
-        const running = o.session.transfer(job('stall', 'get', remote, target, 'size'));
+        const running = runTransfer(o.session, job('stall', 'get', remote, target, 'size'));
         running.catch(() => undefined);
         await o.next(isMidway('stall', BIG));
         assert.equal(pairs.length, 4);

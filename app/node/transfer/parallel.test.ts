@@ -15,6 +15,7 @@ import {
   SSHD_PATH, sha256File, tempFilesUnder, treeOf, within, writeRandomFile, type SshdServer,
   openBounded, sshdWithKnownHosts,
 } from '../test/helpers';
+import { runTransfer } from './run';
 
 const MiB = 1024 * 1024;
 const BIG = 300 * MiB;
@@ -114,7 +115,7 @@ describe('parallel engine on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} n
       assert.equal(s.connections.length, 4);
       assert.equal(s.lanes().length, 8);
       const remote = path.join(server.root, 'big.bin');
-      const r = await within('put 300 MiB', 80_000, s.transfer({ id: 'up', direction: 'put', sources: [bigSrc], dest: remote, recursive: false, verify: 'sha256' }));
+      const r = await within('put 300 MiB', 80_000, runTransfer(s, { id: 'up', direction: 'put', sources: [bigSrc], dest: remote, recursive: false, verify: 'sha256' }));
       t.diagnostic(`put 300 MiB with sha256 verify: ${r.elapsedMs} ms`);
       assert.deepEqual(r.failed, []);
       assert.equal(r.files, 1);
@@ -141,7 +142,7 @@ describe('parallel engine on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} n
     const s = await open(events, { connections: 4, channels: 2 });
     try {
       const back = path.join(local, 'big.back');
-      const r = await within('get 300 MiB', 80_000, s.transfer({ id: 'down', direction: 'get', sources: [path.join(server.root, 'big.bin')], dest: back, recursive: false, verify: 'sha256' }));
+      const r = await within('get 300 MiB', 80_000, runTransfer(s, { id: 'down', direction: 'get', sources: [path.join(server.root, 'big.bin')], dest: back, recursive: false, verify: 'sha256' }));
       t.diagnostic(`get 300 MiB with sha256 verify: ${r.elapsedMs} ms`);
       assert.deepEqual(r.failed, []);
       assert.equal(r.files, 1);
@@ -192,7 +193,7 @@ describe('parallel engine on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} n
     const events: EngineEvent[] = [];
     const s = await open(events, { connections: 4, channels: 1 });
     try {
-      const up = await within('put -r 1000 files', 60_000, s.transfer({ id: 'many-up', direction: 'put', sources: [srcRoot], dest: server.root, recursive: true }));
+      const up = await within('put -r 1000 files', 60_000, runTransfer(s, { id: 'many-up', direction: 'put', sources: [srcRoot], dest: server.root, recursive: true }));
       t.diagnostic(`put -r 1000 files: ${up.elapsedMs} ms`);
       assert.deepEqual(up.failed, []);
       assert.equal(up.files, 1000);
@@ -205,7 +206,7 @@ describe('parallel engine on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} n
 
       const back = path.join(local, 'many-back');
       fs.mkdirSync(back);
-      const down = await within('get -r 1000 files', 60_000, s.transfer({ id: 'many-down', direction: 'get', sources: [path.join(server.root, 'many')], dest: back, recursive: true }));
+      const down = await within('get -r 1000 files', 60_000, runTransfer(s, { id: 'many-down', direction: 'get', sources: [path.join(server.root, 'many')], dest: back, recursive: true }));
       t.diagnostic(`get -r 1000 files: ${down.elapsedMs} ms`);
       assert.deepEqual(down.failed, []);
       assert.equal(down.files, 1000);

@@ -14,6 +14,7 @@ import {
   type ScriptedServer, type SshServer,
   openTrusting,
 } from '../test/helpers';
+import { runTransfer } from './run';
 
 const MiB = 1024 * 1024;
 const hasSshd = fs.existsSync(SSHD_PATH);
@@ -64,13 +65,13 @@ describe('upload probe on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} not 
     try {
       assert.equal(s.outOfOrderWrites, undefined, 'not probed before the first upload');
       const dst = path.join(server.root, 'os.bin');
-      const r1 = await within('put', 30_000, s.transfer({ id: 'p1', direction: 'put', sources: [src], dest: dst, recursive: false }));
+      const r1 = await within('put', 30_000, runTransfer(s, { id: 'p1', direction: 'put', sources: [src], dest: dst, recursive: false }));
       assert.deepEqual(r1.failed, []);
       assert.equal(r1.segmentedUploads, true);
       assert.equal(s.outOfOrderWrites, true);
       assert.equal(await sha256File(dst), want);
       assert.deepEqual(busyConnections(events, 'p1'), [0, 1], 'segments went over both connections');
-      const r2 = await within('second put', 30_000, s.transfer({ id: 'p2', direction: 'put', sources: [src], dest: `${dst}.2`, recursive: false }));
+      const r2 = await within('second put', 30_000, runTransfer(s, { id: 'p2', direction: 'put', sources: [src], dest: `${dst}.2`, recursive: false }));
       assert.equal(r2.segmentedUploads, true);
       assert.equal(await sha256File(`${dst}.2`), want);
       assert.deepEqual(probeLogs(events), ['server accepts out-of-order writes: uploads are segmented'], 'probed once per session');
@@ -102,7 +103,7 @@ describe('upload probe on a server that rejects out-of-order writes', () => {
     const s = await open(rejecting, events, 64 * 1024);
     try {
       const dst = path.join(rejecting.root, 'rej-small.bin');
-      const r = await within('put', 40_000, s.transfer({ id: 'up', direction: 'put', sources: [src], dest: dst, recursive: false, verify: 'sha256' }));
+      const r = await within('put', 40_000, runTransfer(s, { id: 'up', direction: 'put', sources: [src], dest: dst, recursive: false, verify: 'sha256' }));
       assert.deepEqual(r.failed, []);
       assert.equal(r.files, 1);
       assert.equal(r.segmentedUploads, false);
@@ -114,7 +115,7 @@ describe('upload probe on a server that rejects out-of-order writes', () => {
 
       // The server serves reads at any offset: downloads are still cut into segments over both connections.
       const back = path.join(local, 'rej-small.back');
-      const g = await within('get', 40_000, s.transfer({ id: 'down', direction: 'get', sources: [dst], dest: back, recursive: false }));
+      const g = await within('get', 40_000, runTransfer(s, { id: 'down', direction: 'get', sources: [dst], dest: back, recursive: false }));
       assert.deepEqual(g.failed, []);
       assert.equal(await sha256File(back), want);
       assert.deepEqual(busyConnections(events, 'down'), [0, 1]);
@@ -136,7 +137,7 @@ describe('upload probe on a server that rejects out-of-order writes', () => {
     const s = await open(rejecting, events, 1 * MiB);
     try {
       const dst = path.join(rejecting.root, 'rej.bin');
-      const r = await within('put', 40_000, s.transfer({ id: 'up', direction: 'put', sources: [src], dest: dst, recursive: false }));
+      const r = await within('put', 40_000, runTransfer(s, { id: 'up', direction: 'put', sources: [src], dest: dst, recursive: false }));
       assert.deepEqual(r.failed, []);
       assert.equal(r.segmentedUploads, false);
       assert.equal(await sha256File(dst), want, 'uploaded bytes equal the source');
@@ -154,7 +155,7 @@ describe('upload probe on a server that rejects out-of-order writes', () => {
     const s = await open(accepting, events, 1 * MiB);
     try {
       const dst = path.join(accepting.root, 'acc.bin');
-      const r = await within('put', 40_000, s.transfer({ id: 'up', direction: 'put', sources: [src], dest: dst, recursive: false }));
+      const r = await within('put', 40_000, runTransfer(s, { id: 'up', direction: 'put', sources: [src], dest: dst, recursive: false }));
       assert.deepEqual(r.failed, []);
       assert.equal(r.segmentedUploads, true);
       assert.equal(await sha256File(dst), want);

@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import type { EngineEvent, TransferRequest } from './types';
 import { expandRemoteHome } from './scan';
 import { makeTempDir, removeDir, startScriptedServer, within, openTrusting, type ScriptedServer } from '../test/helpers';
+import { runTransfer } from './run';
 
 let local: string;
 let server: ScriptedServer;
@@ -29,7 +30,7 @@ async function put(req: Partial<TransferRequest> & Pick<TransferRequest, 'source
   const events: EngineEvent[] = [];
   const s = await openTrusting(server, local, { connections: 1, channels: 1, onEvent: (e) => events.push(e) });
   try {
-    const report = await within('put', 30_000, s.transfer({ id: 'scan', direction: 'put', recursive: true, ...req }));
+    const report = await within('put', 30_000, runTransfer(s, { id: 'scan', direction: 'put', recursive: true, ...req }));
     return { report, files: events.filter((e): e is FileEvent => e.type === 'file') };
   } finally {
     await s.close();

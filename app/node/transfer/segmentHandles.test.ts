@@ -12,6 +12,7 @@ import {
   fakeFileEntry, makeTempDir, removeDir, sha256File, startScriptedServer, tempFilesUnder, writeRandomFile,
   type ScriptedServer, openTrusting, waitUntil,
 } from '../test/helpers';
+import { runTransfer } from './run';
 
 const MiB = 1024 * 1024;
 
@@ -70,7 +71,7 @@ describe('segments on a live server', () => {
     const s = await open();
     try {
       const opensBefore = server.stats.fileOpens;
-      const up = await s.transfer({ id: 'up', direction: 'put', sources: [src], dest: path.join(server.root, 'seg.bin'), recursive: false });
+      const up = await runTransfer(s, { id: 'up', direction: 'put', sources: [src], dest: path.join(server.root, 'seg.bin'), recursive: false });
       assert.deepEqual(up.failed, []);
       assert.equal(up.segmentedUploads, true);
       assert.equal(await sha256File(path.join(server.root, 'seg.bin')), want);
@@ -80,7 +81,7 @@ describe('segments on a live server', () => {
       assert.equal(server.stats.openFileHandles, 0, 'handles left open after the upload');
 
       const mid = server.stats.fileOpens;
-      const down = await s.transfer({ id: 'down', direction: 'get', sources: [path.join(server.root, 'seg.bin')], dest: path.join(local, 'seg.back'), recursive: false });
+      const down = await runTransfer(s, { id: 'down', direction: 'get', sources: [path.join(server.root, 'seg.bin')], dest: path.join(local, 'seg.back'), recursive: false });
       assert.deepEqual(down.failed, []);
       assert.equal(await sha256File(path.join(local, 'seg.back')), want);
       const downOpens = server.stats.fileOpens - mid;
@@ -102,8 +103,8 @@ describe('segments on a live server', () => {
       const a = path.join(local, 'twice-a.bin');
       const b = path.join(local, 'twice-b.bin');
       const [ra, rb] = await Promise.all([
-        s.transfer({ id: 'ta', direction: 'get', sources: [src], dest: a, recursive: false }),
-        s.transfer({ id: 'tb', direction: 'get', sources: [src], dest: b, recursive: false }),
+        runTransfer(s, { id: 'ta', direction: 'get', sources: [src], dest: a, recursive: false }),
+        runTransfer(s, { id: 'tb', direction: 'get', sources: [src], dest: b, recursive: false }),
       ]);
       assert.deepEqual([ra.failed, rb.failed], [[], []]);
       assert.equal(await sha256File(a), want);
@@ -123,7 +124,7 @@ describe('segments on a live server', () => {
     server.overrides.readdir = (p) => (p === dir ? [fakeFileEntry('short.bin', 12 * MiB)] : undefined);
     const s = await open();
     try {
-      const report = await s.transfer({ id: 'short', direction: 'get', sources: [dir], dest: path.join(local, 'short-back'), recursive: true });
+      const report = await runTransfer(s, { id: 'short', direction: 'get', sources: [dir], dest: path.join(local, 'short-back'), recursive: true });
       assert.equal(report.failed.length, 1, JSON.stringify(report.failed));
       assert.ok(server.stats.fileOpens > 0);
       await allHandlesClosed(server, 'after a failed file');

@@ -1,6 +1,7 @@
 // Lint: TypeScript rules plus the import-direction rules of ../shared/ARCHITECTURE.md.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import importX from 'eslint-plugin-import-x';
 
 const nodeBuiltins = ['node:*', 'fs', 'fs/*', 'path', 'os', 'child_process', 'worker_threads', 'net', 'crypto', 'stream', 'events', 'util', 'readline'];
 const engineLibs = ['ssh2', 'ssh2/*', 'better-sqlite3', 'cpu-features', 'commander', 'cli-progress'];
@@ -8,6 +9,19 @@ const engineLibs = ['ssh2', 'ssh2/*', 'better-sqlite3', 'cpu-features', 'command
 /** Patterns a layer must not import, with the reason shown by the linter. */
 function banned(groups, message) {
   return { 'no-restricted-imports': ['error', { patterns: [{ group: groups, message }] }] };
+}
+
+/**
+ * Layers inside app/node (docs/ARCHITECTURE.md): folders a module of `folder` must not import. Type-only imports
+ * pass where `allowTypes` (ssh/session.ts takes the EngineEvent type from transfer/types.ts).
+ */
+function zone(folder, forbidden, message, allowTypes = false) {
+  const group = forbidden.flatMap((f) => [`../${f}`, `../${f}/*`, `./${f}`, `./${f}/*`, `**/app/node/${f}`, `**/app/node/${f}/*`]);
+  return {
+    files: [`app/node/${folder}`],
+    ignores: ['**/*.test.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group, message, allowTypeImports: allowTypes }] }] },
+  };
 }
 
 export default tseslint.config(
@@ -33,6 +47,29 @@ export default tseslint.config(
     rules: banned(['electron', 'react', '**/main/**', '**/renderer/**', '**/e2e/**'],
       'app/node is the engine in plain Node: no Electron, React, main/, renderer/ or e2e/ (ARCHITECTURE.md).'),
   },
+  zone('sftp/**', ['ssh', 'transfer', 'stores', 'engine', 'service', 'cli', 'cli.ts'], 'app/node/sftp imports only errors.ts and ssh2x.ts (docs/ARCHITECTURE.md).'),
+  zone('stores/**', ['ssh', 'sftp', 'transfer', 'engine', 'service', 'cli', 'cli.ts'], 'app/node/stores imports no other engine layer (docs/ARCHITECTURE.md).'),
+  zone('ssh/**', ['transfer', 'engine', 'service', 'cli', 'cli.ts'], 'app/node/ssh may use sftp and stores, never transfer, engine, service or cli (docs/ARCHITECTURE.md).', true),
+  zone('transfer/**', ['engine', 'service', 'cli', 'cli.ts'], 'app/node/transfer may use ssh, sftp and stores, never engine, service or cli (docs/ARCHITECTURE.md).'),
+  zone('engine/**', ['service', 'cli', 'cli.ts'], 'app/node/engine is used by service and cli, never the reverse (docs/ARCHITECTURE.md).'),
+  zone('{errors,ssh2x}.ts', ['ssh', 'sftp', 'stores', 'transfer', 'engine', 'service', 'cli', 'cli.ts'], 'errors.ts and ssh2x.ts are leaves (docs/ARCHITECTURE.md).'),
+  {
+    // No import circles anywhere in the product code.
+    files: ['app/**/*.ts', 'main/**/*.ts', 'renderer/**/*.ts', 'renderer/**/*.tsx'],
+    ignores: ['**/*.test.ts', 'app/node/test/**'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [importX.createNodeResolver({ extensions: ['.ts', '.tsx', '.js'] })],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
+      'import-x/extensions': ['.ts', '.tsx', '.js'],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
+  {
+    files: ['main/**/*.ts'],
+    ignores: ['main/preload/**', '**/*.test.ts', 'main/test/**'],
+    rules: banned(['**/renderer/**', '**/e2e/**', '**/bench/**'], 'main/ adapts the engine to Electron: no renderer/, e2e/ or bench/ (ARCHITECTURE.md).'),
+  },
   {
     files: ['renderer/**/*.ts', 'renderer/**/*.tsx'],
     rules: banned([...nodeBuiltins, ...engineLibs, 'electron', '**/app/node/**', '**/main/**', '**/e2e/**'],
@@ -47,7 +84,10 @@ export default tseslint.config(
     files: ['main/**/*.ts', 'app/**/*.ts', 'renderer/**/*.ts', 'renderer/**/*.tsx'],
     ignores: ['main/ipc/validatedIpc.ts', '**/*.test.ts'],
     rules: {
-      'no-restricted-syntax': ['error', { selector: "Identifier[name='ipcMain']", message: 'Only main/ipc/validatedIpc.ts touches ipcMain.' }],
+      'no-restricted-syntax': ['error',
+        { selector: "Identifier[name='ipcMain']", message: 'Only main/ipc/validatedIpc.ts touches ipcMain.' },
+        // The import graph and the lint zones must see every edge between repo files.
+        { selector: "CallExpression[callee.name='require'][arguments.0.value=/^\\.{1,2}\\//]", message: 'Import repo files; do not require() them.' }],
     },
   },
   {

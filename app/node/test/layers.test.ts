@@ -1,0 +1,46 @@
+/**
+ * The layers of docs/ARCHITECTURE.md are enforced by `npm run lint` (eslint.config.mjs): planted upward imports,
+ * a require() of a repo file and an import circle are refused.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ESLint } from 'eslint';
+
+const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
+
+async function messagesFor(code: string, filePath: string): Promise<string[]> {
+  const eslint = new ESLint({ cwd: ROOT });
+  const [result] = await eslint.lintText(code, { filePath: path.join(ROOT, filePath) });
+  return result.messages.map((m) => `${m.ruleId}: ${m.message}`);
+}
+
+test('an upward import inside app/node fails lint (sftp -> transfer, stores -> ssh, ssh -> transfer at run time)', { timeout: 60_000 }, async () => {
+  assert.match((await messagesFor("import { runTransfer } from '../transfer/run';\nexport const r = runTransfer;\n", 'app/node/sftp/planted.ts')).join('\n'),
+    /no-restricted-imports: .*app\/node\/sftp imports only errors\.ts and ssh2x\.ts/);
+  assert.match((await messagesFor("import { Session } from '../ssh/session';\nexport const s = Session;\n", 'app/node/stores/planted.ts')).join('\n'),
+    /app\/node\/stores imports no other engine layer/);
+  assert.match((await messagesFor("import { runTransfer } from '../transfer/run';\nexport const r = runTransfer;\n", 'app/node/ssh/planted.ts')).join('\n'),
+    /app\/node\/ssh may use sftp and stores/);
+  assert.deepEqual(await messagesFor("import type { EngineEvent } from '../transfer/types';\nexport type E = EngineEvent;\n", 'app/node/ssh/planted.ts'), [],
+    'a type-only import from ssh into transfer/types is allowed');
+});
+
+test('main/ may not import renderer/, and repo files are never require()d', { timeout: 60_000 }, async () => {
+  assert.match((await messagesFor("import { App } from '../renderer/views/App';\nexport const a = App;\n", 'main/planted.ts')).join('\n'), /main\/ adapts the engine/);
+  assert.match((await messagesFor("export const e = require('../errors');\n", 'app/node/transfer/planted.ts')).join('\n'), /do not require\(\) them/);
+});
+
+test('an import circle fails lint', { timeout: 60_000 }, async () => {
+  const dir = fs.mkdtempSync(path.join(ROOT, 'app', 'node', 'transfer', 'lint-cycle-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'a.ts'), "import { b } from './b';\nexport const a = (): unknown => b;\n");
+    fs.writeFileSync(path.join(dir, 'b.ts'), "import { a } from './a';\nexport const b = (): unknown => a;\n");
+    const eslint = new ESLint({ cwd: ROOT });
+    const results = await eslint.lintFiles([path.join(dir, 'a.ts')]);
+    assert.ok(results[0].messages.some((m) => m.ruleId === 'import-x/no-cycle'), JSON.stringify(results[0].messages));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

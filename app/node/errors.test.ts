@@ -11,6 +11,9 @@ test('exitCodeFor maps every code to its documented exit status', () => {
     USAGE: 2, AUTH_FAILED: 3, UNSUPPORTED_KEY: 3,
     HOSTKEY_UNKNOWN: 4, HOSTKEY_CHANGED: 4, HOSTKEY_REVOKED: 4, HOSTKEY_REJECTED: 4,
     NO_SUCH_FILE: 5, PERMISSION_DENIED: 5, LOCAL_IO: 6, DISK_FULL: 6, ABORTED: 130,
+    // the service's and IPC's own codes (one code set since app/common/errors.ts)
+    INVALID_REQUEST: 2, UNKNOWN_CHANNEL: 2, NOT_FOUND: 5,
+    FORBIDDEN_SENDER: 1, NOT_CONNECTED: 1, FOLDER_NOT_EMPTY: 1, INSECURE_SECRET_STORAGE: 1, INVALID_STATE: 1, INTERNAL: 1,
   };
   assert.deepEqual([...ERROR_CODES].sort(), Object.keys(expected).sort());
   for (const [code, exit] of Object.entries(expected)) assert.equal(exitCodeFor(code as ErrorCode), exit, code);

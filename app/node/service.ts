@@ -53,14 +53,6 @@ export interface ServiceOptions {
 
 export type ServiceListener = <E extends EventName>(event: E, payload: EventPayloads[E]) => void;
 
-/** A failure with a contract error code (see `IpcErrorCode`). */
-export class ServiceError extends Error {
-  constructor(readonly code: string, message: string) {
-    super(message);
-    this.name = 'ServiceError';
-  }
-}
-
 interface SiteSession {
   site: Site;
   status: SessionStatus;
@@ -211,7 +203,7 @@ export class SluiceService {
         return saved;
       },
       'sites.delete': async ({ siteId }) => {
-        if (!this.store.get(siteId)) throw new ServiceError('NOT_FOUND', `No site with id ${siteId}`);
+        if (!this.store.get(siteId)) throw new SluiceError('NOT_FOUND', `No site with id ${siteId}`);
         await this.disconnect(siteId);
         this.store.delete(siteId);
         await this.secrets.delete(siteId);
@@ -233,7 +225,7 @@ export class SluiceService {
       'session.list': async () => [...this.sessions.values()].map((s) => s.status),
       'hostKey.answer': async ({ promptId, answer }) => {
         const p = this.hostKeyPrompts.get(promptId);
-        if (!p) throw new ServiceError('NOT_FOUND', 'This host-key question is no longer open');
+        if (!p) throw new SluiceError('NOT_FOUND', 'This host-key question is no longer open');
         this.hostKeyPrompts.delete(promptId);
         // A changed or revoked key is never accepted from the dialog: the answer only closes it.
         p.resolve(p.kind === 'unknown' ? answer : 'reject');
@@ -276,7 +268,7 @@ export class SluiceService {
       'queue.cancel': async ({ jobId }) => this.cancel(jobId),
       'queue.retry': async ({ jobId }) => {
         const job = this.job(jobId);
-        if (job.state !== 'failed' && job.state !== 'cancelled') throw new ServiceError('INVALID_STATE', `Cannot retry a ${job.state} job`);
+        if (job.state !== 'failed' && job.state !== 'cancelled') throw new SluiceError('INVALID_STATE', `Cannot retry a ${job.state} job`);
         this.apply([{ type: 'updated', id: jobId, patch: { state: 'queued', error: undefined, rate: 0, finishedAt: undefined } }]);
         this.pump(job.siteId);
       },
@@ -286,7 +278,7 @@ export class SluiceService {
       },
       'conflict.answer': async ({ promptId, choice, forAll }) => {
         const p = this.conflictPrompts.get(promptId);
-        if (!p) throw new ServiceError('NOT_FOUND', 'This conflict question is no longer open');
+        if (!p) throw new SluiceError('NOT_FOUND', 'This conflict question is no longer open');
         if (forAll) this.batchPolicy.set(p.batchId, choice);
         this.closeConflictPrompt(promptId, choice);
       },
@@ -316,7 +308,7 @@ export class SluiceService {
   private checkSecretStorageAllowed(): void {
     const { secure, backend } = this.secrets.status();
     if (!secure && !this.insecureSecretStorageAllowed()) {
-      throw new ServiceError('INSECURE_SECRET_STORAGE',
+      throw new SluiceError('INSECURE_SECRET_STORAGE',
         `Passwords would be stored without encryption (${backend}); agree in Settings first, or use a key or the agent`);
     }
   }
@@ -336,7 +328,7 @@ export class SluiceService {
     const s = this.sessions.get(siteId);
     if (s?.engine) return s.engine;
     if (s?.opening) return s.opening;
-    throw new ServiceError('NOT_CONNECTED', 'Not connected to this site');
+    throw new SluiceError('NOT_CONNECTED', 'Not connected to this site');
   }
 
   /**
@@ -348,7 +340,7 @@ export class SluiceService {
     if (existing?.engine) return existing.engine;
     if (existing?.opening) return existing.opening;
     const site = this.store.get(siteId);
-    if (!site) throw new ServiceError('NOT_FOUND', `No site with id ${siteId}`);
+    if (!site) throw new SluiceError('NOT_FOUND', `No site with id ${siteId}`);
     const connections = site.connections ?? 1;
     const s: SiteSession = existing ?? {
       site,
@@ -540,19 +532,19 @@ export class SluiceService {
 
   private job(jobId: string): Job {
     const job = getJob(this.queue, jobId);
-    if (!job) throw new ServiceError('NOT_FOUND', `No job ${jobId}`);
+    if (!job) throw new SluiceError('NOT_FOUND', `No job ${jobId}`);
     return job;
   }
 
   private transition(jobId: string, from: JobState, to: JobState, patch: JobPatch = {}): void {
     const job = this.job(jobId);
-    if (job.state !== from || !canTransition(from, to)) throw new ServiceError('INVALID_STATE', `Cannot move a ${job.state} job to ${to}`);
+    if (job.state !== from || !canTransition(from, to)) throw new SluiceError('INVALID_STATE', `Cannot move a ${job.state} job to ${to}`);
     this.apply([{ type: 'updated', id: jobId, patch: { ...patch, state: to } }]);
   }
 
   private enqueue(req: InvokeRequests['queue.enqueue']): string[] {
     const site = this.store.get(req.siteId);
-    if (!site) throw new ServiceError('NOT_FOUND', `No site with id ${req.siteId}`);
+    if (!site) throw new SluiceError('NOT_FOUND', `No site with id ${req.siteId}`);
     const batchId = randomUUID();
     const now = this.clock();
     const jobs: Job[] = req.sources.map((source) => ({
@@ -574,7 +566,7 @@ export class SluiceService {
   private cancel(jobId: string): void {
     const job = this.job(jobId);
     if (job.state === 'running') return this.stopRunning(jobId, 'cancelled');
-    if (!canTransition(job.state, 'cancelled') || job.state === 'cancelled') throw new ServiceError('INVALID_STATE', `Cannot cancel a ${job.state} job`);
+    if (!canTransition(job.state, 'cancelled') || job.state === 'cancelled') throw new SluiceError('INVALID_STATE', `Cannot cancel a ${job.state} job`);
     this.apply([{ type: 'updated', id: jobId, patch: { state: 'cancelled', rate: 0, finishedAt: this.clock() } }]);
   }
 

@@ -8,6 +8,7 @@ import { safeStorage } from 'electron';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { SecretStore } from '../../app/node/stores/sites';
+import { SluiceError } from '../../app/common/errors';
 
 export interface SafeStorageSecretStoreOptions {
   /** The JSON file holding ciphertexts, e.g. `<home>/secrets.json`. */
@@ -18,13 +19,6 @@ export interface SafeStorageSecretStoreOptions {
   warn?: (message: string) => void;
 }
 
-/** An error carrying a contract error code. */
-class SecretStoreError extends Error {
-  constructor(readonly code: 'INSECURE_SECRET_STORAGE', message: string) {
-    super(message);
-    this.name = 'SecretStoreError';
-  }
-}
 
 export class SafeStorageSecretStore implements SecretStore {
   constructor(private readonly opts: SafeStorageSecretStoreOptions) {}
@@ -51,11 +45,11 @@ export class SafeStorageSecretStore implements SecretStore {
 
   async set(siteId: string, secret: string): Promise<void> {
     const { secure, backend } = this.status();
-    if (backend === 'unavailable') throw new SecretStoreError('INSECURE_SECRET_STORAGE', 'The OS offers no secret storage; the password was not saved');
+    if (backend === 'unavailable') throw new SluiceError('INSECURE_SECRET_STORAGE', 'The OS offers no secret storage; the password was not saved');
     if (!secure) {
       if (!this.opts.allowInsecure()) {
         this.opts.warn?.(`Refusing to save a password: secret storage backend is ${backend} (not encrypted)`);
-        throw new SecretStoreError('INSECURE_SECRET_STORAGE', `Passwords would be stored without encryption (${backend}); agree in Settings first`);
+        throw new SluiceError('INSECURE_SECRET_STORAGE', `Passwords would be stored without encryption (${backend}); agree in Settings first`);
       }
       this.opts.warn?.(`Saving a password with the ${backend} backend (not encrypted), as agreed in Settings`);
     }

@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import type { Result } from './result';
+import type { ErrorCode } from '../errors';
 import type { Job, Direction } from '../model/job';
 import type { Site, SiteView } from '../model/site';
 import type { QueueEvent } from '../queue/reducer';
@@ -136,17 +137,10 @@ export interface LogLine {
   siteId?: string;
 }
 
-/** Error codes that may appear in a failed Result (others come from the engine, e.g. AUTH_FAILED). */
-export type IpcErrorCode =
-  | 'INVALID_REQUEST'
-  | 'UNKNOWN_CHANNEL'
-  | 'FORBIDDEN_SENDER'
-  | 'NOT_FOUND'
-  | 'NOT_CONNECTED'
-  | 'FOLDER_NOT_EMPTY'
-  | 'INSECURE_SECRET_STORAGE'
-  | 'INVALID_STATE'
-  | 'INTERNAL';
+/** Error codes of the service and IPC themselves; a failed Result may carry any {@link ErrorCode} (app/common/errors.ts). */
+export type IpcErrorCode = Extract<ErrorCode,
+  'INVALID_REQUEST' | 'UNKNOWN_CHANNEL' | 'FORBIDDEN_SENDER' | 'NOT_FOUND' | 'NOT_CONNECTED' | 'FOLDER_NOT_EMPTY'
+  | 'INSECURE_SECRET_STORAGE' | 'INVALID_STATE' | 'INTERNAL'>;
 
 // ---------------------------------------------------------------------------------------------
 // Request validators

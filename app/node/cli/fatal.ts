@@ -22,7 +22,7 @@ export interface FatalError {
  * @param exitCode overrides the code's exit code (an interrupt by SIGTERM exits 143, not ABORTED's 130)
  */
 export function toFatal(e: unknown, exitCode?: number): FatalError {
-  const se = e instanceof SluiceError ? e : new SluiceError('REMOTE_FAILURE', (e as Error | undefined)?.message ?? String(e));
+  const se = SluiceError.from(e);
   return { type: 'error', code: se.code, message: se.message, exitCode: exitCode ?? exitCodeFor(se.code) };
 }
 

@@ -954,7 +954,7 @@ port.on('message', (msg: ToWorker) => {
   exec.then(
     (value) => post({ kind: 'result', id: msg.id, ok: true, value }),
     (e: unknown) => {
-      const se = e instanceof SluiceError ? e : new SluiceError('REMOTE_FAILURE', (e as Error)?.message ?? String(e));
+      const se = SluiceError.from(e);
       post({ kind: 'result', id: msg.id, ok: false, error: se.toInfo() });
     },
   );

@@ -4,7 +4,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
-import { MemorySecretStore, SitesStore, StoreError, resolveHome } from './sites';
+import { MemorySecretStore, SitesStore, resolveHome } from './sites';
+import { SluiceError } from '../errors';
 import type { SiteInput } from '../../common/model/site';
 
 function tempHome(t: { after: (fn: () => void) => void }): string {
@@ -42,7 +43,7 @@ test('create, read back across reopen, WAL and migrations applied', (t) => {
 test('update of an unknown id is NOT_FOUND', (t) => {
   const store = new SitesStore(tempHome(t));
   t.after(() => store.close());
-  assert.throws(() => store.save({ ...input, id: 'nope' }), (e: unknown) => e instanceof StoreError && e.code === 'NOT_FOUND');
+  assert.throws(() => store.save({ ...input, id: 'nope' }), (e: unknown) => e instanceof SluiceError && e.code === 'NOT_FOUND');
 });
 
 test('duplicate picks a free name; delete removes', (t) => {
@@ -67,13 +68,13 @@ test('folders: implied ancestors, explicit empty folders, delete only when empty
   const s = store.save(input);
   store.createFolder('Home/Lab');
   assert.deepEqual(store.list().folders, ['Home', 'Home/Lab', 'Work', 'Work/Prod']);
-  assert.throws(() => store.deleteFolder('Work'), (e: unknown) => e instanceof StoreError && e.code === 'FOLDER_NOT_EMPTY');
-  assert.throws(() => store.deleteFolder('Home'), (e: unknown) => e instanceof StoreError && e.code === 'FOLDER_NOT_EMPTY');
+  assert.throws(() => store.deleteFolder('Work'), (e: unknown) => e instanceof SluiceError && e.code === 'FOLDER_NOT_EMPTY');
+  assert.throws(() => store.deleteFolder('Home'), (e: unknown) => e instanceof SluiceError && e.code === 'FOLDER_NOT_EMPTY');
   store.deleteFolder('Home/Lab');
   assert.deepEqual(store.list().folders, ['Work', 'Work/Prod']);
   store.delete(s.id);
   assert.deepEqual(store.list().folders, []);
-  assert.throws(() => store.deleteFolder('Nope'), (e: unknown) => e instanceof StoreError && e.code === 'NOT_FOUND');
+  assert.throws(() => store.deleteFolder('Nope'), (e: unknown) => e instanceof SluiceError && e.code === 'NOT_FOUND');
 });
 
 test('no password column exists and settings round-trip', (t) => {

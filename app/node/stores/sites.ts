@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { normalizeFolder, type Site, type SiteInput } from '../../common/model/site';
+import { SluiceError } from '../errors';
 
 /** Where passwords live; the app uses Electron safeStorage, tests and the e2e harness an in-memory map. */
 export interface SecretStore {
@@ -37,13 +38,6 @@ export class MemorySecretStore implements SecretStore {
   }
 }
 
-/** An error with a stable code that the service turns into a failed Result. */
-export class StoreError extends Error {
-  constructor(readonly code: 'NOT_FOUND' | 'FOLDER_NOT_EMPTY' | 'INVALID_REQUEST', message: string) {
-    super(message);
-    this.name = 'StoreError';
-  }
-}
 
 export { resolveHome } from './dataDir';
 
@@ -146,7 +140,7 @@ export class SitesStore {
 
   /**
    * Creates (no `id`) or updates (`id` of an existing site) a site. Optional fields left out are cleared.
-   * @throws StoreError NOT_FOUND when `id` names no site
+   * @throws SluiceError NOT_FOUND when `id` names no site
    */
   save(input: SiteInput): Site {
     const now = this.clock();
@@ -162,7 +156,7 @@ export class SitesStore {
         auth_method=@auth_method, key_path=@key_path, local_dir=@local_dir, remote_dir=@remote_dir,
         connections=@connections, channels=@channels, ciphers=@ciphers, updated_at=@now WHERE id=@id`)
         .run({ ...values, now, id: input.id });
-      if (res.changes === 0) throw new StoreError('NOT_FOUND', `No site with id ${input.id}`);
+      if (res.changes === 0) throw new SluiceError('NOT_FOUND', `No site with id ${input.id}`);
       return this.get(input.id)!;
     }
     const id = randomUUID();
@@ -179,11 +173,11 @@ export class SitesStore {
 
   /**
    * Copies a site under a new id, named "<name> (copy)" (or "(copy 2)", … when taken in the same folder).
-   * @throws StoreError NOT_FOUND
+   * @throws SluiceError NOT_FOUND
    */
   duplicate(id: string): Site {
     const site = this.get(id);
-    if (!site) throw new StoreError('NOT_FOUND', `No site with id ${id}`);
+    if (!site) throw new SluiceError('NOT_FOUND', `No site with id ${id}`);
     const taken = new Set((this.db.prepare('SELECT name FROM sites WHERE folder = ?').all(site.folder) as Array<{ name: string }>).map((r) => r.name));
     let name = `${site.name} (copy)`;
     for (let n = 2; taken.has(name) && n < 10_000; n++) name = `${site.name} (copy ${n})`;
@@ -194,22 +188,22 @@ export class SitesStore {
   /** Creates an (empty) folder; creating an existing one is a no-op. Returns the normalised path. */
   createFolder(folder: string): string {
     const p = normalizeFolder(folder);
-    if (!p) throw new StoreError('INVALID_REQUEST', 'Folder name is empty');
+    if (!p) throw new SluiceError('INVALID_REQUEST', 'Folder name is empty');
     this.db.prepare('INSERT OR IGNORE INTO folders (path) VALUES (?)').run(p);
     return p;
   }
 
   /**
    * Deletes an empty folder.
-   * @throws StoreError FOLDER_NOT_EMPTY when a site or a subfolder is inside, NOT_FOUND when it does not exist
+   * @throws SluiceError FOLDER_NOT_EMPTY when a site or a subfolder is inside, NOT_FOUND when it does not exist
    */
   deleteFolder(folder: string): void {
     const p = normalizeFolder(folder);
-    if (!this.list().folders.includes(p)) throw new StoreError('NOT_FOUND', `No folder ${p}`);
+    if (!this.list().folders.includes(p)) throw new SluiceError('NOT_FOUND', `No folder ${p}`);
     const prefix = `${p}/`;
     const used = this.db.prepare('SELECT 1 FROM sites WHERE folder = ? OR substr(folder, 1, ?) = ? LIMIT 1').get(p, prefix.length, prefix);
     const sub = this.db.prepare('SELECT 1 FROM folders WHERE substr(path, 1, ?) = ? LIMIT 1').get(prefix.length, prefix);
-    if (used || sub) throw new StoreError('FOLDER_NOT_EMPTY', `Folder ${p} is not empty`);
+    if (used || sub) throw new SluiceError('FOLDER_NOT_EMPTY', `Folder ${p} is not empty`);
     this.db.prepare('DELETE FROM folders WHERE path = ?').run(p);
   }
 

@@ -164,7 +164,7 @@ export class Scheduler {
       try {
         await task.run(lane);
       } catch (e) {
-        const se = e instanceof SluiceError ? e : new SluiceError('REMOTE_FAILURE', (e as Error)?.message ?? String(e));
+        const se = SluiceError.from(e);
         task.attempts = (task.attempts ?? 0) + 1;
         const connectionLost = CONNECTION_ERRORS.has(se.code);
         if (connectionLost) this.lastConnectionError = se;

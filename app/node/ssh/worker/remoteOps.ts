@@ -1,0 +1,124 @@
+/**
+ * Single remote operations: STAT, folder listings, MKDIR, the commit's rename, handles opened ahead.
+ */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import type { SFTPWrapper } from 'ssh2';
+import { SluiceError, fromSftpError } from '../../errors';
+import { LeftoverJournal } from '../../stores/leftovers';
+import type { RemoteEntry, RemoteStat, WorkerOps } from '../workerProtocol';
+import { handlesAhead } from './handles';
+import { SEGMENT_FLAGS, SSH_FX_EOF, call, closeRemote, openRemote, statOn, statToRemote } from './sftpCalls';
+import { hasExt, requireConn, sftpOf, state } from './state';
+
+export async function openAhead(a: WorkerOps['openAhead'][0]): Promise<void> {
+  for (const channel of a.channels) {
+    const s = sftpOf(channel);
+    handlesAhead.add(s, a.remotePath, openRemote(s, a.remotePath, SEGMENT_FLAGS, a.mode));
+  }
+}
+
+export async function stat(a: WorkerOps['stat'][0]): Promise<RemoteStat | null> {
+  const follow = a.follow !== false;
+  const early = follow && (a.channel ?? 0) === 0 ? state.prefetchedStats.get(a.path) : undefined;
+  if (!early) return statOn(sftpOf(a.channel), a.path, follow);
+  state.prefetchedStats.delete(a.path);
+  const st = await early.catch((e: unknown) => { void handlesAhead.drop(a.path); throw e; });
+  if (st?.type !== 'file') void handlesAhead.drop(a.path);
+  return st;
+}
+
+export type DirEntry = { filename: string; attrs: { mode: number; size: number; mtime: number } };
+
+/** One SSH_FXP_READDIR on an open folder handle: its names, or null at end of folder (SSH_FX_EOF). */
+export function readdirOnce(s: SFTPWrapper, h: Buffer, p: string): Promise<DirEntry[] | null> {
+  return new Promise((resolve, reject) => {
+    s.readdir(h, ((err: (Error & { code?: number }) | undefined, list: DirEntry[]) => {
+      if (err?.code === SSH_FX_EOF) resolve(null);
+      else if (err) reject(fromSftpError(err, p));
+      else resolve(list);
+    }) as never);
+  });
+}
+
+/**
+ * Lists a folder: SSH_FXP_OPENDIR, then SSH_FXP_READDIRs two at a time on its handle (answered in order,
+ * draft-ietf-secsh-filexfer-02 §6.7; OpenSSH sends up to 100 names per answer, so the second usually says EOF),
+ * and an SSH_FXP_CLOSE that is not waited for: two round trips for most folders, where ssh2's readdir(path)
+ * takes four. An answer after the end of the folder is ignored, error or not.
+ */
+export async function list(a: WorkerOps['list'][0]): Promise<RemoteEntry[]> {
+  const s = sftpOf(a.channel);
+  const h = await call<Buffer>((cb) => s.opendir(a.path, cb as never), a.path);
+  const entries: DirEntry[] = [];
+  try {
+    for (;;) {
+      const answers = [readdirOnce(s, h, a.path), readdirOnce(s, h, a.path)];
+      // Marked handled up front: after an error or the end, the other answer is not awaited.
+      answers.forEach((answer) => answer.catch(() => undefined));
+      for (const answer of answers) {
+        const names = await answer;
+        if (names === null) {
+          return entries
+            .filter((e) => e.filename !== '.' && e.filename !== '..')
+            .map((e) => ({ name: e.filename, ...statToRemote(e.attrs) }));
+        }
+        entries.push(...names);
+      }
+    }
+  } finally {
+    void closeRemote(s, h, a.path).catch(() => undefined);
+  }
+}
+
+export async function mkdir(a: WorkerOps['mkdir'][0]): Promise<'created' | 'exists'> {
+  const s = sftpOf(a.channel);
+  try {
+    await call<void>((cb) => s.mkdir(a.path, a.mode === undefined ? {} : { mode: a.mode }, cb as never), a.path);
+    return 'created';
+  } catch (e) {
+    const st = await stat({ channel: a.channel, path: a.path });
+    if (st?.type === 'dir') return 'exists';
+    throw e;
+  }
+}
+
+export function tempSibling(p: string, tag: string): string {
+  return path.posix.join(path.posix.dirname(p), `.${path.posix.basename(p)}.sluice-${randomBytes(4).toString('hex')}.${tag}`);
+}
+
+/**
+ * Renames `from` onto `to`. Overwrite: posix-rename@openssh.com (atomic replace, OpenSSH PROTOCOL §4.3);
+ * where it is missing, SSH_FXP_RENAME (SFTPGo replaces the target with it), and where that fails onto an existing
+ * target, a sequence that never deletes the target first: move the target aside (recorded in the leftovers journal
+ * first, so a kill between the renames is repaired on the next connection), rename, then remove the old copy
+ * (restoring it if the second rename fails). No-clobber: SSH_FXP_RENAME after checking the target.
+ */
+export async function rename(a: WorkerOps['rename'][0]): Promise<void> {
+  const s = sftpOf(a.channel);
+  const plain = (from: string, to: string) => call<void>((cb) => s.rename(from, to, cb as never), from === a.from ? a.to : to, 'RENAME');
+  if (a.mode === 'no-clobber') {
+    if (await stat({ channel: a.channel, path: a.to, follow: false })) throw new SluiceError('EXISTS', `${a.to} exists (--no-clobber)`);
+    return plain(a.from, a.to);
+  }
+  if (hasExt('posix-rename@openssh.com')) {
+    return call<void>((cb) => s.ext_openssh_rename(a.from, a.to, cb as never), a.to, 'posix-rename@openssh.com');
+  }
+  try {
+    return await plain(a.from, a.to);
+  } catch (e) {
+    if (!(await stat({ channel: a.channel, path: a.to, follow: false }))) throw e;
+  }
+  const c = requireConn();
+  const journal = new LeftoverJournal(c.params.dataDir, { host: c.params.host, port: c.params.port, user: c.params.username });
+  const aside = tempSibling(a.to, 'old');
+  const entry = journal.record({ kind: 'aside', path: aside, target: a.to });
+  await plain(a.to, aside).catch((e: unknown) => { journal.forget(entry); throw e; });
+  try {
+    await plain(a.from, a.to);
+  } catch (e) {
+    await plain(aside, a.to).then(() => journal.forget(entry), () => undefined);
+    throw e;
+  }
+  await call<void>((cb) => s.unlink(aside, cb as never), aside, 'REMOVE').then(() => journal.forget(entry), () => undefined);
+}

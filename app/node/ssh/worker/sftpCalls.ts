@@ -1,0 +1,79 @@
+/**
+ * Promise forms of single SFTP requests on a channel, whose failures name the request and the path, and the
+ * mapping of a range copy's errors.
+ */
+import fs from 'node:fs';
+import { utils as ssh2Utils, type SFTPWrapper } from 'ssh2';
+import { SluiceError, fromLocalError, fromSftpError, type SftpOperation } from '../../errors';
+import type { TaggedSftpError } from '../../sftp/pipeline';
+import type { RemoteStat } from '../workerProtocol';
+import { hasExt } from './state';
+
+export const S_IFMT = 0o170000;
+
+/** Promise form of one ssh2 SFTP request; a failure names the request (`what`) and the path. */
+export function call<T>(fn: (cb: (err: Error | null | undefined, v: T) => void) => void, remotePath: string, what?: SftpOperation | string): Promise<T> {
+  const op = typeof what === 'string' ? { op: what } : what;
+  return new Promise<T>((resolve, reject) => {
+    fn((err, v) => (err ? reject(fromSftpError(err, remotePath, op)) : resolve(v)));
+  });
+}
+
+export function statToRemote(a: { mode: number; size: number; mtime: number }): RemoteStat {
+  const fmt = a.mode & S_IFMT;
+  const type = fmt === 0o040000 ? 'dir' : fmt === 0o100000 ? 'file' : fmt === 0o120000 ? 'symlink' : 'other';
+  return { type, size: a.size, mtimeMs: a.mtime * 1000, mode: a.mode & 0o7777 };
+}
+
+export async function openRemote(s: SFTPWrapper, p: string, flags: string | number, mode?: number, op = 'OPEN'): Promise<Buffer> {
+  return call<Buffer>((cb) => s.open(p, flags as never, mode === undefined ? {} : { mode }, cb), p, op);
+}
+
+export async function closeRemote(s: SFTPWrapper, h: Buffer, p: string): Promise<void> {
+  await call<void>((cb) => s.close(h, cb as never), p, 'CLOSE');
+}
+
+export async function openLocal(p: string, flags: string, mode?: number): Promise<fs.promises.FileHandle> {
+  try {
+    return await fs.promises.open(p, flags, mode);
+  } catch (e) {
+    throw fromLocalError(e, p);
+  }
+}
+
+/** Maps an error from a range copy to a SluiceError naming the side it came from. */
+export function rangeError(e: unknown, remotePath: string, localPath: string): SluiceError {
+  if (e instanceof SluiceError) return e;
+  const err = e as NodeJS.ErrnoException & { name?: string };
+  if (err?.name === 'AbortError') return new SluiceError('ABORTED', 'transfer aborted');
+  if (typeof err?.code === 'string') return fromLocalError(e, localPath);
+  if (typeof err?.code === 'number') return fromSftpError(e, remotePath, { op: (e as TaggedSftpError).sftpOp, offset: (e as TaggedSftpError).offset });
+  return new SluiceError('REMOTE_FAILURE', `${remotePath}: ${err?.message ?? String(e)}`);
+}
+
+export async function fsyncRemote(s: SFTPWrapper, h: Buffer, p: string): Promise<boolean> {
+  if (!hasExt('fsync@openssh.com')) return false;
+  await call<void>((cb) => s.ext_openssh_fsync(h, cb as never), p, 'fsync@openssh.com');
+  return true;
+}
+
+/** SSH_FXP_STAT (or LSTAT when `follow` is false); null when the path does not exist. */
+export async function statOn(s: SFTPWrapper, p: string, follow: boolean): Promise<RemoteStat | null> {
+  try {
+    const st = await call<{ mode: number; size: number; mtime: number }>(
+      (cb) => (follow ? s.stat(p, cb as never) : s.lstat(p, cb as never)), p);
+    return statToRemote(st);
+  } catch (e) {
+    if (e instanceof SluiceError && e.code === 'NO_SUCH_FILE') return null;
+    throw e;
+  }
+}
+
+export const { OPEN_MODE, STATUS_CODE } = ssh2Utils.sftp;
+export const SSH_FX_EOF = STATUS_CODE.EOF;
+
+/**
+ * SSH_FXP_OPEN flags of every handle a segmented upload writes through, and of the probe that decides whether it may:
+ * write-only, created if missing (the temporary name is new), never truncated, no append.
+ */
+export const SEGMENT_FLAGS = OPEN_MODE.WRITE | OPEN_MODE.CREAT;

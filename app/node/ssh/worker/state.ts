@@ -1,0 +1,119 @@
+/**
+ * The state of this worker's one connection, shared by its modules (one object instead of module-level variables), and the
+ * helpers every operation uses: posting to the coordinator, failing in-flight operations when the connection drops,
+ * asking the coordinator (host key, password), picking an SFTP channel.
+ */
+import { parentPort, type MessagePort } from 'node:worker_threads';
+import type { Client, SFTPWrapper } from 'ssh2';
+import type net from 'node:net';
+import { SluiceError } from '../../errors';
+import type { InFlightBudget, RequestSlots } from '../../sftp/pipeline';
+import type { HashTraits } from '../remoteHash';
+import type { ConnectInfo, ConnectParams, FromWorker, RemoteStat, ToWorker } from '../workerProtocol';
+
+/** Largest request we issue even when a server allows more: 255 KiB, OpenSSH's own limit. */
+export const MAX_REQUEST_BYTES = 261120;
+
+/** Per-task progress messages to the coordinator are sent at most this often, ms. */
+export const PROGRESS_INTERVAL_MS = 200;
+
+if (!parentPort) throw new Error('worker.ts must run in a worker thread');
+/** The channel to the coordinating thread. */
+export const port: MessagePort = parentPort;
+
+/** Sends a message to the coordinating thread. */
+export function post(msg: FromWorker): void {
+  port.postMessage(msg);
+}
+
+/** This worker's one SSH connection, once connected: its SFTP channels, request budgets and counters. */
+export interface Conn {
+  client: Client;
+  sock: net.Socket;
+  sftp: SFTPWrapper[];
+  slots: RequestSlots[];
+  /** Upload bytes in flight on this connection, across its channels. */
+  uploads: InFlightBudget;
+  counters: Float64Array;
+  info: ConnectInfo;
+  params: ConnectParams;
+  nextChannel: number;
+  /** Which remote hash methods work on this server (learned on first use). */
+  hashTraits: HashTraits;
+}
+
+/** The connection and what the worker learned or holds for it. */
+export const state = {
+  conn: null as Conn | null,
+  closedError: null as SluiceError | null,
+  askId: 0,
+  /** Last time any SFTP channel of this connection received data (ms since epoch). */
+  lastSftpReply: Date.now(),
+  /** Receive window for SFTP channels in bytes; 0 keeps ssh2's 2 MiB. */
+  channelWindow: 0,
+  /** SFTP channels connect started opening on a slow link (`autoChannels`), for the next addChannels. */
+  earlyChannels: null as Promise<SFTPWrapper[]> | null,
+  /** The probe sent with the first channel's set-up (`prefetch.probeDir`), until probeOutOfOrder takes it. */
+  prefetchedProbe: null as Promise<boolean | null> | null,
+  /** Answers of the SSH_FXP_STATs sent behind the first channel's INIT (`prefetch.stat`), each taken once. */
+  prefetchedStats: new Map<string, Promise<RemoteStat | null>>(),
+};
+
+/** Rejecters of every in-flight operation, failed together when the connection drops. */
+export const pending = new Set<(e: SluiceError) => void>();
+
+export const asks = new Map<number, (msg: ToWorker) => void>();
+
+/** Abort controllers of running range tasks, by task id (coordinator sends `cancel`). */
+export const taskAborts = new Map<number, AbortController>();
+
+/** Cancels that arrived before their task started its pipeline (e.g. while opening the file). */
+export const cancelledEarly = new Set<number>();
+
+export function failAll(e: SluiceError): void {
+  if (!state.closedError) state.closedError = e;
+  for (const reject of [...pending]) reject(e);
+  pending.clear();
+}
+
+/** Runs an operation so that a connection loss rejects it at once instead of leaving it waiting. */
+export function guarded<T>(run: () => Promise<T>): Promise<T> {
+  if (state.closedError) return Promise.reject(state.closedError);
+  return new Promise<T>((resolve, reject) => {
+    const rejecter = (e: SluiceError) => reject(e);
+    pending.add(rejecter);
+    run().then(
+      (v) => { pending.delete(rejecter); resolve(v); },
+      (e) => { pending.delete(rejecter); reject(e); },
+    );
+  });
+}
+
+export function ask(msg: { kind: 'hostkey'; key: Uint8Array } | { kind: 'password' }): Promise<ToWorker> {
+  const id = ++state.askId;
+  return new Promise((resolve) => {
+    asks.set(id, resolve);
+    post({ ...msg, id } as FromWorker);
+  });
+}
+
+export function sftpOf(channel?: number): SFTPWrapper {
+  const c = requireConn();
+  if (channel === undefined) {
+    channel = c.nextChannel;
+    c.nextChannel = (c.nextChannel + 1) % c.sftp.length;
+  }
+  const s = c.sftp[channel];
+  if (!s) throw new SluiceError('REMOTE_FAILURE', `no SFTP channel ${channel}`);
+  return s;
+}
+
+export function requireConn(): Conn {
+  if (state.closedError) throw state.closedError;
+  if (!state.conn) throw new SluiceError('CONNECTION_LOST', 'not connected');
+  return state.conn;
+}
+
+export function hasExt(name: string): boolean {
+  return requireConn().info.extensions[name] !== undefined;
+}

@@ -1,0 +1,210 @@
+/**
+ * Moving file data: byte ranges through the pipeline (segments), whole small and large files through one handle, and
+ * the end of an upload (fsync, size, close) with its request order.
+ */
+import fs from 'node:fs';
+import type { SFTPWrapper } from 'ssh2';
+import {
+  COUNTERS_PER_CHANNEL, COUNTER_BYTES, ShortFileError, downloadRange, uploadRange, type RangeOptions,
+} from '../../sftp/pipeline';
+import type { GetFileTask, PutFileTask, RangeTask, WorkerOps } from '../workerProtocol';
+import { closeSegmentHandles, closeUnlessAborted, handlesAhead, segmentHandles } from './handles';
+import { OPEN_MODE, SEGMENT_FLAGS, call, closeRemote, fsyncRemote, openLocal, openRemote, rangeError } from './sftpCalls';
+import { PROGRESS_INTERVAL_MS, cancelledEarly, post, requireConn, sftpOf, state, taskAborts } from './state';
+
+/**
+ * Pipeline options for one task: its channel's request budget and counters, an abort signal the
+ * coordinator can fire (`cancel`), and progress posted at most every PROGRESS_INTERVAL_MS.
+ * Call `done()` when the task ends: it posts the remaining progress and forgets the abort controller.
+ */
+export function rangeOptions(channel: number, chunkSize: number, taskId: number): RangeOptions & { done(): void } {
+  const c = requireConn();
+  let unsent = 0;
+  let last = Date.now();
+  const abort = new AbortController();
+  if (cancelledEarly.delete(taskId)) abort.abort();
+  taskAborts.set(taskId, abort);
+  const flush = () => {
+    if (unsent) post({ kind: 'task-progress', taskId, bytes: unsent });
+    unsent = 0;
+    last = Date.now();
+  };
+  return {
+    signal: abort.signal,
+    chunkSize,
+    slots: c.slots[channel],
+    counters: c.counters.subarray(channel * COUNTERS_PER_CHANNEL, (channel + 1) * COUNTERS_PER_CHANNEL),
+    onBytes: (n) => {
+      unsent += n;
+      if (Date.now() - last >= PROGRESS_INTERVAL_MS) flush();
+    },
+    done: () => {
+      flush();
+      taskAborts.delete(taskId);
+    },
+  };
+}
+
+/**
+ * SSH_FXP_WRITEs one upload task keeps outstanding: 8 × 255 KiB fills the 2 MiB channel window sshd opens
+ * (OpenSSH CHAN_SES_WINDOW_DEFAULT) on its own. More only wait in ssh2's channel buffer, where an abort's cleanup
+ * would queue behind them, and cost memory and page faults up front: 20 segments at 24 each read ~120 MiB
+ * before the first write left (measured 45–80 ms at 50 ms RTT). 4 to 24 measured alike, on loopback and at 50 ms.
+ */
+export const UPLOAD_MAX_IN_FLIGHT = 8;
+
+/**
+ * Runs one segment: copies [start, end) with the pipeline through the handle pair this channel kept for the file
+ * (else opens both sides), and keeps the pair for the file's next segment unless the segment failed.
+ */
+export async function rangeTask(t: RangeTask, direction: 'download' | 'upload'): Promise<number> {
+  const c = requireConn();
+  const s = sftpOf(t.channel);
+  const down = direction === 'download';
+  let h = segmentHandles.take(t.channel, direction, t.remotePath, t.localPath);
+  if (!h) {
+    const remote = await (handlesAhead.take(s, t.remotePath) ?? openRemote(s, t.remotePath, down ? 'r' : SEGMENT_FLAGS, down ? undefined : t.mode));
+    try {
+      h = { channel: t.channel, remote, local: await openLocal(t.localPath, down ? 'r+' : 'r') };
+    } catch (e) {
+      await closeRemote(s, remote, t.remotePath).catch(() => undefined);
+      throw e;
+    }
+  }
+  const o = rangeOptions(t.channel, down ? c.info.maxRead : c.info.maxWrite, t.taskId);
+  if (!down) { o.maxInFlight = UPLOAD_MAX_IN_FLIGHT; o.budget = c.uploads; }
+  let ok = false;
+  try {
+    const n = await (down ? downloadRange : uploadRange)(s, h.remote, h.local.fd, t.start, t.end, o);
+    ok = true;
+    return n;
+  } catch (e) {
+    throw rangeError(e, t.remotePath, t.localPath);
+  } finally {
+    o.done();
+    // After an abort the CLOSE may queue behind replies still on their way: not waited for (see closeUnlessAborted).
+    if (ok && !state.closedError) segmentHandles.put(direction, t.remotePath, t.localPath, h);
+    else await closeSegmentHandles([h], t.remotePath, !o.signal?.aborted);
+  }
+}
+
+/**
+ * The end of an upload on one handle whose data the server has acknowledged: fsync@openssh.com (where offered),
+ * SSH_FXP_FSTAT for the size check, and SSH_FXP_CLOSE. A server that answers in order takes the three in one round
+ * trip; elsewhere the CLOSE waits for the fsync and fstat replies (it could overtake them, and a concurrent server
+ * may commit the file on CLOSE), and the caller's rename waits for the CLOSE.
+ * @param data a last SSH_FXP_WRITE at offset 0 (a file that fits one request), sent first; on a server that does
+ *   not order requests its reply is awaited before the fsync and fstat
+ * @returns the size the server reports after the writes, and whether it fsynced
+ */
+export async function finishHandle(s: SFTPWrapper, h: Buffer, p: string, data?: Buffer): Promise<{ size: number; fsynced: boolean }> {
+  const ordered = requireConn().info.ordersRequests;
+  const written = data ? call<void>((cb) => s.write(h, data, 0, data.length, 0, cb as never), p, { op: 'WRITE', offset: 0 }) : Promise.resolve();
+  if (!ordered) {
+    try {
+      await written;
+    } catch (e) {
+      await closeRemote(s, h, p).catch(() => undefined);
+      throw e;
+    }
+  }
+  const synced = fsyncRemote(s, h, p);
+  const stated = call<{ size: number }>((cb) => s.fstat(h, cb as never), p, 'FSTAT');
+  const closed = ordered ? closeRemote(s, h, p) : Promise.allSettled([synced, stated]).then(() => closeRemote(s, h, p));
+  try {
+    const [, fsynced, st] = await Promise.all([written, synced, stated, closed]);
+    return { size: st.size, fsynced };
+  } finally {
+    await Promise.allSettled([written, synced, stated, closed]);
+  }
+}
+
+/**
+ * Ends a segmented upload on this connection: {@link finishHandle} on the handle this channel kept from a segment
+ * (else one it opens), while the SSH_FXP_CLOSEs of every other handle this connection kept for the file go out.
+ */
+export async function finishUpload(a: WorkerOps['finishUpload'][0]): Promise<{ size: number; fsynced: boolean }> {
+  const channel = a.channel ?? 0;
+  const s = sftpOf(channel);
+  const kept = segmentHandles.takeAll(a.path);
+  const own = kept.find((h) => h.channel === channel);
+  const closingOthers = closeSegmentHandles(kept.filter((h) => h !== own), a.path);
+  try {
+    const h = own?.remote ?? await openRemote(s, a.path, OPEN_MODE.WRITE);
+    return await finishHandle(s, h, a.path);
+  } finally {
+    await Promise.all([closingOthers, own?.local.close().catch(() => undefined)]);
+  }
+}
+
+/** Closes the handles this connection kept for `remotePath` (segments done, or the file given up). */
+export async function releaseFile(a: WorkerOps['releaseFile'][0]): Promise<void> {
+  await handlesAhead.drop(a.remotePath);
+  await closeSegmentHandles(segmentHandles.takeAll(a.remotePath, a.localPath), a.remotePath, a.direction === 'upload');
+}
+
+/**
+ * Uploads a whole file through one handle, in order, then fsyncs, reads back the size and closes
+ * ({@link finishHandle}: one round trip for the tail, and for a file that fits one request the SSH_FXP_WRITE too,
+ * on a server that answers in order; the replies each step depends on are awaited elsewhere).
+ * @returns the remote size after writing (from the fstat)
+ */
+export async function putFile(t: PutFileTask): Promise<number> {
+  const c = requireConn();
+  const s = sftpOf(t.channel);
+  const local = await openLocal(t.localPath, 'r');
+  let h: Buffer | null = null;
+  const o = rangeOptions(t.channel, c.info.maxWrite, t.taskId);
+  o.maxInFlight = UPLOAD_MAX_IN_FLIGHT;
+  o.budget = c.uploads;
+  try {
+    h = await openRemote(s, t.remoteTemp, 'w', t.mode, 'OPEN (create)');
+    const handle = h;
+    let small: Buffer | null = null;
+    if (t.size > 0 && t.size <= c.info.maxWrite) {
+      small = Buffer.allocUnsafe(t.size);
+      const { bytesRead } = await local.read(small, 0, t.size, 0);
+      if (bytesRead !== t.size) throw new ShortFileError(bytesRead);
+    } else if (t.size > 0) {
+      await uploadRange(s, handle, local.fd, 0, t.size, o);
+    }
+    h = null;
+    const { size } = await finishHandle(s, handle, t.remoteTemp, small ?? undefined);
+    if (small) {
+      o.counters![COUNTER_BYTES] += small.length;
+      o.onBytes!(small.length);
+    }
+    return size;
+  } catch (e) {
+    throw rangeError(e, t.remoteTemp, t.localPath);
+  } finally {
+    o.done();
+    await local.close().catch(() => undefined);
+    if (h) await closeUnlessAborted(s, h, t.remoteTemp, o.signal);
+  }
+}
+
+export async function getFile(t: GetFileTask): Promise<number> {
+  const c = requireConn();
+  const s = sftpOf(t.channel);
+  let h: Buffer | null = await (handlesAhead.take(s, t.remotePath) ?? openRemote(s, t.remotePath, 'r'));
+  void handlesAhead.drop(t.remotePath);
+  const o = rangeOptions(t.channel, c.info.maxRead, t.taskId);
+  let local: fs.promises.FileHandle | null = null;
+  try {
+    local = await openLocal(t.localTemp, 'w', t.mode ?? 0o644);
+    const n = t.size > 0 ? await downloadRange(s, h, local.fd, 0, t.size, o) : 0;
+    // Every byte is here: the SSH_FXP_CLOSE is not waited for (a round trip per file, a third of a small
+    // file's time at high RTT); later requests on this channel queue behind it.
+    void closeRemote(s, h, t.remotePath).catch(() => undefined);
+    h = null;
+    await local.sync();
+    return n;
+  } catch (e) {
+    throw rangeError(e, t.remotePath, t.localTemp);
+  } finally {
+    o.done();
+    await local?.close().catch(() => undefined);
+    if (h) await closeUnlessAborted(s, h, t.remotePath, o.signal);
+  }
+}

@@ -7,16 +7,17 @@
  * the remote side for uploads and in the local target folder for downloads. A file never appears under
  * its final name until it is complete and verified.
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ThroughputEstimator } from '../../common/stats/throughput';
-import { SluiceError, fromLocalError } from '../errors';
+import { SluiceError } from '../errors';
 import type { Lane, Session } from '../ssh/session';
 import { PoolSampler } from './progress';
 import { HEAVY_PER_LANE, Scheduler } from './scheduler';
 import { planSegments } from './planner';
 import { scanJob, type FileItem, type ScanSink } from './scan';
+import { createLocalTemp, localCommit, localFinish } from './localFiles';
+import { inUserTerms, nextFreeName, refusedByServer, tempNameFor, weakerLevel } from './fileNames';
 import { cleanLeftovers, type LeftoverRemote } from '../stores/leftovers';
 import type { ConflictAnswer, FileFailure, FileTimes, TransferReport, TransferRequest, VerifyLevel } from './types';
 
@@ -46,20 +47,6 @@ interface FileState extends FileItem {
   calls: Set<Promise<unknown>>;
 }
 
-const LEVEL_STRENGTH: Readonly<Record<VerifyLevel, number>> = { size: 0, 'sha256-reread': 1, 'sha256-remote': 2 };
-
-/** The weaker of two verification levels (`a` undefined: none yet). */
-export function weakerLevel(a: VerifyLevel | undefined, b: VerifyLevel): VerifyLevel {
-  return a === undefined || LEVEL_STRENGTH[b] < LEVEL_STRENGTH[a] ? b : a;
-}
-
-/** Temporary name beside `finalPath` (posix for remote paths, native for local ones). */
-export function tempNameFor(finalPath: string, remote: boolean): string {
-  const p = remote ? path.posix : path;
-  return p.join(p.dirname(finalPath), `.${p.basename(finalPath)}.sluice-${randomBytes(4).toString('hex')}.part`);
-}
-
-
 /** Groups numbers (task ids, channels) by the connection they belong to. */
 function byConnection(pairs: Array<[Lane['conn'], number]>): Map<Lane['conn'], number[]> {
   const out = new Map<Lane['conn'], number[]>();
@@ -80,38 +67,6 @@ function leftoverRemote(session: Session): LeftoverRemote {
     remove: (p) => session.call('remove', { path: p }),
     rename: (from, to) => session.call('rename', { from, to, mode: 'no-clobber' }),
   };
-}
-
-/**
- * The error as the user should read it: a message that names only our temporary file names the user's file too.
- * @param temp the file's temporary name, @param dst its final name
- */
-function inUserTerms(e: SluiceError, temp: string, dst: string): SluiceError {
-  if (!e.message.includes(temp)) return e;
-  const named = e.message.split(temp).join(`${dst} (temporary ${path.posix.basename(temp)})`);
-  // Creating the temporary file failed for want of its folder: that folder is what the user must hear about.
-  if (e.code === 'NO_SUCH_FILE' && e.message.startsWith('OPEN')) {
-    return new SluiceError(e.code, `folder ${path.posix.dirname(dst)} does not exist on the server (${named})`, { cause: e });
-  }
-  return new SluiceError(e.code, named, { cause: e });
-}
-
-/** A server's refusal of a segmented upload (not a lost connection, not an interrupt): one handle may still work. */
-function refusedByServer(e: SluiceError): boolean {
-  return e.code === 'REMOTE_FAILURE' || e.code === 'PERMISSION_DENIED' || e.code === 'NO_SUCH_FILE' || e.code === 'VERIFY_FAILED';
-}
-
-function nextFreeName(exists: (p: string) => Promise<boolean>, target: string, remote: boolean): Promise<string> {
-  const p = remote ? path.posix : path;
-  const ext = p.extname(target);
-  const stem = target.slice(0, target.length - ext.length);
-  return (async () => {
-    for (let n = 1; n < 10_000; n++) {
-      const candidate = `${stem} (${n})${ext}`;
-      if (!(await exists(candidate))) return candidate;
-    }
-    throw new SluiceError('EXISTS', `no free name next to ${target}`);
-  })();
 }
 
 /**
@@ -485,51 +440,4 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
     elapsedMs: Date.now() - started,
     segmentedUploads: put ? session.outOfOrderWrites : undefined,
   };
-}
-
-async function createLocalTemp(p: string, size: number, mode: number): Promise<void> {
-  try {
-    const h = await fs.promises.open(p, 'w', mode || 0o644);
-    try {
-      await h.truncate(size);
-    } finally {
-      await h.close();
-    }
-  } catch (e) {
-    throw fromLocalError(e, p);
-  }
-}
-
-/** fsyncs a finished local temporary file and returns its size. */
-async function localFinish(p: string): Promise<number> {
-  try {
-    const h = await fs.promises.open(p, 'r+');
-    try {
-      await h.sync();
-      return (await h.stat()).size;
-    } finally {
-      await h.close();
-    }
-  } catch (e) {
-    throw fromLocalError(e, p);
-  }
-}
-
-/** Moves a verified local temporary file to its final name (no-clobber: link + unlink, atomic refusal). */
-async function localCommit(temp: string, target: string, mode: 'overwrite' | 'no-clobber'): Promise<void> {
-  try {
-    if (mode === 'overwrite') {
-      await fs.promises.rename(temp, target);
-      return;
-    }
-    try {
-      await fs.promises.link(temp, target);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new SluiceError('EXISTS', `${target} exists`);
-      throw e;
-    }
-    await fs.promises.unlink(temp);
-  } catch (e) {
-    throw e instanceof SluiceError ? e : fromLocalError(e, target);
-  }
 }

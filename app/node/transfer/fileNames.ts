@@ -1,0 +1,56 @@
+/**
+ * A job's names and levels: temporary names beside the target, free names for the "rename" conflict answer, errors
+ * told with the user's path, and the order of verification levels.
+ */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { SluiceError } from '../errors';
+import type { VerifyLevel } from './types';
+
+const LEVEL_STRENGTH: Readonly<Record<VerifyLevel, number>> = { size: 0, 'sha256-reread': 1, 'sha256-remote': 2 };
+
+/** The weaker of two verification levels (`a` undefined: none yet). */
+export function weakerLevel(a: VerifyLevel | undefined, b: VerifyLevel): VerifyLevel {
+  return a === undefined || LEVEL_STRENGTH[b] < LEVEL_STRENGTH[a] ? b : a;
+}
+
+/** Temporary name beside `finalPath` (posix for remote paths, native for local ones). */
+export function tempNameFor(finalPath: string, remote: boolean): string {
+  const p = remote ? path.posix : path;
+  return p.join(p.dirname(finalPath), `.${p.basename(finalPath)}.sluice-${randomBytes(4).toString('hex')}.part`);
+}
+
+
+/**
+ * The error as the user should read it: a message that names only our temporary file names the user's file too.
+ * @param temp the file's temporary name, @param dst its final name
+ */
+export function inUserTerms(e: SluiceError, temp: string, dst: string): SluiceError {
+  if (!e.message.includes(temp)) return e;
+  const named = e.message.split(temp).join(`${dst} (temporary ${path.posix.basename(temp)})`);
+  // Creating the temporary file failed for want of its folder: that folder is what the user must hear about.
+  if (e.code === 'NO_SUCH_FILE' && e.message.startsWith('OPEN')) {
+    return new SluiceError(e.code, `folder ${path.posix.dirname(dst)} does not exist on the server (${named})`, { cause: e });
+  }
+  return new SluiceError(e.code, named, { cause: e });
+}
+
+/** A server's refusal of a segmented upload (not a lost connection, not an interrupt): one handle may still work. */
+export function refusedByServer(e: SluiceError): boolean {
+  return e.code === 'REMOTE_FAILURE' || e.code === 'PERMISSION_DENIED' || e.code === 'NO_SUCH_FILE' || e.code === 'VERIFY_FAILED';
+}
+
+/** `NAME (1).ext`, `NAME (2).ext`, … : the first that does not exist (the conflict answer "rename"). */
+export function nextFreeName(exists: (p: string) => Promise<boolean>, target: string, remote: boolean): Promise<string> {
+  const p = remote ? path.posix : path;
+  const ext = p.extname(target);
+  const stem = target.slice(0, target.length - ext.length);
+  return (async () => {
+    for (let n = 1; n < 10_000; n++) {
+      const candidate = `${stem} (${n})${ext}`;
+      if (!(await exists(candidate))) return candidate;
+    }
+    throw new SluiceError('EXISTS', `no free name next to ${target}`);
+  })();
+}
+

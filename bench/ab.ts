@@ -6,7 +6,8 @@
  *   git worktree add /tmp/before <commit> && (cd /tmp/before && npm ci && npm run build)
  *   npm run build && node dist/bench/ab.js --other /tmp/before --runs 6 --cases small-up,small-down,big-up,big-down
  *
- * `--quiet` runs both without `-v`. Cases: small-up / small-down (1000 × 4 KiB at 50 ms RTT), mid-up / mid-down (128 MiB at 50 ms), big-up / big-down
+ * `--quiet` runs both without `-v`; `--flags-a "…"` / `--flags-b "…"` add CLI options to one side (A may be this
+ * checkout too, e.g. defaults against `--connections 2`). Cases: small-up / small-down (1000 × 4 KiB at 50 ms RTT), mid-up / mid-down (128 MiB at 50 ms), big-up / big-down
  * (1 GiB on loopback).
  */
 import * as fs from 'node:fs';
@@ -29,9 +30,10 @@ const CASES: AbCase[] = [
   { id: 'big-down', direction: 'down', shape: 'file', rtt: false, bytes: 1024 ** 3 },
 ];
 
-function parseArgs(argv: string[]): { other: string; runs: number; cases: AbCase[]; quiet: boolean } {
+function parseArgs(argv: string[]): { other: string; runs: number; cases: AbCase[]; quiet: boolean; flags: Record<'A' | 'B', string[]> } {
   let other = '';
   let quiet = false;
+  const flags: Record<'A' | 'B', string[]> = { A: [], B: [] };
   let runs = 6;
   let ids = CASES.map((c) => c.id);
   for (let i = 0; i < argv.length; i++) {
@@ -39,20 +41,23 @@ function parseArgs(argv: string[]): { other: string; runs: number; cases: AbCase
     else if (argv[i] === '--runs') runs = Number(argv[++i]);
     else if (argv[i] === '--cases') ids = argv[++i].split(',');
     else if (argv[i] === '--quiet') quiet = true;
+    else if (argv[i] === '--flags-a') flags.A = argv[++i].split(' ').filter(Boolean);
+    else if (argv[i] === '--flags-b') flags.B = argv[++i].split(' ').filter(Boolean);
     else throw new Error(`unknown option ${argv[i]}\nusage: node dist/bench/ab.js --other DIR [--runs N] [--cases ${CASES.map((c) => c.id).join(',')}]`);
   }
   const bin = path.join(other, 'bin', 'sluice.js');
   if (!other || !fs.existsSync(bin)) throw new Error(`--other must name a built Sluice checkout (${bin} not found)`);
   if (!Number.isInteger(runs) || runs < 1 || runs > 50) throw new Error('--runs takes 1 to 50');
   const cases = ids.map((id) => CASES.find((c) => c.id === id) ?? (() => { throw new Error(`unknown case ${id}`); })());
-  return { other: path.resolve(other), runs, cases, quiet };
+  return { other: path.resolve(other), runs, cases, quiet, flags };
 }
 
 /** One timed run of `bin` on `c`; throws when the CLI fails. @returns wall seconds */
-async function runOnce(bin: string, c: AbCase, ep: Endpoint, source: string, destDir: string, env: NodeJS.ProcessEnv, scratch: string, quiet: boolean): Promise<number> {
+async function runOnce(bin: string, c: AbCase, ep: Endpoint, source: string, destDir: string, env: NodeJS.ProcessEnv, scratch: string,
+  quiet: boolean, flags: string[]): Promise<number> {
   fs.mkdirSync(destDir, { recursive: true });
   const job: Job = { direction: c.direction, shape: c.shape, source, destDir };
-  const inv = sluiceClient('ab', []).invoke(job, ep, scratch);
+  const inv = sluiceClient('ab', flags).invoke(job, ep, scratch);
   inv.args[inv.args.indexOf(inv.args.find((a) => a.endsWith(`${path.sep}sluice.js`))!)] = bin;
   if (quiet) inv.args.splice(inv.args.indexOf('-v'), 1);
   try {
@@ -89,7 +94,7 @@ async function main(): Promise<void> {
     const env: NodeJS.ProcessEnv = { ...process.env, HOME: home };
     delete env.SSH_AUTH_SOCK;
     const bins = { A: o.other, B: path.resolve(__dirname, '..', '..') };
-    console.log(`A = ${bins.A}\nB = ${bins.B}\n${o.runs} alternated runs per case`);
+    console.log(`A = ${bins.A} ${o.flags.A.join(' ')}\nB = ${bins.B} ${o.flags.B.join(' ')}\n${o.runs} alternated runs per case`);
     for (const c of o.cases) {
       const side = c.direction === 'up' ? base : sshd.root;
       const source = path.join(side, `src-${c.id}`);
@@ -99,7 +104,7 @@ async function main(): Promise<void> {
       for (let i = 0; i < o.runs; i++) {
         for (const who of (i % 2 ? ['B', 'A'] : ['A', 'B']) as Array<'A' | 'B'>) {
           const dest = c.direction === 'up' ? path.join(sshd.root, 'runs', `${who}${i}`) : path.join(base, 'runs', `${who}${i}`);
-          secs[who].push(await runOnce(path.join(bins[who], 'bin', 'sluice.js'), c, ep(c.rtt ? rttPort : sshd.port), source, dest, env, base, o.quiet));
+          secs[who].push(await runOnce(path.join(bins[who], 'bin', 'sluice.js'), c, ep(c.rtt ? rttPort : sshd.port), source, dest, env, base, o.quiet, o.flags[who]));
         }
       }
       const rate = (s: number) => (c.shape === 'file' ? ` (${(c.bytes / 1e6 / s).toFixed(1)} MB/s)` : '');

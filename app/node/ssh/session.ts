@@ -8,6 +8,7 @@ import type { Algorithms } from 'ssh2';
 import { SluiceError } from '../errors';
 import type { AuthMaterial } from './auth';
 import { WorkerConnection } from './connection';
+import { AUTO_TUNE, planPool, type PoolPlan } from './poolPlan';
 import { resolveHome } from '../stores/dataDir';
 import { LeftoverJournal } from '../stores/leftovers';
 import type { HostKeyPolicy } from './hostKeys';
@@ -57,33 +58,7 @@ export interface SessionOptions {
   onEvent?: (e: EngineEvent) => void;
 }
 
-/**
- * A second connection adds a core for cipher work, but on a 2-core machine the first connection, sshd and the
- * network path already use both: measured at 50 ms RTT (bench/), 1 connection × 8 channels moved 128 MiB
- * faster than 2 × 6 or 2 × 4 both ways, and a late second handshake slowed the running transfer.
- * Channels: 10, OpenSSH's default MaxSessions (sshd_config(5)); at 50 ms 16 channels measured the same as 10
- * both ways (each carries at most sshd's 2 MiB window per round trip on uploads).
- */
-function autoConnections(cores: number): number {
-  return cores > 2 ? 2 : 1;
-}
-
-/**
- * RTT-based pool sizing, from the benchmark (FIELD.md, bench/): on a low-latency link a 2-core machine is
- * CPU-bound and one connection with one channel wins (sshd needs the other core); at `rttMs` or more each
- * channel is bound by its window per round trip, so `channels` channels open on the first connection while
- * it connects (a channel costs 2 round trips on a connection we have with OpenSSH, 4 elsewhere; a new connection
- * about 6–10), and
- * `connections` connections in all ({@link autoConnections}: 1 on 2 cores, else 2).
- * `earlyRttMs`: when the set-up exchange alone took this long (setupRtt.ts), the channels start opening with the
- * first, before the keepalive RTT confirms; set well above `rttMs`, since a busy server on loopback can take a
- * few ms to answer it.
- * `segmentedPutChannels`: channels the first connection opens for a put that will cut a file into segments
- * (`prefetch.probeDir` set), whatever the RTT: on loopback one channel waits on sshd's 2 MiB window between
- * bursts, and 1 GiB puts measured 4–7 % faster over 2 channels (bench/README.md, sixth session; 14 of 17 paired
- * runs), while gets measured alike and stay on one.
- */
-export const AUTO_TUNE = { rttMs: 5, earlyRttMs: 20, connections: autoConnections(os.availableParallelism()), channels: 10, probes: 2, segmentedPutChannels: 2 };
+export { AUTO_TUNE } from './poolPlan';
 
 /** ssh2's fixed receive window per channel (lib/Channel.js MAX_WINDOW), in bytes. */
 export const SSH2_DEFAULT_WINDOW = 2 * 1024 * 1024;
@@ -154,8 +129,7 @@ export class Session {
   private constructor(readonly options: SessionOptions) {
     this.settings = {
       connections: options.connections ?? SESSION_DEFAULTS.connections,
-      channels: options.channels
-        ?? (options.connections === undefined && options.prefetch?.probeDir !== undefined ? AUTO_TUNE.segmentedPutChannels : SESSION_DEFAULTS.channels),
+      channels: planPool(Session.poolInputs(options)).channelsPerConnection,
       requests: options.requests ?? SESSION_DEFAULTS.requests,
       filesPerChannel: options.filesPerChannel ?? SESSION_DEFAULTS.filesPerChannel,
       segmentSize: options.segmentSize ?? SESSION_DEFAULTS.segmentSize,
@@ -189,12 +163,13 @@ export class Session {
         s.emit({ type: 'log', level: 'info', message: `keyboard-interactive login: using ${first.channels} channels on one connection instead of ${s.settings.connections} connections` });
         return s;
       }
-      const autoSized = options.connections === undefined && options.channels === undefined;
-      if (autoSized) s.autoTune();
+      s.applyPlan(planPool({ ...Session.poolInputs(options), rttMs: s.rttMs }));
       s.growing = s.growPool();
-      // Auto-sized pools grow in the background: a small job is done on the first connection before the
-      // others would even have authenticated; a big one gains their lanes as they come up.
-      if (!autoSized) await s.growing;
+      // A pool whose channels were planned (auto-sized, or only `connections` given) grows in the background: a
+      // small job is done on the first connection before the others would even have authenticated; a big one gains
+      // their lanes as they come up (measured at 50 ms: --connections 2 waiting for its second connection took
+      // 2.33 s for a 128 MiB put where the default took 1.66 s). A layout given whole is there before the job starts.
+      if (options.channels !== undefined) await s.growing;
       if (s.fatal) throw s.fatal;
       return s;
     } catch (e) {
@@ -265,13 +240,20 @@ export class Session {
     this.rttMs = best;
   }
 
-  /** Sizes the pool from the measured RTT ({@link AUTO_TUNE}). */
-  private autoTune(): void {
-    const best = this.rttMs ?? 0;
-    if (best < AUTO_TUNE.rttMs) return;
-    this.settings.connections = AUTO_TUNE.connections;
-    this.settings.channels = this.autoChannels;
-    this.emit({ type: 'log', level: 'info', message: `RTT ${best.toFixed(1)} ms: using ${AUTO_TUNE.connections} connection(s) × ${this.autoChannels} channels, ${this.channelWindow / 1048576} MiB channel window` });
+  /** What the pool is planned from, before the RTT is known ({@link planPool}). */
+  private static poolInputs(o: SessionOptions) {
+    return {
+      cores: os.availableParallelism(), connections: o.connections, channels: o.channels,
+      segmentedPut: o.prefetch?.probeDir !== undefined, reserveExecSession: o.reserveExecSession,
+    };
+  }
+
+  /** Sizes the pool from the measured RTT ({@link planPool}); says so when the link is slow. */
+  private applyPlan(plan: PoolPlan): void {
+    this.settings.connections = plan.connections;
+    this.settings.channels = plan.channelsPerConnection;
+    if (!plan.slowLink) return;
+    this.emit({ type: 'log', level: 'info', message: `RTT ${(this.rttMs ?? 0).toFixed(1)} ms: using ${plan.connections} connection(s) × ${plan.channelsPerConnection} channels, ${this.channelWindow / 1048576} MiB channel window` });
   }
 
   /** SFTP channels per connection of an auto-sized pool on a slow link (one fewer with `reserveExecSession`). */
@@ -337,7 +319,7 @@ export class Session {
       keepaliveIntervalMs: this.settings.keepaliveIntervalMs,
       keepaliveCountMax: this.settings.keepaliveCountMax,
       readyTimeoutMs: this.settings.readyTimeoutMs,
-      autoChannels: id === 0 && o.connections === undefined && o.channels === undefined
+      autoChannels: id === 0 && o.channels === undefined
         ? { minRttMs: AUTO_TUNE.rttMs, earlyRttMs: AUTO_TUNE.earlyRttMs, channels: this.autoChannels }
         : undefined,
       prefetch: id === 0 ? o.prefetch : undefined,

@@ -4,10 +4,7 @@
  * sessions through ssh/openSession.ts and call runTransfer; one `openEngine` for all three is the architecture
  * issue's next step.)
  */
-import type { Algorithms } from 'ssh2';
-import type { AuthMaterial } from '../ssh/auth';
-import type { HostKeyPolicy } from '../ssh/hostKeys';
-import { Session } from '../ssh/session';
+import { Session, type SessionOptions } from '../ssh/session';
 import type { Negotiated, RemoteEntry, RemoteStat } from '../ssh/workerProtocol';
 import { runTransfer } from '../transfer/run';
 import type { EngineEvent, TransferReport, TransferRequest } from '../transfer/types';
@@ -26,19 +23,9 @@ export interface EngineSession {
   close(): Promise<void>;
 }
 
-/** What the service passes to the engine to open a session (a subset of `SessionOptions`). */
-export interface EngineOpenOptions {
-  host: string;
-  port: number;
-  username: string;
-  auth: AuthMaterial;
-  algorithms?: Algorithms;
-  connections?: number;
-  channels?: number;
-  readyTimeoutMs?: number;
-  hostKeys: HostKeyPolicy;
-  onEvent: (e: EngineEvent) => void;
-}
+/** What the service passes to the engine to open a session: a subset of `SessionOptions`, with events required. */
+export type EngineOpenOptions = Pick<SessionOptions, 'host' | 'port' | 'username' | 'auth' | 'algorithms' | 'connections' | 'channels'
+  | 'readyTimeoutMs' | 'hostKeys'> & { onEvent: (e: EngineEvent) => void };
 
 export type EngineFactory = (o: EngineOpenOptions) => Promise<EngineSession>;
 

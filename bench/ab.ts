@@ -54,7 +54,7 @@ function parseArgs(argv: string[]): { other: string; runs: number; cases: AbCase
 
 /** One timed run of `bin` on `c`; throws when the CLI fails. @returns wall seconds */
 async function runOnce(bin: string, c: AbCase, ep: Endpoint, source: string, destDir: string, env: NodeJS.ProcessEnv, scratch: string,
-  quiet: boolean, flags: string[]): Promise<number> {
+  quiet: boolean, flags: string[]): Promise<{ wall: number; cpu: number }> {
   fs.mkdirSync(destDir, { recursive: true });
   const job: Job = { direction: c.direction, shape: c.shape, source, destDir };
   const inv = sluiceClient('ab', flags).invoke(job, ep, scratch);
@@ -64,7 +64,7 @@ async function runOnce(bin: string, c: AbCase, ep: Endpoint, source: string, des
     const r = await runTimed({ cmd: inv.cmd, args: inv.args, env: { ...env, ...inv.env }, timeoutMs: 600_000, timeFile: path.join(scratch, 'time.txt') });
     if (!r.ok) throw new Error(`${bin} ${c.id}: exit ${r.exitCode ?? r.signal}: ${r.outputTail.slice(-300)}`);
     if (process.env.AB_SHOW) console.log(`    ${bin}: ${r.wallSeconds.toFixed(2)} s wall; ${r.outputTail.trim().split('\n').filter((l) => /in [0-9.]+ s|connected/.test(l)).join(' | ')}`);
-    return r.wallSeconds;
+    return { wall: r.wallSeconds, cpu: (r.cpuUser ?? 0) + (r.cpuSys ?? 0) };
   } finally {
     fs.rmSync(destDir, { recursive: true, force: true });
   }
@@ -101,15 +101,19 @@ async function main(): Promise<void> {
       if (c.shape === 'tree') writeRandomTree(source, 1000, 4096);
       else await writeRandomFile(source, c.bytes);
       const secs: Record<'A' | 'B', number[]> = { A: [], B: [] };
+      const cpu: Record<'A' | 'B', number[]> = { A: [], B: [] };
       for (let i = 0; i < o.runs; i++) {
         for (const who of (i % 2 ? ['B', 'A'] : ['A', 'B']) as Array<'A' | 'B'>) {
           const dest = c.direction === 'up' ? path.join(sshd.root, 'runs', `${who}${i}`) : path.join(base, 'runs', `${who}${i}`);
-          secs[who].push(await runOnce(path.join(bins[who], 'bin', 'sluice.js'), c, ep(c.rtt ? rttPort : sshd.port), source, dest, env, base, o.quiet, o.flags[who]));
+          const r = await runOnce(path.join(bins[who], 'bin', 'sluice.js'), c, ep(c.rtt ? rttPort : sshd.port), source, dest, env, base, o.quiet, o.flags[who]);
+          secs[who].push(r.wall);
+          cpu[who].push(r.cpu);
         }
       }
       const rate = (s: number) => (c.shape === 'file' ? ` (${(c.bytes / 1e6 / s).toFixed(1)} MB/s)` : '');
       console.log(`${c.id}: A median ${median(secs.A).toFixed(3)} s${rate(median(secs.A))}, B median ${median(secs.B).toFixed(3)} s${rate(median(secs.B))}`
-        + `\n  A ${secs.A.map((s) => s.toFixed(2)).join(' ')}\n  B ${secs.B.map((s) => s.toFixed(2)).join(' ')}`);
+        + `\n  A ${secs.A.map((s) => s.toFixed(2)).join(' ')}\n  B ${secs.B.map((s) => s.toFixed(2)).join(' ')}`
+        + `\n  client CPU (user + sys) median: A ${median(cpu.A).toFixed(2)} s, B ${median(cpu.B).toFixed(2)} s`);
       fs.rmSync(source, { recursive: true, force: true });
     }
   } finally {

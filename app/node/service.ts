@@ -100,6 +100,8 @@ export class SluiceService {
   private readonly jobsPerSite: number;
   private readonly readyTimeoutMs: number;
   private readonly knownHostsPaths: KnownHostsPaths;
+  /** The data folder (sluice.db, and the engine's leftovers journal). */
+  private readonly home: string;
   private readonly listeners = new Set<ServiceListener>();
   private readonly sessions = new Map<string, SiteSession>();
   private queue: QueueState = emptyQueue;
@@ -115,6 +117,7 @@ export class SluiceService {
 
   constructor(opts: ServiceOptions) {
     this.store = new SitesStore(opts.home, opts.clock);
+    this.home = opts.home;
     this.secrets = opts.secrets;
     this.engine = opts.engine ?? openEngineSession;
     this.env = opts.env ?? process.env;
@@ -397,6 +400,7 @@ export class SluiceService {
         connections: site.connections,
         channels: site.channels,
         readyTimeoutMs: this.readyTimeoutMs,
+        dataDir: this.home,
         hostKeys, onEvent,
       });
       let home: string | undefined;

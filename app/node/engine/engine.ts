@@ -25,7 +25,7 @@ export interface EngineSession {
 
 /** What the service passes to the engine to open a session: a subset of `SessionOptions`, with events required. */
 export type EngineOpenOptions = Pick<SessionOptions, 'host' | 'port' | 'username' | 'auth' | 'algorithms' | 'connections' | 'channels'
-  | 'readyTimeoutMs' | 'hostKeys'> & { onEvent: (e: EngineEvent) => void };
+  | 'readyTimeoutMs' | 'hostKeys' | 'dataDir'> & { onEvent: (e: EngineEvent) => void };
 
 export type EngineFactory = (o: EngineOpenOptions) => Promise<EngineSession>;
 

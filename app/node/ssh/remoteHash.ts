@@ -13,10 +13,37 @@ import { patched } from '../ssh2x';
 /** How a remote hash was obtained: by the server (`check-file`, `exec`) or by reading the file back (`reread`). */
 export type HashMethod = 'check-file' | 'exec' | 'reread';
 
-/** What this connection learned about the server's hashing; `false` once a method failed, never tried again. */
+/**
+ * What this connection learned about the server's hashing (`false` once a method failed, never tried again), and its
+ * exec channels open right now.
+ */
 export interface HashTraits {
   checkFile?: boolean;
   exec?: boolean;
+  /** Exec channels hashing now, and the ones waiting for a session ({@link execSlotsFor}). */
+  execActive?: number;
+  execWaiters?: Array<() => void>;
+}
+
+/** Sessions OpenSSH allows per connection by default (sshd_config(5) MaxSessions): SFTP channels and exec together. */
+export const SERVER_SESSIONS = 10;
+
+/** Exec channels a connection may hold at once next to its `sftpChannels`: what MaxSessions leaves, at least 1. */
+export function execSlotsFor(sftpChannels: number): number {
+  return Math.max(1, SERVER_SESSIONS - sftpChannels);
+}
+
+/** Runs `fn` once fewer than `max` exec channels of this connection are open. */
+async function withExecSlot<T>(traits: HashTraits, max: number, fn: () => Promise<T>): Promise<T> {
+  traits.execWaiters ??= [];
+  while ((traits.execActive ?? 0) >= max) await new Promise<void>((resolve) => traits.execWaiters!.push(resolve));
+  traits.execActive = (traits.execActive ?? 0) + 1;
+  try {
+    return await fn();
+  } finally {
+    traits.execActive--;
+    traits.execWaiters.shift()?.();
+  }
 }
 
 /** The connection pieces a remote hash needs. */
@@ -29,6 +56,8 @@ export interface HashTarget {
   maxRead: number;
   /** The server's SSH software version (`OpenSSH_9.2p1 …`, `mod_sftp`), from its identification string. */
   software: string;
+  /** SFTP channels this connection has open (they count against the server's session limit). */
+  sftpChannels: number;
   traits: HashTraits;
 }
 
@@ -175,7 +204,9 @@ export async function remoteSha256(t: HashTarget, path: string, size: number, al
     t.traits.checkFile = false;
   }
   if (allowExec && t.traits.exec !== false) {
-    const sha256 = await execSha256(t.client, path, size);
+    // Many files hash at once: more exec channels than the server's session limit leaves would be refused.
+    const sha256 = await withExecSlot(t.traits, execSlotsFor(t.sftpChannels), 
+      () => (t.traits.exec === false ? Promise.resolve(null) : execSha256(t.client, path, size)));
     if (sha256) { t.traits.exec = true; return { sha256, method: 'exec' }; }
     t.traits.exec = false;
   }

@@ -21,7 +21,7 @@ import { finishUpload, getFile, putFile, rangeTask, releaseFile } from './worker
 async function hashRemote(a: WorkerOps['hashRemote'][0]): Promise<{ sha256: string; method: HashMethod }> {
   const c = requireConn();
   const software = serverSoftware(c.client);
-  return remoteSha256({ client: c.client, sftp: sftpOf(a.channel), extensions: c.info.extensions, maxRead: c.info.maxRead, traits: c.hashTraits, software },
+  return remoteSha256({ client: c.client, sftp: sftpOf(a.channel), extensions: c.info.extensions, maxRead: c.info.maxRead, traits: c.hashTraits, software, sftpChannels: c.sftp.length },
     a.path, a.size, a.allowExec);
 }
 

@@ -164,7 +164,8 @@ describe('SIGINT mid-transfer', { skip: skipReason }, () => {
     const run = startTransfer('put', port, knownHosts, target, ['--connections', '1', '--channels', '10']);
     await run.waitForEvent(isProgressWithBytes);
     run.child.kill('SIGINT');
-    await new Promise((r) => setTimeout(r, 300));
+    // The second SIGINT once the first was taken (the CLI says it is cancelling), not after a guessed delay.
+    await run.waitForStderr(/interrupted: cancelling/);
     const sent = Date.now();
     run.child.kill('SIGINT');
     const r = await run.result;

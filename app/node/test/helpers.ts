@@ -59,6 +59,8 @@ export interface CliRun {
   result: Promise<CliResult>;
   /** Resolves with the first NDJSON event matching `pred` (rejects on timeout or exit). */
   waitForEvent(pred: (e: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** Resolves once stderr matches `re` (rejects on timeout or exit). */
+  waitForStderr(re: RegExp, timeoutMs?: number): Promise<void>;
 }
 
 /** Options of {@link startCli}. */
@@ -119,7 +121,11 @@ export function startCli(args: string[], opts: CliOptions): CliRun {
       for (const w of [...waiters]) if (w.pred(e)) { waiters.delete(w); w.resolve(e); }
     }
   });
-  child.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
+  const stderrWaiters = new Set<{ re: RegExp; resolve: () => void }>();
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    for (const w of [...stderrWaiters]) if (w.re.test(stderr)) { stderrWaiters.delete(w); w.resolve(); }
+  });
   const timeoutMs = opts.timeoutMs ?? 60_000;
   let timedOut = false;
   let hangReport = '';
@@ -149,6 +155,19 @@ export function startCli(args: string[], opts: CliOptions): CliRun {
   return {
     child,
     result,
+    waitForStderr(re, ms = 30_000) {
+      if (re.test(stderr)) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const w = { re, resolve: () => { clearTimeout(t); resolve(); } };
+        const t = setTimeout(() => { stderrWaiters.delete(w); reject(new Error(`stderr did not match ${re} within ${ms} ms: ${stderr}`)); }, ms);
+        stderrWaiters.add(w);
+        void exited.then(() => {
+          if (!stderrWaiters.has(w)) return;
+          stderrWaiters.delete(w); clearTimeout(t);
+          reject(new Error(`sluice exited (${child.exitCode ?? child.signalCode}) before stderr matched ${re}: ${stderr}`));
+        });
+      });
+    },
     waitForEvent(pred, ms = 30_000) {
       const seen = events.find(pred);
       if (seen) return Promise.resolve(seen);

@@ -20,10 +20,10 @@ import { formatRemote, parseRemoteUrl, remoteOperandHint, type RemoteSpec } from
 import { SIGNAL_EXIT_CODES, guardSignals, type HandledSignal } from './cli/signals';
 import { formatSummary } from './cli/summary';
 import { formatBytes } from './cli/units';
-import { openSession, type OpenSessionOptions } from './ssh/openSession';
+import type { OpenSessionOptions } from './ssh/openSession';
+import { openEngine, type Engine } from './engine/engine';
 import type { Session, SessionOptions } from './ssh/session';
 import type { TransferReport } from './transfer/types';
-import { runTransfer } from './transfer/run';
 
 export { parseSize, parseWindow } from './cli/program';
 
@@ -139,11 +139,11 @@ function printReport(report: TransferReport, out: Output, json: boolean): void {
 async function run(direction: 'get' | 'put', operands: string[], o: CliOptions): Promise<number> {
   const json = o.json === true;
   const abort = new AbortController();
-  let session: Session | null = null;
+  let engine: Engine | null = null;
   let out: Output | null = null;
   const guard = guardSignals({
     cancel: () => abort.abort(),
-    cleanupPending: () => session !== null,
+    cleanupPending: () => engine !== null,
     write: (text) => process.stderr.write(`${text}\n`),
     quit: (exitCode, message) => {
       out?.done();
@@ -155,9 +155,9 @@ async function run(direction: 'get' | 'put', operands: string[], o: CliOptions):
     if (operands.length < 2) throw new SluiceError('USAGE', `${direction} needs at least one SOURCE and a DEST`);
     const { spec, sources, dest } = resolveOperands(direction, operands.slice(0, -1), operands[operands.length - 1]);
     out = makeOutput(o, direction === 'put' ? 'up  ' : 'down');
-    session = await openSession(sessionOptions({ direction, spec, sources, dest }, o, out));
-    if (o.verbose) out.info(connectedLine(spec, session));
-    const report = await runTransfer(session, transferRequest(direction, sources, dest, o), abort.signal);
+    engine = await openEngine(sessionOptions({ direction, spec, sources, dest }, o, out));
+    if (o.verbose) out.info(connectedLine(spec, engine.session));
+    const report = await engine.transfer(transferRequest(direction, sources, dest, o), abort.signal);
     printReport(report, out, json);
     return guard.exitCode() ?? exitCodeForReport(report);
   } catch (e) {
@@ -165,7 +165,7 @@ async function run(direction: 'get' | 'put', operands: string[], o: CliOptions):
     return writeFatal(fatalFor(e, guard.received), json);
   } finally {
     out?.done();
-    await session?.close();
+    await engine?.close();
     guard.dispose();
   }
 }

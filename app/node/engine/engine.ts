@@ -1,9 +1,9 @@
 /**
- * The engine's door for the service: a site's session (ssh/session.ts) with its transfers (transfer/run.ts) on it.
- * The ssh layer knows nothing of transfers; this module puts the two together. (The CLI and the harness still open
- * sessions through ssh/openSession.ts and call runTransfer; one `openEngine` for all three is the architecture
- * issue's next step.)
+ * The engine's door: a site's session (ssh/session.ts) with its transfers (transfer/run.ts) on it, and what it
+ * learned about the server. The ssh layer knows nothing of transfers; this module puts the two together. The CLI
+ * opens an {@link Engine}; the service opens {@link EngineSession}s (its own interface, which tests fake).
  */
+import { openSession, type OpenSessionOptions } from '../ssh/openSession';
 import { Session, type SessionOptions } from '../ssh/session';
 import type { Negotiated, RemoteEntry, RemoteStat } from '../ssh/workerProtocol';
 import { runTransfer } from '../transfer/run';
@@ -46,4 +46,54 @@ export async function openEngineSession(o: EngineOpenOptions): Promise<EngineSes
     transfer: (req, signal) => runTransfer(session, req, signal),
     close: () => session.close(),
   };
+}
+
+/**
+ * What the engine knows about the server of a session: its SFTP extensions and request sizes, whether its SFTP
+ * server answers in request order, and whether it keeps out-of-order writes (after the probe; undefined before).
+ */
+export interface ServerTraits {
+  extensions: Record<string, string>;
+  /** Largest SSH_FXP_READ / SSH_FXP_WRITE used, bytes (limits@openssh.com, capped at 255 KiB). */
+  maxRead: number;
+  maxWrite: number;
+  /** OpenSSH's sftp-server: requests are answered in order (see ConnectInfo.ordersRequests). */
+  ordersRequests: boolean;
+  /** The out-of-order write probe's answer: segmented uploads allowed. */
+  outOfOrderWrites?: boolean;
+}
+
+/** An open engine: a site's pool and the transfers run on it. The one door for the CLI (the service uses {@link openEngineSession}). */
+export class Engine {
+  constructor(readonly session: Session) {}
+
+  /** What the engine learned about the server (from the first connection and the probe). */
+  get traits(): ServerTraits {
+    const info = this.session.connections[0]?.info;
+    return {
+      extensions: { ...(info?.extensions ?? {}) },
+      maxRead: info?.maxRead ?? 0,
+      maxWrite: info?.maxWrite ?? 0,
+      ordersRequests: info?.ordersRequests ?? false,
+      outOfOrderWrites: this.session.outOfOrderWrites,
+    };
+  }
+
+  /** Runs a get or put job over every lane of the pool (transfer/run.ts). */
+  transfer(req: TransferRequest, signal?: AbortSignal): Promise<TransferReport> {
+    return runTransfer(this.session, req, signal);
+  }
+
+  /** Closes every connection of the pool. */
+  close(): Promise<void> {
+    return this.session.close();
+  }
+}
+
+/**
+ * Opens an engine from user-level settings (known_hosts, host-key policy, algorithms, identities: ssh/openSession.ts).
+ * @throws SluiceError USAGE, UNSUPPORTED_KEY, HOSTKEY_*, AUTH_FAILED, TIMEOUT, CONNECTION_LOST
+ */
+export async function openEngine(o: OpenSessionOptions): Promise<Engine> {
+  return new Engine(await openSession(o));
 }

@@ -9,14 +9,12 @@ import { COUNTERS_PER_CHANNEL } from '../sftp/pipeline';
 import type { ConnectInfo, ConnectParams, FromWorker, OpName, ToWorker, WorkerOps } from './workerProtocol';
 
 export interface ConnectionHooks {
-  /** Decides on a presented host key (SSH public key blob); `reason` is `CODE:message` when refused. */
-  verifyHostKey(key: Buffer): Promise<{ accept: boolean; reason?: string }>;
+  /** Decides on a presented host key (SSH public key blob); `error` says why when refused (HOSTKEY_*). */
+  verifyHostKey(key: Buffer): Promise<{ accept: boolean; error?: SluiceError }>;
   /** Asked when the server wants a password and none was given. */
   askPassword?(): Promise<string | undefined>;
   /** Keys proven by the server through hostkeys-00@openssh.com (OpenSSH PROTOCOL §2.5). */
   onHostKeys?(keys: Buffer[]): void;
-  /** Per-task progress, in bytes since the last report. */
-  onTaskProgress?(taskId: number, bytes: number): void;
   /** The connection is gone; every pending call has already failed with this error. */
   onClosed?(error: SluiceError): void;
 }
@@ -50,10 +48,24 @@ function takeWorker(): Worker {
   return w;
 }
 
+/** How a caller follows one worker call: cancel it, hear its progress. */
+export interface CallOptions {
+  /** Aborting it cancels the call in the worker (a transfer then rejects with ABORTED). */
+  signal?: AbortSignal;
+  /** Bytes the call moved since its last report (range and whole-file transfers report; others do not). */
+  onProgress?(bytes: number): void;
+}
+
+interface PendingCall {
+  resolve(v: unknown): void;
+  reject(e: SluiceError): void;
+  onProgress?(bytes: number): void;
+}
+
 export class WorkerConnection {
   private readonly worker: Worker;
   private nextId = 0;
-  private readonly calls = new Map<number, { resolve(v: unknown): void; reject(e: SluiceError): void }>();
+  private readonly calls = new Map<number, PendingCall>();
   private closedError: SluiceError | null = null;
   /** close() was called: the loss that follows is expected and not reported. */
   private closing = false;
@@ -97,19 +109,22 @@ export class WorkerConnection {
     await this.call('setChannelWindow', { bytes });
   }
 
-  /** Sends one operation to the worker. */
-  call<K extends OpName>(op: K, arg: WorkerOps[K][0]): Promise<WorkerOps[K][1]> {
+  /**
+   * Sends one operation to the worker.
+   * @param options the call's own cancel signal and progress listener
+   * @throws SluiceError the operation's error, or the connection's when it is gone
+   */
+  call<K extends OpName>(op: K, arg: WorkerOps[K][0], options: CallOptions = {}): Promise<WorkerOps[K][1]> {
     if (this.closedError) return Promise.reject(this.closedError);
     const id = ++this.nextId;
-    return new Promise((resolve, reject) => {
-      this.calls.set(id, { resolve: resolve as (v: unknown) => void, reject });
+    const { signal, onProgress } = options;
+    const cancel = () => { if (!this.closedError && this.calls.has(id)) this.worker.postMessage({ kind: 'cancel', id } satisfies ToWorker); };
+    return new Promise<WorkerOps[K][1]>((resolve, reject) => {
+      this.calls.set(id, { resolve: resolve as (v: unknown) => void, reject, onProgress });
       this.worker.postMessage({ kind: 'call', id, op, arg } satisfies ToWorker);
-    });
-  }
-
-  /** Aborts running range tasks (their calls reject with ABORTED). */
-  cancel(taskIds: number[]): void {
-    if (!this.closedError && taskIds.length) this.worker.postMessage({ kind: 'cancel', taskIds } satisfies ToWorker);
+      if (signal?.aborted) cancel();
+      else signal?.addEventListener('abort', cancel, { once: true });
+    }).finally(() => signal?.removeEventListener('abort', cancel));
   }
 
   /** Closes the SSH connection and ends the worker thread. */
@@ -135,13 +150,15 @@ export class WorkerConnection {
         this.calls.delete(m.id);
         if (!c) return;
         if (m.ok) c.resolve(m.value);
-        else c.reject(new SluiceError(m.error.code as ErrorCode, m.error.message));
+        else c.reject(SluiceError.fromInfo(m.error));
         return;
       }
       case 'hostkey':
         this.hooks.verifyHostKey(Buffer.from(m.key)).then(
-          (a) => this.worker.postMessage({ kind: 'hostkey-answer', id: m.id, accept: a.accept, reason: a.reason } satisfies ToWorker),
-          (e: Error) => this.worker.postMessage({ kind: 'hostkey-answer', id: m.id, accept: false, reason: `HOSTKEY_REJECTED:${e.message}` } satisfies ToWorker),
+          (a) => this.worker.postMessage({ kind: 'hostkey-answer', id: m.id, accept: a.accept, error: a.error?.toInfo() } satisfies ToWorker),
+          (e: Error) => this.worker.postMessage({
+            kind: 'hostkey-answer', id: m.id, accept: false, error: { code: 'HOSTKEY_REJECTED', message: e.message },
+          } satisfies ToWorker),
         );
         return;
       case 'password':
@@ -150,8 +167,8 @@ export class WorkerConnection {
           () => this.worker.postMessage({ kind: 'password-answer', id: m.id } satisfies ToWorker),
         );
         return;
-      case 'task-progress':
-        this.hooks.onTaskProgress?.(m.taskId, m.bytes);
+      case 'progress':
+        this.calls.get(m.id)?.onProgress?.(m.bytes);
         return;
       case 'hostkeys':
         this.hooks.onHostKeys?.(m.keys.map((k) => Buffer.from(k)));

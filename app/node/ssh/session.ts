@@ -108,8 +108,6 @@ export class Session {
   private fatal: SluiceError | null = null;
   private readonly connectionKeys = new Map<number, Buffer>();
   private password: string | undefined;
-  private lastTaskId = 0;
-  private readonly taskListeners = new Map<number, (bytes: number) => void>();
   private passwordAsk: Promise<string | undefined> | null = null;
   private readonly poolListeners = new Set<(e: PoolChange) => void>();
   private growing: Promise<void> = Promise.resolve();
@@ -280,17 +278,16 @@ export class Session {
       : this.settings.channels;
     const conn = new WorkerConnection(id, this.settings.channels, {
       verifyHostKey: async (key) => {
-        if (this.fatal) return { accept: false, reason: `${this.fatal.code}:${this.fatal.message}` };
+        if (this.fatal) return { accept: false, error: this.fatal };
         const check = await o.hostKeys.verify(o.host, o.port, key);
         if (check.accepted) {
           this.connectionKeys.set(id, key);
           return { accept: true };
         }
         if (check.code === 'HOSTKEY_CHANGED' || check.code === 'HOSTKEY_REVOKED') this.fatal ??= new SluiceError(check.code, check.message);
-        return { accept: false, reason: `${check.code}:${check.message}` };
+        return { accept: false, error: new SluiceError(check.code, check.message) };
       },
       askPassword: () => this.askPasswordOnce(),
-      onTaskProgress: (taskId, bytes) => this.taskListeners.get(taskId)?.(bytes),
       onHostKeys: (keys) => {
         const key = this.connectionKeys.get(id);
         if (!key) return;
@@ -384,13 +381,6 @@ export class Session {
     return this.call('rmdir', { path });
   }
 
-
-  /** A new task id, with `onBytes` receiving the worker's throttled progress for it until disposed. */
-  trackTask(onBytes: (bytes: number) => void): { id: number; dispose(): void } {
-    const id = ++this.lastTaskId;
-    this.taskListeners.set(id, onBytes);
-    return { id, dispose: () => this.taskListeners.delete(id) };
-  }
 
   /** Emits an engine event to the session's listener. */
   publish(e: EngineEvent): void {

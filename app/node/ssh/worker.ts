@@ -10,12 +10,12 @@ import fs from 'node:fs';
 import { SluiceError, fromLocalError } from '../errors';
 import { serverSoftware } from '../ssh2x';
 import { remoteSha256, type HashMethod } from './remoteHash';
-import type { OpName, ToWorker, WorkerOps } from './workerProtocol';
+import type { CallContext, OpName, ToWorker, WorkerOps } from './workerProtocol';
 import { addChannels, connect, setChannelWindow } from './worker/connect';
 import { probeOutOfOrder } from './worker/probe';
 import { list, mkdir, openAhead, rename, stat } from './worker/remoteOps';
 import { call } from './worker/sftpCalls';
-import { asks, cancelledEarly, guarded, port, post, requireConn, sftpOf, state, taskAborts } from './worker/state';
+import { asks, callAborts, callContext, guarded, port, post, requireConn, sftpOf, state } from './worker/state';
 import { finishUpload, getFile, putFile, rangeTask, releaseFile } from './worker/transfers';
 
 async function hashRemote(a: WorkerOps['hashRemote'][0]): Promise<{ sha256: string; method: HashMethod }> {
@@ -35,7 +35,8 @@ async function hashLocal(a: WorkerOps['hashLocal'][0]): Promise<string> {
   return hash.digest('hex');
 }
 
-const ops: { [K in OpName]: (arg: WorkerOps[K][0]) => Promise<WorkerOps[K][1]> } = {
+/** The operation table: every operation gets its argument and its call's context (cancel signal, progress). */
+const ops: { [K in OpName]: (arg: WorkerOps[K][0], ctx: CallContext) => Promise<WorkerOps[K][1]> } = {
   connect,
   addChannels,
   setChannelWindow,
@@ -46,8 +47,8 @@ const ops: { [K in OpName]: (arg: WorkerOps[K][0]) => Promise<WorkerOps[K][1]> }
   remove: (a) => call<void>((cb) => sftpOf(a.channel).unlink(a.path, cb as never), a.path, 'REMOVE'),
   rmdir: (a) => call<void>((cb) => sftpOf(a.channel).rmdir(a.path, cb as never), a.path, 'RMDIR'),
   rename,
-  download: (t) => rangeTask(t, 'download'),
-  upload: (t) => rangeTask(t, 'upload'),
+  download: (t, ctx) => rangeTask(t, 'download', ctx),
+  upload: (t, ctx) => rangeTask(t, 'upload', ctx),
   putFile,
   getFile,
   finishUpload,
@@ -71,28 +72,23 @@ const ops: { [K in OpName]: (arg: WorkerOps[K][0]) => Promise<WorkerOps[K][1]> }
   },
 };
 
+/** Runs call `id` and posts its result (after its last progress message). */
+function runCall(msg: Extract<ToWorker, { kind: 'call' }>): void {
+  const ctx = callContext(msg.id);
+  const run = ops[msg.op] as (a: unknown, c: CallContext) => Promise<unknown>;
+  const exec = msg.op === 'connect' || msg.op === 'close' || msg.op === 'hashLocal' ? run(msg.arg, ctx) : guarded(() => run(msg.arg, ctx));
+  exec.then(
+    (value) => { ctx.end(); post({ kind: 'result', id: msg.id, ok: true, value }); },
+    (e: unknown) => { ctx.end(); post({ kind: 'result', id: msg.id, ok: false, error: SluiceError.from(e).toInfo() }); },
+  );
+}
+
 port.on('message', (msg: ToWorker) => {
-  if (msg.kind === 'cancel') {
-    for (const id of msg.taskIds) {
-      const a = taskAborts.get(id);
-      if (a) a.abort();
-      else if (cancelledEarly.size < 10_000) cancelledEarly.add(id);
-    }
-    return;
-  }
-  if (msg.kind !== 'call') {
+  if (msg.kind === 'call') runCall(msg);
+  else if (msg.kind === 'cancel') callAborts.get(msg.id)?.abort();
+  else {
     const resolve = asks.get(msg.id);
     asks.delete(msg.id);
     resolve?.(msg);
-    return;
   }
-  const run = ops[msg.op] as (a: unknown) => Promise<unknown>;
-  const exec = msg.op === 'connect' || msg.op === 'close' || msg.op === 'hashLocal' ? run(msg.arg) : guarded(() => run(msg.arg));
-  exec.then(
-    (value) => post({ kind: 'result', id: msg.id, ok: true, value }),
-    (e: unknown) => {
-      const se = SluiceError.from(e);
-      post({ kind: 'result', id: msg.id, ok: false, error: se.toInfo() });
-    },
-  );
 });

@@ -2,6 +2,7 @@
  * Messages between the coordinating thread and a connection worker (app/node/ssh/worker.ts).
  * File bytes never cross this boundary: workers read and write local files themselves.
  */
+import type { SluiceErrorInfo } from '../errors';
 import type { HashMethod } from './remoteHash';
 import type { Algorithms } from 'ssh2';
 import type { AuthMaterial } from './auth';
@@ -91,8 +92,6 @@ export interface RangeTask {
   localPath: string;
   start: number;
   end: number;
-  /** Task id for throttled per-task progress messages. */
-  taskId: number;
   /** Permissions an upload segment creates the temporary file with (the first open creates it). */
   mode?: number;
 }
@@ -103,7 +102,6 @@ export interface PutFileTask {
   localPath: string;
   remoteTemp: string;
   size: number;
-  taskId: number;
   /** Unix mode bits for the new remote file. */
   mode?: number;
 }
@@ -114,7 +112,6 @@ export interface GetFileTask {
   remotePath: string;
   localTemp: string;
   size: number;
-  taskId: number;
   mode?: number;
 }
 
@@ -170,17 +167,28 @@ export interface WorkerOps {
 
 export type OpName = keyof WorkerOps;
 
+/** What every worker operation gets besides its argument: its call's cancel signal and progress reporter. */
+export interface CallContext {
+  /** Fires when the coordinator cancels this call. */
+  signal: AbortSignal;
+  /** Reports bytes moved (throttled to a message every PROGRESS_INTERVAL_MS, flushed before the result). */
+  progress(bytes: number): void;
+}
+
 export type ToWorker =
   | { kind: 'call'; id: number; op: OpName; arg: unknown }
-  | { kind: 'hostkey-answer'; id: number; accept: boolean; reason?: string }
+  /** `error`: why a refused key was refused (HOSTKEY_* code and message), the connect's error. */
+  | { kind: 'hostkey-answer'; id: number; accept: boolean; error?: SluiceErrorInfo }
   | { kind: 'password-answer'; id: number; password?: string }
-  | { kind: 'cancel'; taskIds: number[] };
+  /** Aborts the running call `id` (its result is then an error, ABORTED for transfers). */
+  | { kind: 'cancel'; id: number };
 
 export type FromWorker =
   | { kind: 'result'; id: number; ok: true; value: unknown }
-  | { kind: 'result'; id: number; ok: false; error: { code: string; message: string } }
+  | { kind: 'result'; id: number; ok: false; error: SluiceErrorInfo }
   | { kind: 'hostkey'; id: number; key: Uint8Array }
   | { kind: 'password'; id: number }
-  | { kind: 'task-progress'; taskId: number; bytes: number }
+  /** Bytes call `id` moved since its last progress message (sent before its result). */
+  | { kind: 'progress'; id: number; bytes: number }
   | { kind: 'hostkeys'; keys: Uint8Array[] }
   | { kind: 'closed'; code: string; message: string };

@@ -103,9 +103,8 @@ export async function connect(params: ConnectParams): Promise<ConnectInfo> {
       ask({ kind: 'hostkey', key: new Uint8Array(key) }).then((answer) => {
         if (answer.kind === 'hostkey-answer' && answer.accept) verify(true);
         else {
-          const reason = answer.kind === 'hostkey-answer' && answer.reason ? answer.reason : 'HOSTKEY_REJECTED:host key refused';
-          const sep = reason.indexOf(':');
-          hostKeyRefusal = new SluiceError(reason.slice(0, sep) as 'HOSTKEY_REJECTED', reason.slice(sep + 1));
+          const error = answer.kind === 'hostkey-answer' ? answer.error : undefined;
+          hostKeyRefusal = error ? SluiceError.fromInfo(error) : new SluiceError('HOSTKEY_REJECTED', 'host key refused');
           verify(false);
         }
       });

@@ -9,12 +9,12 @@ import type net from 'node:net';
 import { SluiceError } from '../../errors';
 import type { InFlightBudget, RequestSlots } from '../../sftp/pipeline';
 import type { HashTraits } from '../remoteHash';
-import type { ConnectInfo, ConnectParams, FromWorker, RemoteStat, ToWorker } from '../workerProtocol';
+import type { CallContext, ConnectInfo, ConnectParams, FromWorker, RemoteStat, ToWorker } from '../workerProtocol';
 
 /** Largest request we issue even when a server allows more: 255 KiB, OpenSSH's own limit. */
 export const MAX_REQUEST_BYTES = 261120;
 
-/** Per-task progress messages to the coordinator are sent at most this often, ms. */
+/** Progress messages of one call to the coordinator are sent at most this often, ms. */
 export const PROGRESS_INTERVAL_MS = 200;
 
 if (!parentPort) throw new Error('worker.ts must run in a worker thread');
@@ -64,11 +64,35 @@ export const pending = new Set<(e: SluiceError) => void>();
 
 export const asks = new Map<number, (msg: ToWorker) => void>();
 
-/** Abort controllers of running range tasks, by task id (coordinator sends `cancel`). */
-export const taskAborts = new Map<number, AbortController>();
+/** Abort controllers of running calls, by call id (the coordinator sends `cancel` with the id). */
+export const callAborts = new Map<number, AbortController>();
 
-/** Cancels that arrived before their task started its pipeline (e.g. while opening the file). */
-export const cancelledEarly = new Set<number>();
+/**
+ * The context of call `id`: an abort signal registered in {@link callAborts}, and progress posted at most every
+ * PROGRESS_INTERVAL_MS. `end()` posts the remaining progress (before the call's result) and forgets the call.
+ */
+export function callContext(id: number): CallContext & { end(): void } {
+  const abort = new AbortController();
+  callAborts.set(id, abort);
+  let unsent = 0;
+  let last = Date.now();
+  const flush = () => {
+    if (unsent) post({ kind: 'progress', id, bytes: unsent });
+    unsent = 0;
+    last = Date.now();
+  };
+  return {
+    signal: abort.signal,
+    progress: (n) => {
+      unsent += n;
+      if (Date.now() - last >= PROGRESS_INTERVAL_MS) flush();
+    },
+    end: () => {
+      flush();
+      callAborts.delete(id);
+    },
+  };
+}
 
 export function failAll(e: SluiceError): void {
   if (!state.closedError) state.closedError = e;

@@ -7,41 +7,23 @@ import type { SFTPWrapper } from 'ssh2';
 import {
   COUNTERS_PER_CHANNEL, COUNTER_BYTES, ShortFileError, downloadRange, uploadRange, type RangeOptions,
 } from '../../sftp/pipeline';
-import type { GetFileTask, PutFileTask, RangeTask, WorkerOps } from '../workerProtocol';
+import type { CallContext, GetFileTask, PutFileTask, RangeTask, WorkerOps } from '../workerProtocol';
 import { closeSegmentHandles, closeUnlessAborted, handlesAhead, segmentHandles } from './handles';
 import { OPEN_MODE, SEGMENT_FLAGS, call, closeRemote, fsyncRemote, openLocal, openRemote, rangeError } from './sftpCalls';
-import { PROGRESS_INTERVAL_MS, cancelledEarly, post, requireConn, sftpOf, state, taskAborts } from './state';
+import { requireConn, sftpOf, state } from './state';
 
 /**
- * Pipeline options for one task: its channel's request budget and counters, an abort signal the
- * coordinator can fire (`cancel`), and progress posted at most every PROGRESS_INTERVAL_MS.
- * Call `done()` when the task ends: it posts the remaining progress and forgets the abort controller.
+ * Pipeline options for one call: its channel's request budget and counters, the call's cancel signal, and its
+ * progress reporter.
  */
-export function rangeOptions(channel: number, chunkSize: number, taskId: number): RangeOptions & { done(): void } {
+export function rangeOptions(channel: number, chunkSize: number, ctx: CallContext): RangeOptions {
   const c = requireConn();
-  let unsent = 0;
-  let last = Date.now();
-  const abort = new AbortController();
-  if (cancelledEarly.delete(taskId)) abort.abort();
-  taskAborts.set(taskId, abort);
-  const flush = () => {
-    if (unsent) post({ kind: 'task-progress', taskId, bytes: unsent });
-    unsent = 0;
-    last = Date.now();
-  };
   return {
-    signal: abort.signal,
+    signal: ctx.signal,
     chunkSize,
     slots: c.slots[channel],
     counters: c.counters.subarray(channel * COUNTERS_PER_CHANNEL, (channel + 1) * COUNTERS_PER_CHANNEL),
-    onBytes: (n) => {
-      unsent += n;
-      if (Date.now() - last >= PROGRESS_INTERVAL_MS) flush();
-    },
-    done: () => {
-      flush();
-      taskAborts.delete(taskId);
-    },
+    onBytes: ctx.progress,
   };
 }
 
@@ -57,7 +39,7 @@ export const UPLOAD_MAX_IN_FLIGHT = 8;
  * Runs one segment: copies [start, end) with the pipeline through the handle pair this channel kept for the file
  * (else opens both sides), and keeps the pair for the file's next segment unless the segment failed.
  */
-export async function rangeTask(t: RangeTask, direction: 'download' | 'upload'): Promise<number> {
+export async function rangeTask(t: RangeTask, direction: 'download' | 'upload', ctx: CallContext): Promise<number> {
   const c = requireConn();
   const s = sftpOf(t.channel);
   const down = direction === 'download';
@@ -71,7 +53,7 @@ export async function rangeTask(t: RangeTask, direction: 'download' | 'upload'):
       throw e;
     }
   }
-  const o = rangeOptions(t.channel, down ? c.info.maxRead : c.info.maxWrite, t.taskId);
+  const o = rangeOptions(t.channel, down ? c.info.maxRead : c.info.maxWrite, ctx);
   if (!down) { o.maxInFlight = UPLOAD_MAX_IN_FLIGHT; o.budget = c.uploads; }
   let ok = false;
   try {
@@ -81,7 +63,6 @@ export async function rangeTask(t: RangeTask, direction: 'download' | 'upload'):
   } catch (e) {
     throw rangeError(e, t.remotePath, t.localPath);
   } finally {
-    o.done();
     // After an abort the CLOSE may queue behind replies still on their way: not waited for (see closeUnlessAborted).
     if (ok && !state.closedError) segmentHandles.put(direction, t.remotePath, t.localPath, h);
     else await closeSegmentHandles([h], t.remotePath, !o.signal?.aborted);
@@ -149,12 +130,12 @@ export async function releaseFile(a: WorkerOps['releaseFile'][0]): Promise<void>
  * on a server that answers in order; the replies each step depends on are awaited elsewhere).
  * @returns the remote size after writing (from the fstat)
  */
-export async function putFile(t: PutFileTask): Promise<number> {
+export async function putFile(t: PutFileTask, ctx: CallContext): Promise<number> {
   const c = requireConn();
   const s = sftpOf(t.channel);
   const local = await openLocal(t.localPath, 'r');
   let h: Buffer | null = null;
-  const o = rangeOptions(t.channel, c.info.maxWrite, t.taskId);
+  const o = rangeOptions(t.channel, c.info.maxWrite, ctx);
   o.maxInFlight = UPLOAD_MAX_IN_FLIGHT;
   o.budget = c.uploads;
   try {
@@ -178,18 +159,17 @@ export async function putFile(t: PutFileTask): Promise<number> {
   } catch (e) {
     throw rangeError(e, t.remoteTemp, t.localPath);
   } finally {
-    o.done();
     await local.close().catch(() => undefined);
     if (h) await closeUnlessAborted(s, h, t.remoteTemp, o.signal);
   }
 }
 
-export async function getFile(t: GetFileTask): Promise<number> {
+export async function getFile(t: GetFileTask, ctx: CallContext): Promise<number> {
   const c = requireConn();
   const s = sftpOf(t.channel);
   let h: Buffer | null = await (handlesAhead.take(s, t.remotePath) ?? openRemote(s, t.remotePath, 'r'));
   void handlesAhead.drop(t.remotePath);
-  const o = rangeOptions(t.channel, c.info.maxRead, t.taskId);
+  const o = rangeOptions(t.channel, c.info.maxRead, ctx);
   let local: fs.promises.FileHandle | null = null;
   try {
     local = await openLocal(t.localTemp, 'w', t.mode ?? 0o644);
@@ -203,7 +183,6 @@ export async function getFile(t: GetFileTask): Promise<number> {
   } catch (e) {
     throw rangeError(e, t.remotePath, t.localTemp);
   } finally {
-    o.done();
     await local?.close().catch(() => undefined);
     if (h) await closeUnlessAborted(s, h, t.remotePath, o.signal);
   }

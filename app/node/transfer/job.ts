@@ -1,0 +1,113 @@
+/**
+ * One transfer job's books: its counters, the per-file events it publishes, the progress samples sent at a fixed
+ * rate (never per packet), the worker tasks running for it, and its report. Holds no transfer logic.
+ */
+import { ThroughputEstimator } from '../../common/stats/throughput';
+import { SluiceError } from '../errors';
+import type { Session } from '../ssh/session';
+import { inUserTerms, weakerLevel } from './fileNames';
+import { PoolSampler } from './progress';
+import type { FileItem } from './scan';
+import type { FileFailure, TransferReport, TransferRequest, VerifyLevel } from './types';
+
+const PROGRESS_INTERVAL_MS = 250;
+/** Files listed in one progress sample (the UI shows the ones in flight). */
+const PROGRESS_FILES = 64;
+
+/** A file as the events name it: a scanned item, or a file in flight with its temporary name. */
+export type NamedFile = Pick<FileItem, 'src' | 'dst'> & { size?: number; temp?: string };
+
+/** A file in flight, as the progress samples list it. */
+export interface FileInFlight {
+  readonly src: string;
+  readonly size: number;
+  readonly done: number;
+}
+
+export class JobBooks {
+  readonly started = Date.now();
+  readonly failed: FileFailure[] = [];
+  filesTotal = 0;
+  filesDone = 0;
+  skipped = 0;
+  bytesTotal = 0;
+  bytesDone = 0;
+  scanning = true;
+  /** The weakest level reached over the files committed so far. */
+  verifyLevel: VerifyLevel | undefined;
+  /** Cancel switches of the data-moving worker calls running for this job (range and whole-file transfers). */
+  readonly tasks = new Set<AbortController>();
+  private readonly sampler: PoolSampler;
+  private readonly rate = new ThroughputEstimator(3000);
+  private timer: NodeJS.Timeout | undefined;
+
+  /** @param inFlight files planned and not yet committed, skipped or failed (listed in progress samples) */
+  constructor(private readonly session: Session, private readonly req: TransferRequest, private readonly inFlight: ReadonlySet<FileInFlight>) {
+    this.sampler = new PoolSampler(() => session.connections);
+  }
+
+  /** Starts the progress samples (every PROGRESS_INTERVAL_MS). */
+  startSampling(): void {
+    this.timer = setInterval(() => this.sample(), PROGRESS_INTERVAL_MS);
+  }
+
+  /** Stops the samples and sends a last one. */
+  stopSampling(): void {
+    clearInterval(this.timer);
+    this.sample();
+  }
+
+  private sample(): void {
+    this.rate.record(this.bytesDone);
+    this.session.publish({
+      type: 'progress', jobId: this.req.id, t: Date.now(), bytesDone: this.bytesDone, bytesTotal: this.bytesTotal,
+      filesDone: this.filesDone, filesTotal: this.filesTotal, rate: this.rate.rate(), scanning: this.scanning,
+      connections: this.sampler.sample(),
+      files: [...this.inFlight].slice(0, PROGRESS_FILES).map((f) => ({ path: f.src, bytes: f.done, size: f.size })),
+    });
+  }
+
+  private emitFile(f: NamedFile, state: 'done' | 'failed' | 'skipped', error?: SluiceError, verify?: VerifyLevel, reason?: string): void {
+    this.session.publish({
+      type: 'file', jobId: this.req.id, path: f.src, target: f.dst, size: f.size ?? 0, state, verify, error: error?.toInfo(), reason,
+    });
+  }
+
+  /** Counts a file as failed and says so; an error naming only its temporary file names the user's file too. */
+  fileFailed(f: NamedFile, e0: SluiceError): void {
+    const e = f.temp ? inUserTerms(e0, f.temp, f.dst) : e0;
+    this.failed.push({ path: f.src, code: e.code, message: e.message });
+    this.emitFile(f, 'failed', e);
+  }
+
+  /** Counts a file as skipped (`reason` for the user, `error` when a refusal caused it). */
+  fileSkipped(f: NamedFile, reason: string, error?: SluiceError): void {
+    this.skipped++;
+    this.emitFile(f, 'skipped', error, undefined, reason);
+  }
+
+  /** Counts a file as committed under its final name after verification at `level`. */
+  fileCommitted(f: NamedFile, level: VerifyLevel): void {
+    this.filesDone++;
+    this.verifyLevel = weakerLevel(this.verifyLevel, level);
+    this.emitFile(f, 'done', undefined, level);
+  }
+
+  /** Cancels every data-moving call of the job (each rejects with ABORTED and counts its bytes back out). */
+  cancelTasks(): void {
+    for (const a of this.tasks) a.abort();
+  }
+
+  /** The job's report. */
+  report(segmentedUploads: boolean | undefined): TransferReport {
+    return {
+      files: this.filesDone,
+      skipped: this.skipped,
+      bytes: this.bytesDone,
+      failed: this.failed,
+      verify: this.verifyLevel,
+      elapsedMs: Date.now() - this.started,
+      segmentedUploads,
+    };
+  }
+}

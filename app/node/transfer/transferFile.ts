@@ -1,0 +1,225 @@
+/**
+ * One file of a job on its way: its state (fileState.ts) and the only operations that touch its data — move it
+ * whole through one handle, move one byte range (a segment), verify and commit it under its final name, or abort it
+ * (close its handles, remove its temporary file). Model: rclone fs/operations/multithread.go, where the job cuts
+ * the chunks and reaches storage only through WriteChunk / Close / Abort.
+ *
+ * Temporary names (README "Integrity"): `.NAME.sluice-XXXXXXXX.part` beside the target, remote for uploads and local
+ * for downloads; a file never appears under its final name until it is complete and verified.
+ */
+import fs from 'node:fs';
+import { SluiceError } from '../errors';
+import type { Lane, Session } from '../ssh/session';
+import type { CommitMode } from './conflict';
+import { tempNameFor } from './fileNames';
+import { advance, isFinalPhase, type FilePhase } from './fileState';
+import type { CallOptions } from '../ssh/connection';
+import type { FileInFlight, JobBooks } from './job';
+import { localCommit, localFinish } from './localFiles';
+import type { FileItem } from './scan';
+import type { TransferRequest, VerifyLevel } from './types';
+
+/** What a file needs from its job. */
+export interface FileJob {
+  readonly session: Session;
+  readonly req: TransferRequest;
+  readonly books: JobBooks;
+  /** Set once the job was interrupted: nothing more is committed. */
+  readonly aborted: SluiceError | null;
+  /** Clean-ups the job awaits before it returns. */
+  readonly cleanups: Array<Promise<unknown>>;
+}
+
+/** Groups channels by the connection they belong to. */
+function byConnection(lanes: Lane[]): Map<Lane['conn'], number[]> {
+  const out = new Map<Lane['conn'], number[]>();
+  for (const { conn, channel } of lanes) out.set(conn, [...(out.get(conn) ?? []), channel]);
+  return out;
+}
+
+export class TransferFile implements FileItem, FileInFlight {
+  readonly src: string;
+  readonly dst: string;
+  readonly size: number;
+  readonly mode: number;
+  readonly mtimeMs: number;
+  readonly temp: string;
+  private state: FilePhase = 'planned';
+  /** Bytes moved so far (a failed attempt's bytes are counted back out). */
+  done = 0;
+  /** Bytes of this file's segments that completed (a fallback moves them again). */
+  private segmentBytes = 0;
+  /**
+   * How the file moves: whole through one handle, or in segments over several channels. A segmented upload the
+   * server refuses goes back to `whole` once (the job's fallback); segments still running then count for nothing.
+   */
+  route: 'whole' | 'segments' = 'whole';
+  /** Cancel switches of this file's data-moving calls still running. */
+  private readonly running = new Set<AbortController>();
+  /** Connections that ran a segment of this file (they keep its handles open until released). */
+  readonly segmentConns = new Set<Lane['conn']>();
+  /** Worker calls of this file still running (their SSH_FXP_OPENs may create the temporary file). */
+  private readonly calls = new Set<Promise<unknown>>();
+  private readonly put: boolean;
+
+  constructor(item: FileItem, private readonly job: FileJob) {
+    ({ src: this.src, dst: this.dst, size: this.size, mode: this.mode, mtimeMs: this.mtimeMs } = item);
+    this.put = job.req.direction === 'put';
+    this.temp = tempNameFor(item.dst, this.put);
+  }
+
+  get phase(): FilePhase {
+    return this.state;
+  }
+
+  /** Committed, skipped or failed: nothing more runs for this file. */
+  get ended(): boolean {
+    return isFinalPhase(this.state);
+  }
+
+  /** Moves the file to its next state. @throws Error on an illegal transition (a bug) */
+  to(next: FilePhase): void {
+    this.state = advance(this.state, next);
+  }
+
+  /** Runs a worker call of this file on `lane` that moves data, counting its bytes into the file and the job. */
+  private async withTask<T>(fn: (options: CallOptions) => Promise<T>): Promise<T> {
+    const books = this.job.books;
+    let counted = 0;
+    const abort = new AbortController();
+    books.tasks.add(abort);
+    this.running.add(abort);
+    const call = fn({ signal: abort.signal, onProgress: (n) => { counted += n; this.done += n; books.bytesDone += n; } });
+    this.calls.add(call);
+    try {
+      return await call;
+    } catch (e) {
+      // bytes of a failed attempt are moved again by the retry
+      this.uncount(counted);
+      throw e;
+    } finally {
+      books.tasks.delete(abort);
+      this.running.delete(abort);
+      this.calls.delete(call);
+    }
+  }
+
+  /**
+   * Moves the whole file through one handle, in order.
+   * @returns the size the worker read back after its fsync (saves the commit a round trip)
+   */
+  moveWhole(lane: Lane): Promise<number> {
+    this.to('moving');
+    const { conn, channel } = lane;
+    return this.withTask((options) => (this.put
+      ? conn.call('putFile', { channel, localPath: this.src, remoteTemp: this.temp, size: this.size, mode: this.mode }, options)
+      : conn.call('getFile', { channel, remotePath: this.src, localTemp: this.temp, size: this.size, mode: this.mode }, options)));
+  }
+
+  /** Moves bytes [start, end) through `lane`; the handle stays open for the file's next segment on that channel. */
+  async moveRange(lane: Lane, start: number, end: number): Promise<void> {
+    if (this.state !== 'moving') this.to('moving');
+    this.segmentConns.add(lane.conn);
+    await this.withTask((options) => lane.conn.call(this.put ? 'upload' : 'download', {
+      channel: lane.channel, remotePath: this.put ? this.temp : this.src, localPath: this.put ? this.src : this.temp,
+      start, end, mode: this.mode,
+    }, options));
+    if (this.route === 'segments') this.segmentBytes += end - start;
+    else this.uncount(end - start);
+  }
+
+  /**
+   * Opens a segmented upload's temporary file on every lane ahead of its segments (one round trip less before the
+   * first SSH_FXP_WRITE while the out-of-order probe runs); segments take those handles, release() closes the rest.
+   */
+  openAhead(lanes: Lane[]): void {
+    for (const [conn, channels] of byConnection(lanes)) {
+      this.segmentConns.add(conn);
+      conn.call('openAhead', { channels, remotePath: this.temp, mode: this.mode }).catch(() => undefined);
+    }
+  }
+
+  /** Closes the handles the segments kept open, on every connection except `except`; never rejects. */
+  release(except?: Lane['conn']): Promise<unknown> {
+    const args = { remotePath: this.put ? this.temp : this.src, localPath: this.put ? this.src : this.temp, direction: this.put ? 'upload' : 'download' } as const;
+    return Promise.all([...this.segmentConns].filter((c) => c !== except).map((c) => c.call('releaseFile', args).catch(() => undefined)));
+  }
+
+  /** Aborts the file's running tasks (each counts its own bytes back out). */
+  cancelRunning(): void {
+    for (const a of this.running) a.abort();
+  }
+
+  private uncount(bytes: number): void {
+    this.job.books.bytesDone -= bytes;
+    this.done -= bytes;
+  }
+
+  /** Counts the completed segments' bytes back out: the file moves again through one handle. */
+  undoSegments(): void {
+    this.uncount(this.segmentBytes);
+    this.segmentBytes = 0;
+  }
+
+  /**
+   * Verifies and commits the file under its final name (`mode`: see CommitMode).
+   * @param knownSize the size a whole-file task read back after its fsync
+   * @returns the level of verification reached
+   * @throws SluiceError VERIFY_FAILED (size or SHA-256 differs), EXISTS (no-clobber target appeared), ABORTED, or
+   *   the SFTP / local error of the FSTAT, hash or rename
+   */
+  async commit(lane: Lane, mode: CommitMode, knownSize?: number): Promise<VerifyLevel> {
+    this.to('verifying');
+    // Segment handles close first (an upload's finishUpload closes those of its own connection, in its round trip).
+    const released = this.release(this.put ? lane.conn : undefined);
+    // size: always (a download's local handles must be closed before its fsync and size check)
+    const size = knownSize ?? (this.put
+      ? (await lane.conn.call('finishUpload', { channel: lane.channel, path: this.temp })).size
+      : await released.then(() => localFinish(this.temp)));
+    await released;
+    if (size !== this.size) throw new SluiceError('VERIFY_FAILED', `${this.dst}: size after transfer is ${size} bytes, expected ${this.size}`);
+    const level = this.job.req.verify === 'sha256' ? await this.compareHashes(lane) : 'size';
+    // An interrupted job commits nothing, even a file whose last bytes raced the interrupt.
+    if (this.job.aborted) throw this.job.aborted;
+    if (this.put) await lane.conn.call('rename', { channel: lane.channel, from: this.temp, to: this.dst, mode });
+    else await localCommit(this.temp, this.dst, mode);
+    this.to('committed');
+    return level;
+  }
+
+  private async compareHashes(lane: Lane): Promise<VerifyLevel> {
+    const [local, remote] = await Promise.all([
+      lane.conn.call('hashLocal', { path: this.put ? this.src : this.temp }),
+      lane.conn.call('hashRemote', {
+        channel: lane.channel, path: this.put ? this.temp : this.src, size: this.size, allowExec: this.job.req.allowExec !== false,
+      }),
+    ]);
+    const how = remote.method === 'reread' ? 'read back over SFTP' : `by the server (${remote.method})`;
+    if (local !== remote.sha256) {
+      throw new SluiceError('VERIFY_FAILED', `${this.dst}: SHA-256 differs after transfer (local ${local}, remote ${remote.sha256}, hashed ${how})`);
+    }
+    return remote.method === 'reread' ? 'sha256-reread' : 'sha256-remote';
+  }
+
+  /** Removes the temporary copy; a remote one a lost connection kept is recorded for the next connection. */
+  removeTemp(): Promise<unknown> {
+    const { session } = this.job;
+    const p = this.put
+      ? session.call('remove', { path: this.temp }).catch((e: unknown) => {
+        if (SluiceError.from(e).code !== 'NO_SUCH_FILE') session.leftovers.record({ kind: 'temp', path: this.temp });
+      })
+      : fs.promises.unlink(this.temp).catch(() => undefined);
+    this.job.cleanups.push(p);
+    return p;
+  }
+
+  /**
+   * Gives the file up: it ends `failed` (or `skipped`), its tasks are aborted, and once its calls ended its handles
+   * are closed and its temporary file removed (a handle opened ahead must not recreate the removed file).
+   */
+  abort(as: 'failed' | 'skipped' = 'failed'): void {
+    this.to(as);
+    this.cancelRunning();
+    this.job.cleanups.push(Promise.allSettled([...this.calls]).then(() => this.release()).then(() => this.removeTemp()));
+  }
+}

@@ -203,11 +203,11 @@ export class SluiceService {
 
       'queue.enqueue': async (req) => ({ jobIds: this.queue.enqueue(req) }),
       'queue.snapshot': async () => ({ jobs: this.jobs() }),
-      'queue.pause': async ({ jobId }) => this.queue.pause(jobId),
-      'queue.resume': async ({ jobId }) => this.queue.resume(jobId),
-      'queue.cancel': async ({ jobId }) => this.queue.cancel(jobId),
-      'queue.retry': async ({ jobId }) => this.queue.retry(jobId),
-      'queue.clearFinished': async () => this.queue.clearFinished(),
+      'queue.pause': async ({ jobId }) => this.queue.perform({ type: 'pause', jobId }),
+      'queue.resume': async ({ jobId }) => this.queue.perform({ type: 'resume', jobId }),
+      'queue.cancel': async ({ jobId }) => this.queue.perform({ type: 'cancel', jobId }),
+      'queue.retry': async ({ jobId }) => this.queue.perform({ type: 'retry', jobId }),
+      'queue.clearFinished': async () => this.queue.perform({ type: 'clearFinished' }),
       'conflict.answer': async ({ promptId, choice, forAll }) => this.queue.answerConflict(promptId, choice, forAll ?? false),
 
       'settings.get': async () => this.settings(),

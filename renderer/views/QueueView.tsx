@@ -1,6 +1,8 @@
 /**
  * The transfer queue: virtualized rows (only the visible ones are in the DOM, so 10,000 jobs stay smooth),
  * per-job state, progress, speed, ETA and error text, pause / resume / cancel / retry, filters and totals.
+ * The buttons are enabled by the engine's own rules (app/common/queue/rules.ts): a row shows exactly the intents
+ * the engine accepts in the job's state, and "Clear finished" is enabled when the engine would clear something.
  * Rows are memoized on the job object: the shared reducer keeps unchanged jobs identical, so a progress
  * delta re-renders only the rows whose job changed.
  */
@@ -9,8 +11,10 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import type { Job } from '../../app/common/model/job';
 import { etaSeconds } from '../../app/common/model/job';
 import { queueTotals } from '../../app/common/queue/reducer';
+import { allowedIntents, can, type JobIntentType } from '../../app/common/queue/rules';
 import { formatBytes, formatDuration, formatRate, percent, plural } from '../format/format';
 import { filterJobIds, type QueueFilter } from '../state/appState';
+import { JOB_INTENT_LABEL, sendJobIntent } from '../state/queueActions';
 import { useAppState, useBridge, useStore } from '../state/react';
 import { Icon } from './Icon';
 
@@ -22,27 +26,7 @@ const FILTERS: Array<{ id: QueueFilter; label: string }> = [
   { id: 'done', label: 'Done' },
 ];
 
-type JobAction = 'pause' | 'resume' | 'cancel' | 'retry';
-
-/** Which actions a job offers in its state (the engine still validates every transition). */
-function actionsFor(job: Job): JobAction[] {
-  switch (job.state) {
-    case 'queued':
-    case 'running':
-      return ['pause', 'cancel'];
-    case 'paused':
-      return ['resume', 'cancel'];
-    case 'failed':
-    case 'cancelled':
-      return ['retry'];
-    case 'done':
-      return [];
-  }
-}
-
-const ACTION_LABEL: Record<JobAction, string> = { pause: 'Pause', resume: 'Resume', cancel: 'Cancel', retry: 'Retry' };
-
-const JobRow = memo(function JobRow({ job, top, onAction }: { job: Job; top: number; onAction: (job: Job, a: JobAction) => void }) {
+const JobRow = memo(function JobRow({ job, top, onAction }: { job: Job; top: number; onAction: (job: Job, a: JobIntentType) => void }) {
   const pct = percent(job.bytesDone, job.bytesTotal, job.state === 'done');
   const eta = job.state === 'running' ? etaSeconds(job) : undefined;
   return (
@@ -77,9 +61,9 @@ const JobRow = memo(function JobRow({ job, top, onAction }: { job: Job; top: num
       <span>{job.state === 'running' ? formatRate(job.rate) : ''}</span>
       <span className="actions">
         {eta !== undefined && <span className="muted" aria-label="Time left">{formatDuration(eta * 1000)}</span>}
-        {actionsFor(job).map((a) => (
-          <button key={a} type="button" aria-label={`${ACTION_LABEL[a]} ${job.name}`} onClick={() => onAction(job, a)}>
-            {ACTION_LABEL[a]}
+        {allowedIntents(job).map((a) => (
+          <button key={a} type="button" aria-label={`${JOB_INTENT_LABEL[a]} ${job.name}`} onClick={() => onAction(job, a)}>
+            {JOB_INTENT_LABEL[a]}
           </button>
         ))}
       </span>
@@ -109,22 +93,14 @@ export function QueueView() {
   });
 
   const onAction = useMemo(
-    () => async (job: Job, action: JobAction) => {
-      const req = { jobId: job.id };
-      const r =
-        action === 'pause'
-          ? await bridge.queuePause(req)
-          : action === 'resume'
-            ? await bridge.queueResume(req)
-            : action === 'cancel'
-              ? await bridge.queueCancel(req)
-              : await bridge.queueRetry(req);
-      if (!r.ok) store.localLog('error', `${ACTION_LABEL[action]} ${job.name} failed: ${r.error.message}`);
+    () => async (job: Job, intent: JobIntentType) => {
+      const error = await sendJobIntent(bridge, job, intent);
+      if (error !== undefined) store.localLog('error', `${JOB_INTENT_LABEL[intent]} ${job.name} failed: ${error}`);
     },
     [bridge, store],
   );
 
-  const finished = totals.count.done + totals.count.cancelled;
+  const clearable = useMemo(() => can(queue, { type: 'clearFinished' }), [queue]);
   const active = totals.count.queued + totals.count.running + totals.count.paused;
   return (
     <section className="queue" aria-label="Queue">
@@ -138,7 +114,7 @@ export function QueueView() {
           ))}
         </div>
         <span style={{ flex: 1 }} />
-        <button type="button" disabled={finished === 0} onClick={() => void bridge.queueClearFinished()}>
+        <button type="button" disabled={!clearable} onClick={() => void bridge.queueClearFinished()}>
           Clear finished
         </button>
       </header>

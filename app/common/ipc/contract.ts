@@ -215,11 +215,12 @@ export const invokeSchemas = {
     dest: path,
   }),
   'queue.snapshot': none,
+  /** The job intents: accepted in the states app/common/queue/rules.ts allows, else refused with INVALID_STATE. */
   'queue.pause': jobRef,
   'queue.resume': jobRef,
   'queue.cancel': jobRef,
   'queue.retry': jobRef,
-  /** Removes done and cancelled jobs. */
+  /** Removes done and cancelled jobs; refused (INVALID_STATE) when there are none. */
   'queue.clearFinished': none,
   'conflict.answer': z.strictObject({ promptId: id, choice: z.enum(['overwrite', 'skip', 'rename']), forAll: z.boolean() }),
 

@@ -1,14 +1,16 @@
 /**
  * The service's transfer queue, in memory: jobs are a {@link QueueState} changed only through the shared reducer, so
- * the events emitted are exactly what a renderer replays. Each site runs at most `jobsPerSite` jobs at once; pause
- * aborts the running transfer (its next run starts it again), resume re-queues; conflicts are asked one dialog at a
- * time per batch.
+ * the events emitted are exactly what a renderer replays. What an intent or an engine fact does to the queue is
+ * decided by the pure rules of app/common/queue (rules.ts: `decide`, the same checks the renderer enables its
+ * buttons with; lifecycle.ts: `follow`, `jobsToStart`); this class performs their effects: it runs transfers (at
+ * most `jobsPerSite` per site), aborts them for pause and cancel, and asks conflicts one dialog at a time per batch.
  */
 import { randomUUID } from 'node:crypto';
-import * as path from 'node:path';
 import type { ConflictChoice, InvokeRequests, ProgressSample } from '../../common/ipc/contract';
-import { canTransition, type Job, type JobState } from '../../common/model/job';
-import { applyQueueEvents, emptyQueue, getJob, jobsInOrder, type JobPatch, type QueueEvent, type QueueState } from '../../common/queue/reducer';
+import type { Job } from '../../common/model/job';
+import { follow, jobsToStart, type QueueFact } from '../../common/queue/lifecycle';
+import { applyQueueEvents, emptyQueue, getJob, jobsInOrder, type QueueEvent, type QueueState } from '../../common/queue/reducer';
+import { decide, type QueueChange, type QueueIntent } from '../../common/queue/rules';
 import { SluiceError } from '../errors';
 import type { EngineSession } from '../engine/engine';
 import type { ConflictFiles, EngineEvent, TransferReport } from '../transfer/types';
@@ -51,24 +53,36 @@ export class JobQueue {
     return jobsInOrder(this.queue);
   }
 
-  /** `queue.resume`. */
-  resume(jobId: string): void {
-    this.transition(jobId, 'paused', 'queued');
-    this.pump(this.job(jobId).siteId);
+  /** `queue.enqueue`: one job per source, in one new batch; returns the job ids. */
+  enqueue(req: InvokeRequests['queue.enqueue']): string[] {
+    if (!this.hub.store.get(req.siteId)) throw new SluiceError('NOT_FOUND', `No site with id ${req.siteId}`);
+    const jobIds = req.sources.map(() => randomUUID());
+    this.perform({ type: 'enqueue', ...req, batchId: randomUUID(), jobIds });
+    return jobIds;
   }
 
-  /** `queue.retry`: a failed or cancelled job goes back to the queue. */
-  retry(jobId: string): void {
-    const job = this.job(jobId);
-    if (job.state !== 'failed' && job.state !== 'cancelled') throw new SluiceError('INVALID_STATE', `Cannot retry a ${job.state} job`);
-    this.apply([{ type: 'updated', id: jobId, patch: { state: 'queued', error: undefined, rate: 0, finishedAt: undefined } }]);
-    this.pump(job.siteId);
+  /**
+   * Carries out a user intent (`queue.pause`, `queue.resume`, `queue.cancel`, `queue.retry`, `queue.clearFinished`,
+   * `queue.enqueue`) as the rules decide it; a refused intent throws a SluiceError with the rules' code and message.
+   */
+  perform(intent: QueueIntent): void {
+    const decision = decide(this.queue, intent, this.hub.clock());
+    if (!decision.ok) throw new SluiceError(decision.refusal.code, decision.refusal.message);
+    this.carryOut(decision);
   }
 
-  /** `queue.clearFinished`. */
-  clearFinished(): void {
-    const ids = this.jobs().filter((j) => j.state === 'done' || j.state === 'cancelled').map((j) => j.id);
-    if (ids.length) this.apply([{ type: 'removed', ids }]);
+  /** Applies what follows from an engine fact (a start, a settled transfer, a lost or unreachable site). */
+  private follow(fact: QueueFact): void {
+    this.carryOut(follow(this.queue, fact, this.hub.clock()));
+  }
+
+  /** Applies the events through the shared reducer (and emits them), then performs the effects. */
+  private carryOut(change: QueueChange): void {
+    if (change.events.length) this.apply(change.events);
+    for (const effect of change.effects) {
+      if (effect.type === 'stop') this.stopRunning(effect.jobId, effect.as);
+      else this.pump(effect.siteId);
+    }
   }
 
   /** `conflict.answer`; `forAll` answers the rest of the batch the same way. */
@@ -81,11 +95,7 @@ export class JobQueue {
 
   /** A site disconnects: its running jobs pause, its queued ones too. */
   pauseSite(siteId: string): void {
-    for (const job of this.jobs()) {
-      if (job.siteId !== siteId) continue;
-      if (job.state === 'running') this.stopRunning(job.id, 'paused');
-      else if (job.state === 'queued') this.transition(job.id, 'queued', 'paused');
-    }
+    this.follow({ type: 'siteLost', siteId });
   }
 
   /** A running job's progress from the engine: the job's counters, then the site's throughput. */
@@ -115,46 +125,6 @@ export class JobQueue {
     this.hub.emit('queue.delta', { events });
   }
 
-  job(jobId: string): Job {
-    const job = getJob(this.queue, jobId);
-    if (!job) throw new SluiceError('NOT_FOUND', `No job ${jobId}`);
-    return job;
-  }
-
-  transition(jobId: string, from: JobState, to: JobState, patch: JobPatch = {}): void {
-    const job = this.job(jobId);
-    if (job.state !== from || !canTransition(from, to)) throw new SluiceError('INVALID_STATE', `Cannot move a ${job.state} job to ${to}`);
-    this.apply([{ type: 'updated', id: jobId, patch: { ...patch, state: to } }]);
-  }
-
-  enqueue(req: InvokeRequests['queue.enqueue']): string[] {
-    const site = this.hub.store.get(req.siteId);
-    if (!site) throw new SluiceError('NOT_FOUND', `No site with id ${req.siteId}`);
-    const batchId = randomUUID();
-    const now = this.hub.clock();
-    const jobs: Job[] = req.sources.map((source) => ({
-      id: randomUUID(), batchId, siteId: req.siteId, direction: req.direction, source, dest: req.dest,
-      name: path.posix.basename(source.replace(/\\/g, '/').replace(/\/+$/, '')) || source, state: 'queued',
-      bytesDone: 0, bytesTotal: 0, filesDone: 0, filesTotal: 0, rate: 0, createdAt: now,
-    }));
-    this.apply([{ type: 'added', jobs }]);
-    this.pump(req.siteId);
-    return jobs.map((j) => j.id);
-  }
-
-  pause(jobId: string): void {
-    const job = this.job(jobId);
-    if (job.state === 'running') this.stopRunning(jobId, 'paused');
-    else this.transition(jobId, 'queued', 'paused');
-  }
-
-  cancel(jobId: string): void {
-    const job = this.job(jobId);
-    if (job.state === 'running') return this.stopRunning(jobId, 'cancelled');
-    if (!canTransition(job.state, 'cancelled') || job.state === 'cancelled') throw new SluiceError('INVALID_STATE', `Cannot cancel a ${job.state} job`);
-    this.apply([{ type: 'updated', id: jobId, patch: { state: 'cancelled', rate: 0, finishedAt: this.hub.clock() } }]);
-  }
-
   /** Aborts a running transfer; the job takes `as` when the transfer settles (or done, if it finished anyway). */
   private stopRunning(jobId: string, as: 'paused' | 'cancelled'): void {
     const run = this.running.get(jobId);
@@ -165,23 +135,15 @@ export class JobQueue {
   }
 
   /** Starts queued jobs of a site up to the per-site limit, in queue order. */
-  pump(siteId: string): void {
+  private pump(siteId: string): void {
     if (this.isClosed()) return;
-    let active = 0;
-    for (const id of this.running.keys()) if (getJob(this.queue, id)?.siteId === siteId) active++;
-    if (active >= this.jobsPerSite) return;
-    for (const job of this.queue.jobs) {
-      if (active >= this.jobsPerSite) break;
-      if (job.siteId !== siteId || job.state !== 'queued' || this.running.has(job.id)) continue;
-      active++;
-      this.start(job);
-    }
+    for (const job of jobsToStart(this.queue, siteId, this.jobsPerSite, this.running)) this.start(job);
   }
 
   private start(job: Job): void {
     const run: RunningJob = { controller: new AbortController() };
     this.running.set(job.id, run);
-    this.apply([{ type: 'updated', id: job.id, patch: { state: 'running', startedAt: this.hub.clock(), error: undefined } }]);
+    this.follow({ type: 'started', jobId: job.id });
     void this.runJob(job, run).finally(() => {
       this.running.delete(job.id);
       this.emitProgress(job.siteId, this.hub.clock());
@@ -196,13 +158,7 @@ export class JobQueue {
     try {
       engine = await this.connector.connect(job.siteId);
     } catch (e) {
-      // Without a session no queued job of this site can run: fail them together instead of reconnecting per job.
-      const error = errorInfo(e);
-      const now = this.hub.clock();
-      const events: QueueEvent[] = this.jobs()
-        .filter((j) => j.siteId === job.siteId && (j.id === job.id || (j.state === 'queued' && !this.running.has(j.id))))
-        .map((j) => ({ type: 'updated', id: j.id, patch: { state: 'failed', rate: 0, finishedAt: now, error } }));
-      this.apply(events);
+      this.follow({ type: 'siteUnreachable', siteId: job.siteId, jobId: job.id, error: errorInfo(e), inFlight: this.running });
       return;
     }
     try {
@@ -218,16 +174,14 @@ export class JobQueue {
     } catch (e) {
       failure = e;
     }
-    const now = this.hub.clock();
-    const current = getJob(this.queue, job.id);
-    if (!current || current.state !== 'running') return;
+    if (getJob(this.queue, job.id)?.state !== 'running') return;
     if (report && report.failed.length === 0) {
-      this.apply([{ type: 'updated', id: job.id, patch: { state: 'done', rate: 0, finishedAt: now, filesDone: report.files, bytesDone: Math.max(current.bytesDone, report.bytes), bytesTotal: Math.max(current.bytesTotal, report.bytes) } }]);
+      this.follow({ type: 'settled', jobId: job.id, outcome: { state: 'done', files: report.files, bytes: report.bytes } });
     } else if (run.stopAs) {
-      this.apply([{ type: 'updated', id: job.id, patch: { state: run.stopAs, rate: 0, ...(run.stopAs === 'cancelled' ? { finishedAt: now } : {}) } }]);
+      this.follow({ type: 'settled', jobId: job.id, outcome: { state: run.stopAs } });
     } else {
       const error = report ? summariseFailures(report) : errorInfo(failure);
-      this.apply([{ type: 'updated', id: job.id, patch: { state: 'failed', rate: 0, finishedAt: now, error } }]);
+      this.follow({ type: 'settled', jobId: job.id, outcome: { state: 'failed', error } });
       this.hub.log('error', `${job.name}: ${error.message}`, job.siteId);
     }
   }
@@ -250,7 +204,7 @@ export class JobQueue {
     return next;
   }
 
-  closeConflictPrompt(promptId: string, choice: ConflictChoice): void {
+  private closeConflictPrompt(promptId: string, choice: ConflictChoice): void {
     const p = this.conflictPrompts.get(promptId);
     if (!p) return;
     this.conflictPrompts.delete(promptId);

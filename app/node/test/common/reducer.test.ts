@@ -1,14 +1,8 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { applyQueueEvents, compactQueueEvents, emptyQueue, getJob, jobsInOrder, queueTotals, reduceQueue, type QueueEvent } from '../../../common/queue/reducer';
-import { canTransition, etaSeconds, type Job } from '../../../common/model/job';
-
-function job(id: string, over: Partial<Job> = {}): Job {
-  return {
-    id, batchId: 'b', siteId: 's', direction: 'upload', source: `/l/${id}`, dest: '/r', name: id, state: 'queued',
-    bytesDone: 0, bytesTotal: 100, filesDone: 0, filesTotal: 1, rate: 0, createdAt: 1, ...over,
-  };
-}
+import { canTransition, etaSeconds } from '../../../common/model/job';
+import { job } from './jobs';
 
 test('added jobs keep order and duplicates are ignored', () => {
   let s = reduceQueue(emptyQueue, { type: 'added', jobs: [job('a'), job('b')] });

@@ -118,7 +118,8 @@ function sessionOptions(job: { direction: 'get' | 'put'; spec: RemoteSpec; sourc
 function connectedLine(spec: RemoteSpec, session: Session): string {
   const n = session.negotiated;
   return `connected to ${formatRemote(spec)}: kex ${n.kex}, host key ${n.serverHostKey}, cipher ${n.cipher}, mac ${n.mac}; auth ${session.authMethod}; `
-    + `${session.connections.length} connection(s) × ${session.settings.channels} channel(s), window ${formatBytes(session.channelWindow)} per channel`
+    + `pool planned: ${session.settings.connections} connection(s) × ${session.settings.channels} channel(s), window ${formatBytes(session.channelWindow)} per channel; `
+    + `up now: ${session.connections.map((c) => `connection ${c.id + 1} with ${c.channels} channel(s)`).join(', ')}`
     + (session.rttMs !== undefined ? ` (RTT ${session.rttMs.toFixed(1)} ms)` : '');
 }
 

@@ -182,19 +182,9 @@ export class Session {
     const first = this.conns[0];
     if (first && first.channels < this.settings.channels) {
       const before = first.channels;
-      rest.push(first.addChannels(this.settings.channels - before).then(() => {
-        if (this.closing) return;
-        const lanes = Array.from({ length: first.channels - before }, (_, i) => ({ conn: first, channel: before + i }));
-        for (const l of this.poolListeners) l({ type: 'lanes', lanes });
-      }));
+      rest.push(first.addChannels(this.settings.channels - before).then(() => this.announceLanes(first, before)));
     }
-    for (let i = 1; i < this.settings.connections; i++) {
-      rest.push(this.addConnection().then((conn) => {
-        if (this.closing) return;
-        const lanes = Array.from({ length: conn.channels }, (_, channel) => ({ conn, channel }));
-        for (const l of this.poolListeners) l({ type: 'lanes', lanes });
-      }));
-    }
+    for (let i = 1; i < this.settings.connections; i++) rest.push(this.addConnection().then((conn) => this.announceLanes(conn, 0)));
     const results = await Promise.allSettled(rest);
     if (this.fatal) {
       for (const l of this.poolListeners) l({ type: 'fatal', error: this.fatal });
@@ -204,6 +194,15 @@ export class Session {
     for (const r of results) {
       if (r.status === 'rejected') this.emit({ type: 'log', level: 'warn', message: `extra connection failed: ${(r.reason as Error).message}` });
     }
+  }
+
+  /** Tells running jobs about a connection's channels from `from` on, and the log (`-v`) how the pool stands. */
+  private announceLanes(conn: WorkerConnection, from: number): void {
+    if (this.closing) return;
+    const lanes = Array.from({ length: conn.channels - from }, (_, i) => ({ conn, channel: from + i }));
+    for (const l of this.poolListeners) l({ type: 'lanes', lanes });
+    const { connections, channels } = this.settings;
+    this.emit({ type: 'log', level: 'info', message: `connection ${conn.id + 1} of ${connections}: ${conn.channels} of ${channels} planned SFTP channel(s) up` });
   }
 
   /**

@@ -254,6 +254,15 @@ describe('usage', () => {
     assert.doesNotMatch(r.stderr, /MB\/s|\bMB\b/, 'one unit system: no decimal MB');
   });
 
+  test('-v shows the planned pool and each connection with its channels as it comes up', async () => {
+    const src = path.join(work, 'v-pool.txt');
+    fs.writeFileSync(src, 'p');
+    const r = await put(['-v', '--connections', '2', '--channels', '3', src, url(`${server.root}/v-pool.txt`)]);
+    assert.equal(r.code, 0, describeRun(r));
+    assert.match(r.stderr, /pool planned: 2 connection\(s\) × 3 channel\(s\), window [\d.]+ \w+ per channel; up now: connection 1 with 3 channel\(s\)/, r.stderr);
+    assert.match(r.stderr, /connection 2 of 2: 3 of 3 planned SFTP channel\(s\) up/, r.stderr);
+  });
+
   test('--version prints the version from package.json (exit 0)', async () => {
     const { version } = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', '..', 'package.json'), 'utf8')) as { version: string };
     const r = await runCli(['--version'], { knownHosts, timeoutMs: 20_000 });

@@ -15,7 +15,7 @@ import { addChannels, connect, setChannelWindow } from './worker/connect';
 import { probeOutOfOrder } from './worker/probe';
 import { list, mkdir, openAhead, rename, stat } from './worker/remoteOps';
 import { call } from './worker/sftpCalls';
-import { asks, callAborts, callContext, guarded, port, post, requireConn, sftpOf, state } from './worker/state';
+import { callContext, guarded, port, post, requireConn, sftpOf, state } from './worker/state';
 import { finishUpload, getFile, putFile, rangeTask, releaseFile } from './worker/transfers';
 
 async function hashRemote(a: WorkerOps['hashRemote'][0]): Promise<{ sha256: string; method: HashMethod }> {
@@ -85,10 +85,10 @@ function runCall(msg: Extract<ToWorker, { kind: 'call' }>): void {
 
 port.on('message', (msg: ToWorker) => {
   if (msg.kind === 'call') runCall(msg);
-  else if (msg.kind === 'cancel') callAborts.get(msg.id)?.abort();
+  else if (msg.kind === 'cancel') state.calls.get(msg.id)?.abort();
   else {
-    const resolve = asks.get(msg.id);
-    asks.delete(msg.id);
+    const resolve = state.asks.get(msg.id);
+    state.asks.delete(msg.id);
     resolve?.(msg);
   }
 });

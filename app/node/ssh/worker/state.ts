@@ -57,23 +57,22 @@ export const state = {
   prefetchedProbe: null as Promise<boolean | null> | null,
   /** Answers of the SSH_FXP_STATs sent behind the first channel's INIT (`prefetch.stat`), each taken once. */
   prefetchedStats: new Map<string, Promise<RemoteStat | null>>(),
+  /** Rejecters of every in-flight operation, failed together when the connection drops. */
+  pending: new Set<(e: SluiceError) => void>(),
+  /** Questions to the coordinator (host key, password) awaiting their answer, by id. */
+  asks: new Map<number, (msg: ToWorker) => void>(),
+  /** Abort controllers of running calls, by call id (the coordinator sends `cancel` with the id). */
+  calls: new Map<number, AbortController>(),
 };
 
-/** Rejecters of every in-flight operation, failed together when the connection drops. */
-export const pending = new Set<(e: SluiceError) => void>();
-
-export const asks = new Map<number, (msg: ToWorker) => void>();
-
-/** Abort controllers of running calls, by call id (the coordinator sends `cancel` with the id). */
-export const callAborts = new Map<number, AbortController>();
 
 /**
- * The context of call `id`: an abort signal registered in {@link callAborts}, and progress posted at most every
+ * The context of call `id`: an abort signal registered in `state.calls`, and progress posted at most every
  * PROGRESS_INTERVAL_MS. `end()` posts the remaining progress (before the call's result) and forgets the call.
  */
 export function callContext(id: number): CallContext & { end(): void } {
   const abort = new AbortController();
-  callAborts.set(id, abort);
+  state.calls.set(id, abort);
   let unsent = 0;
   let last = Date.now();
   const flush = () => {
@@ -89,15 +88,15 @@ export function callContext(id: number): CallContext & { end(): void } {
     },
     end: () => {
       flush();
-      callAborts.delete(id);
+      state.calls.delete(id);
     },
   };
 }
 
 export function failAll(e: SluiceError): void {
   if (!state.closedError) state.closedError = e;
-  for (const reject of [...pending]) reject(e);
-  pending.clear();
+  for (const reject of [...state.pending]) reject(e);
+  state.pending.clear();
 }
 
 /** Runs an operation so that a connection loss rejects it at once instead of leaving it waiting. */
@@ -105,10 +104,10 @@ export function guarded<T>(run: () => Promise<T>): Promise<T> {
   if (state.closedError) return Promise.reject(state.closedError);
   return new Promise<T>((resolve, reject) => {
     const rejecter = (e: SluiceError) => reject(e);
-    pending.add(rejecter);
+    state.pending.add(rejecter);
     run().then(
-      (v) => { pending.delete(rejecter); resolve(v); },
-      (e) => { pending.delete(rejecter); reject(e); },
+      (v) => { state.pending.delete(rejecter); resolve(v); },
+      (e) => { state.pending.delete(rejecter); reject(e); },
     );
   });
 }
@@ -116,7 +115,7 @@ export function guarded<T>(run: () => Promise<T>): Promise<T> {
 export function ask(msg: { kind: 'hostkey'; key: Uint8Array } | { kind: 'password' }): Promise<ToWorker> {
   const id = ++state.askId;
   return new Promise((resolve) => {
-    asks.set(id, resolve);
+    state.asks.set(id, resolve);
     post({ ...msg, id } as FromWorker);
   });
 }

@@ -7,9 +7,11 @@
  *   npm run build && node dist/bench/ab.js --other /tmp/before --runs 6 --cases small-up,small-down,big-up,big-down
  *
  * `--quiet` runs both without `-v`; `--flags-a "…"` / `--flags-b "…"` add CLI options to one side (A may be this
- * checkout too, e.g. defaults against `--connections 2`). Cases: small-up / small-down (1000 × 4 KiB at 50 ms RTT), mid-up / mid-down (128 MiB at 50 ms), big-up / big-down
+ * checkout too, e.g. defaults against `--connections 2`). Cases: small-up / small-down (1000 × 4 KiB in 40 folders at 50 ms RTT), flat-up (200 × 4 KiB in one folder at
+ * 50 ms), mid-up / mid-down (128 MiB at 50 ms), big-up / big-down
  * (1 GiB on loopback).
  */
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -18,12 +20,14 @@ import { startToxiproxy, type Toxiproxy } from '../e2e/fixtures/toxiproxy';
 import { sluiceClient, type Endpoint, type Job } from './clients';
 import { installCleanup, median, runTimed, writeRandomFile, writeRandomTree } from './measure';
 
-interface AbCase { id: string; direction: 'up' | 'down'; shape: 'file' | 'tree'; rtt: boolean; bytes: number }
+/** `flat`: a tree of `bytes / 4096` files of 4 KiB in one folder (a drop of many files), not 1000 in 40 folders. */
+interface AbCase { id: string; direction: 'up' | 'down'; shape: 'file' | 'tree'; rtt: boolean; bytes: number; flat?: boolean }
 
 const CASES: AbCase[] = [
   { id: 'one-down', direction: 'down', shape: 'file', rtt: true, bytes: 1 },
   { id: 'small-up', direction: 'up', shape: 'tree', rtt: true, bytes: 1000 * 4096 },
   { id: 'small-down', direction: 'down', shape: 'tree', rtt: true, bytes: 1000 * 4096 },
+  { id: 'flat-up', direction: 'up', shape: 'tree', rtt: true, bytes: 200 * 4096, flat: true },
   { id: 'mid-up', direction: 'up', shape: 'file', rtt: true, bytes: 128 * 1024 ** 2 },
   { id: 'mid-down', direction: 'down', shape: 'file', rtt: true, bytes: 128 * 1024 ** 2 },
   { id: 'big-up', direction: 'up', shape: 'file', rtt: false, bytes: 1024 ** 3 },
@@ -70,6 +74,12 @@ async function runOnce(bin: string, c: AbCase, ep: Endpoint, source: string, des
   }
 }
 
+/** `count` random 4 KiB files in one folder. */
+function writeFlatTree(dir: string, count: number): void {
+  fs.mkdirSync(dir, { recursive: true });
+  for (let i = 0; i < count; i++) fs.writeFileSync(path.join(dir, `f${String(i).padStart(4, '0')}.bin`), randomBytes(4096));
+}
+
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
   installCleanup();
@@ -98,7 +108,8 @@ async function main(): Promise<void> {
     for (const c of o.cases) {
       const side = c.direction === 'up' ? base : sshd.root;
       const source = path.join(side, `src-${c.id}`);
-      if (c.shape === 'tree') writeRandomTree(source, 1000, 4096);
+      if (c.flat) writeFlatTree(source, c.bytes / 4096);
+      else if (c.shape === 'tree') writeRandomTree(source, 1000, 4096);
       else await writeRandomFile(source, c.bytes);
       const secs: Record<'A' | 'B', number[]> = { A: [], B: [] };
       const cpu: Record<'A' | 'B', number[]> = { A: [], B: [] };

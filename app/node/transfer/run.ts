@@ -27,6 +27,11 @@ const MIN_SEGMENT_BYTES = 1024 * 1024;
  * bound on the memory a tree of many small files holds.
  */
 const MAX_QUEUED_TASKS = 1024;
+/**
+ * Files whose conflict check and plan run at once: the target's SSH_FXP_STAT of each (`--no-clobber`, ask) is
+ * pipelined instead of costing the scan a round trip per file (200 files at 50 ms RTT: 10 s one at a time).
+ */
+const MAX_FILES_PLANNING = 64;
 
 const asSluice = SluiceError.from;
 
@@ -63,6 +68,10 @@ class TransferJob implements FileJob {
   /** The planned pool, not the lanes up right now: an auto-sized pool is still growing when the job starts. */
   private readonly lanesCount: number;
   private probe: Promise<boolean> | null = null;
+  /** Files in the conflict and plan stages (at most MAX_FILES_PLANNING). */
+  private readonly planning = new Set<Promise<void>>();
+  /** Scanned files waiting for a planning slot, first come first served. */
+  private readonly waitingToPlan: Array<() => void> = [];
 
   constructor(readonly session: Session, readonly req: TransferRequest) {
     this.put = req.direction === 'put';
@@ -107,6 +116,8 @@ class TransferJob implements FileJob {
       if (this.session.leftovers.pending().length) await cleanLeftovers(this.session.leftovers, leftoverRemote(this.session));
       await scanJob(this.session, this.req, this.sink());
     } finally {
+      // Files still in their conflict or plan stage may yet queue tasks (or create a download's temporary file).
+      await Promise.allSettled(this.planning);
       this.books.scanning = false;
       this.scheduler.end();
     }
@@ -136,9 +147,24 @@ class TransferJob implements FileJob {
     this.books.cancelTasks();
   }
 
-  /** The conflict and plan stages of one scanned file (waits while the scheduler's queue is full). */
+  /**
+   * Takes a scanned file in: its conflict and plan stages run while the scan goes on (waits while the scheduler's
+   * queue is full, or MAX_FILES_PLANNING files are being planned).
+   */
   private async enqueue(raw: FileItem): Promise<void> {
     await this.scheduler.room(MAX_QUEUED_TASKS);
+    // Nothing to ask the server: the file is planned at once, as the scan hands it in.
+    if ((this.req.conflict ?? 'overwrite') === 'overwrite') return this.resolveAndPlan(raw);
+    if (this.planning.size >= MAX_FILES_PLANNING) await new Promise<void>((r) => this.waitingToPlan.push(r));
+    const planned: Promise<void> = this.resolveAndPlan(raw).finally(() => {
+      this.planning.delete(planned);
+      this.waitingToPlan.shift()?.();
+    });
+    this.planning.add(planned);
+  }
+
+  /** The conflict and plan stages of one file; their failures are the file's (never rejects). */
+  private async resolveAndPlan(raw: FileItem): Promise<void> {
     this.books.filesTotal++;
     this.books.bytesTotal += raw.size;
     let resolved: Awaited<ReturnType<typeof resolveConflict>>;
@@ -154,7 +180,11 @@ class TransferJob implements FileJob {
     }
     const f = new TransferFile(resolved.item, this);
     this.files.add(f);
-    await this.plan(f, resolved.mode);
+    try {
+      await this.plan(f, resolved.mode);
+    } catch (e) {
+      this.giveUp(f, asSluice(e));
+    }
   }
 
   /** Queues a file whole or in segments. */

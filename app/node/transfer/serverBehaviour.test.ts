@@ -191,3 +191,33 @@ describe('failure messages', () => {
     }
   });
 });
+
+describe('a server slow to answer existence checks', () => {
+  let server: ScriptedServer;
+  before(async () => { server = await startScriptedServer({ overrides: { delayStats: 40 } }); });
+  after(async () => { await server?.stop(); });
+
+  test('--no-clobber into one folder: the targets\' STATs are pipelined, existing files kept and skipped', { timeout: 90_000 }, async () => {
+    const src = path.join(local, 'flat');
+    fs.mkdirSync(src);
+    const dest = path.join(server.root, 'flat');
+    fs.mkdirSync(dest);
+    for (let i = 0; i < 40; i++) {
+      writeRandomFile(path.join(src, `f${i}.bin`), 1000 + i);
+      if (i % 2) fs.writeFileSync(path.join(dest, `f${i}.bin`), 'kept');
+    }
+    server.stats.maxStatsInFlight = 0;
+    const { report, files } = await transfer(server, { direction: 'put', sources: [src], dest: server.root, recursive: true, conflict: 'skip' });
+    assert.deepEqual(report.failed, []);
+    assert.equal(report.files, 20);
+    assert.equal(report.skipped, 20);
+    for (let i = 0; i < 40; i++) {
+      const target = path.join(dest, `f${i}.bin`);
+      if (i % 2) assert.equal(fs.readFileSync(target, 'utf8'), 'kept', `f${i}.bin was overwritten`);
+      else assert.equal(await sha256File(target), await sha256File(path.join(src, `f${i}.bin`)), `f${i}.bin`);
+    }
+    assert.equal(files.filter((f) => f.state === 'skipped').length, 20);
+    assert.ok((server.stats.maxStatsInFlight ?? 0) > 8, `conflict checks one at a time (at most ${server.stats.maxStatsInFlight} STATs outstanding)`);
+    assert.deepEqual(tempFilesUnder(server.root), []);
+  });
+});

@@ -10,7 +10,7 @@ import type { ConflictChoice, InvokeRequests, ProgressSample } from '../../commo
 import { canTransition, type Job, type JobState } from '../../common/model/job';
 import { applyQueueEvents, emptyQueue, getJob, jobsInOrder, type JobPatch, type QueueEvent, type QueueState } from '../../common/queue/reducer';
 import { SluiceError } from '../errors';
-import type { EngineSession } from '../engine/engine';
+import type { Engine } from '../engine/engine';
 import type { ConflictFiles, EngineEvent, TransferReport } from '../transfer/types';
 import type { ServiceHub } from './hub';
 import { errorInfo, summariseFailures } from './results';
@@ -31,7 +31,7 @@ interface PendingConflict {
 
 /** What the queue needs of the sessions: a connected engine session for a site. */
 export interface Connector {
-  connect(siteId: string): Promise<EngineSession>;
+  connect(siteId: string): Promise<Engine>;
 }
 
 export class JobQueue {
@@ -192,7 +192,7 @@ export class JobQueue {
   private async runJob(job: Job, run: RunningJob): Promise<void> {
     let report: TransferReport | undefined;
     let failure: unknown;
-    let engine: EngineSession;
+    let engine: Engine;
     try {
       engine = await this.connector.connect(job.siteId);
     } catch (e) {

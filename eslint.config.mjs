@@ -24,6 +24,23 @@ function zone(folder, forbidden, message, allowTypes = false) {
   };
 }
 
+/**
+ * The engine's one door (docs/ARCHITECTURE.md): the service, the CLI and main/ open engines with engine/engine.ts
+ * openEngine, never by composing the set-up pieces (known_hosts, host-key policy, algorithms, identities) or a
+ * Session themselves. Only these values are refused; types and the modules' other exports pass.
+ */
+function door(files) {
+  const pieces = {
+    'ssh/session': ['Session'], 'ssh/auth': ['gatherAuth'], 'ssh/algorithms': ['buildAlgorithms'], 'ssh/hostKeys': ['HostKeyPolicy'],
+    'stores/knownHosts': ['KnownHosts'], 'engine/setup': ['sessionOptionsFor', 'preferStoredHostKeyTypes'],
+  };
+  const patterns = Object.entries(pieces).map(([mod, importNames]) => ({
+    group: [`./${mod}`, `../${mod}`, `**/app/node/${mod}`], importNames, allowTypeImports: true,
+    message: 'open engines through engine/engine.ts openEngine (the one door, docs/ARCHITECTURE.md).',
+  }));
+  return { files, ignores: ['**/*.test.ts'], rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns }] } };
+}
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'bench/results/**', 'renderer/dist/**', 'test-results/**', 'playwright-report/**'] },
   js.configs.recommended,
@@ -53,6 +70,7 @@ export default tseslint.config(
   zone('transfer/**', ['engine', 'service', 'cli', 'cli.ts'], 'app/node/transfer may use ssh, sftp and stores, never engine, service or cli (docs/ARCHITECTURE.md).'),
   zone('engine/**', ['service', 'cli', 'cli.ts'], 'app/node/engine is used by service and cli, never the reverse (docs/ARCHITECTURE.md).'),
   zone('{errors,ssh2x}.ts', ['ssh', 'sftp', 'stores', 'transfer', 'engine', 'service', 'cli', 'cli.ts'], 'errors.ts and ssh2x.ts are leaves (docs/ARCHITECTURE.md).'),
+  door(['app/node/service.ts', 'app/node/service/**/*.ts', 'app/node/cli.ts', 'app/node/cli/**/*.ts', 'main/**/*.ts']),
   {
     // No import circles anywhere in the product code.
     files: ['app/**/*.ts', 'main/**/*.ts', 'renderer/**/*.ts', 'renderer/**/*.tsx'],

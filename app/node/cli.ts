@@ -20,9 +20,7 @@ import { formatRemote, parseRemoteUrl, remoteOperandHint, type RemoteSpec } from
 import { SIGNAL_EXIT_CODES, guardSignals, type HandledSignal } from './cli/signals';
 import { formatSummary } from './cli/summary';
 import { formatBytes } from './cli/units';
-import type { OpenSessionOptions } from './ssh/openSession';
-import { openEngine, type Engine } from './engine/engine';
-import type { Session, SessionOptions } from './ssh/session';
+import { openEngine, type Engine, type EngineOptions } from './engine/engine';
 import type { TransferReport } from './transfer/types';
 
 export { parseSize, parseWindow } from './cli/program';
@@ -68,7 +66,7 @@ export function exitCodeForReport(r: TransferReport): number {
  * a single one on every channel; a put stats its destination and, when a source file will be cut into segments,
  * runs the out-of-order probe in the destination's folder (its parent when DEST names a file or a new folder).
  */
-function setupRequests(direction: 'get' | 'put', sources: string[], dest: string, o: CliOptions): SessionOptions['prefetch'] {
+function setupRequests(direction: 'get' | 'put', sources: string[], dest: string, o: CliOptions): EngineOptions['prefetch'] {
   if (direction === 'get') {
     const stat = sources.filter((p) => p !== '');
     return { stat, read: stat.length === 1 && sources.length === 1 && !o.recursive ? stat : [] };
@@ -85,8 +83,8 @@ function setupRequests(direction: 'get' | 'put', sources: string[], dest: string
   return { stat: [dest], probeDir: segmented ? (dest.endsWith('/') ? dest : path.posix.dirname(dest)) : undefined };
 }
 
-/** The session to open for a job: the server, authentication, host-key handling and the tuning options. */
-function sessionOptions(job: { direction: 'get' | 'put'; spec: RemoteSpec; sources: string[]; dest: string }, o: CliOptions, out: Output): OpenSessionOptions {
+/** The engine to open for a job: the server, authentication, host-key handling and the tuning options. */
+function engineOptions(job: { direction: 'get' | 'put'; spec: RemoteSpec; sources: string[]; dest: string }, o: CliOptions, out: Output): EngineOptions {
   const { spec } = job;
   const interactive = isInteractive() && !o.batch;
   const prompter = interactive ? terminalPrompter() : undefined;
@@ -115,12 +113,13 @@ function sessionOptions(job: { direction: 'get' | 'put'; spec: RemoteSpec; sourc
 }
 
 /** `-v`: what was negotiated and how the pool is laid out. */
-function connectedLine(spec: RemoteSpec, session: Session): string {
-  const n = session.negotiated;
-  return `connected to ${formatRemote(spec)}: kex ${n.kex}, host key ${n.serverHostKey}, cipher ${n.cipher}, mac ${n.mac}; auth ${session.authMethod}; `
-    + `pool planned: ${session.settings.connections} connection(s) × ${session.settings.channels} channel(s), window ${formatBytes(session.channelWindow)} per channel; `
-    + `up now: ${session.connections.map((c) => `connection ${c.id + 1} with ${c.channels} channel(s)`).join(', ')}`
-    + (session.rttMs !== undefined ? ` (RTT ${session.rttMs.toFixed(1)} ms)` : '');
+function connectedLine(spec: RemoteSpec, engine: Engine): string {
+  const n = engine.traits.negotiated;
+  const pool = engine.pool;
+  return `connected to ${formatRemote(spec)}: kex ${n.kex}, host key ${n.serverHostKey}, cipher ${n.cipher}, mac ${n.mac}; auth ${pool.authMethod}; `
+    + `pool planned: ${pool.connections} connection(s) × ${pool.channels} channel(s), window ${formatBytes(pool.channelWindow)} per channel; `
+    + `up now: ${pool.up.map((c) => `connection ${c.connection} with ${c.channels} channel(s)`).join(', ')}`
+    + (pool.rttMs !== undefined ? ` (RTT ${pool.rttMs.toFixed(1)} ms)` : '');
 }
 
 /** The fatal error a run ends with; after a signal, that signal's exit code and name. */
@@ -156,8 +155,8 @@ async function run(direction: 'get' | 'put', operands: string[], o: CliOptions):
     if (operands.length < 2) throw new SluiceError('USAGE', `${direction} needs at least one SOURCE and a DEST`);
     const { spec, sources, dest } = resolveOperands(direction, operands.slice(0, -1), operands[operands.length - 1]);
     out = makeOutput(o, direction === 'put' ? 'up  ' : 'down');
-    engine = await openEngine(sessionOptions({ direction, spec, sources, dest }, o, out));
-    if (o.verbose) out.info(connectedLine(spec, engine.session));
+    engine = await openEngine(engineOptions({ direction, spec, sources, dest }, o, out));
+    if (o.verbose) out.info(connectedLine(spec, engine));
     const report = await engine.transfer(transferRequest(direction, sources, dest, o), abort.signal);
     printReport(report, out, json);
     return guard.exitCode() ?? exitCodeForReport(report);

@@ -7,12 +7,14 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { SluiceService, type EngineOpenOptions, type EngineSession } from './service';
+import { SluiceService, type Engine, type EngineOptions } from './service';
+import { sessionOptionsFor } from './engine/setup';
+import type { SessionOptions } from './ssh/session';
 import { MemorySecretStore, type SecretStore } from './stores/sites';
 import type { EventName, EventPayloads } from '../common/ipc/contract';
 import { applyQueueEvents, emptyQueue, jobsInOrder, type QueueState } from '../common/queue/reducer';
 import type { SiteInput } from '../common/model/site';
-import type { TransferReport, TransferRequest } from './transfer/types';
+import type { EngineEvent, TransferReport, TransferRequest } from './transfer/types';
 
 const WAIT_MS = 5000;
 
@@ -24,9 +26,16 @@ function ed25519Blob(fill: number): Buffer {
 
 type Behaviour = 'ok' | 'fail' | 'hold' | 'conflict';
 
-/** A fake engine session: transfers follow `behaviour(source)`; `hold` waits for `release(source)` or abort. */
+/** What the fake engine was opened with: the set-up's resolved options, with the service's event listener. */
+type Opened = SessionOptions & { onEvent: (e: EngineEvent) => void };
+
+/**
+ * A fake engine behind the real set-up (engine/setup.ts: known_hosts, host-key policy, algorithms, identities):
+ * transfers follow `behaviour(source)`; `hold` waits for `release(source)` or abort. `opened` holds the resolved
+ * options of every connect that got past the set-up.
+ */
 class FakeEngine {
-  opened: EngineOpenOptions[] = [];
+  opened: Opened[] = [];
   hostKey = ed25519Blob(7);
   running = 0;
   maxRunning = 0;
@@ -34,7 +43,8 @@ class FakeEngine {
   conflictAnswers: string[] = [];
   private readonly holds = new Map<string, () => void>();
 
-  factory = async (o: EngineOpenOptions): Promise<EngineSession> => {
+  factory = async (options: EngineOptions): Promise<Engine> => {
+    const o = { ...(await sessionOptionsFor(options)), onEvent: options.onEvent! };
     this.opened.push(o);
     const check = await o.hostKeys.verify(o.host, o.port, this.hostKey);
     if (!check.accepted) throw Object.assign(new Error(check.message), { code: check.code });
@@ -51,9 +61,13 @@ class FakeEngine {
     return this.holds.has(source);
   }
 
-  private session(o: EngineOpenOptions): EngineSession {
+  private session(o: Opened): Engine {
     return {
-      negotiated: { kex: 'curve25519-sha256', serverHostKey: 'ssh-ed25519', cipher: 'aes128-gcm@openssh.com', mac: '' },
+      traits: {
+        negotiated: { kex: 'curve25519-sha256', serverHostKey: 'ssh-ed25519', cipher: 'aes128-gcm@openssh.com', mac: '' },
+        extensions: {}, maxRead: 32768, maxWrite: 32768, ordersRequests: false,
+      },
+      pool: { authMethod: 'publickey', connections: 1, channels: 1, channelWindow: 2 * 1024 * 1024, up: [{ connection: 1, channels: 1 }] },
       list: async () => [{ name: 'a.txt', type: 'file', size: 3, mtimeMs: 1, mode: 0o644 }],
       stat: async () => ({ type: 'file', size: 9, mtimeMs: 2, mode: 0o644 }),
       realpath: async (p) => (p === '.' ? '/home/u' : p),
@@ -65,7 +79,7 @@ class FakeEngine {
     };
   }
 
-  private async transfer(o: EngineOpenOptions, req: TransferRequest, signal?: AbortSignal): Promise<TransferReport> {
+  private async transfer(o: Opened, req: TransferRequest, signal?: AbortSignal): Promise<TransferReport> {
     this.running++;
     this.maxRunning = Math.max(this.maxRunning, this.running);
     try {

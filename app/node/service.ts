@@ -16,7 +16,7 @@ import { ok, err, type Result } from '../common/ipc/result';
 import type { Job } from '../common/model/job';
 import type { SiteView } from '../common/model/site';
 import { SluiceError } from './errors';
-import { openEngineSession, type EngineFactory } from './engine/engine';
+import { openEngine, type EngineFactory } from './engine/engine';
 import { defaultKnownHostsPaths } from './stores/knownHosts';
 import { SitesStore, type SecretStore } from './stores/sites';
 import type { ServiceHub } from './service/hub';
@@ -25,7 +25,7 @@ import { JobQueue } from './service/queue';
 import { redact, toErrorResult } from './service/results';
 import { SiteSessions } from './service/sessions';
 
-export type { EngineFactory, EngineOpenOptions, EngineSession } from './engine/engine';
+export type { Engine, EngineFactory, EngineOptions } from './engine/engine';
 export { redact } from './service/results';
 
 export interface ServiceOptions {
@@ -75,7 +75,7 @@ export class SluiceService {
       log: (level, message, siteId) => this.log(level, message, siteId),
     };
     this.sessions = new SiteSessions(hub, {
-      engine: opts.engine ?? openEngineSession,
+      engine: opts.engine ?? openEngine,
       env,
       readyTimeoutMs: opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
       knownHostsPaths: opts.knownHostsPath ? { readPaths: [opts.knownHostsPath], writePath: opts.knownHostsPath } : defaultKnownHostsPaths(env),

@@ -1,30 +1,40 @@
-/** The engine's door: what it learned about the server (ServerTraits), and transfers run through it. */
+/** The engine's door: what it learned about the server (ServerTraits), its pool, and transfers run through it. */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Engine } from './engine';
-import { makeTempDir, removeDir, sha256File, startScriptedServer, startSshd, writeRandomFile, openTrusting } from '../test/helpers';
+import { SessionEngine, openEngine } from './engine';
+import { makeTempDir, removeDir, sha256File, startScriptedServer, startSsh2SftpServer, startSshd, writeRandomFile, openTrusting, trustingOptions } from '../test/helpers';
 
 let local: string;
 before(async () => { local = await makeTempDir('sluice-engine-'); });
 after(async () => { if (local) await removeDir(local); });
 
-test('OpenSSH: its sftp-server answers in order, limits and extensions are known, the probe result is kept', { timeout: 60_000 }, async () => {
+test('OpenSSH: its sftp-server answers in order, limits and extensions are known, the probe result is kept, sha256sum hashes its copies', { timeout: 60_000 }, async () => {
   const server = await startSshd();
-  const engine = new Engine(await openTrusting(server, local, { connections: 1, channels: 2, segmentSize: 1024 * 1024 }));
+  const engine = new SessionEngine(await openTrusting(server, local, { connections: 1, channels: 2, segmentSize: 1024 * 1024 }));
   try {
     const before = engine.traits;
     assert.equal(before.ordersRequests, true);
     assert.equal(before.maxWrite, 261120);
     assert.ok(before.extensions['posix-rename@openssh.com'] !== undefined);
     assert.equal(before.outOfOrderWrites, undefined, 'not probed yet');
+    assert.match(before.negotiated.cipher, /\S/, 'the negotiated cipher is known');
+    assert.equal(before.negotiated.serverHostKey, engine.session.negotiated.serverHostKey);
+    assert.deepEqual({ ...engine.pool, rttMs: undefined }, {
+      authMethod: 'publickey', connections: 1, channels: 2, channelWindow: engine.session.channelWindow, rttMs: undefined,
+      up: [{ connection: 1, channels: 2 }],
+    });
+    assert.equal(before.remoteHash, undefined, 'no sha256 job yet');
     const src = path.join(local, 'e.bin');
     writeRandomFile(src, 3 * 1024 * 1024);
     const report = await engine.transfer({ id: 'e', direction: 'put', sources: [src], dest: path.join(server.root, 'e.bin'), recursive: false });
     assert.deepEqual(report.failed, []);
     assert.equal(await sha256File(path.join(server.root, 'e.bin')), await sha256File(src));
     assert.equal(engine.traits.outOfOrderWrites, true);
+    const verified = await engine.transfer({ id: 'v', direction: 'get', sources: [path.join(server.root, 'e.bin')], dest: path.join(local, 'v.bin'), recursive: false, verify: 'sha256' });
+    assert.equal(verified.verify, 'sha256-remote');
+    assert.equal(engine.traits.remoteHash, 'server', 'sshd runs sha256sum over exec');
   } finally {
     await engine.close();
     await server.stop();
@@ -33,10 +43,28 @@ test('OpenSSH: its sftp-server answers in order, limits and extensions are known
 
 test('a server built on ssh2: not taken to answer in order', { timeout: 60_000 }, async () => {
   const server = await startScriptedServer();
-  const engine = new Engine(await openTrusting(server, local, { connections: 1, channels: 1 }));
+  const engine = new SessionEngine(await openTrusting(server, local, { connections: 1, channels: 1 }));
   try {
     assert.equal(engine.traits.ordersRequests, false);
     assert.ok(fs.existsSync(server.root));
+  } finally {
+    await engine.close();
+    await server.stop();
+  }
+});
+
+test('openEngine; a server with neither check-file nor exec: sha256 jobs read the file back, and the traits say so', { timeout: 60_000 }, async () => {
+  const server = await startSsh2SftpServer({ allowExec: false, extensions: {} });
+  const engine = await openEngine(trustingOptions(server, local, { connections: 1, channels: 1 }));
+  try {
+    fs.writeFileSync(path.join(server.root, 'r.bin'), 'read me back');
+    const report = await engine.transfer({ id: 'r', direction: 'get', sources: [path.join(server.root, 'r.bin')], dest: path.join(local, 'r.bin'), recursive: false, verify: 'sha256' });
+    assert.deepEqual(report.failed, []);
+    assert.equal(report.verify, 'sha256-reread');
+    assert.equal(engine.traits.remoteHash, 'reread');
+    assert.deepEqual(engine.traits.extensions, {});
+    assert.equal(engine.pool.connections, 1);
+    assert.equal(engine.pool.authMethod, 'publickey');
   } finally {
     await engine.close();
     await server.stop();

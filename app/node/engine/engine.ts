@@ -1,99 +1,130 @@
 /**
- * The engine's door: a site's session (ssh/session.ts) with its transfers (transfer/run.ts) on it, and what it
- * learned about the server. The ssh layer knows nothing of transfers; this module puts the two together. The CLI
- * opens an {@link Engine}; the service opens {@link EngineSession}s (its own interface, which tests fake).
+ * The engine's door: {@link openEngine} turns user-level settings (engine/setup.ts) into a site's pool
+ * (ssh/session.ts) with its transfers (transfer/run.ts) on it, and keeps what it learned about the server. The CLI,
+ * the service and (through the service) the e2e harness open engines only here. The ssh layer knows nothing of
+ * transfers; this module puts the two together.
  */
-import { openSession, type OpenSessionOptions } from '../ssh/openSession';
-import { Session, type SessionOptions } from '../ssh/session';
+import { Session } from '../ssh/session';
 import type { Negotiated, RemoteEntry, RemoteStat } from '../ssh/workerProtocol';
 import { runTransfer } from '../transfer/run';
-import type { EngineEvent, TransferReport, TransferRequest } from '../transfer/types';
+import type { TransferReport, TransferRequest } from '../transfer/types';
+import { sessionOptionsFor, type EngineOptions } from './setup';
 
-/** The part of a session the service uses; a fake implements it in tests. */
-export interface EngineSession {
-  readonly negotiated: Negotiated;
-  list(path: string): Promise<RemoteEntry[]>;
-  stat(path: string): Promise<RemoteStat | null>;
-  realpath(path: string): Promise<string>;
-  mkdir(path: string): Promise<unknown>;
-  rename(from: string, to: string): Promise<void>;
-  remove(path: string, recursive?: boolean): Promise<void>;
-  /** Runs a get or put job over every lane of the pool (transfer/run.ts). */
-  transfer(req: TransferRequest, signal?: AbortSignal): Promise<TransferReport>;
-  close(): Promise<void>;
-}
-
-/** What the service passes to the engine to open a session: a subset of `SessionOptions`, with events required. */
-export type EngineOpenOptions = Pick<SessionOptions, 'host' | 'port' | 'username' | 'auth' | 'algorithms' | 'connections' | 'channels'
-  | 'readyTimeoutMs' | 'hostKeys' | 'dataDir'> & { onEvent: (e: EngineEvent) => void };
-
-export type EngineFactory = (o: EngineOpenOptions) => Promise<EngineSession>;
+export type { EngineOptions } from './setup';
 
 /**
- * Opens a site's pool and returns it as an {@link EngineSession}.
- * @throws SluiceError HOSTKEY_*, AUTH_FAILED, TIMEOUT, CONNECTION_LOST (see Session.open)
- */
-export async function openEngineSession(o: EngineOpenOptions): Promise<EngineSession> {
-  const session = await Session.open(o);
-  return {
-    get negotiated() { return session.negotiated; },
-    list: (p) => session.list(p),
-    stat: (p) => session.stat(p),
-    realpath: (p) => session.realpath(p),
-    mkdir: (p) => session.mkdir(p),
-    rename: (from, to) => session.rename(from, to),
-    remove: (p, recursive) => session.remove(p, recursive),
-    transfer: (req, signal) => runTransfer(session, req, signal),
-    close: () => session.close(),
-  };
-}
-
-/**
- * What the engine knows about the server of a session: its SFTP extensions and request sizes, whether its SFTP
- * server answers in request order, and whether it keeps out-of-order writes (after the probe; undefined before).
+ * The one record of what the engine learned about the server: the negotiated algorithms, its SFTP extensions and
+ * request sizes, whether its SFTP server answers in request order, whether it keeps out-of-order writes (after the
+ * probe), and how `sha256` verification could hash its copies (after such a job).
  */
 export interface ServerTraits {
+  /** Key exchange, host key, cipher and MAC of the first connection. */
+  negotiated: Negotiated;
   extensions: Record<string, string>;
   /** Largest SSH_FXP_READ / SSH_FXP_WRITE used, bytes (limits@openssh.com, capped at 255 KiB). */
   maxRead: number;
   maxWrite: number;
   /** OpenSSH's sftp-server: requests are answered in order (see ConnectInfo.ordersRequests). */
   ordersRequests: boolean;
-  /** The out-of-order write probe's answer: segmented uploads allowed. */
+  /** The out-of-order write probe's answer: segmented uploads allowed. Undefined before the probe. */
   outOfOrderWrites?: boolean;
+  /**
+   * How the last `verify: 'sha256'` job hashed the server's copies: `server` (every file hashed by the server:
+   * check-file-name or `sha256sum` over exec), `reread` (exec was allowed, yet a file was read back over SFTP).
+   * Undefined before such a job. Which method works is learned per connection in the worker (ssh/remoteHash.ts).
+   */
+  remoteHash?: 'server' | 'reread';
 }
 
-/** An open engine: a site's pool and the transfers run on it. The one door for the CLI (the service uses {@link openEngineSession}). */
-export class Engine {
+/** How the engine laid out its pool (the CLI's `-v` line). */
+export interface PoolLayout {
+  /** The login method that succeeded (`publickey`, `password`, `keyboard-interactive`, ...). */
+  authMethod: string;
+  /** SSH connections planned (planPool or the user's --connections). */
+  connections: number;
+  /** SFTP channels planned per connection. */
+  channels: number;
+  /** The connections up now, each with the SFTP channels it has open (connection numbers from 1). */
+  up: Array<{ connection: number; channels: number }>;
+  /** Receive window per SFTP channel, bytes. */
+  channelWindow: number;
+  /** Round-trip time measured on the first connection, ms. */
+  rttMs?: number;
+}
+
+/** An open engine: a site's pool, remote file operations and the transfers run on it. Tests fake it. */
+export interface Engine {
+  /** What the engine learned about the server (from the first connection, the probe and verified jobs). */
+  readonly traits: ServerTraits;
+  readonly pool: PoolLayout;
+  /** Lists a remote folder, without `.` and `..`. */
+  list(path: string): Promise<RemoteEntry[]>;
+  /** SSH_FXP_STAT (follows symlinks); null when the path does not exist. */
+  stat(path: string): Promise<RemoteStat | null>;
+  /** Canonical absolute form of a remote path ('.' = the login folder). */
+  realpath(path: string): Promise<string>;
+  mkdir(path: string): Promise<'created' | 'exists'>;
+  /** Renames without replacing an existing target. */
+  rename(from: string, to: string): Promise<void>;
+  /** Removes a file, or a folder with `recursive`. */
+  remove(path: string, recursive?: boolean): Promise<void>;
+  /** Runs a get or put job over every lane of the pool (transfer/run.ts). */
+  transfer(req: TransferRequest, signal?: AbortSignal): Promise<TransferReport>;
+  /** Closes every connection of the pool. */
+  close(): Promise<void>;
+}
+
+/** How the service (and its tests) open an engine; {@link openEngine} by default. */
+export type EngineFactory = (o: EngineOptions) => Promise<Engine>;
+
+/** The {@link Engine} over a Session: the product's only implementation. */
+export class SessionEngine implements Engine {
+  private remoteHash: ServerTraits['remoteHash'];
+
   constructor(readonly session: Session) {}
 
-  /** What the engine learned about the server (from the first connection and the probe). */
   get traits(): ServerTraits {
     const info = this.session.connections[0]?.info;
     return {
+      negotiated: { ...this.session.negotiated },
       extensions: { ...(info?.extensions ?? {}) },
       maxRead: info?.maxRead ?? 0,
       maxWrite: info?.maxWrite ?? 0,
       ordersRequests: info?.ordersRequests ?? false,
       outOfOrderWrites: this.session.outOfOrderWrites,
+      remoteHash: this.remoteHash,
     };
   }
 
-  /** Runs a get or put job over every lane of the pool (transfer/run.ts). */
-  transfer(req: TransferRequest, signal?: AbortSignal): Promise<TransferReport> {
-    return runTransfer(this.session, req, signal);
+  get pool(): PoolLayout {
+    const s = this.session;
+    return {
+      authMethod: s.authMethod, connections: s.settings.connections, channels: s.settings.channels, channelWindow: s.channelWindow, rttMs: s.rttMs,
+      up: s.connections.map((c) => ({ connection: c.id + 1, channels: c.channels })),
+    };
   }
 
-  /** Closes every connection of the pool. */
-  close(): Promise<void> {
-    return this.session.close();
+  list(path: string): Promise<RemoteEntry[]> { return this.session.list(path); }
+  stat(path: string): Promise<RemoteStat | null> { return this.session.stat(path); }
+  realpath(path: string): Promise<string> { return this.session.realpath(path); }
+  mkdir(path: string): Promise<'created' | 'exists'> { return this.session.mkdir(path); }
+  rename(from: string, to: string): Promise<void> { return this.session.rename(from, to); }
+  remove(path: string, recursive = false): Promise<void> { return this.session.remove(path, recursive); }
+  close(): Promise<void> { return this.session.close(); }
+
+  async transfer(req: TransferRequest, signal?: AbortSignal): Promise<TransferReport> {
+    const report = await runTransfer(this.session, req, signal);
+    if (report.verify === 'sha256-remote') this.remoteHash = 'server';
+    else if (report.verify === 'sha256-reread' && req.allowExec !== false) this.remoteHash = 'reread';
+    return report;
   }
 }
 
 /**
- * Opens an engine from user-level settings (known_hosts, host-key policy, algorithms, identities: ssh/openSession.ts).
+ * The one door: resolves the user-level settings (engine/setup.ts: known_hosts, host-key policy, algorithms,
+ * identities) and opens the site's pool. The first connection verifies the host key and authenticates.
  * @throws SluiceError USAGE, UNSUPPORTED_KEY, HOSTKEY_*, AUTH_FAILED, TIMEOUT, CONNECTION_LOST
  */
-export async function openEngine(o: OpenSessionOptions): Promise<Engine> {
-  return new Engine(await openSession(o));
+export async function openEngine(o: EngineOptions): Promise<Engine> {
+  return new SessionEngine(await Session.open(await sessionOptionsFor(o)));
 }

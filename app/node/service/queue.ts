@@ -12,7 +12,7 @@ import { follow, jobsToStart, type QueueFact } from '../../common/queue/lifecycl
 import { applyQueueEvents, emptyQueue, getJob, jobsInOrder, type QueueEvent, type QueueState } from '../../common/queue/reducer';
 import { decide, type QueueChange, type QueueIntent } from '../../common/queue/rules';
 import { SluiceError } from '../errors';
-import type { EngineSession } from '../engine/engine';
+import type { Engine } from '../engine/engine';
 import type { ConflictFiles, EngineEvent, TransferReport } from '../transfer/types';
 import type { ServiceHub } from './hub';
 import { errorInfo, summariseFailures } from './results';
@@ -33,7 +33,7 @@ interface PendingConflict {
 
 /** What the queue needs of the sessions: a connected engine session for a site. */
 export interface Connector {
-  connect(siteId: string): Promise<EngineSession>;
+  connect(siteId: string): Promise<Engine>;
 }
 
 export class JobQueue {
@@ -154,7 +154,7 @@ export class JobQueue {
   private async runJob(job: Job, run: RunningJob): Promise<void> {
     let report: TransferReport | undefined;
     let failure: unknown;
-    let engine: EngineSession;
+    let engine: Engine;
     try {
       engine = await this.connector.connect(job.siteId);
     } catch (e) {

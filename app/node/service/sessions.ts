@@ -9,22 +9,22 @@ import type { HostKeyAnswer, HostKeyPrompt, SessionStatus } from '../../common/i
 import type { HostKeyVerdict } from '../../common/model/hostKey';
 import type { Site } from '../../common/model/site';
 import { SluiceError } from '../errors';
-import type { EngineFactory, EngineSession } from '../engine/engine';
-import { buildAlgorithms } from '../ssh/algorithms';
-import { gatherAuth } from '../ssh/auth';
-import { HostKeyPolicy, learnedKeysMessage } from '../ssh/hostKeys';
-import { preferStoredHostKeyTypes } from '../ssh/openSession';
-import { KnownHosts, type KnownHostsPaths } from '../stores/knownHosts';
+import type { Engine, EngineFactory, EngineOptions } from '../engine/engine';
+import { learnedKeysMessage } from '../ssh/hostKeys';
+import type { KnownHostsPaths } from '../stores/knownHosts';
 import type { EngineEvent } from '../transfer/types';
 import type { ServiceHub } from './hub';
 import { errorInfo } from './results';
+
+/** A host key the engine refused (changed or revoked), shown once the connect failed. */
+type RefusedVerdict = Extract<HostKeyVerdict, { kind: 'changed' | 'revoked' }>;
 
 /** One site's session as the service keeps it. */
 export interface SiteSession {
   site: Site;
   status: SessionStatus;
-  opening?: Promise<EngineSession>;
-  engine?: EngineSession;
+  opening?: Promise<Engine>;
+  engine?: Engine;
   /** Secrets used by this session, redacted from log lines. */
   secrets: string[];
   /** Open prompts of this session, closed when the connection attempt ends. */
@@ -99,7 +99,7 @@ export class SiteSessions {
   }
 
   /** The connected engine session of a site, or NOT_CONNECTED. */
-  async engineFor(siteId: string): Promise<EngineSession> {
+  async engineFor(siteId: string): Promise<Engine> {
     const s = this.sessions.get(siteId);
     if (s?.engine) return s.engine;
     if (s?.opening) return s.opening;
@@ -110,7 +110,7 @@ export class SiteSessions {
    * Opens the site's session (or joins the attempt in progress). Unknown host keys are asked through
    * `hostKey.prompt`; a changed or revoked key is shown as a prompt too and the connect fails with HOSTKEY_*.
    */
-  async connect(siteId: string, password?: string): Promise<EngineSession> {
+  async connect(siteId: string, password?: string): Promise<Engine> {
     const existing = this.sessions.get(siteId);
     if (existing?.engine) return existing.engine;
     if (existing?.opening) return existing.opening;
@@ -141,43 +141,14 @@ export class SiteSessions {
     }
   }
 
-  private async open(s: SiteSession, password?: string): Promise<EngineSession> {
+  private async open(s: SiteSession, password?: string): Promise<Engine> {
     const { site } = s;
-    const secret = site.authMethod === 'password' ? password ?? (await this.hub.secrets.get(site.id)) : undefined;
-    if (secret) s.secrets.push(secret);
-    const auth = await gatherAuth({
-      username: site.user,
-      identityFiles: site.authMethod === 'key' && site.keyPath ? [site.keyPath] : site.authMethod === 'agent' ? undefined : [],
-      useAgent: site.authMethod === 'agent',
-      password: secret,
-      env: { ...this.o.env, SLUICE_PASSWORD: undefined },
-      home: this.o.env.HOME ?? os.homedir(),
-    }, (msg) => this.hub.log('warn', msg, site.id));
-    // known_hosts is re-read on every connect: another program (or another site) may have changed it.
-    const knownHosts = await KnownHosts.load(this.o.knownHostsPaths);
-    const seen: { refused?: Extract<HostKeyVerdict, { kind: 'changed' | 'revoked' }> } = {};
-    const hostKeys = new HostKeyPolicy({
-      knownHosts,
-      mode: 'ask',
-      prompt: async (v) => this.askHostKey(s, v),
-      onVerdict: (v) => { if (v.kind === 'changed' || v.kind === 'revoked') seen.refused ??= v; },
-    });
-    const onEvent = (e: EngineEvent): void => this.onEngineEvent(s, e);
+    const seen: { refused?: RefusedVerdict } = {};
     try {
-      const engine = await this.o.engine({
-        host: site.host, port: site.port, username: site.user, auth,
-        // Validates the site's cipher names (USAGE error naming the unknown one); default: AES-aware order.
-        algorithms: preferStoredHostKeyTypes(buildAlgorithms(site.ciphers?.length ? { cipher: site.ciphers } : {}), knownHosts, site.host, site.port),
-        // Unset: the engine sizes the pool from the measured RTT.
-        connections: site.connections,
-        channels: site.channels,
-        readyTimeoutMs: this.o.readyTimeoutMs,
-        dataDir: this.o.home,
-        hostKeys, onEvent,
-      });
+      const engine = await this.o.engine(await this.engineOptions(s, seen, password));
       let home: string | undefined;
       try { home = await engine.realpath('.'); } catch { /* some servers refuse realpath; the UI falls back to / */ }
-      const n = engine.negotiated;
+      const n = engine.traits.negotiated;
       this.setStatus(s, {
         state: 'connected', kex: n.kex, cipher: n.cipher, mac: n.mac, serverHostKey: n.serverHostKey,
         connectionsUp: Math.max(1, s.status.connectionsUp), ...(home ? { home } : {}),
@@ -188,6 +159,40 @@ export class SiteSessions {
       if (seen.refused) this.showRefusedKey(s, seen.refused);
       throw e;
     }
+  }
+
+  /**
+   * The engine options of a site: its saved identity, its ciphers, host keys asked through the UI (a changed or
+   * revoked one is kept in `seen` to be shown once the connect failed), events to the session.
+   */
+  private async engineOptions(s: SiteSession, seen: { refused?: RefusedVerdict }, password?: string): Promise<EngineOptions> {
+    const { site } = s;
+    const secret = site.authMethod === 'password' ? password ?? (await this.hub.secrets.get(site.id)) : undefined;
+    if (secret) s.secrets.push(secret);
+    return {
+      host: site.host, port: site.port, username: site.user,
+      auth: {
+        identityFiles: site.authMethod === 'key' && site.keyPath ? [site.keyPath] : site.authMethod === 'agent' ? undefined : [],
+        useAgent: site.authMethod === 'agent',
+        password: secret,
+        env: { ...this.o.env, SLUICE_PASSWORD: undefined },
+        home: this.o.env.HOME ?? os.homedir(),
+      },
+      // The engine validates the site's cipher names (USAGE error naming the unknown one); default: AES-aware order.
+      algorithms: site.ciphers?.length ? { cipher: site.ciphers } : undefined,
+      hostKeyMode: 'ask',
+      hostKeyPrompt: async (v) => this.askHostKey(s, v),
+      onHostKeyVerdict: (v) => { if (v.kind === 'changed' || v.kind === 'revoked') seen.refused ??= v; },
+      // known_hosts is re-read on every connect: another program (or another site) may have changed it.
+      knownHostsPaths: this.o.knownHostsPaths,
+      onWarning: (msg) => this.hub.log('warn', msg, site.id),
+      onEvent: (e) => this.onEngineEvent(s, e),
+      // Unset: the engine sizes the pool from the measured RTT.
+      connections: site.connections,
+      channels: site.channels,
+      readyTimeoutMs: this.o.readyTimeoutMs,
+      dataDir: this.o.home,
+    };
   }
 
   /** Tells the UI (a neutral notice plus a log line) that a trusted server's announced keys were saved. */
@@ -211,7 +216,7 @@ export class SiteSessions {
   }
 
   /** Shows the red dialog for a changed/revoked key; its only answer closes it (the connect already failed). */
-  private showRefusedKey(s: SiteSession, v: Extract<HostKeyVerdict, { kind: 'changed' | 'revoked' }>): void {
+  private showRefusedKey(s: SiteSession, v: RefusedVerdict): void {
     const promptId = randomUUID();
     this.hostKeyPrompts.set(promptId, { siteId: s.site.id, kind: v.kind, resolve: () => undefined });
     const stored = v.kind === 'changed' ? v.stored : [v.stored];

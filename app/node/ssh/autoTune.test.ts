@@ -6,12 +6,11 @@ import { randomBytes } from 'node:crypto';
 import { startSshd } from '../../../e2e/fixtures/sshd';
 import { startToxiproxy, toxiproxyAvailable } from '../../../e2e/fixtures/toxiproxy';
 import { makeTempDir, removeDir } from '../../../e2e/fixtures/tmp';
-import { openSession } from './openSession';
 import * as os from 'node:os';
 import { AUTO_TUNE, SSH2_DEFAULT_WINDOW } from './session';
 import { planPool } from './poolPlan';
 import type { EngineEvent } from '../transfer/types';
-import { withProxiedSshd } from '../test/helpers';
+import { openSession, withProxiedSshd } from '../test/helpers';
 import { runTransfer } from '../transfer/run';
 
 test('pool size follows the measured RTT: one connection and channel on loopback, more channels (and on more cores connections) behind latency', async (t) => {

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { Client, type SFTPWrapper } from 'ssh2';
 import { startSshd } from '../../../e2e/fixtures/sshd';
 import { makeTempDir, removeDir } from '../../../e2e/fixtures/tmp';
-import { openSession } from './openSession';
+import { openSession } from '../test/helpers';
 import { AUTO_TUNE, SSH2_DEFAULT_WINDOW, WINDOW_TUNE, channelWindowFor } from './session';
 import { parseWindow } from '../cli';
 import { runTransfer } from '../transfer/run';

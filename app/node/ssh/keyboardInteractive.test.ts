@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startSsh2SftpServer } from '../../../e2e/fixtures/ssh2SftpServer';
 import { makeTempDir, removeDir } from '../../../e2e/fixtures/tmp';
-import { openSession } from './openSession';
+import { openSession } from '../test/helpers';
 import { runTransfer } from '../transfer/run';
 
 test('a keyboard-interactive login widens one connection instead of asking again per connection', async () => {

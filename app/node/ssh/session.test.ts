@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import type { Connection, Server as Ssh2Server } from 'ssh2';
 import type { HostKeyVerdict } from '../../common/model/hostKey';
 import { SluiceError } from '../errors';
-import type { OpenSessionOptions } from './openSession';
+import type { EngineOptions } from '../engine/setup';
 import type { Session } from './session';
 import type { EngineEvent } from '../transfer/types';
 import { childPids } from '../../../e2e/fixtures/sshd';
@@ -50,7 +50,7 @@ interface Observed {
 
 
 function open(target: { port: number; user: string; clientKeyPath: string }, knownHosts: string, obs: Observed,
-  o: Partial<OpenSessionOptions> = {}): Promise<Session> {
+  o: Partial<EngineOptions> = {}): Promise<Session> {
   return openBounded({
     host: '127.0.0.1', port: target.port, username: target.user,
     auth: { identityFiles: [target.clientKeyPath], useAgent: false, env: {}, home: local },

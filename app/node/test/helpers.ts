@@ -8,8 +8,8 @@ import { createHash, randomFillSync } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CLI_BIN } from '../cli';
-import { openSession, type OpenSessionOptions } from '../ssh/openSession';
-import type { Session } from '../ssh/session';
+import { sessionOptionsFor, type EngineOptions } from '../engine/setup';
+import { Session } from '../ssh/session';
 import type { EngineEvent, TransferReport } from '../transfer/types';
 
 export { SSHD_PATH, startSshd, startTestServer, type SshServer, type SshdServer } from '../../../e2e/fixtures/sshd';
@@ -300,10 +300,18 @@ export function describeRun(r: CliResult): string {
 }
 
 /**
+ * A site's pool (Session) opened with the engine's set-up (engine/setup.ts), for tests below the engine's door;
+ * the product opens engines with engine/engine.ts openEngine.
+ */
+export async function openSession(o: EngineOptions): Promise<Session> {
+  return Session.open(await sessionOptionsFor(o));
+}
+
+/**
  * openSession bounded to 30 s; a session that opens after the deadline is closed, so its worker threads
  * cannot keep the test process alive.
  */
-export function openBounded(o: OpenSessionOptions): Promise<Session> {
+export function openBounded(o: EngineOptions): Promise<Session> {
   const opening = openSession(o);
   return within('openSession', 30_000, opening).catch((e: unknown) => {
     opening.then((s) => s.close(), () => undefined);
@@ -312,18 +320,23 @@ export function openBounded(o: OpenSessionOptions): Promise<Session> {
 }
 
 /**
- * A bounded session on `server` with only its client key (no agent, no ~/.ssh: `dir` is HOME), trusting its host
- * key through a known_hosts file written in `dir`; `o` adds or overrides options.
+ * Engine options for `server` with only its client key (no agent, no ~/.ssh: `dir` is HOME), trusting its host key
+ * through a known_hosts file written in `dir`; `o` adds or overrides options.
  */
-export function openTrusting(server: SshServer, dir: string, o: Partial<OpenSessionOptions> = {}): Promise<Session> {
+export function trustingOptions(server: SshServer, dir: string, o: Partial<EngineOptions> = {}): EngineOptions {
   const kh = path.join(dir, `known_hosts-${server.port}`);
   fs.writeFileSync(kh, `${server.knownHostsLine()}\n`);
-  return openBounded({
+  return {
     host: server.host, port: server.port, username: server.user,
     auth: { identityFiles: [server.clientKeyPath], useAgent: false, env: {}, home: dir },
     hostKeyMode: 'strict', knownHostsPaths: { readPaths: [kh], writePath: kh },
     ...o,
-  });
+  };
+}
+
+/** A bounded session on `server` with {@link trustingOptions}. */
+export function openTrusting(server: SshServer, dir: string, o: Partial<EngineOptions> = {}): Promise<Session> {
+  return openBounded(trustingOptions(server, dir, o));
 }
 
 /** A private sshd and a temporary folder holding a known_hosts file that trusts it. */

@@ -1,6 +1,6 @@
 /**
  * The layers of docs/ARCHITECTURE.md are enforced by `npm run lint` (eslint.config.mjs): planted upward imports,
- * a require() of a repo file and an import circle are refused.
+ * a require() of a repo file, an import circle and an engine opened around engine/engine.ts openEngine are refused.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -26,6 +26,18 @@ test('an upward import inside app/node fails lint (sftp -> transfer, stores -> s
     /app\/node\/ssh may use sftp and stores/);
   assert.deepEqual(await messagesFor("import type { EngineEvent } from '../transfer/types';\nexport type E = EngineEvent;\n", 'app/node/ssh/planted.ts'), [],
     'a type-only import from ssh into transfer/types is allowed');
+});
+
+test('the service, the CLI and main/ open engines only through openEngine: the set-up pieces and Session are refused', { timeout: 60_000 }, async () => {
+  const door = /no-restricted-imports: .*open engines through engine\/engine\.ts openEngine/;
+  assert.match((await messagesFor("import { Session } from '../ssh/session';\nexport const s = Session;\n", 'app/node/service/planted.ts')).join('\n'), door);
+  assert.match((await messagesFor("import { gatherAuth } from '../ssh/auth';\nexport const g = gatherAuth;\n", 'app/node/cli/planted.ts')).join('\n'), door);
+  assert.match((await messagesFor("import { KnownHosts } from './stores/knownHosts';\nexport const k = KnownHosts;\n", 'app/node/service.ts')).join('\n'), door);
+  assert.match((await messagesFor("import { sessionOptionsFor } from '../app/node/engine/setup';\nexport const o = sessionOptionsFor;\n", 'main/planted.ts')).join('\n'), door);
+  assert.deepEqual(await messagesFor(
+    "import { openEngine } from '../engine/engine';\nimport { AUTO_TUNE } from '../ssh/session';\nimport type { HostKeyPolicy } from '../ssh/hostKeys';\n"
+    + 'export const o = [openEngine, AUTO_TUNE];\nexport type P = HostKeyPolicy;\n', 'app/node/cli/planted.ts'), [],
+  'the door itself, other exports of the same modules and types pass');
 });
 
 test('main/ may not import renderer/, and repo files are never require()d', { timeout: 60_000 }, async () => {

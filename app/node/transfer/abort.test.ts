@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { startSshd } from '../../../e2e/fixtures/sshd';
 import { startToxiproxy, toxiproxyAvailable } from '../../../e2e/fixtures/toxiproxy';
 import { makeTempDir, removeDir } from '../../../e2e/fixtures/tmp';
-import { openSession } from '../ssh/openSession';
+import { openSession } from '../test/helpers';
 import { SluiceError } from '../errors';
 import { runTransfer } from './run';
 

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { OpenSessionOptions } from '../ssh/openSession';
+import type { EngineOptions } from '../engine/setup';
 import type { Session } from '../ssh/session';
 import type { EngineEvent } from './types';
 import {
@@ -40,7 +40,7 @@ after(async () => {
 });
 
 /** Opens a session on the fixture sshd with its key, known_hosts and no agent; events go to `events`. */
-function open(events: EngineEvent[], o: Partial<OpenSessionOptions> = {}): Promise<Session> {
+function open(events: EngineEvent[], o: Partial<EngineOptions> = {}): Promise<Session> {
   return openBounded({
     host: server.host, port: server.port, username: server.user,
     auth: { identityFiles: [server.clientKeyPath], useAgent: false, env: {}, home: local },

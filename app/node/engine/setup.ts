@@ -1,0 +1,60 @@
+/**
+ * The engine's set-up from user-level settings: loads known_hosts, builds the host-key policy and the algorithm
+ * lists, gathers identities, and turns them into the options of a site's pool (ssh/session.ts). The CLI and the
+ * service give the same {@link EngineOptions}; only this module composes the ssh/ set-up pieces.
+ */
+import type { Algorithms } from 'ssh2';
+import type { HostKeyVerdict } from '../../common/model/hostKey';
+import { KnownHosts, defaultKnownHostsPaths, type KnownHostsPaths } from '../stores/knownHosts';
+import { buildAlgorithms, type AlgorithmChoice } from '../ssh/algorithms';
+import { gatherAuth, type AuthOptions } from '../ssh/auth';
+import { HostKeyPolicy, preferStoredHostKeyAlgorithms, type HostKeyMode, type HostKeyPrompter } from '../ssh/hostKeys';
+import type { SessionOptions } from '../ssh/session';
+
+/** What opening an engine takes: the server, who logs in and how, trust, algorithms, and the pool's tuning. */
+export interface EngineOptions
+  extends Omit<SessionOptions, 'auth' | 'hostKeys' | 'algorithms' | 'username'> {
+  /** Login name; default `os.userInfo().username` (see ssh/auth.ts gatherAuth). */
+  username?: string;
+  /** Identity files, agent, password, prompter (ssh/auth.ts AuthOptions). */
+  auth: Omit<AuthOptions, 'username'>;
+  /** Algorithm names by family; default: the AES-aware cipher order and ssh2's other lists. */
+  algorithms?: AlgorithmChoice;
+  hostKeyMode: HostKeyMode;
+  /** Asks the user about an unknown key (`ask`); without it `ask` behaves as `strict`. */
+  hostKeyPrompt?: HostKeyPrompter;
+  /** Every host-key lookup result (for logs and UI); must not throw. */
+  onHostKeyVerdict?: (v: HostKeyVerdict) => void;
+  /** Defaults to ~/.ssh/known_hosts + /etc/ssh/ssh_known_hosts, or SLUICE_KNOWN_HOSTS. Read again on every open. */
+  knownHostsPaths?: KnownHostsPaths;
+  /** Set-up warnings (an identity file that cannot be used, an agent that does not answer). */
+  onWarning?: (message: string) => void;
+}
+
+/**
+ * Puts the host-key algorithms whose key types known_hosts already holds for this host first (OpenSSH
+ * order_hostkeyalgs): a server with several host keys would otherwise present one we have not stored and
+ * look "changed". Mutates and returns `algorithms`.
+ */
+export function preferStoredHostKeyTypes(algorithms: Algorithms, knownHosts: KnownHosts, host: string, port: number): Algorithms {
+  const { DEFAULT_SERVER_HOST_KEY } = require('ssh2/lib/protocol/constants') as { DEFAULT_SERVER_HOST_KEY: string[] };
+  const list = (algorithms.serverHostKey as string[] | undefined) ?? DEFAULT_SERVER_HOST_KEY;
+  algorithms.serverHostKey = preferStoredHostKeyAlgorithms(knownHosts.storedKeyTypes(host, port), list) as never;
+  return algorithms;
+}
+
+/**
+ * Resolves identities, trust and algorithms into the options of a site's pool. known_hosts is read now (another
+ * program may have changed it since the last open). Host-key algorithms put the types already stored for the host
+ * first (OpenSSH order_hostkeyalgs), unless the user chose them explicitly.
+ *
+ * @throws SluiceError USAGE (an unknown algorithm name), UNSUPPORTED_KEY (an identity file ssh2 cannot use)
+ */
+export async function sessionOptionsFor(o: EngineOptions): Promise<SessionOptions> {
+  const algorithms = buildAlgorithms(o.algorithms ?? {});
+  const knownHosts = await KnownHosts.load(o.knownHostsPaths ?? defaultKnownHostsPaths());
+  const hostKeys = new HostKeyPolicy({ knownHosts, mode: o.hostKeyMode, prompt: o.hostKeyPrompt, onVerdict: o.onHostKeyVerdict });
+  if (!o.algorithms?.serverHostKey?.length) preferStoredHostKeyTypes(algorithms, knownHosts, o.host, o.port);
+  const auth = await gatherAuth({ ...o.auth, username: o.username }, o.onWarning);
+  return { ...o, username: auth.username, auth, hostKeys, algorithms };
+}

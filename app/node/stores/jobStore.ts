@@ -8,7 +8,7 @@ import { canTransition, isFinished, JOB_STATES, type Direction, type JobState } 
 import { SluiceError } from '../errors';
 import { moveBefore, moveToBottom, moveToTop, nextPosition, POSITION_STEP, setPriority } from './jobOrder';
 import type { QueueDb } from './queueDb';
-import { formatTarget, rowToJob, type JobCounters, type JobRow, type JobTarget, type NewJob, type QueuedJob } from './queueRows';
+import { formatTarget, parseTarget, rowToJob, type JobCounters, type JobOptions, type JobRow, type JobTarget, type NewJob, type QueuedJob } from './queueRows';
 
 /** Where a page of {@link JobStore.list} ends; pass it as `after` for the next page. */
 export interface JobCursor {
@@ -83,21 +83,25 @@ export class JobStore {
     for (const j of jobs) {
       if (!j.source || !j.dest) throw new SluiceError('INVALID_REQUEST', 'A queued job needs a source and a destination');
     }
-    const ids = jobs.map(() => randomUUID());
-    this.q.write(() => {
+    return this.q.write(() => {
       let position = nextPosition(this.q);
       const insert = this.q.stmt(`INSERT INTO jobs (id, batch_id, target, direction, source, dest, priority, position, conflict,
         options, created_at) VALUES (@id, @batchId, @target, @direction, @source, @dest, @priority, @position, @conflict, @options, @now)`);
       const now = this.now();
-      jobs.forEach((j, i) => {
-        insert.run({
-          id: ids[i], batchId, target: formatTarget(j.target), direction: j.direction, source: j.source, dest: j.dest,
-          priority: j.priority ?? 0, position, conflict: j.conflict ?? 'ask', options: JSON.stringify(j.options ?? {}), now,
-        });
+      return jobs.map((j) => {
+        const target = formatTarget(j.target);
+        const row = {
+          id: randomUUID(), batchId, target, direction: j.direction, source: j.source, dest: j.dest, priority: j.priority ?? 0,
+          position, conflict: j.conflict ?? 'ask', options: JSON.stringify(j.options ?? {}), now,
+        };
+        insert.run(row);
         position += POSITION_STEP;
-      });
+        return {
+          ...row, target: parseTarget(target), options: JSON.parse(row.options) as JobOptions, state: 'queued' as const,
+          bytesDone: 0, bytesTotal: 0, filesDone: 0, filesTotal: 0, createdAt: now,
+        };
+      }).map(({ now: _now, ...job }) => job);
     });
-    return this.q.read(() => ids.map((id) => this.get(id)!));
   }
 
   /** One job, or undefined. */

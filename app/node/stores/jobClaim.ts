@@ -1,0 +1,93 @@
+/**
+ * How a runner (the app's queue, `sluice queue run`) takes work from the shared queue: the next runnable job and
+ * its lease in one transaction, so two runners never take the same job; and giving it back with its new state.
+ * A `running` job without a live lease is an orphan (its runner crashed) and goes back to `queued`.
+ */
+import type { JobState } from '../../common/model/job';
+import { SluiceError } from '../errors';
+import type { JobStore } from './jobStore';
+import type { Lease, LeaseOwner, LeaseStore } from './lease';
+import type { QueueDb } from './queueDb';
+import { formatTarget, type JobRow, type JobTarget, type QueuedJob } from './queueRows';
+
+/** The stores a claim touches. */
+export interface ClaimDeps {
+  q: QueueDb;
+  jobs: JobStore;
+  leases: LeaseStore;
+}
+
+/** Which jobs a runner takes (default any): a CLI run takes its own batch. */
+export interface ClaimFilter {
+  batchId?: string;
+  target?: JobTarget;
+}
+
+/** A job taken by a runner, `running`, with the lease that proves it. */
+export interface Claim {
+  job: QueuedJob;
+  lease: Lease;
+}
+
+/**
+ * Deletes stale leases and puts `running` jobs without a live lease back to `queued`. Runs inside
+ * {@link claimNext}; call it alone to show a crashed runner's jobs as queued.
+ * @param asker the calling process (see LeaseStore.isStale)
+ * @returns the ids of the jobs re-queued
+ */
+export function requeueOrphans(d: ClaimDeps, asker?: LeaseOwner): string[] {
+  return d.q.write(() => {
+    const leased = d.q.stmt('SELECT job_id FROM leases').all() as Array<{ job_id: string }>;
+    for (const { job_id } of leased) {
+      const h = d.leases.holder(job_id);
+      if (h && d.leases.isStale(h, asker)) d.q.stmt('DELETE FROM leases WHERE job_id = ?').run(job_id);
+    }
+    const orphans = d.q.stmt(`SELECT id FROM jobs WHERE state = 'running'
+      AND NOT EXISTS (SELECT 1 FROM leases WHERE leases.job_id = jobs.id)`).all() as Array<{ id: string }>;
+    for (const { id } of orphans) d.jobs.setState(id, 'queued');
+    return orphans.map((o) => o.id);
+  });
+}
+
+/**
+ * Takes the first queued job (queue order) that matches `filter` and has no lease: it becomes `running` under a
+ * new lease for `owner`. Orphans are re-queued first ({@link requeueOrphans}).
+ * @param owner the calling process (lease.ts currentOwner())
+ * @returns undefined when nothing is runnable
+ */
+export function claimNext(d: ClaimDeps, owner: LeaseOwner, filter: ClaimFilter = {}): Claim | undefined {
+  return d.q.write(() => {
+    requeueOrphans(d, owner);
+    const where = [
+      "state = 'queued'",
+      'NOT EXISTS (SELECT 1 FROM leases WHERE leases.job_id = jobs.id)',
+      ...(filter.batchId === undefined ? [] : ['batch_id = @batchId']),
+      ...(filter.target === undefined ? [] : ['target = @target']),
+    ].join(' AND ');
+    const params = {
+      ...(filter.batchId === undefined ? {} : { batchId: filter.batchId }),
+      ...(filter.target === undefined ? {} : { target: formatTarget(filter.target) }),
+    };
+    const st = d.q.stmt(`SELECT * FROM jobs WHERE ${where} ORDER BY priority DESC, position, seq LIMIT 1`);
+    const row = (Object.keys(params).length > 0 ? st.get(params) : st.get()) as JobRow | undefined;
+    if (!row) return undefined;
+    const got = d.leases.acquireInTransaction(row.id, owner);
+    if (!got.ok) return undefined;
+    return { job: d.jobs.setState(row.id, 'running'), lease: got.lease };
+  });
+}
+
+/**
+ * Moves a claimed job to its next state (done, failed, paused, cancelled, or queued after a lost connection) and
+ * releases its lease, in one transaction; `running` keeps the lease (a no-op state change).
+ * @throws SluiceError INVALID_STATE when the lease is no longer held (another runner took the job over: leave it
+ *   alone) or the transition is illegal; NOT_FOUND when the job was deleted
+ */
+export function releaseJob(d: ClaimDeps, lease: Lease, to: JobState, error?: { code: string; message: string }): QueuedJob {
+  return d.q.write(() => {
+    if (!d.leases.holds(lease)) throw new SluiceError('INVALID_STATE', `The lease on job ${lease.jobId} was lost to another runner`);
+    const job = d.jobs.setState(lease.jobId, to, error);
+    if (to !== 'running') d.leases.release(lease);
+    return job;
+  });
+}

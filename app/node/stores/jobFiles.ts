@@ -1,0 +1,128 @@
+/**
+ * The files of queue jobs (issue #14): what the scan planned (source, target, size, mtime, fingerprint, the
+ * temporary name), each file's state (app/common/model/jobFile.ts), and the job's counters recomputed from them.
+ * Planning the same source again keeps the file's row, temporary name and range journal while the source is
+ * unchanged — that is how a resumed job finds its partial file.
+ */
+import { canFileTransition, FILE_STATES, type FileState } from '../../common/model/jobFile';
+import { SluiceError } from '../errors';
+import type { QueueDb } from './queueDb';
+import { rowToFile, type FileRow, type JobCounters, type JobFile, type PlannedFile } from './queueRows';
+
+/** What {@link JobFileStore.plan} did. */
+export interface PlanResult {
+  /** The stored files, in the order given. */
+  files: JobFile[];
+  /**
+   * Temporary names of partial files made useless because their source changed (size, mtime or fingerprint):
+   * the caller deletes them. The file itself starts over (`planned`, no ranges) under its new temporary name.
+   */
+  discardedTempNames: string[];
+}
+
+function sameSource(row: FileRow, f: PlannedFile): boolean {
+  return row.size === f.size && row.mtime_ms === (f.mtimeMs ?? null) && row.fingerprint === (f.fingerprint ?? null);
+}
+
+function checkFile(f: PlannedFile): void {
+  if (!f.source || !f.target || !f.tempName || !Number.isSafeInteger(f.size) || f.size < 0) {
+    throw new SluiceError('INVALID_REQUEST', `Not a plannable file: ${JSON.stringify({ source: f.source, size: f.size })}`);
+  }
+}
+
+/** The files of `queue.db`'s jobs. Synchronous; one instance per open {@link QueueDb}. */
+export class JobFileStore {
+  constructor(private readonly q: QueueDb) {}
+
+  /**
+   * Records files of a job as the scan finds them, in one transaction. A source already planned for the job keeps
+   * its row (id, state, temporary name, journal) when size, mtime and fingerprint are unchanged; otherwise it starts
+   * over (see {@link PlanResult.discardedTempNames}). Call with chunks of up to a few thousand files: every other
+   * writer waits for the transaction.
+   * @throws SluiceError NOT_FOUND when the job does not exist; INVALID_REQUEST for a file without source, target or
+   *   temporary name, or with a negative size
+   */
+  plan(jobId: string, files: readonly PlannedFile[]): PlanResult {
+    files.forEach(checkFile);
+    return this.q.write(() => {
+      if (!this.q.stmt('SELECT 1 FROM jobs WHERE id = ?').get(jobId)) throw new SluiceError('NOT_FOUND', `No queued job ${jobId}`);
+      const discardedTempNames: string[] = [];
+      const ids = files.map((f) => {
+        const row = this.q.stmt('SELECT * FROM job_files WHERE job_id = ? AND source = ?').get(jobId, f.source) as FileRow | undefined;
+        const values = { jobId, source: f.source, target: f.target, size: f.size, mtime: f.mtimeMs ?? null, fp: f.fingerprint ?? null, temp: f.tempName };
+        if (!row) {
+          return Number(this.q.stmt(`INSERT INTO job_files (job_id, source, target, size, mtime_ms, fingerprint, temp_name)
+            VALUES (@jobId, @source, @target, @size, @mtime, @fp, @temp)`).run(values).lastInsertRowid);
+        }
+        if (sameSource(row, f)) {
+          if (row.target !== f.target) this.q.stmt('UPDATE job_files SET target = ? WHERE id = ?').run(f.target, row.id);
+          return row.id;
+        }
+        if (row.state === 'moving' || row.state === 'verifying' || row.state === 'failed') discardedTempNames.push(row.temp_name);
+        this.q.stmt('DELETE FROM file_ranges WHERE file_id = ?').run(row.id);
+        this.q.stmt(`UPDATE job_files SET target = @target, size = @size, mtime_ms = @mtime, fingerprint = @fp, temp_name = @temp,
+          state = 'planned', error_code = NULL, error_message = NULL WHERE id = @id`).run({ ...values, id: row.id });
+        return row.id;
+      });
+      return { files: ids.map((id) => this.get(id)!), discardedTempNames };
+    });
+  }
+
+  /** One file, or undefined. */
+  get(fileId: number): JobFile | undefined {
+    const row = this.q.stmt('SELECT * FROM job_files WHERE id = ?').get(fileId) as FileRow | undefined;
+    return row ? rowToFile(row) : undefined;
+  }
+
+  /**
+   * A job's files in planning order, paged by id.
+   * @param opts.afterId continue after this file id; `limit` default 1000; `states` default all
+   */
+  list(jobId: string, opts: { afterId?: number; limit?: number; states?: readonly FileState[] } = {}): JobFile[] {
+    for (const s of opts.states ?? []) if (!FILE_STATES.includes(s)) throw new SluiceError('INVALID_REQUEST', `Not a file state: ${s}`);
+    const filter = opts.states ? `AND state IN (${opts.states.map((s) => `'${s}'`).join(', ')})` : '';
+    const rows = this.q.stmt(`SELECT * FROM job_files WHERE job_id = ? AND id > ? ${filter} ORDER BY id LIMIT ?`)
+      .all(jobId, opts.afterId ?? 0, opts.limit ?? 1000) as FileRow[];
+    return rows.map(rowToFile);
+  }
+
+  /**
+   * Moves a file along a legal transition ({@link canFileTransition}). `failed` records `error`, `planned` clears it;
+   * `planned` (start over) and `committed` (nothing left to resume) also clear the file's range journal.
+   * @throws SluiceError NOT_FOUND; INVALID_STATE for an illegal transition
+   */
+  setState(fileId: number, to: FileState, error?: { code: string; message: string }): JobFile {
+    if (!FILE_STATES.includes(to)) throw new SluiceError('INVALID_REQUEST', `Not a file state: ${to}`);
+    return this.q.write(() => {
+      const file = this.get(fileId);
+      if (!file) throw new SluiceError('NOT_FOUND', `No job file ${fileId}`);
+      if (!canFileTransition(file.state, to)) throw new SluiceError('INVALID_STATE', `File ${file.source} cannot go from ${file.state} to ${to}`);
+      if (file.state === to) return file;
+      const err = to === 'failed' ? (error ?? { code: 'INTERNAL', message: 'failed' }) : to === 'planned' ? undefined : file.error;
+      this.q.stmt('UPDATE job_files SET state = ?, error_code = ?, error_message = ? WHERE id = ?')
+        .run(to, err?.code ?? null, err?.message ?? null, fileId);
+      if (to === 'planned' || to === 'committed') this.q.stmt('DELETE FROM file_ranges WHERE file_id = ?').run(fileId);
+      return this.get(fileId)!;
+    });
+  }
+
+  /**
+   * Recomputes a job's counters from its files and stores them: files total/done (committed or skipped), bytes
+   * total (sizes) and done (settled files' sizes plus the journal's bytes of the others). For a job resumed after a
+   * crash.
+   * @throws SluiceError NOT_FOUND
+   */
+  recountJob(jobId: string): JobCounters {
+    return this.q.write(() => {
+      const c = this.q.stmt(`SELECT COUNT(*) AS filesTotal, COALESCE(SUM(size), 0) AS bytesTotal,
+          COALESCE(SUM(state IN ('committed', 'skipped')), 0) AS filesDone,
+          COALESCE(SUM(CASE WHEN state IN ('committed', 'skipped') THEN size
+            ELSE (SELECT COALESCE(SUM(MIN(end, f.size) - start), 0) FROM file_ranges WHERE file_id = f.id AND start < f.size) END), 0) AS bytesDone
+        FROM job_files AS f WHERE job_id = ?`).get(jobId) as JobCounters;
+      const res = this.q.stmt(`UPDATE jobs SET bytes_done = @bytesDone, bytes_total = @bytesTotal, files_done = @filesDone,
+        files_total = @filesTotal WHERE id = @id`).run({ ...c, id: jobId });
+      if (res.changes === 0) throw new SluiceError('NOT_FOUND', `No queued job ${jobId}`);
+      return c;
+    });
+  }
+}

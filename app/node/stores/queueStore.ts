@@ -1,0 +1,70 @@
+/**
+ * The persistent transfer queue (issue #14), one object per process over `<data folder>/queue.db`: jobs
+ * (jobStore.ts), their files (jobFiles.ts), the range journal and its buffered recorder (rangeJournal.ts,
+ * rangeRecorder.ts), runner leases (lease.ts) and claiming work (jobClaim.ts). The app and CLI processes open it at
+ * the same time; every write is a short transaction.
+ */
+import type { JobState } from '../../common/model/job';
+import { claimNext, releaseJob, requeueOrphans, type Claim, type ClaimFilter } from './jobClaim';
+import { JobFileStore } from './jobFiles';
+import { JobStore } from './jobStore';
+import { LeaseStore, type Lease, type LeaseOptions, type LeaseOwner } from './lease';
+import { openQueueDb, type QueueDb, type QueueDbOptions } from './queueDb';
+import type { QueuedJob } from './queueRows';
+import { RangeJournal } from './rangeJournal';
+import { RangeRecorder, type RecorderOptions } from './rangeRecorder';
+
+/** Options of {@link QueueStore.open}. */
+export interface QueueStoreOptions extends QueueDbOptions {
+  /** ms since the epoch, for job times and leases (injected for tests). */
+  now?: () => number;
+  /** Lease staleness (lease.ts). */
+  lease?: Omit<LeaseOptions, 'now'>;
+}
+
+/** The queue database and its stores. */
+export class QueueStore {
+  readonly jobs: JobStore;
+  readonly files: JobFileStore;
+  readonly journal: RangeJournal;
+  readonly leases: LeaseStore;
+
+  private constructor(readonly q: QueueDb, now: () => number, lease: Omit<LeaseOptions, 'now'>) {
+    this.jobs = new JobStore(q, now);
+    this.files = new JobFileStore(q);
+    this.journal = new RangeJournal(q);
+    this.leases = new LeaseStore(q, { ...lease, now });
+  }
+
+  /**
+   * Opens (creating and migrating) the queue database; see openQueueDb for the file and its settings.
+   * @throws SluiceError INVALID_STATE (schema newer than this build), LOCAL_IO
+   */
+  static open(opts: QueueStoreOptions = {}): QueueStore {
+    return new QueueStore(openQueueDb(opts), opts.now ?? Date.now, opts.lease ?? {});
+  }
+
+  /** A buffered writer to the range journal (flush every 64 MiB or 2 s by default). */
+  recorder(opts?: RecorderOptions): RangeRecorder {
+    return new RangeRecorder(this.journal, opts);
+  }
+
+  /** The next runnable job, now `running` under a lease for `owner` (jobClaim.ts). */
+  claimNext(owner: LeaseOwner, filter?: ClaimFilter): Claim | undefined {
+    return claimNext(this, owner, filter);
+  }
+
+  /** A claimed job's next state, releasing its lease unless `running` (jobClaim.ts). */
+  releaseJob(lease: Lease, to: JobState, error?: { code: string; message: string }): QueuedJob {
+    return releaseJob(this, lease, to, error);
+  }
+
+  /** Re-queues `running` jobs whose runner is gone (jobClaim.ts). */
+  requeueOrphans(asker?: LeaseOwner): string[] {
+    return requeueOrphans(this, asker);
+  }
+
+  close(): void {
+    this.q.close();
+  }
+}

@@ -55,3 +55,16 @@ test('handles opened ahead: drop resolves only once the dropped opens are answer
   await turn();
   assert.deepEqual(closed, ['3:late']);
 });
+
+test('handles opened ahead: an open that arrives after its path was dropped (a late channel) is closed at once', async () => {
+  const closed: string[] = [];
+  const ahead = new HandlesAhead<number>(async (channel, handle, p) => { closed.push(`${channel}:${handle}:${p}`); });
+  ahead.add(0, '/dir', Promise.resolve(Buffer.from('h0')));
+  await ahead.drop('/dir');
+  ahead.add(5, '/dir', Promise.resolve(Buffer.from('late')));
+  await turn();
+  assert.deepEqual(closed, ['0:h0:/dir', '5:late:/dir']);
+  assert.equal(ahead.size, 0, 'nothing kept for a dropped path');
+  ahead.add(1, '/other', Promise.resolve(Buffer.from('o')));
+  assert.equal(ahead.size, 1, 'other paths are kept as before');
+});

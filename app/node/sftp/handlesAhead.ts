@@ -4,8 +4,13 @@
  * the task an SSH_FXP_OPEN round trip (draft-ietf-secsh-filexfer-02 §6.3). Handles belong to their SFTP channel
  * (one sftp-server per channel), so the key is channel + remote path.
  */
+/** Paths dropped lately that a late SSH_FXP_OPEN (a channel set up after the drop) is closed for at once. */
+const DROPPED_REMEMBERED = 256;
+
 export class HandlesAhead<Channel> {
   private readonly byChannel = new Map<Channel, Map<string, Promise<Buffer>>>();
+  /** Recently dropped paths, oldest first (at most DROPPED_REMEMBERED). */
+  private readonly dropped = new Set<string>();
 
   /** @param close sends SSH_FXP_CLOSE for a handle nobody took; its answer is not waited for */
   constructor(private readonly close: (channel: Channel, handle: Buffer, remotePath: string) => Promise<unknown>) {}
@@ -16,6 +21,11 @@ export class HandlesAhead<Channel> {
    */
   add(channel: Channel, remotePath: string, opening: Promise<Buffer>): void {
     opening.catch(() => undefined);
+    // A channel set up after its path was dropped (the source turned out to be a folder, or its transfer is over).
+    if (this.dropped.has(remotePath)) {
+      this.closeWhenOpen(channel, remotePath, opening);
+      return;
+    }
     let byPath = this.byChannel.get(channel);
     if (!byPath) this.byChannel.set(channel, (byPath = new Map()));
     if (byPath.has(remotePath)) {
@@ -34,11 +44,15 @@ export class HandlesAhead<Channel> {
   }
 
   /**
-   * Closes every handle opened ahead for `remotePath` that no task took (the path is done, or not a file).
+   * Closes every handle opened ahead for `remotePath` that no task took (the path is done, or not a file), and any
+   * opened for it later on a channel still being set up.
    * @returns resolves once those SSH_FXP_OPENs have been answered, so none can still create the file (their
    *   CLOSEs are sent, not waited for)
    */
   drop(remotePath: string): Promise<void> {
+    this.dropped.delete(remotePath);
+    this.dropped.add(remotePath);
+    if (this.dropped.size > DROPPED_REMEMBERED) this.dropped.delete(this.dropped.values().next().value as string);
     const settled: Array<Promise<unknown>> = [];
     for (const [channel, byPath] of this.byChannel) {
       const h = byPath.get(remotePath);

@@ -21,6 +21,8 @@ import { SIGNAL_EXIT_CODES, guardSignals, type HandledSignal } from './cli/signa
 import { formatSummary } from './cli/summary';
 import { formatBytes } from './cli/units';
 import { openEngine, type Engine, type EngineOptions } from './engine/engine';
+import type { StoreJournal } from './engine/journal';
+import { journalOutcome, openRunJournal } from './cli/resume';
 import type { TransferReport } from './transfer/types';
 
 export { parseSize, parseWindow } from './cli/program';
@@ -135,17 +137,27 @@ function printReport(report: TransferReport, out: Output, json: boolean): void {
   else for (const line of formatSummary(report, out.failedTargets)) process.stderr.write(`${line}\n`);
 }
 
+/** Closes the journal of a run that failed or was interrupted; says when a partial copy is kept for a resume. */
+function endInterrupted(journal: StoreJournal, outcome: 'failed' | 'paused', say: (line: string) => void): void {
+  journal.flush();
+  const kept = outcome === 'paused' ? journal.resumeSummary().doneBytes : 0;
+  journal.close(outcome);
+  if (kept > 0) say(`sluice: ${formatBytes(kept)} kept: run the same command again to resume`);
+}
+
 /** Runs one get or put; every failure is reported here (fatal.ts). @returns the exit code */
 async function run(direction: 'get' | 'put', operands: string[], o: CliOptions): Promise<number> {
   const json = o.json === true;
   const abort = new AbortController();
   let engine: Engine | null = null;
   let out: Output | null = null;
+  let journal: StoreJournal | null = null;
   const guard = guardSignals({
     cancel: () => abort.abort(),
     cleanupPending: () => engine !== null,
     write: (text) => process.stderr.write(`${text}\n`),
     quit: (exitCode, message) => {
+      journal?.close('paused');
       out?.done();
       if (json) process.stdout.write(`${JSON.stringify({ type: 'error', code: 'ABORTED', message, exitCode } satisfies FatalError)}\n`);
       process.exit(exitCode);
@@ -157,10 +169,16 @@ async function run(direction: 'get' | 'put', operands: string[], o: CliOptions):
     out = makeOutput(o, direction === 'put' ? 'up  ' : 'down');
     engine = await openEngine(engineOptions({ direction, spec, sources, dest }, o, out));
     if (o.verbose) out.info(connectedLine(spec, engine));
-    const report = await engine.transfer(transferRequest(direction, sources, dest, o), abort.signal);
+    const sink = out;
+    journal = o.resume ? openRunJournal(direction, spec, sources, dest, (line) => sink.info(line)) : null;
+    const report = await engine.transfer({ ...transferRequest(direction, sources, dest, o), journal: journal ?? undefined }, abort.signal);
+    journal?.close(report.failed.length ? 'failed' : 'done');
+    journal = null;
     printReport(report, out, json);
     return guard.exitCode() ?? exitCodeForReport(report);
   } catch (e) {
+    if (journal) endInterrupted(journal, journalOutcome(e), (line) => out?.info(line));
+    journal = null;
     out?.done();
     return writeFatal(fatalFor(e, guard.received), json);
   } finally {

@@ -18,6 +18,8 @@ export interface CliOptions {
   batch?: boolean;
   acceptNew?: boolean;
   clobber: boolean;
+  /** Record progress for a later run and resume an interrupted one (`--no-resume` turns it off). */
+  resume: boolean;
   verify: 'size' | 'sha256';
   json?: boolean;
   verbose?: boolean;
@@ -148,6 +150,7 @@ function addTransferOptions(cmd: Command, direction: 'get' | 'put'): Command {
     .option('--batch', 'never prompt (unknown host keys are refused unless --accept-new)')
     .option('--accept-new', 'accept and save unknown host keys (changed keys are still refused)')
     .option('--no-clobber', 'do not overwrite existing files (skip them)')
+    .option('--no-resume', 'neither resume an interrupted run of the same command nor record this one for a later resume')
     .option('--verify <level>', VERIFY_HELP, parseVerify, 'size')
     .option('--json', 'newline-delimited JSON events on stdout (fatal errors too, as {"type":"error"} lines)')
     .option('--no-progress', 'no progress bar')

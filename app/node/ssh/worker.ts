@@ -16,7 +16,7 @@ import { probeOutOfOrder } from './worker/probe';
 import { list, mkdir, openAhead, rename, stat } from './worker/remoteOps';
 import { call } from './worker/sftpCalls';
 import { callContext, guarded, port, post, requireConn, sftpOf, state } from './worker/state';
-import { finishUpload, getFile, putFile, rangeTask, releaseFile } from './worker/transfers';
+import { checkpoint, finishUpload, getFile, putFile, rangeTask, releaseFile } from './worker/transfers';
 
 async function hashRemote(a: WorkerOps['hashRemote'][0]): Promise<{ sha256: string; method: HashMethod }> {
   const c = requireConn();
@@ -49,6 +49,7 @@ const ops: { [K in OpName]: (arg: WorkerOps[K][0], ctx: CallContext) => Promise<
   rename,
   download: (t, ctx) => rangeTask(t, 'download', ctx),
   upload: (t, ctx) => rangeTask(t, 'upload', ctx),
+  checkpoint,
   putFile,
   getFile,
   finishUpload,

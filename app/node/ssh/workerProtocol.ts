@@ -137,6 +137,12 @@ export interface WorkerOps {
   /** Range tasks keep their handles open for the file's next segment on the same channel, until releaseFile. */
   download: [RangeTask, number];
   upload: [RangeTask, number];
+  /**
+   * A journal checkpoint: fsyncs the file whose segments this connection moved (fsync@openssh.com on a handle this
+   * channel kept, or the local file); every range whose last reply came before is then durable.
+   * @returns false when nothing could be fsynced (no such extension, no kept handle)
+   */
+  checkpoint: [{ channel: number; direction: 'upload' | 'download'; remotePath: string; localPath: string }, boolean];
   /** Returns the remote file's size after writing (fstat), for the size check. */
   putFile: [PutFileTask, number];
   getFile: [GetFileTask, number];

@@ -107,6 +107,21 @@ export class JobFileStore {
   }
 
   /**
+   * Records files a run committed, in one transaction: planned as {@link plan} does, then `committed` (their ranges
+   * cleared). For the many small files of a run, which have no journal of their own.
+   * @throws SluiceError as {@link plan}
+   */
+  planCommitted(jobId: string, files: readonly PlannedFile[]): void {
+    if (!files.length) return;
+    this.q.write(() => {
+      for (const f of this.plan(jobId, files).files) {
+        this.q.stmt("UPDATE job_files SET state = 'committed', error_code = NULL, error_message = NULL WHERE id = ?").run(f.id);
+        this.q.stmt('DELETE FROM file_ranges WHERE file_id = ?').run(f.id);
+      }
+    });
+  }
+
+  /**
    * Recomputes a job's counters from its files and stores them: files total/done (committed or skipped), bytes
    * total (sizes) and done (settled files' sizes plus the journal's bytes of the others). For a job resumed after a
    * crash.

@@ -142,13 +142,14 @@ async function interruptUpload(run: CliRun, target: string, slowMeans: string): 
   assert.ok(exitMs < PROMPT_EXIT_MS, `the CLI exited ${exitMs} ms after SIGINT: ${slowMeans}`);
 }
 
+/** With --no-resume an interrupt removes the partial copy (resume.test.ts: by default it is kept for the next run). */
 describe('SIGINT mid-transfer', { skip: skipReason }, () => {
   /**
    * One channel, not the automatic pool: on a loaded CI machine the loopback RTT once read 5.1 ms and sized the pool
    * for a slow link (10 channels × sshd's 2 MiB window in flight), and the temporary file's removal then waited
    * ~7 s behind 20 MiB draining through the 4 MB/s cap.
    */
-  const ONE_LANE = ['--connections', '1', '--channels', '1'];
+  const ONE_LANE = ['--connections', '1', '--channels', '1', '--no-resume'];
 
   test('put: exit 130 promptly, nothing under the final name, temporary file removed', async () => {
     const { port, knownHosts } = await cappedProxy('put');
@@ -161,7 +162,7 @@ describe('SIGINT mid-transfer', { skip: skipReason }, () => {
   test('put on 10 channels: a second SIGINT quits at once (cleanup waits behind 20 MiB); nothing under the final name', async () => {
     const { port, knownHosts } = await cappedProxy('put');
     const target = path.join(sshd.root, 'interrupted-twice.bin');
-    const run = startTransfer('put', port, knownHosts, target, ['--connections', '1', '--channels', '10']);
+    const run = startTransfer('put', port, knownHosts, target, ['--connections', '1', '--channels', '10', '--no-resume']);
     await run.waitForEvent(isProgressWithBytes);
     run.child.kill('SIGINT');
     // The second SIGINT once the first was taken (the CLI says it is cancelling), not after a guessed delay.
@@ -187,7 +188,7 @@ describe('SIGINT mid-transfer', { skip: skipReason }, () => {
     const target = path.join(sshd.root, 'interrupted-late.bin');
     const src = path.join(work, 'eighty.bin');
     writeRandomFile(src, 80 * MiB);
-    const run = startCli(['put', '--json', ...baseFlags(sshd), '--connections', '1', '--channels', '10', src, urlOf({ ...sshd, port }, target)],
+    const run = startCli(['put', '--json', ...baseFlags(sshd), '--connections', '1', '--channels', '10', '--no-resume', src, urlOf({ ...sshd, port }, target)],
       { knownHosts, timeoutMs: 90_000 });
     // By 36 of 80 MiB (~9 s at 4 MB/s) the first burst (up to 32 MiB: 10 channels × sshd's 2 MiB window, and more
     // queued in ssh2) has drained and the budget holds ~1 s of data, where 10 channels would otherwise keep 20 MiB

@@ -9,7 +9,7 @@ import type { EngineEvent, TransferRequest } from './types';
 
 const PHASES: FilePhase[] = ['planned', 'moving', 'verifying', 'committed', 'skipped', 'failed'];
 const LEGAL = new Set([
-  'planned>moving', 'planned>failed',
+  'planned>moving', 'planned>skipped', 'planned>failed',
   'moving>moving', 'moving>verifying', 'moving>failed',
   'verifying>verifying', 'verifying>moving', 'verifying>committed', 'verifying>skipped', 'verifying>failed',
 ]);

@@ -2,7 +2,7 @@
  * The life of one file in a transfer job, as one explicit state instead of flags:
  *
  * ```
- * planned   -> moving | failed
+ * planned   -> moving | skipped | failed           (skipped: an earlier run of the job committed it)
  * moving    -> moving | verifying | failed             (moving again: a segmented upload falls back to one handle)
  * verifying -> verifying | moving | committed | skipped | failed
  *              (a connection lost while verifying: the task is retried; a whole file moves again, segments only verify
@@ -15,7 +15,7 @@
 export type FilePhase = 'planned' | 'moving' | 'verifying' | 'committed' | 'skipped' | 'failed';
 
 const NEXT: Readonly<Record<FilePhase, readonly FilePhase[]>> = {
-  planned: ['moving', 'failed'],
+  planned: ['moving', 'skipped', 'failed'],
   moving: ['moving', 'verifying', 'failed'],
   verifying: ['verifying', 'moving', 'committed', 'skipped', 'failed'],
   committed: [],

@@ -16,7 +16,8 @@ import { planSegments } from './planner';
 import { scanJob, type FileItem, type ScanSink } from './scan';
 import { HEAVY_PER_LANE, Scheduler } from './scheduler';
 import { TransferFile, type FileJob } from './transferFile';
-import type { TransferReport, TransferRequest } from './types';
+import { resumePlan } from './resume';
+import type { ByteRange, TransferReport, TransferRequest } from './types';
 
 /** A whole-file task this big occupies a lane on its own (see Task.heavy). */
 const HEAVY_FILE_BYTES = 4 * 1024 * 1024;
@@ -68,6 +69,8 @@ class TransferJob implements FileJob {
   /** The planned pool, not the lanes up right now: an auto-sized pool is still growing when the job starts. */
   private readonly lanesCount: number;
   private probe: Promise<boolean> | null = null;
+  /** Bytes of resumed files that an earlier run had moved. */
+  private resumedBytes = 0;
   /** Files in the conflict and plan stages (at most MAX_FILES_PLANNING). */
   private readonly planning = new Set<Promise<void>>();
   /** Scanned files waiting for a planning slot, first come first served. */
@@ -103,12 +106,15 @@ class TransferJob implements FileJob {
       stopWatchingPool();
       signal?.removeEventListener('abort', onAbort);
       this.books.stopSampling();
-      for (const f of this.files) this.cleanups.push(f.release().then(() => f.removeTemp()));
+      // A file with durable ranges in the journal keeps its temporary copy: the next run resumes it.
+      for (const f of this.files) this.cleanups.push(f.release().then(() => (f.journalled ? undefined : f.removeTemp())));
       await Promise.all(this.cleanups);
+      this.req.journal?.flush();
     }
     if (this.aborted) throw this.aborted;
     if (this.session.fatalError) throw this.session.fatalError;
-    return this.books.report(this.put ? this.session.outOfOrderWrites : undefined);
+    const report = this.books.report(this.put ? this.session.outOfOrderWrites : undefined);
+    return this.resumedBytes ? { ...report, resumedBytes: this.resumedBytes } : report;
   }
 
   private async scanAndDrain(): Promise<void> {
@@ -139,6 +145,10 @@ class TransferJob implements FileJob {
       log: (level, message) => this.session.publish({ type: 'log', level, message }),
       stopped: () => this.aborted !== null,
     };
+  }
+
+  private log(level: 'info' | 'warn', message: string): void {
+    this.session.publish({ type: 'log', level, message });
   }
 
   /** Fails queued work with `e` and aborts every running task on its worker. */
@@ -181,22 +191,42 @@ class TransferJob implements FileJob {
     const f = new TransferFile(resolved.item, this);
     this.files.add(f);
     try {
-      await this.plan(f, resolved.mode);
+      const journal = this.req.journal;
+      const resume = journal ? await resumePlan(this.session, this.put, journal, f, (m) => this.log('warn', m)) : { kind: 'fresh' as const };
+      if (resume.kind === 'committed') {
+        this.files.delete(f);
+        f.to('skipped');
+        this.books.fileSkipped(f, 'already copied by an earlier run of this job');
+        return;
+      }
+      await this.plan(f, resolved.mode, resume.kind === 'resume' ? resume : undefined);
     } catch (e) {
       this.giveUp(f, asSluice(e));
     }
   }
 
-  /** Queues a file whole or in segments. */
-  private async plan(f: TransferFile, mode: CommitMode): Promise<void> {
-    const wantSegments = f.size > this.session.settings.segmentSize && this.lanesCount > 1;
+  /**
+   * Queues a file whole or in segments; a resumed file (`resume`: the ranges still missing) goes in segments over
+   * those ranges, or starts over when the server cannot take segments.
+   */
+  private async plan(f: TransferFile, mode: CommitMode, resume?: { missing: ByteRange[]; doneBytes: number }): Promise<void> {
+    const big = f.size > this.session.settings.segmentSize;
+    // With a journal a big file goes in segments even on one lane: each is recorded when it is durable.
+    const wantSegments = resume !== undefined || (big && (this.lanesCount > 1 || this.req.journal !== undefined));
     // Only while the probe's answer is awaited: once it is known, segments open their handles when they run (a
     // long queue of big files must not hold ten handles each on a server that limits open handles).
     if (wantSegments && this.put && this.session.outOfOrderWrites === undefined) f.openAhead(this.session.lanes());
     const segmented = wantSegments && (!this.put || await this.canSegmentUploads(path.posix.dirname(f.dst)));
     if (f.segmentConns.size && !segmented) await f.release();
+    if (resume && !segmented) this.req.journal?.restartFile(f.src, 'the server does not take out-of-order writes');
     if (!segmented) {
       this.pushWhole(f, mode);
+      return;
+    }
+    if (resume) {
+      f.resumeAfter(resume.doneBytes);
+      this.resumedBytes += resume.doneBytes;
+      this.pushSegments(f, mode, resume.missing);
       return;
     }
     // A segmented download's temporary file exists at full length before segments write into it; an upload's is
@@ -209,7 +239,7 @@ class TransferJob implements FileJob {
         return;
       }
     }
-    this.pushSegments(f, mode);
+    this.pushSegments(f, mode, [[0, f.size]]);
   }
 
   /** Whether the server keeps out-of-order writes (probed once per session, in `dir`). */
@@ -240,10 +270,15 @@ class TransferJob implements FileJob {
     });
   }
 
-  /** Queues a file's segments: channels take them by work stealing; the last one to finish commits the file. */
-  private pushSegments(f: TransferFile, mode: CommitMode): void {
+  /**
+   * Queues the segments of a file's `ranges`: channels take them by work stealing; the last one to finish commits
+   * the file. With a journal, each durable segment is recorded.
+   */
+  private pushSegments(f: TransferFile, mode: CommitMode, ranges: readonly ByteRange[]): void {
     f.route = 'segments';
-    const segments = planSegments(f.size, this.lanesCount * HEAVY_PER_LANE, this.session.settings.segmentSize, MIN_SEGMENT_BYTES);
+    const slots = this.lanesCount * HEAVY_PER_LANE;
+    const segments = ranges.flatMap(([from, to]) => planSegments(to - from, slots, this.session.settings.segmentSize, MIN_SEGMENT_BYTES)
+      .map(([a, b]) => [from + a, from + b] as const));
     let left = segments.length;
     for (const [start, end] of segments) {
       let moved = false;
@@ -256,13 +291,20 @@ class TransferJob implements FileJob {
           // A retry after the connection died inside finish() must neither move the range again nor count it
           // twice (left would pass 0 and the file would be dropped without a word).
           if (!moved) {
+            let durable: ByteRange[];
             try {
-              await f.moveRange(lane, start, end);
+              durable = await f.moveRange(lane, start, end);
             } catch (e) {
               if (f.route !== 'segments' || this.fallBack(f, asSluice(e), mode)) return;
               throw e;
             }
             if (f.route !== 'segments') return;
+            if (durable.length && this.req.journal) {
+              for (const [a, b] of durable) this.req.journal.recordRange(f.src, a, b);
+              // A checkpoint is already a batch (32 MiB or 2 s of segments): written out at once.
+              this.req.journal.flush();
+              f.journalled = true;
+            }
             moved = true;
             left--;
           }
@@ -285,6 +327,8 @@ class TransferJob implements FileJob {
     // Running segments count their own bytes back out when the cancel reaches them; finished ones are undone here.
     f.cancelRunning();
     f.undoSegments();
+    f.journalled = false;
+    this.req.journal?.restartFile(f.src, 'sent again through one handle');
     this.pushWhole(f, mode, f.release());
     return true;
   }
@@ -295,11 +339,13 @@ class TransferJob implements FileJob {
       const level = await f.commit(lane, mode, knownSize);
       this.files.delete(f);
       this.books.fileCommitted(f, level);
+      this.req.journal?.fileEnded(f.src, 'committed');
     } catch (e) {
       const se = asSluice(e);
       if (se.code === 'EXISTS' && mode === 'no-clobber') {
         this.files.delete(f);
         this.books.fileSkipped(f, 'the target exists', se);
+        this.req.journal?.fileEnded(f.src, 'skipped');
         f.abort('skipped');
         return;
       }
@@ -313,6 +359,9 @@ class TransferJob implements FileJob {
     if (f.ended) return;
     this.files.delete(f);
     this.books.fileFailed(f, e);
-    f.abort('failed');
+    // An interrupted or disconnected file keeps its temporary copy and journal: the next run resumes it.
+    const resumable = f.journalled && (e.code === 'ABORTED' || e.code.startsWith('CONNECTION') || e.code === 'TIMEOUT');
+    f.abort('failed', resumable);
+    if (!resumable) this.req.journal?.fileEnded(f.src, 'failed', e.toInfo());
   }
 }

@@ -27,6 +27,43 @@ export interface ConflictFiles {
  */
 export type VerifyLevel = 'size' | 'sha256-reread' | 'sha256-remote';
 
+/** A byte range [start, end) of a file. */
+export type ByteRange = readonly [start: number, end: number];
+
+/** What the journal knows of a file the job is about to move (see {@link TransferJournal.planFile}). */
+export interface JournalledFile {
+  /** The file's temporary name: the one recorded by an earlier run, else the name the job proposed. */
+  temp: string;
+  /** Ranges an earlier run recorded as durably done at `temp` (empty: start from zero). */
+  done: readonly ByteRange[];
+  /** An earlier run already committed this file, and its source is unchanged: nothing to send. */
+  committed: boolean;
+  /** Temporary names of an earlier run whose source has changed since: remove them. */
+  discarded: readonly string[];
+}
+
+/**
+ * Where a job records what is durably done, so that running it again resumes instead of starting over (issue #14).
+ * A range is recorded only once it is durable: fsynced on the server (fsync@openssh.com) for an upload, fsynced
+ * locally for a download. Implementations may buffer records; `flush` writes them out.
+ */
+export interface TransferJournal {
+  /**
+   * A file the job is about to move (source unchanged = same size and mtime, and for a local source the same SHA-256
+   * of its first and last MiB).
+   * @param proposedTemp the temporary name the job would use for a fresh start
+   */
+  planFile(f: { src: string; dst: string; size: number; mtimeMs: number }, proposedTemp: string): Promise<JournalledFile>;
+  /** Bytes [start, end) of the file are durable at its temporary name. */
+  recordRange(src: string, start: number, end: number): void;
+  /** The earlier partial copy cannot be used (gone, or shorter than recorded): forget its ranges. */
+  restartFile(src: string, why: string): void;
+  /** The file reached a final state. */
+  fileEnded(src: string, state: 'committed' | 'skipped' | 'failed', error?: { code: string; message: string }): void;
+  /** Writes out buffered records (at the job's end, and when it is interrupted). */
+  flush(): void;
+}
+
 export interface TransferRequest {
   /** Job id used in events. */
   id: string;
@@ -47,6 +84,8 @@ export interface TransferRequest {
    * link only when its target lies inside the tree being copied, and reports and skips the others.
    */
   followSymlinks?: boolean;
+  /** Records durable progress and resumes an interrupted run of the same job (see {@link TransferJournal}). */
+  journal?: TransferJournal;
 }
 
 export interface FileFailure {
@@ -65,6 +104,8 @@ export interface TransferReport {
   elapsedMs: number;
   /** Whether uploads were segmented (server accepted out-of-order writes), when it was probed. */
   segmentedUploads?: boolean;
+  /** Bytes an earlier, interrupted run had already moved and that this run did not send again (journal). */
+  resumedBytes?: number;
 }
 
 export interface ConnectionSample {

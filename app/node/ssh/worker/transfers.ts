@@ -10,7 +10,7 @@ import {
 import type { CallContext, GetFileTask, PutFileTask, RangeTask, WorkerOps } from '../workerProtocol';
 import { closeSegmentHandles, closeUnlessAborted, handlesAhead, segmentHandles } from './handles';
 import { OPEN_MODE, SEGMENT_FLAGS, call, closeRemote, fsyncRemote, openLocal, openRemote, rangeError } from './sftpCalls';
-import { requireConn, sftpOf, state } from './state';
+import { hasExt, requireConn, sftpOf, state } from './state';
 
 /**
  * Pipeline options for one call: its channel's request budget and counters, the call's cancel signal, and its
@@ -66,6 +66,33 @@ export async function rangeTask(t: RangeTask, direction: 'download' | 'upload', 
     // After an abort the CLOSE may queue behind replies still on their way: not waited for (see closeUnlessAborted).
     if (ok && !state.closedError) segmentHandles.put(direction, t.remotePath, t.localPath, h);
     else await closeSegmentHandles([h], t.remotePath, !o.signal?.aborted);
+  }
+}
+
+/**
+ * A journal checkpoint (see WorkerOps.checkpoint): the WRITEs of every range already answered are made durable.
+ * An upload borrows the handle this channel kept for the file; a download fsyncs its local file.
+ */
+export async function checkpoint(a: WorkerOps['checkpoint'][0]): Promise<boolean> {
+  if (a.direction === 'download') {
+    const fh = await openLocal(a.localPath, 'r+');
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    return true;
+  }
+  if (!hasExt('fsync@openssh.com')) return false;
+  const s = sftpOf(a.channel);
+  // The kept handle, unless the channel's other segment holds it: then one opened for the fsync (no create, no truncate).
+  const kept = segmentHandles.take(a.channel, 'upload', a.remotePath, a.localPath);
+  const remote = kept?.remote ?? await openRemote(s, a.remotePath, OPEN_MODE.WRITE);
+  try {
+    return await fsyncRemote(s, remote, a.remotePath);
+  } finally {
+    if (!kept) await closeRemote(s, remote, a.remotePath).catch(() => undefined);
+    else if (!state.closedError) segmentHandles.put('upload', a.remotePath, a.localPath, kept);
   }
 }
 

@@ -1,0 +1,194 @@
+/**
+ * A transfer journal (transfer/types.ts TransferJournal) kept in the queue database (stores/queueStore.ts): the CLI's
+ * `get`/`put` record their files and durable byte ranges there, so that running the same command again after an
+ * interruption resumes it. The run holds a lease on its jobs: two processes never work the same job.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FileState } from '../../common/model/jobFile';
+import type { Direction } from '../../common/model/job';
+import { SluiceError } from '../errors';
+import { localFingerprint } from '../stores/fingerprint';
+import { currentOwner, keepLease, type Lease } from '../stores/lease';
+import { QueueStore } from '../stores/queueStore';
+import type { PlannedFile, QueuedJob } from '../stores/queueRows';
+import type { RangeRecorder } from '../stores/rangeRecorder';
+import type { JournalledFile, TransferJournal } from '../transfer/types';
+
+/** Which command a journal belongs to: the same target, direction, sources and destination resume it. */
+export interface JournalKey {
+  target: { user: string; host: string; port: number };
+  direction: Direction;
+  /** Absolute sources (local for an upload, remote for a download). */
+  sources: string[];
+  dest: string;
+}
+
+/**
+ * Below this size a file has no journal of its own: a fresh run records it only once committed, in batches (one
+ * transaction per COMMITTED_BATCH files or per flush), and a local source is identified by size and mtime only
+ * (reading 2 MiB of each small file would cost more than sending it again).
+ */
+const SMALL_FILE_BYTES = 4 * 1024 * 1024;
+const COMMITTED_BATCH = 512;
+
+/** The path from one file state to another, as the store's transitions allow (app/common/model/jobFile.ts). */
+const PATHS: Partial<Record<FileState, readonly FileState[]>> = {
+  committed: ['moving', 'verifying', 'committed'],
+  skipped: ['skipped'],
+  failed: ['failed'],
+};
+
+export class StoreJournal implements TransferJournal {
+  private readonly fileIds = new Map<string, number>();
+  /** Small files planned without a row (fresh run): recorded when committed. */
+  private readonly unrecorded = new Map<string, PlannedFile & { jobId: string }>();
+  /** Small files committed and not yet written to the database. */
+  private committed: Array<PlannedFile & { jobId: string }> = [];
+  private readonly recorder: RangeRecorder;
+  private readonly keepers: Array<{ stop(): void }> = [];
+
+  private constructor(private readonly store: QueueStore, readonly jobs: QueuedJob[], private readonly leases: Lease[], readonly resumed: boolean,
+    private readonly ownsStore: boolean) {
+    this.recorder = store.recorder();
+    for (const lease of leases) this.keepers.push(keepLease(store.leases, lease, { onLost: () => undefined }));
+  }
+
+  /**
+   * Opens the journal of a command in the queue database of `home` (default: the data folder, SLUICE_HOME): the
+   * batch an earlier run of the same command left interrupted (paused, or running with its process gone), else a
+   * new one. A batch that finished or failed is not resumed: the command starts again.
+   * @throws SluiceError INVALID_STATE when another Sluice process is running this command; LOCAL_IO when the
+   *   database cannot be opened
+   */
+  static open(key: JournalKey, home?: string): StoreJournal {
+    const store = QueueStore.open({ home });
+    try {
+      return StoreJournal.openIn(store, key, true);
+    } catch (e) {
+      store.close();
+      throw e;
+    }
+  }
+
+  /** {@link open} on a store the caller owns (and closes). */
+  static openIn(store: QueueStore, key: JournalKey, ownsStore = false): StoreJournal {
+    const found = store.jobs.findBatch(key);
+    const resumable = found?.jobs.every((j) => j.state === 'paused' || j.state === 'running' || j.state === 'queued') ? found : undefined;
+    const jobs = resumable?.jobs ?? store.jobs.addBatch(key.sources.map((source) => ({
+      target: key.target, direction: key.direction, source, dest: key.dest, conflict: 'overwrite' as const, options: { origin: 'cli' },
+    })), randomUUID());
+    const owner = currentOwner();
+    const leases: Lease[] = [];
+    for (const job of jobs) {
+      const got = store.leases.acquire(job.id, owner);
+      if (!got.ok) {
+        for (const l of leases) store.leases.release(l);
+        throw new SluiceError('INVALID_STATE', `another Sluice process (pid ${got.holder.owner.pid} on ${got.holder.owner.host}) is running this transfer`);
+      }
+      leases.push(got.lease);
+    }
+    for (const job of jobs) {
+      if (job.state === 'paused') store.jobs.setState(job.id, 'queued');
+      store.jobs.setState(job.id, 'running');
+    }
+    return new StoreJournal(store, jobs, leases, resumable !== undefined, ownsStore);
+  }
+
+  /** What an earlier run left: bytes durably done in unfinished files, and the bytes of the files it had found. */
+  resumeSummary(): { doneBytes: number; totalBytes: number } {
+    let doneBytes = 0;
+    let totalBytes = 0;
+    for (const job of this.jobs) {
+      for (const f of this.store.files.list(job.id, { limit: 1_000_000 })) {
+        totalBytes += f.size;
+        doneBytes += f.state === 'committed' || f.state === 'skipped' ? f.size : this.store.journal.doneBytes(f.id);
+      }
+    }
+    return { doneBytes, totalBytes };
+  }
+
+  private jobOf(src: string): QueuedJob {
+    return this.jobs.find((j) => src === j.source || src.startsWith(j.source.endsWith('/') ? j.source : `${j.source}/`)) ?? this.jobs[0];
+  }
+
+  async planFile(f: { src: string; dst: string; size: number; mtimeMs: number }, proposedTemp: string): Promise<JournalledFile> {
+    const jobId = this.jobOf(f.src).id;
+    const small = f.size < SMALL_FILE_BYTES;
+    const planned: PlannedFile = { source: f.src, target: f.dst, size: f.size, mtimeMs: Math.trunc(f.mtimeMs), tempName: proposedTemp };
+    if (small && !this.resumed) {
+      this.unrecorded.set(f.src, { ...planned, jobId });
+      return { temp: proposedTemp, done: [], committed: false, discarded: [] };
+    }
+    const local = this.jobs[0].direction === 'upload';
+    if (local && !small) planned.fingerprint = (await localFingerprint(f.src)).fingerprint;
+    const { files: [row], discardedTempNames } = this.store.files.plan(jobId, [planned]);
+    this.fileIds.set(f.src, row.id);
+    const done = row.state === 'committed' ? [] : this.store.journal.ranges(row.id).map((r) => [r.start, r.end] as const);
+    return { temp: row.tempName, done, committed: row.state === 'committed', discarded: discardedTempNames };
+  }
+
+  recordRange(src: string, start: number, end: number): void {
+    const id = this.fileIds.get(src);
+    if (id === undefined) return;
+    if (this.store.files.get(id)?.state === 'planned') this.store.files.setState(id, 'moving');
+    this.recorder.record(id, start, end);
+  }
+
+  restartFile(src: string): void {
+    const id = this.fileIds.get(src);
+    if (id === undefined) return;
+    this.recorder.flush();
+    const state = this.store.files.get(id)?.state;
+    if (state === 'moving' || state === 'failed') this.store.files.setState(id, 'planned');
+    else this.store.journal.clear(id);
+  }
+
+  fileEnded(src: string, state: 'committed' | 'skipped' | 'failed', error?: { code: string; message: string }): void {
+    const small = this.unrecorded.get(src);
+    if (small) {
+      this.unrecorded.delete(src);
+      if (state === 'committed') this.committed.push(small);
+      if (this.committed.length >= COMMITTED_BATCH) this.flushCommitted();
+      return;
+    }
+    const id = this.fileIds.get(src);
+    if (id === undefined) return;
+    this.recorder.flush();
+    for (const next of PATHS[state] ?? []) {
+      // The journal is advisory: a transition the store refuses (a no-clobber skip while verifying) is left out.
+      try { this.store.files.setState(id, next, error); } catch { return; }
+    }
+  }
+
+  private flushCommitted(): void {
+    const byJob = new Map<string, PlannedFile[]>();
+    for (const { jobId, ...f } of this.committed) byJob.set(jobId, [...(byJob.get(jobId) ?? []), f]);
+    this.committed = [];
+    for (const [jobId, files] of byJob) this.store.files.planCommitted(jobId, files);
+  }
+
+  flush(): void {
+    this.recorder.flush();
+    this.flushCommitted();
+  }
+
+  /**
+   * Ends the run. Interrupted (`paused`): the jobs, files and journal stay for the next run of the command. Done or
+   * failed: the batch is removed (a CLI run is not a queue entry). Leases are released either way.
+   */
+  close(outcome: 'done' | 'failed' | 'paused'): void {
+    try {
+      this.recorder.close();
+      if (outcome === 'paused') this.flushCommitted();
+      for (const k of this.keepers) k.stop();
+      for (const job of this.jobs) {
+        this.store.files.recountJob(job.id);
+        try { this.store.jobs.setState(job.id, outcome); } catch { /* finished elsewhere */ }
+      }
+      for (const lease of this.leases) this.store.leases.release(lease);
+      if (outcome !== 'paused') this.store.jobs.clearFinished({ batchId: this.jobs[0].batchId });
+    } finally {
+      if (this.ownsStore) this.store.close();
+    }
+  }
+}

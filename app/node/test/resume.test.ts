@@ -1,0 +1,93 @@
+/**
+ * Resume after a kill, through the real CLI (issue #14): a put or get SIGKILLed halfway, then the same command run
+ * again, sends only what the journal does not hold, and the file arrives whole. The link is capped by Toxiproxy so
+ * that the kill lands mid-transfer; the cap is lifted for the second run (same proxy port: the same command).
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import {
+  baseFlags, describeRun, knownHostsLineFor, makeTempDir, removeDir, runCli, sha256File, startCli, startSshd, startToxiproxy,
+  tempFilesUnder, toxiproxyAvailable, urlOf, waitUntil, writeRandomFile, type SshdServer, type Toxiproxy,
+} from './helpers';
+import { QueueStore } from '../stores/queueStore';
+
+const MiB = 1024 * 1024;
+const FILE_SIZE = 48 * MiB;
+/** Toxiproxy `bandwidth` rate, KB/s: the whole file needs ≈ 16 s through the cap (checkpoints come every 2 s). */
+const RATE_KBPS = 3000;
+const skipReason = toxiproxyAvailable() ? false : 'toxiproxy-server not installed (/usr/local/bin/toxiproxy-server)';
+
+let sshd: SshdServer;
+let toxi: Toxiproxy;
+let work: string;
+let proxies = 0;
+
+before(async () => {
+  if (skipReason) return;
+  sshd = await startSshd();
+  toxi = await startToxiproxy();
+  work = await makeTempDir('sluice-resume-');
+});
+
+after(async () => {
+  await toxi?.stop();
+  await sshd?.stop();
+  if (work) await removeDir(work);
+});
+
+/** Bytes the queue database under `home` holds as durably done, over every file. */
+function journalledBytes(home: string): number {
+  const store = QueueStore.open({ home });
+  try {
+    return store.jobs.list({ limit: 100 }).jobs.flatMap((j) => store.files.list(j.id)).reduce((n, f) => n + store.journal.doneBytes(f.id), 0);
+  } finally {
+    store.close();
+  }
+}
+
+describe('a transfer killed halfway resumes when the same command runs again', { skip: skipReason }, () => {
+  for (const direction of ['put', 'get'] as const) {
+    test(direction, { timeout: 120_000 }, async () => {
+      const name = `resume-${++proxies}`;
+      const { port } = await toxi.createProxy(name, sshd.port);
+      await toxi.addToxic(name, { type: 'bandwidth', stream: direction === 'put' ? 'upstream' : 'downstream', attributes: { rate: RATE_KBPS } });
+      const knownHosts = path.join(work, `known_hosts-${name}`);
+      fs.writeFileSync(knownHosts, `${knownHostsLineFor(port, 'ssh-ed25519', sshd.hostKeyBlobs()[0])}\n`);
+      const home = path.join(work, `home-${name}`);
+      const local = path.join(work, `${name}.bin`);
+      const remote = path.join(sshd.root, `${name}.bin`);
+      writeRandomFile(direction === 'put' ? local : remote, FILE_SIZE);
+      const via = { ...sshd, port };
+      const args = [direction, '--json', ...baseFlags(sshd), '--segment-size', '4M',
+        ...(direction === 'put' ? [local, urlOf(via, remote)] : [urlOf(via, remote), local])];
+      const env = { SLUICE_HOME: home };
+
+      const first = startCli(args, { knownHosts, env, timeoutMs: 60_000 });
+      await first.waitForEvent((e) => e.type === 'progress' && (e.bytesDone as number) >= FILE_SIZE / 2);
+      // The journal is written in batches (every 2 s or 64 MiB): kill once it holds a durable range.
+      await waitUntil('the journal to hold a durable range', () => journalledBytes(home) > 0, 20_000);
+      first.child.kill('SIGKILL');
+      await first.result.catch(() => undefined);
+      const target = direction === 'put' ? remote : local;
+      assert.ok(!fs.existsSync(target), 'nothing under the final name after the kill');
+      assert.equal(tempFilesUnder(path.dirname(target)).length, 1, 'the partial copy is kept for the next run');
+
+      await toxi.removeToxic(name, `bandwidth_${direction === 'put' ? 'upstream' : 'downstream'}`);
+      const second = await runCli(args, { knownHosts, env, timeoutMs: 60_000 });
+      assert.equal(second.code, 0, describeRun(second));
+      const said = second.events.find((e) => e.type === 'log' && /^sluice: resuming: /.test(String((e as { message?: string }).message)));
+      assert.ok(said, `the second run says it resumes:\n${second.stdout}`);
+      const resumed = second.report?.resumedBytes ?? 0;
+      assert.ok(resumed > 0 && resumed < FILE_SIZE, `resumed ${resumed} of ${FILE_SIZE} bytes`);
+      console.log(`# ${direction}: killed at ≥ 50 %; the second run took ${resumed} bytes (${(100 * resumed / FILE_SIZE).toFixed(0)} %) from the first`);
+      assert.equal(await sha256File(target), await sha256File(direction === 'put' ? local : remote), 'identical bytes');
+      assert.deepEqual(tempFilesUnder(path.dirname(target)), [], 'no temporary file left');
+
+      const third = await runCli(args, { knownHosts, env, timeoutMs: 60_000 });
+      assert.equal(third.code, 0, describeRun(third));
+      assert.equal(third.report?.resumedBytes, undefined, 'a finished command is not resumed: it runs again whole');
+    });
+  }
+});

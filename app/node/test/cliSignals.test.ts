@@ -4,13 +4,13 @@
  * name, and the CLI exits 128 + the signal's number (143, 129); "transfer interrupted" is said once. The tests wait
  * for the upload's first progress event or its temporary file, never a fixed time.
  */
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  baseFlags, describeRun, isProgressWithBytes, knownHostsLineFor, makeTempDir, removeDir, startCli, startSshd, startToxiproxy,
-  tempFilesUnder, toxiproxyAvailable, urlOf, waitUntil, writeRandomFile, type CliResult, type CliRun, type SshdServer, type Toxiproxy,
+  baseFlags, cappedSshdHooks, describeRun, isProgressWithBytes, startCli, tempFilesUnder, toxiproxyAvailable, urlOf, waitUntil,
+  writeRandomFile, type CappedSshd, type CliResult, type CliRun, type SshdServer,
 } from './helpers';
 
 const MiB = 1024 * 1024;
@@ -22,39 +22,21 @@ const ONE_LANE = ['--connections', '1', '--channels', '1'];
 const skipReason = toxiproxyAvailable() ? false : 'toxiproxy-server not installed (/usr/local/bin/toxiproxy-server)';
 
 let sshd: SshdServer;
-let toxi: Toxiproxy;
 let work: string;
+let newProxy: CappedSshd['cappedProxy'];
 let src: string;
-let proxyNo = 0;
 
-before(async () => {
+cappedSshdHooks('sluice-signals-', skipReason, (c) => { ({ sshd, dir: work, cappedProxy: newProxy } = c); });
+
+before(() => {
   if (skipReason) return;
-  sshd = await startSshd();
-  toxi = await startToxiproxy();
-  work = await makeTempDir('sluice-signals-');
   src = path.join(work, 'big.bin');
   writeRandomFile(src, 24 * MiB);
 });
 
-after(async () => {
-  await toxi?.stop();
-  await sshd?.stop();
-  if (work) await removeDir(work);
-});
-
-/** A fresh upload-capped proxy in front of sshd: its port and a known_hosts file trusting sshd there. */
-async function cappedProxy(): Promise<{ port: number; knownHosts: string }> {
-  const name = `signals-${++proxyNo}`;
-  const { port } = await toxi.createProxy(name, sshd.port);
-  await toxi.addToxic(name, { type: 'bandwidth', stream: 'upstream', attributes: { rate: RATE_KBPS } });
-  const knownHosts = path.join(work, `known_hosts-${name}`);
-  fs.writeFileSync(knownHosts, `${knownHostsLineFor(port, 'ssh-ed25519', sshd.hostKeyBlobs()[0])}\n`);
-  return { port, knownHosts };
-}
-
-/** Starts `put big.bin` to `target` through a capped proxy; `json` adds --json; `lanes` sets the channels. */
+/** Starts `put big.bin` to `target` through a fresh upload-capped proxy; `json` adds --json; `lanes` sets the channels. */
 async function startUpload(target: string, json: boolean, lanes = ONE_LANE): Promise<CliRun> {
-  const { port, knownHosts } = await cappedProxy();
+  const { port, knownHosts } = await newProxy('upstream', RATE_KBPS);
   const args = ['put', ...(json ? ['--json'] : []), ...baseFlags(sshd), ...lanes, src, urlOf({ ...sshd, port }, target)];
   return startCli(args, { knownHosts, timeoutMs: 60_000 });
 }

@@ -4,7 +4,7 @@
  * name, and the CLI exits 128 + the signal's number (143, 129); "transfer interrupted" is said once. The tests wait
  * for the upload's first progress event or its temporary file, never a fixed time.
  */
-import { before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -26,10 +26,8 @@ let work: string;
 let newProxy: CappedSshd['cappedProxy'];
 let src: string;
 
-cappedSshdHooks('sluice-signals-', skipReason, (c) => { ({ sshd, dir: work, cappedProxy: newProxy } = c); });
-
-before(() => {
-  if (skipReason) return;
+cappedSshdHooks('sluice-signals-', skipReason, (c) => {
+  ({ sshd, dir: work, cappedProxy: newProxy } = c);
   src = path.join(work, 'big.bin');
   writeRandomFile(src, 24 * MiB);
 });
@@ -57,26 +55,27 @@ function assertCleanedUp(r: CliResult, code: number, target: string): void {
   assert.deepEqual(tempFilesUnder(sshd.root), [], `a temporary .sluice-*.part file was left on the server\n${describeRun(r)}`);
 }
 
+/** A --json upload to `name` on sshd, sent `signal` once bytes flow; checks exit `code` and the clean-up. */
+async function signalledUpload(name: string, signal: NodeJS.Signals, code: number): Promise<CliResult> {
+  const target = path.join(sshd.root, name);
+  const run = await startUpload(target, true);
+  await run.waitForEvent(isProgressWithBytes);
+  run.child.kill(signal);
+  const r = await run.result;
+  assertCleanedUp(r, code, target);
+  return r;
+}
+
 describe('signals during an upload', { skip: skipReason }, () => {
   test('SIGTERM: exit 143, temporary file removed, nothing under the final name, a JSON error line', async () => {
-    const target = path.join(sshd.root, 'terminated.bin');
-    const run = await startUpload(target, true);
-    await run.waitForEvent(isProgressWithBytes);
-    run.child.kill('SIGTERM');
-    const r = await run.result;
-    assertCleanedUp(r, 143, target);
+    const r = await signalledUpload('terminated.bin', 'SIGTERM', 143);
     assert.match(r.stderr, /terminated \(SIGTERM\): cancelling and removing temporary files/, describeRun(r));
     const last = JSON.parse(r.stdout.trim().split('\n').pop() ?? '') as Record<string, unknown>;
     assert.deepEqual(last, { type: 'error', code: 'ABORTED', message: 'transfer interrupted (SIGTERM)', exitCode: 143 });
   });
 
   test('SIGHUP: exit 129, temporary file removed, nothing under the final name', async () => {
-    const target = path.join(sshd.root, 'hangup.bin');
-    const run = await startUpload(target, true);
-    await run.waitForEvent(isProgressWithBytes);
-    run.child.kill('SIGHUP');
-    const r = await run.result;
-    assertCleanedUp(r, 129, target);
+    const r = await signalledUpload('hangup.bin', 'SIGHUP', 129);
     assert.match(r.stderr, /hangup \(SIGHUP\): cancelling and removing temporary files/, describeRun(r));
   });
 

@@ -4,7 +4,7 @@
  * ends with exit 1 and a clear message and no file under the final name, both ways; a stalled link is
  * caught by keepalive within a bounded time; SIGINT mid-transfer exits 130 and leaves no file behind.
  */
-import { before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -37,10 +37,8 @@ let newProxy: CappedSshd['cappedProxy'];
 let bigLocal: string;
 let bigRemote: string;
 
-cappedSshdHooks('sluice-faults-', skipReason, (c) => { ({ sshd, toxi, dir: work, cappedProxy: newProxy } = c); });
-
-before(() => {
-  if (skipReason) return;
+cappedSshdHooks('sluice-faults-', skipReason, (c) => {
+  ({ sshd, toxi, dir: work, cappedProxy: newProxy } = c);
   bigLocal = path.join(work, 'big.bin');
   writeRandomFile(bigLocal, FILE_SIZE);
   bigRemote = path.join(sshd.root, 'remote-big.bin');

@@ -60,16 +60,17 @@ export async function withTrustedServer<S extends ServerLike, T>(start: () => Pr
 
 /**
  * A test file's server: {@link serverWithKnownHosts} in a `before()` hook, handed to `use` (which keeps what the file
- * needs), stopped and removed in `after()`.
+ * needs and may prepare more: Node 20 runs a file's top-level `before()` hooks concurrently, so a second one could not
+ * count on the server), stopped and removed in `after()`.
  * @param skip when truthy (a skip reason), nothing is started
  */
 export function trustedServerHooks<S extends ServerLike>(start: () => Promise<S>, tempPrefix: string,
-  use: (t: TrustedServer<S>) => void, skip?: string | false): void {
+  use: (t: TrustedServer<S>) => void | Promise<void>, skip?: string | false): void {
   let t: TrustedServer<S> | undefined;
   before(async () => {
     if (skip) return;
     t = await serverWithKnownHosts(start, tempPrefix);
-    use(t);
+    await use(t);
   });
   after(async () => { await t?.stop(); });
 }
@@ -88,10 +89,11 @@ export interface CappedSshd {
 }
 
 /**
- * A test file's {@link CappedSshd}: started in a `before()` hook and handed to `use`, stopped and removed in `after()`.
+ * A test file's {@link CappedSshd}: started in a `before()` hook and handed to `use` (which keeps what the file needs
+ * and may prepare more, as with {@link trustedServerHooks}), stopped and removed in `after()`.
  * @param skip when truthy (a skip reason, e.g. Toxiproxy not installed), nothing is started
  */
-export function cappedSshdHooks(tempPrefix: string, skip: string | false, use: (c: CappedSshd) => void): void {
+export function cappedSshdHooks(tempPrefix: string, skip: string | false, use: (c: CappedSshd) => void | Promise<void>): void {
   let sshd: SshdServer | undefined;
   let toxi: Toxiproxy | undefined;
   let dir: string | undefined;
@@ -102,7 +104,7 @@ export function cappedSshdHooks(tempPrefix: string, skip: string | false, use: (
     dir = await makeTempDir(tempPrefix);
     const [s, x, d] = [sshd, toxi, dir];
     let proxyNo = 0;
-    use({
+    await use({
       sshd: s, toxi: x, dir: d,
       async cappedProxy(stream, rateKbps) {
         const name = `capped-${++proxyNo}`;

@@ -3,8 +3,14 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type * as RealElectron from 'electron';
 import { installElectronMock } from './mockElectron';
 import { BRIDGE_METHOD_NAMES, EVENT_NAMES, INVOKE_CHANNELS, eventIpcChannel, invokeIpcChannel, methodName } from '../../app/common/ipc/contract';
+import type * as SandboxElectron from '../preload/electronSandbox';
+
+// Compile-time: Electron's real objects fit the Node-free `electron` the preload is type-checked against
+// (main/preload/tsconfig.json maps it to electronSandbox.d.ts); a member Electron lacks or types otherwise fails the build.
+void ((null as unknown as Pick<typeof RealElectron, keyof typeof SandboxElectron>) satisfies typeof SandboxElectron);
 
 const electron = installElectronMock();
 require('../preload/preload');

@@ -86,9 +86,15 @@ export interface HostKeyPrompt {
   port: number;
   kind: 'unknown' | 'changed' | 'rotated' | 'revoked';
   /** The key the server presented. */
-  presented: { keyType: string; fingerprint: string };
+  presented: HostKeyId;
   /** For `changed` / `rotated`: the key(s) we trusted before. */
-  previous?: Array<{ keyType: string; fingerprint: string }>;
+  previous?: HostKeyId[];
+}
+
+/** A host key as the user sees it: its type (`ssh-ed25519`) and `SHA256:` fingerprint. */
+export interface HostKeyId {
+  keyType: string;
+  fingerprint: string;
 }
 
 export type HostKeyAnswer = 'accept-once' | 'accept-save' | 'reject';
@@ -103,7 +109,7 @@ export interface HostKeysLearned {
   host: string;
   port: number;
   /** The newly saved keys (never empty). */
-  keys: Array<{ keyType: string; fingerprint: string }>;
+  keys: HostKeyId[];
   /** The known_hosts file they were appended to. */
   file: string;
 }

@@ -3,23 +3,16 @@
  * order across several answers, and a server that answers a READDIR after the end of the folder with an error
  * still lists fine. Against the scripted ssh2 server, which answers 100 names per READDIR.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Session } from '../ssh/session';
-import { fakeFileEntry, makeTempDir, openTrusting, removeDir, startScriptedServer, type ScriptedServer } from '../test/helpers';
+import { fakeFileEntry, openTrusting, startScriptedServer, trustedServerHooks, type ScriptedServer } from '../test/helpers';
 
 let server: ScriptedServer;
 let local: string;
-before(async () => {
-  server = await startScriptedServer();
-  local = await makeTempDir('sluice-listing-');
-});
-after(async () => {
-  await server?.stop();
-  if (local) await removeDir(local);
-});
+trustedServerHooks(() => startScriptedServer(), 'sluice-listing-', (t) => { ({ server, dir: local } = t); });
 
 const open = (): Promise<Session> => openTrusting(server, local, { connections: 1, channels: 1 });
 

@@ -330,14 +330,8 @@ function downloadPool(chunkSize: number): BufferPool {
  * @param end last byte (exclusive)
  * @returns bytes written; rejects with the SFTP error, a local fs error, {@link ShortFileError} or an AbortError
  */
-export function downloadRange(
-  sftp: SFTPWrapper,
-  handle: Buffer,
-  fd: number,
-  start: number,
-  end: number,
-  o: RangeOptions,
-): Promise<number> {
+export function downloadRange(sftp: SFTPWrapper, handle: Buffer, fd: number, start: number, end: number,
+  o: RangeOptions): Promise<number> {
   const pool = downloadPool(o.chunkSize);
   const take = () => pool.take();
   return runPipeline(start, end, o, (pos, len, done, local) => {
@@ -367,14 +361,8 @@ const SPARE_WRITE_PACKETS = 16;
  * @param handle remote handle opened for writing
  * @returns bytes written; rejects on an SFTP or fs error, a local file shorter than expected, or abort
  */
-export function uploadRange(
-  sftp: SFTPWrapper,
-  handle: Buffer,
-  fd: number,
-  start: number,
-  end: number,
-  o: RangeOptions,
-): Promise<number> {
+export function uploadRange(sftp: SFTPWrapper, handle: Buffer, fd: number, start: number, end: number,
+  o: RangeOptions): Promise<number> {
   const s = patched(sftp);
   // Packets the server has answered (so ssh2 no longer holds them), reused for this handle's next full-size chunks.
   const spare: Buffer[] = [];

@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import { AUTO_TUNE, SSH2_DEFAULT_WINDOW } from './session';
 import { planPool } from './poolPlan';
 import type { EngineEvent } from '../transfer/types';
-import { openSession, withProxiedSshd } from '../test/helpers';
+import { openTrusting, withProxiedSshd, withTrustedServer } from '../test/helpers';
 import { runTransfer } from '../transfer/run';
 
 test('pool size follows the measured RTT: one connection and channel on loopback, more channels (and on more cores connections) behind latency', async (t) => {
@@ -18,12 +18,7 @@ test('pool size follows the measured RTT: one connection and channel on loopback
   const dir = await makeTempDir('sluice-autotune-');
   const tox = toxiproxyAvailable() ? await startToxiproxy() : null;
   try {
-    const kh = path.join(dir, 'known_hosts');
-    const open = (port: number, onEvent?: (e: EngineEvent) => void) => openSession({
-      host: '127.0.0.1', port, username: srv.user,
-      auth: { identityFiles: [srv.clientKeyPath], useAgent: false, env: {} },
-      knownHostsPaths: { readPaths: [kh], writePath: kh }, hostKeyMode: 'accept-new', onEvent,
-    });
+    const open = (port: number, onEvent?: (e: EngineEvent) => void) => openTrusting(srv, dir, { port, onEvent });
 
     // A busy machine can make a loopback RTT read over 5 ms (7.2 ms once with two busy loops on the 2 cores): up to
     // three sessions, the first that measures loopback as loopback is checked.
@@ -77,14 +72,9 @@ test('a server that allows fewer sessions than the automatic channel count still
   const maxSessions = 3;
   const toxics = [{ type: 'latency' as const, stream: 'downstream' as const, attributes: { latency: 10 } }];
   await withProxiedSshd({ tempPrefix: 'sluice-maxsessions-', toxics, sshd: { extraConfig: [`MaxSessions ${maxSessions}`] } }, async ({ srv, proxyPort, dir }) => {
-    const kh = path.join(dir, 'known_hosts');
     const data = randomBytes(20 * 1024 * 1024);
     fs.writeFileSync(path.join(srv.root, 'm.bin'), data);
-    const session = await openSession({
-      host: '127.0.0.1', port: proxyPort, username: srv.user,
-      auth: { identityFiles: [srv.clientKeyPath], useAgent: false, env: {} },
-      knownHostsPaths: { readPaths: [kh], writePath: kh }, hostKeyMode: 'accept-new',
-    });
+    const session = await openTrusting(srv, dir, { port: proxyPort });
     try {
       assert.ok((session.rttMs ?? 0) >= AUTO_TUNE.rttMs, `proxied RTT ${session.rttMs} ms`);
       const report = await runTransfer(session, { id: 'm', direction: 'get', sources: [path.join(srv.root, 'm.bin')], dest: dir, recursive: false });
@@ -100,16 +90,9 @@ test('a server that allows fewer sessions than the automatic channel count still
 });
 
 test('an auto-sized put that will cut a file into segments opens two channels on one connection, even on loopback; other jobs one', async () => {
-  const srv = await startSshd();
-  const dir = await makeTempDir('sluice-autotune-put-');
-  try {
-    const kh = path.join(dir, 'known_hosts');
-    const open = (prefetch?: { stat?: string[]; probeDir?: string }, channels?: number) => openSession({
-      host: '127.0.0.1', port: srv.port, username: srv.user,
-      auth: { identityFiles: [srv.clientKeyPath], useAgent: false, env: {} },
-      knownHostsPaths: { readPaths: [kh], writePath: kh }, hostKeyMode: 'accept-new', prefetch, channels,
-      segmentSize: 1024 * 1024,
-    });
+  await withTrustedServer(() => startSshd(), 'sluice-autotune-put-', async ({ server: srv, dir }) => {
+    const open = (prefetch?: { stat?: string[]; probeDir?: string }, channels?: number) =>
+      openTrusting(srv, dir, { prefetch, channels, segmentSize: 1024 * 1024 });
     const src = path.join(dir, 'big.bin');
     const data = randomBytes(3 * 1024 * 1024 + 5);
     fs.writeFileSync(src, data);
@@ -135,8 +118,5 @@ test('an auto-sized put that will cut a file into segments opens two channels on
         await session.close();
       }
     }
-  } finally {
-    await srv.stop();
-    await removeDir(dir);
-  }
+  });
 });

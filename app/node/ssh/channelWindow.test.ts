@@ -5,8 +5,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Client, type SFTPWrapper } from 'ssh2';
 import { startSshd } from '../../../e2e/fixtures/sshd';
-import { makeTempDir, removeDir } from '../../../e2e/fixtures/tmp';
-import { openSession } from '../test/helpers';
+import { openTrusting, withTrustedServer } from '../test/helpers';
 import { AUTO_TUNE, SSH2_DEFAULT_WINDOW, WINDOW_TUNE, channelWindowFor } from './session';
 import { parseWindow } from '../cli';
 import { runTransfer } from '../transfer/run';
@@ -82,17 +81,10 @@ test('patched ssh2 (patches/ssh2+*.patch) tops a channel up to incoming.maxWindo
 });
 
 test('a session applies the requested channel window and still moves identical bytes', async () => {
-  const srv = await startSshd();
-  const dir = await makeTempDir('sluice-window-');
-  try {
-    const kh = path.join(dir, 'known_hosts');
+  await withTrustedServer(() => startSshd(), 'sluice-window-', async ({ server: srv, dir }) => {
     const data = randomBytes(24 * MiB);
     fs.writeFileSync(path.join(srv.root, 'big.bin'), data);
-    const open = (channelWindow?: number) => openSession({
-      host: '127.0.0.1', port: srv.port, username: srv.user, connections: 2, channels: 2, channelWindow,
-      auth: { identityFiles: [srv.clientKeyPath], useAgent: false, env: {} },
-      knownHostsPaths: { readPaths: [kh], writePath: kh }, hostKeyMode: 'accept-new',
-    });
+    const open = (channelWindow?: number) => openTrusting(srv, dir, { connections: 2, channels: 2, channelWindow });
     const auto = await open();
     try {
       assert.equal(auto.channelWindow, channelWindowFor(auto.rttMs!));
@@ -108,8 +100,5 @@ test('a session applies the requested channel window and still moves identical b
     } finally {
       await session.close();
     }
-  } finally {
-    await srv.stop();
-    await removeDir(dir);
-  }
+  });
 });

@@ -1,38 +1,19 @@
-import test, { after, before } from 'node:test';
+import test from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { Client, Server } from 'ssh2';
 import type { HostKeyAnswer, HostKeyVerdict } from '../../common/model/hostKey';
-import { KnownHosts, sha256Fingerprint } from '../stores/knownHosts';
+import { KnownHosts, keyTypeOf, sha256Fingerprint } from '../stores/knownHosts';
 import {
   HostKeyPolicy, changedKeyMessage, makeHostVerifier, preferStoredHostKeyAlgorithms, type HostKeyCheck,
   type HostKeyMode, type HostKeyPrompter,
 } from './hostKeys';
+import { SSHD_PATH, startSshd } from '../test/helpers';
+import { keygenSuite } from '../test/keygenSuite';
 
-interface TestKey { privFile: string; type: string; b64: string; blob: Buffer; fp: string }
-
-let dir: string;
-const keys: Record<'ed1' | 'ed2' | 'ecdsa' | 'rsa', TestKey> = {} as never;
-let fileSeq = 0;
-
-function genKey(name: string, args: string[]): TestKey {
-  const file = path.join(dir, `key-${name}`);
-  execFileSync('ssh-keygen', [...args, '-N', '', '-q', '-C', `sluice-test-${name}`, '-f', file]);
-  const [type, b64] = fs.readFileSync(`${file}.pub`, 'utf8').trim().split(' ');
-  const fp = execFileSync('ssh-keygen', ['-lf', `${file}.pub`], { encoding: 'utf8' }).split(' ')[1];
-  return { privFile: file, type, b64, blob: Buffer.from(b64, 'base64'), fp };
-}
-
-function newFile(content?: string): string {
-  const f = path.join(dir, `known_hosts_${++fileSeq}`);
-  if (content !== undefined) fs.writeFileSync(f, content);
-  return f;
-}
+const { keys, newFile } = keygenSuite('sluice-hk-');
 
 function lineCount(file: string): number {
   return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter((l) => l !== '').length : 0;
@@ -63,18 +44,6 @@ function refusal(c: HostKeyCheck): { code: string; message: string } {
   assert.equal(c.accepted, false, 'expected a refusal');
   return c.accepted ? { code: '', message: '' } : { code: c.code, message: c.message };
 }
-
-before(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-hk-'));
-  keys.ed1 = genKey('ed1', ['-t', 'ed25519']);
-  keys.ed2 = genKey('ed2', ['-t', 'ed25519']);
-  keys.ecdsa = genKey('ecdsa', ['-t', 'ecdsa', '-b', '256']);
-  keys.rsa = genKey('rsa', ['-t', 'rsa', '-b', '2048']);
-});
-
-after(() => {
-  fs.rmSync(dir, { recursive: true, force: true });
-});
 
 test('strict refuses an unknown key, names its fingerprint and --accept-new, writes nothing', async () => {
   const f = newFile();
@@ -316,91 +285,43 @@ test('ssh2 hostVerifier: the blob ssh2 passes is the .pub blob; strict refuses, 
   assert.equal(sha256Fingerprint(keys.ed1.blob), keys.ed1.fp);
 });
 
-const SSHD = '/usr/sbin/sshd';
 const SSH2_DEFAULT_HOST_KEY_ALGOS = ['ssh-ed25519', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521',
   'rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'];
 
-function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const sock = net.connect({ port, host: '127.0.0.1' });
-    const done = (ok: boolean): void => { clearTimeout(timer); sock.destroy(); resolve(ok); };
-    const timer = setTimeout(() => done(false), 500);
-    sock.once('connect', () => done(true));
-    sock.once('error', () => done(false));
-  });
-}
-
-function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** A private OpenSSH sshd (own config, host keys, port) on 127.0.0.1, never the system one. */
-async function startPrivateSshd(work: string, hostKeyFiles: string[], clientPub: string): Promise<{ port: number; child: ChildProcess }> {
-  fs.copyFileSync(clientPub, path.join(work, 'authorized_keys'));
-  const port = await freeLoopbackPort();
-  const config = path.join(work, 'sshd_config');
-  fs.writeFileSync(config, [
-    `Port ${port}`, 'ListenAddress 127.0.0.1', ...hostKeyFiles.map((h) => `HostKey ${h}`),
-    `PidFile ${path.join(work, 'sshd.pid')}`, `AuthorizedKeysFile ${path.join(work, 'authorized_keys')}`,
-    'StrictModes no', 'UsePAM no', 'PasswordAuthentication no', 'KbdInteractiveAuthentication no',
-    'PubkeyAuthentication yes', 'PermitRootLogin prohibit-password', 'LogLevel ERROR',
-  ].join('\n') + '\n');
-  const child = spawn(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => { stderr += d.toString(); });
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`sshd exited: ${stderr}`);
-    if (await canConnect(port)) return { port, child };
-    if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`sshd did not listen: ${stderr}`); }
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 test('real sshd: stored-type ordering avoids a false change, and hostkeys-00 rotation keys are learned', async (t) => {
-  if (!fs.existsSync(SSHD) || process.getuid?.() !== 0) { t.skip('needs /usr/sbin/sshd and root'); return; }
-  const work = fs.mkdtempSync(path.join(dir, 'sshd-'));
-  const client = genKey('client', ['-t', 'ed25519']);
+  if (!fs.existsSync(SSHD_PATH) || process.getuid?.() !== 0) { t.skip(`needs ${SSHD_PATH} and root`); return; }
   // Host keys: ed25519 and ecdsa (unknown to the client) plus rsa (already in known_hosts).
-  const hostKeys = [keys.ed2, keys.ecdsa, keys.rsa];
-  const { port, child } = await startPrivateSshd(work, hostKeys.map((k) => k.privFile), `${client.privFile}.pub`);
-  const killAtExit = (): void => { child.kill('SIGKILL'); };
-  process.once('exit', killAtExit);
-  const exited = new Promise<void>((r) => child.once('exit', () => { process.off('exit', killAtExit); r(); }));
-  const f = newFile(`[127.0.0.1]:${port} ${keys.rsa.type} ${keys.rsa.b64}\n`);
-  const knownHosts = await KnownHosts.load({ readPaths: [f], writePath: f });
-  const policy = new HostKeyPolicy({ knownHosts, mode: 'strict' });
-
-  const connect = (algos: string[], waitForHostkeys: boolean): Promise<{ outcome: string; check?: HostKeyCheck; learned?: number }> =>
-    new Promise((resolve) => {
-      const conn = new Client();
-      let check: HostKeyCheck | undefined;
-      let presented: Buffer | undefined;
-      const timer = setTimeout(() => { conn.end(); resolve({ outcome: 'timeout', check }); }, 15_000);
-      const finish = (r: { outcome: string; learned?: number }): void => { clearTimeout(timer); conn.end(); resolve({ ...r, check }); };
-      conn.on('hostkeys', (announced) => {
-        if (!presented) return;
-        policy.learnRotatedKeys('127.0.0.1', port, presented, announced.map((k) => k.getPublicSSH()))
-          .then((learned) => finish({ outcome: 'ready', learned: learned.length }), (e: Error) => finish({ outcome: `learn failed: ${e.message}` }));
-      });
-      conn.once('ready', () => { if (!waitForHostkeys) finish({ outcome: 'ready' }); });
-      conn.once('error', (e) => finish({ outcome: `error: ${e.message}` }));
-      const verifier = makeHostVerifier(policy, '127.0.0.1', port, (c) => { check = c; });
-      conn.connect({
-        host: '127.0.0.1', port, username: 'root', privateKey: fs.readFileSync(client.privFile), readyTimeout: 10_000,
-        algorithms: { serverHostKey: algos as never },
-        hostVerifier: (key: Buffer, verify: (ok: boolean) => void) => { presented = key; verifier(key, verify); },
-      });
-    });
-
+  const sshd = await startSshd({ hostKeyTypes: ['ed25519', 'ecdsa', 'rsa'] });
   try {
+    const port = sshd.port;
+    const hostKeys = sshd.hostKeyBlobs().map((blob) => ({ type: keyTypeOf(blob), b64: blob.toString('base64') }));
+    const rsa = hostKeys[2];
+    const f = newFile(`[127.0.0.1]:${port} ${rsa.type} ${rsa.b64}\n`);
+    const knownHosts = await KnownHosts.load({ readPaths: [f], writePath: f });
+    const policy = new HostKeyPolicy({ knownHosts, mode: 'strict' });
+
+    const connect = (algos: string[], waitForHostkeys: boolean): Promise<{ outcome: string; check?: HostKeyCheck; learned?: number }> =>
+      new Promise((resolve) => {
+        const conn = new Client();
+        let check: HostKeyCheck | undefined;
+        let presented: Buffer | undefined;
+        const timer = setTimeout(() => { conn.end(); resolve({ outcome: 'timeout', check }); }, 15_000);
+        const finish = (r: { outcome: string; learned?: number }): void => { clearTimeout(timer); conn.end(); resolve({ ...r, check }); };
+        conn.on('hostkeys', (announced) => {
+          if (!presented) return;
+          policy.learnRotatedKeys('127.0.0.1', port, presented, announced.map((k) => k.getPublicSSH()))
+            .then((learned) => finish({ outcome: 'ready', learned: learned.length }), (e: Error) => finish({ outcome: `learn failed: ${e.message}` }));
+        });
+        conn.once('ready', () => { if (!waitForHostkeys) finish({ outcome: 'ready' }); });
+        conn.once('error', (e) => finish({ outcome: `error: ${e.message}` }));
+        const verifier = makeHostVerifier(policy, '127.0.0.1', port, (c) => { check = c; });
+        conn.connect({
+          host: '127.0.0.1', port, username: sshd.user, privateKey: fs.readFileSync(sshd.clientKeyPath), readyTimeout: 10_000,
+          algorithms: { serverHostKey: algos as never },
+          hostVerifier: (key: Buffer, verify: (ok: boolean) => void) => { presented = key; verifier(key, verify); },
+        });
+      });
+
     // ssh2's default order offers ed25519 first: the server presents a key we do not hold, which OpenSSH calls a change.
     const naive = await connect(SSH2_DEFAULT_HOST_KEY_ALGOS, false);
     assert.match(naive.outcome, /^error: /);
@@ -419,7 +340,6 @@ test('real sshd: stored-type ordering avoids a false change, and hostkeys-00 rot
     assert.equal(again.outcome, 'ready');
     assert.equal(again.check?.accepted && again.check.verdict.kind, 'trusted');
   } finally {
-    child.kill('SIGTERM');
-    await exited;
+    await sshd.stop();
   }
 });

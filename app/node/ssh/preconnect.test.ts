@@ -10,9 +10,18 @@ async function listener(): Promise<{ port: number; accepted: net.Socket[]; first
   const srv = net.createServer((s) => { accepted.push(s); });
   srv.listen(0, '127.0.0.1');
   await once(srv, 'listening');
+  /** The i-th accepted connection, once the server's 'connection' event brought it (at most 2 s). */
+  const nth = (i: number): Promise<net.Socket> => new Promise((resolve, reject) => {
+    const check = (): void => {
+      if (!accepted[i]) return;
+      clearTimeout(timer); srv.off('connection', check); resolve(accepted[i]);
+    };
+    const timer = setTimeout(() => { srv.off('connection', check); reject(new Error(`connection ${i} not accepted within 2 s`)); }, 2_000);
+    srv.on('connection', check);
+    check();
+  });
   const firstLine = async (i: number) => {
-    for (let n = 0; n < 200 && !accepted[i]; n++) await new Promise((r) => setTimeout(r, 10));
-    const s = accepted[i];
+    const s = await nth(i);
     let text = '';
     for await (const chunk of s) { text += String(chunk); if (text.includes('\n')) break; }
     return text;

@@ -15,16 +15,17 @@ import type { EventEmitter } from 'node:events';
  *
  * @param sock the connection's socket (listened to from the 'handshake' event on, after ssh2's own listener)
  * @param client the ssh2 Client (its 'handshake' event)
+ * @param now the clock, in nanoseconds (tests pass their own to time without waiting)
  * @returns a getter: the sample in ms, or undefined until the first read after the handshake
  */
-export function watchSetupRtt(sock: net.Socket, client: EventEmitter): () => number | undefined {
+export function watchSetupRtt(sock: net.Socket, client: EventEmitter, now: () => bigint = process.hrtime.bigint): () => number | undefined {
   let sample: number | undefined;
   let t0 = 0n;
   const onData = () => {
-    sample = Number(process.hrtime.bigint() - t0) / 1e6;
+    sample = Number(now() - t0) / 1e6;
   };
   client.once('handshake', () => {
-    t0 = process.hrtime.bigint();
+    t0 = now();
     sock.once('data', onData);
   });
   return () => sample;

@@ -1,32 +1,15 @@
-import test, { after, before } from 'node:test';
+import test from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import {
   KnownHosts, defaultKnownHostsPaths, hostFieldMatches, keyTypeOf, knownHostsName, sha256Fingerprint,
 } from './knownHosts';
+import { keygenSuite } from '../test/keygenSuite';
 
-interface TestKey { pubFile: string; type: string; b64: string; blob: Buffer }
-
-let dir: string;
-const keys: Record<'ed1' | 'ed2' | 'ecdsa' | 'rsa', TestKey> = {} as never;
-let fileSeq = 0;
-
-/** Generates a key pair with the real ssh-keygen and returns its public half. */
-function genKey(name: string, args: string[]): TestKey {
-  const file = path.join(dir, `key-${name}`);
-  execFileSync('ssh-keygen', [...args, '-N', '', '-q', '-C', `sluice-test-${name}`, '-f', file]);
-  const [type, b64] = fs.readFileSync(`${file}.pub`, 'utf8').trim().split(' ');
-  return { pubFile: `${file}.pub`, type, b64, blob: Buffer.from(b64, 'base64') };
-}
-
-function newFile(content?: string): string {
-  const f = path.join(dir, `known_hosts_${++fileSeq}`);
-  if (content !== undefined) fs.writeFileSync(f, content);
-  return f;
-}
+const suite = keygenSuite('sluice-kh-');
+const { keys, newFile } = suite;
 
 function only(file: string): { readPaths: string[]; writePath: string } {
   return { readPaths: [file], writePath: file };
@@ -35,18 +18,6 @@ function only(file: string): { readPaths: string[]; writePath: string } {
 function lines(file: string): string[] {
   return fs.readFileSync(file, 'utf8').split('\n').filter((l) => l !== '');
 }
-
-before(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-kh-'));
-  keys.ed1 = genKey('ed1', ['-t', 'ed25519']);
-  keys.ed2 = genKey('ed2', ['-t', 'ed25519']);
-  keys.ecdsa = genKey('ecdsa', ['-t', 'ecdsa', '-b', '256']);
-  keys.rsa = genKey('rsa', ['-t', 'rsa', '-b', '2048']);
-});
-
-after(() => {
-  fs.rmSync(dir, { recursive: true, force: true });
-});
 
 test('fingerprints and key types equal what ssh-keygen -lf prints', () => {
   for (const k of Object.values(keys)) {
@@ -72,7 +43,7 @@ test('default paths read user + system files and write the user file; SLUICE_KNO
 });
 
 test('SLUICE_KNOWN_HOSTS file is the only one read and written', async () => {
-  const home = path.join(dir, 'home-override');
+  const home = path.join(suite.dir, 'home-override');
   fs.mkdirSync(path.join(home, '.ssh'), { recursive: true });
   const userFile = path.join(home, '.ssh', 'known_hosts');
   fs.writeFileSync(userFile, `example.com ${keys.ed1.type} ${keys.ed1.b64}\n`);
@@ -219,7 +190,7 @@ test('plain entries we write are found by ssh-keygen -F (bare host for 22, [host
 });
 
 test('add creates ~/.ssh 0700 and known_hosts 0600', async () => {
-  const home = path.join(dir, 'home-fresh');
+  const home = path.join(suite.dir, 'home-fresh');
   fs.mkdirSync(home);
   const paths = defaultKnownHostsPaths({}, home);
   const kh = await KnownHosts.load({ readPaths: [paths.writePath], writePath: paths.writePath });
@@ -250,7 +221,7 @@ test('concurrent adds of one host+key write one line, across instances too; a st
 test('missing read paths are skipped, keys from several read paths are merged', async () => {
   const user = newFile(`example.com ${keys.ed1.type} ${keys.ed1.b64}\n`);
   const system = newFile(`example.com ${keys.rsa.type} ${keys.rsa.b64}\n`);
-  const kh = await KnownHosts.load({ readPaths: [user, system, path.join(dir, 'missing', 'file')], writePath: user });
+  const kh = await KnownHosts.load({ readPaths: [user, system, path.join(suite.dir, 'missing', 'file')], writePath: user });
   const v = kh.lookup('example.com', 22, keys.rsa.blob);
   assert.equal(v.kind === 'trusted' && v.stored.file, system);
   assert.deepEqual(kh.keysFor('example.com', 22).map((r) => r.file), [user, system]);

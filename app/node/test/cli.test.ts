@@ -3,13 +3,13 @@
  * sources, overwrite / --no-clobber, folders need -r), usage (bad URLs with hints, --help, --version, unknown
  * cipher, -v), the summary of a failed run, fatal errors as JSON lines under --json, and -L.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import {
-  baseFlags, describeRun, generateKeyFile, knownHostsLineFor, makeTempDir, removeDir, runCli, startTestServer, tempFilesUnder, urlOf,
+  baseFlags, describeRun, generateKeyFile, knownHostsLineFor, runCli, startTestServer, tempFilesUnder, trustedServerHooks, urlOf,
   type CliResult, type SshServer,
 } from './helpers';
 
@@ -17,18 +17,7 @@ let server: SshServer;
 let work: string;
 let knownHosts: string;
 let caseNo = 0;
-
-before(async () => {
-  server = await startTestServer();
-  work = await makeTempDir('sluice-cli-');
-  knownHosts = path.join(work, 'known_hosts');
-  fs.writeFileSync(knownHosts, `${server.knownHostsLine()}\n`);
-});
-
-after(async () => {
-  await server?.stop();
-  if (work) await removeDir(work);
-});
+trustedServerHooks(startTestServer, 'sluice-cli-', (t) => { ({ server, dir: work, knownHosts } = t); });
 
 /** A fresh pair of folders for one case: `local` and `remote` (inside the server's root). */
 function freshCase(): { local: string; remote: string } {

@@ -4,13 +4,13 @@
  * name, and the CLI exits 128 + the signal's number (143, 129); "transfer interrupted" is said once. The tests wait
  * for the upload's first progress event or its temporary file, never a fixed time.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  baseFlags, describeRun, isProgressWithBytes, knownHostsLineFor, makeTempDir, removeDir, startCli, startSshd, startToxiproxy,
-  tempFilesUnder, toxiproxyAvailable, urlOf, waitUntil, writeRandomFile, type CliResult, type CliRun, type SshdServer, type Toxiproxy,
+  baseFlags, cappedSshdHooks, describeRun, isProgressWithBytes, startCli, tempFilesUnder, toxiproxyAvailable, urlOf, waitUntil,
+  writeRandomFile, type CappedSshd, type CliResult, type CliRun, type SshdServer,
 } from './helpers';
 
 const MiB = 1024 * 1024;
@@ -25,39 +25,19 @@ const ONE_LANE = ['--connections', '1', '--channels', '1', '--no-resume'];
 const skipReason = toxiproxyAvailable() ? false : 'toxiproxy-server not installed (/usr/local/bin/toxiproxy-server)';
 
 let sshd: SshdServer;
-let toxi: Toxiproxy;
 let work: string;
+let newProxy: CappedSshd['cappedProxy'];
 let src: string;
-let proxyNo = 0;
 
-before(async () => {
-  if (skipReason) return;
-  sshd = await startSshd();
-  toxi = await startToxiproxy();
-  work = await makeTempDir('sluice-signals-');
+cappedSshdHooks('sluice-signals-', skipReason, (c) => {
+  ({ sshd, dir: work, cappedProxy: newProxy } = c);
   src = path.join(work, 'big.bin');
   writeRandomFile(src, 24 * MiB);
 });
 
-after(async () => {
-  await toxi?.stop();
-  await sshd?.stop();
-  if (work) await removeDir(work);
-});
-
-/** A fresh upload-capped proxy in front of sshd: its port and a known_hosts file trusting sshd there. */
-async function cappedProxy(): Promise<{ port: number; knownHosts: string }> {
-  const name = `signals-${++proxyNo}`;
-  const { port } = await toxi.createProxy(name, sshd.port);
-  await toxi.addToxic(name, { type: 'bandwidth', stream: 'upstream', attributes: { rate: RATE_KBPS } });
-  const knownHosts = path.join(work, `known_hosts-${name}`);
-  fs.writeFileSync(knownHosts, `${knownHostsLineFor(port, 'ssh-ed25519', sshd.hostKeyBlobs()[0])}\n`);
-  return { port, knownHosts };
-}
-
-/** Starts `put big.bin` to `target` through a capped proxy; `json` adds --json; `lanes` sets the channels. */
+/** Starts `put big.bin` to `target` through a fresh upload-capped proxy; `json` adds --json; `lanes` sets the channels. */
 async function startUpload(target: string, json: boolean, lanes = ONE_LANE): Promise<CliRun> {
-  const { port, knownHosts } = await cappedProxy();
+  const { port, knownHosts } = await newProxy('upstream', RATE_KBPS);
   const args = ['put', ...(json ? ['--json'] : []), ...baseFlags(sshd), ...lanes, src, urlOf({ ...sshd, port }, target)];
   return startCli(args, { knownHosts, timeoutMs: 60_000 });
 }
@@ -78,26 +58,27 @@ function assertCleanedUp(r: CliResult, code: number, target: string): void {
   assert.deepEqual(tempFilesUnder(sshd.root), [], `a temporary .sluice-*.part file was left on the server\n${describeRun(r)}`);
 }
 
+/** A --json upload to `name` on sshd, sent `signal` once bytes flow; checks exit `code` and the clean-up. */
+async function signalledUpload(name: string, signal: NodeJS.Signals, code: number): Promise<CliResult> {
+  const target = path.join(sshd.root, name);
+  const run = await startUpload(target, true);
+  await run.waitForEvent(isProgressWithBytes);
+  run.child.kill(signal);
+  const r = await run.result;
+  assertCleanedUp(r, code, target);
+  return r;
+}
+
 describe('signals during an upload', { skip: skipReason }, () => {
   test('SIGTERM: exit 143, temporary file removed, nothing under the final name, a JSON error line', async () => {
-    const target = path.join(sshd.root, 'terminated.bin');
-    const run = await startUpload(target, true);
-    await run.waitForEvent(isProgressWithBytes);
-    run.child.kill('SIGTERM');
-    const r = await run.result;
-    assertCleanedUp(r, 143, target);
+    const r = await signalledUpload('terminated.bin', 'SIGTERM', 143);
     assert.match(r.stderr, /terminated \(SIGTERM\): cancelling and removing temporary files/, describeRun(r));
     const last = JSON.parse(r.stdout.trim().split('\n').pop() ?? '') as Record<string, unknown>;
     assert.deepEqual(last, { type: 'error', code: 'ABORTED', message: 'transfer interrupted (SIGTERM)', exitCode: 143 });
   });
 
   test('SIGHUP: exit 129, temporary file removed, nothing under the final name', async () => {
-    const target = path.join(sshd.root, 'hangup.bin');
-    const run = await startUpload(target, true);
-    await run.waitForEvent(isProgressWithBytes);
-    run.child.kill('SIGHUP');
-    const r = await run.result;
-    assertCleanedUp(r, 129, target);
+    const r = await signalledUpload('hangup.bin', 'SIGHUP', 129);
     assert.match(r.stderr, /hangup \(SIGHUP\): cancelling and removing temporary files/, describeRun(r));
   });
 

@@ -4,14 +4,13 @@
  * ends with exit 1 and a clear message and no file under the final name, both ways; a stalled link is
  * caught by keepalive within a bounded time; SIGINT mid-transfer exits 130 and leaves no file behind.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  baseFlags, describeRun, isProgressWithBytes, knownHostsLineFor, makeTempDir, removeDir, runCli, startCli, startScriptedServer, startSshd,
-  startToxiproxy, tempFilesUnder, toxiproxyAvailable, urlOf, within, writeRandomFile, type CliResult, type CliRun, type SshdServer,
-  type Toxiproxy,
+  baseFlags, cappedSshdHooks, describeRun, isProgressWithBytes, runCli, startCli, startScriptedServer, tempFilesUnder, toxiproxyAvailable,
+  urlOf, withTrustedServer, within, writeRandomFile, type CappedSshd, type CliResult, type CliRun, type SshdServer, type Toxiproxy,
 } from './helpers';
 
 const MiB = 1024 * 1024;
@@ -34,35 +33,21 @@ const skipReason = toxiproxyAvailable() ? false : 'toxiproxy-server not installe
 let sshd: SshdServer;
 let toxi: Toxiproxy;
 let work: string;
+let newProxy: CappedSshd['cappedProxy'];
 let bigLocal: string;
 let bigRemote: string;
-let proxyNo = 0;
 
-before(async () => {
-  if (skipReason) return;
-  sshd = await startSshd();
-  toxi = await startToxiproxy();
-  work = await makeTempDir('sluice-faults-');
+cappedSshdHooks('sluice-faults-', skipReason, (c) => {
+  ({ sshd, toxi, dir: work, cappedProxy: newProxy } = c);
   bigLocal = path.join(work, 'big.bin');
   writeRandomFile(bigLocal, FILE_SIZE);
   bigRemote = path.join(sshd.root, 'remote-big.bin');
   fs.copyFileSync(bigLocal, bigRemote);
 });
 
-after(async () => {
-  await toxi?.stop();
-  await sshd?.stop();
-  if (work) await removeDir(work);
-});
-
-/** A fresh proxy in front of sshd, capped in the direction the data flows; returns its port and a known_hosts file. */
-async function cappedProxy(direction: 'put' | 'get'): Promise<{ name: string; port: number; knownHosts: string }> {
-  const name = `sshd-${++proxyNo}`;
-  const { port } = await toxi.createProxy(name, sshd.port);
-  await toxi.addToxic(name, { type: 'bandwidth', stream: direction === 'put' ? 'upstream' : 'downstream', attributes: { rate: RATE_KBPS } });
-  const knownHosts = path.join(work, `known_hosts-${name}`);
-  fs.writeFileSync(knownHosts, `${knownHostsLineFor(port, 'ssh-ed25519', sshd.hostKeyBlobs()[0])}\n`);
-  return { name, port, knownHosts };
+/** A fresh proxy in front of sshd, capped in the direction the data flows; returns its name, port and a known_hosts file. */
+function cappedProxy(direction: 'put' | 'get'): Promise<{ name: string; port: number; knownHosts: string }> {
+  return newProxy(direction === 'put' ? 'upstream' : 'downstream', RATE_KBPS);
 }
 
 /** Starts a put (of big.bin to `remoteName`) or get (of remote-big.bin to `localTarget`) through the proxy. */
@@ -216,11 +201,7 @@ describe('SIGINT mid-transfer', { skip: skipReason }, () => {
 
 describe('SFTP-level faults (scripted ssh2 server)', () => {
   test('the server drops the TCP connection after 1 MiB of an upload → exit 1, nothing under the final name', async () => {
-    const server = await startScriptedServer({ overrides: { dropAfterBytes: MiB } });
-    const dir = await makeTempDir('sluice-drop-');
-    try {
-      const knownHosts = path.join(dir, 'known_hosts');
-      fs.writeFileSync(knownHosts, `${server.knownHostsLine()}\n`);
+    await withTrustedServer(() => startScriptedServer({ overrides: { dropAfterBytes: MiB } }), 'sluice-drop-', async ({ server, dir, knownHosts }) => {
       const src = path.join(dir, 'four-mib.bin');
       writeRandomFile(src, 4 * MiB);
       const target = path.join(server.root, 'dropped.bin');
@@ -228,27 +209,17 @@ describe('SFTP-level faults (scripted ssh2 server)', () => {
       assert.equal(r.code, 1, describeRun(r));
       assert.match(failureText(r), /^CONNECTION_LOST: /, describeRun(r));
       assert.equal(fs.existsSync(target), false, 'a partial upload exists under the final name');
-    } finally {
-      await server.stop();
-      await removeDir(dir);
-    }
+    });
   });
 
   test('the SFTP server stops answering (SSH keepalives still answered) → the CLI fails within a bounded time', async () => {
-    const server = await startScriptedServer({ overrides: { stallAfterBytes: MiB } });
-    const dir = await makeTempDir('sluice-sftp-stall-');
-    try {
-      const knownHosts = path.join(dir, 'known_hosts');
-      fs.writeFileSync(knownHosts, `${server.knownHostsLine()}\n`);
+    await withTrustedServer(() => startScriptedServer({ overrides: { stallAfterBytes: MiB } }), 'sluice-sftp-stall-', async ({ server, dir, knownHosts }) => {
       writeRandomFile(path.join(server.root, 'big.bin'), 8 * MiB);
       const r = await runCli(['get', ...baseFlags(server), '--keepalive', '500', '--keepalive-count', '2', urlOf(server, path.join(server.root, 'big.bin')), dir],
         { knownHosts, timeoutMs: 8_000 });
       assert.equal(r.code, 1, describeRun(r));
       assert.match(r.stderr, /stall|no reply|not answering/i, describeRun(r));
       assert.equal(fs.existsSync(path.join(dir, 'big.bin')), false);
-    } finally {
-      await server.stop();
-      await removeDir(dir);
-    }
+    });
   });
 });

@@ -20,6 +20,10 @@ import { startProxyInFront, type Toxic, type Toxiproxy } from '../../../e2e/fixt
 import { makeTempDir, removeDir, waitUntil } from '../../../e2e/fixtures/tmp';
 import { startSshd, type SshServer, type SshdOptions, type SshdServer } from '../../../e2e/fixtures/sshd';
 export { generateKeyFile, knownHostsLineFor, makeTempDir, parsableEd25519Pair, removeDir, waitUntil, killOnExit } from '../../../e2e/fixtures/tmp';
+import { serverWithKnownHosts } from './suites';
+export {
+  cappedSshdHooks, serverWithKnownHosts, trustedServerHooks, withTrustedServer, type CappedSshd, type ServerLike, type TrustedServer,
+} from './suites';
 
 /** A server as the CLI sees it. */
 export interface Target {
@@ -321,11 +325,13 @@ export function openBounded(o: EngineOptions): Promise<Session> {
 
 /**
  * Engine options for `server` with only its client key (no agent, no ~/.ssh: `dir` is HOME), trusting its host key
- * through a known_hosts file written in `dir`; `o` adds or overrides options.
+ * through a known_hosts file written in `dir`; `o` adds or overrides options (`o.port`: a proxy in front of `server`,
+ * trusted with the server's key).
  */
 export function trustingOptions(server: SshServer, dir: string, o: Partial<EngineOptions> = {}): EngineOptions {
-  const kh = path.join(dir, `known_hosts-${server.port}`);
-  fs.writeFileSync(kh, `${server.knownHostsLine()}\n`);
+  const port = o.port ?? server.port;
+  const kh = path.join(dir, `known_hosts-${port}`);
+  fs.writeFileSync(kh, `${server.knownHostsLine(port)}\n`);
   return {
     host: server.host, port: server.port, username: server.user,
     auth: { identityFiles: [server.clientKeyPath], useAgent: false, env: {}, home: dir },
@@ -339,13 +345,10 @@ export function openTrusting(server: SshServer, dir: string, o: Partial<EngineOp
   return openBounded(trustingOptions(server, dir, o));
 }
 
-/** A private sshd and a temporary folder holding a known_hosts file that trusts it. */
+/** A private sshd and a temporary folder (`local`) holding a known_hosts file that trusts it; see {@link serverWithKnownHosts}. */
 export async function sshdWithKnownHosts(tempPrefix: string): Promise<{ server: SshdServer; local: string; knownHosts: string; stop(): Promise<void> }> {
-  const server = await startSshd();
-  const local = await makeTempDir(tempPrefix);
-  const knownHosts = path.join(local, 'known_hosts');
-  fs.writeFileSync(knownHosts, `${server.knownHostsLine()}\n`);
-  return { server, local, knownHosts, stop: async () => { await server.stop(); await removeDir(local); } };
+  const t = await serverWithKnownHosts(() => startSshd(), tempPrefix);
+  return { ...t, local: t.dir };
 }
 
 /** What {@link withProxiedSshd} hands its callback. */

@@ -3,12 +3,12 @@
  * `CON`, NUL bytes, absolute paths… next to good files. `get -r` must refuse each hostile name with a clear
  * message, copy the good files, write nothing outside the chosen folder, and exit 1.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  describeRun, fakeFileEntry, makeTempDir, removeDir, runCli, sha256File, startScriptedServer, treeOf, urlOf,
+  describeRun, fakeFileEntry, runCli, sha256File, startScriptedServer, treeOf, trustedServerHooks, urlOf,
   writeRandomFile, type ScriptedServer,
 } from './helpers';
 
@@ -21,17 +21,7 @@ function hostileNames(base: string): string[] {
   return ['../escape', 'a/b', 'a\\b', 'C:evil', 'CON', 'nul.txt', 'x\u0000y', '/etc/passwd', `${base}/abs-escape`, 'esc\u001b[31mred'];
 }
 
-before(async () => {
-  server = await startScriptedServer();
-  work = await makeTempDir('sluice-names-');
-  knownHosts = path.join(work, 'known_hosts');
-  fs.writeFileSync(knownHosts, `${server.knownHostsLine()}\n`);
-});
-
-after(async () => {
-  await server?.stop();
-  if (work) await removeDir(work);
-});
+trustedServerHooks(() => startScriptedServer(), 'sluice-names-', (t) => { ({ server, dir: work, knownHosts } = t); });
 
 describe('hostile remote names (scripted server)', () => {
   test('get -r refuses each hostile name, copies the good files, writes nothing outside the target, exit 1', async () => {

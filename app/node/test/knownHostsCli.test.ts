@@ -3,7 +3,7 @@
  * with 4 connections racing, a changed key refused with OpenSSH's text BEFORE any authentication request
  * (proved by a server that counts them), @revoked refused, and a file hashed by `ssh-keygen -H` read right.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import type { Connection, Server as Ssh2Server } from 'ssh2';
 import {
   baseFlags, describeRun, fingerprintOf, generateKeyFile, knownHostsLineFor, makeTempDir, removeDir, runCli, serveSftp,
-  startSshd, urlOf, writeRandomFile, type SshdServer,
+  startSshd, trustedServerHooks, urlOf, writeRandomFile, type SshdServer,
 } from './helpers';
 
 const ssh2 = require('ssh2') as typeof import('ssh2');
@@ -21,16 +21,10 @@ let work: string;
 let src: string;
 let caseNo = 0;
 
-before(async () => {
-  sshd = await startSshd();
-  work = await makeTempDir('sluice-kh-');
+trustedServerHooks(() => startSshd(), 'sluice-kh-', (t) => {
+  ({ server: sshd, dir: work } = t);
   src = path.join(work, 'payload.bin');
   writeRandomFile(src, 100_000);
-});
-
-after(async () => {
-  await sshd?.stop();
-  if (work) await removeDir(work);
 });
 
 /** A fresh known_hosts file holding `lines`. */

@@ -3,30 +3,19 @@
  * 300 MiB, checked by SHA-256 on both ends; the verification level the report claims; `-r` of 1000 small
  * files in nested folders, both ways, trees identical.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  baseFlags, describeRun, makeTempDir, removeDir, runCli, sha256File, startSsh2SftpServer, startTestServer, tempFilesUnder,
-  treeOf, urlOf, writeRandomFile, type SshServer,
+  baseFlags, describeRun, runCli, sha256File, startSsh2SftpServer, startTestServer, tempFilesUnder,
+  treeOf, trustedServerHooks, urlOf, withTrustedServer, writeRandomFile, type SshServer,
 } from './helpers';
 
 let server: SshServer;
 let local: string;
 let knownHosts: string;
-
-before(async () => {
-  server = await startTestServer();
-  local = await makeTempDir('sluice-rt-');
-  knownHosts = path.join(local, 'known_hosts');
-  fs.writeFileSync(knownHosts, `${server.knownHostsLine()}\n`);
-});
-
-after(async () => {
-  await server?.stop();
-  if (local) await removeDir(local);
-});
+trustedServerHooks(startTestServer, 'sluice-rt-', (t) => { ({ server, dir: local, knownHosts } = t); });
 
 const MiB = 1024 * 1024;
 
@@ -74,25 +63,19 @@ describe('round trips (put then get), SHA-256 on both ends', () => {
     roundTrip('seg', MiB + 1, ['--verify', 'sha256', '--connections', '2', '--channels', '2', '--segment-size', '64K']));
 
   test('a server without exec: --verify sha256 re-reads the remote side and reports sha256-reread', async () => {
-    const noExec = await startSsh2SftpServer({ allowExec: false });
-    try {
-      const kh = path.join(local, 'known_hosts-noexec');
-      fs.writeFileSync(kh, `${noExec.knownHostsLine()}\n`);
-      const src = path.join(local, 'noexec.src');
+    await withTrustedServer(() => startSsh2SftpServer({ allowExec: false }), 'sluice-noexec-', async ({ server: noExec, dir, knownHosts: kh }) => {
+      const src = path.join(dir, 'noexec.src');
       writeRandomFile(src, MiB + 1);
       const remote = path.join(noExec.root, 'noexec.bin');
       const up = await runCli(['put', '--json', '--verify', 'sha256', ...baseFlags(noExec), src, urlOf(noExec, remote)], { knownHosts: kh });
       assert.equal(up.code, 0, describeRun(up));
       assert.equal(up.report?.verify, 'sha256-reread', describeRun(up));
-      const back = path.join(local, 'noexec.back');
+      const back = path.join(dir, 'noexec.back');
       const down = await runCli(['get', '--json', '--verify', 'sha256', ...baseFlags(noExec), urlOf(noExec, remote), back], { knownHosts: kh });
       assert.equal(down.code, 0, describeRun(down));
       assert.equal(down.report?.verify, 'sha256-reread', describeRun(down));
       assert.equal(await sha256File(back), await sha256File(src));
-      fs.rmSync(src); fs.rmSync(back);
-    } finally {
-      await noExec.stop();
-    }
+    });
   });
 
   test('300 MiB, --verify sha256', () => roundTrip('big', 300 * MiB, ['--verify', 'sha256'], 120_000));

@@ -41,6 +41,21 @@ test('-L / --dereference on put becomes followSymlinks: true; without it false',
   }
 });
 
+test('times are kept unless --no-times; -p / --perms keep the permission bits too, both ways', async () => {
+  const cases: Array<[string[], boolean | undefined, boolean | undefined]> = [
+    [[], undefined, undefined], [['--no-times'], false, undefined], [['-p'], undefined, true], [['--perms', '--no-times'], false, true],
+  ];
+  for (const direction of ['get', 'put'] as const) {
+    for (const [flags, times, perms] of cases) {
+      const h = harness();
+      await h.program.parseAsync(['node', 'sluice', direction, ...flags, 'a', 'b']);
+      const req = transferRequest(direction, ['a'], 'b', h.runs[0].opts, 'id');
+      assert.equal(req.preserveTimes, times, `${direction} ${flags.join(' ')}: preserveTimes`);
+      assert.equal(req.preservePermissions, perms, `${direction} ${flags.join(' ')}: preservePermissions`);
+    }
+  }
+});
+
 test('get has no -L (its walk is not the one -L changes)', async () => {
   const h = harness();
   await assert.rejects(h.program.parseAsync(['node', 'sluice', 'get', '-L', 'sftp://h/x', '.']), (e: unknown) => e instanceof CommanderError && e.exitCode !== 0);
@@ -54,6 +69,8 @@ test('put --help explains the verify levels, -L, the units and the signals', asy
   assert.match(help, /sha256-remote \(the server hashed its own copy: sha256sum over exec, or the check-file-name extension\)/);
   assert.match(help, /sha256-reread \(the file read back over SFTP and hashed here: a server whose read path corrupts data can fool it\)/);
   assert.match(help, /-L, --dereference follow symlinks in the folder walk, like cp -L/);
+  assert.match(help, /--no-times do not give targets their source's modification time \(kept by default, like scp -p and rsync -t;/);
+  assert.match(help, /-p, --perms give targets their source's permission bits exactly, like scp -p and rsync -p/);
   assert.match(help, /Units: sizes and rates in binary units \(KiB, MiB, GiB; MiB\/s/);
   assert.match(help, /143 terminated \(SIGTERM\), 129 hangup \(SIGHUP\)/);
 });

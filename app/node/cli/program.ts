@@ -20,6 +20,10 @@ export interface CliOptions {
   clobber: boolean;
   /** Record progress for a later run and resume an interrupted one (`--no-resume` turns it off). */
   resume: boolean;
+  /** `--no-times` makes it false: targets keep the time of their transfer instead of the source's mtime. */
+  times?: boolean;
+  /** `-p`, `--perms`: targets get the source's permission bits exactly. */
+  perms?: boolean;
   verify: 'size' | 'sha256';
   json?: boolean;
   verbose?: boolean;
@@ -67,6 +71,12 @@ Ctrl-C, SIGTERM and SIGHUP cancel and remove temporary files; a second one quits
 const VERIFY_HELP = 'size (default): the size on the other side is checked; sha256: SHA-256 of both sides, and the report names '
   + 'the level reached: sha256-remote (the server hashed its own copy: sha256sum over exec, or the check-file-name extension) '
   + 'or sha256-reread (the file read back over SFTP and hashed here: a server whose read path corrupts data can fool it)';
+
+const TIMES_HELP = 'do not give targets their source\'s modification time (kept by default, like scp -p and rsync -t; '
+  + 'a server that refuses it gets one warning and the files still arrive)';
+
+const PERMS_HELP = 'give targets their source\'s permission bits exactly, like scp -p and rsync -p (default: new files get '
+  + 'the source\'s bits less the umask of the receiving side, like cp)';
 
 const DEREFERENCE_HELP = 'follow symlinks in the folder walk, like cp -L (default: a file symlink is copied only when its '
   + 'target is inside the tree; others are reported and skipped)';
@@ -151,6 +161,8 @@ function addTransferOptions(cmd: Command, direction: 'get' | 'put'): Command {
     .option('--accept-new', 'accept and save unknown host keys (changed keys are still refused)')
     .option('--no-clobber', 'do not overwrite existing files (skip them)')
     .option('--no-resume', 'neither resume an interrupted run of the same command nor record this one for a later resume')
+    .option('--no-times', TIMES_HELP)
+    .option('-p, --perms', PERMS_HELP)
     .option('--verify <level>', VERIFY_HELP, parseVerify, 'size')
     .option('--json', 'newline-delimited JSON events on stdout (fatal errors too, as {"type":"error"} lines)')
     .option('--no-progress', 'no progress bar')
@@ -195,9 +207,9 @@ export function buildProgram(runCommand: RunCommand): Command {
 }
 
 /**
- * The engine request for a parsed command: cp semantics, `--no-clobber` as `skip`, `--verify`, and `-L` as
- * `followSymlinks` (put only; the engine's default without it: a file symlink is copied only when its target is
- * inside the tree, the others are reported and skipped).
+ * The engine request for a parsed command: cp semantics, `--no-clobber` as `skip`, `--verify`, `--no-times` as
+ * `preserveTimes: false`, `-p` as `preservePermissions`, and `-L` as `followSymlinks` (put only; the engine's default
+ * without it: a file symlink is copied only when its target is inside the tree, the others are reported and skipped).
  */
 export function transferRequest(direction: 'get' | 'put', sources: string[], dest: string, o: CliOptions, id = `${direction}-${Date.now()}`): TransferRequest {
   const req: TransferRequest = {
@@ -210,5 +222,7 @@ export function transferRequest(direction: 'get' | 'put', sources: string[], des
     verify: o.verify,
   };
   if (direction === 'put') req.followSymlinks = o.dereference === true;
+  if (o.times === false) req.preserveTimes = false;
+  if (o.perms === true) req.preservePermissions = true;
   return req;
 }

@@ -96,6 +96,25 @@ export interface RangeTask {
   mode?: number;
 }
 
+/**
+ * Attributes an upload's temporary file gets through SSH_FXP_FSETSTAT on its handle, after its last WRITE and before
+ * its CLOSE (so before the rename shows it under its final name). draft-ietf-secsh-filexfer-02 §5 (ATTRS), §6.9.
+ */
+export interface KeptAttributes {
+  /** Modification time in seconds since the epoch (a uint32 in SFTP v3), sent as the access time too. */
+  mtime?: number;
+  /** Permission bits (0o7777) set exactly, whatever the server's umask did to the OPEN's mode. */
+  mode?: number;
+}
+
+/** How an upload's handle ended: the size the server reports, whether it fsynced, and a refused FSETSTAT. */
+export interface UploadEnd {
+  size: number;
+  fsynced: boolean;
+  /** The server refused the FSETSTAT (the file is complete; its time or permissions are the server's own). */
+  attrsRefused?: SluiceErrorInfo;
+}
+
 /** A whole upload through one handle, in order: open temp (create+truncate), write, fsync, close. */
 export interface PutFileTask {
   channel: number;
@@ -104,6 +123,8 @@ export interface PutFileTask {
   size: number;
   /** Unix mode bits for the new remote file. */
   mode?: number;
+  /** Set on the handle before its CLOSE (see {@link KeptAttributes}). */
+  keep?: KeptAttributes;
 }
 
 /** A whole download through one handle into a local temporary file (created here). */
@@ -143,14 +164,14 @@ export interface WorkerOps {
    * @returns false when nothing could be fsynced (no such extension, no kept handle)
    */
   checkpoint: [{ channel: number; direction: 'upload' | 'download'; remotePath: string; localPath: string }, boolean];
-  /** Returns the remote file's size after writing (fstat), for the size check. */
-  putFile: [PutFileTask, number];
+  /** Returns the remote file's size after writing (fstat), for the size check, and whether its FSETSTAT was refused. */
+  putFile: [PutFileTask, UploadEnd];
   getFile: [GetFileTask, number];
   /**
-   * fsync@openssh.com where offered and the remote size, then closes the handles this connection kept for the
-   * file's segments (see releaseFile).
+   * FSETSTAT of `keep`, fsync@openssh.com where offered and the remote size, then closes the handles this connection
+   * kept for the file's segments (see releaseFile).
    */
-  finishUpload: [{ channel?: number; path: string }, { size: number; fsynced: boolean }];
+  finishUpload: [{ channel?: number; path: string; keep?: KeptAttributes }, UploadEnd];
   /**
    * Closes the handles kept open between a file's segments on this connection. Resolves once the local handles
    * are closed, and for an upload once the server confirmed its SSH_FXP_CLOSEs too.

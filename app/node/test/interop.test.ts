@@ -1,8 +1,9 @@
 /**
  * The interop server matrix: the real CLI against OpenSSH (internal-sftp; ForceCommand + chroot), Dropbear with a
  * forced sftp-server, ProFTPD mod_sftp and SFTPGo. Per server: a 300-file tree and a 64 MiB file round trip
- * byte-identical, `--verify sha256` reaches the level the server allows, and a connection cut mid-upload leaves
- * nothing under the final name. A server that cannot start here is reported "NOT RUN" and skipped.
+ * byte-identical (the file's mtime kept both ways), `--verify sha256` reaches the level the server allows, and a
+ * connection cut mid-upload leaves nothing under the final name. A server that cannot start here is reported "NOT RUN"
+ * and skipped.
  */
 import { after, before, describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,6 +21,8 @@ import { startSftpgo } from '../../../e2e/fixtures/sftpgo';
 import { startProxyInFront } from '../../../e2e/fixtures/toxiproxy';
 
 const MiB = 1024 * 1024;
+/** 2020-05-07T22:01:28Z, in seconds: the source's mtime that test b expects on both copies. */
+const MTIME_2020 = 1_588_888_888;
 const TREE_FILES = 300;
 const TREE_MAX = 70 * 1024;
 /** Folders of the tree (relative), files spread over them round-robin. */
@@ -128,21 +131,24 @@ for (const [name, start] of SERVERS) {
         assert.deepEqual(sluiceTemps(back), [], 'temporary files left locally');
       });
 
-    test('b: a 64 MiB file put and got back byte-identical', { timeout: 300_000 }, async (t) => {
+    test('b: a 64 MiB file put and got back byte-identical, its 2020 modification time kept both ways', { timeout: 300_000 }, async (t) => {
       const s = ready(t);
       if (!s) return;
       const src = path.join(work, 'big64.bin');
       writeRandomFile(src, 64 * MiB);
+      fs.utimesSync(src, MTIME_2020, MTIME_2020);
       const want = await sha256File(src);
       let r = await cli(s, ['put', src, remote(s, 'big64.bin')], 240_000);
       t.diagnostic(`${name} put of 64 MiB: exit ${r.code ?? r.signal} after ${r.ms} ms`);
       assert.equal(r.code, 0, explain(s, r));
       assert.equal(await sha256File(path.join(s.localRoot, 'big64.bin')), want, 'the server\'s copy differs');
+      assert.equal(fs.statSync(path.join(s.localRoot, 'big64.bin')).mtimeMs, MTIME_2020 * 1000, 'the server\'s copy: mtime');
       const back = path.join(work, 'big64.back');
       r = await cli(s, ['get', remote(s, 'big64.bin'), back], 240_000);
       t.diagnostic(`${name} get of 64 MiB: exit ${r.code ?? r.signal} after ${r.ms} ms`);
       assert.equal(r.code, 0, explain(s, r));
       assert.equal(await sha256File(back), want, 'the copy got back differs');
+      assert.equal(fs.statSync(back).mtimeMs, MTIME_2020 * 1000, 'the copy got back: mtime');
       fs.rmSync(src);
       fs.rmSync(back);
     });

@@ -1,7 +1,7 @@
 /**
  * Round trips through the real CLI against a private OpenSSH sshd: put then get of 0 B, 1 B, 1 MiB + 1 and
- * 300 MiB, checked by SHA-256 on both ends; the verification level the report claims; `-r` of 1000 small
- * files in nested folders, both ways, trees identical.
+ * 300 MiB, checked by SHA-256 on both ends, with the source's modification time kept on both hops; the verification
+ * level the report claims; `-r` of 1000 small files in nested folders, both ways, trees identical.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,11 +18,15 @@ let knownHosts: string;
 trustedServerHooks(startTestServer, 'sluice-rt-', (t) => { ({ server, dir: local, knownHosts } = t); });
 
 const MiB = 1024 * 1024;
+/** A source's mtime, 2020-05-07T22:01:28.5Z: the copies keep its whole second (SFTP v3 times are uint32 seconds). */
+const MTIME_2020 = 1_588_888_888;
+const mtimeSeconds = (p: string): number => Math.floor(fs.statSync(p).mtimeMs / 1000);
 
 /** put `size` random bytes, get them back, compare hashes on every hop; returns both reports' verify levels. */
 async function roundTrip(name: string, size: number, extra: string[], timeoutMs = 60_000): Promise<void> {
   const src = path.join(local, `${name}.src`);
   writeRandomFile(src, size);
+  fs.utimesSync(src, MTIME_2020 + 0.5, MTIME_2020 + 0.5);
   const want = await sha256File(src);
   const remote = path.join(server.root, `${name}.bin`);
   const back = path.join(local, `${name}.back`);
@@ -40,6 +44,7 @@ async function roundTrip(name: string, size: number, extra: string[], timeoutMs 
   assert.equal(fileEvent.verify, sha ? 'sha256-remote' : 'size');
   assert.equal(fs.statSync(remote).size, size);
   assert.equal(await sha256File(remote), want, 'remote copy differs');
+  assert.equal(mtimeSeconds(remote), MTIME_2020, 'put: the remote copy keeps the source\'s mtime');
 
   const down = await runCli(['get', '--json', ...baseFlags(server), ...extra, urlOf(server, remote), back], { knownHosts, timeoutMs });
   assert.equal(down.code, 0, describeRun(down));
@@ -47,6 +52,7 @@ async function roundTrip(name: string, size: number, extra: string[], timeoutMs 
   assert.equal(down.report?.bytes, size);
   assert.equal(down.report?.verify, sha ? 'sha256-remote' : 'size', 'get: verify level reached');
   assert.equal(await sha256File(back), want, 'downloaded copy differs');
+  assert.equal(mtimeSeconds(back), MTIME_2020, 'get: the local copy keeps the remote mtime');
   assert.deepEqual(tempFilesUnder(local), [], 'temporary files left locally');
   assert.deepEqual(tempFilesUnder(server.root), [], 'temporary files left on the server');
   for (const p of [src, back, remote]) fs.rmSync(p);

@@ -99,7 +99,7 @@ test('behind 30 ms of RTT: extra channels open with the first, each gets its rea
   });
 });
 
-test('a put: the destination STAT goes out with the set-up; the upload\'s fsync, FSTAT and CLOSE leave together', async () => {
+test('a put: the destination STAT goes out with the set-up; the upload\'s FSETSTAT, fsync, FSTAT and CLOSE leave together', async () => {
   const s = await sshdWithKnownHosts('sluice-setupreq-put-');
   try {
     const src = path.join(s.local, 'up.bin');
@@ -114,6 +114,11 @@ test('a put: the destination STAT goes out with the set-up; the upload\'s fsync,
     const tail = trace.slice(fsync);
     const attrs = first(tail, /^SFTP: Inbound: Received ATTRS/);
     assert.ok(first(tail, CLOSE_OUT) >= 0 && first(tail, CLOSE_OUT) < attrs, tail.join('\n'));
+    // The source's mtime (SSH_FXP_FSETSTAT) goes first in that burst, waiting for no reply: no round trip of its own.
+    const fsetstat = first(trace, /^SFTP: Outbound: (Sending|Buffered) FSETSTAT$/);
+    assert.ok(fsetstat >= 0 && fsetstat < fsync, trace.join('\n'));
+    const burst = trace.slice(fsetstat);
+    assert.ok(first(burst, CLOSE_OUT) < first(burst, /^SFTP: Inbound:/), burst.join('\n'));
   } finally {
     await s.stop();
   }

@@ -53,7 +53,7 @@ function fakeJob(answers: Record<string, (args: Record<string, unknown>) => unkn
 const ITEM = { src: '/l/a', dst: '/r/a', size: 10, mode: 0o644, mtimeMs: 0 };
 
 test('a whole upload goes planned -> moving -> verifying -> committed, renaming its temporary file last', async () => {
-  const { job, lane, calls } = fakeJob({ putFile: () => 10, rename: () => undefined, releaseFile: () => undefined });
+  const { job, lane, calls } = fakeJob({ putFile: () => ({ size: 10, fsynced: true }), rename: () => undefined, releaseFile: () => undefined });
   const f = new TransferFile(ITEM, job);
   assert.equal(f.phase, 'planned');
   assert.match(f.temp, /^\/r\/\.a\.sluice-[0-9a-f]{8}\.part$/);
@@ -67,7 +67,7 @@ test('a whole upload goes planned -> moving -> verifying -> committed, renaming 
 });
 
 test('a size mismatch leaves the file verifying (the job fails it); commit never renames', async () => {
-  const { job, lane, calls } = fakeJob({ putFile: () => 9, rename: () => undefined, finishUpload: () => ({ size: 9 }) });
+  const { job, lane, calls } = fakeJob({ putFile: () => ({ size: 9, fsynced: true }), rename: () => undefined, finishUpload: () => ({ size: 9 }) });
   const f = new TransferFile(ITEM, job);
   const size = await f.moveWhole(lane);
   await assert.rejects(f.commit(lane, 'overwrite', size), (e: SluiceError) => e.code === 'VERIFY_FAILED' && /expected 10/.test(e.message));
@@ -81,7 +81,7 @@ test('a size mismatch leaves the file verifying (the job fails it); commit never
 });
 
 test('an interrupted job commits nothing, even a file fully moved and verified', async () => {
-  const { job, lane, calls } = fakeJob({ putFile: () => 10, rename: () => undefined, remove: () => undefined });
+  const { job, lane, calls } = fakeJob({ putFile: () => ({ size: 10, fsynced: true }), rename: () => undefined, remove: () => undefined });
   const aborted = new SluiceError('ABORTED', 'transfer interrupted');
   const f = new TransferFile(ITEM, { ...job, aborted });
   await assert.rejects(f.commit(lane, 'overwrite', await f.moveWhole(lane)), (e: SluiceError) => e === aborted);
@@ -92,7 +92,7 @@ test('an interrupted job commits nothing, even a file fully moved and verified',
 test('a connection lost while verifying lets the retried task move the file again', async () => {
   let renames = 0;
   const { job, lane } = fakeJob({
-    putFile: () => 10,
+    putFile: () => ({ size: 10, fsynced: true }),
     rename: () => { if (renames++ === 0) throw new SluiceError('CONNECTION_LOST', 'gone'); },
   });
   const f = new TransferFile(ITEM, job);

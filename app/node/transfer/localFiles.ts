@@ -1,6 +1,10 @@
-/** The local side of a download: its temporary file created, fsynced and committed under the final name. */
+/**
+ * The local side of a download: its temporary file created, fsynced, given its source's attributes and committed under
+ * the final name.
+ */
 import fs from 'node:fs';
 import { SluiceError, fromLocalError } from '../errors';
+import type { KeptAttributes } from '../ssh/workerProtocol';
 
 /** Creates a download's local temporary file at its full size (segments write into it at their offsets). */
 export async function createLocalTemp(p: string, size: number, mode: number): Promise<void> {
@@ -28,6 +32,21 @@ export async function localFinish(p: string): Promise<number> {
     }
   } catch (e) {
     throw fromLocalError(e, p);
+  }
+}
+
+/**
+ * Gives a finished local temporary file its source's modification time (as its access time too, in seconds) and
+ * permission bits, before its rename. Never rejects.
+ * @returns undefined when done (or nothing to keep), else the failure naming the action and `p`
+ */
+export async function keepLocalAttributes(p: string, keep?: KeptAttributes): Promise<SluiceError | undefined> {
+  try {
+    if (keep?.mtime !== undefined) await fs.promises.utimes(p, keep.mtime, keep.mtime);
+    if (keep?.mode !== undefined) await fs.promises.chmod(p, keep.mode);
+    return undefined;
+  } catch (e) {
+    return fromLocalError(e, p, keep?.mode === undefined ? 'set the times of' : 'set the times and permissions of');
   }
 }
 

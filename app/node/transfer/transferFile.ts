@@ -10,12 +10,14 @@
 import fs from 'node:fs';
 import { SluiceError } from '../errors';
 import type { Lane, Session } from '../ssh/session';
+import type { KeptAttributes, UploadEnd } from '../ssh/workerProtocol';
+import { attributesToKeep, warnAttributesNotKept } from './attributes';
 import type { CommitMode } from './conflict';
-import { tempNameFor } from './fileNames';
+import { inUserTerms, tempNameFor } from './fileNames';
 import { advance, isFinalPhase, type FilePhase } from './fileState';
 import type { CallOptions } from '../ssh/connection';
 import type { FileInFlight, JobBooks } from './job';
-import { localCommit, localFinish } from './localFiles';
+import { keepLocalAttributes, localCommit, localFinish } from './localFiles';
 import type { FileItem } from './scan';
 import type { ByteRange, TransferRequest, VerifyLevel } from './types';
 
@@ -50,6 +52,10 @@ export class TransferFile implements FileItem, FileInFlight {
   readonly mtimeMs: number;
   /** The temporary name (an earlier run's, when the job resumes: see resume.ts). */
   temp: string;
+  /** The source's attributes the target gets before its rename (the job's preserveTimes / preservePermissions). */
+  private readonly keep: KeptAttributes | undefined;
+  /** Why the last attempt could not give the target those attributes (warned about once the file committed). */
+  private attrsRefused: SluiceError | undefined;
   private state: FilePhase = 'planned';
   /** Bytes moved so far (a failed attempt's bytes are counted back out). */
   done = 0;
@@ -72,6 +78,7 @@ export class TransferFile implements FileItem, FileInFlight {
     ({ src: this.src, dst: this.dst, size: this.size, mode: this.mode, mtimeMs: this.mtimeMs } = item);
     this.put = job.req.direction === 'put';
     this.temp = tempNameFor(item.dst, this.put);
+    this.keep = attributesToKeep(job.req, item);
   }
 
   get phase(): FilePhase {
@@ -118,8 +125,15 @@ export class TransferFile implements FileItem, FileInFlight {
     this.to('moving');
     const { conn, channel } = lane;
     return this.withTask((options) => (this.put
-      ? conn.call('putFile', { channel, localPath: this.src, remoteTemp: this.temp, size: this.size, mode: this.mode }, options)
+      ? conn.call('putFile', { channel, localPath: this.src, remoteTemp: this.temp, size: this.size, mode: this.mode, keep: this.keep }, options)
+        .then((end) => this.uploadEnded(end))
       : conn.call('getFile', { channel, remotePath: this.src, localTemp: this.temp, size: this.size, mode: this.mode }, options)));
+  }
+
+  /** Notes whether the server took the attributes (SSH_FXP_FSETSTAT) of an upload that ended; @returns its size */
+  private uploadEnded(end: UploadEnd): number {
+    this.attrsRefused = end.attrsRefused && SluiceError.fromInfo(end.attrsRefused);
+    return end.size;
   }
 
   /**
@@ -230,7 +244,7 @@ export class TransferFile implements FileItem, FileInFlight {
     const released = this.release(this.put ? lane.conn : undefined);
     // size: always (a download's local handles must be closed before its fsync and size check)
     const size = knownSize ?? (this.put
-      ? (await lane.conn.call('finishUpload', { channel: lane.channel, path: this.temp })).size
+      ? this.uploadEnded(await lane.conn.call('finishUpload', { channel: lane.channel, path: this.temp, keep: this.keep }))
       : await released.then(() => localFinish(this.temp)));
     await released;
     if (size !== this.size) throw new SluiceError('VERIFY_FAILED', `${this.dst}: size after transfer is ${size} bytes, expected ${this.size}`);
@@ -238,8 +252,12 @@ export class TransferFile implements FileItem, FileInFlight {
     // An interrupted job commits nothing, even a file whose last bytes raced the interrupt.
     if (this.job.aborted) throw this.job.aborted;
     if (this.put) await lane.conn.call('rename', { channel: lane.channel, from: this.temp, to: this.dst, mode });
-    else await localCommit(this.temp, this.dst, mode);
+    else {
+      this.attrsRefused = await keepLocalAttributes(this.temp, this.keep);
+      await localCommit(this.temp, this.dst, mode);
+    }
     this.to('committed');
+    if (this.attrsRefused && this.keep) warnAttributesNotKept(this.job, this.keep, inUserTerms(this.attrsRefused, this.temp, this.dst));
     return level;
   }
 

@@ -86,6 +86,17 @@ export interface TransferRequest {
   followSymlinks?: boolean;
   /** Records durable progress and resumes an interrupted run of the same job (see {@link TransferJournal}). */
   journal?: TransferJournal;
+  /**
+   * Give each target its source's modification time, in whole seconds, as its access time too (default true; CLI
+   * `--no-times`). Set before the target appears under its final name: uploads by SSH_FXP_FSETSTAT on the handle,
+   * downloads by utimes on the temporary file. Where that is refused the file still commits, and the job warns once.
+   */
+  preserveTimes?: boolean;
+  /**
+   * Give each target its source's permission bits exactly (CLI `-p`, `--perms`), the same way as the times. Default
+   * false: a new file is created with the source's bits less the umask of the side that creates it (like `cp`).
+   */
+  preservePermissions?: boolean;
 }
 
 export interface FileFailure {

@@ -4,9 +4,9 @@
  */
 import fs from 'node:fs';
 import { utils as ssh2Utils, type SFTPWrapper } from 'ssh2';
-import { SluiceError, fromLocalError, fromSftpError, type SftpOperation } from '../../errors';
+import { SluiceError, fromLocalError, fromSftpError, type SftpOperation, type SluiceErrorInfo } from '../../errors';
 import type { TaggedSftpError } from '../../sftp/pipeline';
-import type { RemoteStat } from '../workerProtocol';
+import type { KeptAttributes, RemoteStat } from '../workerProtocol';
 import { hasExt } from './state';
 
 export const S_IFMT = 0o170000;
@@ -55,6 +55,24 @@ export async function fsyncRemote(s: SFTPWrapper, h: Buffer, p: string): Promise
   if (!hasExt('fsync@openssh.com')) return false;
   await call<void>((cb) => s.ext_openssh_fsync(h, cb as never), p, 'fsync@openssh.com');
   return true;
+}
+
+/**
+ * SSH_FXP_FSETSTAT of `keep` on an open handle (draft-ietf-secsh-filexfer-02 §6.9): the modification time, sent as
+ * the access time too (ATTRS carry both or neither, §5), and the permissions. Never rejects: a refusal is its result.
+ * @returns undefined when set (or when there is nothing to set), else the refusal naming the request, path and status
+ */
+export async function fsetstatRemote(s: SFTPWrapper, h: Buffer, p: string, keep?: KeptAttributes): Promise<SluiceErrorInfo | undefined> {
+  const attrs: { atime?: number; mtime?: number; mode?: number } = {};
+  if (keep?.mtime !== undefined) attrs.atime = attrs.mtime = keep.mtime;
+  if (keep?.mode !== undefined) attrs.mode = keep.mode;
+  if (attrs.mtime === undefined && attrs.mode === undefined) return undefined;
+  try {
+    await call<void>((cb) => s.fsetstat(h, attrs, cb as never), p, 'FSETSTAT');
+    return undefined;
+  } catch (e) {
+    return SluiceError.from(e).toInfo();
+  }
 }
 
 /** SSH_FXP_STAT (or LSTAT when `follow` is false); null when the path does not exist. */

@@ -7,9 +7,11 @@ import type { SFTPWrapper } from 'ssh2';
 import {
   COUNTERS_PER_CHANNEL, COUNTER_BYTES, ShortFileError, downloadRange, uploadRange, type RangeOptions,
 } from '../../sftp/pipeline';
-import type { CallContext, GetFileTask, PutFileTask, RangeTask, WorkerOps } from '../workerProtocol';
+import type { CallContext, GetFileTask, KeptAttributes, PutFileTask, RangeTask, UploadEnd, WorkerOps } from '../workerProtocol';
 import { closeSegmentHandles, closeUnlessAborted, handlesAhead, segmentHandles } from './handles';
-import { OPEN_MODE, SEGMENT_FLAGS, call, closeRemote, fsyncRemote, openLocal, openRemote, rangeError } from './sftpCalls';
+import {
+  OPEN_MODE, SEGMENT_FLAGS, call, closeRemote, fsetstatRemote, fsyncRemote, openLocal, openRemote, rangeError,
+} from './sftpCalls';
 import { hasExt, requireConn, sftpOf, state } from './state';
 
 /**
@@ -97,15 +99,17 @@ export async function checkpoint(a: WorkerOps['checkpoint'][0]): Promise<boolean
 }
 
 /**
- * The end of an upload on one handle whose data the server has acknowledged: fsync@openssh.com (where offered),
- * SSH_FXP_FSTAT for the size check, and SSH_FXP_CLOSE. A server that answers in order takes the three in one round
- * trip; elsewhere the CLOSE waits for the fsync and fstat replies (it could overtake them, and a concurrent server
- * may commit the file on CLOSE), and the caller's rename waits for the CLOSE.
+ * The end of an upload on one handle whose data the server has acknowledged: SSH_FXP_FSETSTAT of `keep` (the source's
+ * mtime, permissions), fsync@openssh.com (where offered), SSH_FXP_FSTAT for the size check, and SSH_FXP_CLOSE. A
+ * server that answers in order takes the four in one round trip; elsewhere the CLOSE waits for the other replies (it
+ * could overtake them, and a concurrent server may commit the file on CLOSE), and the caller's rename waits for the
+ * CLOSE. The FSETSTAT goes after the last WRITE's reply there (a WRITE that took effect after it would date the file
+ * now), and a refused one does not fail the upload.
  * @param data a last SSH_FXP_WRITE at offset 0 (a file that fits one request), sent first; on a server that does
- *   not order requests its reply is awaited before the fsync and fstat
- * @returns the size the server reports after the writes, and whether it fsynced
+ *   not order requests its reply is awaited before the other requests
+ * @returns the size the server reports after the writes, whether it fsynced, and the FSETSTAT's refusal if any
  */
-export async function finishHandle(s: SFTPWrapper, h: Buffer, p: string, data?: Buffer): Promise<{ size: number; fsynced: boolean }> {
+export async function finishHandle(s: SFTPWrapper, h: Buffer, p: string, data?: Buffer, keep?: KeptAttributes): Promise<UploadEnd> {
   const ordered = requireConn().info.ordersRequests;
   const written = data ? call<void>((cb) => s.write(h, data, 0, data.length, 0, cb as never), p, { op: 'WRITE', offset: 0 }) : Promise.resolve();
   if (!ordered) {
@@ -116,12 +120,14 @@ export async function finishHandle(s: SFTPWrapper, h: Buffer, p: string, data?: 
       throw e;
     }
   }
+  // Before the fsync, which then makes the new times durable too; never rejects.
+  const attrs = fsetstatRemote(s, h, p, keep);
   const synced = fsyncRemote(s, h, p);
   const stated = call<{ size: number }>((cb) => s.fstat(h, cb as never), p, 'FSTAT');
-  const closed = ordered ? closeRemote(s, h, p) : Promise.allSettled([synced, stated]).then(() => closeRemote(s, h, p));
+  const closed = ordered ? closeRemote(s, h, p) : Promise.allSettled([attrs, synced, stated]).then(() => closeRemote(s, h, p));
   try {
-    const [, fsynced, st] = await Promise.all([written, synced, stated, closed]);
-    return { size: st.size, fsynced };
+    const [, fsynced, st, refused] = await Promise.all([written, synced, stated, attrs, closed]);
+    return refused ? { size: st.size, fsynced, attrsRefused: refused } : { size: st.size, fsynced };
   } finally {
     await Promise.allSettled([written, synced, stated, closed]);
   }
@@ -131,7 +137,7 @@ export async function finishHandle(s: SFTPWrapper, h: Buffer, p: string, data?: 
  * Ends a segmented upload on this connection: {@link finishHandle} on the handle this channel kept from a segment
  * (else one it opens), while the SSH_FXP_CLOSEs of every other handle this connection kept for the file go out.
  */
-export async function finishUpload(a: WorkerOps['finishUpload'][0]): Promise<{ size: number; fsynced: boolean }> {
+export async function finishUpload(a: WorkerOps['finishUpload'][0]): Promise<UploadEnd> {
   const channel = a.channel ?? 0;
   const s = sftpOf(channel);
   const kept = segmentHandles.takeAll(a.path);
@@ -139,7 +145,7 @@ export async function finishUpload(a: WorkerOps['finishUpload'][0]): Promise<{ s
   const closingOthers = closeSegmentHandles(kept.filter((h) => h !== own), a.path);
   try {
     const h = own?.remote ?? await openRemote(s, a.path, OPEN_MODE.WRITE);
-    return await finishHandle(s, h, a.path);
+    return await finishHandle(s, h, a.path, undefined, a.keep);
   } finally {
     await Promise.all([closingOthers, own?.local.close().catch(() => undefined)]);
   }
@@ -152,12 +158,12 @@ export async function releaseFile(a: WorkerOps['releaseFile'][0]): Promise<void>
 }
 
 /**
- * Uploads a whole file through one handle, in order, then fsyncs, reads back the size and closes
+ * Uploads a whole file through one handle, in order, then sets its attributes, fsyncs, reads back the size and closes
  * ({@link finishHandle}: one round trip for the tail, and for a file that fits one request the SSH_FXP_WRITE too,
  * on a server that answers in order; the replies each step depends on are awaited elsewhere).
- * @returns the remote size after writing (from the fstat)
+ * @returns the remote size after writing (from the fstat), and a refused FSETSTAT
  */
-export async function putFile(t: PutFileTask, ctx: CallContext): Promise<number> {
+export async function putFile(t: PutFileTask, ctx: CallContext): Promise<UploadEnd> {
   const c = requireConn();
   const s = sftpOf(t.channel);
   const local = await openLocal(t.localPath, 'r');
@@ -177,12 +183,12 @@ export async function putFile(t: PutFileTask, ctx: CallContext): Promise<number>
       await uploadRange(s, handle, local.fd, 0, t.size, o);
     }
     h = null;
-    const { size } = await finishHandle(s, handle, t.remoteTemp, small ?? undefined);
+    const end = await finishHandle(s, handle, t.remoteTemp, small ?? undefined, t.keep);
     if (small) {
       o.counters![COUNTER_BYTES] += small.length;
       o.onBytes!(small.length);
     }
-    return size;
+    return end;
   } catch (e) {
     throw rangeError(e, t.remoteTemp, t.localPath);
   } finally {

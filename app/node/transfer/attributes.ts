@@ -1,0 +1,42 @@
+/**
+ * The attributes a job keeps from its sources: the modification time (unless `preserveTimes` is false) and the
+ * permission bits (when `preservePermissions`), and the one warning a job gives when a server or the local file
+ * system would not take them (the files still commit).
+ */
+import { SluiceError } from '../errors';
+import type { Session } from '../ssh/session';
+import type { KeptAttributes } from '../ssh/workerProtocol';
+import type { TransferRequest } from './types';
+
+/** SFTP v3 times are uint32 seconds since the epoch (draft-ietf-secsh-filexfer-02 §5). */
+const MAX_SFTP_TIME = 0xffff_ffff;
+
+/**
+ * What to keep of one source file for `req`.
+ * @param item the source's mtime (ms since the epoch; NaN when the server sent none) and mode (0 when unknown)
+ * @returns the mtime in whole seconds (a time outside 1970–2106 is not kept) and the bits, or undefined for neither
+ */
+export function attributesToKeep(req: TransferRequest, item: { mtimeMs: number; mode: number }): KeptAttributes | undefined {
+  const keep: KeptAttributes = {};
+  const seconds = Math.floor(item.mtimeMs / 1000);
+  if (req.preserveTimes !== false && seconds >= 0 && seconds <= MAX_SFTP_TIME) keep.mtime = seconds;
+  if (req.preservePermissions === true && item.mode > 0) keep.mode = item.mode & 0o7777;
+  return keep.mtime === undefined && keep.mode === undefined ? undefined : keep;
+}
+
+/** Jobs (by their books, one per run) that already warned. */
+const warned = new WeakSet<object>();
+
+/**
+ * Warns once per job that attributes could not be kept (later refusals in the same job are not repeated).
+ * @param e the refusal, in the user's terms (names the request, the user's path and the server's status and text)
+ */
+export function warnAttributesNotKept(job: { session: Session; books: object }, keep: KeptAttributes, e: SluiceError): void {
+  if (warned.has(job.books)) return;
+  warned.add(job.books);
+  const what = keep.mode === undefined ? 'modification times' : keep.mtime === undefined ? 'permissions' : 'modification times and permissions';
+  job.session.publish({
+    type: 'log', level: 'warn',
+    message: `${what} could not be kept (${e.message}); the files are committed without them (not repeated for this job's other files)`,
+  });
+}

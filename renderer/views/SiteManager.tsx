@@ -181,36 +181,27 @@ export function SiteManager({ selection, onSelect, onConnect }: SiteManagerProps
           }}
         />
       )}
-      {modal?.kind === 'deleteSite' && (
-        <ConfirmDialog
-          title="Delete site"
-          message={`Delete the site "${modal.site.name}"? Its stored password is deleted too.`}
-          confirmLabel="Delete"
-          danger
-          onCancel={() => setModal(null)}
-          onConfirm={() => {
-            const id = modal.site.id;
-            setModal(null);
-            onSelect(null);
-            void run('Deleting the site', () => unwrap(bridge.sitesDelete({ siteId: id })));
-          }}
-        />
-      )}
-      {modal?.kind === 'deleteFolder' && (
-        <ConfirmDialog
-          title="Delete folder"
-          message={`Delete the folder "${modal.path}"? Only empty folders can be deleted.`}
-          confirmLabel="Delete"
-          danger
-          onCancel={() => setModal(null)}
-          onConfirm={() => {
-            const path = modal.path;
-            setModal(null);
-            onSelect(null);
-            void run('Deleting the folder', () => unwrap(bridge.foldersDelete({ path })));
-          }}
-        />
-      )}
+      {(modal?.kind === 'deleteSite' || modal?.kind === 'deleteFolder') && (() => {
+        const site = modal.kind === 'deleteSite' ? modal.site : null;
+        const folder = modal.kind === 'deleteFolder' ? modal.path : '';
+        return (
+          <ConfirmDialog
+            title={site ? 'Delete site' : 'Delete folder'}
+            message={site
+              ? `Delete the site "${site.name}"? Its stored password is deleted too.`
+              : `Delete the folder "${folder}"? Only empty folders can be deleted.`}
+            confirmLabel="Delete"
+            danger
+            onCancel={() => setModal(null)}
+            onConfirm={() => {
+              setModal(null);
+              onSelect(null);
+              if (site) void run('Deleting the site', () => unwrap(bridge.sitesDelete({ siteId: site.id })));
+              else void run('Deleting the folder', () => unwrap(bridge.foldersDelete({ path: folder })));
+            }}
+          />
+        );
+      })()}
     </aside>
   );
 }

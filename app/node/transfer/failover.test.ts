@@ -14,37 +14,29 @@ import type { Session } from '../ssh/session';
 import type { EngineEvent, TransferReport, TransferRequest } from './types';
 import { childPids } from '../../../e2e/fixtures/sshd';
 import {
-  SSHD_PATH, sha256File, tempFilesUnder, waitUntil, within, writeRandomFile, type SshdServer,
-  openBounded, sshdWithKnownHosts,
+  SSHD_PATH, sha256File, startSshd, tempFilesUnder, waitUntil, within, writeRandomFile, type SshdServer, openBounded,
+  trustedServerHooks,
 } from '../test/helpers';
 import { runTransfer } from './run';
 
-const MiB = 1024 * 1024;
-const BIG = 300 * MiB;
+/** The file both ways: big enough that a connection can be killed while it moves. */
+const BIG = 300 * 1024 * 1024;
 const hasSshd = fs.existsSync(SSHD_PATH);
-
 type Progress = Extract<EngineEvent, { type: 'progress' }>;
 
+/** The fixture: sshd, a folder with a known_hosts trusting it, and the source file with its SHA-256. */
 let server: SshdServer;
-let local: string;
-let knownHosts: string;
 let src: string;
 let srcSha: string;
+let local: string;
+let knownHosts: string;
 
-let fixture: Awaited<ReturnType<typeof sshdWithKnownHosts>> | undefined;
-
-before(async () => {
-  if (!hasSshd) return;
-  fixture = await sshdWithKnownHosts('sluice-fail-');
-  ({ server, local, knownHosts } = fixture);
+trustedServerHooks(() => startSshd(), 'sluice-fail-', async (t) => {
+  ({ server, dir: local, knownHosts } = t);
   src = path.join(local, 'big.src');
   writeRandomFile(src, BIG);
   srcSha = await sha256File(src);
-});
-
-after(async () => {
-  await fixture?.stop();
-});
+}, !hasSshd && 'no sshd');
 
 /** A session whose events can be awaited. */
 interface Observed {

@@ -4,7 +4,7 @@
  * progress sampled at a fixed rate with per-connection and per-channel figures, and 1000 small files in
  * nested folders over 4 connections.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -12,8 +12,8 @@ import type { EngineOptions } from '../engine/setup';
 import type { Session } from '../ssh/session';
 import type { EngineEvent } from './types';
 import {
-  SSHD_PATH, sha256File, tempFilesUnder, treeOf, within, writeRandomFile, type SshdServer,
-  openBounded, sshdWithKnownHosts,
+  SSHD_PATH, sha256File, startSshd, tempFilesUnder, treeOf, within, writeRandomFile, type SshdServer, openBounded,
+  trustedServerHooks,
 } from '../test/helpers';
 import { runTransfer } from './run';
 
@@ -27,17 +27,7 @@ let server: SshdServer;
 let local: string;
 let knownHosts: string;
 
-let fixture: Awaited<ReturnType<typeof sshdWithKnownHosts>> | undefined;
-
-before(async () => {
-  if (!hasSshd) return;
-  fixture = await sshdWithKnownHosts('sluice-par-');
-  ({ server, local, knownHosts } = fixture);
-});
-
-after(async () => {
-  await fixture?.stop();
-});
+trustedServerHooks(() => startSshd(), 'sluice-par-', (t) => { ({ server, dir: local, knownHosts } = t); }, !hasSshd && 'no sshd');
 
 /** Opens a session on the fixture sshd with its key, known_hosts and no agent; events go to `events`. */
 function open(events: EngineEvent[], o: Partial<EngineOptions> = {}): Promise<Session> {

@@ -46,6 +46,30 @@ interface Probe extends Task {
   done: boolean;
 }
 
+/**
+ * Two lanes, one kept busy so that a victim task runs on the other first; its first attempt loses its connection
+ * (`kill` marks the lane's connection closed, at once or later) and throws CONNECTION_LOST. Returns once drained.
+ */
+async function runVictimBesideBusyLane(kill: (lane: FakeLane) => void): Promise<Probe> {
+  const s = new Scheduler([fakeLane('a'), fakeLane('b')], 1);
+  const bRunning = gate();
+  const bRelease = gate();
+  s.push(probeTask(async () => { bRunning.open(); await bRelease.promise; }));
+  await bRunning.promise;
+  const victim = probeTask(async (lane, attempt) => {
+    if (attempt === 1) {
+      kill(lane);
+      throw new SluiceError('CONNECTION_LOST', `connection to ${lane.name} was lost`);
+    }
+  });
+  s.push(victim);
+  s.end();
+  await within('victim first run', 5_000, (async () => { while (victim.runs.length < 1) await new Promise((r) => setImmediate(r)); })());
+  bRelease.open();
+  await within('drain', 5_000, s.drained);
+  return victim;
+}
+
 function probeTask(body: (lane: FakeLane, attempt: number) => Promise<void>, priority?: number): Probe {
   const t: Probe = {
     priority,
@@ -147,25 +171,7 @@ describe('Scheduler', () => {
   });
 
   test('a task whose connection died is re-queued and completes on another lane', async () => {
-    const a = fakeLane('a');
-    const b = fakeLane('b');
-    const s = new Scheduler([a, b], 1);
-    const bRunning = gate();
-    const bRelease = gate();
-    // Keep one lane busy so the victim runs on the other one first.
-    s.push(probeTask(async () => { bRunning.open(); await bRelease.promise; }));
-    await bRunning.promise;
-    const victim = probeTask(async (lane, attempt) => {
-      if (attempt === 1) {
-        lane.kill();
-        throw new SluiceError('CONNECTION_LOST', `connection to ${lane.name} was lost`);
-      }
-    });
-    s.push(victim);
-    s.end();
-    await within('victim to be re-queued', 5_000, (async () => { while (victim.runs.length < 1) await new Promise((r) => setImmediate(r)); })());
-    bRelease.open();
-    await within('drain', 5_000, s.drained);
+    const victim = await runVictimBesideBusyLane((lane) => lane.kill());
     assert.equal(victim.runs.length, 2);
     assert.notEqual(victim.runs[0], victim.runs[1], 'the retry runs on the other lane');
     assert.ok(victim.done);
@@ -205,24 +211,8 @@ describe('Scheduler', () => {
   test('a CONNECTION_LOST reported before the connection is marked closed is still retried elsewhere', async () => {
     // The worker can reject a pending call before the coordinator has seen the 'closed' message
     // (ssh2 emits 'error' before 'close'); the task must not be failed for good because of that order.
-    const a = fakeLane('a');
-    const b = fakeLane('b');
-    const s = new Scheduler([a, b], 1);
-    const bRunning = gate();
-    const bRelease = gate();
-    s.push(probeTask(async () => { bRunning.open(); await bRelease.promise; }));
-    await bRunning.promise;
-    const victim = probeTask(async (lane, attempt) => {
-      if (attempt === 1) {
-        setImmediate(() => lane.kill()); // marked closed only after the failure arrives
-        throw new SluiceError('CONNECTION_LOST', `connection to ${lane.name} was lost`);
-      }
-    });
-    s.push(victim);
-    s.end();
-    await within('victim first run', 5_000, (async () => { while (victim.runs.length < 1) await new Promise((r) => setImmediate(r)); })());
-    bRelease.open();
-    await within('drain', 5_000, s.drained);
+    // marked closed only after the failure arrives
+    const victim = await runVictimBesideBusyLane((lane) => setImmediate(() => lane.kill()));
     assert.equal(victim.failures.length, 0, `failed: ${victim.failures.map((e) => e.message).join('; ')}`);
     assert.ok(victim.done);
     assert.equal(victim.runs.length, 2);

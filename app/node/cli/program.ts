@@ -49,6 +49,7 @@ Examples:
   sluice get sftp://alice@host/var/log/syslog ./syslog.txt    # single file to a new name
   sluice get -r --connections 4 sftp://host/data ./backup/   # parallel, 4 SSH connections
   sluice put --verify sha256 --json a.bin b.bin sftp://host/in/ > events.ndjson
+  sluice put --limit 10M ./big.iso sftp://host/in/             # at most 10 MiB/s (10485760 bytes/s)
 
 URLs: sftp://[user@]host[:port]/path ('/abs/path', '/~/rel/to/home', or nothing for the login folder);
 scp's user@host:path is written sftp://user@host/path.

@@ -239,14 +239,10 @@ function runPipeline(
       o.signal.addEventListener('abort', onAbort, { once: true });
     }
     const budget = o.budget;
-    const rate = o.rate;
     const pump = (): void => {
       s.waiting = false;
       while (!s.failed && (s.retry.length > 0 || s.next < s.end) && s.inflight < maxInFlight) {
-        if (rate && !rate.ready()) {
-          if (!s.waiting) { s.waiting = true; rate.onReady(pump); }
-          return;
-        }
+        if (o.rate && !o.rate.ready()) { if (!s.waiting) { s.waiting = true; o.rate.onReady(pump); } return; } // speed limit
         if (!o.slots.tryAcquire()) {
           if (!s.waiting) { s.waiting = true; o.slots.onFree(pump); }
           return;
@@ -260,7 +256,7 @@ function runPipeline(
           if (!s.waiting) { s.waiting = true; budget.onFree(pump); }
           return;
         }
-        rate?.charge(len);
+        o.rate?.charge(len);
         s.inflight++;
         if (c) { c[COUNTER_IN_FLIGHT] += len; c[COUNTER_OUTSTANDING]++; }
         let localRunning = false;

@@ -15,10 +15,9 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startSshd, type SshdServer } from '../e2e/fixtures/sshd';
-import { startToxiproxy, type Toxiproxy } from '../e2e/fixtures/toxiproxy';
 import { sluiceClient, type Endpoint, type Job } from './clients';
 import { installCleanup, median, runTimed, writeRandomFile, writeRandomTree } from './measure';
+import { startBenchServers, type BenchServers } from './servers';
 
 /** `flat`: a tree of `bytes / 4096` files of 4 KiB in one folder (a drop of many files), not 1000 in 40 folders. */
 interface AbCase { id: string; direction: 'up' | 'down'; shape: 'file' | 'tree'; rtt: boolean; bytes: number; flat?: boolean }
@@ -85,24 +84,11 @@ async function main(): Promise<void> {
   installCleanup();
   const base = fs.mkdtempSync(path.join(fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(), 'sluice-ab-'));
   process.env.TMPDIR = base;
-  let sshd: SshdServer | undefined;
-  let toxi: Toxiproxy | undefined;
+  let servers: BenchServers | undefined;
   try {
-    sshd = await startSshd();
-    const kh = path.join(base, 'known_hosts');
-    fs.writeFileSync(kh, `${sshd.knownHostsLine()}\n`);
-    const ep = (port: number): Endpoint => ({ host: '127.0.0.1', port, user: sshd!.user, keyPath: sshd!.clientKeyPath, knownHostsPath: kh });
-    let rttPort = 0;
-    if (o.cases.some((c) => c.rtt)) {
-      toxi = await startToxiproxy();
-      rttPort = (await toxi.createProxy('sshd', sshd.port)).port;
-      for (const stream of ['upstream', 'downstream'] as const) await toxi.addToxic('sshd', { type: 'latency', stream, attributes: { latency: 25, jitter: 0 } });
-      fs.appendFileSync(kh, `${sshd.knownHostsLine(rttPort)}\n`);
-    }
-    const home = path.join(base, 'home');
-    fs.mkdirSync(home);
-    const env: NodeJS.ProcessEnv = { ...process.env, HOME: home };
-    delete env.SSH_AUTH_SOCK;
+    servers = await startBenchServers(base, o.cases.some((c) => c.rtt));
+    const { sshd, knownHosts: kh, rttPort, env } = servers;
+    const ep = (port: number): Endpoint => ({ host: '127.0.0.1', port, user: sshd.user, keyPath: sshd.clientKeyPath, knownHostsPath: kh });
     const bins = { A: o.other, B: path.resolve(__dirname, '..', '..') };
     console.log(`A = ${bins.A} ${o.flags.A.join(' ')}\nB = ${bins.B} ${o.flags.B.join(' ')}\n${o.runs} alternated runs per case`);
     for (const c of o.cases) {
@@ -128,8 +114,7 @@ async function main(): Promise<void> {
       fs.rmSync(source, { recursive: true, force: true });
     }
   } finally {
-    await toxi?.stop();
-    await sshd?.stop();
+    await servers?.stop();
     fs.rmSync(base, { recursive: true, force: true });
   }
 }

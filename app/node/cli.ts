@@ -25,7 +25,7 @@ import type { StoreJournal } from './engine/journal';
 import { journalOutcome, openRunJournal } from './cli/resume';
 import type { TransferReport } from './transfer/types';
 
-export { parseSize, parseWindow } from './cli/program';
+export { parseRate, parseSize, parseWindow } from './cli/program';
 
 /** The USAGE error for an operand that should be an sftp:// URL, with a hint when one applies (remoteOperandHint). */
 function notAUrl(what: string, operand: string): SluiceError {
@@ -107,6 +107,7 @@ function engineOptions(job: { direction: 'get' | 'put'; spec: RemoteSpec; source
     keepaliveIntervalMs: o.keepalive,
     keepaliveCountMax: o.keepaliveCount,
     readyTimeoutMs: o.connectTimeout,
+    rateLimit: o.limit,
     prefetch: setupRequests(job.direction, job.sources, job.dest, o),
     reserveExecSession: o.verify === 'sha256',
     onWarning: (m) => out.info(`sluice: warning: ${m}`),

@@ -75,6 +75,7 @@ class FakeEngine {
       rename: async () => undefined,
       remove: async () => undefined,
       close: async () => undefined,
+      setRateLimit: () => undefined,
       transfer: (req, signal) => this.transfer(o, req, signal),
     };
   }

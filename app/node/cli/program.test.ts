@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CommanderError, type Command } from 'commander';
-import { buildProgram, packageVersion, transferRequest, type CliOptions } from './program';
+import { buildProgram, packageVersion, parseRate, transferRequest, type CliOptions } from './program';
 
 /** The program with a recording runner and captured output. */
 function harness(): { program: Command; runs: Array<{ direction: string; operands: string[]; opts: CliOptions }>; out: () => string } {
@@ -73,4 +73,23 @@ test('put --help explains the verify levels, -L, the units and the signals', asy
   assert.match(help, /-p, --perms give targets their source's permission bits exactly, like scp -p and rsync -p/);
   assert.match(help, /Units: sizes and rates in binary units \(KiB, MiB, GiB; MiB\/s/);
   assert.match(help, /143 terminated \(SIGTERM\), 129 hangup \(SIGHUP\)/);
+});
+
+test('--limit reads binary units per second like the sizes (10M = 10 MiB/s), 0 for none; the help says so', async () => {
+  assert.equal(parseRate('10M'), 10 * 1024 * 1024);
+  assert.equal(parseRate('10MiB/s'), 10 * 1024 * 1024);
+  assert.equal(parseRate('512K'), 512 * 1024);
+  assert.equal(parseRate('1.5M'), 1.5 * 1024 * 1024);
+  assert.equal(parseRate('1G/s'), 1024 ** 3);
+  assert.equal(parseRate('2048'), 2048);
+  assert.equal(parseRate('0'), 0);
+  for (const bad of ['fast', '-1M', '100', '10 MB per second', '']) assert.throws(() => parseRate(bad), bad);
+  for (const direction of ['get', 'put']) {
+    const h = harness();
+    await h.program.parseAsync(['node', 'sluice', direction, '--limit', '10M', 'sftp://h/x', 'sftp://h/y']);
+    assert.equal(h.runs[0].opts.limit, 10 * 1024 * 1024, direction);
+  }
+  const h = harness();
+  await assert.rejects(h.program.parseAsync(['node', 'sluice', 'get', '--help']), (e: unknown) => e instanceof CommanderError && e.exitCode === 0);
+  assert.match(h.out().replace(/\s+/g, ' '), /--limit <rate> speed limit, in binary units per second: 10M = 10 MiB\/s = 10485760 bytes\/s/);
 });

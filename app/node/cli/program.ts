@@ -40,6 +40,8 @@ export interface CliOptions {
   keepalive: number;
   keepaliveCount: number;
   connectTimeout: number;
+  /** `--limit`: speed limit in bytes per second (0 = none). */
+  limit?: number;
 }
 
 /** Runs one `get` or `put`; resolves with the exit code. */
@@ -53,6 +55,7 @@ Examples:
   sluice get sftp://alice@host/var/log/syslog ./syslog.txt    # single file to a new name
   sluice get -r --connections 4 sftp://host/data ./backup/   # parallel, 4 SSH connections
   sluice put --verify sha256 --json a.bin b.bin sftp://host/in/ > events.ndjson
+  sluice put --limit 10M ./big.iso sftp://host/in/             # at most 10 MiB/s (10485760 bytes/s)
 
 URLs: sftp://[user@]host[:port]/path ('/abs/path', '/~/rel/to/home', or nothing for the login folder);
 scp's user@host:path is written sftp://user@host/path.
@@ -107,6 +110,26 @@ export function parseSize(v: string): number {
   const mult = unit === 'K' ? 1024 : unit === 'M' ? 1024 ** 2 : unit === 'G' ? 1024 ** 3 : 1;
   const n = Number(m[1]) * mult;
   if (n < 65536) throw new InvalidArgumentError('must be at least 64K');
+  return n;
+}
+
+/** What `--limit` says about its units, for the help. */
+export const LIMIT_HELP = 'speed limit, in binary units per second: 10M = 10 MiB/s = 10485760 bytes/s; K, M, G = KiB/s, MiB/s, '
+  + 'GiB/s (a trailing /s or iB is optional; no letter: bytes/s, decimals allowed: 1.5M); 0 = none';
+
+/**
+ * `--limit`: a rate such as 10M, 512K, 1.5M, 10MiB/s or plain bytes per second, in binary units like the sizes
+ * (K = 1024, M = 1024²); 0 means no limit. For `get`, `put` and (later) `sluice queue run`.
+ * @returns bytes per second (whole), 0 for none
+ * @throws InvalidArgumentError for other text, or a limit under 1 KiB/s other than 0
+ */
+export function parseRate(v: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*([KMG]i?B?)?(?:\/s)?$/i.exec(v.trim());
+  if (!m) throw new InvalidArgumentError('expected a rate such as 10M (MiB/s), 512K (KiB/s), 1.5M or 0 (no limit)');
+  const unit = (m[2] ?? '').toUpperCase()[0];
+  const mult = unit === 'K' ? 1024 : unit === 'M' ? 1024 ** 2 : unit === 'G' ? 1024 ** 3 : 1;
+  const n = Math.round(Number(m[1]) * mult);
+  if (n !== 0 && n < 1024) throw new InvalidArgumentError('must be 0 (no limit) or at least 1K (1 KiB/s)');
   return n;
 }
 
@@ -178,7 +201,8 @@ function addTransferOptions(cmd: Command, direction: 'get' | 'put'): Command {
     .option('--window <size>', `receive window per SFTP channel, 2M to 256M (default: RTT × ${WINDOW_TUNE.bytesPerSecond / 1048576} MiB/s, from 2M up to ${WINDOW_TUNE.maxBytes / 1048576}M)`, parseWindow)
     .option('--keepalive <ms>', 'keepalive interval in ms (0 = off)', nonNegativeInt, SESSION_DEFAULTS.keepaliveIntervalMs)
     .option('--keepalive-count <n>', 'missed keepalives before the connection is dropped', positiveInt, SESSION_DEFAULTS.keepaliveCountMax)
-    .option('--connect-timeout <ms>', 'connect + authentication timeout in ms', positiveInt, SESSION_DEFAULTS.readyTimeoutMs);
+    .option('--connect-timeout <ms>', 'connect + authentication timeout in ms', positiveInt, SESSION_DEFAULTS.readyTimeoutMs)
+    .option('--limit <rate>', LIMIT_HELP, parseRate);
 }
 
 /**

@@ -5,12 +5,15 @@
  * transfers; this module puts the two together.
  */
 import { Session } from '../ssh/session';
+import { setGlobalRateLimit } from '../sftp/rateLimit';
 import type { Negotiated, RemoteEntry, RemoteStat } from '../ssh/workerProtocol';
 import { runTransfer } from '../transfer/run';
 import type { TransferReport, TransferRequest } from '../transfer/types';
 import { sessionOptionsFor, type EngineOptions } from './setup';
 
 export type { EngineOptions } from './setup';
+/** The process-wide speed limit over every engine (bytes per second, 0 = none): sftp/rateLimit.ts. */
+export { setGlobalRateLimit };
 
 /**
  * The one record of what the engine learned about the server: the negotiated algorithms, its SFTP extensions and
@@ -70,6 +73,12 @@ export interface Engine {
   remove(path: string, recursive?: boolean): Promise<void>;
   /** Runs a get or put job over every lane of the pool (transfer/run.ts). */
   transfer(req: TransferRequest, signal?: AbortSignal): Promise<TransferReport>;
+  /**
+   * Sets this site's speed limit, running transfers included (the process-wide one: {@link setGlobalRateLimit}).
+   * @param bytesPerSecond bytes per second; 0 = unlimited
+   * @throws SluiceError USAGE for a negative or non-finite value
+   */
+  setRateLimit(bytesPerSecond: number): void;
   /** Closes every connection of the pool. */
   close(): Promise<void>;
 }
@@ -111,6 +120,7 @@ export class SessionEngine implements Engine {
   rename(from: string, to: string): Promise<void> { return this.session.rename(from, to); }
   remove(path: string, recursive = false): Promise<void> { return this.session.remove(path, recursive); }
   close(): Promise<void> { return this.session.close(); }
+  setRateLimit(bytesPerSecond: number): void { this.session.setRateLimit(bytesPerSecond); }
 
   async transfer(req: TransferRequest, signal?: AbortSignal): Promise<TransferReport> {
     const report = await runTransfer(this.session, req, signal);

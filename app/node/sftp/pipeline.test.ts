@@ -6,6 +6,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { SFTPWrapper } from 'ssh2';
 import { COUNTERS_PER_CHANNEL, COUNTER_BYTES, COUNTER_OUTSTANDING, InFlightBudget, RequestSlots, ShortFileError, downloadRange, uploadRange } from './pipeline';
+import { RateBucket, RateGate } from './rateLimit';
 
 type LazyReadCb = (e: Error | undefined, n: number, buf: Buffer | undefined) => void;
 
@@ -304,4 +305,42 @@ test('upload ranges sharing an InFlightBudget never have more than its limit in 
   assert.ok(maxInFlight <= 64 * 1024, `${maxInFlight} bytes in flight`);
   assert.ok(maxInFlight >= 32 * 1024, `${maxInFlight} bytes in flight: the budget should still allow several requests`);
   assert.equal(budget.bytesInFlight, 0);
+});
+
+test('speed limits: every request of a download and an upload range is charged, and requests wait for tokens', async () => {
+  const data = randomBytes(1 << 20);
+  for (const direction of ['download', 'upload'] as const) {
+    const { sftp, written } = fakeSftp(data);
+    const bucket = new RateBucket({ bytesPerSecond: 8 << 20 }); // a 800 KiB burst, then ~30 ms for the rest
+    const f = direction === 'download' ? tempFile() : tempFile(data);
+    const o = { chunkSize: 32768, slots: new RequestSlots(16), rate: new RateGate([bucket]) };
+    const n = await (direction === 'download' ? downloadRange : uploadRange)(sftp, Buffer.from('h'), f.fd, 0, data.length, o);
+    fs.closeSync(f.fd);
+    assert.equal(n, data.length);
+    assert.ok((direction === 'download' ? fs.readFileSync(f.path) : written.subarray(0, data.length)).equals(data), direction);
+    assert.equal(bucket.stats().grantedBytes, data.length, `${direction}: every request charged once`);
+    assert.ok(bucket.stats().waits > 0, `${direction}: requests waited for tokens`);
+  }
+});
+
+test('speed limits: a limit lifted mid-range lets the waiting range finish; an abort ends a range waiting for tokens', async () => {
+  const data = randomBytes(256 * 1024);
+  const { sftp, stats } = fakeSftp(data);
+  const bucket = new RateBucket({ bytesPerSecond: 1024 }); // the first request overdraws it by ~30 s
+  const out = tempFile();
+  const o = { chunkSize: 32768, slots: new RequestSlots(16), rate: new RateGate([bucket]), onBytes: () => bucket.setRate(0) };
+  assert.equal(await downloadRange(sftp, Buffer.from('h'), out.fd, 0, data.length, o), data.length);
+  assert.equal(bucket.stats().grantedBytes, 32768, 'only the request sent before the change was charged');
+  assert.ok(fs.readFileSync(out.path).equals(data));
+
+  bucket.setRate(1024);
+  bucket.charge(32768);
+  const abort = new AbortController();
+  const before = stats().requests;
+  const waiting = downloadRange(sftp, Buffer.from('h'), out.fd, 0, data.length, { ...o, onBytes: undefined, signal: abort.signal });
+  abort.abort();
+  await assert.rejects(waiting, (e: Error) => e.name === 'AbortError');
+  fs.closeSync(out.fd);
+  assert.equal(stats().requests, before, 'no request went out');
+  assert.equal(o.rate.waiting, 0, 'the aborted range no longer waits for tokens');
 });

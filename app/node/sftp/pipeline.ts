@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { SFTPWrapper } from 'ssh2';
 import { patched } from '../ssh2x';
+import type { RateGate } from './rateLimit';
 
 /**
  * Outstanding-request budget of one SFTP channel (K in the docs), shared by every range that runs on it.
@@ -146,6 +147,8 @@ export interface RangeOptions {
   maxInFlight?: number;
   /** Bytes in flight shared with the connection's other ranges (uploads), if any. */
   budget?: InFlightBudget;
+  /** Speed limits (rateLimit.ts): a request goes out only while they have tokens, and is charged its bytes. */
+  rate?: RateGate;
 }
 
 /** An SFTP error annotated with the request that failed (read by the worker's error mapping). */
@@ -226,6 +229,7 @@ function runPipeline(
       if (!s.failed && (s.retry.length > 0 || s.next < s.end)) return;
       s.settled = true;
       o.signal?.removeEventListener('abort', onAbort);
+      o.rate?.offReady(pump);
       if (s.failed) reject(s.failed);
       else resolve(bytes);
     };
@@ -238,6 +242,7 @@ function runPipeline(
     const pump = (): void => {
       s.waiting = false;
       while (!s.failed && (s.retry.length > 0 || s.next < s.end) && s.inflight < maxInFlight) {
+        if (o.rate && !o.rate.ready()) { if (!s.waiting) { s.waiting = true; o.rate.onReady(pump); } return; } // speed limit
         if (!o.slots.tryAcquire()) {
           if (!s.waiting) { s.waiting = true; o.slots.onFree(pump); }
           return;
@@ -251,6 +256,7 @@ function runPipeline(
           if (!s.waiting) { s.waiting = true; budget.onFree(pump); }
           return;
         }
+        o.rate?.charge(len);
         s.inflight++;
         if (c) { c[COUNTER_IN_FLIGHT] += len; c[COUNTER_OUTSTANDING]++; }
         let localRunning = false;

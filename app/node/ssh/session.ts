@@ -9,6 +9,7 @@ import { SluiceError } from '../errors';
 import type { AuthMaterial } from './auth';
 import { WorkerConnection } from './connection';
 import { AUTO_TUNE, planPool, type PoolPlan } from './poolPlan';
+import { RateBucket, globalRateLimit, type RateLimitStats } from '../sftp/rateLimit';
 import { resolveHome } from '../stores/dataDir';
 import { LeftoverJournal } from '../stores/leftovers';
 import type { HostKeyPolicy } from './hostKeys';
@@ -53,6 +54,8 @@ export interface SessionOptions {
   reserveExecSession?: boolean;
   /** Data folder (leftovers journal); default stores/dataDir.ts resolveHome(). */
   dataDir?: string;
+  /** This site's speed limit, bytes per second (0 or absent: none); {@link Session.setRateLimit} changes it. */
+  rateLimit?: number;
   hostKeys: HostKeyPolicy;
   askPassword?: () => Promise<string | undefined>;
   onEvent?: (e: EngineEvent) => void;
@@ -123,6 +126,8 @@ export class Session {
   readonly settings: typeof SESSION_DEFAULTS;
   /** Remote files left behind on this server by earlier runs (cleaned by the next transfer). */
   readonly leftovers: LeftoverJournal;
+  /** This site's speed limit, shared with its connection workers (each request also takes from the process's). */
+  private readonly siteLimit: RateBucket;
 
   private constructor(readonly options: SessionOptions) {
     this.settings = {
@@ -136,6 +141,7 @@ export class Session {
       readyTimeoutMs: options.readyTimeoutMs ?? SESSION_DEFAULTS.readyTimeoutMs,
     };
     this.password = options.auth.password;
+    this.siteLimit = new RateBucket({ bytesPerSecond: options.rateLimit });
     this.leftovers = new LeftoverJournal(options.dataDir ?? resolveHome(), { host: options.host, port: options.port, user: options.username });
   }
 
@@ -319,6 +325,7 @@ export class Session {
         ? { minRttMs: AUTO_TUNE.rttMs, earlyRttMs: AUTO_TUNE.earlyRttMs, channels: this.autoChannels }
         : undefined,
       prefetch: id === 0 ? o.prefetch : undefined,
+      rateLimits: [globalRateLimit().buffer, this.siteLimit.buffer],
     });
     this.emit({ type: 'connection', id, state: 'up' });
     return conn;
@@ -380,6 +387,21 @@ export class Session {
     return this.call('rmdir', { path });
   }
 
+
+  /**
+   * Sets this site's speed limit for every connection of the pool, now and later, running transfers included
+   * (their next request; a waiting one within sftp/rateLimit.ts MAX_WAIT_MS).
+   * @param bytesPerSecond bytes per second; 0 = unlimited
+   * @throws SluiceError USAGE for a negative or non-finite value
+   */
+  setRateLimit(bytesPerSecond: number): void {
+    this.siteLimit.setRate(bytesPerSecond);
+  }
+
+  /** This site's speed limit and its counters (bytes granted while limited, waits, changes). */
+  rateLimitStats(): RateLimitStats {
+    return this.siteLimit.stats();
+  }
 
   /** Emits an engine event to the session's listener. */
   publish(e: EngineEvent): void {

@@ -43,6 +43,11 @@ export interface ConnectParams {
   readyTimeoutMs: number;
   /** Shared counters, COUNTERS_PER_CHANNEL float64 slots per channel. */
   counters: SharedArrayBuffer;
+  /**
+   * Speed limits every SSH_FXP_READ/WRITE of this connection takes from (sftp/rateLimit.ts RateBucket memory): the
+   * process-wide one and the site's. Changed by the coordinator while transfers run.
+   */
+  rateLimits: SharedArrayBuffer[];
 }
 
 export interface Negotiated {

@@ -6,6 +6,7 @@ import net from 'node:net';
 import { Client, type SFTPWrapper } from 'ssh2';
 import { SluiceError } from '../../errors';
 import { InFlightBudget, RequestSlots } from '../../sftp/pipeline';
+import { RateBucket, RateGate } from '../../sftp/rateLimit';
 import {
   assertSsh2Patched, awaitingReplies, onChannelData, sendPing, serverSoftware, setReceiveWindow, sftpLimits, withEarlyHook,
 } from '../../ssh2x';
@@ -164,6 +165,7 @@ export async function connect(params: ConnectParams): Promise<ConnectInfo> {
     sftp,
     slots: sftp.map(() => new RequestSlots(params.requests)),
     uploads: new InFlightBudget(UPLOAD_BUDGET),
+    rate: new RateGate(params.rateLimits.map((buffer) => new RateBucket({ buffer }))),
     counters: new Float64Array(params.counters),
     info,
     params,

@@ -8,6 +8,7 @@ import type { Client, SFTPWrapper } from 'ssh2';
 import type net from 'node:net';
 import { SluiceError } from '../../errors';
 import type { InFlightBudget, RequestSlots } from '../../sftp/pipeline';
+import type { RateGate } from '../../sftp/rateLimit';
 import type { HashTraits } from '../remoteHash';
 import type { CallContext, ConnectInfo, ConnectParams, FromWorker, RemoteStat, ToWorker } from '../workerProtocol';
 
@@ -34,6 +35,8 @@ export interface Conn {
   slots: RequestSlots[];
   /** Upload bytes in flight on this connection, across its channels. */
   uploads: InFlightBudget;
+  /** The speed limits (process-wide and the site's) every request takes from. */
+  rate: RateGate;
   counters: Float64Array;
   info: ConnectInfo;
   params: ConnectParams;

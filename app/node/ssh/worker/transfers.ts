@@ -15,8 +15,8 @@ import {
 import { hasExt, requireConn, sftpOf, state } from './state';
 
 /**
- * Pipeline options for one call: its channel's request budget and counters, the call's cancel signal, and its
- * progress reporter.
+ * Pipeline options for one call: its channel's request budget and counters, the speed limits, the call's cancel
+ * signal, and its progress reporter.
  */
 export function rangeOptions(channel: number, chunkSize: number, ctx: CallContext): RangeOptions {
   const c = requireConn();
@@ -26,6 +26,7 @@ export function rangeOptions(channel: number, chunkSize: number, ctx: CallContex
     slots: c.slots[channel],
     counters: c.counters.subarray(channel * COUNTERS_PER_CHANNEL, (channel + 1) * COUNTERS_PER_CHANNEL),
     onBytes: ctx.progress,
+    rate: c.rate,
   };
 }
 
@@ -176,6 +177,7 @@ export async function putFile(t: PutFileTask, ctx: CallContext): Promise<UploadE
     const handle = h;
     let small: Buffer | null = null;
     if (t.size > 0 && t.size <= c.info.maxWrite) {
+      await c.rate.take(t.size, o.signal);
       small = Buffer.allocUnsafe(t.size);
       const { bytesRead } = await local.read(small, 0, t.size, 0);
       if (bytesRead !== t.size) throw new ShortFileError(bytesRead);

@@ -1,0 +1,73 @@
+/**
+ * One run of the app's queue: the queued jobs of one batch sent to the engine as one transfer — all their sources to
+ * their one destination, which the engine pipelines like `put -r` — with the books that turn the engine's per-file
+ * events and progress back into per-job facts (app/common/queue/runTally.ts).
+ *
+ * The engine's TransferRequest.id is the batch id (one run per batch at a time). Seam for resuming (issue #14): the
+ * run's jobs are the batch's jobs leased by this runner, and each file's row in queue.db (`job_files`, keyed by job id
+ * and source) belongs to the job whose source it is or lies under ({@link RunTally.jobOf}). Today a run starts its
+ * jobs over (JobBook.startOver clears their rows) and pause aborts the transfer; once the engine keeps partial files
+ * and their journal, it plans those rows itself and the service stops clearing them.
+ */
+import * as path from 'node:path';
+import type { ConflictChoice } from '../../common/ipc/contract';
+import type { Job } from '../../common/model/job';
+import { RunTally, type RunEnd } from '../../common/queue/runTally';
+import { SluiceError } from '../errors';
+import type { Engine } from '../engine/engine';
+import type { ConflictFiles } from '../transfer/types';
+import { errorInfo } from './results';
+
+/** How a stopped job of the run ends: paused, cancelled, or back in line. */
+export type StopAs = 'paused' | 'cancelled' | 'queued';
+
+/** Where a source lands: the destination folder joined with its name (remote paths are posix). */
+function landing(job: Job): string {
+  const p = job.direction === 'upload' ? path.posix : path;
+  return p.join(job.dest, job.name);
+}
+
+export class BatchRun {
+  readonly controller = new AbortController();
+  /** How each stopped job ends; a job of the run stopped for another's sake goes back in line. */
+  readonly stopAs = new Map<string, StopAs>();
+  readonly tally: RunTally;
+  /** The last throughput sample, for the site's graph. */
+  sample?: { rate: number; connections: Array<{ id: number; rate: number }> };
+
+  /** @param jobs the run's jobs, all of `batchId`, in queue order */
+  constructor(readonly batchId: string, readonly siteId: string, readonly jobs: readonly Job[]) {
+    this.tally = new RunTally(jobs.map((j) => ({ jobId: j.id, source: j.source, target: landing(j) })));
+  }
+
+  /** Stops the run: `jobId` ends as `as`, the run's other unsettled jobs go back in line unless told otherwise. */
+  stop(jobId: string, as: StopAs): void {
+    this.stopAs.set(jobId, as);
+    for (const id of this.tally.unsettled()) if (!this.stopAs.has(id)) this.stopAs.set(id, 'queued');
+    if (!this.controller.signal.aborted) {
+      this.controller.abort(new SluiceError('ABORTED', as === 'paused' ? 'Paused' : as === 'cancelled' ? 'Cancelled' : 'Stopped'));
+    }
+  }
+
+  /**
+   * Runs the transfer on `engine`; `ask` answers conflicts (with the job whose target exists).
+   * @returns the report, or the error the transfer failed with
+   */
+  async transfer(engine: Engine, ask: (jobId: string, target: string, files: ConflictFiles) => Promise<ConflictChoice>): Promise<RunEnd> {
+    const first = this.jobs[0];
+    try {
+      if (this.controller.signal.aborted) throw this.controller.signal.reason;
+      const report = await engine.transfer({
+        id: this.batchId,
+        direction: first.direction === 'upload' ? 'put' : 'get',
+        sources: this.jobs.map((j) => j.source),
+        dest: first.dest,
+        recursive: true,
+        conflict: (target, files) => ask(this.tally.jobOfTarget(target), target, files),
+      }, this.controller.signal);
+      return { report };
+    } catch (e) {
+      return { failure: errorInfo(e) };
+    }
+  }
+}

@@ -192,3 +192,30 @@ test('counters reach queue.db with state changes, not with every progress sample
   await until(h, () => h.service.jobs()[0].state === 'paused', 'paused');
   assert.deepEqual([store.jobs.get(id)?.state, store.jobs.get(id)?.bytesDone], ['paused', 50], 'written with the state change');
 });
+
+test('a resumed job does not ask about a target its interrupted run committed (same size, written since); a new job asks', async (t) => {
+  const h = await harness(t);
+  await acceptHostKey(h);
+  h.engine.behaviour = () => 'hold';
+  const [id] = await enqueue(h, ['/l/r']);
+  await until(h, () => h.engine.isHeld('/l/r'), 'running');
+  assert.ok((await h.service.invoke('queue.pause', { jobId: id })).ok);
+  await until(h, () => states(h)[0] === 'paused', 'paused');
+  // The pause's abort came too late for the commit: the file is there, ours.
+  h.engine.behaviour = () => 'conflict';
+  h.engine.conflictFiles = { incoming: { size: 100, mtimeMs: 1 }, existing: { size: 100, mtimeMs: Date.now() } };
+  assert.ok((await h.service.invoke('queue.resume', { jobId: id })).ok);
+  await until(h, () => states(h)[0] === 'done', 'resumed and done');
+  assert.deepEqual(h.engine.conflictAnswers, ['skip']);
+  assert.equal(h.events.filter((e) => e.name === 'conflict.prompt').length, 0, 'not asked');
+  assert.equal(h.service.jobs()[0].filesSkipped, undefined, 'its own file is done, not skipped');
+  const files = await h.service.invoke('queue.files', { batchId: h.service.jobs()[0].batchId });
+  assert.deepEqual(files.ok && files.value.files.map((f) => f.state), ['committed']);
+
+  const prompt = h.next('conflict.prompt');
+  await enqueue(h, ['/l/r']);
+  const p = await prompt;
+  assert.ok((await h.service.invoke('conflict.answer', { promptId: p.promptId, choice: 'overwrite', forAll: false })).ok);
+  await until(h, () => states(h)[1] === 'done', 'the new job done');
+  assert.deepEqual(h.engine.conflictAnswers, ['skip', 'overwrite']);
+});

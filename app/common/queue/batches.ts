@@ -38,9 +38,26 @@ export function batchState(jobs: readonly Pick<Job, 'state'>[]): JobState {
   return PRECEDENCE.find((s) => present.has(s)) ?? 'done';
 }
 
-/** The jobs of a batch, in queue order. */
-export function batchJobs(state: QueueState, batchId: string): Job[] {
-  return state.jobs.filter((j) => j.batchId === batchId);
+/** Each queue state's jobs grouped by batch, built once per state (states are immutable). */
+const groupsOf = new WeakMap<QueueState, Map<string, Job[]>>();
+
+function groups(state: QueueState): Map<string, Job[]> {
+  let g = groupsOf.get(state);
+  if (!g) {
+    g = new Map();
+    for (const j of state.jobs) {
+      const list = g.get(j.batchId);
+      if (list) list.push(j);
+      else g.set(j.batchId, [j]);
+    }
+    groupsOf.set(state, g);
+  }
+  return g;
+}
+
+/** The jobs of a batch, in queue order (empty for an unknown batch). Do not change the array. */
+export function batchJobs(state: QueueState, batchId: string): readonly Job[] {
+  return groups(state).get(batchId) ?? [];
 }
 
 /** A batch's row from its jobs (queue order, at least one). */
@@ -72,14 +89,8 @@ function sameJobs(a: readonly Job[], b: readonly Job[]): boolean {
  * unchanged is returned as the same object, so a row memoized on it re-renders only when its batch changed.
  */
 export function batchViews(state: QueueState, previous?: ReadonlyMap<string, BatchView>): Map<string, BatchView> {
-  const groups = new Map<string, Job[]>();
-  for (const j of state.jobs) {
-    const g = groups.get(j.batchId);
-    if (g) g.push(j);
-    else groups.set(j.batchId, [j]);
-  }
   const out = new Map<string, BatchView>();
-  for (const [id, jobs] of groups) {
+  for (const [id, jobs] of groups(state)) {
     const old = previous?.get(id);
     out.set(id, old && sameJobs(old.jobs, jobs) ? old : summariseBatch(jobs));
   }

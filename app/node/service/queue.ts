@@ -106,9 +106,10 @@ export class JobQueue {
   }
 
   /** A file of a run ended: recorded with its job, which settles now when the file was its whole source. */
-  onFile(e: FileEvent): void {
-    const run = this.runs.get(e.jobId);
+  onFile(event: FileEvent): void {
+    const run = this.runs.get(event.jobId);
     if (!run) return;
+    const e = run.fileEnd(event);
     const { jobId, outcome } = run.tally.fileEnded(e);
     const stopped = run.stopAs.get(jobId);
     if (!(stopped && e.state === 'failed')) {
@@ -254,8 +255,8 @@ export class JobQueue {
       return;
     }
     const first = run.jobs[0];
-    const end = await run.transfer(engine, (jobId, target, files) =>
-      this.conflicts.ask({ batchId: run.batchId, jobId, direction: first.direction, target, files }, run.controller.signal));
+    const end = await run.transfer(engine, async (jobId, target, files) => (run.ownEarlierCommit(jobId, target, files) ? 'skip'
+      : this.conflicts.ask({ batchId: run.batchId, jobId, direction: first.direction, target, files }, run.controller.signal)));
     this.settleRest(run, end);
   }
 

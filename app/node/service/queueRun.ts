@@ -21,6 +21,9 @@ import { errorInfo } from './results';
 /** How a stopped job of the run ends: paused, cancelled, or back in line. */
 export type StopAs = 'paused' | 'cancelled' | 'queued';
 
+/** How far a server's clock may lag ours when telling whether a target was written since a job's earlier start (ms). */
+const CLOCK_SLACK_MS = 120_000;
+
 /** Where a source lands: the destination folder joined with its name (remote paths are posix). */
 function landing(job: Job): string {
   const p = job.direction === 'upload' ? path.posix : path;
@@ -34,10 +37,35 @@ export class BatchRun {
   readonly tally: RunTally;
   /** The last throughput sample, for the site's graph. */
   sample?: { rate: number; connections: Array<{ id: number; rate: number }> };
+  /** When the jobs that ran before (and were interrupted) started then. */
+  private readonly ranBefore = new Map<string, number>();
+  /** Targets skipped as the job's own earlier commits: done, not skipped. */
+  private readonly adopted = new Set<string>();
 
-  /** @param jobs the run's jobs, all of `batchId`, in queue order */
+  /** @param jobs the run's jobs, all of `batchId`, in queue order, as they were before this run started */
   constructor(readonly batchId: string, readonly siteId: string, readonly jobs: readonly Job[]) {
     this.tally = new RunTally(jobs.map((j) => ({ jobId: j.id, source: j.source, target: landing(j) })));
+    for (const j of jobs) if (j.startedAt !== undefined) this.ranBefore.set(j.id, j.startedAt);
+  }
+
+  /**
+   * Whether an existing target is the job's own, committed by its interrupted earlier run (a commit's rename travels
+   * behind the data in flight, so it can land after the abort): the same size, and the incoming file's modification
+   * time or one written since that run started. Such a target is skipped instead of asked about. Until the engine
+   * journals its commits (issue #14 resume), this is how a resumed job tells its own files.
+   */
+  ownEarlierCommit(jobId: string, target: string, files: ConflictFiles): boolean {
+    const since = this.ranBefore.get(jobId);
+    const { existing, incoming } = files;
+    const own = since !== undefined && existing.size === incoming.size
+      && (existing.mtimeMs === incoming.mtimeMs || existing.mtimeMs >= since - CLOCK_SLACK_MS);
+    if (own) this.adopted.add(target);
+    return own;
+  }
+
+  /** A file's end as the queue tells it: a target skipped as the job's own earlier commit is done. */
+  fileEnd<E extends { target: string; state: 'done' | 'failed' | 'skipped' }>(e: E): E {
+    return e.state === 'skipped' && this.adopted.has(e.target) ? { ...e, state: 'done' } : e;
   }
 
   /** Stops the run: `jobId` ends as `as`, the run's other unsettled jobs go back in line unless told otherwise. */

@@ -14,7 +14,7 @@ import { MemorySecretStore, type SecretStore } from '../stores/sites';
 import type { EventName, EventPayloads } from '../../common/ipc/contract';
 import { applyQueueEvents, emptyQueue, type QueueState } from '../../common/queue/reducer';
 import type { SiteInput } from '../../common/model/site';
-import type { EngineEvent, TransferReport, TransferRequest } from '../transfer/types';
+import type { ConflictFiles, EngineEvent, TransferReport, TransferRequest } from '../transfer/types';
 
 export const WAIT_MS = 5000;
 
@@ -44,6 +44,8 @@ export class FakeEngine {
   maxRunning = 0;
   behaviour: (source: string) => Behaviour = () => 'ok';
   conflictAnswers: string[] = [];
+  /** What a `conflict` source reports about its target and itself. */
+  conflictFiles: ConflictFiles = { incoming: { size: 100, mtimeMs: 1 }, existing: { size: 9, mtimeMs: 2 } };
   private readonly holds = new Map<string, () => void>();
 
   factory = async (options: EngineOptions): Promise<Engine> => {
@@ -112,7 +114,7 @@ export class FakeEngine {
       }).finally(() => this.holds.delete(source));
     }
     let answer = 'overwrite';
-    if (b === 'conflict' && typeof req.conflict === 'function') this.conflictAnswers.push(answer = await req.conflict(`/r/${path.basename(source)}`, { incoming: { size: 100, mtimeMs: 1 }, existing: { size: 9, mtimeMs: 2 } }));
+    if (b === 'conflict' && typeof req.conflict === 'function') this.conflictAnswers.push(answer = await req.conflict(`/r/${path.basename(source)}`, this.conflictFiles));
     if (b === 'fail') {
       const error = { code: 'PERMISSION_DENIED', message: `OPEN ${target} (temporary .${path.basename(source)}.sluice-0badc0de.part): permission denied` };
       report.failed.push({ path: source, ...error });

@@ -28,6 +28,16 @@ async function enqueue(h: Harness, sources: string[], direction: 'upload' | 'dow
 
 const states = (h: Harness): string[] => h.service.jobs().map((j) => j.state);
 
+/** A connected harness with one job running on `source`, held by the fake engine. */
+async function runningJob(t: Parameters<typeof harness>[0], source: string, opts: Parameters<typeof harness>[1] = {}): Promise<{ h: Harness; id: string }> {
+  const h = await harness(t, opts);
+  await acceptHostKey(h);
+  h.engine.behaviour = () => 'hold';
+  const [id] = await enqueue(h, [source]);
+  await until(h, () => h.engine.isHeld(source), `${source} running`);
+  return { h, id };
+}
+
 test('a drop of many files is one engine transfer; each file settles its job; the batch lists its files with their ends', async (t) => {
   const h = await harness(t);
   await acceptHostKey(h);
@@ -135,11 +145,7 @@ test('restart: the queue comes back from queue.db with its states, and the jobs 
 });
 
 test('a runner that died with jobs running: its jobs go back to the queue and start by themselves', async (t) => {
-  const h = await harness(t);
-  await acceptHostKey(h);
-  h.engine.behaviour = () => 'hold';
-  const [id] = await enqueue(h, ['/l/orphan']);
-  await until(h, () => h.engine.isHeld('/l/orphan'), 'running');
+  const { h, id } = await runningJob(t, '/l/orphan');
   await h.service.close();
   // What a killed process leaves: the job running under a lease whose process is gone.
   const store = QueueStore.open({ home: h.home });
@@ -180,10 +186,7 @@ test('a job another live runner holds is shown but never run; its end is followe
 });
 
 test('counters reach queue.db with state changes, not with every progress sample', async (t) => {
-  const h = await harness(t, { queueTimings: { progressMs: 3_600_000 } });
-  await acceptHostKey(h);
-  h.engine.behaviour = () => 'hold';
-  const [id] = await enqueue(h, ['/l/big']);
+  const { h, id } = await runningJob(t, '/l/big', { queueTimings: { progressMs: 3_600_000 } });
   await until(h, () => h.service.jobs()[0].bytesDone === 50, 'progress seen');
   const store = QueueStore.open({ home: h.home });
   t.after(() => store.close());
@@ -194,11 +197,7 @@ test('counters reach queue.db with state changes, not with every progress sample
 });
 
 test('a resumed job does not ask about a target its interrupted run committed (same size, written since); a new job asks', async (t) => {
-  const h = await harness(t);
-  await acceptHostKey(h);
-  h.engine.behaviour = () => 'hold';
-  const [id] = await enqueue(h, ['/l/r']);
-  await until(h, () => h.engine.isHeld('/l/r'), 'running');
+  const { h, id } = await runningJob(t, '/l/r');
   assert.ok((await h.service.invoke('queue.pause', { jobId: id })).ok);
   await until(h, () => states(h)[0] === 'paused', 'paused');
   // The pause's abort came too late for the commit: the file is there, ours.

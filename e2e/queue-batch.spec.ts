@@ -33,13 +33,16 @@ test('200 × 4 KiB dropped at 50 ms RTT: one row, one transfer, its files listed
     const files = Array.from({ length: 200 }, (_, i) => writeRandomFile(path.join(flat, `f${String(i).padStart(4, '0')}.bin`), 4096));
     const remoteDir = path.join(sshd.root, 'drop200');
     fs.mkdirSync(remoteDir, { recursive: true });
-    // The batches added, and when the last job ended (timed at the service: the page's polling would add up to 1 s).
+    // The batches added (when the service took the drop), and when the last job ended (timed at the service: the
+    // page's polling would add up to 1 s).
     const transfers: string[] = [];
+    let enqueued = 0;
     let allDone = 0;
     const unsubscribe = engine.service.subscribe((event, payload) => {
       if (event !== 'queue.delta') return;
       for (const e of (payload as { events: Array<{ type: string; jobs?: Array<{ batchId: string }> }> }).events) {
         if (e.type === 'added') transfers.push(e.jobs![0].batchId);
+        if (e.type === 'added') enqueued = performance.now();
       }
       const jobs = engine.service.jobs();
       if (!allDone && jobs.length === 200 && jobs.every((j) => j.state === 'done')) allDone = performance.now();
@@ -70,8 +73,9 @@ test('200 × 4 KiB dropped at 50 ms RTT: one row, one transfer, its files listed
     const env = { PATH: process.env.PATH, HOME: engine.home, SLUICE_HOME: engine.home, SLUICE_KNOWN_HOSTS: engine.knownHostsPath };
     const cliMs = await timedCli(['put', '-r', '--batch', '--no-agent', '--no-progress', '-i', sshd.clientKeyPath, flat, `sftp://${sshd.user}@127.0.0.1:${port}${cliDest}/`], env);
     expect(fs.readdirSync(path.join(cliDest, 'flat'))).toHaveLength(200);
-    const line = `200 × 4 KiB at 50 ms RTT: app drop ${(appMs / 1000).toFixed(2)} s (drop to the last job done, session open), ` +
-      `sluice put -r ${(cliMs / 1000).toFixed(2)} s (process start to exit), ratio ${(appMs / cliMs).toFixed(2)} (goal ≤ 1.5)`;
+    const line = `200 × 4 KiB at 50 ms RTT: app drop ${(appMs / 1000).toFixed(2)} s (drop to the last job done, session open; ` +
+      `${((allDone - enqueued) / 1000).toFixed(2)} s of it from the service taking the drop), sluice put -r ${(cliMs / 1000).toFixed(2)} s ` +
+      `(process start to exit), ratio ${(appMs / cliMs).toFixed(2)} (goal ≤ 1.5)`;
     console.log(line);
     test.info().annotations.push({ type: 'measurement', description: line });
   } finally {

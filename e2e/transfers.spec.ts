@@ -111,15 +111,18 @@ test('the conflict dialog: overwrite one file, skip for all, then rename', async
   await app.waitForJobState('same.txt', 'done');
   expect(fs.readFileSync(path.join(remoteDir, 'same.txt'), 'utf8')).toBe('new local same.txt (longer)\n');
 
-  // Two files in one drag = one batch: "skip, for all" answers both.
+  // Two files in one drag = one batch, one row: "skip, for all" answers both, and both files show as skipped.
   await app.localRow('a.txt').click();
   await app.localRow('b.txt').click({ modifiers: ['Control'] });
   await app.dragLocalToRemote('a.txt');
   await expect(dialog).toBeVisible();
   await dialog.getByLabel(/Apply to all conflicts/).check();
   await dialog.getByRole('button', { name: 'Skip' }).click();
-  await app.waitForJobState('a.txt', 'done');
-  await app.waitForJobState('b.txt', 'done');
+  await app.waitForJobState('a.txt and 1 more', 'done');
+  await expect(app.jobRow('a.txt and 1 more').locator('.state')).toHaveText('skipped');
+  await app.expandBatch('a.txt and 1 more');
+  await expect(app.fileRow('a.txt')).toHaveAttribute('data-file-state', 'skipped');
+  await expect(app.fileRow('b.txt')).toHaveAttribute('data-file-state', 'skipped');
   await expect(dialog).toBeHidden();
   expect(fs.readFileSync(path.join(remoteDir, 'a.txt'), 'utf8')).toBe('old remote a.txt\n');
   expect(fs.readFileSync(path.join(remoteDir, 'b.txt'), 'utf8')).toBe('old remote b.txt\n');

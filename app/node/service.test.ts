@@ -7,171 +7,9 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { SluiceService, type Engine, type EngineOptions } from './service';
-import { sessionOptionsFor } from './engine/setup';
-import type { SessionOptions } from './ssh/session';
-import { MemorySecretStore, type SecretStore } from './stores/sites';
-import type { EventName, EventPayloads } from '../common/ipc/contract';
-import { applyQueueEvents, emptyQueue, jobsInOrder, type QueueState } from '../common/queue/reducer';
-import type { SiteInput } from '../common/model/site';
-import type { EngineEvent, TransferReport, TransferRequest } from './transfer/types';
-
-const WAIT_MS = 5000;
-
-/** SSH wire encoding of an ed25519 public key (RFC 8709 §4) with the given fill byte. */
-function ed25519Blob(fill: number): Buffer {
-  const str = (b: Buffer): Buffer => Buffer.concat([Buffer.from([0, 0, 0, b.length]), b]);
-  return Buffer.concat([str(Buffer.from('ssh-ed25519')), str(Buffer.alloc(32, fill))]);
-}
-
-type Behaviour = 'ok' | 'fail' | 'hold' | 'conflict';
-
-/** What the fake engine was opened with: the set-up's resolved options, with the service's event listener. */
-type Opened = SessionOptions & { onEvent: (e: EngineEvent) => void };
-
-/**
- * A fake engine behind the real set-up (engine/setup.ts: known_hosts, host-key policy, algorithms, identities):
- * transfers follow `behaviour(source)`; `hold` waits for `release(source)` or abort. `opened` holds the resolved
- * options of every connect that got past the set-up.
- */
-class FakeEngine {
-  opened: Opened[] = [];
-  hostKey = ed25519Blob(7);
-  running = 0;
-  maxRunning = 0;
-  behaviour: (source: string) => Behaviour = () => 'ok';
-  conflictAnswers: string[] = [];
-  private readonly holds = new Map<string, () => void>();
-
-  factory = async (options: EngineOptions): Promise<Engine> => {
-    const o = { ...(await sessionOptionsFor(options)), onEvent: options.onEvent! };
-    this.opened.push(o);
-    const check = await o.hostKeys.verify(o.host, o.port, this.hostKey);
-    if (!check.accepted) throw Object.assign(new Error(check.message), { code: check.code });
-    o.onEvent({ type: 'connection', id: 0, state: 'up' });
-    o.onEvent({ type: 'log', level: 'info', message: `auth ok with ${o.auth.password ?? 'no password'}` });
-    return this.session(o);
-  };
-
-  release(source: string): void {
-    this.holds.get(source)?.();
-  }
-
-  isHeld(source: string): boolean {
-    return this.holds.has(source);
-  }
-
-  private session(o: Opened): Engine {
-    return {
-      traits: {
-        negotiated: { kex: 'curve25519-sha256', serverHostKey: 'ssh-ed25519', cipher: 'aes128-gcm@openssh.com', mac: '' },
-        extensions: {}, maxRead: 32768, maxWrite: 32768, ordersRequests: false,
-      },
-      pool: { authMethod: 'publickey', connections: 1, channels: 1, channelWindow: 2 * 1024 * 1024, up: [{ connection: 1, channels: 1 }] },
-      list: async () => [{ name: 'a.txt', type: 'file', size: 3, mtimeMs: 1, mode: 0o644 }],
-      stat: async () => ({ type: 'file', size: 9, mtimeMs: 2, mode: 0o644 }),
-      realpath: async (p) => (p === '.' ? '/home/u' : p),
-      mkdir: async () => 'created',
-      rename: async () => undefined,
-      remove: async () => undefined,
-      close: async () => undefined,
-      setRateLimit: () => undefined,
-      transfer: (req, signal) => this.transfer(o, req, signal),
-    };
-  }
-
-  private async transfer(o: Opened, req: TransferRequest, signal?: AbortSignal): Promise<TransferReport> {
-    this.running++;
-    this.maxRunning = Math.max(this.maxRunning, this.running);
-    try {
-      const source = req.sources[0];
-      o.onEvent({
-        type: 'progress', jobId: req.id, t: 1000, bytesDone: 50, bytesTotal: 100, filesDone: 0, filesTotal: 1, rate: 10,
-        scanning: false, files: [],
-        connections: [{ id: 0, bytes: 50, rate: 6, inFlightBytes: 0, outstanding: 0, channels: [] }, { id: 1, bytes: 0, rate: 4, inFlightBytes: 0, outstanding: 0, channels: [] }],
-      });
-      const b = this.behaviour(source);
-      if (b === 'hold') {
-        await new Promise<void>((resolve, reject) => {
-          this.holds.set(source, resolve);
-          signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
-        }).finally(() => this.holds.delete(source));
-      }
-      if (b === 'conflict' && typeof req.conflict === 'function') this.conflictAnswers.push(await req.conflict(`/r/${path.basename(source)}`, { incoming: { size: 100, mtimeMs: 1 }, existing: { size: 9, mtimeMs: 2 } }));
-      if (b === 'fail') return { files: 0, skipped: 0, bytes: 0, failed: [{ path: source, code: 'PERMISSION_DENIED', message: 'permission denied' }], verify: 'size', elapsedMs: 1 };
-      return { files: 1, skipped: 0, bytes: 100, failed: [], verify: 'size', elapsedMs: 1 };
-    } finally {
-      this.running--;
-    }
-  }
-}
-
-interface Harness {
-  service: SluiceService;
-  engine: FakeEngine;
-  knownHosts: string;
-  events: Array<{ name: EventName; payload: unknown }>;
-  /** The renderer's view: every queue delta replayed through the shared reducer. */
-  replayed(): QueueState;
-  next<E extends EventName>(name: E, pred?: (p: EventPayloads[E]) => boolean): Promise<EventPayloads[E]>;
-  siteId: string;
-}
-
-async function harness(t: { after: (fn: () => Promise<void> | void) => void }, opts: { secrets?: SecretStore; jobsPerSite?: number; site?: Partial<SiteInput> } = {}): Promise<Harness> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-svc-'));
-  const knownHosts = path.join(dir, 'known_hosts');
-  const engine = new FakeEngine();
-  const service = new SluiceService({ home: dir, secrets: opts.secrets ?? new MemorySecretStore(), knownHostsPath: knownHosts, engine: engine.factory, jobsPerSite: opts.jobsPerSite, env: {} });
-  const events: Harness['events'] = [];
-  let queue: QueueState = emptyQueue;
-  const waiters = new Set<{ name: EventName; pred: (p: never) => boolean; resolve: (p: unknown) => void }>();
-  service.subscribe((name, payload) => {
-    events.push({ name, payload });
-    if (name === 'queue.delta') queue = applyQueueEvents(queue, (payload as EventPayloads['queue.delta']).events);
-    for (const w of [...waiters]) {
-      if (w.name === name && w.pred(payload as never)) {
-        waiters.delete(w);
-        w.resolve(payload);
-      }
-    }
-  });
-  t.after(async () => {
-    await service.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-  const saved = await service.invoke('sites.save', { site: { name: 'Lab', folder: '', host: '127.0.0.1', port: 2222, user: 'u', authMethod: 'agent', ...opts.site } });
-  assert.ok(saved.ok);
-  return {
-    service, engine, knownHosts, events, siteId: saved.value.id,
-    replayed: () => queue,
-    next: (name, pred = () => true) => new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${name}`)), WAIT_MS);
-      waiters.add({ name, pred: pred as (p: never) => boolean, resolve: (p) => { clearTimeout(timer); resolve(p as never); } });
-    }),
-  };
-}
-
-/** Waits until `cond()` holds, re-checking after every service event; bounded by WAIT_MS. */
-async function until(h: Harness, cond: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + WAIT_MS;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise<void>((resolve) => {
-      const done = (): void => { unsubscribe(); clearImmediate(tick); resolve(); };
-      const unsubscribe = h.service.subscribe(done);
-      const tick = setImmediate(done);
-    });
-  }
-}
-
-async function acceptHostKey(h: Harness): Promise<void> {
-  const prompt = h.next('hostKey.prompt');
-  const connecting = h.service.invoke('session.connect', { siteId: h.siteId });
-  const p = await prompt;
-  assert.ok((await h.service.invoke('hostKey.answer', { promptId: p.promptId, answer: 'accept-save' })).ok);
-  const res = await connecting;
-  assert.ok(res.ok, JSON.stringify(res));
-}
+import { MemorySecretStore } from './stores/sites';
+import { jobsInOrder } from '../common/queue/reducer';
+import { acceptHostKey, ed25519Blob, harness, until } from './test/serviceHarness';
 
 test('sites: passwords go to the SecretStore only; validation and unknown channels fail as data', async (t) => {
   const secrets = new MemorySecretStore();
@@ -269,9 +107,14 @@ test('queue: bounded concurrency per site, all jobs done, renderer replay equals
   await acceptHostKey(h);
   h.engine.behaviour = () => 'hold';
   const sources = Array.from({ length: 6 }, (_, i) => `/l/f${i}`);
-  const res = await h.service.invoke('queue.enqueue', { siteId: h.siteId, direction: 'upload', sources, dest: '/r' });
-  assert.ok(res.ok);
-  assert.equal(res.value.jobIds.length, 6);
+  // Six drops: six batches, each its own engine transfer (one drop of many files is one transfer: service.queue.test.ts).
+  const jobIds: string[] = [];
+  for (const source of sources) {
+    const res = await h.service.invoke('queue.enqueue', { siteId: h.siteId, direction: 'upload', sources: [source], dest: '/r' });
+    assert.ok(res.ok);
+    jobIds.push(...res.value.jobIds);
+  }
+  assert.equal(jobIds.length, 6);
   for (const s of sources) {
     await until(h, () => h.engine.isHeld(s), `${s} started`);
     assert.ok(h.engine.running <= 2);
@@ -293,9 +136,14 @@ test('queue: pause aborts and resume re-runs; cancel; retry after failure', asyn
   await acceptHostKey(h);
   let attempt = 0;
   h.engine.behaviour = (s) => (s === '/l/p' ? (attempt++ === 0 ? 'hold' : 'ok') : s === '/l/bad' ? (attempt >= 99 ? 'ok' : 'fail') : 'hold');
-  const r = await h.service.invoke('queue.enqueue', { siteId: h.siteId, direction: 'upload', sources: ['/l/p', '/l/c', '/l/bad'], dest: '/r' });
-  assert.ok(r.ok);
-  const [p, c, bad] = r.value.jobIds;
+  // Three drops (a drop of several files is one transfer, paused as a whole: service.queue.test.ts).
+  const ids: string[] = [];
+  for (const source of ['/l/p', '/l/c', '/l/bad']) {
+    const r = await h.service.invoke('queue.enqueue', { siteId: h.siteId, direction: 'upload', sources: [source], dest: '/r' });
+    assert.ok(r.ok);
+    ids.push(...r.value.jobIds);
+  }
+  const [p, c, bad] = ids;
   await until(h, () => h.engine.isHeld('/l/p') && h.engine.isHeld('/l/c'), 'held');
   assert.ok((await h.service.invoke('queue.pause', { jobId: p })).ok);
   await until(h, () => h.service.jobs()[0].state === 'paused', 'paused');

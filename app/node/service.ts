@@ -5,8 +5,9 @@
  * `invoke(channel, payload)` answers a Result, `subscribe(listener)` receives every event.
  *
  * This file is the router: it validates each request against the contract and wraps the answer in a Result. The
- * work is in service/sessions.ts (sessions and host-key prompts), service/queue.ts (the transfer queue and conflict
- * prompts), service/localFs.ts (the local file browser) and the sites store.
+ * work is in service/sessions.ts (sessions and host-key prompts), service/queue.ts (the transfer queue, kept in
+ * `<home>/queue.db` by service/jobBook.ts, and conflict prompts), service/localFs.ts (the local file browser) and the
+ * sites store.
  */
 import {
   invokeSchemas, type EventName, type EventPayloads, type InvokeChannel, type InvokeRequests, type InvokeResponses,
@@ -18,8 +19,10 @@ import type { SiteView } from '../common/model/site';
 import { SluiceError } from './errors';
 import { openEngine, type EngineFactory } from './engine/engine';
 import { defaultKnownHostsPaths } from './stores/knownHosts';
+import { QueueStore } from './stores/queueStore';
 import { SitesStore, type SecretStore } from './stores/sites';
 import type { ServiceHub } from './service/hub';
+import { JobBook, type JobBookOptions } from './service/jobBook';
 import { expandHome, listLocal, localHome, makeLocalFolder, removeLocal, renameLocal } from './service/localFs';
 import { JobQueue } from './service/queue';
 import { redact, toErrorResult } from './service/results';
@@ -29,7 +32,7 @@ export type { Engine, EngineFactory, EngineOptions } from './engine/engine';
 export { redact } from './service/results';
 
 export interface ServiceOptions {
-  /** Data folder (sluice.db lives here), e.g. `resolveHome()` from app/node/stores/sites.ts. */
+  /** Data folder (sluice.db and queue.db live here), e.g. `resolveHome()` from app/node/stores/sites.ts. */
   home: string;
   secrets: SecretStore;
   /** One known_hosts file to read and append to (tests, harness); default: OpenSSH's user + global files. */
@@ -43,6 +46,8 @@ export interface ServiceOptions {
   /** Environment for SSH_AUTH_SOCK and known_hosts defaults; default process.env. */
   env?: NodeJS.ProcessEnv;
   clock?: () => number;
+  /** How often the queue writes counters and file ends and renews its leases (tests); see JobBookOptions. */
+  queueTimings?: Pick<JobBookOptions, 'progressMs' | 'heartbeatMs' | 'filesMs'>;
 }
 
 export type ServiceListener = <E extends EventName>(event: E, payload: EventPayloads[E]) => void;
@@ -83,8 +88,15 @@ export class SluiceService {
     }, {
       beforeDisconnect: (siteId) => this.queue.pauseSite(siteId),
       onProgress: (siteId, e) => this.queue.onProgress(siteId, e),
+      onFile: (_siteId, e) => this.queue.onFile(e),
     });
-    this.queue = new JobQueue(hub, this.sessions, opts.jobsPerSite ?? DEFAULT_JOBS_PER_SITE, () => this.closed);
+    const book = new JobBook(QueueStore.open({ home: opts.home }), {
+      ...opts.queueTimings,
+      onLeaseLost: (jobId) => this.queue.leaseLost(jobId),
+      onForeign: (jobs) => this.queue.mirror(jobs),
+      onError: (what, e) => this.log('error', `Queue database: ${what} failed: ${e instanceof Error ? e.message : String(e)}`),
+    });
+    this.queue = new JobQueue(hub, this.sessions, opts.jobsPerSite ?? DEFAULT_JOBS_PER_SITE, () => this.closed, book);
     this.handlers = this.makeHandlers();
   }
 
@@ -123,10 +135,15 @@ export class SluiceService {
     return this.queue.jobs();
   }
 
-  /** Disconnects every session, aborts running jobs (they become paused) and closes the database. */
+  /**
+   * Stops the running jobs (stored as queued: they resume on the next start), disconnects every session, waits for
+   * the runs to settle and closes the databases.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
+    this.queue.beginClose();
     for (const id of this.sessions.siteIds()) await this.sessions.disconnect(id);
+    await this.queue.finishClose();
     this.closed = true;
     this.store.close();
   }
@@ -203,10 +220,15 @@ export class SluiceService {
 
       'queue.enqueue': async (req) => ({ jobIds: this.queue.enqueue(req) }),
       'queue.snapshot': async () => ({ jobs: this.jobs() }),
-      'queue.pause': async ({ jobId }) => this.queue.perform({ type: 'pause', jobId }),
-      'queue.resume': async ({ jobId }) => this.queue.perform({ type: 'resume', jobId }),
-      'queue.cancel': async ({ jobId }) => this.queue.perform({ type: 'cancel', jobId }),
-      'queue.retry': async ({ jobId }) => this.queue.perform({ type: 'retry', jobId }),
+      'queue.pause': async (ref) => this.queue.perform({ type: 'pause', ...ref }),
+      'queue.resume': async (ref) => this.queue.perform({ type: 'resume', ...ref }),
+      'queue.cancel': async (ref) => this.queue.perform({ type: 'cancel', ...ref }),
+      'queue.retry': async (ref) => this.queue.perform({ type: 'retry', ...ref }),
+      'queue.pauseAll': async (scope) => this.queue.perform({ type: 'pauseAll', ...scope }),
+      'queue.resumeAll': async (scope) => this.queue.perform({ type: 'resumeAll', ...scope }),
+      'queue.retryFailed': async (scope) => this.queue.perform({ type: 'retryFailed', ...scope }),
+      'queue.move': async ({ batchId, to }) => this.queue.perform({ type: 'move', batchId, to }),
+      'queue.files': async ({ batchId, limit }) => this.queue.files(batchId, limit ?? 500),
       'queue.clearFinished': async () => this.queue.perform({ type: 'clearFinished' }),
       'conflict.answer': async ({ promptId, choice, forAll }) => this.queue.answerConflict(promptId, choice, forAll ?? false),
 

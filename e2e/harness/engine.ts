@@ -1,7 +1,7 @@
 /**
  * TEST ONLY: the real engine façade (`SluiceService`, app/node/service.ts) for a spec, loaded from the
  * compiled dist/ (its connection workers are .js files next to it), with a temp data folder, an in-memory
- * SecretStore and a private known_hosts file.
+ * SecretStore and a private known_hosts file; `restartTestEngine` opens a new service on the same folder.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -36,6 +36,19 @@ export async function startTestEngine(opts: Partial<ServiceOptions> = {}): Promi
   const home = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'sluice-e2e-home-'));
   const knownHostsPath = path.join(home, 'known_hosts');
   await fs.promises.writeFile(knownHostsPath, '');
+  return openTestEngine(home, knownHostsPath, opts);
+}
+
+/**
+ * The app restarted: closes `engine`'s service (its running jobs are stored as queued) and opens a new one on the same
+ * data folder and known_hosts, with the same options. The returned engine's `close` removes the folder.
+ */
+export async function restartTestEngine(engine: TestEngine, opts: Partial<ServiceOptions> = {}): Promise<TestEngine> {
+  await engine.service.close();
+  return openTestEngine(engine.home, engine.knownHostsPath, opts);
+}
+
+function openTestEngine(home: string, knownHostsPath: string, opts: Partial<ServiceOptions>): TestEngine {
   const { SluiceService: Service } = requireDist<{ SluiceService: typeof SluiceService }>('app/node/service.js');
   const { MemorySecretStore: Secrets } = requireDist<{ MemorySecretStore: typeof MemorySecretStore }>('app/node/stores/sites.js');
   const service = new Service({

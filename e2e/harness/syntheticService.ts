@@ -39,7 +39,8 @@ export function createSyntheticService(jobCount = 10_000, running = 200): Synthe
   let status: SessionStatus = { siteId: site.id, siteName: site.name, state: 'disconnected', connectionsUp: 0, connections: 4 };
   const jobs: Job[] = Array.from({ length: jobCount }, (_, i) => ({
     id: `job-${i}`,
-    batchId: 'batch',
+    // One drop each: 10,000 rows.
+    batchId: `batch-${i}`,
     siteId: site.id,
     direction: i % 7 === 0 ? 'download' : 'upload',
     source: `/data/file-${String(i).padStart(5, '0')}.bin`,

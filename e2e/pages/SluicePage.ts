@@ -177,8 +177,21 @@ export class SluicePage {
     await target.dispatchEvent('drop', { dataTransfer });
   }
 
+  /** The queue row of a batch (a drop): named after its only job, or `first and N more`. */
   jobRow(name: string): Locator {
     return this.queue.getByRole('listitem', { name, exact: true });
+  }
+
+  /** A file line under an expanded batch row. */
+  fileRow(name: string): Locator {
+    return this.queue.getByRole('listitem', { name: `File ${name}`, exact: true });
+  }
+
+  /** Expands a batch's row into its files (and waits until its first line is there). */
+  async expandBatch(name: string): Promise<void> {
+    const row = this.jobRow(name);
+    if ((await row.getAttribute('aria-expanded')) !== 'true') await row.getByRole('button', { name: `Show files of ${name}` }).click();
+    await expect(row).toHaveAttribute('aria-expanded', 'true');
   }
 
   /** Waits until the queue row of `name` is in `state` (the engine's state, replayed by the store). */
@@ -202,6 +215,17 @@ export class SluicePage {
   /** Presses a job's action button (Pause, Resume, Cancel, Retry) in its queue row. */
   async jobAction(name: string, action: 'Pause' | 'Resume' | 'Cancel' | 'Retry'): Promise<void> {
     await this.jobRow(name).getByRole('button', { name: `${action} ${name}` }).click();
+  }
+
+  /** Presses a row's "Move to top". */
+  async moveToTop(name: string): Promise<void> {
+    await this.jobRow(name).getByRole('button', { name: `Move ${name} to the top` }).click();
+  }
+
+  /** A queue header button acting on every site, or on the site picked first (`Pause all`, `Resume all`, `Retry failed`). */
+  async queueBulk(action: 'Pause all' | 'Resume all' | 'Retry failed', siteName?: string): Promise<void> {
+    await this.queue.getByLabel('Sites the buttons act on').selectOption(siteName ? { label: siteName } : { value: '' });
+    await this.queue.getByRole('button', { name: action, exact: true }).click();
   }
 
   /** Waits until the queue totals count `n` done jobs. */

@@ -112,6 +112,7 @@ export function createFakeBridge(init: Partial<FakeData> = {}): FakeBridge {
     'remote.list': ({ path }) => (data.remote[path] ? ok({ path, entries: data.remote[path] }) : err('NOT_FOUND', `${path}: no such folder`)),
     'queue.snapshot': () => ok({ jobs: data.jobs }),
     'queue.enqueue': ({ sources }) => ok({ jobIds: sources.map(() => `job-${nextId++}`) }),
+    'queue.files': () => ok({ files: [], total: 0 }),
     'settings.get': () => ok(data.settings),
     'settings.set': (patch) => {
       data.settings = { ...data.settings, ...patch };

@@ -14,6 +14,7 @@ import type {
   SitesTree,
 } from '../../app/common/ipc/contract';
 import type { Job, JobState } from '../../app/common/model/job';
+import type { BatchView } from '../../app/common/queue/batches';
 import { applyQueueEvents, emptyQueue, type QueueEvent, type QueueState } from '../../app/common/queue/reducer';
 import { RateSeries } from './series';
 import { plural } from '../format/format';
@@ -183,4 +184,11 @@ export function filterJobIds(queue: QueueState, filter: QueueFilter): readonly s
   const states = FILTER_STATES[filter];
   if (!states) return queue.order;
   return queue.order.filter((id) => states.has(queue.byId[id].state));
+}
+
+/** The batches (queue rows) a filter shows, in queue order, by the state each batch shows. */
+export function filterBatches(views: ReadonlyMap<string, BatchView>, filter: QueueFilter): BatchView[] {
+  const states = FILTER_STATES[filter];
+  const all = [...views.values()];
+  return states ? all.filter((v) => states.has(v.state)) : all;
 }

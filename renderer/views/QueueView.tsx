@@ -1,80 +1,85 @@
 /**
- * The transfer queue: virtualized rows (only the visible ones are in the DOM, so 10,000 jobs stay smooth),
- * per-job state, progress, speed, ETA and error text, pause / resume / cancel / retry, filters and totals.
- * The buttons are enabled by the engine's own rules (app/common/queue/rules.ts): a row shows exactly the intents
- * the engine accepts in the job's state, and "Clear finished" is enabled when the engine would clear something.
- * Rows are memoized on the job object: the shared reducer keeps unchanged jobs identical, so a progress
- * delta re-renders only the rows whose job changed.
+ * The transfer queue: one row per batch (views/QueueRows.tsx), expandable into its files; virtualized (only the
+ * visible rows and file lines are in the DOM, so 10,000 rows stay smooth); filters, pause all / resume all / retry
+ * failed for every site or one, clear finished, and totals. Every button is enabled by the engine's own rules
+ * (app/common/queue/rules.ts `can` and `allowedBatchIntents`): it shows exactly the intents the engine accepts.
  */
-import { memo, useMemo, useRef, useState } from 'react';
+import { useCallback, useMemo, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import type { Job } from '../../app/common/model/job';
-import { etaSeconds } from '../../app/common/model/job';
-import { queueTotals } from '../../app/common/queue/reducer';
-import { allowedIntents, can, type JobIntentType } from '../../app/common/queue/rules';
-import { formatBytes, formatDuration, formatRate, percent, plural } from '../format/format';
-import { filterJobIds, type QueueFilter } from '../state/appState';
-import { JOB_INTENT_LABEL, sendJobIntent } from '../state/queueActions';
+import { batchViews, type BatchView } from '../../app/common/queue/batches';
+import { queueTotals, type QueueState } from '../../app/common/queue/reducer';
+import { can, type BulkIntentType, type JobIntentType } from '../../app/common/queue/rules';
+import { formatBytes, formatRate, plural } from '../format/format';
+import { filterBatches, type QueueFilter } from '../state/appState';
+import { fileLines, unlisted, type FetchedFiles, type FileLineView } from '../state/batchFiles';
+import { BULK_INTENT_LABEL, JOB_INTENT_LABEL, moveBatchToTop, sendBatchIntent, sendBulkIntent } from '../state/queueActions';
 import { useAppState, useBridge, useStore } from '../state/react';
-import { Icon } from './Icon';
+import { BatchRow, FileLineRow, LINE_HEIGHT, MoreLine, ROW_HEIGHT } from './QueueRows';
+import { useBatchFiles } from './useBatchFiles';
 
-const ROW_HEIGHT = 44;
 const FILTERS: Array<{ id: QueueFilter; label: string }> = [
   { id: 'all', label: 'All' },
   { id: 'active', label: 'Active' },
   { id: 'failed', label: 'Failed' },
   { id: 'done', label: 'Done' },
 ];
+const BULK: readonly BulkIntentType[] = ['pauseAll', 'resumeAll', 'retryFailed'];
 
-const JobRow = memo(function JobRow({ job, top, onAction }: { job: Job; top: number; onAction: (job: Job, a: JobIntentType) => void }) {
-  const pct = percent(job.bytesDone, job.bytesTotal, job.state === 'done');
-  const eta = job.state === 'running' ? etaSeconds(job) : undefined;
+/** One virtual item of the list: a batch's row, one of its files, or how many more files it has. */
+type Item =
+  | { kind: 'batch'; key: string; view: BatchView }
+  | { kind: 'file'; key: string; line: FileLineView }
+  | { kind: 'more'; key: string; count: number };
+
+function listItems(rows: readonly BatchView[], expanded: ReadonlySet<string>, files: ReadonlyMap<string, FetchedFiles>): Item[] {
+  const items: Item[] = [];
+  for (const view of rows) {
+    items.push({ kind: 'batch', key: view.batchId, view });
+    if (!expanded.has(view.batchId)) continue;
+    const fetched = files.get(view.batchId);
+    for (const line of fileLines(view, fetched)) items.push({ kind: 'file', key: `${view.batchId}\n${line.key}`, line });
+    const more = unlisted(fetched);
+    if (more > 0) items.push({ kind: 'more', key: `${view.batchId}\nmore`, count: more });
+  }
+  return items;
+}
+
+/** The header: filters, the bulk buttons for all sites or one, clear finished. */
+function QueueHeader({ queue, views, filter, setFilter }: { queue: QueueState; views: ReadonlyMap<string, BatchView>; filter: QueueFilter; setFilter: (f: QueueFilter) => void }) {
+  const bridge = useBridge();
+  const store = useStore();
+  const sites = useAppState((s) => s.sites.sites);
+  const [scope, setScope] = useState('');
+  const siteIds = useMemo(() => [...new Set([...views.values()].map((v) => v.siteId))], [views]);
+  const siteId = siteIds.includes(scope) ? scope : undefined;
+  const bulk = async (intent: BulkIntentType) => {
+    const error = await sendBulkIntent(bridge, intent, siteId);
+    if (error !== undefined) store.localLog('error', `${BULK_INTENT_LABEL[intent]} failed: ${error}`);
+  };
   return (
-    <div
-      className="row"
-      role="listitem"
-      aria-label={job.name}
-      data-job-id={job.id}
-      data-state={job.state}
-      data-bytes-done={job.bytesDone}
-      style={{ transform: `translateY(${top}px)`, height: ROW_HEIGHT }}
-    >
-      <span className="name" title={`${job.source} → ${job.dest}`}>
-        <Icon name={job.direction === 'upload' ? 'up' : 'down'} /> {job.name}
-        {job.filesTotal > 1 ? <span className="muted"> ({job.filesDone}/{job.filesTotal} files)</span> : null}
-      </span>
-      <span className={`state state-${job.state}`}>{job.state}</span>
-      <div
-        className="bar"
-        role="progressbar"
-        aria-label={`${job.name} progress`}
-        aria-valuemin={0}
-        aria-valuemax={100}
-        aria-valuenow={Math.round(pct)}
-      >
-        <div style={{ transform: `scaleX(${pct / 100})` }} />
-      </div>
-      <span className="muted">
-        {formatBytes(job.bytesDone)}
-        {job.bytesTotal > 0 ? ` / ${formatBytes(job.bytesTotal)}` : ''}
-      </span>
-      <span>{job.state === 'running' ? formatRate(job.rate) : ''}</span>
-      <span className="actions">
-        {eta !== undefined && <span className="muted" aria-label="Time left">{formatDuration(eta * 1000)}</span>}
-        {allowedIntents(job).map((a) => (
-          <button key={a} type="button" aria-label={`${JOB_INTENT_LABEL[a]} ${job.name}`} onClick={() => onAction(job, a)}>
-            {JOB_INTENT_LABEL[a]}
-          </button>
+    <header>
+      <h2>Queue</h2>
+      <div className="filters" role="group" aria-label="Queue filter">
+        {FILTERS.map((f) => (
+          <button key={f.id} type="button" aria-pressed={filter === f.id} onClick={() => setFilter(f.id)}>{f.label}</button>
         ))}
-      </span>
-      {job.error && (
-        <span className="err" role="note" aria-label={`${job.name} error`} title={`${job.error.code}: ${job.error.message}`}>
-          {job.error.code}: {job.error.message}
-        </span>
-      )}
-    </div>
+      </div>
+      <span style={{ flex: 1 }} />
+      <select aria-label="Sites the buttons act on" value={siteId ?? ''} onChange={(e) => setScope(e.target.value)}>
+        <option value="">All sites</option>
+        {siteIds.map((id) => <option key={id} value={id}>{sites.find((s) => s.id === id)?.name ?? id}</option>)}
+      </select>
+      {BULK.map((intent) => (
+        <button key={intent} type="button" disabled={!can(queue, { type: intent, ...(siteId ? { siteId } : {}) })} onClick={() => void bulk(intent)}>
+          {BULK_INTENT_LABEL[intent]}
+        </button>
+      ))}
+      <button type="button" disabled={!can(queue, { type: 'clearFinished' })} onClick={() => void bridge.queueClearFinished()}>
+        Clear finished
+      </button>
+    </header>
   );
-});
+}
 
 /** The queue panel. */
 export function QueueView() {
@@ -82,50 +87,53 @@ export function QueueView() {
   const bridge = useBridge();
   const store = useStore();
   const [filter, setFilter] = useState<QueueFilter>('all');
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const scrollRef = useRef<HTMLDivElement>(null);
-  const ids = useMemo(() => filterJobIds(queue, filter), [queue, filter]);
+  const previous = useRef<Map<string, BatchView>>(undefined);
+  const views = useMemo(() => (previous.current = batchViews(queue, previous.current)), [queue]);
+  const rows = useMemo(() => filterBatches(views, filter), [views, filter]);
+  const files = useBatchFiles(bridge, expanded, views);
+  const items = useMemo(() => listItems(rows, expanded, files), [rows, expanded, files]);
   const totals = useMemo(() => queueTotals(queue), [queue]);
+  const getItemKey = useCallback((i: number) => items[i].key, [items]);
   const virtualizer = useVirtualizer({
-    count: ids.length,
+    count: items.length,
     getScrollElement: () => scrollRef.current,
-    estimateSize: () => ROW_HEIGHT,
+    estimateSize: (i) => (items[i].kind === 'batch' ? ROW_HEIGHT : LINE_HEIGHT),
+    getItemKey,
     overscan: 8,
   });
 
-  const onAction = useMemo(
-    () => async (job: Job, intent: JobIntentType) => {
-      const error = await sendJobIntent(bridge, job, intent);
-      if (error !== undefined) store.localLog('error', `${JOB_INTENT_LABEL[intent]} ${job.name} failed: ${error}`);
-    },
-    [bridge, store],
-  );
+  const report = useCallback((what: string, error: string | undefined) => {
+    if (error !== undefined) store.localLog('error', `${what} failed: ${error}`);
+  }, [store]);
+  const onAction = useCallback(async (view: BatchView, intent: JobIntentType) =>
+    report(`${JOB_INTENT_LABEL[intent]} ${view.name}`, await sendBatchIntent(bridge, view.batchId, intent)), [bridge, report]);
+  const onTop = useCallback(async (view: BatchView) => report(`Moving ${view.name}`, await moveBatchToTop(bridge, view.batchId)), [bridge, report]);
+  const onToggle = useCallback((batchId: string) => setExpanded((s) => {
+    const next = new Set(s);
+    if (!next.delete(batchId)) next.add(batchId);
+    return next;
+  }), []);
 
-  const clearable = useMemo(() => can(queue, { type: 'clearFinished' }), [queue]);
   const active = totals.count.queued + totals.count.running + totals.count.paused;
   return (
     <section className="queue" aria-label="Queue">
-      <header>
-        <h2>Queue</h2>
-        <div className="filters" role="group" aria-label="Queue filter">
-          {FILTERS.map((f) => (
-            <button key={f.id} type="button" aria-pressed={filter === f.id} onClick={() => setFilter(f.id)}>
-              {f.label}
-            </button>
-          ))}
-        </div>
-        <span style={{ flex: 1 }} />
-        <button type="button" disabled={!clearable} onClick={() => void bridge.queueClearFinished()}>
-          Clear finished
-        </button>
-      </header>
+      <QueueHeader queue={queue} views={views} filter={filter} setFilter={setFilter} />
       <div className="scroller" ref={scrollRef}>
-        <div role="list" aria-label="Transfers" aria-rowcount={ids.length} style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
-          {virtualizer.getVirtualItems().map((item) => {
-            const job = queue.byId[ids[item.index]];
-            return job ? <JobRow key={job.id} job={job} top={item.start} onAction={onAction} /> : null;
+        <div role="list" aria-label="Transfers" aria-rowcount={rows.length} style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+          {virtualizer.getVirtualItems().map((v) => {
+            const item = items[v.index];
+            if (item.kind === 'file') return <FileLineRow key={item.key} line={item.line} top={v.start} />;
+            if (item.kind === 'more') return <MoreLine key={item.key} count={item.count} top={v.start} />;
+            const canTop = can(queue, { type: 'move', batchId: item.view.batchId, to: 'top' });
+            return (
+              <BatchRow key={item.key} view={item.view} top={v.start} expanded={expanded.has(item.key)} canTop={canTop}
+                onToggle={onToggle} onAction={onAction} onTop={onTop} />
+            );
           })}
         </div>
-        {ids.length === 0 && <p className="muted" style={{ padding: 8 }}>{filter === 'all' ? 'Drag files between the panes to transfer them.' : 'No jobs match this filter.'}</p>}
+        {rows.length === 0 && <p className="muted" style={{ padding: 8 }}>{filter === 'all' ? 'Drag files between the panes to transfer them.' : 'No jobs match this filter.'}</p>}
       </div>
       <footer className="totals" aria-label="Queue totals">
         <output aria-label="Jobs total">{plural(queue.order.length, 'job')}</output>

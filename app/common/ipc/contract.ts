@@ -12,6 +12,7 @@ import type { Result } from './result';
 import type { ErrorCode } from '../errors';
 import type { Job, Direction } from '../model/job';
 import type { Site, SiteView } from '../model/site';
+import type { QueueFile } from '../queue/files';
 import type { QueueEvent } from '../queue/reducer';
 
 // ---------------------------------------------------------------------------------------------
@@ -177,6 +178,10 @@ const siteRef = z.strictObject({ siteId: id });
 const remotePath = z.strictObject({ siteId: id, path });
 const localPath = z.strictObject({ path });
 const jobRef = z.strictObject({ jobId: id });
+/** A job intent aims at one job, or at every job of a batch (a row of the queue view) that accepts it. */
+const jobOrBatch = z.union([jobRef, z.strictObject({ batchId: id })]);
+/** A bulk intent aims at the whole queue, or at one site's jobs. */
+const siteScope = z.strictObject({ siteId: id.optional() });
 
 /**
  * Every invocation: name -> request validator. Response types are in {@link InvokeResponses}.
@@ -213,7 +218,10 @@ export const invokeSchemas = {
   'local.remove': z.strictObject({ path, recursive: z.boolean().optional() }),
   'local.home': none,
 
-  /** One job per source; sources are absolute paths (local for upload, remote for download); dest is a folder. */
+  /**
+   * One job per source, all in one new batch (one engine transfer, one row of the queue view); sources are absolute
+   * paths (local for upload, remote for download); dest is a folder.
+   */
   'queue.enqueue': z.strictObject({
     siteId: id,
     direction: z.enum(['upload', 'download']),
@@ -221,11 +229,24 @@ export const invokeSchemas = {
     dest: path,
   }),
   'queue.snapshot': none,
-  /** The job intents: accepted in the states app/common/queue/rules.ts allows, else refused with INVALID_STATE. */
-  'queue.pause': jobRef,
-  'queue.resume': jobRef,
-  'queue.cancel': jobRef,
-  'queue.retry': jobRef,
+  /**
+   * The job intents, for one job or for each job of a batch: accepted in the states app/common/queue/rules.ts allows
+   * (for a batch: when one of its jobs accepts it), else refused with INVALID_STATE.
+   */
+  'queue.pause': jobOrBatch,
+  'queue.resume': jobOrBatch,
+  'queue.cancel': jobOrBatch,
+  'queue.retry': jobOrBatch,
+  /** Pause every queued or running job (of the site); refused (INVALID_STATE) when there is none. */
+  'queue.pauseAll': siteScope,
+  /** Resume every paused job (of the site). */
+  'queue.resumeAll': siteScope,
+  /** Retry every failed job (of the site); cancelled jobs stay cancelled. */
+  'queue.retryFailed': siteScope,
+  /** Moves a batch (with all its jobs) to the top, the bottom, or before another batch. */
+  'queue.move': z.strictObject({ batchId: id, to: z.union([z.enum(['top', 'bottom']), z.strictObject({ before: id })]) }),
+  /** The files of a batch known so far (planned or ended), in the order they were found; at most `limit` (500). */
+  'queue.files': z.strictObject({ batchId: id, limit: z.number().int().min(1).max(5000).optional() }),
   /** Removes done and cancelled jobs; refused (INVALID_STATE) when there are none. */
   'queue.clearFinished': none,
   'conflict.answer': z.strictObject({ promptId: id, choice: z.enum(['overwrite', 'skip', 'rename']), forAll: z.boolean() }),
@@ -269,6 +290,12 @@ export interface InvokeResponses {
   'queue.resume': void;
   'queue.cancel': void;
   'queue.retry': void;
+  'queue.pauseAll': void;
+  'queue.resumeAll': void;
+  'queue.retryFailed': void;
+  'queue.move': void;
+  /** `total`: how many files the batch has in all. */
+  'queue.files': { files: QueueFile[]; total: number };
   'queue.clearFinished': void;
   'conflict.answer': void;
   'settings.get': Settings;

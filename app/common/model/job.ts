@@ -1,5 +1,6 @@
 /**
- * A queue job: one top-level source (file or folder) transferred to one destination folder.
+ * A queue job: one top-level source (file or folder) transferred to one destination folder. The jobs of one
+ * `queue.enqueue` form a batch, run as one engine transfer and shown as one row (queue/batches.ts).
  *
  * States and legal transitions (anything else is ignored by the reducer):
  * ```
@@ -36,6 +37,8 @@ export interface Job {
   bytesTotal: number;
   filesDone: number;
   filesTotal: number;
+  /** Of `filesDone`, the files skipped (an existing target the user chose to keep, a special file): absent = 0. */
+  filesSkipped?: number;
   /** Windowed rate in bytes/s (0 when not running). */
   rate: number;
   /** Present when `state === 'failed'` (or a file inside failed). */

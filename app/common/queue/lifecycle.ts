@@ -2,10 +2,13 @@
  * The queue's rules for what the engine reports (a job started, a transfer settled, a site was lost or could not be
  * connected) and its scheduling, as pure functions beside the user intents of rules.ts. Facts are never refused:
  * one that no longer applies (a settle for a job that is not running any more) gives no events.
+ *
+ * Scheduling works in runs: the queued jobs of one batch start together as one engine transfer
+ * ({@link batchesToStart}); the jobs of a run still settle one by one, each with its own outcome.
  */
 import type { Job } from '../model/job';
+import type { QueueChange, QueueEffect } from './change';
 import { getJob, type JobPatch, type QueueEvent, type QueueState } from './reducer';
-import type { QueueChange, QueueEffect } from './rules';
 
 /** Jobs whose transfer is still in flight (started and not yet finished off), e.g. the service's running map. */
 export interface InFlight {
@@ -21,11 +24,11 @@ export interface JobError {
 
 /** How a job's transfer ended. */
 export type JobOutcome =
-  /** Every file went through (or was skipped by a conflict answer). */
-  | { state: 'done'; files: number; bytes: number }
+  /** Every file went through (or was skipped by a conflict answer: `skipped` of `files`). */
+  | { state: 'done'; files: number; bytes: number; skipped?: number }
   | { state: 'failed'; error: JobError }
-  /** Aborted for a `stop` effect. */
-  | { state: 'paused' | 'cancelled' };
+  /** Aborted for a `stop` effect; `queued`: back in line (another job of its run was stopped, the service closes). */
+  | { state: 'paused' | 'cancelled' | 'queued' };
 
 /** What the engine reports to the queue. */
 export type QueueFact =
@@ -78,6 +81,7 @@ function settledPatch(job: Job, outcome: JobOutcome, now: number): JobPatch {
       return {
         state: 'done', rate: 0, finishedAt: now, filesDone: outcome.files,
         bytesDone: Math.max(job.bytesDone, outcome.bytes), bytesTotal: Math.max(job.bytesTotal, outcome.bytes),
+        ...(outcome.skipped ? { filesSkipped: outcome.skipped } : {}),
       };
     case 'failed':
       return { state: 'failed', rate: 0, finishedAt: now, error: outcome.error };
@@ -85,6 +89,8 @@ function settledPatch(job: Job, outcome: JobOutcome, now: number): JobPatch {
       return { state: 'paused', rate: 0 };
     case 'cancelled':
       return { state: 'cancelled', rate: 0, finishedAt: now };
+    case 'queued':
+      return { state: 'queued', rate: 0 };
   }
 }
 
@@ -101,4 +107,25 @@ export function jobsToStart(state: QueueState, siteId: string, limit: number, in
     if (job.siteId === siteId && job.state === 'queued' && !inFlight.has(job.id)) out.push(job);
   }
   return out;
+}
+
+/**
+ * The runs of `siteId` to start now: each is the queued jobs of one batch (in queue order) that are not in flight,
+ * batches taken in queue order, so that at most `limit` runs of the site are in flight. A batch with a job still in
+ * flight waits for that run to finish (one run per batch at a time; its queued jobs join the next run).
+ */
+export function batchesToStart(state: QueueState, siteId: string, limit: number, inFlight: InFlight): Job[][] {
+  const busy = new Set<string>();
+  for (const id of inFlight.keys()) {
+    const j = getJob(state, id);
+    if (j?.siteId === siteId) busy.add(j.batchId);
+  }
+  const runs = new Map<string, Job[]>();
+  for (const job of state.jobs) {
+    if (job.siteId !== siteId || job.state !== 'queued' || inFlight.has(job.id) || busy.has(job.batchId)) continue;
+    const run = runs.get(job.batchId);
+    if (run) run.push(job);
+    else if (busy.size + runs.size < limit) runs.set(job.batchId, [job]);
+  }
+  return [...runs.values()];
 }

@@ -11,7 +11,12 @@ export type QueueEvent =
   | { type: 'snapshot'; jobs: Job[] }
   | { type: 'added'; jobs: Job[] }
   | { type: 'updated'; id: string; patch: JobPatch }
-  | { type: 'removed'; ids: string[] };
+  | { type: 'removed'; ids: string[] }
+  /** Moves jobs as one block (in the order given) to the top, the bottom, or just before another job. */
+  | { type: 'moved'; ids: string[]; to: MoveTarget };
+
+/** Where a `moved` event puts its jobs. */
+export type MoveTarget = 'top' | 'bottom' | { before: string };
 
 export interface QueueState {
   /** Job ids in queue order (oldest first). */
@@ -113,6 +118,15 @@ export function applyQueueEvents(state: QueueState, events: readonly QueueEvent[
         jobs[i] = next;
         break;
       }
+      case 'moved': {
+        const next = movedOrder(order ?? state.order, event.ids, event.to);
+        if (!next) break;
+        const byId = new Map(curJobs().map((j) => [j.id, j]));
+        order = next;
+        jobs = next.map((id) => byId.get(id)!);
+        index = indexOf(order);
+        break;
+      }
       case 'removed': {
         const gone = new Set(event.ids.filter((id) => curIndex().has(id)));
         if (gone.size === 0) break;
@@ -126,6 +140,22 @@ export function applyQueueEvents(state: QueueState, events: readonly QueueEvent[
   }
   if (!jobs && !order && !index) return state;
   return makeState(order ?? state.order, jobs ?? state.jobs, index ?? state.index);
+}
+
+/**
+ * `order` with `ids` moved as one block (in the given order) to `to`; undefined when that changes nothing, when an
+ * id is unknown, or when the job to go before is unknown or one of those moved.
+ */
+export function movedOrder(order: readonly string[], ids: readonly string[], to: MoveTarget): string[] | undefined {
+  const moving = new Set(ids);
+  const known = new Set(order);
+  if (ids.length === 0 || moving.size !== ids.length || ids.some((id) => !known.has(id))) return undefined;
+  if (typeof to === 'object' && moving.has(to.before)) return undefined;
+  const rest = order.filter((id) => !moving.has(id));
+  const at = to === 'top' ? 0 : to === 'bottom' ? rest.length : rest.indexOf(to.before);
+  if (at < 0) return undefined;
+  const next = [...rest.slice(0, at), ...ids, ...rest.slice(at)];
+  return next.every((id, i) => id === order[i]) ? undefined : next;
 }
 
 /** Returns the patched job, or the same object when the patch changes nothing or is an illegal transition. */

@@ -1,82 +1,167 @@
 /**
- * The service's transfer queue, in memory: jobs are a {@link QueueState} changed only through the shared reducer, so
- * the events emitted are exactly what a renderer replays. What an intent or an engine fact does to the queue is
- * decided by the pure rules of app/common/queue (rules.ts: `decide`, the same checks the renderer enables its
- * buttons with; lifecycle.ts: `follow`, `jobsToStart`); this class performs their effects: it runs transfers (at
- * most `jobsPerSite` per site), aborts them for pause and cancel, and asks conflicts one dialog at a time per batch.
+ * The service's transfer queue: jobs are a {@link QueueState} changed only through the shared reducer, so the events
+ * emitted are exactly what a renderer replays, and every change is written through to queue.db (jobBook.ts), from
+ * which the queue comes back after a restart and resumes by itself. What an intent or an engine fact does to the
+ * queue is decided by the pure rules of app/common/queue (rules.ts: `decide`, the same checks the renderer enables its
+ * buttons with; lifecycle.ts: `follow`, `batchesToStart`); this class performs their effects: it runs the queued
+ * jobs of a batch as one engine transfer (queueRun.ts; at most `jobsPerSite` runs per site), aborts runs for pause
+ * and cancel, and asks conflicts one dialog at a time per batch (conflicts.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { ConflictChoice, InvokeRequests, ProgressSample } from '../../common/ipc/contract';
 import type { Job } from '../../common/model/job';
-import { follow, jobsToStart, type QueueFact } from '../../common/queue/lifecycle';
-import { applyQueueEvents, emptyQueue, getJob, jobsInOrder, type QueueEvent, type QueueState } from '../../common/queue/reducer';
+import type { QueueFile } from '../../common/queue/files';
+import { failureText } from '../../common/queue/files';
+import { batchesToStart, follow, type InFlight, type JobOutcome, type QueueFact } from '../../common/queue/lifecycle';
+import { applyQueueEvents, emptyQueue, getJob, jobsInOrder, type JobPatch, type QueueEvent, type QueueState } from '../../common/queue/reducer';
 import { decide, type QueueChange, type QueueIntent } from '../../common/queue/rules';
+import type { RunEnd } from '../../common/queue/runTally';
 import { SluiceError } from '../errors';
 import type { Engine } from '../engine/engine';
-import type { ConflictFiles, EngineEvent, TransferReport } from '../transfer/types';
+import type { EngineEvent } from '../transfer/types';
+import { ConflictPrompts } from './conflicts';
 import type { ServiceHub } from './hub';
-import { errorInfo, summariseFailures } from './results';
-
-interface RunningJob {
-  controller: AbortController;
-  /** Why the transfer is being aborted, decided by the user action. */
-  stopAs?: 'paused' | 'cancelled';
-  /** Last throughput sample of this job, for the per-site graph. */
-  sample?: { rate: number; connections: Array<{ id: number; rate: number }> };
-}
-
-interface PendingConflict {
-  jobId: string;
-  batchId: string;
-  resolve: (c: ConflictChoice) => void;
-}
+import type { JobBook } from './jobBook';
+import { BatchRun } from './queueRun';
+import { errorInfo } from './results';
 
 /** What the queue needs of the sessions: a connected engine session for a site. */
 export interface Connector {
   connect(siteId: string): Promise<Engine>;
 }
 
+type FileEvent = Extract<EngineEvent, { type: 'file' }>;
+
 export class JobQueue {
   private queue: QueueState = emptyQueue;
-  private readonly running = new Map<string, RunningJob>();
-  private readonly conflictPrompts = new Map<string, PendingConflict>();
-  /** "For all" conflict answers per batch. */
-  private readonly batchPolicy = new Map<string, ConflictChoice>();
-  /** Serialises conflict prompts per batch: one dialog at a time. */
-  private readonly batchPromptChain = new Map<string, Promise<unknown>>();
+  /** Runs in flight, by batch id (the engine's job id). */
+  private readonly runs = new Map<string, BatchRun>();
+  /** Jobs in flight (from their run's start until it is finished off), with their run. */
+  private readonly running = new Map<string, BatchRun>();
+  private readonly finishing = new Set<Promise<void>>();
+  private readonly conflicts: ConflictPrompts;
+  private closing = false;
 
+  /** Loads the queue from `book`; queued jobs start once the caller's turn ends. */
   constructor(private readonly hub: ServiceHub, private readonly connector: Connector, private readonly jobsPerSite: number,
-    private readonly isClosed: () => boolean) {}
+    private readonly isClosed: () => boolean, private readonly book: JobBook) {
+    this.conflicts = new ConflictPrompts(hub);
+    this.queue = applyQueueEvents(emptyQueue, [{ type: 'snapshot', jobs: book.load() }]);
+    setImmediate(() => {
+      for (const siteId of new Set(this.queue.jobs.filter((j) => j.state === 'queued').map((j) => j.siteId))) this.pump(siteId);
+    });
+  }
 
   /** Current jobs in queue order. */
   jobs(): Job[] {
     return jobsInOrder(this.queue);
   }
 
-  /** `queue.enqueue`: one job per source, in one new batch; returns the job ids. */
+  /** `queue.enqueue`: one job per source, in one new batch, stored before it is shown; returns the job ids. */
   enqueue(req: InvokeRequests['queue.enqueue']): string[] {
     if (!this.hub.store.get(req.siteId)) throw new SluiceError('NOT_FOUND', `No site with id ${req.siteId}`);
     const jobIds = req.sources.map(() => randomUUID());
-    this.perform({ type: 'enqueue', ...req, batchId: randomUUID(), jobIds });
+    const decision = decide(this.queue, { type: 'enqueue', ...req, batchId: randomUUID(), jobIds }, this.hub.clock());
+    if (!decision.ok) throw new SluiceError(decision.refusal.code, decision.refusal.message);
+    for (const e of decision.events) if (e.type === 'added') this.book.add(e.jobs);
+    this.carryOut(decision);
     return jobIds;
   }
 
   /**
-   * Carries out a user intent (`queue.pause`, `queue.resume`, `queue.cancel`, `queue.retry`, `queue.clearFinished`,
-   * `queue.enqueue`) as the rules decide it; a refused intent throws a SluiceError with the rules' code and message.
+   * Carries out a user intent (`queue.*`) as the rules decide it; a refused intent throws a SluiceError with the
+   * rules' code and message.
    */
   perform(intent: QueueIntent): void {
+    if (intent.type === 'enqueue') throw new SluiceError('INVALID_REQUEST', 'Use enqueue()');
     const decision = decide(this.queue, intent, this.hub.clock());
     if (!decision.ok) throw new SluiceError(decision.refusal.code, decision.refusal.message);
     this.carryOut(decision);
   }
 
-  /** Applies what follows from an engine fact (a start, a settled transfer, a lost or unreachable site). */
+  /** `queue.files`: the files of a batch recorded so far. */
+  files(batchId: string, limit: number): { files: QueueFile[]; total: number } {
+    if (!this.queue.jobs.some((j) => j.batchId === batchId)) throw new SluiceError('NOT_FOUND', `No batch ${batchId}`);
+    return this.book.files(batchId, limit);
+  }
+
+  /** `conflict.answer`; `forAll` answers the rest of the batch the same way. */
+  answerConflict(promptId: string, choice: ConflictChoice, forAll: boolean): void {
+    this.conflicts.answer(promptId, choice, forAll);
+  }
+
+  /** A site disconnects: its running jobs pause, its queued ones too (not while the service closes). */
+  pauseSite(siteId: string): void {
+    if (!this.closing) this.follow({ type: 'siteLost', siteId });
+  }
+
+  /** A run's progress from the engine: its jobs' counters, then the site's throughput. */
+  onProgress(siteId: string, e: Extract<EngineEvent, { type: 'progress' }>): void {
+    const run = this.runs.get(e.jobId);
+    if (!run) return;
+    run.sample = { rate: e.rate, connections: e.connections.map((c) => ({ id: c.id, rate: c.rate })) };
+    const events = run.tally.progress(e).map(({ jobId, patch }): QueueEvent => ({ type: 'updated', id: jobId, patch }));
+    if (events.length) this.apply(events);
+    this.emitProgress(siteId, e.t);
+  }
+
+  /** A file of a run ended: recorded with its job, which settles now when the file was its whole source. */
+  onFile(event: FileEvent): void {
+    const run = this.runs.get(event.jobId);
+    if (!run) return;
+    const e = run.fileEnd(event);
+    const { jobId, outcome } = run.tally.fileEnded(e);
+    const stopped = run.stopAs.get(jobId);
+    if (!(stopped && e.state === 'failed')) {
+      const error = e.state === 'skipped' ? { code: 'SKIPPED', message: e.reason ?? e.error?.message ?? 'skipped' }
+        : e.error && { code: e.error.code, message: failureText(e.error.message, e.path) };
+      this.book.fileEnded({ jobId, source: e.path, target: e.target, size: e.size, state: e.state === 'done' ? 'committed' : e.state, ...(error ? { error } : {}) });
+    }
+    if (outcome) this.settle(run, jobId, outcome);
+  }
+
+  /**
+   * Closing, first half: no job starts any more, every run is stopped and its jobs will go back to `queued` (so they
+   * resume on the next start), and a site's disconnect no longer pauses its jobs.
+   */
+  beginClose(): void {
+    this.closing = true;
+    for (const run of this.runs.values()) {
+      for (const id of run.tally.unsettled()) run.stop(id, 'queued');
+      this.conflicts.closeBatch(run.batchId);
+    }
+  }
+
+  /** Closing, second half (after the sessions closed): waits for the runs to settle, then closes the store. */
+  async finishClose(): Promise<void> {
+    await Promise.all([...this.finishing]);
+    this.book.close();
+  }
+
+  /** Jobs another runner holds, as the store has them now (JobBook's `onForeign`). */
+  mirror(jobs: readonly Job[]): void {
+    const events: QueueEvent[] = [];
+    for (const j of jobs) {
+      const mine = getJob(this.queue, j.id);
+      if (!mine) continue;
+      const patch: JobPatch = { state: j.state, bytesDone: j.bytesDone, bytesTotal: j.bytesTotal, filesDone: j.filesDone, filesTotal: j.filesTotal, error: j.error };
+      events.push({ type: 'updated', id: j.id, patch });
+    }
+    if (events.length) this.apply(events);
+  }
+
+  /** Our lease on a running job was taken over (JobBook's `onLeaseLost`): stop working it. */
+  leaseLost(jobId: string): void {
+    this.running.get(jobId)?.stop(jobId, 'queued');
+    this.hub.log('warn', `${getJob(this.queue, jobId)?.name ?? jobId}: another Sluice process took this job over`);
+  }
+
+  /** Applies what follows from an engine fact (a start, a settled job, a lost or unreachable site). */
   private follow(fact: QueueFact): void {
     this.carryOut(follow(this.queue, fact, this.hub.clock()));
   }
 
-  /** Applies the events through the shared reducer (and emits them), then performs the effects. */
+  /** Applies the events through the shared reducer (stored and emitted), then performs the effects. */
   private carryOut(change: QueueChange): void {
     if (change.events.length) this.apply(change.events);
     for (const effect of change.effects) {
@@ -85,34 +170,34 @@ export class JobQueue {
     }
   }
 
-  /** `conflict.answer`; `forAll` answers the rest of the batch the same way. */
-  answerConflict(promptId: string, choice: ConflictChoice, forAll: boolean): void {
-    const p = this.conflictPrompts.get(promptId);
-    if (!p) throw new SluiceError('NOT_FOUND', 'This conflict question is no longer open');
-    if (forAll) this.batchPolicy.set(p.batchId, choice);
-    this.closeConflictPrompt(promptId, choice);
+  private apply(events: QueueEvent[]): void {
+    const before = this.queue;
+    this.queue = applyQueueEvents(before, events);
+    if (this.queue !== before) this.store(before, events);
+    this.hub.emit('queue.delta', { events });
   }
 
-  /** A site disconnects: its running jobs pause, its queued ones too. */
-  pauseSite(siteId: string): void {
-    this.follow({ type: 'siteLost', siteId });
+  /** Writes to queue.db what `events` changed since `before` (added jobs were written by enqueue). */
+  private store(before: QueueState, events: readonly QueueEvent[]): void {
+    const updated = new Set<string>();
+    for (const e of events) {
+      if (e.type === 'updated') updated.add(e.id);
+      else if (e.type === 'removed') this.book.removed(e.ids.filter((id) => before.index.has(id)));
+      else if (e.type === 'moved' && before.order !== this.queue.order) this.book.moved(e.ids, e.to);
+    }
+    for (const id of updated) {
+      const prev = getJob(before, id);
+      const next = getJob(this.queue, id);
+      if (prev && next && prev !== next) this.book.changed(prev, next);
+    }
   }
 
-  /** A running job's progress from the engine: the job's counters, then the site's throughput. */
-  onProgress(siteId: string, e: Extract<EngineEvent, { type: 'progress' }>): void {
-    const run = this.running.get(e.jobId);
-    if (!run) return;
-    run.sample = { rate: e.rate, connections: e.connections.map((c) => ({ id: c.id, rate: c.rate })) };
-    this.apply([{ type: 'updated', id: e.jobId, patch: { bytesDone: e.bytesDone, bytesTotal: e.bytesTotal, filesDone: e.filesDone, filesTotal: e.filesTotal, rate: e.rate } }]);
-    this.emitProgress(siteId, e.t);
-  }
-
-  /** Emits the site's throughput: the sum over its running jobs, per connection id. */
+  /** Emits the site's throughput: the sum over its runs, per connection id. */
   private emitProgress(siteId: string, t: number): void {
     let rate = 0;
     const perConnection = new Map<number, number>();
-    for (const [jobId, run] of this.running) {
-      if (!run.sample || getJob(this.queue, jobId)?.siteId !== siteId) continue;
+    for (const run of this.runs.values()) {
+      if (!run.sample || run.siteId !== siteId) continue;
       rate += run.sample.rate;
       for (const c of run.sample.connections) perConnection.set(c.id, (perConnection.get(c.id) ?? 0) + c.rate);
     }
@@ -120,95 +205,71 @@ export class JobQueue {
     this.hub.emit('progress', { samples: [sample] });
   }
 
-  private apply(events: QueueEvent[]): void {
-    this.queue = applyQueueEvents(this.queue, events);
-    this.hub.emit('queue.delta', { events });
-  }
-
-  /** Aborts a running transfer; the job takes `as` when the transfer settles (or done, if it finished anyway). */
-  private stopRunning(jobId: string, as: 'paused' | 'cancelled'): void {
+  /** Aborts a running job's run; the job takes `as` when it settles, the run's others go back in line. */
+  private stopRunning(jobId: string, as: 'paused' | 'cancelled' | 'queued'): void {
     const run = this.running.get(jobId);
     if (!run) return;
-    run.stopAs = as;
-    run.controller.abort(new SluiceError('ABORTED', as === 'paused' ? 'Paused' : 'Cancelled'));
-    for (const [promptId, p] of this.conflictPrompts) if (p.jobId === jobId) this.closeConflictPrompt(promptId, 'skip');
+    run.stop(jobId, as);
+    this.conflicts.closeBatch(run.batchId);
   }
 
-  /** Starts queued jobs of a site up to the per-site limit, in queue order. */
+  /** Starts runs of the site's queued jobs up to the per-site limit, in queue order. */
   private pump(siteId: string): void {
-    if (this.isClosed()) return;
-    for (const job of jobsToStart(this.queue, siteId, this.jobsPerSite, this.running)) this.start(job);
+    if (this.isClosed() || this.closing) return;
+    const busy: InFlight = { has: (id) => this.running.has(id) || this.book.isForeign(id), keys: () => this.running.keys() };
+    for (const jobs of batchesToStart(this.queue, siteId, this.jobsPerSite, busy)) this.start(jobs);
   }
 
-  private start(job: Job): void {
-    const run: RunningJob = { controller: new AbortController() };
-    this.running.set(job.id, run);
-    this.follow({ type: 'started', jobId: job.id });
-    void this.runJob(job, run).finally(() => {
-      this.running.delete(job.id);
-      this.emitProgress(job.siteId, this.hub.clock());
-      this.pump(job.siteId);
-    });
-  }
-
-  private async runJob(job: Job, run: RunningJob): Promise<void> {
-    let report: TransferReport | undefined;
-    let failure: unknown;
-    let engine: Engine;
+  /** Leases a run's jobs and starts it; jobs another runner holds stay out of it. */
+  private start(jobs: readonly Job[]): void {
+    let taken: string[];
     try {
-      engine = await this.connector.connect(job.siteId);
+      taken = this.book.claim(jobs.map((j) => j.id));
     } catch (e) {
-      this.follow({ type: 'siteUnreachable', siteId: job.siteId, jobId: job.id, error: errorInfo(e), inFlight: this.running });
+      this.hub.log('error', `Cannot start ${jobs[0].name}: ${errorInfo(e).message}`, jobs[0].siteId);
       return;
     }
+    const run = new BatchRun(jobs[0].batchId, jobs[0].siteId, jobs.filter((j) => taken.includes(j.id)));
+    if (run.jobs.length === 0) return;
+    this.book.startOver(taken);
+    this.runs.set(run.batchId, run);
+    for (const id of taken) this.running.set(id, run);
+    for (const id of taken) this.follow({ type: 'started', jobId: id });
+    const done = this.execute(run).finally(() => {
+      this.runs.delete(run.batchId);
+      for (const id of taken) this.running.delete(id);
+      this.finishing.delete(done);
+      this.emitProgress(run.siteId, this.hub.clock());
+      this.pump(run.siteId);
+    });
+    this.finishing.add(done);
+  }
+
+  private async execute(run: BatchRun): Promise<void> {
+    let engine: Engine;
     try {
-      if (run.controller.signal.aborted) throw run.controller.signal.reason;
-      report = await engine.transfer({
-        id: job.id,
-        direction: job.direction === 'upload' ? 'put' : 'get',
-        sources: [job.source],
-        dest: job.dest,
-        recursive: true,
-        conflict: (target, files) => this.askConflict(job, target, files, run.controller.signal),
-      }, run.controller.signal);
+      engine = await this.connector.connect(run.siteId);
     } catch (e) {
-      failure = e;
+      if (run.controller.signal.aborted) return this.settleRest(run, { failure: errorInfo(e) });
+      for (const j of run.jobs) this.follow({ type: 'siteUnreachable', siteId: run.siteId, jobId: j.id, error: errorInfo(e), inFlight: this.running });
+      return;
     }
-    if (getJob(this.queue, job.id)?.state !== 'running') return;
-    if (report && report.failed.length === 0) {
-      this.follow({ type: 'settled', jobId: job.id, outcome: { state: 'done', files: report.files, bytes: report.bytes } });
-    } else if (run.stopAs) {
-      this.follow({ type: 'settled', jobId: job.id, outcome: { state: run.stopAs } });
-    } else {
-      const error = report ? summariseFailures(report) : errorInfo(failure);
-      this.follow({ type: 'settled', jobId: job.id, outcome: { state: 'failed', error } });
-      this.hub.log('error', `${job.name}: ${error.message}`, job.siteId);
-    }
+    const first = run.jobs[0];
+    const end = await run.transfer(engine, async (jobId, target, files) => (run.ownEarlierCommit(jobId, target, files) ? 'skip'
+      : this.conflicts.ask({ batchId: run.batchId, jobId, direction: first.direction, target, files }, run.controller.signal)));
+    this.settleRest(run, end);
   }
 
-  /** The engine's per-file conflict callback: the batch's "for all" answer, else one dialog at a time per batch. */
-  private askConflict(job: Job, target: string, files: ConflictFiles, signal: AbortSignal): Promise<ConflictChoice> {
-    const ask = async (): Promise<ConflictChoice> => {
-      const policy = this.batchPolicy.get(job.batchId);
-      if (policy) return policy;
-      if (signal.aborted) return 'skip';
-      const promptId = randomUUID();
-      return new Promise<ConflictChoice>((resolve) => {
-        this.conflictPrompts.set(promptId, { jobId: job.id, batchId: job.batchId, resolve });
-        this.hub.emit('conflict.prompt', { promptId, jobId: job.id, target, direction: job.direction, existing: files.existing, incoming: files.incoming });
-      });
-    };
-    const previous = this.batchPromptChain.get(job.batchId) ?? Promise.resolve();
-    const next = previous.then(ask, ask);
-    this.batchPromptChain.set(job.batchId, next.catch(() => undefined));
-    return next;
+  /** Settles the run's jobs that are still open once its transfer ended. */
+  private settleRest(run: BatchRun, end: RunEnd): void {
+    for (const jobId of run.tally.unsettled()) this.settle(run, jobId, run.tally.finalOutcome(jobId, end));
   }
 
-  private closeConflictPrompt(promptId: string, choice: ConflictChoice): void {
-    const p = this.conflictPrompts.get(promptId);
-    if (!p) return;
-    this.conflictPrompts.delete(promptId);
-    p.resolve(choice);
-    this.hub.emit('prompt.closed', { promptId });
+  /** A job of the run ends: a stop decided by the user (or the close) wins over anything but done. */
+  private settle(run: BatchRun, jobId: string, outcome: JobOutcome): void {
+    const as = run.stopAs.get(jobId);
+    const final: JobOutcome = as && outcome.state !== 'done' ? { state: as } : outcome;
+    this.follow({ type: 'settled', jobId, outcome: final });
+    if (final.state === 'failed') this.hub.log('error', `${getJob(this.queue, jobId)?.name ?? jobId}: ${final.error.message}`, run.siteId);
   }
 }

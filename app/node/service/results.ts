@@ -1,6 +1,5 @@
 /** How the service turns failures into Results and log lines. */
 import { err, type Result } from '../../common/ipc/result';
-import type { TransferReport } from '../transfer/types';
 
 export function errorInfo(e: unknown): { code: string; message: string } {
   if (typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string' && typeof (e as { message?: unknown }).message === 'string') {
@@ -12,12 +11,6 @@ export function errorInfo(e: unknown): { code: string; message: string } {
 export function toErrorResult(e: unknown): Result<never> {
   const info = errorInfo(e);
   return err(info.code, info.message);
-}
-
-export function summariseFailures(report: TransferReport): { code: string; message: string } {
-  const [first] = report.failed;
-  const more = report.failed.length > 1 ? ` (and ${report.failed.length - 1} more)` : '';
-  return { code: first.code, message: `${first.path}: ${first.message}${more}` };
 }
 
 /** Replaces every occurrence of a known secret with `***`. */

@@ -55,6 +55,8 @@ export interface SessionHooks {
   beforeDisconnect(siteId: string): void;
   /** A job's progress sample from the engine. */
   onProgress(siteId: string, e: Extract<EngineEvent, { type: 'progress' }>): void;
+  /** A file of a job ended (done, skipped or failed). */
+  onFile(siteId: string, e: Extract<EngineEvent, { type: 'file' }>): void;
 }
 
 export class SiteSessions {
@@ -254,6 +256,7 @@ export class SiteSessions {
         break;
       case 'file':
         if (e.state === 'failed') this.hub.log('warn', `${e.path}: ${e.error?.message ?? 'failed'}`, s.site.id);
+        this.hooks.onFile(s.site.id, e);
         break;
       case 'connection': {
         const up = Math.max(0, s.status.connectionsUp + (e.state === 'up' ? 1 : -1));

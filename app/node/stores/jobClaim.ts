@@ -91,3 +91,30 @@ export function releaseJob(d: ClaimDeps, lease: Lease, to: JobState, error?: { c
     return job;
   });
 }
+
+/** What {@link claimJobs} took, and what it could not. */
+export interface ClaimedJobs {
+  /** The jobs now `running` under a new lease for the caller, in the order asked. */
+  claims: Claim[];
+  /** Jobs asked for that are gone, not `queued`, or leased by a live runner: as the store holds them now. */
+  refused: Array<{ id: string; job?: QueuedJob }>;
+}
+
+/**
+ * Takes several given jobs at once (a batch the app runs as one transfer), in one transaction: each `queued` job
+ * without a live lease becomes `running` under a new lease for `owner`; the others are refused and left alone.
+ * Orphans are re-queued first ({@link requeueOrphans}).
+ */
+export function claimJobs(d: ClaimDeps, ids: readonly string[], owner: LeaseOwner): ClaimedJobs {
+  return d.q.write(() => {
+    requeueOrphans(d, owner);
+    const out: ClaimedJobs = { claims: [], refused: [] };
+    for (const id of ids) {
+      const job = d.jobs.get(id);
+      const got = job?.state === 'queued' ? d.leases.acquireInTransaction(id, owner) : undefined;
+      if (got?.ok) out.claims.push({ job: d.jobs.setState(id, 'running'), lease: got.lease });
+      else out.refused.push(job ? { id, job } : { id });
+    }
+    return out;
+  });
+}

@@ -58,7 +58,8 @@ export class JobFileStore {
           if (row.target !== f.target) this.q.stmt('UPDATE job_files SET target = ? WHERE id = ?').run(f.target, row.id);
           return row.id;
         }
-        if (row.state === 'moving' || row.state === 'verifying' || row.state === 'failed') discardedTempNames.push(row.temp_name);
+        // An empty temporary name: the row was recorded from a file's end alone (fileOutcomes.ts), no partial file.
+        if (row.temp_name && (row.state === 'moving' || row.state === 'verifying' || row.state === 'failed')) discardedTempNames.push(row.temp_name);
         this.q.stmt('DELETE FROM file_ranges WHERE file_id = ?').run(row.id);
         this.q.stmt(`UPDATE job_files SET target = @target, size = @size, mtime_ms = @mtime, fingerprint = @fp, temp_name = @temp,
           state = 'planned', error_code = NULL, error_message = NULL WHERE id = @id`).run({ ...values, id: row.id });

@@ -91,7 +91,7 @@ export class JobStore {
       return jobs.map((j) => {
         const target = formatTarget(j.target);
         const row = {
-          id: randomUUID(), batchId, target, direction: j.direction, source: j.source, dest: j.dest, priority: j.priority ?? 0,
+          id: j.id ?? randomUUID(), batchId, target, direction: j.direction, source: j.source, dest: j.dest, priority: j.priority ?? 0,
           position, conflict: j.conflict ?? 'ask', options: JSON.stringify(j.options ?? {}), now,
         };
         insert.run(row);
@@ -176,6 +176,15 @@ export class JobStore {
       });
       return this.get(id)!;
     });
+  }
+
+  /**
+   * Deletes jobs with their files, ranges and leases (one transaction); unknown ids are ignored.
+   * @returns how many jobs were deleted
+   */
+  remove(ids: readonly string[]): number {
+    const del = this.q.stmt('DELETE FROM jobs WHERE id = ?');
+    return this.q.write(() => ids.reduce((n, id) => n + del.run(id).changes, 0));
   }
 
   /**

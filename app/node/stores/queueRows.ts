@@ -22,6 +22,8 @@ export interface JobOptions {
 
 /** A job to add: one top-level source (file or folder) to one destination. */
 export interface NewJob {
+  /** The job's id, when the caller drew it (the app's queue shows the job before the store answers); default a new UUID. */
+  id?: string;
   target: JobTarget;
   /** `upload` = put (local -> remote), `download` = get (remote -> local). */
   direction: Direction;
@@ -37,7 +39,7 @@ export interface NewJob {
 }
 
 /** A job as stored. Times are milliseconds since the epoch; byte counters are bytes. */
-export interface QueuedJob extends Required<Omit<NewJob, 'options'>> {
+export interface QueuedJob extends Required<Omit<NewJob, 'options' | 'id'>> {
   id: string;
   batchId: string;
   options: JobOptions;

@@ -5,7 +5,8 @@
  * the same time; every write is a short transaction.
  */
 import type { JobState } from '../../common/model/job';
-import { claimNext, releaseJob, requeueOrphans, type Claim, type ClaimFilter } from './jobClaim';
+import { claimJobs, claimNext, releaseJob, requeueOrphans, type Claim, type ClaimedJobs, type ClaimFilter } from './jobClaim';
+import { FileOutcomeStore } from './fileOutcomes';
 import { JobFileStore } from './jobFiles';
 import { JobStore } from './jobStore';
 import { LeaseStore, type Lease, type LeaseOptions, type LeaseOwner } from './lease';
@@ -28,12 +29,15 @@ export class QueueStore {
   readonly files: JobFileStore;
   readonly journal: RangeJournal;
   readonly leases: LeaseStore;
+  /** Files' ends recorded by the app's queue (fileOutcomes.ts). */
+  readonly outcomes: FileOutcomeStore;
 
   private constructor(readonly q: QueueDb, now: () => number, lease: Omit<LeaseOptions, 'now'>) {
     this.jobs = new JobStore(q, now);
     this.files = new JobFileStore(q);
     this.journal = new RangeJournal(q);
     this.leases = new LeaseStore(q, { ...lease, now });
+    this.outcomes = new FileOutcomeStore(q);
   }
 
   /**
@@ -52,6 +56,11 @@ export class QueueStore {
   /** The next runnable job, now `running` under a lease for `owner` (jobClaim.ts). */
   claimNext(owner: LeaseOwner, filter?: ClaimFilter): Claim | undefined {
     return claimNext(this, owner, filter);
+  }
+
+  /** Takes the given queued jobs at once, each under its own lease for `owner` (jobClaim.ts). */
+  claimJobs(ids: readonly string[], owner: LeaseOwner): ClaimedJobs {
+    return claimJobs(this, ids, owner);
   }
 
   /** A claimed job's next state, releasing its lease unless `running` (jobClaim.ts). */

@@ -23,3 +23,18 @@ test('validators accept good payloads and reject malformed ones', () => {
   assert.ok(!invokeSchemas['queue.enqueue'].safeParse({ siteId: 's', direction: 'upload', sources: [], dest: '/b' }).success);
   assert.ok(!invokeSchemas['hostKey.answer'].safeParse({ promptId: 'p', answer: 'yes' }).success);
 });
+
+test('queue validators: job intents take a job or a batch; bulk intents an optional site; moves a place', () => {
+  assert.ok(invokeSchemas['queue.pause'].safeParse({ jobId: 'j' }).success);
+  assert.ok(invokeSchemas['queue.pause'].safeParse({ batchId: 'b' }).success);
+  assert.ok(!invokeSchemas['queue.pause'].safeParse({ jobId: 'j', batchId: 'b' }).success, 'one or the other');
+  assert.ok(!invokeSchemas['queue.retry'].safeParse({}).success);
+  assert.ok(invokeSchemas['queue.pauseAll'].safeParse({}).success);
+  assert.ok(invokeSchemas['queue.resumeAll'].safeParse({ siteId: 's' }).success);
+  assert.ok(!invokeSchemas['queue.retryFailed'].safeParse(undefined).success);
+  assert.ok(invokeSchemas['queue.move'].safeParse({ batchId: 'b', to: 'top' }).success);
+  assert.ok(invokeSchemas['queue.move'].safeParse({ batchId: 'b', to: { before: 'c' } }).success);
+  assert.ok(!invokeSchemas['queue.move'].safeParse({ batchId: 'b', to: 'middle' }).success);
+  assert.ok(invokeSchemas['queue.files'].safeParse({ batchId: 'b', limit: 100 }).success);
+  assert.ok(!invokeSchemas['queue.files'].safeParse({ batchId: 'b', limit: 0 }).success);
+});

@@ -94,3 +94,19 @@ test('byId is a read-only view over the job array; updates keep untouched jobs a
   assert.throws(() => { (s1.byId as Record<string, unknown>).a = job('x'); }, TypeError);
   assert.equal(getJob(reduceQueue(s1, { type: 'removed', ids: ['a'] }), 'b')?.id, 'b', 'index rebuilt after removal');
 });
+
+test('moved: jobs move as one block to the top, the bottom or before a job; a no-op or unknown id changes nothing', () => {
+  const s = reduceQueue(emptyQueue, { type: 'added', jobs: ['a', 'b', 'c', 'd'].map((id) => job(id)) });
+  const order = (e: QueueEvent): readonly string[] => reduceQueue(s, e).order;
+  assert.deepEqual(order({ type: 'moved', ids: ['c', 'd'], to: 'top' }), ['c', 'd', 'a', 'b']);
+  assert.deepEqual(order({ type: 'moved', ids: ['a'], to: 'bottom' }), ['b', 'c', 'd', 'a']);
+  assert.deepEqual(order({ type: 'moved', ids: ['d', 'a'], to: { before: 'c' } }), ['b', 'd', 'a', 'c']);
+  const moved = reduceQueue(s, { type: 'moved', ids: ['c'], to: 'top' });
+  assert.deepEqual(moved.jobs.map((j) => j.id), ['c', 'a', 'b', 'd'], 'jobs follow the order');
+  assert.equal(moved.index.get('a'), 1);
+  assert.equal(reduceQueue(s, { type: 'moved', ids: ['a', 'b'], to: 'top' }), s, 'already there');
+  assert.equal(reduceQueue(s, { type: 'moved', ids: ['zz'], to: 'top' }), s);
+  assert.equal(reduceQueue(s, { type: 'moved', ids: ['a'], to: { before: 'a' } }), s);
+  const compacted = compactQueueEvents([{ type: 'updated', id: 'a', patch: { rate: 1 } }, { type: 'moved', ids: ['a'], to: 'bottom' }, { type: 'updated', id: 'a', patch: { rate: 2 } }]);
+  assert.equal(compacted.length, 3, 'a move is kept between the updates around it');
+});

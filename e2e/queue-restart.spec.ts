@@ -1,0 +1,71 @@
+/**
+ * The queue survives an app restart: a drop of 40 files runs on a throttled link (Toxiproxy), the service is closed
+ * mid-queue and a new one opened on the same data folder (queue.db); the page reloads, the queue comes back with what
+ * was done, resumes by itself and finishes with every file intact and no temporary file left.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { startSshd } from './fixtures/sshd';
+import { FRONT_PROXY, startProxyInFront, toxiproxyAvailable } from './fixtures/toxiproxy';
+import { restartTestEngine, startTestEngine, type TestEngine } from './harness/engine';
+import { sha256File, writeRandomFile } from './harness/files';
+import { startHarness, type Harness } from './harness/server';
+import { SluicePage } from './pages/SluicePage';
+
+test('restart the service mid-queue: the queue comes back from queue.db and finishes by itself', async ({ page }) => {
+  test.skip(!toxiproxyAvailable(), 'toxiproxy-server is not installed (/usr/local/bin/toxiproxy-server)');
+  const sshd = await startSshd();
+  // 2 MB/s client -> server: 40 × 512 KiB take ~10 s. The engine keeps about 4 MiB of uploads in flight, so files
+  // end in waves of about 8: the restart comes after the first, with most files not yet started.
+  const { toxi, port } = await startProxyInFront(sshd.port, [{ type: 'bandwidth', stream: 'upstream', attributes: { rate: 2048 } }]);
+  let engine: TestEngine | undefined;
+  let harness: Harness | undefined;
+  try {
+    engine = await startTestEngine();
+    fs.appendFileSync(engine.knownHostsPath, `${sshd.knownHostsLine(port)}\n`);
+    const localDir = fs.mkdtempSync(path.join(engine.home, 'local-'));
+    const remoteDir = path.join(sshd.root, 'restart');
+    fs.mkdirSync(remoteDir, { recursive: true });
+    const files = Array.from({ length: 40 }, (_, i) => writeRandomFile(path.join(localDir, `part-${String(i).padStart(2, '0')}.bin`), 512 * 1024));
+    const batch = 'part-00.bin and 39 more';
+
+    harness = await startHarness({ service: engine.service });
+    let app = new SluicePage(page, harness);
+    await app.open();
+    await app.createSite({ name: 'Restart', host: sshd.host, port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir, connections: 1, channels: 2 });
+    await app.startConnect('Restart');
+    await app.waitForRemoteListing(remoteDir);
+    await app.dropOsFiles(files);
+    const done = (e: TestEngine): number => e.service.jobs().filter((j) => j.state === 'done').length;
+    const running = engine;
+    await expect.poll(() => done(running), { intervals: [50], timeout: 30_000 }).toBeGreaterThanOrEqual(1);
+    const doneBefore = done(running);
+    expect(doneBefore, 'restarted mid-queue').toBeLessThan(40);
+
+    // The app quits and starts again: a new service on the same data folder, the window reloaded.
+    await harness.stop();
+    engine = await restartTestEngine(engine);
+    harness = await startHarness({ service: engine.service });
+    app = new SluicePage(page, harness);
+    await app.open();
+    await expect(app.queue.getByLabel('Jobs total')).toHaveText('40 jobs');
+    const doneAfter = Number((await app.queue.getByLabel('Done jobs').textContent())!.split(' ')[0]);
+    expect(doneAfter, 'what was done before the restart is still done').toBeGreaterThanOrEqual(doneBefore);
+    await expect(app.jobRow(batch)).toHaveAttribute('data-state', 'running', { timeout: 30_000 });
+    await app.expandBatch(batch);
+    await expect(app.fileRow('part-00.bin')).toHaveAttribute('data-file-state', 'done');
+    await app.screenshot('queue-resumed');
+
+    await toxi.removeToxic(FRONT_PROXY, 'bandwidth_upstream');
+    await app.waitForJobState(batch, 'done', 60_000);
+    await expect(app.queue.getByLabel('Failed jobs')).toHaveText('0 failed');
+    for (const f of files) expect(sha256File(path.join(remoteDir, path.basename(f))), path.basename(f)).toBe(sha256File(f));
+    await expect.poll(() => fs.readdirSync(remoteDir).filter((n) => n.includes('.sluice-')), { message: 'no temporary file left' }).toEqual([]);
+  } finally {
+    await harness?.stop();
+    await engine?.close();
+    await toxi.stop();
+    await sshd.stop();
+  }
+});

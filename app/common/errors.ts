@@ -115,6 +115,14 @@ export class SluiceError extends Error {
   }
 }
 
+/**
+ * True for a code that interrupts a transfer rather than refusing it (ABORTED, CONNECTION_*, TIMEOUT): running the
+ * same job again may finish it, and a partial copy the resume journal holds is worth keeping.
+ */
+export function isInterruption(code: string): boolean {
+  return code === 'ABORTED' || code.startsWith('CONNECTION') || code === 'TIMEOUT';
+}
+
 /** True when `e` is a {@link SluiceError} (optionally with the given code). */
 export function isSluiceError(e: unknown, code?: ErrorCode): e is SluiceError {
   return e instanceof SluiceError && (code === undefined || e.code === code);

@@ -138,8 +138,8 @@ function printReport(report: TransferReport, out: Output, json: boolean): void {
   else for (const line of formatSummary(report, out.failedTargets)) process.stderr.write(`${line}\n`);
 }
 
-/** Closes the journal of a run that failed or was interrupted; says when a partial copy is kept for a resume. */
-function endInterrupted(journal: StoreJournal, outcome: 'failed' | 'paused', say: (line: string) => void): void {
+/** Closes the journal of a run; says when a partial copy is kept for a resume. */
+function endJournal(journal: StoreJournal, outcome: 'done' | 'failed' | 'paused', say: (line: string) => void): void {
   journal.flush();
   const kept = outcome === 'paused' ? journal.resumeSummary().doneBytes : 0;
   journal.close(outcome);
@@ -173,12 +173,12 @@ async function run(direction: 'get' | 'put', operands: string[], o: CliOptions):
     const sink = out;
     journal = o.resume ? openRunJournal(direction, spec, sources, dest, (line) => sink.info(line)) : null;
     const report = await engine.transfer({ ...transferRequest(direction, sources, dest, o), journal: journal ?? undefined }, abort.signal);
-    journal?.close(report.failed.length ? 'failed' : 'done');
+    if (journal) endJournal(journal, journalOutcome(undefined, report), (line) => sink.info(line));
     journal = null;
     printReport(report, out, json);
     return guard.exitCode() ?? exitCodeForReport(report);
   } catch (e) {
-    if (journal) endInterrupted(journal, journalOutcome(e), (line) => out?.info(line));
+    if (journal) endJournal(journal, journalOutcome(e), (line) => out?.info(line));
     journal = null;
     out?.done();
     return writeFatal(fatalFor(e, guard.received), json);

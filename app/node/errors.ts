@@ -5,7 +5,7 @@
  */
 
 export {
-  ERROR_CODES, SluiceError, exitCodeFor, isErrorCode, isSluiceError, type ErrorCode, type SluiceErrorInfo,
+  ERROR_CODES, SluiceError, exitCodeFor, isErrorCode, isInterruption, isSluiceError, type ErrorCode, type SluiceErrorInfo,
 } from '../common/errors';
 import { SluiceError, type ErrorCode } from '../common/errors';
 

@@ -3,7 +3,8 @@
  * (engine/journal.ts); the same command run again after an interruption sends only what is missing.
  */
 import path from 'node:path';
-import { isSluiceError } from '../errors';
+import { isInterruption, isSluiceError } from '../errors';
+import type { TransferReport } from '../transfer/types';
 import { StoreJournal } from '../engine/journal';
 import type { RemoteSpec } from './remoteSpec';
 import { formatBytes } from './units';
@@ -38,8 +39,14 @@ export function openRunJournal(direction: 'get' | 'put', spec: RemoteSpec, sourc
   return journal;
 }
 
-/** How a run ends for its journal: interrupted or disconnected runs stay resumable. */
-export function journalOutcome(e: unknown): 'failed' | 'paused' {
-  if (!isSluiceError(e)) return 'failed';
-  return e.code === 'ABORTED' || e.code.startsWith('CONNECTION') || e.code === 'TIMEOUT' ? 'paused' : 'failed';
+/**
+ * How a run ends for its journal: interrupted or disconnected runs, and finished runs with a file that was (its partial
+ * copy is kept for the next run), stay resumable; others end `done` or `failed` and their batch is removed.
+ */
+export function journalOutcome(e: unknown, report?: TransferReport): 'done' | 'failed' | 'paused' {
+  if (report) {
+    if (report.failed.some((f) => isInterruption(f.code))) return 'paused';
+    return report.failed.length ? 'failed' : 'done';
+  }
+  return isSluiceError(e) && isInterruption(e.code) ? 'paused' : 'failed';
 }

@@ -94,6 +94,10 @@ export class StoreJournal implements TransferJournal {
     return new StoreJournal(store, jobs, leases, resumable !== undefined, ownsStore);
   }
 
+  get resuming(): boolean {
+    return this.resumed;
+  }
+
   /** What an earlier run left: bytes durably done in unfinished files, and the bytes of the files it had found. */
   resumeSummary(): { doneBytes: number; totalBytes: number } {
     let doneBytes = 0;

@@ -35,8 +35,6 @@ export class JobBooks {
   scanning = true;
   /** The weakest level reached over the files committed so far. */
   verifyLevel: VerifyLevel | undefined;
-  /** Cancel switches of the data-moving worker calls running for this job (range and whole-file transfers). */
-  readonly tasks = new Set<AbortController>();
   private readonly sampler: PoolSampler;
   private readonly rate = new ThroughputEstimator(3000);
   private timer: NodeJS.Timeout | undefined;
@@ -91,11 +89,6 @@ export class JobBooks {
     this.filesDone++;
     this.verifyLevel = weakerLevel(this.verifyLevel, level);
     this.emitFile(f, 'done', undefined, level);
-  }
-
-  /** Cancels every data-moving call of the job (each rejects with ABORTED and counts its bytes back out). */
-  cancelTasks(): void {
-    for (const a of this.tasks) a.abort();
   }
 
   /** The job's report. */

@@ -3,8 +3,10 @@
  * records it — nothing (start from zero), the file already committed, or durable ranges at a temporary name that
  * still holds them, so that only the missing ranges are sent.
  */
-import fs from 'node:fs';
 import type { Session } from '../ssh/session';
+import fs from 'node:fs';
+import { coveredBytes, gaps } from '../stores/byteRanges';
+import { targetTimes } from './conflict';
 import type { ByteRange, TransferJournal } from './types';
 
 /** How a file starts: from zero, not at all (committed earlier), or after the ranges already done. */
@@ -22,22 +24,9 @@ export interface ResumableFile {
   temp: string;
 }
 
-/** The gaps of `done` in [0, size), in order. `done` need not be sorted or coalesced. */
-export function missingRanges(done: readonly ByteRange[], size: number): ByteRange[] {
-  const out: ByteRange[] = [];
-  let at = 0;
-  for (const [start, end] of [...done].sort((a, b) => a[0] - b[0])) {
-    if (start > at) out.push([at, Math.min(start, size)]);
-    at = Math.max(at, end);
-    if (at >= size) break;
-  }
-  if (at < size) out.push([at, size]);
-  return out.filter(([a, b]) => b > a);
-}
-
 /** Size of a file on the side the job writes to (remote for a put, local for a get), or null when missing. */
 function sizeOn(session: Pick<Session, 'stat'>, put: boolean, p: string): Promise<number | null> {
-  return (put ? session.stat(p) : fs.promises.lstat(p).catch(() => null)).then((s) => s?.size ?? null, () => null);
+  return targetTimes(session, put, p).then((t) => t?.size ?? null, () => null);
 }
 
 /**
@@ -69,7 +58,8 @@ export async function resumePlan(
     log(`${f.dst}: starting over: ${why}`);
     return { kind: 'fresh' };
   }
-  const missing = missingRanges(j.done, f.size);
-  const doneBytes = f.size - missing.reduce((n, [a, b]) => n + (b - a), 0);
+  const left = gaps(j.done.map(([start, end]) => ({ start, end })), f.size);
+  const missing = left.map((r) => [r.start, r.end] as const);
+  const doneBytes = f.size - coveredBytes(left);
   return { kind: 'resume', missing, doneBytes };
 }

@@ -5,7 +5,7 @@
  * A file never appears under its final name until it was fully written, fsynced and verified.
  */
 import path from 'node:path';
-import { SluiceError } from '../errors';
+import { SluiceError, isInterruption } from '../errors';
 import type { Lane, Session } from '../ssh/session';
 import { cleanLeftovers, type LeftoverRemote } from '../stores/leftovers';
 import { resolveConflict, type CommitMode } from './conflict';
@@ -154,17 +154,18 @@ class TransferJob implements FileJob {
   /** Fails queued work with `e` and aborts every running task on its worker. */
   private stopAll(e: SluiceError): void {
     this.scheduler.stop(e);
-    this.books.cancelTasks();
+    for (const f of this.files) f.cancelRunning();
   }
 
   /**
-   * Takes a scanned file in: its conflict and plan stages run while the scan goes on (waits while the scheduler's
-   * queue is full, or MAX_FILES_PLANNING files are being planned).
+   * Takes a scanned file in: where planning asks the server (a conflict policy that checks the target, or a resumed
+   * journal's checks), its conflict and plan stages run while the scan goes on (waits while the scheduler's queue is
+   * full, or MAX_FILES_PLANNING files are being planned).
    */
   private async enqueue(raw: FileItem): Promise<void> {
     await this.scheduler.room(MAX_QUEUED_TASKS);
     // Nothing to ask the server: the file is planned at once, as the scan hands it in.
-    if ((this.req.conflict ?? 'overwrite') === 'overwrite') return this.resolveAndPlan(raw);
+    if ((this.req.conflict ?? 'overwrite') === 'overwrite' && !this.req.journal?.resuming) return this.resolveAndPlan(raw);
     if (this.planning.size >= MAX_FILES_PLANNING) await new Promise<void>((r) => this.waitingToPlan.push(r));
     const planned: Promise<void> = this.resolveAndPlan(raw).finally(() => {
       this.planning.delete(planned);
@@ -360,7 +361,7 @@ class TransferJob implements FileJob {
     this.files.delete(f);
     this.books.fileFailed(f, e);
     // An interrupted or disconnected file keeps its temporary copy and journal: the next run resumes it.
-    const resumable = f.journalled && (e.code === 'ABORTED' || e.code.startsWith('CONNECTION') || e.code === 'TIMEOUT');
+    const resumable = f.journalled && isInterruption(e.code);
     f.abort('failed', resumable);
     if (!resumable) this.req.journal?.fileEnded(f.src, 'failed', e.toInfo());
   }

@@ -100,7 +100,6 @@ export class TransferFile implements FileItem, FileInFlight {
     const books = this.job.books;
     let counted = 0;
     const abort = new AbortController();
-    books.tasks.add(abort);
     this.running.add(abort);
     const call = fn({ signal: abort.signal, onProgress: (n) => { counted += n; this.done += n; books.bytesDone += n; } });
     this.calls.add(call);
@@ -111,7 +110,6 @@ export class TransferFile implements FileItem, FileInFlight {
       this.uncount(counted);
       throw e;
     } finally {
-      books.tasks.delete(abort);
       this.running.delete(abort);
       this.calls.delete(call);
     }
@@ -156,17 +154,23 @@ export class TransferFile implements FileItem, FileInFlight {
     this.segmentBytes += end - start;
     if (this.job.req.journal === undefined || this.noFsync) return [];
     this.unsynced.push([start, end]);
+    this.unsyncedBytes += end - start;
     return this.checkpointDue() ? this.checkpoint(lane) : [];
   }
 
   private checkpointDue(): boolean {
-    const bytes = this.unsynced.reduce((n, [a, b]) => n + (b - a), 0);
-    return bytes >= CHECKPOINT_BYTES || Date.now() - this.lastCheckpoint >= CHECKPOINT_MS;
+    const now = Date.now();
+    if (this.lastCheckpoint === 0) this.lastCheckpoint = now;
+    return this.unsyncedBytes >= CHECKPOINT_BYTES || now - this.lastCheckpoint >= CHECKPOINT_MS;
   }
 
   /** fsyncs the file: every segment moved before is durable (its last reply came before the fsync was sent). */
   private async checkpoint(lane: Lane): Promise<ByteRange[]> {
     const covered = this.unsynced.splice(0);
+    const coveredBytes = this.unsyncedBytes;
+    this.unsyncedBytes = 0;
+    // Sent now: segments that end while this fsync is on its way wait for the next checkpoint, not one each.
+    this.lastCheckpoint = Date.now();
     const durable = await lane.conn.call('checkpoint', {
       channel: lane.channel, direction: this.put ? 'upload' : 'download', remotePath: this.put ? this.temp : this.src, localPath: this.put ? this.src : this.temp,
     }).catch(() => null);
@@ -175,15 +179,17 @@ export class TransferFile implements FileItem, FileInFlight {
       // crash); null: this checkpoint failed, the next one covers its ranges.
       this.noFsync = durable === false;
       this.unsynced.unshift(...covered);
+      this.unsyncedBytes += coveredBytes;
       return [];
     }
-    this.lastCheckpoint = Date.now();
     return covered;
   }
 
   /** Segments moved since the last checkpoint (not yet known to be durable). */
   private readonly unsynced: ByteRange[] = [];
-  private lastCheckpoint = Date.now();
+  private unsyncedBytes = 0;
+  /** When the last checkpoint was sent (0: no segment moved yet; the clock starts with the first). */
+  private lastCheckpoint = 0;
   /** The server offers no fsync@openssh.com: no checkpoint can make this upload's segments durable. */
   private noFsync = false;
 
@@ -283,7 +289,6 @@ export class TransferFile implements FileItem, FileInFlight {
         if (SluiceError.from(e).code !== 'NO_SUCH_FILE') session.leftovers.record({ kind: 'temp', path: this.temp });
       })
       : fs.promises.unlink(this.temp).catch(() => undefined);
-    this.job.cleanups.push(p);
     return p;
   }
 

@@ -48,6 +48,8 @@ export interface JournalledFile {
  * locally for a download. Implementations may buffer records; `flush` writes them out.
  */
 export interface TransferJournal {
+  /** An earlier run is being resumed: planning a file may ask the server (STAT of its target or partial copy). */
+  readonly resuming: boolean;
   /**
    * A file the job is about to move (source unchanged = same size and mtime, and for a local source the same SHA-256
    * of its first and last MiB).

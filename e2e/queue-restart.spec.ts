@@ -16,8 +16,10 @@ import { SluicePage } from './pages/SluicePage';
 test('restart the service mid-queue: the queue comes back from queue.db and finishes by itself', async ({ page }) => {
   test.skip(!toxiproxyAvailable(), 'toxiproxy-server is not installed (/usr/local/bin/toxiproxy-server)');
   const sshd = await startSshd();
-  // 2 MB/s client -> server: 40 × 512 KiB take ~10 s. The engine keeps about 4 MiB of uploads in flight, so files
-  // end in waves of about 8: the restart comes after the first, with most files not yet started.
+  // 2 MB/s client -> server: 40 × 1 MiB take ~20 s. More than the engine's first burst of uploads in flight (32 MiB,
+  // then about 1 s of data): with 512 KiB files all 40 could be in flight at once and end together (seen in CI), so
+  // the first file done came with the last. Now some files start only after others ended, and the restart comes
+  // after the first ones, with files not yet done.
   const { toxi, port } = await startProxyInFront(sshd.port, [{ type: 'bandwidth', stream: 'upstream', attributes: { rate: 2048 } }]);
   let engine: TestEngine | undefined;
   let harness: Harness | undefined;
@@ -27,7 +29,7 @@ test('restart the service mid-queue: the queue comes back from queue.db and fini
     const localDir = fs.mkdtempSync(path.join(engine.home, 'local-'));
     const remoteDir = path.join(sshd.root, 'restart');
     fs.mkdirSync(remoteDir, { recursive: true });
-    const files = Array.from({ length: 40 }, (_, i) => writeRandomFile(path.join(localDir, `part-${String(i).padStart(2, '0')}.bin`), 512 * 1024));
+    const files = Array.from({ length: 40 }, (_, i) => writeRandomFile(path.join(localDir, `part-${String(i).padStart(2, '0')}.bin`), 1024 * 1024));
     const batch = 'part-00.bin and 39 more';
 
     harness = await startHarness({ service: engine.service });

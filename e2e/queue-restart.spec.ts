@@ -56,7 +56,8 @@ test('restart the service mid-queue: the queue comes back from queue.db and fini
     expect(doneAfter, 'what was done before the restart is still done').toBeGreaterThanOrEqual(doneBefore);
     await expect(app.jobRow(batch)).toHaveAttribute('data-state', 'running', { timeout: 30_000 });
     await app.expandBatch(batch);
-    await expect(app.fileRow('part-00.bin')).toHaveAttribute('data-file-state', 'done');
+    // Files end in an order the engine chooses: some file the first service finished shows done.
+    await expect(app.queue.locator('[aria-roledescription="file"][data-file-state="done"]').first()).toBeVisible();
     await app.screenshot('queue-resumed');
 
     await toxi.removeToxic(FRONT_PROXY, 'bandwidth_upstream');

@@ -48,9 +48,9 @@ export class StoreJournal implements TransferJournal {
   private readonly keepers: Array<{ stop(): void }> = [];
 
   private constructor(private readonly store: QueueStore, readonly jobs: QueuedJob[], private readonly leases: Lease[], readonly resumed: boolean,
-    private readonly ownsStore: boolean) {
+    private readonly ownsStore: boolean, private readonly ownsLeases = true) {
     this.recorder = store.recorder();
-    for (const lease of leases) this.keepers.push(keepLease(store.leases, lease, { onLost: () => undefined }));
+    if (ownsLeases) for (const lease of leases) this.keepers.push(keepLease(store.leases, lease, { onLost: () => undefined }));
   }
 
   /**
@@ -92,6 +92,18 @@ export class StoreJournal implements TransferJournal {
       store.jobs.setState(job.id, 'running');
     }
     return new StoreJournal(store, jobs, leases, resumable !== undefined, ownsStore);
+  }
+
+  /**
+   * The journal of jobs a runner has claimed (stores/jobClaim.ts: `running`, leased by this process): the app's
+   * batch runs and `sluice queue run`. It resumes when an earlier run of these jobs left file rows. The caller keeps
+   * the leases alive and releases them ({@link close} with `releaseLeases: false` leaves them to the caller).
+   */
+  static ofClaims(store: QueueStore, claims: ReadonlyArray<{ job: QueuedJob; lease: Lease }>): StoreJournal {
+    if (claims.length === 0) throw new SluiceError('INVALID_REQUEST', 'A journal needs at least one job');
+    const jobs = claims.map((c) => c.job);
+    const resumed = jobs.some((j) => store.files.list(j.id, { limit: 1 }).length > 0);
+    return new StoreJournal(store, jobs, claims.map((c) => c.lease), resumed, false, false);
   }
 
   get resuming(): boolean {
@@ -178,12 +190,17 @@ export class StoreJournal implements TransferJournal {
 
   /**
    * Ends the run. Interrupted (`paused`): the jobs, files and journal stay for the next run of the command. Done or
-   * failed: the batch is removed (a CLI run is not a queue entry). Leases are released either way.
+   * failed: the batch is removed (a CLI run is not a queue entry). Leases are released either way. A journal
+   * {@link ofClaims} only flushes and recounts its jobs: their states and leases are the runner's.
    */
   close(outcome: 'done' | 'failed' | 'paused'): void {
     try {
       this.recorder.close();
       if (outcome === 'paused') this.flushCommitted();
+      if (!this.ownsLeases) {
+        for (const job of this.jobs) this.store.files.recountJob(job.id);
+        return;
+      }
       for (const k of this.keepers) k.stop();
       for (const job of this.jobs) {
         this.store.files.recountJob(job.id);

@@ -8,121 +8,29 @@
  * progress bar (output.ts, progressBar.ts), units (units.ts), the summary (summary.ts), fatal errors (fatal.ts) and
  * signals (signals.ts).
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { CommanderError } from 'commander';
 import { SluiceError, exitCodeFor, type ErrorCode } from './errors';
 import { toFatal, wantsJson, writeFatal, type FatalError } from './cli/fatal';
 import { makeOutput, type Output } from './cli/output';
 import { buildProgram, transferRequest, type CliOptions } from './cli/program';
-import { askHostKey, isInteractive, terminalPrompter } from './cli/prompt';
-import { formatRemote, parseRemoteUrl, remoteOperandHint, type RemoteSpec } from './cli/remoteSpec';
+import { addQueueCommands } from './cli/queueCommands';
+import { connectedLine, engineOptions, resolveOperands } from './cli/jobSetup';
 import { SIGNAL_EXIT_CODES, guardSignals, type HandledSignal } from './cli/signals';
 import { formatSummary } from './cli/summary';
 import { formatBytes } from './cli/units';
-import { openEngine, type Engine, type EngineOptions } from './engine/engine';
+import { openEngine, type Engine } from './engine/engine';
 import type { StoreJournal } from './engine/journal';
 import { journalOutcome, openRunJournal } from './cli/resume';
 import type { TransferReport } from './transfer/types';
 
 export { parseRate, parseSize, parseWindow } from './cli/program';
 
-/** The USAGE error for an operand that should be an sftp:// URL, with a hint when one applies (remoteOperandHint). */
-function notAUrl(what: string, operand: string): SluiceError {
-  const hint = remoteOperandHint(operand, (p) => fs.existsSync(p));
-  return new SluiceError('USAGE', `${what}, got ${JSON.stringify(operand)}${hint ? `: ${hint}` : ''}`);
-}
-
-/** Splits operands into the remote target (one host) and plain paths. @throws SluiceError('USAGE') */
-function resolveOperands(direction: 'get' | 'put', sources: string[], dest: string): { spec: RemoteSpec; sources: string[]; dest: string } {
-  if (direction === 'put') {
-    const spec = parseRemoteUrl(dest);
-    if (!spec) throw notAUrl('put needs an sftp:// URL as the destination', dest);
-    for (const s of sources) if (parseRemoteUrl(s)) throw new SluiceError('USAGE', `put copies local files: ${s} is a URL (use get)`);
-    return { spec, sources, dest: spec.path };
-  }
-  if (parseRemoteUrl(dest)) throw new SluiceError('USAGE', 'get copies to a local path: the destination is a URL (use put)');
-  let spec: RemoteSpec | null = null;
-  const paths: string[] = [];
-  for (const s of sources) {
-    const p = parseRemoteUrl(s);
-    if (!p) throw notAUrl('get needs sftp:// URLs as sources', s);
-    if (spec && (p.host !== spec.host || p.port !== spec.port || (p.user ?? '') !== (spec.user ?? ''))) {
-      throw new SluiceError('USAGE', 'all sources of one get must be on the same server and user');
-    }
-    spec ??= p;
-    paths.push(p.path);
-  }
-  return { spec: spec!, sources: paths, dest };
-}
-
 /** Exit code for a finished job: 0, or the shared category of every failure (else 1). */
 export function exitCodeForReport(r: TransferReport): number {
   if (!r.failed.length) return 0;
   const codes = new Set(r.failed.map((f) => exitCodeFor(f.code as ErrorCode)));
   return codes.size === 1 ? [...codes][0] : 1;
-}
-
-/**
- * The job's first requests, sent with the SFTP set-up (ConnectParams.prefetch): a get stats its sources and opens
- * a single one on every channel; a put stats its destination and, when a source file will be cut into segments,
- * runs the out-of-order probe in the destination's folder (its parent when DEST names a file or a new folder).
- */
-function setupRequests(direction: 'get' | 'put', sources: string[], dest: string, o: CliOptions): EngineOptions['prefetch'] {
-  if (direction === 'get') {
-    const stat = sources.filter((p) => p !== '');
-    return { stat, read: stat.length === 1 && sources.length === 1 && !o.recursive ? stat : [] };
-  }
-  if (dest === '') return {};
-  const segmented = sources.some((src) => {
-    try {
-      const st = fs.statSync(src);
-      return st.isFile() && st.size > o.segmentSize;
-    } catch {
-      return false;
-    }
-  });
-  return { stat: [dest], probeDir: segmented ? (dest.endsWith('/') ? dest : path.posix.dirname(dest)) : undefined };
-}
-
-/** The engine to open for a job: the server, authentication, host-key handling and the tuning options. */
-function engineOptions(job: { direction: 'get' | 'put'; spec: RemoteSpec; sources: string[]; dest: string }, o: CliOptions, out: Output): EngineOptions {
-  const { spec } = job;
-  const interactive = isInteractive() && !o.batch;
-  const prompter = interactive ? terminalPrompter() : undefined;
-  return {
-    host: spec.host,
-    port: spec.port,
-    username: spec.user,
-    auth: { identityFiles: o.identity, useAgent: o.agent ? undefined : false, prompter },
-    algorithms: { cipher: o.cipher, kex: o.kex, hmac: o.mac, serverHostKey: o.hostKeyAlgorithms },
-    hostKeyMode: o.acceptNew ? 'accept-new' : interactive ? 'ask' : 'strict',
-    hostKeyPrompt: prompter && ((v) => askHostKey(prompter, v.identity)),
-    askPassword: prompter ? () => prompter.secret(`${spec.user ?? ''}@${spec.host}'s password: `) : undefined,
-    connections: o.connections,
-    channels: o.channels,
-    requests: o.requests,
-    segmentSize: o.segmentSize,
-    channelWindow: o.window,
-    keepaliveIntervalMs: o.keepalive,
-    keepaliveCountMax: o.keepaliveCount,
-    readyTimeoutMs: o.connectTimeout,
-    rateLimit: o.limit,
-    prefetch: setupRequests(job.direction, job.sources, job.dest, o),
-    reserveExecSession: o.verify === 'sha256',
-    onWarning: (m) => out.info(`sluice: warning: ${m}`),
-    onEvent: (e) => out.event(e),
-  };
-}
-
-/** `-v`: what was negotiated and how the pool is laid out. */
-function connectedLine(spec: RemoteSpec, engine: Engine): string {
-  const n = engine.traits.negotiated;
-  const pool = engine.pool;
-  return `connected to ${formatRemote(spec)}: kex ${n.kex}, host key ${n.serverHostKey}, cipher ${n.cipher}, mac ${n.mac}; auth ${pool.authMethod}; `
-    + `pool planned: ${pool.connections} connection(s) × ${pool.channels} channel(s), window ${formatBytes(pool.channelWindow)} per channel; `
-    + `up now: ${pool.up.map((c) => `connection ${c.connection} with ${c.channels} channel(s)`).join(', ')}`
-    + (pool.rttMs !== undefined ? ` (RTT ${pool.rttMs.toFixed(1)} ms)` : '');
 }
 
 /** The fatal error a run ends with; after a signal, that signal's exit code and name. */
@@ -196,6 +104,7 @@ async function run(direction: 'get' | 'put', operands: string[], o: CliOptions):
  */
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram(run);
+  addQueueCommands(program);
   try {
     if (argv.length <= 2) {
       program.outputHelp();

@@ -173,8 +173,8 @@ export function packageVersion(from = __dirname): string {
   return 'unknown';
 }
 
-/** Adds the options every `get` and `put` shares. */
-function addTransferOptions(cmd: Command, direction: 'get' | 'put'): Command {
+/** Adds the options every `get` and `put` shares (and `sluice queue add get|put`). */
+export function addTransferOptions(cmd: Command, direction: 'get' | 'put'): Command {
   cmd.option('-r, --recursive', 'copy folders recursively');
   if (direction === 'put') cmd.option('-L, --dereference', DEREFERENCE_HELP);
   return cmd

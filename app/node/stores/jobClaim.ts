@@ -21,6 +21,8 @@ export interface ClaimDeps {
 export interface ClaimFilter {
   batchId?: string;
   target?: JobTarget;
+  /** Only jobs whose options say this `origin` (`sluice queue run` takes the jobs `sluice queue add` made). */
+  origin?: string;
 }
 
 /** A job taken by a runner, `running`, with the lease that proves it. */
@@ -63,10 +65,12 @@ export function claimNext(d: ClaimDeps, owner: LeaseOwner, filter: ClaimFilter =
       'NOT EXISTS (SELECT 1 FROM leases WHERE leases.job_id = jobs.id)',
       ...(filter.batchId === undefined ? [] : ['batch_id = @batchId']),
       ...(filter.target === undefined ? [] : ['target = @target']),
+      ...(filter.origin === undefined ? [] : ["json_extract(options, '$.origin') = @origin"]),
     ].join(' AND ');
     const params = {
       ...(filter.batchId === undefined ? {} : { batchId: filter.batchId }),
       ...(filter.target === undefined ? {} : { target: formatTarget(filter.target) }),
+      ...(filter.origin === undefined ? {} : { origin: filter.origin }),
     };
     const st = d.q.stmt(`SELECT * FROM jobs WHERE ${where} ORDER BY priority DESC, position, seq LIMIT 1`);
     const row = (Object.keys(params).length > 0 ? st.get(params) : st.get()) as JobRow | undefined;

@@ -141,4 +141,9 @@ export class JobFileStore {
       return c;
     });
   }
+
+  /** Forgets a job's files and their ranges (a cancelled job whose partial copies were dealt with). */
+  clearJob(jobId: string): void {
+    this.q.write(() => this.q.stmt('DELETE FROM job_files WHERE job_id = ?').run(jobId));
+  }
 }

@@ -110,6 +110,16 @@ export class JobStore {
     return row ? rowToJob(row) : undefined;
   }
 
+  /**
+   * The ids of the jobs whose id starts with `prefix` (the short ids `sluice queue list` shows), in queue order.
+   * @param prefix at least 4 characters of an id (hex digits and dashes)
+   * @throws SluiceError USAGE for a shorter prefix or other characters
+   */
+  idsByPrefix(prefix: string): string[] {
+    if (!/^[0-9a-f-]{4,36}$/i.test(prefix)) throw new SluiceError('USAGE', `Not a job id (4 or more of its first characters): ${prefix}`);
+    return (this.q.stmt(`SELECT id FROM jobs WHERE id LIKE ? ${ORDER}`).all(`${prefix.toLowerCase()}%`) as Array<{ id: string }>).map((r) => r.id);
+  }
+
   /** The jobs of a batch, in queue order. */
   batch(batchId: string): QueuedJob[] {
     return (this.q.stmt(`SELECT * FROM jobs WHERE batch_id = ? ${ORDER}`).all(batchId) as JobRow[]).map(rowToJob);

@@ -142,6 +142,8 @@ export class TransferFile implements FileItem, FileInFlight {
    */
   async moveRange(lane: Lane, start: number, end: number): Promise<ByteRange[]> {
     if (this.state !== 'moving') this.to('moving');
+    // The checkpoint clock starts when the file's first segment does (a 2 s interval, not 2 s after its first end).
+    if (this.lastCheckpoint === 0) this.lastCheckpoint = Date.now();
     this.segmentConns.add(lane.conn);
     await this.withTask((options) => lane.conn.call(this.put ? 'upload' : 'download', {
       channel: lane.channel, remotePath: this.put ? this.temp : this.src, localPath: this.put ? this.src : this.temp,
@@ -160,7 +162,6 @@ export class TransferFile implements FileItem, FileInFlight {
 
   private checkpointDue(): boolean {
     const now = Date.now();
-    if (this.lastCheckpoint === 0) this.lastCheckpoint = now;
     return this.unsyncedBytes >= CHECKPOINT_BYTES || now - this.lastCheckpoint >= CHECKPOINT_MS;
   }
 
@@ -188,7 +189,7 @@ export class TransferFile implements FileItem, FileInFlight {
   /** Segments moved since the last checkpoint (not yet known to be durable). */
   private readonly unsynced: ByteRange[] = [];
   private unsyncedBytes = 0;
-  /** When the last checkpoint was sent (0: no segment moved yet; the clock starts with the first). */
+  /** When the last checkpoint was sent (0: no segment started yet; the clock starts with the first). */
   private lastCheckpoint = 0;
   /** The server offers no fsync@openssh.com: no checkpoint can make this upload's segments durable. */
   private noFsync = false;

@@ -1,0 +1,137 @@
+/**
+ * The store side of `sluice queue` (issue #14): adding a command's sources as a batch of jobs, listing them, and the
+ * state changes pause, resume, cancel, retry and clear. Running the queue is queueRunner.ts. Everything here works on
+ * the shared `queue.db` (stores/queueStore.ts); a job another process is running is paused or cancelled by its state,
+ * which that runner watches.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { canTransition, type JobState } from '../../common/model/job';
+import { SluiceError } from '../errors';
+import { resolveHome } from '../stores/dataDir';
+import { LeftoverJournal } from '../stores/leftovers';
+import type { QueueStore } from '../stores/queueStore';
+import type { JobOptions, QueuedJob } from '../stores/queueRows';
+import { resolveOperands } from './jobSetup';
+import type { CliOptions } from './program';
+
+/** The `origin` of jobs `sluice queue add` makes; `sluice queue run` takes only these. */
+export const QUEUE_ORIGIN = 'queue';
+
+/** The options a queued job keeps for its run: those of CliOptions that shape the transfer and its connection. */
+const KEPT_OPTIONS = [
+  'recursive', 'dereference', 'identity', 'agent', 'acceptNew', 'clobber', 'resume', 'times', 'perms', 'verify', 'cipher', 'kex', 'mac',
+  'hostKeyAlgorithms', 'connections', 'channels', 'requests', 'segmentSize', 'window', 'keepalive', 'keepaliveCount', 'connectTimeout', 'limit',
+] as const satisfies ReadonlyArray<keyof CliOptions>;
+
+/** The command options a queued job was added with (JobOptions.cli). */
+export type QueuedCliOptions = Partial<Pick<CliOptions, (typeof KEPT_OPTIONS)[number]>>;
+
+/** A queued job's command options, as `queue add` stored them. */
+export function cliOptionsOf(job: QueuedJob): QueuedCliOptions {
+  return (job.options.cli ?? {}) as QueuedCliOptions;
+}
+
+/**
+ * `sluice queue add get|put [options] SOURCE… DEST`: one job per SOURCE, added as one batch behind the queue.
+ * Local paths are made absolute; a put's local sources must exist now (so a typo fails here, not in the run).
+ * @returns the stored jobs, `queued`
+ * @throws SluiceError USAGE for operands as `get`/`put` would refuse them; LOCAL_IO for a missing local source
+ */
+export function addToQueue(store: QueueStore, direction: 'get' | 'put', operands: readonly string[], o: CliOptions): QueuedJob[] {
+  if (operands.length < 2) throw new SluiceError('USAGE', `queue add ${direction} needs at least one SOURCE and a DEST`);
+  const { spec, sources, dest } = resolveOperands(direction, operands.slice(0, -1), operands[operands.length - 1]);
+  const put = direction === 'put';
+  const absolute = put ? sources.map((s) => path.resolve(s)) : sources;
+  if (put) {
+    for (const s of absolute) if (!fs.existsSync(s)) throw new SluiceError('LOCAL_IO', `queue add put: no such file or folder: ${s}`);
+  }
+  const cli: QueuedCliOptions = {};
+  for (const k of KEPT_OPTIONS) if (o[k] !== undefined) (cli as Record<string, unknown>)[k] = o[k];
+  const options: JobOptions = { origin: QUEUE_ORIGIN, verify: o.verify, cli };
+  if (o.limit) options.speedLimit = o.limit;
+  return store.jobs.addBatch(absolute.map((source) => ({
+    target: { user: spec.user ?? '', host: spec.host, port: spec.port },
+    direction: put ? 'upload' as const : 'download' as const,
+    source,
+    dest: put ? dest : path.resolve(dest),
+    conflict: o.clobber ? 'overwrite' as const : 'skip' as const,
+    options,
+  })));
+}
+
+/**
+ * The jobs named on the command line: full ids or their first characters (at least 4), or with `all` every job.
+ * @throws SluiceError NOT_FOUND for an id that names no job; USAGE for one that names several, or no ids without `all`
+ */
+export function resolveJobIds(store: QueueStore, ids: readonly string[], all: boolean): string[] {
+  if (all) {
+    const out: string[] = [];
+    for (let page = store.jobs.list({ limit: 10_000 }); ; page = store.jobs.list({ limit: 10_000, after: page.next })) {
+      out.push(...page.jobs.map((j) => j.id));
+      if (!page.next) return out;
+    }
+  }
+  if (ids.length === 0) throw new SluiceError('USAGE', 'name the jobs (their ids as `sluice queue list` shows them), or --all');
+  return ids.map((prefix) => {
+    const found = store.jobs.idsByPrefix(prefix);
+    if (found.length === 0) throw new SluiceError('NOT_FOUND', `no queued job ${prefix}`);
+    if (found.length > 1) throw new SluiceError('USAGE', `${prefix} names ${found.length} jobs: give more of the id`);
+    return found[0];
+  });
+}
+
+/** What a state change did: jobs changed, and jobs left alone (already there, or not allowed from their state). */
+export interface ChangeResult {
+  changed: QueuedJob[];
+  unchanged: Array<{ job: QueuedJob; why: string }>;
+}
+
+/**
+ * Moves each job to `to` where its lifecycle allows (app/common/model/job.ts); a running job is paused or cancelled by
+ * its state alone: its runner sees the change and stops it. `resume` and `retry` both enter `queued` (from paused,
+ * and from failed or cancelled).
+ */
+export function changeState(store: QueueStore, ids: readonly string[], to: JobState, from?: readonly JobState[]): ChangeResult {
+  const out: ChangeResult = { changed: [], unchanged: [] };
+  for (const id of ids) {
+    const job = store.jobs.get(id);
+    if (!job) continue;
+    if (job.state === to) out.unchanged.push({ job, why: `already ${to}` });
+    else if ((from && !from.includes(job.state)) || !canTransition(job.state, to)) out.unchanged.push({ job, why: `${job.state}, cannot become ${to}` });
+    else out.changed.push(store.jobs.setState(id, to));
+  }
+  return out;
+}
+
+/** Where the jobs' partial copies went: removed here (local), or left to the next connection to the server (remote). */
+export interface PartialCleanup {
+  removedLocal: number;
+  remoteLater: number;
+}
+
+/**
+ * Removes the partial copies of cancelled jobs that no runner holds: a download's local temporary files at once; an
+ * upload's remote ones are recorded as leftovers (stores/leftovers.ts), removed by the next connection to that server.
+ * The jobs' file rows and ranges are dropped with them.
+ */
+export function dropPartialCopies(store: QueueStore, jobs: readonly QueuedJob[], dataDir = resolveHome()): PartialCleanup {
+  const out: PartialCleanup = { removedLocal: 0, remoteLater: 0 };
+  for (const job of jobs) {
+    if (store.leases.holder(job.id)) continue;
+    const files = store.files.list(job.id, { limit: 1_000_000, states: ['planned', 'moving', 'verifying', 'failed'] });
+    const journal = 'host' in job.target
+      ? new LeftoverJournal(dataDir, { host: job.target.host, port: job.target.port, user: job.target.user || os.userInfo().username })
+      : undefined;
+    for (const f of files) {
+      if (job.direction === 'download') {
+        try { fs.unlinkSync(f.tempName); out.removedLocal++; } catch { /* never written, or gone */ }
+      } else if (journal && journal.record({ kind: 'temp', path: f.tempName })) {
+        out.remoteLater++;
+      }
+    }
+    store.files.clearJob(job.id);
+  }
+  return out;
+}

@@ -1,0 +1,211 @@
+/**
+ * `sluice queue run` (issue #14): works the shared queue until nothing runnable is left. It takes the first queued job
+ * that `sluice queue add` made (queue order), together with the other queued jobs of its batch, under leases
+ * (stores/jobClaim.ts), and sends them to the engine as one transfer with a journal over those jobs
+ * (engine/journal.ts StoreJournal.ofClaims), so a killed run resumes where it stopped. The run watches its jobs'
+ * states: a job paused or cancelled by `sluice queue pause|cancel` in another process is stopped, and the rest of its
+ * group goes back in line. One engine is kept open while consecutive groups go to the same server with the same
+ * connection options.
+ */
+import { RunTally } from '../../common/queue/runTally';
+import { exitCodeFor, isErrorCode, isSluiceError, SluiceError } from '../errors';
+import { openEngine, type Engine } from '../engine/engine';
+import { StoreJournal } from '../engine/journal';
+import { currentOwner, keepLease, type LeaseOwner } from '../stores/lease';
+import type { QueueStore } from '../stores/queueStore';
+import type { Claim } from '../stores/jobClaim';
+import type { EngineEvent, TransferReport } from '../transfer/types';
+import { toFatal } from './fatal';
+import { connectedLine, engineOptions } from './jobSetup';
+import { makeOutput, type Output } from './output';
+import { transferRequest, type CliOptions } from './program';
+import { cliOptionsOf, dropPartialCopies, QUEUE_ORIGIN } from './queueOps';
+import { formatRemote, type RemoteSpec } from './remoteSpec';
+
+/** The options of `sluice queue run` (they win over the jobs' own for output and prompting). */
+export interface QueueRunOptions {
+  json?: boolean;
+  verbose?: boolean;
+  progress: boolean;
+  batch?: boolean;
+  acceptNew?: boolean;
+  /** Speed limit in bytes/s for the whole run; undefined keeps each job's own. */
+  limit?: number;
+}
+
+/** How often the run looks for jobs paused or cancelled from another process (ms). */
+const WATCH_MS = 500;
+/** Jobs of one batch sent as one transfer, at most. */
+const GROUP_MAX = 10_000;
+/** Groups run before the runner stops looking (a bound on re-queued work that keeps coming back). */
+const MAX_GROUPS = 1_000_000;
+
+/** How one group's jobs ended: their new states, and failure codes for the exit code. */
+interface GroupEnd {
+  codes: string[];
+}
+
+/** The open engine, kept for the next group when it goes to the same server with the same options. */
+interface OpenEngine {
+  key: string;
+  engine: Engine;
+  /** Where the engine's events go now (the current group's output). */
+  sink: { event(e: EngineEvent): void; info(line: string): void };
+}
+
+/** A RemoteSpec for a job's ad-hoc target. @throws SluiceError INVALID_REQUEST for a saved-site target */
+function specOf(claim: Claim): RemoteSpec {
+  const t = claim.job.target;
+  if (!('host' in t)) throw new SluiceError('INVALID_REQUEST', `job ${claim.job.id} is for a saved site: run it in the app`);
+  return { host: t.host, port: t.port, user: t.user || undefined, path: '' };
+}
+
+/** The jobs' options with the run's own output, prompting and limit on top. */
+function groupOptions(claim: Claim, o: QueueRunOptions): CliOptions {
+  const cli = cliOptionsOf(claim.job) as CliOptions;
+  return {
+    ...cli, json: o.json, verbose: o.verbose, progress: o.progress, batch: o.batch ?? cli.batch, acceptNew: o.acceptNew || cli.acceptNew,
+    limit: o.limit ?? cli.limit,
+  };
+}
+
+/** The outcome of a whole group when the transfer threw: the run's own stop, or a failure of every job. */
+function failureOf(e: unknown): { code: string; message: string } {
+  const f = toFatal(e);
+  return { code: f.code, message: f.message };
+}
+
+export class QueueRunner {
+  private open: OpenEngine | null = null;
+  private readonly owner: LeaseOwner = currentOwner();
+  private readonly failures: string[] = [];
+
+  /** @param stop aborted by Ctrl-C / SIGTERM: the running group's jobs go back in line and the run ends */
+  constructor(private readonly store: QueueStore, private readonly o: QueueRunOptions, private readonly stop: AbortSignal) {}
+
+  /**
+   * Works the queue until no job of `sluice queue add` is runnable, or the run is stopped.
+   * @returns the exit code, as `get`/`put`: 0 when every job ran is done, else the shared category of the failures (1 if mixed)
+   */
+  async run(): Promise<number> {
+    try {
+      for (let groups = 0; groups < MAX_GROUPS && !this.stop.aborted; groups++) {
+        const claims = this.claimGroup();
+        if (!claims) break;
+        const end = await this.runGroup(claims);
+        this.failures.push(...end.codes);
+      }
+    } finally {
+      await this.open?.engine.close();
+      this.open = null;
+    }
+    if (this.failures.length === 0) return 0;
+    const codes = new Set(this.failures.map((c) => (isErrorCode(c) ? exitCodeFor(c) : 1)));
+    return codes.size === 1 ? [...codes][0] : 1;
+  }
+
+  /** The next queued job of the queue and the other queued jobs of its batch, now running under this run's leases. */
+  private claimGroup(): Claim[] | undefined {
+    const first = this.store.claimNext(this.owner, { origin: QUEUE_ORIGIN });
+    if (!first) return undefined;
+    const rest = this.store.jobs.batch(first.job.batchId).filter((j) => j.state === 'queued').slice(0, GROUP_MAX - 1).map((j) => j.id);
+    return [first, ...this.store.claimJobs(rest, this.owner).claims];
+  }
+
+  /** The engine for a group: the open one when its server and options match, else a new one (the old one closed). */
+  private async engineFor(spec: RemoteSpec, opts: CliOptions, out: OpenEngine['sink']): Promise<Engine> {
+    const key = JSON.stringify([spec.host, spec.port, spec.user ?? '', { ...opts, json: 0, verbose: 0, progress: 0, limit: 0, recursive: 0, clobber: 0, verify: 0, times: 0, perms: 0 }]);
+    if (this.open?.key === key) {
+      this.open.engine.setRateLimit(opts.limit ?? 0);
+      this.open.sink = out;
+      return this.open.engine;
+    }
+    await this.open?.engine.close();
+    this.open = null;
+    const sink: OpenEngine['sink'] = out;
+    const options = engineOptions({ direction: 'get', spec, sources: [], dest: '' }, opts, out);
+    const held: { open?: OpenEngine } = {};
+    const engine = await openEngine({ ...options, prefetch: {}, onEvent: (e) => (held.open?.sink ?? sink).event(e), onWarning: (m) => (held.open?.sink ?? sink).info(`sluice: warning: ${m}`) });
+    this.open = held.open = { key, engine, sink };
+    if (opts.verbose) out.info(connectedLine(spec, engine));
+    return engine;
+  }
+
+  /** Runs one group as one transfer and settles each of its jobs. */
+  private async runGroup(claims: Claim[]): Promise<GroupEnd> {
+    const first = claims[0].job;
+    const opts = groupOptions(claims[0], this.o);
+    const put = first.direction === 'upload';
+    const out = makeOutput(opts, put ? 'up  ' : 'down');
+    const controller = new AbortController();
+    const onStop = (): void => controller.abort(new SluiceError('ABORTED', 'Interrupted'));
+    this.stop.addEventListener('abort', onStop, { once: true });
+    const stoppedAs = new Map<string, 'paused' | 'cancelled'>();
+    const keepers = claims.map((c) => keepLease(this.store.leases, c.lease, { onLost: () => controller.abort(new SluiceError('ABORTED', 'lease lost')) }));
+    const watch = setInterval(() => this.watchStates(claims, stoppedAs, controller), WATCH_MS);
+    const tally = new RunTally(claims.map((c) => ({ jobId: c.job.id, source: c.job.source })));
+    let journal: StoreJournal | undefined;
+    let end: { report: TransferReport } | { failure: { code: string; message: string } };
+    const sink: OpenEngine['sink'] = {
+      info: (line) => out.info(line),
+      event: (e) => {
+        out.event(e);
+        if (e.type === 'file') tally.fileEnded(e);
+      },
+    };
+    try {
+      const spec = specOf(claims[0]);
+      const dest = put ? formatRemote({ ...spec, path: first.dest }) : first.dest;
+      out.info(`sluice: queue: ${put ? 'put' : 'get'} ${claims.length} job(s) of batch ${first.batchId.slice(0, 8)} to ${dest}`);
+      const engine = await this.engineFor(spec, opts, sink);
+      if (opts.resume !== false) journal = StoreJournal.ofClaims(this.store, claims);
+      const req = transferRequest(put ? 'put' : 'get', claims.map((c) => c.job.source), first.dest, opts, `queue-${first.batchId}`);
+      req.conflict = first.conflict === 'skip' ? 'skip' : 'overwrite';
+      end = { report: await engine.transfer({ ...req, journal }, controller.signal) };
+    } catch (e) {
+      end = { failure: failureOf(e) };
+    } finally {
+      clearInterval(watch);
+      for (const k of keepers) k.stop();
+      this.stop.removeEventListener('abort', onStop);
+      journal?.close('paused');
+      out.done();
+    }
+    return this.settle(claims, tally, end, stoppedAs, out);
+  }
+
+  /** Notes jobs paused, cancelled or removed by another process, and stops the transfer for them. */
+  private watchStates(claims: readonly Claim[], stoppedAs: Map<string, 'paused' | 'cancelled'>, controller: AbortController): void {
+    for (const c of claims) {
+      const state = this.store.jobs.get(c.job.id)?.state;
+      if (state === undefined || state === 'cancelled') stoppedAs.set(c.job.id, 'cancelled');
+      else if (state === 'paused') stoppedAs.set(c.job.id, 'paused');
+    }
+    if (stoppedAs.size > 0 && !controller.signal.aborted) controller.abort(new SluiceError('ABORTED', 'Stopped from the queue'));
+  }
+
+  /** Gives each job of the group its end state and releases its lease. */
+  private settle(claims: readonly Claim[], tally: RunTally, end: Parameters<RunTally['finalOutcome']>[1], stoppedAs: Map<string, 'paused' | 'cancelled'>,
+    out: Output): GroupEnd {
+    const codes: string[] = [];
+    const interrupted = this.stop.aborted || stoppedAs.size > 0;
+    const cancelled = [];
+    for (const c of claims) {
+      const stopped = stoppedAs.get(c.job.id);
+      const outcome = stopped ? { state: stopped } : interrupted ? { state: 'queued' as const } : tally.finalOutcome(c.job.id, end);
+      try {
+        const job = this.store.releaseJob(c.lease, outcome.state, outcome.state === 'failed' ? outcome.error : undefined);
+        if (job.state === 'cancelled') cancelled.push(job);
+        if (outcome.state === 'failed') {
+          codes.push(outcome.error.code);
+          out.info(`sluice: queue: job ${c.job.id.slice(0, 8)} failed: ${outcome.error.message}`);
+        }
+      } catch (e) {
+        // Deleted or taken over meanwhile: that job is no longer this run's.
+        if (!isSluiceError(e)) throw e;
+      }
+    }
+    if (cancelled.length) dropPartialCopies(this.store, cancelled);
+    return { codes };
+  }
+}

@@ -12,6 +12,7 @@ import { currentOwner, keepLease, type Lease } from '../stores/lease';
 import { QueueStore } from '../stores/queueStore';
 import type { PlannedFile, QueuedJob } from '../stores/queueRows';
 import type { RangeRecorder } from '../stores/rangeRecorder';
+import { stableTempName } from '../transfer/fileNames';
 import type { JournalledFile, TransferJournal } from '../transfer/types';
 
 /** Which command a journal belongs to: the same target, direction, sources and destination resume it. */
@@ -96,13 +97,13 @@ export class StoreJournal implements TransferJournal {
 
   /**
    * The journal of jobs a runner has claimed (stores/jobClaim.ts: `running`, leased by this process): the app's
-   * batch runs and `sluice queue run`. It resumes when an earlier run of these jobs left file rows. The caller keeps
+   * batch runs and `sluice queue run`. It resumes when one of the jobs ran before, or left file rows. The caller keeps
    * the leases alive and releases them ({@link close} with `releaseLeases: false` leaves them to the caller).
    */
-  static ofClaims(store: QueueStore, claims: ReadonlyArray<{ job: QueuedJob; lease: Lease }>): StoreJournal {
+  static ofClaims(store: QueueStore, claims: ReadonlyArray<{ job: QueuedJob; lease: Lease; ranBefore?: boolean }>): StoreJournal {
     if (claims.length === 0) throw new SluiceError('INVALID_REQUEST', 'A journal needs at least one job');
     const jobs = claims.map((c) => c.job);
-    const resumed = jobs.some((j) => store.files.list(j.id, { limit: 1 }).length > 0);
+    const resumed = claims.some((c) => c.ranBefore) || jobs.some((j) => store.files.list(j.id, { limit: 1 }).length > 0);
     return new StoreJournal(store, jobs, claims.map((c) => c.lease), resumed, false, false);
   }
 
@@ -130,10 +131,11 @@ export class StoreJournal implements TransferJournal {
   async planFile(f: { src: string; dst: string; size: number; mtimeMs: number }, proposedTemp: string): Promise<JournalledFile> {
     const jobId = this.jobOf(f.src).id;
     const small = f.size < SMALL_FILE_BYTES;
-    const planned: PlannedFile = { source: f.src, target: f.dst, size: f.size, mtimeMs: Math.trunc(f.mtimeMs), tempName: proposedTemp };
+    const temp = stableTempName(proposedTemp, `${jobId}\0${f.src}`);
+    const planned: PlannedFile = { source: f.src, target: f.dst, size: f.size, mtimeMs: Math.trunc(f.mtimeMs), tempName: temp };
     if (small && !this.resumed) {
       this.unrecorded.set(f.src, { ...planned, jobId });
-      return { temp: proposedTemp, done: [], committed: false, discarded: [] };
+      return { temp, done: [], committed: false, discarded: [] };
     }
     const local = this.jobs[0].direction === 'upload';
     if (local && !small) planned.fingerprint = (await localFingerprint(f.src)).fingerprint;

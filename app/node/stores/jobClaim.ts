@@ -29,6 +29,8 @@ export interface ClaimFilter {
 export interface Claim {
   job: QueuedJob;
   lease: Lease;
+  /** The job had run before (it has a start time): a run of it resumes what that one left. */
+  ranBefore: boolean;
 }
 
 /**
@@ -77,7 +79,7 @@ export function claimNext(d: ClaimDeps, owner: LeaseOwner, filter: ClaimFilter =
     if (!row) return undefined;
     const got = d.leases.acquireInTransaction(row.id, owner);
     if (!got.ok) return undefined;
-    return { job: d.jobs.setState(row.id, 'running'), lease: got.lease };
+    return { job: d.jobs.setState(row.id, 'running'), lease: got.lease, ranBefore: row.started_at !== null };
   });
 }
 
@@ -116,7 +118,7 @@ export function claimJobs(d: ClaimDeps, ids: readonly string[], owner: LeaseOwne
     for (const id of ids) {
       const job = d.jobs.get(id);
       const got = job?.state === 'queued' ? d.leases.acquireInTransaction(id, owner) : undefined;
-      if (got?.ok) out.claims.push({ job: d.jobs.setState(id, 'running'), lease: got.lease });
+      if (got?.ok) out.claims.push({ job: d.jobs.setState(id, 'running'), lease: got.lease, ranBefore: job!.startedAt !== undefined });
       else out.refused.push(job ? { id, job } : { id });
     }
     return out;

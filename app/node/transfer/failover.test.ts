@@ -46,14 +46,15 @@ interface Observed {
   next<E extends EngineEvent>(pred: (e: EngineEvent) => e is E, ms?: number): Promise<E>;
 }
 
-async function open(connections: number, o: { port?: number; knownHosts?: string; keepaliveIntervalMs?: number; keepaliveCountMax?: number } = {}): Promise<Observed> {
+async function open(connections: number,
+  o: { port?: number; knownHosts?: string; keepaliveIntervalMs?: number; keepaliveCountMax?: number; rateLimit?: number } = {}): Promise<Observed> {
   const events: EngineEvent[] = [];
   const waiters = new Set<{ pred: (e: EngineEvent) => boolean; resolve: (e: EngineEvent) => void }>();
   const session = await openBounded({
     host: server.host, port: o.port ?? server.port, username: server.user,
     auth: { identityFiles: [server.clientKeyPath], useAgent: false, env: {}, home: local },
     hostKeyMode: 'strict', knownHostsPaths: { readPaths: [o.knownHosts ?? knownHosts], writePath: o.knownHosts ?? knownHosts },
-    connections, channels: 2, keepaliveIntervalMs: o.keepaliveIntervalMs ?? 1_000, keepaliveCountMax: o.keepaliveCountMax ?? 3,
+    connections, channels: 2, keepaliveIntervalMs: o.keepaliveIntervalMs ?? 1_000, keepaliveCountMax: o.keepaliveCountMax ?? 3, rateLimit: o.rateLimit,
     onEvent: (e) => {
       events.push(e);
       for (const w of [...waiters]) if (w.pred(e)) { waiters.delete(w); w.resolve(e); }
@@ -255,15 +256,16 @@ describe('failover on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} not inst
       const kh = path.join(local, 'known_hosts.switch');
       fs.writeFileSync(kh, `${server.knownHostsLine(switchPort)}\n`);
 
-      const o = await open(4, { port: switchPort, knownHosts: kh, keepaliveIntervalMs: 1_000, keepaliveCountMax: 2 });
+      // 100 MiB/s: the first 60 % takes ~1.8 s, so a progress sample (every few hundred ms) lands before it even
+      // when timers run late on a loaded machine (unthrottled, the download could pass 60 % before the first sample).
+      const o = await open(4, { port: switchPort, knownHosts: kh, keepaliveIntervalMs: 1_000, keepaliveCountMax: 2, rateLimit: 100 * 1024 * 1024 });
       const remote = path.join(server.root, 'stall.bin');
       fs.copyFileSync(src, remote);
       const target = path.join(local, 'stall.back');
       try {
         const running = runTransfer(o.session, job('stall', 'get', remote, target, 'size'));
         running.catch(() => undefined);
-        // Through the relay on a loaded CI machine the first half can take a while; a hang still fails here.
-        await o.next(isMidway('stall', BIG), 90_000);
+        await o.next(isMidway('stall', BIG), 60_000);
         assert.equal(pairs.length, 4);
         const [inbound, outbound] = pairs[1];
         inbound.unpipe(outbound);

@@ -2,7 +2,7 @@
  * A job's names and levels: temporary names beside the target, free names for the "rename" conflict answer, errors
  * told with the user's path, and the order of verification levels.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { SluiceError } from '../errors';
 import type { VerifyLevel } from './types';
@@ -20,6 +20,15 @@ export function tempNameFor(finalPath: string, remote: boolean): string {
   return p.join(p.dirname(finalPath), `.${p.basename(finalPath)}.sluice-${randomBytes(4).toString('hex')}.part`);
 }
 
+/**
+ * The temporary name a journalled job uses for a file: `proposed` (from {@link tempNameFor}) with its random part
+ * replaced by a hash of `key` (the job and the source), so that every run of the job writes the same name and a run
+ * killed before it could record the name leaves nothing the next run does not overwrite or commit.
+ */
+export function stableTempName(proposed: string, key: string): string {
+  const tag = createHash('sha256').update(key).digest('hex').slice(0, 8);
+  return proposed.replace(/\.sluice-[0-9a-f]{8}\.part$/, `.sluice-${tag}.part`);
+}
 
 /**
  * The error as the user should read it: a message that names only our temporary file names the user's file too.

@@ -24,6 +24,23 @@ export interface ResumableFile {
   temp: string;
 }
 
+/** Options of {@link resumePlan}. */
+export interface ResumeOptions {
+  /**
+   * Targets get their source's modification time (the job's preserveTimes): a resumed job then takes a target of
+   * the source's size and mtime (to the second, SFTP's precision) as committed by its earlier run, whose record
+   * of the commit a kill may have lost (small files are recorded in batches). rsync's quick check, on resumed jobs only.
+   */
+  adoptMatching: boolean;
+  log: (message: string) => void;
+}
+
+/** Whether the target already is the source as a commit of this job leaves it: same size, same mtime to the second. */
+async function targetMatches(session: Pick<Session, 'stat'>, put: boolean, f: ResumableFile): Promise<boolean> {
+  const t = await targetTimes(session, put, f.dst).catch(() => null);
+  return t !== null && t.size === f.size && Math.floor(t.mtimeMs / 1000) === Math.floor(f.mtimeMs / 1000);
+}
+
 /** Size of a file on the side the job writes to (remote for a put, local for a get), or null when missing. */
 function sizeOn(session: Pick<Session, 'stat'>, put: boolean, p: string): Promise<number | null> {
   return targetTimes(session, put, p).then((t) => t?.size ?? null, () => null);
@@ -33,11 +50,12 @@ function sizeOn(session: Pick<Session, 'stat'>, put: boolean, p: string): Promis
  * Decides how `f` starts, from the journal. Temporary files of earlier runs whose source changed are removed.
  * A partial copy is trusted only where the journal recorded its ranges (never by its size alone: parallel writers
  * leave holes), and only while the temporary file is still there and at least as long as the last recorded range.
- * @param log tells the user why a partial copy is not used
+ * @param o.log tells the user why a partial copy is not used
  */
 export async function resumePlan(
-  session: Pick<Session, 'stat' | 'call'>, put: boolean, journal: TransferJournal, f: ResumableFile, log: (message: string) => void,
+  session: Pick<Session, 'stat' | 'call'>, put: boolean, journal: TransferJournal, f: ResumableFile, o: ResumeOptions,
 ): Promise<ResumePlan> {
+  const { log } = o;
   const j = await journal.planFile({ src: f.src, dst: f.dst, size: f.size, mtimeMs: f.mtimeMs }, f.temp);
   for (const old of j.discarded) {
     if (put) await session.call('remove', { path: old }).catch(() => undefined);
@@ -49,7 +67,13 @@ export async function resumePlan(
     return { kind: 'fresh' };
   }
   f.temp = j.temp;
-  if (!j.done.length) return { kind: 'fresh' };
+  if (!j.done.length) {
+    if (o.adoptMatching && journal.resuming && await targetMatches(session, put, f)) {
+      journal.fileEnded(f.src, 'committed');
+      return { kind: 'committed' };
+    }
+    return { kind: 'fresh' };
+  }
   const recordedEnd = Math.max(...j.done.map(([, end]) => end));
   const partial = await sizeOn(session, put, f.temp);
   if (partial === null || partial < recordedEnd) {

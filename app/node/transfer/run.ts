@@ -193,7 +193,9 @@ class TransferJob implements FileJob {
     this.files.add(f);
     try {
       const journal = this.req.journal;
-      const resume = journal ? await resumePlan(this.session, this.put, journal, f, (m) => this.log('warn', m)) : { kind: 'fresh' as const };
+      const resume = journal ? await resumePlan(this.session, this.put, journal, f, {
+        adoptMatching: this.req.preserveTimes !== false, log: (m) => this.log('warn', m),
+      }) : { kind: 'fresh' as const };
       if (resume.kind === 'committed') {
         this.files.delete(f);
         f.to('skipped');

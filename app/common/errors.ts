@@ -26,6 +26,8 @@ export type ErrorCode =
   | 'REMOTE_FAILURE'
   | 'EXISTS'
   | 'UNSUPPORTED_KEY'
+  /** An upload's local source changed while it was sent (size or modification time): nothing mixed is committed. */
+  | 'SOURCE_CHANGED'
   // The service's and IPC's own (app/common/ipc/contract.ts IpcErrorCode).
   | 'INVALID_REQUEST'
   | 'UNKNOWN_CHANNEL'
@@ -46,6 +48,7 @@ const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   REMOTE_FAILURE: 1,
   EXISTS: 1,
   UNSAFE_NAME: 1,
+  SOURCE_CHANGED: 1,
   USAGE: 2,
   AUTH_FAILED: 3,
   UNSUPPORTED_KEY: 3,

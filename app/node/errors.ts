@@ -58,7 +58,7 @@ const LOCAL_REASONS: Readonly<Record<string, [ErrorCode, string]>> = {
 
 /**
  * Maps a Node fs error to a {@link SluiceError} whose message names the local path:
- * ENOSPC/EDQUOT/EFBIG → DISK_FULL; EACCES/EPERM/EROFS → LOCAL_IO "permission denied"; ENOENT and other
+ * ENOSPC/EDQUOT/EFBIG → DISK_FULL ("Local disk full: PATH (…)"); EACCES/EPERM/EROFS → LOCAL_IO "permission denied"; ENOENT and other
  * errno codes → LOCAL_IO; EEXIST → EXISTS; an AbortError → ABORTED. A SluiceError is returned unchanged.
  * @param e what a `node:fs` call threw or passed to its callback
  * @param path the local path involved
@@ -73,6 +73,9 @@ export function fromLocalError(e: unknown, path: string, action?: string): Sluic
   const errno = typeof err.code === 'string' ? err.code : undefined;
   const known = errno ? LOCAL_REASONS[errno] : undefined;
   const prefix = action ? `Cannot ${action} ${displayText(path)}` : `Local file ${displayText(path)}`;
+  if (known?.[0] === 'DISK_FULL') {
+    return new SluiceError('DISK_FULL', `Local disk full: ${displayText(path)} (${action ? `cannot ${action}: ` : ''}${known[1]}, ${errno})`, { cause: e });
+  }
   if (known) return new SluiceError(known[0], `${prefix}: ${known[1]} (${errno})`, { cause: e });
   const detail = typeof err.message === 'string' && err.message ? err.message : String(e);
   return new SluiceError('LOCAL_IO', `${prefix}: ${displayText(detail)}${errno ? ` (${errno})` : ''}`, { cause: e });

@@ -5,6 +5,7 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
@@ -158,5 +159,36 @@ describe('sluice queue', () => {
     const r = await c.q(['run', '--no-progress']);
     assert.equal(r.code, 0, describeRun(r));
     assert.deepEqual(fs.readdirSync(c.remote), ['later.txt'], 'the partial copy is gone, the next job arrived');
+  });
+
+  test('a local disk that fills: the job fails "local disk full: PATH", nothing is left half-written; after space is freed, retry completes it', async (t) => {
+    const c = freshCase();
+    const mnt = path.join(c.local, 'small-disk');
+    fs.mkdirSync(mnt);
+    const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'sluice-queue-tmpfs', mnt], { encoding: 'utf8' });
+    if (mount.status !== 0) { t.skip(`cannot mount a tmpfs here: ${mount.stderr.trim()}`); return; }
+    try {
+      const remoteFile = path.join(c.remote, 'six.bin');
+      writeRandomFile(remoteFile, 6 * 1024 * 1024);
+      await c.q(['add', 'get', ...addFlags(), urlOf(server, remoteFile), `${mnt}/`]);
+      let r = await c.q(['run', '--no-progress']);
+      assert.equal(r.code, 6, `disk full exits 6 as get does\n${describeRun(r)}`);
+      const [failed] = await jobs(c);
+      assert.equal(failed.state, 'failed');
+      assert.equal(failed.error?.code, 'DISK_FULL');
+      assert.match(failed.error?.message ?? '', new RegExp(`Local disk full: ${mnt}/six\\.bin`));
+      assert.deepEqual(fs.readdirSync(mnt), [], 'neither the final name nor a temporary file is left on the full disk');
+
+      const grow = spawnSync('mount', ['-o', 'remount,size=16m', mnt], { encoding: 'utf8' });
+      assert.equal(grow.status, 0, grow.stderr);
+      assert.equal((await c.q(['retry', failed.id])).code, 0);
+      r = await c.q(['run', '--no-progress']);
+      assert.equal(r.code, 0, describeRun(r));
+      assert.equal(await sha256File(path.join(mnt, 'six.bin')), await sha256File(remoteFile));
+      assert.equal((await jobs(c))[0].state, 'done');
+    } finally {
+      const un = spawnSync('umount', [mnt], { encoding: 'utf8' });
+      assert.equal(un.status, 0, `umount ${mnt}: ${un.stderr}`);
+    }
   });
 });

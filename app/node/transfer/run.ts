@@ -4,6 +4,7 @@
  * every lane), move and commit (transferFile.ts, one state per file: fileState.ts), and the job's books (job.ts).
  * A file never appears under its final name until it was fully written, fsynced and verified.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { SluiceError, isInterruption } from '../errors';
 import type { Lane, Session } from '../ssh/session';
@@ -33,6 +34,8 @@ const MAX_QUEUED_TASKS = 1024;
  * pipelined instead of costing the scan a round trip per file (200 files at 50 ms RTT: 10 s one at a time).
  */
 const MAX_FILES_PLANNING = 64;
+/** An upload whose source keeps changing is sent again at most this many times, then fails SOURCE_CHANGED. */
+const MAX_SOURCE_RESTARTS = 2;
 
 const asSluice = SluiceError.from;
 
@@ -150,6 +153,9 @@ class TransferJob implements FileJob {
   private log(level: 'info' | 'warn', message: string): void {
     this.session.publish({ type: 'log', level, message });
   }
+
+  /** How many times each upload was sent again because its source changed meanwhile. */
+  private readonly sourceRestarts = new Map<string, number>();
 
   /** Fails queued work with `e` and aborts every running task on its worker. */
   private stopAll(e: SluiceError): void {
@@ -353,8 +359,32 @@ class TransferJob implements FileJob {
         return;
       }
       if (se.code.startsWith('CONNECTION') || se.code === 'TIMEOUT') throw se;
+      if (se.code === 'SOURCE_CHANGED' && await this.sendChangedAgain(f, se)) return;
       this.giveUp(f, se);
     }
+  }
+
+  /**
+   * An upload whose source changed while it was sent starts again from zero with the source as it is now (its
+   * temporary copy removed), at most MAX_SOURCE_RESTARTS times per file; then it fails with `e`.
+   * @returns false when the file is given up instead
+   */
+  private async sendChangedAgain(f: TransferFile, e: SluiceError): Promise<boolean> {
+    const tries = (this.sourceRestarts.get(f.src) ?? 0) + 1;
+    if (tries > MAX_SOURCE_RESTARTS || this.aborted) return false;
+    const st = await fs.promises.stat(f.src).catch(() => null);
+    if (!st?.isFile()) return false;
+    this.sourceRestarts.set(f.src, tries);
+    this.log('warn', `${e.message}: sending it again (${tries} of ${MAX_SOURCE_RESTARTS})`);
+    this.files.delete(f);
+    f.discardProgress();
+    this.books.filesTotal--;
+    this.books.bytesTotal -= f.size;
+    f.journalled = false;
+    this.req.journal?.restartFile(f.src, 'the source changed while it was sent');
+    f.abort('failed');
+    await this.enqueue({ src: f.src, dst: f.dst, size: st.size, mode: f.mode, mtimeMs: st.mtimeMs });
+    return true;
   }
 
   /** The file fails: said once, its tasks aborted, its temporary file removed. */

@@ -8,7 +8,7 @@
  * for downloads; a file never appears under its final name until it is complete and verified.
  */
 import fs from 'node:fs';
-import { SluiceError } from '../errors';
+import { fromLocalError, SluiceError } from '../errors';
 import type { Lane, Session } from '../ssh/session';
 import type { KeptAttributes, UploadEnd } from '../ssh/workerProtocol';
 import { attributesToKeep, warnAttributesNotKept } from './attributes';
@@ -255,6 +255,7 @@ export class TransferFile implements FileItem, FileInFlight {
       : await released.then(() => localFinish(this.temp)));
     await released;
     if (size !== this.size) throw new SluiceError('VERIFY_FAILED', `${this.dst}: size after transfer is ${size} bytes, expected ${this.size}`);
+    if (this.put) await this.checkSourceUnchanged();
     const level = this.job.req.verify === 'sha256' ? await this.compareHashes(lane) : 'size';
     // An interrupted job commits nothing, even a file whose last bytes raced the interrupt.
     if (this.job.aborted) throw this.job.aborted;
@@ -266,6 +267,24 @@ export class TransferFile implements FileItem, FileInFlight {
     this.to('committed');
     if (this.attrsRefused && this.keep) warnAttributesNotKept(this.job, this.keep, inUserTerms(this.attrsRefused, this.temp, this.dst));
     return level;
+  }
+
+  /**
+   * An upload's source must still be what was planned (size and modification time), or the copy may mix old and
+   * new bytes: such a copy is not committed.
+   * @throws SluiceError SOURCE_CHANGED; LOCAL_IO when the source is gone or unreadable
+   */
+  private async checkSourceUnchanged(): Promise<void> {
+    const st = await fs.promises.stat(this.src).catch((e: unknown) => { throw fromLocalError(e, this.src, 'stat'); });
+    if (st.size === this.size && Math.trunc(st.mtimeMs) === Math.trunc(this.mtimeMs)) return;
+    throw new SluiceError('SOURCE_CHANGED', `${this.src} changed while it was sent (${this.size} → ${st.size} bytes, modified `
+      + `${new Date(st.mtimeMs).toISOString()}): the copy is not committed`);
+  }
+
+  /** Counts every byte this file moved back out (it is sent again from zero as a new file). */
+  discardProgress(): void {
+    this.uncount(this.done);
+    this.segmentBytes = 0;
   }
 
   private async compareHashes(lane: Lane): Promise<VerifyLevel> {

@@ -8,6 +8,7 @@ import { SluiceService } from '../app/node/service';
 import { resolveHome } from '../app/node/stores/sites';
 import { registerService, attachWindow } from './ipc/register';
 import { menuTemplate } from './menu';
+import { notifyFinishedBatches } from './notifications';
 import { SafeStorageSecretStore } from './platform/secretStore';
 import { APP_ORIGIN, handleAppProtocol, registerAppScheme } from './protocol';
 import { createMainWindow, hardenWebContents } from './window';
@@ -39,6 +40,7 @@ async function start(): Promise<void> {
   });
   service = new SluiceService({ home, secrets });
   registerService(service);
+  notifyFinishedBatches(service);
   Menu.setApplicationMenu(Menu.buildFromTemplate(menuTemplate(process.platform, !app.isPackaged)));
   mainWindow = createWindow(service);
 }

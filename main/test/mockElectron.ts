@@ -100,6 +100,17 @@ export const electronMock = {
       this.handlers.set(scheme, fn);
     },
   },
+  Notification: class {
+    static supported = true;
+    static shown: Array<{ title: string; body: string }> = [];
+    static isSupported(): boolean {
+      return this.supported;
+    }
+    constructor(readonly options: { title: string; body: string }) {}
+    show(): void {
+      (this.constructor as unknown as { shown: unknown[] }).shown.push(this.options);
+    }
+  },
   BrowserWindow: class {
     static created: unknown[] = [];
     constructor(readonly options: unknown) {

@@ -9,7 +9,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { MemorySecretStore } from './stores/sites';
 import { jobsInOrder } from '../common/queue/reducer';
-import { acceptHostKey, ed25519Blob, harness, until } from './test/serviceHarness';
+import { acceptHostKey, ed25519Blob, harness, reopen, until } from './test/serviceHarness';
+import { globalRateLimit } from './sftp/rateLimit';
 
 test('sites: passwords go to the SecretStore only; validation and unknown channels fail as data', async (t) => {
   const secrets = new MemorySecretStore();
@@ -264,4 +265,30 @@ test('when every connection drops the session is reported lost and the next conn
   assert.equal(again.value.state, 'connected');
   assert.equal(again.value.error, undefined);
   assert.equal(h.engine.opened.length, 2);
+});
+
+test('speed limits: the global one is kept in settings and applied to the process; a site\'s reaches its engine, at connect and when saved', async (t) => {
+  const h = await harness(t);
+  const set = await h.service.invoke('settings.set', { speedLimit: 10 * 1048576 });
+  assert.ok(set.ok);
+  assert.equal(set.value.speedLimit, 10 * 1048576);
+  assert.equal(globalRateLimit().bytesPerSecond, 10 * 1048576);
+  const refused = await h.service.invoke('settings.set', { speedLimit: 12 });
+  assert.equal(refused.ok, false, 'a limit under 1 KiB/s other than 0 is refused');
+  const again = await reopen(h);
+  const got = await again.service.invoke('settings.get', undefined);
+  assert.ok(got.ok);
+  assert.equal(got.value.speedLimit, 10 * 1048576, 'kept across a restart');
+  assert.ok((await again.service.invoke('settings.set', { speedLimit: 0 })).ok);
+  assert.equal(globalRateLimit().bytesPerSecond, 0);
+
+  const list = await again.service.invoke('sites.list', undefined);
+  assert.ok(list.ok);
+  const site = list.value.sites.find((s) => s.id === again.siteId)!;
+  const { hasPassword: _hp, id, createdAt: _c, updatedAt: _u, ...input } = site;
+  assert.ok((await again.service.invoke('sites.save', { site: { ...input, id, speedLimit: 2 * 1048576 } })).ok);
+  await acceptHostKey(again);
+  assert.equal(again.engine.opened.at(-1)?.rateLimit, 2 * 1048576, 'the engine opens with the site\'s limit');
+  assert.ok((await again.service.invoke('sites.save', { site: { ...input, id, speedLimit: 4 * 1048576 } })).ok);
+  assert.deepEqual(again.engine.rateLimits.slice(-1), [4 * 1048576], 'a saved change reaches the open engine');
 });

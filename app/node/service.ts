@@ -17,7 +17,7 @@ import { ok, err, type Result } from '../common/ipc/result';
 import type { Job } from '../common/model/job';
 import type { SiteView } from '../common/model/site';
 import { SluiceError } from './errors';
-import { openEngine, type EngineFactory } from './engine/engine';
+import { openEngine, setGlobalRateLimit, type EngineFactory } from './engine/engine';
 import { defaultKnownHostsPaths } from './stores/knownHosts';
 import { QueueStore } from './stores/queueStore';
 import { SitesStore, type SecretStore } from './stores/sites';
@@ -98,6 +98,7 @@ export class SluiceService {
     });
     this.queue = new JobQueue(hub, this.sessions, opts.jobsPerSite ?? DEFAULT_JOBS_PER_SITE, () => this.closed, book);
     this.handlers = this.makeHandlers();
+    setGlobalRateLimit(this.store.getSetting<number>('speedLimit') ?? 0);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -176,7 +177,10 @@ export class SluiceService {
         if (typeof password === 'string') await this.secrets.set(saved.id, password);
         else if (password === null) await this.secrets.delete(saved.id);
         const s = this.sessions.get(saved.id);
-        if (s) s.site = saved;
+        if (s) {
+          s.site = saved;
+          s.engine?.setRateLimit(saved.speedLimit ?? 0);
+        }
         return saved;
       },
       'sites.delete': async ({ siteId }) => {
@@ -236,6 +240,10 @@ export class SluiceService {
       'settings.set': async (patch) => {
         if (patch.theme !== undefined) this.store.setSetting('theme', patch.theme);
         if (patch.allowInsecureSecretStorage !== undefined) this.store.setSetting('allowInsecureSecretStorage', patch.allowInsecureSecretStorage);
+        if (patch.speedLimit !== undefined) {
+          this.store.setSetting('speedLimit', patch.speedLimit);
+          setGlobalRateLimit(patch.speedLimit);
+        }
         return this.settings();
       },
     };
@@ -246,6 +254,7 @@ export class SluiceService {
       theme: this.store.getSetting<Theme>('theme') ?? 'system',
       allowInsecureSecretStorage: this.store.getSetting<boolean>('allowInsecureSecretStorage') ?? false,
       secretStorage: this.secrets.status(),
+      speedLimit: this.store.getSetting<number>('speedLimit') ?? 0,
     };
   }
 

@@ -59,7 +59,7 @@ export function createFakeBridge(init: Partial<FakeData> = {}): FakeBridge {
     sites: [],
     folders: [],
     jobs: [],
-    settings: { theme: 'system', allowInsecureSecretStorage: false, secretStorage: { backend: 'memory', secure: true } },
+    settings: { theme: 'system', allowInsecureSecretStorage: false, secretStorage: { backend: 'memory', secure: true }, speedLimit: 0 },
     local: { '/home/user': [] },
     remote: { '/': [] },
     localHome: '/home/user',

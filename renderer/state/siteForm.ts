@@ -25,6 +25,8 @@ export interface SiteForm {
   channels: string;
   /** Comma- or space-separated cipher names, most preferred first. */
   ciphers: string;
+  /** Speed limit in MiB/s ('' = none; decimals allowed). */
+  speedLimit: string;
 }
 
 export type SiteFormField = keyof SiteForm;
@@ -56,6 +58,7 @@ export function newSiteForm(folder = ''): SiteForm {
     connections: '',
     channels: '',
     ciphers: '',
+    speedLimit: '',
   };
 }
 
@@ -77,6 +80,7 @@ export function siteToForm(site: Site): SiteForm {
     connections: site.connections === undefined ? '' : String(site.connections),
     channels: site.channels === undefined ? '' : String(site.channels),
     ciphers: (site.ciphers ?? []).join(', '),
+    speedLimit: site.speedLimit === undefined ? '' : String(Math.round((site.speedLimit / 1048576) * 1000) / 1000),
   };
 }
 
@@ -91,6 +95,16 @@ function intField(raw: string, min: number, max: number, label: string): { value
   if (!/^\d+$/.test(t)) return { error: `${label} must be a whole number` };
   const n = Number(t);
   if (n < min || n > max) return { error: `${label} must be between ${min} and ${max}` };
+  return { value: n };
+}
+
+/** A speed limit typed in MiB/s: '' = none; else bytes/s, at least 1 KiB/s. */
+function limitField(raw: string): { value?: number; error?: string } {
+  const t = raw.trim();
+  if (t === '') return {};
+  if (!/^\d+(\.\d+)?$/.test(t)) return { error: 'Speed limit must be a number of MiB/s, e.g. 10 or 0.5' };
+  const n = Math.round(Number(t) * 1048576);
+  if (n < 1024) return { error: 'Speed limit must be at least 0.001 MiB/s (leave it empty for none)' };
   return { value: n };
 }
 
@@ -114,6 +128,8 @@ export function validateSiteForm(form: SiteForm): SiteFormResult {
   if (connections.error) errors.connections = connections.error;
   const channels = intField(form.channels, 1, 8, 'Channels');
   if (channels.error) errors.channels = channels.error;
+  const speedLimit = limitField(form.speedLimit);
+  if (speedLimit.error) errors.speedLimit = speedLimit.error;
   const ciphers = form.ciphers.split(/[\s,]+/).filter(Boolean);
   const badCipher = ciphers.find((c) => !/^[a-z0-9][a-z0-9@.-]*$/i.test(c));
   if (badCipher) errors.ciphers = `"${badCipher}" is not a cipher name`;
@@ -139,6 +155,7 @@ export function validateSiteForm(form: SiteForm): SiteFormResult {
     ...(connections.value !== undefined ? { connections: connections.value } : {}),
     ...(channels.value !== undefined ? { channels: channels.value } : {}),
     ...(ciphers.length ? { ciphers } : {}),
+    ...(speedLimit.value !== undefined ? { speedLimit: speedLimit.value } : {}),
   };
   // The contract's validator is the final word (it also guards the IPC boundary).
   const checked = siteInputSchema.safeParse(site);

@@ -241,7 +241,15 @@ export function App() {
           </div>
         </div>
       </div>
-      <StatusBar status={status} rate={series.latestTotal()} />
+      <StatusBar
+        status={status}
+        rate={series.latestTotal()}
+        speedLimit={settings?.speedLimit}
+        onSpeedLimit={async (speedLimit) => {
+          const r = await bridge.settingsSet({ speedLimit });
+          if (r.ok) store.dispatch({ type: 'settings', settings: r.value });
+        }}
+      />
 
       {hostKeyPrompt && (
         <HostKeyDialog

@@ -1,6 +1,6 @@
 /**
  * Status bar: the active site and its session state, negotiated cipher and KEX (RFC 4253 §7.1),
- * connections up / configured, and the current total speed.
+ * connections up / configured, the current total speed, and the global speed limit (issue #14).
  */
 import type { SessionStatus } from '../../app/common/ipc/contract';
 import { formatRate } from '../format/format';
@@ -9,10 +9,28 @@ export interface StatusBarProps {
   status: SessionStatus | undefined;
   /** Total rate, bytes/s. */
   rate: number;
+  /** The global speed limit, bytes/s (0 = none); undefined while settings load. */
+  speedLimit?: number;
+  /** Sets the global speed limit (bytes/s, 0 = none). */
+  onSpeedLimit?: (bytesPerSecond: number) => void;
+}
+
+const MiB = 1024 * 1024;
+/** The limits offered, bytes/s (0 = none). */
+export const SPEED_LIMITS = [0, 1, 5, 10, 25, 50, 100, 250].map((m) => m * MiB);
+
+/** The global speed limit as a select; a limit set elsewhere (another value) is offered too. */
+function SpeedLimitSelect({ value, onChange }: { value: number; onChange: (n: number) => void }) {
+  const options = SPEED_LIMITS.includes(value) ? SPEED_LIMITS : [...SPEED_LIMITS, value].sort((a, b) => a - b);
+  return (
+    <select aria-label="Speed limit" value={value} onChange={(e) => onChange(Number(e.target.value))}>
+      {options.map((n) => <option key={n} value={n}>{n === 0 ? 'unlimited' : formatRate(n)}</option>)}
+    </select>
+  );
 }
 
 /** The bottom status bar. */
-export function StatusBar({ status, rate }: StatusBarProps) {
+export function StatusBar({ status, rate, speedLimit, onSpeedLimit }: StatusBarProps) {
   return (
     <footer className="statusbar" role="status" aria-label="Status">
       <span>
@@ -30,6 +48,11 @@ export function StatusBar({ status, rate }: StatusBarProps) {
       <span>
         Speed: <output aria-label="Speed">{formatRate(rate)}</output>
       </span>
+      {speedLimit !== undefined && onSpeedLimit && (
+        <label>
+          Limit: <SpeedLimitSelect value={speedLimit} onChange={onSpeedLimit} />
+        </label>
+      )}
     </footer>
   );
 }

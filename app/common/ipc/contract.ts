@@ -51,6 +51,8 @@ export interface Settings {
   allowInsecureSecretStorage: boolean;
   /** Read-only: how passwords are stored. `secure: false` means the UI must warn before saving one. */
   secretStorage: { backend: string; secure: boolean };
+  /** The speed limit of every transfer together, bytes per second; 0 = none. */
+  speedLimit: number;
 }
 
 export type SessionState = 'connecting' | 'connected' | 'disconnected' | 'failed';
@@ -171,6 +173,7 @@ export const siteInputSchema = z.strictObject({
   connections: z.number().int().min(1).max(16).optional(),
   channels: z.number().int().min(1).max(8).optional(),
   ciphers: z.array(z.string().min(1).max(100)).max(20).optional(),
+  speedLimit: z.number().int().min(1024).max(2 ** 40).optional(),
 });
 
 const none = z.undefined();
@@ -255,6 +258,8 @@ export const invokeSchemas = {
   'settings.set': z.strictObject({
     theme: z.enum(['light', 'dark', 'system']).optional(),
     allowInsecureSecretStorage: z.boolean().optional(),
+    /** Bytes per second, 0 = none (at least 1 KiB/s otherwise). */
+    speedLimit: z.number().int().min(0).max(2 ** 40).refine((n) => n === 0 || n >= 1024, 'a speed limit is 0 (none) or at least 1024 bytes/s').optional(),
   }),
 } as const;
 

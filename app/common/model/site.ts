@@ -29,6 +29,8 @@ export interface Site {
   channels?: number;
   /** Preferred cipher list, most preferred first (OpenSSH names, e.g. `aes128-gcm@openssh.com`). */
   ciphers?: string[];
+  /** This site's speed limit in bytes per second (absent: none; the global limit still applies). */
+  speedLimit?: number;
   /** Milliseconds since the epoch. */
   createdAt: number;
   updatedAt: number;

@@ -192,6 +192,7 @@ export class SiteSessions {
       // Unset: the engine sizes the pool from the measured RTT.
       connections: site.connections,
       channels: site.channels,
+      rateLimit: site.speedLimit,
       readyTimeoutMs: this.o.readyTimeoutMs,
       dataDir: this.o.home,
     };

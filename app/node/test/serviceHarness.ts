@@ -38,6 +38,8 @@ export type Opened = SessionOptions & { onEvent: (e: EngineEvent) => void };
  */
 export class FakeEngine {
   opened: Opened[] = [];
+  /** Every setRateLimit call on an open engine (bytes/s). */
+  rateLimits: number[] = [];
   requests: TransferRequest[] = [];
   hostKey = ed25519Blob(7);
   running = 0;
@@ -73,7 +75,7 @@ export class FakeEngine {
         extensions: {}, maxRead: 32768, maxWrite: 32768, ordersRequests: false,
       },
       pool: { authMethod: 'publickey', connections: 1, channels: 1, channelWindow: 2 * 1024 * 1024, up: [{ connection: 1, channels: 1 }] },
-      setRateLimit: () => undefined,
+      setRateLimit: (n) => { this.rateLimits.push(n); },
       list: async () => [{ name: 'a.txt', type: 'file', size: 3, mtimeMs: 1, mode: 0o644 }],
       stat: async () => ({ type: 'file', size: 9, mtimeMs: 2, mode: 0o644 }),
       realpath: async (p) => (p === '.' ? '/home/u' : p),

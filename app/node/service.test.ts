@@ -49,7 +49,7 @@ test('sites: an insecure secret store refuses passwords until the user agrees', 
   assert.ok(!listed.value.sites.some((x) => x.name === 'P'), 'nothing saved when the password is refused');
   const settings = await h.service.invoke('settings.set', { allowInsecureSecretStorage: true, theme: 'dark' });
   assert.ok(settings.ok);
-  assert.deepEqual(settings.value, { theme: 'dark', allowInsecureSecretStorage: true, secretStorage: { backend: 'basic_text', secure: false } });
+  assert.deepEqual(settings.value, { theme: 'dark', allowInsecureSecretStorage: true, secretStorage: { backend: 'basic_text', secure: false }, speedLimit: 0 });
   assert.ok((await h.service.invoke('sites.save', { site, password: 'pw' })).ok);
 });
 

@@ -33,7 +33,7 @@ test('create, read back across reopen, WAL and migrations applied', (t) => {
 
   const again = new SitesStore(home);
   t.after(() => again.close());
-  assert.equal(again.schemaVersion, 1);
+  assert.equal(again.schemaVersion, 2);
   assert.equal(again.get(site.id)?.name, 'Prod 2');
   const raw = new Database(path.join(home, 'sluice.db'), { readonly: true });
   assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');

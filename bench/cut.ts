@@ -3,8 +3,8 @@
  * loopback, every connection cut once (the proxy disabled, so the reconnect is refused until it is enabled again) when
  * the progress passes 10 %, 50 % and 90 % of the file; the proxy comes back when the CLI announces its retry. Prints per
  * run whether it completed (exit 0, same SHA-256; and whether a temporary .part file was left), its wall time (an uncut run first, for scale), and the bytes sent
- * twice: the payload bytes the CLI moved over all its tries (TransferReport.movedBytes of each try: the `retry` events
- * and the report) minus the file's size. Those are acknowledged bytes; the requests in flight at the cut (never
+ * twice: the payload bytes the CLI moved over all its tries (the report's movedBytes, which after a retry covers every
+ * try) minus the file's size. Those are acknowledged bytes; the requests in flight at the cut (never
  * answered) come on top, shown from the last progress sample before it. Figures, not a test.
  *
  *   npm run build && node dist/bench/cut.js [--mib 256] [--rate 40000] [--at 10,50,90] [--directions put,get] [--log] \
@@ -90,11 +90,10 @@ function runCut(args: string[], env: NodeJS.ProcessEnv, toxi: Toxiproxy, cutAt: 
       }
       if (e.type === 'retry') {
         run.retries++;
-        run.moved += e.movedBytes ?? 0;
         if (e.attempt === 2) proxy = proxy.then(() => toxi.setEnabled(PROXY, true));
       }
       if (e.type === 'report') {
-        run.moved += e.movedBytes ?? 0;
+        run.moved = e.movedBytes ?? 0;
         run.resumed = e.resumedBytes ?? 0;
       }
     }

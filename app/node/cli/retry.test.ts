@@ -29,7 +29,7 @@ function instantTimers(): Timers & { waits: number[] } {
  * A job whose connects and transfers follow `connects` (an error: that connect fails) and `transfers` (a report, or an
  * error thrown); records what happened.
  */
-function fakeJob(o: { connects?: Array<SluiceError | undefined>; transfers: Step[]; tries?: number; timers?: Timers }) {
+function fakeJob(o: { connects?: Array<SluiceError | undefined>; transfers: Step[]; tries?: number; timers?: Timers; now?: () => number }) {
   const log: string[] = [];
   const notices: RetryNotice[] = [];
   const journals: Array<{ outcome?: string }> = [];
@@ -62,7 +62,7 @@ function fakeJob(o: { connects?: Array<SluiceError | undefined>; transfers: Step
     request: { id: 'put-1', direction: 'put', sources: ['/l/a.bin'], dest: '/r/', recursive: false },
     say: (line) => log.push(line),
     retrying: (n) => { notices.push(n); log.push(`retry ${n.attempt} of ${n.of}`); },
-  }, { policy: { ...DEFAULT_RETRY_POLICY, tries: o.tries ?? 5 }, random: () => 0, timers: o.timers ?? instantTimers() });
+  }, { policy: { ...DEFAULT_RETRY_POLICY, tries: o.tries ?? 5 }, random: () => 0, timers: o.timers ?? instantTimers(), now: o.now });
   return { job, log, notices, journals };
 }
 
@@ -70,9 +70,12 @@ const lost = () => new SluiceError('CONNECTION_LOST', 'connection refused by 127
 
 test('a lost connection: the journal closes paused, the engine closes, the run says so, reconnects and resumes', async () => {
   const timers = instantTimers();
-  const f = fakeJob({ transfers: [report('CONNECTION_LOST', 3 * 1024 * 1024), report()], timers });
+  const clock = [1000, 9000];
+  const f = fakeJob({ transfers: [report('CONNECTION_LOST', 3 * 1024 * 1024), report(undefined, 5)], timers, now: () => clock.shift() ?? NaN });
   const r = await f.job.run(new AbortController().signal);
   assert.equal(r.failed.length, 0);
+  assert.equal(r.elapsedMs, 8000, 'the report covers the whole run, the wait included');
+  assert.equal(r.movedBytes, 3 * 1024 * 1024 + 5, 'and every try\'s bytes');
   assert.deepEqual(f.log, [
     'connect', 'transfer with journal', 'journal paused', 'close', 'retry 2 of 5',
     'connect', 'transfer with journal', 'journal done',
@@ -119,9 +122,9 @@ test('the last try\'s transient failure ends the run paused, with the bytes kept
   assert.equal(f.log.filter((l) => l.includes('kept')).length, 1, 'said once, at the end, not before each retry');
 });
 
-test('--retries 1: a single try', async () => {
-  const f = fakeJob({ transfers: [report('CONNECTION_LOST')], tries: 1 });
-  assert.equal((await f.job.run(new AbortController().signal)).failed[0].code, 'CONNECTION_LOST');
+test('--retries 1: a single try, its report as the engine gave it', async () => {
+  const f = fakeJob({ transfers: [report('CONNECTION_LOST', 9)], tries: 1 });
+  assert.deepEqual(await f.job.run(new AbortController().signal), report('CONNECTION_LOST', 9));
   assert.equal(f.notices.length, 0);
 });
 

@@ -60,11 +60,12 @@ export interface JobParts {
   retrying(notice: RetryNotice): void;
 }
 
-/** The retry policy and, for tests, the random source and the timers. */
+/** The retry policy and, for tests, the random source, the timers and the clock (ms; default Date.now). */
 export interface RetryOptions {
   policy: RetryPolicy;
   random?: () => number;
   timers?: Timers;
+  now?: () => number;
 }
 
 type Outcome = { report: TransferReport; error?: undefined } | { error: unknown; report?: undefined };
@@ -90,12 +91,16 @@ export class RetryingJob {
   /**
    * Runs the job, trying again after transient failures (see the module comment). The last try's engine stays open
    * until {@link close}.
-   * @returns the report of the last try (its failures, if any, permanent or left after the last try)
+   * @returns the report of the last try (its failures, if any, permanent or left after the last try), with
+   *   `elapsedMs` and `movedBytes` over the whole run: every try and the waits between them
    * @throws what the last try threw (SluiceError; ABORTED when `signal` aborts during a wait)
    */
   async run(signal: AbortSignal): Promise<TransferReport> {
+    const now = this.options.now ?? Date.now;
+    const started = now();
     const schedule = new RetrySchedule(this.options.policy, this.options.random);
     let reached = false;
+    let movedBefore = 0;
     for (;;) {
       const outcome = await this.tryOnce(signal);
       reached ||= this.current !== null;
@@ -104,13 +109,16 @@ export class RetryingJob {
       const retry = decision?.retry === true ? decision : undefined;
       this.endJournal(journalOutcome(outcome.error, outcome.report), retry === undefined);
       if (!retry || !failure) {
-        if (outcome.report) return outcome.report;
-        throw outcome.error;
+        if (!outcome.report) throw outcome.error;
+        if (schedule.attempts === 1) return outcome.report;
+        return { ...outcome.report, elapsedMs: now() - started, movedBytes: movedBefore + outcome.report.movedBytes };
       }
       await this.close();
+      const movedBytes = outcome.report?.movedBytes ?? 0;
+      movedBefore += movedBytes;
       this.parts.retrying({
         type: 'retry', attempt: retry.attempt, of: schedule.policy.tries, delayMs: retry.delayMs, code: failure.code,
-        message: failure.message, movedBytes: outcome.report?.movedBytes ?? 0,
+        message: failure.message, movedBytes,
       });
       await waitFor(retry.delayMs, signal, this.options.timers);
     }

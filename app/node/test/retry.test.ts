@@ -70,7 +70,10 @@ describe('a connection cut mid-transfer: the run retries by itself and completes
       assert.ok(resuming.length >= 1, `the retry resumes from the journal:\n${describeRun(r)}`);
       const resumed = r.report?.resumedBytes ?? 0;
       assert.ok(resumed > 0 && resumed < FILE_SIZE, `resumed ${resumed} of ${FILE_SIZE} bytes`);
-      const moved = retries.reduce((n, e) => n + e.movedBytes, r.report?.movedBytes ?? 0);
+      // The report's movedBytes covers every try: the earlier tries' (in their retry lines) and the last one's, which
+      // moved at least what it did not resume.
+      const moved = r.report?.movedBytes ?? 0;
+      assert.ok(moved >= retries.reduce((n, e) => n + e.movedBytes, FILE_SIZE - resumed), `moved ${moved} B in all`);
       console.log(`# ${direction}: ${retries.length} retr${retries.length === 1 ? 'y' : 'ies'}; ${resumed} B resumed; `
         + `${moved} B moved in all, ${moved - FILE_SIZE} B twice`);
       const target = direction === 'put' ? remote : local;

@@ -5,8 +5,8 @@
  * (SIGTERM), 129 hangup (SIGHUP).
  *
  * The pieces live in ./cli/: the grammar (program.ts), URLs (remoteSpec.ts), prompts (prompt.ts), event output and
- * progress bar (output.ts, progressBar.ts), units (units.ts), the summary (summary.ts), fatal errors (fatal.ts) and
- * signals (signals.ts).
+ * progress bar (output.ts, progressBar.ts), units (units.ts), the summary (summary.ts), fatal errors (fatal.ts),
+ * signals (signals.ts), the resume journal (resume.ts) and the tries after a transient failure (retry.ts).
  */
 import path from 'node:path';
 import { CommanderError } from 'commander';
@@ -18,10 +18,10 @@ import { addQueueCommands } from './cli/queueCommands';
 import { connectedLine, engineOptions, resolveOperands } from './cli/jobSetup';
 import { SIGNAL_EXIT_CODES, guardSignals, type HandledSignal } from './cli/signals';
 import { formatSummary } from './cli/summary';
-import { formatBytes } from './cli/units';
-import { openEngine, type Engine } from './engine/engine';
-import type { StoreJournal } from './engine/journal';
-import { journalOutcome, openRunJournal } from './cli/resume';
+import { openEngine } from './engine/engine';
+import { openRunJournal } from './cli/resume';
+import { RetryingJob } from './cli/retry';
+import { DEFAULT_RETRY_POLICY } from '../common/retry';
 import type { TransferReport } from './transfer/types';
 
 export { parseRate, parseSize, parseWindow } from './cli/program';
@@ -46,27 +46,32 @@ function printReport(report: TransferReport, out: Output, json: boolean): void {
   else for (const line of formatSummary(report, out.failedTargets)) process.stderr.write(`${line}\n`);
 }
 
-/** Closes the journal of a run; says when a partial copy is kept for a resume. */
-function endJournal(journal: StoreJournal, outcome: 'done' | 'failed' | 'paused', say: (line: string) => void): void {
-  journal.flush();
-  const kept = outcome === 'paused' ? journal.resumeSummary().doneBytes : 0;
-  journal.close(outcome);
-  if (kept > 0) say(`sluice: ${formatBytes(kept)} kept: run the same command again to resume`);
+/** The run's tries (cli/retry.ts): each connects, opens the journal and transfers. */
+function retryingJob(direction: 'get' | 'put', operands: string[], o: CliOptions, out: Output): RetryingJob {
+  const { spec, sources, dest } = resolveOperands(direction, operands.slice(0, -1), operands[operands.length - 1]);
+  const say = (line: string): void => out.info(line);
+  return new RetryingJob({
+    connect: () => openEngine(engineOptions({ direction, spec, sources, dest }, o, out)),
+    connected: (engine) => { if (o.verbose) say(connectedLine(spec, engine)); },
+    openJournal: () => (o.resume ? openRunJournal(direction, spec, sources, dest, say) : null),
+    request: transferRequest(direction, sources, dest, o),
+    say,
+    retrying: (n) => out.retry(n),
+  }, { policy: { ...DEFAULT_RETRY_POLICY, tries: Math.max(1, o.retries) } });
 }
 
 /** Runs one get or put; every failure is reported here (fatal.ts). @returns the exit code */
 async function run(direction: 'get' | 'put', operands: string[], o: CliOptions): Promise<number> {
   const json = o.json === true;
   const abort = new AbortController();
-  let engine: Engine | null = null;
+  let job: RetryingJob | null = null;
   let out: Output | null = null;
-  let journal: StoreJournal | null = null;
   const guard = guardSignals({
     cancel: () => abort.abort(),
-    cleanupPending: () => engine !== null,
+    cleanupPending: () => job !== null && job.engine !== null,
     write: (text) => process.stderr.write(`${text}\n`),
     quit: (exitCode, message) => {
-      journal?.close('paused');
+      job?.abandon();
       out?.done();
       if (json) process.stdout.write(`${JSON.stringify({ type: 'error', code: 'ABORTED', message, exitCode } satisfies FatalError)}\n`);
       process.exit(exitCode);
@@ -74,25 +79,17 @@ async function run(direction: 'get' | 'put', operands: string[], o: CliOptions):
   });
   try {
     if (operands.length < 2) throw new SluiceError('USAGE', `${direction} needs at least one SOURCE and a DEST`);
-    const { spec, sources, dest } = resolveOperands(direction, operands.slice(0, -1), operands[operands.length - 1]);
-    out = makeOutput(o, direction === 'put' ? 'up  ' : 'down');
-    engine = await openEngine(engineOptions({ direction, spec, sources, dest }, o, out));
-    if (o.verbose) out.info(connectedLine(spec, engine));
-    const sink = out;
-    journal = o.resume ? openRunJournal(direction, spec, sources, dest, (line) => sink.info(line)) : null;
-    const report = await engine.transfer({ ...transferRequest(direction, sources, dest, o), journal: journal ?? undefined }, abort.signal);
-    if (journal) endJournal(journal, journalOutcome(undefined, report), (line) => sink.info(line));
-    journal = null;
+    out = makeOutput({ ...o, mayRetry: o.retries > 1 }, direction === 'put' ? 'up  ' : 'down');
+    job = retryingJob(direction, operands, o, out);
+    const report = await job.run(abort.signal);
     printReport(report, out, json);
     return guard.exitCode() ?? exitCodeForReport(report);
   } catch (e) {
-    if (journal) endJournal(journal, journalOutcome(e), (line) => out?.info(line));
-    journal = null;
     out?.done();
     return writeFatal(fatalFor(e, guard.received), json);
   } finally {
     out?.done();
-    await engine?.close();
+    await job?.close();
     guard.dispose();
   }
 }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import type { EngineEvent } from '../transfer/types';
-import { humanText, makeOutput } from './output';
+import { humanText, makeOutput, retryLine } from './output';
 
 function sink(): { stream: PassThrough; text: () => string } {
   const stream = new PassThrough();
@@ -53,4 +53,26 @@ test('--json: every event as one JSON line on stdout, nothing on stderr', () => 
   assert.equal(lines[0].type, 'file');
   assert.deepEqual(lines[1], { type: 'log', level: 'info', message: 'hello' });
   assert.equal(err.text(), '');
+});
+
+test('a retry: one stderr line with the reason, the wait and the try; under --json a "retry" line on stdout', () => {
+  const notice = {
+    type: 'retry' as const, attempt: 2, of: 5, delayMs: 3240, code: 'CONNECTION_LOST', message: 'connection to h:22 failed: read ECONNRESET', movedBytes: 1234,
+  };
+  assert.equal(retryLine(notice), 'sluice: connection to h:22 failed: read ECONNRESET; retrying in 3.2 s (attempt 2 of 5)');
+  const human = { out: sink(), err: sink() };
+  makeOutput({ progress: false }, 'up  ', { stdout: human.out.stream, stderr: human.err.stream }).retry(notice);
+  assert.equal(human.err.text(), `${retryLine(notice)}\n`);
+  assert.equal(human.out.text(), '');
+  const json = { out: sink(), err: sink() };
+  makeOutput({ json: true, progress: false }, 'up  ', { stdout: json.out.stream, stderr: json.err.stream }).retry(notice);
+  assert.deepEqual(JSON.parse(json.out.text()), notice);
+  assert.equal(json.err.text(), '');
+});
+
+test('a run that may retry does not name files failed by a transient code as they fail (the summary names those left)', () => {
+  assert.equal(humanText(failed('CONNECTION_LOST', 'connection lost'), false, true), undefined);
+  assert.equal(humanText(failed('TIMEOUT', 'timed out'), false, true), undefined);
+  assert.equal(humanText(failed('CONNECTION_LOST', 'connection lost'), false, false), 'sluice: FAILED /home/u/a.bin → /srv/a.bin (CONNECTION_LOST)');
+  assert.equal(humanText(failed('PERMISSION_DENIED', 'denied'), false, true), 'sluice: FAILED /home/u/a.bin → /srv/a.bin (PERMISSION_DENIED)');
 });

@@ -2,6 +2,7 @@
  * How the CLI shows the engine's events: under `--json` every event as one JSON line on stdout; otherwise text on
  * stderr (each failed file as it fails, warnings, `-v` details) and a progress bar when stderr is a terminal.
  */
+import { isTransient } from '../../common/retry';
 import { learnedKeysMessage } from '../ssh/hostKeys';
 import type { EngineEvent } from '../transfer/types';
 import { ProgressBar, type BarStream } from './progressBar';
@@ -14,6 +15,28 @@ export interface OutputOptions {
   verbose?: boolean;
   /** false with `--no-progress`. */
   progress: boolean;
+  /**
+   * The run may try again after a transient failure (`--retries` above 1): a file failed by a lost connection or a
+   * timeout is then not named as it fails; the retry line says what happened, and the summary names every file that
+   * still failed when the run gives up.
+   */
+  mayRetry?: boolean;
+}
+
+/** A new try after a transient failure (cli/retry.ts): the `--json` line, and what the human line says. */
+export interface RetryNotice {
+  type: 'retry';
+  /** The try about to start (2 = the first retry). */
+  attempt: number;
+  /** Tries in all (`--retries`). */
+  of: number;
+  /** The wait before it, ms. */
+  delayMs: number;
+  /** The failure that calls for it (errors.ts ErrorCode: CONNECTION_LOST, CONNECTION_STALLED, TIMEOUT). */
+  code: string;
+  message: string;
+  /** Payload bytes the failed try moved over the wire (TransferReport.movedBytes; 0 when it ended without a report). */
+  movedBytes: number;
 }
 
 /** Streams the output goes to; default process.stdout / process.stderr. */
@@ -28,6 +51,8 @@ export interface Output {
   info(msg: string): void;
   /** Shows one engine event. */
   event(e: EngineEvent): void;
+  /** Says that the run tries again: {@link retryLine} on stderr, or the notice as a JSON line under `--json`. */
+  retry(n: RetryNotice): void;
   /** The failed files' targets, for the summary. */
   readonly failedTargets: FailedTargets;
   /** Ends the progress bar, if any. Safe to call more than once. */
@@ -47,6 +72,7 @@ export function makeOutput(o: OutputOptions, label: string, streams: OutputStrea
     return {
       info: (msg) => streams.stdout.write(`${JSON.stringify({ type: 'log', level: 'info', message: msg })}\n`),
       event: (e) => { note(e); streams.stdout.write(`${JSON.stringify(e)}\n`); },
+      retry: (n) => streams.stdout.write(`${JSON.stringify(n)}\n`),
       failedTargets,
       done: () => undefined,
     };
@@ -57,10 +83,11 @@ export function makeOutput(o: OutputOptions, label: string, streams: OutputStrea
     info: line,
     event: (e) => {
       note(e);
-      const text = humanText(e, o.verbose === true);
+      const text = humanText(e, o.verbose === true, o.mayRetry === true);
       if (text !== undefined) line(text);
       else if (e.type === 'progress') bar?.update(e);
     },
+    retry: (n) => line(retryLine(n)),
     failedTargets,
     done: () => bar?.stop(),
   };
@@ -70,12 +97,13 @@ export function makeOutput(o: OutputOptions, label: string, streams: OutputStrea
  * The stderr line for an event, or undefined when it shows none. A failed file is named as it fails, with its code
  * (`sluice: FAILED SOURCE → TARGET (CODE)`); its message comes once, in the summary (summary.ts), so that a log holds
  * each reason once. A file that failed because the job was interrupted (ABORTED) shows nothing: the CLI says
- * "transfer interrupted" once for the whole job.
+ * "transfer interrupted" once for the whole job; with `mayRetry`, neither does one failed by a transient code (see
+ * {@link OutputOptions.mayRetry}).
  */
-export function humanText(e: EngineEvent, verbose: boolean): string | undefined {
+export function humanText(e: EngineEvent, verbose: boolean, mayRetry = false): string | undefined {
   switch (e.type) {
     case 'file':
-      if (e.state === 'failed' && e.error?.code !== 'ABORTED') return `sluice: FAILED ${fileRoute(e.path, e.target)}${e.error ? ` (${e.error.code})` : ''}`;
+      if (e.state === 'failed' && e.error?.code !== 'ABORTED' && !(mayRetry && isTransient(e.error?.code ?? ''))) return `sluice: FAILED ${fileRoute(e.path, e.target)}${e.error ? ` (${e.error.code})` : ''}`;
       if (e.state === 'done' && verbose) {
         return `sluice: done ${fileRoute(e.path, e.target)} (${formatBytes(e.size)}${e.verify ? `, verified: ${e.verify}` : ''})`;
       }
@@ -87,4 +115,9 @@ export function humanText(e: EngineEvent, verbose: boolean): string | undefined 
     default:
       return undefined;
   }
+}
+
+/** `sluice: MESSAGE; retrying in 3.2 s (attempt 2 of 5)`. */
+export function retryLine(n: RetryNotice): string {
+  return `sluice: ${n.message}; retrying in ${(n.delayMs / 1000).toFixed(1)} s (attempt ${n.attempt} of ${n.of})`;
 }

@@ -93,3 +93,15 @@ test('--limit reads binary units per second like the sizes (10M = 10 MiB/s), 0 f
   await assert.rejects(h.program.parseAsync(['node', 'sluice', 'get', '--help']), (e: unknown) => e instanceof CommanderError && e.exitCode === 0);
   assert.match(h.out().replace(/\s+/g, ' '), /--limit <rate> speed limit, in binary units per second: 10M = 10 MiB\/s = 10485760 bytes\/s/);
 });
+
+test('--retries counts tries in all (default 5, like rclone\'s --retries); 0 is accepted, negatives are not; the help says what is retried', async () => {
+  for (const [args, want] of [[[], 5], [['--retries', '3'], 3], [['--retries', '0'], 0]] as const) {
+    const h = harness();
+    await h.program.parseAsync(['node', 'sluice', 'put', ...args, 'a.bin', 'sftp://h/y']);
+    assert.equal(h.runs[0].opts.retries, want, args.join(' '));
+  }
+  await assert.rejects(harness().program.parseAsync(['node', 'sluice', 'get', '--retries', '-1', 'sftp://h/x', 'y']), CommanderError);
+  const h = harness();
+  await assert.rejects(h.program.parseAsync(['node', 'sluice', 'put', '--help']), (e: unknown) => e instanceof CommanderError && e.exitCode === 0);
+  assert.match(h.out().replace(/\s+/g, ' '), /--retries <n> tries in all, like rclone's --retries: .* 0 or 1: no retry\. Permanent failures .* are never retried \(default: 5\)/);
+});

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
+import { DEFAULT_RETRY_POLICY } from '../../common/retry';
 import { AUTO_TUNE, SESSION_DEFAULTS, SSH2_DEFAULT_WINDOW, WINDOW_TUNE } from '../ssh/session';
 import type { TransferRequest } from '../transfer/types';
 
@@ -42,6 +43,8 @@ export interface CliOptions {
   connectTimeout: number;
   /** `--limit`: speed limit in bytes per second (0 = none). */
   limit?: number;
+  /** `--retries`: tries in all after transient failures (0 and 1: a single try). */
+  retries: number;
 }
 
 /** Runs one `get` or `put`; resolves with the exit code. */
@@ -64,7 +67,10 @@ password prompt; SLUICE_PASSWORD supplies the password to scripts.
 Host keys: ~/.ssh/known_hosts and /etc/ssh/ssh_known_hosts (SLUICE_KNOWN_HOSTS overrides both).
 Units: sizes and rates in binary units (KiB, MiB, GiB; MiB/s = 1048576 bytes per second).
 --json: one event per line on stdout, then a "report" line; a run that cannot start or finish (refused
-connection or host key, authentication, usage, interrupt) ends with {"type":"error","code":…,"exitCode":…}.
+connection or host key, authentication, usage, interrupt) ends with {"type":"error","code":…,"exitCode":…};
+each retry is a {"type":"retry","attempt":2,"of":5,"delayMs":…,"code":…,"message":…,"movedBytes":…} line.
+Retries: once connected, a lost, refused or stalled connection or a timeout is tried again (--retries tries in
+all, default 5, about 2 minutes of waits at most), reconnecting and resuming; other failures end the run at once.
 
 Exit codes: 0 done and verified, 1 some transfer failed, 2 usage, 3 authentication, 4 host key refused,
 5 remote not found or permission denied, 6 local error (disk full, permission), 130 interrupted (Ctrl-C),
@@ -80,6 +86,12 @@ const TIMES_HELP = 'do not give targets their source\'s modification time (kept 
 
 const PERMS_HELP = 'give targets their source\'s permission bits exactly, like scp -p and rsync -p (default: new files get '
   + 'the source\'s bits less the umask of the receiving side, like cp)';
+
+/** What `--retries` does, for the help. */
+export const RETRIES_HELP = 'tries in all, like rclone\'s --retries: a lost, refused or stalled connection or a timeout once '
+  + 'connected is tried again with a fresh connection (the host key checked again), resuming where the journal says, after '
+  + 'a wait of 2 s growing about ×2 per try with jitter (60 s at most, 2 min in all); 0 or 1: no retry. Permanent '
+  + 'failures (authentication, host key, permission denied, no such file, disk full) are never retried';
 
 const DEREFERENCE_HELP = 'follow symlinks in the folder walk, like cp -L (default: a file symlink is copied only when its '
   + 'target is inside the tree; others are reported and skipped)';
@@ -202,7 +214,8 @@ export function addTransferOptions(cmd: Command, direction: 'get' | 'put'): Comm
     .option('--keepalive <ms>', 'keepalive interval in ms (0 = off)', nonNegativeInt, SESSION_DEFAULTS.keepaliveIntervalMs)
     .option('--keepalive-count <n>', 'missed keepalives before the connection is dropped', positiveInt, SESSION_DEFAULTS.keepaliveCountMax)
     .option('--connect-timeout <ms>', 'connect + authentication timeout in ms', positiveInt, SESSION_DEFAULTS.readyTimeoutMs)
-    .option('--limit <rate>', LIMIT_HELP, parseRate);
+    .option('--limit <rate>', LIMIT_HELP, parseRate)
+    .option('--retries <n>', RETRIES_HELP, nonNegativeInt, DEFAULT_RETRY_POLICY.tries);
 }
 
 /**

@@ -5,22 +5,27 @@
  * (engine/journal.ts StoreJournal.ofClaims), so a killed run resumes where it stopped. The run watches its jobs'
  * states: a job paused or cancelled by `sluice queue pause|cancel` in another process is stopped, and the rest of its
  * group goes back in line. One engine is kept open while consecutive groups go to the same server with the same
- * connection options.
+ * connection options. A group that ends with a transient failure (common/retry.ts) goes back in line after a wait
+ * (decorrelated jitter), with a fresh connection (the host key checked again), within its jobs' `--retries` tries;
+ * then its jobs fail.
  */
-import { RunTally } from '../../common/queue/runTally';
+import { RunTally, type RunEnd } from '../../common/queue/runTally';
+import { DEFAULT_RETRY_POLICY, isTransient, RetrySchedule } from '../../common/retry';
 import { exitCodeFor, isErrorCode, isSluiceError, SluiceError } from '../errors';
 import { openEngine, type Engine } from '../engine/engine';
 import { StoreJournal } from '../engine/journal';
 import { currentOwner, keepLease, type LeaseOwner } from '../stores/lease';
 import type { QueueStore } from '../stores/queueStore';
 import type { Claim } from '../stores/jobClaim';
-import type { EngineEvent, TransferReport } from '../transfer/types';
+import type { EngineEvent } from '../transfer/types';
 import { toFatal } from './fatal';
 import { connectedLine, engineOptions } from './jobSetup';
 import { makeOutput, type Output } from './output';
+import { waitFor } from './retry';
 import { transferRequest, type CliOptions } from './program';
 import { cliOptionsOf, dropPartialCopies, QUEUE_ORIGIN } from './queueOps';
 import { formatRemote, type RemoteSpec } from './remoteSpec';
+import { formatSummary } from './summary';
 
 /** The options of `sluice queue run` (they win over the jobs' own for output and prompting). */
 export interface QueueRunOptions {
@@ -40,9 +45,10 @@ const GROUP_MAX = 10_000;
 /** Groups run before the runner stops looking (a bound on re-queued work that keeps coming back). */
 const MAX_GROUPS = 1_000_000;
 
-/** How one group's jobs ended: their new states, and failure codes for the exit code. */
+/** How one group's jobs ended: failure codes for the exit code, and the wait before a retry (ms), if one is due. */
 interface GroupEnd {
   codes: string[];
+  retryInMs?: number;
 }
 
 /** The open engine, kept for the next group when it goes to the same server with the same options. */
@@ -79,6 +85,8 @@ export class QueueRunner {
   private open: OpenEngine | null = null;
   private readonly owner: LeaseOwner = currentOwner();
   private readonly failures: string[] = [];
+  /** Tries of each batch that failed transiently in this run. */
+  private readonly schedules = new Map<string, RetrySchedule>();
 
   /** @param stop aborted by Ctrl-C / SIGTERM: the running group's jobs go back in line and the run ends */
   constructor(private readonly store: QueueStore, private readonly o: QueueRunOptions, private readonly stop: AbortSignal) {}
@@ -94,6 +102,11 @@ export class QueueRunner {
         if (!claims) break;
         const end = await this.runGroup(claims);
         this.failures.push(...end.codes);
+        if (end.retryInMs !== undefined) {
+          await this.open?.engine.close();
+          this.open = null;
+          await waitFor(end.retryInMs, this.stop).catch(() => undefined);
+        }
       }
     } finally {
       await this.open?.engine.close();
@@ -145,7 +158,7 @@ export class QueueRunner {
     const watch = setInterval(() => this.watchStates(claims, stoppedAs, controller), WATCH_MS);
     const tally = new RunTally(claims.map((c) => ({ jobId: c.job.id, source: c.job.source })));
     let journal: StoreJournal | undefined;
-    let end: { report: TransferReport } | { failure: { code: string; message: string } };
+    let end: RunEnd;
     const sink: OpenEngine['sink'] = {
       info: (line) => out.info(line),
       event: (e) => {
@@ -161,7 +174,11 @@ export class QueueRunner {
       if (opts.resume !== false) journal = StoreJournal.ofClaims(this.store, claims);
       const req = transferRequest(put ? 'put' : 'get', claims.map((c) => c.job.source), first.dest, opts, `queue-${first.batchId}`);
       req.conflict = first.conflict === 'skip' ? 'skip' : 'overwrite';
-      end = { report: await engine.transfer({ ...req, journal }, controller.signal) };
+      const report = await engine.transfer({ ...req, journal }, controller.signal);
+      end = { report };
+      out.done();
+      if (opts.json) process.stdout.write(`${JSON.stringify({ type: 'report', batchId: first.batchId, ...report })}\n`);
+      else for (const line of formatSummary(report, out.failedTargets)) process.stderr.write(`${line}\n`);
     } catch (e) {
       end = { failure: failureOf(e) };
     } finally {
@@ -185,14 +202,16 @@ export class QueueRunner {
   }
 
   /** Gives each job of the group its end state and releases its lease. */
-  private settle(claims: readonly Claim[], tally: RunTally, end: Parameters<RunTally['finalOutcome']>[1], stoppedAs: Map<string, 'paused' | 'cancelled'>,
+  private settle(claims: readonly Claim[], tally: RunTally, end: RunEnd, stoppedAs: Map<string, 'paused' | 'cancelled'>,
     out: Output): GroupEnd {
     const codes: string[] = [];
     const interrupted = this.stop.aborted || stoppedAs.size > 0;
+    const retryInMs = interrupted ? undefined : this.retryDelay(claims[0], end, out);
     const cancelled = [];
     for (const c of claims) {
       const stopped = stoppedAs.get(c.job.id);
-      const outcome = stopped ? { state: stopped } : interrupted ? { state: 'queued' as const } : tally.finalOutcome(c.job.id, end);
+      let outcome = stopped ? { state: stopped } : interrupted ? { state: 'queued' as const } : tally.finalOutcome(c.job.id, end);
+      if (retryInMs !== undefined && outcome.state === 'failed' && isTransient(outcome.error.code)) outcome = { state: 'queued' as const };
       try {
         const job = this.store.releaseJob(c.lease, outcome.state, outcome.state === 'failed' ? outcome.error : undefined);
         if (job.state === 'cancelled') cancelled.push(job);
@@ -206,6 +225,23 @@ export class QueueRunner {
       }
     }
     if (cancelled.length) dropPartialCopies(this.store, cancelled);
-    return { codes };
+    return { codes, retryInMs };
+  }
+
+  /**
+   * Whether a group that ended with a transient failure is tried again, and after how long (ms); says so. The tries
+   * are counted per batch over this run, within the jobs' `--retries` (default 5).
+   */
+  private retryDelay(first: Claim, end: RunEnd, out: Output): number | undefined {
+    const failure = 'failure' in end ? (isTransient(end.failure.code) ? end.failure : undefined) : end.report.failed.find((f) => isTransient(f.code));
+    if (!failure) return undefined;
+    const batchId = first.job.batchId;
+    const tries = Math.max(1, cliOptionsOf(first.job).retries ?? DEFAULT_RETRY_POLICY.tries);
+    let schedule = this.schedules.get(batchId);
+    if (!schedule) this.schedules.set(batchId, schedule = new RetrySchedule({ ...DEFAULT_RETRY_POLICY, tries }));
+    const decision = schedule.next(failure.code);
+    if (!decision.retry) return undefined;
+    out.retry({ type: 'retry', attempt: decision.attempt, of: tries, delayMs: decision.delayMs, code: failure.code, message: failure.message, movedBytes: 0 });
+    return decision.delayMs;
   }
 }

@@ -6,7 +6,7 @@ import { FailedTargets, describeFailure, formatSummary, totalsLine } from './sum
 const MiB = 1024 * 1024;
 
 function report(over: Partial<TransferReport>): TransferReport {
-  return { files: 0, skipped: 0, bytes: 0, failed: [], elapsedMs: 50, ...over };
+  return { files: 0, skipped: 0, bytes: 0, movedBytes: 0, failed: [], elapsedMs: 50, ...over };
 }
 
 test('a failed run names each failed file by its source and target, even when the message names only a temp file', () => {

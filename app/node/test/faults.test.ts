@@ -2,7 +2,8 @@
  * Link faults through the real CLI: a private sshd behind Toxiproxy (bandwidth-capped, so a transfer is
  * under way long enough to be hit). A connection cut mid-transfer (sshd sessions killed, or a TCP reset)
  * ends with exit 1 and a clear message and no file under the final name, both ways; a stalled link is
- * caught by keepalive within a bounded time; SIGINT mid-transfer exits 130 and leaves no file behind.
+ * caught by keepalive within a bounded time; SIGINT mid-transfer exits 130 and leaves no file behind. The faults are
+ * met with `--retries 1` (no retry: what a try that fails does); retry.test.ts has the runs that try again.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -23,6 +24,8 @@ const FILE_SIZE = 48 * MiB;
  * abort still waited for every outstanding reply.
  */
 const PROMPT_EXIT_MS = 3_000;
+/** A single try: the failure itself is under test, not the retry after it (retry.test.ts). */
+const NO_RETRY = ['--retries', '1'];
 /** A failed transfer's message, from the --json report (stderr is empty with --json). */
 function failureText(r: CliResult): string {
   return (r.report?.failed ?? []).map((f) => `${f.code}: ${f.message}`).join('\n') + r.stderr;
@@ -63,7 +66,7 @@ describe('connection faults mid-transfer', { skip: skipReason }, () => {
   test('upload: sshd sessions killed mid-transfer → exit 1, clear message, nothing under the final name', async () => {
     const { port, knownHosts } = await cappedProxy('put');
     const target = path.join(sshd.root, 'cut-upload.bin');
-    const run = startTransfer('put', port, knownHosts, target);
+    const run = startTransfer('put', port, knownHosts, target, NO_RETRY);
     await run.waitForEvent(isProgressWithBytes);
     assert.ok(await sshd.killSessions() >= 1, 'no sshd session was running');
     const r = await run.result;
@@ -81,7 +84,7 @@ describe('connection faults mid-transfer', { skip: skipReason }, () => {
     const { name, port, knownHosts } = await cappedProxy('get');
     const dir = path.join(work, 'cut-download');
     fs.mkdirSync(dir);
-    const run = startTransfer('get', port, knownHosts, dir);
+    const run = startTransfer('get', port, knownHosts, dir, NO_RETRY);
     await run.waitForEvent(isProgressWithBytes);
     await toxi.addToxic(name, { type: 'reset_peer', stream: 'downstream', attributes: { timeout: 0 } });
     const r = await run.result;
@@ -94,7 +97,7 @@ describe('connection faults mid-transfer', { skip: skipReason }, () => {
     const { name, port, knownHosts } = await cappedProxy('get');
     const dir = path.join(work, 'stall');
     fs.mkdirSync(dir);
-    const run = startTransfer('get', port, knownHosts, dir, ['--keepalive', '500', '--keepalive-count', '2']);
+    const run = startTransfer('get', port, knownHosts, dir, [...NO_RETRY, '--keepalive', '500', '--keepalive-count', '2']);
     await run.waitForEvent(isProgressWithBytes);
     const stalledAt = Date.now();
     await toxi.addToxic(name, { type: 'timeout', stream: 'downstream', attributes: { timeout: 0 } });
@@ -205,7 +208,7 @@ describe('SFTP-level faults (scripted ssh2 server)', () => {
       const src = path.join(dir, 'four-mib.bin');
       writeRandomFile(src, 4 * MiB);
       const target = path.join(server.root, 'dropped.bin');
-      const r = await runCli(['put', '--json', ...baseFlags(server), src, urlOf(server, target)], { knownHosts, timeoutMs: 30_000 });
+      const r = await runCli(['put', '--json', ...baseFlags(server), ...NO_RETRY, src, urlOf(server, target)], { knownHosts, timeoutMs: 30_000 });
       assert.equal(r.code, 1, describeRun(r));
       assert.match(failureText(r), /^CONNECTION_LOST: /, describeRun(r));
       assert.equal(fs.existsSync(target), false, 'a partial upload exists under the final name');
@@ -215,7 +218,7 @@ describe('SFTP-level faults (scripted ssh2 server)', () => {
   test('the SFTP server stops answering (SSH keepalives still answered) → the CLI fails within a bounded time', async () => {
     await withTrustedServer(() => startScriptedServer({ overrides: { stallAfterBytes: MiB } }), 'sluice-sftp-stall-', async ({ server, dir, knownHosts }) => {
       writeRandomFile(path.join(server.root, 'big.bin'), 8 * MiB);
-      const r = await runCli(['get', ...baseFlags(server), '--keepalive', '500', '--keepalive-count', '2', urlOf(server, path.join(server.root, 'big.bin')), dir],
+      const r = await runCli(['get', ...baseFlags(server), ...NO_RETRY, '--keepalive', '500', '--keepalive-count', '2', urlOf(server, path.join(server.root, 'big.bin')), dir],
         { knownHosts, timeoutMs: 8_000 });
       assert.equal(r.code, 1, describeRun(r));
       assert.match(r.stderr, /stall|no reply|not answering/i, describeRun(r));

@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { CLI_BIN } from '../cli';
 import { sessionOptionsFor, type EngineOptions } from '../engine/setup';
 import { Session } from '../ssh/session';
+import { QueueStore } from '../stores/queueStore';
 import type { EngineEvent, TransferReport } from '../transfer/types';
 
 export { SSHD_PATH, startSshd, startTestServer, type SshServer, type SshdServer } from '../../../e2e/fixtures/sshd';
@@ -219,6 +220,16 @@ export function runCli(args: string[], opts: CliOptions): Promise<CliResult> {
 /** A `progress` event that shows bytes moving. */
 export function isProgressWithBytes(e: Record<string, unknown>): boolean {
   return e.type === 'progress' && typeof e.bytesDone === 'number' && e.bytesDone > 0;
+}
+
+/** Bytes the queue database under `home` (SLUICE_HOME) holds as durably done, over every file of every job. */
+export function journalledBytes(home: string): number {
+  const store = QueueStore.open({ home });
+  try {
+    return store.jobs.list({ limit: 100 }).jobs.flatMap((j) => store.files.list(j.id)).reduce((n, f) => n + store.journal.doneBytes(f.id), 0);
+  } finally {
+    store.close();
+  }
 }
 
 /** Writes `size` random bytes to `p` (1 MiB chunks, each fresh, so misplaced blocks cannot match by chance). */

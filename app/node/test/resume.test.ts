@@ -8,10 +8,9 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  baseFlags, describeRun, knownHostsLineFor, makeTempDir, removeDir, runCli, sha256File, startCli, startSshd, startToxiproxy,
+  baseFlags, describeRun, journalledBytes, knownHostsLineFor, makeTempDir, removeDir, runCli, sha256File, startCli, startSshd, startToxiproxy,
   tempFilesUnder, toxiproxyAvailable, urlOf, waitUntil, writeRandomFile, type SshdServer, type Toxiproxy,
 } from './helpers';
-import { QueueStore } from '../stores/queueStore';
 
 const MiB = 1024 * 1024;
 const FILE_SIZE = 48 * MiB;
@@ -36,16 +35,6 @@ after(async () => {
   await sshd?.stop();
   if (work) await removeDir(work);
 });
-
-/** Bytes the queue database under `home` holds as durably done, over every file. */
-function journalledBytes(home: string): number {
-  const store = QueueStore.open({ home });
-  try {
-    return store.jobs.list({ limit: 100 }).jobs.flatMap((j) => store.files.list(j.id)).reduce((n, f) => n + store.journal.doneBytes(f.id), 0);
-  } finally {
-    store.close();
-  }
-}
 
 describe('a transfer killed halfway resumes when the same command runs again', { skip: skipReason }, () => {
   for (const direction of ['put', 'get'] as const) {

@@ -97,7 +97,7 @@ export class FakeEngine {
         scanning: false, files: [],
         connections: [{ id: 0, bytes: 50, rate: 6, inFlightBytes: 0, outstanding: 0, channels: [] }, { id: 1, bytes: 0, rate: 4, inFlightBytes: 0, outstanding: 0, channels: [] }],
       });
-      const report: TransferReport = { files: 0, skipped: 0, bytes: 0, failed: [], verify: 'size', elapsedMs: 1 };
+      const report: TransferReport = { files: 0, skipped: 0, bytes: 0, movedBytes: 0, failed: [], verify: 'size', elapsedMs: 1 };
       for (const source of req.sources) await this.one(o, req, source, report, signal);
       return report;
     } finally {

@@ -32,6 +32,8 @@ export class JobBooks {
   skipped = 0;
   bytesTotal = 0;
   bytesDone = 0;
+  /** Payload bytes moved over the wire, never counted back out (TransferReport.movedBytes). */
+  bytesMoved = 0;
   scanning = true;
   /** The weakest level reached over the files committed so far. */
   verifyLevel: VerifyLevel | undefined;
@@ -97,6 +99,7 @@ export class JobBooks {
       files: this.filesDone,
       skipped: this.skipped,
       bytes: this.bytesDone,
+      movedBytes: this.bytesMoved,
       failed: this.failed,
       verify: this.verifyLevel,
       elapsedMs: Date.now() - this.started,

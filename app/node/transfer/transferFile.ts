@@ -101,7 +101,7 @@ export class TransferFile implements FileItem, FileInFlight {
     let counted = 0;
     const abort = new AbortController();
     this.running.add(abort);
-    const call = fn({ signal: abort.signal, onProgress: (n) => { counted += n; this.done += n; books.bytesDone += n; } });
+    const call = fn({ signal: abort.signal, onProgress: (n) => { counted += n; this.done += n; books.bytesDone += n; books.bytesMoved += n; } });
     this.calls.add(call);
     try {
       return await call;

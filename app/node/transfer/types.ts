@@ -119,6 +119,12 @@ export interface TransferReport {
   segmentedUploads?: boolean;
   /** Bytes an earlier, interrupted run had already moved and that this run did not send again (journal). */
   resumedBytes?: number;
+  /**
+   * Payload bytes this run moved over the wire: SSH_FXP_WRITE data the server acknowledged, SSH_FXP_READ data
+   * received. Unlike {@link bytes} it counts the bytes of tasks that failed (and were counted back out to be sent
+   * again), and not the resumed ones; verification re-reads are not in it.
+   */
+  movedBytes: number;
 }
 
 export interface ConnectionSample {

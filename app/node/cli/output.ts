@@ -2,6 +2,7 @@
  * How the CLI shows the engine's events: under `--json` every event as one JSON line on stdout; otherwise text on
  * stderr (each failed file as it fails, warnings, `-v` details) and a progress bar when stderr is a terminal.
  */
+import { displayText } from '../errors';
 import { learnedKeysMessage } from '../ssh/hostKeys';
 import type { EngineEvent } from '../transfer/types';
 import { ProgressBar, type BarStream } from './progressBar';
@@ -79,6 +80,7 @@ export function humanText(e: EngineEvent, verbose: boolean): string | undefined 
       if (e.state === 'done' && verbose) {
         return `sluice: done ${fileRoute(e.path, e.target)} (${formatBytes(e.size)}${e.verify ? `, verified: ${e.verify}` : ''})`;
       }
+      if (e.state === 'skipped' && verbose) return `sluice: skipped ${fileRoute(e.path, e.target)}${e.reason ? `: ${displayText(e.reason, 500)}` : ''}`;
       return undefined;
     case 'log':
       return e.level !== 'info' || verbose ? `sluice: ${e.message}` : undefined;

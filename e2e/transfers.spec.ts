@@ -1,6 +1,7 @@
 /**
  * Queue behaviour through the UI against the real engine: 200 files dropped from the OS at once,
- * pause and resume of a throttled upload (Toxiproxy), and the conflict dialog (overwrite, skip for all, rename).
+ * pause and resume of a throttled upload (Toxiproxy), and the conflict dialog (overwrite, skip for all, rename,
+ * "if newer" for all).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -85,14 +86,19 @@ test('pause and resume a throttled upload; the file arrives intact', async ({ ap
   }
 });
 
-test('the conflict dialog: overwrite one file, skip for all, then rename', async ({ app, sshd, engine, localDir }) => {
+test('the conflict dialog: overwrite one file, skip for all, rename, then "if newer" for all', async ({ app, sshd, engine, localDir }) => {
   trust(engine.knownHostsPath, sshd.knownHostsLine());
   const remoteDir = path.join(sshd.root, 'conflicts');
   fs.mkdirSync(remoteDir, { recursive: true });
-  for (const n of ['same.txt', 'a.txt', 'b.txt']) {
+  const names = ['same.txt', 'a.txt', 'b.txt', 'c.txt', 'd.txt'];
+  for (const n of names) {
     fs.writeFileSync(path.join(remoteDir, n), `old remote ${n}\n`);
     fs.writeFileSync(path.join(localDir, n), `new local ${n} (longer)\n`);
   }
+  // For "if newer": c.txt's local copy is a year older than the remote one, d.txt's a year newer.
+  const [y2020, y2021] = [1_588_888_888, 1_588_888_888 + 365 * 86_400];
+  for (const [p, t] of [['c.txt', y2020], ['d.txt', y2021]] as const) fs.utimesSync(path.join(localDir, p), t, t);
+  for (const [p, t] of [['c.txt', y2021], ['d.txt', y2020]] as const) fs.utimesSync(path.join(remoteDir, p), t, t);
 
   await app.open();
   await app.createSite({ name: 'Conflicts', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir });
@@ -137,9 +143,25 @@ test('the conflict dialog: overwrite one file, skip for all, then rename', async
   await expect(dialog).toBeHidden();
   await expect(app.queue.getByLabel('Done jobs')).toHaveText('4 done');
   expect(fs.readFileSync(path.join(remoteDir, 'a.txt'), 'utf8')).toBe('old remote a.txt\n');
-  const added = fs.readdirSync(remoteDir).filter((n) => !['same.txt', 'a.txt', 'b.txt'].includes(n));
+  const added = fs.readdirSync(remoteDir).filter((n) => !names.includes(n));
   expect(added).toHaveLength(1);
   expect(added[0]).toMatch(/^a.*\.txt$/);
   expect(fs.readFileSync(path.join(remoteDir, added[0]), 'utf8')).toBe('renamed upload of a.txt\n');
   await expect(app.remoteRow(added[0])).toBeVisible();
+
+  // "If newer", for all: the engine decides per file — the newer d.txt replaces its target, the older c.txt is skipped.
+  await app.localRow('c.txt').click();
+  await app.localRow('d.txt').click({ modifiers: ['Control'] });
+  await app.dragLocalToRemote('c.txt');
+  await expect(dialog).toBeVisible();
+  await dialog.getByLabel(/Apply to all conflicts/).check();
+  await dialog.getByRole('button', { name: 'If newer' }).click();
+  await app.waitForJobState('c.txt and 1 more', 'done');
+  await app.expandBatch('c.txt and 1 more');
+  await expect(app.fileRow('c.txt')).toHaveAttribute('data-file-state', 'skipped');
+  await expect(app.queue.getByRole('note', { name: 'Why c.txt skipped' })).toHaveText('the target is newer');
+  await expect(app.fileRow('d.txt')).toHaveAttribute('data-file-state', 'done');
+  await expect(dialog).toBeHidden();
+  expect(fs.readFileSync(path.join(remoteDir, 'c.txt'), 'utf8')).toBe('old remote c.txt\n');
+  expect(fs.readFileSync(path.join(remoteDir, 'd.txt'), 'utf8')).toBe('new local d.txt (longer)\n');
 });

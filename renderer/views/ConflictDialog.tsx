@@ -1,6 +1,7 @@
 /**
- * "Target exists" dialog: overwrite / skip / rename, optionally for every conflict of the same batch.
- * Skip has the initial focus: the choice that loses nothing.
+ * "Target exists" dialog: overwrite, overwrite if newer, overwrite if the size differs, rename or skip, optionally
+ * for every conflict of the same batch ("if newer" and "if size differs" are decided by the engine per file, and
+ * skip the others). Skip has the initial focus: the choice that loses nothing.
  */
 import { useId, useState } from 'react';
 import type { ConflictChoice, ConflictPrompt } from '../../app/common/ipc/contract';
@@ -45,6 +46,12 @@ export function ConflictDialog({ prompt, pending, onAnswer }: ConflictDialogProp
       <div className="buttons">
         <button type="button" onClick={() => onAnswer('overwrite', forAll)}>
           Overwrite
+        </button>
+        <button type="button" title="Overwrite when the incoming file is newer (to the second), else skip" onClick={() => onAnswer('newer', forAll)}>
+          If newer
+        </button>
+        <button type="button" title="Overwrite when the sizes differ, else skip" onClick={() => onAnswer('size', forAll)}>
+          If size differs
         </button>
         <button type="button" onClick={() => onAnswer('rename', forAll)}>
           Rename

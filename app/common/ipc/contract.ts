@@ -127,7 +127,15 @@ export interface ConflictPrompt {
   incoming?: { size: number; mtimeMs: number };
 }
 
-export type ConflictChoice = 'overwrite' | 'skip' | 'rename';
+/**
+ * The answer to a conflict prompt (for this file, or with `forAll` for the rest of its batch): overwrite, skip,
+ * rename (`NAME (1).ext`), `newer` (overwrite when the incoming file is newer, to the second, else skip) or `size`
+ * (overwrite when the sizes differ, else skip). The engine decides `newer` and `size` per file (its TransferRequest
+ * conflict rules of the same names).
+ */
+export type ConflictChoice = (typeof CONFLICT_CHOICES)[number];
+/** Every {@link ConflictChoice}. */
+export const CONFLICT_CHOICES = ['overwrite', 'skip', 'rename', 'newer', 'size'] as const;
 
 /** One throughput sample for the graph (about 4 per second per connected site). */
 export interface ProgressSample {
@@ -252,7 +260,7 @@ export const invokeSchemas = {
   'queue.files': z.strictObject({ batchId: id, limit: z.number().int().min(1).max(5000).optional() }),
   /** Removes done and cancelled jobs; refused (INVALID_STATE) when there are none. */
   'queue.clearFinished': none,
-  'conflict.answer': z.strictObject({ promptId: id, choice: z.enum(['overwrite', 'skip', 'rename']), forAll: z.boolean() }),
+  'conflict.answer': z.strictObject({ promptId: id, choice: z.enum(CONFLICT_CHOICES), forAll: z.boolean() }),
 
   'settings.get': none,
   'settings.set': z.strictObject({

@@ -3,6 +3,7 @@
  * stderr (each failed file as it fails, warnings, `-v` details) and a progress bar when stderr is a terminal.
  */
 import { isTransient } from '../../common/retry';
+import { displayText } from '../errors';
 import { learnedKeysMessage } from '../ssh/hostKeys';
 import type { EngineEvent } from '../transfer/types';
 import { ProgressBar, type BarStream } from './progressBar';
@@ -107,6 +108,7 @@ export function humanText(e: EngineEvent, verbose: boolean, mayRetry = false): s
       if (e.state === 'done' && verbose) {
         return `sluice: done ${fileRoute(e.path, e.target)} (${formatBytes(e.size)}${e.verify ? `, verified: ${e.verify}` : ''})`;
       }
+      if (e.state === 'skipped' && verbose) return `sluice: skipped ${fileRoute(e.path, e.target)}${e.reason ? `: ${displayText(e.reason, 500)}` : ''}`;
       return undefined;
     case 'log':
       return e.level !== 'info' || verbose ? `sluice: ${e.message}` : undefined;

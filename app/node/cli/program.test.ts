@@ -105,3 +105,28 @@ test('--retries counts tries in all (default 5, like rclone\'s --retries); 0 is 
   await assert.rejects(h.program.parseAsync(['node', 'sluice', 'put', '--help']), (e: unknown) => e instanceof CommanderError && e.exitCode === 0);
   assert.match(h.out().replace(/\s+/g, ' '), /--retries <n> tries in all, like rclone's --retries: .* 0 or 1: no retry\. Permanent failures .* are never retried \(default: 5\)/);
 });
+
+test('--conflict names the rule; --no-clobber is skip; overwrite by default; both together or an unknown rule are refused', async () => {
+  const cases: Array<[string[], string]> = [
+    [[], 'overwrite'], [['--no-clobber'], 'skip'], [['--conflict', 'newer'], 'newer'], [['--conflict', 'size'], 'size'],
+    [['--conflict', 'rename'], 'rename'], [['--conflict', 'append'], 'append'], [['--conflict', 'skip'], 'skip'],
+    [['--conflict', 'overwrite'], 'overwrite'],
+  ];
+  for (const direction of ['get', 'put'] as const) {
+    for (const [flags, want] of cases) {
+      const h = harness();
+      await h.program.parseAsync(['node', 'sluice', direction, ...flags, 'a', 'b']);
+      assert.equal(transferRequest(direction, ['a'], 'b', h.runs[0].opts, 'id').conflict, want, `${direction} ${flags.join(' ')}`);
+    }
+  }
+  for (const bad of [['--conflict', 'ask'], ['--conflict', 'newer', '--no-clobber'], ['--no-clobber', '--conflict', 'skip']]) {
+    const h = harness();
+    await assert.rejects(h.program.parseAsync(['node', 'sluice', 'put', ...bad, 'a', 'b']), (e: unknown) => e instanceof CommanderError && e.exitCode !== 0, bad.join(' '));
+    assert.equal(h.runs.length, 0);
+  }
+  const h = harness();
+  await assert.rejects(h.program.parseAsync(['node', 'sluice', 'put', '--help']), (e: unknown) => e instanceof CommanderError && e.exitCode === 0);
+  const help = h.out().replace(/\s+/g, ' ');
+  assert.match(help, /--conflict <rule> when a target exists: overwrite \(default, like cp and sftp\); skip; newer/);
+  assert.match(help, /--no-clobber do not overwrite existing files \(skip them\): the same as --conflict skip/);
+});

@@ -4,10 +4,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_RETRY_POLICY } from '../../common/retry';
 import { AUTO_TUNE, SESSION_DEFAULTS, SSH2_DEFAULT_WINDOW, WINDOW_TUNE } from '../ssh/session';
-import type { TransferRequest } from '../transfer/types';
+import { CONFLICT_RULES, type ConflictRule, type TransferRequest } from '../transfer/types';
 
 /** The options of `get` and `put`, as commander parses them. */
 export interface CliOptions {
@@ -18,7 +18,10 @@ export interface CliOptions {
   agent: boolean;
   batch?: boolean;
   acceptNew?: boolean;
+  /** False with `--no-clobber`, the same as `--conflict skip`. */
   clobber: boolean;
+  /** `--conflict RULE`: what to do when a target exists (default overwrite). */
+  conflict?: ConflictRule;
   /** Record progress for a later run and resume an interrupted one (`--no-resume` turns it off). */
   resume: boolean;
   /** `--no-times` makes it false: targets keep the time of their transfer instead of the source's mtime. */
@@ -92,6 +95,9 @@ export const RETRIES_HELP = 'tries in all, like rclone\'s --retries: a lost, ref
   + 'connected is tried again with a fresh connection (the host key checked again), resuming where the journal says, after '
   + 'a wait of 2 s growing about ×2 per try with jitter (60 s at most, 2 min in all); 0 or 1: no retry. Permanent '
   + 'failures (authentication, host key, permission denied, no such file, disk full) are never retried';
+const CONFLICT_HELP = 'when a target exists: overwrite (default, like cp and sftp); skip; newer (overwrite when the source is newer, '
+  + 'to the second, else skip); size (overwrite when the sizes differ, else skip); rename (write NAME (1).ext beside it); append '
+  + '(resume a partial target: when its bytes have the SHA-256 of the source\'s start, send only the rest into it, else overwrite)';
 
 const DEREFERENCE_HELP = 'follow symlinks in the folder walk, like cp -L (default: a file symlink is copied only when its '
   + 'target is inside the tree; others are reported and skipped)';
@@ -156,6 +162,13 @@ export function parseWindow(v: string): number {
   return n;
 }
 
+/** `--conflict`: one of {@link CONFLICT_RULES}. @throws InvalidArgumentError otherwise */
+export function parseConflict(v: string): ConflictRule {
+  const rule = CONFLICT_RULES.find((r) => r === v);
+  if (!rule) throw new InvalidArgumentError(CONFLICT_RULES.join(', '));
+  return rule;
+}
+
 function parseVerify(v: string): 'size' | 'sha256' {
   if (v !== 'size' && v !== 'sha256') throw new InvalidArgumentError('size or sha256');
   return v;
@@ -194,7 +207,8 @@ export function addTransferOptions(cmd: Command, direction: 'get' | 'put'): Comm
     .option('--no-agent', 'do not use ssh-agent')
     .option('--batch', 'never prompt (unknown host keys are refused unless --accept-new)')
     .option('--accept-new', 'accept and save unknown host keys (changed keys are still refused)')
-    .option('--no-clobber', 'do not overwrite existing files (skip them)')
+    .option('--no-clobber', 'do not overwrite existing files (skip them): the same as --conflict skip')
+    .addOption(new Option('--conflict <rule>', CONFLICT_HELP).argParser(parseConflict).conflicts('clobber'))
     .option('--no-resume', 'neither resume an interrupted run of the same command nor record this one for a later resume')
     .option('--no-times', TIMES_HELP)
     .option('-p, --perms', PERMS_HELP)
@@ -243,8 +257,13 @@ export function buildProgram(runCommand: RunCommand): Command {
   return program;
 }
 
+/** The conflict rule of parsed options: `--conflict`, else `skip` for `--no-clobber`, else `overwrite` (like `cp`). */
+export function conflictRuleOf(o: Pick<CliOptions, 'clobber' | 'conflict'>): ConflictRule {
+  return o.conflict ?? (o.clobber ? 'overwrite' : 'skip');
+}
+
 /**
- * The engine request for a parsed command: cp semantics, `--no-clobber` as `skip`, `--verify`, `--no-times` as
+ * The engine request for a parsed command: cp semantics, `--conflict` (`--no-clobber` as `skip`), `--verify`, `--no-times` as
  * `preserveTimes: false`, `-p` as `preservePermissions`, and `-L` as `followSymlinks` (put only; the engine's default
  * without it: a file symlink is copied only when its target is inside the tree, the others are reported and skipped).
  */
@@ -255,7 +274,7 @@ export function transferRequest(direction: 'get' | 'put', sources: string[], des
     sources,
     dest,
     recursive: o.recursive === true,
-    conflict: o.clobber ? 'overwrite' : 'skip',
+    conflict: conflictRuleOf(o),
     verify: o.verify,
   };
   if (direction === 'put') req.followSymlinks = o.dereference === true;

@@ -12,16 +12,17 @@ import { SluiceError } from '../errors';
 import { resolveHome } from '../stores/dataDir';
 import { LeftoverJournal } from '../stores/leftovers';
 import type { QueueStore } from '../stores/queueStore';
-import type { JobOptions, QueuedJob } from '../stores/queueRows';
+import type { ConflictSetting, JobOptions, QueuedJob } from '../stores/queueRows';
+import type { ConflictRule } from '../transfer/types';
 import { resolveOperands } from './jobSetup';
-import type { CliOptions } from './program';
+import { conflictRuleOf, type CliOptions } from './program';
 
 /** The `origin` of jobs `sluice queue add` makes; `sluice queue run` takes only these. */
 export const QUEUE_ORIGIN = 'queue';
 
 /** The options a queued job keeps for its run: those of CliOptions that shape the transfer and its connection. */
 const KEPT_OPTIONS = [
-  'recursive', 'dereference', 'identity', 'agent', 'acceptNew', 'clobber', 'resume', 'times', 'perms', 'verify', 'cipher', 'kex', 'mac',
+  'recursive', 'dereference', 'identity', 'agent', 'acceptNew', 'clobber', 'conflict', 'resume', 'times', 'perms', 'verify', 'cipher', 'kex', 'mac',
   'hostKeyAlgorithms', 'connections', 'channels', 'requests', 'segmentSize', 'window', 'keepalive', 'keepaliveCount', 'connectTimeout', 'limit',
   'retries',
 ] as const satisfies ReadonlyArray<keyof CliOptions>;
@@ -32,6 +33,14 @@ export type QueuedCliOptions = Partial<Pick<CliOptions, (typeof KEPT_OPTIONS)[nu
 /** A queued job's command options, as `queue add` stored them. */
 export function cliOptionsOf(job: QueuedJob): QueuedCliOptions {
   return (job.options.cli ?? {}) as QueuedCliOptions;
+}
+
+/**
+ * The queue's `conflict` column for a rule (ask, overwrite, skip, rename: what the app's queue knows); the finer
+ * rules (newer, size, append) are kept with the job's command options (JobOptions.cli.conflict), which the run reads.
+ */
+function conflictSetting(rule: ConflictRule): ConflictSetting {
+  return rule === 'skip' || rule === 'rename' ? rule : 'overwrite';
 }
 
 /**
@@ -57,7 +66,7 @@ export function addToQueue(store: QueueStore, direction: 'get' | 'put', operands
     direction: put ? 'upload' as const : 'download' as const,
     source,
     dest: put ? dest : path.resolve(dest),
-    conflict: o.clobber ? 'overwrite' as const : 'skip' as const,
+    conflict: conflictSetting(conflictRuleOf(o)),
     options,
   })));
 }

@@ -127,7 +127,7 @@ export class QueueRunner {
 
   /** The engine for a group: the open one when its server and options match, else a new one (the old one closed). */
   private async engineFor(spec: RemoteSpec, opts: CliOptions, out: OpenEngine['sink']): Promise<Engine> {
-    const key = JSON.stringify([spec.host, spec.port, spec.user ?? '', { ...opts, json: 0, verbose: 0, progress: 0, limit: 0, recursive: 0, clobber: 0, verify: 0, times: 0, perms: 0 }]);
+    const key = JSON.stringify([spec.host, spec.port, spec.user ?? '', { ...opts, json: 0, verbose: 0, progress: 0, limit: 0, recursive: 0, clobber: 0, conflict: 0, verify: 0, times: 0, perms: 0 }]);
     if (this.open?.key === key) {
       this.open.engine.setRateLimit(opts.limit ?? 0);
       this.open.sink = out;
@@ -172,8 +172,8 @@ export class QueueRunner {
       out.info(`sluice: queue: ${put ? 'put' : 'get'} ${claims.length} job(s) of batch ${first.batchId.slice(0, 8)} to ${dest}`);
       const engine = await this.engineFor(spec, opts, sink);
       if (opts.resume !== false) journal = StoreJournal.ofClaims(this.store, claims);
+      // The conflict rule is the one `queue add` was given (--conflict, --no-clobber), kept with the job's options.
       const req = transferRequest(put ? 'put' : 'get', claims.map((c) => c.job.source), first.dest, opts, `queue-${first.batchId}`);
-      req.conflict = first.conflict === 'skip' ? 'skip' : 'overwrite';
       const report = await engine.transfer({ ...req, journal }, controller.signal);
       end = { report };
       out.done();

@@ -47,7 +47,8 @@ export function describeFailure(source: string, target: string | undefined, mess
 
 /**
  * The totals line: files copied, bytes moved, time and average rate (IEC units), the verification level reached
- * (only when files were committed and `report.verify` is set), skipped and failed counts.
+ * (only when files were committed and `report.verify` is set), the bytes `--conflict append` kept, skipped and
+ * failed counts.
  */
 export function totalsLine(report: TransferReport): string {
   const rate = report.bytes > 0 ? averageRate(report.bytes, report.elapsedMs) : undefined;
@@ -56,6 +57,7 @@ export function totalsLine(report: TransferReport): string {
       + (rate !== undefined ? ` (${formatRate(rate)})` : ''),
   ];
   if (report.files > 0 && report.verify !== undefined) parts.push(`verified: ${report.verify}`);
+  if (report.appendedAfterBytes) parts.push(`appended after ${formatBytes(report.appendedAfterBytes)} already there`);
   if (report.skipped) parts.push(`${report.skipped} skipped`);
   if (report.failed.length) parts.push(`${report.failed.length} FAILED`);
   return parts.join(', ');

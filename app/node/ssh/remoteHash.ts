@@ -20,6 +20,9 @@ export type HashMethod = 'check-file' | 'exec' | 'reread';
 export interface HashTraits {
   checkFile?: boolean;
   exec?: boolean;
+  /** The same for a prefix of a file (conflict rule `append`): a range of check-file-name, `head -c N | sha256sum`. */
+  checkFilePrefix?: boolean;
+  execPrefix?: boolean;
   /** Exec channels hashing now, and the ones waiting for a session ({@link execSlotsFor}). */
   execActive?: number;
   execWaiters?: Array<() => void>;
@@ -90,11 +93,17 @@ export function execCapture(client: Client, command: string, timeoutMs: number):
   });
 }
 
-/** `sha256sum` (or `shasum -a 256`) of `path` over exec; null when the server did not answer with a hash. */
-export async function execSha256(client: Client, path: string, size: number): Promise<string | null> {
+/**
+ * `sha256sum` (or `shasum -a 256`) of `path` over exec, or of its first `length` bytes (`head -c`); null when the
+ * server did not answer with a hash. A prefix of a file shorter than `length` hashes what there is (a different hash).
+ */
+export async function execSha256(client: Client, path: string, size: number, length?: number): Promise<string | null> {
   const q = shellQuote(path);
+  const command = length === undefined
+    ? `sha256sum -- ${q} 2>/dev/null || shasum -a 256 -- ${q}`
+    : `head -c ${Math.floor(length)} -- ${q} | sha256sum 2>/dev/null || head -c ${Math.floor(length)} -- ${q} | shasum -a 256`;
   try {
-    const r = await execCapture(client, `sha256sum -- ${q} 2>/dev/null || shasum -a 256 -- ${q}`, execTimeoutMs(size));
+    const r = await execCapture(client, command, execTimeoutMs(size));
     const m = /^\\?([0-9a-f]{64})\b/.exec(r.stdout);
     return r.code === 0 && m ? m[1] : null;
   } catch {
@@ -138,9 +147,14 @@ export function mayCheckFile(extensions: Record<string, string>, software: strin
   return ['check-file', 'check-file-name', 'check-file-handle'].some((n) => extensions[n] !== undefined) || !/^OpenSSH_/.test(software);
 }
 
-/** SHA-256 of the whole file by `check-file-name` (one hash of the whole file: length 0, block size 0). */
-export function checkFileSha256(sftp: SFTPWrapper, path: string): Promise<string | null> {
-  const data = Buffer.concat([sshString(path), sshString('sha256'), Buffer.alloc(8 + 8 + 4)]);
+/**
+ * SHA-256 by `check-file-name` of the whole file (length 0), or of its first `length` bytes; one hash (block size 0).
+ */
+export function checkFileSha256(sftp: SFTPWrapper, path: string, length = 0): Promise<string | null> {
+  // uint64 start-offset, uint64 length, uint32 block-size (draft-ietf-secsh-filexfer-extensions-00 §3)
+  const range = Buffer.alloc(8 + 8 + 4);
+  range.writeBigUInt64BE(BigInt(length), 8);
+  const data = Buffer.concat([sshString(path), sshString('sha256'), range]);
   return new Promise((resolve, reject) => {
     patched(sftp).sluiceExtended('check-file-name', data, (e, reply) => {
       if (e) reject(fromSftpError(e, path, { op: 'check-file-name' }));
@@ -156,14 +170,16 @@ const REREAD_IN_FLIGHT = 16;
  * Reads the remote file back over SFTP and hashes it here, with up to {@link REREAD_IN_FLIGHT} reads outstanding
  * (hashed in offset order). Proves what the server returns on a read, which a server with a broken read path
  * returns the same way twice: weaker than a server-side hash.
+ * @param length hash only the first `length` bytes (fewer when the file is shorter)
  * @throws SluiceError VERIFY_FAILED when the file is shorter than its SSH_FXP_FSTAT size
  */
-export async function rereadSha256(sftp: SFTPWrapper, path: string, maxRead: number): Promise<string> {
+export async function rereadSha256(sftp: SFTPWrapper, path: string, maxRead: number, length = Infinity): Promise<string> {
   const call = <T>(op: string, fn: (cb: (e: Error | undefined, v: T) => void) => void, offset?: number) =>
     new Promise<T>((resolve, reject) => fn((e, v) => (e ? reject(fromSftpError(e, path, { op, offset })) : resolve(v))));
   const h = await call<Buffer>('OPEN', (cb) => sftp.open(path, 'r', cb as never));
   try {
-    const { size } = await call<{ size: number }>('FSTAT', (cb) => sftp.fstat(h, cb as never));
+    const st = await call<{ size: number }>('FSTAT', (cb) => sftp.fstat(h, cb as never));
+    const size = Math.min(st.size, length);
     const hash = createHash('sha256');
     const reads: Array<Promise<Buffer>> = [];
     let next = 0;
@@ -193,22 +209,28 @@ export async function rereadSha256(sftp: SFTPWrapper, path: string, maxRead: num
 
 /**
  * The remote file's SHA-256 by the strongest method left: check-file-name where announced, exec where allowed,
- * else a re-read. A method that fails is marked in `t.traits` and skipped for the rest of the connection.
+ * else a re-read. A method that fails is marked in `t.traits` and skipped for the rest of the connection (for whole
+ * files and for prefixes apart: SFTPGo's built-in exec knows `sha256sum` but no pipe).
  * @param size the file's size in bytes (sizes the exec timeout)
  * @param allowExec false: never open an exec channel (the user refused it, or the app)
+ * @param length hash only the file's first `length` bytes (the conflict rule `append`); default the whole file
  */
-export async function remoteSha256(t: HashTarget, path: string, size: number, allowExec: boolean): Promise<{ sha256: string; method: HashMethod }> {
-  if (t.traits.checkFile !== false && mayCheckFile(t.extensions, t.software)) {
-    const sha256 = await checkFileSha256(t.sftp, path).catch(() => null);
-    if (sha256) { t.traits.checkFile = true; return { sha256, method: 'check-file' }; }
-    t.traits.checkFile = false;
+export async function remoteSha256(t: HashTarget, path: string, size: number, allowExec: boolean, length?: number): Promise<{ sha256: string; method: HashMethod }> {
+  const prefix = length !== undefined;
+  const checkKey = prefix ? 'checkFilePrefix' : 'checkFile';
+  const execKey = prefix ? 'execPrefix' : 'exec';
+  if (t.traits[checkKey] !== false && mayCheckFile(t.extensions, t.software)) {
+    // A prefix of length 0 would mean "the whole file" to check-file-name: the caller hashes an empty prefix itself.
+    const sha256 = await checkFileSha256(t.sftp, path, length).catch(() => null);
+    if (sha256) { t.traits[checkKey] = true; return { sha256, method: 'check-file' }; }
+    t.traits[checkKey] = false;
   }
-  if (allowExec && t.traits.exec !== false) {
+  if (allowExec && t.traits[execKey] !== false) {
     // Many files hash at once: more exec channels than the server's session limit leaves would be refused.
-    const sha256 = await withExecSlot(t.traits, execSlotsFor(t.sftpChannels), 
-      () => (t.traits.exec === false ? Promise.resolve(null) : execSha256(t.client, path, size)));
-    if (sha256) { t.traits.exec = true; return { sha256, method: 'exec' }; }
-    t.traits.exec = false;
+    const sha256 = await withExecSlot(t.traits, execSlotsFor(t.sftpChannels),
+      () => (t.traits[execKey] === false ? Promise.resolve(null) : execSha256(t.client, path, size, length)));
+    if (sha256) { t.traits[execKey] = true; return { sha256, method: 'exec' }; }
+    t.traits[execKey] = false;
   }
-  return { sha256: await rereadSha256(t.sftp, path, t.maxRead), method: 'reread' };
+  return { sha256: await rereadSha256(t.sftp, path, t.maxRead, length), method: 'reread' };
 }

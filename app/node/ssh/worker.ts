@@ -13,7 +13,7 @@ import { remoteSha256, type HashMethod } from './remoteHash';
 import type { CallContext, OpName, ToWorker, WorkerOps } from './workerProtocol';
 import { addChannels, connect, setChannelWindow } from './worker/connect';
 import { probeOutOfOrder } from './worker/probe';
-import { list, mkdir, openAhead, rename, stat } from './worker/remoteOps';
+import { canWrite, list, mkdir, openAhead, rename, stat } from './worker/remoteOps';
 import { call } from './worker/sftpCalls';
 import { callContext, guarded, port, post, requireConn, sftpOf, state } from './worker/state';
 import { checkpoint, finishUpload, getFile, putFile, rangeTask, releaseFile } from './worker/transfers';
@@ -22,13 +22,16 @@ async function hashRemote(a: WorkerOps['hashRemote'][0]): Promise<{ sha256: stri
   const c = requireConn();
   const software = serverSoftware(c.client);
   return remoteSha256({ client: c.client, sftp: sftpOf(a.channel), extensions: c.info.extensions, maxRead: c.info.maxRead, traits: c.hashTraits, software, sftpChannels: c.sftp.length },
-    a.path, a.size, a.allowExec);
+    a.path, a.size, a.allowExec, a.length);
 }
 
 async function hashLocal(a: WorkerOps['hashLocal'][0]): Promise<string> {
   const hash = createHash('sha256');
+  if (a.length === 0) return hash.digest('hex');
+  // `end` is inclusive; a file shorter than `length` hashes what there is
+  const range = a.length === undefined ? {} : { start: 0, end: a.length - 1 };
   try {
-    for await (const chunk of fs.createReadStream(a.path, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+    for await (const chunk of fs.createReadStream(a.path, { highWaterMark: 1 << 20, ...range })) hash.update(chunk as Buffer);
   } catch (e) {
     throw fromLocalError(e, a.path);
   }
@@ -47,6 +50,7 @@ const ops: { [K in OpName]: (arg: WorkerOps[K][0], ctx: CallContext) => Promise<
   remove: (a) => call<void>((cb) => sftpOf(a.channel).unlink(a.path, cb as never), a.path, 'REMOVE'),
   rmdir: (a) => call<void>((cb) => sftpOf(a.channel).rmdir(a.path, cb as never), a.path, 'RMDIR'),
   rename,
+  canWrite,
   download: (t, ctx) => rangeTask(t, 'download', ctx),
   upload: (t, ctx) => rangeTask(t, 'upload', ctx),
   checkpoint,

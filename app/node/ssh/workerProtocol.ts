@@ -120,11 +120,26 @@ export interface UploadEnd {
   attrsRefused?: SluiceErrorInfo;
 }
 
-/** A whole upload through one handle, in order: open temp (create+truncate), write, fsync, close. */
+/**
+ * Writing into the target itself instead of a temporary name (transfer/transferFile.ts `inPlace`): the target exists
+ * and is opened without being created. `offset` 0 truncates it and writes it whole (an upload into a folder where
+ * files cannot be created); above 0 keeps its first `offset` bytes and writes the rest after them (the conflict
+ * rule `append`).
+ */
+export interface InPlace {
+  /** Bytes of the target kept; the source's bytes from here on are written at the same offsets. */
+  offset: number;
+}
+
+/**
+ * A whole upload through one handle, in order: open temp (create+truncate), write, fsync, close; with `inPlace`, the
+ * target itself (`remoteTemp` is then the target).
+ */
 export interface PutFileTask {
   channel: number;
   localPath: string;
   remoteTemp: string;
+  inPlace?: InPlace;
   size: number;
   /** Unix mode bits for the new remote file. */
   mode?: number;
@@ -132,11 +147,15 @@ export interface PutFileTask {
   keep?: KeptAttributes;
 }
 
-/** A whole download through one handle into a local temporary file (created here). */
+/**
+ * A whole download through one handle into a local temporary file (created here); with `inPlace`, into the local
+ * target itself (`localTemp` is then the target).
+ */
 export interface GetFileTask {
   channel: number;
   remotePath: string;
   localTemp: string;
+  inPlace?: InPlace;
   size: number;
   mode?: number;
 }
@@ -160,6 +179,11 @@ export interface WorkerOps {
   remove: [{ channel?: number; path: string }, void];
   rmdir: [{ channel?: number; path: string }, void];
   rename: [{ channel?: number; from: string; to: string; mode: CommitMode }, void];
+  /**
+   * Whether an existing remote file may be written: SSH_FXP_OPEN with WRITE alone (neither created nor truncated),
+   * closed at once. False when the server answers permission denied or no such file.
+   */
+  canWrite: [{ channel?: number; path: string }, boolean];
   /** Range tasks keep their handles open for the file's next segment on the same channel, until releaseFile. */
   download: [RangeTask, number];
   upload: [RangeTask, number];
@@ -188,10 +212,13 @@ export interface WorkerOps {
    * of the path on each channel takes its handle, releaseFile closes those left. Resolves at once.
    */
   openAhead: [{ channels: number[]; remotePath: string; mode?: number }, void];
-  /** SHA-256 of a remote file: `sha256sum`/`shasum -a 256` over exec, or a re-read over SFTP. */
-  /** The server's SHA-256 of a file (remoteHash.ts): check-file-name, exec `sha256sum`, or a re-read. */
-  hashRemote: [{ channel?: number; path: string; size: number; allowExec: boolean }, { sha256: string; method: HashMethod }];
-  hashLocal: [{ path: string }, string];
+  /**
+   * The server's SHA-256 of a file (remoteHash.ts): check-file-name, exec `sha256sum`, or a re-read; of its first
+   * `length` bytes when given (the conflict rule `append`).
+   */
+  hashRemote: [{ channel?: number; path: string; size: number; allowExec: boolean; length?: number }, { sha256: string; method: HashMethod }];
+  /** SHA-256 of a local file, or of its first `length` bytes. */
+  hashLocal: [{ path: string; length?: number }, string];
   /** Probes whether the server accepts out-of-order writes from two handles to one file. */
   probeOutOfOrder: [{ dir: string }, boolean];
   close: [Record<string, never>, void];

@@ -91,6 +91,32 @@ describe('cp semantics: put', () => {
     assert.deepEqual(fs.readdirSync(remote), ['t.txt'], 'temporary files left');
   });
 
+  test('--conflict newer skips an older source and says why (-v, --json); --conflict append sends only the missing end', async () => {
+    const { local, remote } = freshCase();
+    const src = path.join(local, 'n.txt');
+    const target = path.join(remote, 'n.txt');
+    fs.writeFileSync(src, 'older source');
+    fs.writeFileSync(target, 'newer target');
+    fs.utimesSync(src, 1_588_888_888, 1_588_888_888);
+    let r = await put(['--conflict', 'newer', '-v', src, url(`${remote}/`)]);
+    assert.equal(r.code, 0, describeRun(r));
+    assert.match(r.stderr, /sluice: skipped .*n\.txt → .*n\.txt: the target is newer/, describeRun(r));
+    assert.equal(fs.readFileSync(target, 'utf8'), 'newer target');
+    r = await put(['--conflict', 'newer', '--json', src, url(`${remote}/`)]);
+    assert.ok(r.events.some((e) => e.type === 'file' && e.state === 'skipped' && e.reason === 'the target is newer'), describeRun(r));
+
+    const big = path.join(local, 'part.bin');
+    fs.writeFileSync(big, Buffer.alloc(300_000, 'abc'));
+    fs.writeFileSync(path.join(remote, 'part.bin'), Buffer.alloc(120_000, 'abc'));
+    r = await put(['--conflict', 'append', '--json', big, url(`${remote}/`)]);
+    assert.equal(r.code, 0, describeRun(r));
+    assert.equal(r.report?.bytes, 180_000, describeRun(r));
+    assert.ok(fs.readFileSync(path.join(remote, 'part.bin')).equals(fs.readFileSync(big)));
+    r = await put(['--conflict', 'newer', '--no-clobber', big, url(`${remote}/`)]);
+    assert.equal(r.code, 2, describeRun(r));
+    assert.match(r.stderr, /--conflict <rule>' cannot be used with option '--no-clobber'/, describeRun(r));
+  });
+
   test('a folder without -r fails with a clear message', async () => {
     const { local, remote } = freshCase();
     fs.mkdirSync(path.join(local, 'folder'));

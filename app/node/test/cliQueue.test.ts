@@ -77,6 +77,21 @@ describe('sluice queue', () => {
     assert.deepEqual(await jobs(c), []);
   });
 
+  test('queue add --conflict size: the run applies the rule the job was added with', async () => {
+    const c = freshCase();
+    fs.writeFileSync(path.join(c.local, 'same.txt'), 'AAAA');
+    fs.writeFileSync(path.join(c.remote, 'same.txt'), 'bbbb');
+    fs.writeFileSync(path.join(c.local, 'differs.txt'), 'longer text');
+    fs.writeFileSync(path.join(c.remote, 'differs.txt'), 'short');
+    let r = await c.q(['add', 'put', ...addFlags(), '--conflict', 'size', path.join(c.local, 'same.txt'), path.join(c.local, 'differs.txt'), urlOf(server, `${c.remote}/`)]);
+    assert.equal(r.code, 0, describeRun(r));
+    r = await c.q(['run', '--no-progress', '--json']);
+    assert.equal(r.code, 0, describeRun(r));
+    assert.equal(fs.readFileSync(path.join(c.remote, 'same.txt'), 'utf8'), 'bbbb', 'the same size is skipped');
+    assert.equal(fs.readFileSync(path.join(c.remote, 'differs.txt'), 'utf8'), 'longer text');
+    assert.ok(r.events.some((e) => e.type === 'file' && e.state === 'skipped' && e.reason === 'same size (4 bytes)'), describeRun(r));
+  });
+
   test('pause, resume, cancel and retry by id; a paused job is not run; a failed job says why and exits as get would', async () => {
     const c = freshCase();
     fs.writeFileSync(path.join(c.local, 'one.txt'), 'one');

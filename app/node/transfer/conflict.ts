@@ -1,18 +1,32 @@
 /**
- * The conflict stage: what happens to a file whose target may exist (overwrite like `cp`, skip like `--no-clobber`,
- * or the answer of a policy function: overwrite, skip, or a free name `NAME (1).ext`).
+ * The conflict stage: what happens to a file whose target may exist, by the job's {@link ConflictRule} or a policy
+ * function's answer for that file — overwrite (like `cp`), skip (`--no-clobber`), overwrite only when newer or when
+ * the sizes differ, a free name `NAME (1).ext`, or append after a matching prefix (append.ts).
  */
 import fs from 'node:fs';
 import type { Session } from '../ssh/session';
+import { appendDecision, type HashingSide } from './append';
 import { nextFreeName } from './fileNames';
 import type { FileItem } from './scan';
-import type { ConflictAnswer, ConflictPolicy, FileTimes } from './types';
+import type { ConflictPolicy, ConflictRule, FileTimes } from './types';
 
 /**
  * How the commit treats the target: `overwrite` replaces it; `no-clobber` refuses to (SSH_FXP_RENAME without
  * overwrite, or a local link), so that a target appearing after the check is not lost.
  */
 export type CommitMode = 'overwrite' | 'no-clobber';
+
+/**
+ * What the conflict stage decided for a file: write it (through a temporary name, committed with `mode`), append
+ * to its target in place after `offset` bytes already there, or skip it (`reason` goes into its file event).
+ */
+export type Resolution =
+  | { kind: 'write'; item: FileItem; mode: CommitMode }
+  | { kind: 'append'; item: FileItem; offset: number }
+  | { kind: 'skip'; reason: string };
+
+/** What the conflict stage needs from its job (a target to STAT, and for `append` both sides to hash). */
+export type ConflictSide = HashingSide;
 
 /** The size and mtime of a target, or null when it does not exist (remote for a put, local for a get). */
 export function targetTimes(session: Pick<Session, 'stat'>, put: boolean, p: string): Promise<FileTimes | null> {
@@ -21,21 +35,49 @@ export function targetTimes(session: Pick<Session, 'stat'>, put: boolean, p: str
 }
 
 /**
- * Decides a file's target and commit mode under `policy` (default overwrite).
- * @returns the item (renamed for the answer "rename") and its commit mode, or null when the file is skipped
- * @throws SluiceError from the target's STAT or from the policy function
+ * The rule `newer`: null when the incoming file is newer than the target in whole seconds (SFTP v3 times are
+ * seconds, draft-ietf-secsh-filexfer-02 §5, so a finer difference cannot be kept anyway), else why it is skipped.
  */
-export async function resolveConflict(
-  session: Pick<Session, 'stat'>, put: boolean, policy: ConflictPolicy | undefined, item: FileItem,
-): Promise<{ item: FileItem; mode: CommitMode } | null> {
-  if ((policy ?? 'overwrite') === 'overwrite') return { item, mode: 'overwrite' };
-  const existing = await targetTimes(session, put, item.dst);
-  if (!existing) return { item, mode: 'no-clobber' };
-  const answer: ConflictAnswer = policy === 'skip' ? 'skip' : await (policy as Exclude<ConflictPolicy, string>)(item.dst, {
-    incoming: { size: item.size, mtimeMs: item.mtimeMs }, existing,
-  });
-  if (answer === 'skip') return null;
-  if (answer === 'overwrite') return { item, mode: 'overwrite' };
-  const exists = (p: string) => targetTimes(session, put, p).then((s) => s !== null);
-  return { item: { ...item, dst: await nextFreeName(exists, item.dst, put) }, mode: 'no-clobber' };
+export function notNewerReason(incoming: FileTimes, existing: FileTimes): string | null {
+  const a = Math.floor(incoming.mtimeMs / 1000);
+  const b = Math.floor(existing.mtimeMs / 1000);
+  if (a > b) return null;
+  return a === b ? 'the target is as new (same modification time, to the second)' : 'the target is newer';
+}
+
+/**
+ * Decides a file's target under `policy` (default overwrite): STATs the target unless the policy is `overwrite`,
+ * asks a policy function only when the target exists, and hashes both sides for `append`.
+ * @returns the decision; a file renamed by `rename` carries its new target
+ * @throws SluiceError from the target's STAT, the hashes of `append`, or the policy function
+ */
+export async function resolveConflict(side: ConflictSide, policy: ConflictPolicy | undefined, item: FileItem): Promise<Resolution> {
+  if ((policy ?? 'overwrite') === 'overwrite') return { kind: 'write', item, mode: 'overwrite' };
+  const existing = await targetTimes(side.session, side.put, item.dst);
+  if (!existing) return { kind: 'write', item, mode: 'no-clobber' };
+  const incoming = { size: item.size, mtimeMs: item.mtimeMs };
+  const rule: ConflictRule = typeof policy === 'function' ? await policy(item.dst, { incoming, existing }) : policy!;
+  switch (rule) {
+    case 'overwrite':
+      return { kind: 'write', item, mode: 'overwrite' };
+    case 'skip':
+      return { kind: 'skip', reason: 'the target exists' };
+    case 'newer': {
+      const reason = notNewerReason(incoming, existing);
+      return reason ? { kind: 'skip', reason } : { kind: 'write', item, mode: 'overwrite' };
+    }
+    case 'size':
+      return existing.size === item.size
+        ? { kind: 'skip', reason: `same size (${item.size} bytes)` }
+        : { kind: 'write', item, mode: 'overwrite' };
+    case 'append': {
+      const d = await appendDecision(side, item, existing);
+      if (d.kind === 'rewrite') return { kind: 'write', item, mode: 'overwrite' };
+      return d.kind === 'skip' ? d : { kind: 'append', item, offset: d.offset };
+    }
+    case 'rename': {
+      const exists = (p: string) => targetTimes(side.session, side.put, p).then((s) => s !== null);
+      return { kind: 'write', item: { ...item, dst: await nextFreeName(exists, item.dst, side.put) }, mode: 'no-clobber' };
+    }
+  }
 }

@@ -35,7 +35,8 @@ export function stableTempName(proposed: string, key: string): string {
  * @param temp the file's temporary name, @param dst its final name
  */
 export function inUserTerms(e: SluiceError, temp: string, dst: string): SluiceError {
-  if (!e.message.includes(temp)) return e;
+  // A file written in place has no temporary name: its target is already named.
+  if (temp === dst || !e.message.includes(temp)) return e;
   const named = e.message.split(temp).join(`${dst} (temporary ${path.posix.basename(temp)})`);
   // Creating the temporary file failed for want of its folder: that folder is what the user must hear about.
   if (e.code === 'NO_SUCH_FILE' && e.message.startsWith('OPEN')) {

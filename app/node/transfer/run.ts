@@ -2,15 +2,18 @@
  * Runs one get/put job over a session's lanes, in stages: resolve (scan.ts: cp-style targets and folder walks,
  * streamed in while the transfer runs), conflict (conflict.ts), plan (whole file through one handle, or segments over
  * every lane), move and commit (transferFile.ts, one state per file: fileState.ts), and the job's books (job.ts).
- * A file never appears under its final name until it was fully written, fsynced and verified.
+ * A file never appears under its final name until it was fully written, fsynced and verified, except where its
+ * target is written in place: the conflict rule `append` (append.ts), or an upload into a folder where the temporary
+ * file cannot be created (inPlace.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { SluiceError, isInterruption } from '../errors';
 import type { Lane, Session } from '../ssh/session';
 import { cleanLeftovers, type LeftoverRemote } from '../stores/leftovers';
-import { resolveConflict, type CommitMode } from './conflict';
+import { resolveConflict, type CommitMode, type ConflictSide, type Resolution } from './conflict';
 import { inUserTerms, refusedByServer } from './fileNames';
+import { InPlaceNotices, targetWritable, tempCreationRefused } from './inPlace';
 import { JobBooks } from './job';
 import { createLocalTemp } from './localFiles';
 import { planSegments } from './planner';
@@ -74,6 +77,10 @@ class TransferJob implements FileJob {
   private probe: Promise<boolean> | null = null;
   /** Bytes of resumed files that an earlier run had moved. */
   private resumedBytes = 0;
+  /** Bytes `append` kept at targets of files committed (not sent). */
+  private appendedAfterBytes = 0;
+  private readonly conflictSide: ConflictSide;
+  private readonly inPlaceNotices = new InPlaceNotices((level, m) => this.log(level, m));
   /** Files in the conflict and plan stages (at most MAX_FILES_PLANNING). */
   private readonly planning = new Set<Promise<void>>();
   /** Scanned files waiting for a planning slot, first come first served. */
@@ -85,6 +92,7 @@ class TransferJob implements FileJob {
     this.scheduler = new Scheduler(lanes, session.settings.filesPerChannel);
     this.lanesCount = Math.max(lanes.length, session.settings.connections * session.settings.channels);
     this.books = new JobBooks(session, req, this.files);
+    this.conflictSide = { session, put: this.put, allowExec: req.allowExec !== false, log: (level, m) => this.log(level, m) };
   }
 
   async run(signal?: AbortSignal): Promise<TransferReport> {
@@ -116,8 +124,10 @@ class TransferJob implements FileJob {
     }
     if (this.aborted) throw this.aborted;
     if (this.session.fatalError) throw this.session.fatalError;
-    const report = this.books.report(this.put ? this.session.outOfOrderWrites : undefined);
-    return this.resumedBytes ? { ...report, resumedBytes: this.resumedBytes } : report;
+    const report: TransferReport = this.books.report(this.put ? this.session.outOfOrderWrites : undefined);
+    if (this.resumedBytes) report.resumedBytes = this.resumedBytes;
+    if (this.appendedAfterBytes) report.appendedAfterBytes = this.appendedAfterBytes;
+    return report;
   }
 
   private async scanAndDrain(): Promise<void> {
@@ -184,15 +194,15 @@ class TransferJob implements FileJob {
   private async resolveAndPlan(raw: FileItem): Promise<void> {
     this.books.filesTotal++;
     this.books.bytesTotal += raw.size;
-    let resolved: Awaited<ReturnType<typeof resolveConflict>>;
+    let resolved: Resolution;
     try {
-      resolved = await resolveConflict(this.session, this.put, this.req.conflict, raw);
+      resolved = await resolveConflict(this.conflictSide, this.req.conflict, raw);
     } catch (e) {
       this.books.fileFailed(raw, asSluice(e));
       return;
     }
-    if (!resolved) {
-      this.books.fileSkipped(raw, 'the target exists');
+    if (resolved.kind === 'skip') {
+      this.books.fileSkipped(raw, resolved.reason);
       return;
     }
     const f = new TransferFile(resolved.item, this);
@@ -208,7 +218,14 @@ class TransferJob implements FileJob {
         this.books.fileSkipped(f, 'already copied by an earlier run of this job');
         return;
       }
-      await this.plan(f, resolved.mode, resume.kind === 'resume' ? resume : undefined);
+      // A partial copy the journal recorded at the temporary name is this job's own: resumed rather than appended to.
+      if (resolved.kind === 'append' && resume.kind !== 'resume') {
+        f.writeInPlace(resolved.offset);
+        this.books.bytesTotal -= resolved.offset;
+        this.pushWhole(f, 'overwrite');
+        return;
+      }
+      await this.plan(f, resolved.kind === 'write' ? resolved.mode : 'overwrite', resume.kind === 'resume' ? resume : undefined);
     } catch (e) {
       this.giveUp(f, asSluice(e));
     }
@@ -272,11 +289,29 @@ class TransferJob implements FileJob {
       run: async (lane) => {
         await before;
         if (f.ended) return;
-        const size = await f.moveWhole(lane);
+        const size = await this.moveWholeOrInPlace(lane, f, mode);
         await this.finish(lane, f, mode, size);
       },
       fail: (e) => this.giveUp(f, e),
     });
+  }
+
+  /**
+   * Moves a file through one handle; an upload whose temporary file the server refuses to create goes into its
+   * target in place instead, where the target exists and may be written (inPlace.ts).
+   * @returns the size read back after the writes
+   */
+  private async moveWholeOrInPlace(lane: Lane, f: TransferFile, mode: CommitMode): Promise<number> {
+    try {
+      return await f.moveWhole(lane);
+    } catch (e) {
+      const se = asSluice(e);
+      if (!this.put || mode !== 'overwrite' || f.inPlace || this.aborted || !tempCreationRefused(se, f.temp)) throw e;
+      if (!(await targetWritable(lane, f.dst))) throw e;
+      this.inPlaceNotices.writingInPlace(f.dst);
+      f.writeInPlace(0);
+      return f.moveWhole(lane);
+    }
   }
 
   /**
@@ -331,8 +366,11 @@ class TransferJob implements FileJob {
    */
   private fallBack(f: TransferFile, e: SluiceError, mode: CommitMode): boolean {
     if (!this.put || f.route !== 'segments' || f.ended || this.aborted || !refusedByServer(e)) return false;
-    this.session.outOfOrderWrites = false;
-    this.session.publish({ type: 'log', level: 'warn', message: `segmented upload of ${f.dst} failed (${inUserTerms(e, f.temp, f.dst).message}): sending it again through one handle; later uploads use one handle` });
+    // The folder refuses new files, not the segments: one handle decides whether the target is written in place.
+    if (!tempCreationRefused(e, f.temp)) {
+      this.session.outOfOrderWrites = false;
+      this.session.publish({ type: 'log', level: 'warn', message: `segmented upload of ${f.dst} failed (${inUserTerms(e, f.temp, f.dst).message}): sending it again through one handle; later uploads use one handle` });
+    }
     // Running segments count their own bytes back out when the cancel reaches them; finished ones are undone here.
     f.cancelRunning();
     f.undoSegments();
@@ -346,6 +384,7 @@ class TransferJob implements FileJob {
   private async finish(lane: Lane, f: TransferFile, mode: CommitMode, knownSize?: number): Promise<void> {
     try {
       const level = await f.commit(lane, mode, knownSize);
+      this.appendedAfterBytes += f.inPlace?.offset ?? 0;
       this.files.delete(f);
       this.books.fileCommitted(f, level);
       this.req.journal?.fileEnded(f.src, 'committed');

@@ -5,12 +5,14 @@
  * the chunks and reaches storage only through WriteChunk / Close / Abort.
  *
  * Temporary names (README "Integrity"): `.NAME.sluice-XXXXXXXX.part` beside the target, remote for uploads and local
- * for downloads; a file never appears under its final name until it is complete and verified.
+ * for downloads; a file never appears under its final name until it is complete and verified — except a file written
+ * in place (`inPlace`: the conflict rule `append`, or an upload into a folder where files cannot be created), whose
+ * target is written directly, through one handle, and never removed when the file fails.
  */
 import fs from 'node:fs';
 import { fromLocalError, SluiceError } from '../errors';
 import type { Lane, Session } from '../ssh/session';
-import type { KeptAttributes, UploadEnd } from '../ssh/workerProtocol';
+import type { InPlace, KeptAttributes, UploadEnd } from '../ssh/workerProtocol';
 import { attributesToKeep, warnAttributesNotKept } from './attributes';
 import type { CommitMode } from './conflict';
 import { inUserTerms, tempNameFor } from './fileNames';
@@ -50,8 +52,10 @@ export class TransferFile implements FileItem, FileInFlight {
   readonly size: number;
   readonly mode: number;
   readonly mtimeMs: number;
-  /** The temporary name (an earlier run's, when the job resumes: see resume.ts). */
+  /** The temporary name (an earlier run's, when the job resumes: see resume.ts); the target itself when `inPlace`. */
   temp: string;
+  /** Set when the file is written into its target directly ({@link writeInPlace}). */
+  inPlace: InPlace | undefined;
   /** The source's attributes the target gets before its rename (the job's preserveTimes / preservePermissions). */
   private readonly keep: KeptAttributes | undefined;
   /** Why the last attempt could not give the target those attributes (warned about once the file committed). */
@@ -79,6 +83,19 @@ export class TransferFile implements FileItem, FileInFlight {
     this.put = job.req.direction === 'put';
     this.temp = tempNameFor(item.dst, this.put);
     this.keep = attributesToKeep(job.req, item);
+  }
+
+  /**
+   * From now on the file is written into its target directly, through one handle, keeping the target's first
+   * `offset` bytes (0: truncated and written whole). No rename commits it, and a failure leaves the target as it is
+   * (never removed). Handles kept under the temporary name must be released before (release() names `temp`).
+   */
+  writeInPlace(offset: number): void {
+    this.inPlace = { offset };
+    this.temp = this.dst;
+    this.route = 'whole';
+    // Shown in the progress samples as already there; the job's byte counts only what is sent.
+    this.done = offset;
   }
 
   get phase(): FilePhase {
@@ -123,9 +140,10 @@ export class TransferFile implements FileItem, FileInFlight {
     this.to('moving');
     const { conn, channel } = lane;
     return this.withTask((options) => (this.put
-      ? conn.call('putFile', { channel, localPath: this.src, remoteTemp: this.temp, size: this.size, mode: this.mode, keep: this.keep }, options)
-        .then((end) => this.uploadEnded(end))
-      : conn.call('getFile', { channel, remotePath: this.src, localTemp: this.temp, size: this.size, mode: this.mode }, options)));
+      ? conn.call('putFile', {
+        channel, localPath: this.src, remoteTemp: this.temp, size: this.size, mode: this.mode, keep: this.keep, inPlace: this.inPlace,
+      }, options).then((end) => this.uploadEnded(end))
+      : conn.call('getFile', { channel, remotePath: this.src, localTemp: this.temp, size: this.size, mode: this.mode, inPlace: this.inPlace }, options)));
   }
 
   /** Notes whether the server took the attributes (SSH_FXP_FSETSTAT) of an upload that ended; @returns its size */
@@ -259,10 +277,12 @@ export class TransferFile implements FileItem, FileInFlight {
     const level = this.job.req.verify === 'sha256' ? await this.compareHashes(lane) : 'size';
     // An interrupted job commits nothing, even a file whose last bytes raced the interrupt.
     if (this.job.aborted) throw this.job.aborted;
-    if (this.put) await lane.conn.call('rename', { channel: lane.channel, from: this.temp, to: this.dst, mode });
-    else {
+    // In place, the target already is the file: an upload's attributes were set on its handle, a download's here.
+    if (this.put) {
+      if (!this.inPlace) await lane.conn.call('rename', { channel: lane.channel, from: this.temp, to: this.dst, mode });
+    } else {
       this.attrsRefused = await keepLocalAttributes(this.temp, this.keep);
-      await localCommit(this.temp, this.dst, mode);
+      if (!this.inPlace) await localCommit(this.temp, this.dst, mode);
     }
     this.to('committed');
     if (this.attrsRefused && this.keep) warnAttributesNotKept(this.job, this.keep, inUserTerms(this.attrsRefused, this.temp, this.dst));
@@ -301,8 +321,12 @@ export class TransferFile implements FileItem, FileInFlight {
     return remote.method === 'reread' ? 'sha256-reread' : 'sha256-remote';
   }
 
-  /** Removes the temporary copy; a remote one a lost connection kept is recorded for the next connection. */
+  /**
+   * Removes the temporary copy; a remote one a lost connection kept is recorded for the next connection. Nothing for
+   * a file written in place: its temporary name is the target.
+   */
   removeTemp(): Promise<unknown> {
+    if (this.inPlace) return Promise.resolve();
     const { session } = this.job;
     const p = this.put
       ? session.call('remove', { path: this.temp }).catch((e: unknown) => {

@@ -1,9 +1,25 @@
 /** Shapes of a transfer job, its report and the engine's events. */
 import type { LearnedHostKey } from '../ssh/hostKeys';
 
-export type ConflictAnswer = 'overwrite' | 'skip' | 'rename';
-/** What to do when the target exists: overwrite (cp), skip (--no-clobber), or ask per file. */
-export type ConflictPolicy = 'overwrite' | 'skip' | ((target: string, files: ConflictFiles) => Promise<ConflictAnswer>);
+/**
+ * What to do with a file whose target exists (transfer/conflict.ts):
+ * - `overwrite`: replace it (like `cp` and OpenSSH's `sftp`);
+ * - `skip`: leave it (`--no-clobber`);
+ * - `newer`: replace it when the incoming file's modification time is later, compared in whole seconds (SFTP v3
+ *   carries seconds), else skip;
+ * - `size`: replace it when the sizes differ, else skip;
+ * - `rename`: write beside it under the first free name `NAME (1).ext`, `NAME (2).ext`, …;
+ * - `append`: resume a partial copy not made by Sluice: when the target is shorter than the source and its bytes
+ *   have the SHA-256 of the source's same-length prefix, only the rest is sent, written into the target in place;
+ *   otherwise the file is sent whole (the job says why).
+ */
+export type ConflictRule = 'overwrite' | 'skip' | 'newer' | 'size' | 'rename' | 'append';
+/** Every {@link ConflictRule}, in the order the CLI's help lists them. */
+export const CONFLICT_RULES: readonly ConflictRule[] = ['overwrite', 'skip', 'newer', 'size', 'rename', 'append'];
+/** A policy function's answer for one file: any rule, applied to that file alone. */
+export type ConflictAnswer = ConflictRule;
+/** What to do when the target exists: one rule for every file, or a function asked per file (the app's "ask"). */
+export type ConflictPolicy = ConflictRule | ((target: string, files: ConflictFiles) => Promise<ConflictAnswer>);
 
 /** Size (bytes) and modification time (ms since epoch) of a file. */
 export interface FileTimes {
@@ -125,6 +141,11 @@ export interface TransferReport {
    * again), and not the resumed ones; verification re-reads are not in it.
    */
   movedBytes: number;
+  /**
+   * Bytes the conflict rule `append` found already at targets (prefixes whose SHA-256 matched the source's) and
+   * did not send; `bytes` counts only what was sent.
+   */
+  appendedAfterBytes?: number;
 }
 
 export interface ConnectionSample {
@@ -147,7 +168,10 @@ export type EngineEvent =
   | {
     type: 'file'; jobId: string; path: string; target: string; size: number; state: 'done' | 'failed' | 'skipped'; verify?: VerifyLevel;
     error?: { code: string; message: string };
-    /** Why a file was skipped (a special file, a symlink outside the tree, an existing target). */
+    /**
+   * Why a file was skipped (a special file, a symlink outside the tree, an existing target, "the target is newer",
+   * "same size", …).
+   */
     reason?: string;
   }
   | { type: 'connection'; id: number; state: 'up' | 'down'; reason?: string }

@@ -8,13 +8,31 @@ import { SluiceError, fromSftpError } from '../../errors';
 import { LeftoverJournal } from '../../stores/leftovers';
 import type { RemoteEntry, RemoteStat, WorkerOps } from '../workerProtocol';
 import { handlesAhead } from './handles';
-import { SEGMENT_FLAGS, SSH_FX_EOF, call, closeRemote, openRemote, statOn, statToRemote } from './sftpCalls';
+import { OPEN_MODE, SEGMENT_FLAGS, SSH_FX_EOF, call, closeRemote, openRemote, statOn, statToRemote } from './sftpCalls';
 import { hasExt, requireConn, sftpOf, state } from './state';
 
 export async function openAhead(a: WorkerOps['openAhead'][0]): Promise<void> {
   for (const channel of a.channels) {
     const s = sftpOf(channel);
     handlesAhead.add(s, a.remotePath, openRemote(s, a.remotePath, SEGMENT_FLAGS, a.mode));
+  }
+}
+
+/**
+ * Whether the existing file `a.path` may be written (see WorkerOps.canWrite): an SSH_FXP_OPEN with WRITE alone,
+ * whose handle is closed without waiting for the answer.
+ * @throws SluiceError other than a refusal (a lost connection)
+ */
+export async function canWrite(a: WorkerOps['canWrite'][0]): Promise<boolean> {
+  const s = sftpOf(a.channel);
+  try {
+    const h = await openRemote(s, a.path, OPEN_MODE.WRITE);
+    void closeRemote(s, h, a.path).catch(() => undefined);
+    return true;
+  } catch (e) {
+    const code = SluiceError.from(e).code;
+    if (code === 'PERMISSION_DENIED' || code === 'NO_SUCH_FILE') return false;
+    throw e;
   }
 }
 

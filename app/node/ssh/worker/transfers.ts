@@ -106,13 +106,15 @@ export async function checkpoint(a: WorkerOps['checkpoint'][0]): Promise<boolean
  * could overtake them, and a concurrent server may commit the file on CLOSE), and the caller's rename waits for the
  * CLOSE. The FSETSTAT goes after the last WRITE's reply there (a WRITE that took effect after it would date the file
  * now), and a refused one does not fail the upload.
- * @param data a last SSH_FXP_WRITE at offset 0 (a file that fits one request), sent first; on a server that does
- *   not order requests its reply is awaited before the other requests
+ * @param data a last SSH_FXP_WRITE of `buf` at `offset` (the rest of a file that fits one request), sent first; on a
+ *   server that does not order requests its reply is awaited before the other requests
  * @returns the size the server reports after the writes, whether it fsynced, and the FSETSTAT's refusal if any
  */
-export async function finishHandle(s: SFTPWrapper, h: Buffer, p: string, data?: Buffer, keep?: KeptAttributes): Promise<UploadEnd> {
+export async function finishHandle(s: SFTPWrapper, h: Buffer, p: string, data?: { buf: Buffer; offset: number }, keep?: KeptAttributes): Promise<UploadEnd> {
   const ordered = requireConn().info.ordersRequests;
-  const written = data ? call<void>((cb) => s.write(h, data, 0, data.length, 0, cb as never), p, { op: 'WRITE', offset: 0 }) : Promise.resolve();
+  const written = data
+    ? call<void>((cb) => s.write(h, data.buf, 0, data.buf.length, data.offset, cb as never), p, { op: 'WRITE', offset: data.offset })
+    : Promise.resolve();
   if (!ordered) {
     try {
       await written;
@@ -158,10 +160,18 @@ export async function releaseFile(a: WorkerOps['releaseFile'][0]): Promise<void>
   await closeSegmentHandles(segmentHandles.takeAll(a.remotePath, a.localPath), a.remotePath, a.direction === 'upload');
 }
 
+/** Opens an upload's remote file: its temporary name (created, truncated), or the target in place (see InPlace). */
+function openUploadTarget(s: SFTPWrapper, t: PutFileTask): Promise<Buffer> {
+  if (!t.inPlace) return openRemote(s, t.remoteTemp, 'w', t.mode, 'OPEN (create)');
+  const flags = OPEN_MODE.WRITE | (t.inPlace.offset === 0 ? OPEN_MODE.TRUNC : 0);
+  return openRemote(s, t.remoteTemp, flags, undefined, 'OPEN (in place)');
+}
+
 /**
  * Uploads a whole file through one handle, in order, then sets its attributes, fsyncs, reads back the size and closes
  * ({@link finishHandle}: one round trip for the tail, and for a file that fits one request the SSH_FXP_WRITE too,
- * on a server that answers in order; the replies each step depends on are awaited elsewhere).
+ * on a server that answers in order; the replies each step depends on are awaited elsewhere). With `t.inPlace`,
+ * only the bytes from its offset on are sent, into the target.
  * @returns the remote size after writing (from the fstat), and a refused FSETSTAT
  */
 export async function putFile(t: PutFileTask, ctx: CallContext): Promise<UploadEnd> {
@@ -172,20 +182,22 @@ export async function putFile(t: PutFileTask, ctx: CallContext): Promise<UploadE
   const o = rangeOptions(t.channel, c.info.maxWrite, ctx);
   o.maxInFlight = UPLOAD_MAX_IN_FLIGHT;
   o.budget = c.uploads;
+  const from = t.inPlace?.offset ?? 0;
+  const rest = t.size - from;
   try {
-    h = await openRemote(s, t.remoteTemp, 'w', t.mode, 'OPEN (create)');
+    h = await openUploadTarget(s, t);
     const handle = h;
     let small: Buffer | null = null;
-    if (t.size > 0 && t.size <= c.info.maxWrite) {
-      await c.rate.take(t.size, o.signal);
-      small = Buffer.allocUnsafe(t.size);
-      const { bytesRead } = await local.read(small, 0, t.size, 0);
-      if (bytesRead !== t.size) throw new ShortFileError(bytesRead);
-    } else if (t.size > 0) {
-      await uploadRange(s, handle, local.fd, 0, t.size, o);
+    if (rest > 0 && rest <= c.info.maxWrite) {
+      await c.rate.take(rest, o.signal);
+      small = Buffer.allocUnsafe(rest);
+      const { bytesRead } = await local.read(small, 0, rest, from);
+      if (bytesRead !== rest) throw new ShortFileError(from + bytesRead);
+    } else if (rest > 0) {
+      await uploadRange(s, handle, local.fd, from, t.size, o);
     }
     h = null;
-    const end = await finishHandle(s, handle, t.remoteTemp, small ?? undefined, t.keep);
+    const end = await finishHandle(s, handle, t.remoteTemp, small ? { buf: small, offset: from } : undefined, t.keep);
     if (small) {
       o.counters![COUNTER_BYTES] += small.length;
       o.onBytes!(small.length);
@@ -206,15 +218,18 @@ export async function getFile(t: GetFileTask, ctx: CallContext): Promise<number>
   void handlesAhead.drop(t.remotePath);
   const o = rangeOptions(t.channel, c.info.maxRead, ctx);
   let local: fs.promises.FileHandle | null = null;
+  const from = t.inPlace?.offset ?? 0;
   try {
-    local = await openLocal(t.localTemp, 'w', t.mode ?? 0o644);
-    const n = t.size > 0 ? await downloadRange(s, h, local.fd, 0, t.size, o) : 0;
+    // In place (the conflict rule `append`): the target's first `from` bytes stay, the rest is written after them.
+    local = await (t.inPlace ? openLocal(t.localTemp, from > 0 ? 'r+' : 'w') : openLocal(t.localTemp, 'w', t.mode ?? 0o644));
+    const n = t.size > from ? await downloadRange(s, h, local.fd, from, t.size, o) : 0;
     // Every byte is here: the SSH_FXP_CLOSE is not waited for (a round trip per file, a third of a small
     // file's time at high RTT); later requests on this channel queue behind it.
     void closeRemote(s, h, t.remotePath).catch(() => undefined);
     h = null;
     await local.sync();
-    return n;
+    // The size check of an append is the target's own size: its kept bytes and the ones written after them.
+    return t.inPlace ? (await local.stat()).size : n;
   } catch (e) {
     throw rangeError(e, t.remotePath, t.localTemp);
   } finally {

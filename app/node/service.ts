@@ -96,7 +96,7 @@ export class SluiceService {
       onForeign: (jobs) => this.queue.mirror(jobs),
       onError: (what, e) => this.log('error', `Queue database: ${what} failed: ${e instanceof Error ? e.message : String(e)}`),
     });
-    this.queue = new JobQueue(hub, this.sessions, opts.jobsPerSite ?? DEFAULT_JOBS_PER_SITE, () => this.closed, book);
+    this.queue = new JobQueue(hub, this.sessions, opts.jobsPerSite ?? DEFAULT_JOBS_PER_SITE, () => this.closed, book, opts.home);
     this.handlers = this.makeHandlers();
   }
 

@@ -30,6 +30,17 @@ function sizeOn(session: Pick<Session, 'stat'>, put: boolean, p: string): Promis
 }
 
 /**
+ * Where an earlier run of the job committed `f`, when the journal says it did (source unchanged) and the target is
+ * still there with the source's size; else undefined (the file goes through the conflict and resume stages).
+ */
+export async function committedEarlier(
+  session: Pick<Session, 'stat'>, put: boolean, journal: TransferJournal, f: { src: string; size: number; mtimeMs: number },
+): Promise<string | undefined> {
+  const target = await journal.committedTarget?.({ src: f.src, size: f.size, mtimeMs: f.mtimeMs });
+  return target !== undefined && (await sizeOn(session, put, target)) === f.size ? target : undefined;
+}
+
+/**
  * Decides how `f` starts, from the journal. Temporary files of earlier runs whose source changed are removed.
  * A partial copy is trusted only where the journal recorded its ranges (never by its size alone: parallel writers
  * leave holes), and only while the temporary file is still there and at least as long as the last recorded range.

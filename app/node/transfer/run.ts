@@ -16,7 +16,7 @@ import { planSegments } from './planner';
 import { scanJob, type FileItem, type ScanSink } from './scan';
 import { HEAVY_PER_LANE, Scheduler } from './scheduler';
 import { TransferFile, type FileJob } from './transferFile';
-import { resumePlan } from './resume';
+import { committedEarlier, resumePlan } from './resume';
 import type { ByteRange, TransferReport, TransferRequest } from './types';
 
 /** A whole-file task this big occupies a lane on its own (see Task.heavy). */
@@ -180,6 +180,12 @@ class TransferJob implements FileJob {
     this.books.bytesTotal += raw.size;
     let resolved: Awaited<ReturnType<typeof resolveConflict>>;
     try {
+      // A resumed job's own earlier commit is not a conflict: its target is there because of this job.
+      const earlier = this.req.journal?.resuming ? await committedEarlier(this.session, this.put, this.req.journal, raw) : undefined;
+      if (earlier !== undefined) {
+        this.books.fileCommittedEarlier({ ...raw, dst: earlier });
+        return;
+      }
       resolved = await resolveConflict(this.session, this.put, this.req.conflict, raw);
     } catch (e) {
       this.books.fileFailed(raw, asSluice(e));
@@ -197,7 +203,7 @@ class TransferJob implements FileJob {
       if (resume.kind === 'committed') {
         this.files.delete(f);
         f.to('skipped');
-        this.books.fileSkipped(f, 'already copied by an earlier run of this job');
+        this.books.fileCommittedEarlier(f);
         return;
       }
       await this.plan(f, resolved.mode, resume.kind === 'resume' ? resume : undefined);

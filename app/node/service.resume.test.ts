@@ -4,7 +4,7 @@
  * is paused once the journal holds a durable range. The partial file and its ranges are kept; for 5 s nothing moves
  * (no SSH_FXP_READ/WRITE bytes on the pool's channels, no progress of the batch, the partial file untouched); resumed,
  * the job says what it starts from, does not ask about its own small file, sends less than the big file, and both
- * arrive with the source's SHA-256.
+ * arrive with the source's SHA-256. The same for an app that quits mid-upload and starts again.
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,7 +19,7 @@ import type { EngineEvent, TransferReport } from './transfer/types';
 import type { EventPayloads } from '../common/ipc/contract';
 import { SSHD_PATH } from '../../e2e/fixtures/sshd';
 import { waitUntil } from '../../e2e/fixtures/tmp';
-import { connectAccepting, setupSshd, waitJobs } from './test/sshdService';
+import { connectAccepting, reopenSshd, setupSshd, waitJobs } from './test/sshdService';
 
 const MiB = 1024 * 1024;
 const SIZE = 48 * MiB;
@@ -31,8 +31,8 @@ const skip = fs.existsSync(SSHD_PATH) ? false : `${SSHD_PATH} not installed`;
 
 const sha256 = (file: string): string => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
-/** Engines opened through the service, throttled: their transfers (settled or not), reports and events seen. */
-function throttledEngines(): {
+/** Engines opened through the service, throttled to `rate`: their transfers (settled or not), reports and events seen. */
+function throttledEngines(rate = RATE): {
   factory: EngineFactory; engines: SessionEngine[]; transfers: Array<Promise<unknown>>; reports: TransferReport[]; events: EngineEvent[];
 } {
   const engines: SessionEngine[] = [];
@@ -41,7 +41,7 @@ function throttledEngines(): {
   const events: EngineEvent[] = [];
   const factory: EngineFactory = async (o) => {
     const e = await openEngine({ ...o, segmentSize: 4 * MiB, onEvent: (ev) => { events.push(ev); o.onEvent?.(ev); } }) as SessionEngine;
-    e.setRateLimit(RATE);
+    e.setRateLimit(rate);
     const transfer = e.transfer.bind(e);
     e.transfer = (req, signal) => {
       const running = transfer(req, signal).then((report) => {
@@ -147,3 +147,38 @@ for (const direction of ['upload', 'download'] as const) {
     assert.deepEqual(temps(), [], 'no temporary file left');
   });
 }
+
+test('real sshd: the app quits mid-upload; the partial file and journal are kept, and the restarted queue resumes by itself', { skip, timeout: 120_000 }, async (t) => {
+  const first = throttledEngines();
+  const c = await setupSshd(t, { engine: first.factory, site: { connections: 1, channels: 2 } });
+  await connectAccepting(c);
+  const local = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-svc-resume-'));
+  t.after(async () => fs.rmSync(local, { recursive: true, force: true }));
+  const src = path.join(local, 'big.bin');
+  fs.writeFileSync(src, randomBytes(SIZE));
+  const temps = (): string[] => fs.readdirSync(c.server.root).filter((n) => n.startsWith('.big.bin.sluice-'));
+  const queued = await c.service.invoke('queue.enqueue', { siteId: c.siteId, direction: 'upload', sources: [src], dest: c.server.root });
+  assert.ok(queued.ok);
+  const [jobId] = queued.value.jobIds;
+  const store = QueueStore.open({ home: c.home });
+  t.after(async () => store.close());
+  await waitUntil('a durable range in the journal', () => store.files.list(jobId).some((f) => store.journal.doneBytes(f.id) > 0), 60_000, 50);
+
+  await c.service.close();
+  assert.equal(store.jobs.get(jobId)?.state, 'queued', 'stored to run again');
+  assert.equal(temps().length, 1, 'the partial file is kept');
+  const durable = store.files.countJob(jobId).bytesDone;
+  assert.ok(durable > 0 && durable < SIZE, `durable ${durable} of ${SIZE}`);
+
+  const second = throttledEngines(0);
+  const again = await reopenSshd(c, { engine: second.factory });
+  await waitJobs(again, [jobId], 'done');
+  await Promise.allSettled(second.transfers);
+  assert.equal(again.service.jobs()[0].resumedFrom, durable, 'the restarted job says it resumed from what was durable');
+  assert.equal(second.reports.at(-1)?.resumedBytes, durable);
+  const samples = second.events.filter((e): e is Extract<EngineEvent, { type: 'progress' }> => e.type === 'progress');
+  const sent = samples.at(-1)!.connections.reduce((n, conn) => n + conn.bytes, 0);
+  assert.ok(sent < SIZE && sent >= SIZE - durable, `moved ${sent} after the restart, the missing ${SIZE - durable}`);
+  assert.equal(sha256(path.join(c.server.root, 'big.bin')), sha256(src), 'identical bytes');
+  assert.deepEqual(temps(), [], 'no temporary file left');
+});

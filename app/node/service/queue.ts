@@ -143,6 +143,18 @@ export class JobQueue {
     }
   }
 
+  /**
+   * Closing, between the halves: waits (at most `withinMs`) for the stopped runs to end while their connections are
+   * still up, so that a commit's rename already sent lands with its reply (and is recorded as the job's own) and the
+   * partial files the journal holds are left with their handles closed.
+   */
+  async runsEnded(withinMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<void>((resolve) => { timer = setTimeout(resolve, withinMs); });
+    await Promise.race([Promise.allSettled([...this.finishing]), limit]);
+    clearTimeout(timer);
+  }
+
   /** Closing, second half (after the sessions closed): waits for the runs to settle, then closes the store. */
   async finishClose(): Promise<void> {
     while (this.finishing.size > 0) await Promise.all([...this.finishing]);

@@ -4,7 +4,8 @@
  * is paused once the journal holds a durable range. The partial file and its ranges are kept; for 5 s nothing moves
  * (no SSH_FXP_READ/WRITE bytes on the pool's channels, no progress of the batch, the partial file untouched); resumed,
  * the job says what it starts from, does not ask about its own small file, sends less than the big file, and both
- * arrive with the source's SHA-256. The same for an app that quits mid-upload and starts again.
+ * arrive with the source's SHA-256. The same for an app that quits mid-upload and starts again; a cancel after the
+ * pause removes the partial file.
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -181,4 +182,30 @@ test('real sshd: the app quits mid-upload; the partial file and journal are kept
   assert.ok(sent < SIZE && sent >= SIZE - durable, `moved ${sent} after the restart, the missing ${SIZE - durable}`);
   assert.equal(sha256(path.join(c.server.root, 'big.bin')), sha256(src), 'identical bytes');
   assert.deepEqual(temps(), [], 'no temporary file left');
+});
+
+test('real sshd: cancelling a paused upload removes the partial file pause kept, through the connection', { skip, timeout: 120_000 }, async (t) => {
+  const { factory, transfers } = throttledEngines();
+  const c = await setupSshd(t, { engine: factory, site: { connections: 1, channels: 2 } });
+  await connectAccepting(c);
+  const local = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-svc-resume-'));
+  t.after(async () => fs.rmSync(local, { recursive: true, force: true }));
+  const src = path.join(local, 'big.bin');
+  fs.writeFileSync(src, randomBytes(SIZE));
+  const temps = (): string[] => fs.readdirSync(c.server.root).filter((n) => n.startsWith('.big.bin.sluice-'));
+  const queued = await c.service.invoke('queue.enqueue', { siteId: c.siteId, direction: 'upload', sources: [src], dest: c.server.root });
+  assert.ok(queued.ok);
+  const [jobId] = queued.value.jobIds;
+  const store = QueueStore.open({ home: c.home });
+  t.after(async () => store.close());
+  await waitUntil('a durable range in the journal', () => store.files.list(jobId).some((f) => store.journal.doneBytes(f.id) > 0), 60_000, 50);
+  assert.ok((await c.service.invoke('queue.pause', { jobId })).ok);
+  await waitJobs(c, [jobId], 'paused');
+  await Promise.allSettled(transfers);
+  assert.equal(temps().length, 1, 'pause keeps it');
+
+  assert.ok((await c.service.invoke('queue.cancel', { jobId })).ok);
+  await waitUntil('the partial file removed', () => temps().length === 0, 30_000, 50);
+  assert.deepEqual(store.files.list(jobId), [], 'its rows are gone: a retry starts over');
+  assert.equal(fs.existsSync(path.join(c.server.root, 'big.bin')), false);
 });

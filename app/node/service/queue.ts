@@ -116,10 +116,9 @@ export class JobQueue {
   }
 
   /** A file of a run ended: recorded with its job, which settles now when the file was its whole source. */
-  onFile(event: FileEvent): void {
-    const run = this.runs.get(event.jobId);
+  onFile(e: FileEvent): void {
+    const run = this.runs.get(e.jobId);
     if (!run) return;
-    const e = event;
     const { jobId, outcome } = run.tally.fileEnded(e);
     const stopped = run.stopAs.get(jobId);
     // A file an earlier run committed has its row already; a stopped job's interrupted files are not ends.
@@ -210,7 +209,7 @@ export class JobQueue {
 
   /**
    * Writes to queue.db what `events` changed since `before` (added jobs were written by enqueue); jobs cancelled
-   * while not running give up their partial files here (a running one's go when its transfer ended).
+   * while not running give up their partial files here (a running one's go when its run ended: see start).
    */
   private store(before: QueueState, events: readonly QueueEvent[], changed: ReadonlySet<string>): void {
     for (const e of events) {
@@ -301,6 +300,9 @@ export class JobQueue {
     const done = this.execute(run).finally(() => {
       this.runs.delete(run.batchId);
       for (const id of taken) this.running.delete(id);
+      // Cancelled by a stop, or after they settled while the transfer was ending: their partial files go now.
+      const cancelled = [...taken].map((id) => getJob(this.queue, id)).filter((j): j is Job => j?.state === 'cancelled');
+      if (cancelled.length) this.discardPartials(cancelled);
       this.conflicts.endBatch(run.batchId);
       this.finishing.delete(done);
       this.emitProgress(run.siteId, this.hub.clock());
@@ -324,8 +326,6 @@ export class JobQueue {
       this.conflicts.ask({ batchId: run.batchId, jobId, direction: first.direction, target, files }, run.controller.signal));
     this.book.endRun(run.journal, run.journalOutcome(end));
     this.settleRest(run, end);
-    const cancelled = run.cancelled().map((id) => getJob(this.queue, id)).filter((j): j is Job => j?.state === 'cancelled');
-    if (cancelled.length) this.discardPartials(cancelled);
   }
 
   /** Settles the run's jobs that are still open once its transfer ended. */

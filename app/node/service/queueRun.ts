@@ -54,11 +54,6 @@ export class BatchRun {
     }
   }
 
-  /** The jobs of the run stopped as cancelled: their partial files go once the transfer ended. */
-  cancelled(): string[] {
-    return [...this.stopAs].filter(([, as]) => as === 'cancelled').map(([id]) => id);
-  }
-
   /** How the run ended for its journal: interrupted (stopped, or a file or the whole transfer cut off), failed or done. */
   journalOutcome(end: RunEnd): 'done' | 'failed' | 'paused' {
     if (this.stopAs.size > 0) return 'paused';

@@ -73,6 +73,7 @@ test('cancel a running upload, then Retry completes it intact', async ({ app, ss
     await app.waitForJobState('big.bin', 'cancelled');
     await expect(app.jobRow('big.bin').getByRole('button', { name: 'Retry big.bin' })).toBeVisible();
     expect(fs.existsSync(path.join(remoteDir, 'big.bin')), 'nothing under the final name after a cancel').toBe(false);
+    await expect.poll(() => fs.readdirSync(remoteDir).filter((n) => n.includes('.sluice-')), { message: 'no partial file kept after a cancel' }).toEqual([]);
 
     // Retry on an unthrottled link, so the rest of the suite stays quick.
     await toxi.removeToxic(FRONT_PROXY, 'bandwidth_upstream');

@@ -1,7 +1,8 @@
 /**
  * The queue survives an app restart: a drop of 40 files runs on a throttled link (Toxiproxy), the service is closed
  * mid-queue and a new one opened on the same data folder (queue.db); the page reloads, the queue comes back with what
- * was done, resumes by itself and finishes with every file intact and no temporary file left.
+ * was done, resumes by itself (its row says "resumed from" what was done) and finishes with every file intact and no
+ * temporary file left.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -55,6 +56,11 @@ test('restart the service mid-queue: the queue comes back from queue.db and fini
     const doneAfter = Number((await app.queue.getByLabel('Done jobs').textContent())!.split(' ')[0]);
     expect(doneAfter, 'what was done before the restart is still done').toBeGreaterThanOrEqual(doneBefore);
     await expect(app.jobRow(batch)).toHaveAttribute('data-state', 'running', { timeout: 30_000 });
+    // The run took up what the first service left: the row says how much of the batch was done then.
+    const note = app.jobRow(batch).getByRole('note', { name: `${batch} resumed` });
+    await expect(note).toHaveText(/^resumed from \d+(\.\d)? MiB$/);
+    const resumedMiB = Number(/(\d+(?:\.\d)?) MiB/.exec((await note.textContent())!)![1]);
+    expect(resumedMiB, 'the files done before the restart').toBeGreaterThanOrEqual(doneBefore);
     await app.expandBatch(batch);
     // Files end in an order the engine chooses: some file the first service finished shows done.
     await expect(app.queue.locator('[aria-roledescription="file"][data-file-state="done"]').first()).toBeVisible();

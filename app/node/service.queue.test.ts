@@ -2,16 +2,22 @@
  * The service's queue in queue.db, against a fake engine (test/serviceHarness.ts): a drop of many files is one engine
  * transfer whose files settle their jobs one by one and are listed with their ends; the queue survives a restart (a
  * close, or a runner that died with jobs running) and resumes by itself; counters are written on state changes, not
- * per sample; jobs another runner holds are never run; the batch, site and queue-wide intents; move to top.
+ * per sample; jobs another runner holds are never run; the batch, site and queue-wide intents; move to top; a run's
+ * journal kept across a pause and resumed from, "resumed from" said; cancel removing partial files; deltas of what
+ * changed only.
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import { QueueStore } from './stores/queueStore';
 import type { LeaseOwner } from './stores/lease';
 import { jobsInOrder } from '../common/queue/reducer';
 import { acceptHostKey, harness, reopen, until, type Harness } from './test/serviceHarness';
+import { LeftoverJournal } from './stores/leftovers';
+import type { EventPayloads } from '../common/ipc/contract';
 
 /** The pid of a process that has exited (and been reaped). */
 async function deadPid(): Promise<number> {
@@ -196,25 +202,112 @@ test('counters reach queue.db with state changes, not with every progress sample
   assert.deepEqual([store.jobs.get(id)?.state, store.jobs.get(id)?.bytesDone], ['paused', 50], 'written with the state change');
 });
 
-test('a resumed job does not ask about a target its interrupted run committed (same size, written since); a new job asks', async (t) => {
+test('a file an earlier run of the job committed is done, not skipped; a new job with an existing target asks', async (t) => {
   const { h, id } = await runningJob(t, '/l/r');
   assert.ok((await h.service.invoke('queue.pause', { jobId: id })).ok);
   await until(h, () => states(h)[0] === 'paused', 'paused');
-  // The pause's abort came too late for the commit: the file is there, ours.
-  h.engine.behaviour = () => 'conflict';
-  h.engine.conflictFiles = { incoming: { size: 100, mtimeMs: 1 }, existing: { size: 100, mtimeMs: Date.now() } };
+  // The pause's abort came too late for the commit: the engine's journal knows the file is there, the job's own.
+  h.engine.behaviour = () => 'earlier';
   assert.ok((await h.service.invoke('queue.resume', { jobId: id })).ok);
   await until(h, () => states(h)[0] === 'done', 'resumed and done');
-  assert.deepEqual(h.engine.conflictAnswers, ['skip']);
   assert.equal(h.events.filter((e) => e.name === 'conflict.prompt').length, 0, 'not asked');
   assert.equal(h.service.jobs()[0].filesSkipped, undefined, 'its own file is done, not skipped');
-  const files = await h.service.invoke('queue.files', { batchId: h.service.jobs()[0].batchId });
-  assert.deepEqual(files.ok && files.value.files.map((f) => f.state), ['committed']);
 
+  h.engine.behaviour = () => 'conflict';
   const prompt = h.next('conflict.prompt');
   await enqueue(h, ['/l/r']);
   const p = await prompt;
   assert.ok((await h.service.invoke('conflict.answer', { promptId: p.promptId, choice: 'overwrite', forAll: false })).ok);
   await until(h, () => states(h)[1] === 'done', 'the new job done');
-  assert.deepEqual(h.engine.conflictAnswers, ['skip', 'overwrite']);
+  assert.deepEqual(h.engine.conflictAnswers, ['overwrite']);
+});
+
+const MiB = 1024 * 1024;
+
+test('pause keeps the journal and the partial file; resume starts from the durable bytes and says "resumed from"', async (t) => {
+  const h = await harness(t);
+  await acceptHostKey(h);
+  const dest = fs.mkdtempSync(path.join(h.home, 'dl-'));
+  h.engine.fileSize = 8 * MiB;
+  h.engine.behaviour = () => 'hold';
+  const r = await h.service.invoke('queue.enqueue', { siteId: h.siteId, direction: 'download', sources: ['/r/big.bin'], dest });
+  assert.ok(r.ok);
+  const [id] = r.value.jobIds;
+  await until(h, () => h.engine.isHeld('/r/big.bin'), 'held');
+  assert.equal(h.engine.requests[0].journal?.resuming, false, 'the run has the journal of its job, nothing to resume');
+  assert.ok((await h.service.invoke('queue.pause', { jobId: id })).ok);
+  await until(h, () => states(h)[0] === 'paused', 'paused');
+  const temp = path.join(dest, '.big.bin.sluice-0badc0de.part');
+  assert.ok(fs.existsSync(temp), 'the partial file is kept');
+  const store = QueueStore.open({ home: h.home });
+  t.after(() => store.close());
+  const [row] = store.files.list(id);
+  assert.deepEqual([row.state, store.journal.doneBytes(row.id)], ['moving', 4 * MiB], 'its durable range is kept');
+
+  const started: Array<{ bytesDone?: number; resumedFrom?: number }> = [];
+  h.service.subscribe((name, payload) => {
+    if (name !== 'queue.delta') return;
+    for (const e of (payload as EventPayloads['queue.delta']).events) if (e.type === 'updated' && e.patch.state === 'running') started.push(e.patch);
+  });
+  h.engine.behaviour = () => 'ok';
+  assert.ok((await h.service.invoke('queue.resume', { jobId: id })).ok);
+  await until(h, () => states(h)[0] === 'done', 'resumed and done');
+  assert.equal(h.engine.requests[1].journal?.resuming, true);
+  assert.deepEqual(started.map((p) => [p.bytesDone, p.resumedFrom]), [[4 * MiB, 4 * MiB]], 'started from what was durable, and said so');
+  assert.equal(h.replayed().jobs[0].resumedFrom, 4 * MiB, 'the renderer has it');
+  assert.equal(store.files.list(id)[0].state, 'committed');
+  assert.equal(fs.existsSync(temp), false);
+});
+
+test('cancel removes the partial files pause kept: locally, through the connection, or as leftovers when disconnected', async (t) => {
+  const h = await harness(t);
+  await acceptHostKey(h);
+  h.engine.fileSize = 5 * MiB;
+  h.engine.behaviour = () => 'hold';
+  const dest = fs.mkdtempSync(path.join(h.home, 'dl-'));
+  const down = await h.service.invoke('queue.enqueue', { siteId: h.siteId, direction: 'download', sources: ['/r/d.bin'], dest });
+  assert.ok(down.ok);
+  await until(h, () => h.engine.isHeld('/r/d.bin'), 'download held');
+  assert.ok((await h.service.invoke('queue.pause', { jobId: down.value.jobIds[0] })).ok);
+  const temp = path.join(dest, '.d.bin.sluice-0badc0de.part');
+  await until(h, () => states(h)[0] === 'paused', 'paused');
+  assert.ok(fs.existsSync(temp), 'pause keeps it');
+  assert.ok((await h.service.invoke('queue.cancel', { jobId: down.value.jobIds[0] })).ok);
+  await until(h, () => !fs.existsSync(temp), 'the local partial file removed');
+
+  // Uploads: a local source of 5 MiB (the journal fingerprints it), its partial copy on the server.
+  const src = path.join(h.home, 'u.bin');
+  fs.writeFileSync(src, Buffer.alloc(5 * MiB, 1));
+  const [running] = await enqueue(h, [src]);
+  await until(h, () => h.engine.isHeld(src), 'upload held');
+  assert.ok((await h.service.invoke('queue.cancel', { jobId: running })).ok);
+  await until(h, () => h.engine.removed.includes('/r/.u.bin.sluice-0badc0de.part'), 'removed through the connection once the run ended');
+  assert.equal(h.service.jobs()[1].state, 'cancelled');
+
+  assert.ok((await h.service.invoke('queue.retry', { jobId: running })).ok);
+  await until(h, () => h.engine.isHeld(src), 'retried: held again');
+  assert.ok((await h.service.invoke('queue.pause', { jobId: running })).ok);
+  await until(h, () => states(h)[1] === 'paused', 'paused');
+  assert.ok((await h.service.invoke('session.disconnect', { siteId: h.siteId })).ok);
+  assert.ok((await h.service.invoke('queue.cancel', { jobId: running })).ok);
+  const leftovers = new LeftoverJournal(h.home, { host: '127.0.0.1', port: 2222, user: 'u' });
+  await until(h, () => leftovers.pending().length === 1, 'recorded as a leftover for the next transfer to the server');
+  assert.deepEqual(leftovers.pending().map((l) => l.entry), [{ kind: 'temp', path: '/r/.u.bin.sluice-0badc0de.part' }]);
+  const store = QueueStore.open({ home: h.home });
+  t.after(() => store.close());
+  assert.deepEqual(store.files.list(running), [], 'a retry starts over');
+});
+
+test('queue deltas carry only jobs that changed: a progress sample of a 3-job run sends the one job it moved', async (t) => {
+  const h = await harness(t);
+  await acceptHostKey(h);
+  h.engine.behaviour = () => 'hold';
+  const updated: string[] = [];
+  h.service.subscribe((name, payload) => {
+    if (name === 'queue.delta') for (const e of (payload as EventPayloads['queue.delta']).events) if (e.type === 'updated') updated.push(e.id);
+  });
+  const ids = await enqueue(h, ['/l/a', '/l/b', '/l/c']);
+  await until(h, () => h.engine.isHeld('/l/a'), 'held');
+  // Three starts, then the sample: its rate goes to the first job; the others' counters did not change.
+  assert.deepEqual(updated, [...ids, ids[0]]);
 });

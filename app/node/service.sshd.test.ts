@@ -9,67 +9,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { SluiceService } from './service';
-import { MemorySecretStore } from './stores/sites';
-import { startSshd, SSHD_PATH, type SshdServer } from '../../e2e/fixtures/sshd';
-import type { EventName, EventPayloads } from '../common/ipc/contract';
+import { SSHD_PATH } from '../../e2e/fixtures/sshd';
+import type { EventPayloads } from '../common/ipc/contract';
+import { connectAccepting, setupSshd as setup, waitJobs } from './test/sshdService';
 
-const WAIT_MS = 30_000;
 const sha256 = (file: string): string => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
-
-interface Ctx {
-  server: SshdServer;
-  service: SluiceService;
-  home: string;
-  knownHosts: string;
-  siteId: string;
-  next<E extends EventName>(name: E, pred?: (p: EventPayloads[E]) => boolean): Promise<EventPayloads[E]>;
-}
-
-async function setup(t: { after: (fn: () => Promise<void>) => void }): Promise<Ctx> {
-  const server = await startSshd();
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-svc-sshd-'));
-  const knownHosts = path.join(home, 'known_hosts');
-  const service = new SluiceService({ home, secrets: new MemorySecretStore(), knownHostsPath: knownHosts, env: { HOME: home, PATH: process.env.PATH }, readyTimeoutMs: WAIT_MS });
-  t.after(async () => {
-    await service.close();
-    await server.stop();
-    fs.rmSync(home, { recursive: true, force: true });
-  });
-  const saved = await service.invoke('sites.save', {
-    site: { name: 'sshd', folder: 'Tests', host: server.host, port: server.port, user: server.user, authMethod: 'key', keyPath: server.clientKeyPath, connections: 2, channels: 2 },
-  });
-  assert.ok(saved.ok, JSON.stringify(saved));
-  const waiters = new Set<{ name: EventName; pred: (p: never) => boolean; resolve: (p: unknown) => void }>();
-  service.subscribe((name, payload) => {
-    for (const w of [...waiters]) if (w.name === name && w.pred(payload as never)) { waiters.delete(w); w.resolve(payload); }
-  });
-  return {
-    server, service, home, knownHosts, siteId: saved.value.id,
-    next: (name, pred = () => true) => new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${name}`)), WAIT_MS);
-      waiters.add({ name, pred: pred as (p: never) => boolean, resolve: (p) => { clearTimeout(timer); resolve(p as never); } });
-    }),
-  };
-}
-
-async function connectAccepting(c: Ctx): Promise<void> {
-  const prompt = c.next('hostKey.prompt');
-  const connecting = c.service.invoke('session.connect', { siteId: c.siteId });
-  const p = await prompt;
-  assert.equal(p.kind, 'unknown');
-  assert.ok((await c.service.invoke('hostKey.answer', { promptId: p.promptId, answer: 'accept-save' })).ok);
-  const status = await connecting;
-  assert.ok(status.ok, JSON.stringify(status));
-  assert.equal(status.value.state, 'connected');
-  assert.ok(status.value.cipher && status.value.kex, 'negotiated algorithms reported');
-}
-
-async function waitJobs(c: Ctx, ids: string[], state: 'done' | 'failed'): Promise<void> {
-  const settled = (): boolean => ids.every((id) => c.service.jobs().find((j) => j.id === id)?.state === state);
-  if (settled()) return;
-  await c.next('queue.delta', settled);
-}
 
 test('real sshd: accept the unknown key, browse, upload and download with matching SHA-256', { skip: fs.existsSync(SSHD_PATH) ? false : `${SSHD_PATH} not installed` }, async (t) => {
   const c = await setup(t);

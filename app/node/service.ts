@@ -56,6 +56,11 @@ type Handlers = { [C in InvokeChannel]: (req: InvokeRequests[C]) => Promise<Invo
 
 const DEFAULT_JOBS_PER_SITE = 4;
 const DEFAULT_READY_TIMEOUT_MS = 120_000;
+/**
+ * How long closing waits for the stopped transfers to end before it closes their connections (a slow or dead link
+ * must not hold the app's quit): a rename sent before the stop lands with its reply and is recorded.
+ */
+const CLOSE_GRACE_MS = 10_000;
 
 export class SluiceService {
   private readonly store: SitesStore;
@@ -96,7 +101,7 @@ export class SluiceService {
       onForeign: (jobs) => this.queue.mirror(jobs),
       onError: (what, e) => this.log('error', `Queue database: ${what} failed: ${e instanceof Error ? e.message : String(e)}`),
     });
-    this.queue = new JobQueue(hub, this.sessions, opts.jobsPerSite ?? DEFAULT_JOBS_PER_SITE, () => this.closed, book);
+    this.queue = new JobQueue(hub, this.sessions, opts.jobsPerSite ?? DEFAULT_JOBS_PER_SITE, () => this.closed, book, opts.home);
     this.handlers = this.makeHandlers();
     setGlobalRateLimit(this.store.getSetting<number>('speedLimit') ?? 0);
   }
@@ -137,12 +142,14 @@ export class SluiceService {
   }
 
   /**
-   * Stops the running jobs (stored as queued: they resume on the next start), disconnects every session, waits for
-   * the runs to settle and closes the databases.
+   * Stops the running jobs (stored as queued: they resume on the next start, from the partial files their journal
+   * keeps), lets their transfers end (at most CLOSE_GRACE_MS), disconnects every session, waits for the runs to settle
+   * and closes the databases.
    */
   async close(): Promise<void> {
     if (this.closed) return;
     this.queue.beginClose();
+    await this.queue.runsEnded(CLOSE_GRACE_MS);
     for (const id of this.sessions.siteIds()) await this.sessions.disconnect(id);
     await this.queue.finishClose();
     this.closed = true;

@@ -1,6 +1,7 @@
 /**
  * The queue's rows: one per batch (a drop of files and folders, run as one transfer), with its state, progress, speed,
- * ETA, the buttons the engine would accept (`allowedBatchIntents`), "Move to top" and its error, reason first; an
+ * ETA, the buttons the engine would accept (`allowedBatchIntents`), "Move to top" and its error, reason first, or
+ * "resumed from X" when its latest run took up what earlier ones left (`BatchView.resumedFrom`); an
  * expanded batch lists its files under it, each done, skipped or failed with why. Rows are memoized on their batch's
  * view, which stays the same object while none of its jobs changed.
  */
@@ -79,6 +80,11 @@ export const BatchRow = memo(function BatchRow({ view, top, expanded, canTop, on
       {view.error && (
         <span className="err" role="note" aria-label={`${view.name} error`} title={`${view.error.message} (${view.error.code})`}>
           {view.error.message} ({view.error.code})
+        </span>
+      )}
+      {!view.error && view.resumedFrom !== undefined && (
+        <span className="resumed muted" role="note" aria-label={`${view.name} resumed`}>
+          resumed from {formatBytes(view.resumedFrom)}
         </span>
       )}
     </div>

@@ -47,6 +47,11 @@ export interface Job {
   createdAt: number;
   startedAt?: number;
   finishedAt?: number;
+  /**
+   * Set when a run resumed the job: the bytes its batch had already done when that run started (earlier runs'
+   * committed files and durable partial ranges), shown as "resumed from X". Not stored: a run sets or clears it.
+   */
+  resumedFrom?: number;
 }
 
 const TRANSITIONS: Readonly<Record<JobState, readonly JobState[]>> = {

@@ -27,6 +27,8 @@ export interface BatchView {
   rate: number;
   /** The first failed job's error. */
   error?: Job['error'];
+  /** The batch's latest run resumed with this many bytes already done (its jobs' `resumedFrom`). */
+  resumedFrom?: number;
 }
 
 /** Which state a batch shows: the first of these that one of its jobs is in. */
@@ -76,8 +78,20 @@ export function summariseBatch(jobs: readonly Job[]): BatchView {
     view.filesSkipped += j.filesSkipped ?? 0;
     if (j.state === 'running') view.rate += j.rate;
     if (!view.error && j.state === 'failed' && j.error) view.error = j.error;
+    if (j.resumedFrom !== undefined && j.resumedFrom > (view.resumedFrom ?? 0)) view.resumedFrom = j.resumedFrom;
   }
   return view;
+}
+
+/**
+ * What a batch has done when a run of its jobs `runIds` starts: the bytes of its other jobs (done, or waiting
+ * elsewhere) and what the run's jobs start from (`durable`: their earlier runs' durable bytes; absent = 0).
+ * More than 0: the run resumes the batch.
+ */
+export function bytesBeforeRun(jobs: readonly Job[], runIds: ReadonlySet<string>, durable: ReadonlyMap<string, number>): number {
+  let bytes = 0;
+  for (const j of jobs) bytes += runIds.has(j.id) ? durable.get(j.id) ?? 0 : j.bytesDone;
+  return bytes;
 }
 
 function sameJobs(a: readonly Job[], b: readonly Job[]): boolean {

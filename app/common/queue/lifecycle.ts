@@ -32,8 +32,12 @@ export type JobOutcome =
 
 /** What the engine reports to the queue. */
 export type QueueFact =
-  /** The service starts a queued job's transfer. */
-  | { type: 'started'; jobId: string }
+  /**
+   * The service starts a queued job's transfer. `bytesDone`: what the job's earlier runs left durably done (its
+   * journal), which the run starts from; `resumedFrom`: the bytes its batch had done when the run started, when the run
+   * resumes (see batches.ts `bytesBeforeRun`).
+   */
+  | { type: 'started'; jobId: string; bytesDone?: number; resumedFrom?: number }
   | { type: 'settled'; jobId: string; outcome: JobOutcome }
   /** The site is disconnecting: its running jobs are stopped as paused, its queued ones pause. */
   | { type: 'siteLost'; siteId: string }
@@ -49,7 +53,9 @@ export function follow(state: QueueState, fact: QueueFact, now: number): QueueCh
     case 'started': {
       const job = getJob(state, fact.jobId);
       if (job?.state !== 'queued') return { events: [], effects: [] };
-      return { events: [updated(job, { state: 'running', startedAt: now, error: undefined })], effects: [] };
+      const patch: JobPatch = { state: 'running', startedAt: now, error: undefined, resumedFrom: fact.resumedFrom || undefined };
+      if (fact.bytesDone !== undefined) patch.bytesDone = fact.bytesDone;
+      return { events: [updated(job, patch)], effects: [] };
     }
     case 'settled': {
       const job = getJob(state, fact.jobId);

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FileState } from '../../common/model/jobFile';
+import { PathOwners } from '../../common/queue/pathOwners';
 import type { Direction } from '../../common/model/job';
 import { SluiceError } from '../errors';
 import { localFingerprint } from '../stores/fingerprint';
@@ -47,10 +48,13 @@ export class StoreJournal implements TransferJournal {
   private committed: Array<PlannedFile & { jobId: string }> = [];
   private readonly recorder: RangeRecorder;
   private readonly keepers: Array<{ stop(): void }> = [];
+  /** Which job a file belongs to: the deepest source that is it or a folder above it. */
+  private readonly owners: PathOwners<QueuedJob>;
 
   private constructor(private readonly store: QueueStore, readonly jobs: QueuedJob[], private readonly leases: Lease[], readonly resumed: boolean,
     private readonly ownsStore: boolean, private readonly ownsLeases = true) {
     this.recorder = store.recorder();
+    this.owners = new PathOwners(jobs.map((j) => [j.source, j] as const));
     if (ownsLeases) for (const lease of leases) this.keepers.push(keepLease(store.leases, lease, { onLost: () => undefined }));
   }
 
@@ -125,7 +129,18 @@ export class StoreJournal implements TransferJournal {
   }
 
   private jobOf(src: string): QueuedJob {
-    return this.jobs.find((j) => src === j.source || src.startsWith(j.source.endsWith('/') ? j.source : `${j.source}/`)) ?? this.jobs[0];
+    return this.owners.ownerOf(src);
+  }
+
+  /** Big local sources are identified by a SHA-256 of their first and last MiB too (small ones by size and mtime). */
+  private async fingerprintOf(src: string, size: number): Promise<string | undefined> {
+    return this.jobs[0].direction === 'upload' && size >= SMALL_FILE_BYTES ? (await localFingerprint(src)).fingerprint : undefined;
+  }
+
+  async committedTarget(f: { src: string; size: number; mtimeMs: number }): Promise<string | undefined> {
+    const row = this.store.files.findBySource(this.jobOf(f.src).id, f.src);
+    if (row?.state !== 'committed' || row.size !== f.size || row.mtimeMs !== Math.trunc(f.mtimeMs)) return undefined;
+    return row.fingerprint === await this.fingerprintOf(f.src, f.size) ? row.target : undefined;
   }
 
   async planFile(f: { src: string; dst: string; size: number; mtimeMs: number }, proposedTemp: string): Promise<JournalledFile> {
@@ -137,8 +152,8 @@ export class StoreJournal implements TransferJournal {
       this.unrecorded.set(f.src, { ...planned, jobId });
       return { temp, done: [], committed: false, discarded: [] };
     }
-    const local = this.jobs[0].direction === 'upload';
-    if (local && !small) planned.fingerprint = (await localFingerprint(f.src)).fingerprint;
+    const fingerprint = await this.fingerprintOf(f.src, f.size);
+    if (fingerprint !== undefined) planned.fingerprint = fingerprint;
     const { files: [row], discardedTempNames } = this.store.files.plan(jobId, [planned]);
     this.fileIds.set(f.src, row.id);
     const done = row.state === 'committed' ? [] : this.store.journal.ranges(row.id).map((r) => [r.start, r.end] as const);
@@ -193,12 +208,13 @@ export class StoreJournal implements TransferJournal {
   /**
    * Ends the run. Interrupted (`paused`): the jobs, files and journal stay for the next run of the command. Done or
    * failed: the batch is removed (a CLI run is not a queue entry). Leases are released either way. A journal
-   * {@link ofClaims} only flushes and recounts its jobs: their states and leases are the runner's.
+   * {@link ofClaims} only flushes (whatever the outcome: its jobs stay in the queue) and recounts its jobs: their
+   * states and leases are the runner's.
    */
   close(outcome: 'done' | 'failed' | 'paused'): void {
     try {
       this.recorder.close();
-      if (outcome === 'paused') this.flushCommitted();
+      if (outcome === 'paused' || !this.ownsLeases) this.flushCommitted();
       if (!this.ownsLeases) {
         for (const job of this.jobs) this.store.files.recountJob(job.id);
         return;

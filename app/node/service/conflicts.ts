@@ -1,6 +1,7 @@
 /**
  * The queue's conflict prompts: the engine asks per file whether to replace an existing target; the service asks the
- * user one dialog at a time per batch, and a "for all" answer answers the rest of the batch.
+ * user one dialog at a time per batch, and a "for all" answer answers the rest of the batch's run (forgotten when the
+ * run ends: {@link ConflictPrompts.endBatch}).
  */
 import { randomUUID } from 'node:crypto';
 import type { ConflictChoice } from '../../common/ipc/contract';
@@ -61,6 +62,18 @@ export class ConflictPrompts {
   /** Closes the batch's open prompts with `skip` (its run was stopped). */
   closeBatch(batchId: string): void {
     for (const [promptId, p] of this.prompts) if (p.batchId === batchId) this.close(promptId, 'skip');
+  }
+
+  /** A run of the batch ended: its prompts close, and its "for all" answer and dialog chain are forgotten. */
+  endBatch(batchId: string): void {
+    this.closeBatch(batchId);
+    this.batchPolicy.delete(batchId);
+    this.chains.delete(batchId);
+  }
+
+  /** Batches with an answer "for all" or a dialog chain kept (none once their runs ended). */
+  batchesKept(): number {
+    return new Set([...this.batchPolicy.keys(), ...this.chains.keys()]).size;
   }
 
   private close(promptId: string, choice: ConflictChoice): void {

@@ -4,13 +4,17 @@
  * through here; on start the queue is read back, after jobs left `running` by a runner that is gone are re-queued.
  * A job runs only under its lease (taken with its batch in one transaction, renewed every 5 s, released with its final
  * state), so the app and a `sluice queue run` never work the same job. Jobs leased by another live runner are
- * "foreign": the app does not run them and follows their state from the store.
+ * "foreign": the app does not run them and follows their state from the store. A run's transfer journal (its files,
+ * their temporary names and durable ranges: engine/journal.ts) is opened over the jobs it claimed, so that a paused or
+ * interrupted job resumes where it stopped.
  */
 import type { Job } from '../../common/model/job';
 import type { QueueFile } from '../../common/queue/files';
 import type { MoveTarget } from '../../common/queue/reducer';
 import { jobName } from '../../common/queue/rules';
-import type { FileOutcome } from '../stores/fileOutcomes';
+import { StoreJournal } from '../engine/journal';
+import type { Claim } from '../stores/jobClaim';
+import type { FileEndRecord } from '../stores/jobFiles';
 import { currentOwner, type Lease, type LeaseOwner } from '../stores/lease';
 import type { QueuedJob } from '../stores/queueRows';
 import type { QueueStore } from '../stores/queueStore';
@@ -60,7 +64,7 @@ export class JobBook {
   /** Jobs another live runner holds. */
   private readonly foreign = new Set<string>();
   private readonly dirty = new Map<string, Counters>();
-  private ends: FileOutcome[] = [];
+  private ends: FileEndRecord[] = [];
   private progressTimer: NodeJS.Timeout | undefined;
   private filesTimer: NodeJS.Timeout | undefined;
   private readonly heartbeat: NodeJS.Timeout;
@@ -73,7 +77,7 @@ export class JobBook {
   /** The app's jobs in queue order, after re-queueing orphans (running jobs whose runner is gone). */
   load(): Job[] {
     this.store.requeueOrphans(this.owner);
-    const skipped = this.store.outcomes.skippedPerJob();
+    const skipped = this.store.files.skippedPerJob();
     const out: Job[] = [];
     let page = this.store.jobs.list({ limit: PAGE });
     for (;;) {
@@ -101,13 +105,54 @@ export class JobBook {
 
   /**
    * Takes a run's jobs: each gets its lease and `running` in the store, in one transaction.
-   * @returns the ids taken; the others are foreign (or gone) and must not run
+   * @returns the claims taken; the other jobs are foreign (or gone) and must not run
    */
-  claim(ids: readonly string[]): string[] {
+  claim(ids: readonly string[]): Claim[] {
     const { claims, refused } = this.store.claimJobs(ids, this.owner);
     for (const c of claims) this.leases.set(c.job.id, c.lease);
     for (const r of refused) if (r.job?.state === 'running') this.foreign.add(r.id);
-    return claims.map((c) => c.job.id);
+    return claims;
+  }
+
+  /**
+   * The transfer journal of claimed jobs (their leases stay with this book); undefined when queue.db cannot give one
+   * (the run then goes on without resume).
+   */
+  journalOf(claims: readonly Claim[]): StoreJournal | undefined {
+    try {
+      return StoreJournal.ofClaims(this.store, claims);
+    } catch (e) {
+      this.o.onError('opening the transfer journal', e);
+      return undefined;
+    }
+  }
+
+  /** What the jobs' earlier runs left durably done (committed files, journalled ranges), by job; 0s are left out. */
+  durableBytes(jobIds: readonly string[]): Map<string, number> {
+    const out = new Map<string, number>();
+    this.guard('reading what earlier runs did', () => {
+      for (const id of jobIds) {
+        const { bytesDone } = this.store.files.countJob(id);
+        if (bytesDone > 0) out.set(id, bytesDone);
+      }
+    });
+    return out;
+  }
+
+  /** A run's transfer ended: file ends written, then its journal flushed and closed (before its jobs settle). */
+  endRun(journal: StoreJournal | undefined, outcome: 'done' | 'failed' | 'paused'): void {
+    this.flushFiles();
+    if (journal) this.guard('closing the transfer journal', () => journal.close(outcome));
+  }
+
+  /**
+   * Cancelled jobs give up their unfinished files: the rows go (a retry starts them over).
+   * @returns their temporary files, for the caller to remove
+   */
+  discardUnfinished(jobIds: readonly string[]): string[] {
+    let temps: string[] = [];
+    this.guard('forgetting partial files', () => { temps = this.store.files.discardUnfinished(jobIds); });
+    return temps;
   }
 
   /** Writes what changed between two versions of a job: its state at once (releasing its lease), counters later. */
@@ -142,13 +187,8 @@ export class JobBook {
     }));
   }
 
-  /** A run starts these jobs over: their files' rows from an earlier run go (the engine does not resume yet). */
-  startOver(jobIds: readonly string[]): void {
-    this.guard('starting over', () => this.store.outcomes.clear(jobIds));
-  }
-
   /** Records a file's end (written within `filesMs`). */
-  fileEnded(end: FileOutcome): void {
+  fileEnded(end: FileEndRecord): void {
     this.ends.push(end);
     this.filesTimer ??= setTimeout(() => this.flushFiles(), this.o.filesMs ?? 500).unref();
   }
@@ -156,7 +196,7 @@ export class JobBook {
   /** A batch's files as recorded so far (pending ends written first). */
   files(batchId: string, limit: number): { files: QueueFile[]; total: number } {
     this.flushFiles();
-    const { files, total } = this.store.outcomes.ofBatch(batchId, limit);
+    const { files, total } = this.store.files.ofBatch(batchId, limit);
     return { files: files.map((f) => ({ jobId: f.jobId, source: f.source, target: f.target, size: f.size, state: f.state, ...(f.error ? { error: f.error } : {}) })), total };
   }
 
@@ -192,7 +232,7 @@ export class JobBook {
     if (this.ends.length === 0) return;
     const ends = this.ends;
     this.ends = [];
-    this.guard('recording finished files', () => this.store.outcomes.record(ends));
+    this.guard('recording finished files', () => this.store.files.recordEnds(ends));
   }
 
   /** Renews our leases (one transaction) and re-reads foreign jobs. */

@@ -4,8 +4,10 @@
  * which the queue comes back after a restart and resumes by itself. What an intent or an engine fact does to the
  * queue is decided by the pure rules of app/common/queue (rules.ts: `decide`, the same checks the renderer enables its
  * buttons with; lifecycle.ts: `follow`, `batchesToStart`); this class performs their effects: it runs the queued
- * jobs of a batch as one engine transfer (queueRun.ts; at most `jobsPerSite` runs per site), aborts runs for pause
- * and cancel, and asks conflicts one dialog at a time per batch (conflicts.ts).
+ * jobs of a batch as one engine transfer (queueRun.ts; at most `jobsPerSite` runs per site) with the journal of its
+ * claimed jobs, so that a run stopped by pause or by the service closing keeps its partial files and the next one
+ * resumes them; aborts runs for pause and cancel (a cancelled job's partial files are removed: partials.ts); asks
+ * conflicts one dialog at a time per batch (conflicts.ts). Queue deltas carry only the jobs that changed.
  */
 import { randomUUID } from 'node:crypto';
 import type { ConflictChoice, InvokeRequests, ProgressSample } from '../../common/ipc/contract';
@@ -16,18 +18,23 @@ import { batchesToStart, follow, type InFlight, type JobOutcome, type QueueFact 
 import { applyQueueEvents, emptyQueue, getJob, jobsInOrder, type JobPatch, type QueueEvent, type QueueState } from '../../common/queue/reducer';
 import { decide, type QueueChange, type QueueIntent } from '../../common/queue/rules';
 import type { RunEnd } from '../../common/queue/runTally';
+import { batchJobs, bytesBeforeRun } from '../../common/queue/batches';
 import { SluiceError } from '../errors';
 import type { Engine } from '../engine/engine';
+import { LeftoverJournal } from '../stores/leftovers';
 import type { EngineEvent } from '../transfer/types';
 import { ConflictPrompts } from './conflicts';
 import type { ServiceHub } from './hub';
 import type { JobBook } from './jobBook';
+import { removePartials } from './partials';
 import { BatchRun } from './queueRun';
 import { errorInfo } from './results';
 
 /** What the queue needs of the sessions: a connected engine session for a site. */
 export interface Connector {
   connect(siteId: string): Promise<Engine>;
+  /** The site's engine if it is connected now (no connect attempt). */
+  connected(siteId: string): Engine | undefined;
 }
 
 type FileEvent = Extract<EngineEvent, { type: 'file' }>;
@@ -42,9 +49,12 @@ export class JobQueue {
   private readonly conflicts: ConflictPrompts;
   private closing = false;
 
-  /** Loads the queue from `book`; queued jobs start once the caller's turn ends. */
+  /**
+   * Loads the queue from `book`; queued jobs start once the caller's turn ends.
+   * @param home the data folder (leftovers of cancelled uploads that could not be removed)
+   */
   constructor(private readonly hub: ServiceHub, private readonly connector: Connector, private readonly jobsPerSite: number,
-    private readonly isClosed: () => boolean, private readonly book: JobBook) {
+    private readonly isClosed: () => boolean, private readonly book: JobBook, private readonly home: string) {
     this.conflicts = new ConflictPrompts(hub);
     this.queue = applyQueueEvents(emptyQueue, [{ type: 'snapshot', jobs: book.load() }]);
     setImmediate(() => {
@@ -106,13 +116,13 @@ export class JobQueue {
   }
 
   /** A file of a run ended: recorded with its job, which settles now when the file was its whole source. */
-  onFile(event: FileEvent): void {
-    const run = this.runs.get(event.jobId);
+  onFile(e: FileEvent): void {
+    const run = this.runs.get(e.jobId);
     if (!run) return;
-    const e = run.fileEnd(event);
     const { jobId, outcome } = run.tally.fileEnded(e);
     const stopped = run.stopAs.get(jobId);
-    if (!(stopped && e.state === 'failed')) {
+    // A file an earlier run committed has its row already; a stopped job's interrupted files are not ends.
+    if (!e.earlier && !(stopped && e.state === 'failed')) {
       const error = e.state === 'skipped' ? { code: 'SKIPPED', message: e.reason ?? e.error?.message ?? 'skipped' }
         : e.error && { code: e.error.code, message: failureText(e.error.message, e.path) };
       this.book.fileEnded({ jobId, source: e.path, target: e.target, size: e.size, state: e.state === 'done' ? 'committed' : e.state, ...(error ? { error } : {}) });
@@ -132,9 +142,21 @@ export class JobQueue {
     }
   }
 
+  /**
+   * Closing, between the halves: waits (at most `withinMs`) for the stopped runs to end while their connections are
+   * still up, so that a commit's rename already sent lands with its reply (and is recorded as the job's own) and the
+   * partial files the journal holds are left with their handles closed.
+   */
+  async runsEnded(withinMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<void>((resolve) => { timer = setTimeout(resolve, withinMs); });
+    await Promise.race([Promise.allSettled([...this.finishing]), limit]);
+    clearTimeout(timer);
+  }
+
   /** Closing, second half (after the sessions closed): waits for the runs to settle, then closes the store. */
   async finishClose(): Promise<void> {
-    await Promise.all([...this.finishing]);
+    while (this.finishing.size > 0) await Promise.all([...this.finishing]);
     this.book.close();
   }
 
@@ -170,25 +192,59 @@ export class JobQueue {
     }
   }
 
+  /**
+   * Applies the events through the shared reducer; stores and emits what changed. A job's `updated` events are sent
+   * only when they changed it (a renderer replaying the rest would change nothing either).
+   */
   private apply(events: QueueEvent[]): void {
     const before = this.queue;
     this.queue = applyQueueEvents(before, events);
-    if (this.queue !== before) this.store(before, events);
-    this.hub.emit('queue.delta', { events });
+    if (this.queue === before) return;
+    const changed = new Set<string>();
+    for (const e of events) if (e.type === 'updated' && getJob(before, e.id) !== getJob(this.queue, e.id)) changed.add(e.id);
+    this.store(before, events, changed);
+    const sent = events.filter((e) => e.type !== 'updated' || changed.has(e.id));
+    if (sent.length) this.hub.emit('queue.delta', { events: sent });
   }
 
-  /** Writes to queue.db what `events` changed since `before` (added jobs were written by enqueue). */
-  private store(before: QueueState, events: readonly QueueEvent[]): void {
-    const updated = new Set<string>();
+  /**
+   * Writes to queue.db what `events` changed since `before` (added jobs were written by enqueue); jobs cancelled
+   * while not running give up their partial files here (a running one's go when its run ended: see start).
+   */
+  private store(before: QueueState, events: readonly QueueEvent[], changed: ReadonlySet<string>): void {
     for (const e of events) {
-      if (e.type === 'updated') updated.add(e.id);
-      else if (e.type === 'removed') this.book.removed(e.ids.filter((id) => before.index.has(id)));
+      if (e.type === 'removed') this.book.removed(e.ids.filter((id) => before.index.has(id)));
       else if (e.type === 'moved' && before.order !== this.queue.order) this.book.moved(e.ids, e.to);
     }
-    for (const id of updated) {
+    const cancelled: Job[] = [];
+    for (const id of changed) {
       const prev = getJob(before, id);
       const next = getJob(this.queue, id);
-      if (prev && next && prev !== next) this.book.changed(prev, next);
+      if (!prev || !next) continue;
+      this.book.changed(prev, next);
+      if (next.state === 'cancelled' && prev.state !== 'cancelled' && !this.running.has(id)) cancelled.push(next);
+    }
+    if (cancelled.length) this.discardPartials(cancelled);
+  }
+
+  /** Removes the partial files of cancelled jobs (one site's or several), in the background of the queue. */
+  private discardPartials(jobs: readonly Job[]): void {
+    const bySite = new Map<string, Job[]>();
+    for (const j of jobs) bySite.set(j.siteId, [...(bySite.get(j.siteId) ?? []), j]);
+    for (const [siteId, siteJobs] of bySite) {
+      for (const direction of ['upload', 'download'] as const) {
+        const ids = siteJobs.filter((j) => j.direction === direction).map((j) => j.id);
+        const temps = ids.length ? this.book.discardUnfinished(ids) : [];
+        if (temps.length === 0) continue;
+        const site = this.hub.store.get(siteId);
+        const removing = removePartials(temps, {
+          direction,
+          remote: this.connector.connected(siteId),
+          leftovers: () => new LeftoverJournal(this.home, { host: site?.host ?? '', port: site?.port ?? 22, user: site?.user ?? '' }),
+        }).then(() => undefined);
+        this.finishing.add(removing);
+        void removing.finally(() => this.finishing.delete(removing));
+      }
     }
   }
 
@@ -220,24 +276,34 @@ export class JobQueue {
     for (const jobs of batchesToStart(this.queue, siteId, this.jobsPerSite, busy)) this.start(jobs);
   }
 
-  /** Leases a run's jobs and starts it; jobs another runner holds stay out of it. */
+  /**
+   * Leases a run's jobs and starts it with their journal; jobs another runner holds stay out of it. A job starts
+   * from what its earlier runs left durably done, and the run says it resumes when its batch had bytes done.
+   */
   private start(jobs: readonly Job[]): void {
-    let taken: string[];
+    let claims: ReturnType<JobBook['claim']>;
     try {
-      taken = this.book.claim(jobs.map((j) => j.id));
+      claims = this.book.claim(jobs.map((j) => j.id));
     } catch (e) {
       this.hub.log('error', `Cannot start ${jobs[0].name}: ${errorInfo(e).message}`, jobs[0].siteId);
       return;
     }
-    const run = new BatchRun(jobs[0].batchId, jobs[0].siteId, jobs.filter((j) => taken.includes(j.id)));
-    if (run.jobs.length === 0) return;
-    this.book.startOver(taken);
+    const taken = new Set(claims.map((c) => c.job.id));
+    if (taken.size === 0) return;
+    const journal = this.book.journalOf(claims);
+    const run = new BatchRun(jobs[0].batchId, jobs[0].siteId, jobs.filter((j) => taken.has(j.id)), journal);
+    const durable = journal?.resuming ? this.book.durableBytes([...taken]) : new Map<string, number>();
+    const resumedFrom = bytesBeforeRun(batchJobs(this.queue, run.batchId), taken, durable);
     this.runs.set(run.batchId, run);
     for (const id of taken) this.running.set(id, run);
-    for (const id of taken) this.follow({ type: 'started', jobId: id });
+    for (const id of taken) this.follow({ type: 'started', jobId: id, bytesDone: durable.get(id) ?? 0, resumedFrom });
     const done = this.execute(run).finally(() => {
       this.runs.delete(run.batchId);
       for (const id of taken) this.running.delete(id);
+      // Cancelled by a stop, or after they settled while the transfer was ending: their partial files go now.
+      const cancelled = [...taken].map((id) => getJob(this.queue, id)).filter((j): j is Job => j?.state === 'cancelled');
+      if (cancelled.length) this.discardPartials(cancelled);
+      this.conflicts.endBatch(run.batchId);
       this.finishing.delete(done);
       this.emitProgress(run.siteId, this.hub.clock());
       this.pump(run.siteId);
@@ -250,13 +316,15 @@ export class JobQueue {
     try {
       engine = await this.connector.connect(run.siteId);
     } catch (e) {
+      this.book.endRun(run.journal, 'paused');
       if (run.controller.signal.aborted) return this.settleRest(run, { failure: errorInfo(e) });
       for (const j of run.jobs) this.follow({ type: 'siteUnreachable', siteId: run.siteId, jobId: j.id, error: errorInfo(e), inFlight: this.running });
       return;
     }
     const first = run.jobs[0];
-    const end = await run.transfer(engine, async (jobId, target, files) => (run.ownEarlierCommit(jobId, target, files) ? 'skip'
-      : this.conflicts.ask({ batchId: run.batchId, jobId, direction: first.direction, target, files }, run.controller.signal)));
+    const end = await run.transfer(engine, (jobId, target, files) =>
+      this.conflicts.ask({ batchId: run.batchId, jobId, direction: first.direction, target, files }, run.controller.signal));
+    this.book.endRun(run.journal, run.journalOutcome(end));
     this.settleRest(run, end);
   }
 

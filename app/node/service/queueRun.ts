@@ -3,26 +3,25 @@
  * their one destination, which the engine pipelines like `put -r` — with the books that turn the engine's per-file
  * events and progress back into per-job facts (app/common/queue/runTally.ts).
  *
- * The engine's TransferRequest.id is the batch id (one run per batch at a time). Seam for resuming (issue #14): the
- * run's jobs are the batch's jobs leased by this runner, and each file's row in queue.db (`job_files`, keyed by job id
- * and source) belongs to the job whose source it is or lies under ({@link RunTally.jobOf}). Today a run starts its
- * jobs over (JobBook.startOver clears their rows) and pause aborts the transfer; once the engine keeps partial files
- * and their journal, it plans those rows itself and the service stops clearing them.
+ * The engine's TransferRequest.id is the batch id (one run per batch at a time). The run's jobs are the batch's jobs
+ * this runner claimed (stores/jobClaim.ts), and the transfer's journal is theirs (engine/journal.ts
+ * `StoreJournal.ofClaims`): each file's row in queue.db (`job_files`, keyed by job id and source) belongs to the job
+ * whose source it is or lies under (app/common/queue/pathOwners.ts). A run that is stopped (pause, the service
+ * closing) keeps the partial files the journal holds; the next run of those jobs plans from the journal, sends only
+ * the missing ranges, and skips as done the files an earlier run committed.
  */
 import * as path from 'node:path';
 import type { ConflictChoice } from '../../common/ipc/contract';
 import type { Job } from '../../common/model/job';
 import { RunTally, type RunEnd } from '../../common/queue/runTally';
-import { SluiceError } from '../errors';
+import { isInterruption, SluiceError } from '../errors';
 import type { Engine } from '../engine/engine';
+import type { StoreJournal } from '../engine/journal';
 import type { ConflictFiles } from '../transfer/types';
 import { errorInfo } from './results';
 
 /** How a stopped job of the run ends: paused, cancelled, or back in line. */
 export type StopAs = 'paused' | 'cancelled' | 'queued';
-
-/** How far a server's clock may lag ours when telling whether a target was written since a job's earlier start (ms). */
-const CLOCK_SLACK_MS = 120_000;
 
 /** Where a source lands: the destination folder joined with its name (remote paths are posix). */
 function landing(job: Job): string {
@@ -37,35 +36,13 @@ export class BatchRun {
   readonly tally: RunTally;
   /** The last throughput sample, for the site's graph. */
   sample?: { rate: number; connections: Array<{ id: number; rate: number }> };
-  /** When the jobs that ran before (and were interrupted) started then. */
-  private readonly ranBefore = new Map<string, number>();
-  /** Targets skipped as the job's own earlier commits: done, not skipped. */
-  private readonly adopted = new Set<string>();
-
-  /** @param jobs the run's jobs, all of `batchId`, in queue order, as they were before this run started */
-  constructor(readonly batchId: string, readonly siteId: string, readonly jobs: readonly Job[]) {
-    this.tally = new RunTally(jobs.map((j) => ({ jobId: j.id, source: j.source, target: landing(j) })));
-    for (const j of jobs) if (j.startedAt !== undefined) this.ranBefore.set(j.id, j.startedAt);
-  }
 
   /**
-   * Whether an existing target is the job's own, committed by its interrupted earlier run (a commit's rename travels
-   * behind the data in flight, so it can land after the abort): the same size, and the incoming file's modification
-   * time or one written since that run started. Such a target is skipped instead of asked about. Until the engine
-   * journals its commits (issue #14 resume), this is how a resumed job tells its own files.
+   * @param jobs the run's jobs, all of `batchId`, in queue order, as they were before this run started
+   * @param journal the journal of the run's claimed jobs (none when queue.db could not give one: no resume then)
    */
-  ownEarlierCommit(jobId: string, target: string, files: ConflictFiles): boolean {
-    const since = this.ranBefore.get(jobId);
-    const { existing, incoming } = files;
-    const own = since !== undefined && existing.size === incoming.size
-      && (existing.mtimeMs === incoming.mtimeMs || existing.mtimeMs >= since - CLOCK_SLACK_MS);
-    if (own) this.adopted.add(target);
-    return own;
-  }
-
-  /** A file's end as the queue tells it: a target skipped as the job's own earlier commit is done. */
-  fileEnd<E extends { target: string; state: 'done' | 'failed' | 'skipped' }>(e: E): E {
-    return e.state === 'skipped' && this.adopted.has(e.target) ? { ...e, state: 'done' } : e;
+  constructor(readonly batchId: string, readonly siteId: string, readonly jobs: readonly Job[], readonly journal?: StoreJournal) {
+    this.tally = new RunTally(jobs.map((j) => ({ jobId: j.id, source: j.source, target: landing(j) })));
   }
 
   /** Stops the run: `jobId` ends as `as`, the run's other unsettled jobs go back in line unless told otherwise. */
@@ -75,6 +52,14 @@ export class BatchRun {
     if (!this.controller.signal.aborted) {
       this.controller.abort(new SluiceError('ABORTED', as === 'paused' ? 'Paused' : as === 'cancelled' ? 'Cancelled' : 'Stopped'));
     }
+  }
+
+  /** How the run ended for its journal: interrupted (stopped, or a file or the whole transfer cut off), failed or done. */
+  journalOutcome(end: RunEnd): 'done' | 'failed' | 'paused' {
+    if (this.stopAs.size > 0) return 'paused';
+    if ('failure' in end) return isInterruption(end.failure.code) ? 'paused' : 'failed';
+    if (end.report.failed.some((f) => isInterruption(f.code))) return 'paused';
+    return end.report.failed.length ? 'failed' : 'done';
   }
 
   /**
@@ -92,6 +77,7 @@ export class BatchRun {
         dest: first.dest,
         recursive: true,
         conflict: (target, files) => ask(this.tally.jobOfTarget(target), target, files),
+        ...(this.journal ? { journal: this.journal } : {}),
       }, this.controller.signal);
       return { report };
     } catch (e) {

@@ -100,6 +100,11 @@ export class SiteSessions {
     this.hub.emit('session.status', s.status);
   }
 
+  /** The site's engine if it is connected now (no connect attempt, no wait for one under way). */
+  connected(siteId: string): Engine | undefined {
+    return this.sessions.get(siteId)?.engine;
+  }
+
   /** The connected engine session of a site, or NOT_CONNECTED. */
   async engineFor(siteId: string): Promise<Engine> {
     const s = this.sessions.get(siteId);

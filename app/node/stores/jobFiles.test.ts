@@ -112,3 +112,49 @@ test('list pages by id and filters by state; recountJob rebuilds the counters fr
   assert.throws(() => store.files.recountJob('nope'), (e: unknown) => isSluiceError(e, 'NOT_FOUND'));
   assert.throws(() => store.files.list(job, { states: ['bogus' as 'planned'] }), (e: unknown) => isSluiceError(e, 'INVALID_REQUEST'));
 });
+
+test('file ends: recorded per job and source, the latest wins, listed per batch in order; a planned row keeps its temporary name', (t) => {
+  const store = memStore(t);
+  const put = (source: string) => ({ target: { siteId: 's' }, direction: 'upload' as const, source, dest: '/in' });
+  const [a, b] = store.jobs.addBatch([put('/l/a'), put('/l/dir')], 'B1');
+  const [c] = store.jobs.addBatch([put('/l/c')], 'B2');
+  store.files.recordEnds([
+    { jobId: a.id, source: '/l/a', target: '/in/a', size: 3, state: 'failed', error: { code: 'E', message: 'nope' } },
+    { jobId: b.id, source: '/l/dir/x', target: '/in/dir/x', size: 5, state: 'skipped', error: { code: 'SKIPPED', message: 'exists' } },
+    { jobId: c.id, source: '/l/c', target: '/in/c', size: 1, state: 'committed' },
+    { jobId: 'gone', source: '/l/z', target: '/in/z', size: 1, state: 'committed' },
+  ]);
+  store.files.recordEnds([{ jobId: a.id, source: '/l/a', target: '/in/a', size: 3, state: 'committed' }]);
+  const { files, total } = store.files.ofBatch('B1', 10);
+  assert.equal(total, 2);
+  assert.deepEqual(files.map((f) => [f.jobId, f.source, f.state, f.error, f.tempName]), [
+    [a.id, '/l/a', 'committed', undefined, ''], [b.id, '/l/dir/x', 'skipped', { code: 'SKIPPED', message: 'exists' }, ''],
+  ]);
+  assert.equal(store.files.ofBatch('B1', 1).files.length, 1, 'limited');
+  assert.deepEqual([...store.files.skippedPerJob()], [[b.id, 1]]);
+  // The engine planning the same source later replaces a recorded end's row; an empty temporary name is no partial file.
+  const plan = store.files.plan(c.id, [{ source: '/l/c', target: '/in/c', size: 2, tempName: '.c.sluice-00000000.part' }]);
+  assert.deepEqual(plan.discardedTempNames, []);
+  assert.equal(plan.files[0].state, 'planned');
+  store.files.recordEnds([{ jobId: c.id, source: '/l/c', target: '/in/c', size: 2, state: 'failed', error: { code: 'E', message: 'x' } }]);
+  assert.deepEqual(store.files.findBySource(c.id, '/l/c')?.tempName, '.c.sluice-00000000.part', 'a planned row keeps its temporary name');
+  assert.equal(store.files.findBySource(c.id, '/l/nope'), undefined);
+});
+
+test('discardUnfinished: a cancelled job forgets its partial files (names returned) and keeps its finished ones', (t) => {
+  const store = memStore(t);
+  const job = jobOf(store);
+  const other = jobOf(store);
+  const [done, partial, waiting, failed] = store.files.plan(job, [planned('done', 10), planned('partial', 10), planned('waiting', 10), planned('failed', 10)]).files;
+  for (const s of ['moving', 'verifying', 'committed'] as const) store.files.setState(done.id, s);
+  store.files.setState(partial.id, 'moving');
+  store.journal.record(partial.id, [{ start: 0, end: 4 }]);
+  store.files.setState(failed.id, 'failed');
+  store.files.plan(other, [planned('kept', 10)]);
+  assert.deepEqual(store.files.countJob(job), { filesTotal: 4, filesDone: 1, bytesTotal: 40, bytesDone: 14 });
+  const temps = store.files.discardUnfinished([job]);
+  assert.deepEqual(temps.sort(), [partial.tempName, waiting.tempName, failed.tempName].sort());
+  assert.deepEqual(store.files.list(job).map((f) => f.source), [done.source], 'the committed file stays');
+  assert.deepEqual(store.journal.ranges(partial.id), [], 'its ranges went with it');
+  assert.equal(store.files.list(other).length, 1, 'other jobs keep theirs');
+});

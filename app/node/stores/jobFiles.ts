@@ -2,12 +2,29 @@
  * The files of queue jobs (issue #14): what the scan planned (source, target, size, mtime, fingerprint, the
  * temporary name), each file's state (app/common/model/jobFile.ts), and the job's counters recomputed from them.
  * Planning the same source again keeps the file's row, temporary name and range journal while the source is
- * unchanged — that is how a resumed job finds its partial file.
+ * unchanged — that is how a resumed job finds its partial file. A runner also records here how files ended that the
+ * journal never planned (skipped by the scan or a conflict answer, failed before their plan): {@link recordEnds}.
  */
 import { canFileTransition, FILE_STATES, type FileState } from '../../common/model/jobFile';
 import { SluiceError } from '../errors';
 import type { QueueDb } from './queueDb';
 import { rowToFile, type FileRow, type JobCounters, type JobFile, type PlannedFile } from './queueRows';
+
+/** How a file of a job ended, as a runner saw it (the engine's `file` event). Sizes in bytes. */
+export interface FileEndRecord {
+  jobId: string;
+  source: string;
+  target: string;
+  size: number;
+  state: Extract<FileState, 'committed' | 'skipped' | 'failed'>;
+  /** Why it failed or was skipped (code `SKIPPED` with the reason). */
+  error?: { code: string; message: string };
+}
+
+/** Rows deleted or listed per statement for many jobs (keeps each transaction short). */
+const JOB_CHUNK = 500;
+/** States of a file with work left: its temporary file, if any, holds a partial copy. */
+const UNFINISHED = "('planned', 'moving', 'verifying', 'failed')";
 
 /** What {@link JobFileStore.plan} did. */
 export interface PlanResult {
@@ -58,7 +75,7 @@ export class JobFileStore {
           if (row.target !== f.target) this.q.stmt('UPDATE job_files SET target = ? WHERE id = ?').run(f.target, row.id);
           return row.id;
         }
-        // An empty temporary name: the row was recorded from a file's end alone (fileOutcomes.ts), no partial file.
+        // An empty temporary name: the row was recorded from a file's end alone (recordEnds), no partial file.
         if (row.temp_name && (row.state === 'moving' || row.state === 'verifying' || row.state === 'failed')) discardedTempNames.push(row.temp_name);
         this.q.stmt('DELETE FROM file_ranges WHERE file_id = ?').run(row.id);
         this.q.stmt(`UPDATE job_files SET target = @target, size = @size, mtime_ms = @mtime, fingerprint = @fp, temp_name = @temp,
@@ -67,6 +84,12 @@ export class JobFileStore {
       });
       return { files: ids.map((id) => this.get(id)!), discardedTempNames };
     });
+  }
+
+  /** The file of `jobId` planned or recorded for `source`, or undefined. */
+  findBySource(jobId: string, source: string): JobFile | undefined {
+    const row = this.q.stmt('SELECT * FROM job_files WHERE job_id = ? AND source = ?').get(jobId, source) as FileRow | undefined;
+    return row ? rowToFile(row) : undefined;
   }
 
   /** One file, or undefined. */
@@ -130,11 +153,7 @@ export class JobFileStore {
    */
   recountJob(jobId: string): JobCounters {
     return this.q.write(() => {
-      const c = this.q.stmt(`SELECT COUNT(*) AS filesTotal, COALESCE(SUM(size), 0) AS bytesTotal,
-          COALESCE(SUM(state IN ('committed', 'skipped')), 0) AS filesDone,
-          COALESCE(SUM(CASE WHEN state IN ('committed', 'skipped') THEN size
-            ELSE (SELECT COALESCE(SUM(MIN(end, f.size) - start), 0) FROM file_ranges WHERE file_id = f.id AND start < f.size) END), 0) AS bytesDone
-        FROM job_files AS f WHERE job_id = ?`).get(jobId) as JobCounters;
+      const c = this.countJob(jobId);
       const res = this.q.stmt(`UPDATE jobs SET bytes_done = @bytesDone, bytes_total = @bytesTotal, files_done = @filesDone,
         files_total = @filesTotal WHERE id = @id`).run({ ...c, id: jobId });
       if (res.changes === 0) throw new SluiceError('NOT_FOUND', `No queued job ${jobId}`);
@@ -145,5 +164,72 @@ export class JobFileStore {
   /** Forgets a job's files and their ranges (a cancelled job whose partial copies were dealt with). */
   clearJob(jobId: string): void {
     this.q.write(() => this.q.stmt('DELETE FROM job_files WHERE job_id = ?').run(jobId));
+  }
+
+  /**
+   * A job's counters from its files, as {@link recountJob} stores them, without storing them: bytes done are the
+   * settled files' sizes plus the durable ranges of the others.
+   */
+  countJob(jobId: string): JobCounters {
+    return this.q.stmt(`SELECT COUNT(*) AS filesTotal, COALESCE(SUM(size), 0) AS bytesTotal,
+        COALESCE(SUM(state IN ('committed', 'skipped')), 0) AS filesDone,
+        COALESCE(SUM(CASE WHEN state IN ('committed', 'skipped') THEN size
+          ELSE (SELECT COALESCE(SUM(MIN(end, f.size) - start), 0) FROM file_ranges WHERE file_id = f.id AND start < f.size) END), 0) AS bytesDone
+      FROM job_files AS f WHERE job_id = ?`).get(jobId) as JobCounters;
+  }
+
+  /**
+   * Records file ends in one transaction. A file the journal planned keeps its row (temporary name, mtime, ranges)
+   * and takes the end's state; one it did not gets a row with an empty temporary name. Jobs deleted meanwhile are
+   * skipped.
+   */
+  recordEnds(ends: readonly FileEndRecord[]): void {
+    if (ends.length === 0) return;
+    const st = this.q.stmt(`INSERT INTO job_files (job_id, source, target, size, temp_name, state, error_code, error_message)
+      SELECT @jobId, @source, @target, @size, '', @state, @code, @message WHERE EXISTS (SELECT 1 FROM jobs WHERE id = @jobId)
+      ON CONFLICT (job_id, source) DO UPDATE SET target = excluded.target, size = excluded.size, state = excluded.state,
+        error_code = excluded.error_code, error_message = excluded.error_message`);
+    this.q.write(() => {
+      for (const e of ends) {
+        st.run({ jobId: e.jobId, source: e.source, target: e.target, size: e.size, state: e.state, code: e.error?.code ?? null, message: e.error?.message ?? null });
+      }
+    });
+  }
+
+  /** The first `limit` files of a batch's jobs in the order they were recorded, and how many it has in all. */
+  ofBatch(batchId: string, limit: number): { files: JobFile[]; total: number } {
+    return this.q.read(() => {
+      const rows = this.q.stmt(`SELECT f.* FROM job_files AS f JOIN jobs AS j ON j.id = f.job_id WHERE j.batch_id = ?
+        ORDER BY f.id LIMIT ?`).all(batchId, limit) as FileRow[];
+      const { n } = this.q.stmt('SELECT COUNT(*) AS n FROM job_files WHERE job_id IN (SELECT id FROM jobs WHERE batch_id = ?)')
+        .get(batchId) as { n: number };
+      return { files: rows.map(rowToFile), total: n };
+    });
+  }
+
+  /** How many files of each job were skipped (jobs without any are absent). */
+  skippedPerJob(): Map<string, number> {
+    const rows = this.q.stmt("SELECT job_id AS id, COUNT(*) AS n FROM job_files WHERE state = 'skipped' GROUP BY job_id").all() as Array<{ id: string; n: number }>;
+    return new Map(rows.map((r) => [r.id, r.n]));
+  }
+
+  /**
+   * Forgets the unfinished files of these jobs (planned, moving, verifying, failed: their rows and ranges go; the
+   * committed and skipped stay), for jobs cancelled: the next run starts those files over.
+   * @returns their temporary names (full paths) for the caller to remove
+   */
+  discardUnfinished(jobIds: readonly string[]): string[] {
+    const temps: string[] = [];
+    const list = this.q.stmt(`SELECT temp_name FROM job_files WHERE job_id = ? AND state IN ${UNFINISHED} AND temp_name != ''`);
+    const del = this.q.stmt(`DELETE FROM job_files WHERE job_id = ? AND state IN ${UNFINISHED}`);
+    for (let i = 0; i < jobIds.length; i += JOB_CHUNK) {
+      this.q.write(() => {
+        for (const id of jobIds.slice(i, i + JOB_CHUNK)) {
+          for (const r of list.all(id) as Array<{ temp_name: string }>) temps.push(r.temp_name);
+          del.run(id);
+        }
+      });
+    }
+    return temps;
   }
 }

@@ -226,3 +226,14 @@ test('100,000 jobs: added in batches, listed page by page in order, with index-o
     assert.doesNotMatch(p, /TEMP B-TREE|SCAN jobs$/, `${sql}: ${p}`);
   }
 });
+
+test('jobs added with the caller\'s ids keep them; remove deletes by id with their files', (t) => {
+  const store = memStore(t);
+  const added = store.jobs.addBatch([put('/l/a', { id: 'mine-1' }), put('/l/b', { id: 'mine-2' })], 'B');
+  assert.deepEqual(added.map((j) => j.id), ['mine-1', 'mine-2']);
+  assert.equal(store.jobs.get('mine-2')?.source, '/l/b');
+  store.files.recordEnds([{ jobId: 'mine-1', source: '/l/a', target: '/in/a', size: 1, state: 'committed' }]);
+  assert.equal(store.jobs.remove(['mine-1', 'nope']), 1);
+  assert.equal(store.jobs.get('mine-1'), undefined);
+  assert.equal(store.files.ofBatch('B', 10).total, 0, 'its files went with it');
+});

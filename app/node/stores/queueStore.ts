@@ -6,7 +6,6 @@
  */
 import type { JobState } from '../../common/model/job';
 import { claimJobs, claimNext, releaseJob, requeueOrphans, type Claim, type ClaimedJobs, type ClaimFilter } from './jobClaim';
-import { FileOutcomeStore } from './fileOutcomes';
 import { JobFileStore } from './jobFiles';
 import { JobStore } from './jobStore';
 import { LeaseStore, type Lease, type LeaseOptions, type LeaseOwner } from './lease';
@@ -29,15 +28,12 @@ export class QueueStore {
   readonly files: JobFileStore;
   readonly journal: RangeJournal;
   readonly leases: LeaseStore;
-  /** Files' ends recorded by the app's queue (fileOutcomes.ts). */
-  readonly outcomes: FileOutcomeStore;
 
   private constructor(readonly q: QueueDb, now: () => number, lease: Omit<LeaseOptions, 'now'>) {
     this.jobs = new JobStore(q, now);
     this.files = new JobFileStore(q);
     this.journal = new RangeJournal(q);
     this.leases = new LeaseStore(q, { ...lease, now });
-    this.outcomes = new FileOutcomeStore(q);
   }
 
   /**

@@ -14,7 +14,7 @@ import { MemorySecretStore, type SecretStore } from '../stores/sites';
 import type { EventName, EventPayloads } from '../../common/ipc/contract';
 import { applyQueueEvents, emptyQueue, type QueueState } from '../../common/queue/reducer';
 import type { SiteInput } from '../../common/model/site';
-import type { ConflictFiles, EngineEvent, TransferReport, TransferRequest } from '../transfer/types';
+import type { ConflictFiles, EngineEvent, JournalledFile, TransferReport, TransferRequest } from '../transfer/types';
 
 export const WAIT_MS = 5000;
 
@@ -24,8 +24,11 @@ export function ed25519Blob(fill: number): Buffer {
   return Buffer.concat([str(Buffer.from('ssh-ed25519')), str(Buffer.alloc(32, fill))]);
 }
 
-/** What the fake engine does with a source: finish it, fail it, hold it until released, ask a conflict, skip it. */
-export type Behaviour = 'ok' | 'fail' | 'hold' | 'conflict' | 'skip';
+/**
+ * What the fake engine does with a source: finish it, fail it, hold it until released, ask a conflict, skip it, or
+ * skip it as committed by an earlier run of its job (`earlier`).
+ */
+export type Behaviour = 'ok' | 'fail' | 'hold' | 'conflict' | 'skip' | 'earlier';
 
 /** What the fake engine was opened with: the set-up's resolved options, with the service's event listener. */
 export type Opened = SessionOptions & { onEvent: (e: EngineEvent) => void };
@@ -34,7 +37,9 @@ export type Opened = SessionOptions & { onEvent: (e: EngineEvent) => void };
  * A fake engine behind the real set-up (engine/setup.ts: known_hosts, host-key policy, algorithms, identities): a
  * transfer takes its sources in turn, each following `behaviour(source)` and ending with a `file` event; `hold`
  * waits for `release(source)` or abort. `opened` holds the resolved options of every connect that got past the
- * set-up; `requests` every transfer asked for.
+ * set-up; `requests` every transfer asked for; `removed` every remote path removed. With the request's journal it
+ * plans each file (`fileSize` bytes), and a held file that starts from zero records its first half as durable, with
+ * a partial copy at its temporary name when a download's destination folder exists.
  */
 export class FakeEngine {
   opened: Opened[] = [];
@@ -48,6 +53,9 @@ export class FakeEngine {
   conflictAnswers: string[] = [];
   /** What a `conflict` source reports about its target and itself. */
   conflictFiles: ConflictFiles = { incoming: { size: 100, mtimeMs: 1 }, existing: { size: 9, mtimeMs: 2 } };
+  /** The size every source has. */
+  fileSize = 100;
+  removed: string[] = [];
   private readonly holds = new Map<string, () => void>();
 
   factory = async (options: EngineOptions): Promise<Engine> => {
@@ -81,7 +89,7 @@ export class FakeEngine {
       realpath: async (p) => (p === '.' ? '/home/u' : p),
       mkdir: async () => 'created',
       rename: async () => undefined,
-      remove: async () => undefined,
+      remove: async (p) => { this.removed.push(p); },
       close: async () => undefined,
       transfer: (req, signal) => this.transfer(o, req, signal),
     };
@@ -105,11 +113,27 @@ export class FakeEngine {
     }
   }
 
+  /** A file's plan in the request's journal; a held file starting from zero records its first half as durable. */
+  private async plan(req: TransferRequest, source: string, target: string, hold: boolean): Promise<JournalledFile | undefined> {
+    const journal = req.journal;
+    if (!journal) return undefined;
+    const temp = `${req.dest}/.${path.basename(source)}.sluice-0badc0de.part`;
+    const plan = await journal.planFile({ src: source, dst: target, size: this.fileSize, mtimeMs: 1 }, temp);
+    if (hold && !plan.committed && plan.done.length === 0) {
+      if (req.direction === 'get' && fs.existsSync(req.dest)) fs.writeFileSync(plan.temp, 'partial');
+      journal.recordRange(source, 0, this.fileSize / 2);
+      journal.flush();
+    }
+    return plan;
+  }
+
   /** One source of a transfer, reported with a `file` event and counted in `report`. */
   private async one(o: Opened, req: TransferRequest, source: string, report: TransferReport, signal?: AbortSignal): Promise<void> {
     const b = this.behaviour(source);
     const target = `${req.dest}/${path.basename(source)}`;
-    const file = { type: 'file' as const, jobId: req.id, path: source, target, size: 100 };
+    const file = { type: 'file' as const, jobId: req.id, path: source, target, size: this.fileSize };
+    const plan = await this.plan(req, source, target, b === 'hold');
+    for (const [start, end] of plan?.done ?? []) report.resumedBytes = (report.resumedBytes ?? 0) + end - start;
     if (b === 'hold') {
       await new Promise<void>((resolve, reject) => {
         this.holds.set(source, resolve);
@@ -125,9 +149,14 @@ export class FakeEngine {
     } else if (b === 'skip' || answer === 'skip') {
       report.skipped++;
       o.onEvent({ ...file, state: 'skipped', reason: 'the target exists' });
+    } else if (b === 'earlier') {
+      report.skipped++;
+      o.onEvent({ ...file, state: 'skipped', reason: 'already copied by an earlier run of this job', earlier: true });
     } else {
       report.files++;
-      report.bytes += 100;
+      report.bytes += this.fileSize;
+      if (plan && req.direction === 'get') fs.rmSync(plan.temp, { force: true });
+      req.journal?.fileEnded(source, 'committed');
       o.onEvent({ ...file, state: 'done', verify: 'size' });
     }
   }

@@ -67,9 +67,10 @@ export class JobBooks {
     });
   }
 
-  private emitFile(f: NamedFile, state: 'done' | 'failed' | 'skipped', error?: SluiceError, verify?: VerifyLevel, reason?: string): void {
+  private emitFile(f: NamedFile, state: 'done' | 'failed' | 'skipped', error?: SluiceError, verify?: VerifyLevel, reason?: string, earlier?: boolean): void {
     this.session.publish({
       type: 'file', jobId: this.req.id, path: f.src, target: f.dst, size: f.size ?? 0, state, verify, error: error?.toInfo(), reason,
+      ...(earlier ? { earlier } : {}),
     });
   }
 
@@ -84,6 +85,12 @@ export class JobBooks {
   fileSkipped(f: NamedFile, reason: string, error?: SluiceError): void {
     this.skipped++;
     this.emitFile(f, 'skipped', error, undefined, reason);
+  }
+
+  /** Counts a file an earlier run of the job committed as skipped: nothing to send (the event says `earlier`). */
+  fileCommittedEarlier(f: NamedFile): void {
+    this.skipped++;
+    this.emitFile(f, 'skipped', undefined, undefined, 'already copied by an earlier run of this job', true);
   }
 
   /** Counts a file as committed under its final name after verification at `level`. */

@@ -26,17 +26,11 @@ export interface ResumableFile {
 
 /** Options of {@link resumePlan}. */
 export interface ResumeOptions {
-  /**
-   * Targets get their source's modification time (the job's preserveTimes): a resumed job then takes a target of
-   * the source's size and mtime (to the second, SFTP's precision) as committed by its earlier run, whose record
-   * of the commit a kill may have lost (small files are recorded in batches). rsync's quick check, on resumed jobs only.
-   */
-  adoptMatching: boolean;
   log: (message: string) => void;
 }
 
 /** Whether the target already is the source as a commit of this job leaves it: same size, same mtime to the second. */
-async function targetMatches(session: Pick<Session, 'stat'>, put: boolean, f: ResumableFile): Promise<boolean> {
+async function targetMatches(session: Pick<Session, 'stat'>, put: boolean, f: { dst: string; size: number; mtimeMs: number }): Promise<boolean> {
   const t = await targetTimes(session, put, f.dst).catch(() => null);
   return t !== null && t.size === f.size && Math.floor(t.mtimeMs / 1000) === Math.floor(f.mtimeMs / 1000);
 }
@@ -44,6 +38,22 @@ async function targetMatches(session: Pick<Session, 'stat'>, put: boolean, f: Re
 /** Size of a file on the side the job writes to (remote for a put, local for a get), or null when missing. */
 function sizeOn(session: Pick<Session, 'stat'>, put: boolean, p: string): Promise<number | null> {
   return targetTimes(session, put, p).then((t) => t?.size ?? null, () => null);
+}
+
+/**
+ * Where an earlier run of the job committed `f`, when the journal says it did (source unchanged) and the target is
+ * still there with the source's size; else, with `adoptMatching`, `f.dst` when it already is the source as a commit
+ * of this job leaves it (same size, same mtime to the second: a kill can lose the record of a commit, small files
+ * being recorded in batches); else undefined (the file goes through the conflict and resume stages).
+ * @param adoptMatching the job keeps modification times (its preserveTimes), so its commits carry the source's
+ */
+export async function committedEarlier(
+  session: Pick<Session, 'stat'>, put: boolean, journal: TransferJournal, f: { src: string; dst: string; size: number; mtimeMs: number },
+  adoptMatching: boolean,
+): Promise<string | undefined> {
+  const target = await journal.committedTarget?.({ src: f.src, size: f.size, mtimeMs: f.mtimeMs });
+  if (target !== undefined) return (await sizeOn(session, put, target)) === f.size ? target : undefined;
+  return adoptMatching && await targetMatches(session, put, f) ? f.dst : undefined;
 }
 
 /**
@@ -67,13 +77,7 @@ export async function resumePlan(
     return { kind: 'fresh' };
   }
   f.temp = j.temp;
-  if (!j.done.length) {
-    if (o.adoptMatching && journal.resuming && await targetMatches(session, put, f)) {
-      journal.fileEnded(f.src, 'committed');
-      return { kind: 'committed' };
-    }
-    return { kind: 'fresh' };
-  }
+  if (!j.done.length) return { kind: 'fresh' };
   const recordedEnd = Math.max(...j.done.map(([, end]) => end));
   const partial = await sizeOn(session, put, f.temp);
   if (partial === null || partial < recordedEnd) {

@@ -20,7 +20,7 @@ import { planSegments } from './planner';
 import { scanJob, type FileItem, type ScanSink } from './scan';
 import { HEAVY_PER_LANE, Scheduler } from './scheduler';
 import { TransferFile, type FileJob } from './transferFile';
-import { resumePlan } from './resume';
+import { committedEarlier, resumePlan } from './resume';
 import type { ByteRange, TransferReport, TransferRequest } from './types';
 
 /** A whole-file task this big occupies a lane on its own (see Task.heavy). */
@@ -196,6 +196,12 @@ class TransferJob implements FileJob {
     this.books.bytesTotal += raw.size;
     let resolved: Resolution;
     try {
+      // A resumed job's own earlier commit is not a conflict: its target is there because of this job.
+      const earlier = this.req.journal?.resuming ? await committedEarlier(this.session, this.put, this.req.journal, raw, this.req.preserveTimes !== false) : undefined;
+      if (earlier !== undefined) {
+        this.books.fileCommittedEarlier({ ...raw, dst: earlier });
+        return;
+      }
       resolved = await resolveConflict(this.conflictSide, this.req.conflict, raw);
     } catch (e) {
       this.books.fileFailed(raw, asSluice(e));
@@ -209,13 +215,11 @@ class TransferJob implements FileJob {
     this.files.add(f);
     try {
       const journal = this.req.journal;
-      const resume = journal ? await resumePlan(this.session, this.put, journal, f, {
-        adoptMatching: this.req.preserveTimes !== false, log: (m) => this.log('warn', m),
-      }) : { kind: 'fresh' as const };
+      const resume = journal ? await resumePlan(this.session, this.put, journal, f, { log: (m) => this.log('warn', m) }) : { kind: 'fresh' as const };
       if (resume.kind === 'committed') {
         this.files.delete(f);
         f.to('skipped');
-        this.books.fileSkipped(f, 'already copied by an earlier run of this job');
+        this.books.fileCommittedEarlier(f);
         return;
       }
       // A partial copy the journal recorded at the temporary name is this job's own: resumed rather than appended to.

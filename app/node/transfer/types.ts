@@ -78,6 +78,12 @@ export interface TransferJournal {
   restartFile(src: string, why: string): void;
   /** The file reached a final state. */
   fileEnded(src: string, state: 'committed' | 'skipped' | 'failed', error?: { code: string; message: string }): void;
+  /**
+   * Where an earlier run of the job committed this file, when it did and the source is unchanged since (as
+   * {@link planFile} tells it). A resumed job skips such a file as its own before its conflict stage: the target is
+   * there because of it. Optional: without it the file goes through the conflict stage first.
+   */
+  committedTarget?(f: { src: string; size: number; mtimeMs: number }): Promise<string | undefined>;
   /** Writes out buffered records (at the job's end, and when it is interrupted). */
   flush(): void;
 }
@@ -173,6 +179,8 @@ export type EngineEvent =
    * "same size", …).
    */
     reason?: string;
+    /** Skipped because an earlier run of the job committed it (the journal): the job's own file, done. */
+    earlier?: boolean;
   }
   | { type: 'connection'; id: number; state: 'up' | 'down'; reason?: string }
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }

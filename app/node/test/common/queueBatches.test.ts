@@ -6,7 +6,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { JOB_STATES, type JobState } from '../../../common/model/job';
-import { allSkipped, batchState, batchViews, summariseBatch } from '../../../common/queue/batches';
+import { allSkipped, batchState, batchViews, bytesBeforeRun, summariseBatch } from '../../../common/queue/batches';
 import { applyQueueEvents, getJob, movedOrder } from '../../../common/queue/reducer';
 import { JOB_INTENTS, allowedBatchIntents, can, canJob, decide, type QueueIntent } from '../../../common/queue/rules';
 import { job, queueOf } from './jobs';
@@ -104,4 +104,13 @@ test('move: a batch moves as a block to the top, the bottom or before another ba
   const finished = queueOf(job('a'), job('d', { batchId: 'D', state: 'done' }));
   assert.equal(can(finished, { type: 'move', batchId: 'D', to: 'top' }), false, 'nothing left to run in it');
   assert.equal(movedOrder(['a', 'b'], ['a', 'zz'], 'top'), undefined, 'unknown ids move nothing');
+});
+
+test('a run resumes its batch from the bytes its other jobs did and its own jobs\' durable bytes; the row shows the latest', () => {
+  const jobs = [job('a', { state: 'done', bytesDone: 100 }), job('b', { bytesDone: 70 }), job('c', { bytesDone: 30 })];
+  assert.equal(bytesBeforeRun(jobs, new Set(['b', 'c']), new Map([['b', 64]])), 164, 'sampled bytes of the run\'s jobs do not count');
+  assert.equal(bytesBeforeRun(jobs.slice(1), new Set(['b', 'c']), new Map()), 0, 'a fresh run');
+  const view = summariseBatch([job('a', { state: 'done', resumedFrom: 40 }), job('b', { state: 'running', resumedFrom: 164 }), job('c')]);
+  assert.equal(view.resumedFrom, 164);
+  assert.equal(summariseBatch([job('a'), job('b')]).resumedFrom, undefined);
 });

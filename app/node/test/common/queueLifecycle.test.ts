@@ -16,10 +16,18 @@ test('started: only a queued job starts, stamped and without its old error', () 
   for (const state of JOB_STATES) {
     const queue = queueOf(job('j', { state, error: { code: 'X', message: 'old' } }));
     const change = follow(queue, { type: 'started', jobId: 'j' }, NOW);
-    const expected = state === 'queued' ? [{ type: 'updated', id: 'j', patch: { state: 'running', startedAt: NOW, error: undefined } }] : [];
+    const expected = state === 'queued' ? [{ type: 'updated', id: 'j', patch: { state: 'running', startedAt: NOW, error: undefined, resumedFrom: undefined } }] : [];
     assert.deepEqual(change, { events: expected, effects: [] }, state);
   }
   assert.deepEqual(follow(queueOf(), { type: 'started', jobId: 'gone' }, NOW), { events: [], effects: [] });
+});
+
+test('started: a resumed run starts from the durable bytes and says what its batch had done; a fresh one clears that', () => {
+  const queue = queueOf(job('j', { bytesDone: 90, resumedFrom: 5 }));
+  const resumed = applyQueueEvents(queue, follow(queue, { type: 'started', jobId: 'j', bytesDone: 60, resumedFrom: 160 }, NOW).events);
+  assert.deepEqual([getJob(resumed, 'j')?.bytesDone, getJob(resumed, 'j')?.resumedFrom], [60, 160], 'durable bytes, not the last sample');
+  const fresh = applyQueueEvents(queue, follow(queue, { type: 'started', jobId: 'j', bytesDone: 0, resumedFrom: 0 }, NOW).events);
+  assert.deepEqual([getJob(fresh, 'j')?.bytesDone, getJob(fresh, 'j')?.resumedFrom], [0, undefined]);
 });
 
 test('settled: each outcome of a running job, and nothing for a job no longer running', () => {

@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import { failureSummary, failureText, fileLine } from '../../../common/queue/files';
 import { batchesToStart, follow } from '../../../common/queue/lifecycle';
 import { getJob, applyQueueEvents } from '../../../common/queue/reducer';
+import { allSkipped } from '../../../common/queue/batches';
+import { PathOwners } from '../../../common/queue/pathOwners';
 import { RunTally, type RunSample } from '../../../common/queue/runTally';
 import { job, queueOf } from './jobs';
 
@@ -24,6 +26,39 @@ test('files go to the deepest source that is them or a folder above them; target
   assert.equal(t.jobOf('/elsewhere'), 'dir', 'unknown paths go to the first job');
   assert.equal(t.jobOfTarget('/r/photos/a/b.jpg'), 'dir');
   assert.equal(t.jobOfTarget('/r/photos-2.txt'), 'f');
+});
+
+test('path owners: the deepest owner wins, whatever the order; `/` and a drive own what lies under them', () => {
+  const owners = new PathOwners([['/', 'root'], ['/a/b/', 'deep'], ['/a', 'a'], ['/a', 'second a'], ['D:\\', 'drive']]);
+  assert.equal(owners.ownerOf('/a/b/c/d.txt'), 'deep');
+  assert.equal(owners.ownerOf('/a/bc'), 'a', 'of equal paths the first counts');
+  assert.equal(owners.ownerOf('/x'), 'root');
+  assert.equal(owners.ownerOf('D:\\data\\x.bin'), 'drive');
+  assert.equal(owners.ownerOf('relative/path'), 'root', 'nothing above it: the first owner');
+  assert.equal(owners.exactly('/a/b'), 'deep');
+  assert.equal(owners.exactly('/a/b/c'), undefined);
+  assert.throws(() => new PathOwners([]));
+});
+
+test('a single job\'s outcome counts its own files: a skipped file stays skipped, one an earlier run committed is done', () => {
+  // The engine's report counts the earlier run's commit as skipped (it sent nothing for it) and this run's files only.
+  const end = { report: { files: 1, skipped: 2, bytes: 10, failed: [] } };
+  const t = new RunTally([{ jobId: 'd', source: '/l/d' }]);
+  t.fileEnded({ path: '/l/d/new', target: '/r/d/new', size: 10, state: 'done' });
+  t.fileEnded({ path: '/l/d/kept', target: '/r/d/kept', size: 5, state: 'skipped', reason: 'the target exists' });
+  t.fileEnded({ path: '/l/d/old', target: '/r/d/old', size: 7, state: 'skipped', reason: 'already copied by an earlier run of this job', earlier: true });
+  assert.deepEqual(t.progress(sample({ bytesDone: 10, bytesTotal: 22, filesDone: 1, filesTotal: 3 })),
+    [{ jobId: 'd', patch: { bytesDone: 17, bytesTotal: 22, filesDone: 3, filesTotal: 3, rate: 0 } }], 'the earlier file\'s bytes count as done');
+  assert.deepEqual(t.finalOutcome('d', end), { state: 'done', files: 3, bytes: 17, skipped: 1 });
+  const all = new RunTally([{ jobId: 'd', source: '/l/d' }]);
+  all.fileEnded({ path: '/l/d/a', target: '/r/d/a', size: 5, state: 'skipped', reason: 'the target exists' });
+  all.fileEnded({ path: '/l/d/b', target: '/r/d/b', size: 5, state: 'skipped', reason: 'the target exists' });
+  const outcome = all.finalOutcome('d', { report: { files: 0, skipped: 2, bytes: 0, failed: [] } });
+  assert.deepEqual(outcome, { state: 'done', files: 2, bytes: 0, skipped: 2 });
+  assert.ok(allSkipped({ state: 'done', filesSkipped: outcome.state === 'done' ? outcome.skipped ?? 0 : 0, filesTotal: 2 }), 'the row shows skipped');
+  const file = new RunTally([{ jobId: 'f', source: '/l/f' }]);
+  assert.deepEqual(file.fileEnded({ path: '/l/f', target: '/r/f', size: 4, state: 'skipped', earlier: true }),
+    { jobId: 'f', outcome: { state: 'done', files: 1, bytes: 4, skipped: 0 } }, 'a file job an earlier run committed is done');
 });
 
 test('a file job settles with its file (done, skipped or failed); a folder job waits for the run', () => {
@@ -59,7 +94,8 @@ test('outcomes at the end: a failed transfer fails its open jobs; a report\'s fa
   assert.deepEqual(t.finalOutcome('d', { report: { files: 0, skipped: 0, bytes: 0, failed: [] } }),
     { state: 'failed', error: { code: 'NO_SPACE', message: 'No space — WRITE /r/d/1 at offset 0 (and 1 more)' } });
   const single = new RunTally([{ jobId: 'a', source: '/l/a' }]);
-  assert.deepEqual(single.finalOutcome('a', { report: { files: 3, skipped: 1, bytes: 30, failed: [] } }), { state: 'done', files: 4, bytes: 30, skipped: 1 });
+  single.fileEnded({ path: '/l/a/x', target: '/r/a/x', size: 4, state: 'failed', error: { code: 'NO_SPACE', message: 'x' } });
+  assert.equal(single.finalOutcome('a', { report: { files: 3, skipped: 0, bytes: 30, failed: [] } }).state, 'failed', 'a single job\'s own failures count');
 });
 
 test('failure texts: reason first, the path the engine named, never a temporary name; other messages kept', () => {

@@ -1,0 +1,45 @@
+/**
+ * The partial copies of cancelled jobs. Pause (and the app quitting) keeps an unfinished file's temporary copy for the
+ * next run to resume (engine/journal.ts); cancel gives the job up, so its copies go: a download's on the local disk,
+ * an upload's through the site's connection — or, when the site is not connected or the removal fails, recorded as
+ * leftovers (stores/leftovers.ts), which the next transfer to that server removes first.
+ */
+import * as fs from 'node:fs';
+import type { Direction } from '../../common/model/job';
+import { SluiceError } from '../errors';
+import type { Engine } from '../engine/engine';
+import type { LeftoverJournal } from '../stores/leftovers';
+
+/** Where the partial copies of a site's cancelled jobs are removed. */
+export interface PartialsPlace {
+  direction: Direction;
+  /** The site's connected engine, if it is connected now (uploads). */
+  remote: Pick<Engine, 'remove'> | undefined;
+  /** The site's leftovers, for remote copies that cannot be removed now. */
+  leftovers(): LeftoverJournal;
+}
+
+/**
+ * Removes temporary files (full paths) of cancelled jobs; never rejects. A file already gone is fine.
+ * @returns how many were removed now (the others are gone already, or recorded as leftovers)
+ */
+export async function removePartials(temps: readonly string[], place: PartialsPlace): Promise<number> {
+  let removed = 0;
+  for (const temp of temps) {
+    if (place.direction === 'download') {
+      try {
+        await fs.promises.unlink(temp);
+        removed++;
+      } catch { /* gone already, or not ours to remove */ }
+      continue;
+    }
+    try {
+      if (!place.remote) throw new SluiceError('NOT_CONNECTED', 'not connected');
+      await place.remote.remove(temp);
+      removed++;
+    } catch (e) {
+      if (SluiceError.from(e).code !== 'NO_SUCH_FILE') place.leftovers().record({ kind: 'temp', path: temp });
+    }
+  }
+  return removed;
+}

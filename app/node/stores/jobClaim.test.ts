@@ -1,0 +1,35 @@
+/**
+ * Claiming a batch's jobs at once (jobClaim.ts claimJobs, the app's batch runs): leased in one transaction, jobs held
+ * by a live runner or not queued refused, orphans re-queued first.
+ */
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import os from 'node:os';
+import { currentOwner, type LeaseOwner } from './lease';
+import type { NewJob } from './queueRows';
+import { QueueStore } from './queueStore';
+
+const put = (source: string, extra: Partial<NewJob> = {}): NewJob => ({ target: { siteId: 's' }, direction: 'upload', source, dest: '/in', ...extra });
+const me = currentOwner();
+const other: LeaseOwner = { pid: process.ppid, host: os.hostname(), startedAt: 1 };
+
+function memStore(t: { after: (fn: () => void) => void }): QueueStore {
+  const store = QueueStore.open({ file: ':memory:' });
+  t.after(() => store.close());
+  return store;
+}
+
+test('claimJobs: a batch leased at once; jobs held by a live runner or not queued are refused; orphans re-queued first', (t) => {
+  const store = memStore(t);
+  const jobs = store.jobs.addBatch([put('/l/a'), put('/l/b'), put('/l/c'), put('/l/d')]);
+  const [a, b, c, d] = jobs.map((j) => j.id);
+  assert.equal(store.claimJobs([b], other).claims.length, 1);
+  store.jobs.setState(c, 'paused');
+  const got = store.claimJobs([a, b, c, d, 'zz'], me);
+  assert.deepEqual(got.claims.map((x) => [x.job.id, x.job.state, x.lease.owner.pid]), [[a, 'running', me.pid], [d, 'running', me.pid]]);
+  assert.deepEqual(got.refused.map((r) => [r.id, r.job?.state]), [[b, 'running'], [c, 'paused'], ['zz', undefined]]);
+  assert.equal(store.leases.holder(b)?.owner.pid, other.pid, 'the other runner keeps its job');
+  store.q.db.prepare('UPDATE leases SET pid = ? WHERE job_id = ?').run(2 ** 31 - 1, b);
+  const again = store.claimJobs([b], me);
+  assert.deepEqual(again.claims.map((x) => x.job.id), [b], 'a dead runner\'s job is re-queued and taken');
+});

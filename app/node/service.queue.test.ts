@@ -237,7 +237,8 @@ test('pause keeps the journal and the partial file; resume starts from the durab
   assert.equal(h.engine.requests[0].journal?.resuming, false, 'the run has the journal of its job, nothing to resume');
   assert.ok((await h.service.invoke('queue.pause', { jobId: id })).ok);
   await until(h, () => states(h)[0] === 'paused', 'paused');
-  const temp = path.join(dest, '.big.bin.sluice-0badc0de.part');
+  const temp = h.engine.tempOf.get('/r/big.bin')!;
+  assert.equal(path.dirname(temp), dest);
   assert.ok(fs.existsSync(temp), 'the partial file is kept');
   const store = QueueStore.open({ home: h.home });
   t.after(() => store.close());
@@ -269,7 +270,7 @@ test('cancel removes the partial files pause kept: locally, through the connecti
   assert.ok(down.ok);
   await until(h, () => h.engine.isHeld('/r/d.bin'), 'download held');
   assert.ok((await h.service.invoke('queue.pause', { jobId: down.value.jobIds[0] })).ok);
-  const temp = path.join(dest, '.d.bin.sluice-0badc0de.part');
+  const temp = h.engine.tempOf.get('/r/d.bin')!;
   await until(h, () => states(h)[0] === 'paused', 'paused');
   assert.ok(fs.existsSync(temp), 'pause keeps it');
   assert.ok((await h.service.invoke('queue.cancel', { jobId: down.value.jobIds[0] })).ok);
@@ -281,7 +282,7 @@ test('cancel removes the partial files pause kept: locally, through the connecti
   const [running] = await enqueue(h, [src]);
   await until(h, () => h.engine.isHeld(src), 'upload held');
   assert.ok((await h.service.invoke('queue.cancel', { jobId: running })).ok);
-  await until(h, () => h.engine.removed.includes('/r/.u.bin.sluice-0badc0de.part'), 'removed through the connection once the run ended');
+  await until(h, () => h.engine.removed.includes(h.engine.tempOf.get(src)!), 'removed through the connection once the run ended');
   assert.equal(h.service.jobs()[1].state, 'cancelled');
 
   assert.ok((await h.service.invoke('queue.retry', { jobId: running })).ok);
@@ -292,7 +293,7 @@ test('cancel removes the partial files pause kept: locally, through the connecti
   assert.ok((await h.service.invoke('queue.cancel', { jobId: running })).ok);
   const leftovers = new LeftoverJournal(h.home, { host: '127.0.0.1', port: 2222, user: 'u' });
   await until(h, () => leftovers.pending().length === 1, 'recorded as a leftover for the next transfer to the server');
-  assert.deepEqual(leftovers.pending().map((l) => l.entry), [{ kind: 'temp', path: '/r/.u.bin.sluice-0badc0de.part' }]);
+  assert.deepEqual(leftovers.pending().map((l) => l.entry), [{ kind: 'temp', path: h.engine.tempOf.get(src)! }]);
   const store = QueueStore.open({ home: h.home });
   t.after(() => store.close());
   assert.deepEqual(store.files.list(running), [], 'a retry starts over');

@@ -43,6 +43,8 @@ export type Opened = SessionOptions & { onEvent: (e: EngineEvent) => void };
  */
 export class FakeEngine {
   opened: Opened[] = [];
+  /** The temporary name each source's journal gave it (stable per job and source: engine/journal.ts). */
+  readonly tempOf = new Map<string, string>();
   /** Every setRateLimit call on an open engine (bytes/s). */
   rateLimits: number[] = [];
   requests: TransferRequest[] = [];
@@ -119,6 +121,7 @@ export class FakeEngine {
     if (!journal) return undefined;
     const temp = `${req.dest}/.${path.basename(source)}.sluice-0badc0de.part`;
     const plan = await journal.planFile({ src: source, dst: target, size: this.fileSize, mtimeMs: 1 }, temp);
+    this.tempOf.set(source, plan.temp);
     if (hold && !plan.committed && plan.done.length === 0) {
       if (req.direction === 'get' && fs.existsSync(req.dest)) fs.writeFileSync(plan.temp, 'partial');
       journal.recordRange(source, 0, this.fileSize / 2);

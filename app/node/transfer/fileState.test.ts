@@ -1,3 +1,6 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import type { Lane, Session } from '../ssh/session';
@@ -50,7 +53,12 @@ function fakeJob(answers: Record<string, (args: Record<string, unknown>) => unkn
   return { job, lane, calls, events };
 }
 
-const ITEM = { src: '/l/a', dst: '/r/a', size: 10, mode: 0o644, mtimeMs: 0 };
+/** A real 10-byte source dated the epoch: commit checks that an upload's source is still what was planned. */
+const SOURCE = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-filestate-')), 'a');
+fs.writeFileSync(SOURCE, '0123456789');
+fs.utimesSync(SOURCE, 0, 0);
+process.on('exit', () => fs.rmSync(path.dirname(SOURCE), { recursive: true, force: true }));
+const ITEM = { src: SOURCE, dst: '/r/a', size: 10, mode: 0o644, mtimeMs: 0 };
 
 test('a whole upload goes planned -> moving -> verifying -> committed, renaming its temporary file last', async () => {
   const { job, lane, calls } = fakeJob({ putFile: () => ({ size: 10, fsynced: true }), rename: () => undefined, releaseFile: () => undefined });

@@ -1,7 +1,8 @@
 /**
  * Batches in the app against the real engine: 200 × 4 KiB dropped at 50 ms RTT (Toxiproxy) are one row and one
  * engine transfer, timed against `sluice put -r` of the same folder (printed, not asserted; the goal is within 1.5×);
- * the row expands into its files; pause all / resume all, and "Move to top" puts a waiting batch first.
+ * the row expands into its files; pause all / resume all, "Move to top" puts a waiting batch first, and a row dragged
+ * onto another goes just before it.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -83,7 +84,7 @@ test('200 × 4 KiB dropped at 50 ms RTT: one row, one transfer, its files listed
   }
 });
 
-test('"Move to top" puts a waiting batch first; pause all and resume all for one site', async ({ page, sshd, localDir }) => {
+test('"Move to top" puts a waiting batch first, a dragged row goes before the one it is dropped on; pause all and resume all for one site', async ({ page, sshd, localDir }) => {
   test.skip(!toxiproxyAvailable(), 'toxiproxy-server is not installed (/usr/local/bin/toxiproxy-server)');
   // One run at a time on a 256 KB/s link: one.bin (4 MiB) runs for ~16 s while the other two wait behind it.
   const { toxi, port } = await startProxyInFront(sshd.port, [{ type: 'bandwidth', stream: 'upstream', attributes: { rate: 256 } }]);
@@ -115,6 +116,10 @@ test('"Move to top" puts a waiting batch first; pause all and resume all for one
     await expect(app.queue.getByRole('button', { name: 'Move three.bin to the top' })).toHaveCount(0, { timeout: 5000 });
     await app.queueBulk('Pause all', 'Order');
     for (const n of ['one.bin', 'two.bin', 'three.bin']) await app.waitForJobState(n, 'paused');
+    // Reorder by drag: two.bin dropped on one.bin's row goes just before it.
+    await app.queue.getByRole('listitem', { name: 'two.bin', exact: true }).dragTo(app.queue.getByRole('listitem', { name: 'one.bin', exact: true }));
+    await expect.poll(() => app.queue.getByRole('listitem').evaluateAll((rows) => rows.map((r) => r.getAttribute('aria-label'))), { timeout: 5000 })
+      .toEqual(['three.bin', 'two.bin', 'one.bin']);
     await expect(app.queue.getByRole('button', { name: 'Pause all', exact: true })).toBeDisabled();
     await app.queueBulk('Resume all', 'Order');
     // three.bin (64 KiB) may run and finish between two looks at its row: running or already done. That it ran
@@ -122,12 +127,12 @@ test('"Move to top" puts a waiting batch first; pause all and resume all for one
     await expect(app.jobRow('three.bin')).toHaveAttribute('data-state', /^(running|done)$/, { timeout: 60_000 });
     await toxi.removeToxic(FRONT_PROXY, 'bandwidth_upstream');
     await app.waitForJobState('three.bin', 'done');
-    await app.waitForJobState('one.bin', 'done', 60_000);
     await app.waitForJobState('two.bin', 'done');
+    await app.waitForJobState('one.bin', 'done', 60_000);
     const at = Object.fromEntries(engine.service.jobs().map((j) => [j.name, j.startedAt ?? 0]));
-    expect(engine.service.jobs().map((j) => j.name)).toEqual(['three.bin', 'one.bin', 'two.bin']);
-    expect(at['three.bin'], 'the batch moved to the top ran first after the resume').toBeLessThan(at['one.bin']);
-    expect(at['one.bin']).toBeLessThan(at['two.bin']);
+    expect(engine.service.jobs().map((j) => j.name)).toEqual(['three.bin', 'two.bin', 'one.bin']);
+    expect(at['three.bin'], 'the batch moved to the top ran first after the resume').toBeLessThan(at['two.bin']);
+    expect(at['two.bin'], 'the batch dragged before one.bin ran before it').toBeLessThan(at['one.bin']);
   } finally {
     await harness.stop();
     await engine.close();

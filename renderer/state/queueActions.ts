@@ -47,6 +47,13 @@ export async function sendBulkIntent(bridge: Bridge, intent: BulkIntentType, sit
   return r.ok ? undefined : r.error.message;
 }
 
+/** Moves a batch just before another (a row dropped on a row); resolves to the engine's refusal, else undefined. */
+export async function moveBatchBefore(bridge: Bridge, batchId: string, beforeBatchId: string): Promise<string | undefined> {
+  if (batchId === beforeBatchId) return undefined;
+  const r = await bridge.queueMove({ batchId, to: { before: beforeBatchId } });
+  return r.ok ? undefined : r.error.message;
+}
+
 /** Moves a batch to the top of the queue; resolves to the engine's refusal, else undefined. */
 export async function moveBatchToTop(bridge: Bridge, batchId: string): Promise<string | undefined> {
   const r = await bridge.queueMove({ batchId, to: 'top' });

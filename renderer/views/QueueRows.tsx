@@ -26,10 +26,15 @@ export interface BatchRowProps {
   onToggle: (batchId: string) => void;
   onAction: (view: BatchView, intent: JobIntentType) => void;
   onTop: (view: BatchView) => void;
+  /** A row dragged onto this one: the dragged batch goes just before this one. */
+  onDropBefore: (draggedBatchId: string, beforeBatchId: string) => void;
 }
 
+/** The drag data type of a queue row (files dragged from a pane or the OS carry other types and are ignored here). */
+export const BATCH_DRAG_TYPE = 'application/x-sluice-batch';
+
 /** A batch's row. */
-export const BatchRow = memo(function BatchRow({ view, top, expanded, canTop, onToggle, onAction, onTop }: BatchRowProps) {
+export const BatchRow = memo(function BatchRow({ view, top, expanded, canTop, onToggle, onAction, onTop, onDropBefore }: BatchRowProps) {
   const pct = percent(view.bytesDone, view.bytesTotal, view.state === 'done');
   const eta = view.state === 'running' ? etaSeconds(view) : undefined;
   const expandable = view.jobs.length > 1 || view.filesTotal > 1;
@@ -45,6 +50,22 @@ export const BatchRow = memo(function BatchRow({ view, top, expanded, canTop, on
       data-state={view.state}
       data-bytes-done={view.bytesDone}
       style={{ transform: `translateY(${top}px)`, height: ROW_HEIGHT }}
+      draggable
+      onDragStart={(e) => {
+        e.dataTransfer.setData(BATCH_DRAG_TYPE, view.batchId);
+        e.dataTransfer.effectAllowed = 'move';
+      }}
+      onDragOver={(e) => {
+        if (!e.dataTransfer.types.includes(BATCH_DRAG_TYPE)) return;
+        e.preventDefault();
+        e.dataTransfer.dropEffect = 'move';
+      }}
+      onDrop={(e) => {
+        const dragged = e.dataTransfer.getData(BATCH_DRAG_TYPE);
+        if (!dragged) return;
+        e.preventDefault();
+        onDropBefore(dragged, view.batchId);
+      }}
     >
       <span className="name" title={`${view.jobs.map((j) => j.source).join(', ')} → ${view.dest}`}>
         {expandable && (

@@ -12,7 +12,7 @@ import { can, type BulkIntentType, type JobIntentType } from '../../app/common/q
 import { formatBytes, formatRate, plural } from '../format/format';
 import { filterBatches, type QueueFilter } from '../state/appState';
 import { fileLines, unlisted, type FetchedFiles, type FileLineView } from '../state/batchFiles';
-import { BULK_INTENT_LABEL, JOB_INTENT_LABEL, moveBatchToTop, sendBatchIntent, sendBulkIntent } from '../state/queueActions';
+import { BULK_INTENT_LABEL, JOB_INTENT_LABEL, moveBatchBefore, moveBatchToTop, sendBatchIntent, sendBulkIntent } from '../state/queueActions';
 import { useAppState, useBridge, useStore } from '../state/react';
 import { BatchRow, FileLineRow, LINE_HEIGHT, MoreLine, ROW_HEIGHT } from './QueueRows';
 import { useBatchFiles } from './useBatchFiles';
@@ -110,6 +110,7 @@ export function QueueView() {
   const onAction = useCallback(async (view: BatchView, intent: JobIntentType) =>
     report(`${JOB_INTENT_LABEL[intent]} ${view.name}`, await sendBatchIntent(bridge, view.batchId, intent)), [bridge, report]);
   const onTop = useCallback(async (view: BatchView) => report(`Moving ${view.name}`, await moveBatchToTop(bridge, view.batchId)), [bridge, report]);
+  const onDropBefore = useCallback(async (dragged: string, before: string) => report('Moving a batch', await moveBatchBefore(bridge, dragged, before)), [bridge, report]);
   const onToggle = useCallback((batchId: string) => setExpanded((s) => {
     const next = new Set(s);
     if (!next.delete(batchId)) next.add(batchId);
@@ -129,7 +130,7 @@ export function QueueView() {
             const canTop = can(queue, { type: 'move', batchId: item.view.batchId, to: 'top' });
             return (
               <BatchRow key={item.key} view={item.view} top={v.start} expanded={expanded.has(item.key)} canTop={canTop}
-                onToggle={onToggle} onAction={onAction} onTop={onTop} />
+                onToggle={onToggle} onAction={onAction} onTop={onTop} onDropBefore={onDropBefore} />
             );
           })}
         </div>

@@ -104,6 +104,11 @@ test('"Move to top" puts a waiting batch first, a dragged row goes before the on
     await app.waitForRemoteListing(remoteDir);
     await app.dragLocalToRemote('one.bin');
     await app.waitForJobState('one.bin', 'running');
+    // One number in both places (issue #14: "totals agree everywhere"): the status bar's speed is the queue footer's.
+    await expect.poll(async () => {
+      const [bar, footer] = await Promise.all([page.getByLabel('Speed', { exact: true }).textContent(), app.queue.getByLabel('Total speed').textContent()]);
+      return bar === footer && !/^0(\.0)? B\/s$/.test(bar ?? '');
+    }, { timeout: 15_000 }).toBe(true);
     await app.localRow('two.bin').click();
     await app.dragLocalToRemote('two.bin');
     await app.localRow('three.bin').click();

@@ -6,7 +6,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { ConflictChoice, HostKeyAnswer, SessionStatus, Theme } from '../../app/common/ipc/contract';
 import type { SiteView } from '../../app/common/model/site';
-import type { QueueState } from '../../app/common/queue/reducer';
+import { queueTotals, type QueueState } from '../../app/common/queue/reducer';
 import { summarizeError } from '../format/format';
 import { resolveTheme } from '../state/theme';
 import { RateSeries } from '../state/series';
@@ -115,6 +115,8 @@ export function App() {
     await store.refreshSessions();
   };
 
+  // The status bar's speed is the queue footer's: the running jobs' rates summed (one number in both places).
+  const queueRate = useMemo(() => queueTotals(queue).rate, [queue]);
   const localToken = useMemo(() => reloadToken(queue, localPath), [queue, localPath]);
   const remoteToken = useMemo(() => reloadToken(queue, remotePath), [queue, remotePath]);
 
@@ -243,7 +245,7 @@ export function App() {
       </div>
       <StatusBar
         status={status}
-        rate={series.latestTotal()}
+        rate={queueRate}
         speedLimit={settings?.speedLimit}
         onSpeedLimit={async (speedLimit) => {
           const r = await bridge.settingsSet({ speedLimit });

@@ -265,7 +265,14 @@ describe('failover on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} not inst
       try {
         const running = runTransfer(o.session, job('stall', 'get', remote, target, 'size'));
         running.catch(() => undefined);
-        await o.next(isMidway('stall', BIG), 60_000);
+        // A transfer that ends (or fails) before its midway fails here at once, with what it said.
+        await Promise.race([
+          o.next(isMidway('stall', BIG), 60_000),
+          running.then((r) => { throw new Error(`the download ended before its midway: ${JSON.stringify(r)}`); }),
+        ]).catch((e: unknown) => {
+          const seen = o.events.filter((ev) => ev.type !== 'progress').map((ev) => JSON.stringify(ev)).join('\n');
+          throw new Error(`${e instanceof Error ? e.message : String(e)}\nevents other than progress:\n${seen}`);
+        });
         assert.equal(pairs.length, 4);
         const [inbound, outbound] = pairs[1];
         inbound.unpipe(outbound);

@@ -149,9 +149,12 @@ for (const direction of ['upload', 'download'] as const) {
   });
 }
 
-test('real sshd: the app quits mid-upload; the partial file and journal are kept, and the restarted queue resumes by itself', { skip, timeout: 120_000 }, async (t) => {
-  const first = throttledEngines();
-  const c = await setupSshd(t, { engine: first.factory, site: { connections: 1, channels: 2 } });
+/**
+ * A throttled upload of a SIZE file from a fresh local folder on a real sshd (1 connection × 2 channels), once the
+ * journal holds a durable range of it: the service, the source, the server's temporary files of it, its job and the store.
+ */
+async function uploadUntilDurable(t: test.TestContext, engines: ReturnType<typeof throttledEngines>) {
+  const c = await setupSshd(t, { engine: engines.factory, site: { connections: 1, channels: 2 } });
   await connectAccepting(c);
   const local = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-svc-resume-'));
   t.after(async () => fs.rmSync(local, { recursive: true, force: true }));
@@ -164,6 +167,12 @@ test('real sshd: the app quits mid-upload; the partial file and journal are kept
   const store = QueueStore.open({ home: c.home });
   t.after(async () => store.close());
   await waitUntil('a durable range in the journal', () => store.files.list(jobId).some((f) => store.journal.doneBytes(f.id) > 0), 60_000, 50);
+  return { c, src, temps, jobId, store };
+}
+
+test('real sshd: the app quits mid-upload; the partial file and journal are kept, and the restarted queue resumes by itself', { skip, timeout: 120_000 }, async (t) => {
+  const first = throttledEngines();
+  const { c, src, temps, jobId, store } = await uploadUntilDurable(t, first);
 
   await c.service.close();
   assert.equal(store.jobs.get(jobId)?.state, 'queued', 'stored to run again');
@@ -185,20 +194,9 @@ test('real sshd: the app quits mid-upload; the partial file and journal are kept
 });
 
 test('real sshd: cancelling a paused upload removes the partial file pause kept, through the connection', { skip, timeout: 120_000 }, async (t) => {
-  const { factory, transfers } = throttledEngines();
-  const c = await setupSshd(t, { engine: factory, site: { connections: 1, channels: 2 } });
-  await connectAccepting(c);
-  const local = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-svc-resume-'));
-  t.after(async () => fs.rmSync(local, { recursive: true, force: true }));
-  const src = path.join(local, 'big.bin');
-  fs.writeFileSync(src, randomBytes(SIZE));
-  const temps = (): string[] => fs.readdirSync(c.server.root).filter((n) => n.startsWith('.big.bin.sluice-'));
-  const queued = await c.service.invoke('queue.enqueue', { siteId: c.siteId, direction: 'upload', sources: [src], dest: c.server.root });
-  assert.ok(queued.ok);
-  const [jobId] = queued.value.jobIds;
-  const store = QueueStore.open({ home: c.home });
-  t.after(async () => store.close());
-  await waitUntil('a durable range in the journal', () => store.files.list(jobId).some((f) => store.journal.doneBytes(f.id) > 0), 60_000, 50);
+  const engines = throttledEngines();
+  const { transfers } = engines;
+  const { c, temps, jobId, store } = await uploadUntilDurable(t, engines);
   assert.ok((await c.service.invoke('queue.pause', { jobId })).ok);
   await waitJobs(c, [jobId], 'paused');
   await Promise.allSettled(transfers);

@@ -102,13 +102,13 @@ function addServer(list: CandidateList, server: XmlNode, folder: string): void {
   list.add(origin, d, notes);
 }
 
-/** A `<Folder>` (or `<Servers>`) and everything below it. */
+/** A `<Folder>` (or `<Servers>`) and everything below it: folders first, as FileZilla's Site Manager lists them. */
 function walk(list: CandidateList, node: XmlNode, folder: string): void {
-  for (const server of listOf(node.Server)) addServer(list, server, folder);
   for (const sub of listOf(node.Folder)) {
     const name = (textOf(sub['#text']) ?? '').replace(/\//g, '-') || '(unnamed folder)';
     walk(list, sub, folder ? `${folder}/${name}` : name);
   }
+  for (const server of listOf(node.Server)) addServer(list, server, folder);
 }
 
 /**

@@ -11,8 +11,8 @@ import { fromSafePath } from './filezilla';
 import { unmunge } from './candidates';
 import { decodeText } from './source';
 import type { Candidate } from './candidates';
+import { TESTDATA } from '../test/siteFixtures';
 
-export const TESTDATA = path.resolve(__dirname, '..', '..', '..', '..', 'app', 'node', 'sites', 'testdata');
 const opts = { defaultUser: 'me' };
 const text = (name: string): string => decodeText(fs.readFileSync(path.join(TESTDATA, name)));
 const byName = (cs: Candidate[], name: string): Candidate => {

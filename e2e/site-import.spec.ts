@@ -30,6 +30,13 @@ test('import sites: FileZilla preview with duplicates and notes, import the tick
   await expect(dialog).not.toContainText('s3cr3t');
   await app.screenshot('site-import-preview');
 
+  // Ticking the duplicate that holds a password offers to store it; unticking takes the offer away.
+  await dialog.getByLabel('Import Production files').check();
+  await expect(dialog.getByLabel(/Store the 1 password\(s\) the file holds/)).toBeChecked();
+  await expect(dialog.getByRole('button', { name: 'Import 3 site(s)' })).toBeEnabled();
+  await dialog.getByLabel('Import Production files').uncheck();
+  await expect(dialog.getByLabel(/Store the .* password/)).toHaveCount(0);
+
   await dialog.getByLabel('Into folder').fill('FileZilla');
   await dialog.getByRole('button', { name: 'Import 2 site(s)' }).click();
   await expect(dialog.getByRole('status', { name: 'Import result' })).toContainText('Imported 2 site(s)');

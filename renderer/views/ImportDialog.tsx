@@ -46,6 +46,44 @@ function PreviewTable({ preview, picks, setPicks }: { preview: ImportPreview; pi
   );
 }
 
+/** What an import did, with its notes (passwords not stored). */
+function ResultView({ result, onClose }: { result: ImportResult; onClose: () => void }) {
+  return (
+    <div role="status" aria-label="Import result">
+      <p>Imported {result.imported.length} site(s){result.passwordsStored ? `, ${result.passwordsStored} password(s) stored` : ''}.</p>
+      {result.notes.map((n) => <p key={n} className="muted">{n}</p>)}
+      <div className="buttons"><button type="button" className="primary" onClick={onClose} data-autofocus>Close</button></div>
+    </div>
+  );
+}
+
+/** Under the table: the source's notes, the folder to import into, and whether to store the passwords. */
+function ImportOptions({ preview, picks, into, setInto, passwords, setPasswords, settings }: {
+  preview: ImportPreview; picks: Set<number>; into: string; setInto: (v: string) => void;
+  passwords: boolean; setPasswords: (v: boolean) => void; settings: Settings | null;
+}) {
+  const uid = useId();
+  const withPasswords = pickedPasswords(preview, picks);
+  const insecure = settings !== null && !settings.secretStorage.secure && !settings.allowInsecureSecretStorage;
+  return (
+    <>
+      {preview.notes.length > 0 && (
+        <ul className="import-notes" aria-label="Not imported">{preview.notes.map((n) => <li key={n}>{n}</li>)}</ul>
+      )}
+      <div className="form-grid">
+        <label htmlFor={`${uid}-into`}>Into folder</label>
+        <input id={`${uid}-into`} value={into} placeholder="top level" onChange={(e) => setInto(e.target.value)} autoComplete="off" />
+        {withPasswords > 0 && (
+          <label className="full">
+            <input type="checkbox" checked={passwords} onChange={(e) => setPasswords(e.target.checked)} /> Store the {withPasswords} password(s)
+            the file holds{insecure ? ` (refused: this system stores passwords without encryption (${settings?.secretStorage.backend}); agree in Settings first)` : ''}
+          </label>
+        )}
+      </div>
+    </>
+  );
+}
+
 /** The import dialog. */
 export function ImportDialog({ settings, onImported, onClose }: ImportDialogProps) {
   const bridge = useBridge();
@@ -83,17 +121,9 @@ export function ImportDialog({ settings, onImported, onClose }: ImportDialogProp
     onImported();
   };
 
-  const withPasswords = preview ? pickedPasswords(preview, picks) : 0;
-  const insecure = settings !== null && !settings.secretStorage.secure && !settings.allowInsecureSecretStorage;
   return (
     <Dialog title="Import sites" onCancel={onClose} className="import-dialog">
-      {result ? (
-        <div role="status" aria-label="Import result">
-          <p>Imported {result.imported.length} site(s){result.passwordsStored ? `, ${result.passwordsStored} password(s) stored` : ''}.</p>
-          {result.notes.map((n) => <p key={n} className="muted">{n}</p>)}
-          <div className="buttons"><button type="button" className="primary" onClick={onClose} data-autofocus>Close</button></div>
-        </div>
-      ) : (
+      {result ? <ResultView result={result} onClose={onClose} /> : (
         <>
           <form onSubmit={load} className="form-grid" aria-label="Source">
             <label htmlFor={`${uid}-format`}>Format</label>
@@ -112,19 +142,7 @@ export function ImportDialog({ settings, onImported, onClose }: ImportDialogProp
             <section aria-label="Preview">
               <p className="muted">{preview.source}: {preview.candidates.length} site(s), {picks.size} ticked.</p>
               <PreviewTable preview={preview} picks={picks} setPicks={setPicks} />
-              {preview.notes.length > 0 && (
-                <ul className="import-notes" aria-label="Not imported">{preview.notes.map((n) => <li key={n}>{n}</li>)}</ul>
-              )}
-              <div className="form-grid">
-                <label htmlFor={`${uid}-into`}>Into folder</label>
-                <input id={`${uid}-into`} value={into} placeholder="top level" onChange={(e) => setInto(e.target.value)} autoComplete="off" />
-                {withPasswords > 0 && (
-                  <label className="full">
-                    <input type="checkbox" checked={passwords} onChange={(e) => setPasswords(e.target.checked)} /> Store the {withPasswords} password(s)
-                    the file holds{insecure ? ` (refused: this system stores passwords without encryption (${settings?.secretStorage.backend}); agree in Settings first)` : ''}
-                  </label>
-                )}
-              </div>
+              <ImportOptions preview={preview} picks={picks} into={into} setInto={setInto} passwords={passwords} setPasswords={setPasswords} settings={settings} />
             </section>
           )}
           <div className="buttons">

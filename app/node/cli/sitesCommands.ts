@@ -25,7 +25,8 @@ A site's name works as the host of a URL: sluice get sftp://NAME/path uses the s
 Ids: the first 8 characters that \`sluice sites list\` shows are enough (at least 4).
 The command line keeps no passwords: import them in the app (Sites → Import…), or type them when connecting.
 
-Formats of sluice sites import: ${IMPORT_FORMATS.map((f) => `${f} = ${IMPORT_FORMAT_LABELS[f]}`).join('; ')}.
+Formats of sluice sites import:
+${IMPORT_FORMATS.map((f) => `  ${f.padEnd(10)} ${IMPORT_FORMAT_LABELS[f]}`).join('\n')}
 
 Examples:
   sluice sites add web sftp://deploy@web.example.com:2222/var/www -i ~/.ssh/id_ed25519 --folder Work

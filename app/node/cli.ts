@@ -15,6 +15,8 @@ import { toFatal, wantsJson, writeFatal, type FatalError } from './cli/fatal';
 import { makeOutput, type Output } from './cli/output';
 import { buildProgram, transferRequest, type CliOptions } from './cli/program';
 import { addQueueCommands } from './cli/queueCommands';
+import { addSitesCommands } from './cli/sitesCommands';
+import { withBookmark } from './cli/bookmarks';
 import { connectedLine, engineOptions, resolveOperands } from './cli/jobSetup';
 import { SIGNAL_EXIT_CODES, guardSignals, type HandledSignal } from './cli/signals';
 import { formatSummary } from './cli/summary';
@@ -47,8 +49,9 @@ function printReport(report: TransferReport, out: Output, json: boolean): void {
 }
 
 /** The run's tries (cli/retry.ts): each connects, opens the journal and transfers. */
-function retryingJob(direction: 'get' | 'put', operands: string[], o: CliOptions, out: Output): RetryingJob {
+function retryingJob(direction: 'get' | 'put', operands: string[], given: CliOptions, out: Output): RetryingJob {
   const { spec, sources, dest } = resolveOperands(direction, operands.slice(0, -1), operands[operands.length - 1]);
+  const o = withBookmark(given, spec.bookmark);
   const say = (line: string): void => out.info(line);
   return new RetryingJob({
     connect: () => openEngine(engineOptions({ direction, spec, sources, dest }, o, out)),
@@ -102,6 +105,7 @@ async function run(direction: 'get' | 'put', operands: string[], o: CliOptions):
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram(run);
   addQueueCommands(program);
+  addSitesCommands(program);
   try {
     if (argv.length <= 2) {
       program.outputHelp();

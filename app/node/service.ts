@@ -6,8 +6,8 @@
  *
  * This file is the router: it validates each request against the contract and wraps the answer in a Result. The
  * work is in service/sessions.ts (sessions and host-key prompts), service/queue.ts (the transfer queue, kept in
- * `<home>/queue.db` by service/jobBook.ts, and conflict prompts), service/localFs.ts (the local file browser) and the
- * sites store.
+ * `<home>/queue.db` by service/jobBook.ts, and conflict prompts), service/localFs.ts (the local file browser), the
+ * sites store, and sites/siteImport.ts (importing other programs' sites, exporting Sluice JSON).
  */
 import {
   invokeSchemas, type EventName, type EventPayloads, type InvokeChannel, type InvokeRequests, type InvokeResponses,
@@ -16,6 +16,7 @@ import {
 import { ok, err, type Result } from '../common/ipc/result';
 import type { Job } from '../common/model/job';
 import type { SiteView } from '../common/model/site';
+import os from 'node:os';
 import { SluiceError } from './errors';
 import { openEngine, setGlobalRateLimit, type EngineFactory } from './engine/engine';
 import { defaultKnownHostsPaths } from './stores/knownHosts';
@@ -27,6 +28,8 @@ import { expandHome, listLocal, localHome, makeLocalFolder, removeLocal, renameL
 import { JobQueue } from './service/queue';
 import { redact, toErrorResult } from './service/results';
 import { SiteSessions } from './service/sessions';
+import { applyImport, exportSites, previewImport, writeExport, type SiteImportContext } from './sites/siteImport';
+import { expandHome as expandHomeOf } from './sites/source';
 
 export type { Engine, EngineFactory, EngineOptions } from './engine/engine';
 export { redact } from './service/results';
@@ -70,6 +73,7 @@ export class SluiceService {
   private readonly sessions: SiteSessions;
   private readonly queue: JobQueue;
   private readonly handlers: Handlers;
+  private readonly env: NodeJS.ProcessEnv;
   private closed = false;
 
   constructor(opts: ServiceOptions) {
@@ -77,6 +81,7 @@ export class SluiceService {
     this.secrets = opts.secrets;
     this.clock = opts.clock ?? Date.now;
     const env = opts.env ?? process.env;
+    this.env = env;
     const hub: ServiceHub = {
       store: this.store,
       secrets: this.secrets,
@@ -202,6 +207,14 @@ export class SluiceService {
         if (secret !== undefined) await this.secrets.set(copy.id, secret).catch(() => undefined);
         return copy;
       },
+      'sites.importPreview': async (req) => (await previewImport(this.importContext(), req)).preview,
+      'sites.import': async ({ passwords, ...req }) => applyImport(this.importContext(), req, passwords === false
+        ? { skip: 'not asked for' }
+        : { store: async (siteId, secret) => { this.checkSecretStorageAllowed(); await this.secrets.set(siteId, secret); } }),
+      'sites.export': async ({ path: p, withPasswords, siteIds, overwrite }) => {
+        const { doc, passwords } = await exportSites(this.store, { siteIds, now: this.clock(), passwordOf: withPasswords ? (id) => this.secrets.get(id) : undefined });
+        return writeExport(expandHomeOf(p, this.env.HOME ?? os.homedir()), doc, passwords, overwrite ?? false);
+      },
       'folders.create': async ({ path: p }) => { this.store.createFolder(p); },
       'folders.delete': async ({ path: p }) => { this.store.deleteFolder(p); },
 
@@ -263,6 +276,15 @@ export class SluiceService {
       secretStorage: this.secrets.status(),
       speedLimit: this.store.getSetting<number>('speedLimit') ?? 0,
     };
+  }
+
+  /** What site imports read with: the store, the login name for sources that name none, `~` and the usual places. */
+  private importContext(): SiteImportContext {
+    let user = this.env.USER ?? this.env.USERNAME;
+    if (!user) {
+      try { user = os.userInfo().username; } catch { user = 'root'; }
+    }
+    return { store: this.store, defaultUser: user, env: this.env };
   }
 
   /** Whether the user agreed to plain-text secret storage (read by main's safeStorage SecretStore). */

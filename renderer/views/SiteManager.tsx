@@ -1,6 +1,7 @@
 /**
  * Site manager: a tree of folders and saved sites with create / edit / duplicate / delete,
- * new folder / delete folder, and Connect. Every button is labelled; the tree follows the ARIA tree pattern.
+ * new folder / delete folder, Connect, and Import… / Export… (other programs' sites, Sluice JSON).
+ * Every button is labelled; the tree follows the ARIA tree pattern.
  */
 import { useMemo, useState } from 'react';
 import type { SiteView } from '../../app/common/model/site';
@@ -9,6 +10,8 @@ import { useAppState, useBridge, useStore } from '../state/react';
 import { buildSiteTree, type FolderNode } from '../state/siteTree';
 import { newSiteForm, siteToForm, type SiteForm } from '../state/siteForm';
 import { ConfirmDialog, PromptDialog } from './Dialog';
+import { ExportDialog } from './ExportDialog';
+import { ImportDialog } from './ImportDialog';
 import { Icon } from './Icon';
 import { SiteFormDialog } from './SiteForm';
 
@@ -26,6 +29,8 @@ type Modal =
   | { kind: 'newFolder'; parent: string }
   | { kind: 'deleteSite'; site: SiteView }
   | { kind: 'deleteFolder'; path: string }
+  | { kind: 'import' }
+  | { kind: 'export' }
   | null;
 
 /** The left-hand site list. */
@@ -104,6 +109,12 @@ export function SiteManager({ selection, onSelect, onConnect }: SiteManagerProps
         <button type="button" onClick={() => setModal({ kind: 'newFolder', parent: currentFolder })}>
           New folder
         </button>
+        <button type="button" onClick={() => setModal({ kind: 'import' })}>
+          Import…
+        </button>
+        <button type="button" disabled={sites.sites.length === 0} onClick={() => setModal({ kind: 'export' })}>
+          Export…
+        </button>
       </header>
       <ul role="tree" aria-label="Saved sites">
         {renderFolder(tree, 1)}
@@ -167,6 +178,10 @@ export function SiteManager({ selection, onSelect, onConnect }: SiteManagerProps
           }}
         />
       )}
+      {modal?.kind === 'import' && (
+        <ImportDialog settings={settings} onImported={() => void store.refreshSites()} onClose={() => setModal(null)} />
+      )}
+      {modal?.kind === 'export' && <ExportDialog onClose={() => setModal(null)} />}
       {modal?.kind === 'newFolder' && (
         <PromptDialog
           title="New folder"

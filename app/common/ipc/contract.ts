@@ -5,13 +5,15 @@
  *
  * Invocations answer `Result<T>` (app/common/ipc/result.ts): errors cross IPC as data.
  * Requests are validated at the boundary (main/ipc/validatedIpc.ts) with the zod schemas below.
- * Secrets: a password travels renderer -> engine only (sites.save, session.connect); no response or event carries one.
+ * Secrets: a password travels renderer -> engine only (sites.save, session.connect); no response or event carries one
+ * (an import preview says only whether a source holds one; `sites.export` writes them to a file only when asked).
  */
 import { z } from 'zod';
 import type { Result } from './result';
 import type { ErrorCode } from '../errors';
 import type { Job, Direction } from '../model/job';
 import type { Site, SiteView } from '../model/site';
+import { exportSchema, importPreviewSchema, importSchema, type ExportResult, type ImportPreview, type ImportResult } from '../model/siteImport';
 import type { QueueFile } from '../queue/files';
 import type { QueueEvent } from '../queue/reducer';
 
@@ -204,6 +206,12 @@ export const invokeSchemas = {
   'sites.save': z.strictObject({ site: siteInputSchema, password: z.string().max(4096).nullable().optional() }),
   'sites.delete': siteRef,
   'sites.duplicate': siteRef,
+  /** Reads and parses another program's sites (or a Sluice export), marks duplicates; saves nothing (issue #15). */
+  'sites.importPreview': importPreviewSchema,
+  /** Saves the picked candidates of a previewed source (same digest); their passwords go to the secret store. */
+  'sites.import': importSchema,
+  /** Writes the sites as Sluice JSON to a file (mode 0600), passwords only with `withPasswords`. */
+  'sites.export': exportSchema,
   'folders.create': z.strictObject({ path: folderPath.min(1) }),
   /** Fails with FOLDER_NOT_EMPTY when a site or subfolder is inside. */
   'folders.delete': z.strictObject({ path: folderPath.min(1) }),
@@ -282,6 +290,9 @@ export interface InvokeResponses {
   'sites.save': Site;
   'sites.delete': void;
   'sites.duplicate': Site;
+  'sites.importPreview': ImportPreview;
+  'sites.import': ImportResult;
+  'sites.export': ExportResult;
   'folders.create': void;
   'folders.delete': void;
   'session.connect': SessionStatus;

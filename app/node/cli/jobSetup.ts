@@ -9,6 +9,7 @@ import type { Engine, EngineOptions } from '../engine/engine';
 import type { Output } from './output';
 import type { CliOptions } from './program';
 import { askHostKey, isInteractive, terminalPrompter } from './prompt';
+import { applyBookmark, storeLookup, type BookmarkLookup } from './bookmarks';
 import { formatRemote, parseRemoteUrl, remoteOperandHint, type RemoteSpec } from './remoteSpec';
 import { formatBytes } from './units';
 
@@ -19,13 +20,20 @@ function notAUrl(what: string, operand: string): SluiceError {
 }
 
 /**
- * Splits operands into the remote target (one host) and plain paths.
+ * Splits operands into the remote target (one host) and plain paths. A URL whose host is a saved site's name means
+ * that site (cli/bookmarks.ts: the site wins over DNS).
  * @param sources every operand but the last
- * @throws SluiceError USAGE when the URLs are missing, misplaced or on several servers
+ * @param bookmarks finds saved sites by name (default: the data folder's sluice.db)
+ * @throws SluiceError USAGE when the URLs are missing, misplaced or on several servers, or name an ambiguous site
  */
-export function resolveOperands(direction: 'get' | 'put', sources: string[], dest: string): { spec: RemoteSpec; sources: string[]; dest: string } {
+export function resolveOperands(direction: 'get' | 'put', sources: string[], dest: string,
+  bookmarks: BookmarkLookup = storeLookup()): { spec: RemoteSpec; sources: string[]; dest: string } {
+  const parse = (text: string): RemoteSpec | null => {
+    const spec = parseRemoteUrl(text);
+    return spec && applyBookmark(spec, text, bookmarks);
+  };
   if (direction === 'put') {
-    const spec = parseRemoteUrl(dest);
+    const spec = parse(dest);
     if (!spec) throw notAUrl('put needs an sftp:// URL as the destination', dest);
     for (const s of sources) if (parseRemoteUrl(s)) throw new SluiceError('USAGE', `put copies local files: ${s} is a URL (use get)`);
     return { spec, sources, dest: spec.path };
@@ -34,7 +42,7 @@ export function resolveOperands(direction: 'get' | 'put', sources: string[], des
   let spec: RemoteSpec | null = null;
   const paths: string[] = [];
   for (const s of sources) {
-    const p = parseRemoteUrl(s);
+    const p = parse(s);
     if (!p) throw notAUrl('get needs sftp:// URLs as sources', s);
     if (spec && (p.host !== spec.host || p.port !== spec.port || (p.user ?? '') !== (spec.user ?? ''))) {
       throw new SluiceError('USAGE', 'all sources of one get must be on the same server and user');
@@ -102,7 +110,8 @@ export function engineOptions(job: { direction: 'get' | 'put'; spec: RemoteSpec;
 export function connectedLine(spec: RemoteSpec, engine: Engine): string {
   const n = engine.traits.negotiated;
   const pool = engine.pool;
-  return `connected to ${formatRemote(spec)}: kex ${n.kex}, host key ${n.serverHostKey}, cipher ${n.cipher}, mac ${n.mac}; auth ${pool.authMethod}; `
+  const site = spec.bookmark ? ` (saved site ${spec.bookmark.name})` : '';
+  return `connected to ${formatRemote(spec)}${site}: kex ${n.kex}, host key ${n.serverHostKey}, cipher ${n.cipher}, mac ${n.mac}; auth ${pool.authMethod}; `
     + `pool planned: ${pool.connections} connection(s) × ${pool.channels} channel(s), window ${formatBytes(pool.channelWindow)} per channel; `
     + `up now: ${pool.up.map((c) => `connection ${c.connection} with ${c.channels} channel(s)`).join(', ')}`
     + (pool.rttMs !== undefined ? ` (RTT ${pool.rttMs.toFixed(1)} ms)` : '');

@@ -14,6 +14,7 @@ import { LeftoverJournal } from '../stores/leftovers';
 import type { QueueStore } from '../stores/queueStore';
 import type { ConflictSetting, JobOptions, QueuedJob } from '../stores/queueRows';
 import type { ConflictRule } from '../transfer/types';
+import { withBookmark } from './bookmarks';
 import { resolveOperands } from './jobSetup';
 import { conflictRuleOf, type CliOptions } from './program';
 
@@ -45,13 +46,15 @@ function conflictSetting(rule: ConflictRule): ConflictSetting {
 
 /**
  * `sluice queue add get|put [options] SOURCE… DEST`: one job per SOURCE, added as one batch behind the queue.
- * Local paths are made absolute; a put's local sources must exist now (so a typo fails here, not in the run).
+ * Local paths are made absolute; a put's local sources must exist now (so a typo fails here, not in the run). A saved
+ * site named as the URL's host gives the job its server and the options the command leaves unset (cli/bookmarks.ts).
  * @returns the stored jobs, `queued`
  * @throws SluiceError USAGE for operands as `get`/`put` would refuse them; LOCAL_IO for a missing local source
  */
-export function addToQueue(store: QueueStore, direction: 'get' | 'put', operands: readonly string[], o: CliOptions): QueuedJob[] {
+export function addToQueue(store: QueueStore, direction: 'get' | 'put', operands: readonly string[], given: CliOptions): QueuedJob[] {
   if (operands.length < 2) throw new SluiceError('USAGE', `queue add ${direction} needs at least one SOURCE and a DEST`);
   const { spec, sources, dest } = resolveOperands(direction, operands.slice(0, -1), operands[operands.length - 1]);
+  const o = withBookmark(given, spec.bookmark);
   const put = direction === 'put';
   const absolute = put ? sources.map((s) => path.resolve(s)) : sources;
   if (put) {

@@ -4,6 +4,7 @@
  * `/~/` for the login directory, no password in the URL), the same reading curl gives them.
  */
 import { isIP } from 'node:net';
+import type { Site } from '../../common/model/site';
 import { SluiceError, displayText } from '../errors';
 
 /** Where a remote operand points. */
@@ -20,6 +21,8 @@ export interface RemoteSpec {
    * (`sftp://h/~/x`), kept as given for the engine to resolve.
    */
   path: string;
+  /** The saved site whose name was the URL's host (cli/bookmarks.ts); host, port and user are then the site's. */
+  bookmark?: Site;
 }
 
 export const DEFAULT_SSH_PORT = 22;

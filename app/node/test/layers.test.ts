@@ -17,13 +17,15 @@ async function messagesFor(code: string, filePath: string): Promise<string[]> {
   return result.messages.map((m) => `${m.ruleId}: ${m.message}`);
 }
 
-test('an upward import inside app/node fails lint (sftp -> transfer, stores -> ssh, ssh -> transfer at run time)', { timeout: 60_000 }, async () => {
+test('an upward import inside app/node fails lint (sftp -> transfer, stores -> ssh, ssh -> transfer at run time, sites -> engine)', { timeout: 60_000 }, async () => {
   assert.match((await messagesFor("import { runTransfer } from '../transfer/run';\nexport const r = runTransfer;\n", 'app/node/sftp/planted.ts')).join('\n'),
     /no-restricted-imports: .*app\/node\/sftp imports only errors\.ts and ssh2x\.ts/);
   assert.match((await messagesFor("import { Session } from '../ssh/session';\nexport const s = Session;\n", 'app/node/stores/planted.ts')).join('\n'),
     /app\/node\/stores imports no other engine layer/);
   assert.match((await messagesFor("import { runTransfer } from '../transfer/run';\nexport const r = runTransfer;\n", 'app/node/ssh/planted.ts')).join('\n'),
     /app\/node\/ssh may use sftp and stores/);
+  assert.match((await messagesFor("import { openEngine } from '../engine/engine';\nexport const o = openEngine;\n", 'app/node/sites/planted.ts')).join('\n'),
+    /app\/node\/sites \(site import and export\) uses stores only/);
   assert.deepEqual(await messagesFor("import type { EngineEvent } from '../transfer/types';\nexport type E = EngineEvent;\n", 'app/node/ssh/planted.ts'), [],
     'a type-only import from ssh into transfer/types is allowed');
 });

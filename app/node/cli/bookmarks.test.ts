@@ -1,0 +1,44 @@
+/** A saved site's name as the host of a URL (cli/bookmarks.ts): precedence, ambiguity, the options it fills. */
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import type { Site } from '../../common/model/site';
+import { applyBookmark, withBookmark } from './bookmarks';
+import { resolveOperands } from './jobSetup';
+import { parseRemoteUrl } from './remoteSpec';
+import type { CliOptions } from './program';
+
+const site: Site = {
+  id: 'id-1', name: 'Web', folder: 'Work', host: 'web.example.com', port: 2222, user: 'deploy', authMethod: 'key', keyPath: '/k/web',
+  connections: 3, ciphers: ['aes256-gcm@openssh.com'], speedLimit: 1048576, createdAt: 1, updatedAt: 1,
+};
+const lookup = (name: string): Site[] => (name === 'web' ? [site] : []);
+const resolve = (text: string) => applyBookmark(parseRemoteUrl(text)!, text, lookup);
+
+test('a site name as URL host: its host, port and user, unless the URL gives a user or port; others untouched', () => {
+  assert.deepEqual(resolve('sftp://WEB/var/www'), { host: 'web.example.com', port: 2222, user: 'deploy', path: '/var/www', bookmark: site });
+  assert.deepEqual(resolve('sftp://bob@web:22/x'), { host: 'web.example.com', port: 22, user: 'bob', path: '/x', bookmark: site });
+  assert.deepEqual(resolve('sftp://other.example.com/x'), { host: 'other.example.com', port: 22, path: '/x' });
+  let asked = false;
+  const spy = (): Site[] => { asked = true; return [site]; };
+  assert.equal(applyBookmark(parseRemoteUrl('sftp://10.0.0.1/x')!, 'sftp://10.0.0.1/x', spy).host, '10.0.0.1');
+  assert.equal(asked, false, 'an IP address is never looked up');
+  assert.throws(() => applyBookmark(parseRemoteUrl('sftp://web/x')!, 'sftp://web/x', () => [site, { ...site, id: 'id-2', folder: '' }]),
+    /2 saved sites are named web \("Work\/Web", "Web"\)/);
+});
+
+test('resolveOperands: every source of a get on the site; a put\'s destination', () => {
+  const r = resolveOperands('get', ['sftp://web/a', 'sftp://deploy@web.example.com:2222/b'], '/tmp/x', lookup);
+  assert.deepEqual(r.sources, ['/a', '/b']);
+  assert.equal(r.spec.bookmark, site);
+  assert.equal(resolveOperands('put', ['/tmp/a'], 'sftp://web/in/', lookup).spec.host, 'web.example.com');
+});
+
+test('withBookmark: the site fills what the command leaves unset', () => {
+  const base = { agent: true } as CliOptions;
+  assert.deepEqual(withBookmark(base, site), { agent: true, identity: ['/k/web'], cipher: ['aes256-gcm@openssh.com'], connections: 3, channels: undefined, limit: 1048576 });
+  const given = { agent: true, identity: ['/mine'], connections: 1, limit: 0 } as CliOptions;
+  const o = withBookmark(given, site);
+  assert.deepEqual([o.identity, o.connections, o.limit], [['/mine'], 1, 0]);
+  assert.equal(withBookmark(base, { ...site, authMethod: 'agent' }).identity, undefined, 'an agent site gives no key file');
+  assert.equal(withBookmark(base, undefined), base);
+});

@@ -4,7 +4,7 @@
  */
 import net from 'node:net';
 import { Client, type SFTPWrapper } from 'ssh2';
-import { SluiceError } from '../../errors';
+import { SluiceError, displayText } from '../../errors';
 import { InFlightBudget, RequestSlots } from '../../sftp/pipeline';
 import { RateBucket, RateGate } from '../../sftp/rateLimit';
 import {
@@ -31,15 +31,35 @@ export function negotiatedOf(n: { kex: string; serverHostKey: string; cs: { ciph
   return { kex: n.kex, serverHostKey: n.serverHostKey, cipher: n.cs.cipher, mac: n.cs.mac || '(implicit: AEAD)' };
 }
 
-export function connectionError(e: Error & { level?: string }, params: ConnectParams): SluiceError {
+/**
+ * The error a connection failed with, as a SluiceError.
+ * @param logins passwords or keyboard-interactive logins tried and refused so far during set-up: a server that closes
+ *   the connection after refusing one reached its limit of tries (OpenSSH: MaxAuthTries, "Too many authentication
+ *   failures")
+ */
+export function connectionError(e: Error & { level?: string }, params: ConnectParams, logins: LoginTally = { tried: 0, refused: 0 }): SluiceError {
   const where = `${params.host}:${params.port}`;
   if (e instanceof SluiceError) return e;
   if (e.level === 'client-authentication') return new SluiceError('AUTH_FAILED', `authentication failed for ${params.username}@${where}: all offered methods were refused`);
+  if (/too many authentication failures/i.test(e.message) || (logins.refused > 0 && e.level !== 'client-timeout')) return tooManyTries(params, logins.tried, e.message);
   // ssh2 reports a keepalive timeout with level 'client-timeout' too: test for it first.
   if (/keepalive/i.test(e.message)) return new SluiceError('CONNECTION_STALLED', `connection to ${where} stalled: no keepalive reply after ${params.keepaliveCountMax} tries`);
   if (e.level === 'client-timeout') return new SluiceError('TIMEOUT', `timed out connecting to ${where} after ${params.readyTimeoutMs} ms`);
   if ((e as NodeJS.ErrnoException).code === 'ECONNREFUSED') return new SluiceError('CONNECTION_LOST', `connection refused by ${where}`);
   return new SluiceError('CONNECTION_LOST', `connection to ${where} failed: ${e.message}`);
+}
+
+/** Password and keyboard-interactive logins of a connection's set-up: sent, and refused by the server. */
+export interface LoginTally {
+  tried: number;
+  refused: number;
+}
+
+/** AUTH_FAILED for a server that closed the connection after refusing passwords or codes: its limit of tries. */
+function tooManyTries(params: ConnectParams, tried: number, serverText?: string): SluiceError {
+  const tries = tried > 0 ? ` after ${tried} password or keyboard-interactive tries` : '';
+  return new SluiceError('AUTH_FAILED', `authentication failed for ${params.username}@${params.host}:${params.port}: the server closed the connection${tries}`
+    + ` (its limit of tries, e.g. OpenSSH's MaxAuthTries)${serverText ? `: ${displayText(serverText, 200)}` : ''}`);
 }
 
 /**
@@ -61,8 +81,10 @@ export async function connect(params: ConnectParams): Promise<ConnectInfo> {
   assertSsh2Patched();
   const client = new Client();
   let negotiated: Negotiated | undefined;
-  let hostKeyRefusal: SluiceError | null = null;
+  /** Why set-up was ended on our side: a refused host key, or a login prompt no one can answer. */
+  let refusal: SluiceError | null = null;
   let authMethod = 'none';
+  const logins: LoginTally = { tried: 0, refused: 0 };
   const { sock, identSent } = socketTo(params.host, params.port);
   coalesceWritesPerTick(sock);
   const stopAcking = ackPromptlyDuringSetup(sock, client as unknown as IgnoreCapableClient);
@@ -71,8 +93,9 @@ export async function connect(params: ConnectParams): Promise<ConnectInfo> {
   const ready = new Promise<void>((resolve, reject) => {
     client.once('ready', resolve);
     // An unreachable ssh-agent is reported as an 'error' with level 'agent'; ssh2 then tries the next method.
-    client.on('error', (e: Error & { level?: string }) => { if (e.level !== 'agent') reject(hostKeyRefusal ?? connectionError(e, params)); });
-    client.once('close', () => reject(hostKeyRefusal ?? new SluiceError('CONNECTION_LOST', `connection to ${params.host}:${params.port} closed during setup`)));
+    client.on('error', (e: Error & { level?: string }) => { if (e.level !== 'agent') reject(refusal ?? connectionError(e, params, logins)); });
+    client.once('close', () => reject(refusal ?? (logins.refused > 0 ? tooManyTries(params, logins.tried)
+      : new SluiceError('CONNECTION_LOST', `connection to ${params.host}:${params.port} closed during setup`))));
   });
   client.on('handshake', (n) => { negotiated = negotiatedOf(n as never); });
   client.on('hostkeys', (keys: Array<{ getPublicSSH(): Buffer }>) => {
@@ -81,9 +104,22 @@ export async function connect(params: ConnectParams): Promise<ConnectInfo> {
 
   // Buffers arrive as plain Uint8Arrays after postMessage's structured clone; ssh2 wants Buffers.
   const auth = { ...params.auth, keys: params.auth.keys.map((k) => ({ ...k, privateKey: Buffer.from(k.privateKey) })) };
-  const baseAuth = makeAuthHandler(auth, async () => {
-    const answer = await ask({ kind: 'password' });
-    return answer.kind === 'password-answer' ? answer.password : undefined;
+  const baseAuth = makeAuthHandler(auth, {
+    password: params.canAskPassword ? async (again) => {
+      const answer = await ask({ kind: 'password', again });
+      return answer.kind === 'password-answer' ? answer.password : undefined;
+    } : undefined,
+    keyboard: async (round) => {
+      const answer = await ask({ kind: 'keyboard', round });
+      if (answer.kind !== 'keyboard-answer' || answer.error || !answer.answers) {
+        throw answer.kind === 'keyboard-answer' && answer.error ? SluiceError.fromInfo(answer.error) : new SluiceError('AUTH_FAILED', 'keyboard-interactive: no answers');
+      }
+      return answer.answers;
+    },
+    fail: (e) => {
+      refusal ??= e;
+      client.end();
+    },
   });
   client.connect({
     sock,
@@ -105,14 +141,19 @@ export async function connect(params: ConnectParams): Promise<ConnectInfo> {
         if (answer.kind === 'hostkey-answer' && answer.accept) verify(true);
         else {
           const error = answer.kind === 'hostkey-answer' ? answer.error : undefined;
-          hostKeyRefusal = error ? SluiceError.fromInfo(error) : new SluiceError('HOSTKEY_REJECTED', 'host key refused');
+          refusal = error ? SluiceError.fromInfo(error) : new SluiceError('HOSTKEY_REJECTED', 'host key refused');
           verify(false);
         }
       });
     },
     authHandler: ((methodsLeft: string[] | null, partial: boolean | null, next: (m: unknown) => void) =>
       (baseAuth as unknown as (a: unknown, b: unknown, c: (m: unknown) => void) => void)(methodsLeft, partial, (m) => {
+        // Called again after an attempt: a password or keyboard-interactive login just refused counts towards the
+        // server's limit (a close that follows is "too many tries", not a lost connection).
+        const login = (t: string): boolean => t === 'password' || t === 'keyboard-interactive';
+        if (methodsLeft !== null && partial !== true && login(authMethod)) logins.refused++;
         if (m && typeof m === 'object' && 'type' in m) authMethod = String((m as { type: string }).type);
+        if (login(authMethod) && m) logins.tried++;
         else if (typeof m === 'string') authMethod = m;
         next(m);
       })) as never,

@@ -215,7 +215,8 @@ export class SiteSessions {
       changed: new Set(),
     };
     s.site = site;
-    if (password !== undefined) s.password = password;
+    // A connect starts from the given (else saved) password; one typed into a dialog is kept for reconnects only.
+    s.password = password;
     this.sessions.set(siteId, s);
     this.setStatus(s, { state: 'connecting', siteName: site.name, connectionsUp: 0, connections });
     try {

@@ -77,34 +77,23 @@ export function coalesceWritesPerTick(sock: net.Socket): void {
   }) as typeof sock.write;
 }
 
-export async function connect(params: ConnectParams): Promise<ConnectInfo> {
-  assertSsh2Patched();
-  const client = new Client();
-  let negotiated: Negotiated | undefined;
-  /** Why set-up was ended on our side: a refused host key, or a login prompt no one can answer. */
-  let refusal: SluiceError | null = null;
-  let authMethod = 'none';
-  const logins: LoginTally = { tried: 0, refused: 0 };
-  const { sock, identSent } = socketTo(params.host, params.port);
-  coalesceWritesPerTick(sock);
-  const stopAcking = ackPromptlyDuringSetup(sock, client as unknown as IgnoreCapableClient);
-  const setupRtt = watchSetupRtt(sock, client);
+/** What set-up learns while it runs: why it was ended on our side, the login method sent last, the logins tried. */
+interface SetupState {
+  /** A refused host key, or a login prompt no one can answer. */
+  refusal: SluiceError | null;
+  authMethod: string;
+  logins: LoginTally;
+}
 
-  const ready = new Promise<void>((resolve, reject) => {
-    client.once('ready', resolve);
-    // An unreachable ssh-agent is reported as an 'error' with level 'agent'; ssh2 then tries the next method.
-    client.on('error', (e: Error & { level?: string }) => { if (e.level !== 'agent') reject(refusal ?? connectionError(e, params, logins)); });
-    client.once('close', () => reject(refusal ?? (logins.refused > 0 ? tooManyTries(params, logins.tried)
-      : new SluiceError('CONNECTION_LOST', `connection to ${params.host}:${params.port} closed during setup`))));
-  });
-  client.on('handshake', (n) => { negotiated = negotiatedOf(n as never); });
-  client.on('hostkeys', (keys: Array<{ getPublicSSH(): Buffer }>) => {
-    post({ kind: 'hostkeys', keys: keys.map((k) => new Uint8Array(k.getPublicSSH())) });
-  });
-
+/**
+ * The ssh2 `authHandler` of a connection: {@link makeAuthHandler} over the posted material, its questions asked of the
+ * coordinator, and the set-up state kept up to date (the method sent, password and keyboard-interactive logins tried
+ * and refused; a prompt no one can answer ends the connection with its error).
+ */
+function authHandlerFor(params: ConnectParams, client: Client, setup: SetupState): unknown {
   // Buffers arrive as plain Uint8Arrays after postMessage's structured clone; ssh2 wants Buffers.
   const auth = { ...params.auth, keys: params.auth.keys.map((k) => ({ ...k, privateKey: Buffer.from(k.privateKey) })) };
-  const baseAuth = makeAuthHandler(auth, {
+  const base = makeAuthHandler(auth, {
     password: params.canAskPassword ? async (again) => {
       const answer = await ask({ kind: 'password', again });
       return answer.kind === 'password-answer' ? answer.password : undefined;
@@ -117,10 +106,44 @@ export async function connect(params: ConnectParams): Promise<ConnectInfo> {
       return answer.answers;
     },
     fail: (e) => {
-      refusal ??= e;
+      setup.refusal ??= e;
       client.end();
     },
+  }) as unknown as (a: unknown, b: unknown, c: (m: unknown) => void) => void;
+  const login = (t: string): boolean => t === 'password' || t === 'keyboard-interactive';
+  return (methodsLeft: string[] | null, partial: boolean | null, next: (m: unknown) => void) => base(methodsLeft, partial, (m) => {
+    // Called again after an attempt: a password or keyboard-interactive login just refused counts towards the
+    // server's limit (a close that follows is "too many tries", not a lost connection).
+    if (methodsLeft !== null && partial !== true && login(setup.authMethod)) setup.logins.refused++;
+    if (m && typeof m === 'object' && 'type' in m) setup.authMethod = String((m as { type: string }).type);
+    else if (typeof m === 'string') setup.authMethod = m;
+    if (m && login(setup.authMethod)) setup.logins.tried++;
+    next(m);
   });
+}
+
+export async function connect(params: ConnectParams): Promise<ConnectInfo> {
+  assertSsh2Patched();
+  const client = new Client();
+  let negotiated: Negotiated | undefined;
+  const setup: SetupState = { refusal: null, authMethod: 'none', logins: { tried: 0, refused: 0 } };
+  const { sock, identSent } = socketTo(params.host, params.port);
+  coalesceWritesPerTick(sock);
+  const stopAcking = ackPromptlyDuringSetup(sock, client as unknown as IgnoreCapableClient);
+  const setupRtt = watchSetupRtt(sock, client);
+
+  const ready = new Promise<void>((resolve, reject) => {
+    client.once('ready', resolve);
+    // An unreachable ssh-agent is reported as an 'error' with level 'agent'; ssh2 then tries the next method.
+    client.on('error', (e: Error & { level?: string }) => { if (e.level !== 'agent') reject(setup.refusal ?? connectionError(e, params, setup.logins)); });
+    client.once('close', () => reject(setup.refusal ?? (setup.logins.refused > 0 ? tooManyTries(params, setup.logins.tried)
+      : new SluiceError('CONNECTION_LOST', `connection to ${params.host}:${params.port} closed during setup`))));
+  });
+  client.on('handshake', (n) => { negotiated = negotiatedOf(n as never); });
+  client.on('hostkeys', (keys: Array<{ getPublicSSH(): Buffer }>) => {
+    post({ kind: 'hostkeys', keys: keys.map((k) => new Uint8Array(k.getPublicSSH())) });
+  });
+
   client.connect({
     sock,
     host: params.host,
@@ -141,22 +164,12 @@ export async function connect(params: ConnectParams): Promise<ConnectInfo> {
         if (answer.kind === 'hostkey-answer' && answer.accept) verify(true);
         else {
           const error = answer.kind === 'hostkey-answer' ? answer.error : undefined;
-          refusal = error ? SluiceError.fromInfo(error) : new SluiceError('HOSTKEY_REJECTED', 'host key refused');
+          setup.refusal = error ? SluiceError.fromInfo(error) : new SluiceError('HOSTKEY_REJECTED', 'host key refused');
           verify(false);
         }
       });
     },
-    authHandler: ((methodsLeft: string[] | null, partial: boolean | null, next: (m: unknown) => void) =>
-      (baseAuth as unknown as (a: unknown, b: unknown, c: (m: unknown) => void) => void)(methodsLeft, partial, (m) => {
-        // Called again after an attempt: a password or keyboard-interactive login just refused counts towards the
-        // server's limit (a close that follows is "too many tries", not a lost connection).
-        const login = (t: string): boolean => t === 'password' || t === 'keyboard-interactive';
-        if (methodsLeft !== null && partial !== true && login(authMethod)) logins.refused++;
-        if (m && typeof m === 'object' && 'type' in m) authMethod = String((m as { type: string }).type);
-        if (login(authMethod) && m) logins.tried++;
-        else if (typeof m === 'string') authMethod = m;
-        next(m);
-      })) as never,
+    authHandler: authHandlerFor(params, client, setup) as never,
   } as never);
   await ready;
 
@@ -193,7 +206,7 @@ export async function connect(params: ConnectParams): Promise<ConnectInfo> {
     maxRead: Math.min(limits.maxReadLen, MAX_REQUEST_BYTES),
     maxWrite: Math.min(limits.maxWriteLen, MAX_REQUEST_BYTES),
     extensions: limits.extensions,
-    authMethod,
+    authMethod: setup.authMethod,
     rttMs: await rtt,
     channels: sftp.length,
     ordersRequests: /^OpenSSH_/.test(software) && limits.extensions['limits@openssh.com'] !== undefined,

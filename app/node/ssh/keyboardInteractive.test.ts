@@ -137,6 +137,23 @@ test('a wrong password is asked again until it is right; at the server\'s limit 
   }
 });
 
+test('the time a person takes to answer does not count against the connect timeout', async () => {
+  const srv = await startSsh2SftpServer({ keyboardInteractive: '123456' });
+  const dir = await makeTempDir('sluice-kbd-');
+  try {
+    // The prompter answers later than readyTimeoutMs: a person reading a code off their phone.
+    const session = await openSession(optionsFor(srv, dir, {
+      readyTimeoutMs: 1500,
+      askKeyboard: () => new Promise((resolve) => setTimeout(() => resolve(['123456']), 2500)),
+    }));
+    assert.equal(session.authMethod, 'keyboard-interactive');
+    await session.close();
+  } finally {
+    await srv.stop();
+    await removeDir(dir);
+  }
+});
+
 test('a keyboard-interactive login widens one connection instead of asking again per connection', async () => {
   const srv = await startSsh2SftpServer({ keyboardInteractive: '123456' });
   const dir = await makeTempDir('sluice-kbd-');

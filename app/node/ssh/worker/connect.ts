@@ -8,17 +8,17 @@ import { SluiceError, displayText } from '../../errors';
 import { InFlightBudget, RequestSlots } from '../../sftp/pipeline';
 import { RateBucket, RateGate } from '../../sftp/rateLimit';
 import {
-  assertSsh2Patched, awaitingReplies, onChannelData, sendPing, serverSoftware, setReceiveWindow, sftpLimits, withEarlyHook,
+  assertSsh2Patched, awaitingReplies, holdReadyTimeout, onChannelData, sendPing, serverSoftware, setReceiveWindow, sftpLimits, withEarlyHook,
 } from '../../ssh2x';
 import { makeAuthHandler } from '../auth';
 import { SSH_IDENT_SOFTWARE, socketTo } from '../preconnect';
 import { ackPromptlyDuringSetup, type IgnoreCapableClient } from '../promptAck';
 import { watchSetupRtt } from '../setupRtt';
-import type { ConnectInfo, ConnectParams, Negotiated, WorkerOps } from '../workerProtocol';
+import type { ConnectInfo, ConnectParams, Negotiated, ToWorker, WorkerOps } from '../workerProtocol';
 import { handlesAhead } from './handles';
 import { probeIn } from './probe';
 import { openRemote, statOn } from './sftpCalls';
-import { MAX_REQUEST_BYTES, ask, failAll, post, requireConn, state } from './state';
+import { MAX_REQUEST_BYTES, ask, failAll, post, requireConn, state, type Question } from './state';
 
 /**
  * A connection's upload bytes in flight ({@link InFlightBudget}): about 1 s of data at the rate the server answers,
@@ -90,16 +90,25 @@ interface SetupState {
  * coordinator, and the set-up state kept up to date (the method sent, password and keyboard-interactive logins tried
  * and refused; a prompt no one can answer ends the connection with its error).
  */
-function authHandlerFor(params: ConnectParams, client: Client, setup: SetupState): unknown {
+function authHandlerFor(params: ConnectParams, client: Client, sock: net.Socket, setup: SetupState): unknown {
+  /** A question to the coordinator that waits for a person: ssh2's ready timer is held meanwhile. */
+  const askPerson = async (q: Question): Promise<ToWorker> => {
+    const resume = holdReadyTimeout(client, sock, params.readyTimeoutMs);
+    try {
+      return await ask(q);
+    } finally {
+      resume();
+    }
+  };
   // Buffers arrive as plain Uint8Arrays after postMessage's structured clone; ssh2 wants Buffers.
   const auth = { ...params.auth, keys: params.auth.keys.map((k) => ({ ...k, privateKey: Buffer.from(k.privateKey) })) };
   const base = makeAuthHandler(auth, {
     password: params.canAskPassword ? async (again) => {
-      const answer = await ask({ kind: 'password', again });
+      const answer = await askPerson({ kind: 'password', again });
       return answer.kind === 'password-answer' ? answer.password : undefined;
     } : undefined,
     keyboard: async (round) => {
-      const answer = await ask({ kind: 'keyboard', round });
+      const answer = await askPerson({ kind: 'keyboard', round });
       if (answer.kind !== 'keyboard-answer' || answer.error || !answer.answers) {
         throw answer.kind === 'keyboard-answer' && answer.error ? SluiceError.fromInfo(answer.error) : new SluiceError('AUTH_FAILED', 'keyboard-interactive: no answers');
       }
@@ -169,7 +178,7 @@ export async function connect(params: ConnectParams): Promise<ConnectInfo> {
         }
       });
     },
-    authHandler: authHandlerFor(params, client, setup) as never,
+    authHandler: authHandlerFor(params, client, sock, setup) as never,
   } as never);
   await ready;
 

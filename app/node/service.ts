@@ -44,7 +44,10 @@ export interface ServiceOptions {
   engine?: EngineFactory;
   /** Jobs running at once per site; default 4 (each job itself uses every connection of the session). */
   jobsPerSite?: number;
-  /** ms allowed for connect + handshake + auth, including the time a host-key dialog stays open. Default 120000. */
+  /**
+   * ms allowed for connect + handshake + auth, including the time a host-key dialog stays open (not a login dialog's:
+   * the timer waits while one is answered). Default 120000.
+   */
   readyTimeoutMs?: number;
   /** Environment for SSH_AUTH_SOCK and known_hosts defaults; default process.env. */
   env?: NodeJS.ProcessEnv;

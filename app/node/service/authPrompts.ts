@@ -125,6 +125,7 @@ export function loginOptions(dialogs: AuthPrompts, c: LoginContext, store: Secre
   }
   if (site.authMethod === 'key') {
     options.prompter = {
+      // Unused: ssh/passphrase.ts asks through passphrase() when the prompter has it.
       secret: async () => '',
       passphrase: async ({ keyPath, again }) => {
         const reply = await dialogs.ask({ ...base, kind: 'passphrase', retry: again, keyPath, canRemember: true, prompts: [{ prompt: 'Passphrase', echo: false }] }, c.prompts);

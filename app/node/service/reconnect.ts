@@ -47,6 +47,7 @@ function wait(ms: number, signal: AbortSignal): Promise<void> {
 export async function reconnect(plan: ReconnectPlan, lost: { code: string; message: string }): Promise<Engine> {
   const schedule = new RetrySchedule(plan.policy, plan.random);
   let last = lost;
+  // Bounded: the schedule refuses a retry after the policy's tries or total wait.
   for (;;) {
     const next = schedule.next(last.code);
     if (!next.retry) throw new SluiceError(last.code as ErrorCode, last.message);

@@ -1,7 +1,8 @@
 /**
  * Secrets and host-key notices through the UI against the real engine:
- * a password site (scripted ssh2 server) asks for the password on Connect, a wrong one fails with a compact
- * banner, the right one connects, and neither ever shows up in events, the log panel or the DOM;
+ * a password site (scripted ssh2 server) asks for the password on Connect, a wrong one is asked again ("Wrong
+ * password, try again."), cancelling fails with a compact banner, the right one connects, and neither ever shows up
+ * in events, the log panel or the DOM;
  * a trusted OpenSSH server that announces a second host key (hostkeys-00@openssh.com) gets it saved to
  * known_hosts and the UI says so with a neutral notice.
  */
@@ -15,7 +16,7 @@ import { startSshd } from './fixtures/sshd';
 const PASSWORD = 'Sluice-pw-7f3k9Q';
 const WRONG = 'not-the-pw-Zx81';
 
-test('a password site asks for the password; it never reaches events, the log or the DOM', async ({ app, engine, page, localDir }) => {
+test('a password site asks for the password, again when wrong; it never reaches events, the log or the DOM', async ({ app, engine, page, localDir }) => {
   const server = await startScriptedServer({ password: PASSWORD });
   const events: string[] = [];
   const unsubscribe = engine.service.subscribe((event, payload) => events.push(`${event} ${JSON.stringify(payload)}`));
@@ -26,23 +27,26 @@ test('a password site asks for the password; it never reaches events, the log or
     await app.createSite({ name: 'Pw', host: server.host, port: server.port, user: server.user, auth: 'password', localDir, remoteDir: server.root });
     const userAtHost = `${server.user}@${server.host}`;
 
-    // A wrong password: the connect fails with a one-line banner, no password in it.
+    // A wrong password is asked again in the same dialog, not a hard failure.
     await app.startConnect('Pw');
     const prompt = app.passwordDialog(userAtHost);
     await expect(prompt).toBeVisible();
     await expect(prompt.getByLabel('Password')).toHaveAttribute('type', 'password');
     await prompt.getByLabel('Password').fill(WRONG);
     await prompt.getByRole('button', { name: 'Connect' }).click();
-    await expect(app.connectionErrorBanner).toContainText('AUTH_FAILED', { timeout: 30_000 });
+    await expect(prompt.getByRole('alert')).toHaveText('Wrong password, try again.', { timeout: 30_000 });
+    await expect(prompt.getByLabel('Password')).toHaveValue('');
+    await app.screenshot('password-retry');
 
-    // Cancel asks nothing and connects nothing.
-    await app.startConnect('Pw');
-    await expect(prompt).toBeVisible();
+    // Cancel gives up: the connect fails with a one-line banner, no password in it.
     await page.keyboard.press('Escape');
     await expect(prompt).toBeHidden();
+    await expect(app.connectionErrorBanner).toContainText('AUTH_FAILED', { timeout: 30_000 });
 
     // The right password connects and browses; a transfer runs on the same session.
     await app.startConnect('Pw');
+    await expect(prompt).toBeVisible();
+    await expect(prompt.getByRole('alert')).toHaveCount(0);
     await prompt.getByLabel('Password').fill(PASSWORD);
     await prompt.getByRole('button', { name: 'Connect' }).click();
     await app.waitForRemoteListing(server.root);

@@ -3,7 +3,7 @@
  * (the link or the server went away for a while: worth another try) and which are permanent (the same try would fail
  * the same way), and the wait before each new try — exponential backoff with decorrelated jitter, bounded by a most
  * tries, a longest single wait and a longest sum of waits. The randomness is injected; the waiting itself (timers,
- * Ctrl-C) is the caller's: app/node/cli/retry.ts.
+ * Ctrl-C) is the caller's: app/node/cli/retry.ts, and the app's reconnect in app/node/service/reconnect.ts.
  */
 import { isInterruption } from './errors';
 
@@ -24,6 +24,12 @@ export interface RetryPolicy {
  * 120 s in all — a worst case of 6 + 18 + 54 + 42 s between the five tries, about 40 s on average.
  */
 export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = { tries: 5, baseDelayMs: 2000, maxDelayMs: 60_000, totalDelayMs: 120_000 };
+
+/**
+ * The app's reconnect (a site's session lost every connection): the lost session counts as the first try, then up to 5
+ * attempts, waits from 1 s growing about ×2 (decorrelated jitter), at most 30 s each and 2 minutes in all.
+ */
+export const RECONNECT_POLICY: Readonly<RetryPolicy> = { tries: 6, baseDelayMs: 1000, maxDelayMs: 30_000, totalDelayMs: 120_000 };
 
 /**
  * True for a failure another try may cure: the connection was lost, reset, refused (a server restarting) or stalled,

@@ -251,22 +251,6 @@ test('site ciphers are validated and passed to the engine', async (t) => {
   assert.equal(h.engine.opened.length, 1, 'the engine was not asked to connect with an unknown cipher');
 });
 
-test('when every connection drops the session is reported lost and the next connect opens a new one', async (t) => {
-  const h = await harness(t);
-  await acceptHostKey(h);
-  const lost = h.next('session.status', (st) => st.state === 'disconnected');
-  h.engine.opened[0].onEvent({ type: 'connection', id: 0, state: 'down', reason: 'read ECONNRESET' });
-  const st = await lost;
-  assert.deepEqual(st.error, { code: 'CONNECTION_LOST', message: 'read ECONNRESET' });
-  const notConnected = await h.service.invoke('remote.list', { siteId: h.siteId, path: '/' });
-  assert.equal(notConnected.ok ? '' : notConnected.error.code, 'NOT_CONNECTED');
-  const again = await h.service.invoke('session.connect', { siteId: h.siteId });
-  assert.ok(again.ok);
-  assert.equal(again.value.state, 'connected');
-  assert.equal(again.value.error, undefined);
-  assert.equal(h.engine.opened.length, 2);
-});
-
 test('speed limits: the global one is kept in settings and applied to the process; a site\'s reaches its engine, at connect and when saved', async (t) => {
   const h = await harness(t);
   const set = await h.service.invoke('settings.set', { speedLimit: 10 * 1048576 });

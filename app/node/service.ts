@@ -5,15 +5,17 @@
  * `invoke(channel, payload)` answers a Result, `subscribe(listener)` receives every event.
  *
  * This file is the router: it validates each request against the contract and wraps the answer in a Result. The
- * work is in service/sessions.ts (sessions and host-key prompts), service/queue.ts (the transfer queue, kept in
- * `<home>/queue.db` by service/jobBook.ts, and conflict prompts), service/localFs.ts (the local file browser), the
- * sites store, and sites/siteImport.ts (importing other programs' sites, exporting Sluice JSON).
+ * work is in service/sessions.ts (sessions, host-key prompts, login prompts in service/authPrompts.ts, reconnects in
+ * service/reconnect.ts), service/queue.ts (the transfer queue, kept in `<home>/queue.db` by service/jobBook.ts, and
+ * conflict prompts), service/localFs.ts (the local file browser), the sites store, and sites/siteImport.ts (importing
+ * other programs' sites, exporting Sluice JSON).
  */
 import {
   invokeSchemas, type EventName, type EventPayloads, type InvokeChannel, type InvokeRequests, type InvokeResponses,
   type Settings, type Theme,
 } from '../common/ipc/contract';
 import { ok, err, type Result } from '../common/ipc/result';
+import { RECONNECT_POLICY, type RetryPolicy } from '../common/retry';
 import type { Job } from '../common/model/job';
 import type { SiteView } from '../common/model/site';
 import os from 'node:os';
@@ -22,6 +24,7 @@ import { openEngine, setGlobalRateLimit, type EngineFactory } from './engine/eng
 import { defaultKnownHostsPaths } from './stores/knownHosts';
 import { QueueStore } from './stores/queueStore';
 import { SitesStore, type SecretStore } from './stores/sites';
+import { passphraseSecretId } from './service/authPrompts';
 import type { ServiceHub } from './service/hub';
 import { JobBook, type JobBookOptions } from './service/jobBook';
 import { expandHome, listLocal, localHome, makeLocalFolder, removeLocal, renameLocal } from './service/localFs';
@@ -44,11 +47,16 @@ export interface ServiceOptions {
   engine?: EngineFactory;
   /** Jobs running at once per site; default 4 (each job itself uses every connection of the session). */
   jobsPerSite?: number;
-  /** ms allowed for connect + handshake + auth, including the time a host-key dialog stays open. Default 120000. */
+  /**
+   * ms allowed for connect + handshake + auth, including the time a host-key dialog stays open (not a login dialog's:
+   * the timer waits while one is answered). Default 120000.
+   */
   readyTimeoutMs?: number;
   /** Environment for SSH_AUTH_SOCK and known_hosts defaults; default process.env. */
   env?: NodeJS.ProcessEnv;
   clock?: () => number;
+  /** How a session that lost every connection is re-established (tries and waits); default RECONNECT_POLICY. */
+  reconnectPolicy?: RetryPolicy;
   /** How often the queue writes counters and file ends and renews its leases (tests); see JobBookOptions. */
   queueTimings?: Pick<JobBookOptions, 'progressMs' | 'heartbeatMs' | 'filesMs'>;
 }
@@ -95,8 +103,11 @@ export class SluiceService {
       readyTimeoutMs: opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
       knownHostsPaths: opts.knownHostsPath ? { readPaths: [opts.knownHostsPath], writePath: opts.knownHostsPath } : defaultKnownHostsPaths(env),
       home: opts.home,
+      reconnectPolicy: opts.reconnectPolicy ?? RECONNECT_POLICY,
     }, {
       beforeDisconnect: (siteId) => this.queue.pauseSite(siteId),
+      onConnectionLost: (siteId) => this.queue.siteReconnecting(siteId),
+      onReconnected: (siteId) => this.queue.siteBack(siteId),
       onProgress: (siteId, e) => this.queue.onProgress(siteId, e),
       onFile: (_siteId, e) => this.queue.onFile(e),
     });
@@ -196,10 +207,12 @@ export class SluiceService {
         return saved;
       },
       'sites.delete': async ({ siteId }) => {
-        if (!this.store.get(siteId)) throw new SluiceError('NOT_FOUND', `No site with id ${siteId}`);
+        const site = this.store.get(siteId);
+        if (!site) throw new SluiceError('NOT_FOUND', `No site with id ${siteId}`);
         await this.sessions.disconnect(siteId);
         this.store.delete(siteId);
         await this.secrets.delete(siteId);
+        if (site.keyPath) await this.secrets.delete(passphraseSecretId(siteId, site.keyPath));
       },
       'sites.duplicate': async ({ siteId }) => {
         const copy = this.store.duplicate(siteId);
@@ -225,13 +238,14 @@ export class SluiceService {
       'session.disconnect': async ({ siteId }) => { await this.sessions.disconnect(siteId); },
       'session.list': async () => this.sessions.statuses(),
       'hostKey.answer': async ({ promptId, answer }) => { this.sessions.answerHostKey(promptId, answer); },
+      'auth.answer': async ({ promptId, answers, remember }) => { this.sessions.answerAuth(promptId, answers, remember ?? false); },
 
-      'remote.list': async ({ siteId, path: p }) => {
-        const s = await this.sessions.engineFor(siteId);
+      // Browsing that fails on a dropped connection is tried once more, after the session reconnected (sessions.ts).
+      'remote.list': async ({ siteId, path: p }) => this.sessions.browse(siteId, async (s) => {
         const resolved = await s.realpath(p === '~' ? '.' : p.startsWith('~/') ? p.slice(2) : p);
         const entries = await s.list(resolved);
         return { path: resolved, entries: entries.map((e) => ({ name: e.name, type: e.type, size: e.size, mtimeMs: e.mtimeMs, mode: e.mode })) };
-      },
+      }),
       'remote.mkdir': async ({ siteId, path: p }) => { await (await this.sessions.engineFor(siteId)).mkdir(p); },
       'remote.rename': async ({ siteId, from, to }) => { await (await this.sessions.engineFor(siteId)).rename(from, to); },
       'remote.remove': async ({ siteId, path: p, recursive }) => { await (await this.sessions.engineFor(siteId)).remove(p, recursive ?? false); },

@@ -100,3 +100,23 @@ export function setReceiveWindow(sftp: SFTPWrapper, bytes: number): void {
 export function withEarlyHook<T extends (...a: never[]) => unknown>(done: T, early: (s: SFTPWrapper) => void): T {
   return Object.assign(done, { _sluiceEarly: early });
 }
+
+/**
+ * Stops ssh2's ready timer (`readyTimeout`: connect + handshake + authentication, the private `_readyTimeout`) while
+ * a person answers a login question, so the time they take does not count against it.
+ * @param ms the timer's full time, armed again by the returned resume() (ssh2's own error then: level client-timeout)
+ * @returns resume(): arms the timer again, unless set-up already ended (ssh2 clears `_readyTimeout` on ready)
+ */
+export function holdReadyTimeout(client: Client, sock: { destroy(): void }, ms: number): () => void {
+  const c = client as unknown as { _readyTimeout?: ReturnType<typeof setTimeout> };
+  if (c._readyTimeout === undefined) return () => undefined;
+  clearTimeout(c._readyTimeout);
+  c._readyTimeout = undefined;
+  return () => {
+    if (ms <= 0) return;
+    c._readyTimeout = setTimeout(() => {
+      client.emit('error', Object.assign(new Error('Timed out while waiting for handshake'), { level: 'client-timeout' }));
+      sock.destroy();
+    }, ms);
+  };
+}

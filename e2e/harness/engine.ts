@@ -25,7 +25,8 @@ export interface TestEngine {
  */
 const DIST = process.env.SLUICE_E2E_DIST ? path.resolve(process.env.SLUICE_E2E_DIST) : path.join(REPO_ROOT, 'dist');
 
-function requireDist<T>(relative: string): T {
+/** A compiled engine module (e.g. `app/node/engine/engine.js`, for a spec's engine wrapper), from the same dist/ the service loads. */
+export function requireDist<T>(relative: string): T {
   const file = path.join(DIST, relative);
   if (!fs.existsSync(file)) throw new Error(`e2e: ${file} is missing; run \`npm run build\` first (the engine runs compiled, with worker threads)`);
   return require(file) as T;

@@ -83,6 +83,13 @@ export class SluicePage {
   passwordDialog(userAtHost: string): Locator {
     return this.page.getByRole('dialog', { name: `Password for ${userAtHost}` });
   }
+  /** A keyboard-interactive round's dialog (one field per prompt of the server). */
+  loginDialog(userAtHost: string): Locator {
+    return this.page.getByRole('dialog', { name: `Login to ${userAtHost}` });
+  }
+  get passphraseDialog(): Locator {
+    return this.page.getByRole('dialog', { name: 'Passphrase for key' });
+  }
   get conflictDialog(): Locator {
     return this.page.getByRole('dialog', { name: 'File already exists' });
   }

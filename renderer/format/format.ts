@@ -118,3 +118,8 @@ export function summarizeError(code: string, message: string, max = 160): string
   const first = cut > 0 ? text.slice(0, cut + 1) : text;
   return first.length > max ? `${first.slice(0, max - 1)}…` : first;
 }
+
+/** A session's state for the status bar: `connected`, or `reconnecting (attempt 2)` while a lost session reconnects. */
+export function sessionStateText(status: { state: string; attempt?: number }): string {
+  return status.state === 'reconnecting' && status.attempt !== undefined ? `reconnecting (attempt ${status.attempt})` : status.state;
+}

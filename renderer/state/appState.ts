@@ -3,6 +3,7 @@
  * The queue part is replayed through the shared reducer of app/common: the UI decides nothing about transfers.
  */
 import type {
+  AuthPrompt,
   ConflictPrompt,
   EventName,
   EventPayloads,
@@ -27,6 +28,8 @@ export interface AppState {
   sessions: Readonly<Record<string, SessionStatus>>;
   /** Pending host-key prompts, oldest first; the first is shown. */
   hostKeyPrompts: readonly HostKeyPrompt[];
+  /** Pending login questions (password, keyboard-interactive, passphrase), oldest first; the first is shown. */
+  authPrompts: readonly AuthPrompt[];
   /** Pending conflict prompts, oldest first; the first is shown. */
   conflictPrompts: readonly ConflictPrompt[];
   /** Neutral, dismissable notices (e.g. host keys learned from a trusted server), oldest first. */
@@ -58,6 +61,7 @@ export const initialAppState: AppState = {
   series: {},
   sessions: {},
   hostKeyPrompts: [],
+  authPrompts: [],
   conflictPrompts: [],
   notices: [],
   log: [],
@@ -127,6 +131,9 @@ function reduceEvent(state: AppState, action: EventAction): AppState {
     case 'hostKey.prompt':
       if (state.hostKeyPrompts.some((p) => p.promptId === action.payload.promptId)) return state;
       return { ...state, hostKeyPrompts: [...state.hostKeyPrompts, action.payload] };
+    case 'auth.prompt':
+      if (state.authPrompts.some((p) => p.promptId === action.payload.promptId)) return state;
+      return { ...state, authPrompts: [...state.authPrompts, action.payload] };
     case 'hostKey.learned': {
       const notice = learnedKeysNotice(action.payload);
       if (state.notices.some((n) => n.id === notice.id)) return state;
@@ -164,9 +171,11 @@ function learnedKeysNotice(p: HostKeysLearned): Notice {
 
 function dropPrompt(state: AppState, promptId: string): AppState {
   const hostKeyPrompts = state.hostKeyPrompts.filter((p) => p.promptId !== promptId);
+  const authPrompts = state.authPrompts.filter((p) => p.promptId !== promptId);
   const conflictPrompts = state.conflictPrompts.filter((p) => p.promptId !== promptId);
-  if (hostKeyPrompts.length === state.hostKeyPrompts.length && conflictPrompts.length === state.conflictPrompts.length) return state;
-  return { ...state, hostKeyPrompts, conflictPrompts };
+  if (hostKeyPrompts.length === state.hostKeyPrompts.length && authPrompts.length === state.authPrompts.length
+    && conflictPrompts.length === state.conflictPrompts.length) return state;
+  return { ...state, hostKeyPrompts, authPrompts, conflictPrompts };
 }
 
 /** Queue filter tabs. `active` = queued, running or paused. */

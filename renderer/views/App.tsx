@@ -1,19 +1,19 @@
 /**
  * The application shell: toolbar (theme), site manager, local and remote panes, queue, throughput graph,
- * log and status bar, plus the prompts the engine raises (host key, conflict) and the password prompt.
+ * log and status bar, plus the prompts the engine raises (host key, login questions, conflict).
  * It turns gestures into bridge intents (connect, enqueue, answers); the engine decides everything else.
  */
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { ConflictChoice, HostKeyAnswer, SessionStatus, Theme } from '../../app/common/ipc/contract';
 import type { SiteView } from '../../app/common/model/site';
 import { queueTotals, type QueueState } from '../../app/common/queue/reducer';
-import { summarizeError } from '../format/format';
+import { sessionStateText, summarizeError } from '../format/format';
 import { resolveTheme } from '../state/theme';
 import { RateSeries } from '../state/series';
 import { useAppState, useBridge, useStore } from '../state/react';
 import { Banner } from './Banner';
+import { AuthDialog } from './AuthDialog';
 import { ConflictDialog } from './ConflictDialog';
-import { PromptDialog } from './Dialog';
 import { FilePane, type PaneDrag } from './FilePane';
 import { HostKeyDialog } from './HostKeyDialog';
 import { LogPanel } from './LogPanel';
@@ -47,6 +47,13 @@ function reloadToken(queue: QueueState, dir: string | null): string {
   return String(n);
 }
 
+/** What the remote pane says while it has no listing. */
+function remotePlaceholder(status: SessionStatus | undefined): string {
+  if (status?.state === 'connecting') return 'Connecting…';
+  if (status?.state === 'reconnecting') return `Connection lost: ${sessionStateText(status)}…`;
+  return 'Select a site and press Connect.';
+}
+
 /** The whole window. */
 export function App() {
   const store = useStore();
@@ -57,6 +64,7 @@ export function App() {
   const queue = useAppState((s) => s.queue);
   const seriesBySite = useAppState((s) => s.series);
   const hostKeyPrompts = useAppState((s) => s.hostKeyPrompts);
+  const authPrompts = useAppState((s) => s.authPrompts);
   const conflictPrompts = useAppState((s) => s.conflictPrompts);
   const notices = useAppState((s) => s.notices);
   const prefersDark = usePrefersDark();
@@ -65,7 +73,6 @@ export function App() {
   const [activeSiteId, setActiveSiteId] = useState<string | null>(null);
   const [localPath, setLocalPath] = useState<string | null>(null);
   const [remotePath, setRemotePath] = useState<string | null>(null);
-  const [passwordFor, setPasswordFor] = useState<SiteView | null>(null);
   /** The failed session status whose banner the user closed (a new failure is a new object and shows again). */
   const [dismissedFailure, setDismissedFailure] = useState<SessionStatus | null>(null);
 
@@ -87,15 +94,12 @@ export function App() {
   const series = (activeSiteId && seriesBySite[activeSiteId]) || EMPTY_SERIES;
   const sep: '/' | '\\' = localPath?.includes('\\') ? '\\' : '/';
 
+  // A password site without a saved password is asked by the engine (auth.prompt), as is a wrong one again.
   const connect = useCallback(
-    async (site: SiteView, password?: string) => {
-      if (site.authMethod === 'password' && !site.hasPassword && password === undefined) {
-        setPasswordFor(site);
-        return;
-      }
+    async (site: SiteView) => {
       setActiveSiteId(site.id);
       setRemotePath(null);
-      const r = await bridge.sessionConnect(password === undefined ? { siteId: site.id } : { siteId: site.id, password });
+      const r = await bridge.sessionConnect({ siteId: site.id });
       if (!r.ok) {
         store.localLog('error', `Connecting to ${site.name} failed: ${r.error.code}: ${r.error.message}`);
         return;
@@ -131,12 +135,19 @@ export function App() {
   const listRemote = useCallback((path: string) => bridge.remoteList({ siteId: activeSiteId ?? '', path }), [bridge, activeSiteId]);
 
   const hostKeyPrompt = hostKeyPrompts[0];
-  const conflictPrompt = hostKeyPrompt ? undefined : conflictPrompts[0];
+  const authPrompt = hostKeyPrompt ? undefined : authPrompts[0];
+  const conflictPrompt = hostKeyPrompt || authPrompt ? undefined : conflictPrompts[0];
   const answerHostKey = async (answer: HostKeyAnswer) => {
     if (!hostKeyPrompt) return;
     store.dispatch({ type: 'promptAnswered', promptId: hostKeyPrompt.promptId });
     const r = await bridge.hostKeyAnswer({ promptId: hostKeyPrompt.promptId, answer });
     if (!r.ok) store.localLog('error', `Host key answer failed: ${r.error.message}`);
+  };
+  const answerAuth = async (answers: string[] | null, remember: boolean) => {
+    if (!authPrompt) return;
+    store.dispatch({ type: 'promptAnswered', promptId: authPrompt.promptId });
+    const r = await bridge.authAnswer(answers ? { promptId: authPrompt.promptId, answers, remember } : { promptId: authPrompt.promptId });
+    if (!r.ok) store.localLog('error', `Login answer failed: ${r.error.message}`);
   };
   const answerConflict = async (choice: ConflictChoice, forAll: boolean) => {
     if (!conflictPrompt) return;
@@ -216,7 +227,7 @@ export function App() {
               side="remote"
               title="Remote"
               path={connected ? remotePath : null}
-              placeholder={status?.state === 'connecting' ? 'Connecting…' : 'Select a site and press Connect.'}
+              placeholder={remotePlaceholder(status)}
               sep="/"
               reloadToken={remoteToken}
               list={listRemote}
@@ -260,22 +271,8 @@ export function App() {
           onAnswer={(a) => void answerHostKey(a)}
         />
       )}
+      {authPrompt && <AuthDialog key={authPrompt.promptId} prompt={authPrompt} onAnswer={(a, r) => void answerAuth(a, r)} />}
       {conflictPrompt && <ConflictDialog prompt={conflictPrompt} pending={conflictPrompts.length - 1} onAnswer={(c, f) => void answerConflict(c, f)} />}
-      {passwordFor && (
-        <PromptDialog
-          title={`Password for ${passwordFor.user}@${passwordFor.host}`}
-          label="Password"
-          type="password"
-          submitLabel="Connect"
-          validate={(v) => (v === '' ? 'Password is required' : null)}
-          onCancel={() => setPasswordFor(null)}
-          onSubmit={(pw) => {
-            const site = passwordFor;
-            setPasswordFor(null);
-            void connect(site, pw);
-          }}
-        />
-      )}
     </div>
   );
 }

@@ -1,9 +1,9 @@
 /**
- * Status bar: the active site and its session state, negotiated cipher and KEX (RFC 4253 §7.1),
+ * Status bar: the active site and its session state (`reconnecting (attempt 2)` while a lost session comes back), negotiated cipher and KEX (RFC 4253 §7.1),
  * connections up / configured, the current total speed, and the global speed limit (issue #14).
  */
 import type { SessionStatus } from '../../app/common/ipc/contract';
-import { formatRate } from '../format/format';
+import { formatRate, sessionStateText } from '../format/format';
 
 export interface StatusBarProps {
   status: SessionStatus | undefined;
@@ -34,7 +34,7 @@ export function StatusBar({ status, rate, speedLimit, onSpeedLimit }: StatusBarP
   return (
     <footer className="statusbar" role="status" aria-label="Status">
       <span>
-        Site: <output aria-label="Connected site">{status ? `${status.siteName} (${status.state})` : 'not connected'}</output>
+        Site: <output aria-label="Connected site">{status ? `${status.siteName} (${sessionStateText(status)})` : 'not connected'}</output>
       </span>
       <span>
         Cipher: <output aria-label="Cipher">{status?.cipher ?? '—'}</output>

@@ -5,8 +5,9 @@
  *
  * Invocations answer `Result<T>` (app/common/ipc/result.ts): errors cross IPC as data.
  * Requests are validated at the boundary (main/ipc/validatedIpc.ts) with the zod schemas below.
- * Secrets: a password travels renderer -> engine only (sites.save, session.connect); no response or event carries one
- * (an import preview says only whether a source holds one; `sites.export` writes them to a file only when asked).
+ * Secrets: a password or passphrase travels renderer -> engine only (sites.save, session.connect, auth.answer); no
+ * response or event carries one (an import preview says only whether a source holds one; `sites.export` writes them
+ * to a file only when asked).
  */
 import { z } from 'zod';
 import type { Result } from './result';
@@ -57,7 +58,8 @@ export interface Settings {
   speedLimit: number;
 }
 
-export type SessionState = 'connecting' | 'connected' | 'disconnected' | 'failed';
+/** `reconnecting`: every connection was lost and the session is being opened again (with backoff; see `attempt`). */
+export type SessionState = 'connecting' | 'connected' | 'reconnecting' | 'disconnected' | 'failed';
 
 export interface SessionStatus {
   siteId: string;
@@ -73,6 +75,9 @@ export interface SessionStatus {
   connections: number;
   /** Remote home (realpath of `.`), once connected. */
   home?: string;
+  /** While `reconnecting`: the attempt under way or waited for, from 1 (the first after the loss). */
+  attempt?: number;
+  /** Why the session failed; while `reconnecting`, why it was lost (or why the last attempt failed). */
   error?: { code: string; message: string };
 }
 
@@ -117,6 +122,37 @@ export interface HostKeysLearned {
   keys: HostKeyId[];
   /** The known_hosts file they were appended to. */
   file: string;
+}
+
+/**
+ * A login question for the user (the connect waits for `auth.answer`, or fails AUTH_FAILED when it is cancelled):
+ * - `password`: the site's password (none saved or given, or `retry`: the server refused the previous one — "wrong
+ *   password, try again"; asked again up to the server's limit of tries, OpenSSH's MaxAuthTries).
+ * - `keyboard-interactive`: one round of RFC 4256 (§3.2): the server's `name`, `instructions` and `prompts`, each
+ *   hidden unless `echo`; a saved password answered the round's password prompt already (see ssh/keyboardInteractive.ts).
+ *   `retry`: the server refused the previous answers.
+ * - `passphrase`: the passphrase of the encrypted key file `keyPath` (`retry`: the previous one was wrong);
+ *   `canRemember`: the answer may be kept in the secret store (the answer's `remember`).
+ * Answers travel renderer -> engine only; no event or log line carries one.
+ */
+export interface AuthPrompt {
+  promptId: string;
+  siteId: string;
+  host: string;
+  port: number;
+  user: string;
+  kind: 'password' | 'keyboard-interactive' | 'passphrase';
+  /** The previous answer was refused (wrong password, code or passphrase). */
+  retry: boolean;
+  /** keyboard-interactive: the server's name and instruction for the round (may be empty). */
+  name?: string;
+  instructions?: string;
+  /** The fields to fill, in order (one for a password or passphrase). */
+  prompts: Array<{ prompt: string; echo: boolean }>;
+  /** passphrase: the key file. */
+  keyPath?: string;
+  /** The answer may be remembered (passphrases, in the secret store). */
+  canRemember?: boolean;
 }
 
 export interface ConflictPrompt {
@@ -218,13 +254,23 @@ export const invokeSchemas = {
 
   /**
    * Opens (or reuses) the site's session; resolves once connected (an unknown host key is asked via
-   * `hostKey.prompt` meanwhile). `password` (password sites) is used for this session only; without it the
-   * stored one is used, and with neither the connect fails AUTH_FAILED: ask the user and call again.
+   * `hostKey.prompt` meanwhile, login questions via `auth.prompt`). `password` (password sites) is used for this
+   * session only; without it the stored one is used, and with neither it is asked through `auth.prompt`. A session
+   * that loses every connection reconnects by itself (state `reconnecting`); meanwhile this waits for it.
    */
   'session.connect': z.strictObject({ siteId: id, password: z.string().max(4096).optional() }),
   'session.disconnect': siteRef,
   'session.list': none,
   'hostKey.answer': z.strictObject({ promptId: id, answer: z.enum(['accept-once', 'accept-save', 'reject']) }),
+  /**
+   * Answers an `auth.prompt`: one answer per prompt, in order; no `answers` cancels (the connect then fails
+   * AUTH_FAILED, or goes on without the key for a passphrase). `remember` keeps a passphrase in the secret store.
+   */
+  'auth.answer': z.strictObject({
+    promptId: id,
+    answers: z.array(z.string().max(4096)).min(1).max(16).optional(),
+    remember: z.boolean().optional(),
+  }),
 
   'remote.list': remotePath,
   'remote.mkdir': remotePath,
@@ -299,6 +345,7 @@ export interface InvokeResponses {
   'session.disconnect': void;
   'session.list': SessionStatus[];
   'hostKey.answer': void;
+  'auth.answer': void;
   'remote.list': Listing;
   'remote.mkdir': void;
   'remote.rename': void;
@@ -346,10 +393,12 @@ export interface EventPayloads {
   /** Throughput samples for the graph, possibly several per batch (one per site per engine tick). */
   'progress': { samples: ProgressSample[] };
   'hostKey.prompt': HostKeyPrompt;
+  /** A login question (password, keyboard-interactive round, key passphrase): answer with `auth.answer`. */
+  'auth.prompt': AuthPrompt;
   /** A trusted server announced new host keys and they were saved (shown as a neutral notice). */
   'hostKey.learned': HostKeysLearned;
   'conflict.prompt': ConflictPrompt;
-  /** A pending host-key or conflict prompt is no longer answerable (answered elsewhere, connection gone). */
+  /** A pending host-key, login or conflict prompt is no longer answerable (answered elsewhere, connection gone). */
   'prompt.closed': { promptId: string };
   'session.status': SessionStatus;
   /** Log lines, redacted (no passwords, no key material). */
@@ -363,6 +412,7 @@ const EVENT_NAME_RECORD: { [E in EventName]: true } = {
   'queue.delta': true,
   'progress': true,
   'hostKey.prompt': true,
+  'auth.prompt': true,
   'hostKey.learned': true,
   'conflict.prompt': true,
   'prompt.closed': true,

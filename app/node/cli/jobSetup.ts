@@ -7,6 +7,7 @@ import path from 'node:path';
 import { SluiceError } from '../errors';
 import type { Engine, EngineOptions } from '../engine/engine';
 import type { Output } from './output';
+import { loginAsks } from './loginPrompts';
 import type { CliOptions } from './program';
 import { askHostKey, isInteractive, terminalPrompter } from './prompt';
 import { applyBookmark, storeLookup, type BookmarkLookup } from './bookmarks';
@@ -89,7 +90,7 @@ export function engineOptions(job: { direction: 'get' | 'put'; spec: RemoteSpec;
     algorithms: { cipher: o.cipher, kex: o.kex, hmac: o.mac, serverHostKey: o.hostKeyAlgorithms },
     hostKeyMode: o.acceptNew ? 'accept-new' : interactive ? 'ask' : 'strict',
     hostKeyPrompt: prompter && ((v) => askHostKey(prompter, v.identity)),
-    askPassword: prompter ? () => prompter.secret(`${spec.user ?? ''}@${spec.host}'s password: `) : undefined,
+    ...loginAsks(spec, prompter),
     connections: o.connections,
     channels: o.channels,
     requests: o.requests,

@@ -22,6 +22,8 @@ export interface PromptIO {
 export interface TerminalPrompter extends Prompter {
   /** Hidden input (no echo); rejects with SluiceError('ABORTED') on Ctrl-C or end of input. */
   secret(question: string): Promise<string>;
+  /** A line of text shown as typed; rejects with SluiceError('ABORTED') on Ctrl-C or end of input. */
+  line(question: string): Promise<string>;
   /** A yes/no question; Enter alone gives `defaultYes` (false unless set). Re-asks up to 3 times. */
   confirm(question: string, defaultYes?: boolean): Promise<boolean>;
   /**
@@ -189,6 +191,10 @@ export function terminalPrompter(io?: PromptIO): TerminalPrompter {
   return {
     secret(question: string): Promise<string> {
       return readLine(question, false);
+    },
+
+    line(question: string): Promise<string> {
+      return readLine(question, true);
     },
 
     async confirm(question: string, defaultYes = false): Promise<boolean> {

@@ -35,6 +35,8 @@ export interface Connector {
   connect(siteId: string): Promise<Engine>;
   /** The site's engine if it is connected now (no connect attempt). */
   connected(siteId: string): Engine | undefined;
+  /** The site lost every connection and is reconnecting: its queued jobs wait (see {@link JobQueue.siteBack}). */
+  reconnecting(siteId: string): boolean;
 }
 
 type FileEvent = Extract<EngineEvent, { type: 'file' }>;
@@ -103,6 +105,23 @@ export class JobQueue {
   /** A site disconnects: its running jobs pause, its queued ones too (not while the service closes). */
   pauseSite(siteId: string): void {
     if (!this.closing) this.follow({ type: 'siteLost', siteId });
+  }
+
+  /**
+   * A site lost every connection and reconnects: its running jobs are stopped back to `queued` (their runs' journals
+   * keep what is durable, as for a pause) and wait for the session; a conflict dialog of theirs closes.
+   */
+  siteReconnecting(siteId: string): void {
+    for (const run of this.runs.values()) {
+      if (run.siteId !== siteId) continue;
+      for (const id of run.tally.unsettled()) run.stop(id, 'queued');
+      this.conflicts.closeBatch(run.batchId);
+    }
+  }
+
+  /** A lost site is connected again: its queued jobs start, resuming from what their journals hold. */
+  siteBack(siteId: string): void {
+    this.pump(siteId);
   }
 
   /** A run's progress from the engine: its jobs' counters, then the site's throughput. */
@@ -271,7 +290,7 @@ export class JobQueue {
 
   /** Starts runs of the site's queued jobs up to the per-site limit, in queue order. */
   private pump(siteId: string): void {
-    if (this.isClosed() || this.closing) return;
+    if (this.isClosed() || this.closing || this.connector.reconnecting(siteId)) return;
     const busy: InFlight = { has: (id) => this.running.has(id) || this.book.isForeign(id), keys: () => this.running.keys() };
     for (const jobs of batchesToStart(this.queue, siteId, this.jobsPerSite, busy)) this.start(jobs);
   }

@@ -1,20 +1,29 @@
 /**
  * The service's site sessions: opening a site's engine session (or joining the attempt under way) with its saved
- * identity, asking the UI about unknown host keys and showing refused ones, following the pool's connections, and
- * disconnecting. Jobs are the queue's: it is told before a site disconnects and gets the engine's progress.
+ * identity, asking the UI about unknown host keys and showing refused ones, asking login questions (authPrompts.ts),
+ * following the pool's connections, re-establishing a session that lost every connection (reconnect.ts: backoff with
+ * jitter, the host key checked again; its status says `reconnecting` with the attempt), and disconnecting. Jobs are
+ * the queue's: it is told before a site disconnects, when its connections are lost and when it is back, and gets the
+ * engine's progress.
  */
 import { randomUUID } from 'node:crypto';
 import * as os from 'node:os';
 import type { HostKeyAnswer, HostKeyPrompt, SessionStatus } from '../../common/ipc/contract';
 import type { HostKeyVerdict } from '../../common/model/hostKey';
 import type { Site } from '../../common/model/site';
+import { isTransient, type RetryPolicy } from '../../common/retry';
 import { SluiceError } from '../errors';
 import type { Engine, EngineFactory, EngineOptions } from '../engine/engine';
 import { learnedKeysMessage } from '../ssh/hostKeys';
 import type { KnownHostsPaths } from '../stores/knownHosts';
 import type { EngineEvent } from '../transfer/types';
+import { AuthPrompts, loginOptions } from './authPrompts';
 import type { ServiceHub } from './hub';
+import { reconnect } from './reconnect';
 import { errorInfo } from './results';
+
+/** How long a browsing request that failed on a transient error waits to see the connection's loss reported, ms. */
+const LOSS_SEEN_MS = 2000;
 
 /** A host key the engine refused (changed or revoked), shown once the connect failed. */
 type RefusedVerdict = Extract<HostKeyVerdict, { kind: 'changed' | 'revoked' }>;
@@ -26,11 +35,20 @@ export interface SiteSession {
   opening?: Promise<Engine>;
   engine?: Engine;
   /** Secrets used by this session, redacted from log lines. */
-  secrets: string[];
+  secrets: Set<string>;
   /** Open prompts of this session, closed when the connection attempt ends. */
   prompts: Set<string>;
   /** Set while the user disconnects, so the connections going down are not reported as lost. */
   closing?: boolean;
+  /** The password given or typed in this session (a reconnect logs in with it). */
+  password?: string;
+  /** Passphrases that opened keys in this session, by key path. */
+  passphrases: Map<string, string>;
+  /** While every connection was lost: the reconnect under way, and how to stop it. */
+  reconnecting?: Promise<Engine>;
+  stopReconnect?: AbortController;
+  /** Called on the session's next connection event or status change (see {@link SiteSessions.browse}). */
+  changed: Set<() => void>;
 }
 
 interface PendingHostKey {
@@ -47,12 +65,18 @@ export interface SessionsOptions {
   knownHostsPaths: KnownHostsPaths;
   /** The data folder (the engine's leftovers journal). */
   home: string;
+  /** Reconnect attempts and waits (app/common/retry.ts RECONNECT_POLICY). */
+  reconnectPolicy: Readonly<RetryPolicy>;
 }
 
 /** What the queue must hear from the sessions. */
 export interface SessionHooks {
   /** A site is about to disconnect: its running jobs pause, its queued ones too. */
   beforeDisconnect(siteId: string): void;
+  /** Every connection of a site was lost and it reconnects: its running jobs go back in line. */
+  onConnectionLost(siteId: string): void;
+  /** A lost site is connected again: its queued jobs may start. */
+  onReconnected(siteId: string): void;
   /** A job's progress sample from the engine. */
   onProgress(siteId: string, e: Extract<EngineEvent, { type: 'progress' }>): void;
   /** A file of a job ended (done, skipped or failed). */
@@ -62,8 +86,11 @@ export interface SessionHooks {
 export class SiteSessions {
   private readonly sessions = new Map<string, SiteSession>();
   private readonly hostKeyPrompts = new Map<string, PendingHostKey>();
+  private readonly auth: AuthPrompts;
 
-  constructor(private readonly hub: ServiceHub, private readonly o: SessionsOptions, private readonly hooks: SessionHooks) {}
+  constructor(private readonly hub: ServiceHub, private readonly o: SessionsOptions, private readonly hooks: SessionHooks) {
+    this.auth = new AuthPrompts(hub);
+  }
 
   /** The session of a site, if there is one. */
   get(siteId: string): SiteSession | undefined {
@@ -82,7 +109,17 @@ export class SiteSessions {
 
   /** Secrets a site's session uses (redacted from its log lines). */
   secretsOf(siteId: string): readonly string[] {
-    return this.sessions.get(siteId)?.secrets ?? [];
+    return [...(this.sessions.get(siteId)?.secrets ?? [])];
+  }
+
+  /** `auth.answer`: the answers to a login question, or none (cancelled); `remember` keeps a passphrase. */
+  answerAuth(promptId: string, answers: string[] | undefined, remember: boolean): void {
+    this.auth.answer(promptId, answers, remember);
+  }
+
+  /** True while the site's session reconnects after losing every connection (its queue waits). */
+  reconnecting(siteId: string): boolean {
+    return this.sessions.get(siteId)?.reconnecting !== undefined;
   }
 
   /** `hostKey.answer`: a changed or revoked key is never accepted from the dialog, the answer only closes it. */
@@ -97,7 +134,15 @@ export class SiteSessions {
   private setStatus(s: SiteSession, patch: Partial<SessionStatus>): void {
     s.status = { ...s.status, ...patch };
     if (patch.state && !patch.error) delete s.status.error;
+    if (patch.state && patch.state !== 'reconnecting') delete s.status.attempt;
     this.hub.emit('session.status', s.status);
+    this.notifyChanged(s);
+  }
+
+  private notifyChanged(s: SiteSession): void {
+    const waiting = [...s.changed];
+    s.changed.clear();
+    for (const f of waiting) f();
   }
 
   /** The site's engine if it is connected now (no connect attempt, no wait for one under way). */
@@ -109,8 +154,44 @@ export class SiteSessions {
   async engineFor(siteId: string): Promise<Engine> {
     const s = this.sessions.get(siteId);
     if (s?.engine) return s.engine;
+    if (s?.reconnecting) return s.reconnecting;
     if (s?.opening) return s.opening;
     throw new SluiceError('NOT_CONNECTED', 'Not connected to this site');
+  }
+
+  /**
+   * Runs a browsing request on the site's engine. One that fails on a dropped connection (a transient code:
+   * CONNECTION_*, TIMEOUT) runs once more: after the session was re-established when it lost every connection, else
+   * at once on the connections left.
+   */
+  async browse<T>(siteId: string, op: (engine: Engine) => Promise<T>): Promise<T> {
+    const engine = await this.engineFor(siteId);
+    try {
+      return await op(engine);
+    } catch (e) {
+      if (!isTransient(errorInfo(e).code)) throw e;
+      await this.lossSeen(siteId, engine);
+      return op(await this.engineFor(siteId));
+    }
+  }
+
+  /**
+   * Resolves once the session has seen what made a request on `engine` fail: at once when the session has moved on
+   * (reconnecting, or another engine), else at its next connection event or status change, at most LOSS_SEEN_MS later
+   * (the request's failure may arrive before the worker's report that the connection closed).
+   */
+  private lossSeen(siteId: string, engine: Engine): Promise<void> {
+    const s = this.sessions.get(siteId);
+    if (!s || s.engine !== engine) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, LOSS_SEEN_MS);
+      function done(): void {
+        clearTimeout(timer);
+        s?.changed.delete(done);
+        resolve();
+      }
+      s.changed.add(done);
+    });
   }
 
   /**
@@ -120,6 +201,7 @@ export class SiteSessions {
   async connect(siteId: string, password?: string): Promise<Engine> {
     const existing = this.sessions.get(siteId);
     if (existing?.engine) return existing.engine;
+    if (existing?.reconnecting) return existing.reconnecting;
     if (existing?.opening) return existing.opening;
     const site = this.hub.store.get(siteId);
     if (!site) throw new SluiceError('NOT_FOUND', `No site with id ${siteId}`);
@@ -127,32 +209,43 @@ export class SiteSessions {
     const s: SiteSession = existing ?? {
       site,
       status: { siteId, siteName: site.name, state: 'connecting', connectionsUp: 0, connections },
-      secrets: [],
+      secrets: new Set(),
       prompts: new Set(),
+      passphrases: new Map(),
+      changed: new Set(),
     };
     s.site = site;
+    // A connect starts from the given (else saved) password; one typed into a dialog is kept for reconnects only.
+    s.password = password;
     this.sessions.set(siteId, s);
     this.setStatus(s, { state: 'connecting', siteName: site.name, connectionsUp: 0, connections });
-    s.opening = this.open(s, password);
     try {
-      s.engine = await s.opening;
+      s.engine = await this.attempt(s);
       return s.engine;
     } catch (e) {
       this.setStatus(s, { state: 'failed', error: errorInfo(e), connectionsUp: 0 });
       this.hub.log('error', `Connecting to ${site.host}:${site.port} failed: ${errorInfo(e).message}`, siteId);
       throw e;
+    }
+  }
+
+  /** One attempt to open the site's engine (`s.opening` meanwhile); its open prompts close when it ends. */
+  private async attempt(s: SiteSession): Promise<Engine> {
+    s.opening = this.open(s);
+    try {
+      return await s.opening;
     } finally {
       s.opening = undefined;
-      for (const id of s.prompts) this.closeHostKeyPrompt(id);
+      for (const id of s.prompts) this.closePrompt(id);
       s.prompts.clear();
     }
   }
 
-  private async open(s: SiteSession, password?: string): Promise<Engine> {
+  private async open(s: SiteSession): Promise<Engine> {
     const { site } = s;
     const seen: { refused?: RefusedVerdict } = {};
     try {
-      const engine = await this.o.engine(await this.engineOptions(s, seen, password));
+      const engine = await this.o.engine(await this.engineOptions(s, seen));
       let home: string | undefined;
       try { home = await engine.realpath('.'); } catch { /* some servers refuse realpath; the UI falls back to / */ }
       const n = engine.traits.negotiated;
@@ -172,10 +265,11 @@ export class SiteSessions {
    * The engine options of a site: its saved identity, its ciphers, host keys asked through the UI (a changed or
    * revoked one is kept in `seen` to be shown once the connect failed), events to the session.
    */
-  private async engineOptions(s: SiteSession, seen: { refused?: RefusedVerdict }, password?: string): Promise<EngineOptions> {
+  private async engineOptions(s: SiteSession, seen: { refused?: RefusedVerdict }): Promise<EngineOptions> {
     const { site } = s;
-    const secret = site.authMethod === 'password' ? password ?? (await this.hub.secrets.get(site.id)) : undefined;
-    if (secret) s.secrets.push(secret);
+    const secret = site.authMethod === 'password' ? s.password ?? (await this.hub.secrets.get(site.id)) : undefined;
+    if (secret) s.secrets.add(secret);
+    const { prompter, passphrases, ...asks } = loginOptions(this.auth, s, this.hub.secrets, this.hub);
     return {
       host: site.host, port: site.port, username: site.user,
       auth: {
@@ -184,7 +278,10 @@ export class SiteSessions {
         password: secret,
         env: { ...this.o.env, SLUICE_PASSWORD: undefined },
         home: this.o.env.HOME ?? os.homedir(),
+        prompter,
+        passphrases,
       },
+      ...asks,
       // The engine validates the site's cipher names (USAGE error naming the unknown one); default: AES-aware order.
       algorithms: site.ciphers?.length ? { cipher: site.ciphers } : undefined,
       hostKeyMode: 'ask',
@@ -235,6 +332,11 @@ export class SiteSessions {
     });
   }
 
+  /** Closes an open host-key or login prompt (its connect attempt ended). */
+  closePrompt(promptId: string): void {
+    if (!this.auth.close(promptId)) this.closeHostKeyPrompt(promptId);
+  }
+
   closeHostKeyPrompt(promptId: string): void {
     const p = this.hostKeyPrompts.get(promptId);
     if (!p) return;
@@ -247,12 +349,66 @@ export class SiteSessions {
     const s = this.sessions.get(siteId);
     if (!s) return;
     this.hooks.beforeDisconnect(siteId);
-    for (const id of s.prompts) this.closeHostKeyPrompt(id);
+    for (const id of s.prompts) this.closePrompt(id);
     s.closing = true;
-    const engine = s.engine ?? (await s.opening?.catch(() => undefined));
+    s.stopReconnect?.abort();
+    const engine = s.engine ?? (await (s.reconnecting ?? s.opening)?.catch(() => undefined));
     this.sessions.delete(siteId);
     await engine?.close().catch(() => undefined);
     this.setStatus(s, { state: 'disconnected', connectionsUp: 0 });
+  }
+
+  /**
+   * Re-establishes a session that lost every connection (reconnect.ts): its running jobs go back in line, its status
+   * says `reconnecting` with the attempt; once back the queue goes on, and when the attempts run out (or one fails for
+   * good: authentication, the host key) the session fails and its jobs pause.
+   */
+  private startReconnect(s: SiteSession, lost: { code: string; message: string }): void {
+    const siteId = s.site.id;
+    const stop = new AbortController();
+    s.stopReconnect = stop;
+    this.hooks.onConnectionLost(siteId);
+    this.hub.log('warn', `Lost every connection to ${s.site.host}:${s.site.port}: ${lost.message}; reconnecting`, siteId);
+    const attempts = reconnect({
+      policy: this.o.reconnectPolicy,
+      signal: stop.signal,
+      open: () => this.attempt(s),
+      onAttempt: (attempt, delayMs, last) => {
+        this.setStatus(s, { state: 'reconnecting', attempt, connectionsUp: 0, error: last });
+        this.hub.log('info', `Reconnecting to ${s.site.host}:${s.site.port} in ${(delayMs / 1000).toFixed(1)} s (attempt ${attempt})`, siteId);
+      },
+    }, lost);
+    s.reconnecting = attempts.then((engine) => {
+      s.engine = engine;
+      s.reconnecting = undefined;
+      this.hooks.onReconnected(siteId);
+      return engine;
+    }, (e: unknown) => {
+      s.reconnecting = undefined;
+      if (!stop.signal.aborted) {
+        this.setStatus(s, { state: 'failed', connectionsUp: 0, error: errorInfo(e) });
+        this.hub.log('error', `Reconnecting to ${s.site.host}:${s.site.port} failed: ${errorInfo(e).message}`, siteId);
+        this.hooks.beforeDisconnect(siteId);
+      }
+      throw e;
+    });
+    s.reconnecting.catch(() => undefined);
+  }
+
+  /** A connection of the pool came up or went down; with none left the session is opened again (the engine does not). */
+  private onConnection(s: SiteSession, e: Extract<EngineEvent, { type: 'connection' }>): void {
+    const up = Math.max(0, s.status.connectionsUp + (e.state === 'up' ? 1 : -1));
+    const lost = e.state === 'down' && !s.closing;
+    if (lost) this.hub.log('warn', `Connection ${e.id} closed${e.reason ? `: ${e.reason}` : ''}`, s.site.id);
+    if (lost && up === 0 && s.engine && this.sessions.get(s.site.id) === s) {
+      const dead = s.engine;
+      s.engine = undefined;
+      void dead.close().catch(() => undefined);
+      this.startReconnect(s, { code: 'CONNECTION_LOST', message: e.reason ?? 'connection lost' });
+      return;
+    }
+    if (s.status.state !== 'disconnected' && s.status.state !== 'failed') this.setStatus(s, { connectionsUp: Math.min(up, s.status.connections) });
+    else this.notifyChanged(s);
   }
 
   private onEngineEvent(s: SiteSession, e: EngineEvent): void {
@@ -264,22 +420,9 @@ export class SiteSessions {
         if (e.state === 'failed') this.hub.log('warn', `${e.path}: ${e.error?.message ?? 'failed'}`, s.site.id);
         this.hooks.onFile(s.site.id, e);
         break;
-      case 'connection': {
-        const up = Math.max(0, s.status.connectionsUp + (e.state === 'up' ? 1 : -1));
-        if (s.status.state === 'connected' || s.status.state === 'connecting') this.setStatus(s, { connectionsUp: Math.min(up, s.status.connections) });
-        if (e.state === 'down' && !s.closing) {
-          this.hub.log('warn', `Connection ${e.id} closed${e.reason ? `: ${e.reason}` : ''}`, s.site.id);
-          // The engine does not reopen connections: with none left the session is gone; the next connect
-          // (or a retried job) opens a new one.
-          if (up === 0 && s.engine && this.sessions.get(s.site.id) === s) {
-            const dead = s.engine;
-            s.engine = undefined;
-            this.setStatus(s, { state: 'disconnected', connectionsUp: 0, error: { code: 'CONNECTION_LOST', message: e.reason ?? 'connection lost' } });
-            void dead.close().catch(() => undefined);
-          }
-        }
+      case 'connection':
+        this.onConnection(s, e);
         break;
-      }
       case 'log':
         this.hub.log(e.level, e.message, s.site.id);
         break;

@@ -7,7 +7,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { Client, Server, utils, type AuthContext, type ParsedKey, type Algorithms } from 'ssh2';
-import { gatherAuth, makeAuthHandler, type AuthMaterial, type Prompter } from './auth';
+import { gatherAuth, makeAuthHandler, type AuthMaterial, type PassphraseStore, type Prompter } from './auth';
 import { buildAlgorithms, defaultCipherOrder } from './algorithms';
 import { SluiceError } from '../errors';
 import { parsableEd25519Pair } from '../../../e2e/fixtures/tmp';
@@ -71,7 +71,7 @@ test('gatherAuth parses ed25519, ecdsa and rsa keys in OpenSSH and PEM formats',
   assert.equal(m.username, 'alice');
   assert.equal(m.agent, undefined);
   assert.equal(m.password, undefined);
-  assert.equal(m.tryKeyboardInteractive, false);
+  assert.equal(m.tryKeyboardInteractive, true, 'keyboard-interactive is offered whenever the server allows it');
   assert.deepEqual(m.keys.map((k) => [k.path, k.type]), cases);
   for (const k of m.keys) {
     assert.ok(Buffer.isBuffer(k.privateKey));
@@ -113,6 +113,37 @@ test('an encrypted key is skipped after 3 wrong passphrases, and without a promp
   const skipped = await gatherAuth({ identityFiles: [keys.encrypted], env: {}, prompter: empty });
   assert.equal(skipped.keys.length, 0, 'an empty passphrase skips the key');
   assert.equal(empty.questions.length, 1);
+});
+
+test('an encrypted key: a kept passphrase opens it without asking; a stale one is forgotten, then the dialog asks again after a wrong one and keeps the right one on request', async () => {
+  const kept = new Map<string, string>();
+  const calls: string[] = [];
+  const store: PassphraseStore = {
+    get: async (k) => kept.get(k),
+    set: async (k, p) => { calls.push(`set ${p === PASSPHRASE ? 'right' : 'other'}`); kept.set(k, p); },
+    delete: async (k) => { calls.push('delete'); kept.delete(k); },
+    opened: (k) => { calls.push(`opened ${path.basename(k)}`); },
+  };
+  const asks: boolean[] = [];
+  const answers = [{ passphrase: 'wrong' }, { passphrase: PASSPHRASE, remember: true }];
+  const prompter: Prompter = {
+    secret: () => Promise.reject(new Error('the passphrase method is used')),
+    passphrase: async ({ keyPath, again }) => { assert.equal(keyPath, keys.encrypted); asks.push(again); return answers.shift()!; },
+  };
+  kept.set(keys.encrypted, 'stale');
+  const warnings: string[] = [];
+  const m = await gatherAuth({ identityFiles: [keys.encrypted], env: {}, prompter, passphrases: store }, (w) => warnings.push(w));
+  assert.equal(m.keys[0]?.passphrase, PASSPHRASE);
+  assert.deepEqual(asks, [false, true], 'asked, then asked again after the wrong one');
+  assert.deepEqual(calls, ['delete', `opened ${path.basename(keys.encrypted)}`, 'set right']);
+  assert.match(warnings.join('\n'), /saved passphrase .* no longer opens it/);
+  assert.ok(!warnings.join('\n').includes(PASSPHRASE) && !warnings.join('\n').includes('stale'), 'no secrets in warnings');
+
+  calls.length = 0;
+  const again = await gatherAuth({ identityFiles: [keys.encrypted], env: {}, prompter, passphrases: store });
+  assert.equal(again.keys[0]?.passphrase, PASSPHRASE);
+  assert.deepEqual(asks, [false, true], 'the kept passphrase was used without asking');
+  assert.deepEqual(calls, [`opened ${path.basename(keys.encrypted)}`]);
 });
 
 test('a PuTTY PPK v3 key given with -i fails with UNSUPPORTED_KEY and puttygen advice', async () => {

@@ -6,14 +6,12 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { ParsedKey } from 'ssh2';
-
-// ssh2's key parser alone (what `utils.parseKey` re-exports): the coordinating thread never needs the rest
-// of ssh2 (client, server, agent), and loading it costs start-up time on every CLI run.
-const { parseKey } = require('ssh2/lib/protocol/keyParser') as { parseKey(data: Buffer | string, passphrase?: string | Buffer): ParsedKey | ParsedKey[] | Error };
-const utils = { parseKey };
-import type { AuthHandlerMiddleware, AuthenticationType, AnyAuthMethod, KeyboardInteractiveAuthMethod, Prompt } from 'ssh2';
+import type { AuthHandlerMiddleware, AuthenticationType, AnyAuthMethod } from 'ssh2';
 import { SluiceError, displayText, fromLocalError } from '../errors';
+import { keyboardMethod, type KeyboardRound, type KeyboardState } from './keyboardInteractive';
+import { tryParse, unlockKey, type PassphraseStore, type Prompter } from './passphrase';
+
+export { PASSPHRASE_TRIES, type PassphraseAnswer, type PassphraseStore, type Prompter } from './passphrase';
 
 /** One private key to offer. `privateKey` is the file's bytes; ssh2 parses it again with `passphrase`. */
 export interface AuthKey {
@@ -31,13 +29,11 @@ export interface AuthMaterial {
   agent?: string;
   keys: AuthKey[];
   password?: string;
-  /** Offer keyboard-interactive (answered with the password) after password auth. */
+  /**
+   * Offer keyboard-interactive (RFC 4256) last, when the server allows it: the password answers its first password
+   * prompt, the other prompts go to the prompter (ssh/keyboardInteractive.ts). gatherAuth sets it.
+   */
   tryKeyboardInteractive: boolean;
-}
-
-/** Asks the user for a secret; hidden input. Absent in batch mode. */
-export interface Prompter {
-  secret(question: string): Promise<string>;
 }
 
 export interface AuthOptions {
@@ -53,28 +49,14 @@ export interface AuthOptions {
   env?: NodeJS.ProcessEnv;
   /** Home directory for default keys; default os.homedir(). */
   home?: string;
-  /** Interactive prompter; absent in batch mode. */
+  /** Interactive prompter (passphrases); absent in batch mode. */
   prompter?: Prompter;
+  /** Passphrases kept for key files, tried before asking (the app's secret store); a right one asked may be kept. */
+  passphrases?: PassphraseStore;
 }
 
 /** Default identity files, in OpenSSH's order of preference (ssh_config(5) IdentityFile). */
 export const DEFAULT_IDENTITY_FILES = ['id_ed25519', 'id_ecdsa', 'id_rsa'];
-
-/** Passphrase attempts per encrypted key, as ssh(1) (NumberOfPasswordPrompts 3). */
-export const PASSPHRASE_TRIES = 3;
-
-type ParseOutcome = { ok: true; type: string } | { ok: false; encrypted: boolean; message: string };
-
-/** Parses with ssh2's `utils.parseKey`; the OpenSSH format may hold several keys, the first is used. */
-function tryParse(data: Buffer, passphrase?: string): ParseOutcome {
-  const parsed = utils.parseKey(data, passphrase);
-  if (parsed instanceof Error) {
-    return { ok: false, encrypted: /no passphrase given/i.test(parsed.message), message: parsed.message };
-  }
-  const key = Array.isArray(parsed) ? parsed[0] : parsed;
-  if (!key || !key.isPrivateKey()) return { ok: false, encrypted: false, message: 'not a private key (is it the .pub file?)' };
-  return { ok: true, type: key.type };
-}
 
 function isPpk(data: Buffer): boolean {
   return data.subarray(0, 64).toString('latin1').startsWith('PuTTY-User-Key-File-');
@@ -86,7 +68,7 @@ function ppkAdvice(file: string): string {
 }
 
 /** Reads and parses one identity file; returns null (after a warning) when it must be skipped. */
-async function loadKey(file: string, explicit: boolean, prompter: Prompter | undefined, warn: (m: string) => void): Promise<AuthKey | null> {
+async function loadKey(file: string, explicit: boolean, o: AuthOptions, warn: (m: string) => void): Promise<AuthKey | null> {
   let data: Buffer;
   try {
     data = await fs.promises.readFile(file);
@@ -103,19 +85,8 @@ async function loadKey(file: string, explicit: boolean, prompter: Prompter | und
     warn(message);
     return null;
   }
-  if (!prompter) {
-    warn(`Skipping encrypted key ${displayText(file)}: no passphrase can be asked in batch mode (load it into ssh-agent instead)`);
-    return null;
-  }
-  for (let attempt = 1; attempt <= PASSPHRASE_TRIES; attempt++) {
-    const passphrase = await prompter.secret(`Enter passphrase for key '${displayText(file)}': `);
-    if (passphrase === '') break; // an empty answer skips the key, as ssh(1) does
-    const again = tryParse(data, passphrase);
-    if (again.ok) return { path: file, privateKey: data, passphrase, type: again.type };
-    if (attempt < PASSPHRASE_TRIES) warn(`Bad passphrase for ${displayText(file)}, try again`);
-  }
-  warn(`Skipping key ${displayText(file)}: no correct passphrase given`);
-  return null;
+  const unlocked = await unlockKey(file, data, { prompter: o.prompter, passphrases: o.passphrases, warn });
+  return unlocked && { path: file, privateKey: data, passphrase: unlocked.passphrase, type: unlocked.type };
 }
 
 function defaultUsername(env: NodeJS.ProcessEnv): string {
@@ -137,8 +108,9 @@ function isSocket(p: string): boolean {
 /**
  * Collects what to offer: ssh-agent (SSH_AUTH_SOCK, when it is a socket), `-i` key files (or the default
  * ~/.ssh/id_ed25519, id_ecdsa, id_rsa when none are given and they exist), and a password
- * (`opts.password`, else SLUICE_PASSWORD). Each key is parsed with ssh2's `utils.parseKey`; an encrypted key
- * gets {@link PASSPHRASE_TRIES} passphrase prompts, or is skipped with a warning when there is no prompter.
+ * (`opts.password`, else SLUICE_PASSWORD). Each key is parsed with ssh2's `utils.parseKey`; an encrypted key is
+ * opened with its passphrase from `opts.passphrases`, else gets {@link PASSPHRASE_TRIES} passphrase prompts
+ * (ssh/passphrase.ts unlockKey), or is skipped with a warning when there is no prompter.
  * @param onWarning receives human-readable notes about skipped identities (never secrets)
  * @throws SluiceError('UNSUPPORTED_KEY') for an explicit `-i` key ssh2 cannot read (with `puttygen` advice
  *   for PuTTY keys other than PPK v2 RSA/DSA); SluiceError('LOCAL_IO') when an explicit `-i` file cannot be read
@@ -164,7 +136,7 @@ export async function gatherAuth(opts: AuthOptions, onWarning?: (msg: string) =>
     : DEFAULT_IDENTITY_FILES.map((f) => path.join(home, '.ssh', f)).filter((f) => fs.existsSync(f));
   const keys: AuthKey[] = [];
   for (const file of files) {
-    const key = await loadKey(file, explicit, opts.prompter, warn);
+    const key = await loadKey(file, explicit, opts, warn);
     if (key) keys.push(key);
   }
 
@@ -172,7 +144,7 @@ export async function gatherAuth(opts: AuthOptions, onWarning?: (msg: string) =>
   const material: AuthMaterial = {
     username,
     keys,
-    tryKeyboardInteractive: password !== undefined || opts.prompter !== undefined,
+    tryKeyboardInteractive: true,
   };
   if (agent !== undefined) material.agent = agent;
   if (password !== undefined) material.password = password;
@@ -187,8 +159,24 @@ function asBuffer(data: Uint8Array): Buffer {
   return Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
 }
 
-/** How many keyboard-interactive rounds with prompts are answered before giving up (bounded loop). */
-const MAX_KEYBOARD_ROUNDS = 3;
+/**
+ * Refused passwords and keyboard-interactive logins tried again with a fresh answer, per login at most: a bound for
+ * servers without a limit of their own (OpenSSH's sshd closes the connection after MaxAuthTries, 6 by default).
+ */
+export const MAX_LOGIN_RETRIES = 10;
+
+/** Who answers during login; in a connection worker the questions go to the coordinating thread. */
+export interface LoginAsks {
+  /**
+   * The password when none was given, or again after the server refused one (`again`: OpenSSH's "Permission denied,
+   * please try again"); undefined or '' (or a rejection) means none: the login goes on without it.
+   */
+  password?(again: boolean): Promise<string | undefined>;
+  /** Answers a keyboard-interactive round's prompts (see ssh/keyboardInteractive.ts KeyboardAsks). */
+  keyboard?(round: KeyboardRound): Promise<string[]>;
+  /** No one can answer a prompt: the caller ends the connection with this error. */
+  fail?(error: SluiceError): void;
+}
 
 type Step =
   | { kind: 'agent' }
@@ -197,107 +185,108 @@ type Step =
   | { kind: 'keyboard-interactive' };
 
 /** The RFC 4252 method name a step needs the server to still allow. */
-function methodOf(step: Step): AuthenticationType {
-  if (step.kind === 'agent' || step.kind === 'key') return 'publickey';
-  return step.kind;
+function methodOf(kind: Step['kind']): AuthenticationType {
+  if (kind === 'agent' || kind === 'key') return 'publickey';
+  return kind;
 }
 
 /**
  * Returns an ssh2 `authHandler` (ssh2 README "authHandler"; `(methodsLeft, partialSuccess, next)`, where
- * `methodsLeft` is null on the first call) that tries, in order: the agent, each key, the password
- * (calling `askPassword()` lazily when no password was given), then keyboard-interactive answering hidden
- * prompts with that same password. Steps whose method the server no longer allows are skipped; when
- * nothing is left it passes `false` and ssh2 fails with "All configured authentication methods failed".
+ * `methodsLeft` is null on the first call) that tries, in order: the agent, each key, the password (asking
+ * `asks.password(false)` lazily when none was given), then keyboard-interactive (RFC 4256: the password answers its
+ * first password prompt, `asks.keyboard` the others; ssh/keyboardInteractive.ts). A refused password is asked again
+ * (`asks.password(true)`) and a refused keyboard-interactive login tried again (its prompts asked, the password not
+ * resent) while the server allows the method, until the server closes the connection (its limit: OpenSSH's
+ * MaxAuthTries), the user gives no answer, or {@link MAX_LOGIN_RETRIES}. Steps whose method the server no longer
+ * allows are skipped; when nothing is left it passes `false` and ssh2 fails with "All configured authentication
+ * methods failed".
  *
- * Pure over `m` and `askPassword`, so it can run inside a connection worker with posted data; it never
- * prompts by itself. Note: ssh2 emits a client 'error' with `level: 'agent'` when the agent cannot be
- * reached, then continues with the next method.
+ * Pure over `m` and `asks`, so it can run inside a connection worker with posted data; it never prompts by itself.
+ * Note: ssh2 emits a client 'error' with `level: 'agent'` when the agent cannot be reached, then goes on.
+ * @param asks who answers; a function is the password asker alone
  */
-export function makeAuthHandler(m: AuthMaterial, askPassword?: () => Promise<string | undefined>): AuthHandlerMiddleware {
+export function makeAuthHandler(m: AuthMaterial, asks: LoginAsks | ((again: boolean) => Promise<string | undefined>) = {}): AuthHandlerMiddleware {
+  const a: LoginAsks = typeof asks === 'function' ? { password: asks } : asks;
   const steps: Step[] = [];
   if (m.agent) steps.push({ kind: 'agent' });
   for (const key of m.keys) steps.push({ kind: 'key', key });
-  if (m.password !== undefined || askPassword) steps.push({ kind: 'password' });
-  // A caller that can ask for a password can also answer a keyboard-interactive (e.g. one-time code) prompt.
-  if ((m.tryKeyboardInteractive || askPassword) && (m.password !== undefined || askPassword)) steps.push({ kind: 'keyboard-interactive' });
+  if (m.password !== undefined || a.password) steps.push({ kind: 'password' });
+  if (m.tryKeyboardInteractive) steps.push({ kind: 'keyboard-interactive' });
 
   let next = 0;
-  let password = m.password;
-  let asked = false;
+  let last: Step['kind'] | undefined;
+  let retries = 0;
+  /** The user gave no password when asked: neither password method is tried any more. */
+  let declined = false;
+  const kbd: KeyboardState = { password: m.password, passwordUsed: false, rounds: 0 };
+  let roundsBefore = 0;
 
-  /** The password, asking once at most; undefined when there is none. */
-  async function getPassword(): Promise<string | undefined> {
-    if (password === undefined && askPassword && !asked) {
-      asked = true;
-      try {
-        password = await askPassword();
-      } catch {
-        password = undefined;
-      }
+  /** The password: the known one, else asked (always asked `again`); undefined when there is none. */
+  async function password(again: boolean): Promise<string | undefined> {
+    if (!again && kbd.password !== undefined) return kbd.password;
+    if (!a.password || declined) return undefined;
+    const pw = await a.password(again).catch(() => undefined);
+    if (pw === undefined || pw === '') {
+      declined = true;
+      return undefined;
     }
-    return password;
+    kbd.password = pw;
+    return pw;
   }
 
-  function keyboardInteractive(): KeyboardInteractiveAuthMethod {
-    let rounds = 0;
-    return {
-      type: 'keyboard-interactive',
-      username: m.username,
-      prompt: (_name: string, _instructions: string, _lang: string, prompts: Prompt[], finish: (answers: string[]) => void) => {
-        if (prompts.length === 0) {
-          finish([]); // an informational round (RFC 4256 §3.2): nothing to answer
-          return;
-        }
-        rounds++;
-        if (rounds > MAX_KEYBOARD_ROUNDS) {
-          finish(prompts.map(() => ''));
-          return;
-        }
-        void getPassword().then((pw) => {
-          finish(prompts.map((p) => {
-            if (p.echo === false || /pass(word|code)?|pin\b/i.test(p.prompt)) return pw ?? '';
-            if (/user(name)?|login/i.test(p.prompt)) return m.username;
-            return '';
-          }));
-        });
-      },
-    };
-  }
-
-  return (methodsLeft, _partialSuccess, callback) => {
+  return (methodsLeft, partialSuccess, callback) => {
     // `false` ends authentication (ssh2 README); @types/ssh2 does not list it.
     const done = callback as unknown as (auth: AnyAuthMethod | false) => void;
-    const allowed = (step: Step): boolean => !Array.isArray(methodsLeft) || methodsLeft.includes(methodOf(step));
+    const allowed = (kind: Step['kind']): boolean => !Array.isArray(methodsLeft) || methodsLeft.includes(methodOf(kind));
+    const offer = (kind: Step['kind'], method: AnyAuthMethod): void => {
+      last = kind;
+      done(method);
+    };
+    const offerPassword = (again: boolean, otherwise: () => void): void => {
+      void password(again).then((pw) => (pw === undefined ? otherwise() : offer('password', { type: 'password', username: m.username, password: pw })));
+    };
+    const offerKeyboard = (again: boolean): void => {
+      roundsBefore = kbd.rounds;
+      offer('keyboard-interactive', keyboardMethod(m.username, kbd, a, again));
+    };
 
     const advance = (): void => {
       while (next < steps.length) {
         const step = steps[next++];
-        if (!allowed(step)) continue;
+        if (!allowed(step.kind)) continue;
         switch (step.kind) {
           case 'agent':
-            done({ type: 'agent', username: m.username, agent: m.agent as string });
+            offer('agent', { type: 'agent', username: m.username, agent: m.agent as string });
             return;
           case 'key': {
             const key = asBuffer(step.key.privateKey);
-            done(step.key.passphrase !== undefined
+            offer('key', step.key.passphrase !== undefined
               ? { type: 'publickey', username: m.username, key, passphrase: step.key.passphrase }
               : { type: 'publickey', username: m.username, key });
             return;
           }
           case 'password':
-            void getPassword().then((pw) => {
-              if (pw === undefined || pw === '') advance();
-              else done({ type: 'password', username: m.username, password: pw });
-            });
+            offerPassword(false, advance);
             return;
           case 'keyboard-interactive':
-            if (asked && password === undefined) continue; // the user already declined to give a password
-            done(keyboardInteractive());
+            if (declined) continue; // the user already declined to give a password
+            offerKeyboard(false);
             return;
         }
       }
       done(false);
     };
-    advance();
+
+    const refused = partialSuccess !== true;
+    const canRetry = refused && !declined && retries < MAX_LOGIN_RETRIES;
+    if (last === 'password' && allowed('password') && canRetry && a.password) {
+      retries++;
+      offerPassword(true, advance);
+    } else if (last === 'keyboard-interactive' && allowed('keyboard-interactive') && (!refused || (canRetry && a.keyboard && kbd.rounds > roundsBefore))) {
+      if (refused) retries++;
+      offerKeyboard(refused);
+    } else {
+      advance();
+    }
   };
 }

@@ -1,18 +1,24 @@
 /**
- * Coordinator-side handle of one connection worker: typed request/response over postMessage, host-key
- * and password questions answered here, and the worker's shared channel counters.
+ * Coordinator-side handle of one connection worker: typed request/response over postMessage, host-key,
+ * password and keyboard-interactive questions answered here, and the worker's shared channel counters.
  */
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { SluiceError, type ErrorCode } from '../errors';
+import { SluiceError, displayText, type ErrorCode } from '../errors';
 import { COUNTERS_PER_CHANNEL } from '../sftp/pipeline';
+import type { KeyboardRound } from './keyboardInteractive';
 import type { ConnectInfo, ConnectParams, FromWorker, OpName, ToWorker, WorkerOps } from './workerProtocol';
 
 export interface ConnectionHooks {
   /** Decides on a presented host key (SSH public key blob); `error` says why when refused (HOSTKEY_*). */
   verifyHostKey(key: Buffer): Promise<{ accept: boolean; error?: SluiceError }>;
-  /** Asked when the server wants a password and none was given. */
-  askPassword?(): Promise<string | undefined>;
+  /** Asked when the server wants a password and none was given, or `again` after it refused one. */
+  askPassword?(again: boolean): Promise<string | undefined>;
+  /**
+   * Answers a keyboard-interactive round (RFC 4256) the password did not answer; rejects to end the login with that
+   * error. Absent: such a login fails AUTH_FAILED naming the prompt.
+   */
+  askKeyboard?(round: KeyboardRound): Promise<string[]>;
   /** Keys proven by the server through hostkeys-00@openssh.com (OpenSSH PROTOCOL §2.5). */
   onHostKeys?(keys: Buffer[]): void;
   /** The connection is gone; every pending call has already failed with this error. */
@@ -143,6 +149,17 @@ export class WorkerConnection {
     if (!this.closing) this.hooks.onClosed?.(e);
   }
 
+  /** Answers a keyboard-interactive round through the hook; a rejection (or no hook) carries the error back. */
+  private answerKeyboard(id: number, round: KeyboardRound): void {
+    const prompt = round.prompts[0]?.prompt.trim() ?? '';
+    const asking = this.hooks.askKeyboard?.(round)
+      ?? (round.prompts.length === 0 ? Promise.resolve([]) : Promise.reject(new SluiceError('AUTH_FAILED', `the server asks "${displayText(prompt, 100)}" (keyboard-interactive) and no one can answer it here`)));
+    asking.then(
+      (answers) => this.worker.postMessage({ kind: 'keyboard-answer', id, answers } satisfies ToWorker),
+      (e: unknown) => this.worker.postMessage({ kind: 'keyboard-answer', id, error: SluiceError.from(e).toInfo() } satisfies ToWorker),
+    );
+  }
+
   private onMessage(m: FromWorker): void {
     switch (m.kind) {
       case 'result': {
@@ -162,10 +179,13 @@ export class WorkerConnection {
         );
         return;
       case 'password':
-        (this.hooks.askPassword?.() ?? Promise.resolve(undefined)).then(
+        (this.hooks.askPassword?.(m.again === true) ?? Promise.resolve(undefined)).then(
           (password) => this.worker.postMessage({ kind: 'password-answer', id: m.id, password } satisfies ToWorker),
           () => this.worker.postMessage({ kind: 'password-answer', id: m.id } satisfies ToWorker),
         );
+        return;
+      case 'keyboard':
+        this.answerKeyboard(m.id, m.round);
         return;
       case 'progress':
         this.calls.get(m.id)?.onProgress?.(m.bytes);

@@ -7,6 +7,7 @@ import * as os from 'node:os';
 import type { Algorithms } from 'ssh2';
 import { SluiceError } from '../errors';
 import type { AuthMaterial } from './auth';
+import type { KeyboardRound } from './keyboardInteractive';
 import { WorkerConnection } from './connection';
 import { AUTO_TUNE, planPool, type PoolPlan } from './poolPlan';
 import { RateBucket, globalRateLimit, type RateLimitStats } from '../sftp/rateLimit';
@@ -57,7 +58,17 @@ export interface SessionOptions {
   /** This site's speed limit, bytes per second (0 or absent: none); {@link Session.setRateLimit} changes it. */
   rateLimit?: number;
   hostKeys: HostKeyPolicy;
-  askPassword?: () => Promise<string | undefined>;
+  /**
+   * The password, when the server wants one and none was given, or `again` after it refused one (asked again while
+   * the server allows: it closes the connection at its limit, OpenSSH's MaxAuthTries). Undefined or '' = none.
+   */
+  askPassword?: (again: boolean) => Promise<string | undefined>;
+  /**
+   * Answers a keyboard-interactive round (RFC 4256: name, instruction, prompts with their echo flags) that the
+   * password did not answer (ssh/keyboardInteractive.ts); rejects to end the login with that error (AUTH_FAILED
+   * naming the prompt in --batch mode). Absent: such a login fails AUTH_FAILED.
+   */
+  askKeyboard?: (round: KeyboardRound) => Promise<string[]>;
   onEvent?: (e: EngineEvent) => void;
 }
 
@@ -268,10 +279,17 @@ export class Session {
     this.options.onEvent?.(e);
   }
 
-  private askPasswordOnce(): Promise<string | undefined> {
-    if (this.password !== undefined) return Promise.resolve(this.password);
+  /**
+   * The password for a connection: the known one (given, or the last answer), asked once for all connections when
+   * there is none; asked anew `again` (the server refused it), and that answer is the one later connections use.
+   */
+  private askPassword(again: boolean): Promise<string | undefined> {
+    if (!again && this.password !== undefined) return Promise.resolve(this.password);
     if (!this.options.askPassword) return Promise.resolve(undefined);
-    this.passwordAsk ??= this.options.askPassword().then((p) => { this.password = p; return p; });
+    const ask = this.options.askPassword;
+    const remember = (p: string | undefined): string | undefined => { this.password = p; return p; };
+    if (again) return ask(true).then(remember);
+    this.passwordAsk ??= ask(false).then(remember);
     return this.passwordAsk;
   }
 
@@ -292,7 +310,8 @@ export class Session {
         if (check.code === 'HOSTKEY_CHANGED' || check.code === 'HOSTKEY_REVOKED') this.fatal ??= new SluiceError(check.code, check.message);
         return { accept: false, error: new SluiceError(check.code, check.message) };
       },
-      askPassword: () => this.askPasswordOnce(),
+      askPassword: (again) => this.askPassword(again),
+      askKeyboard: o.askKeyboard,
       onHostKeys: (keys) => {
         const key = this.connectionKeys.get(id);
         if (!key) return;
@@ -315,6 +334,7 @@ export class Session {
       username: o.username,
       dataDir: this.leftovers.dataDir,
       auth: { ...o.auth, password: this.password },
+      canAskPassword: o.askPassword !== undefined,
       algorithms: o.algorithms,
       requests: this.settings.requests,
       channelWindow: this.channelWindow,

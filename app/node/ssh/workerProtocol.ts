@@ -6,6 +6,7 @@ import type { SluiceErrorInfo } from '../errors';
 import type { HashMethod } from './remoteHash';
 import type { Algorithms } from 'ssh2';
 import type { AuthMaterial } from './auth';
+import type { KeyboardRound } from './keyboardInteractive';
 
 export interface ConnectParams {
   host: string;
@@ -14,6 +15,8 @@ export interface ConnectParams {
   /** Data folder of the leftovers journal (stores/leftovers.ts), for a commit that moves the old target aside. */
   dataDir: string;
   auth: AuthMaterial;
+  /** The coordinator can ask the user for a password (a `password` question gets an answer, not just nothing). */
+  canAskPassword?: boolean;
   algorithms?: Algorithms;
   /** SFTP channels to open on this connection (M). */
   channels: number;
@@ -239,6 +242,8 @@ export type ToWorker =
   /** `error`: why a refused key was refused (HOSTKEY_* code and message), the connect's error. */
   | { kind: 'hostkey-answer'; id: number; accept: boolean; error?: SluiceErrorInfo }
   | { kind: 'password-answer'; id: number; password?: string }
+  /** The answers to a keyboard-interactive round, or why there are none (the login then fails with `error`). */
+  | { kind: 'keyboard-answer'; id: number; answers?: string[]; error?: SluiceErrorInfo }
   /** Aborts the running call `id` (its result is then an error, ABORTED for transfers). */
   | { kind: 'cancel'; id: number };
 
@@ -246,7 +251,10 @@ export type FromWorker =
   | { kind: 'result'; id: number; ok: true; value: unknown }
   | { kind: 'result'; id: number; ok: false; error: SluiceErrorInfo }
   | { kind: 'hostkey'; id: number; key: Uint8Array }
-  | { kind: 'password'; id: number }
+  /** The password is wanted; `again`: the server refused the previous one. */
+  | { kind: 'password'; id: number; again?: boolean }
+  /** A keyboard-interactive round (RFC 4256) whose prompts the password did not answer. */
+  | { kind: 'keyboard'; id: number; round: KeyboardRound }
   /** Bytes call `id` moved since its last progress message (sent before its result). */
   | { kind: 'progress'; id: number; bytes: number }
   | { kind: 'hostkeys'; keys: Uint8Array[] }

@@ -12,6 +12,7 @@ import {
   baseFlags, describeRun, generateKeyFile, knownHostsLineFor, runCli, startTestServer, tempFilesUnder, trustedServerHooks, urlOf,
   type CliResult, type SshServer,
 } from './helpers';
+import { startSsh2SftpServer } from '../../../e2e/fixtures/ssh2SftpServer';
 
 let server: SshServer;
 let work: string;
@@ -370,6 +371,26 @@ describe('--json: every fatal error is also a JSON line on stdout', () => {
     const r = await runCli(['put', ...flags(stranger.privatePath), src(), url('/x')], { knownHosts, timeoutMs: 30_000 });
     assert.equal(r.code, 3, describeRun(r));
     assert.equal(fatalLine(r).code, 'AUTH_FAILED');
+  });
+
+  test('--batch: a keyboard-interactive prompt the password cannot answer fails AUTH_FAILED naming it (exit 3)', async () => {
+    const kbd = await startSsh2SftpServer({ keyboardInteractive: [
+      { prompts: [{ prompt: 'Password: ', echo: false }], answers: ['s3cret'] },
+      { prompts: [{ prompt: 'Verification code: ', echo: false }], answers: ['123456'] },
+    ] });
+    try {
+      const kh = path.join(work, 'known_hosts-kbd');
+      fs.writeFileSync(kh, `${kbd.knownHostsLine()}\n`);
+      const r = await runCli(['put', ...flags(server.clientKeyPath), src(), `sftp://alice@127.0.0.1:${kbd.port}/x`],
+        { knownHosts: kh, timeoutMs: 30_000, env: { SLUICE_PASSWORD: 's3cret' } });
+      assert.equal(r.code, 3, describeRun(r));
+      assert.equal(fatalLine(r).code, 'AUTH_FAILED');
+      assert.match(fatalLine(r).message, /the server asks "Verification code:" \(keyboard-interactive\), which cannot be answered without a terminal \(--batch\)/);
+      assert.deepEqual(kbd.keyboardAnswers, [['s3cret']], 'SLUICE_PASSWORD answered the password prompt, and nothing else');
+      assert.ok(!r.stderr.includes('s3cret') && !r.stdout.includes('s3cret'), 'the password is never printed');
+    } finally {
+      await kbd.stop();
+    }
   });
 
   test('usage errors, found after parsing or by the parser (exit 2)', async () => {

@@ -58,6 +58,8 @@ export class FakeEngine {
   /** The size every source has. */
   fileSize = 100;
   removed: string[] = [];
+  /** Errors the next opens fail with (after the host key was checked), one each, in order. */
+  failures: Array<{ code: string; message: string }> = [];
   private readonly holds = new Map<string, () => void>();
 
   factory = async (options: EngineOptions): Promise<Engine> => {
@@ -65,6 +67,8 @@ export class FakeEngine {
     this.opened.push(o);
     const check = await o.hostKeys.verify(o.host, o.port, this.hostKey);
     if (!check.accepted) throw Object.assign(new Error(check.message), { code: check.code });
+    const failure = this.failures.shift();
+    if (failure) throw Object.assign(new Error(failure.message), { code: failure.code });
     o.onEvent({ type: 'connection', id: 0, state: 'up' });
     o.onEvent({ type: 'log', level: 'info', message: `auth ok with ${o.auth.password ?? 'no password'}` });
     return this.session(o);
@@ -183,7 +187,12 @@ export interface HarnessOptions {
   jobsPerSite?: number;
   site?: Partial<SiteInput>;
   queueTimings?: ServiceOptions['queueTimings'];
+  /** How a lost session reconnects; default {@link FAST_RECONNECT}. */
+  reconnectPolicy?: ServiceOptions['reconnectPolicy'];
 }
+
+/** Reconnect attempts a few ms apart, so tests do not wait out the product's backoff. */
+export const FAST_RECONNECT = { tries: 4, baseDelayMs: 5, maxDelayMs: 20, totalDelayMs: 1000 };
 
 /** Every service opened per data folder, closed by the test's cleanup. */
 const servicesOf = new Map<string, SluiceService[]>();
@@ -193,7 +202,7 @@ async function open(home: string, engine: FakeEngine, opts: HarnessOptions, site
   const knownHosts = path.join(home, 'known_hosts');
   const service = new SluiceService({
     home, secrets: opts.secrets ?? new MemorySecretStore(), knownHostsPath: knownHosts, engine: engine.factory, jobsPerSite: opts.jobsPerSite,
-    env: {}, queueTimings: opts.queueTimings,
+    env: {}, queueTimings: opts.queueTimings, reconnectPolicy: opts.reconnectPolicy ?? FAST_RECONNECT,
   });
   servicesOf.set(home, [...(servicesOf.get(home) ?? []), service]);
   const events: Harness['events'] = [];

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { SluiceService, type EngineFactory } from '../service';
+import { SluiceService, type EngineFactory, type ServiceOptions } from '../service';
 import { MemorySecretStore } from '../stores/sites';
 import { startSshd, type SshdServer } from '../../../e2e/fixtures/sshd';
 import type { EventName, EventPayloads } from '../../common/ipc/contract';
@@ -24,10 +24,11 @@ export interface SshdCtx {
   next<E extends EventName>(name: E, pred?: (p: EventPayloads[E]) => boolean): Promise<EventPayloads[E]>;
 }
 
-/** What {@link setupSshd} may change: the engine (a wrapper around openEngine) and the site's settings. */
+/** What {@link setupSshd} may change: the engine (a wrapper around openEngine), the site's settings, the reconnects. */
 export interface SshdSetupOptions {
   engine?: EngineFactory;
   site?: Partial<SiteInput>;
+  reconnectPolicy?: ServiceOptions['reconnectPolicy'];
 }
 
 /** A service and a private sshd, one site saved for it (2 connections × 2 channels); all removed after the test. */
@@ -62,6 +63,7 @@ function openService(server: SshdServer, home: string, opts: SshdSetupOptions): 
   const service = new SluiceService({
     home, secrets: new MemorySecretStore(), knownHostsPath: knownHosts, env: { HOME: home, PATH: process.env.PATH }, readyTimeoutMs: WAIT_MS,
     ...(opts.engine ? { engine: opts.engine } : {}),
+    ...(opts.reconnectPolicy ? { reconnectPolicy: opts.reconnectPolicy } : {}),
   });
   servicesOf.set(home, [...(servicesOf.get(home) ?? []), service]);
   const waiters = new Set<{ name: EventName; pred: (p: never) => boolean; resolve: (p: unknown) => void }>();

@@ -4,21 +4,21 @@
  */
 import net from 'node:net';
 import { Client, type SFTPWrapper } from 'ssh2';
-import { SluiceError } from '../../errors';
+import { SluiceError, displayText } from '../../errors';
 import { InFlightBudget, RequestSlots } from '../../sftp/pipeline';
 import { RateBucket, RateGate } from '../../sftp/rateLimit';
 import {
-  assertSsh2Patched, awaitingReplies, onChannelData, sendPing, serverSoftware, setReceiveWindow, sftpLimits, withEarlyHook,
+  assertSsh2Patched, awaitingReplies, holdReadyTimeout, onChannelData, sendPing, serverSoftware, setReceiveWindow, sftpLimits, withEarlyHook,
 } from '../../ssh2x';
 import { makeAuthHandler } from '../auth';
 import { SSH_IDENT_SOFTWARE, socketTo } from '../preconnect';
 import { ackPromptlyDuringSetup, type IgnoreCapableClient } from '../promptAck';
 import { watchSetupRtt } from '../setupRtt';
-import type { ConnectInfo, ConnectParams, Negotiated, WorkerOps } from '../workerProtocol';
+import type { ConnectInfo, ConnectParams, Negotiated, ToWorker, WorkerOps } from '../workerProtocol';
 import { handlesAhead } from './handles';
 import { probeIn } from './probe';
 import { openRemote, statOn } from './sftpCalls';
-import { MAX_REQUEST_BYTES, ask, failAll, post, requireConn, state } from './state';
+import { MAX_REQUEST_BYTES, ask, failAll, post, requireConn, state, type Question } from './state';
 
 /**
  * A connection's upload bytes in flight ({@link InFlightBudget}): about 1 s of data at the rate the server answers,
@@ -31,15 +31,35 @@ export function negotiatedOf(n: { kex: string; serverHostKey: string; cs: { ciph
   return { kex: n.kex, serverHostKey: n.serverHostKey, cipher: n.cs.cipher, mac: n.cs.mac || '(implicit: AEAD)' };
 }
 
-export function connectionError(e: Error & { level?: string }, params: ConnectParams): SluiceError {
+/**
+ * The error a connection failed with, as a SluiceError.
+ * @param logins passwords or keyboard-interactive logins tried and refused so far during set-up: a server that closes
+ *   the connection after refusing one reached its limit of tries (OpenSSH: MaxAuthTries, "Too many authentication
+ *   failures")
+ */
+export function connectionError(e: Error & { level?: string }, params: ConnectParams, logins: LoginTally = { tried: 0, refused: 0 }): SluiceError {
   const where = `${params.host}:${params.port}`;
   if (e instanceof SluiceError) return e;
   if (e.level === 'client-authentication') return new SluiceError('AUTH_FAILED', `authentication failed for ${params.username}@${where}: all offered methods were refused`);
+  if (/too many authentication failures/i.test(e.message) || (logins.refused > 0 && e.level !== 'client-timeout')) return tooManyTries(params, logins.tried, e.message);
   // ssh2 reports a keepalive timeout with level 'client-timeout' too: test for it first.
   if (/keepalive/i.test(e.message)) return new SluiceError('CONNECTION_STALLED', `connection to ${where} stalled: no keepalive reply after ${params.keepaliveCountMax} tries`);
   if (e.level === 'client-timeout') return new SluiceError('TIMEOUT', `timed out connecting to ${where} after ${params.readyTimeoutMs} ms`);
   if ((e as NodeJS.ErrnoException).code === 'ECONNREFUSED') return new SluiceError('CONNECTION_LOST', `connection refused by ${where}`);
   return new SluiceError('CONNECTION_LOST', `connection to ${where} failed: ${e.message}`);
+}
+
+/** Password and keyboard-interactive logins of a connection's set-up: sent, and refused by the server. */
+export interface LoginTally {
+  tried: number;
+  refused: number;
+}
+
+/** AUTH_FAILED for a server that closed the connection after refusing passwords or codes: its limit of tries. */
+function tooManyTries(params: ConnectParams, tried: number, serverText?: string): SluiceError {
+  const tries = tried > 0 ? ` after ${tried} password or keyboard-interactive tries` : '';
+  return new SluiceError('AUTH_FAILED', `authentication failed for ${params.username}@${params.host}:${params.port}: the server closed the connection${tries}`
+    + ` (its limit of tries, e.g. OpenSSH's MaxAuthTries)${serverText ? `: ${displayText(serverText, 200)}` : ''}`);
 }
 
 /**
@@ -57,12 +77,65 @@ export function coalesceWritesPerTick(sock: net.Socket): void {
   }) as typeof sock.write;
 }
 
+/** What set-up learns while it runs: why it was ended on our side, the login method sent last, the logins tried. */
+interface SetupState {
+  /** A refused host key, or a login prompt no one can answer. */
+  refusal: SluiceError | null;
+  authMethod: string;
+  logins: LoginTally;
+}
+
+/**
+ * The ssh2 `authHandler` of a connection: {@link makeAuthHandler} over the posted material, its questions asked of the
+ * coordinator, and the set-up state kept up to date (the method sent, password and keyboard-interactive logins tried
+ * and refused; a prompt no one can answer ends the connection with its error).
+ */
+function authHandlerFor(params: ConnectParams, client: Client, sock: net.Socket, setup: SetupState): unknown {
+  /** A question to the coordinator that waits for a person: ssh2's ready timer is held meanwhile. */
+  const askPerson = async (q: Question): Promise<ToWorker> => {
+    const resume = holdReadyTimeout(client, sock, params.readyTimeoutMs);
+    try {
+      return await ask(q);
+    } finally {
+      resume();
+    }
+  };
+  // Buffers arrive as plain Uint8Arrays after postMessage's structured clone; ssh2 wants Buffers.
+  const auth = { ...params.auth, keys: params.auth.keys.map((k) => ({ ...k, privateKey: Buffer.from(k.privateKey) })) };
+  const base = makeAuthHandler(auth, {
+    password: params.canAskPassword ? async (again) => {
+      const answer = await askPerson({ kind: 'password', again });
+      return answer.kind === 'password-answer' ? answer.password : undefined;
+    } : undefined,
+    keyboard: async (round) => {
+      const answer = await askPerson({ kind: 'keyboard', round });
+      if (answer.kind !== 'keyboard-answer' || answer.error || !answer.answers) {
+        throw answer.kind === 'keyboard-answer' && answer.error ? SluiceError.fromInfo(answer.error) : new SluiceError('AUTH_FAILED', 'keyboard-interactive: no answers');
+      }
+      return answer.answers;
+    },
+    fail: (e) => {
+      setup.refusal ??= e;
+      client.end();
+    },
+  }) as unknown as (a: unknown, b: unknown, c: (m: unknown) => void) => void;
+  const login = (t: string): boolean => t === 'password' || t === 'keyboard-interactive';
+  return (methodsLeft: string[] | null, partial: boolean | null, next: (m: unknown) => void) => base(methodsLeft, partial, (m) => {
+    // Called again after an attempt: a password or keyboard-interactive login just refused counts towards the
+    // server's limit (a close that follows is "too many tries", not a lost connection).
+    if (methodsLeft !== null && partial !== true && login(setup.authMethod)) setup.logins.refused++;
+    if (m && typeof m === 'object' && 'type' in m) setup.authMethod = String((m as { type: string }).type);
+    else if (typeof m === 'string') setup.authMethod = m;
+    if (m && login(setup.authMethod)) setup.logins.tried++;
+    next(m);
+  });
+}
+
 export async function connect(params: ConnectParams): Promise<ConnectInfo> {
   assertSsh2Patched();
   const client = new Client();
   let negotiated: Negotiated | undefined;
-  let hostKeyRefusal: SluiceError | null = null;
-  let authMethod = 'none';
+  const setup: SetupState = { refusal: null, authMethod: 'none', logins: { tried: 0, refused: 0 } };
   const { sock, identSent } = socketTo(params.host, params.port);
   coalesceWritesPerTick(sock);
   const stopAcking = ackPromptlyDuringSetup(sock, client as unknown as IgnoreCapableClient);
@@ -71,20 +144,15 @@ export async function connect(params: ConnectParams): Promise<ConnectInfo> {
   const ready = new Promise<void>((resolve, reject) => {
     client.once('ready', resolve);
     // An unreachable ssh-agent is reported as an 'error' with level 'agent'; ssh2 then tries the next method.
-    client.on('error', (e: Error & { level?: string }) => { if (e.level !== 'agent') reject(hostKeyRefusal ?? connectionError(e, params)); });
-    client.once('close', () => reject(hostKeyRefusal ?? new SluiceError('CONNECTION_LOST', `connection to ${params.host}:${params.port} closed during setup`)));
+    client.on('error', (e: Error & { level?: string }) => { if (e.level !== 'agent') reject(setup.refusal ?? connectionError(e, params, setup.logins)); });
+    client.once('close', () => reject(setup.refusal ?? (setup.logins.refused > 0 ? tooManyTries(params, setup.logins.tried)
+      : new SluiceError('CONNECTION_LOST', `connection to ${params.host}:${params.port} closed during setup`))));
   });
   client.on('handshake', (n) => { negotiated = negotiatedOf(n as never); });
   client.on('hostkeys', (keys: Array<{ getPublicSSH(): Buffer }>) => {
     post({ kind: 'hostkeys', keys: keys.map((k) => new Uint8Array(k.getPublicSSH())) });
   });
 
-  // Buffers arrive as plain Uint8Arrays after postMessage's structured clone; ssh2 wants Buffers.
-  const auth = { ...params.auth, keys: params.auth.keys.map((k) => ({ ...k, privateKey: Buffer.from(k.privateKey) })) };
-  const baseAuth = makeAuthHandler(auth, async () => {
-    const answer = await ask({ kind: 'password' });
-    return answer.kind === 'password-answer' ? answer.password : undefined;
-  });
   client.connect({
     sock,
     host: params.host,
@@ -105,17 +173,12 @@ export async function connect(params: ConnectParams): Promise<ConnectInfo> {
         if (answer.kind === 'hostkey-answer' && answer.accept) verify(true);
         else {
           const error = answer.kind === 'hostkey-answer' ? answer.error : undefined;
-          hostKeyRefusal = error ? SluiceError.fromInfo(error) : new SluiceError('HOSTKEY_REJECTED', 'host key refused');
+          setup.refusal = error ? SluiceError.fromInfo(error) : new SluiceError('HOSTKEY_REJECTED', 'host key refused');
           verify(false);
         }
       });
     },
-    authHandler: ((methodsLeft: string[] | null, partial: boolean | null, next: (m: unknown) => void) =>
-      (baseAuth as unknown as (a: unknown, b: unknown, c: (m: unknown) => void) => void)(methodsLeft, partial, (m) => {
-        if (m && typeof m === 'object' && 'type' in m) authMethod = String((m as { type: string }).type);
-        else if (typeof m === 'string') authMethod = m;
-        next(m);
-      })) as never,
+    authHandler: authHandlerFor(params, client, sock, setup) as never,
   } as never);
   await ready;
 
@@ -152,7 +215,7 @@ export async function connect(params: ConnectParams): Promise<ConnectInfo> {
     maxRead: Math.min(limits.maxReadLen, MAX_REQUEST_BYTES),
     maxWrite: Math.min(limits.maxWriteLen, MAX_REQUEST_BYTES),
     extensions: limits.extensions,
-    authMethod,
+    authMethod: setup.authMethod,
     rttMs: await rtt,
     channels: sftp.length,
     ordersRequests: /^OpenSSH_/.test(software) && limits.extensions['limits@openssh.com'] !== undefined,

@@ -1,7 +1,7 @@
 /**
  * The state of this worker's one connection, shared by its modules (one object instead of module-level variables), and the
  * helpers every operation uses: posting to the coordinator, failing in-flight operations when the connection drops,
- * asking the coordinator (host key, password), picking an SFTP channel.
+ * asking the coordinator (host key, password, keyboard-interactive), picking an SFTP channel.
  */
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import type { Client, SFTPWrapper } from 'ssh2';
@@ -9,6 +9,7 @@ import type net from 'node:net';
 import { SluiceError } from '../../errors';
 import type { InFlightBudget, RequestSlots } from '../../sftp/pipeline';
 import type { RateGate } from '../../sftp/rateLimit';
+import type { KeyboardRound } from '../keyboardInteractive';
 import type { HashTraits } from '../remoteHash';
 import type { CallContext, ConnectInfo, ConnectParams, FromWorker, RemoteStat, ToWorker } from '../workerProtocol';
 
@@ -62,7 +63,7 @@ export const state = {
   prefetchedStats: new Map<string, Promise<RemoteStat | null>>(),
   /** Rejecters of every in-flight operation, failed together when the connection drops. */
   pending: new Set<(e: SluiceError) => void>(),
-  /** Questions to the coordinator (host key, password) awaiting their answer, by id. */
+  /** Questions to the coordinator (host key, password, keyboard-interactive) awaiting their answer, by id. */
   asks: new Map<number, (msg: ToWorker) => void>(),
   /** Abort controllers of running calls, by call id (the coordinator sends `cancel` with the id). */
   calls: new Map<number, AbortController>(),
@@ -115,7 +116,11 @@ export function guarded<T>(run: () => Promise<T>): Promise<T> {
   });
 }
 
-export function ask(msg: { kind: 'hostkey'; key: Uint8Array } | { kind: 'password' }): Promise<ToWorker> {
+/** The coordinator's questions: a host key to verify, the password, a keyboard-interactive round. */
+export type Question = { kind: 'hostkey'; key: Uint8Array } | { kind: 'password'; again: boolean } | { kind: 'keyboard'; round: KeyboardRound };
+
+/** Asks the coordinator; resolves with its answer message. */
+export function ask(msg: Question): Promise<ToWorker> {
   const id = ++state.askId;
   return new Promise((resolve) => {
     state.asks.set(id, resolve);

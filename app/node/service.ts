@@ -18,7 +18,6 @@ import type { Job } from '../common/model/job';
 import type { SiteView } from '../common/model/site';
 import { SluiceError } from './errors';
 import { openEngine, setGlobalRateLimit, type EngineFactory } from './engine/engine';
-import { defaultKnownHostsPaths } from './stores/knownHosts';
 import { QueueStore } from './stores/queueStore';
 import { SitesStore, type SecretStore } from './stores/sites';
 import type { ServiceHub } from './service/hub';
@@ -43,6 +42,8 @@ export interface ServiceOptions {
   jobsPerSite?: number;
   /** ms allowed for connect + handshake + auth, including the time a host-key dialog stays open. Default 120000. */
   readyTimeoutMs?: number;
+  /** The OpenSSH client configuration for sites' hosts (`ssh -F`; `none`: none); default ~/.ssh/config + /etc/ssh/ssh_config. */
+  sshConfig?: string;
   /** Environment for SSH_AUTH_SOCK and known_hosts defaults; default process.env. */
   env?: NodeJS.ProcessEnv;
   clock?: () => number;
@@ -88,7 +89,8 @@ export class SluiceService {
       engine: opts.engine ?? openEngine,
       env,
       readyTimeoutMs: opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
-      knownHostsPaths: opts.knownHostsPath ? { readPaths: [opts.knownHostsPath], writePath: opts.knownHostsPath } : defaultKnownHostsPaths(env),
+      knownHostsPaths: opts.knownHostsPath ? { readPaths: [opts.knownHostsPath], writePath: opts.knownHostsPath } : undefined,
+      sshConfig: opts.sshConfig,
       home: opts.home,
     }, {
       beforeDisconnect: (siteId) => this.queue.pauseSite(siteId),

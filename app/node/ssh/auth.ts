@@ -14,6 +14,7 @@ const { parseKey } = require('ssh2/lib/protocol/keyParser') as { parseKey(data: 
 const utils = { parseKey };
 import type { AuthHandlerMiddleware, AuthenticationType, AnyAuthMethod, KeyboardInteractiveAuthMethod, Prompt } from 'ssh2';
 import { SluiceError, displayText, fromLocalError } from '../errors';
+import { filteredAgent } from './agentFilter';
 
 /** One private key to offer. `privateKey` is the file's bytes; ssh2 parses it again with `passphrase`. */
 export interface AuthKey {
@@ -33,6 +34,11 @@ export interface AuthMaterial {
   password?: string;
   /** Offer keyboard-interactive (answered with the password) after password auth. */
   tryKeyboardInteractive: boolean;
+  /**
+   * ssh_config `IdentitiesOnly yes`: only the agent's keys with these public blobs (base64 of the SSH encoding) are
+   * offered; absent: every agent key.
+   */
+  agentKeys?: string[];
 }
 
 /** Asks the user for a secret; hidden input. Absent in batch mode. */
@@ -55,6 +61,13 @@ export interface AuthOptions {
   home?: string;
   /** Interactive prompter; absent in batch mode. */
   prompter?: Prompter;
+  /**
+   * ssh_config `IdentityFile`s: tried after `identityFiles`, skipped when missing (a warning when unreadable); with
+   * `identityFiles` they replace the default files, as in ssh(1).
+   */
+  configIdentityFiles?: string[];
+  /** ssh_config `IdentitiesOnly yes`: offer only the agent keys that are those of the identity files. */
+  identitiesOnly?: boolean;
 }
 
 /** Default identity files, in OpenSSH's order of preference (ssh_config(5) IdentityFile). */
@@ -157,13 +170,14 @@ export async function gatherAuth(opts: AuthOptions, onWarning?: (msg: string) =>
     else agent = sock;
   }
 
-  const explicit = opts.identityFiles !== undefined && opts.identityFiles.length > 0;
   const home = opts.home ?? os.homedir();
-  const files = explicit
-    ? (opts.identityFiles as string[]).map((f) => path.resolve(f.startsWith('~/') ? path.join(home, f.slice(2)) : f))
-    : DEFAULT_IDENTITY_FILES.map((f) => path.join(home, '.ssh', f)).filter((f) => fs.existsSync(f));
+  const given = (opts.identityFiles ?? []).map((f) => path.resolve(f.startsWith('~/') ? path.join(home, f.slice(2)) : f));
+  const configured = (opts.configIdentityFiles ?? []).filter((f) => !given.includes(f) && fs.existsSync(f));
+  const files = given.length || configured.length
+    ? [...given.map((file) => ({ file, explicit: true })), ...configured.map((file) => ({ file, explicit: false }))]
+    : DEFAULT_IDENTITY_FILES.map((f) => path.join(home, '.ssh', f)).filter((f) => fs.existsSync(f)).map((file) => ({ file, explicit: false }));
   const keys: AuthKey[] = [];
-  for (const file of files) {
+  for (const { file, explicit } of files) {
     const key = await loadKey(file, explicit, opts.prompter, warn);
     if (key) keys.push(key);
   }
@@ -175,8 +189,26 @@ export async function gatherAuth(opts: AuthOptions, onWarning?: (msg: string) =>
     tryKeyboardInteractive: password !== undefined || opts.prompter !== undefined,
   };
   if (agent !== undefined) material.agent = agent;
+  if (agent !== undefined && opts.identitiesOnly) material.agentKeys = publicBlobsOf(files.map((f) => f.file), keys);
   if (password !== undefined) material.password = password;
   return material;
+}
+
+/**
+ * The public blobs (base64) of identities: of each loaded key, and of each file's `.pub` beside it (an encrypted key
+ * skipped without a passphrase may still sit in the agent).
+ */
+function publicBlobsOf(files: string[], keys: AuthKey[]): string[] {
+  const blobs = new Set<string>();
+  const add = (parsed: ParsedKey | ParsedKey[] | Error) => {
+    const k = Array.isArray(parsed) ? parsed[0] : parsed;
+    if (k && !(k instanceof Error)) blobs.add(k.getPublicSSH().toString('base64'));
+  };
+  for (const key of keys) add(utils.parseKey(key.privateKey, key.passphrase));
+  for (const file of files) {
+    try { add(utils.parseKey(fs.readFileSync(`${file}.pub`))); } catch { /* no .pub beside it */ }
+  }
+  return [...blobs];
 }
 
 /**
@@ -275,7 +307,7 @@ export function makeAuthHandler(m: AuthMaterial, askPassword?: () => Promise<str
         if (!allowed(step)) continue;
         switch (step.kind) {
           case 'agent':
-            done({ type: 'agent', username: m.username, agent: m.agent as string });
+            done({ type: 'agent', username: m.username, agent: m.agentKeys ? filteredAgent(m.agent as string, m.agentKeys) : m.agent as string });
             return;
           case 'key': {
             const key = asBuffer(step.key.privateKey);

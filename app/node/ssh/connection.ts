@@ -6,13 +6,17 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { SluiceError, type ErrorCode } from '../errors';
 import { COUNTERS_PER_CHANNEL } from '../sftp/pipeline';
+import type { PreconnectResolver } from './preconnect';
 import type { ConnectInfo, ConnectParams, FromWorker, OpName, ToWorker, WorkerOps } from './workerProtocol';
 
 export interface ConnectionHooks {
-  /** Decides on a presented host key (SSH public key blob); `error` says why when refused (HOSTKEY_*). */
-  verifyHostKey(key: Buffer): Promise<{ accept: boolean; error?: SluiceError }>;
-  /** Asked when the server wants a password and none was given. */
-  askPassword?(): Promise<string | undefined>;
+  /**
+   * Decides on a presented host key (SSH public key blob); `error` says why when refused (HOSTKEY_*).
+   * @param hop the jump host that presented it (ConnectParams.jump index); undefined: the target
+   */
+  verifyHostKey(key: Buffer, hop?: number): Promise<{ accept: boolean; error?: SluiceError }>;
+  /** Asked when the server (or jump host `hop`) wants a password and none was given. */
+  askPassword?(hop?: number): Promise<string | undefined>;
   /** Keys proven by the server through hostkeys-00@openssh.com (OpenSSH PROTOCOL §2.5). */
   onHostKeys?(keys: Buffer[]): void;
   /** The connection is gone; every pending call has already failed with this error. */
@@ -31,11 +35,13 @@ let spare: Worker | null = null;
 /**
  * Starts one connection worker now, to be taken by the next {@link WorkerConnection}.
  * @param target where that connection will go: the worker opens the TCP connection and sends its identification at
- *   once (preconnect.ts), and uses them if the connection asks for the same host and port
+ *   once (preconnect.ts), and uses them if the connection asks for the same host and port; or a resolver module the
+ *   worker asks where that is (preconnect.ts PreconnectResolver)
  */
-export function prewarmConnectionWorker(target?: { host: string; port: number }): void {
+export function prewarmConnectionWorker(target?: { host: string; port: number } | PreconnectResolver): void {
   if (spare) return;
-  spare = new Worker(WORKER_FILE, { workerData: { preconnect: target } });
+  const workerData = target && 'module' in target ? { preconnectFrom: target } : { preconnect: target };
+  spare = new Worker(WORKER_FILE, { workerData });
   spare.unref();
   // An unused spare must never crash the process or keep it alive.
   spare.on('error', () => undefined);
@@ -154,7 +160,7 @@ export class WorkerConnection {
         return;
       }
       case 'hostkey':
-        this.hooks.verifyHostKey(Buffer.from(m.key)).then(
+        this.hooks.verifyHostKey(Buffer.from(m.key), m.hop).then(
           (a) => this.worker.postMessage({ kind: 'hostkey-answer', id: m.id, accept: a.accept, error: a.error?.toInfo() } satisfies ToWorker),
           (e: Error) => this.worker.postMessage({
             kind: 'hostkey-answer', id: m.id, accept: false, error: { code: 'HOSTKEY_REJECTED', message: e.message },
@@ -162,7 +168,7 @@ export class WorkerConnection {
         );
         return;
       case 'password':
-        (this.hooks.askPassword?.() ?? Promise.resolve(undefined)).then(
+        (this.hooks.askPassword?.(m.hop) ?? Promise.resolve(undefined)).then(
           (password) => this.worker.postMessage({ kind: 'password-answer', id: m.id, password } satisfies ToWorker),
           () => this.worker.postMessage({ kind: 'password-answer', id: m.id } satisfies ToWorker),
         );

@@ -7,6 +7,20 @@ import type { HashMethod } from './remoteHash';
 import type { Algorithms } from 'ssh2';
 import type { AuthMaterial } from './auth';
 
+/**
+ * One jump host of a connection (ssh_config(5) ProxyJump): the worker connects to it over the previous hop's
+ * direct-tcpip channel (RFC 4254 §7.2; the first hop over TCP), and opens the next hop's channel (or the target's) from it.
+ */
+export interface JumpHopParams {
+  host: string;
+  port: number;
+  username: string;
+  /** How messages name the hop: `host:port`, or `alias (host:port)`. */
+  label: string;
+  auth: AuthMaterial;
+  algorithms?: Algorithms;
+}
+
 export interface ConnectParams {
   host: string;
   port: number;
@@ -41,6 +55,8 @@ export interface ConnectParams {
   keepaliveCountMax: number;
   /** Time allowed for TCP connect + handshake + authentication, in ms. */
   readyTimeoutMs: number;
+  /** Jump hosts, in the order they are visited; the target is reached from the last one. */
+  jump?: JumpHopParams[];
   /** Shared counters, COUNTERS_PER_CHANNEL float64 slots per channel. */
   counters: SharedArrayBuffer;
   /**
@@ -245,8 +261,10 @@ export type ToWorker =
 export type FromWorker =
   | { kind: 'result'; id: number; ok: true; value: unknown }
   | { kind: 'result'; id: number; ok: false; error: SluiceErrorInfo }
-  | { kind: 'hostkey'; id: number; key: Uint8Array }
-  | { kind: 'password'; id: number }
+  /** `hop`: the key of that jump host (ConnectParams.jump index), else the target's. */
+  | { kind: 'hostkey'; id: number; key: Uint8Array; hop?: number }
+  /** `hop`: that jump host wants a password, else the target. */
+  | { kind: 'password'; id: number; hop?: number }
   /** Bytes call `id` moved since its last progress message (sent before its result). */
   | { kind: 'progress'; id: number; bytes: number }
   | { kind: 'hostkeys'; keys: Uint8Array[] }

@@ -2,7 +2,7 @@
  * Connecting: the socket, the SSH handshake and authentication, the RTT, the SFTP channels (set-up pipelined with the
  * job's first requests), their receive windows, and the stall watchdog.
  */
-import net from 'node:net';
+import type { Duplex } from 'node:stream';
 import { Client, type SFTPWrapper } from 'ssh2';
 import { SluiceError } from '../../errors';
 import { InFlightBudget, RequestSlots } from '../../sftp/pipeline';
@@ -16,6 +16,7 @@ import { ackPromptlyDuringSetup, type IgnoreCapableClient } from '../promptAck';
 import { watchSetupRtt } from '../setupRtt';
 import type { ConnectInfo, ConnectParams, Negotiated, WorkerOps } from '../workerProtocol';
 import { handlesAhead } from './handles';
+import { openJumpChain } from './jump';
 import { probeIn } from './probe';
 import { openRemote, statOn } from './sftpCalls';
 import { MAX_REQUEST_BYTES, ask, failAll, post, requireConn, state } from './state';
@@ -47,7 +48,7 @@ export function connectionError(e: Error & { level?: string }, params: ConnectPa
  * segment. Corking until the end of the current tick sends all packets produced in one burst (e.g. a
  * pump issuing K requests) with one writev, and still flushes before any wait (no Nagle-style stall).
  */
-export function coalesceWritesPerTick(sock: net.Socket): void {
+export function coalesceWritesPerTick(sock: Duplex): void {
   const write = sock.write.bind(sock) as (...args: unknown[]) => boolean;
   let corked = false;
   const uncork = () => { corked = false; sock.uncork(); };
@@ -63,8 +64,11 @@ export async function connect(params: ConnectParams): Promise<ConnectInfo> {
   let negotiated: Negotiated | undefined;
   let hostKeyRefusal: SluiceError | null = null;
   let authMethod = 'none';
-  const { sock, identSent } = socketTo(params.host, params.port);
-  coalesceWritesPerTick(sock);
+  // With jump hosts the target's connection runs over the last hop's forwarding (worker/jump.ts).
+  const chain = params.jump?.length ? await openJumpChain(params, coalesceWritesPerTick) : null;
+  const { sock, identSent }: { sock: Duplex; identSent: boolean } = chain ? { sock: chain.sock, identSent: false } : socketTo(params.host, params.port);
+  if (!chain) coalesceWritesPerTick(sock);
+  const endHops = () => { for (const h of [...(chain?.hops ?? [])].reverse()) h.end(); };
   const stopAcking = ackPromptlyDuringSetup(sock, client as unknown as IgnoreCapableClient);
   const setupRtt = watchSetupRtt(sock, client);
 
@@ -117,10 +121,16 @@ export async function connect(params: ConnectParams): Promise<ConnectInfo> {
         next(m);
       })) as never,
   } as never);
-  await ready;
+  try {
+    await ready;
+  } catch (e) {
+    endHops();
+    throw e;
+  }
 
   client.on('error', (e: Error & { level?: string }) => { if (e.level !== 'agent') failAll(connectionError(e, params)); });
   client.on('close', () => {
+    endHops();
     failAll(state.closedError ?? new SluiceError('CONNECTION_LOST', `connection to ${params.host}:${params.port} was lost`));
     post({ kind: 'closed', code: state.closedError!.code, message: state.closedError!.message });
   });
@@ -162,6 +172,8 @@ export async function connect(params: ConnectParams): Promise<ConnectInfo> {
   state.conn = {
     client,
     sock,
+    hops: chain?.hops ?? [],
+    hopSock: chain?.firstSock,
     sftp,
     slots: sftp.map(() => new RequestSlots(params.requests)),
     uploads: new InFlightBudget(UPLOAD_BUDGET),

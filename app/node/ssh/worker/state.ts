@@ -5,7 +5,7 @@
  */
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import type { Client, SFTPWrapper } from 'ssh2';
-import type net from 'node:net';
+import type { Duplex } from 'node:stream';
 import { SluiceError } from '../../errors';
 import type { InFlightBudget, RequestSlots } from '../../sftp/pipeline';
 import type { RateGate } from '../../sftp/rateLimit';
@@ -30,7 +30,12 @@ export function post(msg: FromWorker): void {
 /** This worker's one SSH connection, once connected: its SFTP channels, request budgets and counters. */
 export interface Conn {
   client: Client;
-  sock: net.Socket;
+  /** The TCP socket, or the last jump host's direct-tcpip channel. */
+  sock: Duplex;
+  /** The jump hosts' connections, first hop first (closed after the target's). */
+  hops: Client[];
+  /** The first hop's TCP socket (ended last), when there are jump hosts. */
+  hopSock?: Duplex;
   sftp: SFTPWrapper[];
   slots: RequestSlots[];
   /** Upload bytes in flight on this connection, across its channels. */
@@ -115,7 +120,7 @@ export function guarded<T>(run: () => Promise<T>): Promise<T> {
   });
 }
 
-export function ask(msg: { kind: 'hostkey'; key: Uint8Array } | { kind: 'password' }): Promise<ToWorker> {
+export function ask(msg: { kind: 'hostkey'; key: Uint8Array; hop?: number } | { kind: 'password'; hop?: number }): Promise<ToWorker> {
   const id = ++state.askId;
   return new Promise((resolve) => {
     state.asks.set(id, resolve);

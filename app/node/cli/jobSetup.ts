@@ -96,7 +96,11 @@ export function engineOptions(job: { direction: 'get' | 'put'; spec: RemoteSpec;
       readyTimeoutMs: o.connectTimeout, keepaliveIntervalMs: o.keepalive, keepaliveCountMax: o.keepaliveCount, prompter,
       askJumpPassword: prompter && ((hop) => prompter.secret(`${hop.user ?? ''}@${hop.host}'s password (jump host): `)),
     }),
-    hostKeyPrompt: prompter && ((v) => askHostKey(prompter, v.identity)),
+    hostKeyPrompt: prompter && ((v) => {
+      const hop = h.jump.find((j) => j.host === v.identity.host && j.port === v.identity.port);
+      if (hop) out.info(`sluice: the host key of jump host ${hop.label}:`);
+      return askHostKey(prompter, v.identity);
+    }),
     askPassword: prompter ? () => prompter.secret(`${h.user ?? job.spec.user ?? ''}@${h.host}'s password: `) : undefined,
     connections: o.connections,
     channels: o.channels,

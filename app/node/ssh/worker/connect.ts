@@ -16,7 +16,7 @@ import { ackPromptlyDuringSetup, type IgnoreCapableClient } from '../promptAck';
 import { watchSetupRtt } from '../setupRtt';
 import type { ConnectInfo, ConnectParams, Negotiated, WorkerOps } from '../workerProtocol';
 import { handlesAhead } from './handles';
-import { openJumpChain } from './jump';
+import { openJumpChain, type JumpChain } from './jump';
 import { probeIn } from './probe';
 import { openRemote, statOn } from './sftpCalls';
 import { MAX_REQUEST_BYTES, ask, failAll, post, requireConn, state } from './state';
@@ -58,17 +58,27 @@ export function coalesceWritesPerTick(sock: Duplex): void {
   }) as typeof sock.write;
 }
 
+/**
+ * What the target's SSH connection runs over: a TCP socket (the preconnected one when it goes there), or with jump
+ * hosts the last hop's forwarding (worker/jump.ts), and how to end those hops.
+ */
+async function transportFor(params: ConnectParams): Promise<{ sock: Duplex; identSent: boolean; chain: JumpChain | null; endHops(): void }> {
+  if (!params.jump?.length) {
+    const direct = socketTo(params.host, params.port);
+    coalesceWritesPerTick(direct.sock);
+    return { ...direct, chain: null, endHops: () => undefined };
+  }
+  const chain = await openJumpChain(params, coalesceWritesPerTick);
+  return { sock: chain.sock, identSent: false, chain, endHops: () => { for (const h of [...chain.hops].reverse()) h.end(); } };
+}
+
 export async function connect(params: ConnectParams): Promise<ConnectInfo> {
   assertSsh2Patched();
   const client = new Client();
   let negotiated: Negotiated | undefined;
   let hostKeyRefusal: SluiceError | null = null;
   let authMethod = 'none';
-  // With jump hosts the target's connection runs over the last hop's forwarding (worker/jump.ts).
-  const chain = params.jump?.length ? await openJumpChain(params, coalesceWritesPerTick) : null;
-  const { sock, identSent }: { sock: Duplex; identSent: boolean } = chain ? { sock: chain.sock, identSent: false } : socketTo(params.host, params.port);
-  if (!chain) coalesceWritesPerTick(sock);
-  const endHops = () => { for (const h of [...(chain?.hops ?? [])].reverse()) h.end(); };
+  const { sock, identSent, chain, endHops } = await transportFor(params);
   const stopAcking = ackPromptlyDuringSetup(sock, client as unknown as IgnoreCapableClient);
   const setupRtt = watchSetupRtt(sock, client);
 

@@ -29,7 +29,7 @@ const IPV6 = /^[0-9a-f:.]+(%[\w.-]+)?$/i;
 
 function parseHop(raw: string): JumpHop | string {
   let text = raw.trim();
-  if (text === '') return 'an empty hop (two commas, or a comma at an end)';
+  if (text === '') return 'an empty entry (two commas, or a comma at an end)';
   if (/^ssh:\/\//i.test(text)) {
     text = text.slice(6);
     if (text.endsWith('/')) text = text.slice(0, -1);
@@ -78,7 +78,7 @@ export function parseJumpHosts(text: string): JumpHostsParse {
   const hops: JumpHop[] = [];
   for (const raw of text.split(',')) {
     const hop = parseHop(raw);
-    if (typeof hop === 'string') return { ok: false, error: `jump host ${hop}` };
+    if (typeof hop === 'string') return { ok: false, error: hop };
     hops.push(hop);
   }
   if (hops.length > MAX_JUMP_HOPS) return { ok: false, error: `at most ${MAX_JUMP_HOPS} jump hosts` };

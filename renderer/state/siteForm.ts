@@ -137,7 +137,7 @@ export function validateSiteForm(form: SiteForm): SiteFormResult {
   if (speedLimit.error) errors.speedLimit = speedLimit.error;
   const jumpHost = form.jumpHost.trim();
   const jump = jumpHost ? parseJumpHosts(jumpHost) : null;
-  if (jump && !jump.ok) errors.jumpHost = `Not a jump host list: ${jump.error} (write [user@]host[:port], several separated by commas)`;
+  if (jump && !jump.ok) errors.jumpHost = `Not a jump host list: ${jump.error}. Write [user@]host[:port], several separated by commas`;
   const ciphers = form.ciphers.split(/[\s,]+/).filter(Boolean);
   const badCipher = ciphers.find((c) => !/^[a-z0-9][a-z0-9@.-]*$/i.test(c));
   if (badCipher) errors.ciphers = `"${badCipher}" is not a cipher name`;

@@ -85,7 +85,7 @@ test('ProxyJump: hops resolved through the config; the first hop\'s own ProxyJum
   assert.deepEqual(cli.jump.map((h) => [h.host, h.port, h.user]), [['outer.example.com', 2022, 'alice']]);
   assert.deepEqual(c.resolve({ host: 'target', jump: 'none' }).jump, []);
   assert.throws(() => c.resolve({ host: 'loop' }), usage(/loop/));
-  assert.throws(() => c.resolve({ host: 'x', jump: 'a,,b' }), usage(/empty hop/));
+  assert.throws(() => c.resolve({ host: 'x', jump: 'a,,b' }), usage(/jump hosts: an empty entry/));
 });
 
 test('ProxyCommand is refused unless -J says where to go', (t) => {

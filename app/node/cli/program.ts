@@ -68,9 +68,12 @@ Examples:
   sluice get -r --connections 4 sftp://host/data ./backup/   # parallel, 4 SSH connections
   sluice put --verify sha256 --json a.bin b.bin sftp://host/in/ > events.ndjson
   sluice put --limit 10M ./big.iso sftp://host/in/             # at most 10 MiB/s (10485760 bytes/s)
+  sluice get sftp://myalias/srv/data.csv .                     # a Host alias of ~/.ssh/config (HostName, Port, User, ProxyJump…)
+  sluice put -J alice@bastion.example.com a.bin sftp://10.0.0.7/in/   # through a jump host (ssh -J)
 
 URLs: sftp://[user@]host[:port]/path ('/abs/path', '/~/rel/to/home', or nothing for the login folder);
-scp's user@host:path is written sftp://user@host/path.
+scp's user@host:path is written sftp://user@host/path. The host is looked up in ~/.ssh/config and
+/etc/ssh/ssh_config (or -F FILE) as ssh does; the URL's user and port win.
 Auth: ssh-agent (SSH_AUTH_SOCK), -i key files (default ~/.ssh/id_ed25519, id_ecdsa, id_rsa), then a
 password prompt; SLUICE_PASSWORD supplies the password to scripts.
 Host keys: ~/.ssh/known_hosts and /etc/ssh/ssh_known_hosts (SLUICE_KNOWN_HOSTS overrides both).

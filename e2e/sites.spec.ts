@@ -1,6 +1,6 @@
 /**
  * Site manager against the real service (SQLite store in a temp folder): validated forms, folders,
- * edit, duplicate, delete with confirmation, advanced settings kept; theme switching.
+ * edit, duplicate, delete with confirmation, advanced settings kept (a jump host list too); theme switching.
  */
 import { expect, test } from './harness/test';
 
@@ -13,7 +13,9 @@ test('site manager: validation, folders, edit with advanced settings, duplicate,
   await form.getByLabel('Host', { exact: true }).fill('bad host');
   await form.getByLabel('Port', { exact: true }).fill('70000');
   await form.getByLabel('Connections').fill('99');
+  await form.getByLabel('Jump host').fill('bastion,,inner');
   await form.getByRole('button', { name: 'Save' }).click();
+  await expect(form.getByRole('alert').filter({ hasText: 'Not a jump host list' })).toBeVisible();
   await expect(form.getByRole('alert').filter({ hasText: 'Name is required' })).toBeVisible();
   await expect(form.getByRole('alert').filter({ hasText: 'Host must not contain spaces' })).toBeVisible();
   await expect(form.getByRole('alert').filter({ hasText: 'Port must be between 1 and 65535' })).toBeVisible();
@@ -36,9 +38,15 @@ test('site manager: validation, folders, edit with advanced settings, duplicate,
   await expect(edit.getByLabel('Ciphers')).toHaveValue('aes128-gcm@openssh.com, chacha20-poly1305@openssh.com');
   await expect(edit.getByLabel('Port', { exact: true })).toHaveValue('2222');
   await edit.getByLabel('Name', { exact: true }).fill('Production');
+  await edit.getByLabel('Jump host').fill('deploy@bastion.example.org:2222');
   await edit.getByRole('button', { name: 'Save' }).click();
   await expect(app.siteItem('Production')).toBeVisible();
   await expect(app.siteItem('Prod')).toHaveCount(0);
+  await app.siteManager.getByRole('button', { name: 'Edit' }).click();
+  const again = page.getByRole('dialog', { name: 'Edit site Production' });
+  await expect(again.getByLabel('Jump host')).toHaveValue('deploy@bastion.example.org:2222');
+  await again.getByRole('button', { name: 'Cancel' }).click();
+  await expect(again).toBeHidden();
 
   // Duplicate, then delete the copy (confirmation first; Cancel has the focus).
   await app.siteManager.getByRole('button', { name: 'Duplicate' }).click();

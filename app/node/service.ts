@@ -21,7 +21,6 @@ import type { SiteView } from '../common/model/site';
 import os from 'node:os';
 import { SluiceError } from './errors';
 import { openEngine, setGlobalRateLimit, type EngineFactory } from './engine/engine';
-import { defaultKnownHostsPaths } from './stores/knownHosts';
 import { QueueStore } from './stores/queueStore';
 import { SitesStore, type SecretStore } from './stores/sites';
 import { passphraseSecretId } from './service/authPrompts';
@@ -52,6 +51,8 @@ export interface ServiceOptions {
    * the timer waits while one is answered). Default 120000.
    */
   readyTimeoutMs?: number;
+  /** The OpenSSH client configuration for sites' hosts (`ssh -F`; `none`: none); default ~/.ssh/config + /etc/ssh/ssh_config. */
+  sshConfig?: string;
   /** Environment for SSH_AUTH_SOCK and known_hosts defaults; default process.env. */
   env?: NodeJS.ProcessEnv;
   clock?: () => number;
@@ -101,7 +102,8 @@ export class SluiceService {
       engine: opts.engine ?? openEngine,
       env,
       readyTimeoutMs: opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
-      knownHostsPaths: opts.knownHostsPath ? { readPaths: [opts.knownHostsPath], writePath: opts.knownHostsPath } : defaultKnownHostsPaths(env),
+      knownHostsPaths: opts.knownHostsPath ? { readPaths: [opts.knownHostsPath], writePath: opts.knownHostsPath } : undefined,
+      sshConfig: opts.sshConfig,
       home: opts.home,
       reconnectPolicy: opts.reconnectPolicy ?? RECONNECT_POLICY,
     }, {

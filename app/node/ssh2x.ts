@@ -4,7 +4,7 @@
  * through this module, with its type declared here. {@link assertSsh2Patched} checks at connect time that the patch
  * is there, so an unpatched install fails with a message naming the fix instead of a TypeError mid-transfer.
  */
-import type { Client, SFTPWrapper } from 'ssh2';
+import type { Client, ClientChannel, SFTPWrapper } from 'ssh2';
 import { SluiceError } from './errors';
 
 /** The methods the patch adds to ssh2's SFTP class (lib/protocol/SFTP.js). */
@@ -86,10 +86,10 @@ export function onChannelData(sftp: SFTPWrapper, onData: () => void): void {
 }
 
 /**
- * Sets the channel's receive window (RFC 4254 §5.2): the patch makes ssh2's window adjustments top up to
+ * Sets a channel's receive window (RFC 4254 §5.2; an SFTP channel, or a jump host's direct-tcpip channel): the patch makes ssh2's window adjustments top up to
  * `incoming.maxWindow`, so the next data packet sends the larger SSH_MSG_CHANNEL_WINDOW_ADJUST.
  */
-export function setReceiveWindow(sftp: SFTPWrapper, bytes: number): void {
+export function setReceiveWindow(sftp: SFTPWrapper | ClientChannel, bytes: number): void {
   (sftp as unknown as { incoming: { maxWindow?: number } }).incoming.maxWindow = bytes;
 }
 

@@ -29,7 +29,9 @@ export interface HostKeyView {
 
 /** Maps a prompt to its dialog state. */
 export function hostKeyView(prompt: HostKeyPrompt): HostKeyView {
-  const where = prompt.port === 22 ? prompt.host : `[${prompt.host}]:${prompt.port}`;
+  const name = prompt.port === 22 ? prompt.host : `[${prompt.host}]:${prompt.port}`;
+  // A jump host's key (ProxyJump) is checked like the site's own; the dialog says whose it is.
+  const where = prompt.jumpHost ? `the jump host ${name}` : name;
   switch (prompt.kind) {
     case 'unknown':
       return {
@@ -51,7 +53,7 @@ export function hostKeyView(prompt: HostKeyPrompt): HostKeyView {
         explanation:
           `The key presented by ${where} does not match the key saved for it. Someone may be intercepting the connection ` +
           '(a man-in-the-middle attack), or the server was reinstalled. The connection has been stopped and nothing will be transferred. ' +
-          `If the change is expected, remove the old key (ssh-keygen -R ${where}) and connect again.`,
+          `If the change is expected, remove the old key (ssh-keygen -R ${name}) and connect again.`,
         actions: [{ answer: 'reject', label: 'Cancel', style: 'plain' }],
         defaultAnswer: 'reject',
         showPrevious: true,

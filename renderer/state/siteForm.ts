@@ -5,6 +5,7 @@
 import { siteInputSchema } from '../../app/common/ipc/contract';
 import type { AuthMethod, Site, SiteInput } from '../../app/common/model/site';
 import { normalizeFolder } from '../../app/common/model/site';
+import { parseJumpHosts } from '../../app/common/jumpHosts';
 
 /** Every field as typed. */
 export interface SiteForm {
@@ -27,6 +28,8 @@ export interface SiteForm {
   ciphers: string;
   /** Speed limit in MiB/s ('' = none; decimals allowed). */
   speedLimit: string;
+  /** Jump hosts, ProxyJump syntax ('' = as ~/.ssh/config says; `none` = connect directly). */
+  jumpHost: string;
 }
 
 export type SiteFormField = keyof SiteForm;
@@ -59,6 +62,7 @@ export function newSiteForm(folder = ''): SiteForm {
     channels: '',
     ciphers: '',
     speedLimit: '',
+    jumpHost: '',
   };
 }
 
@@ -81,6 +85,7 @@ export function siteToForm(site: Site): SiteForm {
     channels: site.channels === undefined ? '' : String(site.channels),
     ciphers: (site.ciphers ?? []).join(', '),
     speedLimit: site.speedLimit === undefined ? '' : String(Math.round((site.speedLimit / 1048576) * 1000) / 1000),
+    jumpHost: site.jumpHost ?? '',
   };
 }
 
@@ -130,6 +135,9 @@ export function validateSiteForm(form: SiteForm): SiteFormResult {
   if (channels.error) errors.channels = channels.error;
   const speedLimit = limitField(form.speedLimit);
   if (speedLimit.error) errors.speedLimit = speedLimit.error;
+  const jumpHost = form.jumpHost.trim();
+  const jump = jumpHost ? parseJumpHosts(jumpHost) : null;
+  if (jump && !jump.ok) errors.jumpHost = `Not a jump host list: ${jump.error}. Write [user@]host[:port], several separated by commas`;
   const ciphers = form.ciphers.split(/[\s,]+/).filter(Boolean);
   const badCipher = ciphers.find((c) => !/^[a-z0-9][a-z0-9@.-]*$/i.test(c));
   if (badCipher) errors.ciphers = `"${badCipher}" is not a cipher name`;
@@ -156,6 +164,7 @@ export function validateSiteForm(form: SiteForm): SiteFormResult {
     ...(channels.value !== undefined ? { channels: channels.value } : {}),
     ...(ciphers.length ? { ciphers } : {}),
     ...(speedLimit.value !== undefined ? { speedLimit: speedLimit.value } : {}),
+    ...(jumpHost ? { jumpHost } : {}),
   };
   // The contract's validator is the final word (it also guards the IPC boundary).
   const checked = siteInputSchema.safeParse(site);

@@ -1,6 +1,6 @@
 /**
  * Create / edit a site: validated fields (errors shown beside each field, announced via role="alert"),
- * authentication method, default folders, and advanced settings (connections, channels, speed limit, cipher list).
+ * authentication method, default folders, and advanced settings (connections, channels, speed limit, jump hosts, cipher list).
  */
 import { useId, useState } from 'react';
 import type { Settings } from '../../app/common/ipc/contract';
@@ -52,7 +52,7 @@ export function SiteFormDialog({ initial, folders, hasPassword, settings, onSave
       </>
     );
   };
-  const text = (key: 'name' | 'folder' | 'host' | 'port' | 'user' | 'keyPath' | 'localDir' | 'remoteDir' | 'connections' | 'channels' | 'speedLimit', label: string, extra: Record<string, unknown> = {}) =>
+  const text = (key: 'name' | 'folder' | 'host' | 'port' | 'user' | 'keyPath' | 'localDir' | 'remoteDir' | 'connections' | 'channels' | 'speedLimit' | 'jumpHost', label: string, extra: Record<string, unknown> = {}) =>
     field(key, label, (p) => <input {...p} {...extra} value={form[key]} onChange={(e) => set(key, e.target.value)} autoComplete="off" />);
 
   const submit = async (e: React.FormEvent) => {
@@ -123,6 +123,7 @@ export function SiteFormDialog({ initial, folders, hasPassword, settings, onSave
             {text('connections', 'Connections', { inputMode: 'numeric', placeholder: 'auto (1–16)' })}
             {text('channels', 'Channels per connection', { inputMode: 'numeric', placeholder: 'auto (1–8)' })}
             {text('speedLimit', 'Speed limit (MiB/s)', { inputMode: 'decimal', placeholder: 'none' })}
+            {text('jumpHost', 'Jump host', { placeholder: 'as ~/.ssh/config says (e.g. user@bastion:22)' })}
             {field('ciphers', 'Ciphers', (p) => (
               <input
                 {...p}

@@ -15,6 +15,7 @@ import type { ErrorCode } from '../errors';
 import type { Job, Direction } from '../model/job';
 import type { Site, SiteView } from '../model/site';
 import { exportSchema, importPreviewSchema, importSchema, type ExportResult, type ImportPreview, type ImportResult } from '../model/siteImport';
+import { parseJumpHosts } from '../jumpHosts';
 import type { QueueFile } from '../queue/files';
 import type { QueueEvent } from '../queue/reducer';
 
@@ -94,6 +95,8 @@ export interface HostKeyPrompt {
   siteId: string;
   host: string;
   port: number;
+  /** The key is a jump host's (ProxyJump, the site's jump host) on the way to the site, not the site's own. */
+  jumpHost?: boolean;
   kind: 'unknown' | 'changed' | 'rotated' | 'revoked';
   /** The key the server presented. */
   presented: HostKeyId;
@@ -220,6 +223,7 @@ export const siteInputSchema = z.strictObject({
   channels: z.number().int().min(1).max(8).optional(),
   ciphers: z.array(z.string().min(1).max(100)).max(20).optional(),
   speedLimit: z.number().int().min(1024).max(2 ** 40).optional(),
+  jumpHost: z.string().trim().min(1).max(1024).refine((v) => parseJumpHosts(v).ok, { message: 'not a jump host list ([user@]host[:port], comma separated)' }).optional(),
 });
 
 const none = z.undefined();

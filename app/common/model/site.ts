@@ -31,6 +31,11 @@ export interface Site {
   ciphers?: string[];
   /** This site's speed limit in bytes per second (absent: none; the global limit still applies). */
   speedLimit?: number;
+  /**
+   * Jump hosts on the way to the site, ssh_config(5) ProxyJump syntax (`[user@]host[:port]`, aliases, comma list; see
+   * app/common/jumpHosts.ts); `none` ignores a ProxyJump of ~/.ssh/config. Absent: the configuration decides.
+   */
+  jumpHost?: string;
   /** Milliseconds since the epoch. */
   createdAt: number;
   updatedAt: number;

@@ -11,7 +11,9 @@ import { loginAsks } from './loginPrompts';
 import type { CliOptions } from './program';
 import { askHostKey, isInteractive, terminalPrompter } from './prompt';
 import { applyBookmark, storeLookup, type BookmarkLookup } from './bookmarks';
-import { formatRemote, parseRemoteUrl, remoteOperandHint, type RemoteSpec } from './remoteSpec';
+import { DEFAULT_SSH_PORT, formatRemote, parseRemoteUrl, remoteOperandHint, type RemoteSpec } from './remoteSpec';
+import { connectionOptions } from '../engine/hostOptions';
+import { resolveHostSettings, type HostSettings } from '../engine/hostSettings';
 import { formatBytes } from './units';
 
 /** The USAGE error for an operand that should be an sftp:// URL, with a hint when one applies (remoteOperandHint). */
@@ -76,29 +78,44 @@ function setupRequests(direction: 'get' | 'put', sources: string[], dest: string
   return { stat: [dest], probeDir: segmented ? (dest.endsWith('/') ? dest : path.posix.dirname(dest)) : undefined };
 }
 
-/** The engine to open for a job: the server, authentication, host-key handling and the tuning options. */
+/**
+ * The server behind a URL as ssh(1) would reach it: the OpenSSH configuration (`-F`, else ~/.ssh/config and
+ * /etc/ssh/ssh_config) for its host, `-J` over its ProxyJump; the URL's user and port (other than 22) win.
+ * @param note where `-v` notes go (skipped Match blocks, algorithms left out); none without `-v`
+ */
+export function hostSettingsFor(spec: RemoteSpec, o: Pick<CliOptions, 'jump' | 'sshConfig'>, note?: (m: string) => void): HostSettings {
+  return resolveHostSettings(
+    { host: spec.host, port: spec.port === DEFAULT_SSH_PORT ? undefined : spec.port, user: spec.user, jump: o.jump, configFile: o.sshConfig },
+    { onNote: note },
+  );
+}
+
+/** The engine to open for a job: the server (through ssh_config), authentication, host-key handling and the tuning options. */
 export function engineOptions(job: { direction: 'get' | 'put'; spec: RemoteSpec; sources: string[]; dest: string }, o: CliOptions,
   out: Pick<Output, 'info' | 'event'>): EngineOptions {
-  const { spec } = job;
   const interactive = isInteractive() && !o.batch;
   const prompter = interactive ? terminalPrompter() : undefined;
+  const h = hostSettingsFor(job.spec, o, o.verbose ? (m) => out.info(`sluice: ${m}`) : undefined);
+  if (o.verbose && h.jump.length) out.info(`sluice: through jump host(s) ${h.jump.map((j) => j.label).join(', ')} to ${h.label}`);
   return {
-    host: spec.host,
-    port: spec.port,
-    username: spec.user,
-    auth: { identityFiles: o.identity, useAgent: o.agent ? undefined : false, prompter },
-    algorithms: { cipher: o.cipher, kex: o.kex, hmac: o.mac, serverHostKey: o.hostKeyAlgorithms },
-    hostKeyMode: o.acceptNew ? 'accept-new' : interactive ? 'ask' : 'strict',
-    hostKeyPrompt: prompter && ((v) => askHostKey(prompter, v.identity)),
-    ...loginAsks(spec, prompter),
+    ...connectionOptions(h, {
+      identityFiles: o.identity, useAgent: o.agent ? undefined : false, noAgent: !o.agent,
+      algorithms: { cipher: o.cipher, kex: o.kex, hmac: o.mac, serverHostKey: o.hostKeyAlgorithms },
+      hostKeyMode: o.acceptNew ? 'accept-new' : undefined, defaultHostKeyMode: interactive ? 'ask' : 'strict',
+      readyTimeoutMs: o.connectTimeout, keepaliveIntervalMs: o.keepalive, keepaliveCountMax: o.keepaliveCount, prompter,
+      askJumpPassword: prompter && ((hop) => prompter.secret(`${hop.user ?? ''}@${hop.host}'s password (jump host): `)),
+    }),
+    hostKeyPrompt: prompter && ((v) => {
+      const hop = h.jump.find((j) => j.host === v.identity.host && j.port === v.identity.port);
+      if (hop) out.info(`sluice: the host key of jump host ${hop.label}:`);
+      return askHostKey(prompter, v.identity);
+    }),
+    ...loginAsks({ user: h.user ?? job.spec.user, host: h.host, port: h.port }, prompter),
     connections: o.connections,
     channels: o.channels,
     requests: o.requests,
     segmentSize: o.segmentSize,
     channelWindow: o.window,
-    keepaliveIntervalMs: o.keepalive,
-    keepaliveCountMax: o.keepaliveCount,
-    readyTimeoutMs: o.connectTimeout,
     rateLimit: o.limit,
     prefetch: setupRequests(job.direction, job.sources, job.dest, o),
     reserveExecSession: o.verify === 'sha256',

@@ -41,9 +41,15 @@ export interface CliOptions {
   requests: number;
   segmentSize: number;
   window?: number;
-  keepalive: number;
-  keepaliveCount: number;
-  connectTimeout: number;
+  /** `--keepalive` ms; absent: ssh_config ServerAliveInterval, else SESSION_DEFAULTS. */
+  keepalive?: number;
+  keepaliveCount?: number;
+  /** `--connect-timeout` ms; absent: ssh_config ConnectTimeout, else SESSION_DEFAULTS. */
+  connectTimeout?: number;
+  /** `-J`: jump hosts (ProxyJump syntax), `none` to ignore the configuration's ProxyJump. */
+  jump?: string;
+  /** `-F`: the OpenSSH client configuration file to read instead of ~/.ssh/config and /etc/ssh/ssh_config (`none`: none). */
+  sshConfig?: string;
   /** `--limit`: speed limit in bytes per second (0 = none). */
   limit?: number;
   /** `--retries`: tries in all after transient failures (0 and 1: a single try). */
@@ -62,9 +68,12 @@ Examples:
   sluice get -r --connections 4 sftp://host/data ./backup/   # parallel, 4 SSH connections
   sluice put --verify sha256 --json a.bin b.bin sftp://host/in/ > events.ndjson
   sluice put --limit 10M ./big.iso sftp://host/in/             # at most 10 MiB/s (10485760 bytes/s)
+  sluice get sftp://myalias/srv/data.csv .                     # a Host alias of ~/.ssh/config (HostName, Port, User, ProxyJump…)
+  sluice put -J alice@bastion.example.com a.bin sftp://10.0.0.7/in/   # through a jump host (ssh -J)
 
 URLs: sftp://[user@]host[:port]/path ('/abs/path', '/~/rel/to/home', or nothing for the login folder);
-scp's user@host:path is written sftp://user@host/path.
+scp's user@host:path is written sftp://user@host/path. The host is looked up in ~/.ssh/config and
+/etc/ssh/ssh_config (or -F FILE) as ssh does; the URL's user and port win.
 Auth: ssh-agent (SSH_AUTH_SOCK), -i key files (default ~/.ssh/id_ed25519, id_ecdsa, id_rsa), then a
 password prompt; SLUICE_PASSWORD supplies the password to scripts.
 Host keys: ~/.ssh/known_hosts and /etc/ssh/ssh_known_hosts (SLUICE_KNOWN_HOSTS overrides both).
@@ -98,6 +107,11 @@ export const RETRIES_HELP = 'tries in all, like rclone\'s --retries: a lost, ref
 const CONFLICT_HELP = 'when a target exists: overwrite (default, like cp and sftp); skip; newer (overwrite when the source is newer, '
   + 'to the second, else skip); size (overwrite when the sizes differ, else skip); rename (write NAME (1).ext beside it); append '
   + '(resume a partial target: when its bytes have the SHA-256 of the source\'s start, send only the rest into it, else overwrite)';
+
+const JUMP_HELP = 'jump hosts, like ssh -J: [user@]host[:port] (or an ssh_config alias), several separated by commas, visited in '
+  + 'order; overrides ProxyJump of the ssh config; none: connect directly. Each jump host\'s host key is checked like the target\'s';
+const SSH_CONFIG_HELP = 'OpenSSH client configuration file to read instead of ~/.ssh/config and /etc/ssh/ssh_config, like sftp -F '
+  + '(none: read none); Host aliases, HostName, Port, User, IdentityFile, ProxyJump, … apply (see the README)';
 
 const DEREFERENCE_HELP = 'follow symlinks in the folder walk, like cp -L (default: a file symlink is copied only when its '
   + 'target is inside the tree; others are reported and skipped)';
@@ -225,9 +239,11 @@ export function addTransferOptions(cmd: Command, direction: 'get' | 'put'): Comm
     .option('--requests <n>', 'outstanding requests per channel', positiveInt, SESSION_DEFAULTS.requests)
     .option('--segment-size <size>', 'split files larger than this across channels (K, M, G: KiB, MiB, GiB)', parseSize, SESSION_DEFAULTS.segmentSize)
     .option('--window <size>', `receive window per SFTP channel, 2M to 256M (default: RTT × ${WINDOW_TUNE.bytesPerSecond / 1048576} MiB/s, from 2M up to ${WINDOW_TUNE.maxBytes / 1048576}M)`, parseWindow)
-    .option('--keepalive <ms>', 'keepalive interval in ms (0 = off)', nonNegativeInt, SESSION_DEFAULTS.keepaliveIntervalMs)
-    .option('--keepalive-count <n>', 'missed keepalives before the connection is dropped', positiveInt, SESSION_DEFAULTS.keepaliveCountMax)
-    .option('--connect-timeout <ms>', 'connect + authentication timeout in ms', positiveInt, SESSION_DEFAULTS.readyTimeoutMs)
+    .option('--keepalive <ms>', `keepalive interval in ms, 0 = off (default: ssh_config ServerAliveInterval, else ${SESSION_DEFAULTS.keepaliveIntervalMs})`, nonNegativeInt)
+    .option('--keepalive-count <n>', `missed keepalives before the connection is dropped (default: ServerAliveCountMax, else ${SESSION_DEFAULTS.keepaliveCountMax})`, positiveInt)
+    .option('--connect-timeout <ms>', `connect + authentication timeout in ms (default: ConnectTimeout, else ${SESSION_DEFAULTS.readyTimeoutMs})`, positiveInt)
+    .option('-J, --jump <hosts>', JUMP_HELP)
+    .option('-F, --ssh-config <file>', SSH_CONFIG_HELP)
     .option('--limit <rate>', LIMIT_HELP, parseRate)
     .option('--retries <n>', RETRIES_HELP, nonNegativeInt, DEFAULT_RETRY_POLICY.tries);
 }

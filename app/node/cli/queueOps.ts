@@ -25,7 +25,7 @@ export const QUEUE_ORIGIN = 'queue';
 const KEPT_OPTIONS = [
   'recursive', 'dereference', 'identity', 'agent', 'acceptNew', 'clobber', 'conflict', 'resume', 'times', 'perms', 'verify', 'cipher', 'kex', 'mac',
   'hostKeyAlgorithms', 'connections', 'channels', 'requests', 'segmentSize', 'window', 'keepalive', 'keepaliveCount', 'connectTimeout', 'limit',
-  'retries',
+  'retries', 'jump', 'sshConfig',
 ] as const satisfies ReadonlyArray<keyof CliOptions>;
 
 /** The command options a queued job was added with (JobOptions.cli). */
@@ -62,6 +62,8 @@ export function addToQueue(store: QueueStore, direction: 'get' | 'put', operands
   }
   const cli: QueuedCliOptions = {};
   for (const k of KEPT_OPTIONS) if (o[k] !== undefined) (cli as Record<string, unknown>)[k] = o[k];
+  // `queue run` may start elsewhere: a relative -F file is taken from here.
+  if (cli.sshConfig !== undefined && cli.sshConfig.trim().toLowerCase() !== 'none' && !cli.sshConfig.startsWith('~/')) cli.sshConfig = path.resolve(cli.sshConfig);
   const options: JobOptions = { origin: QUEUE_ORIGIN, verify: o.verify, cli };
   if (o.limit) options.speedLimit = o.limit;
   return store.jobs.addBatch(absolute.map((source) => ({

@@ -9,11 +9,31 @@ import { KnownHosts, defaultKnownHostsPaths, type KnownHostsPaths } from '../sto
 import { buildAlgorithms, type AlgorithmChoice } from '../ssh/algorithms';
 import { gatherAuth, type AuthOptions } from '../ssh/auth';
 import { HostKeyPolicy, preferStoredHostKeyAlgorithms, type HostKeyMode, type HostKeyPrompter } from '../ssh/hostKeys';
+import type { JumpHost } from '../ssh/jumpHosts';
 import type { SessionOptions } from '../ssh/session';
+import { hostPortLabel } from '../../common/jumpHosts';
+
+/**
+ * A jump host (ssh_config(5) ProxyJump, `-J`, a site's jump host): where it is, who logs in there and how. Host keys
+ * use the engine's `hostKeyMode`, prompt and known_hosts, like the target's.
+ */
+export interface JumpHostOptions {
+  host: string;
+  port: number;
+  /** How messages name it; default `host:port`. */
+  label?: string;
+  /** Login name; default the local user name. */
+  username?: string;
+  /** Identity files, agent, prompter (ssh/auth.ts AuthOptions); a password is only ever asked, never the target's. */
+  auth: Omit<AuthOptions, 'username'>;
+  algorithms?: AlgorithmChoice;
+  /** Asked when the jump host wants a password: once per hop, however many connections the pool opens. */
+  askPassword?: () => Promise<string | undefined>;
+}
 
 /** What opening an engine takes: the server, who logs in and how, trust, algorithms, and the pool's tuning. */
 export interface EngineOptions
-  extends Omit<SessionOptions, 'auth' | 'hostKeys' | 'algorithms' | 'username'> {
+  extends Omit<SessionOptions, 'auth' | 'hostKeys' | 'algorithms' | 'username' | 'jump'> {
   /** Login name; default `os.userInfo().username` (see ssh/auth.ts gatherAuth). */
   username?: string;
   /** Identity files, agent, password, prompter (ssh/auth.ts AuthOptions). */
@@ -29,6 +49,8 @@ export interface EngineOptions
   knownHostsPaths?: KnownHostsPaths;
   /** Set-up warnings (an identity file that cannot be used, an agent that does not answer). */
   onWarning?: (message: string) => void;
+  /** Jump hosts in the order they are visited; the target is reached through the last one's forwarding. */
+  jump?: JumpHostOptions[];
 }
 
 /**
@@ -56,5 +78,19 @@ export async function sessionOptionsFor(o: EngineOptions): Promise<SessionOption
   const hostKeys = new HostKeyPolicy({ knownHosts, mode: o.hostKeyMode, prompt: o.hostKeyPrompt, onVerdict: o.onHostKeyVerdict });
   if (!o.algorithms?.serverHostKey?.length) preferStoredHostKeyTypes(algorithms, knownHosts, o.host, o.port);
   const auth = await gatherAuth({ ...o.auth, username: o.username }, o.onWarning);
-  return { ...o, username: auth.username, auth, hostKeys, algorithms };
+  const jump: JumpHost[] = [];
+  // One after the other: a hop's passphrase prompts must not interleave with another's.
+  for (const h of o.jump ?? []) jump.push(await jumpHostFor(h, knownHosts, o.onWarning));
+  return { ...o, username: auth.username, auth, hostKeys, algorithms, jump };
+}
+
+/** A jump host's login material and algorithms (host-key types stored for it first, as for the target). */
+async function jumpHostFor(h: JumpHostOptions, knownHosts: KnownHosts, onWarning?: (m: string) => void): Promise<JumpHost> {
+  const label = h.label ?? hostPortLabel(h.host, h.port);
+  // SLUICE_PASSWORD is the target's: it never goes to a jump host.
+  const env = { ...(h.auth.env ?? process.env), SLUICE_PASSWORD: undefined };
+  const auth = await gatherAuth({ ...h.auth, env, username: h.username }, onWarning && ((m) => onWarning(`jump host ${label}: ${m}`)));
+  const algorithms = buildAlgorithms(h.algorithms ?? {});
+  if (!h.algorithms?.serverHostKey?.length) preferStoredHostKeyTypes(algorithms, knownHosts, h.host, h.port);
+  return { host: h.host, port: h.port, username: auth.username, label, auth, algorithms, askPassword: h.askPassword };
 }

@@ -14,6 +14,8 @@ import type { Site } from '../../common/model/site';
 import { isTransient, type RetryPolicy } from '../../common/retry';
 import { SluiceError } from '../errors';
 import type { Engine, EngineFactory, EngineOptions } from '../engine/engine';
+import { connectionOptions } from '../engine/hostOptions';
+import { resolveHostSettings } from '../engine/hostSettings';
 import { learnedKeysMessage } from '../ssh/hostKeys';
 import type { KnownHostsPaths } from '../stores/knownHosts';
 import type { EngineEvent } from '../transfer/types';
@@ -49,6 +51,8 @@ export interface SiteSession {
   stopReconnect?: AbortController;
   /** Called on the session's next connection event or status change (see {@link SiteSessions.browse}). */
   changed: Set<() => void>;
+  /** The host and port the site resolved to (ssh_config), to tell its own host-key prompts from a jump host's. */
+  target?: { host: string; port: number };
 }
 
 interface PendingHostKey {
@@ -62,7 +66,10 @@ export interface SessionsOptions {
   engine: EngineFactory;
   env: NodeJS.ProcessEnv;
   readyTimeoutMs: number;
-  knownHostsPaths: KnownHostsPaths;
+  /** known_hosts chosen for the service (tests, harness); absent: UserKnownHostsFile of ssh_config, else OpenSSH's files. */
+  knownHostsPaths?: KnownHostsPaths;
+  /** The OpenSSH client configuration to read for a site's host (like `ssh -F`; `none`: none); default ~/.ssh/config + /etc/ssh/ssh_config. */
+  sshConfig?: string;
   /** The data folder (the engine's leftovers journal). */
   home: string;
   /** Reconnect attempts and waits (app/common/retry.ts RECONNECT_POLICY). */
@@ -262,42 +269,56 @@ export class SiteSessions {
   }
 
   /**
-   * The engine options of a site: its saved identity, its ciphers, host keys asked through the UI (a changed or
-   * revoked one is kept in `seen` to be shown once the connect failed), events to the session.
+   * The engine options of a site: its host through the OpenSSH configuration (a site's host may be an alias; its jump
+   * host wins over ProxyJump, its port other than 22 over Port, its user over User), its saved identity, its ciphers,
+   * host keys asked through the UI (a changed or revoked one is kept in `seen` to be shown once the connect failed),
+   * events to the session.
    */
   private async engineOptions(s: SiteSession, seen: { refused?: RefusedVerdict }): Promise<EngineOptions> {
     const { site } = s;
     const secret = site.authMethod === 'password' ? s.password ?? (await this.hub.secrets.get(site.id)) : undefined;
     if (secret) s.secrets.add(secret);
     const { prompter, passphrases, ...asks } = loginOptions(this.auth, s, this.hub.secrets, this.hub);
+    const home = this.o.env.HOME ?? os.homedir();
+    const h = resolveHostSettings(
+      { host: site.host, port: site.port === 22 ? undefined : site.port, user: site.user, jump: site.jumpHost, configFile: this.o.sshConfig },
+      { home, env: this.o.env, onNote: (m) => this.hub.log('info', m, site.id) },
+    );
+    s.target = { host: h.host, port: h.port };
     return {
-      host: site.host, port: site.port, username: site.user,
-      auth: {
+      ...connectionOptions(h, {
         identityFiles: site.authMethod === 'key' && site.keyPath ? [site.keyPath] : site.authMethod === 'agent' ? undefined : [],
         useAgent: site.authMethod === 'agent',
         password: secret,
         env: { ...this.o.env, SLUICE_PASSWORD: undefined },
-        home: this.o.env.HOME ?? os.homedir(),
+        home,
         prompter,
         passphrases,
-      },
+        // The engine validates the site's cipher names (USAGE error naming the unknown one); default: AES-aware order.
+        algorithms: site.ciphers?.length ? { cipher: site.ciphers } : undefined,
+        defaultHostKeyMode: 'ask',
+        // known_hosts is re-read on every connect: another program (or another site) may have changed it.
+        knownHostsPaths: this.o.knownHostsPaths,
+        readyTimeoutMs: this.o.readyTimeoutMs,
+      }),
       ...asks,
-      // The engine validates the site's cipher names (USAGE error naming the unknown one); default: AES-aware order.
-      algorithms: site.ciphers?.length ? { cipher: site.ciphers } : undefined,
-      hostKeyMode: 'ask',
       hostKeyPrompt: async (v) => this.askHostKey(s, v),
       onHostKeyVerdict: (v) => { if (v.kind === 'changed' || v.kind === 'revoked') seen.refused ??= v; },
-      // known_hosts is re-read on every connect: another program (or another site) may have changed it.
-      knownHostsPaths: this.o.knownHostsPaths,
       onWarning: (msg) => this.hub.log('warn', msg, site.id),
       onEvent: (e) => this.onEngineEvent(s, e),
       // Unset: the engine sizes the pool from the measured RTT.
       connections: site.connections,
       channels: site.channels,
       rateLimit: site.speedLimit,
-      readyTimeoutMs: this.o.readyTimeoutMs,
       dataDir: this.o.home,
     };
+  }
+
+  /** Where a host-key prompt points: the key's own host and port, and whether that is a jump host of the site. */
+  private promptTarget(s: SiteSession, v: { identity: { host: string; port: number } }): Pick<HostKeyPrompt, 'host' | 'port' | 'jumpHost'> {
+    const { host, port } = v.identity;
+    const jumpHost = s.target !== undefined && (s.target.host !== host || s.target.port !== port);
+    return jumpHost ? { host, port, jumpHost } : { host, port };
   }
 
   /** Tells the UI (a neutral notice plus a log line) that a trusted server's announced keys were saved. */
@@ -314,7 +335,7 @@ export class SiteSessions {
       this.hostKeyPrompts.set(promptId, { siteId: s.site.id, kind: 'unknown', resolve });
       s.prompts.add(promptId);
       this.hub.emit('hostKey.prompt', {
-        promptId, siteId: s.site.id, host: s.site.host, port: s.site.port, kind: 'unknown',
+        promptId, siteId: s.site.id, ...this.promptTarget(s, v), kind: 'unknown',
         presented: { keyType: v.identity.keyType, fingerprint: v.identity.fingerprint },
       });
     });
@@ -326,7 +347,7 @@ export class SiteSessions {
     this.hostKeyPrompts.set(promptId, { siteId: s.site.id, kind: v.kind, resolve: () => undefined });
     const stored = v.kind === 'changed' ? v.stored : [v.stored];
     this.hub.emit('hostKey.prompt', {
-      promptId, siteId: s.site.id, host: s.site.host, port: s.site.port, kind: v.kind,
+      promptId, siteId: s.site.id, ...this.promptTarget(s, v), kind: v.kind,
       presented: { keyType: v.identity.keyType, fingerprint: v.identity.fingerprint },
       previous: stored.map((r) => ({ keyType: r.keyType, fingerprint: r.fingerprint })),
     });

@@ -21,7 +21,13 @@ interface Ssh2Constants {
 }
 
 // ssh2 filters these lists by what this Node/OpenSSL build can do, so they are the truth for validation.
-const ssh2Constants = require('ssh2/lib/protocol/constants') as Ssh2Constants;
+// Loaded on first use (~50 ms): resolving a host through ssh_config (engine/hostSettings.ts) imports this module before
+// the CLI's first connection starts, and needs the lists only when the configuration names algorithms.
+let loaded: Ssh2Constants | undefined;
+const ssh2Constants = {} as Ssh2Constants;
+for (const key of ['SUPPORTED_CIPHER', 'SUPPORTED_KEX', 'SUPPORTED_MAC', 'SUPPORTED_SERVER_HOST_KEY', 'DEFAULT_KEX', 'DEFAULT_MAC', 'DEFAULT_SERVER_HOST_KEY'] as const) {
+  Object.defineProperty(ssh2Constants, key, { get: () => (loaded ??= require('ssh2/lib/protocol/constants') as Ssh2Constants)[key] });
+}
 
 /** The algorithm families the CLI exposes, with their flag names and ssh2 lists. */
 const FAMILIES = {

@@ -6,12 +6,13 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { AuthHandlerMiddleware, AuthenticationType, AnyAuthMethod } from 'ssh2';
+import { utils, type AuthHandlerMiddleware, type AuthenticationType, type AnyAuthMethod, type ParsedKey } from 'ssh2';
 import { SluiceError, displayText, fromLocalError } from '../errors';
 import { keyboardMethod, type KeyboardRound, type KeyboardState } from './keyboardInteractive';
 import { tryParse, unlockKey, type PassphraseStore, type Prompter } from './passphrase';
 
 export { PASSPHRASE_TRIES, type PassphraseAnswer, type PassphraseStore, type Prompter } from './passphrase';
+import { filteredAgent } from './agentFilter';
 
 /** One private key to offer. `privateKey` is the file's bytes; ssh2 parses it again with `passphrase`. */
 export interface AuthKey {
@@ -34,6 +35,11 @@ export interface AuthMaterial {
    * prompt, the other prompts go to the prompter (ssh/keyboardInteractive.ts). gatherAuth sets it.
    */
   tryKeyboardInteractive: boolean;
+  /**
+   * ssh_config `IdentitiesOnly yes`: only the agent's keys with these public blobs (base64 of the SSH encoding) are
+   * offered; absent: every agent key.
+   */
+  agentKeys?: string[];
 }
 
 export interface AuthOptions {
@@ -53,6 +59,13 @@ export interface AuthOptions {
   prompter?: Prompter;
   /** Passphrases kept for key files, tried before asking (the app's secret store); a right one asked may be kept. */
   passphrases?: PassphraseStore;
+  /**
+   * ssh_config `IdentityFile`s: tried after `identityFiles`, skipped when missing (a warning when unreadable); with
+   * `identityFiles` they replace the default files, as in ssh(1).
+   */
+  configIdentityFiles?: string[];
+  /** ssh_config `IdentitiesOnly yes`: offer only the agent keys that are those of the identity files. */
+  identitiesOnly?: boolean;
 }
 
 /** Default identity files, in OpenSSH's order of preference (ssh_config(5) IdentityFile). */
@@ -129,13 +142,14 @@ export async function gatherAuth(opts: AuthOptions, onWarning?: (msg: string) =>
     else agent = sock;
   }
 
-  const explicit = opts.identityFiles !== undefined && opts.identityFiles.length > 0;
   const home = opts.home ?? os.homedir();
-  const files = explicit
-    ? (opts.identityFiles as string[]).map((f) => path.resolve(f.startsWith('~/') ? path.join(home, f.slice(2)) : f))
-    : DEFAULT_IDENTITY_FILES.map((f) => path.join(home, '.ssh', f)).filter((f) => fs.existsSync(f));
+  const given = (opts.identityFiles ?? []).map((f) => path.resolve(f.startsWith('~/') ? path.join(home, f.slice(2)) : f));
+  const configured = (opts.configIdentityFiles ?? []).filter((f) => !given.includes(f) && fs.existsSync(f));
+  const files = given.length || configured.length
+    ? [...given.map((file) => ({ file, explicit: true })), ...configured.map((file) => ({ file, explicit: false }))]
+    : DEFAULT_IDENTITY_FILES.map((f) => path.join(home, '.ssh', f)).filter((f) => fs.existsSync(f)).map((file) => ({ file, explicit: false }));
   const keys: AuthKey[] = [];
-  for (const file of files) {
+  for (const { file, explicit } of files) {
     const key = await loadKey(file, explicit, opts, warn);
     if (key) keys.push(key);
   }
@@ -147,8 +161,26 @@ export async function gatherAuth(opts: AuthOptions, onWarning?: (msg: string) =>
     tryKeyboardInteractive: true,
   };
   if (agent !== undefined) material.agent = agent;
+  if (agent !== undefined && opts.identitiesOnly) material.agentKeys = publicBlobsOf(files.map((f) => f.file), keys);
   if (password !== undefined) material.password = password;
   return material;
+}
+
+/**
+ * The public blobs (base64) of identities: of each loaded key, and of each file's `.pub` beside it (an encrypted key
+ * skipped without a passphrase may still sit in the agent).
+ */
+function publicBlobsOf(files: string[], keys: AuthKey[]): string[] {
+  const blobs = new Set<string>();
+  const add = (parsed: ParsedKey | ParsedKey[] | Error) => {
+    const k = Array.isArray(parsed) ? parsed[0] : parsed;
+    if (k && !(k instanceof Error)) blobs.add(k.getPublicSSH().toString('base64'));
+  };
+  for (const key of keys) add(utils.parseKey(key.privateKey, key.passphrase));
+  for (const file of files) {
+    try { add(utils.parseKey(fs.readFileSync(`${file}.pub`))); } catch { /* no .pub beside it */ }
+  }
+  return [...blobs];
 }
 
 /**
@@ -256,7 +288,7 @@ export function makeAuthHandler(m: AuthMaterial, asks: LoginAsks | ((again: bool
         if (!allowed(step.kind)) continue;
         switch (step.kind) {
           case 'agent':
-            offer('agent', { type: 'agent', username: m.username, agent: m.agent as string });
+            offer('agent', { type: 'agent', username: m.username, agent: m.agentKeys ? filteredAgent(m.agent as string, m.agentKeys) : m.agent as string });
             return;
           case 'key': {
             const key = asBuffer(step.key.privateKey);

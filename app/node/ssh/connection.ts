@@ -7,13 +7,20 @@ import { Worker } from 'node:worker_threads';
 import { SluiceError, displayText, type ErrorCode } from '../errors';
 import { COUNTERS_PER_CHANNEL } from '../sftp/pipeline';
 import type { KeyboardRound } from './keyboardInteractive';
+import type { PreconnectResolver } from './preconnect';
 import type { ConnectInfo, ConnectParams, FromWorker, OpName, ToWorker, WorkerOps } from './workerProtocol';
 
 export interface ConnectionHooks {
-  /** Decides on a presented host key (SSH public key blob); `error` says why when refused (HOSTKEY_*). */
-  verifyHostKey(key: Buffer): Promise<{ accept: boolean; error?: SluiceError }>;
-  /** Asked when the server wants a password and none was given, or `again` after it refused one. */
-  askPassword?(again: boolean): Promise<string | undefined>;
+  /**
+   * Decides on a presented host key (SSH public key blob); `error` says why when refused (HOSTKEY_*).
+   * @param hop the jump host that presented it (ConnectParams.jump index); undefined: the target
+   */
+  verifyHostKey(key: Buffer, hop?: number): Promise<{ accept: boolean; error?: SluiceError }>;
+  /**
+   * Asked when the server (or jump host `hop`) wants a password and none was given, or `again` after the target
+   * refused one.
+   */
+  askPassword?(again: boolean, hop?: number): Promise<string | undefined>;
   /**
    * Answers a keyboard-interactive round (RFC 4256) the password did not answer; rejects to end the login with that
    * error. Absent: such a login fails AUTH_FAILED naming the prompt.
@@ -37,11 +44,13 @@ let spare: Worker | null = null;
 /**
  * Starts one connection worker now, to be taken by the next {@link WorkerConnection}.
  * @param target where that connection will go: the worker opens the TCP connection and sends its identification at
- *   once (preconnect.ts), and uses them if the connection asks for the same host and port
+ *   once (preconnect.ts), and uses them if the connection asks for the same host and port; or a resolver module the
+ *   worker asks where that is (preconnect.ts PreconnectResolver)
  */
-export function prewarmConnectionWorker(target?: { host: string; port: number }): void {
+export function prewarmConnectionWorker(target?: { host: string; port: number } | PreconnectResolver): void {
   if (spare) return;
-  spare = new Worker(WORKER_FILE, { workerData: { preconnect: target } });
+  const workerData = target && 'module' in target ? { preconnectFrom: target } : { preconnect: target };
+  spare = new Worker(WORKER_FILE, { workerData });
   spare.unref();
   // An unused spare must never crash the process or keep it alive.
   spare.on('error', () => undefined);
@@ -171,7 +180,7 @@ export class WorkerConnection {
         return;
       }
       case 'hostkey':
-        this.hooks.verifyHostKey(Buffer.from(m.key)).then(
+        this.hooks.verifyHostKey(Buffer.from(m.key), m.hop).then(
           (a) => this.worker.postMessage({ kind: 'hostkey-answer', id: m.id, accept: a.accept, error: a.error?.toInfo() } satisfies ToWorker),
           (e: Error) => this.worker.postMessage({
             kind: 'hostkey-answer', id: m.id, accept: false, error: { code: 'HOSTKEY_REJECTED', message: e.message },
@@ -179,7 +188,7 @@ export class WorkerConnection {
         );
         return;
       case 'password':
-        (this.hooks.askPassword?.(m.again === true) ?? Promise.resolve(undefined)).then(
+        (this.hooks.askPassword?.(m.again === true, m.hop) ?? Promise.resolve(undefined)).then(
           (password) => this.worker.postMessage({ kind: 'password-answer', id: m.id, password } satisfies ToWorker),
           () => this.worker.postMessage({ kind: 'password-answer', id: m.id } satisfies ToWorker),
         );

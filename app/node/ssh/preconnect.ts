@@ -28,6 +28,17 @@ interface Early {
 
 let early: Early | null = null;
 
+/**
+ * A module that tells a new connection worker where to preconnect: its `preconnectTarget(args)` runs in the worker
+ * (so resolving, e.g. through ~/.ssh/config, costs the coordinating thread nothing) and returns a host and port or
+ * undefined.
+ */
+export interface PreconnectResolver {
+  /** Absolute path of the module. */
+  module: string;
+  args: string[];
+}
+
 /** A TCP socket to host:port with TCP_NODELAY (set before connecting) and keepalive. */
 export function newSocket(host: string, port: number): net.Socket {
   const sock = new net.Socket();

@@ -1,7 +1,7 @@
 /**
  * Prompt TCP ACKs while an SSH connection sets up (see {@link ackPromptlyDuringSetup}).
  */
-import type net from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { EventEmitter } from 'node:events';
 import { sendIgnore } from '../ssh2x';
 
@@ -16,7 +16,7 @@ export type IgnoreCapableClient = EventEmitter;
  * exchange (strict KEX forbids extra messages during it, RFC 4253 §7.1 and OpenSSH PROTOCOL "kex-strict").
  * @returns stop(): call when set-up is over
  */
-export function ackPromptlyDuringSetup(sock: net.Socket, client: IgnoreCapableClient): () => void {
+export function ackPromptlyDuringSetup(sock: Duplex, client: IgnoreCapableClient): () => void {
   let active = true;
   let wrote = false;
   const write = sock.write;

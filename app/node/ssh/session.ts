@@ -14,6 +14,7 @@ import { RateBucket, globalRateLimit, type RateLimitStats } from '../sftp/rateLi
 import { resolveHome } from '../stores/dataDir';
 import { LeftoverJournal } from '../stores/leftovers';
 import type { HostKeyPolicy } from './hostKeys';
+import { JumpHosts, atJumpHost, type JumpHost } from './jumpHosts';
 import type { ConnectParams, Negotiated, RemoteEntry, RemoteStat, WorkerOps } from './workerProtocol';
 import type { EngineEvent } from '../transfer/types';
 
@@ -69,6 +70,11 @@ export interface SessionOptions {
    * naming the prompt in --batch mode). Absent: such a login fails AUTH_FAILED.
    */
   askKeyboard?: (round: KeyboardRound) => Promise<string[]>;
+  /**
+   * Jump hosts (ssh_config(5) ProxyJump), in the order they are visited: every connection of the pool reaches the
+   * target through them (ssh/worker/jump.ts), and their host keys go through `hostKeys` too.
+   */
+  jump?: JumpHost[];
   onEvent?: (e: EngineEvent) => void;
 }
 
@@ -139,6 +145,7 @@ export class Session {
   readonly leftovers: LeftoverJournal;
   /** This site's speed limit, shared with its connection workers (each request also takes from the process's). */
   private readonly siteLimit: RateBucket;
+  private readonly jump: JumpHosts;
 
   private constructor(readonly options: SessionOptions) {
     this.settings = {
@@ -153,6 +160,7 @@ export class Session {
     };
     this.password = options.auth.password;
     this.siteLimit = new RateBucket({ bytesPerSecond: options.rateLimit });
+    this.jump = new JumpHosts(options.jump ?? []);
     this.leftovers = new LeftoverJournal(options.dataDir ?? resolveHome(), { host: options.host, port: options.port, user: options.username });
   }
 
@@ -300,17 +308,8 @@ export class Session {
       ? Math.max(this.settings.connections * this.settings.channels, AUTO_TUNE.connections * this.autoChannels)
       : this.settings.channels;
     const conn = new WorkerConnection(id, this.settings.channels, {
-      verifyHostKey: async (key) => {
-        if (this.fatal) return { accept: false, error: this.fatal };
-        const check = await o.hostKeys.verify(o.host, o.port, key);
-        if (check.accepted) {
-          this.connectionKeys.set(id, key);
-          return { accept: true };
-        }
-        if (check.code === 'HOSTKEY_CHANGED' || check.code === 'HOSTKEY_REVOKED') this.fatal ??= new SluiceError(check.code, check.message);
-        return { accept: false, error: new SluiceError(check.code, check.message) };
-      },
-      askPassword: (again) => this.askPassword(again),
+      verifyHostKey: (key, hop) => this.verifyHostKey(id, key, hop),
+      askPassword: (again, hop) => (hop === undefined ? this.askPassword(again) : this.jump.askPassword(hop)),
       askKeyboard: o.askKeyboard,
       onHostKeys: (keys) => {
         const key = this.connectionKeys.get(id);
@@ -346,9 +345,29 @@ export class Session {
         : undefined,
       prefetch: id === 0 ? o.prefetch : undefined,
       rateLimits: [globalRateLimit().buffer, this.siteLimit.buffer],
+      jump: this.jump.params(),
     });
     this.emit({ type: 'connection', id, state: 'up' });
     return conn;
+  }
+
+  /**
+   * Decides on a host key connection `id` was shown, by the target or by jump host `hop`: the pool's one policy; a
+   * changed or revoked key stops the whole pool before authenticating; a jump host's refusal names the hop.
+   */
+  private async verifyHostKey(id: number, key: Buffer, hop?: number): Promise<{ accept: boolean; error?: SluiceError }> {
+    if (this.fatal) return { accept: false, error: this.fatal };
+    const o = this.options;
+    const server = hop === undefined ? o : this.jump.hop(hop);
+    const check = await o.hostKeys.verify(server.host, server.port, key);
+    if (check.accepted) {
+      if (hop === undefined) this.connectionKeys.set(id, key);
+      return { accept: true };
+    }
+    const plain = new SluiceError(check.code, check.message);
+    const error = hop === undefined ? plain : atJumpHost(this.jump.hop(hop).label, plain);
+    if (check.code === 'HOSTKEY_CHANGED' || check.code === 'HOSTKEY_REVOKED') this.fatal ??= error;
+    return { accept: false, error };
   }
 
   /** A job-stopping error seen by any connection (changed or revoked host key), if any. */

@@ -1,7 +1,7 @@
 /**
  * A first RTT sample taken during SSH set-up, before any request of ours (see {@link watchSetupRtt}).
  */
-import type net from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { EventEmitter } from 'node:events';
 
 /**
@@ -18,7 +18,7 @@ import type { EventEmitter } from 'node:events';
  * @param now the clock, in nanoseconds (tests pass their own to time without waiting)
  * @returns a getter: the sample in ms, or undefined until the first read after the handshake
  */
-export function watchSetupRtt(sock: net.Socket, client: EventEmitter, now: () => bigint = process.hrtime.bigint): () => number | undefined {
+export function watchSetupRtt(sock: Duplex, client: EventEmitter, now: () => bigint = process.hrtime.bigint): () => number | undefined {
   let sample: number | undefined;
   let t0 = 0n;
   const onData = () => {

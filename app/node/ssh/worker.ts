@@ -73,6 +73,15 @@ const ops: { [K in OpName]: (arg: WorkerOps[K][0], ctx: CallContext) => Promise<
         c.client.end();
         setTimeout(resolve, 2000).unref();
       });
+      // Jump hosts after the target (its DISCONNECT goes out through them first), the first hop's socket last.
+      if (c.hopSock) {
+        const first = c.hopSock;
+        await new Promise<void>((resolve) => {
+          first.once('finish', () => resolve()).once('close', () => resolve());
+          for (const h of [...c.hops].reverse()) h.end();
+          setTimeout(resolve, 2000).unref();
+        });
+      }
     }
   },
 };

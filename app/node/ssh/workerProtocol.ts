@@ -8,6 +8,20 @@ import type { Algorithms } from 'ssh2';
 import type { AuthMaterial } from './auth';
 import type { KeyboardRound } from './keyboardInteractive';
 
+/**
+ * One jump host of a connection (ssh_config(5) ProxyJump): the worker connects to it over the previous hop's
+ * direct-tcpip channel (RFC 4254 §7.2; the first hop over TCP), and opens the next hop's channel (or the target's) from it.
+ */
+export interface JumpHopParams {
+  host: string;
+  port: number;
+  username: string;
+  /** How messages name the hop: `host:port`, or `alias (host:port)`. */
+  label: string;
+  auth: AuthMaterial;
+  algorithms?: Algorithms;
+}
+
 export interface ConnectParams {
   host: string;
   port: number;
@@ -44,6 +58,8 @@ export interface ConnectParams {
   keepaliveCountMax: number;
   /** Time allowed for TCP connect + handshake + authentication, in ms. */
   readyTimeoutMs: number;
+  /** Jump hosts, in the order they are visited; the target is reached from the last one. */
+  jump?: JumpHopParams[];
   /** Shared counters, COUNTERS_PER_CHANNEL float64 slots per channel. */
   counters: SharedArrayBuffer;
   /**
@@ -250,9 +266,10 @@ export type ToWorker =
 export type FromWorker =
   | { kind: 'result'; id: number; ok: true; value: unknown }
   | { kind: 'result'; id: number; ok: false; error: SluiceErrorInfo }
-  | { kind: 'hostkey'; id: number; key: Uint8Array }
-  /** The password is wanted; `again`: the server refused the previous one. */
-  | { kind: 'password'; id: number; again?: boolean }
+  /** `hop`: the key of that jump host (ConnectParams.jump index), else the target's. */
+  | { kind: 'hostkey'; id: number; key: Uint8Array; hop?: number }
+  /** The password is wanted (`hop`: by that jump host, else by the target); `again`: the server refused the previous one. */
+  | { kind: 'password'; id: number; again?: boolean; hop?: number }
   /** A keyboard-interactive round (RFC 4256) whose prompts the password did not answer. */
   | { kind: 'keyboard'; id: number; round: KeyboardRound }
   /** Bytes call `id` moved since its last progress message (sent before its result). */

@@ -33,7 +33,7 @@ test('create, read back across reopen, WAL and migrations applied', (t) => {
 
   const again = new SitesStore(home);
   t.after(() => again.close());
-  assert.equal(again.schemaVersion, 2);
+  assert.equal(again.schemaVersion, 3);
   assert.equal(again.get(site.id)?.name, 'Prod 2');
   const raw = new Database(path.join(home, 'sluice.db'), { readonly: true });
   assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
@@ -99,4 +99,23 @@ test('memory secret store and home resolution', async () => {
   assert.equal(resolveHome({ XDG_CONFIG_HOME: '/cfg' }, 'linux'), '/cfg/sluice');
   assert.equal(resolveHome({ APPDATA: 'C:\\A' }, 'win32'), path.join('C:\\A', 'Sluice'));
   assert.match(resolveHome({}, 'darwin'), /Library\/Application Support\/Sluice$/);
+});
+
+test('jumpHost is kept, trimmed and cleared; migration 3 adds its column to a version 2 database', (t) => {
+  const home = tempHome(t);
+  const store = new SitesStore(home);
+  const site = store.save({ ...input, jumpHost: ' alice@bastion:2222,inner ' });
+  assert.equal(site.jumpHost, 'alice@bastion:2222,inner');
+  assert.equal(store.save({ ...input, id: site.id }).jumpHost, undefined);
+  store.close();
+  // A database written before migration 3: the column is gone and user_version is 2.
+  const raw = new Database(path.join(home, 'sluice.db'));
+  raw.exec('ALTER TABLE sites DROP COLUMN jump_host');
+  raw.pragma('user_version = 2');
+  raw.close();
+  const again = new SitesStore(home);
+  t.after(() => again.close());
+  assert.equal(again.schemaVersion, 3);
+  assert.equal(again.get(site.id)?.name, input.name.trim());
+  assert.equal(again.save({ ...input, id: site.id, jumpHost: 'none' }).jumpHost, 'none');
 });

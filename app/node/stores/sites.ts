@@ -61,12 +61,13 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX sites_folder ON sites(folder);
    CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);`,
   'ALTER TABLE sites ADD COLUMN speed_limit INTEGER;',
+  'ALTER TABLE sites ADD COLUMN jump_host TEXT;',
 ];
 
 interface SiteRow {
   id: string; name: string; folder: string; host: string; port: number; user: string; auth_method: Site['authMethod'];
   key_path: string | null; local_dir: string | null; remote_dir: string | null;
-  connections: number | null; channels: number | null; ciphers: string | null; speed_limit: number | null;
+  connections: number | null; channels: number | null; ciphers: string | null; speed_limit: number | null; jump_host: string | null;
   created_at: number; updated_at: number;
 }
 
@@ -82,6 +83,7 @@ function rowToSite(r: SiteRow): Site {
   if (r.channels !== null) site.channels = r.channels;
   if (r.ciphers !== null) site.ciphers = JSON.parse(r.ciphers) as string[];
   if (r.speed_limit !== null) site.speedLimit = r.speed_limit;
+  if (r.jump_host !== null) site.jumpHost = r.jump_host;
   return site;
 }
 
@@ -152,19 +154,20 @@ export class SitesStore {
       auth_method: input.authMethod, key_path: input.keyPath ?? null, local_dir: input.localDir ?? null,
       remote_dir: input.remoteDir ?? null, connections: input.connections ?? null, channels: input.channels ?? null,
       ciphers: input.ciphers ? JSON.stringify(input.ciphers) : null, speed_limit: input.speedLimit ?? null,
+      jump_host: input.jumpHost?.trim() || null,
     };
     if (input.id) {
       const res = this.db.prepare(`UPDATE sites SET name=@name, folder=@folder, host=@host, port=@port, user=@user,
         auth_method=@auth_method, key_path=@key_path, local_dir=@local_dir, remote_dir=@remote_dir,
-        connections=@connections, channels=@channels, ciphers=@ciphers, speed_limit=@speed_limit, updated_at=@now WHERE id=@id`)
+        connections=@connections, channels=@channels, ciphers=@ciphers, speed_limit=@speed_limit, jump_host=@jump_host, updated_at=@now WHERE id=@id`)
         .run({ ...values, now, id: input.id });
       if (res.changes === 0) throw new SluiceError('NOT_FOUND', `No site with id ${input.id}`);
       return this.get(input.id)!;
     }
     const id = randomUUID();
     this.db.prepare(`INSERT INTO sites (id, name, folder, host, port, user, auth_method, key_path, local_dir, remote_dir,
-      connections, channels, ciphers, speed_limit, created_at, updated_at) VALUES (@id, @name, @folder, @host, @port, @user, @auth_method,
-      @key_path, @local_dir, @remote_dir, @connections, @channels, @ciphers, @speed_limit, @now, @now)`).run({ ...values, id, now });
+      connections, channels, ciphers, speed_limit, jump_host, created_at, updated_at) VALUES (@id, @name, @folder, @host, @port, @user, @auth_method,
+      @key_path, @local_dir, @remote_dir, @connections, @channels, @ciphers, @speed_limit, @jump_host, @now, @now)`).run({ ...values, id, now });
     return this.get(id)!;
   }
 

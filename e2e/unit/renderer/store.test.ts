@@ -197,6 +197,26 @@ test('the site form validates every field and builds a contract request', () => 
   assert.ok(forget.ok && forget.password === null);
 });
 
+test('the site form checks and keeps a jump host list (ProxyJump syntax)', () => {
+  const base = { ...newSiteForm(), name: 'n', host: 'h', user: 'u' };
+  const bad = validateSiteForm({ ...base, jumpHost: 'alice@bastion:99999' });
+  assert.ok(!bad.ok && /port/.test(bad.errors.jumpHost ?? ''), 'a bad port in a hop is named');
+  assert.ok(!validateSiteForm({ ...base, jumpHost: 'a,,b' }).ok);
+  const good = validateSiteForm({ ...base, jumpHost: ' alice@bastion:2222, [::1]:22 ' });
+  assert.ok(good.ok && good.site.jumpHost === 'alice@bastion:2222, [::1]:22');
+  const none = validateSiteForm({ ...base, jumpHost: '' });
+  assert.ok(none.ok && !('jumpHost' in none.site), 'empty: the site has no jump host of its own');
+  const site = { id: 's1', name: 'A', folder: '', host: 'h', port: 22, user: 'u', authMethod: 'agent' as const, jumpHost: 'none', createdAt: 1, updatedAt: 1 };
+  assert.equal(siteToForm(site).jumpHost, 'none');
+});
+
+test('a jump host\'s host-key dialog says it is the jump host, and ssh-keygen -R names the host alone', () => {
+  const prompt = { promptId: 'p', siteId: 's', host: 'bastion', port: 2222, jumpHost: true, presented: { keyType: 'ssh-ed25519', fingerprint: 'SHA256:x' } };
+  assert.match(hostKeyView({ ...prompt, kind: 'unknown' }).explanation, /the jump host \[bastion\]:2222/);
+  const changed = hostKeyView({ ...prompt, kind: 'changed' }).explanation;
+  assert.match(changed, /ssh-keygen -R \[bastion\]:2222\)/);
+});
+
 test('site tree nests folders, creates missing parents and sorts by name', () => {
   const mk = (id: string, name: string, folder: string) => ({ id, name, folder, host: 'h', port: 22, user: 'u', authMethod: 'agent' as const, createdAt: 0, updatedAt: 0, hasPassword: false });
   const root = buildSiteTree({ folders: ['Empty'], sites: [mk('1', 'b', 'Work/Prod'), mk('2', 'a', 'Work/Prod'), mk('3', 'top', '')] });

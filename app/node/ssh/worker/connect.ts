@@ -2,7 +2,7 @@
  * Connecting: the socket, the SSH handshake and authentication, the RTT, the SFTP channels (set-up pipelined with the
  * job's first requests), their receive windows, and the stall watchdog.
  */
-import net from 'node:net';
+import type { Duplex } from 'node:stream';
 import { Client, type SFTPWrapper } from 'ssh2';
 import { SluiceError, displayText } from '../../errors';
 import { InFlightBudget, RequestSlots } from '../../sftp/pipeline';
@@ -16,6 +16,7 @@ import { ackPromptlyDuringSetup, type IgnoreCapableClient } from '../promptAck';
 import { watchSetupRtt } from '../setupRtt';
 import type { ConnectInfo, ConnectParams, Negotiated, ToWorker, WorkerOps } from '../workerProtocol';
 import { handlesAhead } from './handles';
+import { openJumpChain, type JumpChain } from './jump';
 import { probeIn } from './probe';
 import { openRemote, statOn } from './sftpCalls';
 import { MAX_REQUEST_BYTES, ask, failAll, post, requireConn, state, type Question } from './state';
@@ -67,7 +68,7 @@ function tooManyTries(params: ConnectParams, tried: number, serverText?: string)
  * segment. Corking until the end of the current tick sends all packets produced in one burst (e.g. a
  * pump issuing K requests) with one writev, and still flushes before any wait (no Nagle-style stall).
  */
-export function coalesceWritesPerTick(sock: net.Socket): void {
+export function coalesceWritesPerTick(sock: Duplex): void {
   const write = sock.write.bind(sock) as (...args: unknown[]) => boolean;
   let corked = false;
   const uncork = () => { corked = false; sock.uncork(); };
@@ -90,7 +91,7 @@ interface SetupState {
  * coordinator, and the set-up state kept up to date (the method sent, password and keyboard-interactive logins tried
  * and refused; a prompt no one can answer ends the connection with its error).
  */
-function authHandlerFor(params: ConnectParams, client: Client, sock: net.Socket, setup: SetupState): unknown {
+function authHandlerFor(params: ConnectParams, client: Client, sock: Duplex, setup: SetupState): unknown {
   /** A question to the coordinator that waits for a person: ssh2's ready timer is held meanwhile. */
   const askPerson = async (q: Question): Promise<ToWorker> => {
     const resume = holdReadyTimeout(client, sock, params.readyTimeoutMs);
@@ -131,13 +132,26 @@ function authHandlerFor(params: ConnectParams, client: Client, sock: net.Socket,
   });
 }
 
+/**
+ * What the target's SSH connection runs over: a TCP socket (the preconnected one when it goes there), or with jump
+ * hosts the last hop's forwarding (worker/jump.ts), and how to end those hops.
+ */
+async function transportFor(params: ConnectParams): Promise<{ sock: Duplex; identSent: boolean; chain: JumpChain | null; endHops(): void }> {
+  if (!params.jump?.length) {
+    const direct = socketTo(params.host, params.port);
+    coalesceWritesPerTick(direct.sock);
+    return { ...direct, chain: null, endHops: () => undefined };
+  }
+  const chain = await openJumpChain(params, coalesceWritesPerTick);
+  return { sock: chain.sock, identSent: false, chain, endHops: () => { for (const h of [...chain.hops].reverse()) h.end(); } };
+}
+
 export async function connect(params: ConnectParams): Promise<ConnectInfo> {
   assertSsh2Patched();
   const client = new Client();
   let negotiated: Negotiated | undefined;
   const setup: SetupState = { refusal: null, authMethod: 'none', logins: { tried: 0, refused: 0 } };
-  const { sock, identSent } = socketTo(params.host, params.port);
-  coalesceWritesPerTick(sock);
+  const { sock, identSent, chain, endHops } = await transportFor(params);
   const stopAcking = ackPromptlyDuringSetup(sock, client as unknown as IgnoreCapableClient);
   const setupRtt = watchSetupRtt(sock, client);
 
@@ -180,10 +194,16 @@ export async function connect(params: ConnectParams): Promise<ConnectInfo> {
     },
     authHandler: authHandlerFor(params, client, sock, setup) as never,
   } as never);
-  await ready;
+  try {
+    await ready;
+  } catch (e) {
+    endHops();
+    throw e;
+  }
 
   client.on('error', (e: Error & { level?: string }) => { if (e.level !== 'agent') failAll(connectionError(e, params)); });
   client.on('close', () => {
+    endHops();
     failAll(state.closedError ?? new SluiceError('CONNECTION_LOST', `connection to ${params.host}:${params.port} was lost`));
     post({ kind: 'closed', code: state.closedError!.code, message: state.closedError!.message });
   });
@@ -225,6 +245,8 @@ export async function connect(params: ConnectParams): Promise<ConnectInfo> {
   state.conn = {
     client,
     sock,
+    hops: chain?.hops ?? [],
+    hopSock: chain?.firstSock,
     sftp,
     slots: sftp.map(() => new RequestSlots(params.requests)),
     uploads: new InFlightBudget(UPLOAD_BUDGET),

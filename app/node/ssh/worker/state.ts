@@ -5,7 +5,7 @@
  */
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import type { Client, SFTPWrapper } from 'ssh2';
-import type net from 'node:net';
+import type { Duplex } from 'node:stream';
 import { SluiceError } from '../../errors';
 import type { InFlightBudget, RequestSlots } from '../../sftp/pipeline';
 import type { RateGate } from '../../sftp/rateLimit';
@@ -31,7 +31,12 @@ export function post(msg: FromWorker): void {
 /** This worker's one SSH connection, once connected: its SFTP channels, request budgets and counters. */
 export interface Conn {
   client: Client;
-  sock: net.Socket;
+  /** The TCP socket, or the last jump host's direct-tcpip channel. */
+  sock: Duplex;
+  /** The jump hosts' connections, first hop first (closed after the target's). */
+  hops: Client[];
+  /** The first hop's TCP socket (ended last), when there are jump hosts. */
+  hopSock?: Duplex;
   sftp: SFTPWrapper[];
   slots: RequestSlots[];
   /** Upload bytes in flight on this connection, across its channels. */
@@ -116,8 +121,11 @@ export function guarded<T>(run: () => Promise<T>): Promise<T> {
   });
 }
 
-/** The coordinator's questions: a host key to verify, the password, a keyboard-interactive round. */
-export type Question = { kind: 'hostkey'; key: Uint8Array } | { kind: 'password'; again: boolean } | { kind: 'keyboard'; round: KeyboardRound };
+/** The coordinator's questions: a host key to verify (`hop`: a jump host's), the password, a keyboard-interactive round. */
+export type Question =
+  | { kind: 'hostkey'; key: Uint8Array; hop?: number }
+  | { kind: 'password'; again?: boolean; hop?: number }
+  | { kind: 'keyboard'; round: KeyboardRound };
 
 /** Asks the coordinator; resolves with its answer message. */
 export function ask(msg: Question): Promise<ToWorker> {

@@ -24,6 +24,7 @@ import { SitesStore, type SecretStore } from './stores/sites';
 import type { ServiceHub } from './service/hub';
 import { JobBook, type JobBookOptions } from './service/jobBook';
 import { expandHome, listLocal, localHome, makeLocalFolder, removeLocal, renameLocal } from './service/localFs';
+import { HostKeyDesk } from './service/hostKeyDesk';
 import { JobQueue } from './service/queue';
 import { redact, toErrorResult } from './service/results';
 import { SiteSessions } from './service/sessions';
@@ -68,6 +69,7 @@ export class SluiceService {
   private readonly clock: () => number;
   private readonly listeners = new Set<ServiceListener>();
   private readonly sessions: SiteSessions;
+  private readonly hostKeys: HostKeyDesk;
   private readonly queue: JobQueue;
   private readonly handlers: Handlers;
   private closed = false;
@@ -84,12 +86,15 @@ export class SluiceService {
       emit: (event, payload) => this.emit(event, payload),
       log: (level, message, siteId) => this.log(level, message, siteId),
     };
+    const knownHostsPaths = opts.knownHostsPath ? { readPaths: [opts.knownHostsPath], writePath: opts.knownHostsPath } : defaultKnownHostsPaths(env);
+    this.hostKeys = new HostKeyDesk(knownHostsPaths, opts.home, (m) => this.log('warn', m), () => this.clock());
     this.sessions = new SiteSessions(hub, {
       engine: opts.engine ?? openEngine,
       env,
       readyTimeoutMs: opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
-      knownHostsPaths: opts.knownHostsPath ? { readPaths: [opts.knownHostsPath], writePath: opts.knownHostsPath } : defaultKnownHostsPaths(env),
+      knownHostsPaths,
       home: opts.home,
+      hostKeys: this.hostKeys,
     }, {
       beforeDisconnect: (siteId) => this.queue.pauseSite(siteId),
       onProgress: (siteId, e) => this.queue.onProgress(siteId, e),
@@ -154,6 +159,7 @@ export class SluiceService {
     await this.queue.finishClose();
     this.closed = true;
     this.store.close();
+    this.hostKeys.close();
   }
 
   private emit<E extends EventName>(event: E, payload: EventPayloads[E]): void {
@@ -211,7 +217,9 @@ export class SluiceService {
       },
       'session.disconnect': async ({ siteId }) => { await this.sessions.disconnect(siteId); },
       'session.list': async () => this.sessions.statuses(),
-      'hostKey.answer': async ({ promptId, answer }) => { this.sessions.answerHostKey(promptId, answer); },
+      'hostKey.answer': async ({ promptId, answer, confirmHost }) => { await this.sessions.answerHostKey(promptId, answer, confirmHost); },
+      'knownHosts.list': async () => ({ entries: await this.hostKeys.list(this.store.list().sites), writePath: this.hostKeys.paths.writePath }),
+      'knownHosts.remove': async ({ file, line, fingerprint }) => { this.log('warn', await this.hostKeys.remove(file, line, fingerprint)); },
 
       'remote.list': async ({ siteId, path: p }) => {
         const s = await this.sessions.engineFor(siteId);

@@ -6,12 +6,13 @@
 import { randomUUID } from 'node:crypto';
 import * as os from 'node:os';
 import type { HostKeyAnswer, HostKeyPrompt, SessionStatus } from '../../common/ipc/contract';
-import type { HostKeyVerdict } from '../../common/model/hostKey';
+import type { HostKeyAnswer as PolicyAnswer, HostKeyVerdict } from '../../common/model/hostKey';
 import type { Site } from '../../common/model/site';
 import { SluiceError } from '../errors';
 import type { Engine, EngineFactory, EngineOptions } from '../engine/engine';
 import { learnedKeysMessage } from '../ssh/hostKeys';
 import type { KnownHostsPaths } from '../stores/knownHosts';
+import type { ChangedKeyTarget, HostKeyDesk } from './hostKeyDesk';
 import type { EngineEvent } from '../transfer/types';
 import type { ServiceHub } from './hub';
 import { errorInfo } from './results';
@@ -37,6 +38,8 @@ interface PendingHostKey {
   siteId: string;
   kind: HostKeyPrompt['kind'];
   resolve: (a: HostKeyAnswer) => void;
+  /** For a changed key that `replace` / `add` may save. */
+  changed?: ChangedKeyTarget;
 }
 
 /** How sessions are opened (see ServiceOptions). */
@@ -47,6 +50,8 @@ export interface SessionsOptions {
   knownHostsPaths: KnownHostsPaths;
   /** The data folder (the engine's leftovers journal). */
   home: string;
+  /** First/last seen dates and the changed-key answers. */
+  hostKeys: HostKeyDesk;
 }
 
 /** What the queue must hear from the sessions. */
@@ -85,10 +90,24 @@ export class SiteSessions {
     return this.sessions.get(siteId)?.secrets ?? [];
   }
 
-  /** `hostKey.answer`: a changed or revoked key is never accepted from the dialog, the answer only closes it. */
-  answerHostKey(promptId: string, answer: HostKeyAnswer): void {
+  /**
+   * `hostKey.answer`: a changed or revoked key is never accepted for the failed connect (accept-* only close its
+   * dialog). A changed key's `replace`
+   * (typed host name checked here too) or `add` edits known_hosts, so that the next connect trusts it; a failed
+   * edit leaves the prompt open.
+   * @throws SluiceError NOT_FOUND (not open), INVALID_STATE (an answer the prompt's kind does not allow), USAGE
+   */
+  async answerHostKey(promptId: string, answer: HostKeyAnswer, confirmHost?: string): Promise<void> {
     const p = this.hostKeyPrompts.get(promptId);
     if (!p) throw new SluiceError('NOT_FOUND', 'This host-key question is no longer open');
+    const changedOnly = answer === 'replace' || answer === 'add';
+    if (changedOnly && !p.changed) {
+      throw new SluiceError('INVALID_STATE', `"${answer}" is not an answer to a ${p.kind} host key`);
+    }
+    if (changedOnly && p.changed) {
+      const done = await this.o.hostKeys.applyChanged(p.changed, answer as 'replace' | 'add', confirmHost);
+      this.hub.log('warn', done, p.siteId);
+    }
     this.hostKeyPrompts.delete(promptId);
     p.resolve(p.kind === 'unknown' ? answer : 'reject');
     this.hub.emit('prompt.closed', { promptId });
@@ -189,7 +208,10 @@ export class SiteSessions {
       algorithms: site.ciphers?.length ? { cipher: site.ciphers } : undefined,
       hostKeyMode: 'ask',
       hostKeyPrompt: async (v) => this.askHostKey(s, v),
-      onHostKeyVerdict: (v) => { if (v.kind === 'changed' || v.kind === 'revoked') seen.refused ??= v; },
+      onHostKeyVerdict: (v) => {
+        if (v.kind === 'changed' || v.kind === 'revoked') seen.refused ??= v;
+        this.o.hostKeys.noteVerdict(site.host, site.port, v);
+      },
       // known_hosts is re-read on every connect: another program (or another site) may have changed it.
       knownHostsPaths: this.o.knownHostsPaths,
       onWarning: (msg) => this.hub.log('warn', msg, site.id),
@@ -206,15 +228,20 @@ export class SiteSessions {
   /** Tells the UI (a neutral notice plus a log line) that a trusted server's announced keys were saved. */
   private reportLearnedKeys(s: SiteSession, e: Extract<EngineEvent, { type: 'hostKeysLearned' }>): void {
     const { host, port, id: siteId } = s.site;
+    for (const k of e.keys) this.o.hostKeys.noteSaved(host, port, k.keyType, k.fingerprint);
     this.hub.emit('hostKey.learned', { siteId, host, port, keys: e.keys, file: e.file });
     this.hub.log('info', learnedKeysMessage(e.host, e.port, e.keys, e.file), siteId);
   }
 
   /** Asks the UI about an unknown key; resolves with its answer (reject when the attempt ends first). */
-  private askHostKey(s: SiteSession, v: Extract<HostKeyVerdict, { kind: 'unknown' }>): Promise<HostKeyAnswer> {
+  private askHostKey(s: SiteSession, v: Extract<HostKeyVerdict, { kind: 'unknown' }>): Promise<PolicyAnswer> {
     const promptId = randomUUID();
-    return new Promise<HostKeyAnswer>((resolve) => {
-      this.hostKeyPrompts.set(promptId, { siteId: s.site.id, kind: 'unknown', resolve });
+    return new Promise<PolicyAnswer>((resolve) => {
+      const onAnswer = (a: HostKeyAnswer): void => {
+        if (a === 'accept-save') this.o.hostKeys.noteSaved(s.site.host, s.site.port, v.identity.keyType, v.identity.fingerprint);
+        resolve(a === 'accept-once' || a === 'accept-save' ? a : 'reject');
+      };
+      this.hostKeyPrompts.set(promptId, { siteId: s.site.id, kind: 'unknown', resolve: onAnswer });
       s.prompts.add(promptId);
       this.hub.emit('hostKey.prompt', {
         promptId, siteId: s.site.id, host: s.site.host, port: s.site.port, kind: 'unknown',
@@ -223,15 +250,21 @@ export class SiteSessions {
     });
   }
 
-  /** Shows the red dialog for a changed/revoked key; its only answer closes it (the connect already failed). */
+  /**
+   * Shows the red dialog for a changed/revoked key (the connect already failed): Cancel closes it; a changed key
+   * may be replaced or added (see answerHostKey).
+   */
   private showRefusedKey(s: SiteSession, v: RefusedVerdict): void {
     const promptId = randomUUID();
-    this.hostKeyPrompts.set(promptId, { siteId: s.site.id, kind: v.kind, resolve: () => undefined });
+    const { host, port } = s.site;
     const stored = v.kind === 'changed' ? v.stored : [v.stored];
+    const changed = v.kind === 'changed' && v.identity.key ? { host, port, key: Buffer.from(v.identity.key, 'base64') } : undefined;
+    this.hostKeyPrompts.set(promptId, { siteId: s.site.id, kind: v.kind, resolve: () => undefined, changed });
     this.hub.emit('hostKey.prompt', {
-      promptId, siteId: s.site.id, host: s.site.host, port: s.site.port, kind: v.kind,
+      promptId, siteId: s.site.id, host, port, kind: v.kind,
       presented: { keyType: v.identity.keyType, fingerprint: v.identity.fingerprint },
-      previous: stored.map((r) => ({ keyType: r.keyType, fingerprint: r.fingerprint })),
+      previous: this.o.hostKeys.describeStored(host, port, stored),
+      ...(v.kind === 'changed' ? { canEdit: changed !== undefined && this.o.hostKeys.canEdit(stored) } : {}),
     });
   }
 

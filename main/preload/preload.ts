@@ -38,6 +38,8 @@ export const api: Bridge = {
   sessionDisconnect: call('session.disconnect'),
   sessionList: call('session.list'),
   hostKeyAnswer: call('hostKey.answer'),
+  knownHostsList: call('knownHosts.list'),
+  knownHostsRemove: call('knownHosts.remove'),
   remoteList: call('remote.list'),
   remoteMkdir: call('remote.mkdir'),
   remoteRename: call('remote.rename'),

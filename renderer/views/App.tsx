@@ -132,11 +132,18 @@ export function App() {
 
   const hostKeyPrompt = hostKeyPrompts[0];
   const conflictPrompt = hostKeyPrompt ? undefined : conflictPrompts[0];
-  const answerHostKey = async (answer: HostKeyAnswer) => {
+  const answerHostKey = async (answer: HostKeyAnswer, confirmHost?: string) => {
     if (!hostKeyPrompt) return;
-    store.dispatch({ type: 'promptAnswered', promptId: hostKeyPrompt.promptId });
-    const r = await bridge.hostKeyAnswer({ promptId: hostKeyPrompt.promptId, answer });
-    if (!r.ok) store.localLog('error', `Host key answer failed: ${r.error.message}`);
+    const { promptId, siteId } = hostKeyPrompt;
+    store.dispatch({ type: 'promptAnswered', promptId });
+    const r = await bridge.hostKeyAnswer(confirmHost === undefined ? { promptId, answer } : { promptId, answer, confirmHost });
+    if (!r.ok) {
+      store.localLog('error', `Host key answer failed: ${r.error.message}`);
+      return;
+    }
+    // A replaced or added key is saved, not yet used: connect again, now trusting it.
+    const site = sites.sites.find((s) => s.id === siteId);
+    if ((answer === 'replace' || answer === 'add') && site) await connect(site);
   };
   const answerConflict = async (choice: ConflictChoice, forAll: boolean) => {
     if (!conflictPrompt) return;
@@ -257,7 +264,7 @@ export function App() {
         <HostKeyDialog
           prompt={hostKeyPrompt}
           siteName={sites.sites.find((s) => s.id === hostKeyPrompt.siteId)?.name}
-          onAnswer={(a) => void answerHostKey(a)}
+          onAnswer={(a, typed) => void answerHostKey(a, typed)}
         />
       )}
       {conflictPrompt && <ConflictDialog prompt={conflictPrompt} pending={conflictPrompts.length - 1} onAnswer={(c, f) => void answerConflict(c, f)} />}

@@ -96,6 +96,11 @@ export interface HostKeyPrompt {
   previous?: SavedHostKey[];
   /** For `changed`: whether `replace` / `add` are possible (the saved keys are all in the file Sluice writes). */
   canEdit?: boolean;
+  /**
+   * A `@cert-authority` line in known_hosts matches this host. Sluice does not trust host certificates (ssh2 offers
+   * no `*-cert-v01@openssh.com` host-key algorithm, so the server's plain key is checked); the dialog says so.
+   */
+  certAuthority?: boolean;
 }
 
 /** A saved key as a dialog shows it. Dates are ms since the epoch; `null` = unknown (e.g. saved by `ssh`). */

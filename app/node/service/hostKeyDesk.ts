@@ -11,8 +11,8 @@ import type { HostKeyVerdict, StoredKeyRef } from '../../common/model/hostKey';
 import type { Site } from '../../common/model/site';
 import { SluiceError } from '../errors';
 import { HostKeySeen, type HostKeySeenDates } from '../stores/hostKeySeen';
-import { KnownHosts, hostFieldMatches, keyTypeOf, knownHostsName, sha256Fingerprint, type KnownHostsPaths } from '../stores/knownHosts';
-import { removeKnownHostsLine, replaceHostKey } from '../stores/knownHostsEdit';
+import { hostFieldMatches, keyTypeOf, knownHostsName, sha256Fingerprint, type KnownHostsPaths } from '../stores/knownHosts';
+import { appendHostKey, readKnownHostsEntries, removeKnownHostsLine, replaceHostKey } from '../stores/knownHostsEdit';
 
 /** A changed key the user may still replace or add: the presented key and the saved ones the dialog showed. */
 export interface ChangedKeyTarget {
@@ -58,8 +58,21 @@ export class HostKeyDesk {
       ...this.dates(name, r.keyType, r.fingerprint) }));
   }
 
+  /**
+   * Whether a `@cert-authority` line matches host:port. Sluice does not use them (ssh2 offers no certificate host-key
+   * algorithms, so servers present plain keys); the dialogs say so when the user evidently relies on one.
+   */
+  async certAuthorityFor(host: string, port: number): Promise<boolean> {
+    const name = knownHostsName(host, port);
+    try {
+      return (await readKnownHostsEntries(this.paths)).some((e) => e.marker === 'cert-authority' && hostFieldMatches(e.hosts, name));
+    } catch {
+      return false;
+    }
+  }
+
   /** Whether every saved key is in the file Sluice writes (so `replace` can remove them). */
-  canEdit(refs: StoredKeyRef[]): boolean {
+  canEdit(refs: ReadonlyArray<{ file: string }>): boolean {
     const w = path.resolve(this.paths.writePath);
     return refs.every((r) => path.resolve(r.file) === w);
   }
@@ -74,17 +87,17 @@ export class HostKeyDesk {
     const { host, port, key } = target;
     const keyType = keyTypeOf(key);
     const fingerprint = sha256Fingerprint(key);
-    const kh = await KnownHosts.load(this.paths);
     const label = knownHostsName(host, port);
     if (answer === 'add') {
-      await kh.add(host, port, key);
+      await appendHostKey(this.paths, host, port, key);
       this.noteSaved(host, port, keyType, fingerprint);
       return `Added the ${keyType} key ${fingerprint} for ${label} to ${this.paths.writePath} (the saved keys are kept)`;
     }
     if (confirmHost !== host) {
       throw new SluiceError('USAGE', `To replace the saved key, type the host name exactly: ${host}`);
     }
-    if (!this.canEdit(kh.keysFor(host, port))) {
+    const saved = (await readKnownHostsEntries(this.paths)).filter((e) => e.marker === 'none' && hostFieldMatches(e.hosts, label));
+    if (!this.canEdit(saved)) {
       throw new SluiceError('INVALID_STATE', `A saved key for ${label} is in a file Sluice does not edit; only ${this.paths.writePath} is changed`);
     }
     const removed = await replaceHostKey(this.paths.writePath, host, port, key);
@@ -96,10 +109,9 @@ export class HostKeyDesk {
 
   /** Every key line of the files read, with dates and the saved sites each matches (for `knownHosts.list`). */
   async list(sites: readonly Site[]): Promise<KnownHostEntry[]> {
-    const kh = await KnownHosts.load(this.paths);
     const w = path.resolve(this.paths.writePath);
     const siteNames = sites.map((s) => ({ name: s.name, host: knownHostsName(s.host, s.port) }));
-    return kh.all().map((e) => {
+    return (await readKnownHostsEntries(this.paths)).map((e) => {
       const matching = siteNames.filter((s) => hostFieldMatches(e.hosts, s.host));
       return {
         file: e.file, line: e.line, marker: e.marker, hosts: e.hosts, hashed: e.hosts.startsWith('|'),

@@ -182,7 +182,7 @@ export class SiteSessions {
       this.hub.log('info', `Connected to ${site.host}:${site.port} (${n.cipher}, ${n.kex})`, site.id);
       return engine;
     } catch (e) {
-      if (seen.refused) this.showRefusedKey(s, seen.refused);
+      if (seen.refused) await this.showRefusedKey(s, seen.refused);
       throw e;
     }
   }
@@ -234,8 +234,9 @@ export class SiteSessions {
   }
 
   /** Asks the UI about an unknown key; resolves with its answer (reject when the attempt ends first). */
-  private askHostKey(s: SiteSession, v: Extract<HostKeyVerdict, { kind: 'unknown' }>): Promise<PolicyAnswer> {
+  private async askHostKey(s: SiteSession, v: Extract<HostKeyVerdict, { kind: 'unknown' }>): Promise<PolicyAnswer> {
     const promptId = randomUUID();
+    const certAuthority = await this.o.hostKeys.certAuthorityFor(s.site.host, s.site.port);
     return new Promise<PolicyAnswer>((resolve) => {
       const onAnswer = (a: HostKeyAnswer): void => {
         if (a === 'accept-save') this.o.hostKeys.noteSaved(s.site.host, s.site.port, v.identity.keyType, v.identity.fingerprint);
@@ -246,6 +247,7 @@ export class SiteSessions {
       this.hub.emit('hostKey.prompt', {
         promptId, siteId: s.site.id, host: s.site.host, port: s.site.port, kind: 'unknown',
         presented: { keyType: v.identity.keyType, fingerprint: v.identity.fingerprint },
+        ...(certAuthority ? { certAuthority } : {}),
       });
     });
   }
@@ -254,9 +256,10 @@ export class SiteSessions {
    * Shows the red dialog for a changed/revoked key (the connect already failed): Cancel closes it; a changed key
    * may be replaced or added (see answerHostKey).
    */
-  private showRefusedKey(s: SiteSession, v: RefusedVerdict): void {
+  private async showRefusedKey(s: SiteSession, v: RefusedVerdict): Promise<void> {
     const promptId = randomUUID();
     const { host, port } = s.site;
+    const certAuthority = await this.o.hostKeys.certAuthorityFor(host, port);
     const stored = v.kind === 'changed' ? v.stored : [v.stored];
     const changed = v.kind === 'changed' && v.identity.key ? { host, port, key: Buffer.from(v.identity.key, 'base64') } : undefined;
     this.hostKeyPrompts.set(promptId, { siteId: s.site.id, kind: v.kind, resolve: () => undefined, changed });
@@ -265,6 +268,7 @@ export class SiteSessions {
       presented: { keyType: v.identity.keyType, fingerprint: v.identity.fingerprint },
       previous: this.o.hostKeys.describeStored(host, port, stored),
       ...(v.kind === 'changed' ? { canEdit: changed !== undefined && this.o.hostKeys.canEdit(stored) } : {}),
+      ...(certAuthority ? { certAuthority } : {}),
     });
   }
 

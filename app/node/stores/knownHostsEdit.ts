@@ -10,9 +10,25 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SluiceError } from '../errors';
 import {
-  hashKnownHostsName, hostFieldMatches, keyTypeOf, knownHostsName, parseKnownHosts, serializeKnownHostsWrite,
-  type KnownHostsEntry,
+  KnownHosts, hashKnownHostsName, hostFieldMatches, keyTypeOf, knownHostsName, parseKnownHosts, serializeKnownHostsWrite,
+  type KnownHostsEntry, type KnownHostsPaths,
 } from './knownHosts';
+
+/**
+ * Every key line (all markers) of the files a known_hosts view over `paths` reads, in order: for managing the
+ * files, never for a trust decision (the engine's policy decides those, app/node/ssh/hostKeys.ts).
+ */
+export async function readKnownHostsEntries(paths: KnownHostsPaths): Promise<readonly KnownHostsEntry[]> {
+  return (await KnownHosts.load(paths)).all();
+}
+
+/**
+ * Appends host key `keyBlob` for host:port to `paths.writePath` unless it is stored already (KnownHosts.add).
+ * @returns whether a line was written
+ */
+export async function appendHostKey(paths: KnownHostsPaths, host: string, port: number, keyBlob: Buffer): Promise<boolean> {
+  return (await KnownHosts.load(paths)).add(host, port, keyBlob);
+}
 
 /** The raw lines of a file, each with its line ending (`\n` or `\r\n`; the last may have none). */
 function splitLines(text: string): string[] {

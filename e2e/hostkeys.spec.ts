@@ -50,3 +50,26 @@ test('a changed key is replaced only after the exact host name is typed; then th
   expect(fingerprintOf(Buffer.from(blob, 'base64'))).toBe(fingerprintOf(newKey));
   expect(type).toBe(oldPub[0]);
 });
+
+test('the known-hosts manager lists each line with file:line, type, fingerprint and dates, and removes one after confirming', async ({ app, sshd, engine }) => {
+  const pub = fs.readFileSync(`${sshd.clientKeyPath}.pub`, 'utf8').trim().split(/\s+/);
+  const keep = `keep.example ${pub[0]} ${pub[1]}\n`;
+  fs.writeFileSync(engine.knownHostsPath, `# comment\n${keep}gone.example ${pub[0]} ${pub[1]}\n`);
+  const fp = fingerprintOf(Buffer.from(pub[1], 'base64'));
+
+  await app.open();
+  await app.page.getByRole('button', { name: 'Known hosts' }).click();
+  const table = app.page.getByRole('table', { name: 'Known hosts' });
+  const rows = table.locator('tbody tr');
+  await expect(rows).toHaveCount(2);
+  await expect(rows.nth(0)).toContainText(`keep.example${engine.knownHostsPath}:2ED25519${fp}unknownunknown`);
+  await expect(rows.nth(1)).toContainText(`gone.example${engine.knownHostsPath}:3`);
+  await app.screenshot('known-hosts');
+
+  await app.page.getByRole('button', { name: 'Remove gone.example ED25519' }).click();
+  const confirm = app.page.getByRole('alertdialog', { name: 'Remove host key' });
+  await expect(confirm.getByRole('button', { name: 'Cancel' })).toBeFocused();
+  await confirm.getByRole('button', { name: 'Remove' }).click();
+  await expect(rows).toHaveCount(1);
+  expect(fs.readFileSync(engine.knownHostsPath, 'utf8')).toBe(`# comment\n${keep}`);
+});

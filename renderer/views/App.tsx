@@ -16,6 +16,7 @@ import { ConflictDialog } from './ConflictDialog';
 import { PromptDialog } from './Dialog';
 import { FilePane, type PaneDrag } from './FilePane';
 import { HostKeyDialog } from './HostKeyDialog';
+import { KnownHostsView } from './KnownHostsView';
 import { LogPanel } from './LogPanel';
 import { QueueView } from './QueueView';
 import { SiteManager, type TreeSelection } from './SiteManager';
@@ -64,6 +65,7 @@ export function App() {
   const [selection, setSelection] = useState<TreeSelection>(null);
   const [activeSiteId, setActiveSiteId] = useState<string | null>(null);
   const [localPath, setLocalPath] = useState<string | null>(null);
+  const [knownHostsOpen, setKnownHostsOpen] = useState(false);
   const [remotePath, setRemotePath] = useState<string | null>(null);
   const [passwordFor, setPasswordFor] = useState<SiteView | null>(null);
   /** The failed session status whose banner the user closed (a new failure is a new object and shows again). */
@@ -158,6 +160,9 @@ export function App() {
         <h1>Sluice</h1>
         <span className="muted">{activeSite ? `${activeSite.user}@${activeSite.host}:${activeSite.port}` : 'No site connected'}</span>
         <span className="spacer" />
+        <button type="button" onClick={() => setKnownHostsOpen(true)}>
+          Known hosts
+        </button>
         <button type="button" disabled={!status || status.state === 'disconnected'} onClick={() => void disconnect()}>
           Disconnect
         </button>
@@ -267,6 +272,7 @@ export function App() {
           onAnswer={(a, typed) => void answerHostKey(a, typed)}
         />
       )}
+      {knownHostsOpen && !hostKeyPrompt && <KnownHostsView onClose={() => setKnownHostsOpen(false)} onError={logError} />}
       {conflictPrompt && <ConflictDialog prompt={conflictPrompt} pending={conflictPrompts.length - 1} onAnswer={(c, f) => void answerConflict(c, f)} />}
       {passwordFor && (
         <PromptDialog

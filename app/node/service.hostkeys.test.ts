@@ -57,9 +57,14 @@ test('changed key: the prompt shows file:line and dates; replace needs the typed
 
 test('changed key: add keeps the old key and appends the new one; replace and add are refused for an unknown key', async (t) => {
   const h = await harness(t);
-  const before = `[127.0.0.1]:2222 ssh-ed25519 ${OLD.toString('base64')}\n`;
+  const before = `@cert-authority *.example ssh-ed25519 ${ed25519Blob(5).toString('base64')}\n[127.0.0.1]:2222 ssh-ed25519 ${OLD.toString('base64')}\n`;
   fs.writeFileSync(h.knownHosts, before);
-  const p = await changedPrompt(h);
+  let p = await changedPrompt(h);
+  assert.equal(p.certAuthority, undefined, 'no @cert-authority line matches 127.0.0.1');
+  fs.writeFileSync(h.knownHosts, before.replace('*.example', '[127.0.0.1]:*'));
+  p = await changedPrompt(h);
+  assert.equal(p.certAuthority, true, 'a matching @cert-authority line: the dialog says certificates are not trusted');
+  fs.writeFileSync(h.knownHosts, before);
   assert.ok((await h.service.invoke('hostKey.answer', { promptId: p.promptId, answer: 'add' })).ok);
   assert.equal(fs.readFileSync(h.knownHosts, 'utf8'), `${before}[127.0.0.1]:2222 ssh-ed25519 ${h.engine.hostKey.toString('base64')}\n`);
   assert.ok((await h.service.invoke('session.connect', { siteId: h.siteId })).ok);

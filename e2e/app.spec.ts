@@ -84,8 +84,10 @@ test('a changed host key shows the red dialog, Cancel is the default, and nothin
   await expect(dialog.getByLabel('New fingerprint')).toHaveText(fingerprintOf(sshd.hostKeyBlobs()[0]));
   await expect(dialog.getByLabel('Saved key fingerprint')).toHaveText(fingerprintOf(Buffer.from(oldPub[1], 'base64')));
   await expect(dialog).toContainText('ED25519');
-  await expect(dialog.getByRole('button')).toHaveCount(1);
+  await expect(dialog.getByRole('button')).toHaveText(['Cancel', 'Add as an additional key', 'Replace the saved key…']);
   await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused();
+  await expect(dialog.getByLabel('Saved key location')).toHaveText(`${engine.knownHostsPath}:1`);
+  await expect(dialog.getByLabel('Saved key seen')).toHaveText('first seen unknown, last seen unknown');
   const border = await dialog.evaluate((el) => getComputedStyle(el).borderTopColor);
   expect(border).toMatch(/^rgb\((19[0-9]|2[0-5][0-9]), [0-9]{1,2}, [0-9]{1,2}\)$/); // red
   await app.screenshot('hostkey-changed');

@@ -21,12 +21,14 @@ import type { SiteView } from '../common/model/site';
 import os from 'node:os';
 import { SluiceError } from './errors';
 import { openEngine, setGlobalRateLimit, type EngineFactory } from './engine/engine';
+import { defaultKnownHostsPaths } from './stores/knownHosts';
 import { QueueStore } from './stores/queueStore';
 import { SitesStore, type SecretStore } from './stores/sites';
 import { passphraseSecretId } from './service/authPrompts';
 import type { ServiceHub } from './service/hub';
 import { JobBook, type JobBookOptions } from './service/jobBook';
 import { expandHome, listLocal, localHome, makeLocalFolder, removeLocal, renameLocal } from './service/localFs';
+import { HostKeyDesk } from './service/hostKeyDesk';
 import { JobQueue } from './service/queue';
 import { redact, toErrorResult } from './service/results';
 import { SiteSessions } from './service/sessions';
@@ -80,6 +82,7 @@ export class SluiceService {
   private readonly clock: () => number;
   private readonly listeners = new Set<ServiceListener>();
   private readonly sessions: SiteSessions;
+  private readonly hostKeys: HostKeyDesk;
   private readonly queue: JobQueue;
   private readonly handlers: Handlers;
   private readonly env: NodeJS.ProcessEnv;
@@ -98,6 +101,8 @@ export class SluiceService {
       emit: (event, payload) => this.emit(event, payload),
       log: (level, message, siteId) => this.log(level, message, siteId),
     };
+    const knownHostsPaths = opts.knownHostsPath ? { readPaths: [opts.knownHostsPath], writePath: opts.knownHostsPath } : defaultKnownHostsPaths(env);
+    this.hostKeys = new HostKeyDesk(knownHostsPaths, opts.home, (m) => this.log('warn', m), () => this.clock());
     this.sessions = new SiteSessions(hub, {
       engine: opts.engine ?? openEngine,
       env,
@@ -106,6 +111,7 @@ export class SluiceService {
       sshConfig: opts.sshConfig,
       home: opts.home,
       reconnectPolicy: opts.reconnectPolicy ?? RECONNECT_POLICY,
+      hostKeys: this.hostKeys,
     }, {
       beforeDisconnect: (siteId) => this.queue.pauseSite(siteId),
       onConnectionLost: (siteId) => this.queue.siteReconnecting(siteId),
@@ -172,6 +178,7 @@ export class SluiceService {
     await this.queue.finishClose();
     this.closed = true;
     this.store.close();
+    this.hostKeys.close();
   }
 
   private emit<E extends EventName>(event: E, payload: EventPayloads[E]): void {
@@ -239,7 +246,9 @@ export class SluiceService {
       },
       'session.disconnect': async ({ siteId }) => { await this.sessions.disconnect(siteId); },
       'session.list': async () => this.sessions.statuses(),
-      'hostKey.answer': async ({ promptId, answer }) => { this.sessions.answerHostKey(promptId, answer); },
+      'hostKey.answer': async ({ promptId, answer, confirmHost }) => { await this.sessions.answerHostKey(promptId, answer, confirmHost); },
+      'knownHosts.list': async () => ({ entries: await this.hostKeys.list(this.store.list().sites), writePath: this.hostKeys.paths.writePath }),
+      'knownHosts.remove': async ({ file, line, fingerprint }) => { this.log('warn', await this.hostKeys.remove(file, line, fingerprint)); },
       'auth.answer': async ({ promptId, answers, remember }) => { this.sessions.answerAuth(promptId, answers, remember ?? false); },
 
       // Browsing that fails on a dropped connection is tried once more, after the session reconnected (sessions.ts).

@@ -43,6 +43,8 @@ export const api: Bridge = {
   sessionList: call('session.list'),
   hostKeyAnswer: call('hostKey.answer'),
   authAnswer: call('auth.answer'),
+  knownHostsList: call('knownHosts.list'),
+  knownHostsRemove: call('knownHosts.remove'),
   remoteList: call('remote.list'),
   remoteMkdir: call('remote.mkdir'),
   remoteRename: call('remote.rename'),

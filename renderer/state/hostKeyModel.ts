@@ -3,7 +3,9 @@
  * a title, an explanation and the only answers it allows. Pure; unit-tested.
  *
  * - unknown: neutral; accept once / accept and save / cancel.
- * - changed: red; old and new fingerprints; the only answer is Cancel (reject): nothing can proceed from it.
+ * - changed: red; old (with file:line and first/last seen) and new fingerprints; Cancel (reject) is the default;
+ *   when the saved keys are in the file Sluice writes, also "Add as an additional key" and "Replace the saved key"
+ *   (the latter only after the host name is typed exactly). Neither connects: the app connects again afterwards.
  * - revoked: red; the only answer is Cancel.
  * - rotated: neutral; the server proved a new key for a host already trusted: save it, or not now.
  */
@@ -14,6 +16,18 @@ export interface HostKeyAction {
   answer: HostKeyAnswer;
   label: string;
   style: 'primary' | 'plain';
+  /** Needs the host name typed exactly before it is sent (`replace`). */
+  confirmHost?: boolean;
+}
+
+/** The note shown when a `@cert-authority` line matches the host (Sluice does not trust host certificates). */
+export const CERT_AUTHORITY_NOTE =
+  'known_hosts has a @cert-authority line for this host, but host certificates are not trusted by Sluice: the key is checked as a plain key.';
+
+/** A date of the first/last-seen table as the dialogs show it; `null`/absent = unknown. */
+export function seenText(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return 'unknown';
+  return new Date(ms).toISOString().replace('T', ' ').replace(/:\d\d\.\d+Z$/, ' UTC');
 }
 
 /** What the dialog shows for a prompt. */
@@ -53,8 +67,19 @@ export function hostKeyView(prompt: HostKeyPrompt): HostKeyView {
         explanation:
           `The key presented by ${where} does not match the key saved for it. Someone may be intercepting the connection ` +
           '(a man-in-the-middle attack), or the server was reinstalled. The connection has been stopped and nothing will be transferred. ' +
-          `If the change is expected, remove the old key (ssh-keygen -R ${name}) and connect again.`,
-        actions: [{ answer: 'reject', label: 'Cancel', style: 'plain' }],
+          (prompt.canEdit
+            ? 'Only if the server\'s administrator confirmed the new fingerprint: replace the saved key, or add the new one ' +
+              'next to it (several servers behind one name).'
+            : `If the change is expected, remove the old key (ssh-keygen -R ${where}) and connect again.`),
+        actions: [
+          { answer: 'reject', label: 'Cancel', style: 'plain' },
+          ...(prompt.canEdit
+            ? ([
+                { answer: 'add', label: 'Add as an additional key', style: 'plain' },
+                { answer: 'replace', label: 'Replace the saved key…', style: 'plain', confirmHost: true },
+              ] satisfies HostKeyAction[])
+            : []),
+        ],
         defaultAnswer: 'reject',
         showPrevious: true,
       };

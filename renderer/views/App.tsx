@@ -16,6 +16,7 @@ import { AuthDialog } from './AuthDialog';
 import { ConflictDialog } from './ConflictDialog';
 import { FilePane, type PaneDrag } from './FilePane';
 import { HostKeyDialog } from './HostKeyDialog';
+import { KnownHostsView } from './KnownHostsView';
 import { LogPanel } from './LogPanel';
 import { QueueView } from './QueueView';
 import { SiteManager, type TreeSelection } from './SiteManager';
@@ -72,6 +73,7 @@ export function App() {
   const [selection, setSelection] = useState<TreeSelection>(null);
   const [activeSiteId, setActiveSiteId] = useState<string | null>(null);
   const [localPath, setLocalPath] = useState<string | null>(null);
+  const [knownHostsOpen, setKnownHostsOpen] = useState(false);
   const [remotePath, setRemotePath] = useState<string | null>(null);
   /** The failed session status whose banner the user closed (a new failure is a new object and shows again). */
   const [dismissedFailure, setDismissedFailure] = useState<SessionStatus | null>(null);
@@ -137,11 +139,18 @@ export function App() {
   const hostKeyPrompt = hostKeyPrompts[0];
   const authPrompt = hostKeyPrompt ? undefined : authPrompts[0];
   const conflictPrompt = hostKeyPrompt || authPrompt ? undefined : conflictPrompts[0];
-  const answerHostKey = async (answer: HostKeyAnswer) => {
+  const answerHostKey = async (answer: HostKeyAnswer, confirmHost?: string) => {
     if (!hostKeyPrompt) return;
-    store.dispatch({ type: 'promptAnswered', promptId: hostKeyPrompt.promptId });
-    const r = await bridge.hostKeyAnswer({ promptId: hostKeyPrompt.promptId, answer });
-    if (!r.ok) store.localLog('error', `Host key answer failed: ${r.error.message}`);
+    const { promptId, siteId } = hostKeyPrompt;
+    store.dispatch({ type: 'promptAnswered', promptId });
+    const r = await bridge.hostKeyAnswer(confirmHost === undefined ? { promptId, answer } : { promptId, answer, confirmHost });
+    if (!r.ok) {
+      store.localLog('error', `Host key answer failed: ${r.error.message}`);
+      return;
+    }
+    // A replaced or added key is saved, not yet used: connect again, now trusting it.
+    const site = sites.sites.find((s) => s.id === siteId);
+    if ((answer === 'replace' || answer === 'add') && site) await connect(site);
   };
   const answerAuth = async (answers: string[] | null, remember: boolean) => {
     if (!authPrompt) return;
@@ -162,6 +171,9 @@ export function App() {
         <h1>Sluice</h1>
         <span className="muted">{activeSite ? `${activeSite.user}@${activeSite.host}:${activeSite.port}` : 'No site connected'}</span>
         <span className="spacer" />
+        <button type="button" onClick={() => setKnownHostsOpen(true)}>
+          Known hosts
+        </button>
         <button type="button" disabled={!status || status.state === 'disconnected'} onClick={() => void disconnect()}>
           Disconnect
         </button>
@@ -268,10 +280,11 @@ export function App() {
         <HostKeyDialog
           prompt={hostKeyPrompt}
           siteName={sites.sites.find((s) => s.id === hostKeyPrompt.siteId)?.name}
-          onAnswer={(a) => void answerHostKey(a)}
+          onAnswer={(a, typed) => void answerHostKey(a, typed)}
         />
       )}
       {authPrompt && <AuthDialog key={authPrompt.promptId} prompt={authPrompt} onAnswer={(a, r) => void answerAuth(a, r)} />}
+      {knownHostsOpen && !hostKeyPrompt && <KnownHostsView onClose={() => setKnownHostsOpen(false)} onError={logError} />}
       {conflictPrompt && <ConflictDialog prompt={conflictPrompt} pending={conflictPrompts.length - 1} onAnswer={(c, f) => void answerConflict(c, f)} />}
     </div>
   );

@@ -1,17 +1,18 @@
 /**
- * Host-key prompt (see state/hostKeyModel.ts for the states). The changed/revoked variants are red
- * alert dialogs whose only button is Cancel.
+ * Host-key prompt (see state/hostKeyModel.ts for the states). The changed/revoked variants are red alert dialogs
+ * whose default is Cancel; a changed key may be replaced (after typing the host name) or added.
  */
-import { useId } from 'react';
-import type { HostKeyAnswer, HostKeyPrompt } from '../../app/common/ipc/contract';
+import { useId, useState } from 'react';
+import type { HostKeyAnswer, HostKeyPrompt, SavedHostKey } from '../../app/common/ipc/contract';
 import { keyTypeLabel } from '../../app/common/model/hostKey';
-import { hostKeyView } from '../state/hostKeyModel';
+import { CERT_AUTHORITY_NOTE, hostKeyView, seenText } from '../state/hostKeyModel';
 import { Dialog } from './Dialog';
 
 export interface HostKeyDialogProps {
   prompt: HostKeyPrompt;
   siteName?: string;
-  onAnswer: (answer: HostKeyAnswer) => void;
+  /** `confirmHost`: the typed host name, for `replace`. */
+  onAnswer: (answer: HostKeyAnswer, confirmHost?: string) => void;
 }
 
 /** The host-key dialog for one prompt. */
@@ -19,6 +20,7 @@ export function HostKeyDialog({ prompt, siteName, onAnswer }: HostKeyDialogProps
   const view = hostKeyView(prompt);
   const explId = useId();
   const danger = view.tone === 'danger';
+  const [confirming, setConfirming] = useState(false);
   return (
     <Dialog
       title={view.title}
@@ -29,6 +31,7 @@ export function HostKeyDialog({ prompt, siteName, onAnswer }: HostKeyDialogProps
     >
       <div data-hostkey-kind={prompt.kind}>
         <p id={explId}>{view.explanation}</p>
+        {prompt.certAuthority && <p className="note">{CERT_AUTHORITY_NOTE}</p>}
         <dl>
           {siteName && (
             <>
@@ -49,36 +52,79 @@ export function HostKeyDialog({ prompt, siteName, onAnswer }: HostKeyDialogProps
           </dd>
           {view.showPrevious &&
             (prompt.previous ?? []).map((k, i) => (
-              <FragmentRow key={`${k.fingerprint}-${i}`} label={danger ? 'Saved key' : 'Trusted key'} keyType={k.keyType} fingerprint={k.fingerprint} />
+              <SavedKeyRow key={`${k.fingerprint}-${i}`} label={danger ? 'Saved key' : 'Trusted key'} saved={k} />
             ))}
         </dl>
-        <div className="buttons">
-          {view.actions.map((a) => (
-            <button
-              key={a.answer}
-              type="button"
-              className={a.style === 'primary' ? 'primary' : undefined}
-              data-autofocus={a.answer === view.defaultAnswer ? true : undefined}
-              onClick={() => onAnswer(a.answer)}
-            >
-              {a.label}
-            </button>
-          ))}
-        </div>
+        {confirming ? (
+          <ReplaceConfirm host={prompt.host} onCancel={() => setConfirming(false)} onReplace={(typed) => onAnswer('replace', typed)} />
+        ) : (
+          <div className="buttons">
+            {view.actions.map((a) => (
+              <button
+                key={a.answer}
+                type="button"
+                className={a.style === 'primary' ? 'primary' : undefined}
+                data-autofocus={a.answer === view.defaultAnswer ? true : undefined}
+                onClick={() => (a.confirmHost ? setConfirming(true) : onAnswer(a.answer))}
+              >
+                {a.label}
+              </button>
+            ))}
+          </div>
+        )}
       </div>
     </Dialog>
   );
 }
 
-function FragmentRow({ label, keyType, fingerprint }: { label: string; keyType: string; fingerprint: string }) {
+/** The typed confirmation of "Replace the saved key": the button is enabled only for the exact host name. */
+function ReplaceConfirm({ host, onCancel, onReplace }: { host: string; onCancel: () => void; onReplace: (typed: string) => void }) {
+  const [typed, setTyped] = useState('');
+  const inputId = useId();
+  const exact = typed === host;
+  return (
+    <form
+      className="confirm-replace"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (exact) onReplace(typed);
+      }}
+    >
+      <label htmlFor={inputId}>
+        Type the host name <span className="mono">{host}</span> to replace the saved key
+      </label>
+      <input id={inputId} className="mono" autoFocus autoComplete="off" spellCheck={false} value={typed} onChange={(e) => setTyped(e.target.value)} />
+      <div className="buttons">
+        <button type="button" onClick={onCancel}>
+          Back
+        </button>
+        <button type="submit" className="danger" disabled={!exact}>
+          Replace the saved key
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function SavedKeyRow({ label, saved }: { label: string; saved: SavedHostKey }) {
   return (
     <>
       <dt>{label}</dt>
       <dd>
-        <span className="mono">{keyTypeLabel(keyType)}</span>{' '}
+        <span className="mono">{keyTypeLabel(saved.keyType)}</span>{' '}
         <output className="mono" aria-label={`${label} fingerprint`}>
-          {fingerprint}
+          {saved.fingerprint}
         </output>
+        {saved.file && (
+          <div className="small mono" aria-label={`${label} location`}>
+            {saved.file}:{saved.line}
+          </div>
+        )}
+        {saved.firstSeen !== undefined && (
+          <div className="small" aria-label={`${label} seen`}>
+            first seen {seenText(saved.firstSeen)}, last seen {seenText(saved.lastSeen)}
+          </div>
+        )}
       </dd>
     </>
   );

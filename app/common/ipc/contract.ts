@@ -85,8 +85,10 @@ export interface SessionStatus {
 /**
  * Host key dialog content.
  * - `unknown`: neutral dialog; answers accept-once / accept-save / reject; the connect waits for the answer.
- * - `changed` / `revoked`: the red dialog. The connect has already failed (HOSTKEY_CHANGED / HOSTKEY_REVOKED);
- *   any answer only closes it, nothing is accepted or saved from it.
+ * - `changed` / `revoked`: the red dialog. The connect has already failed (HOSTKEY_CHANGED / HOSTKEY_REVOKED).
+ *   `reject` (Cancel) only closes it. For `changed` only, and only when `canEdit`: `replace` (with `confirmHost`
+ *   equal to `host`) removes the saved key line(s) of that host/key type and saves the presented key; `add` saves the
+ *   presented key next to the old ones (hosts behind a load balancer). Neither connects: connect again afterwards.
  * - `rotated`: reserved. The engine learns keys a trusted server announces (hostkeys-00@openssh.com) without asking
  *   and reports them with the `hostKey.learned` event (a neutral notice, no dialog).
  */
@@ -100,8 +102,46 @@ export interface HostKeyPrompt {
   kind: 'unknown' | 'changed' | 'rotated' | 'revoked';
   /** The key the server presented. */
   presented: HostKeyId;
-  /** For `changed` / `rotated`: the key(s) we trusted before. */
-  previous?: HostKeyId[];
+  /** For `changed` / `rotated`: the key(s) we trusted before, with where they are and when they were seen. */
+  previous?: SavedHostKey[];
+  /** For `changed`: whether `replace` / `add` are possible (the saved keys are all in the file Sluice writes). */
+  canEdit?: boolean;
+  /**
+   * A `@cert-authority` line in known_hosts matches this host. Sluice does not trust host certificates (ssh2 offers
+   * no `*-cert-v01@openssh.com` host-key algorithm, so the server's plain key is checked); the dialog says so.
+   */
+  certAuthority?: boolean;
+}
+
+/** A saved key as a dialog shows it. Dates are ms since the epoch; `null` = unknown (e.g. saved by `ssh`). */
+export interface SavedHostKey extends HostKeyId {
+  file?: string;
+  /** 1-based line in `file`. */
+  line?: number;
+  firstSeen?: number | null;
+  lastSeen?: number | null;
+}
+
+/**
+ * One key line of a known_hosts file, for the known-hosts manager (sshd(8) SSH_KNOWN_HOSTS FILE FORMAT).
+ * `hosts` is the host field as written: a pattern list, or `|1|salt|hash` when `hashed`.
+ */
+export interface KnownHostEntry {
+  file: string;
+  /** 1-based line. */
+  line: number;
+  marker: 'none' | 'cert-authority' | 'revoked';
+  hosts: string;
+  hashed: boolean;
+  keyType: string;
+  fingerprint: string;
+  /** ms since the epoch; `null` = unknown (not seen or saved by Sluice). */
+  firstSeen: number | null;
+  lastSeen: number | null;
+  /** Names of the saved sites whose host:port this line matches. */
+  sites: string[];
+  /** Whether Sluice may remove it (it is in the file Sluice writes). */
+  editable: boolean;
 }
 
 /** A host key as the user sees it: its type (`ssh-ed25519`) and `SHA256:` fingerprint. */
@@ -110,7 +150,7 @@ export interface HostKeyId {
   fingerprint: string;
 }
 
-export type HostKeyAnswer = 'accept-once' | 'accept-save' | 'reject';
+export type HostKeyAnswer = 'accept-once' | 'accept-save' | 'reject' | 'replace' | 'add';
 
 /**
  * Keys a server announced with `hostkeys-00@openssh.com` (OpenSSH PROTOCOL §2.5, `UpdateHostKeys`) and proved,
@@ -265,7 +305,19 @@ export const invokeSchemas = {
   'session.connect': z.strictObject({ siteId: id, password: z.string().max(4096).optional() }),
   'session.disconnect': siteRef,
   'session.list': none,
-  'hostKey.answer': z.strictObject({ promptId: id, answer: z.enum(['accept-once', 'accept-save', 'reject']) }),
+  /**
+   * `accept-once` / `accept-save` only for an unknown key; `replace` / `add` only for a changed key (refused with
+   * INVALID_STATE otherwise); `replace` needs `confirmHost` equal to the prompt's host (USAGE otherwise).
+   */
+  'hostKey.answer': z.strictObject({
+    promptId: id,
+    answer: z.enum(['accept-once', 'accept-save', 'reject', 'replace', 'add']),
+    confirmHost: z.string().max(1024).optional(),
+  }),
+  /** Every key line of the known_hosts files Sluice reads, with first/last seen and the saved sites it matches. */
+  'knownHosts.list': none,
+  /** Removes one line of the file Sluice writes, if it still holds that key (INVALID_STATE otherwise). */
+  'knownHosts.remove': z.strictObject({ file: z.string().min(1).max(4096), line: z.number().int().min(1), fingerprint: z.string().min(1).max(200) }),
   /**
    * Answers an `auth.prompt`: one answer per prompt, in order; no `answers` cancels (the connect then fails
    * AUTH_FAILED, or goes on without the key for a passphrase). `remember` keeps a passphrase in the secret store.
@@ -350,6 +402,8 @@ export interface InvokeResponses {
   'session.list': SessionStatus[];
   'hostKey.answer': void;
   'auth.answer': void;
+  'knownHosts.list': { entries: KnownHostEntry[]; writePath: string };
+  'knownHosts.remove': void;
   'remote.list': Listing;
   'remote.mkdir': void;
   'remote.rename': void;

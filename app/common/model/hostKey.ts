@@ -13,6 +13,8 @@ export interface HostKeyIdentity {
   keyType: string;
   /** `SHA256:` + unpadded base64 of SHA-256 over the key blob, the same text `ssh-keygen -lf` prints. */
   fingerprint: string;
+  /** The key blob, base64 (so a changed key can be saved later by the one who shows it). */
+  key?: string;
 }
 
 /** Where a stored key lives: a known_hosts file and its 1-based line. */

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import * as os from 'node:os';
 import type { HostKeyAnswer, HostKeyPrompt, SessionStatus } from '../../common/ipc/contract';
-import type { HostKeyVerdict } from '../../common/model/hostKey';
+import type { HostKeyAnswer as PolicyAnswer, HostKeyVerdict } from '../../common/model/hostKey';
 import type { Site } from '../../common/model/site';
 import { isTransient, type RetryPolicy } from '../../common/retry';
 import { SluiceError } from '../errors';
@@ -18,6 +18,7 @@ import { connectionOptions } from '../engine/hostOptions';
 import { resolveHostSettings } from '../engine/hostSettings';
 import { learnedKeysMessage } from '../ssh/hostKeys';
 import type { KnownHostsPaths } from '../stores/knownHosts';
+import type { ChangedKeyTarget, HostKeyDesk } from './hostKeyDesk';
 import type { EngineEvent } from '../transfer/types';
 import { AuthPrompts, loginOptions } from './authPrompts';
 import type { ServiceHub } from './hub';
@@ -59,6 +60,8 @@ interface PendingHostKey {
   siteId: string;
   kind: HostKeyPrompt['kind'];
   resolve: (a: HostKeyAnswer) => void;
+  /** For a changed key that `replace` / `add` may save. */
+  changed?: ChangedKeyTarget;
 }
 
 /** How sessions are opened (see ServiceOptions). */
@@ -74,6 +77,8 @@ export interface SessionsOptions {
   home: string;
   /** Reconnect attempts and waits (app/common/retry.ts RECONNECT_POLICY). */
   reconnectPolicy: Readonly<RetryPolicy>;
+  /** First/last seen dates and the changed-key answers. */
+  hostKeys: HostKeyDesk;
 }
 
 /** What the queue must hear from the sessions. */
@@ -129,10 +134,24 @@ export class SiteSessions {
     return this.sessions.get(siteId)?.reconnecting !== undefined;
   }
 
-  /** `hostKey.answer`: a changed or revoked key is never accepted from the dialog, the answer only closes it. */
-  answerHostKey(promptId: string, answer: HostKeyAnswer): void {
+  /**
+   * `hostKey.answer`: a changed or revoked key is never accepted for the failed connect (accept-* only close its
+   * dialog). A changed key's `replace`
+   * (typed host name checked here too) or `add` edits known_hosts, so that the next connect trusts it; a failed
+   * edit leaves the prompt open.
+   * @throws SluiceError NOT_FOUND (not open), INVALID_STATE (an answer the prompt's kind does not allow), USAGE
+   */
+  async answerHostKey(promptId: string, answer: HostKeyAnswer, confirmHost?: string): Promise<void> {
     const p = this.hostKeyPrompts.get(promptId);
     if (!p) throw new SluiceError('NOT_FOUND', 'This host-key question is no longer open');
+    const changedOnly = answer === 'replace' || answer === 'add';
+    if (changedOnly && !p.changed) {
+      throw new SluiceError('INVALID_STATE', `"${answer}" is not an answer to a ${p.kind} host key`);
+    }
+    if (changedOnly && p.changed) {
+      const done = await this.o.hostKeys.applyChanged(p.changed, answer as 'replace' | 'add', confirmHost);
+      this.hub.log('warn', done, p.siteId);
+    }
     this.hostKeyPrompts.delete(promptId);
     p.resolve(p.kind === 'unknown' ? answer : 'reject');
     this.hub.emit('prompt.closed', { promptId });
@@ -263,7 +282,7 @@ export class SiteSessions {
       this.hub.log('info', `Connected to ${site.host}:${site.port} (${n.cipher}, ${n.kex})`, site.id);
       return engine;
     } catch (e) {
-      if (seen.refused) this.showRefusedKey(s, seen.refused);
+      if (seen.refused) await this.showRefusedKey(s, seen.refused);
       throw e;
     }
   }
@@ -303,7 +322,11 @@ export class SiteSessions {
       }),
       ...asks,
       hostKeyPrompt: async (v) => this.askHostKey(s, v),
-      onHostKeyVerdict: (v) => { if (v.kind === 'changed' || v.kind === 'revoked') seen.refused ??= v; },
+      onHostKeyVerdict: (v) => {
+        if (v.kind === 'changed' || v.kind === 'revoked') seen.refused ??= v;
+        // A trusted verdict names no host: it is dated for the site's target (a jump host's key as well, for now).
+        this.o.hostKeys.noteVerdict(s.target?.host ?? site.host, s.target?.port ?? site.port, v);
+      },
       onWarning: (msg) => this.hub.log('warn', msg, site.id),
       onEvent: (e) => this.onEngineEvent(s, e),
       // Unset: the engine sizes the pool from the measured RTT.
@@ -324,32 +347,47 @@ export class SiteSessions {
   /** Tells the UI (a neutral notice plus a log line) that a trusted server's announced keys were saved. */
   private reportLearnedKeys(s: SiteSession, e: Extract<EngineEvent, { type: 'hostKeysLearned' }>): void {
     const { host, port, id: siteId } = s.site;
+    for (const k of e.keys) this.o.hostKeys.noteSaved(host, port, k.keyType, k.fingerprint);
     this.hub.emit('hostKey.learned', { siteId, host, port, keys: e.keys, file: e.file });
     this.hub.log('info', learnedKeysMessage(e.host, e.port, e.keys, e.file), siteId);
   }
 
   /** Asks the UI about an unknown key; resolves with its answer (reject when the attempt ends first). */
-  private askHostKey(s: SiteSession, v: Extract<HostKeyVerdict, { kind: 'unknown' }>): Promise<HostKeyAnswer> {
+  private async askHostKey(s: SiteSession, v: Extract<HostKeyVerdict, { kind: 'unknown' }>): Promise<PolicyAnswer> {
     const promptId = randomUUID();
-    return new Promise<HostKeyAnswer>((resolve) => {
-      this.hostKeyPrompts.set(promptId, { siteId: s.site.id, kind: 'unknown', resolve });
+    const certAuthority = await this.o.hostKeys.certAuthorityFor(s.site.host, s.site.port);
+    return new Promise<PolicyAnswer>((resolve) => {
+      const onAnswer = (a: HostKeyAnswer): void => {
+        if (a === 'accept-save') this.o.hostKeys.noteSaved(s.site.host, s.site.port, v.identity.keyType, v.identity.fingerprint);
+        resolve(a === 'accept-once' || a === 'accept-save' ? a : 'reject');
+      };
+      this.hostKeyPrompts.set(promptId, { siteId: s.site.id, kind: 'unknown', resolve: onAnswer });
       s.prompts.add(promptId);
       this.hub.emit('hostKey.prompt', {
         promptId, siteId: s.site.id, ...this.promptTarget(s, v), kind: 'unknown',
         presented: { keyType: v.identity.keyType, fingerprint: v.identity.fingerprint },
+        ...(certAuthority ? { certAuthority } : {}),
       });
     });
   }
 
-  /** Shows the red dialog for a changed/revoked key; its only answer closes it (the connect already failed). */
-  private showRefusedKey(s: SiteSession, v: RefusedVerdict): void {
+  /**
+   * Shows the red dialog for a changed/revoked key (the connect already failed): Cancel closes it; a changed key
+   * may be replaced or added (see answerHostKey).
+   */
+  private async showRefusedKey(s: SiteSession, v: RefusedVerdict): Promise<void> {
     const promptId = randomUUID();
-    this.hostKeyPrompts.set(promptId, { siteId: s.site.id, kind: v.kind, resolve: () => undefined });
+    const { host, port } = s.site;
+    const certAuthority = await this.o.hostKeys.certAuthorityFor(host, port);
     const stored = v.kind === 'changed' ? v.stored : [v.stored];
+    const changed = v.kind === 'changed' && v.identity.key ? { host, port, key: Buffer.from(v.identity.key, 'base64') } : undefined;
+    this.hostKeyPrompts.set(promptId, { siteId: s.site.id, kind: v.kind, resolve: () => undefined, changed });
     this.hub.emit('hostKey.prompt', {
       promptId, siteId: s.site.id, ...this.promptTarget(s, v), kind: v.kind,
       presented: { keyType: v.identity.keyType, fingerprint: v.identity.fingerprint },
-      previous: stored.map((r) => ({ keyType: r.keyType, fingerprint: r.fingerprint })),
+      previous: this.o.hostKeys.describeStored(host, port, stored),
+      ...(v.kind === 'changed' ? { canEdit: changed !== undefined && this.o.hostKeys.canEdit(stored) } : {}),
+      ...(certAuthority ? { certAuthority } : {}),
     });
   }
 

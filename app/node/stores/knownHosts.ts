@@ -185,7 +185,11 @@ async function readOrEmpty(file: string, tolerateDenied: boolean): Promise<strin
 const pendingAdds = new Map<string, Promise<boolean>>();
 const writeChains = new Map<string, Promise<unknown>>();
 
-function serialize<T>(file: string, step: () => Promise<T>): Promise<T> {
+/**
+ * Runs `step` after every earlier write step for the same file (resolved path) has settled, so appends and
+ * rewrites of one known_hosts file never interleave within this process.
+ */
+export function serializeKnownHostsWrite<T>(file: string, step: () => Promise<T>): Promise<T> {
   const prev = writeChains.get(file) ?? Promise.resolve();
   const next = prev.then(step, step);
   const tail = next.catch(() => undefined);
@@ -226,7 +230,7 @@ export class KnownHosts {
    * @param host host as the user named it; @param port TCP port; @param keyBlob SSH wire encoding of the key
    */
   lookup(host: string, port: number, keyBlob: Buffer): HostKeyVerdict {
-    const identity = { host, port, keyType: keyTypeOf(keyBlob), fingerprint: sha256Fingerprint(keyBlob) };
+    const identity = { host, port, keyType: keyTypeOf(keyBlob), fingerprint: sha256Fingerprint(keyBlob), key: keyBlob.toString('base64') };
     const revoked = this.entries.find((e) => e.marker === 'revoked' && e.blob.equals(keyBlob));
     if (revoked) return { kind: 'revoked', identity, stored: refOf(revoked) };
     const mine = this.hostEntries(host, port);
@@ -234,6 +238,11 @@ export class KnownHosts {
     if (same) return { kind: 'trusted', stored: refOf(same) };
     if (mine.length > 0) return { kind: 'changed', identity, stored: mine.map(refOf) };
     return { kind: 'unknown', identity };
+  }
+
+  /** Every key line of every file read (all markers), in file order. */
+  all(): readonly KnownHostsEntry[] {
+    return this.entries;
   }
 
   /** Every stored plain key for host/port, in file order. */
@@ -264,7 +273,7 @@ export class KnownHosts {
     const id = `${file}\0${name}\0${keyBlob.toString('base64')}`;
     let pending = pendingAdds.get(id);
     if (!pending) {
-      pending = serialize(file, () => appendIfMissing(file, name, keyType, keyBlob))
+      pending = serializeKnownHostsWrite(file, () => appendIfMissing(file, name, keyType, keyBlob))
         .finally(() => pendingAdds.delete(id));
       pendingAdds.set(id, pending);
     }

@@ -7,7 +7,7 @@ import { createFakeBridge } from '../../../renderer/bridge/fakeBridge';
 import { AppStore } from '../../../renderer/state/store';
 import { filterJobIds, initialAppState, reduceApp, LOG_LIMIT } from '../../../renderer/state/appState';
 import { RateSeries } from '../../../renderer/state/series';
-import { hostKeyView } from '../../../renderer/state/hostKeyModel';
+import { hostKeyView, seenText } from '../../../renderer/state/hostKeyModel';
 import { newSiteForm, siteToForm, validateSiteForm } from '../../../renderer/state/siteForm';
 import { buildSiteTree } from '../../../renderer/state/siteTree';
 import { resolveTheme } from '../../../renderer/state/theme';
@@ -155,6 +155,17 @@ test('host-key dialog states: unknown is neutral with three answers, changed is 
   assert.match(changed.explanation, /\[example\.org\]:2222/);
   assert.deepEqual(hostKeyView({ ...base, kind: 'revoked' }).actions.map((a) => a.answer), ['reject']);
   assert.ok(hostKeyView({ ...base, kind: 'rotated' }).actions.some((a) => a.answer === 'accept-save'));
+});
+
+test('changed key the user may edit: Cancel stays the default, add, and replace behind the typed host name', () => {
+  const base = { promptId: 'p', siteId: 's', host: 'example.org', port: 22, presented: { keyType: 'ssh-ed25519', fingerprint: 'SHA256:x' } };
+  const v = hostKeyView({ ...base, kind: 'changed', canEdit: true, previous: [{ keyType: 'ssh-ed25519', fingerprint: 'SHA256:old' }] });
+  assert.deepEqual(v.actions.map((a) => a.answer), ['reject', 'add', 'replace']);
+  assert.equal(v.defaultAnswer, 'reject');
+  assert.deepEqual(v.actions.filter((a) => a.confirmHost).map((a) => a.answer), ['replace']);
+  assert.doesNotMatch(v.explanation, /ssh-keygen -R/);
+  assert.equal(seenText(null), 'unknown');
+  assert.equal(seenText(Date.UTC(2026, 0, 2, 3, 4, 5)), '2026-01-02 03:04 UTC');
 });
 
 test('the site form validates every field and builds a contract request', () => {

@@ -70,7 +70,7 @@ export function hostKeyView(prompt: HostKeyPrompt): HostKeyView {
           (prompt.canEdit
             ? 'Only if the server\'s administrator confirmed the new fingerprint: replace the saved key, or add the new one ' +
               'next to it (several servers behind one name).'
-            : `If the change is expected, remove the old key (ssh-keygen -R ${where}) and connect again.`),
+            : `If the change is expected, remove the old key (ssh-keygen -R ${name}) and connect again.`),
         actions: [
           { answer: 'reject', label: 'Cancel', style: 'plain' },
           ...(prompt.canEdit

@@ -129,24 +129,23 @@ export interface PartialCleanup {
 /**
  * Removes the partial copies of cancelled jobs that no runner holds: a download's local temporary files at once; an
  * upload's remote ones are recorded as leftovers (stores/leftovers.ts), removed by the next connection to that server.
- * The jobs' file rows and ranges are dropped with them.
+ * The unfinished files' rows and ranges are dropped with them (JobFileStore.discardUnfinished).
  */
 export function dropPartialCopies(store: QueueStore, jobs: readonly QueuedJob[], dataDir = resolveHome()): PartialCleanup {
   const out: PartialCleanup = { removedLocal: 0, remoteLater: 0 };
   for (const job of jobs) {
     if (store.leases.holder(job.id)) continue;
-    const files = store.files.list(job.id, { limit: 1_000_000, states: ['planned', 'moving', 'verifying', 'failed'] });
+    const temps = store.files.discardUnfinished([job.id]);
     const journal = 'host' in job.target
       ? new LeftoverJournal(dataDir, { host: job.target.host, port: job.target.port, user: job.target.user || os.userInfo().username })
       : undefined;
-    for (const f of files) {
+    for (const temp of temps) {
       if (job.direction === 'download') {
-        try { fs.unlinkSync(f.tempName); out.removedLocal++; } catch { /* never written, or gone */ }
-      } else if (journal && journal.record({ kind: 'temp', path: f.tempName })) {
+        try { fs.unlinkSync(temp); out.removedLocal++; } catch { /* never written, or gone */ }
+      } else if (journal && journal.record({ kind: 'temp', path: temp })) {
         out.remoteLater++;
       }
     }
-    store.files.clearJob(job.id);
   }
   return out;
 }

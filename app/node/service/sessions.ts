@@ -7,22 +7,21 @@
  * engine's progress.
  */
 import { randomUUID } from 'node:crypto';
-import * as os from 'node:os';
 import type { HostKeyAnswer, HostKeyPrompt, SessionStatus } from '../../common/ipc/contract';
 import type { HostKeyAnswer as PolicyAnswer, HostKeyVerdict } from '../../common/model/hostKey';
-import type { Site } from '../../common/model/site';
-import { isTransient, type RetryPolicy } from '../../common/retry';
+import { isTransient } from '../../common/retry';
 import { SluiceError } from '../errors';
-import type { Engine, EngineFactory, EngineOptions } from '../engine/engine';
-import { connectionOptions } from '../engine/hostOptions';
-import { resolveHostSettings } from '../engine/hostSettings';
+import type { Engine, EngineOptions } from '../engine/engine';
 import { learnedKeysMessage } from '../ssh/hostKeys';
-import type { KnownHostsPaths } from '../stores/knownHosts';
-import type { ChangedKeyTarget, HostKeyDesk } from './hostKeyDesk';
+import type { ChangedKeyTarget } from './hostKeyDesk';
 import type { EngineEvent } from '../transfer/types';
 import { AuthPrompts, loginOptions } from './authPrompts';
 import type { ServiceHub } from './hub';
 import { reconnect } from './reconnect';
+import { siteConnection } from './siteConnection';
+import type { SessionHooks, SessionsOptions, SiteSession } from './siteSession';
+
+export type { SessionHooks, SessionsOptions, SiteSession } from './siteSession';
 import { errorInfo } from './results';
 
 /** How long a browsing request that failed on a transient error waits to see the connection's loss reported, ms. */
@@ -31,68 +30,12 @@ const LOSS_SEEN_MS = 2000;
 /** A host key the engine refused (changed or revoked), shown once the connect failed. */
 type RefusedVerdict = Extract<HostKeyVerdict, { kind: 'changed' | 'revoked' }>;
 
-/** One site's session as the service keeps it. */
-export interface SiteSession {
-  site: Site;
-  status: SessionStatus;
-  opening?: Promise<Engine>;
-  engine?: Engine;
-  /** Secrets used by this session, redacted from log lines. */
-  secrets: Set<string>;
-  /** Open prompts of this session, closed when the connection attempt ends. */
-  prompts: Set<string>;
-  /** Set while the user disconnects, so the connections going down are not reported as lost. */
-  closing?: boolean;
-  /** The password given or typed in this session (a reconnect logs in with it). */
-  password?: string;
-  /** Passphrases that opened keys in this session, by key path. */
-  passphrases: Map<string, string>;
-  /** While every connection was lost: the reconnect under way, and how to stop it. */
-  reconnecting?: Promise<Engine>;
-  stopReconnect?: AbortController;
-  /** Called on the session's next connection event or status change (see {@link SiteSessions.browse}). */
-  changed: Set<() => void>;
-  /** The host and port the site resolved to (ssh_config), to tell its own host-key prompts from a jump host's. */
-  target?: { host: string; port: number };
-}
-
 interface PendingHostKey {
   siteId: string;
   kind: HostKeyPrompt['kind'];
   resolve: (a: HostKeyAnswer) => void;
   /** For a changed key that `replace` / `add` may save. */
   changed?: ChangedKeyTarget;
-}
-
-/** How sessions are opened (see ServiceOptions). */
-export interface SessionsOptions {
-  engine: EngineFactory;
-  env: NodeJS.ProcessEnv;
-  readyTimeoutMs: number;
-  /** known_hosts chosen for the service (tests, harness); absent: UserKnownHostsFile of ssh_config, else OpenSSH's files. */
-  knownHostsPaths?: KnownHostsPaths;
-  /** The OpenSSH client configuration to read for a site's host (like `ssh -F`; `none`: none); default ~/.ssh/config + /etc/ssh/ssh_config. */
-  sshConfig?: string;
-  /** The data folder (the engine's leftovers journal). */
-  home: string;
-  /** Reconnect attempts and waits (app/common/retry.ts RECONNECT_POLICY). */
-  reconnectPolicy: Readonly<RetryPolicy>;
-  /** First/last seen dates and the changed-key answers. */
-  hostKeys: HostKeyDesk;
-}
-
-/** What the queue must hear from the sessions. */
-export interface SessionHooks {
-  /** A site is about to disconnect: its running jobs pause, its queued ones too. */
-  beforeDisconnect(siteId: string): void;
-  /** Every connection of a site was lost and it reconnects: its running jobs go back in line. */
-  onConnectionLost(siteId: string): void;
-  /** A lost site is connected again: its queued jobs may start. */
-  onReconnected(siteId: string): void;
-  /** A job's progress sample from the engine. */
-  onProgress(siteId: string, e: Extract<EngineEvent, { type: 'progress' }>): void;
-  /** A file of a job ended (done, skipped or failed). */
-  onFile(siteId: string, e: Extract<EngineEvent, { type: 'file' }>): void;
 }
 
 export class SiteSessions {
@@ -288,9 +231,7 @@ export class SiteSessions {
   }
 
   /**
-   * The engine options of a site: its host through the OpenSSH configuration (a site's host may be an alias; its jump
-   * host wins over ProxyJump, its port other than 22 over Port, its user over User), its saved identity, its ciphers,
-   * host keys asked through the UI (a changed or revoked one is kept in `seen` to be shown once the connect failed),
+   * The engine options of a site: its connection (service/siteConnection.ts), host keys asked through the UI (a changed or revoked one is kept in `seen` to be shown once the connect failed),
    * events to the session.
    */
   private async engineOptions(s: SiteSession, seen: { refused?: RefusedVerdict }): Promise<EngineOptions> {
@@ -298,28 +239,13 @@ export class SiteSessions {
     const secret = site.authMethod === 'password' ? s.password ?? (await this.hub.secrets.get(site.id)) : undefined;
     if (secret) s.secrets.add(secret);
     const { prompter, passphrases, ...asks } = loginOptions(this.auth, s, this.hub.secrets, this.hub);
-    const home = this.o.env.HOME ?? os.homedir();
-    const h = resolveHostSettings(
-      { host: site.host, port: site.port === 22 ? undefined : site.port, user: site.user, jump: site.jumpHost, configFile: this.o.sshConfig },
-      { home, env: this.o.env, onNote: (m) => this.hub.log('info', m, site.id) },
-    );
-    s.target = { host: h.host, port: h.port };
+    const { options, target } = siteConnection(site, secret, { prompter, passphrases }, {
+      env: this.o.env, sshConfig: this.o.sshConfig, knownHostsPaths: this.o.knownHostsPaths, readyTimeoutMs: this.o.readyTimeoutMs,
+      onNote: (m) => this.hub.log('info', m, site.id),
+    });
+    s.target = target;
     return {
-      ...connectionOptions(h, {
-        identityFiles: site.authMethod === 'key' && site.keyPath ? [site.keyPath] : site.authMethod === 'agent' ? undefined : [],
-        useAgent: site.authMethod === 'agent',
-        password: secret,
-        env: { ...this.o.env, SLUICE_PASSWORD: undefined },
-        home,
-        prompter,
-        passphrases,
-        // The engine validates the site's cipher names (USAGE error naming the unknown one); default: AES-aware order.
-        algorithms: site.ciphers?.length ? { cipher: site.ciphers } : undefined,
-        defaultHostKeyMode: 'ask',
-        // known_hosts is re-read on every connect: another program (or another site) may have changed it.
-        knownHostsPaths: this.o.knownHostsPaths,
-        readyTimeoutMs: this.o.readyTimeoutMs,
-      }),
+      ...options,
       ...asks,
       hostKeyPrompt: async (v) => this.askHostKey(s, v),
       onHostKeyVerdict: (v) => {

@@ -161,11 +161,6 @@ export class JobFileStore {
     });
   }
 
-  /** Forgets a job's files and their ranges (a cancelled job whose partial copies were dealt with). */
-  clearJob(jobId: string): void {
-    this.q.write(() => this.q.stmt('DELETE FROM job_files WHERE job_id = ?').run(jobId));
-  }
-
   /**
    * A job's counters from its files, as {@link recountJob} stores them, without storing them: bytes done are the
    * settled files' sizes plus the durable ranges of the others.

@@ -80,6 +80,8 @@ function transientFailure(o: Outcome): { code: string; message: string } | undef
 export class RetryingJob {
   private current: Engine | null = null;
   private journal: RunJournal | null = null;
+  /** How the first try read the destination, kept for the next tries (TransferRequest.destDecision). */
+  private readonly destDecision: { isDir?: boolean } = {};
 
   constructor(private readonly parts: JobParts, private readonly options: RetryOptions) {}
 
@@ -130,7 +132,7 @@ export class RetryingJob {
       this.current = await this.parts.connect();
       this.parts.connected?.(this.current);
       this.journal = this.parts.openJournal();
-      return { report: await this.current.transfer({ ...this.parts.request, journal: this.journal ?? undefined }, signal) };
+      return { report: await this.current.transfer({ ...this.parts.request, destDecision: this.destDecision, journal: this.journal ?? undefined }, signal) };
     } catch (error) {
       return { error };
     }

@@ -161,11 +161,18 @@ async function walkGet(session: Session, sink: ScanSink, remoteDir: string, loca
   await eachLimited(dirs, WALK_CONCURRENCY, ([s, d]) => walkGet(session, sink, s, d).catch((err) => sink.fail({ src: s, dst: d }, SluiceError.from(err))));
 }
 
+/** Whether `dest` is a folder the sources go into: as an earlier try of the run decided, else as it is now (cp semantics). */
+function decideDest(req: TransferRequest, isDirNow: boolean): boolean {
+  if (!req.destDecision) return isDirNow;
+  req.destDecision.isDir ??= isDirNow;
+  return req.destDecision.isDir;
+}
+
 /** A put's sources against its remote destination. */
 async function scanPut(session: Session, req: TransferRequest, sink: ScanSink): Promise<void> {
   const destPath = await expandRemoteHome(session, req.dest);
   const destStat = await session.stat(destPath);
-  const destIsDir = destStat?.type === 'dir';
+  const destIsDir = decideDest(req, destStat?.type === 'dir');
   if (!destStat && destPath.endsWith('/')) throw new SluiceError('NO_SUCH_FILE', `folder ${destPath} does not exist on the server`);
   if (req.sources.length > 1 && !destIsDir) throw new SluiceError('USAGE', `target ${destPath} is not a folder (several sources need a folder)`);
   for (const src of req.sources) {
@@ -193,7 +200,7 @@ async function scanPut(session: Session, req: TransferRequest, sink: ScanSink): 
 async function scanGet(session: Session, req: TransferRequest, sink: ScanSink): Promise<void> {
   const destPath = path.resolve(req.dest);
   const destStat = await fs.promises.stat(destPath).catch(() => null);
-  const destIsDir = destStat?.isDirectory() ?? false;
+  const destIsDir = decideDest(req, destStat?.isDirectory() ?? false);
   if (!destStat && /[\\/]$/.test(req.dest)) throw new SluiceError('LOCAL_IO', `folder ${destPath} does not exist`);
   if (req.sources.length > 1 && !destIsDir) throw new SluiceError('USAGE', `target ${destPath} is not a folder (several sources need a folder)`);
   for (const src0 of req.sources) {

@@ -96,6 +96,11 @@ export interface TransferRequest {
   sources: string[];
   /** Remote folder or path (put), local folder or path (get); cp semantics. */
   dest: string;
+  /**
+   * Shared by the tries of one run (cli/retry.ts): how the first try read `dest` — an existing folder the sources go
+   * into, or their new name — so that a retry after that try created it does not put the sources inside it.
+   */
+  destDecision?: { isDir?: boolean };
   /** Walk folders (-r). */
   recursive: boolean;
   conflict?: ConflictPolicy;

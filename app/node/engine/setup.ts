@@ -43,8 +43,8 @@ export interface EngineOptions
   hostKeyMode: HostKeyMode;
   /** Asks the user about an unknown key (`ask`); without it `ask` behaves as `strict`. */
   hostKeyPrompt?: HostKeyPrompter;
-  /** Every host-key lookup result (for logs and UI); must not throw. */
-  onHostKeyVerdict?: (v: HostKeyVerdict) => void;
+  /** Every host-key lookup result, with the server it is about (the target or a jump host); must not throw. */
+  onHostKeyVerdict?: (v: HostKeyVerdict, server: { host: string; port: number }) => void;
   /** Defaults to ~/.ssh/known_hosts + /etc/ssh/ssh_known_hosts, or SLUICE_KNOWN_HOSTS. Read again on every open. */
   knownHostsPaths?: KnownHostsPaths;
   /** Set-up warnings (an identity file that cannot be used, an agent that does not answer). */

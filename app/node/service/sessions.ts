@@ -248,10 +248,9 @@ export class SiteSessions {
       ...options,
       ...asks,
       hostKeyPrompt: async (v) => this.askHostKey(s, v),
-      onHostKeyVerdict: (v) => {
+      onHostKeyVerdict: (v, server) => {
         if (v.kind === 'changed' || v.kind === 'revoked') seen.refused ??= v;
-        // A trusted verdict names no host: it is dated for the site's target (a jump host's key as well, for now).
-        this.o.hostKeys.noteVerdict(s.target?.host ?? site.host, s.target?.port ?? site.port, v);
+        this.o.hostKeys.noteVerdict(server.host, server.port, v);
       },
       onWarning: (msg) => this.hub.log('warn', msg, site.id),
       onEvent: (e) => this.onEngineEvent(s, e),

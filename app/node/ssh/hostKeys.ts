@@ -35,8 +35,8 @@ export interface HostKeyPolicyOptions {
   mode: HostKeyMode;
   /** Required for `ask`; without it `ask` behaves as `strict`. */
   prompt?: HostKeyPrompter;
-  /** Called with every lookup result (for logs and UI); must not throw. */
-  onVerdict?: (v: HostKeyVerdict) => void;
+  /** Called with every lookup result and the server it is about (the target or a jump host); must not throw. */
+  onVerdict?: (v: HostKeyVerdict, server: { host: string; port: number }) => void;
 }
 
 const BANNER = '@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@';
@@ -135,7 +135,7 @@ export class HostKeyPolicy {
   private readonly knownHosts: KnownHosts;
   private readonly mode: HostKeyMode;
   private readonly prompt?: HostKeyPrompter;
-  private readonly onVerdict?: (v: HostKeyVerdict) => void;
+  private readonly onVerdict?: (v: HostKeyVerdict, server: { host: string; port: number }) => void;
   /** Unknown keys accepted in this job, by host name + key; value: whether known_hosts holds them. */
   private readonly acceptedUnknown = new Map<string, { saved: boolean; saveError?: string }>();
   private readonly rejected = new Set<string>();
@@ -158,7 +158,7 @@ export class HostKeyPolicy {
    */
   async verify(host: string, port: number, keyBlob: Buffer): Promise<HostKeyCheck> {
     const verdict = this.knownHosts.lookup(host, port, keyBlob);
-    this.report(verdict);
+    this.report(verdict, host, port);
     switch (verdict.kind) {
       case 'trusted':
         return { accepted: true, verdict, saved: true };
@@ -245,8 +245,8 @@ export class HostKeyPolicy {
     return { accepted: true, verdict, ...outcome };
   }
 
-  private report(v: HostKeyVerdict): void {
-    try { this.onVerdict?.(v); } catch { /* an observer must not change the decision */ }
+  private report(v: HostKeyVerdict, host: string, port: number): void {
+    try { this.onVerdict?.(v, { host, port }); } catch { /* an observer must not change the decision */ }
   }
 }
 

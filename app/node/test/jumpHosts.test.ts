@@ -177,5 +177,20 @@ describe('a site with a jump host (the service)', { skip }, () => {
     await done;
     assert.equal(await sha256File(path.join(remote, 'data.bin')), await sha256File(file));
     assert.equal(jn.bridged() - before, 2, 'both connections of the site\'s pool went through the jump host');
+
+    // Connected again, the jump host's saved key is trusted, and dated under the jump host, not the target.
+    const bastionName = `[127.0.0.1]:${jn.bastion.port}`;
+    const seenOf = async () => {
+      const list = await service.invoke('knownHosts.list', undefined);
+      assert.ok(list.ok, JSON.stringify(list));
+      return list.value.entries.find((e) => e.hosts === bastionName);
+    };
+    const first = await seenOf();
+    assert.equal(typeof first?.lastSeen, 'number', 'the saved jump host key has dates');
+    assert.ok((await service.invoke('session.disconnect', { siteId: saved.value.id })).ok);
+    const again = await service.invoke('session.connect', { siteId: saved.value.id });
+    assert.ok(again.ok && again.value.state === 'connected', JSON.stringify(again));
+    const second = await seenOf();
+    assert.ok((second?.lastSeen ?? 0) > (first?.lastSeen ?? Infinity), `jump host last seen moved on: ${first?.lastSeen} -> ${second?.lastSeen}`);
   });
 });

@@ -26,8 +26,8 @@ export interface ConnectionHooks {
    * error. Absent: such a login fails AUTH_FAILED naming the prompt.
    */
   askKeyboard?(round: KeyboardRound): Promise<string[]>;
-  /** Keys proven by the server through hostkeys-00@openssh.com (OpenSSH PROTOCOL §2.5). */
-  onHostKeys?(keys: Buffer[]): void;
+  /** Keys proven by the server (or jump host `hop`) through hostkeys-00@openssh.com (OpenSSH PROTOCOL §2.5). */
+  onHostKeys?(keys: Buffer[], hop?: number): void;
   /** The connection is gone; every pending call has already failed with this error. */
   onClosed?(error: SluiceError): void;
 }
@@ -200,7 +200,7 @@ export class WorkerConnection {
         this.calls.get(m.id)?.onProgress?.(m.bytes);
         return;
       case 'hostkeys':
-        this.hooks.onHostKeys?.(m.keys.map((k) => Buffer.from(k)));
+        this.hooks.onHostKeys?.(m.keys.map((k) => Buffer.from(k)), m.hop);
         return;
       case 'closed':
         this.fail(new SluiceError(m.code as ErrorCode, m.message));

@@ -94,7 +94,8 @@ export interface Lane {
 export class Session {
   private readonly conns: WorkerConnection[] = [];
   private fatal: SluiceError | null = null;
-  private readonly connectionKeys = new Map<number, Buffer>();
+  /** The key each connection's target (`ID`) or jump host (`ID:HOP`) presented and the policy accepted. */
+  private readonly connectionKeys = new Map<string, Buffer>();
   private password: string | undefined;
   private passwordAsk: Promise<string | undefined> | null = null;
   private readonly poolListeners = new Set<(e: PoolChange) => void>();
@@ -279,12 +280,13 @@ export class Session {
       verifyHostKey: (key, hop) => this.verifyHostKey(id, key, hop),
       askPassword: (again, hop) => (hop === undefined ? this.askPassword(again) : this.jump.askPassword(hop)),
       askKeyboard: o.askKeyboard,
-      onHostKeys: (keys) => {
-        const key = this.connectionKeys.get(id);
+      onHostKeys: (keys, hop) => {
+        const key = this.connectionKeys.get(hop === undefined ? `${id}` : `${id}:${hop}`);
         if (!key) return;
-        o.hostKeys.learnRotatedKeys(o.host, o.port, key, keys).then(
+        const { host, port } = hop === undefined ? o : this.jump.hop(hop);
+        o.hostKeys.learnRotatedKeys(host, port, key, keys).then(
           (learned) => {
-            if (learned.length) this.emit({ type: 'hostKeysLearned', host: o.host, port: o.port, keys: learned, file: o.hostKeys.writePath });
+            if (learned.length) this.emit({ type: 'hostKeysLearned', host, port, keys: learned, file: o.hostKeys.writePath });
           },
           () => undefined,
         );
@@ -329,7 +331,7 @@ export class Session {
     const server = hop === undefined ? o : this.jump.hop(hop);
     const check = await o.hostKeys.verify(server.host, server.port, key);
     if (check.accepted) {
-      if (hop === undefined) this.connectionKeys.set(id, key);
+      this.connectionKeys.set(hop === undefined ? `${id}` : `${id}:${hop}`, key);
       return { accept: true };
     }
     const plain = new SluiceError(check.code, check.message);

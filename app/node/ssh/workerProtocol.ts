@@ -274,5 +274,5 @@ export type FromWorker =
   | { kind: 'keyboard'; id: number; round: KeyboardRound }
   /** Bytes call `id` moved since its last progress message (sent before its result). */
   | { kind: 'progress'; id: number; bytes: number }
-  | { kind: 'hostkeys'; keys: Uint8Array[] }
+  | { kind: 'hostkeys'; keys: Uint8Array[]; /** Jump host index; absent for the target. */ hop?: number }
   | { kind: 'closed'; code: string; message: string };

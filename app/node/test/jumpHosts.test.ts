@@ -77,6 +77,8 @@ describe('jump hosts', { skip }, () => {
     assert.equal(r.code, 0, describeRun(r));
     assert.equal(await sha256File(path.join(local, 'back.bin')), await sha256File(file));
     assert.ok(jn.bridged() - before >= 4, `each connection of both runs opened its own jump connection (${jn.bridged() - before})`);
+    // The jump host announced its second key (hostkeys-00@openssh.com); it is learned under the jump host's name.
+    assert.match(fs.readFileSync(knownHosts, 'utf8'), new RegExp(`^\\[127\\.0\\.0\\.1\\]:${jn.bastion.port} ecdsa-sha2-nistp256 `, 'm'));
   });
 
   test('-J with two hops: the jump host, then the jump host again at its own address inside', async () => {

@@ -13,7 +13,7 @@ import { setReceiveWindow } from '../../ssh2x';
 import { makeAuthHandler } from '../auth';
 import { SSH_IDENT_SOFTWARE, socketTo } from '../preconnect';
 import type { ConnectParams, JumpHopParams } from '../workerProtocol';
-import { ask, failAll } from './state';
+import { ask, failAll, post } from './state';
 
 /**
  * Receive window of a hop's forwarded channel, bytes: it carries every SFTP channel of the connection, so it gets the
@@ -51,6 +51,10 @@ function connectHop(hop: JumpHopParams, i: number, sock: Duplex, identSent: bool
   const authHandler = makeAuthHandler(auth, async () => {
     const answer = await ask({ kind: 'password', hop: i });
     return answer.kind === 'password-answer' ? answer.password : undefined;
+  });
+  // A hop's rotated keys are learned as the target's are (OpenSSH PROTOCOL §2.5), under the hop's own name.
+  client.on('hostkeys', (keys: Array<{ getPublicSSH(): Buffer }>) => {
+    post({ kind: 'hostkeys', keys: keys.map((k) => new Uint8Array(k.getPublicSSH())), hop: i });
   });
   return new Promise<Client>((resolve, reject) => {
     client.once('ready', () => resolve(client));

@@ -115,6 +115,17 @@ export class StoreJournal implements TransferJournal {
     return this.resumed;
   }
 
+  /** How an earlier run read the destination (JobOptions.destIsDir); the jobs of a batch share it. */
+  destIsDir(): boolean | undefined {
+    const kept = this.jobs.map((j) => this.store.jobs.get(j.id)?.options.destIsDir).find((v) => typeof v === 'boolean');
+    return kept;
+  }
+
+  /** Keeps this run's reading of the destination with every job (written at once: folders are created next). */
+  recordDestIsDir(isDir: boolean): void {
+    for (const job of this.jobs) this.store.jobs.mergeOptions(job.id, { destIsDir: isDir });
+  }
+
   /** What an earlier run left: bytes durably done in unfinished files, and the bytes of the files it had found. */
   resumeSummary(): { doneBytes: number; totalBytes: number } {
     let doneBytes = 0;

@@ -211,6 +211,16 @@ export class JobStore {
     if (res.changes === 0) throw new SluiceError('NOT_FOUND', `No queued job ${id}`);
   }
 
+  /**
+   * Merges `patch` into a job's options (JSON; other keys kept); one statement.
+   * @throws SluiceError NOT_FOUND
+   */
+  mergeOptions(id: string, patch: Partial<JobOptions>): void {
+    const res = this.q.write(() => this.q.stmt('UPDATE jobs SET options = json_patch(options, @patch) WHERE id = @id')
+      .run({ id, patch: JSON.stringify(patch) }));
+    if (res.changes === 0) throw new SluiceError('NOT_FOUND', `No queued job ${id}`);
+  }
+
   /** Moves a job before every other (see jobOrder.ts). @throws SluiceError NOT_FOUND */
   moveToTop(id: string): void {
     moveToTop(this.q, id);

@@ -17,6 +17,12 @@ export interface JobOptions {
   verify?: 'size' | 'sha256';
   /** Speed limit in bytes per second; absent = unlimited. */
   speedLimit?: number;
+  /**
+   * How the job's first run read its destination (TransferRequest.destDecision): an existing folder the source went
+   * into (`true`), or the source's new name (`false`). Kept so that a later run, after the first created it, does not
+   * put the source inside it.
+   */
+  destIsDir?: boolean;
   [key: string]: unknown;
 }
 

@@ -161,11 +161,16 @@ async function walkGet(session: Session, sink: ScanSink, remoteDir: string, loca
   await eachLimited(dirs, WALK_CONCURRENCY, ([s, d]) => walkGet(session, sink, s, d).catch((err) => sink.fail({ src: s, dst: d }, SluiceError.from(err))));
 }
 
-/** Whether `dest` is a folder the sources go into: as an earlier try of the run decided, else as it is now (cp semantics). */
+/**
+ * Whether `dest` is a folder the sources go into: as an earlier try of the run decided, else as an earlier run of the
+ * job recorded in its journal, else as it is now (cp semantics), recorded for the next tries and runs.
+ */
 function decideDest(req: TransferRequest, isDirNow: boolean): boolean {
-  if (!req.destDecision) return isDirNow;
-  req.destDecision.isDir ??= isDirNow;
-  return req.destDecision.isDir;
+  const earlier = req.destDecision?.isDir ?? req.journal?.destIsDir?.();
+  const isDir = earlier ?? isDirNow;
+  if (req.destDecision) req.destDecision.isDir = isDir;
+  if (earlier === undefined) req.journal?.recordDestIsDir?.(isDir);
+  return isDir;
 }
 
 /** A put's sources against its remote destination. */

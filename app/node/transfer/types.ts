@@ -84,6 +84,13 @@ export interface TransferJournal {
    * there because of it. Optional: without it the file goes through the conflict stage first.
    */
   committedTarget?(f: { src: string; size: number; mtimeMs: number }): Promise<string | undefined>;
+  /**
+   * How an earlier run of the job read its destination (see TransferRequest.destDecision), when it recorded it.
+   * Optional: without it every run reads the destination afresh.
+   */
+  destIsDir?(): boolean | undefined;
+  /** Records how this run read the destination, before anything is created there. */
+  recordDestIsDir?(isDir: boolean): void;
   /** Writes out buffered records (at the job's end, and when it is interrupted). */
   flush(): void;
 }

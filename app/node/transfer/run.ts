@@ -347,7 +347,8 @@ class TransferJob implements FileJob {
               throw e;
             }
             if (f.route !== 'segments') return;
-            if (durable.length && this.req.journal) {
+            // A file given up without its temporary copy has nothing durable left to record.
+            if (durable.length && this.req.journal && (!f.ended || f.keptTemp)) {
               for (const [a, b] of durable) this.req.journal.recordRange(f.src, a, b);
               // A checkpoint is already a batch (32 MiB or 2 s of segments): written out at once.
               this.req.journal.flush();
@@ -435,8 +436,10 @@ class TransferJob implements FileJob {
     if (f.ended) return;
     this.files.delete(f);
     this.books.fileFailed(f, e);
-    // An interrupted or disconnected file keeps its temporary copy and journal: the next run resumes it.
-    const resumable = f.journalled && isInterruption(e.code);
+    // An interrupted or disconnected file of a journalled job keeps its temporary copy and journal: the next run resumes
+    // it. Also before a checkpoint recorded a range: one still on its way (its fsync queued behind the aborted WRITEs)
+    // records its ranges after this, and removing the copy here would race with the next run writing the same name.
+    const resumable = isInterruption(e.code) && (f.journalled || this.req.journal !== undefined);
     f.abort('failed', resumable);
     if (!resumable) this.req.journal?.fileEnded(f.src, 'failed', e.toInfo());
   }

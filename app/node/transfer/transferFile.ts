@@ -215,6 +215,9 @@ export class TransferFile implements FileItem, FileInFlight {
   /** A journal holds durable ranges of this file at its temporary name (kept when the job is interrupted). */
   journalled = false;
 
+  /** The file was given up with its temporary copy kept for the next run (see abort). */
+  keptTemp = false;
+
   /** Counts bytes an earlier run already moved (the job resumes after them; a fallback moves them again). */
   resumeAfter(bytes: number): void {
     this.journalled = bytes > 0;
@@ -339,9 +342,11 @@ export class TransferFile implements FileItem, FileInFlight {
   /**
    * Gives the file up: it ends `failed` (or `skipped`), its tasks are aborted, and once its calls ended its handles
    * are closed and its temporary file removed (a handle opened ahead must not recreate the removed file) — unless
-   * `keepTemp`: a journal recorded its durable ranges, and the next run resumes from them.
+   * `keepTemp`: the job's journal holds (or a checkpoint still on its way may record) its durable ranges, and the next
+   * run resumes from them.
    */
   abort(as: 'failed' | 'skipped' = 'failed', keepTemp = false): void {
+    this.keptTemp = keepTemp;
     this.to(as);
     this.cancelRunning();
     this.job.cleanups.push(Promise.allSettled([...this.calls]).then(() => this.release()).then(() => (keepTemp ? undefined : this.removeTemp())));

@@ -21,6 +21,8 @@ interface Kept<Local> {
 
 export class SegmentHandles<Local> {
   private readonly byKey = new Map<string, Kept<Local>>();
+  /** How many times each remote path's handles were released (takeAll): a handle borrowed before must not come back. */
+  private readonly releases = new Map<string, number>();
 
   private static key(channel: number, direction: Direction, remotePath: string, localPath: string): string {
     return JSON.stringify([channel, direction, remotePath, localPath]);
@@ -43,12 +45,30 @@ export class SegmentHandles<Local> {
     else this.byKey.set(k, { remotePath, localPath, list: [h] });
   }
 
+  /** A token for `remotePath` to hand to {@link putBack}: it changes when the path's handles are released. */
+  releaseCount(remotePath: string): number {
+    return this.releases.get(remotePath) ?? 0;
+  }
+
+  /**
+   * Keeps a handle pair taken while `remotePath`'s release count was `count` (e.g. borrowed by a journal checkpoint),
+   * unless the path's handles were released since: then the file was given up or finished, and a handle kept now
+   * would outlive it (a later run of the same temporary name would write through it into a removed file).
+   * @returns whether the pair was kept; when false the caller closes it
+   */
+  putBack(direction: Direction, remotePath: string, localPath: string, h: SegmentHandle<Local>, count: number): boolean {
+    if (this.releaseCount(remotePath) !== count) return false;
+    this.put(direction, remotePath, localPath, h);
+    return true;
+  }
+
   /**
    * Removes and returns every idle handle pair of `remotePath` (any channel or direction; only those paired with
    * `localPath` when given), for closing.
    */
   takeAll(remotePath: string, localPath?: string): Array<SegmentHandle<Local>> {
     const out: Array<SegmentHandle<Local>> = [];
+    this.releases.set(remotePath, this.releaseCount(remotePath) + 1);
     for (const [k, kept] of this.byKey) {
       if (kept.remotePath !== remotePath || (localPath !== undefined && kept.localPath !== localPath)) continue;
       out.push(...kept.list);

@@ -436,10 +436,10 @@ class TransferJob implements FileJob {
     if (f.ended) return;
     this.files.delete(f);
     this.books.fileFailed(f, e);
-    // An interrupted or disconnected file of a journalled job keeps its temporary copy and journal: the next run resumes
-    // it. Also before a checkpoint recorded a range: one still on its way (its fsync queued behind the aborted WRITEs)
-    // records its ranges after this, and removing the copy here would race with the next run writing the same name.
-    const resumable = isInterruption(e.code) && (f.journalled || this.req.journal !== undefined);
+    // An interrupted or disconnected file with durable ranges in the job's journal keeps its temporary copy: the next run
+    // resumes it. A checkpoint still on its way (its fsync queued behind the aborted WRITEs) records nothing once the
+    // copy is removed (see the `keptTemp` test where ranges are recorded).
+    const resumable = isInterruption(e.code) && f.journalled;
     f.abort('failed', resumable);
     if (!resumable) this.req.journal?.fileEnded(f.src, 'failed', e.toInfo());
   }

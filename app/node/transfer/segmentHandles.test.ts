@@ -48,6 +48,21 @@ describe('SegmentHandles', () => {
     assert.equal(kept.take(0, 'upload', '/b', 'lb')?.local, 'b0');
     assert.equal(kept.size, 0);
   });
+
+  test('a handle borrowed (by a checkpoint) while its path is released does not come back', () => {
+    const kept = new SegmentHandles<string>();
+    const h = (channel: number, local: string) => ({ channel, remote: Buffer.from(local), local });
+    kept.put('upload', '/t', 'l', h(0, 't0'));
+    const before = kept.releaseCount('/t');
+    const borrowed = kept.take(0, 'upload', '/t', 'l')!;
+    assert.equal(kept.putBack('upload', '/t', 'l', borrowed, before), true, 'no release in between: kept again');
+    const again = kept.take(0, 'upload', '/t', 'l')!;
+    const other = kept.releaseCount('/other');
+    assert.deepEqual(kept.takeAll('/t'), [], 'the borrowed handle is not idle: the release cannot close it');
+    assert.equal(kept.putBack('upload', '/t', 'l', again, before), false, 'released meanwhile: the caller closes it');
+    assert.equal(kept.size, 0);
+    assert.equal(kept.releaseCount('/other'), other, 'other paths keep their count');
+  });
 });
 
 describe('segments on a live server', () => {

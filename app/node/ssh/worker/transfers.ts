@@ -46,6 +46,7 @@ export async function rangeTask(t: RangeTask, direction: 'download' | 'upload', 
   const c = requireConn();
   const s = sftpOf(t.channel);
   const down = direction === 'download';
+  const released = segmentHandles.releaseCount(t.remotePath);
   let h = segmentHandles.take(t.channel, direction, t.remotePath, t.localPath);
   if (!h) {
     const remote = await (handlesAhead.take(s, t.remotePath) ?? openRemote(s, t.remotePath, down ? 'r' : SEGMENT_FLAGS, down ? undefined : t.mode));
@@ -67,8 +68,9 @@ export async function rangeTask(t: RangeTask, direction: 'download' | 'upload', 
     throw rangeError(e, t.remotePath, t.localPath);
   } finally {
     // After an abort the CLOSE may queue behind replies still on their way: not waited for (see closeUnlessAborted).
-    if (ok && !state.closedError) segmentHandles.put(direction, t.remotePath, t.localPath, h);
-    else await closeSegmentHandles([h], t.remotePath, !o.signal?.aborted);
+    if (!ok || state.closedError || !segmentHandles.putBack(direction, t.remotePath, t.localPath, h, released)) {
+      await closeSegmentHandles([h], t.remotePath, !o.signal?.aborted);
+    }
   }
 }
 
@@ -89,13 +91,17 @@ export async function checkpoint(a: WorkerOps['checkpoint'][0]): Promise<boolean
   if (!hasExt('fsync@openssh.com')) return false;
   const s = sftpOf(a.channel);
   // The kept handle, unless the channel's other segment holds it: then one opened for the fsync (no create, no truncate).
+  const released = segmentHandles.releaseCount(a.remotePath);
   const kept = segmentHandles.take(a.channel, 'upload', a.remotePath, a.localPath);
   const remote = kept?.remote ?? await openRemote(s, a.remotePath, OPEN_MODE.WRITE);
   try {
     return await fsyncRemote(s, remote, a.remotePath);
   } finally {
+    // The file may have been released while the fsync was on its way (given up on a pause): its handle goes then too.
     if (!kept) await closeRemote(s, remote, a.remotePath).catch(() => undefined);
-    else if (!state.closedError) segmentHandles.put('upload', a.remotePath, a.localPath, kept);
+    else if (!state.closedError && !segmentHandles.putBack('upload', a.remotePath, a.localPath, kept, released)) {
+      await closeSegmentHandles([kept], a.remotePath);
+    }
   }
 }
 

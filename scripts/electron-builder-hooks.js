@@ -60,6 +60,11 @@ function findPackageJson(name, fromDir) {
 
 /** Production dependency closure of the package at `root`: package names, resolved with Node's algorithm. */
 function productionClosure(root) {
+  return [...new Set(productionPackages(root).values())].sort();
+}
+
+/** The production dependency closure as a Map of package folder -> package name. */
+function productionPackages(root) {
   const seen = new Map();
   const visit = (name, fromDir) => {
     const pkgJson = findPackageJson(name, fromDir);
@@ -72,7 +77,7 @@ function productionClosure(root) {
   };
   const top = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
   for (const dep of Object.keys(top.dependencies || {})) visit(dep, root);
-  return [...new Set(seen.values())].sort();
+  return seen;
 }
 
 /**
@@ -105,4 +110,4 @@ async function afterPack(context) {
   console.log(`sluice: app.asar holds all ${productionClosure(ROOT).length} production dependencies; ${audit.nodeFiles.length} .node files unpacked`);
 }
 
-module.exports = { beforePack, afterPack, auditPackedApp, productionClosure, archName };
+module.exports = { beforePack, afterPack, auditPackedApp, productionClosure, productionPackages, archName };

@@ -56,7 +56,7 @@ const PROBE = `const out=[];for(const f of JSON.parse(process.argv[1])){try{proc
  * @param root  the repo root (node_modules/ and native/ under it)
  */
 function gypRunner({ root, stdio = 'inherit' }) {
-  const nodeGyp = require.resolve('node-gyp/bin/node-gyp.js', { paths: [root] });
+  const nodeGyp = require.resolve('node-gyp/bin/node-gyp.js', { paths: [root, __dirname] });
   let electronExe;
   const runtimeExe = (target) => {
     if (target.runtime === 'node') return target.version === process.versions.node && target.arch === process.arch ? process.execPath : null;
@@ -65,8 +65,11 @@ function gypRunner({ root, stdio = 'inherit' }) {
     return electronExe;
   };
   const gyp = (args, cwd, what) => {
-    const res = spawnSync(process.execPath, [nodeGyp, ...args], { cwd, stdio, env: process.env });
-    if (res.status !== 0) throw new Error(`native-abi: ${what} failed (node-gyp ${args.join(' ')} in ${cwd}, exit ${res.status ?? res.signal})`);
+    const res = spawnSync(process.execPath, [nodeGyp, ...args], { cwd, stdio, env: process.env, encoding: 'utf8' });
+    if (res.status === 0) return;
+    // With stdio 'pipe' (tests) node-gyp's own reason is in stderr: its last error lines go into the message.
+    const why = typeof res.stderr === 'string' ? res.stderr.split('\n').filter((l) => /gyp ERR!/.test(l)).slice(0, 4).join(' | ') : '';
+    throw new Error(`native-abi: ${what} failed (node-gyp ${args.join(' ')} in ${cwd}, exit ${res.status ?? res.signal})${why ? `: ${why}` : ''}`);
   };
   return {
     canProbe: (target) => runtimeExe(target) != null,

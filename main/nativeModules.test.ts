@@ -39,6 +39,7 @@ test('a missing .node file and a file that is not a library are told apart from 
     { name: 'gone', file: path.join(dir, 'gone.node'), fatal: false, without: 'x' },
     { name: 'junk', file: junk, fatal: false, without: 'x' },
   ]);
+  fs.rmSync(dir, { recursive: true, force: true });
   assert.deepEqual(failures.map((f) => [f.name, f.kind]), [['gone', 'missing'], ['junk', 'other']]);
   assert.match(nm.describeFailure(failures[1], '45.4.1'), /^junk: failed to load: .*junk\.node/);
 });

@@ -4,7 +4,7 @@
  * for; then the real node-gyp runner on a copy of ssh2's binding (a real build for this Node, and a failed Electron
  * header download that leaves the existing build in place). The beforePack hook drives the same code.
  */
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -21,9 +21,13 @@ const BUILDS: Build[] = [
   { name: 'native', dir: 'native', binaries: null, gypArgs: () => [], optional: true },
 ];
 
+const scratch: string[] = [];
+after(() => { for (const d of scratch) fs.rmSync(d, { recursive: true, force: true }); });
+const mkScratch = (prefix: string): string => { const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix)); scratch.push(d); return d; };
+
 /** A checkout with modules a and b built for `builtFor`; native/ absent. */
 function checkout(builtFor: Target): { root: string; builtFor: Map<string, string> } {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-abi-'));
+  const root = mkScratch('sluice-abi-');
   const map = new Map<string, string>();
   for (const b of BUILDS.slice(0, 2)) {
     const dir = path.join(root, b.dir);
@@ -155,7 +159,7 @@ test('node-gyp flags: Electron headers from electronjs.org (or SLUICE_ELECTRON_N
 
 /** A copy of ssh2's crypto binding (sources only) in a scratch checkout, nan linked for its include path. */
 function ssh2Copy(): string {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-gyp-'));
+  const root = mkScratch('sluice-gyp-');
   const src = path.join(ROOT, 'node_modules', 'ssh2', 'lib', 'protocol', 'crypto');
   const dest = path.join(root, 'node_modules', 'ssh2', 'lib', 'protocol', 'crypto');
   fs.mkdirSync(dest, { recursive: true });

@@ -81,6 +81,7 @@ test('every .node file of the production dependencies and native/ is covered by 
 
 test('electron-builder --dir on this project: packs up to the Electron download, or all the way where it can download', { timeout: 90_000 }, async (t) => {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-dist-'));
+  t.after(() => fs.rmSync(out, { recursive: true, force: true }));
   // An unreachable mirror makes the missing download fail at once instead of after DNS timeouts.
   const r = await electronBuilder(['--linux', 'dir', `-c.directories.output=${out}`], {
     cwd: ROOT, env: { SLUICE_NATIVE_REBUILD: 'skip', ELECTRON_MIRROR: process.env.ELECTRON_MIRROR ?? 'http://127.0.0.1:1/' }, timeoutMs: 80_000,
@@ -98,8 +99,9 @@ test('electron-builder --dir on this project: packs up to the Electron download,
   assert.match(reason, /127\.0\.0\.1|ECONNREFUSED|ENOTFOUND|electron-v\d|production dependencies missing/, `stopped for another reason: ${reason}`);
 });
 
-test('staged copy with a stand-in Electron: the packed app holds its dependencies, unpacked natives and flipped fuses, and no tests or sources', { timeout: 120_000 }, async () => {
+test('staged copy with a stand-in Electron: the packed app holds its dependencies, unpacked natives and flipped fuses, and no tests or sources', { timeout: 120_000 }, async (t) => {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-stage-'));
+  t.after(() => fs.rmSync(work, { recursive: true, force: true })); // ~60 MB: the staged node_modules and the packed app
   fs.mkdirSync(path.join(work, 'project'));
   const project = stageProject(path.join(work, 'project'));
   const electronVersion = (JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', 'electron', 'package.json'), 'utf8')) as { version: string }).version;

@@ -148,15 +148,36 @@ function ensureAbi(target, { root = ROOT, runner, markerFile = MARKER, force = f
     log(`native-abi: native modules already built for ${label}`);
     return { action: 'kept', rebuilt: [], reasons: [] };
   }
+  let built = present;
   if (plan.rebuild.length) {
     for (const r of plan.rebuild) log(`native-abi: ${r.name} needs a build for ${label}: ${r.reason}`);
     runner.prepare(target);
-    for (const r of plan.rebuild) runner.rebuild(present.find((b) => b.name === r.name), target);
-    verifyBuilt(target, present, runner, root);
+    const skipped = rebuildAll(plan.rebuild.map((r) => present.find((b) => b.name === r.name)), target, runner, log);
+    built = present.filter((b) => !skipped.includes(b.name));
+    verifyBuilt(target, built, runner, root);
   }
-  writeMarker(target, present, markerFile);
+  writeMarker(target, built, markerFile);
   log(`native-abi: native modules built for ${label}${plan.rebuild.length ? ` (rebuilt: ${plan.rebuild.map((r) => r.name).join(', ')})` : ''}`);
   return { action: plan.rebuild.length ? 'rebuilt' : 'marked', rebuilt: plan.rebuild.map((r) => r.name), reasons: plan.rebuild };
+}
+
+/**
+ * Runs each build; a failing optional one (native/: every function has a JavaScript fallback) is reported and left
+ * out of the marker, so it is tried again next time, instead of failing the whole step.
+ * @returns the names of the optional builds that failed
+ */
+function rebuildAll(builds, target, runner, log) {
+  const skipped = [];
+  for (const b of builds) {
+    try {
+      runner.rebuild(b, target);
+    } catch (e) {
+      if (!b.optional) throw e;
+      log(`native-abi: ${b.name} was not built (${e instanceof Error ? e.message : e}); its JavaScript fallbacks are used`);
+      skipped.push(b.name);
+    }
+  }
+  return skipped;
 }
 
 /** After a rebuild: every module's files exist and (when the runtime runs here) load; else throws naming it. */

@@ -112,6 +112,26 @@ test('only what fails to load is rebuilt; native/ appearing later is built alone
   assert.deepEqual(abi.readMarker(path.join(root, 'marker.json'))?.modules, ['a', 'b', 'native']);
 });
 
+test('native/ failing to build (no compiler) is reported, left out of the marker and tried again; a required module failing is an error', () => {
+  const { root, builtFor } = checkout(NODE20);
+  fs.mkdirSync(path.join(root, 'native'));
+  fs.writeFileSync(path.join(root, 'native', 'binding.gyp'), '{}');
+  const runner = fakeRunner(builtFor);
+  const fakeRebuild = runner.rebuild;
+  runner.rebuild = (b, t) => { if (b.name === 'native') throw new Error('gyp ERR! stack Error: not found: make'); fakeRebuild(b, t); };
+  const logs: string[] = [];
+  const r = abi.ensureAbi(NODE20, { root, runner, markerFile: path.join(root, 'marker.json'), builds: abi.presentBuilds(root, BUILDS), log: (l) => logs.push(l) });
+  assert.deepEqual(r.rebuilt, ['native']);
+  assert.ok(logs.some((l) => /native was not built \(gyp ERR! stack Error: not found: make\); its JavaScript fallbacks are used/.test(l)), logs.join('\n'));
+  assert.deepEqual(abi.readMarker(path.join(root, 'marker.json'))?.modules, ['a', 'b']);
+  runner.calls.length = 0;
+  ensure(root, NODE20, runner);
+  assert.ok(runner.calls.includes('headers node@20.20.2'), 'the next run tries native/ again');
+
+  runner.rebuild = (b) => { throw new Error(`node-gyp failed for ${b.name}`); };
+  assert.throws(() => ensure(root, ELECTRON, runner), /node-gyp failed for a/);
+});
+
 test('a failed header download touches no module and writes no marker; a build that still fails to load is an error naming it', () => {
   const { root, builtFor } = checkout(NODE20);
   const runner = fakeRunner(builtFor);

@@ -4,6 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -29,6 +30,10 @@ test('every native module of this checkout loads in this Node (the real files, t
   const specs = nm.nativeModuleSpecs(ROOT);
   assert.deepEqual(specs.slice(0, 3).map((s) => s.name), ['better-sqlite3', 'ssh2', 'cpu-features']);
   assert.deepEqual(nm.probeNativeModules(specs), []);
+  // ssh2's own require of its binding gets the instance loaded above (require's cache), and it works.
+  const crypto = require('ssh2/lib/protocol/crypto') as { bindingAvailable: boolean };
+  assert.equal(crypto.bindingAvailable, true);
+  assert.ok(require.cache[require.resolve('ssh2/lib/protocol/crypto/build/Release/sshcrypto.node')]);
 });
 
 test('a missing .node file and a file that is not a library are told apart from an ABI mismatch (real loader errors)', () => {
@@ -42,6 +47,22 @@ test('a missing .node file and a file that is not a library are told apart from 
   fs.rmSync(dir, { recursive: true, force: true });
   assert.deepEqual(failures.map((f) => [f.name, f.kind]), [['gone', 'missing'], ['junk', 'other']]);
   assert.match(nm.describeFailure(failures[1], '45.4.1'), /^junk: failed to load: .*junk\.node/);
+});
+
+const cc = spawnSync('cc', ['--version']).status === 0;
+test('a library calling a function the runtime lacks fails at load (RTLD_NOW), not at its first call', { skip: cc ? false : 'no C compiler (cc) to build the test library' }, () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-native-'));
+  try {
+    // As ssh2's binding built against OpenSSL headers calls ERR_set_mark, which Electron's BoringSSL lacks.
+    fs.writeFileSync(path.join(dir, 'lazy.c'), 'extern void ERR_set_mark_missing(void);\nvoid call_it(void) { ERR_set_mark_missing(); }\n');
+    const built = spawnSync('cc', ['-shared', '-fPIC', '-o', path.join(dir, 'lazy.node'), path.join(dir, 'lazy.c')], { encoding: 'utf8' });
+    assert.equal(built.status, 0, built.stderr);
+    const [f] = nm.probeNativeModules([{ name: 'lazy', file: path.join(dir, 'lazy.node'), fatal: false, without: 'x' }]);
+    assert.equal(f.kind, 'other');
+    assert.match(f.message, /undefined symbol: ERR_set_mark_missing/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('native/ addon files are found under native/build/Release when built, and none when it is not', () => {

@@ -10,6 +10,8 @@
  */
 import { app, dialog } from 'electron';
 import * as fs from 'node:fs';
+import Module from 'node:module';
+import * as os from 'node:os';
 import * as path from 'node:path';
 
 /** A native module the app loads: its name, the .node file (a module specifier, or absolute), what it lacks without. */
@@ -70,10 +72,30 @@ export function parseAbiMismatch(message: string): { compiled: string; required:
 }
 
 /**
- * Loads each module's .node file (`load`: require by default; a loaded file stays cached for its package).
+ * Loads a .node file as `require` would, but with RTLD_NOW where the platform has it: a symbol the runtime lacks
+ * (ssh2's binding against Electron's BoringSSL: "undefined symbol: ERR_set_mark", mscdex/ssh2#1182) fails here
+ * instead of crashing the process at its first call. The module is put in require's cache under its file name, so
+ * the package's own require of that file gets this instance (a second dlopen of a NAN addon would not register).
+ */
+export function loadNow(specifier: string): unknown {
+  const file = require.resolve(specifier);
+  const cached = require.cache[file];
+  if (cached) return cached.exports;
+  const mod = new Module(file, module);
+  mod.filename = file;
+  const now = os.constants.dlopen?.RTLD_NOW;
+  if (now === undefined) process.dlopen(mod, file);
+  else process.dlopen(mod, file, now);
+  mod.loaded = true;
+  require.cache[file] = mod;
+  return mod.exports;
+}
+
+/**
+ * Loads each module's .node file (`load`: {@link loadNow} by default).
  * @returns the failures, classified; empty when everything loaded
  */
-export function probeNativeModules(specs: NativeModuleSpec[], load: (file: string) => unknown = (f) => require(f)): NativeLoadFailure[] {
+export function probeNativeModules(specs: NativeModuleSpec[], load: (file: string) => unknown = loadNow): NativeLoadFailure[] {
   const failures: NativeLoadFailure[] = [];
   for (const spec of specs) {
     try {

@@ -48,8 +48,9 @@ function electronExecutable(root) {
   return exe();
 }
 
-// Loaded in the target runtime: dlopen each file given in argv, print [{file, ok, error}] as JSON.
-const PROBE = `const out=[];for(const f of JSON.parse(process.argv[1])){try{process.dlopen({exports:{}},f);out.push({file:f,ok:true})}catch(e){out.push({file:f,ok:false,error:String(e&&e.message||e)})}}process.stdout.write(JSON.stringify(out))`;
+// Loaded in the target runtime: dlopen each file given in argv with RTLD_NOW (a missing symbol, e.g. an OpenSSL
+// function BoringSSL lacks, fails here rather than at first call), print [{file, ok, error}] as JSON.
+const PROBE = `const now=(require('os').constants.dlopen||{}).RTLD_NOW;const out=[];for(const f of JSON.parse(process.argv[1])){try{now===undefined?process.dlopen({exports:{}},f):process.dlopen({exports:{}},f,now);out.push({file:f,ok:true})}catch(e){out.push({file:f,ok:false,error:String(e&&e.message||e)})}}process.stdout.write(JSON.stringify(out))`;
 
 /**
  * The runner native-abi.js's ensureAbi drives.

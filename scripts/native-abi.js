@@ -25,17 +25,18 @@ const MARKER = path.join(ROOT, 'node_modules', '.sluice-native-abi.json');
 /**
  * Every native module the app and the CLI load, and how node-gyp builds it.
  * `dir`: where binding.gyp is (repo-relative); `binaries`: the .node files it produces (relative to dir; null =
- * every .node under build/Release); `optional`: absent folders are skipped (native/ lands from another branch).
+ * every .node under build/Release); `optional`: absent folders are skipped (native/ lands from another branch);
+ * `fallback`: the code using it has a JavaScript fallback, so a build that does not load is set aside, not fatal.
  */
 const NATIVE_BUILDS = [
   { name: 'better-sqlite3', dir: 'node_modules/better-sqlite3', binaries: ['build/Release/better_sqlite3.node'], gypArgs: () => ['--release'] },
   {
-    name: 'ssh2', dir: 'node_modules/ssh2/lib/protocol/crypto', binaries: ['build/Release/sshcrypto.node'],
+    name: 'ssh2', dir: 'node_modules/ssh2/lib/protocol/crypto', binaries: ['build/Release/sshcrypto.node'], fallback: true,
     // ssh2's own install.js passes the OpenSSL major; Electron links BoringSSL, whose API is OpenSSL 1.1's.
     gypArgs: (t) => [`--real_openssl_major=${t.runtime === 'electron' ? 1 : /^\d+/.exec(process.versions.openssl)[0]}`],
   },
-  { name: 'cpu-features', dir: 'node_modules/cpu-features', binaries: ['build/Release/cpufeatures.node'], gypArgs: () => [], buildcheck: true },
-  { name: 'native', dir: 'native', binaries: null, gypArgs: () => [], optional: true },
+  { name: 'cpu-features', dir: 'node_modules/cpu-features', binaries: ['build/Release/cpufeatures.node'], gypArgs: () => [], buildcheck: true, fallback: true },
+  { name: 'native', dir: 'native', binaries: null, gypArgs: () => [], optional: true, fallback: true },
 ];
 
 /** The running Node as a build target. */
@@ -89,9 +90,9 @@ function readMarker(file = MARKER) {
   }
 }
 
-/** Writes the marker for `target` with the modules built (atomic rename). */
-function writeMarker(target, builds, file = MARKER) {
-  const body = { ...target, modules: builds.map((b) => b.name).sort(), writtenAt: new Date().toISOString() };
+/** Writes the marker for `target` with the modules built and those set aside (`disabled`) (atomic rename). */
+function writeMarker(target, builds, file = MARKER, disabled = []) {
+  const body = { ...target, modules: builds.map((b) => b.name).sort(), disabled: [...disabled].sort(), writtenAt: new Date().toISOString() };
   fs.writeFileSync(`${file}.tmp`, `${JSON.stringify(body, null, 2)}\n`);
   fs.renameSync(`${file}.tmp`, file);
   return body;
@@ -114,7 +115,9 @@ function markerMatches(marker, target, names) {
  * @returns `{ keep: boolean, rebuild: Array<{name, reason}> }`
  */
 function planRebuild({ marker, target, builds, runner, force = false, exists = fs.existsSync }) {
-  const missing = builds.filter((b) => b.files.length === 0 || b.files.some((f) => !exists(f)));
+  // A module set aside for exactly this target (its build did not load) stays without files until the target changes.
+  const setAside = new Set(markerMatches(marker, target, []) ? marker.disabled || [] : []);
+  const missing = builds.filter((b) => !setAside.has(b.name) && (b.files.length === 0 || b.files.some((f) => !exists(f))));
   if (!force && missing.length === 0 && markerMatches(marker, target, builds.map((b) => b.name))) return { keep: true, rebuild: [] };
   const rebuild = [];
   const probeable = !force && runner.canProbe(target);
@@ -142,21 +145,26 @@ function firstLine(s) {
  */
 function ensureAbi(target, { root = ROOT, runner, markerFile = MARKER, force = false, log = console.log, builds } = {}) {
   const present = builds || presentBuilds(root);
-  const plan = planRebuild({ marker: readMarker(markerFile), target, builds: present, runner, force });
+  const marker = readMarker(markerFile);
+  const plan = planRebuild({ marker, target, builds: present, runner, force });
   const label = `${target.runtime} ${target.version} (NODE_MODULE_VERSION ${target.abi}, ${target.arch})`;
   if (plan.keep) {
     log(`native-abi: native modules already built for ${label}`);
     return { action: 'kept', rebuilt: [], reasons: [] };
   }
+  const rebuilding = plan.rebuild.map((r) => r.name);
+  // Set aside earlier for this same target and not rebuilt now: still set aside.
+  const carried = markerMatches(marker, target, []) ? (marker.disabled || []).filter((n) => !rebuilding.includes(n)) : [];
   let built = present;
+  let disabled = carried;
   if (plan.rebuild.length) {
     for (const r of plan.rebuild) log(`native-abi: ${r.name} needs a build for ${label}: ${r.reason}`);
     runner.prepare(target);
-    const skipped = rebuildAll(plan.rebuild.map((r) => present.find((b) => b.name === r.name)), target, runner, log);
+    const skipped = rebuildAll(rebuilding.map((n) => present.find((b) => b.name === n)), target, runner, log);
     built = present.filter((b) => !skipped.includes(b.name));
-    verifyBuilt(target, built, runner, root);
+    disabled = carried.concat(verifyBuilt(target, built.filter((b) => rebuilding.includes(b.name)), runner, root, log));
   }
-  writeMarker(target, built, markerFile);
+  writeMarker(target, built, markerFile, disabled);
   log(`native-abi: native modules built for ${label}${plan.rebuild.length ? ` (rebuilt: ${plan.rebuild.map((r) => r.name).join(', ')})` : ''}`);
   return { action: plan.rebuild.length ? 'rebuilt' : 'marked', rebuilt: plan.rebuild.map((r) => r.name), reasons: plan.rebuild };
 }
@@ -180,16 +188,28 @@ function rebuildAll(builds, target, runner, log) {
   return skipped;
 }
 
-/** After a rebuild: every module's files exist and (when the runtime runs here) load; else throws naming it. */
-function verifyBuilt(target, builds, runner, root) {
+/**
+ * After a rebuild: every module's files exist and (when the runtime runs here) load with RTLD_NOW. A module with a
+ * JavaScript fallback that still does not load is set aside (its .node renamed to .node.disabled, so nothing loads
+ * it: ssh2 then uses its JavaScript ciphers); any other throws, naming it.
+ * @returns the names set aside
+ */
+function verifyBuilt(target, builds, runner, root, log) {
   const fresh = presentBuilds(root, builds);
   const canProbe = runner.canProbe(target);
+  const disabled = [];
   for (const b of fresh) {
     if (b.files.length === 0 || b.files.some((f) => !fs.existsSync(f))) throw new Error(`native-abi: ${b.name}: node-gyp finished but ${b.files.join(', ') || path.join(b.absDir, 'build/Release/*.node')} is missing`);
     if (!canProbe) continue;
     const failed = runner.probe(target, b.files).find((r) => !r.ok);
-    if (failed) throw new Error(`native-abi: ${b.name} was rebuilt for ${target.runtime} ${target.version} but ${failed.file} still fails to load: ${firstLine(failed.error)}`);
+    if (!failed) continue;
+    const what = `${b.name} was rebuilt for ${target.runtime} ${target.version} but ${failed.file} still fails to load: ${firstLine(failed.error)}`;
+    if (!b.fallback) throw new Error(`native-abi: ${what}`);
+    for (const f of b.files) fs.renameSync(f, `${f}.disabled`);
+    log(`native-abi: WARNING ${what}; set aside (.node.disabled), its JavaScript fallback is used`);
+    disabled.push(b.name);
   }
+  return disabled;
 }
 
 function parseArgs(argv) {

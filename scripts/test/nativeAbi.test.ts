@@ -17,7 +17,7 @@ const NODE22: Target = { runtime: 'node', version: '22.12.0', abi: '127', arch: 
 const ELECTRON: Target = { runtime: 'electron', version: '45.4.1', abi: '150', arch: 'x64' };
 const BUILDS: Build[] = [
   { name: 'a', dir: 'node_modules/a', binaries: ['build/Release/a.node'], gypArgs: () => [] },
-  { name: 'b', dir: 'node_modules/b/lib', binaries: ['build/Release/b.node'], gypArgs: () => [] },
+  { name: 'b', dir: 'node_modules/b/lib', binaries: ['build/Release/b.node'], gypArgs: () => [], fallback: true },
   { name: 'native', dir: 'native', binaries: null, gypArgs: () => [], optional: true },
 ];
 
@@ -143,6 +143,26 @@ test('a failed header download touches no module and writes no marker; a build t
   const stubborn = fakeRunner(builtFor, true);
   stubborn.rebuild = () => undefined; // node-gyp "succeeds" but leaves the Node build
   assert.throws(() => ensure(root, ELECTRON, stubborn), /a was rebuilt for electron 45\.4\.1 but .*a\.node still fails to load/);
+});
+
+test('a module with a JavaScript fallback whose new build still does not load is set aside (.node.disabled) and stays aside for that target', () => {
+  const { root, builtFor } = checkout(NODE20);
+  const runner = fakeRunner(builtFor, true);
+  const fakeRebuild = runner.rebuild;
+  // b (like ssh2's binding against BoringSSL) builds but does not load in Electron.
+  runner.rebuild = (b, t) => { fakeRebuild(b, t); if (b.name === 'b' && t.runtime === 'electron') builtFor.set(path.join(b.absDir, 'build/Release/b.node'), 'undefined symbol: ERR_set_mark'); };
+  const logs: string[] = [];
+  const r = abi.ensureAbi(ELECTRON, { root, runner, markerFile: path.join(root, 'marker.json'), builds: abi.presentBuilds(root, BUILDS), log: (l) => logs.push(l) });
+  assert.deepEqual(r.rebuilt, ['a', 'b']);
+  const b = path.join(root, 'node_modules/b/lib/build/Release/b.node');
+  assert.deepEqual([fs.existsSync(b), fs.existsSync(`${b}.disabled`)], [false, true]);
+  assert.ok(logs.some((l) => /WARNING b was rebuilt for electron 45\.4\.1 but .*b\.node still fails to load.*set aside/.test(l)), logs.join('\n'));
+  assert.deepEqual(abi.readMarker(path.join(root, 'marker.json'))?.disabled, ['b']);
+  runner.calls.length = 0;
+  assert.equal(ensure(root, ELECTRON, runner).action, 'kept', 'no rebuild loop for the set-aside module');
+  assert.deepEqual(runner.calls, []);
+  assert.deepEqual(ensure(root, NODE20, runner).rebuilt, ['a', 'b'], 'another runtime builds it again');
+  assert.deepEqual(abi.readMarker(path.join(root, 'marker.json'))?.disabled, []);
 });
 
 test('beforePack builds for the packaged Electron and arch (arm64), refuses another platform, and SLUICE_NATIVE_REBUILD=skip does nothing', async () => {

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 export const ROOT = path.join(__dirname, '..', '..', '..');
 
 export interface Target { runtime: 'node' | 'electron'; version: string; abi: string; arch: string }
-export interface Build { name: string; dir: string; binaries: string[] | null; gypArgs: (t: Target) => string[]; optional?: boolean; buildcheck?: boolean }
+export interface Build { name: string; dir: string; binaries: string[] | null; gypArgs: (t: Target) => string[]; optional?: boolean; buildcheck?: boolean; fallback?: boolean }
 export interface PresentBuild extends Build { absDir: string; files: string[] }
 export interface ProbeResult { file: string; ok: boolean; error?: string }
 export interface Runner {
@@ -17,7 +17,7 @@ export interface Runner {
   prepare(t: Target): void;
   rebuild(b: PresentBuild, t: Target): void;
 }
-export interface Marker extends Target { modules: string[]; writtenAt: string }
+export interface Marker extends Target { modules: string[]; disabled: string[]; writtenAt: string }
 export interface EnsureResult { action: 'kept' | 'rebuilt' | 'marked'; rebuilt: string[]; reasons: Array<{ name: string; reason: string }> }
 
 export interface NativeAbi {

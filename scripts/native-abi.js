@@ -123,6 +123,7 @@ function planRebuild({ marker, target, builds, runner, force = false, exists = f
   const probeable = !force && runner.canProbe(target);
   for (const b of builds) {
     if (force) { rebuild.push({ name: b.name, reason: '--force' }); continue; }
+    if (setAside.has(b.name)) continue;
     if (missing.includes(b)) { rebuild.push({ name: b.name, reason: 'no .node file built' }); continue; }
     if (!probeable) { rebuild.push({ name: b.name, reason: `${target.runtime} ${target.version} cannot be run here to check the build` }); continue; }
     const failed = runner.probe(target, b.files).find((r) => !r.ok);

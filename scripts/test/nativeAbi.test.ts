@@ -161,6 +161,9 @@ test('a module with a JavaScript fallback whose new build still does not load is
   runner.calls.length = 0;
   assert.equal(ensure(root, ELECTRON, runner).action, 'kept', 'no rebuild loop for the set-aside module');
   assert.deepEqual(runner.calls, []);
+  fs.unlinkSync(path.join(root, 'node_modules/a/build/Release/a.node'));
+  assert.deepEqual(ensure(root, ELECTRON, runner).rebuilt, ['a'], 'a lost: only a is rebuilt, b stays aside');
+  assert.deepEqual(abi.readMarker(path.join(root, 'marker.json'))?.disabled, ['b']);
   assert.deepEqual(ensure(root, NODE20, runner).rebuilt, ['a', 'b'], 'another runtime builds it again');
   assert.deepEqual(abi.readMarker(path.join(root, 'marker.json'))?.disabled, []);
 });

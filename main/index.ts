@@ -8,6 +8,7 @@ import { SluiceService } from '../app/node/service';
 import { resolveHome } from '../app/node/stores/sites';
 import { registerService, attachWindow } from './ipc/register';
 import { menuTemplate } from './menu';
+import { checkNativeModulesAtStart } from './nativeModules';
 import { notifyFinishedBatches } from './notifications';
 import { SafeStorageSecretStore } from './platform/secretStore';
 import { APP_ORIGIN, handleAppProtocol, registerAppScheme } from './protocol';
@@ -31,6 +32,11 @@ function createWindow(svc: SluiceService): BrowserWindow {
 }
 
 async function start(): Promise<void> {
+  // A native module built for the wrong runtime is a dialog naming it and the fix, not a crash (main/nativeModules.ts).
+  if (!checkNativeModulesAtStart(ROOT)) {
+    app.exit(1);
+    return;
+  }
   handleAppProtocol(RENDERER_DIR);
   const home = resolveHome();
   const secrets = new SafeStorageSecretStore({

@@ -52,3 +52,38 @@ test('no encryption available: refuse whatever the user said', async (t) => {
   assert.equal(store.status().secure, false);
   await assert.rejects(store.set('s', 'pw'), (e: { code?: string }) => e.code === 'INSECURE_SECRET_STORAGE');
 });
+
+test('a damaged secrets.json is reported, never read as empty: saving refuses to overwrite it, reading asks again', async (t) => {
+  const { store, file, warnings } = setup(t);
+  await store.set('site-1', 'hunter2');
+  await store.set('site-2', 'swordfish');
+  const damaged = fs.readFileSync(file, 'utf8').slice(0, -7); // cut off mid-entry, as a crash mid-write would
+  fs.writeFileSync(file, damaged);
+  await assert.rejects(store.set('site-3', 'pw'), (e: { code?: string; message: string }) =>
+    e.code === 'LOCAL_IO' && e.message.includes(file) && /damaged: not JSON/.test(e.message));
+  await assert.rejects(store.delete('site-1'), /damaged/);
+  assert.equal(fs.readFileSync(file, 'utf8'), damaged, 'the file is left as it was');
+  assert.equal(await store.get('site-1'), undefined);
+  assert.match(warnings.at(-1) ?? '', /saved passwords file .* is damaged/);
+  fs.writeFileSync(file, JSON.stringify({ 'site-1': 42 }));
+  await assert.rejects(store.set('site-3', 'pw'), /the entry of site-1 is not a string/);
+});
+
+test('secrets.json is written through a temporary file that is fsynced before the rename, then the folder is fsynced', async (t) => {
+  const { store, file } = setup(t);
+  const events: string[] = [];
+  const fsm = require('node:fs') as typeof fs & Record<string, unknown>;
+  const fds = new Map<number, string>();
+  const orig = { openSync: fsm.openSync, fsyncSync: fsm.fsyncSync, renameSync: fsm.renameSync };
+  fsm.openSync = ((p: fs.PathLike, ...rest: unknown[]) => { const fd = (orig.openSync as (...a: unknown[]) => number)(p, ...rest); fds.set(fd, String(p)); return fd; }) as typeof fs.openSync;
+  fsm.fsyncSync = ((fd: number) => { events.push(`fsync ${path.basename(fds.get(fd) ?? '?')}`); orig.fsyncSync(fd); }) as typeof fs.fsyncSync;
+  fsm.renameSync = ((a: fs.PathLike, b: fs.PathLike) => { events.push(`rename ${path.basename(String(b))}`); orig.renameSync(a, b); }) as typeof fs.renameSync;
+  try {
+    await store.set('site-1', 'hunter2');
+  } finally {
+    Object.assign(fsm, orig);
+  }
+  const folderSync = process.platform === 'win32' ? [] : [`fsync ${path.basename(path.dirname(file))}`]; // Windows cannot fsync a folder
+  assert.deepEqual(events, [`fsync secrets.json.${process.pid}.tmp`, 'rename secrets.json', ...folderSync]);
+  assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+});

@@ -34,7 +34,15 @@ export class SafeStorageSecretStore implements SecretStore {
   }
 
   async get(siteId: string): Promise<string | undefined> {
-    const stored = this.read()[siteId];
+    let all: Record<string, string>;
+    try {
+      all = this.read();
+    } catch (e) {
+      // Reported, and the password is asked for; set() and delete() refuse to write over the file.
+      this.opts.warn?.((e as Error).message);
+      return undefined;
+    }
+    const stored = all[siteId];
     if (stored === undefined || !safeStorage.isEncryptionAvailable()) return undefined;
     try {
       return safeStorage.decryptString(Buffer.from(stored, 'base64'));
@@ -65,19 +73,64 @@ export class SafeStorageSecretStore implements SecretStore {
     this.write(all);
   }
 
+  /**
+   * The file's entries; {} when it does not exist yet.
+   * @throws SluiceError LOCAL_IO naming the file when it cannot be read or is not a JSON object of strings: read as
+   *   empty, the next save would replace every other saved password with one entry.
+   */
   private read(): Record<string, string> {
+    let text: string;
     try {
-      const data = JSON.parse(fs.readFileSync(this.opts.file, 'utf8')) as unknown;
-      return typeof data === 'object' && data !== null ? (data as Record<string, string>) : {};
-    } catch {
-      return {};
+      text = fs.readFileSync(this.opts.file, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return {};
+      throw new SluiceError('LOCAL_IO', `Cannot read the saved passwords file ${this.opts.file}: ${(e as Error).message}`, { cause: e });
     }
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch (e) {
+      throw this.corrupt(`not JSON (${(e as Error).message})`);
+    }
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) throw this.corrupt('not a JSON object');
+    const bad = Object.entries(data).find(([, v]) => typeof v !== 'string');
+    if (bad) throw this.corrupt(`the entry of ${bad[0]} is not a string`);
+    return data as Record<string, string>;
   }
 
+  private corrupt(why: string): SluiceError {
+    return new SluiceError('LOCAL_IO', `The saved passwords file ${this.opts.file} is damaged: ${why}. It was left as it is; move it aside to start a new one (its passwords are then asked for again)`);
+  }
+
+  /** Temporary file, fsync, rename, fsync of the folder: after a crash the file is the old one or the new one. */
   private write(all: Record<string, string>): void {
-    fs.mkdirSync(path.dirname(this.opts.file), { recursive: true, mode: 0o700 });
+    const dir = path.dirname(this.opts.file);
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     const tmp = `${this.opts.file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, JSON.stringify(all), { mode: 0o600 });
-    fs.renameSync(tmp, this.opts.file);
+    try {
+      const fd = fs.openSync(tmp, 'w', 0o600);
+      try {
+        fs.writeFileSync(fd, JSON.stringify(all));
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+      fs.renameSync(tmp, this.opts.file);
+    } catch (e) {
+      fs.rmSync(tmp, { force: true });
+      throw new SluiceError('LOCAL_IO', `Cannot write the saved passwords file ${this.opts.file}: ${(e as Error).message}`, { cause: e });
+    }
+    syncFolder(dir);
+  }
+}
+
+/** fsync of a folder makes a rename in it durable (POSIX); Windows cannot open a folder for it. */
+function syncFolder(dir: string): void {
+  if (process.platform === 'win32') return;
+  const fd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
   }
 }

@@ -6,6 +6,7 @@
  * zeros would write every byte twice; the free-space check before the download (transfer/localSpace.ts) still
  * refuses a file that cannot fit.
  */
+import { fromLocalError } from '../errors';
 import { nativeAddon } from './native';
 
 /** What became of a preallocation. */
@@ -22,4 +23,17 @@ export function preallocate(fd: number, bytes: number): Preallocation {
   const addon = nativeAddon();
   if (!addon) return 'no-addon';
   return addon.preallocate(fd, bytes) ? 'reserved' : 'unsupported';
+}
+
+/**
+ * Preallocates an open download file; a file system that cannot, or a missing addon, is not an error.
+ * @param p the file's path (the user's or its temporary name), named by the error
+ * @throws SluiceError DISK_FULL (ENOSPC, EDQUOT, EFBIG from fallocate) naming `p`
+ */
+export function reserveSpace(fd: number, bytes: number, p: string): Preallocation {
+  try {
+    return preallocate(fd, bytes);
+  } catch (e) {
+    throw fromLocalError(e, p, `reserve ${bytes} bytes for`);
+  }
 }

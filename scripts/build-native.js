@@ -5,7 +5,8 @@
  * warning saying what the engine does without the addon, and exits 0: the install goes on and the engine uses its
  * JavaScript fallbacks (app/node/sys/native.ts). SLUICE_NATIVE=0 skips the build.
  *
- * Node's headers come from node-gyp's usual places (npm's `nodedir` setting, else its download cache).
+ * Node's headers: npm's `nodedir` setting when set, else the ones installed with this Node (PREFIX/include/node, as
+ * in Node's own tarballs and distribution packages: no download), else node-gyp's download cache.
  */
 'use strict';
 const { spawnSync } = require('node:child_process');
@@ -35,7 +36,12 @@ function main() {
     warn('node-gyp is not installed (a production install without devDependencies)');
     return;
   }
-  const r = spawnSync(process.execPath, [gyp, 'rebuild'], { cwd: dir, stdio: 'inherit', env: process.env });
+  const args = [gyp, 'rebuild'];
+  const prefix = path.join(path.dirname(process.execPath), '..');
+  if (!process.env.npm_config_nodedir && fs.existsSync(path.join(prefix, 'include', 'node', 'node_api.h'))) {
+    args.push(`--nodedir=${path.resolve(prefix)}`);
+  }
+  const r = spawnSync(process.execPath, args, { cwd: dir, stdio: 'inherit', env: process.env });
   if (r.error) return warn(r.error.message);
   if (r.status !== 0) return warn(`node-gyp exited with ${r.status ?? r.signal}`);
   if (!fs.existsSync(output)) return warn(`${path.relative(root, output)} missing after the build`);

@@ -20,7 +20,7 @@ import { createLocalTemp } from './localFiles';
 import { ensureLocalSpace } from './localSpace';
 import { planSegments } from './planner';
 import { scanJob, type FileItem, type ScanSink } from './scan';
-import { planSparseUpload } from './sparseUpload';
+import { dataWithin, planSparseUpload } from './sparseUpload';
 import { HEAVY_PER_LANE, Scheduler } from './scheduler';
 import { TransferFile, type FileJob } from './transferFile';
 import { committedEarlier, resumePlan } from './resume';
@@ -237,8 +237,8 @@ class TransferJob implements FileJob {
    */
   private async plan(f: TransferFile, mode: CommitMode, resume?: { missing: ByteRange[]; doneBytes: number }): Promise<void> {
     const big = f.size > this.session.settings.segmentSize;
-    // A sparse source sends its data ranges only, in segments (sparseUpload.ts).
-    const sparse = this.put && !resume ? await planSparseUpload(this.session, f, this.req.journal !== undefined) : undefined;
+    // A sparse source sends its data ranges only, in segments, resumed too (sparseUpload.ts).
+    const sparse = this.put ? await planSparseUpload(this.session, f, !resume && this.req.journal !== undefined) : undefined;
     // With a journal a big file goes in segments even on one lane: each is recorded when it is durable.
     const wantSegments = resume !== undefined || sparse !== undefined || (big && (this.lanesCount > 1 || this.req.journal !== undefined));
     // Only while the probe's answer is awaited: once it is known, segments open their handles when they run (a
@@ -254,7 +254,9 @@ class TransferJob implements FileJob {
     if (resume) {
       f.resumeAfter(resume.doneBytes);
       this.resumedBytes += resume.doneBytes;
-      this.pushSegments(f, mode, resume.missing);
+      const left = sparse ? dataWithin(resume.missing, sparse.ranges, f.size) : { ranges: resume.missing, holeBytes: 0 };
+      f.skipHoles(left.holeBytes);
+      this.pushSegments(f, mode, left.ranges);
       return;
     }
     if (sparse) {

@@ -70,6 +70,7 @@ export default tseslint.config(
   zone('transfer/**', ['engine', 'service', 'cli', 'cli.ts'], 'app/node/transfer may use ssh, sftp and stores, never engine, service or cli (docs/ARCHITECTURE.md).'),
   zone('sites/**', ['ssh', 'sftp', 'transfer', 'engine', 'service', 'cli', 'cli.ts'], 'app/node/sites (site import and export) uses stores only (docs/ARCHITECTURE.md).'),
   zone('engine/**', ['service', 'cli', 'cli.ts'], 'app/node/engine is used by service and cli, never the reverse (docs/ARCHITECTURE.md).'),
+  zone('sys/**', ['ssh', 'sftp', 'stores', 'transfer', 'sites', 'engine', 'service', 'cli', 'cli.ts'], 'app/node/sys (the native/ addon and its fallbacks) imports only errors.ts (docs/ARCHITECTURE.md).'),
   zone('{errors,ssh2x}.ts', ['ssh', 'sftp', 'stores', 'transfer', 'engine', 'service', 'cli', 'cli.ts'], 'errors.ts and ssh2x.ts are leaves (docs/ARCHITECTURE.md).'),
   door(['app/node/service.ts', 'app/node/service/**/*.ts', 'app/node/cli.ts', 'app/node/cli/**/*.ts', 'main/**/*.ts']),
   {

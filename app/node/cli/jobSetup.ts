@@ -15,6 +15,7 @@ import { DEFAULT_SSH_PORT, formatRemote, parseRemoteUrl, remoteOperandHint, type
 import { connectionOptions } from '../engine/hostOptions';
 import { resolveHostSettings, type HostSettings } from '../engine/hostSettings';
 import { formatBytes } from './units';
+import { nativeUnavailableReason } from '../sys/native';
 
 /** The USAGE error for an operand that should be an sftp:// URL, with a hint when one applies (remoteOperandHint). */
 function notAUrl(what: string, operand: string): SluiceError {
@@ -97,6 +98,7 @@ export function engineOptions(job: { direction: 'get' | 'put'; spec: RemoteSpec;
   const prompter = interactive ? terminalPrompter() : undefined;
   const h = hostSettingsFor(job.spec, o, o.verbose ? (m) => out.info(`sluice: ${m}`) : undefined);
   if (o.verbose && h.jump.length) out.info(`sluice: through jump host(s) ${h.jump.map((j) => j.label).join(', ')} to ${h.label}`);
+  if (o.verbose) out.info(`sluice: native addon ${nativeUnavailableReason() ?? 'loaded'}`);
   return {
     ...connectionOptions(h, {
       identityFiles: o.identity, useAgent: o.agent ? undefined : false, noAgent: !o.agent,

@@ -26,6 +26,8 @@ test('an upward import inside app/node fails lint (sftp -> transfer, stores -> s
     /app\/node\/ssh may use sftp and stores/);
   assert.match((await messagesFor("import { openEngine } from '../engine/engine';\nexport const o = openEngine;\n", 'app/node/sites/planted.ts')).join('\n'),
     /app\/node\/sites \(site import and export\) uses stores only/);
+  assert.match((await messagesFor("import { runTransfer } from '../transfer/run';\nexport const r = runTransfer;\n", 'app/node/sys/planted.ts')).join('\n'),
+    /app\/node\/sys \(the native\/ addon and its fallbacks\) imports only errors\.ts/);
   assert.deepEqual(await messagesFor("import type { EngineEvent } from '../transfer/types';\nexport type E = EngineEvent;\n", 'app/node/ssh/planted.ts'), [],
     'a type-only import from ssh into transfer/types is allowed');
 });

@@ -5,13 +5,19 @@
 import fs from 'node:fs';
 import { SluiceError, fromLocalError } from '../errors';
 import type { KeptAttributes } from '../ssh/workerProtocol';
+import { reserveSpace } from '../sys/preallocate';
 
-/** Creates a download's local temporary file at its full size (segments write into it at their offsets). */
+/**
+ * Creates a download's local temporary file at its full size (segments write into it at their offsets), its blocks
+ * preallocated where the native/ addon is built (sys/preallocate.ts).
+ * @throws SluiceError DISK_FULL when the preallocation finds no room; LOCAL_IO for the open or truncate
+ */
 export async function createLocalTemp(p: string, size: number, mode: number): Promise<void> {
   try {
     const h = await fs.promises.open(p, 'w', mode || 0o644);
     try {
       await h.truncate(size);
+      reserveSpace(h.fd, size, p);
     } finally {
       await h.close();
     }
@@ -68,3 +74,4 @@ export async function localCommit(temp: string, target: string, mode: 'overwrite
     throw e instanceof SluiceError ? e : fromLocalError(e, target);
   }
 }
+

@@ -10,14 +10,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SluiceError, isInterruption } from '../errors';
 import type { Lane, Session } from '../ssh/session';
-import { cleanLeftovers, type LeftoverRemote } from '../stores/leftovers';
+import { cleanLeftovers } from '../stores/leftovers';
 import { resolveConflict, type CommitMode, type ConflictSide, type Resolution } from './conflict';
 import { inUserTerms, refusedByServer } from './fileNames';
 import { InPlaceNotices, targetWritable, tempCreationRefused } from './inPlace';
 import { JobBooks } from './job';
+import { leftoverRemote } from './leftoverRemote';
 import { createLocalTemp } from './localFiles';
+import { ensureLocalSpace } from './localSpace';
 import { planSegments } from './planner';
 import { scanJob, type FileItem, type ScanSink } from './scan';
+import { dataWithin, planSparseUpload } from './sparseUpload';
 import { HEAVY_PER_LANE, Scheduler } from './scheduler';
 import { TransferFile, type FileJob } from './transferFile';
 import { committedEarlier, resumePlan } from './resume';
@@ -41,15 +44,6 @@ const MAX_FILES_PLANNING = 64;
 const MAX_SOURCE_RESTARTS = 2;
 
 const asSluice = SluiceError.from;
-
-/** The remote operations the leftovers clean-up needs, on a session. */
-function leftoverRemote(session: Session): LeftoverRemote {
-  return {
-    exists: async (p) => (await session.call('stat', { path: p, follow: false })) !== null,
-    remove: (p) => session.call('remove', { path: p }),
-    rename: (from, to) => session.call('rename', { from, to, mode: 'no-clobber' }),
-  };
-}
 
 /**
  * Runs a transfer job on the session.
@@ -222,6 +216,8 @@ class TransferJob implements FileJob {
         this.books.fileCommittedEarlier(f);
         return;
       }
+      // A download fails before any byte moves when what it still writes cannot fit (localSpace.ts).
+      if (!this.put) await ensureLocalSpace(f.dst, f.size - (resume.kind === 'resume' ? resume.doneBytes : resolved.kind === 'append' ? resolved.offset : 0));
       // A partial copy the journal recorded at the temporary name is this job's own: resumed rather than appended to.
       if (resolved.kind === 'append' && resume.kind !== 'resume') {
         f.writeInPlace(resolved.offset);
@@ -241,8 +237,10 @@ class TransferJob implements FileJob {
    */
   private async plan(f: TransferFile, mode: CommitMode, resume?: { missing: ByteRange[]; doneBytes: number }): Promise<void> {
     const big = f.size > this.session.settings.segmentSize;
+    // A sparse source sends its data ranges only, in segments, resumed too (sparseUpload.ts).
+    const sparse = this.put ? await planSparseUpload(this.session, f, !resume && this.req.journal !== undefined) : undefined;
     // With a journal a big file goes in segments even on one lane: each is recorded when it is durable.
-    const wantSegments = resume !== undefined || (big && (this.lanesCount > 1 || this.req.journal !== undefined));
+    const wantSegments = resume !== undefined || sparse !== undefined || (big && (this.lanesCount > 1 || this.req.journal !== undefined));
     // Only while the probe's answer is awaited: once it is known, segments open their handles when they run (a
     // long queue of big files must not hold ten handles each on a server that limits open handles).
     if (wantSegments && this.put && this.session.outOfOrderWrites === undefined) f.openAhead(this.session.lanes());
@@ -256,7 +254,14 @@ class TransferJob implements FileJob {
     if (resume) {
       f.resumeAfter(resume.doneBytes);
       this.resumedBytes += resume.doneBytes;
-      this.pushSegments(f, mode, resume.missing);
+      const left = sparse ? dataWithin(resume.missing, sparse.ranges, f.size) : { ranges: resume.missing, holeBytes: 0 };
+      f.skipHoles(left.holeBytes);
+      this.pushSegments(f, mode, left.ranges);
+      return;
+    }
+    if (sparse) {
+      f.skipHoles(sparse.holeBytes);
+      this.pushSegments(f, mode, sparse.ranges);
       return;
     }
     // A segmented download's temporary file exists at full length before segments write into it; an upload's is

@@ -227,6 +227,16 @@ export class TransferFile implements FileItem, FileInFlight {
   }
 
   /**
+   * Counts a sparse upload's holes as done (sparseUpload.ts): they are never sent, the server's file reads them as
+   * zeros. A fallback to one handle counts them back out with the segments (undoSegments).
+   */
+  skipHoles(bytes: number): void {
+    this.done += bytes;
+    this.job.books.bytesDone += bytes;
+    this.segmentBytes += bytes;
+  }
+
+  /**
    * Opens a segmented upload's temporary file on every lane ahead of its segments (one round trip less before the
    * first SSH_FXP_WRITE while the out-of-order probe runs); segments take those handles, release() closes the rest.
    */

@@ -12,6 +12,7 @@ import { closeSegmentHandles, closeUnlessAborted, handlesAhead, segmentHandles }
 import {
   OPEN_MODE, SEGMENT_FLAGS, call, closeRemote, fsetstatRemote, fsyncRemote, openLocal, openRemote, rangeError,
 } from './sftpCalls';
+import { reserveSpace } from '../../sys/preallocate';
 import { hasExt, requireConn, sftpOf, state } from './state';
 
 /**
@@ -228,6 +229,8 @@ export async function getFile(t: GetFileTask, ctx: CallContext): Promise<number>
   try {
     // In place (the conflict rule `append`): the target's first `from` bytes stay, the rest is written after them.
     local = await (t.inPlace ? openLocal(t.localTemp, from > 0 ? 'r+' : 'w') : openLocal(t.localTemp, 'w', t.mode ?? 0o644));
+    // A new temporary file gets its blocks before the first byte arrives (sys/preallocate.ts; ENOSPC: DISK_FULL now).
+    if (!t.inPlace && t.size > 0) reserveSpace(local.fd, t.size, t.localTemp);
     const n = t.size > from ? await downloadRange(s, h, local.fd, from, t.size, o) : 0;
     // Every byte is here: the SSH_FXP_CLOSE is not waited for (a round trip per file, a third of a small
     // file's time at high RTT); later requests on this channel queue behind it.

@@ -1,0 +1,78 @@
+/**
+ * The one place the optional native/ addon (`native/build/Release/sluice_native.node`, Node-API, built by
+ * scripts/build-native.js at `npm install`) is loaded. Every caller has a JavaScript fallback for `undefined`:
+ * the addon is missing (no compiler at install time), failed to load (built for another platform or ABI), or the
+ * user turned it off with `SLUICE_NATIVE=0` (read at every call, so tests and a worker thread see the same switch).
+ */
+import path from 'node:path';
+
+/** `struct tcp_info` fields as the addon names them (Linux names; macOS and Windows map theirs onto these). */
+export interface RawTcpInfo {
+  /** Smoothed RTT and its variance, µs. */
+  rtt: number;
+  rttvar: number;
+  min_rtt?: number;
+  /** Congestion window, segments; sender MSS, bytes. */
+  snd_cwnd: number;
+  snd_mss: number;
+  total_retrans: number;
+  /** bytes/s. */
+  delivery_rate?: number;
+  /** µs. */
+  busy_time?: number;
+  rwnd_limited?: number;
+  sndbuf_limited?: number;
+  bytes_acked?: number;
+  bytes_received?: number;
+}
+
+/** The addon's functions (native/src/*.cc). */
+export interface NativeAddon {
+  /** The compiled-for platform: `linux`, `darwin`, `win32` or `other`. */
+  readonly platform: string;
+  /** TCP_INFO of a connected socket's descriptor. @throws Error with `code` (ENOTSOCK, EBADF…) */
+  tcpInfo(fd: number): RawTcpInfo;
+  /**
+   * Reserves `bytes` for the file without changing its size (fallocate FALLOC_FL_KEEP_SIZE / F_PREALLOCATE).
+   * @returns false when the file system cannot preallocate
+   * @throws Error with `code` ENOSPC / EDQUOT / EFBIG when the space is not there
+   */
+  preallocate(fd: number, bytes: number): boolean;
+  /** The file's data ranges [start, end) up to `size` (SEEK_DATA/SEEK_HOLE), or null when the file system cannot say. */
+  dataRanges(fd: number, size: number): Array<[number, number]> | null;
+}
+
+/** The repository (or packed app) root: three folders above this file, four when it runs compiled from dist/. */
+function packageRoot(): string {
+  const up3 = path.resolve(__dirname, '..', '..', '..');
+  return path.basename(up3) === 'dist' ? path.dirname(up3) : up3;
+}
+
+/** Where scripts/build-native.js puts the addon (electron-builder unpacks it from the asar at the same path). */
+export const NATIVE_ADDON_PATH = path.join(packageRoot(), 'native', 'build', 'Release', 'sluice_native.node');
+
+let loaded: { addon?: NativeAddon; error?: string } | undefined;
+
+/** Loads the addon once; inside a packed Electron app the `.node` file is read from app.asar.unpacked. */
+function load(): { addon?: NativeAddon; error?: string } {
+  const file = NATIVE_ADDON_PATH.replace(`${path.sep}app.asar${path.sep}`, `${path.sep}app.asar.unpacked${path.sep}`);
+  try {
+    return { addon: require(file) as NativeAddon };
+  } catch (e) {
+    return { error: (e as Error).message };
+  }
+}
+
+/** The addon, or undefined when it is missing, failed to load, or `SLUICE_NATIVE=0`. Never throws. */
+export function nativeAddon(): NativeAddon | undefined {
+  if (process.env.SLUICE_NATIVE === '0') return undefined;
+  loaded ??= load();
+  return loaded.addon;
+}
+
+/** Why the addon is not in use (for `-v` output and tests), or undefined when it is. */
+export function nativeUnavailableReason(): string | undefined {
+  if (process.env.SLUICE_NATIVE === '0') return 'turned off by SLUICE_NATIVE=0';
+  loaded ??= load();
+  return loaded.addon ? undefined : `not loaded: ${loaded.error ?? 'unknown'}`;
+}

@@ -1,0 +1,39 @@
+/**
+ * Preallocation of a download's temporary file: its blocks reserved before data arrives (no ENOSPC half-way, less
+ * fragmentation), its size unchanged (a partial file reads as long as what was written, which resume relies on).
+ * Through the native/ addon: Linux fallocate(FALLOC_FL_KEEP_SIZE), macOS fcntl(F_PREALLOCATE), Windows
+ * SetFileInformationByHandle(FileAllocationInfo). JavaScript fallback: none — Node has no fallocate, and writing
+ * zeros would write every byte twice; the free-space check before the download (transfer/localSpace.ts) still
+ * refuses a file that cannot fit.
+ */
+import { fromLocalError } from '../errors';
+import { nativeAddon } from './native';
+
+/** What became of a preallocation. */
+export type Preallocation = 'reserved' | 'unsupported' | 'no-addon';
+
+/**
+ * Reserves `bytes` for the open file `fd` (from offset 0) without changing its size.
+ * @param fd an open, writable file descriptor
+ * @param bytes the file's final size, bytes
+ * @returns `reserved`; `unsupported` when the file system cannot preallocate; `no-addon` without the addon
+ * @throws Error with `code` ENOSPC / EDQUOT / EFBIG (map it with errors.ts fromLocalError) when the space is not there
+ */
+export function preallocate(fd: number, bytes: number): Preallocation {
+  const addon = nativeAddon();
+  if (!addon) return 'no-addon';
+  return addon.preallocate(fd, bytes) ? 'reserved' : 'unsupported';
+}
+
+/**
+ * Preallocates an open download file; a file system that cannot, or a missing addon, is not an error.
+ * @param p the file's path (the user's or its temporary name), named by the error
+ * @throws SluiceError DISK_FULL (ENOSPC, EDQUOT, EFBIG from fallocate) naming `p`
+ */
+export function reserveSpace(fd: number, bytes: number, p: string): Preallocation {
+  try {
+    return preallocate(fd, bytes);
+  } catch (e) {
+    throw fromLocalError(e, p, `reserve ${bytes} bytes for`);
+  }
+}

@@ -1,0 +1,35 @@
+{
+  # The sluice_native addon (Node-API through node-addon-api, built by node-gyp like ssh2's sshcrypto binding).
+  # scripts/build-native.js runs `node-gyp rebuild` here; the engine loads build/Release/sluice_native.node through
+  # app/node/sys/native.ts and falls back to JavaScript when it is missing.
+  'targets': [
+    {
+      'target_name': 'sluice_native',
+      'sources': [
+        'src/addon.cc',
+        'src/tcp_info.cc',
+        'src/preallocate.cc',
+        'src/data_ranges.cc',
+      ],
+      'include_dirs': [
+        "<!(node -p \"require('node-addon-api').include_dir\")",
+      ],
+      'defines': [
+        'NAPI_VERSION=8',
+        'NODE_ADDON_API_DISABLE_CPP_EXCEPTIONS',
+      ],
+      'cflags': [ '-O2', '-Wall', '-Wextra' ],
+      'cflags_cc': [ '-std=c++17' ],
+      'xcode_settings': {
+        'CLANG_CXX_LANGUAGE_STANDARD': 'c++17',
+        'MACOSX_DEPLOYMENT_TARGET': '10.15',
+      },
+      'msvs_settings': {
+        'VCCLCompilerTool': { 'AdditionalOptions': [ '/std:c++17' ] },
+      },
+      'conditions': [
+        [ 'OS=="win"', { 'libraries': [ '-lws2_32' ] } ],
+      ],
+    },
+  ],
+}

@@ -7,14 +7,14 @@
  * 1. nothing moved and nothing waited → `unknown` (idle);
  * 2. the worker's event loop is busy nearly all the time → `client-cpu` (it checks before anything else, because a
  *    saturated thread makes every other signal late: replies are read late, requests issued late);
- * 3. the sender waited on SSH_MSG_CHANNEL_WINDOW_ADJUST (RFC 4254 §5.2) for most of the interval, or the rate is what
+ * 3. TCP retransmits, or a keepalive round trip queues behind our data (the link is full) → `link` (bandwidth-bound);
+ * 4. the sender waited on SSH_MSG_CHANNEL_WINDOW_ADJUST (RFC 4254 §5.2) for most of the interval, or the rate is what
  *    the channel windows allow per idle round trip, or TCP says the peer's receive window held it back → `window`;
- * 4. the requests' slots spent most of their time on local reads/writes → `local-disk`;
- * 5. requests wait on the network or the server: TCP retransmits, or a keepalive queues behind our data (the link
- *    is full) → `link` (bandwidth-bound); else replies take far longer than a keepalive round trip → `server`; else
- *    every request slot is busy and replies come in about one round trip → `link` (RTT-bound: the requests in flight
- *    are fewer bytes than the bandwidth-delay product);
- * 6. otherwise `unknown` (requests are not kept outstanding: a speed limit, few files, the scheduler).
+ * 5. the requests' slots spent most of their time on local reads/writes → `local-disk`;
+ * 6. requests wait on the server: replies take far longer than a keepalive round trip → `server`; else every request
+ *    slot is busy and replies come in about one round trip → `link` (RTT-bound: the requests in flight are fewer
+ *    bytes than the bandwidth-delay product);
+ * 7. otherwise `unknown` (requests are not kept outstanding: a speed limit, few files, the scheduler).
  */
 
 /** The verdicts, as `--json` progress events and the graph name them (issue #16). */
@@ -139,18 +139,28 @@ function windowVerdict(s: IntervalSignals, rate: number): Bottleneck | undefined
   return undefined;
 }
 
+/**
+ * The link is full: TCP retransmits, or a keepalive queues behind our data. Checked before the window and the
+ * server: on a full link the peer's window runs out too (its adjustments wait behind the data in the pipe) and the
+ * SFTP replies wait even longer than the keepalive (behind every request before them), so either alone would be
+ * blamed for what the link does.
+ */
+function fullLink(s: IntervalSignals): Bottleneck | undefined {
+  if (s.tcp && s.tcp.retransmits > 0) {
+    return { verdict: 'link', detail: `${s.tcp.retransmits} TCP retransmissions, congestion window ${mib(s.tcp.cwndBytes)}` };
+  }
+  const ping = s.pingMs;
+  const base = s.tcp?.minRttMs ?? s.baseRttMs;
+  if (ping !== undefined && base !== undefined && ping >= T.queueRatio * base && ping - base >= T.queueExtraMs) {
+    return { verdict: 'link', detail: `bandwidth-bound: a round trip takes ${ms(ping)} behind our data, ${ms(base)} idle` };
+  }
+  return undefined;
+}
+
 function remoteVerdict(s: IntervalSignals): Bottleneck {
   const latency = replyLatencyMs(s);
   const ping = s.pingMs;
   const base = s.tcp?.minRttMs ?? s.baseRttMs;
-  if (s.tcp && s.tcp.retransmits > 0) {
-    return { verdict: 'link', detail: `${s.tcp.retransmits} TCP retransmissions, congestion window ${mib(s.tcp.cwndBytes)}` };
-  }
-  // Queueing first: on a full link the SFTP replies wait even longer than the keepalive (behind the channel window
-  // and every request before them, in the server), so "replies slower than a round trip" alone would blame it.
-  if (ping !== undefined && base !== undefined && ping >= T.queueRatio * base && ping - base >= T.queueExtraMs) {
-    return { verdict: 'link', detail: `bandwidth-bound: a round trip takes ${ms(ping)} behind our data, ${ms(base)} idle` };
-  }
   if (latency !== undefined && ping !== undefined && latency >= T.serverLatencyRatio * ping && latency - ping >= T.serverExtraMs) {
     return { verdict: 'server', detail: `replies take ${ms(latency)}, a round trip ${ms(ping)}: the server is slow to answer` };
   }
@@ -170,6 +180,8 @@ export function classifyInterval(s: IntervalSignals): Bottleneck {
   if (s.elu !== undefined && s.elu >= T.cpuElu) {
     return { verdict: 'client-cpu', detail: `the connection's worker thread is busy ${pct(s.elu)} of the time` };
   }
+  const link = fullLink(s);
+  if (link) return link;
   const rate = s.intervalMs > 0 ? (s.bytes * 1000) / s.intervalMs : 0;
   const window = windowVerdict(s, rate);
   if (window) return window;

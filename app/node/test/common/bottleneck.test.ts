@@ -64,6 +64,13 @@ test('link, bandwidth-bound: the keepalive queues behind our data', () => {
   assert.match(b.detail, /bandwidth-bound/);
 });
 
+test('link, not window: an upload over a full link runs out of the server\'s window too (its adjustments queue)', () => {
+  const b = classifyInterval(signals({ direction: 'up', windowWait: 0.9, remoteMean: 30, requestsDone: 16, pingMs: 300, baseRttMs: 2 }));
+  assert.equal(b.verdict, 'link');
+  // The same window wait with a keepalive at the idle RTT: the window is the limit.
+  assert.equal(classifyInterval(signals({ direction: 'up', windowWait: 0.9, remoteMean: 30, requestsDone: 16, pingMs: 31, baseRttMs: 30 })).verdict, 'window');
+});
+
 test('link, RTT-bound: every request slot busy, replies in one round trip', () => {
   const s = signals({ remoteMean: 62, requestsDone: 620, pingMs: 100, baseRttMs: 100 });
   const b = classifyInterval(s);

@@ -1,7 +1,7 @@
 /**
  * The bottleneck verdicts (issue #16) against real causes: each test makes one thing the limit and asserts that the
  * CLI's `--json` progress events name it (transfer verdict and each connection's) and, once, that `-v` prints it.
- * link: a Toxiproxy bandwidth cap; server: a scripted ssh2 server serving one READ per 20 ms; client-cpu: the worker
+ * link: a Toxiproxy bandwidth cap, and Toxiproxy latency with 2 requests in flight (RTT-bound); server: a scripted ssh2 server serving one READ per 20 ms; client-cpu: the worker
  * burning CPU per reply (SLUICE_TEST_BURN_MS); local-disk: a local disk writing one chunk per 20 ms
  * (SLUICE_TEST_SLOW_WRITES_MS); window: a scripted server with a 64 KiB receive window behind 15 ms of latency.
  */
@@ -106,6 +106,23 @@ test('link: a 4 MB/s bandwidth cap (Toxiproxy) on the download', { skip: NO_TOXI
       const src = path.join(t.server.root, 'capped.bin');
       writeRandomFile(src, 14 * MiB);
       assertVerdict(await get(port, t.server.user, t.server.clientKeyPath, knownHostsAt(t.dir, t.server, port), src, t.dir), 'link');
+    } finally {
+      await toxi.stop();
+    }
+  });
+});
+
+test('link, RTT-bound: 2 requests in flight over 25 ms each way (Toxiproxy latency)', { skip: NO_TOXIPROXY }, async () => {
+  await withTrustedServer(() => startSshd(), 'sluice-bneck-rtt-', async (t) => {
+    const delay = (stream: 'upstream' | 'downstream'): Toxic => ({ type: 'latency', stream, attributes: { latency: 25 } });
+    const { toxi, port } = await startProxyInFront(t.server.port, [delay('upstream'), delay('downstream')]);
+    try {
+      const src = path.join(t.server.root, 'far.bin');
+      writeRandomFile(src, 24 * MiB);
+      const r = await get(port, t.server.user, t.server.clientKeyPath, knownHostsAt(t.dir, t.server, port), src, t.dir, undefined, ['--requests', '2']);
+      assertVerdict(r, 'link');
+      const details = r.events.flatMap((e) => (e.type === 'progress' && e.bottleneck?.verdict === 'link' ? [e.bottleneck.detail] : []));
+      assert.ok(details.some((d) => /^RTT-bound: all 2 requests in flight/.test(d)), details.join('\n'));
     } finally {
       await toxi.stop();
     }

@@ -19,8 +19,11 @@ import { state, type Conn } from './state';
 
 /** Sampling period, ms: 40 samples per one-second verdict, a few µs of work each. */
 export const TICK_MS = 25;
-/** TCP_INFO and the slot totals are read every this many ticks (250 ms). */
-const SLOW_TICKS = 10;
+/**
+ * TCP_INFO is read every this many ticks (1 s, once per verdict): its reader may fall back to something slower
+ * than a getsockopt (sys/tcpInfo.ts), which must not run 40 times a second per connection.
+ */
+const TCP_TICKS = 40;
 /** A keepalive is timed at most this often while requests are outstanding, ms. */
 const PING_EVERY_MS = 1000;
 
@@ -79,11 +82,10 @@ export function startSignals(buffer: SharedArrayBuffer): () => void {
     const elu = performance.eventLoopUtilization(elu0);
     sig[SIG.eluActiveMs] = elu.active;
     sig[SIG.eluIdleMs] = elu.idle;
-    if (tick++ % SLOW_TICKS !== 0) return;
     sig[SIG.baseRttMs] = c.info.rttMs ?? 0;
     sig[SIG.requestLimit] = c.slots.reduce((a, s) => a + s.limit, 0);
     sig[SIG.receiveWindow] = windows.reduce((a, w) => a + w.incomingMax, 0);
-    writeTcp(sig, tcpSocket(c));
+    if (tick++ % TCP_TICKS === 0) writeTcp(sig, tcpSocket(c));
   }, TICK_MS);
   timer.unref();
   return () => clearInterval(timer);

@@ -25,13 +25,13 @@ export const pipeStats = {
  * cumulative; the reader takes differences between its samples.
  */
 export const SIG = {
-  /** Sampler ticks. */
+  /** Time sampled, in sampler ticks (each sample weighs the time since the previous one). */
   samples: 0,
-  /** Sum over ticks of requests awaiting the server. */
+  /** Sum over samples (weighted) of requests awaiting the server. */
   remoteSum: 1,
-  /** Sum over ticks of requests in their local read/write. */
+  /** Sum over samples (weighted) of requests in their local read/write. */
   localSum: 2,
-  /** Ticks at which some channel's data waited for the peer's window. */
+  /** Weighted samples at which some channel's data waited for the peer's window. */
   windowWaitTicks: 3,
   readsDone: 4,
   writesDone: 5,

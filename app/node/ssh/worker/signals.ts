@@ -1,6 +1,6 @@
 /**
  * The worker's bottleneck signals (issue #16): what this connection's requests, channels, thread and socket are
- * doing, sampled every {@link TICK_MS} into the connection's shared signal slots (sftp/pipeStats.ts `SIG`), which the
+ * doing, sampled every {@link TICK_MS} (every {@link IDLE_TICK_MS} while idle) into the connection's shared signal slots (sftp/pipeStats.ts `SIG`), which the
  * coordinator reads once a second (transfer/bottleneckSampler.ts) and app/common/stats/bottleneck.ts classifies.
  *
  * Sampling instead of timing every request keeps the data path as it was: the pipelines only bump counters, and
@@ -17,10 +17,12 @@ import { channelWindows, sendPing } from '../../ssh2x';
 import { readTcpInfo } from '../../sys/tcpInfo';
 import { state, type Conn } from './state';
 
-/** Sampling period, ms: 40 samples per one-second verdict, a few µs of work each. */
+/** Sampling period while requests are outstanding, ms: 40 samples per one-second verdict, a few µs of work each. */
 export const TICK_MS = 25;
+/** Sampling period of an idle connection, ms (an app keeps idle connections for hours: 4 wake-ups a second, not 40). */
+export const IDLE_TICK_MS = 250;
 /**
- * TCP_INFO is read every this many ticks (1 s, once per verdict): its reader may fall back to something slower
+ * TCP_INFO is read every this many ticks (1 s while busy, once per verdict): its reader may fall back to something slower
  * than a getsockopt (sys/tcpInfo.ts), which must not run 40 times a second per connection.
  */
 const TCP_TICKS = 40;
@@ -61,19 +63,26 @@ export function startSignals(buffer: SharedArrayBuffer): () => void {
   const elu0 = performance.eventLoopUtilization();
   const ping = { sentAt: 0, pending: false, lastMs: 0, lastSent: 0 };
   let tick = 0;
-  const timer = setInterval(() => {
+  let last = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const sample = (): void => {
     const c = state.conn;
-    if (!c || state.closedError) { clearInterval(timer); return; }
+    if (!c || state.closedError || stopped) return;
+    const now = performance.now();
+    // Each sample stands for the time since the previous one (in TICK_MS units): idle ticks are sparse, and a tick
+    // delayed by a busy loop counts for the time it was held.
+    const weight = Math.min(now - last, 1000) / TICK_MS;
+    last = now;
     const waiting = outstanding(c);
     const local = pipeStats.localOps;
-    sig[SIG.samples]++;
-    sig[SIG.remoteSum] += Math.max(0, waiting - local);
-    sig[SIG.localSum] += local;
+    sig[SIG.samples] += weight;
+    sig[SIG.remoteSum] += Math.max(0, waiting - local) * weight;
+    sig[SIG.localSum] += local * weight;
     sig[SIG.readsDone] = pipeStats.readsDone;
     sig[SIG.writesDone] = pipeStats.writesDone;
     const windows = channelWindows(c.sftp);
-    if (windows.some((w) => w.waitingForWindow)) sig[SIG.windowWaitTicks]++;
-    const now = performance.now();
+    if (windows.some((w) => w.waitingForWindow)) sig[SIG.windowWaitTicks] += weight;
     if (waiting > 0 && !ping.pending && now - ping.lastSent >= PING_EVERY_MS) {
       ping.pending = sendPing(c.client, () => { ping.pending = false; ping.lastMs = performance.now() - ping.sentAt; });
       ping.sentAt = ping.lastSent = now;
@@ -86,7 +95,10 @@ export function startSignals(buffer: SharedArrayBuffer): () => void {
     sig[SIG.requestLimit] = c.slots.reduce((a, s) => a + s.limit, 0);
     sig[SIG.receiveWindow] = windows.reduce((a, w) => a + w.incomingMax, 0);
     if (tick++ % TCP_TICKS === 0) writeTcp(sig, tcpSocket(c));
-  }, TICK_MS);
+    timer = setTimeout(sample, waiting > 0 || local > 0 ? TICK_MS : IDLE_TICK_MS);
+    timer.unref();
+  };
+  timer = setTimeout(sample, TICK_MS);
   timer.unref();
-  return () => clearInterval(timer);
+  return () => { stopped = true; clearTimeout(timer); };
 }

@@ -211,6 +211,7 @@ test('progress samples sum per connection; log lines are redacted', async (t) =>
   const s = (await sample).samples[0];
   assert.equal(s.rate, 10);
   assert.deepEqual(s.connections, [{ id: 0, rate: 6 }, { id: 1, rate: 4 }]);
+  assert.deepEqual(s.bottleneck, { verdict: 'server', detail: 'replies take 80 ms, a round trip 1.0 ms' }, 'the graph gets the run\'s verdict');
   await until(h, () => h.engine.isHeld('/l/a'), 'held');
   const zero = h.next('progress', (p) => p.samples[0].rate === 0);
   h.engine.release('/l/a');

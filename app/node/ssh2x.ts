@@ -120,3 +120,35 @@ export function holdReadyTimeout(client: Client, sock: { destroy(): void }, ms: 
     }, ms);
   };
 }
+
+/** One channel's SSH flow-control state (RFC 4254 §5.2), as ssh2 keeps it. */
+export interface ChannelWindow {
+  /** Bytes we may still send before the peer's SSH_MSG_CHANNEL_WINDOW_ADJUST (`outgoing.window`). */
+  outgoing: number;
+  /** Data of ours queued in ssh2 because that window ran out (SFTP `_buffer` non-empty, or `_waitWindow` set). */
+  waitingForWindow: boolean;
+  /** Bytes the peer may still send us (`incoming.window`, counting adjustments we have sent). */
+  incoming: number;
+  /** The receive window we top up to (`incoming.maxWindow`, set by {@link setReceiveWindow}; else ssh2's 2 MiB). */
+  incomingMax: number;
+}
+
+/**
+ * The flow-control state of SFTP channels, read from ssh2's private fields (`outgoing.window`, `incoming.window`,
+ * `_waitWindow`, `_buffer`); a channel without them reads as 0 / not waiting.
+ */
+export function channelWindows(channels: ReadonlyArray<SFTPWrapper>): ChannelWindow[] {
+  return channels.map((ch) => {
+    const c = ch as unknown as {
+      outgoing?: { window?: number; state?: string }; incoming?: { window?: number; maxWindow?: number };
+      _waitWindow?: boolean; _buffer?: unknown[];
+    };
+    const open = c.outgoing?.state === undefined || c.outgoing.state === 'open';
+    return {
+      outgoing: c.outgoing?.window ?? 0,
+      waitingForWindow: open && (c._waitWindow === true || (c._buffer?.length ?? 0) > 0),
+      incoming: c.incoming?.window ?? 0,
+      incomingMax: c.incoming?.maxWindow || 2 * 1024 * 1024,
+    };
+  });
+}

@@ -124,7 +124,7 @@ function reduceEvent(state: AppState, action: EventAction): AppState {
       for (const s of action.payload.samples) {
         const perConnection: Record<string, number> = {};
         for (const c of s.connections) perConnection[String(c.id)] = c.rate;
-        series[s.siteId] = (series[s.siteId] ?? RateSeries.empty()).push({ t: s.t, total: s.rate, perConnection });
+        series[s.siteId] = (series[s.siteId] ?? RateSeries.empty()).push({ t: s.t, total: s.rate, perConnection, bottleneck: s.bottleneck });
       }
       return { ...state, series };
     }

@@ -3,11 +3,15 @@
  * Pure and clock-free (times come from the samples), so it is unit-tested under node:test.
  */
 
+import type { Bottleneck } from '../../app/common/stats/bottleneck';
+
 /** One point: time (ms since epoch), total rate and each connection's rate (bytes/s). */
 export interface RateSample {
   t: number;
   total: number;
   perConnection: Readonly<Record<string, number>>;
+  /** What limits the transfer at this point (app/common/stats/bottleneck.ts), when the engine said. */
+  bottleneck?: Bottleneck;
 }
 
 /** Columnar data in the shape uPlot takes: `[xs (seconds), total, conn1, conn2, …]`; nulls are gaps. */

@@ -5,6 +5,7 @@
 import { useEffect, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { VERDICT_LABELS } from '../../app/common/stats/bottleneck';
 import { formatRate } from '../format/format';
 import type { RateSeries } from '../state/series';
 
@@ -91,6 +92,11 @@ export function ThroughputGraph({ series }: ThroughputGraphProps) {
   return (
     <section className="graph" aria-label="Throughput">
       <h2>Throughput</h2>
+      {latest?.bottleneck && latest.bottleneck.verdict !== 'unknown' && (
+        <p className="limited-by" data-verdict={latest.bottleneck.verdict} title={latest.bottleneck.detail}>
+          {`limited by: ${VERDICT_LABELS[latest.bottleneck.verdict]}`}
+        </p>
+      )}
       <div
         className="plot"
         ref={host}

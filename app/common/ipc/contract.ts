@@ -18,6 +18,7 @@ import { exportSchema, importPreviewSchema, importSchema, type ExportResult, typ
 import { parseJumpHosts } from '../jumpHosts';
 import type { QueueFile } from '../queue/files';
 import type { QueueEvent } from '../queue/reducer';
+import type { Bottleneck } from '../stats/bottleneck';
 import type { AuthPrompt, HostKeyPrompt, HostKeysLearned, KnownHostEntry } from './prompts';
 
 export type { AuthPrompt, HostKeyAnswer, HostKeyId, HostKeyPrompt, HostKeysLearned, KnownHostEntry, SavedHostKey } from './prompts';
@@ -114,6 +115,8 @@ export interface ProgressSample {
   /** Total rate in bytes/s across all connections. */
   rate: number;
   connections: Array<{ id: number; rate: number }>;
+  /** What limits the site's transfers now (the busiest run's verdict, app/common/stats/bottleneck.ts). */
+  bottleneck?: Bottleneck;
 }
 
 export interface LogLine {

@@ -2,6 +2,7 @@
  * How the CLI shows the engine's events: under `--json` every event as one JSON line on stdout; otherwise text on
  * stderr (each failed file as it fails, warnings, `-v` details) and a progress bar when stderr is a terminal.
  */
+import { limitedByText } from '../../common/stats/bottleneck';
 import { isTransient } from '../../common/retry';
 import { displayText } from '../errors';
 import { learnedKeysMessage } from '../ssh/hostKeys';
@@ -80,10 +81,13 @@ export function makeOutput(o: OutputOptions, label: string, streams: OutputStrea
   }
   const bar = streams.stderr.isTTY === true && o.progress ? new ProgressBar(label, streams.stderr) : null;
   const line = (text: string): void => { bar?.stop(); streams.stderr.write(`${text}\n`); };
+  const limits = new LimitLines();
   return {
     info: line,
     event: (e) => {
       note(e);
+      const limit = o.verbose === true ? limits.lineFor(e) : undefined;
+      if (limit !== undefined) line(limit);
       const text = humanText(e, o.verbose === true, o.mayRetry === true);
       if (text !== undefined) line(text);
       else if (e.type === 'progress') bar?.update(e);
@@ -122,4 +126,21 @@ export function humanText(e: EngineEvent, verbose: boolean, mayRetry = false): s
 /** `sluice: MESSAGE; retrying in 3.2 s (attempt 2 of 5)`. */
 export function retryLine(n: RetryNotice): string {
   return `sluice: ${n.message}; retrying in ${(n.delayMs / 1000).toFixed(1)} s (attempt ${n.attempt} of ${n.of})`;
+}
+
+/**
+ * `-v`'s "limited by: …" lines: one when a progress event's transfer verdict (app/common/stats/bottleneck.ts) differs
+ * from the last one printed; `unknown` is printed only after another verdict (the start of a job measures nothing).
+ */
+export class LimitLines {
+  private last: string | undefined;
+
+  /** The line for `e`, or undefined when it says nothing new. */
+  lineFor(e: EngineEvent): string | undefined {
+    if (e.type !== 'progress' || !e.bottleneck) return undefined;
+    const v = e.bottleneck.verdict;
+    if (v === this.last || (v === 'unknown' && this.last === undefined)) return undefined;
+    this.last = v;
+    return `sluice: ${limitedByText(e.bottleneck)}`;
+  }
 }

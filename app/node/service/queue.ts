@@ -11,6 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ConflictChoice, InvokeRequests, ProgressSample } from '../../common/ipc/contract';
+import type { Bottleneck } from '../../common/stats/bottleneck';
 import type { Job } from '../../common/model/job';
 import type { QueueFile } from '../../common/queue/files';
 import { failureText } from '../../common/queue/files';
@@ -128,7 +129,7 @@ export class JobQueue {
   onProgress(siteId: string, e: Extract<EngineEvent, { type: 'progress' }>): void {
     const run = this.runs.get(e.jobId);
     if (!run) return;
-    run.sample = { rate: e.rate, connections: e.connections.map((c) => ({ id: c.id, rate: c.rate })) };
+    run.sample = { rate: e.rate, connections: e.connections.map((c) => ({ id: c.id, rate: c.rate })), bottleneck: e.bottleneck };
     const events = run.tally.progress(e).map(({ jobId, patch }): QueueEvent => ({ type: 'updated', id: jobId, patch }));
     if (events.length) this.apply(events);
     this.emitProgress(siteId, e.t);
@@ -270,13 +271,16 @@ export class JobQueue {
   /** Emits the site's throughput: the sum over its runs, per connection id. */
   private emitProgress(siteId: string, t: number): void {
     let rate = 0;
+    let busiest: { rate: number; bottleneck?: Bottleneck } | undefined;
     const perConnection = new Map<number, number>();
     for (const run of this.runs.values()) {
       if (!run.sample || run.siteId !== siteId) continue;
       rate += run.sample.rate;
+      if (run.sample.bottleneck && (!busiest || run.sample.rate > busiest.rate)) busiest = run.sample;
       for (const c of run.sample.connections) perConnection.set(c.id, (perConnection.get(c.id) ?? 0) + c.rate);
     }
-    const sample: ProgressSample = { siteId, t, rate, connections: [...perConnection].sort((a, b) => a[0] - b[0]).map(([id, r]) => ({ id, rate: r })) };
+    const sample: ProgressSample = { siteId, t, rate, connections: [...perConnection].sort((a, b) => a[0] - b[0]).map(([id, r]) => ({ id, rate: r })),
+      ...(busiest?.bottleneck ? { bottleneck: busiest.bottleneck } : {}) };
     this.hub.emit('progress', { samples: [sample] });
   }
 

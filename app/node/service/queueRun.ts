@@ -14,6 +14,7 @@ import * as path from 'node:path';
 import type { ConflictChoice } from '../../common/ipc/contract';
 import type { Job } from '../../common/model/job';
 import { RunTally, type RunEnd } from '../../common/queue/runTally';
+import type { Bottleneck } from '../../common/stats/bottleneck';
 import { isInterruption, SluiceError } from '../errors';
 import type { Engine } from '../engine/engine';
 import type { StoreJournal } from '../engine/journal';
@@ -35,7 +36,7 @@ export class BatchRun {
   readonly stopAs = new Map<string, StopAs>();
   readonly tally: RunTally;
   /** The last throughput sample, for the site's graph. */
-  sample?: { rate: number; connections: Array<{ id: number; rate: number }> };
+  sample?: { rate: number; connections: Array<{ id: number; rate: number }>; bottleneck?: Bottleneck };
 
   /**
    * @param jobs the run's jobs, all of `batchId`, in queue order, as they were before this run started

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type { SFTPWrapper } from 'ssh2';
 import { patched } from '../ssh2x';
 import type { RateGate } from './rateLimit';
+import { SLOW_WRITES_MS, burnForTest, pipeStats, slowWriteDelay } from './pipeStats';
 
 /**
  * Outstanding-request budget of one SFTP channel (K in the docs), shared by every range that runs on it.
@@ -261,11 +262,12 @@ function runPipeline(
         if (c) { c[COUNTER_IN_FLIGHT] += len; c[COUNTER_OUTSTANDING]++; }
         let localRunning = false;
         const local: LocalOp = {
-          begin: () => { localRunning = true; s.local++; },
+          begin: () => { localRunning = true; s.local++; pipeStats.localOps++; },
           end: () => {
             if (!localRunning) return;
             localRunning = false;
             s.local--;
+            pipeStats.localOps--;
             if (s.aborted) finishIfIdle();
           },
         };
@@ -342,14 +344,18 @@ export function downloadRange(sftp: SFTPWrapper, handle: Buffer, fd: number, sta
   const take = () => pool.take();
   return runPipeline(start, end, o, (pos, len, done, local) => {
     patched(sftp).sluiceReadInto(handle, len, pos, take, (err, n, buf) => {
+      pipeStats.readsDone++;
+      burnForTest();
       if (err || !n || !buf) { if (buf) pool.give(buf); done(err ? tagRemote(err, 'READ', pos) : null, 0); return; }
       // After an abort the file descriptor may already be closed: late replies are dropped.
       if (o.signal?.aborted) { pool.give(buf); done(abortError(), 0); return; }
       local.begin();
-      fs.write(fd, buf, 0, n, pos, (werr) => {
+      const write = () => fs.write(fd, buf, 0, n, pos, (werr) => {
         pool.give(buf);
         done(werr, n);
       });
+      if (SLOW_WRITES_MS > 0) setTimeout(write, slowWriteDelay());
+      else write();
     });
   });
 }
@@ -391,6 +397,8 @@ export function uploadRange(sftp: SFTPWrapper, handle: Buffer, fd: number, start
       }
       const reusable = out === r.out && r.len === o.chunkSize;
       s.sluiceSendWrite(out, r.pos, (err) => {
+        pipeStats.writesDone++;
+        burnForTest();
         // The server answers a WRITE only after receiving all of it, so ssh2 has copied every byte into SSH packets
         // (whether it sent the packet at once or queued it behind a full channel window).
         if (!err && reusable && spare.length < SPARE_WRITE_PACKETS) spare.push(out);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { SluiceError, displayText, type ErrorCode } from '../errors';
 import { COUNTERS_PER_CHANNEL } from '../sftp/pipeline';
+import { SIGNAL_SLOTS } from '../sftp/pipeStats';
 import type { KeyboardRound } from './keyboardInteractive';
 import type { PreconnectResolver } from './preconnect';
 import type { ConnectInfo, ConnectParams, FromWorker, OpName, ToWorker, WorkerOps } from './workerProtocol';
@@ -86,6 +87,8 @@ export class WorkerConnection {
   private closing = false;
   /** Float64 counters: COUNTERS_PER_CHANNEL slots per channel (bytes, in-flight bytes, outstanding). */
   readonly counters: Float64Array;
+  /** Bottleneck signals (sftp/pipeStats.ts SIG), written by the worker's sampler (ssh/worker/signals.ts). */
+  readonly signals = new Float64Array(new SharedArrayBuffer(SIGNAL_SLOTS * 8));
   info: ConnectInfo | null = null;
 
   /**
@@ -108,7 +111,7 @@ export class WorkerConnection {
 
   /** Connects, verifies the host key and authenticates; rejects with a SluiceError. */
   async connect(params: Omit<ConnectParams, 'counters' | 'channels'>): Promise<ConnectInfo> {
-    this.info = await this.call('connect', { ...params, channels: this.channels, counters: this.counters.buffer as SharedArrayBuffer });
+    this.info = await this.call('connect', { ...params, channels: this.channels, counters: this.counters.buffer as SharedArrayBuffer, signals: this.signals.buffer as SharedArrayBuffer });
     this.channels = this.info.channels;
     return this.info;
   }

@@ -62,6 +62,8 @@ export interface ConnectParams {
   jump?: JumpHopParams[];
   /** Shared counters, COUNTERS_PER_CHANNEL float64 slots per channel. */
   counters: SharedArrayBuffer;
+  /** Shared bottleneck signals, SIGNAL_SLOTS float64 slots (sftp/pipeStats.ts SIG), written by ssh/worker/signals.ts. */
+  signals?: SharedArrayBuffer;
   /**
    * Speed limits every SSH_FXP_READ/WRITE of this connection takes from (sftp/rateLimit.ts RateBucket memory): the
    * process-wide one and the site's. Changed by the coordinator while transfers run.

@@ -108,7 +108,7 @@ export class FakeEngine {
     try {
       o.onEvent({
         type: 'progress', jobId: req.id, t: 1000, bytesDone: 50, bytesTotal: 100, filesDone: 0, filesTotal: 1, rate: 10,
-        scanning: false, files: [],
+        scanning: false, files: [], bottleneck: { verdict: 'server', detail: 'replies take 80 ms, a round trip 1.0 ms' },
         connections: [{ id: 0, bytes: 50, rate: 6, inFlightBytes: 0, outstanding: 0, channels: [] }, { id: 1, bytes: 0, rate: 4, inFlightBytes: 0, outstanding: 0, channels: [] }],
       });
       const report: TransferReport = { files: 0, skipped: 0, bytes: 0, movedBytes: 0, failed: [], verify: 'size', elapsedMs: 1 };

@@ -6,6 +6,7 @@ import { ThroughputEstimator } from '../../common/stats/throughput';
 import { SluiceError } from '../errors';
 import type { Session } from '../ssh/session';
 import { inUserTerms, weakerLevel } from './fileNames';
+import { BottleneckSampler } from './bottleneckSampler';
 import { PoolSampler } from './progress';
 import type { FileItem } from './scan';
 import type { FileFailure, TransferReport, TransferRequest, VerifyLevel } from './types';
@@ -38,12 +39,14 @@ export class JobBooks {
   /** The weakest level reached over the files committed so far. */
   verifyLevel: VerifyLevel | undefined;
   private readonly sampler: PoolSampler;
+  private readonly bottlenecks: BottleneckSampler;
   private readonly rate = new ThroughputEstimator(3000);
   private timer: NodeJS.Timeout | undefined;
 
   /** @param inFlight files planned and not yet committed, skipped or failed (listed in progress samples) */
   constructor(private readonly session: Session, private readonly req: TransferRequest, private readonly inFlight: ReadonlySet<FileInFlight>) {
     this.sampler = new PoolSampler(() => session.connections);
+    this.bottlenecks = new BottleneckSampler(() => session.connections);
   }
 
   /** Starts the progress samples (every PROGRESS_INTERVAL_MS). */
@@ -59,10 +62,12 @@ export class JobBooks {
 
   private sample(): void {
     this.rate.record(this.bytesDone);
+    const connections = this.sampler.sample();
+    const bottleneck = this.bottlenecks.sample(connections);
     this.session.publish({
       type: 'progress', jobId: this.req.id, t: Date.now(), bytesDone: this.bytesDone, bytesTotal: this.bytesTotal,
       filesDone: this.filesDone, filesTotal: this.filesTotal, rate: this.rate.rate(), scanning: this.scanning,
-      connections: this.sampler.sample(),
+      connections, bottleneck,
       files: [...this.inFlight].slice(0, PROGRESS_FILES).map((f) => ({ path: f.src, bytes: f.done, size: f.size })),
     });
   }

@@ -1,4 +1,5 @@
 /** Shapes of a transfer job, its report and the engine's events. */
+import type { Bottleneck } from '../../common/stats/bottleneck';
 import type { LearnedHostKey } from '../ssh/hostKeys';
 
 /**
@@ -175,6 +176,8 @@ export interface ConnectionSample {
   inFlightBytes: number;
   outstanding: number;
   channels: Array<{ bytes: number; rate: number; inFlightBytes: number; outstanding: number }>;
+  /** What limits this connection now (app/common/stats/bottleneck.ts), updated every second. */
+  bottleneck?: Bottleneck;
 }
 
 export type EngineEvent =
@@ -182,6 +185,8 @@ export type EngineEvent =
     type: 'progress'; jobId: string; t: number; bytesDone: number; bytesTotal: number; filesDone: number; filesTotal: number;
     /** Bytes per second over the sliding window. */
     rate: number; scanning: boolean; connections: ConnectionSample[]; files: Array<{ path: string; bytes: number; size: number }>;
+    /** What limits the transfer now: the verdict carrying the most bytes over its connections' (issue #16). */
+    bottleneck?: Bottleneck;
   }
   | {
     type: 'file'; jobId: string; path: string; target: string; size: number; state: 'done' | 'failed' | 'skipped'; verify?: VerifyLevel;

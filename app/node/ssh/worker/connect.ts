@@ -18,6 +18,7 @@ import type { ConnectInfo, ConnectParams, Negotiated, ToWorker, WorkerOps } from
 import { handlesAhead } from './handles';
 import { openJumpChain, type JumpChain } from './jump';
 import { probeIn } from './probe';
+import { startSignals } from './signals';
 import { openRemote, statOn } from './sftpCalls';
 import { MAX_REQUEST_BYTES, ask, failAll, post, requireConn, state, type Question } from './state';
 
@@ -257,6 +258,7 @@ export async function connect(params: ConnectParams): Promise<ConnectInfo> {
     nextChannel: 0,
     hashTraits: {},
   };
+  if (params.signals) startSignals(params.signals);
   return info;
 }
 

@@ -1,0 +1,112 @@
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  BottleneckTracker, classifyInterval, limitedByText, replyLatencyMs, transferBottleneck, type Bottleneck, type IntervalSignals,
+} from '../../../common/stats/bottleneck';
+
+/** A healthy second on a fast link: 8 of 64 requests waiting, answered in 4 ms (a few round trips). */
+function signals(o: Partial<IntervalSignals> = {}): IntervalSignals {
+  return {
+    intervalMs: 1000, bytes: 50e6, requestsDone: 2000, remoteMean: 8, localMean: 0.5, requestLimit: 64, windowWait: 0,
+    receiveWindowBytes: 16 * 1048576, elu: 0.4, pingMs: 1, baseRttMs: 1, direction: 'down', ...o,
+  };
+}
+
+test('idle: nothing moved and nothing waited', () => {
+  assert.equal(classifyInterval(signals({ bytes: 0, remoteMean: 0, localMean: 0, requestsDone: 0 })).verdict, 'unknown');
+});
+
+test('client-cpu: the worker thread busy nearly all the time wins over everything else', () => {
+  const b = classifyInterval(signals({ elu: 0.97, windowWait: 0.9, localMean: 20 }));
+  assert.equal(b.verdict, 'client-cpu');
+  assert.match(b.detail, /97%/);
+  assert.notEqual(classifyInterval(signals({ elu: 0.85 })).verdict, 'client-cpu');
+});
+
+test('window: data queued for the peer\'s WINDOW_ADJUST most of the time', () => {
+  assert.equal(classifyInterval(signals({ windowWait: 0.7, direction: 'up' })).verdict, 'window');
+  assert.notEqual(classifyInterval(signals({ windowWait: 0.3, direction: 'up' })).verdict, 'window');
+});
+
+test('window: a download moving one receive window per round trip', () => {
+  // 2 MiB window, 100 ms RTT: at most 20 MiB/s; moving that much is window-bound.
+  const s = signals({ bytes: 20 * 1048576, receiveWindowBytes: 2 * 1048576, pingMs: 100, baseRttMs: 100, requestsDone: 80, remoteMean: 8 });
+  assert.equal(classifyInterval(s).verdict, 'window');
+  // The same rate with 16 MiB windows is not.
+  assert.notEqual(classifyInterval({ ...s, receiveWindowBytes: 16 * 1048576 }).verdict, 'window');
+});
+
+test('window: TCP says the peer\'s receive window held the sender', () => {
+  const b = classifyInterval(signals({ tcp: { rttMs: 1, cwndBytes: 1e6, retransmits: 0, rwndLimited: 0.8 } }));
+  assert.equal(b.verdict, 'window');
+  assert.match(b.detail, /TCP/);
+});
+
+test('local-disk: most of the requests\' time goes to local reads and writes', () => {
+  assert.equal(classifyInterval(signals({ localMean: 40, remoteMean: 10 })).verdict, 'local-disk');
+  assert.notEqual(classifyInterval(signals({ localMean: 4, remoteMean: 10 })).verdict, 'local-disk');
+});
+
+test('server: replies far slower than a keepalive round trip', () => {
+  // 64 requests waiting, 640 answered/s: 100 ms each, while a keepalive takes 1 ms.
+  const s = signals({ remoteMean: 64, requestsDone: 640, pingMs: 1, baseRttMs: 1 });
+  assert.equal(replyLatencyMs(s), 100);
+  const b = classifyInterval(s);
+  assert.equal(b.verdict, 'server');
+  assert.match(b.detail, /100 ms/);
+});
+
+test('link, bandwidth-bound: the keepalive queues behind our data', () => {
+  // Replies take 200 ms and so does the keepalive (it waits behind the same bytes); idle RTT 1 ms.
+  const s = signals({ remoteMean: 64, requestsDone: 320, pingMs: 180, baseRttMs: 1 });
+  const b = classifyInterval(s);
+  assert.equal(b.verdict, 'link');
+  assert.match(b.detail, /bandwidth-bound/);
+});
+
+test('link, not window: an upload over a full link runs out of the server\'s window too (its adjustments queue)', () => {
+  const b = classifyInterval(signals({ direction: 'up', windowWait: 0.9, remoteMean: 30, requestsDone: 16, pingMs: 300, baseRttMs: 2 }));
+  assert.equal(b.verdict, 'link');
+  // The same window wait with a keepalive at the idle RTT: the window is the limit.
+  assert.equal(classifyInterval(signals({ direction: 'up', windowWait: 0.9, remoteMean: 30, requestsDone: 16, pingMs: 31, baseRttMs: 30 })).verdict, 'window');
+});
+
+test('link, RTT-bound: every request slot busy, replies in one round trip', () => {
+  const s = signals({ remoteMean: 62, requestsDone: 620, pingMs: 100, baseRttMs: 100 });
+  const b = classifyInterval(s);
+  assert.equal(b.verdict, 'link');
+  assert.match(b.detail, /RTT-bound/);
+});
+
+test('link: TCP retransmissions', () => {
+  const b = classifyInterval(signals({ tcp: { rttMs: 1, cwndBytes: 65536, retransmits: 12 } }));
+  assert.equal(b.verdict, 'link');
+  assert.match(b.detail, /12 TCP retransmissions/);
+});
+
+test('unknown: requests not kept outstanding (a speed limit, few files)', () => {
+  assert.equal(classifyInterval(signals({ remoteMean: 0.2, localMean: 0 })).verdict, 'unknown');
+  // Fast replies, free slots, no queueing: nothing to blame.
+  assert.equal(classifyInterval(signals({ remoteMean: 10, requestsDone: 10000 })).verdict, 'unknown');
+});
+
+test('tracker: the first verdict shows at once, a new one only after winning twice in a row', () => {
+  const t = new BottleneckTracker();
+  const v = (verdict: Bottleneck['verdict']): Bottleneck => ({ verdict, detail: verdict });
+  assert.equal(t.update(v('unknown')).verdict, 'unknown');
+  assert.equal(t.update(v('link')).verdict, 'link');
+  assert.equal(t.update(v('server')).verdict, 'link', 'one interval does not switch');
+  assert.equal(t.update(v('link')).verdict, 'link');
+  assert.equal(t.update(v('server')).verdict, 'link');
+  assert.equal(t.update(v('server')).verdict, 'server', 'two in a row do');
+  assert.equal(t.update(v('unknown')).verdict, 'server', 'a single idle interval keeps the verdict');
+});
+
+test('transfer verdict: the verdict carrying the most bytes; unknown when none has one', () => {
+  const c = (verdict: Bottleneck['verdict'], rate: number) => ({ bottleneck: { verdict, detail: `${verdict} detail` }, rate });
+  assert.equal(transferBottleneck([c('link', 10), c('server', 30), c('link', 15)]).verdict, 'server');
+  assert.equal(transferBottleneck([c('unknown', 100), c('local-disk', 1)]).verdict, 'local-disk');
+  assert.equal(transferBottleneck([c('unknown', 100)]).verdict, 'unknown');
+  assert.equal(transferBottleneck([]).verdict, 'unknown');
+  assert.equal(limitedByText({ verdict: 'window', detail: 'x' }), 'limited by: the SSH channel window (x)');
+});

@@ -39,9 +39,9 @@ export const cipherSpeedRowSchema = z.object({
   wallSeconds: z.number().min(0),
   /** Bytes / CPU seconds of the measuring thread: one core both encrypting and decrypting (the ranking figure). */
   perCoreMBps: z.number().min(0),
-  /** Bytes / seconds encrypting, from the median batch's elapsed time (an upload's client side). */
+  /** Bytes / CPU seconds encrypting (the thread's CPU time split by the median batches' times; an upload's client side). */
   encryptMBps: z.number().min(0),
-  /** Bytes / seconds decrypting, from the median batch's elapsed time (a download's client side). */
+  /** Bytes / CPU seconds decrypting (split likewise; a download's client side). */
   decryptMBps: z.number().min(0),
   /** bytes / wall seconds (lower than per core when other processes share the CPU). */
   wallMBps: z.number().min(0),

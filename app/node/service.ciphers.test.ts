@@ -42,3 +42,19 @@ test('algorithms.measurement reads a corrupt file as no measurement with a note;
     fs.rmSync(home, { recursive: true, force: true });
   }
 });
+
+test('closing the service stops a measurement under way: it fails ABORTED and stores nothing', async () => {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-service-ciphers-'));
+  const service = new SluiceService({ home, secrets: new MemorySecretStore(), knownHostsPath: path.join(home, 'known_hosts'), env: { HOME: home } });
+  try {
+    const running = service.invoke('algorithms.measure', { seconds: 5 });
+    const started = Date.now();
+    await service.close();
+    const r = await running;
+    assert.ok(!r.ok && r.error.code === 'ABORTED', JSON.stringify(r));
+    assert.ok(Date.now() - started < 20_000, 'not the whole 100 s run');
+    assert.ok(!fs.existsSync(path.join(home, 'cipher-speed.json')));
+  } finally {
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+});

@@ -175,6 +175,7 @@ export class SluiceService {
    */
   async close(): Promise<void> {
     if (this.closed) return;
+    this.ciphers.close();
     this.queue.beginClose();
     await this.queue.runsEnded(CLOSE_GRACE_MS);
     for (const id of this.sessions.siteIds()) await this.sessions.disconnect(id);

@@ -15,6 +15,7 @@ export const APP_MEASURE_SECONDS = 0.25;
 /** The stored measurement of one data folder, and one measurement run at a time. */
 export class CipherMeasurements {
   private running: Promise<AlgorithmsMeasurementView> | null = null;
+  private readonly stop = new AbortController();
 
   /**
    * @param home the data folder (the service's)
@@ -32,12 +33,12 @@ export class CipherMeasurements {
   /**
    * Measures and stores; a request while a run is under way gets that run's answer.
    * @param seconds per combination; default {@link APP_MEASURE_SECONDS}
-   * @throws SluiceError INTERNAL (the worker failed), LOCAL_IO (the file could not be written)
+   * @throws SluiceError INTERNAL (the worker failed), LOCAL_IO (the file could not be written), ABORTED (closed meanwhile)
    */
   measure(seconds = APP_MEASURE_SECONDS): Promise<AlgorithmsMeasurementView> {
     this.running ??= (async () => {
       try {
-        const { measurement, file } = await measureAndStore(this.home, { seconds });
+        const { measurement, file } = await measureAndStore(this.home, { seconds, signal: this.stop.signal });
         const view = this.view();
         this.log('info', `Cipher speed measured (${measurement.rows.length} combinations, saved to ${file}): default ciphers now ${view.defaults.cipher.join(', ')}`);
         return view;
@@ -46,5 +47,10 @@ export class CipherMeasurements {
       }
     })();
     return this.running;
+  }
+
+  /** Stops a measurement under way (its worker is terminated; nothing is stored). */
+  close(): void {
+    this.stop.abort();
   }
 }

@@ -16,6 +16,7 @@ import { makeOutput, type Output } from './cli/output';
 import { buildProgram, transferRequest, type CliOptions } from './cli/program';
 import { addQueueCommands } from './cli/queueCommands';
 import { addSitesCommands } from './cli/sitesCommands';
+import { addBenchCiphersCommand } from './cli/benchCiphers';
 import { withBookmark } from './cli/bookmarks';
 import { connectedLine, engineOptions, resolveOperands } from './cli/jobSetup';
 import { SIGNAL_EXIT_CODES, guardSignals, type HandledSignal } from './cli/signals';
@@ -106,6 +107,7 @@ export async function main(argv: string[]): Promise<number> {
   const program = buildProgram(run);
   addQueueCommands(program);
   addSitesCommands(program);
+  addBenchCiphersCommand(program);
   try {
     if (argv.length <= 2) {
       program.outputHelp();

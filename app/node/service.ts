@@ -29,6 +29,7 @@ import type { ServiceHub } from './service/hub';
 import { JobBook, type JobBookOptions } from './service/jobBook';
 import { expandHome, listLocal, localHome, makeLocalFolder, removeLocal, renameLocal } from './service/localFs';
 import { HostKeyDesk } from './service/hostKeyDesk';
+import { CipherMeasurements } from './service/cipherMeasurements';
 import { JobQueue } from './service/queue';
 import { redact, toErrorResult } from './service/results';
 import { SiteSessions } from './service/sessions';
@@ -83,6 +84,7 @@ export class SluiceService {
   private readonly listeners = new Set<ServiceListener>();
   private readonly sessions: SiteSessions;
   private readonly hostKeys: HostKeyDesk;
+  private readonly ciphers: CipherMeasurements;
   private readonly queue: JobQueue;
   private readonly handlers: Handlers;
   private readonly env: NodeJS.ProcessEnv;
@@ -103,6 +105,7 @@ export class SluiceService {
     };
     const knownHostsPaths = opts.knownHostsPath ? { readPaths: [opts.knownHostsPath], writePath: opts.knownHostsPath } : defaultKnownHostsPaths(env);
     this.hostKeys = new HostKeyDesk(knownHostsPaths, opts.home, (m) => this.log('warn', m), () => this.clock());
+    this.ciphers = new CipherMeasurements(opts.home, (level, m) => this.log(level, m));
     this.sessions = new SiteSessions(hub, {
       engine: opts.engine ?? openEngine,
       env,
@@ -172,6 +175,7 @@ export class SluiceService {
    */
   async close(): Promise<void> {
     if (this.closed) return;
+    this.ciphers.close();
     this.queue.beginClose();
     await this.queue.runsEnded(CLOSE_GRACE_MS);
     for (const id of this.sessions.siteIds()) await this.sessions.disconnect(id);
@@ -291,6 +295,9 @@ export class SluiceService {
         }
         return this.settings();
       },
+
+      'algorithms.measurement': async () => this.ciphers.view(),
+      'algorithms.measure': async ({ seconds }) => this.ciphers.measure(seconds),
     };
   }
 

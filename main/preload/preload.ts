@@ -69,6 +69,8 @@ export const api: Bridge = {
   conflictAnswer: call('conflict.answer'),
   settingsGet: call('settings.get'),
   settingsSet: call('settings.set'),
+  algorithmsMeasurement: call('algorithms.measurement'),
+  algorithmsMeasure: call('algorithms.measure'),
 
   on<E extends EventName>(event: E, listener: (payload: EventPayloads[E]) => void): () => void {
     if (!Object.prototype.hasOwnProperty.call(EVENTS, event) || typeof listener !== 'function') {

@@ -19,6 +19,7 @@ import { HostKeyDialog } from './HostKeyDialog';
 import { KnownHostsView } from './KnownHostsView';
 import { LogPanel } from './LogPanel';
 import { QueueView } from './QueueView';
+import { SettingsDialog } from './SettingsDialog';
 import { SiteManager, type TreeSelection } from './SiteManager';
 import { StatusBar } from './StatusBar';
 import { ThroughputGraph } from './ThroughputGraph';
@@ -74,6 +75,7 @@ export function App() {
   const [activeSiteId, setActiveSiteId] = useState<string | null>(null);
   const [localPath, setLocalPath] = useState<string | null>(null);
   const [knownHostsOpen, setKnownHostsOpen] = useState(false);
+  const [settingsOpen, setSettingsOpen] = useState(false);
   const [remotePath, setRemotePath] = useState<string | null>(null);
   /** The failed session status whose banner the user closed (a new failure is a new object and shows again). */
   const [dismissedFailure, setDismissedFailure] = useState<SessionStatus | null>(null);
@@ -173,6 +175,9 @@ export function App() {
         <span className="spacer" />
         <button type="button" onClick={() => setKnownHostsOpen(true)}>
           Known hosts
+        </button>
+        <button type="button" onClick={() => setSettingsOpen(true)}>
+          Settings
         </button>
         <button type="button" disabled={!status || status.state === 'disconnected'} onClick={() => void disconnect()}>
           Disconnect
@@ -285,6 +290,7 @@ export function App() {
       )}
       {authPrompt && <AuthDialog key={authPrompt.promptId} prompt={authPrompt} onAnswer={(a, r) => void answerAuth(a, r)} />}
       {knownHostsOpen && !hostKeyPrompt && <KnownHostsView onClose={() => setKnownHostsOpen(false)} onError={logError} />}
+      {settingsOpen && !hostKeyPrompt && <SettingsDialog onClose={() => setSettingsOpen(false)} onError={logError} />}
       {conflictPrompt && <ConflictDialog prompt={conflictPrompt} pending={conflictPrompts.length - 1} onAnswer={(c, f) => void answerConflict(c, f)} />}
     </div>
   );

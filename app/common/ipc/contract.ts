@@ -20,6 +20,7 @@ import type { QueueFile } from '../queue/files';
 import type { QueueEvent } from '../queue/reducer';
 import type { Bottleneck } from '../stats/bottleneck';
 import type { AuthPrompt, HostKeyPrompt, HostKeysLearned, KnownHostEntry } from './prompts';
+import type { AlgorithmsMeasurementView } from '../model/cipherSpeed';
 
 export type { AuthPrompt, HostKeyAnswer, HostKeyId, HostKeyPrompt, HostKeysLearned, KnownHostEntry, SavedHostKey } from './prompts';
 
@@ -270,6 +271,14 @@ export const invokeSchemas = {
     /** Bytes per second, 0 = none (at least 1 KiB/s otherwise). */
     speedLimit: z.number().int().min(0).max(2 ** 40).refine((n) => n === 0 || n >= 1024, 'a speed limit is 0 (none) or at least 1024 bytes/s').optional(),
   }),
+
+  /** This machine's stored cipher measurement (issue #15), the cipher and MAC orders new connections offer, the machine's facts. */
+  'algorithms.measurement': none,
+  /**
+   * Times every AEAD cipher and CTR + MAC pair on this machine (`seconds` each, default 0.25: about 5 s in all), stores
+   * it as this machine's measurement and answers as `algorithms.measurement` (the defaults now follow it).
+   */
+  'algorithms.measure': z.strictObject({ seconds: z.number().min(0.01).max(5).optional() }),
 } as const;
 
 export type InvokeChannel = keyof typeof invokeSchemas;
@@ -320,6 +329,8 @@ export interface InvokeResponses {
   'conflict.answer': void;
   'settings.get': Settings;
   'settings.set': Settings;
+  'algorithms.measurement': AlgorithmsMeasurementView;
+  'algorithms.measure': AlgorithmsMeasurementView;
 }
 
 // Compile-time check that schemas and responses list the same channels.

@@ -38,7 +38,7 @@ export interface EngineOptions
   username?: string;
   /** Identity files, agent, password, prompter (ssh/auth.ts AuthOptions). */
   auth: Omit<AuthOptions, 'username'>;
-  /** Algorithm names by family; default: the AES-aware cipher order and ssh2's other lists. */
+  /** Algorithm names by family; default: this machine's measured cipher and MAC orders (else the AES rule), ssh2's other lists. */
   algorithms?: AlgorithmChoice;
   hostKeyMode: HostKeyMode;
   /** Asks the user about an unknown key (`ask`); without it `ask` behaves as `strict`. */
@@ -73,24 +73,24 @@ export function preferStoredHostKeyTypes(algorithms: Algorithms, knownHosts: Kno
  * @throws SluiceError USAGE (an unknown algorithm name), UNSUPPORTED_KEY (an identity file ssh2 cannot use)
  */
 export async function sessionOptionsFor(o: EngineOptions): Promise<SessionOptions> {
-  const algorithms = buildAlgorithms(o.algorithms ?? {});
+  const algorithms = buildAlgorithms(o.algorithms ?? {}, o.dataDir);
   const knownHosts = await KnownHosts.load(o.knownHostsPaths ?? defaultKnownHostsPaths());
   const hostKeys = new HostKeyPolicy({ knownHosts, mode: o.hostKeyMode, prompt: o.hostKeyPrompt, onVerdict: o.onHostKeyVerdict });
   if (!o.algorithms?.serverHostKey?.length) preferStoredHostKeyTypes(algorithms, knownHosts, o.host, o.port);
   const auth = await gatherAuth({ ...o.auth, username: o.username }, o.onWarning);
   const jump: JumpHost[] = [];
   // One after the other: a hop's passphrase prompts must not interleave with another's.
-  for (const h of o.jump ?? []) jump.push(await jumpHostFor(h, knownHosts, o.onWarning));
+  for (const h of o.jump ?? []) jump.push(await jumpHostFor(h, knownHosts, o.onWarning, o.dataDir));
   return { ...o, username: auth.username, auth, hostKeys, algorithms, jump };
 }
 
 /** A jump host's login material and algorithms (host-key types stored for it first, as for the target). */
-async function jumpHostFor(h: JumpHostOptions, knownHosts: KnownHosts, onWarning?: (m: string) => void): Promise<JumpHost> {
+async function jumpHostFor(h: JumpHostOptions, knownHosts: KnownHosts, onWarning?: (m: string) => void, dataDir?: string): Promise<JumpHost> {
   const label = h.label ?? hostPortLabel(h.host, h.port);
   // SLUICE_PASSWORD is the target's: it never goes to a jump host.
   const env = { ...(h.auth.env ?? process.env), SLUICE_PASSWORD: undefined };
   const auth = await gatherAuth({ ...h.auth, env, username: h.username }, onWarning && ((m) => onWarning(`jump host ${label}: ${m}`)));
-  const algorithms = buildAlgorithms(h.algorithms ?? {});
+  const algorithms = buildAlgorithms(h.algorithms ?? {}, dataDir);
   if (!h.algorithms?.serverHostKey?.length) preferStoredHostKeyTypes(algorithms, knownHosts, h.host, h.port);
   return { host: h.host, port: h.port, username: auth.username, label, auth, algorithms, askPassword: h.askPassword };
 }

@@ -40,7 +40,7 @@ export function siteConnection(site: Site, secret: string | undefined, login: Pi
     env: { ...c.env, SLUICE_PASSWORD: undefined },
     home,
     ...login,
-    // The engine validates the site's cipher names (USAGE error naming the unknown one); default: AES-aware order.
+    // The engine validates the site's cipher names (USAGE error naming the unknown one); default: the measured order (else the AES rule).
     algorithms: site.ciphers?.length ? { cipher: site.ciphers } : undefined,
     defaultHostKeyMode: 'ask',
     // known_hosts is re-read on every connect: another program (or another site) may have changed it.

@@ -3,8 +3,12 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { buildAlgorithms, defaultCipherOrder, cipherOrderFor, aesFromCpuinfo, detectAes, supportedAlgorithms } from './algorithms';
+import * as os from 'node:os';
+import { buildAlgorithms, defaultCipherOrder, defaultMacOrder, cipherOrderFor, aesFromCpuinfo, detectAes, supportedAlgorithms } from './algorithms';
 import { SluiceError } from '../errors';
+
+// No stored cipher measurement here (a developer's own cipher-speed.json would change the defaults): the AES rule.
+process.env.SLUICE_HOME = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-algorithms-'));
 
 const constants = require('ssh2/lib/protocol/constants') as { SUPPORTED_CIPHER: string[]; DEFAULT_KEX: string[]; DEFAULT_MAC: string[] };
 
@@ -67,11 +71,12 @@ test('a worker thread gets the same order through the /proc/cpuinfo fallback', a
   assert.deepEqual(result.order, defaultCipherOrder());
 });
 
-test('buildAlgorithms defaults: explicit cipher order, ssh2 defaults for the rest', () => {
+test('buildAlgorithms defaults: explicit cipher and MAC orders, ssh2 defaults for the rest', () => {
   const algos = buildAlgorithms({});
   assert.deepEqual(algos.cipher, defaultCipherOrder());
+  assert.deepEqual(algos.hmac, defaultMacOrder());
+  assert.deepEqual(defaultMacOrder(), constants.DEFAULT_MAC, 'without a measurement: ssh2\'s MAC order (no weak MAC in it)');
   assert.equal(algos.kex, undefined);
-  assert.equal(algos.hmac, undefined);
   assert.equal(algos.serverHostKey, undefined);
 });
 

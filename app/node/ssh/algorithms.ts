@@ -3,12 +3,22 @@
  *
  * ssh2 picks its default cipher order once, at load, from `cpu-features`; in a worker thread that native
  * module fails to load ("Module did not self-register") and ssh2 silently falls back to another order.
- * So the coordinating thread decides here and posts the explicit list to every worker.
+ * So the coordinating thread decides here and posts the explicit lists to every worker.
+ *
+ * The default cipher and MAC orders follow this machine's stored measurement (`sluice bench-ciphers`, the app's
+ * "Measure"; stores/cipherSpeed.ts), fastest first; without one, the AES rule ({@link cipherOrderFor}) and ssh2's MAC
+ * order. Weak algorithms (app/common/algorithms.ts) are never in a default.
  */
-import * as fs from 'node:fs';
-import { isMainThread } from 'node:worker_threads';
 import type { Algorithms } from 'ssh2';
+import { isWeakAlgorithm } from '../../common/algorithms';
+import { rankCiphers, rankMacs, type CipherMeasurement, type DefaultAlgorithmOrders } from '../../common/model/cipherSpeed';
 import { SluiceError } from '../errors';
+import { readCipherSpeed } from '../stores/cipherSpeed';
+import { resolveHome } from '../stores/dataDir';
+import { detectAes } from './cpuAes';
+import { machineFacts } from './machineFacts';
+
+export { aesFromCpuinfo, detectAes, type AesDetection } from './cpuAes';
 
 interface Ssh2Constants {
   SUPPORTED_CIPHER: string[];
@@ -31,9 +41,9 @@ for (const key of ['SUPPORTED_CIPHER', 'SUPPORTED_KEX', 'SUPPORTED_MAC', 'SUPPOR
 
 /** The algorithm families the CLI exposes, with their flag names and ssh2 lists. */
 const FAMILIES = {
-  cipher: { flag: '--cipher', supported: () => ssh2Constants.SUPPORTED_CIPHER, defaults: () => defaultCipherOrder() },
+  cipher: { flag: '--cipher', supported: () => ssh2Constants.SUPPORTED_CIPHER, defaults: (d: DefaultAlgorithmOrders) => d.cipher },
   kex: { flag: '--kex', supported: () => ssh2Constants.SUPPORTED_KEX, defaults: () => ssh2Constants.DEFAULT_KEX },
-  hmac: { flag: '--mac', supported: () => ssh2Constants.SUPPORTED_MAC, defaults: () => ssh2Constants.DEFAULT_MAC },
+  hmac: { flag: '--mac', supported: () => ssh2Constants.SUPPORTED_MAC, defaults: (d: DefaultAlgorithmOrders) => d.hmac },
   serverHostKey: { flag: '--host-key-algorithms', supported: () => ssh2Constants.SUPPORTED_SERVER_HOST_KEY, defaults: () => ssh2Constants.DEFAULT_SERVER_HOST_KEY },
 } as const;
 
@@ -46,48 +56,6 @@ export interface AlgorithmChoice {
   kex?: string[];
   hmac?: string[];
   serverHostKey?: string[];
-}
-
-/** How AES acceleration was determined. */
-export interface AesDetection {
-  aes: boolean | undefined;
-  source: 'cpu-features' | '/proc/cpuinfo' | 'unknown';
-}
-
-let cachedDetection: AesDetection | undefined;
-
-/** Parses the `flags` (x86) or `Features` (ARM) line of /proc/cpuinfo for `aes`. */
-export function aesFromCpuinfo(text: string): boolean | undefined {
-  const line = text.split('\n').find((l) => /^(flags|features)\s*:/i.test(l));
-  if (line === undefined) return undefined;
-  return line.slice(line.indexOf(':') + 1).trim().split(/\s+/).includes('aes');
-}
-
-/**
- * Whether the CPU has AES instructions (x86 AES-NI, ARMv8 AES). Uses `cpu-features` in the main thread,
- * /proc/cpuinfo otherwise or when it fails; cached after the first call.
- */
-export function detectAes(): AesDetection {
-  if (cachedDetection) return cachedDetection;
-  let found: AesDetection = { aes: undefined, source: 'unknown' };
-  if (isMainThread) {
-    try {
-      const info = (require('cpu-features') as () => { flags?: Record<string, boolean> })();
-      if (info.flags && typeof info.flags === 'object') found = { aes: info.flags.aes === true, source: 'cpu-features' };
-    } catch {
-      // Not built for this Node, or loaded in a worker: fall through to /proc/cpuinfo.
-    }
-  }
-  if (found.aes === undefined) {
-    try {
-      const aes = aesFromCpuinfo(fs.readFileSync('/proc/cpuinfo', 'utf8'));
-      if (aes !== undefined) found = { aes, source: '/proc/cpuinfo' };
-    } catch {
-      // No procfs (macOS, Windows): unknown.
-    }
-  }
-  cachedDetection = found;
-  return found;
 }
 
 /**
@@ -103,13 +71,63 @@ export function cipherOrderFor(aesAccelerated: boolean | undefined): string[] {
   return order.filter((c) => ssh2Constants.SUPPORTED_CIPHER.includes(c));
 }
 
+/** ssh2's default MAC order without weak MACs: the fallback when nothing is measured. */
+export function fallbackMacOrder(): string[] {
+  return ssh2Constants.DEFAULT_MAC.filter((m) => !isWeakAlgorithm('hmac', m));
+}
+
 /**
- * Default cipher order for this machine: aes128-gcm first where the CPU has AES instructions,
- * chacha20-poly1305 first where it has not. Call it in the coordinating thread and post the result to
- * workers (see the module comment).
+ * Completes a measured ranking: the measured names that this ssh2 supports, then the fallback's names the measurement
+ * lacks (in the fallback's order), never a weak one.
  */
-export function defaultCipherOrder(): string[] {
-  return cipherOrderFor(detectAes().aes);
+function measuredThenRest(measured: string[], fallback: string[], supported: string[], family: 'cipher' | 'hmac'): string[] {
+  const ok = (n: string) => supported.includes(n) && !isWeakAlgorithm(family, n);
+  const head = measured.filter(ok);
+  return [...head, ...fallback.filter((n) => ok(n) && !head.includes(n))];
+}
+
+/**
+ * The default orders a measurement gives: its ciphers and MACs fastest first (app/common/model/cipherSpeed.ts
+ * rankCiphers / rankMacs), then what it did not measure in the fallback's order; never a weak or unsupported name.
+ * @param measurement a measurement of this machine
+ */
+export function ordersFromMeasurement(measurement: CipherMeasurement): DefaultAlgorithmOrders {
+  return {
+    cipher: measuredThenRest(rankCiphers(measurement.rows), cipherOrderFor(detectAes().aes), ssh2Constants.SUPPORTED_CIPHER, 'cipher'),
+    hmac: measuredThenRest(rankMacs(measurement.rows), fallbackMacOrder(), ssh2Constants.SUPPORTED_MAC, 'hmac'),
+    source: 'measurement',
+  };
+}
+
+/**
+ * The default cipher and MAC orders for this machine: from its measurement in `<dataDir>/cipher-speed.json` when one
+ * of this machine and software is stored (fastest per core first), else the AES rule and ssh2's MAC order. Reads the
+ * file on every call (small; another process may have measured since). Call it in the coordinating thread and post
+ * the lists to workers (see the module comment).
+ * @param dataDir the data folder; default stores/dataDir.ts resolveHome() (`SLUICE_HOME`)
+ */
+export function defaultAlgorithmOrders(dataDir: string = resolveHome()): DefaultAlgorithmOrders {
+  const { measurement } = readCipherSpeed(dataDir, machineFacts());
+  if (measurement) return ordersFromMeasurement(measurement);
+  return { cipher: cipherOrderFor(detectAes().aes), hmac: fallbackMacOrder(), source: 'aes-rule' };
+}
+
+/**
+ * Default cipher order for this machine: the measured order ({@link defaultAlgorithmOrders}), else aes128-gcm first
+ * where the CPU has AES instructions and chacha20-poly1305 first where it has not.
+ * @param dataDir the data folder holding cipher-speed.json; default resolveHome()
+ */
+export function defaultCipherOrder(dataDir?: string): string[] {
+  return defaultAlgorithmOrders(dataDir).cipher;
+}
+
+/**
+ * Default MAC order for this machine (used with CTR ciphers; AEAD ciphers carry their own tag): the measured order,
+ * else ssh2's DEFAULT_MAC without weak MACs.
+ * @param dataDir the data folder holding cipher-speed.json; default resolveHome()
+ */
+export function defaultMacOrder(dataDir?: string): string[] {
+  return defaultAlgorithmOrders(dataDir).hmac;
 }
 
 /** Splits CLI comma lists: `['a,b', ' c ']` → `['a', 'b', 'c']`. */
@@ -121,7 +139,7 @@ function splitNames(values: string[]): string[] {
  * Resolves one family: an explicit list, or (as in ssh_config(5) `Ciphers`) a list starting with `+`
  * (append to the defaults), `-` (remove from the defaults) or `^` (put first).
  */
-function resolveFamily(family: AlgorithmFamily, values: string[]): string[] {
+function resolveFamily(family: AlgorithmFamily, values: string[], orders: DefaultAlgorithmOrders): string[] {
   const { flag, supported, defaults } = FAMILIES[family];
   const joined = splitNames(values).join(',');
   if (joined === '') throw new SluiceError('USAGE', `${flag} needs at least one algorithm name. Supported: ${supported().join(', ')}`);
@@ -133,7 +151,7 @@ function resolveFamily(family: AlgorithmFamily, values: string[]): string[] {
       throw new SluiceError('USAGE', `Unknown or unsupported ${flag} algorithm "${name}". Supported: ${supported().join(', ')}`);
     }
   }
-  const base = [...defaults()];
+  const base = [...defaults(orders)];
   let result: string[];
   if (mode === '+') result = [...base, ...names];
   else if (mode === '^') result = [...names, ...base];
@@ -147,17 +165,21 @@ function resolveFamily(family: AlgorithmFamily, values: string[]): string[] {
 /**
  * Builds the ssh2 `algorithms` config from CLI choices (`--cipher`, `--kex`, `--mac`,
  * `--host-key-algorithms`), validating every name against ssh2's SUPPORTED_* lists.
- * `cipher` always comes back explicit ({@link defaultCipherOrder} when not chosen) so that workers do
- * not fall back to ssh2's own order; other families are left to ssh2's defaults when not chosen.
+ * `cipher` and `hmac` always come back explicit ({@link defaultAlgorithmOrders} when not chosen: this machine's
+ * measured order, else the AES rule) so that workers do not fall back to ssh2's own order; `+`, `-` and `^` lists
+ * apply to those defaults; kex and host-key algorithms are left to ssh2's defaults when not chosen.
+ * @param dataDir the data folder holding cipher-speed.json; default resolveHome()
  * @throws SluiceError('USAGE') naming the unknown algorithm and listing the supported ones
  */
-export function buildAlgorithms(choice: AlgorithmChoice): Algorithms {
+export function buildAlgorithms(choice: AlgorithmChoice, dataDir?: string): Algorithms {
+  const orders = defaultAlgorithmOrders(dataDir);
   const out: Record<string, string[]> = {
-    cipher: choice.cipher !== undefined ? resolveFamily('cipher', choice.cipher) : defaultCipherOrder(),
+    cipher: choice.cipher !== undefined ? resolveFamily('cipher', choice.cipher, orders) : orders.cipher,
+    hmac: choice.hmac !== undefined ? resolveFamily('hmac', choice.hmac, orders) : orders.hmac,
   };
-  for (const family of ['kex', 'hmac', 'serverHostKey'] as const) {
+  for (const family of ['kex', 'serverHostKey'] as const) {
     const values = choice[family];
-    if (values !== undefined) out[family] = resolveFamily(family, values);
+    if (values !== undefined) out[family] = resolveFamily(family, values, orders);
   }
   return out as Algorithms;
 }

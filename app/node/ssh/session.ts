@@ -55,7 +55,7 @@ export interface SessionOptions {
    * the exec ("no more sessions"). Explicit `channels` are kept as given.
    */
   reserveExecSession?: boolean;
-  /** Data folder (leftovers journal); default stores/dataDir.ts resolveHome(). */
+  /** Data folder (leftovers journal, cipher-speed.json for the default algorithm orders); default stores/dataDir.ts resolveHome(). */
   dataDir?: string;
   /** This site's speed limit, bytes per second (0 or absent: none); {@link Session.setRateLimit} changes it. */
   rateLimit?: number;

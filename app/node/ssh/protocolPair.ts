@@ -1,0 +1,101 @@
+/**
+ * Two ssh2 transport endpoints (lib/protocol/Protocol.js, the layer that frames, pads, encrypts and MACs every SSH
+ * packet: RFC 4253 §6) joined in memory, a client and a server pinned to one cipher and MAC, for timing that layer
+ * without sockets (the cipher benchmark, issue #15). The key exchange is curve25519-sha256 with a fresh ed25519 host
+ * key; after it, {@link ProtocolPair.send} passes CHANNEL_DATA packets client → server and the caller decides when the
+ * server decrypts them ({@link ProtocolPair.deliver}), so encryption and decryption can be timed apart.
+ */
+import { utils } from 'ssh2';
+
+/** The part of ssh2's Protocol class used here. */
+interface Ssh2Protocol {
+  start?: () => void;
+  parse(chunk: Buffer, i: number, len: number): void;
+  channelData(chan: number, data: Buffer): void;
+  cleanup(): void;
+}
+type ProtocolCtor = new (config: Record<string, unknown>) => Ssh2Protocol;
+/** ssh2's onWrite: `cb` (Sluice's patch) is called once the packet is "written", which frees its slab for reuse. */
+type Written = [Buffer, (() => void) | undefined];
+
+let hostKey: unknown;
+/** An ed25519 host key for the server side (made once per thread). */
+function serverHostKey(): unknown {
+  if (hostKey === undefined) hostKey = utils.parseKey(utils.generateKeyPairSync('ed25519').private);
+  return hostKey;
+}
+
+/** A client and a server transport in one thread, joined in memory. */
+export interface ProtocolPair {
+  /** The client sends one SSH_MSG_CHANNEL_DATA (RFC 4254 §5.2) with `data`; it is encrypted now, delivered later. */
+  send(data: Buffer): void;
+  /** The server parses (decrypts, checks the MAC of) every packet sent since the last call. */
+  deliver(): void;
+  /** CHANNEL_DATA payload bytes the server has received. */
+  readonly received: number;
+  close(): void;
+}
+
+/**
+ * Makes a pair and runs its key exchange.
+ * @param cipher a cipher name ssh2 supports (`aes128-gcm@openssh.com`, `aes256-ctr`)
+ * @param mac a MAC name for a non-AEAD cipher; ignored by AEAD ciphers
+ * @throws Error when the key exchange fails (e.g. a name this ssh2 or OpenSSL does not support)
+ */
+export async function openProtocolPair(cipher: string, mac: string): Promise<ProtocolPair> {
+  const Protocol = require('ssh2/lib/protocol/Protocol.js') as ProtocolCtor;
+  const lists = { cipher: [cipher], mac: [mac], compress: ['none'], lang: [] as string[] };
+  const offer = () => ({ kex: ['curve25519-sha256'], serverHostKey: ['ssh-ed25519'], cs: { ...lists }, sc: { ...lists } });
+  let received = 0;
+  let bulk = false;
+  const toServer: Written[] = [];
+  const toClient: Written[] = [];
+  let failed: Error | undefined;
+  let handshakes = 0;
+  let wake: () => void = () => undefined;
+  const handlers = { CHANNEL_DATA: (_self: unknown, _chan: number, data: Buffer) => { received += data.length; } };
+  const common = {
+    offer: undefined as unknown,
+    messageHandlers: handlers,
+    onError: (e: Error) => { failed ??= e; wake(); },
+    onHandshakeComplete: () => { handshakes++; wake(); },
+  };
+  // During the handshake every write is copied (ssh2 may reuse its buffers); bulk packets are queued as they are.
+  const write = (q: Written[]) => (data: Buffer, cb?: () => void) => {
+    q.push(bulk ? [data, cb] : [Buffer.from(data), cb]);
+    wake();
+  };
+  const client = new Protocol({ ...common, offer: offer(), onWrite: write(toServer), hostVerifier: (_k: unknown, cb: (ok: boolean) => void) => cb(true) });
+  const server = new Protocol({ ...common, server: true, hostKeys: { 'ssh-ed25519': serverHostKey() }, offer: offer(), onWrite: write(toClient) });
+  const drain = (q: Written[], to: Ssh2Protocol) => {
+    while (q.length) {
+      const [d, cb] = q.shift()!;
+      to.parse(d, 0, d.length);
+      cb?.();
+    }
+  };
+  client.start?.();
+  server.start?.();
+  while (handshakes < 2 && !failed) {
+    if (toServer.length || toClient.length) {
+      drain(toServer, server);
+      drain(toClient, client);
+      continue;
+    }
+    await new Promise<void>((resolve) => { wake = resolve; setImmediate(resolve); });
+  }
+  drain(toServer, server);
+  drain(toClient, client);
+  if (failed) {
+    client.cleanup();
+    server.cleanup();
+    throw new Error(`key exchange with ${cipher}${mac ? ` + ${mac}` : ''} failed: ${failed.message}`);
+  }
+  bulk = true;
+  return {
+    send: (data) => client.channelData(0, data),
+    deliver: () => drain(toServer, server),
+    get received() { return received; },
+    close: () => { client.cleanup(); server.cleanup(); },
+  };
+}

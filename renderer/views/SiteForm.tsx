@@ -1,12 +1,18 @@
 /**
  * Create / edit a site: validated fields (errors shown beside each field, announced via role="alert"),
- * authentication method, default folders, and advanced settings (connections, channels, speed limit, jump hosts, cipher list).
+ * authentication method, default folders, advanced settings (connections, channels, speed limit, jump hosts), the
+ * algorithm lists (AlgorithmEditor.tsx) and "Test connection" with the form's settings (SiteTestResult.tsx).
  */
-import { useId, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
+import type { AlgorithmCatalog } from '../../app/common/algorithms';
+import { ALGORITHM_FAMILIES, SITE_ALGORITHM_FIELDS } from '../../app/common/algorithms';
 import type { Settings } from '../../app/common/ipc/contract';
-import { KNOWN_CIPHERS, validateSiteForm, type SiteForm, type SiteFormField } from '../state/siteForm';
+import { validateSiteForm, type SiteForm, type SiteFormField } from '../state/siteForm';
 import type { SiteInput } from '../../app/common/model/site';
+import { useBridge } from '../state/react';
+import { AlgorithmEditor } from './AlgorithmEditor';
 import { Dialog } from './Dialog';
+import { SiteTestResult, type SiteTestState } from './SiteTestResult';
 
 export interface SiteFormDialogProps {
   initial: SiteForm;
@@ -26,7 +32,20 @@ export function SiteFormDialog({ initial, folders, hasPassword, settings, onSave
   const [saving, setSaving] = useState(false);
   const [saveError, setSaveError] = useState<string | null>(null);
   const [allowInsecure, setAllowInsecure] = useState(false);
+  const [catalog, setCatalog] = useState<AlgorithmCatalog | null>(null);
+  const [catalogError, setCatalogError] = useState<string | null>(null);
+  const [testState, setTestState] = useState<SiteTestState | null>(null);
+  const bridge = useBridge();
   const uid = useId();
+  useEffect(() => {
+    let live = true;
+    void bridge.algorithmsCatalog().then((r) => {
+      if (!live) return;
+      if (r.ok) setCatalog(r.value);
+      else setCatalogError(r.error.message);
+    });
+    return () => { live = false; };
+  }, [bridge]);
   const result = validateSiteForm(form);
   const errors = submitted && !result.ok ? result.errors : {};
   const insecure = settings !== null && !settings.secretStorage.secure && !settings.allowInsecureSecretStorage;
@@ -55,6 +74,19 @@ export function SiteFormDialog({ initial, folders, hasPassword, settings, onSave
   const text = (key: 'name' | 'folder' | 'host' | 'port' | 'user' | 'keyPath' | 'localDir' | 'remoteDir' | 'connections' | 'channels' | 'speedLimit' | 'jumpHost', label: string, extra: Record<string, unknown> = {}) =>
     field(key, label, (p) => <input {...p} {...extra} value={form[key]} onChange={(e) => set(key, e.target.value)} autoComplete="off" />);
 
+  /** Connects once with the form as it is (a name is not needed for that), and shows what was found. */
+  const testConnection = async () => {
+    const checked = validateSiteForm({ ...form, name: form.name.trim() || form.host.trim() || 'test' });
+    if (!checked.ok) {
+      setSubmitted(true);
+      return;
+    }
+    setTestState({ kind: 'running' });
+    const password = form.authMethod === 'password' && form.password !== '' ? form.password : undefined;
+    const r = await bridge.sitesTest(password === undefined ? { site: checked.site } : { site: checked.site, password });
+    setTestState(r.ok ? { kind: 'done', report: r.value } : { kind: 'error', message: r.error.message });
+  };
+
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
     setSubmitted(true);
@@ -70,7 +102,7 @@ export function SiteFormDialog({ initial, folders, hasPassword, settings, onSave
   };
 
   return (
-    <Dialog title={form.id ? `Edit site ${initial.name}` : 'New site'} onCancel={onCancel}>
+    <Dialog title={form.id ? `Edit site ${initial.name}` : 'New site'} onCancel={onCancel} className="site-form">
       <form onSubmit={submit} aria-label="Site" noValidate>
         <div className="form-grid">
           {text('name', 'Name', { 'data-autofocus': true })}
@@ -124,29 +156,30 @@ export function SiteFormDialog({ initial, folders, hasPassword, settings, onSave
             {text('channels', 'Channels per connection', { inputMode: 'numeric', placeholder: 'auto (1–8)' })}
             {text('speedLimit', 'Speed limit (MiB/s)', { inputMode: 'decimal', placeholder: 'none' })}
             {text('jumpHost', 'Jump host', { placeholder: 'as ~/.ssh/config says (e.g. user@bastion:22)' })}
-            {field('ciphers', 'Ciphers', (p) => (
-              <input
-                {...p}
-                value={form.ciphers}
-                list={`${uid}-ciphers`}
-                placeholder="default order"
-                onChange={(e) => set('ciphers', e.target.value)}
-                autoComplete="off"
-              />
-            ))}
-            <datalist id={`${uid}-ciphers`}>
-              {KNOWN_CIPHERS.map((c) => (
-                <option key={c} value={c} />
-              ))}
-            </datalist>
           </div>
         </fieldset>
+        <fieldset>
+          <legend>Algorithms</legend>
+          <p className="note">Most preferred first; the server picks the first one it also accepts. Weak ones are off unless enabled here.</p>
+          <AlgorithmEditor
+            catalog={catalog}
+            catalogError={catalogError}
+            choices={form}
+            errors={errors}
+            onChange={(f, choice) => set(f, choice)}
+            initiallyOpen={ALGORITHM_FAMILIES.filter((f) => form[SITE_ALGORITHM_FIELDS[f]] !== null)}
+          />
+        </fieldset>
+        {testState && <SiteTestResult state={testState} />}
         {saveError && (
           <p className="error-text" role="alert">
             {saveError}
           </p>
         )}
         <div className="buttons">
+          <button type="button" className="test-button" onClick={() => void testConnection()} disabled={testState?.kind === 'running'}>
+            Test connection
+          </button>
           <button type="button" onClick={onCancel}>
             Cancel
           </button>

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { buildAlgorithms, defaultCipherOrder, cipherOrderFor, aesFromCpuinfo, detectAes, supportedAlgorithms } from './algorithms';
+import { algorithmCatalog, buildAlgorithms, defaultCipherOrder, cipherOrderFor, aesFromCpuinfo, detectAes, supportedAlgorithms } from './algorithms';
 import { SluiceError } from '../errors';
 
 const constants = require('ssh2/lib/protocol/constants') as { SUPPORTED_CIPHER: string[]; DEFAULT_KEX: string[]; DEFAULT_MAC: string[] };
@@ -67,12 +67,33 @@ test('a worker thread gets the same order through the /proc/cpuinfo fallback', a
   assert.deepEqual(result.order, defaultCipherOrder());
 });
 
-test('buildAlgorithms defaults: explicit cipher order, ssh2 defaults for the rest', () => {
+test('buildAlgorithms defaults: explicit cipher order and host-key list without ssh-rsa, ssh2 defaults for the rest', () => {
   const algos = buildAlgorithms({});
   assert.deepEqual(algos.cipher, defaultCipherOrder());
   assert.equal(algos.kex, undefined);
   assert.equal(algos.hmac, undefined);
-  assert.equal(algos.serverHostKey, undefined);
+  const ssh2Defaults = (constants as unknown as { DEFAULT_SERVER_HOST_KEY: string[] }).DEFAULT_SERVER_HOST_KEY;
+  assert.ok(ssh2Defaults.includes('ssh-rsa'), 'ssh2 itself would offer ssh-rsa');
+  assert.deepEqual(algos.serverHostKey, ssh2Defaults.filter((a) => a !== 'ssh-rsa'));
+  assert.deepEqual(buildAlgorithms({ serverHostKey: ['+ssh-rsa'] }).serverHostKey, [...ssh2Defaults.filter((a) => a !== 'ssh-rsa'), 'ssh-rsa'],
+    'a weak one is offered when asked for');
+});
+
+test('algorithmCatalog: supported names, weak ones marked with their reason and never in the defaults', () => {
+  const catalog = algorithmCatalog();
+  assert.deepEqual(catalog.cipher.defaults, defaultCipherOrder());
+  assert.deepEqual(catalog.kex.defaults, constants.DEFAULT_KEX);
+  assert.match(catalog.cipher.weak['aes128-cbc'], /CBC/);
+  assert.match(catalog.kex.weak['diffie-hellman-group1-sha1'], /RFC 9142/);
+  assert.match(catalog.serverHostKey.weak['ssh-rsa'], /SHA-1/);
+  assert.ok(!('hmac-md5-96' in catalog.cipher.weak), 'weak names are per family');
+  for (const [family, c] of Object.entries(catalog)) {
+    for (const name of Object.keys(c.weak)) {
+      assert.ok(c.supported.includes(name), `${family} ${name} is supported`);
+      assert.ok(!c.defaults.includes(name), `${family} ${name} is not a default`);
+    }
+    for (const name of c.defaults) assert.ok(c.supported.includes(name), `${family} default ${name} is supported`);
+  }
 });
 
 test('buildAlgorithms parses comma lists and validates names', () => {

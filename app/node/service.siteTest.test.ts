@@ -3,7 +3,8 @@
  * OpenSSH sshd (e2e/fixtures/sshd.ts): `sites.test` with unsaved settings (host key asked, negotiated set, server
  * version, RTT, home folder), a wrong password reported as an authentication failure, a site restricted to one cipher
  * negotiating exactly it (and the status bar's set with the server's version), a site offering only ciphers the
- * server refuses failing NEGOTIATION_FAILED at the key exchange, and `algorithms.catalog`.
+ * server refuses failing NEGOTIATION_FAILED at the key exchange, a saved password site tested with its stored (or a
+ * typed) password under a prompt id of its own (a scripted ssh2 server), and `algorithms.catalog`.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,6 +12,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { startSshd, type SshdServer } from '../../e2e/fixtures/sshd';
+import { startScriptedServer } from '../../e2e/fixtures/scriptedServer';
 import type { AuthPrompt, EventName, EventPayloads } from '../common/ipc/contract';
 import type { SiteInput } from '../common/model/site';
 import { SluiceService } from './service';
@@ -167,4 +169,28 @@ test('algorithms.catalog: each family with its defaults and weak names', async (
   assert.ok(res.value.serverHostKey.supported.includes('ssh-rsa'));
   assert.ok(res.value.hmac.defaults.includes('hmac-sha2-256-etm@openssh.com'));
   assert.ok(res.value.kex.defaults.includes('curve25519-sha256'));
+});
+
+test('sites.test of a saved password site logs in with the stored password; a typed one wins; prompts never name the saved site', async (t) => {
+  const scripted = await startScriptedServer({ password: 'Stored-pw-35', maxAuthTries: 6 });
+  t.after(() => scripted.stop());
+  const c = setup(t, true);
+  fs.appendFileSync(c.knownHosts, `${scripted.knownHostsLine()}\n`);
+  const site: SiteInput = { name: 'Pw', folder: '', host: scripted.host, port: scripted.port, user: 'alice', authMethod: 'password' };
+  const saved = await c.service.invoke('sites.save', { site, password: 'Stored-pw-35' });
+  assert.ok(saved.ok, JSON.stringify(saved));
+  const stored = await c.service.invoke('sites.test', { site: { ...site, id: saved.value.id } });
+  assert.ok(stored.ok && stored.value.ok, JSON.stringify(stored));
+  assert.equal(stored.value.authMethod, 'password');
+  assert.deepEqual(scripted.passwordAttempts, ['Stored-pw-35']);
+
+  const prompt = c.next('auth.prompt');
+  const typed = c.service.invoke('sites.test', { site: { ...site, id: saved.value.id }, password: 'Typed-pw-71' });
+  const p = await prompt;
+  assert.ok(p.siteId.startsWith('test-') && p.siteId !== saved.value.id, `a test's prompt goes by its own id (${p.siteId})`);
+  assert.equal(p.retry, true, 'the typed password was tried first and refused');
+  assert.ok((await c.service.invoke('auth.answer', { promptId: p.promptId })).ok);
+  const res = await typed;
+  assert.ok(res.ok && !res.value.ok && res.value.step === 'authentication', JSON.stringify(res));
+  assert.deepEqual(scripted.passwordAttempts, ['Stored-pw-35', 'Typed-pw-71']);
 });

@@ -16,19 +16,23 @@ import { errorInfo } from './results';
 import type { SiteSessions } from './sessions';
 import type { SiteSession } from './siteSession';
 
-/** The id a test of an unsaved site goes by in its prompts (`auth.prompt`, `hostKey.prompt`). */
-const UNSAVED_PREFIX = 'unsaved-';
+/**
+ * The id a test goes by in its prompts (`auth.prompt`, `hostKey.prompt`): never a saved site's, so that answering a
+ * test's dialogs (e.g. replacing a changed key) does not connect the saved site.
+ */
+const TEST_PREFIX = 'test-';
 
 /**
- * Secrets for a test: a saved site's are read (its stored password, remembered passphrases); nothing is written for
- * an unsaved one (it has no id to keep them under), and a saved one's are kept only when the user ticks Remember.
+ * Secrets for a test under `testId`: a saved site's are read under its own id (its stored password, remembered
+ * passphrases: ids `SITE` and `SITE\npassphrase\nKEY`) and a Remember keeps them there; nothing is read or kept for an
+ * unsaved one (it has no id to keep them under).
  */
-function testSecrets(store: SecretStore, saved: boolean): SecretStore {
-  if (saved) return store;
+function testSecrets(store: SecretStore, testId: string, savedId: string | undefined): SecretStore {
+  const real = (id: string): string | undefined => (savedId !== undefined && id.startsWith(testId) ? savedId + id.slice(testId.length) : undefined);
   return {
-    get: async () => undefined,
-    set: async () => undefined,
-    delete: async () => undefined,
+    get: async (id) => { const r = real(id); return r === undefined ? undefined : store.get(r); },
+    set: async (id, secret) => { const r = real(id); if (r !== undefined) await store.set(r, secret); },
+    delete: async (id) => { const r = real(id); if (r !== undefined) await store.delete(r); },
     status: () => store.status(),
   };
 }
@@ -40,12 +44,12 @@ function testSecrets(store: SecretStore, saved: boolean): SecretStore {
  */
 export async function testSite(sessions: SiteSessions, hub: ServiceHub, input: SiteInput, password?: string): Promise<SiteTestReport> {
   const started = performance.now();
-  const saved = input.id !== undefined && hub.store.get(input.id) !== undefined;
+  const savedId = input.id !== undefined && hub.store.get(input.id) !== undefined ? input.id : undefined;
   const now = hub.clock();
-  const site: Site = { ...input, id: saved ? input.id! : `${UNSAVED_PREFIX}${randomUUID()}`, createdAt: now, updatedAt: now };
+  const site: Site = { ...input, id: `${TEST_PREFIX}${randomUUID()}`, createdAt: now, updatedAt: now };
   const where = `${site.user}@${site.host}:${site.port}`;
   const s: SiteSession = {
-    site, password, secretStore: testSecrets(hub.secrets, saved),
+    site, password, secretStore: testSecrets(hub.secrets, site.id, savedId),
     status: { siteId: site.id, siteName: site.name, state: 'connecting', connectionsUp: 0, connections: 1 },
     secrets: new Set(), prompts: new Set(), passphrases: new Map(), changed: new Set(),
   };

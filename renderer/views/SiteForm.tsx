@@ -51,7 +51,11 @@ export function SiteFormDialog({ initial, folders, hasPassword, settings, onSave
   const insecure = settings !== null && !settings.secretStorage.secure && !settings.allowInsecureSecretStorage;
   const wantsPassword = form.authMethod === 'password' && form.password !== '' && !form.forgetPassword;
 
-  const set = <K extends SiteFormField>(key: K, value: SiteForm[K]) => setForm((f) => ({ ...f, [key]: value }));
+  const set = <K extends SiteFormField>(key: K, value: SiteForm[K]) => {
+    setForm((f) => ({ ...f, [key]: value }));
+    // A result is about the settings it was made with.
+    setTestState((t) => (t?.kind === 'running' ? t : null));
+  };
 
   const field = (key: SiteFormField, label: string, input: (props: { id: string; 'aria-invalid': boolean; 'aria-describedby'?: string }) => React.ReactNode) => {
     const id = `${uid}-${key}`;

@@ -150,6 +150,19 @@ test('a site offering only ciphers the server refuses fails NEGOTIATION_FAILED a
   assert.equal(failed.ok ? '' : failed.error.code, 'NEGOTIATION_FAILED', 'a session fails the same way (and is not retried)');
 });
 
+test('no common key exchange or host-key algorithm: NEGOTIATION_FAILED naming the family and the offer', async (t) => {
+  const c = setup(t, true);
+  // The fixture's sshd has an ed25519 host key only; OpenSSH 9 no longer accepts diffie-hellman-group1-sha1.
+  const hostKey = await c.service.invoke('sites.test', { site: form({ hostKeyAlgorithms: ['ecdsa-sha2-nistp256'] }) });
+  assert.ok(hostKey.ok && !hostKey.value.ok, JSON.stringify(hostKey));
+  assert.deepEqual([hostKey.value.step, hostKey.value.code], ['key exchange', 'NEGOTIATION_FAILED']);
+  assert.match(hostKey.value.message, /accepts no host-key algorithm Sluice offered \(offered: ecdsa-sha2-nistp256\)/);
+  const kex = await c.service.invoke('sites.test', { site: form({ kex: ['diffie-hellman-group1-sha1'] }) });
+  assert.ok(kex.ok && !kex.value.ok, JSON.stringify(kex));
+  assert.equal(kex.value.code, 'NEGOTIATION_FAILED');
+  assert.match(kex.value.message, /accepts no key exchange method Sluice offered \(offered: diffie-hellman-group1-sha1\)/);
+});
+
 test('sites.test with an unknown algorithm name fails at the settings step, naming it', async (t) => {
   const c = setup(t, true);
   const tested = await c.service.invoke('sites.test', { site: form({ kex: ['curve99-sha1'] }) });

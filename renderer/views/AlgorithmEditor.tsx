@@ -55,6 +55,8 @@ function FamilyList({ family, catalog, choice, error, open, onChange }: FamilyLi
   const rows = rowsOf(fam, choice);
   const enabledCount = rows.filter((r) => r.enabled).length;
   const listRef = useRef<HTMLOListElement>(null);
+  // Open or closed as the user left it (a reset must not fold the list away); a list with an error opens.
+  const [expanded, setExpanded] = useState(open);
   /** The button to focus after a move re-rendered the list (its aria-label). */
   const [focusAfter, setFocusAfter] = useState<string | null>(null);
   useEffect(() => {
@@ -71,7 +73,7 @@ function FamilyList({ family, catalog, choice, error, open, onChange }: FamilyLi
   };
 
   return (
-    <details className="algorithm-family" open={open || error !== undefined}>
+    <details className="algorithm-family" open={expanded || error !== undefined} onToggle={(e) => setExpanded(e.currentTarget.open)}>
       <summary>
         {title} <span className="note">— {choiceSummary(fam, choice)}</span>
       </summary>

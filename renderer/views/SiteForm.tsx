@@ -35,6 +35,8 @@ export function SiteFormDialog({ initial, folders, hasPassword, settings, onSave
   const [catalog, setCatalog] = useState<AlgorithmCatalog | null>(null);
   const [catalogError, setCatalogError] = useState<string | null>(null);
   const [testState, setTestState] = useState<SiteTestState | null>(null);
+  /** The lists a site has its own order for start open. */
+  const [openAtStart] = useState(() => ALGORITHM_FAMILIES.filter((f) => initial[SITE_ALGORITHM_FIELDS[f]] !== null));
   const bridge = useBridge();
   const uid = useId();
   useEffect(() => {
@@ -171,7 +173,7 @@ export function SiteFormDialog({ initial, folders, hasPassword, settings, onSave
             choices={form}
             errors={errors}
             onChange={(f, choice) => set(f, choice)}
-            initiallyOpen={ALGORITHM_FAMILIES.filter((f) => form[SITE_ALGORITHM_FIELDS[f]] !== null)}
+            initiallyOpen={openAtStart}
           />
         </fieldset>
         {testState && <SiteTestResult state={testState} />}

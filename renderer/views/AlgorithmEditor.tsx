@@ -8,6 +8,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { AlgorithmCatalog, AlgorithmFamilyName } from '../../app/common/algorithms';
 import { ALGORITHM_FAMILIES, SITE_ALGORITHM_FIELDS } from '../../app/common/algorithms';
 import { FAMILY_LABELS, choiceSummary, familyOf, move, rowsOf, toggle, type AlgorithmChoice } from '../state/algorithmLists';
+import { useBridge } from '../state/react';
 import type { AlgorithmField } from '../state/siteForm';
 
 export interface AlgorithmEditorProps {
@@ -20,6 +21,20 @@ export interface AlgorithmEditorProps {
   onChange: (field: AlgorithmField, choice: AlgorithmChoice) => void;
   /** Families shown open at first (e.g. one with a weak name enabled). */
   initiallyOpen?: AlgorithmFamilyName[];
+}
+
+/** The engine's catalog (`algorithms.catalog`), read once per form; null while it loads, or with the error. */
+export function useAlgorithmCatalog(): { catalog: AlgorithmCatalog | null; catalogError: string | null } {
+  const bridge = useBridge();
+  const [state, setState] = useState<{ catalog: AlgorithmCatalog | null; catalogError: string | null }>({ catalog: null, catalogError: null });
+  useEffect(() => {
+    let live = true;
+    void bridge.algorithmsCatalog().then((r) => {
+      if (live) setState(r.ok ? { catalog: r.value, catalogError: null } : { catalog: null, catalogError: r.error.message });
+    });
+    return () => { live = false; };
+  }, [bridge]);
+  return state;
 }
 
 /** Every family's list. */

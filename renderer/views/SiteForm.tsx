@@ -3,14 +3,13 @@
  * authentication method, default folders, advanced settings (connections, channels, speed limit, jump hosts), the
  * algorithm lists (AlgorithmEditor.tsx) and "Test connection" with the form's settings (SiteTestResult.tsx).
  */
-import { useEffect, useId, useState } from 'react';
-import type { AlgorithmCatalog } from '../../app/common/algorithms';
+import { useId, useState } from 'react';
 import { ALGORITHM_FAMILIES, SITE_ALGORITHM_FIELDS } from '../../app/common/algorithms';
 import type { Settings } from '../../app/common/ipc/contract';
 import { validateSiteForm, type SiteForm, type SiteFormField } from '../state/siteForm';
 import type { SiteInput } from '../../app/common/model/site';
 import { useBridge } from '../state/react';
-import { AlgorithmEditor } from './AlgorithmEditor';
+import { AlgorithmEditor, useAlgorithmCatalog } from './AlgorithmEditor';
 import { Dialog } from './Dialog';
 import { SiteTestResult, type SiteTestState } from './SiteTestResult';
 
@@ -32,22 +31,12 @@ export function SiteFormDialog({ initial, folders, hasPassword, settings, onSave
   const [saving, setSaving] = useState(false);
   const [saveError, setSaveError] = useState<string | null>(null);
   const [allowInsecure, setAllowInsecure] = useState(false);
-  const [catalog, setCatalog] = useState<AlgorithmCatalog | null>(null);
-  const [catalogError, setCatalogError] = useState<string | null>(null);
+  const { catalog, catalogError } = useAlgorithmCatalog();
   const [testState, setTestState] = useState<SiteTestState | null>(null);
   /** The lists a site has its own order for start open. */
   const [openAtStart] = useState(() => ALGORITHM_FAMILIES.filter((f) => initial[SITE_ALGORITHM_FIELDS[f]] !== null));
   const bridge = useBridge();
   const uid = useId();
-  useEffect(() => {
-    let live = true;
-    void bridge.algorithmsCatalog().then((r) => {
-      if (!live) return;
-      if (r.ok) setCatalog(r.value);
-      else setCatalogError(r.error.message);
-    });
-    return () => { live = false; };
-  }, [bridge]);
   const result = validateSiteForm(form);
   const errors = submitted && !result.ok ? result.errors : {};
   const insecure = settings !== null && !settings.secretStorage.secure && !settings.allowInsecureSecretStorage;

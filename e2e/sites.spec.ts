@@ -26,7 +26,7 @@ test('site manager: validation, folders, edit with advanced settings, duplicate,
   await expect(form).toBeHidden();
   await expect(app.siteManager.getByRole('treeitem')).toHaveCount(0);
 
-  await app.createSite({ name: 'Prod', folder: 'Work', host: 'prod.example.org', port: 2222, user: 'deploy', connections: 4, channels: 2, ciphers: 'aes128-gcm@openssh.com, chacha20-poly1305@openssh.com' });
+  await app.createSite({ name: 'Prod', folder: 'Work', host: 'prod.example.org', port: 2222, user: 'deploy', connections: 4, channels: 2, ciphers: ['chacha20-poly1305@openssh.com', 'aes128-gcm@openssh.com'] });
   await expect(app.siteManager.getByRole('treeitem', { name: 'Folder Work' })).toBeVisible();
 
   // Edit: the advanced settings come back as saved; change the name.
@@ -35,7 +35,7 @@ test('site manager: validation, folders, edit with advanced settings, duplicate,
   const edit = page.getByRole('dialog', { name: 'Edit site Prod' });
   await expect(edit.getByLabel('Connections')).toHaveValue('4');
   await expect(edit.getByLabel('Channels per connection')).toHaveValue('2');
-  await expect(edit.getByLabel('Ciphers')).toHaveValue('aes128-gcm@openssh.com, chacha20-poly1305@openssh.com');
+  expect(await app.enabledAlgorithms(edit, 'Ciphers')).toEqual(['chacha20-poly1305@openssh.com', 'aes128-gcm@openssh.com']);
   await expect(edit.getByLabel('Port', { exact: true })).toHaveValue('2222');
   await edit.getByLabel('Name', { exact: true }).fill('Production');
   await edit.getByLabel('Jump host').fill('deploy@bastion.example.org:2222');

@@ -59,3 +59,27 @@ export function weakReason(family: AlgorithmFamilyName, name: string): string | 
 export function isWeakAlgorithm(family: AlgorithmFamilyName, name: string): boolean {
   return weakReason(family, name) !== undefined;
 }
+
+/** The algorithm lists of a site (app/common/model/site.ts) per family, as the site form and the store name them. */
+export const SITE_ALGORITHM_FIELDS: Readonly<Record<AlgorithmFamilyName, 'ciphers' | 'kex' | 'macs' | 'hostKeyAlgorithms'>> = {
+  cipher: 'ciphers',
+  kex: 'kex',
+  hmac: 'macs',
+  serverHostKey: 'hostKeyAlgorithms',
+};
+
+/** Every family, in the order the site form shows them. */
+export const ALGORITHM_FAMILIES: readonly AlgorithmFamilyName[] = ['cipher', 'kex', 'hmac', 'serverHostKey'];
+
+/** One family of the `algorithms.catalog` answer. */
+export interface AlgorithmFamilyCatalog {
+  /** Every name this ssh2 (and its OpenSSL) can negotiate, in ssh2's order. */
+  supported: string[];
+  /** What a site without its own list offers, most preferred first; never a weak name. */
+  defaults: string[];
+  /** The weak names among `supported`, each with the reason shown next to it. */
+  weak: Record<string, string>;
+}
+
+/** `algorithms.catalog`: per family, what the engine supports, offers by default, and marks weak. */
+export type AlgorithmCatalog = Record<AlgorithmFamilyName, AlgorithmFamilyCatalog>;

@@ -28,6 +28,8 @@ export type ErrorCode =
   | 'UNSUPPORTED_KEY'
   /** An upload's local source changed while it was sent (size or modification time): nothing mixed is committed. */
   | 'SOURCE_CHANGED'
+  /** The server and Sluice share no algorithm of a family (RFC 4253 §7.1: no matching cipher, MAC, key exchange, host key). */
+  | 'NEGOTIATION_FAILED'
   // The service's and IPC's own (app/common/ipc/contract.ts IpcErrorCode).
   | 'INVALID_REQUEST'
   | 'UNKNOWN_CHANNEL'
@@ -49,6 +51,7 @@ const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   EXISTS: 1,
   UNSAFE_NAME: 1,
   SOURCE_CHANGED: 1,
+  NEGOTIATION_FAILED: 1,
   USAGE: 2,
   AUTH_FAILED: 3,
   UNSUPPORTED_KEY: 3,

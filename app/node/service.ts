@@ -33,6 +33,8 @@ import { CipherMeasurements } from './service/cipherMeasurements';
 import { JobQueue } from './service/queue';
 import { redact, toErrorResult } from './service/results';
 import { SiteSessions } from './service/sessions';
+import { testSite } from './service/siteTest';
+import { algorithmCatalog } from './ssh/algorithms';
 import { applyImport, exportSites, previewImport, writeExport, type SiteImportContext } from './sites/siteImport';
 import { expandHome as expandHomeOf } from './sites/source';
 
@@ -85,18 +87,21 @@ export class SluiceService {
   private readonly sessions: SiteSessions;
   private readonly hostKeys: HostKeyDesk;
   private readonly ciphers: CipherMeasurements;
+  private readonly home: string;
   private readonly queue: JobQueue;
   private readonly handlers: Handlers;
   private readonly env: NodeJS.ProcessEnv;
+  private readonly hub: ServiceHub;
   private closed = false;
 
   constructor(opts: ServiceOptions) {
     this.store = new SitesStore(opts.home, opts.clock);
+    this.home = opts.home;
     this.secrets = opts.secrets;
     this.clock = opts.clock ?? Date.now;
     const env = opts.env ?? process.env;
     this.env = env;
-    const hub: ServiceHub = {
+    const hub: ServiceHub = this.hub = {
       store: this.store,
       secrets: this.secrets,
       clock: () => this.clock(),
@@ -241,6 +246,8 @@ export class SluiceService {
         const { doc, passwords } = await exportSites(this.store, { siteIds, now: this.clock(), passwordOf: withPasswords ? (id) => this.secrets.get(id) : undefined });
         return writeExport(expandHomeOf(p, this.env.HOME ?? os.homedir()), doc, passwords, overwrite ?? false);
       },
+      'sites.test': async ({ site, password }) => testSite(this.sessions, this.hub, site, password),
+      'algorithms.catalog': async () => algorithmCatalog(this.home),
       'folders.create': async ({ path: p }) => { this.store.createFolder(p); },
       'folders.delete': async ({ path: p }) => { this.store.deleteFolder(p); },
 

@@ -54,6 +54,17 @@ export function serverSoftware(conn: Client | SFTPWrapper): string {
 }
 
 /**
+ * The server's whole identification line (RFC 4253 §4.2: `SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3`, comments included),
+ * without its CR LF; '' before it came. ssh2 keeps it as `_protocol._remoteIdentRaw` (hashed into the key exchange).
+ */
+export function serverIdent(client: Client): string {
+  const raw = (client as unknown as { _protocol?: { _remoteIdentRaw?: Buffer } })._protocol?._remoteIdentRaw;
+  if (raw) return raw.toString('latin1').replace(/[\r\n]+$/, '');
+  const software = serverSoftware(client);
+  return software ? `SSH-2.0-${software}` : '';
+}
+
+/**
  * Sends `keepalive@openssh.com` (OpenSSH PROTOCOL §2.2) and calls `onReply` when it is answered: ssh2 matches global
  * replies to its `_callbacks` queue in order (RFC 4254 §4), as its own keepalive does.
  * @returns false when the internals are missing (nothing was sent)

@@ -30,7 +30,8 @@ export interface SiteFields {
   remoteDir?: string;
   connections?: number;
   channels?: number;
-  ciphers?: string;
+  /** The site's cipher list, most preferred first (set in the form's algorithm editor); absent: the defaults. */
+  ciphers?: string[];
 }
 
 export class SluicePage {
@@ -123,10 +124,35 @@ export class SluicePage {
     if (f.remoteDir) await dialog.getByLabel('Remote folder').fill(f.remoteDir);
     if (f.connections) await dialog.getByLabel('Connections').fill(String(f.connections));
     if (f.channels) await dialog.getByLabel('Channels per connection').fill(String(f.channels));
-    if (f.ciphers) await dialog.getByLabel('Ciphers').fill(f.ciphers);
+    if (f.ciphers) await this.chooseAlgorithms(dialog, 'Ciphers', f.ciphers);
     await dialog.getByRole('button', { name: 'Save' }).click();
     await expect(dialog).toBeHidden();
     await expect(this.siteItem(f.name)).toBeVisible();
+  }
+
+  /** A family's list in an open site form (`Ciphers`, `Key exchange`, `MACs`, `Host-key algorithms`), opened. */
+  async algorithmList(dialog: Locator, title: string): Promise<Locator> {
+    const list = dialog.getByRole('list', { name: title, exact: true });
+    // A closed <details> hides its list from the accessibility tree: find the group by its summary.
+    const group = dialog.locator('details.algorithm-family').filter({ has: this.page.locator('summary', { hasText: title }) });
+    if ((await group.getAttribute('open')) === null) await group.locator('summary').click();
+    await expect(list).toBeVisible();
+    return list;
+  }
+
+  /** Sets a family's list in an open site form through its checkboxes: exactly `names` enabled, in this order. */
+  async chooseAlgorithms(dialog: Locator, title: string, names: string[]): Promise<void> {
+    const list = await this.algorithmList(dialog, title);
+    for (const name of await this.enabledAlgorithms(dialog, title)) await list.getByRole('checkbox', { name, exact: true }).uncheck();
+    // Each one enabled goes last: checking them in order gives the order.
+    for (const name of names) await list.getByRole('checkbox', { name, exact: true }).check();
+    expect(await this.enabledAlgorithms(dialog, title)).toEqual(names);
+  }
+
+  /** The names a family's list has enabled, in order (the list is opened). */
+  async enabledAlgorithms(dialog: Locator, title: string): Promise<string[]> {
+    const list = await this.algorithmList(dialog, title);
+    return list.locator('li.on code').allTextContents();
   }
 
   siteItem(name: string): Locator {

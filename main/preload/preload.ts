@@ -36,6 +36,8 @@ export const api: Bridge = {
   sitesImportPreview: call('sites.importPreview'),
   sitesImport: call('sites.import'),
   sitesExport: call('sites.export'),
+  sitesTest: call('sites.test'),
+  algorithmsCatalog: call('algorithms.catalog'),
   foldersCreate: call('folders.create'),
   foldersDelete: call('folders.delete'),
   sessionConnect: call('session.connect'),

@@ -20,6 +20,19 @@ import {
 import { err, ok, type Result } from '../../app/common/ipc/result';
 import type { Job } from '../../app/common/model/job';
 import type { SiteView } from '../../app/common/model/site';
+import type { AlgorithmCatalog } from '../../app/common/algorithms';
+
+/** A small `algorithms.catalog` answer (the engine's real one lists every name ssh2 supports). */
+export const FAKE_ALGORITHM_CATALOG: AlgorithmCatalog = {
+  cipher: {
+    supported: ['aes128-gcm@openssh.com', 'chacha20-poly1305@openssh.com', 'aes256-ctr', 'aes128-cbc'],
+    defaults: ['aes128-gcm@openssh.com', 'chacha20-poly1305@openssh.com', 'aes256-ctr'],
+    weak: { 'aes128-cbc': 'CBC mode (plaintext recovery, CVE-2008-5161); off by default since OpenSSH 7.4' },
+  },
+  kex: { supported: ['curve25519-sha256', 'diffie-hellman-group1-sha1'], defaults: ['curve25519-sha256'], weak: { 'diffie-hellman-group1-sha1': '1024-bit group and SHA-1 (RFC 9142)' } },
+  hmac: { supported: ['hmac-sha2-256-etm@openssh.com', 'hmac-md5'], defaults: ['hmac-sha2-256-etm@openssh.com'], weak: { 'hmac-md5': 'MD5' } },
+  serverHostKey: { supported: ['ssh-ed25519', 'rsa-sha2-512', 'ssh-rsa'], defaults: ['ssh-ed25519', 'rsa-sha2-512'], weak: { 'ssh-rsa': 'RSA with SHA-1 signatures (RFC 8332); off by default since OpenSSH 8.8' } },
+};
 
 /** A recorded invocation. */
 export interface FakeCall {
@@ -106,6 +119,11 @@ export function createFakeBridge(init: Partial<FakeData> = {}): FakeBridge {
       data.folders = data.folders.filter((f) => f !== path);
       return ok(undefined);
     },
+    'algorithms.catalog': () => ok(FAKE_ALGORITHM_CATALOG),
+    'sites.test': ({ site }) => ok({
+      ok: true, kex: 'curve25519-sha256', cipher: site.ciphers?.[0] ?? 'aes128-gcm@openssh.com', mac: '(implicit: AEAD)', serverHostKey: 'ssh-ed25519',
+      serverVersion: 'SSH-2.0-OpenSSH_9.2p1', rttMs: 1, home: '/home/user', authMethod: 'publickey', elapsedMs: 5,
+    }),
     'session.list': () => ok([]),
     'local.home': () => ok(data.localHome),
     'local.list': ({ path }) => (data.local[path] ? ok({ path, entries: data.local[path] }) : err('NOT_FOUND', `${path}: no such folder`)),

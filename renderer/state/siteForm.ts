@@ -6,6 +6,8 @@ import { siteInputSchema } from '../../app/common/ipc/contract';
 import type { AuthMethod, Site, SiteInput } from '../../app/common/model/site';
 import { normalizeFolder } from '../../app/common/model/site';
 import { parseJumpHosts } from '../../app/common/jumpHosts';
+import { SITE_ALGORITHM_FIELDS, type AlgorithmFamilyName } from '../../app/common/algorithms';
+import { FAMILY_LABELS, type AlgorithmChoice } from './algorithmLists';
 
 /** Every field as typed. */
 export interface SiteForm {
@@ -24,8 +26,11 @@ export interface SiteForm {
   remoteDir: string;
   connections: string;
   channels: string;
-  /** Comma- or space-separated cipher names, most preferred first. */
-  ciphers: string;
+  /** The algorithm lists (state/algorithmLists.ts): enabled names in order, null = the defaults. */
+  ciphers: AlgorithmChoice;
+  kex: AlgorithmChoice;
+  macs: AlgorithmChoice;
+  hostKeyAlgorithms: AlgorithmChoice;
   /** Speed limit in MiB/s ('' = none; decimals allowed). */
   speedLimit: string;
   /** Jump hosts, ProxyJump syntax ('' = as ~/.ssh/config says; `none` = connect directly). */
@@ -34,15 +39,8 @@ export interface SiteForm {
 
 export type SiteFormField = keyof SiteForm;
 
-/** Ciphers offered as suggestions (OpenSSH names, fastest first on AES-NI machines). */
-export const KNOWN_CIPHERS = [
-  'aes128-gcm@openssh.com',
-  'aes256-gcm@openssh.com',
-  'chacha20-poly1305@openssh.com',
-  'aes128-ctr',
-  'aes192-ctr',
-  'aes256-ctr',
-];
+/** The form's algorithm list fields, by family. */
+export type AlgorithmField = (typeof SITE_ALGORITHM_FIELDS)[AlgorithmFamilyName];
 
 /** An empty form for a new site in `folder`. */
 export function newSiteForm(folder = ''): SiteForm {
@@ -60,7 +58,10 @@ export function newSiteForm(folder = ''): SiteForm {
     remoteDir: '',
     connections: '',
     channels: '',
-    ciphers: '',
+    ciphers: null,
+    kex: null,
+    macs: null,
+    hostKeyAlgorithms: null,
     speedLimit: '',
     jumpHost: '',
   };
@@ -83,7 +84,10 @@ export function siteToForm(site: Site): SiteForm {
     remoteDir: site.remoteDir ?? '',
     connections: site.connections === undefined ? '' : String(site.connections),
     channels: site.channels === undefined ? '' : String(site.channels),
-    ciphers: (site.ciphers ?? []).join(', '),
+    ciphers: site.ciphers?.length ? [...site.ciphers] : null,
+    kex: site.kex?.length ? [...site.kex] : null,
+    macs: site.macs?.length ? [...site.macs] : null,
+    hostKeyAlgorithms: site.hostKeyAlgorithms?.length ? [...site.hostKeyAlgorithms] : null,
     speedLimit: site.speedLimit === undefined ? '' : String(Math.round((site.speedLimit / 1048576) * 1000) / 1000),
     jumpHost: site.jumpHost ?? '',
   };
@@ -138,10 +142,13 @@ export function validateSiteForm(form: SiteForm): SiteFormResult {
   const jumpHost = form.jumpHost.trim();
   const jump = jumpHost ? parseJumpHosts(jumpHost) : null;
   if (jump && !jump.ok) errors.jumpHost = `Not a jump host list: ${jump.error}. Write [user@]host[:port], several separated by commas`;
-  const ciphers = form.ciphers.split(/[\s,]+/).filter(Boolean);
-  const badCipher = ciphers.find((c) => !/^[a-z0-9][a-z0-9@.-]*$/i.test(c));
-  if (badCipher) errors.ciphers = `"${badCipher}" is not a cipher name`;
-  else if (ciphers.length > 20) errors.ciphers = 'At most 20 ciphers';
+  const lists: Partial<Record<AlgorithmField, string[]>> = {};
+  for (const [family, field] of Object.entries(SITE_ALGORITHM_FIELDS) as Array<[AlgorithmFamilyName, AlgorithmField]>) {
+    const list = form[field];
+    if (list === null) continue;
+    if (list.length === 0) errors[field] = `Enable at least one ${FAMILY_LABELS[family].one}, or reset the list to the defaults`;
+    else lists[field] = list;
+  }
   for (const [field, value] of [['localDir', form.localDir], ['remoteDir', form.remoteDir]] as const) {
     if (value.trim() && !value.trim().startsWith('/') && !/^[A-Za-z]:[\\/]/.test(value.trim()) && !value.trim().startsWith('~')) {
       errors[field] = 'Use an absolute path';
@@ -162,7 +169,7 @@ export function validateSiteForm(form: SiteForm): SiteFormResult {
     ...(form.remoteDir.trim() ? { remoteDir: form.remoteDir.trim() } : {}),
     ...(connections.value !== undefined ? { connections: connections.value } : {}),
     ...(channels.value !== undefined ? { channels: channels.value } : {}),
-    ...(ciphers.length ? { ciphers } : {}),
+    ...lists,
     ...(speedLimit.value !== undefined ? { speedLimit: speedLimit.value } : {}),
     ...(jumpHost ? { jumpHost } : {}),
   };

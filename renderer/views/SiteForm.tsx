@@ -1,12 +1,17 @@
 /**
  * Create / edit a site: validated fields (errors shown beside each field, announced via role="alert"),
- * authentication method, default folders, and advanced settings (connections, channels, speed limit, jump hosts, cipher list).
+ * authentication method, default folders, advanced settings (connections, channels, speed limit, jump hosts), the
+ * algorithm lists (AlgorithmEditor.tsx) and "Test connection" with the form's settings (SiteTestResult.tsx).
  */
 import { useId, useState } from 'react';
+import { ALGORITHM_FAMILIES, SITE_ALGORITHM_FIELDS } from '../../app/common/algorithms';
 import type { Settings } from '../../app/common/ipc/contract';
-import { KNOWN_CIPHERS, validateSiteForm, type SiteForm, type SiteFormField } from '../state/siteForm';
+import { validateSiteForm, type SiteForm, type SiteFormField } from '../state/siteForm';
 import type { SiteInput } from '../../app/common/model/site';
+import { useBridge } from '../state/react';
+import { AlgorithmEditor, useAlgorithmCatalog } from './AlgorithmEditor';
 import { Dialog } from './Dialog';
+import { SiteTestResult, type SiteTestState } from './SiteTestResult';
 
 export interface SiteFormDialogProps {
   initial: SiteForm;
@@ -26,13 +31,22 @@ export function SiteFormDialog({ initial, folders, hasPassword, settings, onSave
   const [saving, setSaving] = useState(false);
   const [saveError, setSaveError] = useState<string | null>(null);
   const [allowInsecure, setAllowInsecure] = useState(false);
+  const { catalog, catalogError } = useAlgorithmCatalog();
+  const [testState, setTestState] = useState<SiteTestState | null>(null);
+  /** The lists a site has its own order for start open. */
+  const [openAtStart] = useState(() => ALGORITHM_FAMILIES.filter((f) => initial[SITE_ALGORITHM_FIELDS[f]] !== null));
+  const bridge = useBridge();
   const uid = useId();
   const result = validateSiteForm(form);
   const errors = submitted && !result.ok ? result.errors : {};
   const insecure = settings !== null && !settings.secretStorage.secure && !settings.allowInsecureSecretStorage;
   const wantsPassword = form.authMethod === 'password' && form.password !== '' && !form.forgetPassword;
 
-  const set = <K extends SiteFormField>(key: K, value: SiteForm[K]) => setForm((f) => ({ ...f, [key]: value }));
+  const set = <K extends SiteFormField>(key: K, value: SiteForm[K]) => {
+    setForm((f) => ({ ...f, [key]: value }));
+    // A result is about the settings it was made with.
+    setTestState((t) => (t?.kind === 'running' ? t : null));
+  };
 
   const field = (key: SiteFormField, label: string, input: (props: { id: string; 'aria-invalid': boolean; 'aria-describedby'?: string }) => React.ReactNode) => {
     const id = `${uid}-${key}`;
@@ -55,6 +69,19 @@ export function SiteFormDialog({ initial, folders, hasPassword, settings, onSave
   const text = (key: 'name' | 'folder' | 'host' | 'port' | 'user' | 'keyPath' | 'localDir' | 'remoteDir' | 'connections' | 'channels' | 'speedLimit' | 'jumpHost', label: string, extra: Record<string, unknown> = {}) =>
     field(key, label, (p) => <input {...p} {...extra} value={form[key]} onChange={(e) => set(key, e.target.value)} autoComplete="off" />);
 
+  /** Connects once with the form as it is (a name is not needed for that), and shows what was found. */
+  const testConnection = async () => {
+    const checked = validateSiteForm({ ...form, name: form.name.trim() || form.host.trim() || 'test' });
+    if (!checked.ok) {
+      setSubmitted(true);
+      return;
+    }
+    setTestState({ kind: 'running' });
+    const password = form.authMethod === 'password' && form.password !== '' ? form.password : undefined;
+    const r = await bridge.sitesTest(password === undefined ? { site: checked.site } : { site: checked.site, password });
+    setTestState(r.ok ? { kind: 'done', report: r.value } : { kind: 'error', message: r.error.message });
+  };
+
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
     setSubmitted(true);
@@ -70,7 +97,7 @@ export function SiteFormDialog({ initial, folders, hasPassword, settings, onSave
   };
 
   return (
-    <Dialog title={form.id ? `Edit site ${initial.name}` : 'New site'} onCancel={onCancel}>
+    <Dialog title={form.id ? `Edit site ${initial.name}` : 'New site'} onCancel={onCancel} className="site-form">
       <form onSubmit={submit} aria-label="Site" noValidate>
         <div className="form-grid">
           {text('name', 'Name', { 'data-autofocus': true })}
@@ -124,29 +151,30 @@ export function SiteFormDialog({ initial, folders, hasPassword, settings, onSave
             {text('channels', 'Channels per connection', { inputMode: 'numeric', placeholder: 'auto (1–8)' })}
             {text('speedLimit', 'Speed limit (MiB/s)', { inputMode: 'decimal', placeholder: 'none' })}
             {text('jumpHost', 'Jump host', { placeholder: 'as ~/.ssh/config says (e.g. user@bastion:22)' })}
-            {field('ciphers', 'Ciphers', (p) => (
-              <input
-                {...p}
-                value={form.ciphers}
-                list={`${uid}-ciphers`}
-                placeholder="default order"
-                onChange={(e) => set('ciphers', e.target.value)}
-                autoComplete="off"
-              />
-            ))}
-            <datalist id={`${uid}-ciphers`}>
-              {KNOWN_CIPHERS.map((c) => (
-                <option key={c} value={c} />
-              ))}
-            </datalist>
           </div>
         </fieldset>
+        <fieldset>
+          <legend>Algorithms</legend>
+          <p className="note">Most preferred first; the server picks the first one it also accepts. Weak ones are off unless enabled here.</p>
+          <AlgorithmEditor
+            catalog={catalog}
+            catalogError={catalogError}
+            choices={form}
+            errors={errors}
+            onChange={(f, choice) => set(f, choice)}
+            initiallyOpen={openAtStart}
+          />
+        </fieldset>
+        {testState && <SiteTestResult state={testState} />}
         {saveError && (
           <p className="error-text" role="alert">
             {saveError}
           </p>
         )}
         <div className="buttons">
+          <button type="button" className="test-button" onClick={() => void testConnection()} disabled={testState?.kind === 'running'}>
+            Test connection
+          </button>
           <button type="button" onClick={onCancel}>
             Cancel
           </button>

@@ -1,9 +1,11 @@
 /**
- * Status bar: the active site and its session state (`reconnecting (attempt 2)` while a lost session comes back), negotiated cipher and KEX (RFC 4253 §7.1),
+ * Status bar: the active site and its session state (`reconnecting (attempt 2)` while a lost session comes back), the
+ * negotiated set (RFC 4253 §7.1: cipher, KEX, MAC, host-key algorithm) and the server's software (§4.2) (issue #15),
  * connections up / configured, the current total speed, and the global speed limit (issue #14).
  */
 import type { SessionStatus } from '../../app/common/ipc/contract';
 import { formatRate, sessionStateText } from '../format/format';
+import { serverSoftwareText } from './SiteTestResult';
 
 export interface StatusBarProps {
   status: SessionStatus | undefined;
@@ -40,7 +42,16 @@ export function StatusBar({ status, rate, speedLimit, onSpeedLimit }: StatusBarP
         Cipher: <output aria-label="Cipher">{status?.cipher ?? '—'}</output>
       </span>
       <span>
+        MAC: <output aria-label="MAC">{status?.mac ?? '—'}</output>
+      </span>
+      <span className="shrink" title={status?.kex}>
         KEX: <output aria-label="Key exchange">{status?.kex ?? '—'}</output>
+      </span>
+      <span>
+        Host key: <output aria-label="Host-key algorithm">{status?.serverHostKey ?? '—'}</output>
+      </span>
+      <span className="shrink" title={status?.serverVersion}>
+        Server: <output aria-label="Server version">{status?.serverVersion ? serverSoftwareText(status.serverVersion) : '—'}</output>
       </span>
       <span>
         Connections: <output aria-label="Connections">{status ? `${status.connectionsUp}/${status.connections}` : '—'}</output>

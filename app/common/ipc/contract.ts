@@ -14,6 +14,8 @@ import type { Result } from './result';
 import type { ErrorCode } from '../errors';
 import type { Job, Direction } from '../model/job';
 import type { Site, SiteView } from '../model/site';
+import type { AlgorithmCatalog } from '../algorithms';
+import type { SiteTestReport } from '../model/siteTest';
 import { exportSchema, importPreviewSchema, importSchema, type ExportResult, type ImportPreview, type ImportResult } from '../model/siteImport';
 import { parseJumpHosts } from '../jumpHosts';
 import type { QueueFile } from '../queue/files';
@@ -76,6 +78,8 @@ export interface SessionStatus {
   cipher?: string;
   mac?: string;
   serverHostKey?: string;
+  /** The server's identification line (RFC 4253 §4.2), e.g. `SSH-2.0-OpenSSH_9.2p1`, once connected. */
+  serverVersion?: string;
   /** Connections currently up / configured. */
   connectionsUp: number;
   connections: number;
@@ -139,6 +143,8 @@ export type IpcErrorCode = Extract<ErrorCode,
 const id = z.string().min(1).max(200);
 const path = z.string().min(1).max(4096);
 const folderPath = z.string().max(1024);
+/** A site's algorithm list (names checked against ssh2's lists by the engine, which names an unknown one). */
+const algorithmList = z.array(z.string().min(1).max(100).regex(/^[A-Za-z0-9][A-Za-z0-9@.+_-]*$/, 'not an algorithm name')).max(40).optional();
 
 export const siteInputSchema = z.strictObject({
   id: id.optional(),
@@ -153,7 +159,10 @@ export const siteInputSchema = z.strictObject({
   remoteDir: path.optional(),
   connections: z.number().int().min(1).max(16).optional(),
   channels: z.number().int().min(1).max(8).optional(),
-  ciphers: z.array(z.string().min(1).max(100)).max(20).optional(),
+  ciphers: algorithmList,
+  kex: algorithmList,
+  macs: algorithmList,
+  hostKeyAlgorithms: algorithmList,
   speedLimit: z.number().int().min(1024).max(2 ** 40).optional(),
   jumpHost: z.string().trim().min(1).max(1024).refine((v) => parseJumpHosts(v).ok, { message: 'not a jump host list ([user@]host[:port], comma separated)' }).optional(),
 });
@@ -184,6 +193,14 @@ export const invokeSchemas = {
   'sites.import': importSchema,
   /** Writes the sites as Sluice JSON to a file (mode 0600), passwords only with `withPasswords`. */
   'sites.export': exportSchema,
+  /**
+   * Connects with a site form's settings (saved or not; `password` as in `sites.save`, else the stored one when `id`
+   * names a saved site), host key and login asked as for `session.connect`, opens SFTP, reports and disconnects.
+   * A failed connection is a report naming the step (not a failed Result).
+   */
+  'sites.test': z.strictObject({ site: siteInputSchema, password: z.string().max(4096).optional() }),
+  /** Per algorithm family: the names the engine supports, its default order, and the weak ones with their reason. */
+  'algorithms.catalog': none,
   'folders.create': z.strictObject({ path: folderPath.min(1) }),
   /** Fails with FOLDER_NOT_EMPTY when a site or subfolder is inside. */
   'folders.delete': z.strictObject({ path: folderPath.min(1) }),
@@ -295,6 +312,8 @@ export interface InvokeResponses {
   'sites.importPreview': ImportPreview;
   'sites.import': ImportResult;
   'sites.export': ExportResult;
+  'sites.test': SiteTestReport;
+  'algorithms.catalog': AlgorithmCatalog;
   'folders.create': void;
   'folders.delete': void;
   'session.connect': SessionStatus;

@@ -27,8 +27,18 @@ export interface Site {
   connections?: number;
   /** SFTP channels per connection (M), 1..8. */
   channels?: number;
-  /** Preferred cipher list, most preferred first (OpenSSH names, e.g. `aes128-gcm@openssh.com`). */
+  /**
+   * The algorithms this site offers, most preferred first (RFC 4253 §7.1 KEXINIT name-lists, OpenSSH names as ssh2
+   * spells them, e.g. `aes128-gcm@openssh.com`). Absent or empty: the defaults (which never include a weak one, see
+   * app/common/algorithms.ts).
+   */
   ciphers?: string[];
+  /** Key exchange methods offered (e.g. `curve25519-sha256`); absent: the defaults. */
+  kex?: string[];
+  /** MACs offered (e.g. `hmac-sha2-256-etm@openssh.com`; unused with an AEAD cipher); absent: the defaults. */
+  macs?: string[];
+  /** Host-key algorithms accepted from the server (e.g. `ssh-ed25519`); absent: the defaults. */
+  hostKeyAlgorithms?: string[];
   /** This site's speed limit in bytes per second (absent: none; the global limit still applies). */
   speedLimit?: number;
   /**

@@ -35,7 +35,12 @@ test('resolveOperands: every source of a get on the site; a put\'s destination',
 
 test('withBookmark: the site fills what the command leaves unset', () => {
   const base = { agent: true } as CliOptions;
-  assert.deepEqual(withBookmark(base, site), { agent: true, identity: ['/k/web'], cipher: ['aes256-gcm@openssh.com'], connections: 3, channels: undefined, limit: 1048576 });
+  assert.deepEqual(withBookmark(base, site), {
+    agent: true, identity: ['/k/web'], cipher: ['aes256-gcm@openssh.com'], kex: undefined, mac: undefined, hostKeyAlgorithms: undefined,
+    connections: 3, channels: undefined, limit: 1048576,
+  });
+  const lists = withBookmark({ ...base, mac: ['hmac-sha1'] } as CliOptions, { ...site, kex: ['curve25519-sha256'], macs: ['hmac-sha2-256'], hostKeyAlgorithms: ['ssh-ed25519'] });
+  assert.deepEqual([lists.kex, lists.mac, lists.hostKeyAlgorithms], [['curve25519-sha256'], ['hmac-sha1'], ['ssh-ed25519']], 'the site\'s lists, the command\'s first');
   const given = { agent: true, identity: ['/mine'], connections: 1, limit: 0 } as CliOptions;
   const o = withBookmark(given, site);
   assert.deepEqual([o.identity, o.connections, o.limit], [['/mine'], 1, 0]);

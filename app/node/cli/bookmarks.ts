@@ -69,7 +69,7 @@ export function applyBookmark(spec: RemoteSpec, text: string, lookup: BookmarkLo
 
 /**
  * The options of a command on a saved site: what the command leaves unset taken from the site (its key file when it
- * authenticates with one, ciphers, connections, channels, speed limit).
+ * authenticates with one, algorithm lists, connections, channels, speed limit).
  */
 export function withBookmark(o: CliOptions, site: Site | undefined): CliOptions {
   if (!site) return o;
@@ -78,6 +78,9 @@ export function withBookmark(o: CliOptions, site: Site | undefined): CliOptions 
     ...o,
     identity: o.identity ?? key,
     cipher: o.cipher ?? (site.ciphers?.length ? site.ciphers : undefined),
+    kex: o.kex ?? (site.kex?.length ? site.kex : undefined),
+    mac: o.mac ?? (site.macs?.length ? site.macs : undefined),
+    hostKeyAlgorithms: o.hostKeyAlgorithms ?? (site.hostKeyAlgorithms?.length ? site.hostKeyAlgorithms : undefined),
     connections: o.connections ?? site.connections,
     channels: o.channels ?? site.channels,
     limit: o.limit ?? site.speedLimit,

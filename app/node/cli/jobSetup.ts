@@ -126,12 +126,13 @@ export function engineOptions(job: { direction: 'get' | 'put'; spec: RemoteSpec;
   };
 }
 
-/** `-v`: what was negotiated and how the pool is laid out. */
+/** `-v`: what was negotiated (and the server's identification line) and how the pool is laid out. */
 export function connectedLine(spec: RemoteSpec, engine: Engine): string {
   const n = engine.traits.negotiated;
   const pool = engine.pool;
   const site = spec.bookmark ? ` (saved site ${spec.bookmark.name})` : '';
-  return `connected to ${formatRemote(spec)}${site}: kex ${n.kex}, host key ${n.serverHostKey}, cipher ${n.cipher}, mac ${n.mac}; auth ${pool.authMethod}; `
+  const server = engine.traits.serverVersion ? `; server ${engine.traits.serverVersion}` : '';
+  return `connected to ${formatRemote(spec)}${site}: kex ${n.kex}, host key ${n.serverHostKey}, cipher ${n.cipher}, mac ${n.mac}${server}; auth ${pool.authMethod}; `
     + `pool planned: ${pool.connections} connection(s) × ${pool.channels} channel(s), window ${formatBytes(pool.channelWindow)} per channel; `
     + `up now: ${pool.up.map((c) => `connection ${c.connection} with ${c.channels} channel(s)`).join(', ')}`
     + (pool.rttMs !== undefined ? ` (RTT ${pool.rttMs.toFixed(1)} ms)` : '');

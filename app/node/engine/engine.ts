@@ -23,6 +23,8 @@ export { setGlobalRateLimit };
 export interface ServerTraits {
   /** Key exchange, host key, cipher and MAC of the first connection. */
   negotiated: Negotiated;
+  /** The server's identification line (RFC 4253 §4.2), e.g. `SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3`. */
+  serverVersion?: string;
   extensions: Record<string, string>;
   /** Largest SSH_FXP_READ / SSH_FXP_WRITE used, bytes (limits@openssh.com, capped at 255 KiB). */
   maxRead: number;
@@ -96,6 +98,7 @@ export class SessionEngine implements Engine {
     const info = this.session.connections[0]?.info;
     return {
       negotiated: { ...this.session.negotiated },
+      serverVersion: this.session.serverVersion,
       extensions: { ...(info?.extensions ?? {}) },
       maxRead: info?.maxRead ?? 0,
       maxWrite: info?.maxWrite ?? 0,

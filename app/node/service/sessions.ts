@@ -114,6 +114,11 @@ export class SiteSessions {
     for (const f of waiting) f();
   }
 
+  /** Opens an engine with the sessions' factory (openEngine; a test's fake): for a test connection (siteTest.ts). */
+  openEngine(options: EngineOptions): Promise<Engine> {
+    return this.o.engine(options);
+  }
+
   /** The site's engine if it is connected now (no connect attempt, no wait for one under way). */
   connected(siteId: string): Engine | undefined {
     return this.sessions.get(siteId)?.engine;
@@ -220,6 +225,7 @@ export class SiteSessions {
       const n = engine.traits.negotiated;
       this.setStatus(s, {
         state: 'connected', kex: n.kex, cipher: n.cipher, mac: n.mac, serverHostKey: n.serverHostKey,
+        ...(engine.traits.serverVersion ? { serverVersion: engine.traits.serverVersion } : {}),
         connectionsUp: Math.max(1, s.status.connectionsUp), ...(home ? { home } : {}),
       });
       this.hub.log('info', `Connected to ${site.host}:${site.port} (${n.cipher}, ${n.kex})`, site.id);
@@ -232,13 +238,14 @@ export class SiteSessions {
 
   /**
    * The engine options of a site: its connection (service/siteConnection.ts), host keys asked through the UI (a changed or revoked one is kept in `seen` to be shown once the connect failed),
-   * events to the session.
+   * events to the session. Also a test connection's (service/siteTest.ts), for a session that is not kept.
    */
-  private async engineOptions(s: SiteSession, seen: { refused?: RefusedVerdict }): Promise<EngineOptions> {
+  async engineOptions(s: SiteSession, seen: { refused?: RefusedVerdict }): Promise<EngineOptions> {
     const { site } = s;
-    const secret = site.authMethod === 'password' ? s.password ?? (await this.hub.secrets.get(site.id)) : undefined;
+    const store = s.secretStore ?? this.hub.secrets;
+    const secret = site.authMethod === 'password' ? s.password ?? (await store.get(site.id)) : undefined;
     if (secret) s.secrets.add(secret);
-    const { prompter, passphrases, ...asks } = loginOptions(this.auth, s, this.hub.secrets, this.hub);
+    const { prompter, passphrases, ...asks } = loginOptions(this.auth, s, store, this.hub);
     const { options, target } = siteConnection(site, secret, { prompter, passphrases }, {
       env: this.o.env, sshConfig: this.o.sshConfig, knownHostsPaths: this.o.knownHostsPaths, readyTimeoutMs: this.o.readyTimeoutMs,
       onNote: (m) => this.hub.log('info', m, site.id),
@@ -300,7 +307,7 @@ export class SiteSessions {
    * Shows the red dialog for a changed/revoked key (the connect already failed): Cancel closes it; a changed key
    * may be replaced or added (see answerHostKey).
    */
-  private async showRefusedKey(s: SiteSession, v: RefusedVerdict): Promise<void> {
+  async showRefusedKey(s: SiteSession, v: RefusedVerdict): Promise<void> {
     const promptId = randomUUID();
     const { host, port } = s.site;
     const certAuthority = await this.o.hostKeys.certAuthorityFor(host, port);

@@ -1,13 +1,14 @@
 /**
  * How a saved site reaches its server: its host through the OpenSSH configuration (a site's host may be an alias; its
  * jump host wins over ProxyJump, its port other than 22 over Port, its user over User — ssh_config(5)), its saved
- * identity and ciphers, the app's known_hosts and timeouts. The connection part of a site session's EngineOptions.
+ * identity and algorithm lists, the app's known_hosts and timeouts. The connection part of a site session's EngineOptions.
  */
 import * as os from 'node:os';
 import type { Site } from '../../common/model/site';
 import type { EngineOptions } from '../engine/engine';
 import { connectionOptions, type ExplicitChoices } from '../engine/hostOptions';
 import { resolveHostSettings } from '../engine/hostSettings';
+import type { AlgorithmChoice } from '../ssh/algorithms';
 import type { KnownHostsPaths } from '../stores/knownHosts';
 
 /** What the service knows beyond the site: environment, ssh_config file, known_hosts, connect timeout (ms). */
@@ -18,6 +19,16 @@ export interface SiteConnectionContext {
   readyTimeoutMs: number;
   /** Notes from reading ssh_config (unsupported keywords, Match criteria), for the site's log. */
   onNote: (message: string) => void;
+}
+
+/** The algorithm lists a site chose (app/common/model/site.ts), as the engine's AlgorithmChoice; undefined for none. */
+export function siteAlgorithms(site: Pick<Site, 'ciphers' | 'kex' | 'macs' | 'hostKeyAlgorithms'>): AlgorithmChoice | undefined {
+  const choice: AlgorithmChoice = {};
+  if (site.ciphers?.length) choice.cipher = site.ciphers;
+  if (site.kex?.length) choice.kex = site.kex;
+  if (site.macs?.length) choice.hmac = site.macs;
+  if (site.hostKeyAlgorithms?.length) choice.serverHostKey = site.hostKeyAlgorithms;
+  return Object.keys(choice).length ? choice : undefined;
 }
 
 /**
@@ -40,8 +51,9 @@ export function siteConnection(site: Site, secret: string | undefined, login: Pi
     env: { ...c.env, SLUICE_PASSWORD: undefined },
     home,
     ...login,
-    // The engine validates the site's cipher names (USAGE error naming the unknown one); default: the measured order (else the AES rule).
-    algorithms: site.ciphers?.length ? { cipher: site.ciphers } : undefined,
+    // The engine validates the site's names (USAGE error naming the unknown one); a family without a list: ssh_config's,
+    // else the defaults (ssh/algorithms.ts: the measured or AES-aware cipher order, no weak algorithm).
+    algorithms: siteAlgorithms(site),
     defaultHostKeyMode: 'ask',
     // known_hosts is re-read on every connect: another program (or another site) may have changed it.
     knownHostsPaths: c.knownHostsPaths,

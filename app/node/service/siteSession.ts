@@ -7,6 +7,7 @@ import type { Site } from '../../common/model/site';
 import type { RetryPolicy } from '../../common/retry';
 import type { Engine, EngineFactory } from '../engine/engine';
 import type { KnownHostsPaths } from '../stores/knownHosts';
+import type { SecretStore } from '../stores/sites';
 import type { EngineEvent } from '../transfer/types';
 import type { HostKeyDesk } from './hostKeyDesk';
 
@@ -33,6 +34,8 @@ export interface SiteSession {
   changed: Set<() => void>;
   /** The host and port the site resolved to (ssh_config), to tell its own host-key prompts from a jump host's. */
   target?: { host: string; port: number };
+  /** Where its password and passphrases are read and remembered; default the service's (a test of an unsaved site: none kept). */
+  secretStore?: SecretStore;
 }
 
 /** How sessions are opened (see ServiceOptions). */

@@ -39,6 +39,9 @@ export interface Draft {
   connections?: number;
   channels?: number;
   ciphers?: string[];
+  kex?: string[];
+  macs?: string[];
+  hostKeyAlgorithms?: string[];
   speedLimit?: number;
 }
 
@@ -93,7 +96,8 @@ export class CandidateList {
     const site: Record<string, unknown> = {
       name: d.name.trim() || d.host, folder: normalizeFolder(d.folder ?? ''), host: d.host.trim(), port: d.port ?? 22, user,
       authMethod, keyPath, localDir: d.localDir?.trim() || undefined, remoteDir: d.remoteDir?.trim() || undefined,
-      connections: d.connections, channels: d.channels, ciphers: d.ciphers, speedLimit: d.speedLimit,
+      connections: d.connections, channels: d.channels, ciphers: d.ciphers, kex: d.kex, macs: d.macs,
+      hostKeyAlgorithms: d.hostKeyAlgorithms, speedLimit: d.speedLimit,
     };
     for (const k of Object.keys(site)) if (site[k] === undefined) delete site[k];
     const checked = siteInputSchema.safeParse(site);

@@ -134,7 +134,7 @@ test('Sluice JSON: sites with every field, passwords, folders; newer fields note
   assert.deepEqual(r.candidates.map((c) => c.site.name), ['web', 'nas', 'via bastion']);
   assert.deepEqual(byName(r.candidates, 'web').site, {
     name: 'web', folder: 'Work/Prod', host: 'web.example.com', port: 22, user: 'deploy', authMethod: 'key', keyPath: '~/.ssh/id_ed25519',
-    remoteDir: '/var/www', connections: 4, ciphers: ['aes128-gcm@openssh.com'],
+    remoteDir: '/var/www', connections: 4, ciphers: ['aes128-gcm@openssh.com'], kex: ['curve25519-sha256'], hostKeyAlgorithms: ['ssh-ed25519', 'rsa-sha2-512'],
   });
   assert.equal(byName(r.candidates, 'nas').password, 'hunter2');
   assert.equal(byName(r.candidates, 'nas').site.speedLimit, 10485760);

@@ -22,7 +22,8 @@ export const SLUICE_EXPORT_FORMAT = 'sluice-sites';
 export const SLUICE_EXPORT_VERSION = 1;
 
 /** The fields a site has in the export (version 1). */
-const SITE_FIELDS = ['name', 'folder', 'host', 'port', 'user', 'authMethod', 'keyPath', 'localDir', 'remoteDir', 'connections', 'channels', 'ciphers', 'speedLimit'] as const;
+const SITE_FIELDS = ['name', 'folder', 'host', 'port', 'user', 'authMethod', 'keyPath', 'localDir', 'remoteDir', 'connections', 'channels', 'ciphers', 'kex', 'macs',
+  'hostKeyAlgorithms', 'speedLimit'] as const;
 
 const fileSchema = z.object({
   format: z.literal(SLUICE_EXPORT_FORMAT),
@@ -102,7 +103,8 @@ export function parseSluiceExport(text: string, opts: ParseOptions): ParsedSites
       name, folder: field(s, 'folder'), host: s.host, port: field(s, 'port'), user: s.user,
       authMethod: field(s, 'authMethod'), keyPath: field(s, 'keyPath'), localDir: field(s, 'localDir'),
       remoteDir: field(s, 'remoteDir'), connections: field(s, 'connections'), channels: field(s, 'channels'),
-      ciphers: field(s, 'ciphers'), speedLimit: field(s, 'speedLimit'),
+      ciphers: field(s, 'ciphers'), kex: field(s, 'kex'), macs: field(s, 'macs'), hostKeyAlgorithms: field(s, 'hostKeyAlgorithms'),
+      speedLimit: field(s, 'speedLimit'),
       password: typeof s.password === 'string' ? s.password : undefined,
     }, notes);
   });

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import * as os from 'node:os';
-import { buildAlgorithms, defaultCipherOrder, defaultMacOrder, cipherOrderFor, aesFromCpuinfo, detectAes, supportedAlgorithms } from './algorithms';
+import { algorithmCatalog, buildAlgorithms, defaultCipherOrder, defaultMacOrder, cipherOrderFor, aesFromCpuinfo, detectAes, supportedAlgorithms } from './algorithms';
 import { SluiceError } from '../errors';
 
 // No stored cipher measurement here (a developer's own cipher-speed.json would change the defaults): the AES rule.
@@ -71,13 +71,35 @@ test('a worker thread gets the same order through the /proc/cpuinfo fallback', a
   assert.deepEqual(result.order, defaultCipherOrder());
 });
 
-test('buildAlgorithms defaults: explicit cipher and MAC orders, ssh2 defaults for the rest', () => {
+test('buildAlgorithms defaults: explicit cipher and MAC orders, host-key list without ssh-rsa, ssh2 defaults for kex', () => {
   const algos = buildAlgorithms({});
   assert.deepEqual(algos.cipher, defaultCipherOrder());
   assert.deepEqual(algos.hmac, defaultMacOrder());
   assert.deepEqual(defaultMacOrder(), constants.DEFAULT_MAC, 'without a measurement: ssh2\'s MAC order (no weak MAC in it)');
   assert.equal(algos.kex, undefined);
-  assert.equal(algos.serverHostKey, undefined);
+  const ssh2Defaults = (constants as unknown as { DEFAULT_SERVER_HOST_KEY: string[] }).DEFAULT_SERVER_HOST_KEY;
+  assert.ok(ssh2Defaults.includes('ssh-rsa'), 'ssh2 itself would offer ssh-rsa');
+  assert.deepEqual(algos.serverHostKey, ssh2Defaults.filter((a) => a !== 'ssh-rsa'));
+  assert.deepEqual(buildAlgorithms({ serverHostKey: ['+ssh-rsa'] }).serverHostKey, [...ssh2Defaults.filter((a) => a !== 'ssh-rsa'), 'ssh-rsa'],
+    'a weak one is offered when asked for');
+});
+
+test('algorithmCatalog: supported names, weak ones marked with their reason and never in the defaults', () => {
+  const catalog = algorithmCatalog();
+  assert.deepEqual(catalog.cipher.defaults, defaultCipherOrder());
+  assert.deepEqual(catalog.kex.defaults, constants.DEFAULT_KEX);
+  assert.deepEqual(catalog.hmac.defaults, defaultMacOrder());
+  assert.match(catalog.cipher.weak['aes128-cbc'], /CBC/);
+  assert.match(catalog.kex.weak['diffie-hellman-group1-sha1'], /RFC 9142/);
+  assert.match(catalog.serverHostKey.weak['ssh-rsa'], /SHA-1/);
+  assert.ok(!('hmac-md5-96' in catalog.cipher.weak), 'weak names are per family');
+  for (const [family, c] of Object.entries(catalog)) {
+    for (const name of Object.keys(c.weak)) {
+      assert.ok(c.supported.includes(name), `${family} ${name} is supported`);
+      assert.ok(!c.defaults.includes(name), `${family} ${name} is not a default`);
+    }
+    for (const name of c.defaults) assert.ok(c.supported.includes(name), `${family} default ${name} is supported`);
+  }
 });
 
 test('buildAlgorithms parses comma lists and validates names', () => {

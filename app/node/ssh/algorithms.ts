@@ -10,7 +10,7 @@
  * order. Weak algorithms (app/common/algorithms.ts) are never in a default.
  */
 import type { Algorithms } from 'ssh2';
-import { isWeakAlgorithm } from '../../common/algorithms';
+import { WEAK_ALGORITHMS, isWeakAlgorithm, type AlgorithmCatalog } from '../../common/algorithms';
 import { rankCiphers, rankMacs, type CipherMeasurement, type DefaultAlgorithmOrders } from '../../common/model/cipherSpeed';
 import { SluiceError } from '../errors';
 import { readCipherSpeed } from '../stores/cipherSpeed';
@@ -44,8 +44,14 @@ const FAMILIES = {
   cipher: { flag: '--cipher', supported: () => ssh2Constants.SUPPORTED_CIPHER, defaults: (d: DefaultAlgorithmOrders) => d.cipher },
   kex: { flag: '--kex', supported: () => ssh2Constants.SUPPORTED_KEX, defaults: () => ssh2Constants.DEFAULT_KEX },
   hmac: { flag: '--mac', supported: () => ssh2Constants.SUPPORTED_MAC, defaults: (d: DefaultAlgorithmOrders) => d.hmac },
-  serverHostKey: { flag: '--host-key-algorithms', supported: () => ssh2Constants.SUPPORTED_SERVER_HOST_KEY, defaults: () => ssh2Constants.DEFAULT_SERVER_HOST_KEY },
+  // ssh2 offers ssh-rsa (SHA-1 signatures) by default; Sluice does not, as OpenSSH since 8.8 (app/common/algorithms.ts).
+  serverHostKey: { flag: '--host-key-algorithms', supported: () => ssh2Constants.SUPPORTED_SERVER_HOST_KEY, defaults: () => withoutWeak('serverHostKey', ssh2Constants.DEFAULT_SERVER_HOST_KEY) },
 } as const;
+
+/** `names` without the ones app/common/algorithms.ts marks weak in `family`. */
+function withoutWeak(family: AlgorithmFamily, names: readonly string[]): string[] {
+  return names.filter((n) => !isWeakAlgorithm(family, n));
+}
 
 /** `cipher`, `kex`, `hmac` or `serverHostKey`. */
 export type AlgorithmFamily = keyof typeof FAMILIES;
@@ -181,6 +187,8 @@ export function buildAlgorithms(choice: AlgorithmChoice, dataDir?: string): Algo
     const values = choice[family];
     if (values !== undefined) out[family] = resolveFamily(family, values, orders);
   }
+  // Explicit, so that ssh2's own default (with ssh-rsa) is never used; engine/setup.ts then puts stored key types first.
+  out.serverHostKey ??= FAMILIES.serverHostKey.defaults();
   return out as Algorithms;
 }
 
@@ -192,4 +200,22 @@ export function supportedAlgorithms(): Record<AlgorithmFamily, string[]> {
     hmac: [...ssh2Constants.SUPPORTED_MAC],
     serverHostKey: [...ssh2Constants.SUPPORTED_SERVER_HOST_KEY],
   };
+}
+
+/**
+ * What the site form offers per family (`algorithms.catalog`): every name ssh2 supports here, the order a site without
+ * its own list offers (weak names never among them; ciphers and MACs in this machine's measured order), and the weak
+ * names with their reason.
+ * @param dataDir the data folder holding cipher-speed.json; default resolveHome()
+ */
+export function algorithmCatalog(dataDir?: string): AlgorithmCatalog {
+  const supported = supportedAlgorithms();
+  const orders = defaultAlgorithmOrders(dataDir);
+  const out = {} as AlgorithmCatalog;
+  for (const family of Object.keys(FAMILIES) as AlgorithmFamily[]) {
+    const weak: Record<string, string> = {};
+    for (const name of supported[family]) if (isWeakAlgorithm(family, name)) weak[name] = WEAK_ALGORITHMS[family][name];
+    out[family] = { supported: supported[family], defaults: withoutWeak(family, FAMILIES[family].defaults(orders)), weak };
+  }
+  return out;
 }

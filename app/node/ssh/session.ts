@@ -104,6 +104,8 @@ export class Session {
   /** Per-host answer of the out-of-order write probe, for this session. */
   outOfOrderWrites: boolean | undefined;
   negotiated: Negotiated = { kex: '', serverHostKey: '', cipher: '', mac: '' };
+  /** The server's identification line (RFC 4253 §4.2) seen by the first connection. */
+  serverVersion = '';
   /** Round-trip time measured on the first connection, in ms (see measureRtt). */
   rttMs: number | undefined;
   /** Receive window of every SFTP channel, in bytes ({@link channelWindowFor} unless given). */
@@ -145,6 +147,7 @@ export class Session {
     try {
       const first = await s.addConnection();
       s.negotiated = first.info!.negotiated;
+      s.serverVersion = first.info!.serverVersion ?? '';
       s.authMethod = first.info!.authMethod;
       await s.measureRtt(first);
       s.channelWindow = options.channelWindow ?? channelWindowFor(s.rttMs!);

@@ -80,6 +80,8 @@ export interface Negotiated {
 
 export interface ConnectInfo {
   negotiated: Negotiated;
+  /** The server's identification line (RFC 4253 §4.2), e.g. `SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3`. */
+  serverVersion?: string;
   /** Bytes per request actually used: min(server limits@openssh.com, our cap). */
   maxRead: number;
   maxWrite: number;

@@ -33,7 +33,7 @@ test('create, read back across reopen, WAL and migrations applied', (t) => {
 
   const again = new SitesStore(home);
   t.after(() => again.close());
-  assert.equal(again.schemaVersion, 3);
+  assert.equal(again.schemaVersion, 4);
   assert.equal(again.get(site.id)?.name, 'Prod 2');
   const raw = new Database(path.join(home, 'sluice.db'), { readonly: true });
   assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
@@ -111,11 +111,73 @@ test('jumpHost is kept, trimmed and cleared; migration 3 adds its column to a ve
   // A database written before migration 3: the column is gone and user_version is 2.
   const raw = new Database(path.join(home, 'sluice.db'));
   raw.exec('ALTER TABLE sites DROP COLUMN jump_host');
+  for (const column of ['kex', 'macs', 'host_key_algorithms']) raw.exec(`ALTER TABLE sites DROP COLUMN ${column}`);
   raw.pragma('user_version = 2');
   raw.close();
   const again = new SitesStore(home);
   t.after(() => again.close());
-  assert.equal(again.schemaVersion, 3);
+  assert.equal(again.schemaVersion, 4);
   assert.equal(again.get(site.id)?.name, input.name.trim());
   assert.equal(again.save({ ...input, id: site.id, jumpHost: 'none' }).jumpHost, 'none');
+});
+
+/** A sluice.db as schema 3 (before the site form's algorithm lists) wrote it, with the given cipher columns. */
+function schema3Db(home: string, rows: Array<[string, string | null]>): void {
+  const db = new Database(path.join(home, 'sluice.db'));
+  db.exec(`CREATE TABLE folders (path TEXT PRIMARY KEY);
+    CREATE TABLE sites (id TEXT PRIMARY KEY, name TEXT NOT NULL, folder TEXT NOT NULL DEFAULT '', host TEXT NOT NULL,
+      port INTEGER NOT NULL DEFAULT 22, user TEXT NOT NULL,
+      auth_method TEXT NOT NULL CHECK (auth_method IN ('agent', 'key', 'password')),
+      key_path TEXT, local_dir TEXT, remote_dir TEXT, connections INTEGER, channels INTEGER, ciphers TEXT,
+      created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+    CREATE INDEX sites_folder ON sites(folder);
+    CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    ALTER TABLE sites ADD COLUMN speed_limit INTEGER;
+    ALTER TABLE sites ADD COLUMN jump_host TEXT;`);
+  const insert = db.prepare(`INSERT INTO sites (id, name, host, user, auth_method, ciphers, created_at, updated_at)
+    VALUES (?, ?, 'h', 'u', 'agent', ?, 1, 1)`);
+  for (const [id, ciphers] of rows) insert.run(id, id, ciphers);
+  db.pragma('user_version = 3');
+  db.close();
+}
+
+test('schema 4 migrates schema 3 rows: algorithm lists added empty, old free-text cipher lists tidied', (t) => {
+  const home = tempHome(t);
+  schema3Db(home, [
+    ['plain', '["aes256-ctr","aes128-ctr"]'],
+    ['empty', '[]'],
+    ['joined', '["aes128-ctr, aes256-ctr", " aes128-ctr "]'],
+    ['broken', 'aes128-ctr'],
+    ['none', null],
+  ]);
+  const store = new SitesStore(home);
+  t.after(() => store.close());
+  assert.equal(store.schemaVersion, 4);
+  assert.deepEqual(store.get('plain')?.ciphers, ['aes256-ctr', 'aes128-ctr']);
+  assert.equal(store.get('empty')?.ciphers, undefined, 'an empty list means the defaults');
+  assert.deepEqual(store.get('joined')?.ciphers, ['aes128-ctr', 'aes256-ctr'], 'split, trimmed, no duplicates');
+  assert.equal(store.get('broken')?.ciphers, undefined, 'not JSON: the defaults');
+  assert.equal(store.get('none')?.ciphers, undefined);
+  for (const id of ['plain', 'none']) {
+    const site = store.get(id)!;
+    assert.equal(site.kex, undefined);
+    assert.equal(site.macs, undefined);
+    assert.equal(site.hostKeyAlgorithms, undefined);
+  }
+  const raw = new Database(path.join(home, 'sluice.db'), { readonly: true });
+  t.after(() => raw.close());
+  assert.deepEqual(raw.prepare("SELECT id, ciphers FROM sites WHERE id IN ('empty', 'broken') ORDER BY id").all(),
+    [{ id: 'broken', ciphers: null }, { id: 'empty', ciphers: null }], 'the rows themselves were rewritten');
+});
+
+test('algorithm lists per family are stored in order; an empty one means the defaults', (t) => {
+  const store = new SitesStore(tempHome(t));
+  t.after(() => store.close());
+  const site = store.save({ ...input, kex: ['curve25519-sha256', 'ecdh-sha2-nistp256'], macs: [], hostKeyAlgorithms: ['ssh-ed25519'] });
+  assert.deepEqual(store.get(site.id)?.kex, ['curve25519-sha256', 'ecdh-sha2-nistp256']);
+  assert.equal(store.get(site.id)?.macs, undefined);
+  assert.deepEqual(store.get(site.id)?.hostKeyAlgorithms, ['ssh-ed25519']);
+  const cleared = store.save({ ...input, id: site.id, kex: undefined });
+  assert.equal(cleared.kex, undefined);
+  assert.equal(cleared.hostKeyAlgorithms, undefined, 'a field left out is cleared');
 });

@@ -41,8 +41,8 @@ export class MemorySecretStore implements SecretStore {
 
 export { resolveHome } from './dataDir';
 
-/** Schema migrations; index + 1 = the `user_version` after applying it. Append only. */
-const MIGRATIONS: readonly string[] = [
+/** Schema migrations; index + 1 = the `user_version` after applying it (SQL, or a step over the open database). Append only. */
+const MIGRATIONS: ReadonlyArray<string | ((db: Database.Database) => void)> = [
   `CREATE TABLE folders (path TEXT PRIMARY KEY);
    CREATE TABLE sites (
      id TEXT PRIMARY KEY,
@@ -62,13 +62,57 @@ const MIGRATIONS: readonly string[] = [
    CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);`,
   'ALTER TABLE sites ADD COLUMN speed_limit INTEGER;',
   'ALTER TABLE sites ADD COLUMN jump_host TEXT;',
+  // 4 (#15): the site form's algorithm lists; the cipher lists of the old free-text field tidied (see tidyCipherLists).
+  (db) => {
+    db.exec('ALTER TABLE sites ADD COLUMN kex TEXT; ALTER TABLE sites ADD COLUMN macs TEXT; ALTER TABLE sites ADD COLUMN host_key_algorithms TEXT;');
+    tidyCipherLists(db);
+  },
 ];
+
+/**
+ * An algorithm list as stored: trimmed names, entries holding several (`"aes128-ctr, aes256-ctr"`) split, duplicates
+ * dropped, order kept; null for none (the defaults).
+ */
+export function tidyAlgorithmList(value: unknown): string[] | null {
+  if (!Array.isArray(value)) return null;
+  const names = value.flatMap((v) => (typeof v === 'string' ? v.split(/[\s,]+/) : [])).filter((n) => n !== '');
+  return names.length ? [...new Set(names)] : null;
+}
+
+/**
+ * Rows written by the free-text cipher field (schema 3 and before): an empty list means the defaults (NULL now, as
+ * the site form's lists store it), a list that is not JSON too; other lists are tidied ({@link tidyAlgorithmList}).
+ */
+function tidyCipherLists(db: Database.Database): void {
+  const rows = db.prepare('SELECT id, ciphers FROM sites WHERE ciphers IS NOT NULL').all() as Array<{ id: string; ciphers: string }>;
+  const update = db.prepare('UPDATE sites SET ciphers = ? WHERE id = ?');
+  for (const r of rows) {
+    let parsed: unknown = null;
+    try { parsed = JSON.parse(r.ciphers); } catch { /* not JSON: the defaults */ }
+    const list = tidyAlgorithmList(parsed);
+    update.run(list ? JSON.stringify(list) : null, r.id);
+  }
+}
 
 interface SiteRow {
   id: string; name: string; folder: string; host: string; port: number; user: string; auth_method: Site['authMethod'];
   key_path: string | null; local_dir: string | null; remote_dir: string | null;
   connections: number | null; channels: number | null; ciphers: string | null; speed_limit: number | null; jump_host: string | null;
+  kex: string | null; macs: string | null; host_key_algorithms: string | null;
   created_at: number; updated_at: number;
+}
+
+/** A stored algorithm list (JSON), or undefined for the defaults. */
+function listOf(column: string | null): string[] | undefined {
+  if (column === null) return undefined;
+  const list = tidyAlgorithmList(JSON.parse(column));
+  return list ?? undefined;
+}
+
+/** An algorithm list to store: JSON, or null for none (absent or empty: the defaults). */
+function listColumn(list: string[] | undefined): string | null {
+  const tidy = tidyAlgorithmList(list);
+  return tidy ? JSON.stringify(tidy) : null;
 }
 
 function rowToSite(r: SiteRow): Site {
@@ -81,7 +125,8 @@ function rowToSite(r: SiteRow): Site {
   if (r.remote_dir !== null) site.remoteDir = r.remote_dir;
   if (r.connections !== null) site.connections = r.connections;
   if (r.channels !== null) site.channels = r.channels;
-  if (r.ciphers !== null) site.ciphers = JSON.parse(r.ciphers) as string[];
+  const lists = { ciphers: listOf(r.ciphers), kex: listOf(r.kex), macs: listOf(r.macs), hostKeyAlgorithms: listOf(r.host_key_algorithms) };
+  for (const [k, v] of Object.entries(lists)) if (v) site[k as keyof typeof lists] = v;
   if (r.speed_limit !== null) site.speedLimit = r.speed_limit;
   if (r.jump_host !== null) site.jumpHost = r.jump_host;
   return site;
@@ -119,7 +164,9 @@ export class SitesStore {
     const from = this.schemaVersion;
     for (let v = from; v < MIGRATIONS.length; v++) {
       this.db.transaction(() => {
-        this.db.exec(MIGRATIONS[v]);
+        const step = MIGRATIONS[v];
+        if (typeof step === 'string') this.db.exec(step);
+        else step(this.db);
         this.db.pragma(`user_version = ${v + 1}`);
       })();
     }
@@ -153,21 +200,24 @@ export class SitesStore {
       name: input.name.trim(), folder, host: input.host.trim(), port: input.port, user: input.user.trim(),
       auth_method: input.authMethod, key_path: input.keyPath ?? null, local_dir: input.localDir ?? null,
       remote_dir: input.remoteDir ?? null, connections: input.connections ?? null, channels: input.channels ?? null,
-      ciphers: input.ciphers ? JSON.stringify(input.ciphers) : null, speed_limit: input.speedLimit ?? null,
+      ciphers: listColumn(input.ciphers), kex: listColumn(input.kex), macs: listColumn(input.macs),
+      host_key_algorithms: listColumn(input.hostKeyAlgorithms), speed_limit: input.speedLimit ?? null,
       jump_host: input.jumpHost?.trim() || null,
     };
     if (input.id) {
       const res = this.db.prepare(`UPDATE sites SET name=@name, folder=@folder, host=@host, port=@port, user=@user,
         auth_method=@auth_method, key_path=@key_path, local_dir=@local_dir, remote_dir=@remote_dir,
-        connections=@connections, channels=@channels, ciphers=@ciphers, speed_limit=@speed_limit, jump_host=@jump_host, updated_at=@now WHERE id=@id`)
+        connections=@connections, channels=@channels, ciphers=@ciphers, kex=@kex, macs=@macs, host_key_algorithms=@host_key_algorithms,
+        speed_limit=@speed_limit, jump_host=@jump_host, updated_at=@now WHERE id=@id`)
         .run({ ...values, now, id: input.id });
       if (res.changes === 0) throw new SluiceError('NOT_FOUND', `No site with id ${input.id}`);
       return this.get(input.id)!;
     }
     const id = randomUUID();
     this.db.prepare(`INSERT INTO sites (id, name, folder, host, port, user, auth_method, key_path, local_dir, remote_dir,
-      connections, channels, ciphers, speed_limit, jump_host, created_at, updated_at) VALUES (@id, @name, @folder, @host, @port, @user, @auth_method,
-      @key_path, @local_dir, @remote_dir, @connections, @channels, @ciphers, @speed_limit, @jump_host, @now, @now)`).run({ ...values, id, now });
+      connections, channels, ciphers, kex, macs, host_key_algorithms, speed_limit, jump_host, created_at, updated_at) VALUES (@id, @name, @folder,
+      @host, @port, @user, @auth_method, @key_path, @local_dir, @remote_dir, @connections, @channels, @ciphers, @kex, @macs, @host_key_algorithms,
+      @speed_limit, @jump_host, @now, @now)`).run({ ...values, id, now });
     return this.get(id)!;
   }
 

@@ -259,6 +259,19 @@ describe('usage', () => {
     assert.doesNotMatch(quiet.stderr, /cipher/, 'without -v the algorithms are not printed');
   });
 
+  test('-v names the server\'s software; ciphers the server refuses: exit 1, NEGOTIATION_FAILED naming the offer', async () => {
+    const src = path.join(work, 'neg.txt');
+    fs.writeFileSync(src, 'n');
+    let r = await put(['-v', src, url(`${server.root}/neg-v.txt`)]);
+    assert.equal(r.code, 0, describeRun(r));
+    assert.match(r.stderr, /, mac [^;]+; server SSH-2\.0-\S+/, r.stderr);
+    if (server.kind === 'openssh') assert.match(r.stderr, /server SSH-2\.0-OpenSSH_\d/);
+    // OpenSSH offers no CBC cipher since 7.4, nor does ssh2's server by default.
+    r = await put(['--cipher', 'aes128-cbc', src, url(`${server.root}/neg.txt`)]);
+    assert.equal(r.code, 1, describeRun(r));
+    assert.match(r.stderr, /cannot agree on algorithms with 127\.0\.0\.1:\d+: the server accepts no cipher Sluice offered \(offered: aes128-cbc\)/);
+  });
+
   test('-v sizes are in IEC units: the channel window, and each file done with its size and level', async () => {
     const src = path.join(work, 'v-units.txt');
     fs.writeFileSync(src, 'x'.repeat(1536));

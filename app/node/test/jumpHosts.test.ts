@@ -3,7 +3,8 @@
  * ProxyJump of an `-F` config under a Host alias, against two private sshd where the target is reachable only through
  * the jump host's forwarding (a private network namespace: e2e/fixtures/jumpNet.ts). A direct attempt (`-J none`)
  * fails; an unknown jump host key is refused in --batch naming the jump host; a refused login names the hop. The app's
- * service connects a site with a jump host, asking about the jump host's key in the host-key dialog.
+ * service connects a site with a jump host, asking about the jump host's key in the host-key dialog, and its "Test
+ * connection" (`sites.test`) reaches the target through the form's jump host.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -194,5 +195,36 @@ describe('a site with a jump host (the service)', { skip }, () => {
     assert.ok(again.ok && again.value.state === 'connected', JSON.stringify(again));
     const second = await seenOf();
     assert.ok((second?.lastSeen ?? 0) > (first?.lastSeen ?? Infinity), `jump host last seen moved on: ${first?.lastSeen} -> ${second?.lastSeen}`);
+  });
+
+  test('"Test connection" of unsaved settings with a jump host: the hop\'s key asked as the jump host\'s, the target reached through it', async (t) => {
+    const home = path.join(work, `svc-test-${++caseNo}`);
+    fs.mkdirSync(home);
+    const kh = path.join(home, 'known_hosts');
+    fs.writeFileSync(kh, `${jn.target.knownHostsLine(jn.target.port)}\n`);
+    const service = new SluiceService({ home, secrets: new MemorySecretStore(), knownHostsPath: kh, env: { HOME: jumpHome }, sshConfig: 'none', readyTimeoutMs: 30_000 });
+    t.after(() => service.close());
+    const prompt = new Promise<EventPayloads['hostKey.prompt']>((resolve) => {
+      const off = service.subscribe((n, p) => { if (n === 'hostKey.prompt') { off(); resolve(p as EventPayloads['hostKey.prompt']); } });
+    });
+    const site = {
+      name: 'behind', folder: '', host: '127.0.0.1', port: jn.target.port, user: jn.target.user, authMethod: 'key' as const,
+      keyPath: jn.target.clientKeyPath, ciphers: ['aes256-ctr'],
+    };
+    const before = jn.bridged();
+    const testing = service.invoke('sites.test', { site: { ...site, jumpHost: `${jn.bastion.user}@127.0.0.1:${jn.bastion.port}` } });
+    const p = await prompt;
+    assert.deepEqual([p.kind, p.port, p.jumpHost], ['unknown', jn.bastion.port, true]);
+    assert.ok((await service.invoke('hostKey.answer', { promptId: p.promptId, answer: 'accept-once' })).ok);
+    const res = await testing;
+    assert.ok(res.ok && res.value.ok, JSON.stringify(res));
+    assert.equal(res.value.cipher, 'aes256-ctr', 'the target negotiated the form\'s cipher');
+    assert.match(res.value.serverVersion, /^SSH-2\.0-OpenSSH_/);
+    assert.equal(res.value.home, fs.realpathSync(jn.target.root));
+    assert.equal(jn.bridged() - before, 1, 'one connection, through the jump host');
+    // Without the jump host the target cannot be reached: the test says so at the connect step.
+    const direct = await service.invoke('sites.test', { site: { ...site, jumpHost: 'none' } });
+    assert.ok(direct.ok && !direct.value.ok, JSON.stringify(direct));
+    assert.equal(direct.value.step, 'connect');
   });
 });

@@ -169,9 +169,10 @@ test('changed key the user may edit: Cancel stays the default, add, and replace 
 });
 
 test('the site form validates every field and builds a contract request', () => {
-  const bad = validateSiteForm({ ...newSiteForm(), name: ' ', host: 'a b', port: '70000', user: '', connections: '0', ciphers: 'aes$' });
+  const bad = validateSiteForm({ ...newSiteForm(), name: ' ', host: 'a b', port: '70000', user: '', connections: '0', ciphers: [] });
   assert.equal(bad.ok, false);
   if (!bad.ok) assert.deepEqual(Object.keys(bad.errors).sort(), ['ciphers', 'connections', 'host', 'name', 'port', 'user']);
+  if (!bad.ok) assert.match(bad.errors.ciphers ?? '', /at least one cipher/, 'a list with nothing enabled is refused');
   const keyless = validateSiteForm({ ...newSiteForm(), name: 'n', host: 'h', user: 'u', authMethod: 'key' });
   assert.ok(!keyless.ok && keyless.errors.keyPath);
   const good = validateSiteForm({
@@ -184,7 +185,8 @@ test('the site form validates every field and builds a contract request', () => 
     password: 'pw',
     connections: '4',
     channels: '2',
-    ciphers: 'aes128-gcm@openssh.com, chacha20-poly1305@openssh.com',
+    ciphers: ['aes128-gcm@openssh.com', 'chacha20-poly1305@openssh.com'],
+    hostKeyAlgorithms: ['ssh-ed25519'],
   });
   assert.ok(good.ok);
   if (good.ok) {
@@ -198,10 +200,13 @@ test('the site form validates every field and builds a contract request', () => 
       connections: 4,
       channels: 2,
       ciphers: ['aes128-gcm@openssh.com', 'chacha20-poly1305@openssh.com'],
+      hostKeyAlgorithms: ['ssh-ed25519'],
     });
     assert.equal(good.password, 'pw');
   }
   const site = { id: 's1', name: 'A', folder: '', host: 'h', port: 2222, user: 'u', authMethod: 'password' as const, createdAt: 1, updatedAt: 1 };
+  assert.deepEqual(siteToForm({ ...site, kex: ['curve25519-sha256'] }).kex, ['curve25519-sha256']);
+  assert.equal(siteToForm(site).kex, null, 'no list: the defaults');
   const edit = validateSiteForm(siteToForm(site));
   assert.ok(edit.ok && edit.site.id === 's1' && edit.password === undefined, 'empty password on edit keeps the stored one');
   const forget = validateSiteForm({ ...siteToForm(site), forgetPassword: true });

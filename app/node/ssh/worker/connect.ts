@@ -8,7 +8,7 @@ import { SluiceError, displayText } from '../../errors';
 import { InFlightBudget, RequestSlots } from '../../sftp/pipeline';
 import { RateBucket, RateGate } from '../../sftp/rateLimit';
 import {
-  assertSsh2Patched, awaitingReplies, holdReadyTimeout, onChannelData, sendPing, serverSoftware, setReceiveWindow, sftpLimits, withEarlyHook,
+  assertSsh2Patched, awaitingReplies, holdReadyTimeout, onChannelData, sendPing, serverIdent, serverSoftware, setReceiveWindow, sftpLimits, withEarlyHook,
 } from '../../ssh2x';
 import { makeAuthHandler } from '../auth';
 import { SSH_IDENT_SOFTWARE, socketTo } from '../preconnect';
@@ -43,12 +43,36 @@ export function connectionError(e: Error & { level?: string }, params: ConnectPa
   const where = `${params.host}:${params.port}`;
   if (e instanceof SluiceError) return e;
   if (e.level === 'client-authentication') return new SluiceError('AUTH_FAILED', `authentication failed for ${params.username}@${where}: all offered methods were refused`);
+  const negotiation = negotiationError(e, where, params.algorithms);
+  if (negotiation) return negotiation;
   if (/too many authentication failures/i.test(e.message) || (logins.refused > 0 && e.level !== 'client-timeout')) return tooManyTries(params, logins.tried, e.message);
   // ssh2 reports a keepalive timeout with level 'client-timeout' too: test for it first.
   if (/keepalive/i.test(e.message)) return new SluiceError('CONNECTION_STALLED', `connection to ${where} stalled: no keepalive reply after ${params.keepaliveCountMax} tries`);
   if (e.level === 'client-timeout') return new SluiceError('TIMEOUT', `timed out connecting to ${where} after ${params.readyTimeoutMs} ms`);
   if ((e as NodeJS.ErrnoException).code === 'ECONNREFUSED') return new SluiceError('CONNECTION_LOST', `connection refused by ${where}`);
   return new SluiceError('CONNECTION_LOST', `connection to ${where} failed: ${e.message}`);
+}
+
+/** ssh2's handshake text `no matching C->S cipher` -> the family of ssh2's `algorithms` option it is about. */
+const NEGOTIATED_FAMILIES: ReadonlyArray<[RegExp, string, string]> = [
+  [/no matching key exchange/i, 'kex', 'key exchange method'],
+  [/no matching host key/i, 'serverHostKey', 'host-key algorithm'],
+  [/no matching .*cipher/i, 'cipher', 'cipher'],
+  [/no matching .*MAC/i, 'hmac', 'MAC'],
+];
+
+/**
+ * NEGOTIATION_FAILED for a key exchange that found no algorithm both sides accept (RFC 4253 §7.1), naming the family
+ * and what Sluice offered (the server's own list is not reported by ssh2); undefined for any other error.
+ * @param offered the connection's ssh2 `algorithms` option (each family's names, most preferred first)
+ */
+export function negotiationError(e: Error & { level?: string }, where: string, offered?: ConnectParams['algorithms']): SluiceError | undefined {
+  if (e.level !== 'handshake' || !/no matching/i.test(e.message)) return undefined;
+  const found = NEGOTIATED_FAMILIES.find(([re]) => re.test(e.message));
+  const list = found ? (offered as Record<string, unknown> | undefined)?.[found[1]] : undefined;
+  const names = Array.isArray(list) ? ` (offered: ${list.join(', ')})` : '';
+  const what = found ? `the server accepts no ${found[2]} Sluice offered${names}` : 'no algorithm both sides accept';
+  return new SluiceError('NEGOTIATION_FAILED', `cannot agree on algorithms with ${where}: ${what} [${e.message.replace(/^Handshake failed: /, '')}]`);
 }
 
 /** Password and keyboard-interactive logins of a connection's set-up: sent, and refused by the server. */
@@ -233,6 +257,7 @@ export async function connect(params: ConnectParams): Promise<ConnectInfo> {
   const software = serverSoftware(client);
   const info: ConnectInfo = {
     negotiated: negotiated ?? { kex: '?', serverHostKey: '?', cipher: '?', mac: '?' },
+    serverVersion: serverIdent(client),
     maxRead: Math.min(limits.maxReadLen, MAX_REQUEST_BYTES),
     maxWrite: Math.min(limits.maxWriteLen, MAX_REQUEST_BYTES),
     extensions: limits.extensions,

@@ -37,6 +37,7 @@ export function hopError(e: Error & { level?: string }, hop: JumpHopParams, limi
   const at = (code: ConstructorParameters<typeof SluiceError>[0], what: string) => new SluiceError(code, `jump host ${hop.label}: ${what}`);
   if (e instanceof SluiceError) return e;
   if (e.level === 'client-authentication') return at('AUTH_FAILED', `authentication failed for ${hop.username}: all offered methods were refused`);
+  if (e.level === 'handshake' && /no matching/i.test(e.message)) return at('NEGOTIATION_FAILED', `cannot agree on algorithms: ${e.message.replace(/^Handshake failed: /, '')}`);
   if (/keepalive/i.test(e.message)) return at('CONNECTION_STALLED', `no keepalive reply after ${limits.keepaliveCountMax} tries`);
   if (e.level === 'client-timeout') return at('TIMEOUT', `timed out after ${limits.readyTimeoutMs} ms`);
   if ((e as NodeJS.ErrnoException).code === 'ECONNREFUSED') return at('CONNECTION_LOST', 'connection refused');

@@ -1,0 +1,78 @@
+/**
+ * The site form's algorithm lists and "Test connection" (issue #15) against the real service and a private sshd: a weak
+ * cipher marked with its reason and off by default, enabled and moved up with the keyboard, reset to the defaults; a
+ * test with only ciphers the server refuses fails at the key exchange; a test restricted to aes256-ctr asks the host
+ * key over the form and reports the negotiated set; the saved site's status bar shows the same set and the server.
+ */
+import { expect, test } from './harness/test';
+
+test('algorithm lists: weak ones marked and off, reorder by keyboard, reset; test connection; status bar set', async ({ app, sshd, page }) => {
+  await app.open();
+  await app.siteManager.getByRole('button', { name: 'New site' }).click();
+  const form = page.getByRole('dialog', { name: 'New site' });
+  await form.getByLabel('Name', { exact: true }).fill('Restricted');
+  await form.getByLabel('Host', { exact: true }).fill(sshd.host);
+  await form.getByLabel('Port', { exact: true }).fill(String(sshd.port));
+  await form.getByLabel('User', { exact: true }).fill(sshd.user);
+  await form.getByLabel('Authentication').selectOption('key');
+  await form.getByLabel('Key file').fill(sshd.clientKeyPath);
+
+  // A weak cipher: marked with its reason, off by default; enabled it goes last, and moves up from the keyboard.
+  const ciphers = await app.algorithmList(form, 'Ciphers');
+  const cbc = ciphers.getByRole('listitem').filter({ has: page.getByRole('checkbox', { name: 'aes128-cbc', exact: true }) });
+  await expect(cbc).toContainText('weak: CBC mode');
+  await expect(cbc.getByRole('checkbox')).not.toBeChecked();
+  const defaults = await app.enabledAlgorithms(form, 'Ciphers');
+  expect(defaults).not.toContain('aes128-cbc');
+  await cbc.getByRole('checkbox').check();
+  expect(await app.enabledAlgorithms(form, 'Ciphers')).toEqual([...defaults, 'aes128-cbc']);
+  const up = ciphers.getByRole('button', { name: 'Move aes128-cbc up' });
+  await up.focus();
+  await page.keyboard.press('Enter');
+  await expect(up).toBeFocused();
+  await page.keyboard.press('Enter');
+  const moved = [...defaults.slice(0, -2), 'aes128-cbc', ...defaults.slice(-2)];
+  expect(await app.enabledAlgorithms(form, 'Ciphers')).toEqual(moved);
+  await expect(form.locator('details.algorithm-family summary').filter({ hasText: 'Ciphers' })).toContainText('1 weak');
+  await cbc.scrollIntoViewIfNeeded();
+  await app.screenshot('site-algorithms');
+  await form.getByRole('button', { name: 'Reset ciphers to defaults' }).click();
+  await expect(ciphers, 'a reset keeps the list open').toBeVisible();
+  expect(await app.enabledAlgorithms(form, 'Ciphers')).toEqual(defaults);
+
+  // Only ciphers the server refuses (OpenSSH offers no CBC since 7.4): the test fails at the key exchange.
+  await app.chooseAlgorithms(form, 'Ciphers', ['aes128-cbc', '3des-cbc']);
+  await form.getByRole('button', { name: 'Test connection' }).click();
+  const result = form.getByLabel('Test result');
+  await expect(result).toContainText('Test failed at key exchange');
+  await expect(result).toContainText('aes128-cbc, 3des-cbc');
+  await expect(result).toContainText('NEGOTIATION_FAILED');
+
+  // Restricted to aes256-ctr: the host-key dialog comes over the form, then the negotiated set.
+  await app.chooseAlgorithms(form, 'Ciphers', ['aes256-ctr']);
+  await form.getByRole('button', { name: 'Test connection' }).click();
+  await expect(app.hostKeyDialog('unknown')).toBeVisible();
+  await app.answerUnknownHostKey('Accept and save');
+  await expect(result).toContainText('Connection works');
+  await expect(result.getByRole('definition').nth(1)).toHaveText('aes256-ctr');
+  await expect(result).toContainText(/OpenSSH_\d/);
+  await expect(result).toContainText('ssh-ed25519');
+  await expect(result).toContainText(sshd.root);
+  await result.scrollIntoViewIfNeeded();
+  await app.screenshot('site-test-connection');
+
+  await form.getByRole('button', { name: 'Save' }).click();
+  await expect(form).toBeHidden();
+  await app.startConnect('Restricted');
+  await expect(app.statusBar.getByLabel('Cipher')).toHaveText('aes256-ctr');
+  await expect(app.statusBar.getByLabel('Host-key algorithm')).toHaveText('ssh-ed25519');
+  await expect(app.statusBar.getByLabel('MAC')).not.toHaveText('—');
+  await expect(app.statusBar.getByLabel('Key exchange')).not.toHaveText('—');
+  await expect(app.statusBar.getByLabel('Server version')).toHaveText(/^OpenSSH_\d/);
+
+  // The saved list comes back in the editor.
+  await app.siteManager.getByRole('button', { name: 'Edit' }).click();
+  const edit = page.getByRole('dialog', { name: 'Edit site Restricted' });
+  expect(await app.enabledAlgorithms(edit, 'Ciphers')).toEqual(['aes256-ctr']);
+  await edit.getByRole('button', { name: 'Cancel' }).click();
+});

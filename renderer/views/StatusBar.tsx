@@ -1,9 +1,10 @@
 /**
  * Status bar: the active site and its session state (`reconnecting (attempt 2)` while a lost session comes back), negotiated cipher and KEX (RFC 4253 §7.1),
- * connections up / configured, the current total speed, and the global speed limit (issue #14).
+ * the connection pool (views/PoolSegment.tsx: connections up / planned, each one's SFTP channels), the current total speed (state/speeds.ts), and the global speed limit (issue #14).
  */
 import type { SessionStatus } from '../../app/common/ipc/contract';
 import { formatRate, sessionStateText } from '../format/format';
+import { PoolSegment } from './PoolSegment';
 
 export interface StatusBarProps {
   status: SessionStatus | undefined;
@@ -42,9 +43,7 @@ export function StatusBar({ status, rate, speedLimit, onSpeedLimit }: StatusBarP
       <span>
         KEX: <output aria-label="Key exchange">{status?.kex ?? '—'}</output>
       </span>
-      <span>
-        Connections: <output aria-label="Connections">{status ? `${status.connectionsUp}/${status.connections}` : '—'}</output>
-      </span>
+      <PoolSegment status={status} />
       <span>
         Speed: <output aria-label="Speed">{formatRate(rate)}</output>
       </span>

@@ -69,7 +69,8 @@ export function paneCommand(e: PaneKey, side: 'local' | 'remote'): PaneCommand |
  * @param length rows in the list (> 0)
  */
 export function moveTarget(length: number, from: number, delta: number): number {
-  if (delta === -Infinity || (from < 0 && delta > 0)) return 0;
-  if (delta === Infinity || from < 0) return length - 1;
+  if (delta === -Infinity) return 0;
+  if (delta === Infinity) return length - 1;
+  if (from < 0) return delta > 0 ? 0 : length - 1;
   return Math.min(length - 1, Math.max(0, from + delta));
 }

@@ -58,8 +58,11 @@ export function ThroughputGraph({ series, speed, live, annotation }: ThroughputG
   const points = series.samples.length;
   // The window slides with the clock (1 s steps), not with the last sample, so an idle link reads as idle.
   const [now, setNow] = useState(() => Date.now() / 1000);
+  // The right edge: the clock, or the newest sample when it is ahead of the last tick (points right of the x range
+  // would not count for the y range, and a fresh transfer would draw off the top).
+  const xs = data.columns[0];
   const nowRef = useRef(now);
-  nowRef.current = now;
+  nowRef.current = Math.max(now, (xs[xs.length - 1] as number | undefined) ?? 0);
   useEffect(() => {
     const timer = setInterval(() => setNow(Date.now() / 1000), 1000);
     return () => clearInterval(timer);
@@ -74,6 +77,8 @@ export function ThroughputGraph({ series, speed, live, annotation }: ThroughputG
       const size = { width: Math.max(200, el.clientWidth), height: Math.max(80, el.clientHeight) };
       plot.current = new uPlot(plotOptions(data, size, () => nowRef.current), data.columns as uPlot.AlignedData, el);
       shape.current = key;
+      // What uPlot was given to draw (the total and each connection), for tests and assistive tech alike.
+      el.dataset.plotted = String(plot.current.series.length - 1);
     } else {
       plot.current.setData(data.columns as uPlot.AlignedData, true);
     }

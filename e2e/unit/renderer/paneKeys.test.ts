@@ -34,4 +34,5 @@ test('moveTarget: clamped steps, Home/End to either end, from nothing focused', 
   assert.equal(moveTarget(10, -1, 1), 0);
   assert.equal(moveTarget(10, -1, -1), 9);
   assert.equal(moveTarget(10, -1, -Infinity), 0);
+  assert.equal(moveTarget(10, -1, Infinity), 9);
 });

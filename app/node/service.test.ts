@@ -276,3 +276,16 @@ test('speed limits: the global one is kept in settings and applied to the proces
   assert.ok((await again.service.invoke('sites.save', { site: { ...input, id, speedLimit: 4 * 1048576 } })).ok);
   assert.deepEqual(again.engine.rateLimits.slice(-1), [4 * 1048576], 'a saved change reaches the open engine');
 });
+
+test('the session status carries the engine\'s pool once connected, and drops it on disconnect', async (t) => {
+  const h = await harness(t);
+  await acceptHostKey(h);
+  const list = await h.service.invoke('session.list', undefined);
+  assert.ok(list.ok);
+  const s = list.value.find((x) => x.siteId === h.siteId);
+  assert.deepEqual(s?.pool, { connections: 1, channels: 1, links: [{ connection: 1, up: true, channels: 1 }] });
+  assert.equal(s?.connectionsUp, 1);
+  const down = h.next('session.status', (x) => x.state === 'disconnected');
+  assert.ok((await h.service.invoke('session.disconnect', { siteId: h.siteId })).ok);
+  assert.equal((await down).pool, undefined, 'no pool shown for a closed session');
+});

@@ -3,11 +3,13 @@
  * one graph series per connection (solid, in the legend with its rate) beside the total, the status bar shows the
  * engine's own pool (2/2, each connection with its channels), and the status bar, the queue footer and the graph's
  * total show one speed (renderer/state/speeds.ts). A global speed limit keeps the upload running for a few seconds.
+ * When the server cuts one connection of two, the status bar shows it down and the session stays connected on the other.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { expect, test } from './harness/test';
 import { sha256File, writeRandomFile } from './harness/files';
+import { childPids, descendantPids } from './fixtures/sshd';
 
 const MiB = 1024 * 1024;
 
@@ -64,4 +66,34 @@ test('an upload over 2 connections: 2 connection series and the total, the real 
   await expect(app.statusBar.getByLabel('Speed', { exact: true })).toHaveText('0 B/s');
   await expect(app.graph).toHaveAccessibleName(/total 0 B\/s$/);
   await expect(app.statusBar.getByLabel('Connections')).toHaveText('2/2');
+});
+
+test('one connection of two cut by the server: the status bar shows it down, the session goes on with the other', async ({ app, sshd, engine, localDir }) => {
+  fs.appendFileSync(engine.knownHostsPath, `${sshd.knownHostsLine()}\n`);
+  const remoteDir = path.join(sshd.root, 'cut');
+  fs.mkdirSync(remoteDir, { recursive: true });
+  fs.writeFileSync(path.join(remoteDir, 'still.txt'), 'x');
+  const before = new Set(childPids(sshd.pid));
+  await app.open();
+  await app.createSite({ name: 'Cut', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir, connections: 2, channels: 1 });
+  await app.startConnect('Cut');
+  await app.waitForRemoteListing(remoteDir);
+  const pool = app.statusBar.getByLabel('Pool');
+  await expect(app.statusBar.getByLabel('Connections')).toHaveText('2/2');
+  await expect(pool.getByLabel(/^Connection \d up, 1 SFTP channels$/)).toHaveCount(2);
+
+  // The newest per-connection sshd process is this site's second connection: SIGKILL it (and its children).
+  const mine = childPids(sshd.pid).filter((p) => !before.has(p)).sort((a, b) => a - b);
+  expect(mine.length, 'per-connection sshd processes of the site').toBe(2);
+  const victim = mine[1];
+  for (const p of [...descendantPids(victim), victim]) { try { process.kill(p, 'SIGKILL'); } catch { /* gone already */ } }
+
+  await expect(app.statusBar.getByLabel('Connections')).toHaveText('1/2');
+  await expect(pool.getByLabel(/^Connection \d down$/)).toHaveCount(1);
+  await expect(pool.getByLabel(/^Connection \d up, 1 SFTP channels$/)).toHaveCount(1);
+  await expect(app.statusBar.getByLabel('Connected site')).toHaveText('Cut (connected)');
+  // Browsing goes on over the connection left.
+  await app.remoteGrid.focus();
+  await app.page.keyboard.press('F5');
+  await expect(app.remoteRow('still.txt')).toBeVisible();
 });

@@ -68,11 +68,12 @@ test('an upload over 2 connections: 2 connection series and the total, the real 
   await expect(app.statusBar.getByLabel('Connections')).toHaveText('2/2');
 });
 
-test('one connection of two cut by the server: the status bar shows it down, the session goes on with the other', async ({ app, sshd, engine, localDir }) => {
+test('one connection of two cut by the server mid-upload: its series goes, the status bar shows it down, the upload ends on the other', async ({ app, sshd, engine, localDir }) => {
   fs.appendFileSync(engine.knownHostsPath, `${sshd.knownHostsLine()}\n`);
   const remoteDir = path.join(sshd.root, 'cut');
   fs.mkdirSync(remoteDir, { recursive: true });
   fs.writeFileSync(path.join(remoteDir, 'still.txt'), 'x');
+  const local = writeRandomFile(path.join(localDir, 'cut.bin'), 48 * MiB);
   const before = new Set(childPids(sshd.pid));
   await app.open();
   await app.createSite({ name: 'Cut', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir, connections: 2, channels: 1 });
@@ -81,6 +82,13 @@ test('one connection of two cut by the server: the status bar shows it down, the
   const pool = app.statusBar.getByLabel('Pool');
   await expect(app.statusBar.getByLabel('Connections')).toHaveText('2/2');
   await expect(pool.getByLabel(/^Connection \d up, 1 SFTP channels$/)).toHaveCount(2);
+
+  // A rate-limited upload over both connections: two connection series.
+  await app.statusBar.getByLabel('Speed limit').selectOption(String(10 * MiB));
+  await app.localRow('cut.bin').click();
+  await app.localPane.getByRole('button', { name: 'Local: upload' }).click();
+  await app.waitForJobState('cut.bin', 'running');
+  await expect.poll(async () => Number(await app.graph.getAttribute('data-connections')), { message: 'connection series' }).toBe(2);
 
   // The newest per-connection sshd process is this site's second connection: SIGKILL it (and its children).
   const mine = childPids(sshd.pid).filter((p) => !before.has(p)).sort((a, b) => a - b);
@@ -92,6 +100,10 @@ test('one connection of two cut by the server: the status bar shows it down, the
   await expect(pool.getByLabel(/^Connection \d down$/)).toHaveCount(1);
   await expect(pool.getByLabel(/^Connection \d up, 1 SFTP channels$/)).toHaveCount(1);
   await expect(app.statusBar.getByLabel('Connected site')).toHaveText('Cut (connected)');
+  // The cut connection's series is gone; the upload ends on the other connection, intact.
+  await expect(app.graph).toHaveAttribute('data-connections', '1');
+  await app.waitForJobState('cut.bin', 'done', 60_000);
+  expect(sha256File(path.join(remoteDir, 'cut.bin'))).toBe(sha256File(local));
   // Browsing goes on over the connection left.
   await app.remoteGrid.focus();
   await app.page.keyboard.press('F5');

@@ -145,7 +145,11 @@ export function FilePane(props: FilePaneProps) {
   };
 
   const transferSelected = () => {
-    if (!transfer?.run || selectedEntries.length === 0) return;
+    if (!transfer || selectedEntries.length === 0) return;
+    if (!transfer.run) {
+      onError(`${transfer.label}: connect to a site first`);
+      return;
+    }
     transfer.run(selectedEntries.map((e) => join(cwd, e.name, sep)));
   };
 

@@ -32,6 +32,7 @@ export function PaneHeader(p: PaneHeaderProps) {
   const { title, cwd, selected } = p;
   const crumbs = cwd === null ? [] : breadcrumbs(cwd, p.sep);
   const none = cwd === null;
+  const count = p.count !== null ? `${plural(p.count, 'item')}${selected.length ? `, ${selected.length} selected` : ''}` : '';
   return (
     <header>
       <div className="pane-title">
@@ -76,8 +77,8 @@ export function PaneHeader(p: PaneHeaderProps) {
           Delete
         </button>
         <span className="spacer" />
-        <span className="muted" aria-live="polite">
-          {p.count !== null ? `${plural(p.count, 'item')}${selected.length ? `, ${selected.length} selected` : ''}` : ''}
+        <span className="muted" aria-live="polite" title={count}>
+          {count}
         </span>
         <label>
           <input type="checkbox" checked={p.showHidden} onChange={(e) => p.onShowHidden(e.target.checked)} aria-label={`${title}: show hidden files`} /> Hidden

@@ -19,6 +19,7 @@ import { FileRows, type RowHandlers } from './FileRows';
 import { PaneDialogs, type PaneModal } from './PaneDialogs';
 import { PaneHeader } from './PaneHeader';
 import { paneMenuItems, type PaneTransfer } from './paneMenu';
+import { usePaneListing } from './usePaneListing';
 
 /** MIME type of pane-to-pane drags. */
 export const PANE_DRAG_TYPE = 'application/x-sluice-paths';
@@ -75,9 +76,7 @@ function parent(path: string, sep: '/' | '\\'): string {
 /** The pane component. */
 export function FilePane(props: FilePaneProps) {
   const { side, title, path, sep, list, onNavigate, onError, transfer } = props;
-  const [listing, setListing] = useState<Listing | null>(null);
-  const [loading, setLoading] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { listing, loading, error, reload } = usePaneListing(path, list, props.reloadToken);
   const [sort, setSort] = useState<SortState>({ key: 'name', dir: 'asc' });
   const [showHidden, setShowHidden] = useState(false);
   const [sel, setSel] = useState<Selection>(emptySelection);
@@ -89,26 +88,6 @@ export function FilePane(props: FilePaneProps) {
   /** After going up: the name of the folder we came from, focused once the parent's listing arrives. */
   const focusAfterLoad = useRef<string | null>(null);
   const label = `${title} files`;
-
-  const reload = useCallback(async () => {
-    if (path === null) {
-      setListing(null);
-      return;
-    }
-    setLoading(true);
-    const r = await list(path);
-    setLoading(false);
-    if (r.ok) {
-      setListing(r.value);
-      setError(null);
-    } else {
-      setError(r.error.message);
-    }
-  }, [path, list]);
-
-  useEffect(() => {
-    void reload();
-  }, [reload, props.reloadToken]);
 
   useEffect(() => setSel(emptySelection), [path]);
 

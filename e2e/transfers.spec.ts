@@ -35,6 +35,9 @@ test('drop 200 files from the OS onto the remote pane: all done, all identical',
   const rendered = await app.queue.getByRole('listitem').count();
   expect(rendered).toBeGreaterThan(0);
   expect(rendered).toBeLessThan(60);
+  // The remote pane is virtualized too: its last row is reached with End.
+  await app.remoteGrid.focus();
+  await app.page.keyboard.press('End');
   await expect(app.remoteRow('file-199.dat')).toBeVisible();
   await app.screenshot('queue-200-files');
 
@@ -46,6 +49,8 @@ test('drop 200 files from the OS onto the remote pane: all done, all identical',
   await app.scrollQueueToEnd();
   await app.waitForJobState('album', 'done');
   for (const f of nested) expect(sha256File(path.join(remoteDir, path.relative(localDir, f)))).toBe(sha256File(f));
+  await app.remoteGrid.focus();
+  await app.page.keyboard.press('Home');
   await expect(app.remoteRow('album')).toHaveAttribute('data-type', 'dir');
 });
 

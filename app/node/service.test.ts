@@ -210,7 +210,7 @@ test('progress samples sum per connection; log lines are redacted', async (t) =>
   assert.ok(r.ok);
   const s = (await sample).samples[0];
   assert.equal(s.rate, 10);
-  assert.deepEqual(s.connections, [{ id: 0, rate: 6 }, { id: 1, rate: 4 }]);
+  assert.deepEqual(s.connections, [{ id: 1, rate: 6 }, { id: 2, rate: 4 }], 'connection numbers from 1, as the pool status');
   assert.deepEqual(s.bottleneck, { verdict: 'server', detail: 'replies take 80 ms, a round trip 1.0 ms' }, 'the graph gets the run\'s verdict');
   await until(h, () => h.engine.isHeld('/l/a'), 'held');
   const zero = h.next('progress', (p) => p.samples[0].rate === 0);
@@ -276,4 +276,17 @@ test('speed limits: the global one is kept in settings and applied to the proces
   assert.equal(again.engine.opened.at(-1)?.rateLimit, 2 * 1048576, 'the engine opens with the site\'s limit');
   assert.ok((await again.service.invoke('sites.save', { site: { ...input, id, speedLimit: 4 * 1048576 } })).ok);
   assert.deepEqual(again.engine.rateLimits.slice(-1), [4 * 1048576], 'a saved change reaches the open engine');
+});
+
+test('the session status carries the engine\'s pool once connected, and drops it on disconnect', async (t) => {
+  const h = await harness(t);
+  await acceptHostKey(h);
+  const list = await h.service.invoke('session.list', undefined);
+  assert.ok(list.ok);
+  const s = list.value.find((x) => x.siteId === h.siteId);
+  assert.deepEqual(s?.pool, { connections: 1, channels: 1, links: [{ connection: 1, up: true, channels: 1 }] });
+  assert.equal(s?.connectionsUp, 1);
+  const down = h.next('session.status', (x) => x.state === 'disconnected');
+  assert.ok((await h.service.invoke('session.disconnect', { siteId: h.siteId })).ok);
+  assert.equal((await down).pool, undefined, 'no pool shown for a closed session');
 });

@@ -50,14 +50,39 @@ export class RateSeries {
     return this.samples[this.samples.length - 1]?.total ?? 0;
   }
 
-  /** Columns for uPlot: x in seconds, then total, then one column per connection id seen in the window (sorted). */
-  toData(): SeriesData {
+  /**
+   * Columns for uPlot: x in seconds, then total, then one column per connection id seen in the window (sorted).
+   * @param live the pool's connections up now (ids as in the samples); when given, a connection that went down loses
+   *   its series at once instead of when its last sample leaves the window
+   */
+  toData(live?: ReadonlySet<string>): SeriesData {
     const ids = new Set<string>();
-    for (const s of this.samples) for (const id of Object.keys(s.perConnection)) ids.add(id);
+    for (const s of this.samples) for (const id of Object.keys(s.perConnection)) if (!live || live.has(id)) ids.add(id);
     const connectionIds = [...ids].sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
     const xs = this.samples.map((s) => s.t / 1000);
     const total = this.samples.map((s) => s.total);
     const per = connectionIds.map((id) => this.samples.map((s) => s.perConnection[id] ?? null));
     return { connectionIds, columns: [xs, total, ...per] };
   }
+}
+
+/** How one series is drawn: its colour and line width (CSS px; uPlot scales by the device pixel ratio). */
+export interface SeriesStyle {
+  stroke: string;
+  width: number;
+}
+
+/**
+ * Connection colours: the Okabe–Ito palette (Okabe & Ito 2008, "Color Universal Design"), told apart with the common
+ * colour-vision deficiencies and readable on the light and the dark theme; its yellow (#F0E442) is left out, too pale
+ * on white. The total is drawn in {@link TOTAL_STYLE}'s blue, which no connection uses.
+ */
+export const CONNECTION_COLORS = ['#E69F00', '#009E73', '#CC79A7', '#D55E00', '#56B4E9', '#999999', '#8C564B'] as const;
+
+/** The total's line: solid, 2 px, with a light fill under it. */
+export const TOTAL_STYLE: SeriesStyle & { fill: string } = { stroke: '#0072B2', width: 2, fill: 'rgba(0,114,178,0.10)' };
+
+/** The style of the `index`-th connection series (0-based, in the graph's order): solid, 2 px, colours cycled. */
+export function connectionStyle(index: number): SeriesStyle {
+  return { stroke: CONNECTION_COLORS[index % CONNECTION_COLORS.length], width: 2 };
 }

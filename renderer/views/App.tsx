@@ -6,10 +6,11 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { ConflictChoice, HostKeyAnswer, SessionStatus, Theme } from '../../app/common/ipc/contract';
 import type { SiteView } from '../../app/common/model/site';
-import { queueTotals, type QueueState } from '../../app/common/queue/reducer';
+import type { QueueState } from '../../app/common/queue/reducer';
 import { sessionStateText, summarizeError } from '../format/format';
 import { resolveTheme } from '../state/theme';
 import { RateSeries } from '../state/series';
+import { liveConnections, queueSpeed, siteSpeed } from '../state/speeds';
 import { useAppState, useBridge, useStore } from '../state/react';
 import { Banner } from './Banner';
 import { AuthDialog } from './AuthDialog';
@@ -23,6 +24,7 @@ import { SettingsDialog } from './SettingsDialog';
 import { SiteManager, type TreeSelection } from './SiteManager';
 import { StatusBar } from './StatusBar';
 import { ThroughputGraph } from './ThroughputGraph';
+import { LimitedBy } from './LimitedBy';
 
 const EMPTY_SERIES = RateSeries.empty();
 
@@ -123,8 +125,10 @@ export function App() {
     await store.refreshSessions();
   };
 
-  // The status bar's speed is the queue footer's: the running jobs' rates summed (one number in both places).
-  const queueRate = useMemo(() => queueTotals(queue).rate, [queue]);
+  // One speed source (state/speeds.ts): the status bar's speed is the queue footer's, the graph's total the site's share.
+  const queueRate = useMemo(() => queueSpeed(queue), [queue]);
+  const live = useMemo(() => liveConnections(status?.state === 'connected' ? status.pool : undefined), [status]);
+  const graphSpeed = useMemo(() => siteSpeed(queue, activeSiteId ?? '', series, live), [queue, activeSiteId, series, live]);
   const localToken = useMemo(() => reloadToken(queue, localPath), [queue, localPath]);
   const remoteToken = useMemo(() => reloadToken(queue, remotePath), [queue, remotePath]);
 
@@ -135,6 +139,7 @@ export function App() {
   };
 
   const logError = useCallback((m: string) => store.localLog('error', m), [store]);
+  const logInfo = useCallback((m: string) => store.localLog('info', m), [store]);
   const listLocal = useCallback((path: string) => bridge.localList({ path }), [bridge]);
   const listRemote = useCallback((path: string) => bridge.remoteList({ siteId: activeSiteId ?? '', path }), [bridge, activeSiteId]);
 
@@ -238,7 +243,9 @@ export function App() {
               remove={(path, recursive) => bridge.localRemove({ path, recursive })}
               onNavigate={setLocalPath}
               onPaneDrop={(drag: PaneDrag, dir) => void enqueue('download', drag.paths, dir)}
+              transfer={{ label: 'Upload', shortcut: 'Ctrl+U', run: connected && remotePath ? (paths) => void enqueue('upload', paths, remotePath) : undefined }}
               onError={logError}
+              onInfo={logInfo}
             />
             <FilePane
               side="remote"
@@ -259,13 +266,15 @@ export function App() {
                 if (paths.length < files.length) store.localLog('warn', `${files.length - paths.length} dropped item(s) have no local path and were ignored`);
                 void enqueue('upload', paths, dir);
               }}
+              transfer={{ label: 'Download', shortcut: 'Ctrl+D', run: connected && localPath ? (paths) => void enqueue('download', paths, localPath) : undefined }}
               onError={logError}
+              onInfo={logInfo}
             />
           </div>
           <div className="bottom">
             <QueueView />
             <div className="side">
-              <ThroughputGraph series={series} />
+              <ThroughputGraph series={series} speed={graphSpeed} live={live} annotation={<LimitedBy series={series} />} />
               <LogPanel />
             </div>
           </div>

@@ -1,17 +1,25 @@
 /**
- * One file pane (local or remote): breadcrumbs, sortable columns (name, size, modified), hidden-files toggle,
- * multi-select (click, ctrl/cmd-click, shift-click, shift-arrows, ctrl-A), keyboard navigation
- * (arrows, Home/End, Enter opens, Backspace or Alt+Up goes up and focuses the folder left, F2 renames, Delete deletes), new folder / rename /
- * delete with confirmation, and drag and drop: rows drag to the other pane, the other pane's rows and
- * (when `acceptOsFiles`) files from the OS drop here.
+ * One file pane (local or remote): breadcrumbs and actions (views/PaneHeader.tsx), sortable columns (name, size,
+ * modified), hidden-files toggle, a virtualized grid (views/FileRows.tsx: a 20,000-entry folder scrolls smoothly),
+ * multi-select (click, ctrl/cmd-click, shift-click, shift-arrows, ctrl-A), the keyboard of format/paneKeys.ts (arrows,
+ * Page Up/Down, Home/End, Enter opens, Backspace or Alt+Up goes up and focuses the folder left, F2 renames, Delete
+ * deletes, F5 refreshes, Ctrl+U uploads / Ctrl+D downloads the selection, Shift+F10 or the ContextMenu key opens the
+ * menu), a context menu (views/paneMenu.ts), new folder / rename / delete with confirmation (views/PaneDialogs.tsx),
+ * and drag and drop: rows drag to the other pane, the other pane's rows and (when `acceptOsFiles`) files from the OS
+ * drop here.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { FsEntry, Listing } from '../../app/common/ipc/contract';
 import type { Result } from '../../app/common/ipc/result';
-import { breadcrumbs, formatBytes, formatDate, plural } from '../format/format';
-import { emptySelection, moveFocus, select, sortEntries, toggleSort, validateName, type Selection, type SortKey, type SortState } from '../format/entries';
-import { ConfirmDialog, PromptDialog } from './Dialog';
-import { Icon } from './Icon';
+import { emptySelection, select, sortEntries, toggleSort, type Selection, type SortKey, type SortState } from '../format/entries';
+import { moveTarget, paneCommand, type PaneCommand } from '../format/paneKeys';
+import { copyText } from './clipboard';
+import { ContextMenu } from './ContextMenu';
+import { FileRows, type RowHandlers } from './FileRows';
+import { PaneDialogs, type PaneModal } from './PaneDialogs';
+import { PaneHeader } from './PaneHeader';
+import { paneMenuItems, type PaneTransfer } from './paneMenu';
+import { usePaneListing } from './usePaneListing';
 
 /** MIME type of pane-to-pane drags. */
 export const PANE_DRAG_TYPE = 'application/x-sluice-paths';
@@ -41,10 +49,18 @@ export interface FilePaneProps {
   /** Files from the OS dropped here (only when `acceptOsFiles`). */
   onOsDrop?: (files: File[], targetDir: string) => void;
   acceptOsFiles?: boolean;
+  /** Upload (local pane) or Download (remote pane) of the selection: button, menu item and key. */
+  transfer?: PaneTransfer;
   onError: (message: string) => void;
+  /** A line for the log (e.g. the path copied). */
+  onInfo?: (message: string) => void;
 }
 
-type Modal = { kind: 'mkdir' } | { kind: 'rename'; entry: FsEntry } | { kind: 'delete'; entries: FsEntry[] } | null;
+/** Where the open context menu is, viewport px. */
+interface MenuAt {
+  x: number;
+  y: number;
+}
 
 function join(dir: string, name: string, sep: '/' | '\\'): string {
   return dir.endsWith(sep) ? `${dir}${name}` : `${dir}${sep}${name}`;
@@ -59,53 +75,35 @@ function parent(path: string, sep: '/' | '\\'): string {
 
 /** The pane component. */
 export function FilePane(props: FilePaneProps) {
-  const { side, title, path, sep, list, onNavigate, onError } = props;
-  const [listing, setListing] = useState<Listing | null>(null);
-  const [loading, setLoading] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { side, title, path, sep, list, onNavigate, onError, transfer } = props;
+  const { listing, loading, error, reload } = usePaneListing(path, list, props.reloadToken);
   const [sort, setSort] = useState<SortState>({ key: 'name', dir: 'asc' });
   const [showHidden, setShowHidden] = useState(false);
   const [sel, setSel] = useState<Selection>(emptySelection);
-  const [modal, setModal] = useState<Modal>(null);
+  const [modal, setModal] = useState<PaneModal>(null);
+  const [menu, setMenu] = useState<MenuAt | null>(null);
   const [dropActive, setDropActive] = useState(false);
   const gridRef = useRef<HTMLTableElement>(null);
+  const scrollRef = useRef<HTMLDivElement>(null);
   /** After going up: the name of the folder we came from, focused once the parent's listing arrives. */
   const focusAfterLoad = useRef<string | null>(null);
   const label = `${title} files`;
-
-  const reload = useCallback(async () => {
-    if (path === null) {
-      setListing(null);
-      return;
-    }
-    setLoading(true);
-    const r = await list(path);
-    setLoading(false);
-    if (r.ok) {
-      setListing(r.value);
-      setError(null);
-    } else {
-      setError(r.error.message);
-    }
-  }, [path, list]);
-
-  useEffect(() => {
-    void reload();
-  }, [reload, props.reloadToken]);
 
   useEffect(() => setSel(emptySelection), [path]);
 
   const entries = useMemo(() => (listing ? sortEntries(listing.entries, sort, showHidden) : []), [listing, sort, showHidden]);
   const order = useMemo(() => entries.map((e) => e.name), [entries]);
+  const indexOf = useMemo(() => new Map(order.map((n, i) => [n, i])), [order]);
   const cwd = listing?.path ?? path ?? '';
-  const selectedEntries = entries.filter((e) => sel.selected.has(e.name));
+  const selectedEntries = useMemo(() => entries.filter((e) => sel.selected.has(e.name)), [entries, sel]);
+  const focusIndex = sel.focus === null ? -1 : indexOf.get(sel.focus) ?? -1;
 
   useEffect(() => {
     const name = focusAfterLoad.current;
     if (name === null || !listing || listing.path !== path) return;
     focusAfterLoad.current = null;
-    if (order.includes(name)) setSel(select(emptySelection, order, name, 'replace'));
-  }, [listing, path, order]);
+    if (indexOf.has(name)) setSel(select(emptySelection, order, name, 'replace'));
+  }, [listing, path, order, indexOf]);
 
   const goUp = () => {
     if (path === null) return;
@@ -125,31 +123,62 @@ export function FilePane(props: FilePaneProps) {
     await reload();
   };
 
-  const onKeyDown = (e: React.KeyboardEvent) => {
-    if (modal) return;
-    const k = e.key;
-    if (!e.altKey && (k === 'ArrowDown' || k === 'ArrowUp' || k === 'Home' || k === 'End')) {
-      e.preventDefault();
-      const delta = k === 'ArrowDown' ? 1 : k === 'ArrowUp' ? -1 : k === 'Home' ? -order.length : order.length;
-      const next = moveFocus(order, sel.focus, delta);
-      if (next !== null) setSel(select(sel, order, next, e.shiftKey ? 'range' : 'replace'));
-    } else if (k === 'Enter') {
-      const entry = entries.find((x) => x.name === sel.focus);
-      if (entry) open(entry);
-    } else if (k === 'Backspace' || (k === 'ArrowUp' && e.altKey)) {
-      e.preventDefault();
-      goUp();
-    } else if (k === 'Delete' && selectedEntries.length > 0) {
-      setModal({ kind: 'delete', entries: selectedEntries });
-    } else if (k === 'F2' && selectedEntries.length === 1) {
-      setModal({ kind: 'rename', entry: selectedEntries[0] });
-    } else if ((e.ctrlKey || e.metaKey) && k.toLowerCase() === 'a') {
-      e.preventDefault();
-      setSel({ selected: new Set(order), anchor: order[0] ?? null, focus: sel.focus ?? order[0] ?? null });
-    } else if (k === ' ' && sel.focus !== null) {
-      e.preventDefault();
-      setSel(select(sel, order, sel.focus, 'toggle'));
+  const transferSelected = () => {
+    if (!transfer || selectedEntries.length === 0) return;
+    if (!transfer.run) {
+      onError(`${transfer.label}: connect to a site first`);
+      return;
     }
+    transfer.run(selectedEntries.map((e) => join(cwd, e.name, sep)));
+  };
+
+  const copyPath = () => {
+    const text = selectedEntries.length ? selectedEntries.map((e) => join(cwd, e.name, sep)).join('\n') : cwd;
+    void copyText(text).then((ok) => (ok ? props.onInfo?.(`Copied ${text.includes('\n') ? `${selectedEntries.length} paths` : text}`) : onError('Copying the path failed: no clipboard')));
+  };
+
+  /** Opens the menu at the focused row (keyboard), else at the grid's top left. */
+  const openMenuAtFocus = () => {
+    const row = focusIndex >= 0 ? gridRef.current?.querySelector<HTMLElement>(`tbody tr[data-index="${focusIndex}"]`) : null;
+    const box = (row ?? gridRef.current)?.getBoundingClientRect();
+    if (box) setMenu({ x: box.left + 24, y: row ? box.bottom : box.top + 30 });
+  };
+
+  const closeMenu = useCallback(() => {
+    setMenu(null);
+    gridRef.current?.focus();
+  }, []);
+
+  const run = (c: PaneCommand) => {
+    switch (c.kind) {
+      case 'move': {
+        if (order.length === 0) return;
+        const next = order[moveTarget(order.length, focusIndex, c.delta)];
+        setSel(select(sel, order, next, c.extend ? 'range' : 'replace'));
+        return;
+      }
+      case 'open': {
+        const entry = focusIndex >= 0 ? entries[focusIndex] : undefined;
+        if (entry) open(entry);
+        return;
+      }
+      case 'up': return goUp();
+      case 'rename': if (selectedEntries.length === 1) setModal({ kind: 'rename', entry: selectedEntries[0] }); return;
+      case 'delete': if (selectedEntries.length > 0) setModal({ kind: 'delete', entries: selectedEntries }); return;
+      case 'refresh': return void reload();
+      case 'selectAll': return setSel({ selected: new Set(order), anchor: order[0] ?? null, focus: sel.focus ?? order[0] ?? null });
+      case 'toggle': if (sel.focus !== null) setSel(select(sel, order, sel.focus, 'toggle')); return;
+      case 'menu': return openMenuAtFocus();
+      case 'transfer': return transferSelected();
+    }
+  };
+
+  const onKeyDown = (e: React.KeyboardEvent) => {
+    if (modal || menu) return;
+    const c = paneCommand(e, side);
+    if (!c) return;
+    e.preventDefault();
+    run(c);
   };
 
   const dragStart = (e: React.DragEvent, entry: FsEntry) => {
@@ -178,6 +207,30 @@ export function FilePane(props: FilePaneProps) {
     if (props.acceptOsFiles && e.dataTransfer.files.length > 0 && props.onOsDrop) props.onOsDrop([...e.dataTransfer.files], targetDir);
   };
 
+  const handlers: RowHandlers = {
+    onClick: (entry, e) => {
+      setSel(select(sel, order, entry.name, e.shiftKey ? 'range' : e.ctrlKey || e.metaKey ? 'toggle' : 'replace'));
+      gridRef.current?.focus();
+    },
+    onDoubleClick: open,
+    onContextMenu: (entry, e) => {
+      e.preventDefault();
+      e.stopPropagation();
+      // File-manager style: a right-click on a row outside the selection selects that row alone.
+      if (!sel.selected.has(entry.name)) setSel(select(sel, order, entry.name, 'replace'));
+      gridRef.current?.focus();
+      setMenu({ x: e.clientX, y: e.clientY });
+    },
+    onDragStart: (entry, e) => dragStart(e, entry),
+    onDirDragOver: (e) => {
+      if (canAccept(e)) {
+        e.preventDefault();
+        e.dataTransfer.dropEffect = 'copy';
+      }
+    },
+    onDirDrop: (entry, e) => drop(e, join(cwd, entry.name, sep)),
+  };
+
   const sortHeader = (key: SortKey, text: string, className: string) => (
     <th className={className} aria-sort={sort.key === key ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none'}>
       <button type="button" onClick={() => setSort(toggleSort(sort, key))} aria-label={`Sort by ${text}`}>
@@ -186,7 +239,15 @@ export function FilePane(props: FilePaneProps) {
     </th>
   );
 
-  const crumbs = path === null ? [] : breadcrumbs(cwd, sep);
+  const menuItems = paneMenuItems({
+    selected: selectedEntries, transfer, open, transferSelected,
+    rename: (entry) => setModal({ kind: 'rename', entry }),
+    remove: (doomed) => setModal({ kind: 'delete', entries: doomed }),
+    mkdir: () => setModal({ kind: 'mkdir' }),
+    copyPath,
+    refresh: () => void reload(),
+  });
+
   return (
     <section
       className={`pane ${dropActive ? 'drop-target' : ''}`}
@@ -203,59 +264,33 @@ export function FilePane(props: FilePaneProps) {
       onDragLeave={() => setDropActive(false)}
       onDrop={(e) => drop(e, cwd)}
     >
-      <header>
-        <div className="pane-title">
-          <h2>{title}</h2>
-          <nav className="crumbs" aria-label={`${title} path`}>
-            <ol>
-              {crumbs.map((c, i) => (
-                <li key={c.path}>
-                  <button type="button" onClick={() => onNavigate(c.path)} aria-current={i === crumbs.length - 1 ? 'location' : undefined}>
-                    {c.label}
-                  </button>
-                </li>
-              ))}
-            </ol>
-          </nav>
-        </div>
-        <div className="pane-actions" role="toolbar" aria-label={`${title} actions`}>
-          <button type="button" aria-label={`${title}: up one folder`} title="Up one folder (Backspace, Alt+Up)" disabled={path === null} onClick={goUp}>
-            <Icon name="up" />
-          </button>
-          <button type="button" aria-label={`${title}: refresh`} title="Refresh" disabled={path === null} onClick={() => void reload()}>
-            ⟳
-          </button>
-          <button type="button" aria-label={`${title}: new folder`} disabled={path === null} onClick={() => setModal({ kind: 'mkdir' })}>
-            New folder
-          </button>
-          <button
-            type="button"
-            aria-label={`${title}: rename`}
-            title="Rename (F2)"
-            disabled={selectedEntries.length !== 1}
-            onClick={() => setModal({ kind: 'rename', entry: selectedEntries[0] })}
-          >
-            Rename
-          </button>
-          <button
-            type="button"
-            aria-label={`${title}: delete`}
-            title="Delete (Del)"
-            disabled={selectedEntries.length === 0}
-            onClick={() => setModal({ kind: 'delete', entries: selectedEntries })}
-          >
-            Delete
-          </button>
-          <span className="spacer" />
-          <span className="muted" aria-live="polite">
-            {listing ? `${plural(entries.length, 'item')}${selectedEntries.length ? `, ${selectedEntries.length} selected` : ''}` : ''}
-          </span>
-          <label>
-            <input type="checkbox" checked={showHidden} onChange={(e) => setShowHidden(e.target.checked)} aria-label={`${title}: show hidden files`} /> Hidden
-          </label>
-        </div>
-      </header>
-      <div className="grid-wrap">
+      <PaneHeader
+        title={title}
+        cwd={path === null ? null : cwd}
+        sep={sep}
+        count={listing ? entries.length : null}
+        selected={selectedEntries}
+        showHidden={showHidden}
+        transfer={transfer}
+        onNavigate={onNavigate}
+        onUp={goUp}
+        onRefresh={() => void reload()}
+        onTransfer={transferSelected}
+        onMkdir={() => setModal({ kind: 'mkdir' })}
+        onRename={(entry) => setModal({ kind: 'rename', entry })}
+        onDelete={(doomed) => setModal({ kind: 'delete', entries: doomed })}
+        onShowHidden={setShowHidden}
+      />
+      <div
+        className="grid-wrap"
+        ref={scrollRef}
+        onContextMenu={(e) => {
+          if (path === null || error) return;
+          e.preventDefault();
+          setSel(emptySelection);
+          setMenu({ x: e.clientX, y: e.clientY });
+        }}
+      >
         {path === null ? (
           <p className="empty">{props.placeholder}</p>
         ) : error ? (
@@ -280,102 +315,40 @@ export function FilePane(props: FilePaneProps) {
                 {sortHeader('mtime', 'Modified', 'col-date')}
               </tr>
             </thead>
-            <tbody>
-              {entries.map((entry) => {
-                const selected = sel.selected.has(entry.name);
-                const isDir = entry.type === 'dir';
-                return (
-                  <tr
-                    key={entry.name}
-                    aria-selected={selected}
-                    aria-label={entry.name}
-                    data-type={entry.type}
-                    className={sel.focus === entry.name ? 'focused' : undefined}
-                    draggable
-                    onDragStart={(e) => dragStart(e, entry)}
-                    onDragOver={(e) => {
-                      if (isDir && canAccept(e)) {
-                        e.preventDefault();
-                        e.dataTransfer.dropEffect = 'copy';
-                      }
-                    }}
-                    onDrop={isDir ? (e) => drop(e, join(cwd, entry.name, sep)) : undefined}
-                    onClick={(e) => {
-                      setSel(select(sel, order, entry.name, e.shiftKey ? 'range' : e.ctrlKey || e.metaKey ? 'toggle' : 'replace'));
-                      gridRef.current?.focus();
-                    }}
-                    onDoubleClick={() => open(entry)}
-                  >
-                    <td role="gridcell">
-                      <Icon name={isDir ? 'folder' : entry.type === 'symlink' ? 'link' : 'file'} />
-                      {entry.name}
-                    </td>
-                    <td role="gridcell" className="num">
-                      {isDir ? '' : formatBytes(entry.size)}
-                    </td>
-                    <td role="gridcell">{formatDate(entry.mtimeMs)}</td>
-                  </tr>
-                );
-              })}
-            </tbody>
+            <FileRows entries={entries} sel={sel} scrollRef={scrollRef} focusIndex={focusIndex} handlers={handlers} />
           </table>
         )}
         {path !== null && !error && listing && entries.length === 0 && <p className="empty">This folder is empty.</p>}
       </div>
 
-      {modal?.kind === 'mkdir' && (
-        <PromptDialog
-          title={`New ${side} folder`}
-          label="Folder name"
-          submitLabel="Create"
-          validate={validateName}
-          onCancel={() => setModal(null)}
-          onSubmit={(name) => {
-            setModal(null);
-            void act('Creating the folder failed', props.mkdir(join(cwd, name, sep)));
-          }}
-        />
-      )}
-      {modal?.kind === 'rename' && (
-        <PromptDialog
-          title={`Rename ${modal.entry.name}`}
-          label="New name"
-          initial={modal.entry.name}
-          submitLabel="Rename"
-          validate={(v) => validateName(v) ?? (v !== modal.entry.name && order.includes(v) ? 'A file with this name exists' : null)}
-          onCancel={() => setModal(null)}
-          onSubmit={(name) => {
-            const from = join(cwd, modal.entry.name, sep);
-            setModal(null);
-            if (name !== modal.entry.name) void act('Renaming failed', props.rename(from, join(cwd, name, sep)));
-          }}
-        />
-      )}
-      {modal?.kind === 'delete' && (
-        <ConfirmDialog
-          title={`Delete from ${title.toLowerCase()}`}
-          message={
-            modal.entries.length === 1
-              ? `Delete "${modal.entries[0].name}"${modal.entries[0].type === 'dir' ? ' and everything inside it' : ''}? This cannot be undone.`
-              : `Delete ${modal.entries.length} items? Folders are deleted with everything inside. This cannot be undone.`
-          }
-          confirmLabel="Delete"
-          danger
-          onCancel={() => setModal(null)}
-          onConfirm={() => {
-            const doomed = modal.entries;
-            setModal(null);
-            setSel(emptySelection);
-            void (async () => {
-              for (const entry of doomed) {
-                const r = await props.remove(join(cwd, entry.name, sep), entry.type === 'dir');
-                if (!r.ok) onError(`Deleting ${entry.name} failed: ${r.error.message}`);
-              }
-              await reload();
-            })();
-          }}
-        />
-      )}
+      {menu && <ContextMenu label={`${title} files menu`} x={menu.x} y={menu.y} items={menuItems} onClose={closeMenu} />}
+      <PaneDialogs
+        modal={modal}
+        side={side}
+        title={title}
+        names={order}
+        onCancel={() => setModal(null)}
+        onMkdir={(name) => {
+          setModal(null);
+          void act('Creating the folder failed', props.mkdir(join(cwd, name, sep)));
+        }}
+        onRename={(entry, name) => {
+          setModal(null);
+          if (name !== entry.name) void act('Renaming failed', props.rename(join(cwd, entry.name, sep), join(cwd, name, sep)));
+        }}
+        onDelete={(doomed) => {
+          setModal(null);
+          setSel(emptySelection);
+          void (async () => {
+            for (const entry of doomed) {
+              const r = await props.remove(join(cwd, entry.name, sep), entry.type === 'dir');
+              if (!r.ok) onError(`Deleting ${entry.name} failed: ${r.error.message}`);
+            }
+            await reload();
+            gridRef.current?.focus();
+          })();
+        }}
+      />
     </section>
   );
 }

@@ -15,6 +15,7 @@ import { fileLines, unlisted, type FetchedFiles, type FileLineView } from '../st
 import { BULK_INTENT_LABEL, JOB_INTENT_LABEL, moveBatchBefore, moveBatchToTop, sendBatchIntent, sendBulkIntent } from '../state/queueActions';
 import { useAppState, useBridge, useStore } from '../state/react';
 import { BatchRow, FileLineRow, LINE_HEIGHT, MoreLine, ROW_HEIGHT } from './QueueRows';
+import { queueSpeed } from '../state/speeds';
 import { useBatchFiles } from './useBatchFiles';
 
 const FILTERS: Array<{ id: QueueFilter; label: string }> = [
@@ -144,7 +145,7 @@ export function QueueView() {
         <output aria-label="Bytes transferred">
           {formatBytes(totals.bytesDone)} / {formatBytes(totals.bytesTotal)}
         </output>
-        <output aria-label="Total speed">{formatRate(totals.rate)}</output>
+        <output aria-label="Total speed">{formatRate(queueSpeed(queue))}</output>
       </footer>
     </section>
   );

@@ -1,10 +1,12 @@
 /**
  * Status bar: the active site and its session state (`reconnecting (attempt 2)` while a lost session comes back), the
  * negotiated set (RFC 4253 §7.1: cipher, KEX, MAC, host-key algorithm) and the server's software (§4.2) (issue #15),
- * connections up / configured, the current total speed, and the global speed limit (issue #14).
+ * the connection pool (views/PoolSegment.tsx: connections up / planned, each one's SFTP channels), the current total
+ * speed (state/speeds.ts), and the global speed limit (issue #14).
  */
 import type { SessionStatus } from '../../app/common/ipc/contract';
 import { formatRate, sessionStateText } from '../format/format';
+import { PoolSegment } from './PoolSegment';
 import { serverSoftwareText } from './SiteTestResult';
 
 export interface StatusBarProps {
@@ -53,9 +55,7 @@ export function StatusBar({ status, rate, speedLimit, onSpeedLimit }: StatusBarP
       <span className="shrink" title={status?.serverVersion}>
         Server: <output aria-label="Server version">{status?.serverVersion ? serverSoftwareText(status.serverVersion) : '—'}</output>
       </span>
-      <span>
-        Connections: <output aria-label="Connections">{status ? `${status.connectionsUp}/${status.connections}` : '—'}</output>
-      </span>
+      <PoolSegment status={status} />
       <span>
         Speed: <output aria-label="Speed">{formatRate(rate)}</output>
       </span>

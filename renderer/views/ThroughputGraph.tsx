@@ -1,13 +1,16 @@
 /**
- * Live throughput graph (uPlot): the total rate and one series per connection over the last 60 s.
- * The plot is rebuilt only when the set of connections changes; otherwise `setData` updates it in place.
+ * Live throughput graph (uPlot): the total rate and one solid 2 px series per SSH connection over the last 60 s, with
+ * a legend of the current rates (state/speeds.ts: the queue's numbers) in the series' colours (state/series.ts).
+ * A connection's series appears with its first sample and goes when the pool says it is down. The plot is rebuilt
+ * only when the set of connections changes; otherwise `setData` updates it in place. `annotation` is a slot under the
+ * title for one more label (e.g. what limits the transfer).
  */
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { VERDICT_LABELS } from '../../app/common/stats/bottleneck';
 import { formatRate } from '../format/format';
-import type { RateSeries } from '../state/series';
+import { connectionStyle, TOTAL_STYLE, type RateSeries, type SeriesData } from '../state/series';
+import type { SiteSpeed } from '../state/speeds';
 
 /** Axis label: `-45 s` style, relative to the newest tick (the graph is a sliding 60 s window). */
 function secondsAgo(t: number, newest: number): string {
@@ -15,25 +18,51 @@ function secondsAgo(t: number, newest: number): string {
   return d >= 0 ? 'now' : `${d} s`;
 }
 
-const PALETTE = ['#1f6feb', '#2e7d32', '#b26a00', '#8e24aa', '#00838f', '#c2185b', '#5d4037', '#546e7a'];
-
-/** Props: the rolling series to draw. */
+/** Props: the rolling series to draw, the current speeds for the legend, the live connections, an extra label. */
 export interface ThroughputGraphProps {
   series: RateSeries;
+  speed: SiteSpeed;
+  /** The pool's connections up now (numbers as text); a connection not in it has no series. Undefined: all sampled. */
+  live?: ReadonlySet<string>;
+  annotation?: ReactNode;
+}
+
+const rateValue = (_u: uPlot, v: number | null) => (v == null ? '—' : formatRate(v));
+
+function plotOptions(data: SeriesData, size: { width: number; height: number }, now: () => number): uPlot.Options {
+  const axisFont = '11px system-ui, sans-serif';
+  const grid = { stroke: 'rgba(128,128,128,0.2)' };
+  return {
+    ...size,
+    legend: { show: false },
+    cursor: { show: false },
+    scales: { x: { time: false, range: () => [now() - 60, now()] }, y: { range: (_u, _min, max) => [0, Math.max(1024, max * 1.1)] } },
+    axes: [
+      { stroke: 'currentColor', font: axisFont, grid, incrs: [5, 10, 15, 30, 60], values: (_u, ticks) => ticks.map((t) => secondsAgo(t, now())) },
+      { stroke: 'currentColor', size: 84, font: axisFont, grid, values: (_u, ticks) => ticks.map((v) => formatRate(v)) },
+    ],
+    series: [
+      {},
+      { label: 'Total', ...TOTAL_STYLE, value: rateValue },
+      ...data.connectionIds.map((id, i) => ({ label: `Connection ${id}`, ...connectionStyle(i), points: { show: false }, value: rateValue })),
+    ],
+  };
 }
 
 /** The graph panel, labelled for assistive tech with the current total rate. */
-export function ThroughputGraph({ series }: ThroughputGraphProps) {
+export function ThroughputGraph({ series, speed, live, annotation }: ThroughputGraphProps) {
   const host = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const shape = useRef('');
-  const data = series.toData();
-  const total = series.latestTotal();
+  const data = series.toData(live);
   const points = series.samples.length;
   // The window slides with the clock (1 s steps), not with the last sample, so an idle link reads as idle.
   const [now, setNow] = useState(() => Date.now() / 1000);
+  // The right edge: the clock, or the newest sample when it is ahead of the last tick (points right of the x range
+  // would not count for the y range, and a fresh transfer would draw off the top).
+  const xs = data.columns[0];
   const nowRef = useRef(now);
-  nowRef.current = now;
+  nowRef.current = Math.max(now, (xs[xs.length - 1] as number | undefined) ?? 0);
   useEffect(() => {
     const timer = setInterval(() => setNow(Date.now() / 1000), 1000);
     return () => clearInterval(timer);
@@ -43,32 +72,13 @@ export function ThroughputGraph({ series }: ThroughputGraphProps) {
     const el = host.current;
     if (!el) return;
     const key = data.connectionIds.join(',');
-    const size = { width: Math.max(200, el.clientWidth), height: Math.max(80, el.clientHeight) };
     if (!plot.current || shape.current !== key) {
       plot.current?.destroy();
-      const opts: uPlot.Options = {
-        ...size,
-        legend: { show: false },
-        cursor: { show: false },
-        scales: { x: { time: false, range: () => [nowRef.current - 60, nowRef.current] }, y: { range: (_u, _min, max) => [0, Math.max(1024, max * 1.1)] } },
-        axes: [
-          { stroke: 'currentColor', font: '11px system-ui, sans-serif', grid: { stroke: 'rgba(128,128,128,0.2)' }, incrs: [5, 10, 15, 30, 60], values: (_u, ticks) => ticks.map((t) => secondsAgo(t, nowRef.current)) },
-          { stroke: 'currentColor', size: 84, font: '11px system-ui, sans-serif', grid: { stroke: 'rgba(128,128,128,0.2)' }, values: (_u, ticks) => ticks.map((v) => formatRate(v)) },
-        ],
-        series: [
-          {},
-          { label: 'Total', stroke: PALETTE[0], width: 2, fill: 'rgba(31,111,235,0.10)', value: (_u, v) => (v == null ? '—' : formatRate(v)) },
-          ...data.connectionIds.map((id, i) => ({
-            label: `Connection ${id}`,
-            stroke: PALETTE[(i + 1) % PALETTE.length],
-            width: 1,
-            dash: [4, 3],
-            value: (_u: uPlot, v: number | null) => (v == null ? '—' : formatRate(v)),
-          })),
-        ],
-      };
-      plot.current = new uPlot(opts, data.columns as uPlot.AlignedData, el);
+      const size = { width: Math.max(200, el.clientWidth), height: Math.max(80, el.clientHeight) };
+      plot.current = new uPlot(plotOptions(data, size, () => nowRef.current), data.columns as uPlot.AlignedData, el);
       shape.current = key;
+      // What uPlot was given to draw (the total and each connection), for tests and assistive tech alike.
+      el.dataset.plotted = String(plot.current.series.length - 1);
     } else {
       plot.current.setData(data.columns as uPlot.AlignedData, true);
     }
@@ -88,30 +98,25 @@ export function ThroughputGraph({ series }: ThroughputGraphProps) {
     };
   }, []);
 
-  const latest = series.samples[series.samples.length - 1];
   return (
     <section className="graph" aria-label="Throughput">
       <h2>Throughput</h2>
-      {latest?.bottleneck && latest.bottleneck.verdict !== 'unknown' && (
-        <p className="limited-by" data-verdict={latest.bottleneck.verdict} title={latest.bottleneck.detail}>
-          {`limited by: ${VERDICT_LABELS[latest.bottleneck.verdict]}`}
-        </p>
-      )}
+      {annotation}
       <div
         className="plot"
         ref={host}
         role="img"
-        aria-label={`Throughput graph, last 60 seconds, total ${formatRate(total)}`}
+        aria-label={`Throughput graph, last 60 seconds, total ${formatRate(speed.total)}`}
         data-points={points}
         data-connections={data.connectionIds.length}
       />
       <ul className="legend" aria-label="Series">
-        <li>
-          <span className="swatch" style={{ background: PALETTE[0] }} /> Total {formatRate(total)}
+        <li aria-label={`Total ${formatRate(speed.total)}`}>
+          <span className="swatch" style={{ background: TOTAL_STYLE.stroke }} /> Total {formatRate(speed.total)}
         </li>
         {data.connectionIds.map((id, i) => (
-          <li key={id}>
-            <span className="swatch dashed" style={{ borderColor: PALETTE[(i + 1) % PALETTE.length] }} /> #{id} {formatRate(latest?.perConnection[id] ?? 0)}
+          <li key={id} aria-label={`Connection ${id} ${formatRate(speed.perConnection[id] ?? 0)}`} data-connection={id}>
+            <span className="swatch" style={{ background: connectionStyle(i).stroke }} /> Connection {id} {formatRate(speed.perConnection[id] ?? 0)}
           </li>
         ))}
       </ul>

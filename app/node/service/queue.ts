@@ -129,7 +129,7 @@ export class JobQueue {
   onProgress(siteId: string, e: Extract<EngineEvent, { type: 'progress' }>): void {
     const run = this.runs.get(e.jobId);
     if (!run) return;
-    run.sample = { rate: e.rate, connections: e.connections.map((c) => ({ id: c.id, rate: c.rate })), bottleneck: e.bottleneck };
+    run.sample = { rate: e.rate, connections: e.connections.map((c) => ({ id: c.id + 1, rate: c.rate })), bottleneck: e.bottleneck };
     const events = run.tally.progress(e).map(({ jobId, patch }): QueueEvent => ({ type: 'updated', id: jobId, patch }));
     if (events.length) this.apply(events);
     this.emitProgress(siteId, e.t);

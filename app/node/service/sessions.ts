@@ -17,6 +17,7 @@ import type { ChangedKeyTarget } from './hostKeyDesk';
 import type { EngineEvent } from '../transfer/types';
 import { AuthPrompts, loginOptions } from './authPrompts';
 import type { ServiceHub } from './hub';
+import { linksUp, poolStatus, samePool } from './poolStatus';
 import { reconnect } from './reconnect';
 import { siteConnection } from './siteConnection';
 import type { SessionHooks, SessionsOptions, SiteSession } from './siteSession';
@@ -104,6 +105,7 @@ export class SiteSessions {
     s.status = { ...s.status, ...patch };
     if (patch.state && !patch.error) delete s.status.error;
     if (patch.state && patch.state !== 'reconnecting') delete s.status.attempt;
+    if (patch.state && patch.state !== 'connected') delete s.status.pool;
     this.hub.emit('session.status', s.status);
     this.notifyChanged(s);
   }
@@ -223,10 +225,11 @@ export class SiteSessions {
       let home: string | undefined;
       try { home = await engine.realpath('.'); } catch { /* some servers refuse realpath; the UI falls back to / */ }
       const n = engine.traits.negotiated;
+      const pool = poolStatus(engine.pool);
       this.setStatus(s, {
         state: 'connected', kex: n.kex, cipher: n.cipher, mac: n.mac, serverHostKey: n.serverHostKey,
         ...(engine.traits.serverVersion ? { serverVersion: engine.traits.serverVersion } : {}),
-        connectionsUp: Math.max(1, s.status.connectionsUp), ...(home ? { home } : {}),
+        connectionsUp: Math.max(1, linksUp(pool)), connections: pool.connections, pool, ...(home ? { home } : {}),
       });
       this.hub.log('info', `Connected to ${site.host}:${site.port} (${n.cipher}, ${n.kex})`, site.id);
       return engine;
@@ -402,7 +405,24 @@ export class SiteSessions {
     else this.notifyChanged(s);
   }
 
+  /**
+   * Sends the session's status again when the engine's pool changed (a connection or channels came up or went down,
+   * the auto-sized pool grew): checked on each of its events, so a progress tick also catches channels added late.
+   */
+  private refreshPool(s: SiteSession): void {
+    const engine = s.engine;
+    if (!engine || s.status.state !== 'connected') return;
+    const pool = poolStatus(engine.pool);
+    if (samePool(pool, s.status.pool)) return;
+    this.setStatus(s, { pool, connections: pool.connections, connectionsUp: linksUp(pool) });
+  }
+
   private onEngineEvent(s: SiteSession, e: EngineEvent): void {
+    this.routeEngineEvent(s, e);
+    this.refreshPool(s);
+  }
+
+  private routeEngineEvent(s: SiteSession, e: EngineEvent): void {
     switch (e.type) {
       case 'progress':
         this.hooks.onProgress(s.site.id, e);

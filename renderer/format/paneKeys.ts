@@ -1,0 +1,76 @@
+/**
+ * The file panes' keyboard, as one pure table from a key press to a command (unit-tested under node:test):
+ * arrows / Home / End move (with Shift: extend the selection), Enter opens, Backspace or Alt+Up goes up, F2 renames,
+ * Delete deletes (after a confirmation), F5 refreshes, Ctrl+A selects all, Space toggles, Shift+F10 or the
+ * ContextMenu key opens the context menu, and Ctrl+U uploads (local pane) / Ctrl+D downloads (remote pane) the
+ * selection — FileZilla's and WinSCP's keys where they have one.
+ */
+
+/** The parts of a KeyboardEvent the table reads. */
+export interface PaneKey {
+  key: string;
+  ctrlKey?: boolean;
+  metaKey?: boolean;
+  shiftKey?: boolean;
+  altKey?: boolean;
+}
+
+/** What a key press asks the pane to do. */
+export type PaneCommand =
+  | { kind: 'move'; delta: number; extend: boolean }
+  | { kind: 'open' }
+  | { kind: 'up' }
+  | { kind: 'rename' }
+  | { kind: 'delete' }
+  | { kind: 'refresh' }
+  | { kind: 'selectAll' }
+  | { kind: 'toggle' }
+  | { kind: 'menu' }
+  | { kind: 'transfer' };
+
+/** Rows a Page Up / Page Down moves. */
+export const PAGE_ROWS = 20;
+
+/** Moves: a row, a page, or to either end (a delta past the list is clamped by moveFocus). */
+const MOVES: Readonly<Record<string, number>> = { ArrowDown: 1, ArrowUp: -1, PageDown: PAGE_ROWS, PageUp: -PAGE_ROWS, Home: -Infinity, End: Infinity };
+
+/**
+ * The command of a key press in a pane, or null when the pane leaves it alone.
+ * @param side the pane: Ctrl+U transfers from the local pane (upload), Ctrl+D from the remote one (download)
+ */
+export function paneCommand(e: PaneKey, side: 'local' | 'remote'): PaneCommand | null {
+  const mod = !!(e.ctrlKey || e.metaKey);
+  const k = e.key;
+  if (!e.altKey && !mod && k in MOVES) return { kind: 'move', delta: MOVES[k], extend: !!e.shiftKey };
+  if (k === 'ArrowUp' && e.altKey) return { kind: 'up' };
+  if (e.altKey) return null;
+  if (mod) {
+    const letter = k.toLowerCase();
+    if (letter === 'a') return { kind: 'selectAll' };
+    if ((letter === 'u' && side === 'local') || (letter === 'd' && side === 'remote')) return { kind: 'transfer' };
+    return null;
+  }
+  if (k === 'ContextMenu' || (k === 'F10' && e.shiftKey)) return { kind: 'menu' };
+  if (e.shiftKey && k !== ' ') return null;
+  switch (k) {
+    case 'Enter': return { kind: 'open' };
+    case 'Backspace': return { kind: 'up' };
+    case 'F2': return { kind: 'rename' };
+    case 'Delete': return { kind: 'delete' };
+    case 'F5': return { kind: 'refresh' };
+    case ' ': return { kind: 'toggle' };
+    default: return null;
+  }
+}
+
+/**
+ * The row index a move lands on: `delta` rows from `from` (clamped to the list), the first row for -Infinity (Home),
+ * the last for Infinity (End); with nothing focused (`from` < 0) a move down starts at the first row, up at the last.
+ * @param length rows in the list (> 0)
+ */
+export function moveTarget(length: number, from: number, delta: number): number {
+  if (delta === -Infinity) return 0;
+  if (delta === Infinity) return length - 1;
+  if (from < 0) return delta > 0 ? 0 : length - 1;
+  return Math.min(length - 1, Math.max(0, from + delta));
+}

@@ -1,0 +1,89 @@
+/**
+ * A file pane's header: its title and breadcrumbs, and the action bar (up, refresh, Upload or Download, new folder,
+ * rename, delete, the item count and the hidden-files toggle). Every button has a name and, where it has one, its key.
+ */
+import type { FsEntry } from '../../app/common/ipc/contract';
+import { breadcrumbs, plural } from '../format/format';
+import { Icon } from './Icon';
+import type { PaneTransfer } from './paneMenu';
+
+export interface PaneHeaderProps {
+  title: string;
+  /** The folder shown, or null when the pane has none. */
+  cwd: string | null;
+  sep: '/' | '\\';
+  /** Entries listed (shown), or null before the first listing. */
+  count: number | null;
+  selected: readonly FsEntry[];
+  showHidden: boolean;
+  transfer?: PaneTransfer;
+  onNavigate: (path: string) => void;
+  onUp: () => void;
+  onRefresh: () => void;
+  onTransfer: () => void;
+  onMkdir: () => void;
+  onRename: (entry: FsEntry) => void;
+  onDelete: (entries: FsEntry[]) => void;
+  onShowHidden: (show: boolean) => void;
+}
+
+/** The header of a pane. */
+export function PaneHeader(p: PaneHeaderProps) {
+  const { title, cwd, selected } = p;
+  const crumbs = cwd === null ? [] : breadcrumbs(cwd, p.sep);
+  const none = cwd === null;
+  const count = p.count !== null ? `${plural(p.count, 'item')}${selected.length ? `, ${selected.length} selected` : ''}` : '';
+  return (
+    <header>
+      <div className="pane-title">
+        <h2>{title}</h2>
+        <nav className="crumbs" aria-label={`${title} path`}>
+          <ol>
+            {crumbs.map((c, i) => (
+              <li key={c.path}>
+                <button type="button" onClick={() => p.onNavigate(c.path)} aria-current={i === crumbs.length - 1 ? 'location' : undefined}>
+                  {c.label}
+                </button>
+              </li>
+            ))}
+          </ol>
+        </nav>
+      </div>
+      <div className="pane-actions" role="toolbar" aria-label={`${title} actions`}>
+        <button type="button" aria-label={`${title}: up one folder`} title="Up one folder (Backspace, Alt+Up)" disabled={none} onClick={p.onUp}>
+          <Icon name="up" />
+        </button>
+        <button type="button" aria-label={`${title}: refresh`} title="Refresh (F5)" disabled={none} onClick={p.onRefresh}>
+          ⟳
+        </button>
+        {p.transfer && (
+          <button
+            type="button"
+            aria-label={`${title}: ${p.transfer.label.toLowerCase()}`}
+            title={`${p.transfer.label} the selection (${p.transfer.shortcut})`}
+            disabled={selected.length === 0 || !p.transfer.run}
+            onClick={p.onTransfer}
+          >
+            {p.transfer.label}
+          </button>
+        )}
+        <button type="button" aria-label={`${title}: new folder`} disabled={none} onClick={p.onMkdir}>
+          New folder
+        </button>
+        <button type="button" aria-label={`${title}: rename`} title="Rename (F2)" disabled={selected.length !== 1} onClick={() => p.onRename(selected[0])}>
+          Rename
+        </button>
+        <button type="button" aria-label={`${title}: delete`} title="Delete (Del)" disabled={selected.length === 0} onClick={() => p.onDelete([...selected])}>
+          Delete
+        </button>
+        <span className="spacer" />
+        <span className="muted" aria-live="polite" title={count}>
+          {count}
+        </span>
+        <label>
+          <input type="checkbox" checked={p.showHidden} onChange={(e) => p.onShowHidden(e.target.checked)} aria-label={`${title}: show hidden files`} /> Hidden
+        </label>
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,49 @@
+/**
+ * The items of a file pane's context menu, FileZilla's order: Open (a folder), Upload or Download, Rename, Delete,
+ * New folder, Copy path, Refresh. Each is disabled where it cannot act (nothing selected, the other side not
+ * connected), and shows its key.
+ */
+import type { FsEntry } from '../../app/common/ipc/contract';
+import type { MenuItem } from './ContextMenu';
+
+/** A pane's transfer: its label and key, and the run (undefined while the other side cannot take it). */
+export interface PaneTransfer {
+  label: 'Upload' | 'Download';
+  shortcut: 'Ctrl+U' | 'Ctrl+D';
+  run?: (paths: string[]) => void;
+}
+
+/** What the menu acts on and how. */
+export interface PaneMenuInput {
+  /** The selected entries (a right-clicked row is selected first); empty for the folder's empty area. */
+  selected: readonly FsEntry[];
+  transfer?: PaneTransfer;
+  open: (entry: FsEntry) => void;
+  transferSelected: () => void;
+  rename: (entry: FsEntry) => void;
+  remove: (entries: FsEntry[]) => void;
+  mkdir: () => void;
+  copyPath: () => void;
+  refresh: () => void;
+}
+
+/** The menu's items for the current selection. */
+export function paneMenuItems(m: PaneMenuInput): MenuItem[] {
+  const one = m.selected.length === 1 ? m.selected[0] : undefined;
+  const items: MenuItem[] = [];
+  if (one && (one.type === 'dir' || one.type === 'symlink')) items.push({ id: 'open', label: 'Open', shortcut: 'Enter', run: () => m.open(one) });
+  if (m.transfer) {
+    items.push({
+      id: 'transfer', label: m.transfer.label, shortcut: m.transfer.shortcut,
+      disabled: m.selected.length === 0 || !m.transfer.run, run: m.transferSelected,
+    });
+  }
+  items.push(
+    { id: 'rename', label: 'Rename', shortcut: 'F2', disabled: !one, run: () => one && m.rename(one), separator: items.length > 0 },
+    { id: 'delete', label: 'Delete', shortcut: 'Delete', disabled: m.selected.length === 0, run: () => m.remove([...m.selected]) },
+    { id: 'mkdir', label: 'New folder', run: m.mkdir, separator: true },
+    { id: 'copy', label: 'Copy path', run: m.copyPath },
+    { id: 'refresh', label: 'Refresh', shortcut: 'F5', run: m.refresh },
+  );
+  return items;
+}

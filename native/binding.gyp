@@ -17,6 +17,10 @@
       'defines': [
         'NAPI_VERSION=8',
         'NODE_ADDON_API_DISABLE_CPP_EXCEPTIONS',
+        # A call running while its worker thread is terminated (the engine's samplers run in workers) cannot throw:
+        # without this node-addon-api aborts the whole process (FATAL ERROR: Error::ThrowAsJavaScriptException
+        # napi_throw; node-addon-api PR #975, doc/setup.md). nativeWorker.test.ts terminates workers mid-call.
+        'NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS',
       ],
       'cflags': [ '-O2', '-Wall', '-Wextra' ],
       'cflags_cc': [ '-std=c++17' ],

@@ -120,6 +120,17 @@ export function replyLatencyMs(s: IntervalSignals): number | undefined {
   return s.remoteMean / (s.requestsDone / s.intervalMs);
 }
 
+/**
+ * The connection's idle round trip, ms: the SSH one measured at connect, end to end. TCP_INFO's minimum RTT is the
+ * round trip to the next TCP hop only (a jump host's forwarding, a proxy such as Toxiproxy on loopback: ~0 ms), so it
+ * can raise the figure (a lucky connect-time sample) but never replace it.
+ */
+export function idleRttMs(s: Pick<IntervalSignals, 'baseRttMs' | 'tcp'>): number | undefined {
+  const tcp = s.tcp?.minRttMs;
+  if (s.baseRttMs === undefined) return tcp;
+  return tcp === undefined ? s.baseRttMs : Math.max(tcp, s.baseRttMs);
+}
+
 function windowVerdict(s: IntervalSignals, rate: number): Bottleneck | undefined {
   if (s.windowWait >= T.windowWait) {
     return { verdict: 'window', detail: `sender waited on the server's SSH channel window ${pct(s.windowWait)} of the time` };
@@ -129,7 +140,7 @@ function windowVerdict(s: IntervalSignals, rate: number): Bottleneck | undefined
   }
   // The idle RTT, not the keepalive's: on a full link the keepalive queues behind a window of data, and rate × that
   // time is the window whatever limits the rate.
-  const rtt = s.tcp?.minRttMs ?? s.baseRttMs;
+  const rtt = idleRttMs(s);
   if (s.direction === 'down' && s.receiveWindowBytes && rtt !== undefined && rtt >= 1 && s.remoteMean >= T.minRemoteMean) {
     const bdp = (rate * rtt) / 1000;
     if (bdp >= T.windowBdpShare * s.receiveWindowBytes) {
@@ -150,7 +161,7 @@ function fullLink(s: IntervalSignals): Bottleneck | undefined {
     return { verdict: 'link', detail: `${s.tcp.retransmits} TCP retransmissions, congestion window ${mib(s.tcp.cwndBytes)}` };
   }
   const ping = s.pingMs;
-  const base = s.tcp?.minRttMs ?? s.baseRttMs;
+  const base = idleRttMs(s);
   if (ping !== undefined && base !== undefined && ping >= T.queueRatio * base && ping - base >= T.queueExtraMs) {
     return { verdict: 'link', detail: `bandwidth-bound: a round trip takes ${ms(ping)} behind our data, ${ms(base)} idle` };
   }
@@ -160,7 +171,7 @@ function fullLink(s: IntervalSignals): Bottleneck | undefined {
 function remoteVerdict(s: IntervalSignals): Bottleneck {
   const latency = replyLatencyMs(s);
   const ping = s.pingMs;
-  const base = s.tcp?.minRttMs ?? s.baseRttMs;
+  const base = idleRttMs(s);
   if (latency !== undefined && ping !== undefined && latency >= T.serverLatencyRatio * ping && latency - ping >= T.serverExtraMs) {
     return { verdict: 'server', detail: `replies take ${ms(latency)}, a round trip ${ms(ping)}: the server is slow to answer` };
   }

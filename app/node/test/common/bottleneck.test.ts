@@ -1,7 +1,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  BottleneckTracker, classifyInterval, limitedByText, replyLatencyMs, transferBottleneck, type Bottleneck, type IntervalSignals,
+  BottleneckTracker, classifyInterval, idleRttMs, limitedByText, replyLatencyMs, transferBottleneck, type Bottleneck, type IntervalSignals,
 } from '../../../common/stats/bottleneck';
 
 /** A healthy second on a fast link: 8 of 64 requests waiting, answered in 4 ms (a few round trips). */
@@ -62,6 +62,18 @@ test('link, bandwidth-bound: the keepalive queues behind our data', () => {
   const b = classifyInterval(s);
   assert.equal(b.verdict, 'link');
   assert.match(b.detail, /bandwidth-bound/);
+});
+
+test('through a proxy or jump host, TCP_INFO\'s round trip (to the next hop) does not replace the SSH one', () => {
+  // Toxiproxy on loopback adding 25 ms each way: TCP sees 0.02 ms to the proxy, SSH measured 50 ms end to end.
+  const tcp = { rttMs: 0.02, minRttMs: 0.02, cwndBytes: 1e6, retransmits: 0 };
+  assert.equal(idleRttMs({ baseRttMs: 50, tcp }), 50);
+  assert.equal(idleRttMs({ baseRttMs: 0.3, tcp: { ...tcp, minRttMs: 0.5 } }), 0.5, 'a direct link: the higher of the two');
+  assert.equal(idleRttMs({ tcp }), 0.02, 'no SSH figure: TCP\'s');
+  // Every request slot busy, each answered in about the 52 ms the keepalive takes: RTT-bound, not a queueing link.
+  const b = classifyInterval(signals({ remoteMean: 2, requestLimit: 2, requestsDone: 38, pingMs: 52, baseRttMs: 50, tcp, bytes: 1e6 }));
+  assert.equal(b.verdict, 'link');
+  assert.match(b.detail, /RTT-bound/, b.detail);
 });
 
 test('link, not window: an upload over a full link runs out of the server\'s window too (its adjustments queue)', () => {

@@ -57,14 +57,17 @@ function mergeAlgorithms(config: AlgorithmChoice, given: AlgorithmChoice | undef
  * known_hosts: the caller's files, else SLUICE_KNOWN_HOSTS, else `UserKnownHostsFile` (new keys to its first file) and
  * the global file, else OpenSSH's default files.
  */
-function knownHostsOf(h: HostSettings, x: ExplicitChoices, env: NodeJS.ProcessEnv, home: string): KnownHostsPaths {
+function knownHostsOf(h: HopSettings, x: ExplicitChoices, env: NodeJS.ProcessEnv, home: string): KnownHostsPaths {
   if (x.knownHostsPaths) return x.knownHostsPaths;
   const defaults = defaultKnownHostsPaths(env, home);
   if (env.SLUICE_KNOWN_HOSTS?.trim() || !h.knownHostsFiles?.length) return defaults;
   return { readPaths: [...h.knownHostsFiles, ...defaultKnownHostsPaths({}, home).readPaths.slice(1)], writePath: h.knownHostsFiles[0] };
 }
 
-/** A jump host's options: its own configuration only (ssh(1): command-line options are the target's), `--no-agent` aside. */
+/**
+ * A jump host's options: its own configuration only (ssh(1): command-line options are the target's), `--no-agent`,
+ * `--batch` and `--accept-new` aside.
+ */
 function jumpOptions(hop: HopSettings, x: ExplicitChoices, env: NodeJS.ProcessEnv, home: string): JumpHostOptions {
   const agent = agentChoice(hop, x.noAgent ? false : undefined, env);
   const j: JumpHostOptions = {
@@ -74,6 +77,9 @@ function jumpOptions(hop: HopSettings, x: ExplicitChoices, env: NodeJS.ProcessEn
   };
   const ask = x.askJumpPassword;
   if (ask) j.askPassword = () => ask(hop);
+  // As `ssh -J` runs a separate ssh for the hop: its own known_hosts and StrictHostKeyChecking (--accept-new wins).
+  j.knownHostsPaths = knownHostsOf(hop, x, env, home);
+  j.hostKeyMode = x.hostKeyMode ?? hop.hostKeyMode ?? x.defaultHostKeyMode;
   return j;
 }
 

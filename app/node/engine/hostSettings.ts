@@ -55,14 +55,14 @@ export interface HopSettings {
   agent?: string | false;
   /** `Ciphers`, `KexAlgorithms`, `MACs`, `HostKeyAlgorithms`, with the names ssh2 lacks left out. */
   algorithms: AlgorithmChoice;
+  /** `UserKnownHostsFile`, expanded: read in order, new keys appended to the first (a jump host's own, as ssh -J). */
+  knownHostsFiles?: string[];
+  /** `StrictHostKeyChecking`: yes → strict, accept-new and no → accept-new, ask → ask. */
+  hostKeyMode?: HostKeyMode;
 }
 
 /** The target's settings, and its jump hosts. */
 export interface HostSettings extends HopSettings {
-  /** `UserKnownHostsFile`, expanded: read in order, new keys appended to the first. */
-  knownHostsFiles?: string[];
-  /** `StrictHostKeyChecking`: yes → strict, accept-new and no → accept-new, ask → ask. */
-  hostKeyMode?: HostKeyMode;
   /** `ConnectTimeout`, ms. */
   connectTimeoutMs?: number;
   /** `ServerAliveInterval`, ms (0: off). */
@@ -157,9 +157,9 @@ function hostKeyModeOf(v: ConfigValue, note: (m: string) => void): HostKeyMode {
   throw bad(v, 'StrictHostKeyChecking', 'expected yes, accept-new, no or ask');
 }
 
-/** One server (target or hop) through the configuration: its settings, the evaluated values, and its token values. */
+/** One server (target or hop) through the configuration: its settings and the evaluated values. */
 function resolveOne(name: string, user: string | undefined, port: number | undefined, files: ConfigFile[], c: Context,
-  proxyAllowed: boolean): { hop: HopSettings; config: SshConfigResult; tokens: TokenValues } {
+  proxyAllowed: boolean): { hop: HopSettings; config: SshConfigResult } {
   const note = c.onNote ?? (() => undefined);
   const config = computeHostConfig({ host: name, user, localUser: c.localUser, home: c.home, files, onNote: c.onNote });
   const v = (k: string) => config.values.get(k);
@@ -195,7 +195,20 @@ function resolveOne(name: string, user: string | undefined, port: number | undef
   };
   if (realUser !== undefined) hop.user = realUser;
   if (agent !== undefined) hop.agent = agent;
-  return { hop, config, tokens };
+  Object.assign(hop, trustOf(config, tokens, c.env, note));
+  return { hop, config };
+}
+
+/** `UserKnownHostsFile` (`none`: /dev/null, nothing kept) and `StrictHostKeyChecking` of one server, where set. */
+function trustOf(config: SshConfigResult, tokens: TokenValues, env: NodeJS.ProcessEnv, note: (m: string) => void): Pick<HopSettings, 'knownHostsFiles' | 'hostKeyMode'> {
+  const out: Pick<HopSettings, 'knownHostsFiles' | 'hostKeyMode'> = {};
+  const known = config.values.get('userknownhostsfile');
+  if (known) {
+    out.knownHostsFiles = known.args.map((f) => (f.toLowerCase() === 'none' ? '/dev/null' : expandPath(f, tokens, env, `ssh config ${known.file}: UserKnownHostsFile`)));
+  }
+  const strict = config.values.get('stricthostkeychecking');
+  if (strict) out.hostKeyMode = hostKeyModeOf(strict, note);
+  return out;
 }
 
 /**
@@ -227,9 +240,8 @@ function jumpChain(text: string, where: string, files: ConfigFile[], c: Context,
  */
 export function resolveHostSettings(req: HostRequest, ctx: HostContext = {}): HostSettings {
   const c = fullContext(ctx);
-  const note = c.onNote ?? (() => undefined);
   const files = configFilesFor(req.configFile, c.home, c.systemFile);
-  const { hop, config, tokens } = resolveOne(req.host, req.user, req.port, files, c, req.jump !== undefined);
+  const { hop, config } = resolveOne(req.host, req.user, req.port, files, c, req.jump !== undefined);
   const v = (k: string) => config.values.get(k);
   const jumpText = req.jump ?? v('proxyjump')?.args[0];
   const settings: HostSettings = {
@@ -237,11 +249,6 @@ export function resolveHostSettings(req: HostRequest, ctx: HostContext = {}): Ho
     jump: jumpText === undefined || isJumpNone(jumpText) ? [] : jumpChain(jumpText, req.jump !== undefined ? 'jump hosts' : `ssh config ${v('proxyjump')!.file}: ProxyJump`, files, c, 1),
     configFiles: config.files,
   };
-  const known = v('userknownhostsfile');
-  if (known) {
-    settings.knownHostsFiles = known.args.map((f) => (f.toLowerCase() === 'none' ? '/dev/null' : expandPath(f, tokens, c.env, `ssh config ${known.file}: UserKnownHostsFile`)));
-  }
-  if (v('stricthostkeychecking')) settings.hostKeyMode = hostKeyModeOf(v('stricthostkeychecking')!, note);
   const timeout = v('connecttimeout') && intOf(v('connecttimeout')!, 'ConnectTimeout', 0, 86_400);
   if (timeout) settings.connectTimeoutMs = timeout * 1000;
   if (v('serveraliveinterval')) settings.keepaliveIntervalMs = intOf(v('serveraliveinterval')!, 'ServerAliveInterval', 0, 86_400) * 1000;

@@ -15,7 +15,8 @@ import { hostPortLabel } from '../../common/jumpHosts';
 
 /**
  * A jump host (ssh_config(5) ProxyJump, `-J`, a site's jump host): where it is, who logs in there and how. Host keys
- * use the engine's `hostKeyMode`, prompt and known_hosts, like the target's.
+ * go through the engine's prompt, with the hop's own known_hosts and mode where given (its `UserKnownHostsFile` and
+ * `StrictHostKeyChecking`, as ssh -J runs a separate ssh for the hop), else the target's.
  */
 export interface JumpHostOptions {
   host: string;
@@ -29,6 +30,10 @@ export interface JumpHostOptions {
   algorithms?: AlgorithmChoice;
   /** Asked when the jump host wants a password: once per hop, however many connections the pool opens. */
   askPassword?: () => Promise<string | undefined>;
+  /** The hop's own known_hosts files; default the engine's `knownHostsPaths`. */
+  knownHostsPaths?: KnownHostsPaths;
+  /** The hop's own handling of an unknown key; default the engine's `hostKeyMode`. */
+  hostKeyMode?: HostKeyMode;
 }
 
 /** What opening an engine takes: the server, who logs in and how, trust, algorithms, and the pool's tuning. */
@@ -74,23 +79,44 @@ export function preferStoredHostKeyTypes(algorithms: Algorithms, knownHosts: Kno
  */
 export async function sessionOptionsFor(o: EngineOptions): Promise<SessionOptions> {
   const algorithms = buildAlgorithms(o.algorithms ?? {}, o.dataDir);
-  const knownHosts = await KnownHosts.load(o.knownHostsPaths ?? defaultKnownHostsPaths());
+  const paths = o.knownHostsPaths ?? defaultKnownHostsPaths();
+  const knownHosts = await KnownHosts.load(paths);
   const hostKeys = new HostKeyPolicy({ knownHosts, mode: o.hostKeyMode, prompt: o.hostKeyPrompt, onVerdict: o.onHostKeyVerdict });
   if (!o.algorithms?.serverHostKey?.length) preferStoredHostKeyTypes(algorithms, knownHosts, o.host, o.port);
   const auth = await gatherAuth({ ...o.auth, username: o.username }, o.onWarning);
   const jump: JumpHost[] = [];
   // One after the other: a hop's passphrase prompts must not interleave with another's.
-  for (const h of o.jump ?? []) jump.push(await jumpHostFor(h, knownHosts, o.onWarning, o.dataDir));
+  for (const h of o.jump ?? []) {
+    const trust = await hopTrust(h, o, { paths, knownHosts, hostKeys });
+    jump.push(await jumpHostFor(h, trust, o.onWarning, o.dataDir));
+  }
   return { ...o, username: auth.username, auth, hostKeys, algorithms, jump };
 }
 
+interface HopTrust {
+  knownHosts: KnownHosts;
+  /** Undefined: the pool's policy (the same files and mode as the target). */
+  hostKeys?: HostKeyPolicy;
+}
+
+/** A hop's known_hosts and policy: the target's when the hop has neither its own files nor its own mode. */
+async function hopTrust(h: JumpHostOptions, o: EngineOptions, target: { paths: KnownHostsPaths; knownHosts: KnownHosts; hostKeys: HostKeyPolicy }): Promise<HopTrust> {
+  const samePaths = !h.knownHostsPaths || JSON.stringify(h.knownHostsPaths) === JSON.stringify(target.paths);
+  const mode = h.hostKeyMode ?? o.hostKeyMode;
+  if (samePaths && mode === o.hostKeyMode) return { knownHosts: target.knownHosts };
+  const knownHosts = samePaths ? target.knownHosts : await KnownHosts.load(h.knownHostsPaths!);
+  return { knownHosts, hostKeys: new HostKeyPolicy({ knownHosts, mode, prompt: o.hostKeyPrompt, onVerdict: o.onHostKeyVerdict }) };
+}
+
 /** A jump host's login material and algorithms (host-key types stored for it first, as for the target). */
-async function jumpHostFor(h: JumpHostOptions, knownHosts: KnownHosts, onWarning?: (m: string) => void, dataDir?: string): Promise<JumpHost> {
+async function jumpHostFor(h: JumpHostOptions, trust: HopTrust, onWarning?: (m: string) => void, dataDir?: string): Promise<JumpHost> {
   const label = h.label ?? hostPortLabel(h.host, h.port);
   // SLUICE_PASSWORD is the target's: it never goes to a jump host.
   const env = { ...(h.auth.env ?? process.env), SLUICE_PASSWORD: undefined };
   const auth = await gatherAuth({ ...h.auth, env, username: h.username }, onWarning && ((m) => onWarning(`jump host ${label}: ${m}`)));
   const algorithms = buildAlgorithms(h.algorithms ?? {}, dataDir);
-  if (!h.algorithms?.serverHostKey?.length) preferStoredHostKeyTypes(algorithms, knownHosts, h.host, h.port);
-  return { host: h.host, port: h.port, username: auth.username, label, auth, algorithms, askPassword: h.askPassword };
+  if (!h.algorithms?.serverHostKey?.length) preferStoredHostKeyTypes(algorithms, trust.knownHosts, h.host, h.port);
+  const hop: JumpHost = { host: h.host, port: h.port, username: auth.username, label, auth, algorithms, askPassword: h.askPassword };
+  if (trust.hostKeys) hop.hostKeys = trust.hostKeys;
+  return hop;
 }

@@ -1,14 +1,18 @@
 /**
  * A pool's jump hosts on the coordinating side (ssh_config(5) ProxyJump): what each connection worker gets to open its
  * own chain of hops (ssh/worker/jump.ts), a hop's password asked once however many connections need it, and how a
- * hop's refusals name it. Host keys of hops go through the pool's one host-key policy (ssh/session.ts).
+ * hop's refusals name it. Host keys of hops go through the pool's host-key policy (ssh/session.ts), or the hop's own
+ * when its known_hosts files or mode differ from the target's.
  */
 import { SluiceError } from '../errors';
+import type { HostKeyPolicy } from './hostKeys';
 import type { JumpHopParams } from './workerProtocol';
 
-/** One jump host: its login material, and who asks for its password when it wants one (never the target's). */
+/** One jump host: its login material, who asks for its password when it wants one (never the target's), its trust. */
 export interface JumpHost extends JumpHopParams {
   askPassword?: () => Promise<string | undefined>;
+  /** The hop's own host-key policy (its UserKnownHostsFile or StrictHostKeyChecking); undefined: the pool's. */
+  hostKeys?: HostKeyPolicy;
 }
 
 /**
@@ -37,7 +41,7 @@ export class JumpHosts {
   /** The hops as a worker takes them: plain data, with the passwords answered so far (later connections are not asked). */
   params(): JumpHopParams[] | undefined {
     if (!this.hops.length) return undefined;
-    return this.hops.map(({ askPassword: _ask, ...h }, i) => {
+    return this.hops.map(({ askPassword: _ask, hostKeys: _trust, ...h }, i) => {
       const password = this.known.get(i);
       return password === undefined ? h : { ...h, auth: { ...h.auth, password } };
     });

@@ -287,9 +287,10 @@ export class Session {
         const key = this.connectionKeys.get(hop === undefined ? `${id}` : `${id}:${hop}`);
         if (!key) return;
         const { host, port } = hop === undefined ? o : this.jump.hop(hop);
-        o.hostKeys.learnRotatedKeys(host, port, key, keys).then(
+        const policy = this.hostKeysFor(hop);
+        policy.learnRotatedKeys(host, port, key, keys).then(
           (learned) => {
-            if (learned.length) this.emit({ type: 'hostKeysLearned', host, port, keys: learned, file: o.hostKeys.writePath });
+            if (learned.length) this.emit({ type: 'hostKeysLearned', host, port, keys: learned, file: policy.writePath });
           },
           () => undefined,
         );
@@ -324,6 +325,11 @@ export class Session {
     return conn;
   }
 
+  /** The policy for the target (`hop` undefined) or a jump host: the hop's own where it has one, else the pool's. */
+  private hostKeysFor(hop: number | undefined): HostKeyPolicy {
+    return (hop === undefined ? undefined : this.jump.hop(hop).hostKeys) ?? this.options.hostKeys;
+  }
+
   /**
    * Decides on a host key connection `id` was shown, by the target or by jump host `hop`: the pool's one policy; a
    * changed or revoked key stops the whole pool before authenticating; a jump host's refusal names the hop.
@@ -332,7 +338,7 @@ export class Session {
     if (this.fatal) return { accept: false, error: this.fatal };
     const o = this.options;
     const server = hop === undefined ? o : this.jump.hop(hop);
-    const check = await o.hostKeys.verify(server.host, server.port, key);
+    const check = await this.hostKeysFor(hop).verify(server.host, server.port, key);
     if (check.accepted) {
       this.connectionKeys.set(hop === undefined ? `${id}` : `${id}:${hop}`, key);
       return { accept: true };

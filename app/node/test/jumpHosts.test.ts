@@ -122,6 +122,40 @@ describe('jump hosts', { skip }, () => {
     assert.ok(!fs.existsSync(path.join(local, 'direct.bin')));
   });
 
+  test('a jump host\'s own UserKnownHostsFile and StrictHostKeyChecking apply to it, the target\'s to the target (as ssh -J)', async () => {
+    const { remote, file } = freshCase();
+    const targetKh = path.join(work, `kh-target-${caseNo}`);
+    const bastionKh = path.join(work, `kh-bastion-${caseNo}`);
+    fs.writeFileSync(targetKh, `${jn.target.knownHostsLine(jn.target.port)}\n`);
+    fs.writeFileSync(bastionKh, `${jn.bastion.knownHostsLine(jn.bastion.port)}\n`);
+    const config = path.join(work, `config-${caseNo}`);
+    const write = (bastionLines: string[]) => fs.writeFileSync(config, [
+      'Host target', '  HostName 127.0.0.1', `  Port ${jn.target.port}`, `  User ${jn.target.user}`,
+      `  IdentityFile ${jn.target.clientKeyPath}`, '  ProxyJump bastion', `  UserKnownHostsFile ${targetKh}`,
+      'Host bastion', '  HostName 127.0.0.1', `  Port ${jn.bastion.port}`, `  User ${jn.bastion.user}`,
+      `  IdentityFile ${jn.bastion.clientKeyPath}`, ...bastionLines, '',
+    ].join('\n'));
+    // SLUICE_KNOWN_HOSTS empty: the configuration's files decide (the variable would win for every server).
+    const env = { HOME: path.join(work, 'nohome'), SLUICE_KNOWN_HOSTS: '' };
+    write([`  UserKnownHostsFile ${bastionKh}`]);
+    let r = await run(['put', ...base, '-F', config, file, `sftp://target${remote}/`], env);
+    assert.equal(r.code, 0, `the bastion's key is in its own file only: ${describeRun(r)}`);
+    assert.equal(await sha256File(path.join(remote, 'data.bin')), await sha256File(file));
+    // A new file for the bastion with StrictHostKeyChecking accept-new: its key is saved there under --batch, the
+    // target's file is untouched.
+    const newKh = path.join(work, `kh-bastion-new-${caseNo}`);
+    write([`  UserKnownHostsFile ${newKh}`, '  StrictHostKeyChecking accept-new']);
+    r = await run(['get', ...base, '-F', config, `sftp://target${remote}/data.bin`, path.join(work, `back-${caseNo}.bin`)], env);
+    assert.equal(r.code, 0, describeRun(r));
+    assert.match(fs.readFileSync(newKh, 'utf8'), new RegExp(`^\\[127\\.0\\.0\\.1\\]:${jn.bastion.port} `, 'm'), 'the bastion\'s key saved to its own file');
+    assert.equal(fs.readFileSync(targetKh, 'utf8'), `${jn.target.knownHostsLine(jn.target.port)}\n`, 'the target\'s file is unchanged');
+    // Without its own settings the bastion is checked against the default files (an empty HOME: none), refused in --batch.
+    write([]);
+    r = await run(['get', ...base, '-F', config, `sftp://target${remote}/data.bin`, path.join(work, `again-${caseNo}.bin`)], env);
+    assert.equal(r.code, 4, describeRun(r));
+    assert.match(r.stderr, new RegExp(`jump host bastion \\(127\\.0\\.0\\.1:${jn.bastion.port}\\)`), describeRun(r));
+  });
+
   test('an unknown jump host key is refused in --batch, naming the jump host; the target is not reached', async () => {
     const { local, remote, file } = freshCase();
     fs.copyFileSync(file, path.join(remote, 'in.bin'));

@@ -19,9 +19,17 @@ type ProtocolCtor = new (config: Record<string, unknown>) => Ssh2Protocol;
 type Written = [Buffer, (() => void) | undefined];
 
 let hostKey: unknown;
-/** An ed25519 host key for the server side (made once per thread). */
+/**
+ * An ed25519 host key for the server side (made once per thread). About 1 in 256 keys ssh2 1.17.0 generates do not
+ * parse (its keygen strips a leading zero byte of the public key: mscdex/ssh2#1513), and the server then failed the
+ * key exchange with "this._hostKey.getPublicSSH is not a function": another key is made. Bounded: 50 tries.
+ */
 function serverHostKey(): unknown {
-  if (hostKey === undefined) hostKey = utils.parseKey(utils.generateKeyPairSync('ed25519').private);
+  for (let i = 0; hostKey === undefined && i < 50; i++) {
+    const parsed = utils.parseKey(utils.generateKeyPairSync('ed25519').private);
+    if (!(parsed instanceof Error)) hostKey = parsed;
+  }
+  if (hostKey === undefined) throw new Error('ssh2 generated 50 ed25519 host keys its own parser refuses');
   return hostKey;
 }
 

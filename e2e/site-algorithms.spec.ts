@@ -3,7 +3,9 @@
  * cipher marked with its reason and off by default, enabled and moved up with the keyboard, reset to the defaults; a
  * test with only ciphers the server refuses fails at the key exchange; a test restricted to aes256-ctr asks the host
  * key over the form and reports the negotiated set; the saved site's status bar shows the same set and the server.
+ * A test of a server that never answers is cancelled from the form.
  */
+import * as net from 'node:net';
 import { expect, test } from './harness/test';
 
 test('algorithm lists: weak ones marked and off, reorder by keyboard, reset; test connection; status bar set', async ({ app, sshd, page }) => {
@@ -16,6 +18,23 @@ test('algorithm lists: weak ones marked and off, reorder by keyboard, reset; tes
   await form.getByLabel('User', { exact: true }).fill(sshd.user);
   await form.getByLabel('Authentication').selectOption('key');
   await form.getByLabel('Key file').fill(sshd.clientKeyPath);
+
+  // A server that accepts and never says a word: the test waits for it until "Cancel test".
+  const sockets = new Set<net.Socket>();
+  const silent = net.createServer((sock) => { sockets.add(sock); sock.on('error', () => undefined); });
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  try {
+    await form.getByLabel('Port', { exact: true }).fill(String((silent.address() as net.AddressInfo).port));
+    await form.getByRole('button', { name: 'Test connection' }).click();
+    await expect(form.getByLabel('Test result')).toHaveText('Testing the connection…');
+    await form.getByRole('button', { name: 'Cancel test' }).click();
+    await expect(form.getByLabel('Test result')).toHaveText('Test cancelled');
+    await expect(form.getByRole('button', { name: 'Test connection' })).toBeEnabled();
+  } finally {
+    for (const sock of sockets) sock.destroy();
+    silent.close();
+  }
+  await form.getByLabel('Port', { exact: true }).fill(String(sshd.port));
 
   // A weak cipher: marked with its reason, off by default; enabled it goes last, and moves up from the keyboard.
   const ciphers = await app.algorithmList(form, 'Ciphers');

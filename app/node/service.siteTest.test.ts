@@ -207,3 +207,40 @@ test('sites.test of a saved password site logs in with the stored password; a ty
   assert.ok(res.ok && !res.value.ok && res.value.step === 'authentication', JSON.stringify(res));
   assert.deepEqual(scripted.passwordAttempts, ['Stored-pw-35', 'Typed-pw-71']);
 });
+
+test('sites.testCancel during the host-key dialog: ABORTED at once, the dialog closed, nothing trusted; an unknown id is false', async (t) => {
+  const c = setup(t, false);
+  const prompt = c.next('hostKey.prompt');
+  const testing = c.service.invoke('sites.test', { site: form(), testId: 'form-1' });
+  const p = await prompt;
+  const closed = c.next('prompt.closed', (x) => x.promptId === p.promptId);
+  const cancel = await c.service.invoke('sites.testCancel', { testId: 'form-1' });
+  assert.ok(cancel.ok && cancel.value === true, JSON.stringify(cancel));
+  const res = await testing;
+  assert.ok(res.ok && !res.value.ok, JSON.stringify(res));
+  assert.equal(res.value.code, 'ABORTED');
+  await closed;
+  assert.ok(!fs.existsSync(c.knownHosts) || !fs.readFileSync(c.knownHosts, 'utf8').includes('ssh-ed25519'), 'nothing saved to known_hosts');
+  const again = await c.service.invoke('sites.testCancel', { testId: 'form-1' });
+  assert.ok(again.ok && again.value === false, 'the test is over: nothing left to cancel');
+});
+
+test('sites.testCancel of a test waiting on a server that never answers: ABORTED without waiting for the connect timeout', async (t) => {
+  const c = setup(t, true);
+  // Accepts TCP and says nothing: the SSH identification line never comes (the test would wait readyTimeoutMs).
+  const net = await import('node:net');
+  const sockets = new Set<import('node:net').Socket>();
+  const silent = net.createServer((s) => { sockets.add(s); s.on('error', () => undefined); });
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  t.after(() => { for (const s of sockets) s.destroy(); silent.close(); });
+  const connected = new Promise<void>((resolve) => silent.once('connection', () => resolve()));
+  const port = (silent.address() as import('node:net').AddressInfo).port;
+  const testing = c.service.invoke('sites.test', { site: form({ port }), testId: 'form-2' });
+  await connected;
+  const cancel = await c.service.invoke('sites.testCancel', { testId: 'form-2' });
+  assert.ok(cancel.ok && cancel.value === true);
+  const res = await testing;
+  assert.ok(res.ok && !res.value.ok, JSON.stringify(res));
+  assert.equal(res.value.code, 'ABORTED');
+  assert.equal(res.value.step, 'connect');
+});

@@ -33,7 +33,7 @@ import { CipherMeasurements } from './service/cipherMeasurements';
 import { JobQueue } from './service/queue';
 import { redact, toErrorResult } from './service/results';
 import { SiteSessions } from './service/sessions';
-import { testSite } from './service/siteTest';
+import { SiteTestRuns, testSite } from './service/siteTest';
 import { algorithmCatalog } from './ssh/algorithms';
 import { applyImport, exportSites, previewImport, writeExport, type SiteImportContext } from './sites/siteImport';
 import { expandHome as expandHomeOf } from './sites/source';
@@ -88,6 +88,7 @@ export class SluiceService {
   private readonly hostKeys: HostKeyDesk;
   private readonly ciphers: CipherMeasurements;
   private readonly home: string;
+  private readonly tests = new SiteTestRuns();
   private readonly queue: JobQueue;
   private readonly handlers: Handlers;
   private readonly env: NodeJS.ProcessEnv;
@@ -246,7 +247,8 @@ export class SluiceService {
         const { doc, passwords } = await exportSites(this.store, { siteIds, now: this.clock(), passwordOf: withPasswords ? (id) => this.secrets.get(id) : undefined });
         return writeExport(expandHomeOf(p, this.env.HOME ?? os.homedir()), doc, passwords, overwrite ?? false);
       },
-      'sites.test': async ({ site, password }) => testSite(this.sessions, this.hub, site, password),
+      'sites.test': async ({ site, password, testId }) => this.tests.run(testId, (signal) => testSite(this.sessions, this.hub, site, password, signal)),
+      'sites.testCancel': async ({ testId }) => this.tests.cancel(testId),
       'algorithms.catalog': async () => algorithmCatalog(this.home),
       'folders.create': async ({ path: p }) => { this.store.createFolder(p); },
       'folders.delete': async ({ path: p }) => { this.store.deleteFolder(p); },

@@ -37,6 +37,7 @@ export const api: Bridge = {
   sitesImport: call('sites.import'),
   sitesExport: call('sites.export'),
   sitesTest: call('sites.test'),
+  sitesTestCancel: call('sites.testCancel'),
   algorithmsCatalog: call('algorithms.catalog'),
   foldersCreate: call('folders.create'),
   foldersDelete: call('folders.delete'),

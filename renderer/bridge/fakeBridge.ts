@@ -124,6 +124,7 @@ export function createFakeBridge(init: Partial<FakeData> = {}): FakeBridge {
       ok: true, kex: 'curve25519-sha256', cipher: site.ciphers?.[0] ?? 'aes128-gcm@openssh.com', mac: '(implicit: AEAD)', serverHostKey: 'ssh-ed25519',
       serverVersion: 'SSH-2.0-OpenSSH_9.2p1', rttMs: 1, home: '/home/user', authMethod: 'publickey', elapsedMs: 5,
     }),
+    'sites.testCancel': () => ok(false),
     'session.list': () => ok([]),
     'local.home': () => ok(data.localHome),
     'local.list': ({ path }) => (data.local[path] ? ok({ path, entries: data.local[path] }) : err('NOT_FOUND', `${path}: no such folder`)),

@@ -8,10 +8,10 @@ import { ALGORITHM_FAMILIES, SITE_ALGORITHM_FIELDS } from '../../app/common/algo
 import type { Settings } from '../../app/common/ipc/contract';
 import { validateSiteForm, type SiteForm, type SiteFormField } from '../state/siteForm';
 import type { SiteInput } from '../../app/common/model/site';
-import { useBridge } from '../state/react';
 import { AlgorithmEditor, useAlgorithmCatalog } from './AlgorithmEditor';
 import { Dialog } from './Dialog';
-import { SiteTestResult, type SiteTestState } from './SiteTestResult';
+import { SiteTestResult } from './SiteTestResult';
+import { useSiteTest } from './useSiteTest';
 
 export interface SiteFormDialogProps {
   initial: SiteForm;
@@ -32,10 +32,10 @@ export function SiteFormDialog({ initial, folders, hasPassword, settings, onSave
   const [saveError, setSaveError] = useState<string | null>(null);
   const [allowInsecure, setAllowInsecure] = useState(false);
   const { catalog, catalogError } = useAlgorithmCatalog();
-  const [testState, setTestState] = useState<SiteTestState | null>(null);
+  const test = useSiteTest();
+  const testState = test.state;
   /** The lists a site has its own order for start open. */
   const [openAtStart] = useState(() => ALGORITHM_FAMILIES.filter((f) => initial[SITE_ALGORITHM_FIELDS[f]] !== null));
-  const bridge = useBridge();
   const uid = useId();
   const result = validateSiteForm(form);
   const errors = submitted && !result.ok ? result.errors : {};
@@ -45,7 +45,7 @@ export function SiteFormDialog({ initial, folders, hasPassword, settings, onSave
   const set = <K extends SiteFormField>(key: K, value: SiteForm[K]) => {
     setForm((f) => ({ ...f, [key]: value }));
     // A result is about the settings it was made with.
-    setTestState((t) => (t?.kind === 'running' ? t : null));
+    test.clearResult();
   };
 
   const field = (key: SiteFormField, label: string, input: (props: { id: string; 'aria-invalid': boolean; 'aria-describedby'?: string }) => React.ReactNode) => {
@@ -76,10 +76,8 @@ export function SiteFormDialog({ initial, folders, hasPassword, settings, onSave
       setSubmitted(true);
       return;
     }
-    setTestState({ kind: 'running' });
     const password = form.authMethod === 'password' && form.password !== '' ? form.password : undefined;
-    const r = await bridge.sitesTest(password === undefined ? { site: checked.site } : { site: checked.site, password });
-    setTestState(r.ok ? { kind: 'done', report: r.value } : { kind: 'error', message: r.error.message });
+    await test.start(checked.site, password);
   };
 
   const submit = async (e: React.FormEvent) => {
@@ -172,9 +170,15 @@ export function SiteFormDialog({ initial, folders, hasPassword, settings, onSave
           </p>
         )}
         <div className="buttons">
-          <button type="button" className="test-button" onClick={() => void testConnection()} disabled={testState?.kind === 'running'}>
-            Test connection
-          </button>
+          {testState?.kind === 'running' ? (
+            <button type="button" className="test-button" onClick={test.cancel}>
+              Cancel test
+            </button>
+          ) : (
+            <button type="button" className="test-button" onClick={() => void testConnection()}>
+              Test connection
+            </button>
+          )}
           <button type="button" onClick={onCancel}>
             Cancel
           </button>

@@ -17,6 +17,7 @@ export function SiteTestResult({ state }: { state: SiteTestState }) {
   if (state.kind === 'running') return <p className="site-test" role="status" aria-label="Test result">Testing the connection…</p>;
   if (state.kind === 'error') return <p className="site-test error-text" role="alert" aria-label="Test result">Test failed: {state.message}</p>;
   const r = state.report;
+  if (!r.ok && r.code === 'ABORTED') return <p className="site-test" role="status" aria-label="Test result">Test cancelled</p>;
   if (!r.ok) {
     return (
       <div className="site-test failed" role="alert" aria-label="Test result">

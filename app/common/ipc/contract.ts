@@ -154,7 +154,9 @@ export const invokeSchemas = {
    * names a saved site), host key and login asked as for `session.connect`, opens SFTP, reports and disconnects.
    * A failed connection is a report naming the step (not a failed Result).
    */
-  'sites.test': z.strictObject({ site: siteInputSchema, password: z.string().max(4096).optional() }),
+  /** `testId` (chosen by the caller) lets `sites.testCancel` stop the test. */
+  'sites.test': z.strictObject({ site: siteInputSchema, password: z.string().max(4096).optional(), testId: id.optional() }),
+  'sites.testCancel': z.strictObject({ testId: id }),
   /** Per algorithm family: the names the engine supports, its default order, and the weak ones with their reason. */
   'algorithms.catalog': none,
   'folders.create': z.strictObject({ path: folderPath.min(1) }),
@@ -269,6 +271,8 @@ export interface InvokeResponses {
   'sites.import': ImportResult;
   'sites.export': ExportResult;
   'sites.test': SiteTestReport;
+  /** Whether a running test had that id (it then reports ABORTED at once). */
+  'sites.testCancel': boolean;
   'algorithms.catalog': AlgorithmCatalog;
   'folders.create': void;
   'folders.delete': void;

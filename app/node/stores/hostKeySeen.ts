@@ -13,6 +13,7 @@
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
+import { enableWal } from './sqliteWal';
 
 /** The dates recorded for one key; `null` = unknown. */
 export interface HostKeySeenDates {
@@ -48,7 +49,7 @@ export class HostKeySeen {
     fs.mkdirSync(home, { recursive: true, mode: 0o700 });
     const db = new Database(path.join(home, HOSTKEYS_DB), { timeout: 5000 });
     try {
-      db.pragma('journal_mode = WAL');
+      enableWal(db, 5000);
       db.exec(SCHEMA);
     } catch (err) {
       db.close();

@@ -8,6 +8,8 @@ import { isSluiceError } from '../errors';
 import { openQueueDb, QUEUE_DB_FILE, QUEUE_MIGRATIONS } from './queueDb';
 import { QueueStore } from './queueStore';
 import { QueueChild } from './testing/childRunner';
+import { Worker } from 'node:worker_threads';
+import { once } from 'node:events';
 
 function tempDir(t: { after: (fn: () => void) => void }): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-queuedb-'));
@@ -105,6 +107,34 @@ test('a writer blocked past the busy timeout gets a LOCAL_IO SluiceError naming 
     other.close();
   }
   assert.equal(store.jobs.addBatch([{ target: { siteId: 's' }, direction: 'upload', source: '/a', dest: '/d' }]).length, 1);
+});
+
+test('the WAL conversion waits for another connection\'s write lock (SQLite runs no busy handler for it)', async (t) => {
+  const file = path.join(tempDir(t), QUEUE_DB_FILE);
+  const seed = new Database(file);
+  seed.exec('CREATE TABLE other(x)');
+  seed.close();
+  // Another connection (a second process creating the file, here a thread) holds the write lock for 300 ms.
+  const holder = new Worker(`
+    const Database = require(${JSON.stringify(require.resolve('better-sqlite3'))});
+    const { parentPort, workerData } = require('node:worker_threads');
+    const db = new Database(workerData.file);
+    db.exec('BEGIN IMMEDIATE');
+    db.prepare('SELECT * FROM other').all();
+    parentPort.postMessage('locked');
+    setTimeout(() => { db.exec('COMMIT'); db.close(); parentPort.postMessage('released'); }, 300);
+  `, { eval: true, workerData: { file } });
+  t.after(() => holder.terminate());
+  await once(holder, 'message');
+  const released = once(holder, 'message');
+  const q = openQueueDb({ file, busyTimeoutMs: 10_000 });
+  try {
+    assert.equal(String(q.db.pragma('journal_mode', { simple: true })), 'wal');
+    assert.equal(q.schemaVersion, QUEUE_MIGRATIONS.length);
+  } finally {
+    q.close();
+  }
+  await released;
 });
 
 test('two processes create the database and add batches at the same time: every batch whole and contiguous', { timeout: 120_000 }, async (t) => {

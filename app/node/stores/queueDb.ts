@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SluiceError } from '../errors';
 import { resolveHome } from './dataDir';
+import { enableWal } from './sqliteWal';
 
 /** The file name inside the data folder. */
 export const QUEUE_DB_FILE = 'queue.db';
@@ -163,15 +164,16 @@ function guarded<T>(file: string, fn: () => T): T {
 export function openQueueDb(opts: QueueDbOptions = {}): QueueDb {
   const file = opts.file ?? path.join(opts.home ?? resolveHome(), QUEUE_DB_FILE);
   let db: Database.Database;
+  const busyTimeoutMs = opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   try {
     if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    db = new Database(file, { timeout: opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS });
+    db = new Database(file, { timeout: busyTimeoutMs });
   } catch (e) {
     throw new SluiceError('LOCAL_IO', `Cannot open the queue database ${file}: ${(e as Error).message}`, { cause: e });
   }
   try {
     const schemaVersion = guarded(file, () => {
-      db.pragma('journal_mode = WAL');
+      enableWal(db, busyTimeoutMs);
       db.pragma('synchronous = NORMAL');
       db.pragma('foreign_keys = ON');
       return migrate(db, opts.migrations ?? QUEUE_MIGRATIONS, file);

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { normalizeFolder, type Site, type SiteInput } from '../../common/model/site';
 import { SluiceError } from '../errors';
+import { enableWal } from './sqliteWal';
 
 /** Where passwords live; the app uses Electron safeStorage, tests and the e2e harness an in-memory map. */
 export interface SecretStore {
@@ -150,7 +151,7 @@ export class SitesStore {
   constructor(home: string, private readonly clock: () => number = Date.now) {
     fs.mkdirSync(home, { recursive: true, mode: 0o700 });
     this.db = new Database(path.join(home, 'sluice.db'));
-    this.db.pragma('journal_mode = WAL');
+    enableWal(this.db);
     this.db.pragma('foreign_keys = ON');
     this.migrate();
   }

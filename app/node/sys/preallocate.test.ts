@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { preallocate } from './preallocate';
+import { preallocate, reserveSpace } from './preallocate';
 import { sysPaths } from './testPaths';
 
 for (const p of sysPaths()) {
@@ -44,6 +44,30 @@ test('preallocate (addon): more than the disk holds throws ENOSPC, naming the sy
       assert.match(e.message, /fallocate/);
       return true;
     });
+  } finally {
+    fs.closeSync(fd);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+const shmIsTmpfs = (() => {
+  try {
+    return process.platform === 'linux' && Number(fs.statfsSync('/dev/shm').type) === 0x01021994;
+  } catch {
+    return false;
+  }
+})();
+const shmSkip = shmIsTmpfs ? undefined : '/dev/shm is not a tmpfs here';
+if (shmSkip) process.stdout.write(`# reserveSpace on tmpfs skipped: ${shmSkip}\n`);
+
+test('reserveSpace on a tmpfs (/dev/shm) reserves nothing: memory-fs, no page committed', { skip: shmSkip }, () => {
+  const dir = fs.mkdtempSync(path.join('/dev/shm', 'sluice-prealloc-'));
+  const file = path.join(dir, 'f.part');
+  const fd = fs.openSync(file, 'w');
+  try {
+    assert.equal(reserveSpace(fd, 32 * 1024 * 1024, file), 'memory-fs');
+    assert.equal(fs.fstatSync(fd).blocks, 0, 'no page was allocated');
+    assert.equal(fs.fstatSync(fd).size, 0);
   } finally {
     fs.closeSync(fd);
     fs.rmSync(dir, { recursive: true, force: true });

@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { SluiceService } from './service';
 import { MemorySecretStore } from './stores/sites';
-import { rankCiphers } from '../common/model/cipherSpeed';
+import { rankCiphers } from '../common/model/cipherRank';
 import { cipherOrderFor, detectAes } from './ssh/algorithms';
 
 test('algorithms.measurement reads a corrupt file as no measurement with a note; algorithms.measure stores one the defaults follow', async () => {

@@ -8,7 +8,8 @@
 import os from 'node:os';
 import { MAX_JUMP_HOPS, hostPortLabel, isJumpNone, parseJumpHosts } from '../../common/jumpHosts';
 import { SluiceError, displayText } from '../errors';
-import { supportedAlgorithms, type AlgorithmChoice, type AlgorithmFamily } from '../ssh/algorithms';
+import type { AlgorithmChoice, AlgorithmFamily } from '../ssh/algorithms';
+import { supportedAlgorithms } from '../ssh/ssh2Lists';
 import type { HostKeyMode } from '../ssh/hostKeys';
 import { computeHostConfig, configFilesFor, matchPattern, type ConfigFile, type ConfigValue, type SshConfigResult } from '../ssh/sshConfig';
 import { expandPath, type TokenValues } from '../ssh/sshConfigTokens';

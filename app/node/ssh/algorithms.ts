@@ -11,33 +11,17 @@
  */
 import type { Algorithms } from 'ssh2';
 import { WEAK_ALGORITHMS, isWeakAlgorithm, type AlgorithmCatalog } from '../../common/algorithms';
-import { rankCiphers, rankMacs, type CipherMeasurement, type DefaultAlgorithmOrders } from '../../common/model/cipherSpeed';
+import { rankCiphers, rankMacs } from '../../common/model/cipherRank';
+import type { CipherMeasurement, DefaultAlgorithmOrders } from '../../common/model/cipherSpeed';
 import { SluiceError } from '../errors';
 import { readCipherSpeed } from '../stores/cipherSpeed';
 import { resolveHome } from '../stores/dataDir';
 import { detectAes } from './cpuAes';
 import { machineFacts } from './machineFacts';
+import { ssh2Lists as ssh2Constants, supportedAlgorithms } from './ssh2Lists';
 
 export { aesFromCpuinfo, detectAes, type AesDetection } from './cpuAes';
-
-interface Ssh2Constants {
-  SUPPORTED_CIPHER: string[];
-  SUPPORTED_KEX: string[];
-  SUPPORTED_MAC: string[];
-  SUPPORTED_SERVER_HOST_KEY: string[];
-  DEFAULT_KEX: string[];
-  DEFAULT_MAC: string[];
-  DEFAULT_SERVER_HOST_KEY: string[];
-}
-
-// ssh2 filters these lists by what this Node/OpenSSL build can do, so they are the truth for validation.
-// Loaded on first use (~50 ms): resolving a host through ssh_config (engine/hostSettings.ts) imports this module before
-// the CLI's first connection starts, and needs the lists only when the configuration names algorithms.
-let loaded: Ssh2Constants | undefined;
-const ssh2Constants = {} as Ssh2Constants;
-for (const key of ['SUPPORTED_CIPHER', 'SUPPORTED_KEX', 'SUPPORTED_MAC', 'SUPPORTED_SERVER_HOST_KEY', 'DEFAULT_KEX', 'DEFAULT_MAC', 'DEFAULT_SERVER_HOST_KEY'] as const) {
-  Object.defineProperty(ssh2Constants, key, { get: () => (loaded ??= require('ssh2/lib/protocol/constants') as Ssh2Constants)[key] });
-}
+export { supportedAlgorithms } from './ssh2Lists';
 
 /** The algorithm families the CLI exposes, with their flag names and ssh2 lists. */
 const FAMILIES = {
@@ -190,16 +174,6 @@ export function buildAlgorithms(choice: AlgorithmChoice, dataDir?: string): Algo
   // Explicit, so that ssh2's own default (with ssh-rsa) is never used; engine/setup.ts then puts stored key types first.
   out.serverHostKey ??= FAMILIES.serverHostKey.defaults();
   return out as Algorithms;
-}
-
-/** Supported names per family (for `--help` and error messages). */
-export function supportedAlgorithms(): Record<AlgorithmFamily, string[]> {
-  return {
-    cipher: [...ssh2Constants.SUPPORTED_CIPHER],
-    kex: [...ssh2Constants.SUPPORTED_KEX],
-    hmac: [...ssh2Constants.SUPPORTED_MAC],
-    serverHostKey: [...ssh2Constants.SUPPORTED_SERVER_HOST_KEY],
-  };
 }
 
 /**

@@ -13,7 +13,7 @@ interface Stored { measurements: Array<{ rows: Array<{ cipher: string; mac: stri
 test('Measure shows every combination and the measured default order; a connection then uses its first cipher', async ({ app, sshd, engine, localDir }) => {
   test.setTimeout(180_000);
   const { benchCombinations } = requireDist<{ benchCombinations: () => unknown[] }>('app/node/ssh/cipherBench.js');
-  const { rankCiphers } = requireDist<{ rankCiphers: (rows: Stored['measurements'][0]['rows']) => string[] }>('app/common/model/cipherSpeed.js');
+  const { rankCiphers } = requireDist<{ rankCiphers: (rows: Stored['measurements'][0]['rows']) => string[] }>('app/common/model/cipherRank.js');
   await app.open();
   await app.page.getByRole('toolbar', { name: 'Main toolbar' }).getByRole('button', { name: 'Settings' }).click();
   const dialog = app.page.getByRole('dialog', { name: 'Settings' });

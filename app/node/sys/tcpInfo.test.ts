@@ -31,10 +31,10 @@ for (const p of sysPaths()) {
     try {
       await send(pair.client, 64 * 1024);
       // acknowledgements follow the data by at most an RTT: polled, not slept
-      let first = readTcpInfo(pair.client);
+      let first = await readTcpInfo(pair.client);
       for (let i = 0; i < 100 && (first?.bytesAcked ?? 0) < 64 * 1024; i++) {
         await new Promise((r) => setImmediate(r));
-        first = readTcpInfo(pair.client);
+        first = await readTcpInfo(pair.client);
       }
       assert.ok(first, 'a sample');
       assert.equal(first.source, p.name === 'addon' ? 'native' : 'ss');
@@ -42,10 +42,10 @@ for (const p of sysPaths()) {
       assert.ok(first.sndMss > 0 && first.sndCwnd > 0, `mss ${first.sndMss}, cwnd ${first.sndCwnd}`);
       assert.ok((first.bytesAcked ?? 0) >= 64 * 1024, `bytes_acked ${first.bytesAcked}`);
       await send(pair.client, 4 * 1024 * 1024);
-      let second = readTcpInfo(pair.client);
+      let second = await readTcpInfo(pair.client);
       for (let i = 0; i < 100 && (second?.bytesAcked ?? 0) < (first.bytesAcked ?? 0) + 4 * 1024 * 1024; i++) {
         await new Promise((r) => setImmediate(r));
-        second = readTcpInfo(pair.client);
+        second = await readTcpInfo(pair.client);
       }
       assert.ok(second && (second.bytesAcked ?? 0) >= (first.bytesAcked ?? 0) + 4 * 1024 * 1024,
         `bytes_acked grew from ${first.bytesAcked} to ${second?.bytesAcked}`);
@@ -56,10 +56,29 @@ for (const p of sysPaths()) {
   }));
 }
 
+test('tcpInfo (fallback): `ss` runs while the thread goes on (the event loop turns before the sample arrives)', {
+  skip: ssHere ? undefined : 'no `ss` (iproute2) here',
+}, () => sysPaths()[1].run(async () => {
+  const pair = await loopbackPair();
+  try {
+    let turns = 0;
+    let done = false;
+    const spin = (): void => { if (!done) { turns++; setImmediate(spin); } };
+    setImmediate(spin);
+    const sample = await readTcpInfo(pair.client);
+    done = true;
+    assert.ok(sample, 'a sample from ss');
+    // a synchronous execFileSync held the thread for the whole child process: no turn could run before it returned
+    assert.ok(turns > 0, `${turns} event-loop turns while ss ran`);
+  } finally {
+    pair.close();
+  }
+}));
+
 test('tcpInfo: a socket that is closed reads undefined, not a throw', async () => {
   const pair = await loopbackPair();
   pair.close();
-  assert.equal(readTcpInfo(pair.client), undefined);
+  assert.equal(await readTcpInfo(pair.client), undefined);
 });
 
 test('parseSsInfo: an iproute2 6.1 line in µs and bytes/s', () => {

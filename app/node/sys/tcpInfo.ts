@@ -7,7 +7,7 @@
  * macOS `TCP_CONNECTION_INFO`, Windows `SIO_TCP_INFO`); else, on Linux, `ss -tinH` (iproute2) filtered to the socket's
  * two ports; else nothing — every consumer treats `undefined` as "not known on this platform".
  */
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import type net from 'node:net';
 import { nativeAddon, type RawTcpInfo } from './native';
 
@@ -99,33 +99,33 @@ export function parseSsInfo(line: string): TcpInfo | undefined {
   return out;
 }
 
-/** `ss -tinH` for the connection between the socket's two ports (ours: source = local port). */
-function readBySs(socket: net.Socket): TcpInfo | undefined {
-  if (ssMissing || !socket.localPort || !socket.remotePort) return undefined;
-  try {
-    const out = execFileSync('ss', ['-tinH', `sport = :${socket.localPort} and dport = :${socket.remotePort}`], { encoding: 'utf8', timeout: 2000, stdio: ['ignore', 'pipe', 'ignore'] });
-    return parseSsInfo(out.split('\n').slice(1).join(' '));
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') ssMissing = true;
-    return undefined;
-  }
+/** `ss -tinH` for the connection between the socket's two ports (ours: source = local port), without blocking the thread. */
+function readBySs(socket: net.Socket): Promise<TcpInfo | undefined> {
+  if (ssMissing || !socket.localPort || !socket.remotePort) return Promise.resolve(undefined);
+  const filter = `sport = :${socket.localPort} and dport = :${socket.remotePort}`;
+  return new Promise((resolve) => {
+    execFile('ss', ['-tinH', filter], { encoding: 'utf8', timeout: 2000 }, (err, out) => {
+      if ((err as NodeJS.ErrnoException | null)?.code === 'ENOENT') ssMissing = true;
+      resolve(err ? undefined : parseSsInfo(out.split('\n').slice(1).join(' ')));
+    });
+  });
 }
 
 /**
- * Samples TCP_INFO for a socket: through the native/ addon, else `ss -tinH` on Linux (a process per call: a few ms,
- * meant for a sample a second), else nothing.
+ * Samples TCP_INFO for a socket: through the native/ addon (a getsockopt, answered at once), else `ss -tinH` on Linux
+ * (a child process per call, a few ms, run asynchronously: meant for a sample a second), else nothing.
  * @param socket a connected `net.Socket` (a jump host's forwarded channel has no socket of its own: pass the first hop's)
- * @returns the sample, or undefined where neither the addon nor the fallback can read it (never throws)
+ * @returns the sample, or undefined where neither the addon nor the fallback can read it (never rejects)
  */
-export function readTcpInfo(socket: net.Socket): TcpInfo | undefined {
+export function readTcpInfo(socket: net.Socket): Promise<TcpInfo | undefined> {
   const addon = nativeAddon();
   const fd = socketFd(socket);
   if (addon && fd >= 0) {
     try {
-      return fromRaw(addon.tcpInfo(fd));
+      return Promise.resolve(fromRaw(addon.tcpInfo(fd)));
     } catch {
       // a closed socket (EBADF) or one that is not TCP: the fallback cannot do better
-      return undefined;
+      return Promise.resolve(undefined);
     }
   }
   return readBySs(socket);

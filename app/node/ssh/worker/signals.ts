@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { COUNTERS_PER_CHANNEL, COUNTER_OUTSTANDING } from '../../sftp/pipeline';
 import { SIG, pipeStats } from '../../sftp/pipeStats';
 import { channelWindows, sendPing } from '../../ssh2x';
-import { readTcpInfo } from '../../sys/tcpInfo';
+import { readTcpInfo, type TcpInfo } from '../../sys/tcpInfo';
 import { state, type Conn } from './state';
 
 /** Sampling period while requests are outstanding, ms: 40 samples per one-second verdict, a few µs of work each. */
@@ -37,8 +37,7 @@ function outstanding(c: Conn): number {
 }
 
 /** Writes TCP_INFO into the slots (NaN when the platform reports nothing). */
-function writeTcp(sig: Float64Array, sock: net.Socket | undefined): void {
-  const t = sock ? readTcpInfo(sock) : undefined;
+function writeTcp(sig: Float64Array, t: TcpInfo | undefined): void {
   sig[SIG.tcpRttUs] = t ? t.rttUs : NaN;
   sig[SIG.tcpMinRttUs] = t?.minRttUs ?? NaN;
   sig[SIG.tcpCwndBytes] = t ? t.sndCwnd * t.sndMss : NaN;
@@ -63,6 +62,7 @@ export function startSignals(buffer: SharedArrayBuffer): () => void {
   const elu0 = performance.eventLoopUtilization();
   const ping = { sentAt: 0, pending: false, lastMs: 0, lastSent: 0 };
   let tick = 0;
+  let tcpPending = false;
   let last = performance.now();
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -94,7 +94,14 @@ export function startSignals(buffer: SharedArrayBuffer): () => void {
     sig[SIG.baseRttMs] = c.info.rttMs ?? 0;
     sig[SIG.requestLimit] = c.slots.reduce((a, s) => a + s.limit, 0);
     sig[SIG.receiveWindow] = windows.reduce((a, w) => a + w.incomingMax, 0);
-    if (tick++ % TCP_TICKS === 0) writeTcp(sig, tcpSocket(c));
+    if (tick++ % TCP_TICKS === 0 && !tcpPending) {
+      const sock = tcpSocket(c);
+      tcpPending = true;
+      void (sock ? readTcpInfo(sock) : Promise.resolve(undefined)).then((t) => {
+        tcpPending = false;
+        if (!stopped) writeTcp(sig, t);
+      });
+    }
     timer = setTimeout(sample, waiting > 0 || local > 0 ? TICK_MS : IDLE_TICK_MS);
     timer.unref();
   };

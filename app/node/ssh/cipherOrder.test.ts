@@ -2,7 +2,7 @@
  * The default cipher and MAC orders from a stored measurement (issue #15): ranking, weak names left out, the AES rule
  * without a measurement, and a real connection to the test sshd negotiating the measured first cipher and MAC.
  */
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -35,8 +35,18 @@ const CHACHA_FIRST: CipherSpeedRow[] = [
   row('aes192-ctr', 'hmac-md5', 6000),
 ];
 
-function storedIn(rows: CipherSpeedRow[]): string {
+/** Every data folder the tests make, removed when the file's tests end. */
+const homes: string[] = [];
+after(() => { for (const h of homes) fs.rmSync(h, { recursive: true, force: true }); });
+
+function tempHome(): string {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-cipher-order-'));
+  homes.push(home);
+  return home;
+}
+
+function storedIn(rows: CipherSpeedRow[]): string {
+  const home = tempHome();
   const m: CipherMeasurement = { facts: machineFacts(), measuredAt: Date.now(), secondsPerCombination: 0.2, packetBytes: 32768, cpuClock: 'thread', rows };
   saveCipherSpeed(home, m);
   return home;
@@ -68,7 +78,7 @@ test('a stored measurement saying chacha20 is fastest changes the default order;
 });
 
 test('without a measurement (or with a corrupt file) the AES rule and ssh2\'s MAC order stay the default', () => {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-cipher-order-'));
+  const home = tempHome();
   const expected = { cipher: cipherOrderFor(detectAes().aes), hmac: fallbackMacOrder(), source: 'aes-rule' };
   assert.deepEqual(defaultAlgorithmOrders(home), expected);
   fs.writeFileSync(path.join(home, 'cipher-speed.json'), 'not json');

@@ -61,6 +61,16 @@ test('ranking: ETM MACs first, each group by its mean over CTR ciphers; a CTR ci
   assert.deepEqual(rankCiphers([]), []);
 });
 
+test('figures within 5 % tie and keep OpenSSH\'s order, whichever measured faster; 10 % apart ranks by speed', () => {
+  const gcm = (a128: number, a256: number): CipherSpeedRow[] => [row('aes256-gcm@openssh.com', null, a256), row('aes128-gcm@openssh.com', null, a128)];
+  const expected = ['aes128-gcm@openssh.com', 'aes256-gcm@openssh.com'];
+  assert.deepEqual(rankCiphers(gcm(1620, 1650)), expected);
+  assert.deepEqual(rankCiphers(gcm(1650, 1620)), expected);
+  assert.deepEqual(rankCiphers(gcm(1500, 1650)), [...expected].reverse(), '10 % faster is not a tie');
+  const macs = [row('aes128-ctr', 'hmac-sha2-512-etm@openssh.com', 650), row('aes128-ctr', 'hmac-sha2-256-etm@openssh.com', 640)];
+  assert.deepEqual(rankMacs(macs), ['hmac-sha2-256-etm@openssh.com', 'hmac-sha2-512-etm@openssh.com']);
+});
+
 test('a stored measurement saying chacha20 is fastest changes the default order; the rest follows the fallback', () => {
   const home = storedIn(CHACHA_FIRST);
   const orders = defaultAlgorithmOrders(home);

@@ -1,12 +1,12 @@
 import test, { mock } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { SFTPWrapper } from 'ssh2';
 import { COUNTERS_PER_CHANNEL, COUNTER_BYTES, COUNTER_OUTSTANDING, InFlightBudget, RequestSlots, ShortFileError, downloadRange, uploadRange } from './pipeline';
 import { RateBucket, RateGate } from './rateLimit';
+import { scratchDir } from '../test/scratch';
 
 type LazyReadCb = (e: Error | undefined, n: number, buf: Buffer | undefined) => void;
 
@@ -62,7 +62,7 @@ function fakeSftp(data: Buffer, opts: { shortEvery?: number; failAt?: number } =
 }
 
 function tempFile(content?: Buffer): { path: string; fd: number } {
-  const p = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-pipe-')), 'f');
+  const p = path.join(scratchDir('sluice-pipe-'), 'f');
   if (content) fs.writeFileSync(p, content);
   return { path: p, fd: fs.openSync(p, content ? 'r' : 'w+') };
 }

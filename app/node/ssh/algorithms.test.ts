@@ -3,12 +3,12 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import * as os from 'node:os';
 import { algorithmCatalog, buildAlgorithms, defaultCipherOrder, defaultMacOrder, cipherOrderFor, aesFromCpuinfo, detectAes, supportedAlgorithms } from './algorithms';
 import { SluiceError } from '../errors';
+import { scratchDir } from '../test/scratch';
 
 // No stored cipher measurement here (a developer's own cipher-speed.json would change the defaults): the AES rule.
-process.env.SLUICE_HOME = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-algorithms-'));
+process.env.SLUICE_HOME = scratchDir('sluice-algorithms-');
 
 const constants = require('ssh2/lib/protocol/constants') as { SUPPORTED_CIPHER: string[]; DEFAULT_KEX: string[]; DEFAULT_MAC: string[] };
 

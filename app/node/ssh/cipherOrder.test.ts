@@ -2,10 +2,9 @@
  * The default cipher and MAC orders from a stored measurement (issue #15): ranking, weak names left out, the AES rule
  * without a measurement, and a real connection to the test sshd negotiating the measured first cipher and MAC.
  */
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { rankCiphers, rankMacs } from '../../common/model/cipherRank';
 import type { CipherMeasurement, CipherSpeedRow } from '../../common/model/cipherSpeed';
@@ -14,6 +13,7 @@ import { buildAlgorithms, cipherOrderFor, defaultAlgorithmOrders, detectAes, fal
 import { machineFacts } from './machineFacts';
 import { openEngine } from '../engine/engine';
 import { startTestServer, withTrustedServer } from '../test/helpers';
+import { scratchDir } from '../test/scratch';
 
 function row(cipher: string, mac: string | null, perCore: number): CipherSpeedRow {
   return { cipher, mac, bytes: 1e8, cpuSeconds: 0.1, wallSeconds: 0.1, perCoreMBps: perCore, encryptMBps: 2 * perCore, decryptMBps: 2 * perCore, wallMBps: perCore };
@@ -35,14 +35,8 @@ const CHACHA_FIRST: CipherSpeedRow[] = [
   row('aes192-ctr', 'hmac-md5', 6000),
 ];
 
-/** Every data folder the tests make, removed when the file's tests end. */
-const homes: string[] = [];
-after(() => { for (const h of homes) fs.rmSync(h, { recursive: true, force: true }); });
-
 function tempHome(): string {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-cipher-order-'));
-  homes.push(home);
-  return home;
+  return scratchDir('sluice-cipher-order-');
 }
 
 function storedIn(rows: CipherSpeedRow[]): string {

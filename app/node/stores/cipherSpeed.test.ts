@@ -1,10 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import type { CipherMeasurement, MachineFacts } from '../../common/model/cipherSpeed';
 import { cipherSpeedPath, readCipherSpeed, saveCipherSpeed } from './cipherSpeed';
+import { scratchDir } from '../test/scratch';
 
 const HERE: MachineFacts = {
   cpuModel: 'Test CPU 9000', cores: 8, aes: true, platform: 'linux', arch: 'x64', node: '20.20.2', openssl: '3.0.19', ssh2: '1.17.0',
@@ -18,7 +17,7 @@ function measurement(facts: MachineFacts, perCore: number): CipherMeasurement {
 }
 
 function tempHome(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-cipher-speed-'));
+  return scratchDir('sluice-cipher-speed-');
 }
 
 test('a saved measurement reads back equal; no file is no measurement and no note', () => {

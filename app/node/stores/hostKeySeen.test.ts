@@ -1,12 +1,12 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { HOSTKEYS_DB, HostKeySeen } from './hostKeySeen';
+import { scratchDir } from '../test/scratch';
 
 function tmpHome(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-seen-'));
+  return scratchDir('sluice-seen-');
 }
 
 const key = { name: '[h]:2222', keyType: 'ssh-ed25519', fingerprint: 'SHA256:abc' };

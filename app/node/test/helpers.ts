@@ -21,6 +21,7 @@ import { startProxyInFront, type Toxic, type Toxiproxy } from '../../../e2e/fixt
 import { makeTempDir, removeDir, waitUntil } from '../../../e2e/fixtures/tmp';
 import { startSshd, type SshServer, type SshdOptions, type SshdServer } from '../../../e2e/fixtures/sshd';
 export { generateKeyFile, knownHostsLineFor, makeTempDir, parsableEd25519Pair, removeDir, waitUntil, killOnExit } from '../../../e2e/fixtures/tmp';
+import { isolatedHome } from './isolatedHome';
 import { serverWithKnownHosts } from './suites';
 export {
   cappedSshdHooks, serverWithKnownHosts, trustedServerHooks, withTrustedServer, type CappedSshd, type ServerLike, type TrustedServer,
@@ -98,6 +99,8 @@ export function startCli(args: string[], opts: CliOptions): CliRun {
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: testHome(), SLUICE_KNOWN_HOSTS: opts.knownHosts };
   delete env.SSH_AUTH_SOCK;
   delete env.SLUICE_PASSWORD;
+  // The CLI's data folder follows its HOME, as before, unless the test chose one.
+  if (isolatedHome !== undefined && env.SLUICE_HOME === isolatedHome) delete env.SLUICE_HOME;
   for (const [k, v] of Object.entries(opts.env ?? {})) {
     if (v === undefined) delete env[k];
     else env[k] = v;

@@ -16,6 +16,7 @@ import { inUserTerms, refusedByServer } from './fileNames';
 import { InPlaceNotices, targetWritable, tempCreationRefused } from './inPlace';
 import { JobBooks } from './job';
 import { leftoverRemote } from './leftoverRemote';
+import { keepsOutOfOrderWrites } from './outOfOrderProbe';
 import { createLocalTemp } from './localFiles';
 import { ensureLocalSpace } from './localSpace';
 import { planSegments } from './planner';
@@ -68,7 +69,6 @@ class TransferJob implements FileJob {
   private readonly scheduler: Scheduler;
   /** The planned pool, not the lanes up right now: an auto-sized pool is still growing when the job starts. */
   private readonly lanesCount: number;
-  private probe: Promise<boolean> | null = null;
   /** Bytes of resumed files that an earlier run had moved. */
   private resumedBytes = 0;
   /** Bytes `append` kept at targets of files committed (not sent). */
@@ -244,7 +244,7 @@ class TransferJob implements FileJob {
     // Only while the probe's answer is awaited: once it is known, segments open their handles when they run (a
     // long queue of big files must not hold ten handles each on a server that limits open handles).
     if (wantSegments && this.put && this.session.outOfOrderWrites === undefined) f.openAhead(this.session.lanes());
-    const segmented = wantSegments && (!this.put || await this.canSegmentUploads(path.posix.dirname(f.dst)));
+    const segmented = wantSegments && (!this.put || await keepsOutOfOrderWrites(this.session, path.posix.dirname(f.dst)));
     if (f.segmentConns.size && !segmented) await f.release();
     if (resume && !segmented) this.req.journal?.restartFile(f.src, 'the server does not take out-of-order writes');
     if (!segmented) {
@@ -275,18 +275,6 @@ class TransferJob implements FileJob {
       }
     }
     this.pushSegments(f, mode, [[0, f.size]]);
-  }
-
-  /** Whether the server keeps out-of-order writes (probed once per session, in `dir`). */
-  private canSegmentUploads(dir: string): Promise<boolean> {
-    const { session } = this;
-    if (session.outOfOrderWrites !== undefined) return Promise.resolve(session.outOfOrderWrites);
-    this.probe ??= session.call('probeOutOfOrder', { dir }).then((ok) => {
-      session.outOfOrderWrites = ok;
-      session.publish({ type: 'log', level: 'info', message: ok ? 'server accepts out-of-order writes: uploads are segmented' : 'server rejects out-of-order writes: each upload goes through one handle in order' });
-      return ok;
-    }, () => false);
-    return this.probe;
   }
 
   /** Queues a file as one task through one handle, in order (once `before` settled). */

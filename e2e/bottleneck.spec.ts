@@ -7,9 +7,10 @@ import * as path from 'node:path';
 import { expect, test } from './harness/test';
 import { sha256File, writeRandomFile } from './harness/files';
 import { startProxyInFront, toxiproxyAvailable } from './fixtures/toxiproxy';
+import { skipBecause } from './harness/skip';
 
 test('the graph labels a bandwidth-capped upload "limited by: the network link"', async ({ app, sshd, localDir, page }) => {
-  test.skip(!toxiproxyAvailable(), 'toxiproxy-server is not installed (/usr/local/bin/toxiproxy-server)');
+  skipBecause(!toxiproxyAvailable(), 'toxiproxy-server is not installed (/usr/local/bin/toxiproxy-server)');
   const { toxi, port } = await startProxyInFront(sshd.port, [{ type: 'bandwidth', stream: 'upstream', attributes: { rate: 4096 } }]);
   try {
     const remoteDir = path.join(sshd.root, 'capped');

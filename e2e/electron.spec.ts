@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { BRIDGE_METHOD_NAMES } from '../app/common/ipc/contract';
+import { skipBecause } from './harness/skip';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -23,10 +24,9 @@ function electronBinary(): string | null {
 
 test('electron smoke: the window loads the renderer with exactly the contract bridge', async () => {
   const exe = electronBinary();
-  if (!exe) console.log('electron smoke spec NOT RUN: no Electron binary (node_modules/electron/dist is empty and ELECTRON_PATH is unset)');
-  test.skip(!exe, 'no Electron binary on this machine (node_modules/electron/dist is empty; set ELECTRON_PATH to run this spec)');
+  skipBecause(!exe, 'no Electron binary on this machine (node_modules/electron/dist is empty; set ELECTRON_PATH to run this spec)');
   const main = path.join(ROOT, 'dist', 'main', 'index.js');
-  test.skip(!fs.existsSync(main), `${main} missing: run npm run build first`);
+  skipBecause(!fs.existsSync(main), `${main} missing: run npm run build first`);
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-electron-'));
   const app = await electron.launch({ executablePath: exe!, args: [main], env: { ...process.env, SLUICE_HOME: home } });
   try {

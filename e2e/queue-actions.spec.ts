@@ -10,6 +10,7 @@ import { expect, test } from './harness/test';
 import { sha256File, writeRandomFile } from './harness/files';
 import { startSshd } from './fixtures/sshd';
 import { FRONT_PROXY, startProxyInFront, toxiproxyAvailable } from './fixtures/toxiproxy';
+import { skipBecause } from './harness/skip';
 
 test('a failed upload shows its error text; Retry runs it again', async ({ app, engine, localDir }) => {
   const sshd = await startSshd({ readOnly: true });
@@ -54,7 +55,7 @@ test('a failed upload shows its error text; Retry runs it again', async ({ app, 
 });
 
 test('cancel a running upload, then Retry completes it intact', async ({ app, sshd, engine, localDir }) => {
-  test.skip(!toxiproxyAvailable(), 'toxiproxy-server is not installed (/usr/local/bin/toxiproxy-server)');
+  skipBecause(!toxiproxyAvailable(), 'toxiproxy-server is not installed (/usr/local/bin/toxiproxy-server)');
   // 2 MB/s client -> server: an 8 MiB upload runs for ~4 s, long enough to cancel it mid-way.
   const { toxi, port } = await startProxyInFront(sshd.port, [{ type: 'bandwidth', stream: 'upstream', attributes: { rate: 2048 } }]);
   try {

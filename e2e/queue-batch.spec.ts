@@ -14,6 +14,7 @@ import { REPO_ROOT, startHarness } from './harness/server';
 import { startTestEngine } from './harness/engine';
 import { SluicePage } from './pages/SluicePage';
 import { FRONT_PROXY, startProxyInFront, toxiproxyAvailable } from './fixtures/toxiproxy';
+import { skipBecause } from './harness/skip';
 
 /** Runs the CLI to completion; resolves with its wall time in ms. */
 function timedCli(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -25,7 +26,7 @@ function timedCli(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
 }
 
 test('200 × 4 KiB dropped at 50 ms RTT: one row, one transfer, its files listed; timed against sluice put -r', async ({ app, sshd, engine, localDir }) => {
-  test.skip(!toxiproxyAvailable(), 'toxiproxy-server is not installed (/usr/local/bin/toxiproxy-server)');
+  skipBecause(!toxiproxyAvailable(), 'toxiproxy-server is not installed (/usr/local/bin/toxiproxy-server)');
   const latency = { type: 'latency' as const, attributes: { latency: 25, jitter: 0 } };
   const { toxi, port } = await startProxyInFront(sshd.port, [{ ...latency, stream: 'upstream' }, { ...latency, stream: 'downstream' }]);
   try {
@@ -85,7 +86,7 @@ test('200 × 4 KiB dropped at 50 ms RTT: one row, one transfer, its files listed
 });
 
 test('"Move to top" puts a waiting batch first, a dragged row goes before the one it is dropped on; pause all and resume all for one site', async ({ page, sshd, localDir }) => {
-  test.skip(!toxiproxyAvailable(), 'toxiproxy-server is not installed (/usr/local/bin/toxiproxy-server)');
+  skipBecause(!toxiproxyAvailable(), 'toxiproxy-server is not installed (/usr/local/bin/toxiproxy-server)');
   // One run at a time on a 256 KB/s link: one.bin (4 MiB) runs for ~16 s while the other two wait behind it.
   const { toxi, port } = await startProxyInFront(sshd.port, [{ type: 'bandwidth', stream: 'upstream', attributes: { rate: 256 } }]);
   const engine = await startTestEngine({ jobsPerSite: 1 });

@@ -13,9 +13,10 @@ import { restartTestEngine, startTestEngine, type TestEngine } from './harness/e
 import { sha256File, writeRandomFile } from './harness/files';
 import { startHarness, type Harness } from './harness/server';
 import { SluicePage } from './pages/SluicePage';
+import { skipBecause } from './harness/skip';
 
 test('restart the service mid-queue: the queue comes back from queue.db and finishes by itself', async ({ page }) => {
-  test.skip(!toxiproxyAvailable(), 'toxiproxy-server is not installed (/usr/local/bin/toxiproxy-server)');
+  skipBecause(!toxiproxyAvailable(), 'toxiproxy-server is not installed (/usr/local/bin/toxiproxy-server)');
   const sshd = await startSshd();
   // 2 MB/s client -> server: 40 × 1 MiB take ~20 s. More than the engine's first burst of uploads in flight (32 MiB,
   // then about 1 s of data): with 512 KiB files all 40 could be in flight at once and end together (seen in CI), so

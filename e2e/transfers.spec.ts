@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { expect, test } from './harness/test';
 import { sha256File, writeRandomFile } from './harness/files';
 import { startProxyInFront, toxiproxyAvailable } from './fixtures/toxiproxy';
+import { skipBecause } from './harness/skip';
 
 /** Trusts the server up front (known_hosts line), so these specs start from a trusted key. */
 function trust(knownHostsPath: string, line: string): void {
@@ -55,7 +56,7 @@ test('drop 200 files from the OS onto the remote pane: all done, all identical',
 });
 
 test('pause and resume a throttled upload; the file arrives intact', async ({ app, sshd, localDir }) => {
-  test.skip(!toxiproxyAvailable(), 'toxiproxy-server is not installed (/usr/local/bin/toxiproxy-server)');
+  skipBecause(!toxiproxyAvailable(), 'toxiproxy-server is not installed (/usr/local/bin/toxiproxy-server)');
   // 4 MB/s client -> server: a 24 MiB upload takes ~6 s, long enough to pause early.
   const { toxi, port } = await startProxyInFront(sshd.port, [{ type: 'bandwidth', stream: 'upstream', attributes: { rate: 4096 } }]);
   try {

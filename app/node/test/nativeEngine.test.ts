@@ -2,7 +2,8 @@
  * What the engine does with the native/ addon (issue #16), through the real CLI against a private sshd, with the
  * addon and with SLUICE_NATIVE=0 (its JavaScript fallbacks):
  * - a download that cannot fit its local file system (an 8 MiB tmpfs, mounted here) fails DISK_FULL before any byte
- *   moves, naming the user's path, the space needed and free, and leaves nothing behind;
+ *   moves, naming the user's path, the space needed and free, and leaves nothing behind; on an ext4 (a loop-mounted
+ *   image), where .part files are preallocated, a second file that no longer fits fails up front too;
  * - a sparse 1 GiB file holding 16 MiB of data is uploaded by writing only its data ranges and its last byte: the
  *   server's copy is byte-identical (SHA-256, `--verify sha256`) and sparse itself; timed against the same bytes
  *   stored dense (the plain path).
@@ -88,6 +89,35 @@ describe('a download that cannot fit', () => {
       }
     });
   }
+
+  test('(addon) two 5 MiB files into an ext4 with 8 MiB free: the first one\'s preallocated .part makes the second fail DISK_FULL up front', { skip: addonSkip }, async (t) => {
+    const remoteDir = path.join(server.root, 'two-ext4');
+    fs.mkdirSync(remoteDir);
+    for (const n of ['a.bin', 'b.bin']) writeRandomFile(path.join(remoteDir, n), 5 * MiB);
+    // tmpfs is not preallocated (sys/preallocate.ts): a loop-mounted ext4 is a file system where fallocate reserves
+    const image = path.join(work, 'ext4.img');
+    const mnt = path.join(work, 'two-ext4-mnt');
+    fs.mkdirSync(mnt);
+    fs.writeFileSync(image, '');
+    fs.truncateSync(image, 10 * MiB);
+    const made = sh('mkfs.ext4', ['-q', '-m', '0', image]);
+    const mounted = made.ok ? sh('mount', ['-o', 'loop', image, mnt]) : made;
+    if (!mounted.ok) { t.skip(`cannot make and loop-mount an ext4 here: ${mounted.stderr.trim()}`); return; }
+    try {
+      // segments (1 MiB): each file's .part is created and preallocated when the file is planned
+      const r = await runCli(['get', '-r', '--json', '--segment-size', '1M', ...baseFlags(server), urlOf(server, remoteDir), path.join(mnt, 'in')], { knownHosts });
+      assert.equal(r.code, 6, describeRun(r));
+      assert.equal(r.report?.files, 1, describeRun(r));
+      assert.equal(r.report?.failed[0]?.code, 'DISK_FULL', describeRun(r));
+      assert.match(r.report?.failed[0].message ?? '', /needs 5\.0 MiB \(5242880 bytes\), [0-9.]+ MiB \(\d+ bytes\) free in .*\(nothing was downloaded\)/, describeRun(r));
+      assert.ok((r.report?.movedBytes ?? 0) <= 5 * MiB, `only the first file moved (${r.report?.movedBytes} bytes)`);
+      assert.deepEqual(tempFilesUnder(mnt), [], 'no .part left');
+      assert.equal(fs.readdirSync(path.join(mnt, 'in')).length, 1, 'only the file that fit');
+    } finally {
+      const un = sh('umount', [mnt]);
+      assert.ok(un.ok, `umount ${mnt}: ${un.stderr}`);
+    }
+  });
 
   test('(addon) a download that fits, its .part preallocated by the worker, arrives whole (sha256)', { skip: addonSkip }, async () => {
     const remoteFile = path.join(server.root, 'fits.bin');

@@ -10,7 +10,7 @@
  * order. Weak algorithms (app/common/algorithms.ts) are never in a default.
  */
 import type { Algorithms } from 'ssh2';
-import { WEAK_ALGORITHMS, isWeakAlgorithm, type AlgorithmCatalog } from '../../common/algorithms';
+import { WEAK_ALGORITHMS, isWeakAlgorithm, type AlgorithmCatalog, type AlgorithmFamilyName } from '../../common/algorithms';
 import { rankCiphers, rankMacs } from '../../common/model/cipherRank';
 import type { CipherMeasurement, DefaultAlgorithmOrders } from '../../common/model/cipherSpeed';
 import { SluiceError } from '../errors';
@@ -18,27 +18,27 @@ import { readCipherSpeed } from '../stores/cipherSpeed';
 import { resolveHome } from '../stores/dataDir';
 import { detectAes } from './cpuAes';
 import { machineFacts } from './machineFacts';
-import { ssh2Lists as ssh2Constants, supportedAlgorithms } from './ssh2Lists';
+import { ssh2Lists, supportedAlgorithms } from './ssh2Lists';
 
 export { aesFromCpuinfo, detectAes, type AesDetection } from './cpuAes';
 export { supportedAlgorithms } from './ssh2Lists';
 
 /** The algorithm families the CLI exposes, with their flag names and ssh2 lists. */
 const FAMILIES = {
-  cipher: { flag: '--cipher', supported: () => ssh2Constants.SUPPORTED_CIPHER, defaults: (d: DefaultAlgorithmOrders) => d.cipher },
-  kex: { flag: '--kex', supported: () => ssh2Constants.SUPPORTED_KEX, defaults: () => ssh2Constants.DEFAULT_KEX },
-  hmac: { flag: '--mac', supported: () => ssh2Constants.SUPPORTED_MAC, defaults: (d: DefaultAlgorithmOrders) => d.hmac },
+  cipher: { flag: '--cipher', supported: () => ssh2Lists.SUPPORTED_CIPHER, defaults: (d: DefaultAlgorithmOrders) => d.cipher },
+  kex: { flag: '--kex', supported: () => ssh2Lists.SUPPORTED_KEX, defaults: () => ssh2Lists.DEFAULT_KEX },
+  hmac: { flag: '--mac', supported: () => ssh2Lists.SUPPORTED_MAC, defaults: (d: DefaultAlgorithmOrders) => d.hmac },
   // ssh2 offers ssh-rsa (SHA-1 signatures) by default; Sluice does not, as OpenSSH since 8.8 (app/common/algorithms.ts).
-  serverHostKey: { flag: '--host-key-algorithms', supported: () => ssh2Constants.SUPPORTED_SERVER_HOST_KEY, defaults: () => withoutWeak('serverHostKey', ssh2Constants.DEFAULT_SERVER_HOST_KEY) },
-} as const;
+  serverHostKey: { flag: '--host-key-algorithms', supported: () => ssh2Lists.SUPPORTED_SERVER_HOST_KEY, defaults: () => withoutWeak('serverHostKey', ssh2Lists.DEFAULT_SERVER_HOST_KEY) },
+} as const satisfies Record<AlgorithmFamilyName, unknown>;
 
 /** `names` without the ones app/common/algorithms.ts marks weak in `family`. */
 function withoutWeak(family: AlgorithmFamily, names: readonly string[]): string[] {
   return names.filter((n) => !isWeakAlgorithm(family, n));
 }
 
-/** `cipher`, `kex`, `hmac` or `serverHostKey`. */
-export type AlgorithmFamily = keyof typeof FAMILIES;
+/** `cipher`, `kex`, `hmac` or `serverHostKey` (app/common/algorithms.ts). */
+export type AlgorithmFamily = AlgorithmFamilyName;
 
 /** User choices from the CLI; each entry may itself be a comma list (`['aes128-ctr,aes256-ctr']`). */
 export interface AlgorithmChoice {
@@ -58,12 +58,12 @@ export function cipherOrderFor(aesAccelerated: boolean | undefined): string[] {
   const chacha = ['chacha20-poly1305@openssh.com'];
   const ctr = ['aes128-ctr', 'aes192-ctr', 'aes256-ctr'];
   const order = aesAccelerated === false ? [...chacha, ...gcm, ...ctr] : [...gcm, ...chacha, ...ctr];
-  return order.filter((c) => ssh2Constants.SUPPORTED_CIPHER.includes(c));
+  return order.filter((c) => ssh2Lists.SUPPORTED_CIPHER.includes(c));
 }
 
 /** ssh2's default MAC order without weak MACs: the fallback when nothing is measured. */
 export function fallbackMacOrder(): string[] {
-  return ssh2Constants.DEFAULT_MAC.filter((m) => !isWeakAlgorithm('hmac', m));
+  return ssh2Lists.DEFAULT_MAC.filter((m) => !isWeakAlgorithm('hmac', m));
 }
 
 /**
@@ -83,8 +83,8 @@ function measuredThenRest(measured: string[], fallback: string[], supported: str
  */
 export function ordersFromMeasurement(measurement: CipherMeasurement): DefaultAlgorithmOrders {
   return {
-    cipher: measuredThenRest(rankCiphers(measurement.rows), cipherOrderFor(detectAes().aes), ssh2Constants.SUPPORTED_CIPHER, 'cipher'),
-    hmac: measuredThenRest(rankMacs(measurement.rows), fallbackMacOrder(), ssh2Constants.SUPPORTED_MAC, 'hmac'),
+    cipher: measuredThenRest(rankCiphers(measurement.rows), cipherOrderFor(detectAes().aes), ssh2Lists.SUPPORTED_CIPHER, 'cipher'),
+    hmac: measuredThenRest(rankMacs(measurement.rows), fallbackMacOrder(), ssh2Lists.SUPPORTED_MAC, 'hmac'),
     source: 'measurement',
   };
 }

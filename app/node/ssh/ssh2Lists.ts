@@ -5,6 +5,7 @@
  * these lists and runs inside every connection worker, where zod's schema objects in the heap cost the worker's
  * garbage collector about 0.6 s of CPU per GiB downloaded (ssh/workerModules.test.ts).
  */
+import type { AlgorithmFamilyName } from '../../common/algorithms';
 
 /** The lists read from ssh2. */
 export interface Ssh2Lists {
@@ -25,11 +26,8 @@ for (const key of ['SUPPORTED_CIPHER', 'SUPPORTED_KEX', 'SUPPORTED_MAC', 'SUPPOR
   Object.defineProperty(ssh2Lists, key, { get: () => (loaded ??= require('ssh2/lib/protocol/constants') as Ssh2Lists)[key] });
 }
 
-/** The algorithm families: ciphers, key exchanges, MACs, host-key algorithms (RFC 4253 §7.1). */
-export type Ssh2Family = 'cipher' | 'kex' | 'hmac' | 'serverHostKey';
-
 /** Supported names per family (for `--help` and error messages). */
-export function supportedAlgorithms(): Record<Ssh2Family, string[]> {
+export function supportedAlgorithms(): Record<AlgorithmFamilyName, string[]> {
   return {
     cipher: [...ssh2Lists.SUPPORTED_CIPHER],
     kex: [...ssh2Lists.SUPPORTED_KEX],

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { SFTPWrapper } from 'ssh2';
 import { COUNTERS_PER_CHANNEL, COUNTER_BYTES, COUNTER_OUTSTANDING, InFlightBudget, RequestSlots, ShortFileError, downloadRange, uploadRange } from './pipeline';
 import { RateBucket, RateGate } from './rateLimit';
-import { scratchDir } from '../test/scratch';
+import { scratchDir } from '../../../e2e/fixtures/tmp';
 
 type LazyReadCb = (e: Error | undefined, n: number, buf: Buffer | undefined) => void;
 

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { algorithmCatalog, buildAlgorithms, defaultCipherOrder, defaultMacOrder, cipherOrderFor, aesFromCpuinfo, detectAes, supportedAlgorithms } from './algorithms';
 import { SluiceError } from '../errors';
-import { scratchDir } from '../test/scratch';
+import { scratchDir } from '../../../e2e/fixtures/tmp';
 
 // No stored cipher measurement here (a developer's own cipher-speed.json would change the defaults): the AES rule.
 process.env.SLUICE_HOME = scratchDir('sluice-algorithms-');

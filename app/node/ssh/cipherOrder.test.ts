@@ -13,7 +13,7 @@ import { buildAlgorithms, cipherOrderFor, defaultAlgorithmOrders, detectAes, fal
 import { machineFacts } from './machineFacts';
 import { openEngine } from '../engine/engine';
 import { startTestServer, withTrustedServer } from '../test/helpers';
-import { scratchDir } from '../test/scratch';
+import { scratchDir } from '../../../e2e/fixtures/tmp';
 
 function row(cipher: string, mac: string | null, perCore: number): CipherSpeedRow {
   return { cipher, mac, bytes: 1e8, cpuSeconds: 0.1, wallSeconds: 0.1, perCoreMBps: perCore, encryptMBps: 2 * perCore, decryptMBps: 2 * perCore, wallMBps: perCore };

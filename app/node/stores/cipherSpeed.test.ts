@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import type { CipherMeasurement, MachineFacts } from '../../common/model/cipherSpeed';
 import { cipherSpeedPath, readCipherSpeed, saveCipherSpeed } from './cipherSpeed';
-import { scratchDir } from '../test/scratch';
+import { scratchDir } from '../../../e2e/fixtures/tmp';
 
 const HERE: MachineFacts = {
   cpuModel: 'Test CPU 9000', cores: 8, aes: true, platform: 'linux', arch: 'x64', node: '20.20.2', openssl: '3.0.19', ssh2: '1.17.0',

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { HOSTKEYS_DB, HostKeySeen } from './hostKeySeen';
-import { scratchDir } from '../test/scratch';
+import { scratchDir } from '../../../e2e/fixtures/tmp';
 
 function tmpHome(): string {
   return scratchDir('sluice-seen-');

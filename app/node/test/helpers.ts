@@ -18,7 +18,7 @@ export { fakeFileEntry, startScriptedServer, type ScriptedServer } from '../../.
 export { serveSftp, startSsh2SftpServer, type ConnectionState } from '../../../e2e/fixtures/ssh2SftpServer';
 export { startToxiproxy, toxiproxyAvailable, type Toxiproxy } from '../../../e2e/fixtures/toxiproxy';
 import { startProxyInFront, type Toxic, type Toxiproxy } from '../../../e2e/fixtures/toxiproxy';
-import { makeTempDir, removeDir, waitUntil } from '../../../e2e/fixtures/tmp';
+import { makeTempDir, removeDir, scratchDir, waitUntil } from '../../../e2e/fixtures/tmp';
 import { startSshd, type SshServer, type SshdOptions, type SshdServer } from '../../../e2e/fixtures/sshd';
 export { generateKeyFile, knownHostsLineFor, makeTempDir, parsableEd25519Pair, removeDir, waitUntil, killOnExit } from '../../../e2e/fixtures/tmp';
 import { isolatedHome } from './isolatedHome';
@@ -84,10 +84,7 @@ let emptyHome: string | undefined;
 
 /** A HOME without ~/.ssh, so the CLI uses only what the test gives it. */
 function testHome(): string {
-  if (!emptyHome) {
-    emptyHome = fs.mkdtempSync('/tmp/sluice-test-home-');
-    process.on('exit', () => fs.rmSync(emptyHome as string, { recursive: true, force: true }));
-  }
+  emptyHome ??= scratchDir('sluice-test-home-');
   return emptyHome;
 }
 

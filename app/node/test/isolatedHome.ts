@@ -3,7 +3,7 @@
  * itself, removed when it exits. Without it, sessions opened without a `dataDir` wrote their leftovers journal into
  * ~/.config/sluice of whoever ran `npm test`.
  */
-import { scratchDir } from './scratch';
+import { scratchDir } from '../../../e2e/fixtures/tmp';
 
 /** The folder this module made and put in SLUICE_HOME, or undefined when the process already had one. */
 export const isolatedHome: string | undefined = (() => {

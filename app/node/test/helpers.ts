@@ -8,6 +8,8 @@ import { createHash, randomFillSync } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CLI_BIN } from '../cli';
+
+export { CLI_BIN };
 import { sessionOptionsFor, type EngineOptions } from '../engine/setup';
 import { Session } from '../ssh/session';
 import { QueueStore } from '../stores/queueStore';
@@ -88,11 +90,8 @@ function testHome(): string {
   return emptyHome;
 }
 
-/**
- * Spawns `node bin/sluice.js ARGS` with SLUICE_KNOWN_HOSTS set, no ssh-agent, an empty HOME and no terminal.
- * The child never outlives `timeoutMs`.
- */
-export function startCli(args: string[], opts: CliOptions): CliRun {
+/** The CLI's environment under test: SLUICE_KNOWN_HOSTS, no ssh-agent or password, an empty HOME, then `opts.env`. */
+export function cliEnv(opts: CliOptions): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: testHome(), SLUICE_KNOWN_HOSTS: opts.knownHosts };
   delete env.SSH_AUTH_SOCK;
   delete env.SLUICE_PASSWORD;
@@ -102,6 +101,15 @@ export function startCli(args: string[], opts: CliOptions): CliRun {
     if (v === undefined) delete env[k];
     else env[k] = v;
   }
+  return env;
+}
+
+/**
+ * Spawns `node bin/sluice.js ARGS` with SLUICE_KNOWN_HOSTS set, no ssh-agent, an empty HOME and no terminal.
+ * The child never outlives `timeoutMs`.
+ */
+export function startCli(args: string[], opts: CliOptions): CliRun {
+  const env = cliEnv(opts);
   const started = Date.now();
   // A CLI that hangs is asked for a Node diagnostic report (SIGUSR2) before it is killed: its JS stack goes into the error.
   const reportDir = fs.mkdtempSync('/tmp/sluice-cli-report-');

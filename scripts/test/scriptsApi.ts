@@ -39,3 +39,5 @@ export interface Hooks {
 export const nativeAbi = (): NativeAbi => require(path.join(ROOT, 'scripts', 'native-abi.js')) as NativeAbi;
 export const nativeGyp = (): NativeGyp => require(path.join(ROOT, 'scripts', 'native-gyp.js')) as NativeGyp;
 export const hooks = (): Hooks => require(path.join(ROOT, 'scripts', 'electron-builder-hooks.js')) as Hooks;
+export interface CheckNode { satisfies(version: string, range: string): boolean; verdict(version: string, range: string): string | null }
+export const checkNode = (): CheckNode => require(path.join(ROOT, 'scripts', 'check-node.js')) as CheckNode;

@@ -1,12 +1,18 @@
 #!/usr/bin/env node
 'use strict';
+/* global fetch, AbortSignal */
 /**
  * Which runtime the native modules in node_modules (and native/) are built for, and the rebuild that changes it.
  *
  *   node scripts/native-abi.js node        build for this Node (npm test, the CLI); cheap when the marker says so
  *   node scripts/native-abi.js electron    build for the Electron in node_modules/electron (npm start, packaging)
  *   node scripts/native-abi.js check [node|electron]   load every module in that runtime, print, exit 1 on failure
- *   options: --force (rebuild even when the marker matches), --arch <x64|arm64|ia32>, --electron-version <v>
+ *   options: --force (rebuild even when the marker matches), --arch <x64|arm64|ia32>, --electron-version <v>,
+ *            --verbose (or SLUICE_DEBUG=1: the downloads' own output, stacks included)
+ *
+ * `electron` for this machine first gets the Electron binary (node_modules/electron/install.js); when it or
+ * Electron's headers cannot be downloaded it prints one paragraph (what, why, what to do) and exits 1, having
+ * changed nothing.
  *
  * A `.node` file loads only in the runtime whose NODE_MODULE_VERSION it was compiled against (Electron's main
  * process refuses Node's build and the reverse: "was compiled against a different Node.js version using
@@ -244,19 +250,93 @@ function check(target, runner) {
   return bad ? 1 : 0;
 }
 
-function main(argv) {
+/**
+ * Why `url` cannot be fetched, in a few words (`getaddrinfo ENOTFOUND github.com`, `connect ECONNREFUSED
+ * 127.0.0.1:40123`, `HTTP 404`), from one HEAD request of at most 10 s; null when it answers.
+ */
+async function whyUnreachable(url) {
+  try {
+    const res = await fetch(url, { method: 'HEAD', redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+    return res.status >= 400 ? `HTTP ${res.status}` : null;
+  } catch (e) {
+    const cause = e && e.cause;
+    return String((cause && (cause.message || cause.code)) || (e && e.message) || e);
+  }
+}
+
+/**
+ * The one paragraph `npm start` ends with when Electron or its headers cannot be downloaded (no network, a proxy, a
+ * blocked host): what failed and why, that nothing changed, and what to do.
+ * @param failure  `{ what: 'electron'|'headers', version, url, reason }`
+ */
+function downloadFailureText({ what, version, url, reason }) {
+  const thing = what === 'electron' ? `Electron ${version}` : `Electron ${version}'s headers`;
+  const needed = what === 'electron' ? '`npm start` runs the desktop app in it'
+    : 'the native modules must be rebuilt against them for the desktop app';
+  return [
+    `sluice: could not download ${thing} from ${url}${reason ? ` (${reason})` : ''}: ${needed}.`,
+    'Nothing was changed (the native modules were not touched), and the command line works meanwhile:',
+    '`node bin/sluice.js --help`, or `npm link` once and then `sluice`.',
+    'To start the app, run `npm start` again where the download is reachable, or give it a copy: a mirror of',
+    'Electron\'s releases in ELECTRON_MIRROR, a mirror of its headers in SLUICE_ELECTRON_HEADERS_URL or the headers',
+    'unpacked in SLUICE_ELECTRON_NODEDIR (docs/packaging.md). SLUICE_DEBUG=1 shows the download\'s own output.',
+  ].join('\n') + '\n';
+}
+
+/** Prints {@link downloadFailureText} (and with `verbose` the download's own output first); returns the exit code 1. */
+async function reportDownloadFailure(failure, output, verbose, probeUrl) {
+  if (verbose && output) process.stderr.write(`${output.trimEnd()}\n\n`);
+  const reason = (probeUrl && await whyUnreachable(probeUrl)) || firstErrorLine(output);
+  process.stderr.write(downloadFailureText({ ...failure, reason }));
+  return 1;
+}
+
+/** The first line of a tool's output that reads as an error, without its class name ("fetch failed"). */
+function firstErrorLine(output) {
+  const line = String(output || '').split('\n').map((l) => l.replace(/^gyp ERR! (stack )?/, '').trim())
+    .find((l) => /error|failed|refused|not found/i.test(l) && !/^at /.test(l));
+  return line ? line.replace(/^\w*Error: /, '') : undefined;
+}
+
+/**
+ * `electron` mode for this machine's arch: the Electron binary first (what `electron .` runs), quietly, so that an
+ * offline machine gets one paragraph instead of @electron/get's stack and nothing is rebuilt for an app that
+ * cannot start. @returns null when Electron is there, else the exit code
+ */
+async function ensureElectronBinary(target, verbose) {
+  const { downloadElectron, electronMirror } = require('./native-gyp');
+  const onDownload = () => console.log(`native-abi: downloading Electron ${target.version} (about 100 MB, once: cached by @electron/get)`);
+  const got = downloadElectron(ROOT, { stdio: verbose ? 'inherit' : 'pipe', onDownload });
+  if (got.exe) return null;
+  const mirror = electronMirror();
+  const zip = `${mirror.replace(/\/?$/, '/')}v${target.version}/electron-v${target.version}-${process.platform}-${target.arch}.zip`;
+  return reportDownloadFailure({ what: 'electron', version: target.version, url: mirror }, got.output, verbose, zip);
+}
+
+async function main(argv, env = process.env) {
   const opts = parseArgs(argv);
+  const verbose = argv.includes('--verbose') || env.SLUICE_DEBUG === '1';
   const { gypRunner } = require('./native-gyp');
   const runner = gypRunner({ root: ROOT });
   if (opts.mode === 'check') return check(targetFor(opts.checkRuntime, opts), runner);
   if (opts.mode !== 'node' && opts.mode !== 'electron') {
-    console.error('usage: node scripts/native-abi.js node|electron|check [node|electron] [--force] [--arch A] [--electron-version V]');
+    console.error('usage: node scripts/native-abi.js node|electron|check [node|electron] [--force] [--arch A] [--electron-version V] [--verbose]');
     return 2;
   }
+  const target = targetFor(opts.mode, opts);
+  if (opts.mode === 'electron' && opts.arch === process.arch && !opts.electronVersion) {
+    const failed = await ensureElectronBinary(target, verbose);
+    if (failed !== null) return failed;
+  }
   try {
-    ensureAbi(targetFor(opts.mode, opts), { runner, force: opts.force });
+    ensureAbi(target, { runner, force: opts.force });
     return 0;
   } catch (e) {
+    if (e && e.download) {
+      const { version, url } = e.download;
+      const probe = url && `${url.replace(/\/$/, '')}/v${version}/node-v${version}-headers.tar.gz`;
+      return reportDownloadFailure(e.download, e.output, verbose, probe);
+    }
     console.error(e instanceof Error ? e.message : String(e));
     return 1;
   }
@@ -264,6 +344,7 @@ function main(argv) {
 
 module.exports = {
   NATIVE_BUILDS, MARKER, nodeTarget, electronTarget, presentBuilds, readMarker, writeMarker, markerMatches, planRebuild, ensureAbi,
+  downloadFailureText,
 };
 
-if (require.main === module) process.exitCode = main(process.argv.slice(2));
+if (require.main === module) main(process.argv.slice(2)).then((code) => { process.exitCode = code; });

@@ -35,6 +35,17 @@ function installedNodeHeaders() {
 
 /** The Electron executable of node_modules/electron, downloading it the way `electron .` would; null when absent. */
 function electronExecutable(root) {
+  return downloadElectron(root, { stdio: 'inherit' }).exe;
+}
+
+/**
+ * The Electron executable of node_modules/electron, running the package's install.js (@electron/get: ELECTRON_MIRROR,
+ * electron_config_cache, ...) when it is not there yet.
+ * @param stdio  'pipe' keeps the installer's output (a `fetch failed` stack when offline) in `output` instead of
+ *   showing it; `onDownload` is called before the installer starts
+ * @returns `{ exe, output }`: exe null when there is no Electron package or the download failed
+ */
+function downloadElectron(root, { stdio = 'pipe', env = process.env, onDownload } = {}) {
   const dir = path.join(root, 'node_modules', 'electron');
   const exe = () => {
     const p = path.join(dir, 'path.txt');
@@ -42,10 +53,16 @@ function electronExecutable(root) {
     const full = path.join(dir, 'dist', fs.readFileSync(p, 'utf8').trim());
     return fs.existsSync(full) ? full : null;
   };
-  if (exe()) return exe();
-  if (!fs.existsSync(path.join(dir, 'install.js'))) return null;
-  spawnSync(process.execPath, [path.join(dir, 'install.js')], { stdio: 'inherit' });
-  return exe();
+  if (exe()) return { exe: exe(), output: '' };
+  if (!fs.existsSync(path.join(dir, 'install.js'))) return { exe: null, output: `no ${path.join(dir, 'install.js')}` };
+  if (onDownload) onDownload();
+  const res = spawnSync(process.execPath, [path.join(dir, 'install.js')], { stdio, env, encoding: 'utf8', timeout: 600_000 });
+  return { exe: exe(), output: `${res.stdout || ''}${res.stderr || ''}` };
+}
+
+/** Where Electron's release zips come from: @electron/get's ELECTRON_MIRROR, else GitHub. */
+function electronMirror(env = process.env) {
+  return env.ELECTRON_MIRROR || env.npm_config_electron_mirror || 'https://github.com/electron/electron/releases/download/';
 }
 
 // Loaded in the target runtime: dlopen each file given in argv with RTLD_NOW (a missing symbol, e.g. an OpenSSL
@@ -65,12 +82,14 @@ function gypRunner({ root, stdio = 'inherit' }) {
     if (electronExe === undefined) electronExe = electronExecutable(root);
     return electronExe;
   };
-  const gyp = (args, cwd, what) => {
-    const res = spawnSync(process.execPath, [nodeGyp, ...args], { cwd, stdio, env: process.env, encoding: 'utf8' });
+  const gyp = (args, cwd, what, io = stdio) => {
+    const res = spawnSync(process.execPath, [nodeGyp, ...args], { cwd, stdio: io, env: process.env, encoding: 'utf8' });
     if (res.status === 0) return;
-    // With stdio 'pipe' (tests) node-gyp's own reason is in stderr: its last error lines go into the message.
+    // With stdio 'pipe' node-gyp's own reason is in stderr: its first error lines go into the message.
     const why = typeof res.stderr === 'string' ? res.stderr.split('\n').filter((l) => /gyp ERR!/.test(l)).slice(0, 4).join(' | ') : '';
-    throw new Error(`native-abi: ${what} failed (node-gyp ${args.join(' ')} in ${cwd}, exit ${res.status ?? res.signal})${why ? `: ${why}` : ''}`);
+    const err = new Error(`native-abi: ${what} failed (node-gyp ${args.join(' ')} in ${cwd}, exit ${res.status ?? res.signal})${why ? `: ${why}` : ''}`);
+    err.output = `${res.stdout || ''}${res.stderr || ''}`;
+    throw err;
   };
   return {
     canProbe: (target) => runtimeExe(target) != null,
@@ -84,7 +103,14 @@ function gypRunner({ root, stdio = 'inherit' }) {
     prepare(target) {
       const flags = targetFlags(target);
       if (flags.some((f) => f.startsWith('--nodedir='))) return;
-      gyp(['install', ...flags], root, `fetching ${target.runtime} ${target.version} headers`);
+      try {
+        // Piped: offline, node-gyp prints a `gyp ERR! stack`; native-abi.js says what happened in one paragraph.
+        gyp(['install', ...flags], root, `fetching ${target.runtime} ${target.version} headers`, 'pipe');
+      } catch (e) {
+        const url = flags.find((f) => f.startsWith('--dist-url='));
+        e.download = { what: 'headers', version: target.version, url: url ? url.slice('--dist-url='.length) : undefined };
+        throw e;
+      }
     },
     rebuild(build, target) {
       if (build.buildcheck) writeBuildcheck(build.absDir);
@@ -101,4 +127,4 @@ function writeBuildcheck(dir) {
   fs.writeFileSync(path.join(dir, 'buildcheck.gypi'), res.stdout);
 }
 
-module.exports = { gypRunner, targetFlags, electronExecutable, ELECTRON_HEADERS_URL };
+module.exports = { gypRunner, targetFlags, electronExecutable, downloadElectron, electronMirror, ELECTRON_HEADERS_URL };

@@ -27,6 +27,8 @@ export interface NativeAbi {
   presentBuilds(root: string, builds?: Build[]): PresentBuild[];
   readMarker(file: string): Marker | null;
   ensureAbi(t: Target, o: { root?: string; runner: Runner; markerFile?: string; force?: boolean; log?: (s: string) => void; builds?: PresentBuild[] }): EnsureResult;
+  MARKER: string;
+  downloadFailureText(f: { what: 'electron' | 'headers'; version: string; url: string; reason?: string }): string;
 }
 export interface NativeGyp { gypRunner(o: { root: string; stdio?: 'pipe' | 'inherit' }): Runner; targetFlags(t: Target, env?: Record<string, string | undefined>): string[] }
 export interface Hooks {

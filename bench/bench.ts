@@ -44,7 +44,7 @@ const USAGE = `usage: npm run bench -- [--quick] [--reps N] [--budget MIN] [--on
   --dir PATH    where test data and the private sshd live (default /dev/shm if it has room, else $TMPDIR)
   --cpu-prof    run Sluice under node --cpu-prof and list where its CPU time goes
   --perf        run Sluice's defaults and plain sftp under perf record (cpu-clock) and list CPU per thread
-  --no-readme   do not update the README.md block between <!-- bench:start --> and <!-- bench:end -->`;
+  --no-readme   do not update the docs/benchmarks.md block between <!-- bench:start --> and <!-- bench:end -->`;
 
 /** Parses argv (without node and script). @throws Error with the usage text on a bad option */
 export function parseArgs(argv: string[]): BenchOptions {
@@ -420,14 +420,14 @@ async function main(): Promise<number> {
   if (perfSummary) log(`${perfSummary}\n`);
   log(`results: ${jsonPath}, ${path.relative(REPO, latest)}`);
 
-  const readme = path.join(REPO, 'README.md');
+  const readme = path.join(REPO, 'docs', 'benchmarks.md');
   if (o.readme && !partial && fs.existsSync(readme)) {
-    const block = `${summary}\n\n${started.toISOString().slice(0, 10)}, ${info.cpu}, medians of ${o.reps}; details and notes: [bench/results/latest.md](bench/results/latest.md).`;
+    const block = `${summary}\n\n${started.toISOString().slice(0, 10)}, ${info.cpu}, medians of ${o.reps}; details and notes: [bench/results/latest.md](../bench/results/latest.md).`;
     const updated = replaceMarkedBlock(fs.readFileSync(readme, 'utf8'), block);
-    if (updated === null) log('README.md has no <!-- bench:start --> / <!-- bench:end --> markers: not updated');
-    else { fs.writeFileSync(readme, updated); log('README.md benchmark table updated'); }
+    if (updated === null) log('docs/benchmarks.md has no <!-- bench:start --> / <!-- bench:end --> markers: not updated');
+    else { fs.writeFileSync(readme, updated); log('docs/benchmarks.md benchmark table updated'); }
   } else if (partial) {
-    log('quick or --only run: README.md and latest.md left alone (wrote latest-quick.md)');
+    log('quick or --only run: docs/benchmarks.md and latest.md left alone (wrote latest-quick.md)');
   }
   return 0;
 }

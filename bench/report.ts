@@ -1,5 +1,5 @@
 /**
- * Turning measured runs into medians, Sluice/peer ratios and Markdown tables (stdout, results files, README block).
+ * Turning measured runs into medians, Sluice/peer ratios and Markdown tables (stdout, results files, the docs/benchmarks.md block).
  * Ratios are always "times faster than": MB/s ÷ MB/s for throughput, seconds ÷ seconds (peer over Sluice) for times,
  * so a ratio above 1 means Sluice was faster.
  */
@@ -127,7 +127,7 @@ function shortLabel(r: RowResult): string {
   return r.label.replace(/ \(.*\)$/, '');
 }
 
-/** The one-table overview (the README block): per case sftp, best peer, Sluice defaults and best, ratios, target. */
+/** The one-table overview (the docs/benchmarks.md block): per case sftp, best peer, Sluice defaults and best, ratios, target. */
 export function summaryTable(cases: Array<{ result: CaseResult; bench?: BenchCase }>): string {
   const lines = [
     '| case | OpenSSH sftp | best peer | Sluice, defaults | Sluice, best (settings) | best ÷ sftp | best ÷ best peer | target |',

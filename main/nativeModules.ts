@@ -4,7 +4,7 @@
  * built for Node (`npm test`) and then started in Electron, whose NODE_MODULE_VERSION differs; Node's message
  * ("was compiled against a different Node.js version using NODE_MODULE_VERSION 115. This version of Node.js
  * requires NODE_MODULE_VERSION 150") is read for the two numbers, and the dialog names the command that rebuilds
- * (scripts/native-abi.js; README "Set-up and packaging"). better-sqlite3 is needed (the stores), so the app quits
+ * (scripts/native-abi.js; docs/packaging.md). better-sqlite3 is needed (the stores), so the app quits
  * after the dialog; ssh2's crypto binding, cpu-features and the native/ addon have JavaScript fallbacks, so the
  * app warns and goes on.
  */

@@ -1,6 +1,6 @@
 /**
  * Packaging (#16) as far as it runs here. electron-builder.yml loads and passes electron-builder's own schema
- * validation; its fuses are the README's table; every .node file the app loads is unpacked from the asar, and the
+ * validation; its fuses are docs/packaging.md's table; every .node file the app loads is unpacked from the asar, and the
  * build scripts' module table agrees with main/nativeModules.ts. Then two real electron-builder runs:
  * `electron-builder --dir` on this project, which stops at the Electron download (no internet here; the reason is
  * printed), and the same on a staged copy with a stand-in Electron binary, which runs every step (asar, unpacking,
@@ -44,9 +44,9 @@ test('electron-builder.yml loads and passes electron-builder\'s schema validatio
   await assert.rejects(configLib.validateConfiguration({ ...config, electronFuses: { ...config.electronFuses, runAsNod: false } }, new DebugLogger(false)), /configuration\.electronFuses/);
 });
 
-test('the fuses in electron-builder.yml are the README\'s table, and the ones #16 asks for', async () => {
+test('the fuses in electron-builder.yml are docs/packaging.md\'s table, and the ones #16 asks for', async () => {
   const { electronFuses } = await loadConfig();
-  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const readme = fs.readFileSync(path.join(ROOT, 'docs', 'packaging.md'), 'utf8');
   const table: Record<string, boolean> = {};
   for (const m of readme.matchAll(/^\| `(\w+)` \| (on|off) \|/gm)) table[m[1]] = m[2] === 'on';
   assert.deepEqual(table, electronFuses);

@@ -1,7 +1,7 @@
 /**
  * What limits a transfer: one verdict per connection and per transfer, from the signals of one interval (about a
  * second). Pure: the engine gathers the signals (app/node/ssh/worker/signals.ts, app/node/sftp/pipeStats.ts) and
- * this module only decides. The README section "What limits a transfer" explains each verdict to users.
+ * this module only decides. The section "What limits a transfer" of docs/engine.md explains each verdict to users.
  *
  * The rules, first match wins (each threshold's reason is at its constant):
  * 1. nothing moved and nothing waited → `unknown` (idle);

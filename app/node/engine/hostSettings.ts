@@ -145,7 +145,7 @@ function algorithmsOf(config: SshConfigResult, note: (m: string) => void): Algor
   return out;
 }
 
-/** `StrictHostKeyChecking`: `no` is read as accept-new (a changed key is never accepted, see README). */
+/** `StrictHostKeyChecking`: `no` is read as accept-new (a changed key is never accepted, see docs/cli.md). */
 function hostKeyModeOf(v: ConfigValue, note: (m: string) => void): HostKeyMode {
   const t = v.args[0].toLowerCase();
   if (t === 'yes' || t === 'true') return 'strict';

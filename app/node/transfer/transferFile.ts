@@ -4,7 +4,7 @@
  * (close its handles, remove its temporary file). Model: rclone fs/operations/multithread.go, where the job cuts
  * the chunks and reaches storage only through WriteChunk / Close / Abort.
  *
- * Temporary names (README "Integrity"): `.NAME.sluice-XXXXXXXX.part` beside the target, remote for uploads and local
+ * Temporary names (docs/engine.md): `.NAME.sluice-XXXXXXXX.part` beside the target, remote for uploads and local
  * for downloads; a file never appears under its final name until it is complete and verified — except a file written
  * in place (`inPlace`: the conflict rule `append`, or an upload into a folder where files cannot be created), whose
  * target is written directly, through one handle, and never removed when the file fails.

@@ -3,11 +3,18 @@
  * app's own signals (dialogs, rows, job states, totals), never for fixed delays.
  */
 import { expect, type Locator, type Page } from '@playwright/test';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Harness } from '../harness/server';
+import { screenshotWithNeutralPaths } from './neutralScreenshot';
 
-/** Where screenshots of the main views go (shown in the README). */
-export const SCREENSHOT_DIR = path.resolve(__dirname, '..', '..', 'docs', 'screenshots');
+/**
+ * Where the run's screenshots go: test-results/screenshots (ignored by git, emptied by Playwright at the start of
+ * each run; SLUICE_SCREENSHOT_DIR overrides). `npm run screenshots` copies a whole run's set into docs/screenshots.
+ */
+export const SCREENSHOT_DIR = process.env.SLUICE_SCREENSHOT_DIR
+  ? path.resolve(process.env.SLUICE_SCREENSHOT_DIR)
+  : path.resolve(__dirname, '..', '..', 'test-results', 'screenshots');
 
 /** A point 12 px above the bottom centre of an element (the empty area of a pane). */
 async function bottomOf(el: Locator): Promise<{ x: number; y: number }> {
@@ -272,8 +279,12 @@ export class SluicePage {
     await expect(dialog).toBeHidden();
   }
 
-  /** Saves a screenshot of the whole window into docs/screenshots/<name>.png. */
+  /**
+   * Saves a screenshot of the whole window as SCREENSHOT_DIR/<name>.png, the harness's scratch folders shown as a
+   * user's (e2e/fixtures/neutralPaths.ts) for the picture only: the page is put back as it was right after.
+   */
   async screenshot(name: string): Promise<void> {
-    await this.page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
+    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+    await screenshotWithNeutralPaths(this.page, path.join(SCREENSHOT_DIR, `${name}.png`));
   }
 }

@@ -43,3 +43,10 @@ export const nativeGyp = (): NativeGyp => require(path.join(ROOT, 'scripts', 'na
 export const hooks = (): Hooks => require(path.join(ROOT, 'scripts', 'electron-builder-hooks.js')) as Hooks;
 export interface CheckNode { satisfies(version: string, range: string): boolean; verdict(version: string, range: string): string | null }
 export const checkNode = (): CheckNode => require(path.join(ROOT, 'scripts', 'check-node.js')) as CheckNode;
+export interface ScreenshotsScript {
+  expectedNames(e2eDir?: string): string[];
+  pngSize(buf: Buffer): { width: number; height: number };
+  plan(o: { expected: string[]; written: Array<{ name: string; width: number; height: number }>; existing: string[] }): { problems: string[]; copy: string[]; remove: string[] };
+  unlisted(names: string[], readme: string): string[];
+}
+export const screenshotsScript = (): ScreenshotsScript => require(path.join(ROOT, 'scripts', 'screenshots.js')) as ScreenshotsScript;

@@ -3,6 +3,7 @@
  * and breadcrumb trails are shown with neutral paths for the picture, then put back as they were.
  */
 import type { Page } from '@playwright/test';
+import * as path from 'node:path';
 import { neutralPathRules, type NeutralRule } from '../fixtures/neutralPaths';
 
 /**
@@ -62,7 +63,7 @@ function showNeutralPaths(rules: NeutralRule[]): void {
  * @param file  absolute path of the PNG
  */
 export async function screenshotWithNeutralPaths(page: Page, file: string): Promise<void> {
-  await page.evaluate(showNeutralPaths, neutralPathRules());
+  await page.evaluate(showNeutralPaths, neutralPathRules(undefined, path.resolve(__dirname, '..', '..')));
   try {
     await page.screenshot({ path: file });
   } finally {

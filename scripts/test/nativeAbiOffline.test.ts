@@ -67,3 +67,8 @@ test('Electron\'s headers cannot be downloaded: the error carries what and where
   assert.match(text, /the native modules must be rebuilt against them for the desktop app\.\nNothing was changed/);
   assert.doesNotMatch(text, STACK);
 });
+
+test('npm start gets Electron before building anything: offline, the paragraph comes at once, not after the builds', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  assert.match(pkg.scripts.start, /^node scripts\/native-abi\.js electron && npm run build && npm run build:renderer && electron \.$/);
+});

@@ -34,6 +34,7 @@ import { JobQueue } from './service/queue';
 import { redact, toErrorResult } from './service/results';
 import { SiteSessions } from './service/sessions';
 import { SiteTestRuns, testSite } from './service/siteTest';
+import { quickSite } from './service/quickConnect';
 import { algorithmCatalog } from './ssh/algorithms';
 import { applyImport, exportSites, previewImport, writeExport, type SiteImportContext } from './sites/siteImport';
 import { expandHome as expandHomeOf } from './sites/source';
@@ -92,6 +93,7 @@ export class SluiceService {
   private readonly queue: JobQueue;
   private readonly handlers: Handlers;
   private readonly env: NodeJS.ProcessEnv;
+  private readonly sshConfig: string | undefined;
   private readonly hub: ServiceHub;
   private closed = false;
 
@@ -102,6 +104,7 @@ export class SluiceService {
     this.clock = opts.clock ?? Date.now;
     const env = opts.env ?? process.env;
     this.env = env;
+    this.sshConfig = opts.sshConfig;
     const hub: ServiceHub = this.hub = {
       store: this.store,
       secrets: this.secrets,
@@ -249,6 +252,11 @@ export class SluiceService {
       },
       'sites.test': async ({ site, password, testId }) => this.tests.run(testId, (signal) => testSite(this.sessions, this.hub, site, password, signal)),
       'sites.testCancel': async ({ testId }) => this.tests.cancel(testId),
+      'sites.quick': async ({ target }) => {
+        const { quick, resolvedHost, hasPassword, ...site } = quickSite(target, { env: this.env, sshConfig: this.sshConfig }, this.clock());
+        this.store.addTransient(site);
+        return { ...site, hasPassword, quick, ...(resolvedHost ? { resolvedHost } : {}) };
+      },
       'algorithms.catalog': async () => algorithmCatalog(this.home),
       'folders.create': async ({ path: p }) => { this.store.createFolder(p); },
       'folders.delete': async ({ path: p }) => { this.store.deleteFolder(p); },

@@ -73,6 +73,10 @@ export class SluicePage {
       ? this.page.getByRole('dialog', { name: 'Unknown host key' })
       : this.page.getByRole('alertdialog', { name: 'WARNING: host key has changed' });
   }
+  /** The quick-connect bar under the toolbar (#23 item 19). */
+  get quickConnect(): Locator {
+    return this.page.getByRole('search', { name: 'Quick connect' });
+  }
   /** The compact error banner of a failed connection (one line; the full text is behind Details). */
   get connectionErrorBanner(): Locator {
     return this.page.getByRole('alert', { name: 'Connection error' });
@@ -153,6 +157,12 @@ export class SluicePage {
   async enabledAlgorithms(dialog: Locator, title: string): Promise<string[]> {
     const list = await this.algorithmList(dialog, title);
     return list.locator('li.on code').allTextContents();
+  }
+
+  /** Types a target into the quick-connect bar and presses its Connect (does not wait: a host-key dialog may come first). */
+  async quickConnectTo(target: string): Promise<void> {
+    await this.quickConnect.getByLabel('Quick connect').fill(target);
+    await this.quickConnect.getByRole('button', { name: 'Connect', exact: true }).click();
   }
 
   siteItem(name: string): Locator {

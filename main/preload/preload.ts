@@ -38,6 +38,7 @@ export const api: Bridge = {
   sitesExport: call('sites.export'),
   sitesTest: call('sites.test'),
   sitesTestCancel: call('sites.testCancel'),
+  sitesQuick: call('sites.quick'),
   algorithmsCatalog: call('algorithms.catalog'),
   foldersCreate: call('folders.create'),
   foldersDelete: call('folders.delete'),

@@ -93,6 +93,12 @@ export function siteToForm(site: Site): SiteForm {
   };
 }
 
+/** The form of a new site from a quick-connect site (no id: saving creates it; named as the bar named it). */
+export function quickToForm(site: Site): SiteForm {
+  const { id: _id, ...form } = siteToForm(site);
+  return form;
+}
+
 /** Result of validating a form: either a request for `sites.save` or per-field messages. */
 export type SiteFormResult =
   | { ok: true; site: SiteInput; password: string | null | undefined }

@@ -55,6 +55,15 @@ export interface SitesTree {
   sites: SiteView[];
 }
 
+/**
+ * An unsaved site from the quick-connect bar (`sites.quick`): reachable by its id (`quick:…`) until the app quits,
+ * never listed by `sites.list`; `resolvedHost` is the real host when the typed one was a `~/.ssh/config` alias.
+ */
+export interface QuickSite extends SiteView {
+  quick: true;
+  resolvedHost?: string;
+}
+
 export type Theme = 'light' | 'dark' | 'system';
 
 export interface Settings {
@@ -157,6 +166,11 @@ export const invokeSchemas = {
   /** `testId` (chosen by the caller) lets `sites.testCancel` stop the test. */
   'sites.test': z.strictObject({ site: siteInputSchema, password: z.string().max(4096).optional(), testId: id.optional() }),
   'sites.testCancel': z.strictObject({ testId: id }),
+  /**
+   * The quick-connect bar: `user@host:port`, an `sftp://` URL or a `~/.ssh/config` alias (read as the CLI reads its
+   * operands, resolved through ssh_config) as an unsaved site to pass to `session.connect`. USAGE for an unreadable one.
+   */
+  'sites.quick': z.strictObject({ target: z.string().max(2048) }),
   /** Per algorithm family: the names the engine supports, its default order, and the weak ones with their reason. */
   'algorithms.catalog': none,
   'folders.create': z.strictObject({ path: folderPath.min(1) }),
@@ -273,6 +287,7 @@ export interface InvokeResponses {
   'sites.test': SiteTestReport;
   /** Whether a running test had that id (it then reports ABORTED at once). */
   'sites.testCancel': boolean;
+  'sites.quick': QuickSite;
   'algorithms.catalog': AlgorithmCatalog;
   'folders.create': void;
   'folders.delete': void;

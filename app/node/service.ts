@@ -19,6 +19,7 @@ import { RECONNECT_POLICY, type RetryPolicy } from '../common/retry';
 import type { Job } from '../common/model/job';
 import type { SiteView } from '../common/model/site';
 import os from 'node:os';
+import path from 'node:path';
 import { SluiceError } from './errors';
 import { openEngine, setGlobalRateLimit, type EngineFactory } from './engine/engine';
 import { defaultKnownHostsPaths } from './stores/knownHosts';
@@ -64,8 +65,23 @@ export interface ServiceOptions {
   clock?: () => number;
   /** How a session that lost every connection is re-established (tries and waits); default RECONNECT_POLICY. */
   reconnectPolicy?: RetryPolicy;
+  /** The system's file dialogs (main/platform/dialogs.ts; the e2e harness's stand-in); none: `dialog.openFile` is refused. */
+  dialogs?: FileDialogs;
   /** How often the queue writes counters and file ends and renews its leases (tests); see JobBookOptions. */
   queueTimings?: Pick<JobBookOptions, 'progressMs' | 'heartbeatMs' | 'filesMs'>;
+}
+
+/** What `dialog.openFile` shows: a title, the folder it starts in, hidden files too. */
+export interface OpenFileRequest {
+  title: string;
+  defaultPath: string;
+  showHidden: boolean;
+}
+
+/** The system's file dialogs, provided by the process that has them (Electron's main process). */
+export interface FileDialogs {
+  /** Asks for one existing file; resolves to its absolute path, or null when the user cancelled. */
+  openFile(request: OpenFileRequest): Promise<string | null>;
 }
 
 export type ServiceListener = <E extends EventName>(event: E, payload: EventPayloads[E]) => void;
@@ -94,6 +110,7 @@ export class SluiceService {
   private readonly handlers: Handlers;
   private readonly env: NodeJS.ProcessEnv;
   private readonly sshConfig: string | undefined;
+  private readonly dialogs: FileDialogs | undefined;
   private readonly hub: ServiceHub;
   private closed = false;
 
@@ -105,6 +122,7 @@ export class SluiceService {
     const env = opts.env ?? process.env;
     this.env = env;
     this.sshConfig = opts.sshConfig;
+    this.dialogs = opts.dialogs;
     const hub: ServiceHub = this.hub = {
       store: this.store,
       secrets: this.secrets,
@@ -256,6 +274,11 @@ export class SluiceService {
         const { quick, resolvedHost, hasPassword, ...site } = quickSite(target, { env: this.env, sshConfig: this.sshConfig }, this.clock());
         this.store.addTransient(site);
         return { ...site, hasPassword, quick, ...(resolvedHost ? { resolvedHost } : {}) };
+      },
+      'dialog.openFile': async ({ defaultPath }) => {
+        if (!this.dialogs) throw new SluiceError('INVALID_STATE', 'No file dialog is available here: type the path');
+        const home = this.env.HOME ?? os.homedir();
+        return this.dialogs.openFile({ title: 'Choose a private key', defaultPath: defaultPath ?? path.join(home, '.ssh'), showHidden: true });
       },
       'algorithms.catalog': async () => algorithmCatalog(this.home),
       'folders.create': async ({ path: p }) => { this.store.createFolder(p); },

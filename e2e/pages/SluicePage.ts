@@ -126,6 +126,7 @@ export class SluicePage {
     }
     if (f.localDir) await dialog.getByLabel('Local folder').fill(f.localDir);
     if (f.remoteDir) await dialog.getByLabel('Remote folder').fill(f.remoteDir);
+    if (f.connections || f.channels || f.ciphers) await this.openAdvanced(dialog);
     if (f.connections) await dialog.getByLabel('Connections').fill(String(f.connections));
     if (f.channels) await dialog.getByLabel('Channels per connection').fill(String(f.channels));
     if (f.ciphers) await this.chooseAlgorithms(dialog, 'Ciphers', f.ciphers);
@@ -134,8 +135,16 @@ export class SluicePage {
     await expect(this.siteItem(f.name)).toBeVisible();
   }
 
+  /** Unfolds a site form's "Advanced" section (connections, channels, speed limit, jump hosts, algorithm lists). */
+  async openAdvanced(dialog: Locator): Promise<void> {
+    const advanced = dialog.locator('details.advanced');
+    if ((await advanced.getAttribute('open')) === null) await advanced.locator(':scope > summary').click();
+    await expect(advanced).toHaveAttribute('open', '');
+  }
+
   /** A family's list in an open site form (`Ciphers`, `Key exchange`, `MACs`, `Host-key algorithms`), opened. */
   async algorithmList(dialog: Locator, title: string): Promise<Locator> {
+    await this.openAdvanced(dialog);
     const list = dialog.getByRole('list', { name: title, exact: true });
     // A closed <details> hides its list from the accessibility tree: find the group by its summary.
     const group = dialog.locator('details.algorithm-family').filter({ has: this.page.locator('summary', { hasText: title }) });

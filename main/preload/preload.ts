@@ -39,6 +39,7 @@ export const api: Bridge = {
   sitesTest: call('sites.test'),
   sitesTestCancel: call('sites.testCancel'),
   sitesQuick: call('sites.quick'),
+  dialogOpenFile: call('dialog.openFile'),
   algorithmsCatalog: call('algorithms.catalog'),
   foldersCreate: call('folders.create'),
   foldersDelete: call('folders.delete'),

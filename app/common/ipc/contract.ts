@@ -171,6 +171,11 @@ export const invokeSchemas = {
    * operands, resolved through ssh_config) as an unsaved site to pass to `session.connect`. USAGE for an unreadable one.
    */
   'sites.quick': z.strictObject({ target: z.string().max(2048) }),
+  /**
+   * The system's file dialog (Electron's, in the main process; the e2e harness stands in): a private key for the site
+   * form's Browse…, starting in `defaultPath` (else ~/.ssh), hidden files shown. Answers the path, or null when cancelled.
+   */
+  'dialog.openFile': z.strictObject({ purpose: z.enum(['keyFile']), defaultPath: path.optional() }),
   /** Per algorithm family: the names the engine supports, its default order, and the weak ones with their reason. */
   'algorithms.catalog': none,
   'folders.create': z.strictObject({ path: folderPath.min(1) }),
@@ -288,6 +293,7 @@ export interface InvokeResponses {
   /** Whether a running test had that id (it then reports ABORTED at once). */
   'sites.testCancel': boolean;
   'sites.quick': QuickSite;
+  'dialog.openFile': string | null;
   'algorithms.catalog': AlgorithmCatalog;
   'folders.create': void;
   'folders.delete': void;

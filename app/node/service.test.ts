@@ -11,6 +11,7 @@ import { MemorySecretStore } from './stores/sites';
 import { jobsInOrder } from '../common/queue/reducer';
 import { acceptHostKey, ed25519Blob, harness, reopen, until } from './test/serviceHarness';
 import { globalRateLimit } from './sftp/rateLimit';
+import { DEFAULT_LAYOUT } from '../common/model/layout';
 
 test('sites: passwords go to the SecretStore only; validation and unknown channels fail as data', async (t) => {
   const secrets = new MemorySecretStore();
@@ -49,7 +50,7 @@ test('sites: an insecure secret store refuses passwords until the user agrees', 
   assert.ok(!listed.value.sites.some((x) => x.name === 'P'), 'nothing saved when the password is refused');
   const settings = await h.service.invoke('settings.set', { allowInsecureSecretStorage: true, theme: 'dark' });
   assert.ok(settings.ok);
-  assert.deepEqual(settings.value, { theme: 'dark', allowInsecureSecretStorage: true, secretStorage: { backend: 'basic_text', secure: false }, speedLimit: 0 });
+  assert.deepEqual(settings.value, { theme: 'dark', allowInsecureSecretStorage: true, secretStorage: { backend: 'basic_text', secure: false }, speedLimit: 0, layout: DEFAULT_LAYOUT });
   assert.ok((await h.service.invoke('sites.save', { site, password: 'pw' })).ok);
 });
 
@@ -250,6 +251,17 @@ test('site ciphers are validated and passed to the engine', async (t) => {
   assert.equal(res.ok ? '' : res.error.code, 'USAGE');
   assert.match(res.ok ? '' : res.error.message, /rot13/);
   assert.equal(h.engine.opened.length, 1, 'the engine was not asked to connect with an unknown cipher');
+});
+
+test('layout: the splitters and folds are kept in settings across a restart; a wrong one is refused', async (t) => {
+  const h = await harness(t);
+  const layout = { bottomHeight: 400, sideWidth: 300, graphShare: 0.3, graphCollapsed: true, logCollapsed: false };
+  assert.ok((await h.service.invoke('settings.set', { layout })).ok);
+  const refused = await h.service.invoke('settings.set', { layout: { ...layout, graphShare: 2 } });
+  assert.equal(refused.ok ? '' : refused.error.code, 'INVALID_REQUEST');
+  const again = await reopen(h);
+  const got = await again.service.invoke('settings.get', undefined);
+  assert.deepEqual(got.ok && got.value.layout, layout);
 });
 
 test('speed limits: the global one is kept in settings and applied to the process; a site\'s reaches its engine, at connect and when saved', async (t) => {

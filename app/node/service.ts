@@ -18,6 +18,7 @@ import { ok, err, type Result } from '../common/ipc/result';
 import { RECONNECT_POLICY, type RetryPolicy } from '../common/retry';
 import type { Job } from '../common/model/job';
 import type { SiteView } from '../common/model/site';
+import { DEFAULT_LAYOUT, type UiLayout } from '../common/model/layout';
 import os from 'node:os';
 import path from 'node:path';
 import { SluiceError } from './errors';
@@ -329,6 +330,7 @@ export class SluiceService {
       'settings.set': async (patch) => {
         if (patch.theme !== undefined) this.store.setSetting('theme', patch.theme);
         if (patch.allowInsecureSecretStorage !== undefined) this.store.setSetting('allowInsecureSecretStorage', patch.allowInsecureSecretStorage);
+        if (patch.layout !== undefined) this.store.setSetting('layout', patch.layout);
         if (patch.speedLimit !== undefined) {
           this.store.setSetting('speedLimit', patch.speedLimit);
           setGlobalRateLimit(patch.speedLimit);
@@ -347,6 +349,7 @@ export class SluiceService {
       allowInsecureSecretStorage: this.store.getSetting<boolean>('allowInsecureSecretStorage') ?? false,
       secretStorage: this.secrets.status(),
       speedLimit: this.store.getSetting<number>('speedLimit') ?? 0,
+      layout: { ...DEFAULT_LAYOUT, ...this.store.getSetting<Partial<UiLayout>>('layout') },
     };
   }
 

@@ -25,6 +25,7 @@ import { SiteManager, type TreeSelection } from './SiteManager';
 import { StatusBar } from './StatusBar';
 import { ThroughputGraph } from './ThroughputGraph';
 import { LimitedBy } from './LimitedBy';
+import { WorkspaceLayout } from './WorkspaceLayout';
 import { QuickConnectBar } from './QuickConnect';
 import { quickToForm, type SiteForm } from '../state/siteForm';
 
@@ -242,7 +243,8 @@ export function App() {
       </div>
       <div className="main">
         <SiteManager selection={selection} onSelect={setSelection} onConnect={(s) => void connect(s)} draft={siteDraft} onDraftTaken={draftTaken} />
-        <div className="workspace">
+        <WorkspaceLayout
+          panes={
           <div className="panes">
             <FilePane
               side="local"
@@ -285,14 +287,11 @@ export function App() {
               onInfo={logInfo}
             />
           </div>
-          <div className="bottom">
-            <QueueView />
-            <div className="side">
-              <ThroughputGraph series={series} speed={graphSpeed} live={live} annotation={<LimitedBy series={series} />} />
-              <LogPanel />
-            </div>
-          </div>
-        </div>
+          }
+          queue={<QueueView />}
+          graph={(fold) => <ThroughputGraph series={series} speed={graphSpeed} live={live} annotation={<LimitedBy series={series} />} {...fold} />}
+          log={(fold) => <LogPanel {...fold} />}
+        />
       </div>
       <StatusBar
         status={status}

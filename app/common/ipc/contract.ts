@@ -23,6 +23,7 @@ import type { QueueEvent } from '../queue/reducer';
 import type { LogLine, ProgressSample, SessionStatus } from './status';
 import type { AuthPrompt, HostKeyPrompt, HostKeysLearned, KnownHostEntry } from './prompts';
 import type { AlgorithmsMeasurementView } from '../model/cipherSpeed';
+import type { UiLayout } from '../model/layout';
 
 export type { LogLine, PoolStatus, ProgressSample, SessionState, SessionStatus } from './status';
 export type { AuthPrompt, HostKeyAnswer, HostKeyId, HostKeyPrompt, HostKeysLearned, KnownHostEntry, SavedHostKey } from './prompts';
@@ -74,6 +75,8 @@ export interface Settings {
   secretStorage: { backend: string; secure: boolean };
   /** The speed limit of every transfer together, bytes per second; 0 = none. */
   speedLimit: number;
+  /** The window's splitters and folded panels (app/common/model/layout.ts; DEFAULT_LAYOUT until changed). */
+  layout: UiLayout;
 }
 
 export interface ConflictPrompt {
@@ -264,6 +267,13 @@ export const invokeSchemas = {
     allowInsecureSecretStorage: z.boolean().optional(),
     /** Bytes per second, 0 = none (at least 1 KiB/s otherwise). */
     speedLimit: z.number().int().min(0).max(2 ** 40).refine((n) => n === 0 || n >= 1024, 'a speed limit is 0 (none) or at least 1024 bytes/s').optional(),
+    layout: z.strictObject({
+      bottomHeight: z.number().int().min(0).max(10_000),
+      sideWidth: z.number().int().min(0).max(10_000),
+      graphShare: z.number().min(0.1).max(0.9),
+      graphCollapsed: z.boolean(),
+      logCollapsed: z.boolean(),
+    }).optional(),
   }),
 
   /** This machine's stored cipher measurement (issue #15), the cipher and MAC orders new connections offer, the machine's facts. */

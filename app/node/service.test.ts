@@ -12,6 +12,7 @@ import { jobsInOrder } from '../common/queue/reducer';
 import { acceptHostKey, ed25519Blob, harness, reopen, until } from './test/serviceHarness';
 import { globalRateLimit } from './sftp/rateLimit';
 import { DEFAULT_LAYOUT } from '../common/model/layout';
+import { DEFAULT_TRANSFERS } from '../common/model/transferDefaults';
 
 test('sites: passwords go to the SecretStore only; validation and unknown channels fail as data', async (t) => {
   const secrets = new MemorySecretStore();
@@ -50,7 +51,7 @@ test('sites: an insecure secret store refuses passwords until the user agrees', 
   assert.ok(!listed.value.sites.some((x) => x.name === 'P'), 'nothing saved when the password is refused');
   const settings = await h.service.invoke('settings.set', { allowInsecureSecretStorage: true, theme: 'dark' });
   assert.ok(settings.ok);
-  assert.deepEqual(settings.value, { theme: 'dark', allowInsecureSecretStorage: true, secretStorage: { backend: 'basic_text', secure: false }, speedLimit: 0, layout: DEFAULT_LAYOUT });
+  assert.deepEqual(settings.value, { theme: 'dark', allowInsecureSecretStorage: true, secretStorage: { backend: 'basic_text', secure: false }, speedLimit: 0, layout: DEFAULT_LAYOUT, transfers: DEFAULT_TRANSFERS });
   assert.ok((await h.service.invoke('sites.save', { site, password: 'pw' })).ok);
 });
 

@@ -37,6 +37,7 @@ import { redact, toErrorResult } from './service/results';
 import { SiteSessions } from './service/sessions';
 import { SiteTestRuns, testSite } from './service/siteTest';
 import { quickSite } from './service/quickConnect';
+import { transferDefaults } from './service/transferDefaults';
 import { algorithmCatalog } from './ssh/algorithms';
 import { applyImport, exportSites, previewImport, writeExport, type SiteImportContext } from './sites/siteImport';
 import { expandHome as expandHomeOf } from './sites/source';
@@ -331,6 +332,7 @@ export class SluiceService {
         if (patch.theme !== undefined) this.store.setSetting('theme', patch.theme);
         if (patch.allowInsecureSecretStorage !== undefined) this.store.setSetting('allowInsecureSecretStorage', patch.allowInsecureSecretStorage);
         if (patch.layout !== undefined) this.store.setSetting('layout', patch.layout);
+        if (patch.transfers !== undefined) this.store.setSetting('transfers', patch.transfers);
         if (patch.speedLimit !== undefined) {
           this.store.setSetting('speedLimit', patch.speedLimit);
           setGlobalRateLimit(patch.speedLimit);
@@ -350,6 +352,7 @@ export class SluiceService {
       secretStorage: this.secrets.status(),
       speedLimit: this.store.getSetting<number>('speedLimit') ?? 0,
       layout: { ...DEFAULT_LAYOUT, ...this.store.getSetting<Partial<UiLayout>>('layout') },
+      transfers: transferDefaults(this.store),
     };
   }
 

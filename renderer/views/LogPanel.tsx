@@ -4,11 +4,8 @@
  */
 import { useEffect, useRef } from 'react';
 import { useAppState } from '../state/react';
+import { formatTime } from '../format/format';
 
-function time(t: number): string {
-  const d = new Date(t);
-  return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
-}
 
 /** The log panel. */
 export function LogPanel({ collapsed = false, onToggle }: { collapsed?: boolean; onToggle?: () => void }) {
@@ -31,7 +28,7 @@ export function LogPanel({ collapsed = false, onToggle }: { collapsed?: boolean;
       <ol ref={ref} role="log" aria-label="Log lines" aria-live="polite">
         {lines.map((l, i) => (
           <li key={`${l.t}-${i}`} className={`lvl-${l.level}`}>
-            {time(l.t)} {l.level.toUpperCase()} {l.message}
+            {formatTime(l.t)} {l.level.toUpperCase()} {l.message}
           </li>
         ))}
       </ol>

@@ -24,6 +24,7 @@ import type { LogLine, ProgressSample, SessionStatus } from './status';
 import type { AuthPrompt, HostKeyPrompt, HostKeysLearned, KnownHostEntry } from './prompts';
 import type { AlgorithmsMeasurementView } from '../model/cipherSpeed';
 import type { UiLayout } from '../model/layout';
+import { CONFLICT_DEFAULTS, type TransferDefaults } from '../model/transferDefaults';
 
 export type { LogLine, PoolStatus, ProgressSample, SessionState, SessionStatus } from './status';
 export type { AuthPrompt, HostKeyAnswer, HostKeyId, HostKeyPrompt, HostKeysLearned, KnownHostEntry, SavedHostKey } from './prompts';
@@ -77,6 +78,8 @@ export interface Settings {
   speedLimit: number;
   /** The window's splitters and folded panels (app/common/model/layout.ts; DEFAULT_LAYOUT until changed). */
   layout: UiLayout;
+  /** Settings → Transfers (app/common/model/transferDefaults.ts): used by every transfer the app starts. */
+  transfers: TransferDefaults;
 }
 
 export interface ConflictPrompt {
@@ -273,6 +276,14 @@ export const invokeSchemas = {
       graphShare: z.number().min(0.1).max(0.9),
       graphCollapsed: z.boolean(),
       logCollapsed: z.boolean(),
+    }).optional(),
+    transfers: z.strictObject({
+      connections: z.number().int().min(1).max(16).nullable(),
+      channels: z.number().int().min(1).max(8).nullable(),
+      conflict: z.enum(CONFLICT_DEFAULTS),
+      verify: z.enum(['size', 'sha256']),
+      preserveTimes: z.boolean(),
+      preservePermissions: z.boolean(),
     }).optional(),
   }),
 

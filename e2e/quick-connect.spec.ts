@@ -35,6 +35,10 @@ test('quick connect: an ssh_config alias, user@host:port, a bad target; Save as 
   await expect(app.statusBar).toContainText(`Site: ${sshd.user}@qbox:${sshd.port} (connected)`);
   await expect(app.siteManager.getByRole('treeitem')).toHaveCount(0);
   await app.screenshot('quick-connect');
+  await page.setViewportSize({ width: 1024, height: 700 });
+  await expect(app.quickConnect.getByRole('button', { name: 'Save as site' })).toBeInViewport({ ratio: 1 });
+  await app.screenshot('quick-connect-1024');
+  await page.setViewportSize({ width: 1400, height: 900 });
 
   // user@host:port: the agent method tries ~/.ssh/id_ed25519 of the service's HOME, as ssh(1) would.
   fs.mkdirSync(path.join(engine.home, '.ssh'), { recursive: true, mode: 0o700 });

@@ -40,6 +40,11 @@ test('transfer defaults: stored, used by the next connection and transfers; date
   await form.getByRole('button', { name: 'Save transfer defaults' }).click();
   await expect(form.getByRole('status')).toHaveText('Saved: new connections and the next transfers use them.');
   await app.screenshot('settings-transfers');
+  await page.setViewportSize({ width: 1024, height: 700 });
+  await form.getByRole('button', { name: 'Save transfer defaults' }).scrollIntoViewIfNeeded();
+  await expect(form.getByRole('button', { name: 'Save transfer defaults' })).toBeInViewport({ ratio: 1 });
+  await app.screenshot('settings-transfers-1024');
+  await page.setViewportSize({ width: 1400, height: 900 });
   await dialog.getByRole('button', { name: 'Close' }).click();
   const got = await engine.service.invoke('settings.get', undefined);
   expect(got.ok && got.value.transfers).toEqual({ connections: 2, channels: 1, conflict: 'skip', verify: 'sha256', preserveTimes: true, preservePermissions: true });

@@ -34,6 +34,9 @@ test('quick connect: an ssh_config alias, user@host:port, a bad target; Save as 
   await expect(page.getByRole('toolbar', { name: 'Main toolbar' })).toContainText(`${sshd.user}@qbox:${sshd.port}`);
   await expect(app.statusBar).toContainText(`Site: ${sshd.user}@qbox:${sshd.port} (connected)`);
   await expect(app.siteManager.getByRole('treeitem')).toHaveCount(0);
+  // No agent here: a quick connection asks one only when SSH_AUTH_SOCK is set, as ssh(1) does (no warning).
+  await expect(app.log).toContainText(`Connected to qbox:${sshd.port}`);
+  await expect(app.log).not.toContainText('ssh-agent requested');
   await app.screenshot('quick-connect');
   await page.setViewportSize({ width: 1024, height: 700 });
   await expect(app.quickConnect.getByRole('button', { name: 'Save as site' })).toBeInViewport({ ratio: 1 });

@@ -254,6 +254,20 @@ test('site ciphers are validated and passed to the engine', async (t) => {
   assert.equal(h.engine.opened.length, 1, 'the engine was not asked to connect with an unknown cipher');
 });
 
+test('quick connect: an unsaved site is found for this run only, never listed; after a restart its id says what happened', async (t) => {
+  const h = await harness(t);
+  const quick = await h.service.invoke('sites.quick', { target: 'deploy@files.example.org:2222' });
+  assert.ok(quick.ok);
+  assert.deepEqual([quick.value.host, quick.value.port, quick.value.user, quick.value.quick], ['files.example.org', 2222, 'deploy', true]);
+  const listed = await h.service.invoke('sites.list', undefined);
+  assert.ok(listed.ok && !listed.value.sites.some((x) => x.id === quick.value.id || x.host === 'files.example.org'), 'not a saved site');
+  const bad = await h.service.invoke('sites.quick', { target: 'host:0' });
+  assert.equal(bad.ok ? '' : bad.error.code, 'USAGE');
+  const again = await reopen(h);
+  const gone = await again.service.invoke('session.connect', { siteId: quick.value.id });
+  assert.match(gone.ok ? '' : gone.error.message, /This quick connection ended when Sluice quit/);
+});
+
 test('layout: the splitters and folds are kept in settings across a restart; a wrong one is refused', async (t) => {
   const h = await harness(t);
   const layout = { bottomHeight: 400, sideWidth: 300, graphShare: 0.3, graphCollapsed: true, logCollapsed: false };

@@ -20,6 +20,13 @@ export interface QuickContext {
 /** The id prefix of quick-connect sites (never a saved site's: those are UUIDs). */
 export const QUICK_SITE_PREFIX = 'quick:';
 
+/** Why a site id names nothing: a quick connection's ends when the app quits (its queued jobs cannot reach it). */
+export function unknownSite(siteId: string): string {
+  return siteId.startsWith(QUICK_SITE_PREFIX)
+    ? 'This quick connection ended when Sluice quit: connect again (or save it as a site) and queue the transfer again'
+    : `No site with id ${siteId}`;
+}
+
 /**
  * Reads what was typed into the quick-connect bar as the CLI reads a URL operand: `sftp://[user@]host[:port][/path]`;
  * `[user@]host[:port]` (an `sftp://` URL without its scheme); scp's `[user@]host:path`; a bare name (perhaps an alias).

@@ -24,6 +24,7 @@ import type { SessionHooks, SessionsOptions, SiteSession } from './siteSession';
 
 export type { SessionHooks, SessionsOptions, SiteSession } from './siteSession';
 import { transferDefaults } from './transferDefaults';
+import { unknownSite } from './quickConnect';
 import { errorInfo } from './results';
 
 /** How long a browsing request that failed on a transient error waits to see the connection's loss reported, ms. */
@@ -181,7 +182,7 @@ export class SiteSessions {
     if (existing?.reconnecting) return existing.reconnecting;
     if (existing?.opening) return existing.opening;
     const site = this.hub.store.get(siteId);
-    if (!site) throw new SluiceError('NOT_FOUND', `No site with id ${siteId}`);
+    if (!site) throw new SluiceError('NOT_FOUND', unknownSite(siteId));
     const connections = site.connections ?? 1;
     const s: SiteSession = existing ?? {
       site,

@@ -12,6 +12,7 @@ test('site manager: validation, folders, edit with advanced settings, duplicate,
   const form = page.getByRole('dialog', { name: 'New site' });
   await form.getByLabel('Host', { exact: true }).fill('bad host');
   await form.getByLabel('Port', { exact: true }).fill('70000');
+  await app.openAdvanced(form);
   await form.getByLabel('Connections').fill('99');
   await form.getByLabel('Jump host').fill('bastion,,inner');
   await form.getByRole('button', { name: 'Save' }).click();

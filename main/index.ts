@@ -10,6 +10,7 @@ import { registerService, attachWindow } from './ipc/register';
 import { menuTemplate } from './menu';
 import { checkNativeModulesAtStart } from './nativeModules';
 import { notifyFinishedBatches } from './notifications';
+import { electronFileDialogs } from './platform/dialogs';
 import { SafeStorageSecretStore } from './platform/secretStore';
 import { APP_ORIGIN, handleAppProtocol, registerAppScheme } from './protocol';
 import { createMainWindow, hardenWebContents } from './window';
@@ -44,7 +45,7 @@ async function start(): Promise<void> {
     allowInsecure: () => service?.insecureSecretStorageAllowed() ?? false,
     warn: (m) => console.warn(`[sluice] ${m}`),
   });
-  service = new SluiceService({ home, secrets });
+  service = new SluiceService({ home, secrets, dialogs: electronFileDialogs(() => mainWindow) });
   registerService(service);
   notifyFinishedBatches(service);
   Menu.setApplicationMenu(Menu.buildFromTemplate(menuTemplate(process.platform, !app.isPackaged)));

@@ -68,6 +68,19 @@ export const SITE_ALGORITHM_FIELDS: Readonly<Record<AlgorithmFamilyName, 'cipher
   serverHostKey: 'hostKeyAlgorithms',
 };
 
+/**
+ * Names ssh2 accepts for the same algorithm as another name: `aes128-gcm` / `aes256-gcm` are RFC 5647's AES-GCM, which
+ * OpenSSH implements as `aes128-gcm@openssh.com` / `aes256-gcm@openssh.com` (RFC 5647 negotiates the MAC as the cipher's
+ * own name, which OpenSSH's variant drops: the MAC is implied). ssh2 lists both spellings of the one cipher (its
+ * SUPPORTED_CIPHER), so the site form shows one row, under OpenSSH's name; OpenSSH servers offer only that one.
+ */
+export const ALGORITHM_ALIASES: Readonly<Record<AlgorithmFamilyName, Readonly<Record<string, string>>>> = {
+  cipher: { 'aes128-gcm': 'aes128-gcm@openssh.com', 'aes256-gcm': 'aes256-gcm@openssh.com' },
+  kex: {},
+  hmac: {},
+  serverHostKey: {},
+};
+
 /** Every family, in the order the site form shows them. */
 export const ALGORITHM_FAMILIES: readonly AlgorithmFamilyName[] = ['cipher', 'kex', 'hmac', 'serverHostKey'];
 
@@ -79,6 +92,8 @@ export interface AlgorithmFamilyCatalog {
   defaults: string[];
   /** The weak names among `supported`, each with the reason shown next to it. */
   weak: Record<string, string>;
+  /** Other spellings ssh2 accepts, left out of `supported`: alias -> the name shown ({@link ALGORITHM_ALIASES}). */
+  aliases?: Record<string, string>;
 }
 
 /** `algorithms.catalog`: per family, what the engine supports, offers by default, and marks weak. */

@@ -11,6 +11,8 @@ import { MemorySecretStore } from './stores/sites';
 import { jobsInOrder } from '../common/queue/reducer';
 import { acceptHostKey, ed25519Blob, harness, reopen, until } from './test/serviceHarness';
 import { globalRateLimit } from './sftp/rateLimit';
+import { DEFAULT_LAYOUT } from '../common/model/layout';
+import { DEFAULT_TRANSFERS } from '../common/model/transferDefaults';
 
 test('sites: passwords go to the SecretStore only; validation and unknown channels fail as data', async (t) => {
   const secrets = new MemorySecretStore();
@@ -49,7 +51,7 @@ test('sites: an insecure secret store refuses passwords until the user agrees', 
   assert.ok(!listed.value.sites.some((x) => x.name === 'P'), 'nothing saved when the password is refused');
   const settings = await h.service.invoke('settings.set', { allowInsecureSecretStorage: true, theme: 'dark' });
   assert.ok(settings.ok);
-  assert.deepEqual(settings.value, { theme: 'dark', allowInsecureSecretStorage: true, secretStorage: { backend: 'basic_text', secure: false }, speedLimit: 0 });
+  assert.deepEqual(settings.value, { theme: 'dark', allowInsecureSecretStorage: true, secretStorage: { backend: 'basic_text', secure: false }, speedLimit: 0, layout: DEFAULT_LAYOUT, transfers: DEFAULT_TRANSFERS });
   assert.ok((await h.service.invoke('sites.save', { site, password: 'pw' })).ok);
 });
 
@@ -250,6 +252,31 @@ test('site ciphers are validated and passed to the engine', async (t) => {
   assert.equal(res.ok ? '' : res.error.code, 'USAGE');
   assert.match(res.ok ? '' : res.error.message, /rot13/);
   assert.equal(h.engine.opened.length, 1, 'the engine was not asked to connect with an unknown cipher');
+});
+
+test('quick connect: an unsaved site is found for this run only, never listed; after a restart its id says what happened', async (t) => {
+  const h = await harness(t);
+  const quick = await h.service.invoke('sites.quick', { target: 'deploy@files.example.org:2222' });
+  assert.ok(quick.ok);
+  assert.deepEqual([quick.value.host, quick.value.port, quick.value.user, quick.value.quick], ['files.example.org', 2222, 'deploy', true]);
+  const listed = await h.service.invoke('sites.list', undefined);
+  assert.ok(listed.ok && !listed.value.sites.some((x) => x.id === quick.value.id || x.host === 'files.example.org'), 'not a saved site');
+  const bad = await h.service.invoke('sites.quick', { target: 'host:0' });
+  assert.equal(bad.ok ? '' : bad.error.code, 'USAGE');
+  const again = await reopen(h);
+  const gone = await again.service.invoke('session.connect', { siteId: quick.value.id });
+  assert.match(gone.ok ? '' : gone.error.message, /This quick connection ended when Sluice quit/);
+});
+
+test('layout: the splitters and folds are kept in settings across a restart; a wrong one is refused', async (t) => {
+  const h = await harness(t);
+  const layout = { bottomHeight: 400, sideWidth: 300, graphShare: 0.3, graphCollapsed: true, logCollapsed: false };
+  assert.ok((await h.service.invoke('settings.set', { layout })).ok);
+  const refused = await h.service.invoke('settings.set', { layout: { ...layout, graphShare: 2 } });
+  assert.equal(refused.ok ? '' : refused.error.code, 'INVALID_REQUEST');
+  const again = await reopen(h);
+  const got = await again.service.invoke('settings.get', undefined);
+  assert.deepEqual(got.ok && got.value.layout, layout);
 });
 
 test('speed limits: the global one is kept in settings and applied to the process; a site\'s reaches its engine, at connect and when saved', async (t) => {

@@ -18,7 +18,9 @@ import { ok, err, type Result } from '../common/ipc/result';
 import { RECONNECT_POLICY, type RetryPolicy } from '../common/retry';
 import type { Job } from '../common/model/job';
 import type { SiteView } from '../common/model/site';
+import { DEFAULT_LAYOUT, type UiLayout } from '../common/model/layout';
 import os from 'node:os';
+import path from 'node:path';
 import { SluiceError } from './errors';
 import { openEngine, setGlobalRateLimit, type EngineFactory } from './engine/engine';
 import { defaultKnownHostsPaths } from './stores/knownHosts';
@@ -34,6 +36,8 @@ import { JobQueue } from './service/queue';
 import { redact, toErrorResult } from './service/results';
 import { SiteSessions } from './service/sessions';
 import { SiteTestRuns, testSite } from './service/siteTest';
+import { quickSite } from './service/quickConnect';
+import { transferDefaults } from './service/transferDefaults';
 import { algorithmCatalog } from './ssh/algorithms';
 import { applyImport, exportSites, previewImport, writeExport, type SiteImportContext } from './sites/siteImport';
 import { expandHome as expandHomeOf } from './sites/source';
@@ -63,8 +67,23 @@ export interface ServiceOptions {
   clock?: () => number;
   /** How a session that lost every connection is re-established (tries and waits); default RECONNECT_POLICY. */
   reconnectPolicy?: RetryPolicy;
+  /** The system's file dialogs (main/platform/dialogs.ts; the e2e harness's stand-in); none: `dialog.openFile` is refused. */
+  dialogs?: FileDialogs;
   /** How often the queue writes counters and file ends and renews its leases (tests); see JobBookOptions. */
   queueTimings?: Pick<JobBookOptions, 'progressMs' | 'heartbeatMs' | 'filesMs'>;
+}
+
+/** What `dialog.openFile` shows: a title, the folder it starts in, hidden files too. */
+export interface OpenFileRequest {
+  title: string;
+  defaultPath: string;
+  showHidden: boolean;
+}
+
+/** The system's file dialogs, provided by the process that has them (Electron's main process). */
+export interface FileDialogs {
+  /** Asks for one existing file; resolves to its absolute path, or null when the user cancelled. */
+  openFile(request: OpenFileRequest): Promise<string | null>;
 }
 
 export type ServiceListener = <E extends EventName>(event: E, payload: EventPayloads[E]) => void;
@@ -92,6 +111,8 @@ export class SluiceService {
   private readonly queue: JobQueue;
   private readonly handlers: Handlers;
   private readonly env: NodeJS.ProcessEnv;
+  private readonly sshConfig: string | undefined;
+  private readonly dialogs: FileDialogs | undefined;
   private readonly hub: ServiceHub;
   private closed = false;
 
@@ -102,6 +123,8 @@ export class SluiceService {
     this.clock = opts.clock ?? Date.now;
     const env = opts.env ?? process.env;
     this.env = env;
+    this.sshConfig = opts.sshConfig;
+    this.dialogs = opts.dialogs;
     const hub: ServiceHub = this.hub = {
       store: this.store,
       secrets: this.secrets,
@@ -249,6 +272,16 @@ export class SluiceService {
       },
       'sites.test': async ({ site, password, testId }) => this.tests.run(testId, (signal) => testSite(this.sessions, this.hub, site, password, signal)),
       'sites.testCancel': async ({ testId }) => this.tests.cancel(testId),
+      'sites.quick': async ({ target }) => {
+        const { quick, resolvedHost, hasPassword, ...site } = quickSite(target, { env: this.env, sshConfig: this.sshConfig }, this.clock());
+        this.store.addTransient(site);
+        return { ...site, hasPassword, quick, ...(resolvedHost ? { resolvedHost } : {}) };
+      },
+      'dialog.openFile': async ({ defaultPath }) => {
+        if (!this.dialogs) throw new SluiceError('INVALID_STATE', 'No file dialog is available here: type the path');
+        const home = this.env.HOME ?? os.homedir();
+        return this.dialogs.openFile({ title: 'Choose a private key', defaultPath: defaultPath ?? path.join(home, '.ssh'), showHidden: true });
+      },
       'algorithms.catalog': async () => algorithmCatalog(this.home),
       'folders.create': async ({ path: p }) => { this.store.createFolder(p); },
       'folders.delete': async ({ path: p }) => { this.store.deleteFolder(p); },
@@ -298,6 +331,8 @@ export class SluiceService {
       'settings.set': async (patch) => {
         if (patch.theme !== undefined) this.store.setSetting('theme', patch.theme);
         if (patch.allowInsecureSecretStorage !== undefined) this.store.setSetting('allowInsecureSecretStorage', patch.allowInsecureSecretStorage);
+        if (patch.layout !== undefined) this.store.setSetting('layout', patch.layout);
+        if (patch.transfers !== undefined) this.store.setSetting('transfers', patch.transfers);
         if (patch.speedLimit !== undefined) {
           this.store.setSetting('speedLimit', patch.speedLimit);
           setGlobalRateLimit(patch.speedLimit);
@@ -316,6 +351,8 @@ export class SluiceService {
       allowInsecureSecretStorage: this.store.getSetting<boolean>('allowInsecureSecretStorage') ?? false,
       secretStorage: this.secrets.status(),
       speedLimit: this.store.getSetting<number>('speedLimit') ?? 0,
+      layout: { ...DEFAULT_LAYOUT, ...this.store.getSetting<Partial<UiLayout>>('layout') },
+      transfers: transferDefaults(this.store),
     };
   }
 

@@ -8,10 +8,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { startSshd, type SshdServer } from '../fixtures/sshd';
 import { SluicePage } from '../pages/SluicePage';
+import type { ServiceOptions } from '../../app/node/service';
 import { startTestEngine, type TestEngine } from './engine';
 import { startHarness, type Harness } from './server';
 
 export interface SluiceFixtures {
+  /** Options of the test's service (`test.use({ engineOptions: { sshConfig } })`); default none. */
+  engineOptions: Partial<ServiceOptions>;
   engine: TestEngine;
   harness: Harness;
   app: SluicePage;
@@ -29,9 +32,9 @@ export const test = base.extend<SluiceFixtures, { sshd: SshdServer }>({
     },
     { scope: 'worker' },
   ],
-  // eslint-disable-next-line no-empty-pattern
-  engine: async ({}, use) => {
-    const engine = await startTestEngine();
+  engineOptions: [{}, { option: true }],
+  engine: async ({ engineOptions }, use) => {
+    const engine = await startTestEngine(engineOptions);
     await use(engine);
     await engine.close();
   },

@@ -80,6 +80,10 @@ export class SluicePage {
       ? this.page.getByRole('dialog', { name: 'Unknown host key' })
       : this.page.getByRole('alertdialog', { name: 'WARNING: host key has changed' });
   }
+  /** The quick-connect bar under the toolbar (#23 item 19). */
+  get quickConnect(): Locator {
+    return this.page.getByRole('search', { name: 'Quick connect' });
+  }
   /** The compact error banner of a failed connection (one line; the full text is behind Details). */
   get connectionErrorBanner(): Locator {
     return this.page.getByRole('alert', { name: 'Connection error' });
@@ -129,6 +133,7 @@ export class SluicePage {
     }
     if (f.localDir) await dialog.getByLabel('Local folder').fill(f.localDir);
     if (f.remoteDir) await dialog.getByLabel('Remote folder').fill(f.remoteDir);
+    if (f.connections || f.channels || f.ciphers) await this.openAdvanced(dialog);
     if (f.connections) await dialog.getByLabel('Connections').fill(String(f.connections));
     if (f.channels) await dialog.getByLabel('Channels per connection').fill(String(f.channels));
     if (f.ciphers) await this.chooseAlgorithms(dialog, 'Ciphers', f.ciphers);
@@ -137,8 +142,16 @@ export class SluicePage {
     await expect(this.siteItem(f.name)).toBeVisible();
   }
 
+  /** Unfolds a site form's "Advanced" section (connections, channels, speed limit, jump hosts, algorithm lists). */
+  async openAdvanced(dialog: Locator): Promise<void> {
+    const advanced = dialog.locator('details.advanced');
+    if ((await advanced.getAttribute('open')) === null) await advanced.locator(':scope > summary').click();
+    await expect(advanced).toHaveAttribute('open', '');
+  }
+
   /** A family's list in an open site form (`Ciphers`, `Key exchange`, `MACs`, `Host-key algorithms`), opened. */
   async algorithmList(dialog: Locator, title: string): Promise<Locator> {
+    await this.openAdvanced(dialog);
     const list = dialog.getByRole('list', { name: title, exact: true });
     // A closed <details> hides its list from the accessibility tree: find the group by its summary.
     const group = dialog.locator('details.algorithm-family').filter({ has: this.page.locator('summary', { hasText: title }) });
@@ -160,6 +173,12 @@ export class SluicePage {
   async enabledAlgorithms(dialog: Locator, title: string): Promise<string[]> {
     const list = await this.algorithmList(dialog, title);
     return list.locator('li.on code').allTextContents();
+  }
+
+  /** Types a target into the quick-connect bar and presses its Connect (does not wait: a host-key dialog may come first). */
+  async quickConnectTo(target: string): Promise<void> {
+    await this.quickConnect.getByLabel('Quick connect').fill(target);
+    await this.quickConnect.getByRole('button', { name: 'Connect', exact: true }).click();
   }
 
   siteItem(name: string): Locator {

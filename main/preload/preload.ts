@@ -38,6 +38,8 @@ export const api: Bridge = {
   sitesExport: call('sites.export'),
   sitesTest: call('sites.test'),
   sitesTestCancel: call('sites.testCancel'),
+  sitesQuick: call('sites.quick'),
+  dialogOpenFile: call('dialog.openFile'),
   algorithmsCatalog: call('algorithms.catalog'),
   foldersCreate: call('folders.create'),
   foldersDelete: call('folders.delete'),

@@ -21,6 +21,8 @@ import { err, ok, type Result } from '../../app/common/ipc/result';
 import type { Job } from '../../app/common/model/job';
 import type { SiteView } from '../../app/common/model/site';
 import type { AlgorithmCatalog } from '../../app/common/algorithms';
+import { DEFAULT_LAYOUT } from '../../app/common/model/layout';
+import { DEFAULT_TRANSFERS } from '../../app/common/model/transferDefaults';
 
 /** A small `algorithms.catalog` answer (the engine's real one lists every name ssh2 supports). */
 export const FAKE_ALGORITHM_CATALOG: AlgorithmCatalog = {
@@ -72,7 +74,7 @@ export function createFakeBridge(init: Partial<FakeData> = {}): FakeBridge {
     sites: [],
     folders: [],
     jobs: [],
-    settings: { theme: 'system', allowInsecureSecretStorage: false, secretStorage: { backend: 'memory', secure: true }, speedLimit: 0 },
+    settings: { theme: 'system', allowInsecureSecretStorage: false, secretStorage: { backend: 'memory', secure: true }, speedLimit: 0, layout: DEFAULT_LAYOUT, transfers: DEFAULT_TRANSFERS },
     local: { '/home/user': [] },
     remote: { '/': [] },
     localHome: '/home/user',

@@ -41,12 +41,45 @@ export function formatDuration(ms: number): string {
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${ss}` : `${m}:${ss}`;
 }
 
-/** Formats an epoch-milliseconds time as local `YYYY-MM-DD HH:MM`; missing → `""`. */
-export function formatDate(epochMs: number | undefined): string {
+/** Where and how a date is shown: the user's locale and time zone unless a test names them. */
+export interface DateStyle {
+  /** With seconds (the log, host keys' first/last seen). */
+  seconds?: boolean;
+  /** BCP 47 locale; default the user's (the browser's, i.e. the system's in Electron). */
+  locale?: string;
+  /** IANA time zone; default the system's. */
+  timeZone?: string;
+}
+
+const dateFormats = new Map<string, Intl.DateTimeFormat>();
+function dateFormat(style: DateStyle, withDate: boolean): Intl.DateTimeFormat {
+  const key = `${style.locale ?? ''}|${style.timeZone ?? ''}|${style.seconds ? 's' : ''}|${withDate ? 'd' : ''}`;
+  let f = dateFormats.get(key);
+  if (!f) {
+    f = new Intl.DateTimeFormat(style.locale, {
+      ...(withDate ? { year: 'numeric', month: '2-digit', day: '2-digit' } : {}),
+      hour: '2-digit', minute: '2-digit', ...(style.seconds ? { second: '2-digit' } : {}),
+      ...(style.timeZone ? { timeZone: style.timeZone } : {}),
+    });
+    dateFormats.set(key, f);
+  }
+  return f;
+}
+
+/**
+ * The one date format of the app (file lists, host keys' first/last seen, the cipher measurement, the conflict dialog):
+ * the user's locale, numeric, date and time (e.g. `11/28/2026, 02:11 AM` in en-US, `28.11.2026, 02:11` in de-DE);
+ * missing → `""`.
+ */
+export function formatDate(epochMs: number | undefined, style: DateStyle = {}): string {
   if (epochMs === undefined || !Number.isFinite(epochMs)) return '';
-  const d = new Date(epochMs);
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+  return dateFormat(style, true).format(epochMs);
+}
+
+/** A time of day in the same locale style, with seconds (the log's lines); missing → `""`. */
+export function formatTime(epochMs: number | undefined, style: DateStyle = {}): string {
+  if (epochMs === undefined || !Number.isFinite(epochMs)) return '';
+  return dateFormat({ ...style, seconds: true }, false).format(epochMs);
 }
 
 /** Percentage 0–100 of `done` over `total` (an empty total counts as complete only when `complete`). */

@@ -13,6 +13,8 @@ export interface AlgorithmRow {
   weak?: string;
   /** A saved name this engine does not support (the connect would refuse it). */
   unsupported?: boolean;
+  /** A saved second spelling of a listed name (the catalog's aliases): the name it stands for. */
+  aliasOf?: string;
 }
 
 /** A family's chosen list: its enabled names in order, or null for the defaults. */
@@ -33,14 +35,15 @@ export function enabledNames(family: AlgorithmFamilyCatalog, choice: AlgorithmCh
 
 /**
  * The rows of a family: the enabled names first, in their order, then every other supported name (off), in the
- * engine's order. A saved name the engine does not know is kept (enabled, marked unsupported) so the user sees it.
+ * engine's order. A saved name the engine does not know is kept (enabled, marked unsupported) so the user sees it; a
+ * saved second spelling of a name (aes128-gcm for aes128-gcm@openssh.com) is kept and says which name it stands for.
  */
 export function rowsOf(family: AlgorithmFamilyCatalog, choice: AlgorithmChoice): AlgorithmRow[] {
   const enabled = enabledNames(family, choice);
   const row = (name: string, on: boolean): AlgorithmRow => ({
     name, enabled: on,
     ...(family.weak[name] !== undefined ? { weak: family.weak[name] } : {}),
-    ...(family.supported.includes(name) ? {} : { unsupported: true }),
+    ...(family.aliases?.[name] !== undefined ? { aliasOf: family.aliases[name] } : family.supported.includes(name) ? {} : { unsupported: true }),
   });
   return [...enabled.map((n) => row(n, true)), ...family.supported.filter((n) => !enabled.includes(n)).map((n) => row(n, false))];
 }

@@ -9,6 +9,7 @@
  * - revoked: red; the only answer is Cancel.
  * - rotated: neutral; the server proved a new key for a host already trusted: save it, or not now.
  */
+import { formatDate, type DateStyle } from '../format/format';
 import type { HostKeyAnswer, HostKeyPrompt } from '../../app/common/ipc/contract';
 
 /** One button of the dialog. */
@@ -24,10 +25,10 @@ export interface HostKeyAction {
 export const CERT_AUTHORITY_NOTE =
   'known_hosts has a @cert-authority line for this host, but host certificates are not trusted by Sluice: the key is checked as a plain key.';
 
-/** A date of the first/last-seen table as the dialogs show it; `null`/absent = unknown. */
-export function seenText(ms: number | null | undefined): string {
+/** A date of the first/last-seen table as the dialogs show it (the app's one date format); `null`/absent = unknown. */
+export function seenText(ms: number | null | undefined, style?: DateStyle): string {
   if (ms === null || ms === undefined) return 'unknown';
-  return new Date(ms).toISOString().replace('T', ' ').replace(/:\d\d\.\d+Z$/, ' UTC');
+  return formatDate(ms, style);
 }
 
 /** What the dialog shows for a prompt. */

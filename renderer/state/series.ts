@@ -27,8 +27,8 @@ export class RateSeries {
     readonly windowMs: number,
   ) {}
 
-  /** An empty series keeping `windowMs` of history (default 60 s). */
-  static empty(windowMs = 60_000): RateSeries {
+  /** An empty series keeping `windowMs` of history (default 5 min: the graph shows a whole transfer, state/graphWindow.ts). */
+  static empty(windowMs = 300_000): RateSeries {
     return new RateSeries([], windowMs);
   }
 

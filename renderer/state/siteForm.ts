@@ -93,6 +93,20 @@ export function siteToForm(site: Site): SiteForm {
   };
 }
 
+/** The form of a new site from a quick-connect site (no id: saving creates it; named as the bar named it). */
+export function quickToForm(site: Site): SiteForm {
+  const { id: _id, ...form } = siteToForm(site);
+  return form;
+}
+
+/** The fields folded under the form's "Advanced" section. */
+export const ADVANCED_FIELDS: readonly SiteFormField[] = ['connections', 'channels', 'speedLimit', 'jumpHost', 'ciphers', 'kex', 'macs', 'hostKeyAlgorithms'];
+
+/** Whether a form has anything set under "Advanced" (the section then starts open). */
+export function hasAdvanced(form: SiteForm): boolean {
+  return ADVANCED_FIELDS.some((f) => form[f] !== null && form[f] !== '');
+}
+
 /** Result of validating a form: either a request for `sites.save` or per-field messages. */
 export type SiteFormResult =
   | { ok: true; site: SiteInput; password: string | null | undefined }

@@ -102,13 +102,15 @@ function FamilyList({ family, catalog, choice, error, open, onChange }: FamilyLi
                 <input type="checkbox" checked={r.enabled} onChange={(e) => onChange(toggle(fam, choice, r.name, e.target.checked))} />
                 <code>{r.name}</code>
               </label>
-              {r.weak && <span className="weak-badge" title={r.weak}>weak: {r.weak}</span>}
-              {r.unsupported && <span className="weak-badge">not supported by this version of Sluice</span>}
               <span className="row-buttons">
                 <button type="button" aria-label={up} title="More preferred" disabled={!r.enabled || i === 0} onClick={() => moveRow(r.name, -1, up)}>↑</button>
                 <button type="button" aria-label={down} title="Less preferred" disabled={!r.enabled || i >= enabledCount - 1}
                   onClick={() => moveRow(r.name, 1, down)}>↓</button>
               </span>
+              {/* The reason whole, on its own line under the name (never cut). */}
+              {r.weak && <span className="weak-badge">weak: {r.weak}</span>}
+              {r.unsupported && <span className="weak-badge">not supported by this version of Sluice</span>}
+              {r.aliasOf && <span className="note alias-note">another spelling of {r.aliasOf} (RFC 5647)</span>}
             </li>
           );
         })}

@@ -4,7 +4,7 @@
  * It turns gestures into bridge intents (connect, enqueue, answers); the engine decides everything else.
  */
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import type { ConflictChoice, HostKeyAnswer, SessionStatus, Theme } from '../../app/common/ipc/contract';
+import type { ConflictChoice, HostKeyAnswer, QuickSite, SessionStatus, Theme } from '../../app/common/ipc/contract';
 import type { SiteView } from '../../app/common/model/site';
 import type { QueueState } from '../../app/common/queue/reducer';
 import { sessionStateText, summarizeError } from '../format/format';
@@ -25,6 +25,9 @@ import { SiteManager, type TreeSelection } from './SiteManager';
 import { StatusBar } from './StatusBar';
 import { ThroughputGraph } from './ThroughputGraph';
 import { LimitedBy } from './LimitedBy';
+import { WorkspaceLayout } from './WorkspaceLayout';
+import { QuickConnectBar } from './QuickConnect';
+import { quickToForm, type SiteForm } from '../state/siteForm';
 
 const EMPTY_SERIES = RateSeries.empty();
 
@@ -79,6 +82,10 @@ export function App() {
   const [knownHostsOpen, setKnownHostsOpen] = useState(false);
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [remotePath, setRemotePath] = useState<string | null>(null);
+  /** The quick-connect bar's unsaved site, while it is the active one; and its "Save as site" form. */
+  const [quickSite, setQuickSite] = useState<QuickSite | null>(null);
+  const [siteDraft, setSiteDraft] = useState<SiteForm | null>(null);
+  const draftTaken = useCallback(() => setSiteDraft(null), []);
   /** The failed session status whose banner the user closed (a new failure is a new object and shows again). */
   const [dismissedFailure, setDismissedFailure] = useState<SessionStatus | null>(null);
 
@@ -94,7 +101,7 @@ export function App() {
     });
   }, [bridge, store]);
 
-  const activeSite = sites.sites.find((s) => s.id === activeSiteId);
+  const activeSite = sites.sites.find((s) => s.id === activeSiteId) ?? (quickSite?.id === activeSiteId ? quickSite : undefined);
   const status = activeSiteId ? sessions[activeSiteId] : undefined;
   const connected = status?.state === 'connected';
   const series = (activeSiteId && seriesBySite[activeSiteId]) || EMPTY_SERIES;
@@ -203,6 +210,14 @@ export function App() {
           </select>
         </label>
       </div>
+      <QuickConnectBar
+        current={quickSite?.id === activeSiteId ? quickSite : undefined}
+        onConnect={(site) => {
+          setQuickSite(site);
+          void connect(site);
+        }}
+        onSave={(site) => setSiteDraft(quickToForm(site))}
+      />
       <div className="notices">
         {status?.state === 'failed' && status.error && status !== dismissedFailure && (
           <Banner
@@ -227,8 +242,9 @@ export function App() {
         ))}
       </div>
       <div className="main">
-        <SiteManager selection={selection} onSelect={setSelection} onConnect={(s) => void connect(s)} />
-        <div className="workspace">
+        <SiteManager selection={selection} onSelect={setSelection} onConnect={(s) => void connect(s)} draft={siteDraft} onDraftTaken={draftTaken} />
+        <WorkspaceLayout
+          panes={
           <div className="panes">
             <FilePane
               side="local"
@@ -271,14 +287,11 @@ export function App() {
               onInfo={logInfo}
             />
           </div>
-          <div className="bottom">
-            <QueueView />
-            <div className="side">
-              <ThroughputGraph series={series} speed={graphSpeed} live={live} annotation={<LimitedBy series={series} />} />
-              <LogPanel />
-            </div>
-          </div>
-        </div>
+          }
+          queue={<QueueView />}
+          graph={(fold) => <ThroughputGraph series={series} speed={graphSpeed} live={live} annotation={<LimitedBy series={series} />} {...fold} />}
+          log={(fold) => <LogPanel {...fold} />}
+        />
       </div>
       <StatusBar
         status={status}

@@ -1,16 +1,14 @@
 /**
- * Log panel: the engine's redacted log lines plus UI-side errors, newest at the bottom, auto-scrolled.
+ * Log panel: the engine's redacted log lines plus UI-side errors, newest at the bottom, auto-scrolled. The header's
+ * button folds it to its header (the layout keeps it).
  */
 import { useEffect, useRef } from 'react';
 import { useAppState } from '../state/react';
+import { formatTime } from '../format/format';
 
-function time(t: number): string {
-  const d = new Date(t);
-  return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
-}
 
 /** The log panel. */
-export function LogPanel() {
+export function LogPanel({ collapsed = false, onToggle }: { collapsed?: boolean; onToggle?: () => void }) {
   const lines = useAppState((s) => s.log);
   const ref = useRef<HTMLOListElement>(null);
   useEffect(() => {
@@ -18,12 +16,19 @@ export function LogPanel() {
     if (el) el.scrollTop = el.scrollHeight;
   }, [lines]);
   return (
-    <section className="log" aria-label="Log">
-      <h2>Log</h2>
+    <section className={`log${collapsed ? ' collapsed' : ''}`} aria-label="Log">
+      <h2>
+        Log
+        {onToggle && (
+          <button type="button" className="fold" aria-expanded={!collapsed} aria-label={collapsed ? 'Show the log' : 'Hide the log'} onClick={onToggle}>
+            {collapsed ? '▸' : '▾'}
+          </button>
+        )}
+      </h2>
       <ol ref={ref} role="log" aria-label="Log lines" aria-live="polite">
         {lines.map((l, i) => (
           <li key={`${l.t}-${i}`} className={`lvl-${l.level}`}>
-            {time(l.t)} {l.level.toUpperCase()} {l.message}
+            {formatTime(l.t)} {l.level.toUpperCase()} {l.message}
           </li>
         ))}
       </ol>

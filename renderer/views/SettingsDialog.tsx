@@ -1,11 +1,13 @@
 /**
- * Settings → Ciphers (issue #15): this machine's cipher measurement (`algorithms.measurement`) as a table, fastest per
+ * Settings: Transfers (TransferSettings.tsx, issue #23 item 22), then Ciphers (issue #15): this machine's cipher measurement (`algorithms.measurement`) as a table, fastest per
  * core first, the cipher and MAC orders new connections offer by default and where they come from, and "Measure"
  * (`algorithms.measure`, a few seconds), after which the defaults follow the new figures.
  */
 import { useCallback, useEffect, useState } from 'react';
 import { combinationName, formatMBps, type AlgorithmsMeasurementView } from '../../app/common/model/cipherSpeed';
-import { useBridge } from '../state/react';
+import { useAppState, useBridge } from '../state/react';
+import { TransferSettings } from './TransferSettings';
+import { formatDate } from '../format/format';
 import { Dialog } from './Dialog';
 
 export interface SettingsDialogProps {
@@ -17,7 +19,7 @@ export interface SettingsDialogProps {
 /** Where the default order comes from, in words. */
 export function orderSourceText(v: AlgorithmsMeasurementView): string {
   if (v.defaults.source === 'measurement' && v.measurement) {
-    return `from the measurement of ${new Date(v.measurement.measuredAt).toLocaleString()}, fastest per core first`;
+    return `from the measurement of ${formatDate(v.measurement.measuredAt)}, fastest per core first`;
   }
   const aes = v.facts.aes === null ? 'unknown AES support (treated as present)' : v.facts.aes ? 'this CPU has AES instructions' : 'this CPU has no AES instructions';
   return `no measurement yet: the AES rule (${aes}), ${v.facts.aes === false ? 'chacha20-poly1305' : 'aes128-gcm'} first`;
@@ -59,6 +61,7 @@ function SpeedTable({ view }: { view: AlgorithmsMeasurementView }) {
 /** The settings dialog's cipher section. */
 export function SettingsDialog({ onClose, onError }: SettingsDialogProps) {
   const bridge = useBridge();
+  const settings = useAppState((s) => s.settings);
   const [view, setView] = useState<AlgorithmsMeasurementView | null>(null);
   const [measuring, setMeasuring] = useState(false);
 
@@ -82,6 +85,8 @@ export function SettingsDialog({ onClose, onError }: SettingsDialogProps) {
   const f = view?.facts;
   return (
     <Dialog title="Settings" onCancel={onClose} className="known-hosts settings">
+      <h3>Transfers</h3>
+      {settings ? <TransferSettings settings={settings} /> : <p>Loading…</p>}
       <h3>Ciphers, measured on this machine</h3>
       <p className="note">
         Each cipher (and each CTR cipher with each MAC) moves 32 KiB SSH packets through the engine&apos;s own packet code, encrypting and decrypting on

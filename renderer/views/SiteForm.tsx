@@ -1,12 +1,15 @@
 /**
  * Create / edit a site: validated fields (errors shown beside each field, announced via role="alert"),
- * authentication method, default folders, advanced settings (connections, channels, speed limit, jump hosts), the
- * algorithm lists (AlgorithmEditor.tsx) and "Test connection" with the form's settings (SiteTestResult.tsx).
+ * authentication method (a key file typed or chosen with Browse…: the system's dialog through `dialog.openFile`; a
+ * password kept in the secret store, never in the site), default folders, and folded under "Advanced" (open when the
+ * site has such settings or one is wrong) the connections, channels, speed limit, jump hosts and the algorithm lists
+ * (AlgorithmEditor.tsx); "Test connection" with the form's settings (SiteTestResult.tsx). The buttons stay in view.
  */
 import { useId, useState } from 'react';
 import { ALGORITHM_FAMILIES, SITE_ALGORITHM_FIELDS } from '../../app/common/algorithms';
 import type { Settings } from '../../app/common/ipc/contract';
-import { validateSiteForm, type SiteForm, type SiteFormField } from '../state/siteForm';
+import { hasAdvanced, validateSiteForm, ADVANCED_FIELDS, type SiteForm, type SiteFormField } from '../state/siteForm';
+import { useBridge } from '../state/react';
 import type { SiteInput } from '../../app/common/model/site';
 import { AlgorithmEditor, useAlgorithmCatalog } from './AlgorithmEditor';
 import { Dialog } from './Dialog';
@@ -37,8 +40,12 @@ export function SiteFormDialog({ initial, folders, hasPassword, settings, onSave
   /** The lists a site has its own order for start open. */
   const [openAtStart] = useState(() => ALGORITHM_FAMILIES.filter((f) => initial[SITE_ALGORITHM_FIELDS[f]] !== null));
   const uid = useId();
+  const bridge = useBridge();
   const result = validateSiteForm(form);
   const errors = submitted && !result.ok ? result.errors : {};
+  const [advancedOpen, setAdvancedOpen] = useState(() => hasAdvanced(initial));
+  const advancedError = ADVANCED_FIELDS.some((f) => errors[f] !== undefined);
+  const [browseError, setBrowseError] = useState<string | null>(null);
   const insecure = settings !== null && !settings.secretStorage.secure && !settings.allowInsecureSecretStorage;
   const wantsPassword = form.authMethod === 'password' && form.password !== '' && !form.forgetPassword;
 
@@ -46,6 +53,18 @@ export function SiteFormDialog({ initial, folders, hasPassword, settings, onSave
     setForm((f) => ({ ...f, [key]: value }));
     // A result is about the settings it was made with.
     test.clearResult();
+  };
+
+  /** Browse…: the system's open dialog (main process), starting in the typed key's folder. */
+  const browseKey = async () => {
+    const typed = form.keyPath.trim();
+    const dir = typed.includes('/') ? typed.slice(0, typed.lastIndexOf('/')) || '/' : undefined;
+    const r = await bridge.dialogOpenFile(dir ? { purpose: 'keyFile', defaultPath: dir } : { purpose: 'keyFile' });
+    if (!r.ok) setBrowseError(r.error.message);
+    else {
+      setBrowseError(null);
+      if (r.value !== null) set('keyPath', r.value);
+    }
   };
 
   const field = (key: SiteFormField, label: string, input: (props: { id: string; 'aria-invalid': boolean; 'aria-describedby'?: string }) => React.ReactNode) => {
@@ -115,7 +134,14 @@ export function SiteFormDialog({ initial, folders, hasPassword, settings, onSave
               <option value="password">Password</option>
             </select>
           ))}
-          {form.authMethod === 'key' && text('keyPath', 'Key file', { placeholder: '/home/me/.ssh/id_ed25519' })}
+          {form.authMethod === 'key' &&
+            field('keyPath', 'Key file', (p) => (
+              <div className="key-file">
+                <input {...p} value={form.keyPath} onChange={(e) => set('keyPath', e.target.value)} autoComplete="off" placeholder="/home/me/.ssh/id_ed25519" />
+                <button type="button" onClick={() => void browseKey()}>Browse…</button>
+              </div>
+            ))}
+          {form.authMethod === 'key' && browseError && <p className="full error-text" role="alert">{browseError}</p>}
           {form.authMethod === 'password' &&
             field('password', 'Password', (p) => (
               <input
@@ -142,8 +168,10 @@ export function SiteFormDialog({ initial, folders, hasPassword, settings, onSave
           {text('localDir', 'Local folder')}
           {text('remoteDir', 'Remote folder')}
         </div>
+        <details className="advanced" open={advancedOpen || advancedError} onToggle={(e) => setAdvancedOpen(e.currentTarget.open)}>
+          <summary>Advanced</summary>
         <fieldset>
-          <legend>Advanced</legend>
+          <legend>Connection</legend>
           <div className="form-grid">
             {text('connections', 'Connections', { inputMode: 'numeric', placeholder: 'auto (1–16)' })}
             {text('channels', 'Channels per connection', { inputMode: 'numeric', placeholder: 'auto (1–8)' })}
@@ -163,6 +191,7 @@ export function SiteFormDialog({ initial, folders, hasPassword, settings, onSave
             initiallyOpen={openAtStart}
           />
         </fieldset>
+        </details>
         {testState && <SiteTestResult state={testState} />}
         {saveError && (
           <p className="error-text" role="alert">

@@ -3,7 +3,7 @@
  * new folder / delete folder, Connect, and Import… / Export… (other programs' sites, Sluice JSON).
  * Every button is labelled; the tree follows the ARIA tree pattern.
  */
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import type { SiteView } from '../../app/common/model/site';
 import { unwrap } from '../bridge/bridge';
 import { useAppState, useBridge, useStore } from '../state/react';
@@ -22,6 +22,9 @@ export interface SiteManagerProps {
   selection: TreeSelection;
   onSelect: (sel: TreeSelection) => void;
   onConnect: (site: SiteView) => void;
+  /** A filled form to open as a new site (the quick-connect bar's "Save as site"); taken once, then onDraftTaken. */
+  draft?: SiteForm | null;
+  onDraftTaken?: () => void;
 }
 
 type Modal =
@@ -34,7 +37,7 @@ type Modal =
   | null;
 
 /** The left-hand site list. */
-export function SiteManager({ selection, onSelect, onConnect }: SiteManagerProps) {
+export function SiteManager({ selection, onSelect, onConnect, draft, onDraftTaken }: SiteManagerProps) {
   const sites = useAppState((s) => s.sites);
   const settings = useAppState((s) => s.settings);
   const sessions = useAppState((s) => s.sessions);
@@ -42,6 +45,11 @@ export function SiteManager({ selection, onSelect, onConnect }: SiteManagerProps
   const bridge = useBridge();
   const tree = useMemo(() => buildSiteTree(sites), [sites]);
   const [modal, setModal] = useState<Modal>(null);
+  useEffect(() => {
+    if (!draft) return;
+    setModal({ kind: 'form', form: draft, hasPassword: false });
+    onDraftTaken?.();
+  }, [draft, onDraftTaken]);
   const selectedSite = selection?.kind === 'site' ? sites.sites.find((s) => s.id === selection.id) : undefined;
   const currentFolder = selection?.kind === 'folder' ? selection.path : (selectedSite?.folder ?? '');
 

@@ -1,18 +1,20 @@
 /**
- * Live throughput graph (uPlot): the total rate and one solid 2 px series per SSH connection over the last 60 s, with
+ * Live throughput graph (uPlot): the total rate and one solid 2 px series per SSH connection over the transfer's time
+ * (state/graphWindow.ts: the current or last burst, not a fixed minute; idle: a one-line empty state instead), with
  * a legend of the current rates (state/speeds.ts: the queue's numbers) in the series' colours (state/series.ts).
  * A connection's series appears with its first sample and goes when the pool says it is down. The plot is rebuilt
  * only when the set of connections changes; otherwise `setData` updates it in place. `annotation` is a slot under the
- * title for one more label (e.g. what limits the transfer).
+ * title for one more label (e.g. what limits the transfer). The header's button folds the panel (the layout keeps it).
  */
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { formatRate } from '../format/format';
 import { connectionStyle, TOTAL_STYLE, type RateSeries, type SeriesData } from '../state/series';
+import { graphWindow } from '../state/graphWindow';
 import type { SiteSpeed } from '../state/speeds';
 
-/** Axis label: `-45 s` style, relative to the newest tick (the graph is a sliding 60 s window). */
+/** Axis label: `-45 s` style, relative to now. */
 function secondsAgo(t: number, newest: number): string {
   const d = Math.round(t - newest);
   return d >= 0 ? 'now' : `${d} s`;
@@ -25,20 +27,23 @@ export interface ThroughputGraphProps {
   /** The pool's connections up now (numbers as text); a connection not in it has no series. Undefined: all sampled. */
   live?: ReadonlySet<string>;
   annotation?: ReactNode;
+  /** Folded to its header (the layout's graphCollapsed), and the header button's action. */
+  collapsed?: boolean;
+  onToggle?: () => void;
 }
 
 const rateValue = (_u: uPlot, v: number | null) => (v == null ? '—' : formatRate(v));
 
-function plotOptions(data: SeriesData, size: { width: number; height: number }, now: () => number): uPlot.Options {
+function plotOptions(data: SeriesData, size: { width: number; height: number }, now: () => number, range: () => [number, number]): uPlot.Options {
   const axisFont = '11px system-ui, sans-serif';
   const grid = { stroke: 'rgba(128,128,128,0.2)' };
   return {
     ...size,
     legend: { show: false },
     cursor: { show: false },
-    scales: { x: { time: false, range: () => [now() - 60, now()] }, y: { range: (_u, _min, max) => [0, Math.max(1024, max * 1.1)] } },
+    scales: { x: { time: false, range }, y: { range: (_u, _min, max) => [0, Math.max(1024, max * 1.1)] } },
     axes: [
-      { stroke: 'currentColor', font: axisFont, grid, incrs: [5, 10, 15, 30, 60], values: (_u, ticks) => ticks.map((t) => secondsAgo(t, now())) },
+      { stroke: 'currentColor', font: axisFont, grid, incrs: [1, 2, 5, 10, 15, 30, 60, 120, 300], values: (_u, ticks) => ticks.map((t) => secondsAgo(t, now())) },
       { stroke: 'currentColor', size: 84, font: axisFont, grid, values: (_u, ticks) => ticks.map((v) => formatRate(v)) },
     ],
     series: [
@@ -50,7 +55,7 @@ function plotOptions(data: SeriesData, size: { width: number; height: number }, 
 }
 
 /** The graph panel, labelled for assistive tech with the current total rate. */
-export function ThroughputGraph({ series, speed, live, annotation }: ThroughputGraphProps) {
+export function ThroughputGraph({ series, speed, live, annotation, collapsed = false, onToggle }: ThroughputGraphProps) {
   const host = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const shape = useRef('');
@@ -63,6 +68,9 @@ export function ThroughputGraph({ series, speed, live, annotation }: ThroughputG
   const xs = data.columns[0];
   const nowRef = useRef(now);
   nowRef.current = Math.max(now, (xs[xs.length - 1] as number | undefined) ?? 0);
+  const win = graphWindow(series.samples, nowRef.current);
+  const rangeRef = useRef<[number, number]>([win.from, win.to]);
+  rangeRef.current = [win.from, win.to];
   useEffect(() => {
     const timer = setInterval(() => setNow(Date.now() / 1000), 1000);
     return () => clearInterval(timer);
@@ -75,10 +83,10 @@ export function ThroughputGraph({ series, speed, live, annotation }: ThroughputG
     if (!plot.current || shape.current !== key) {
       plot.current?.destroy();
       const size = { width: Math.max(200, el.clientWidth), height: Math.max(80, el.clientHeight) };
-      plot.current = new uPlot(plotOptions(data, size, () => nowRef.current), data.columns as uPlot.AlignedData, el);
+      plot.current = new uPlot(plotOptions(data, size, () => nowRef.current, () => rangeRef.current), data.columns as uPlot.AlignedData, el);
       shape.current = key;
       // What uPlot was given to draw (the total and each connection), for tests and assistive tech alike.
-      el.dataset.plotted = String(plot.current.series.length - 1);
+      (el.parentElement ?? el).dataset.plotted = String(plot.current.series.length - 1);
     } else {
       plot.current.setData(data.columns as uPlot.AlignedData, true);
     }
@@ -99,17 +107,27 @@ export function ThroughputGraph({ series, speed, live, annotation }: ThroughputG
   }, []);
 
   return (
-    <section className="graph" aria-label="Throughput">
-      <h2>Throughput</h2>
+    <section className={`graph${win.idle ? ' idle' : ''}${collapsed ? ' collapsed' : ''}`} aria-label="Throughput">
+      <h2>
+        Throughput
+        {onToggle && (
+          <button type="button" className="fold" aria-expanded={!collapsed} aria-label={collapsed ? 'Show the throughput graph' : 'Hide the throughput graph'}
+            onClick={onToggle}>{collapsed ? '▸' : '▾'}</button>
+        )}
+      </h2>
       {annotation}
       <div
         className="plot"
-        ref={host}
         role="img"
-        aria-label={`Throughput graph, last 60 seconds, total ${formatRate(speed.total)}`}
+        aria-label={`Throughput graph, ${win.idle ? 'idle' : `last ${Math.round(win.to - win.from)} seconds`}, total ${formatRate(speed.total)}`}
         data-points={points}
         data-connections={data.connectionIds.length}
-      />
+        data-window-seconds={Math.round((win.to - win.from) * 10) / 10}
+        data-active-share={Math.round(win.activeShare * 100) / 100}
+      >
+        <div className="plot-canvas" ref={host} />
+        {win.idle && <span className="idle-text">No transfer in the last minute</span>}
+      </div>
       <ul className="legend" aria-label="Series">
         <li aria-label={`Total ${formatRate(speed.total)}`}>
           <span className="swatch" style={{ background: TOTAL_STYLE.stroke }} /> Total {formatRate(speed.total)}

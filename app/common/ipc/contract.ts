@@ -23,6 +23,8 @@ import type { QueueEvent } from '../queue/reducer';
 import type { LogLine, ProgressSample, SessionStatus } from './status';
 import type { AuthPrompt, HostKeyPrompt, HostKeysLearned, KnownHostEntry } from './prompts';
 import type { AlgorithmsMeasurementView } from '../model/cipherSpeed';
+import type { UiLayout } from '../model/layout';
+import { CONFLICT_DEFAULTS, type TransferDefaults } from '../model/transferDefaults';
 
 export type { LogLine, PoolStatus, ProgressSample, SessionState, SessionStatus } from './status';
 export type { AuthPrompt, HostKeyAnswer, HostKeyId, HostKeyPrompt, HostKeysLearned, KnownHostEntry, SavedHostKey } from './prompts';
@@ -55,6 +57,15 @@ export interface SitesTree {
   sites: SiteView[];
 }
 
+/**
+ * An unsaved site from the quick-connect bar (`sites.quick`): reachable by its id (`quick:…`) until the app quits,
+ * never listed by `sites.list`; `resolvedHost` is the real host when the typed one was a `~/.ssh/config` alias.
+ */
+export interface QuickSite extends SiteView {
+  quick: true;
+  resolvedHost?: string;
+}
+
 export type Theme = 'light' | 'dark' | 'system';
 
 export interface Settings {
@@ -65,6 +76,10 @@ export interface Settings {
   secretStorage: { backend: string; secure: boolean };
   /** The speed limit of every transfer together, bytes per second; 0 = none. */
   speedLimit: number;
+  /** The window's splitters and folded panels (app/common/model/layout.ts; DEFAULT_LAYOUT until changed). */
+  layout: UiLayout;
+  /** Settings → Transfers (app/common/model/transferDefaults.ts): used by every transfer the app starts. */
+  transfers: TransferDefaults;
 }
 
 export interface ConflictPrompt {
@@ -157,6 +172,16 @@ export const invokeSchemas = {
   /** `testId` (chosen by the caller) lets `sites.testCancel` stop the test. */
   'sites.test': z.strictObject({ site: siteInputSchema, password: z.string().max(4096).optional(), testId: id.optional() }),
   'sites.testCancel': z.strictObject({ testId: id }),
+  /**
+   * The quick-connect bar: `user@host:port`, an `sftp://` URL or a `~/.ssh/config` alias (read as the CLI reads its
+   * operands, resolved through ssh_config) as an unsaved site to pass to `session.connect`. USAGE for an unreadable one.
+   */
+  'sites.quick': z.strictObject({ target: z.string().max(2048) }),
+  /**
+   * The system's file dialog (Electron's, in the main process; the e2e harness stands in): a private key for the site
+   * form's Browse…, starting in `defaultPath` (else ~/.ssh), hidden files shown. Answers the path, or null when cancelled.
+   */
+  'dialog.openFile': z.strictObject({ purpose: z.enum(['keyFile']), defaultPath: path.optional() }),
   /** Per algorithm family: the names the engine supports, its default order, and the weak ones with their reason. */
   'algorithms.catalog': none,
   'folders.create': z.strictObject({ path: folderPath.min(1) }),
@@ -245,6 +270,21 @@ export const invokeSchemas = {
     allowInsecureSecretStorage: z.boolean().optional(),
     /** Bytes per second, 0 = none (at least 1 KiB/s otherwise). */
     speedLimit: z.number().int().min(0).max(2 ** 40).refine((n) => n === 0 || n >= 1024, 'a speed limit is 0 (none) or at least 1024 bytes/s').optional(),
+    layout: z.strictObject({
+      bottomHeight: z.number().int().min(0).max(10_000),
+      sideWidth: z.number().int().min(0).max(10_000),
+      graphShare: z.number().min(0.1).max(0.9),
+      graphCollapsed: z.boolean(),
+      logCollapsed: z.boolean(),
+    }).optional(),
+    transfers: z.strictObject({
+      connections: z.number().int().min(1).max(16).nullable(),
+      channels: z.number().int().min(1).max(8).nullable(),
+      conflict: z.enum(CONFLICT_DEFAULTS),
+      verify: z.enum(['size', 'sha256']),
+      preserveTimes: z.boolean(),
+      preservePermissions: z.boolean(),
+    }).optional(),
   }),
 
   /** This machine's stored cipher measurement (issue #15), the cipher and MAC orders new connections offer, the machine's facts. */
@@ -273,6 +313,8 @@ export interface InvokeResponses {
   'sites.test': SiteTestReport;
   /** Whether a running test had that id (it then reports ABORTED at once). */
   'sites.testCancel': boolean;
+  'sites.quick': QuickSite;
+  'dialog.openFile': string | null;
   'algorithms.catalog': AlgorithmCatalog;
   'folders.create': void;
   'folders.delete': void;

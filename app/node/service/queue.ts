@@ -25,6 +25,7 @@ import type { Engine } from '../engine/engine';
 import { LeftoverJournal } from '../stores/leftovers';
 import type { EngineEvent } from '../transfer/types';
 import { ConflictPrompts } from './conflicts';
+import { transferDefaults } from './transferDefaults';
 import type { ServiceHub } from './hub';
 import type { JobBook } from './jobBook';
 import { removePartials } from './partials';
@@ -346,7 +347,8 @@ export class JobQueue {
     }
     const first = run.jobs[0];
     const end = await run.transfer(engine, (jobId, target, files) =>
-      this.conflicts.ask({ batchId: run.batchId, jobId, direction: first.direction, target, files }, run.controller.signal));
+      this.conflicts.ask({ batchId: run.batchId, jobId, direction: first.direction, target, files }, run.controller.signal),
+    transferDefaults(this.hub.store));
     this.book.endRun(run.journal, run.journalOutcome(end));
     this.settleRest(run, end);
   }

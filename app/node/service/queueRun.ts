@@ -20,6 +20,8 @@ import type { Engine } from '../engine/engine';
 import type { StoreJournal } from '../engine/journal';
 import type { ConflictFiles } from '../transfer/types';
 import { errorInfo } from './results';
+import { runOptions } from './transferDefaults';
+import { DEFAULT_TRANSFERS, type TransferDefaults } from '../../common/model/transferDefaults';
 
 /** How a stopped job of the run ends: paused, cancelled, or back in line. */
 export type StopAs = 'paused' | 'cancelled' | 'queued';
@@ -64,10 +66,12 @@ export class BatchRun {
   }
 
   /**
-   * Runs the transfer on `engine`; `ask` answers conflicts (with the job whose target exists).
+   * Runs the transfer on `engine` with Settings → Transfers (`defaults`); `ask` answers conflicts (with the job whose
+   * target exists) when the conflict rule is `ask`.
    * @returns the report, or the error the transfer failed with
    */
-  async transfer(engine: Engine, ask: (jobId: string, target: string, files: ConflictFiles) => Promise<ConflictChoice>): Promise<RunEnd> {
+  async transfer(engine: Engine, ask: (jobId: string, target: string, files: ConflictFiles) => Promise<ConflictChoice>,
+    defaults: TransferDefaults = DEFAULT_TRANSFERS): Promise<RunEnd> {
     const first = this.jobs[0];
     try {
       if (this.controller.signal.aborted) throw this.controller.signal.reason;
@@ -77,7 +81,7 @@ export class BatchRun {
         sources: this.jobs.map((j) => j.source),
         dest: first.dest,
         recursive: true,
-        conflict: (target, files) => ask(this.tally.jobOfTarget(target), target, files),
+        ...runOptions(defaults, (target, files) => ask(this.tally.jobOfTarget(target), target, files)),
         ...(this.journal ? { journal: this.journal } : {}),
       }, this.controller.signal);
       return { report };

@@ -23,6 +23,8 @@ import { siteConnection } from './siteConnection';
 import type { SessionHooks, SessionsOptions, SiteSession } from './siteSession';
 
 export type { SessionHooks, SessionsOptions, SiteSession } from './siteSession';
+import { transferDefaults } from './transferDefaults';
+import { unknownSite } from './quickConnect';
 import { errorInfo } from './results';
 
 /** How long a browsing request that failed on a transient error waits to see the connection's loss reported, ms. */
@@ -180,7 +182,7 @@ export class SiteSessions {
     if (existing?.reconnecting) return existing.reconnecting;
     if (existing?.opening) return existing.opening;
     const site = this.hub.store.get(siteId);
-    if (!site) throw new SluiceError('NOT_FOUND', `No site with id ${siteId}`);
+    if (!site) throw new SluiceError('NOT_FOUND', unknownSite(siteId));
     const connections = site.connections ?? 1;
     const s: SiteSession = existing ?? {
       site,
@@ -264,9 +266,9 @@ export class SiteSessions {
       },
       onWarning: (msg) => this.hub.log('warn', msg, site.id),
       onEvent: (e) => this.onEngineEvent(s, e),
-      // Unset: the engine sizes the pool from the measured RTT.
-      connections: site.connections,
-      channels: site.channels,
+      // The site's own numbers, else Settings → Transfers; unset: the engine sizes the pool from the measured RTT.
+      connections: site.connections ?? transferDefaults(this.hub.store).connections ?? undefined,
+      channels: site.channels ?? transferDefaults(this.hub.store).channels ?? undefined,
       rateLimit: site.speedLimit,
       dataDir: this.o.home,
     };

@@ -10,6 +10,7 @@ import { connectionOptions, type ExplicitChoices } from '../engine/hostOptions';
 import { resolveHostSettings } from '../engine/hostSettings';
 import type { AlgorithmChoice } from '../ssh/algorithms';
 import type { KnownHostsPaths } from '../stores/knownHosts';
+import { QUICK_SITE_PREFIX } from './quickConnect';
 
 /** What the service knows beyond the site: environment, ssh_config file, known_hosts, connect timeout (ms). */
 export interface SiteConnectionContext {
@@ -46,7 +47,8 @@ export function siteConnection(site: Site, secret: string | undefined, login: Pi
   );
   const options: Pick<EngineOptions, keyof ReturnType<typeof connectionOptions>> = connectionOptions(h, {
     identityFiles: site.authMethod === 'key' && site.keyPath ? [site.keyPath] : site.authMethod === 'agent' ? undefined : [],
-    useAgent: site.authMethod === 'agent',
+    // A quick connection (service/quickConnect.ts) asks the agent as ssh(1) does: when SSH_AUTH_SOCK is set.
+    useAgent: site.authMethod !== 'agent' ? false : site.id.startsWith(QUICK_SITE_PREFIX) ? undefined : true,
     password: secret,
     env: { ...c.env, SLUICE_PASSWORD: undefined },
     home,

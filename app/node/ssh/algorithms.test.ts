@@ -102,6 +102,14 @@ test('algorithmCatalog: supported names, weak ones marked with their reason and 
   }
 });
 
+test('algorithmCatalog: AES-GCM is one row (RFC 5647 aes128-gcm is an alias of aes128-gcm@openssh.com in ssh2)', () => {
+  const { cipher } = algorithmCatalog();
+  assert.ok(supportedAlgorithms().cipher.includes('aes128-gcm'), 'ssh2 lists both spellings');
+  assert.ok(cipher.supported.includes('aes128-gcm@openssh.com'));
+  assert.ok(!cipher.supported.includes('aes128-gcm') && !cipher.supported.includes('aes256-gcm'));
+  assert.deepEqual(cipher.aliases, { 'aes128-gcm': 'aes128-gcm@openssh.com', 'aes256-gcm': 'aes256-gcm@openssh.com' });
+});
+
 test('buildAlgorithms parses comma lists and validates names', () => {
   const algos = buildAlgorithms({
     cipher: ['aes256-ctr, aes128-ctr', 'aes256-ctr'],

@@ -10,7 +10,7 @@
  * order. Weak algorithms (app/common/algorithms.ts) are never in a default.
  */
 import type { Algorithms } from 'ssh2';
-import { WEAK_ALGORITHMS, isWeakAlgorithm, type AlgorithmCatalog, type AlgorithmFamilyName } from '../../common/algorithms';
+import { ALGORITHM_ALIASES, WEAK_ALGORITHMS, isWeakAlgorithm, type AlgorithmCatalog, type AlgorithmFamilyName } from '../../common/algorithms';
 import { rankCiphers, rankMacs } from '../../common/model/cipherRank';
 import type { CipherMeasurement, DefaultAlgorithmOrders } from '../../common/model/cipherSpeed';
 import { SluiceError } from '../errors';
@@ -189,7 +189,15 @@ export function algorithmCatalog(dataDir?: string): AlgorithmCatalog {
   for (const family of Object.keys(FAMILIES) as AlgorithmFamily[]) {
     const weak: Record<string, string> = {};
     for (const name of supported[family]) if (isWeakAlgorithm(family, name)) weak[name] = WEAK_ALGORITHMS[family][name];
-    out[family] = { supported: supported[family], defaults: withoutWeak(family, FAMILIES[family].defaults(orders)), weak };
+    // One row per algorithm in the form: a second spelling of a supported name is listed as an alias only.
+    const aliases = Object.fromEntries(Object.entries(ALGORITHM_ALIASES[family])
+      .filter(([alias, name]) => supported[family].includes(alias) && supported[family].includes(name)));
+    out[family] = {
+      supported: supported[family].filter((n) => aliases[n] === undefined),
+      defaults: withoutWeak(family, FAMILIES[family].defaults(orders)),
+      weak,
+      ...(Object.keys(aliases).length ? { aliases } : {}),
+    };
   }
   return out;
 }

@@ -142,6 +142,8 @@ function withAncestors(folder: string): string[] {
 /** Sites, folders and settings in `<home>/sluice.db`. Synchronous (better-sqlite3); one instance per process. */
 export class SitesStore {
   private readonly db: Database.Database;
+  /** Unsaved sites (the app's quick connect): found by {@link get} until the store closes, never listed nor written. */
+  private readonly transient = new Map<string, Site>();
 
   /**
    * Opens (creating if needed) `<home>/sluice.db`, in WAL mode, and applies pending migrations.
@@ -184,8 +186,15 @@ export class SitesStore {
     return { folders: [...folders].sort(), sites };
   }
 
-  /** One site, or undefined. */
+  /** Makes an unsaved site reachable by {@link get} (its id must not be a saved site's). */
+  addTransient(site: Site): void {
+    this.transient.set(site.id, site);
+  }
+
+  /** One site (saved, or unsaved through {@link addTransient}), or undefined. */
   get(id: string): Site | undefined {
+    const t = this.transient.get(id);
+    if (t) return t;
     const row = this.db.prepare('SELECT * FROM sites WHERE id = ?').get(id) as SiteRow | undefined;
     return row ? rowToSite(row) : undefined;
   }

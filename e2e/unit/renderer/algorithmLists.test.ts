@@ -45,3 +45,11 @@ test('a saved name this engine lacks stays visible, marked; a family with nothin
   assert.deepEqual(only, []);
   assert.deepEqual(emptyFamilies({ cipher: only, kex: null, hmac: ['hmac-sha1'], serverHostKey: null }), ['cipher']);
 });
+
+test('a saved RFC 5647 spelling (aes128-gcm) is not "unsupported": it says which name it stands for', () => {
+  const withAliases: AlgorithmFamilyCatalog = { ...ciphers, aliases: { 'aes128-gcm': 'aes128-gcm@openssh.com' } };
+  const rows = rowsOf(withAliases, ['aes128-gcm', 'aes256-ctr']);
+  assert.deepEqual(rows[0], { name: 'aes128-gcm', enabled: true, aliasOf: 'aes128-gcm@openssh.com' });
+  assert.equal(rows.filter((r) => r.name.startsWith('aes128-gcm')).length, 2, 'the saved spelling and the supported name');
+  assert.equal(rowsOf(withAliases, null).some((r) => r.name === 'aes128-gcm'), false, 'an alias is never a row of its own');
+});

@@ -1,6 +1,6 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { breadcrumbs, plural, summarizeError, formatBytes, formatDuration, formatEta, formatRate, joinRemote, parentRemote, percent } from '../../../renderer/format/format';
+import { breadcrumbs, plural, summarizeError, formatBytes, formatDate, formatTime, formatDuration, formatEta, formatRate, joinRemote, parentRemote, percent } from '../../../renderer/format/format';
 import { moveFocus, select, sortEntries, toggleSort, validateName, emptySelection, type ListedEntry } from '../../../renderer/format/entries';
 
 test('bytes, rates, durations and ETA format for people', () => {
@@ -85,4 +85,15 @@ test('banner texts stay one short line', () => {
   assert.ok(long.endsWith('…'));
   assert.equal(plural(1, 'item'), '1 item');
   assert.equal(plural(0, 'item'), '0 items');
+});
+
+test('dates: one format, the locale\'s own (date and time; the log\'s time with seconds)', () => {
+  const t = Date.UTC(2026, 10, 28, 14, 5, 9);
+  const utc = { timeZone: 'UTC' };
+  assert.equal(formatDate(t, { ...utc, locale: 'de-DE' }), '28.11.2026, 14:05');
+  assert.equal(formatDate(t, { ...utc, locale: 'en-GB' }), '28/11/2026, 14:05');
+  assert.match(formatDate(t, { ...utc, locale: 'en-US' }), /^11\/28\/2026, 02:05\sPM$/);
+  assert.equal(formatTime(t, { ...utc, locale: 'de-DE' }), '14:05:09');
+  assert.equal(formatDate(undefined), '');
+  assert.equal(formatDate(Number.NaN), '');
 });

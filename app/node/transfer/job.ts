@@ -31,6 +31,12 @@ export class JobBooks {
   filesTotal = 0;
   filesDone = 0;
   skipped = 0;
+  /** Files of the totals that ended without being sent (progress events' filesSkipped, bytesSkipped). */
+  filesPassed = 0;
+  bytesPassed = 0;
+  /** Files an earlier run of the job committed, and their bytes (TransferReport.earlierFiles, earlierBytes). */
+  earlierFiles = 0;
+  earlierBytes = 0;
   bytesTotal = 0;
   bytesDone = 0;
   /** Payload bytes moved over the wire, never counted back out (TransferReport.movedBytes). */
@@ -67,7 +73,7 @@ export class JobBooks {
     this.session.publish({
       type: 'progress', jobId: this.req.id, t: Date.now(), bytesDone: this.bytesDone, bytesTotal: this.bytesTotal,
       filesDone: this.filesDone, filesTotal: this.filesTotal, rate: this.rate.rate(), scanning: this.scanning,
-      connections, bottleneck,
+      connections, bottleneck, filesSkipped: this.filesPassed, bytesSkipped: this.bytesPassed,
       files: [...this.inFlight].slice(0, PROGRESS_FILES).map((f) => ({ path: f.src, bytes: f.done, size: f.size })),
     });
   }
@@ -86,16 +92,28 @@ export class JobBooks {
     this.emitFile(f, 'failed', e);
   }
 
-  /** Counts a file as skipped (`reason` for the user, `error` when a refusal caused it). */
-  fileSkipped(f: NamedFile, reason: string, error?: SluiceError): void {
+  /**
+   * Counts a file as skipped (`reason` for the user, `error` when a refusal caused it); `inTotals`: the file was
+   * counted in the job's totals (skipped by the conflict rule), so progress counts it as passed.
+   */
+  fileSkipped(f: NamedFile, reason: string, error?: SluiceError, inTotals = false): void {
     this.skipped++;
+    if (inTotals) this.pass(f);
     this.emitFile(f, 'skipped', error, undefined, reason);
   }
 
   /** Counts a file an earlier run of the job committed as skipped: nothing to send (the event says `earlier`). */
   fileCommittedEarlier(f: NamedFile): void {
     this.skipped++;
+    this.earlierFiles++;
+    this.earlierBytes += f.size ?? 0;
+    this.pass(f);
     this.emitFile(f, 'skipped', undefined, undefined, 'already copied by an earlier run of this job', true);
+  }
+
+  private pass(f: NamedFile): void {
+    this.filesPassed++;
+    this.bytesPassed += f.size ?? 0;
   }
 
   /** Counts a file as committed under its final name after verification at `level`. */
@@ -116,6 +134,7 @@ export class JobBooks {
       verify: this.verifyLevel,
       elapsedMs: Date.now() - this.started,
       segmentedUploads,
+      ...(this.earlierFiles ? { earlierFiles: this.earlierFiles, earlierBytes: this.earlierBytes } : {}),
     };
   }
 }

@@ -199,3 +199,18 @@ describe('a resumed tree in a terminal', () => {
     assertCleanEnd(r2);
   });
 });
+
+describe('-v under a speed limit', () => {
+  test('"limited by: your speed limit" when --limit holds the rate', async () => {
+    const { remote, dir } = freshCase();
+    writeRandomFile(path.join(remote, 'slow.bin'), 24 * MiB);
+    const run = term(dir, ['get', '-v', '--no-resume', '--limit', '2M', urlOf(server, `${remote}/slow.bin`), 'slow.bin']);
+    const s = await run.waitForScreen(/limited by: your speed limit/);
+    assert.match(unwrapped(s), /sluice: limited by: your speed limit \([\d.]+ MiB\/s of a 2\.0 MiB\/s limit\)/, s.text);
+    run.write('\x03');
+    const r = await run.result;
+    assert.equal(r.code, 130, r.raw);
+    assertNoGarble(r);
+    assertCleanEnd(r);
+  });
+});

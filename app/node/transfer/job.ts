@@ -8,6 +8,7 @@ import type { Session } from '../ssh/session';
 import { inUserTerms, weakerLevel } from './fileNames';
 import { BottleneckSampler } from './bottleneckSampler';
 import { PoolSampler } from './progress';
+import { globalRateLimit } from '../sftp/rateLimit';
 import type { FileItem } from './scan';
 import type { FileFailure, TransferReport, TransferRequest, VerifyLevel } from './types';
 
@@ -52,7 +53,7 @@ export class JobBooks {
   /** @param inFlight files planned and not yet committed, skipped or failed (listed in progress samples) */
   constructor(private readonly session: Session, private readonly req: TransferRequest, private readonly inFlight: ReadonlySet<FileInFlight>) {
     this.sampler = new PoolSampler(() => session.connections);
-    this.bottlenecks = new BottleneckSampler(() => session.connections);
+    this.bottlenecks = new BottleneckSampler(() => session.connections, Date.now, () => [session.rateLimitStats(), globalRateLimit().stats()]);
   }
 
   /** Starts the progress samples (every PROGRESS_INTERVAL_MS). */

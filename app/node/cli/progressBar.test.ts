@@ -83,3 +83,14 @@ test('the bar fits the terminal and is drawn again at the new width when it is r
   assert.match(redrawn, /50%/, 'redrawn at once on resize');
   assert.ok(lines.slice(1).every((l) => l.length <= 39), lines.join('\n'));
 });
+
+test('progressFields: the verifying phase names what is hashed and for how long, counted over the job\'s files', () => {
+  const one = progressFields(progress({ bytesDone: 64 * MiB, bytesTotal: 64 * MiB, verifying: { files: 1, bytes: 64 * MiB } }), 'down', 12_000);
+  assert.equal(one.label, 'verify');
+  assert.equal(one.phase, 'hashing 64.0 MiB for 0:12');
+  assert.equal(one.files, undefined);
+  const tree = progressFields(progress({ filesDone: 3, filesTotal: 5, verifying: { files: 2, bytes: 2 * MiB } }), 'up  ', 1000);
+  assert.equal(tree.files, '3/5 files');
+  assert.equal(tree.fraction, 0.6);
+  assert.equal(tree.phase, 'hashing 2.0 MiB (2 files) for 0:01');
+});

@@ -7,7 +7,7 @@ import readline from 'node:readline';
 import cliProgress from 'cli-progress';
 import type { EngineEvent } from '../transfer/types';
 import { fitBar, type BarFields } from './barLayout';
-import { formatBytes, formatEta, formatRate } from './units';
+import { formatBytes, formatDuration, formatEta, formatRate } from './units';
 
 /** An engine `progress` event. */
 export type ProgressEvent = Extract<EngineEvent, { type: 'progress' }>;
@@ -17,7 +17,8 @@ export type ProgressEvent = Extract<EngineEvent, { type: 'progress' }>;
  * committed count as done (a resumed tree reaches 100 %); the file count shows when the job has more than one file.
  * @param label `'down'`, `'up  '`
  */
-export function progressFields(e: ProgressEvent, label: string): BarFields {
+export function progressFields(e: ProgressEvent, label: string, verifyingMs = 0): BarFields {
+  if (e.verifying) return verifyFields(e, e.verifying, verifyingMs);
   const done = e.bytesDone + (e.bytesSkipped ?? 0);
   const filesDone = e.filesDone + (e.filesSkipped ?? 0);
   const total = Math.max(e.bytesTotal, done);
@@ -30,6 +31,19 @@ export function progressFields(e: ProgressEvent, label: string): BarFields {
     files: e.filesTotal > 1 || e.scanning ? `${filesDone}/${e.filesTotal} files` : undefined,
     speed: formatRate(e.rate),
     eta,
+  };
+}
+
+/**
+ * The verifying phase (`--verify sha256`, every file in flight having its hashes compared): `verify [...] hashing
+ * 1.0 GiB for 0:12`, the graphic and the count over the job's files.
+ */
+function verifyFields(e: ProgressEvent, v: NonNullable<ProgressEvent['verifying']>, ms: number): BarFields {
+  const filesDone = e.filesDone + (e.filesSkipped ?? 0);
+  return {
+    label: 'verify', fraction: e.filesTotal > 0 ? filesDone / e.filesTotal : 0, sizeDone: '', sizeTotal: '', speed: '',
+    files: e.filesTotal > 1 ? `${filesDone}/${e.filesTotal} files` : undefined,
+    phase: `hashing ${formatBytes(v.bytes)}${v.files > 1 ? ` (${v.files} files)` : ''} for ${formatDuration(ms) ?? '0:00'}`,
   };
 }
 
@@ -62,6 +76,8 @@ export class BarTerminal {
 export class ProgressBar {
   private bar: cliProgress.SingleBar | null = null;
   private fields: BarFields | null = null;
+  /** When the verifying phase began (ms since epoch), while it lasts. */
+  private verifyingSince: number | undefined;
   private readonly onResize = (): void => this.bar?.render();
 
   /**
@@ -77,7 +93,8 @@ export class ProgressBar {
 
   /** Shows `e`: starts the bar on the first event, then moves it. */
   update(e: ProgressEvent): void {
-    this.fields = progressFields(e, this.label);
+    this.verifyingSince = e.verifying ? this.verifyingSince ?? Date.now() : undefined;
+    this.fields = progressFields(e, this.label, this.verifyingSince === undefined ? 0 : Date.now() - this.verifyingSince);
     const value = Math.round(this.fields.fraction * 1000);
     if (!this.bar) {
       const options: cliProgress.Options & { terminal: BarTerminal } = {

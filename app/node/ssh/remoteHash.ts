@@ -215,11 +215,12 @@ export async function rereadSha256(sftp: SFTPWrapper, path: string, maxRead: num
  * @param allowExec false: never open an exec channel (the user refused it, or the app)
  * @param length hash only the file's first `length` bytes (the conflict rule `append`); default the whole file
  */
-export async function remoteSha256(t: HashTarget, path: string, size: number, allowExec: boolean, length?: number): Promise<{ sha256: string; method: HashMethod }> {
+export async function remoteSha256(t: HashTarget, path: string, size: number, allowExec: boolean, length?: number): Promise<RemoteHash> {
   const prefix = length !== undefined;
   const checkKey = prefix ? 'checkFilePrefix' : 'checkFile';
   const execKey = prefix ? 'execPrefix' : 'exec';
-  if (t.traits[checkKey] !== false && mayCheckFile(t.extensions, t.software)) {
+  const checkFile = mayCheckFile(t.extensions, t.software);
+  if (t.traits[checkKey] !== false && checkFile) {
     // A prefix of length 0 would mean "the whole file" to check-file-name: the caller hashes an empty prefix itself.
     const sha256 = await checkFileSha256(t.sftp, path, length).catch(() => null);
     if (sha256) { t.traits[checkKey] = true; return { sha256, method: 'check-file' }; }
@@ -232,5 +233,20 @@ export async function remoteSha256(t: HashTarget, path: string, size: number, al
     if (sha256) { t.traits[execKey] = true; return { sha256, method: 'exec' }; }
     t.traits[execKey] = false;
   }
-  return { sha256: await rereadSha256(t.sftp, path, t.maxRead, length), method: 'reread' };
+  // The caller who did not allow exec knows why; otherwise the server could not hash the file itself.
+  const why = allowExec
+    ? `${checkFile ? 'its check-file-name failed' : 'it offers no check-file-name extension'} and sha256sum over exec was refused or gave no hash`
+    : undefined;
+  return { sha256: await rereadSha256(t.sftp, path, t.maxRead, length), method: 'reread', ...(why ? { why } : {}) };
+}
+
+/** A remote file's SHA-256 and how it was obtained; `why` a re-read was needed (the server could not hash it). */
+export interface RemoteHash {
+  sha256: string;
+  method: HashMethod;
+  /**
+   * For `reread` with exec allowed: why the server did not hash the file itself, e.g. "it offers no check-file-name
+   * extension and sha256sum over exec was refused or gave no hash".
+   */
+  why?: string;
 }

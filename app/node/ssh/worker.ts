@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { SluiceError, fromLocalError } from '../errors';
 import { serverSoftware } from '../ssh2x';
-import { remoteSha256, type HashMethod } from './remoteHash';
+import { remoteSha256 } from './remoteHash';
 import type { CallContext, OpName, ToWorker, WorkerOps } from './workerProtocol';
 import { addChannels, connect, setChannelWindow } from './worker/connect';
 import { probeOutOfOrder } from './worker/probe';
@@ -18,7 +18,7 @@ import { call } from './worker/sftpCalls';
 import { callContext, guarded, port, post, requireConn, sftpOf, state } from './worker/state';
 import { checkpoint, finishUpload, getFile, putFile, rangeTask, releaseFile } from './worker/transfers';
 
-async function hashRemote(a: WorkerOps['hashRemote'][0]): Promise<{ sha256: string; method: HashMethod }> {
+async function hashRemote(a: WorkerOps['hashRemote'][0]): Promise<WorkerOps['hashRemote'][1]> {
   const c = requireConn();
   const software = serverSoftware(c.client);
   return remoteSha256({ client: c.client, sftp: sftpOf(a.channel), extensions: c.info.extensions, maxRead: c.info.maxRead, traits: c.hashTraits, software, sftpChannels: c.sftp.length },

@@ -7,7 +7,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { sshdWithKnownHosts, urlOf, writeRandomFile, type SshdServer } from './helpers';
+import {
+  makeTempDir, removeDir, sshdWithKnownHosts, startSshd, startToxiproxy, toxiproxyAvailable, urlOf, writeRandomFile, type SshdServer,
+} from './helpers';
 import { startCliInTerminal, type ScreenState, type TerminalRun } from './terminal';
 
 const MiB = 1024 * 1024;
@@ -212,5 +214,40 @@ describe('-v under a speed limit', () => {
     assert.equal(r.code, 130, r.raw);
     assertNoGarble(r);
     assertCleanEnd(r);
+  });
+});
+
+const noToxiproxy = toxiproxyAvailable() ? false : 'toxiproxy-server not installed (/usr/local/bin/toxiproxy-server)';
+if (noToxiproxy) process.stdout.write(`# --verify sha256 phase skipped: ${noToxiproxy}\n`);
+
+describe('--verify sha256 in a terminal', { skip: noToxiproxy }, () => {
+  test('a verifying phase with its own line, and why the level reached is sha256-reread in one line', async () => {
+    // The server runs every exec as internal-sftp (no sha256sum) and OpenSSH has no check-file-name: the file is read
+    // back over SFTP, through a capped link, so the phase lasts about as long as the download.
+    const sshd = await startSshd({ extraConfig: ['ForceCommand internal-sftp'] });
+    const toxi = await startToxiproxy();
+    const dir = await makeTempDir('sluice-term-verify-');
+    try {
+      const { port } = await toxi.createProxy('capped', sshd.port);
+      await toxi.addToxic('capped', { type: 'bandwidth', stream: 'downstream', attributes: { rate: 16_000 } });
+      const hosts = path.join(dir, 'known_hosts');
+      fs.writeFileSync(hosts, `${sshd.knownHostsLine(port)}\n`);
+      writeRandomFile(path.join(sshd.root, 'v.bin'), 32 * MiB);
+      const run = startCliInTerminal(['get', '--batch', '--no-agent', '-i', sshd.clientKeyPath, '--verify', 'sha256',
+        urlOf({ ...sshd, port }, `${sshd.root}/v.bin`), 'v.bin'], { knownHosts: hosts, cwd: dir, env: { SLUICE_HOME: path.join(dir, 'home') } });
+      const during = await run.waitForScreen(/^verify \| hashing 32\.0 MiB for \d+:\d\d$/m);
+      assert.doesNotMatch(during.text, /100% .*\| 0 B\/s/, 'not a bar at 100 % and 0 B/s while hashing');
+      const r = await run.result;
+      assert.equal(r.code, 0, r.raw);
+      const text = unwrapped(r);
+      assert.match(text, /sluice: verified sha256-reread, not sha256-remote: the server did not hash the files itself \(it offers no check-file-name extension and sha256sum over exec was refused or gave no hash\), so they were read back over SFTP1 file copied/);
+      assert.match(text, /1 file copied, 32\.0 MiB in [\d.]+ s \([\d.]+ MiB\/s\), verified: sha256-reread$/);
+      assertNoGarble(r);
+      assertCleanEnd(r);
+    } finally {
+      await toxi.stop();
+      await sshd.stop();
+      await removeDir(dir);
+    }
   });
 });

@@ -24,6 +24,8 @@ export interface FileInFlight {
   readonly src: string;
   readonly size: number;
   readonly done: number;
+  /** `verifying` while its hashes are compared (progress events' `verifying`). */
+  readonly phase: string;
 }
 
 export class JobBooks {
@@ -49,6 +51,7 @@ export class JobBooks {
   private readonly bottlenecks: BottleneckSampler;
   private readonly rate = new ThroughputEstimator(3000);
   private timer: NodeJS.Timeout | undefined;
+  private weakerSaid = false;
 
   /** @param inFlight files planned and not yet committed, skipped or failed (listed in progress samples) */
   constructor(private readonly session: Session, private readonly req: TransferRequest, private readonly inFlight: ReadonlySet<FileInFlight>) {
@@ -71,11 +74,15 @@ export class JobBooks {
     this.rate.record(this.bytesDone);
     const connections = this.sampler.sample();
     const bottleneck = this.bottlenecks.sample(connections);
+    const inFlight = [...this.inFlight];
+    // The verifying phase: every file still in flight is having its hashes compared, nothing moves.
+    const verifying = this.req.verify === 'sha256' && inFlight.every((f) => f.phase === 'verifying') ? inFlight : [];
     this.session.publish({
       type: 'progress', jobId: this.req.id, t: Date.now(), bytesDone: this.bytesDone, bytesTotal: this.bytesTotal,
       filesDone: this.filesDone, filesTotal: this.filesTotal, rate: this.rate.rate(), scanning: this.scanning,
       connections, bottleneck, filesSkipped: this.filesPassed, bytesSkipped: this.bytesPassed,
-      files: [...this.inFlight].slice(0, PROGRESS_FILES).map((f) => ({ path: f.src, bytes: f.done, size: f.size })),
+      ...(verifying.length ? { verifying: { files: verifying.length, bytes: verifying.reduce((a, f) => a + f.size, 0) } } : {}),
+      files: inFlight.slice(0, PROGRESS_FILES).map((f) => ({ path: f.src, bytes: f.done, size: f.size })),
     });
   }
 
@@ -115,6 +122,19 @@ export class JobBooks {
   private pass(f: NamedFile): void {
     this.filesPassed++;
     this.bytesPassed += f.size ?? 0;
+  }
+
+  /**
+   * Says once per job why `--verify sha256` reached sha256-reread instead of sha256-remote (a `warn` log event).
+   * @param why the server's side, from ssh/remoteHash.ts RemoteHash.why
+   */
+  verifiedWeaker(why: string | undefined): void {
+    if (this.weakerSaid || why === undefined) return;
+    this.weakerSaid = true;
+    this.session.publish({
+      type: 'log', level: 'warn',
+      message: `verified sha256-reread, not sha256-remote: the server did not hash the files itself (${why}), so they were read back over SFTP`,
+    });
   }
 
   /** Counts a file as committed under its final name after verification at `level`. */

@@ -331,6 +331,7 @@ export class TransferFile implements FileItem, FileInFlight {
     if (local !== remote.sha256) {
       throw new SluiceError('VERIFY_FAILED', `${this.dst}: SHA-256 differs after transfer (local ${local}, remote ${remote.sha256}, hashed ${how})`);
     }
+    if (remote.method === 'reread') this.job.books.verifiedWeaker(remote.why);
     return remote.method === 'reread' ? 'sha256-reread' : 'sha256-remote';
   }
 

@@ -199,6 +199,11 @@ export type EngineEvent =
      */
     filesSkipped?: number;
     bytesSkipped?: number;
+    /**
+     * Under `--verify sha256`, when every file still in flight is having its hashes compared (nothing moves: the
+     * verifying phase): those files and their bytes.
+     */
+    verifying?: { files: number; bytes: number };
   }
   | {
     type: 'file'; jobId: string; path: string; target: string; size: number; state: 'done' | 'failed' | 'skipped'; verify?: VerifyLevel;

@@ -77,3 +77,22 @@ test('a run that may retry does not name files failed by a transient code as the
   assert.equal(humanText(failed('CONNECTION_LOST', 'connection lost'), false, false), 'sluice: FAILED /home/u/a.bin → /srv/a.bin: connection lost');
   assert.equal(humanText(failed('PERMISSION_DENIED', 'denied'), false, true), 'sluice: FAILED /home/u/a.bin → /srv/a.bin: denied');
 });
+
+test('the bar: not drawn again once every file ended (no empty bar after a failure); drawn again after a retry', () => {
+  const err = sink() as ReturnType<typeof sink> & { stream: PassThrough & { isTTY?: boolean; columns?: number } };
+  err.stream.isTTY = true;
+  err.stream.columns = 80;
+  const o = makeOutput({ progress: true, mayRetry: true }, 'down', { stdout: sink().stream, stderr: err.stream });
+  const progress = (filesDone: number): EngineEvent => ({
+    type: 'progress', jobId: 'j', t: 0, bytesDone: 0, bytesTotal: 10, filesDone, filesTotal: 1, rate: 0, scanning: false, connections: [], files: [],
+  });
+  o.event(failed('PERMISSION_DENIED', 'denied'));
+  o.event(progress(0));
+  o.done();
+  assert.doesNotMatch(err.text(), /0%/, 'the failed file ended the job: no bar');
+  o.event(failed('CONNECTION_LOST', 'lost'));
+  o.retry({ type: 'retry', attempt: 2, of: 5, delayMs: 1, code: 'CONNECTION_LOST', message: 'lost', movedBytes: 0 });
+  o.event(progress(0));
+  o.done();
+  assert.match(err.text(), /down \[[░]+\] 0%/, 'the next try draws its bar');
+});

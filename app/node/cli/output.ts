@@ -101,7 +101,8 @@ export function makeOutput(o: OutputOptions, label: string, streams: OutputStrea
       if (text !== undefined) line(text);
       else if (e.type === 'progress' && (bar?.active || inFlight(e, failedFiles))) bar?.update(e);
     },
-    retry: (n) => line(retryLine(n)),
+    // The next try counts its files afresh: the ones this try failed are sent again.
+    retry: (n) => { failedFiles = 0; line(retryLine(n)); },
     notes,
     done: () => bar?.stop(),
     halt: () => { bar?.stop(); bar = null; },

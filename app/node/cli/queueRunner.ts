@@ -225,7 +225,8 @@ export class QueueRunner {
         if (job.state === 'cancelled') cancelled.push(job);
         if (outcome.state === 'failed') {
           codes.push(outcome.error.code);
-          out.info(`sluice: queue: job ${c.job.id.slice(0, 8)} failed: ${outcome.error.message}`);
+          // A failed file was said as it failed (or in the summary): said again here only when the transfer threw.
+          if ('failure' in end) out.info(`sluice: queue: job ${c.job.id.slice(0, 8)} failed: ${outcome.error.message}`);
         }
       } catch (e) {
         // Deleted or taken over meanwhile: that job is no longer this run's.

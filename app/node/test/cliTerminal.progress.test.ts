@@ -162,6 +162,19 @@ describe('failures and skips in a terminal', () => {
     assertCleanEnd(r);
   });
 
+  test('queue run: a job\'s failed file is said once', async () => {
+    const { remote, dir } = freshCase();
+    const added = await queueAdd(dir, [urlOf(server, `${remote}/missing.bin`), 'missing.bin']).result;
+    assert.equal(added.code, 0, added.raw);
+    const r = await term(dir, ['queue', 'run']).result;
+    assert.equal(r.code, 5, r.raw);
+    const text = unwrapped(r);
+    assert.equal(text.split('missing.bin: no such file').length - 1, 1, `said once\n${r.text}`);
+    assert.doesNotMatch(text, /job [0-9a-f]{8} failed|1 FAILED/, r.text);
+    assert.doesNotMatch(r.text, BAR_CELLS);
+    assertCleanEnd(r);
+  });
+
   test('--conflict skip says why it skipped, and no bar sits at 0 %', async () => {
     const { remote, dir } = freshCase();
     fs.writeFileSync(path.join(remote, 's.txt'), 'new');

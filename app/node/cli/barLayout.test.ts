@@ -47,10 +47,3 @@ test('0 %, 100 % and the unknown ETA while folders are walked', () => {
   assert.match(fitBar({ ...single, fraction: 0, eta: undefined }, 80), /^down \[░+\] 0% \| 210\.6 MiB\/1\.0 GiB \| 123\.4 MiB\/s$/);
   assert.match(fitBar({ ...single, fraction: 1 }, 80), /^down \[█+\] 100% /);
 });
-
-test('the verifying phase: "hashing" with its elapsed time instead of sizes, rate and ETA; one file has no graphic', () => {
-  const v: BarFields = { label: 'verify', fraction: 0.4, sizeDone: '', sizeTotal: '', speed: '', files: '2/5 files', phase: 'hashing 3.0 GiB (3 files) for 0:12' };
-  assert.match(fitBar(v, 80), /^verify \[[█░]+\] 40% \| hashing 3\.0 GiB \(3 files\) for 0:12 \| 2\/5 files$/);
-  assert.ok(fitBar(v, 80).length <= 79);
-  assert.equal(fitBar({ ...v, files: undefined, phase: 'hashing 1.0 GiB for 0:03' }, 80), 'verify | hashing 1.0 GiB for 0:03');
-});

@@ -22,11 +22,6 @@ export interface BarFields {
   speed: string;
   /** `"1:05"`, or undefined while unknown. */
   eta?: string;
-  /**
-   * A phase without byte progress, shown instead of the sizes, rate and ETA: `"hashing 1.0 GiB for 0:12"` (`--verify
-   * sha256`); the percentage then shows only with a file count (files done of the job's).
-   */
-  phase?: string;
 }
 
 /** The graphic's width bounds, in cells. */
@@ -48,11 +43,8 @@ function compose(f: BarFields, dropped: ReadonlySet<Drop>, graphicWidth: number)
   const head = [
     ...(dropped.has('label') ? [] : [f.label]),
     ...(graphicWidth > 0 ? [`[${graphic(f.fraction, graphicWidth)}]`] : []),
-    ...(f.phase !== undefined && f.files === undefined ? [] : [pct]),
+    pct,
   ].join(' ');
-  if (f.phase !== undefined) {
-    return [head, ...(dropped.has('speed') ? [] : [f.phase]), ...(f.files === undefined || dropped.has('files') ? [] : [f.files])].join(' | ');
-  }
   const tail = [
     ...(dropped.has('size') ? [] : [dropped.has('total') ? f.sizeDone : `${f.sizeDone}/${f.sizeTotal}`]),
     ...(f.files === undefined || dropped.has('files') ? [] : [f.files]),
@@ -68,8 +60,6 @@ function compose(f: BarFields, dropped: ReadonlySet<Drop>, graphicWidth: number)
  */
 export function fitBar(f: BarFields, columns: number): string {
   const width = Math.max(1, Math.floor(columns) - 1);
-  // One file in a phase without byte progress: no graphic to fill.
-  if (f.phase !== undefined && f.files === undefined) return compose(f, new Set(), 0).slice(0, width);
   // The graphic's cells plus its brackets and space: compose with a 0-cell graphic measures the rest.
   for (let n = 0; n <= DROPS.length; n++) {
     const dropped = new Set(DROPS.slice(0, n));

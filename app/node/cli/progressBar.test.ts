@@ -84,13 +84,11 @@ test('the bar fits the terminal and is drawn again at the new width when it is r
   assert.ok(lines.slice(1).every((l) => l.length <= 39), lines.join('\n'));
 });
 
-test('progressFields: the verifying phase names what is hashed and for how long, counted over the job\'s files', () => {
-  const one = progressFields(progress({ bytesDone: 64 * MiB, bytesTotal: 64 * MiB, verifying: { files: 1, bytes: 64 * MiB } }), 'down', 12_000);
-  assert.equal(one.label, 'verify');
-  assert.equal(one.phase, 'hashing 64.0 MiB for 0:12');
-  assert.equal(one.files, undefined);
-  const tree = progressFields(progress({ filesDone: 3, filesTotal: 5, verifying: { files: 2, bytes: 2 * MiB } }), 'up  ', 1000);
+test('progressFields: the verifying phase shows the bytes hashed, the hashing rate since it began, and its ETA', () => {
+  const one = progressFields(progress({ bytesDone: 64 * MiB, bytesTotal: 64 * MiB, verifying: { files: 1, bytes: 64 * MiB, hashedBytes: 16 * MiB } }), 'down', 2000);
+  assert.deepEqual(one, { label: 'verify', fraction: 0.25, sizeDone: '16.0 MiB', sizeTotal: '64.0 MiB', files: undefined, speed: '8.0 MiB/s', eta: '0:06' });
+  const tree = progressFields(progress({ filesDone: 3, filesTotal: 5, verifying: { files: 2, bytes: 2 * MiB, hashedBytes: 0 } }), 'up  ', 0);
   assert.equal(tree.files, '3/5 files');
-  assert.equal(tree.fraction, 0.6);
-  assert.equal(tree.phase, 'hashing 2.0 MiB (2 files) for 0:01');
+  assert.equal(tree.fraction, 0);
+  assert.equal(tree.eta, undefined, 'no rate yet: no ETA');
 });

@@ -7,7 +7,7 @@ import readline from 'node:readline';
 import cliProgress from 'cli-progress';
 import type { EngineEvent } from '../transfer/types';
 import { fitBar, type BarFields } from './barLayout';
-import { formatBytes, formatDuration, formatEta, formatRate } from './units';
+import { formatBytes, formatEta, formatRate } from './units';
 
 /** An engine `progress` event. */
 export type ProgressEvent = Extract<EngineEvent, { type: 'progress' }>;
@@ -15,7 +15,9 @@ export type ProgressEvent = Extract<EngineEvent, { type: 'progress' }>;
 /**
  * The fields of the line for one progress event (pure). Files the conflict rule skipped and files an earlier run
  * committed count as done (a resumed tree reaches 100 %); the file count shows when the job has more than one file.
+ * In the verifying phase (`e.verifying`) the line is about the bytes hashed instead.
  * @param label `'down'`, `'up  '`
+ * @param verifyingMs how long the verifying phase has lasted, ms (its hashing rate)
  */
 export function progressFields(e: ProgressEvent, label: string, verifyingMs = 0): BarFields {
   if (e.verifying) return verifyFields(e, e.verifying, verifyingMs);
@@ -35,15 +37,21 @@ export function progressFields(e: ProgressEvent, label: string, verifyingMs = 0)
 }
 
 /**
- * The verifying phase (`--verify sha256`, every file in flight having its hashes compared): `verify [...] hashing
- * 1.0 GiB for 0:12`, the graphic and the count over the job's files.
+ * The verifying phase (`--verify sha256`, every file in flight having its hashes compared): `verify [...] 37% |
+ * 12.0 MiB/32.0 MiB | 10.7 MiB/s | ETA 0:02` over the bytes hashed of those files, the rate since the phase began.
+ * @param ms how long the phase has lasted
  */
 function verifyFields(e: ProgressEvent, v: NonNullable<ProgressEvent['verifying']>, ms: number): BarFields {
   const filesDone = e.filesDone + (e.filesSkipped ?? 0);
+  const rate = ms > 0 ? v.hashedBytes / (ms / 1000) : 0;
   return {
-    label: 'verify', fraction: e.filesTotal > 0 ? filesDone / e.filesTotal : 0, sizeDone: '', sizeTotal: '', speed: '',
+    label: 'verify',
+    fraction: v.bytes > 0 ? v.hashedBytes / v.bytes : 0,
+    sizeDone: formatBytes(v.hashedBytes),
+    sizeTotal: formatBytes(v.bytes),
     files: e.filesTotal > 1 ? `${filesDone}/${e.filesTotal} files` : undefined,
-    phase: `hashing ${formatBytes(v.bytes)}${v.files > 1 ? ` (${v.files} files)` : ''} for ${formatDuration(ms) ?? '0:00'}`,
+    speed: formatRate(rate),
+    eta: formatEta(v.bytes - v.hashedBytes, rate),
   };
 }
 

@@ -26,6 +26,19 @@ export interface FileInFlight {
   readonly done: number;
   /** `verifying` while its hashes are compared (progress events' `verifying`). */
   readonly phase: string;
+  /** Bytes hashed so far while verifying. */
+  readonly hashedBytes: number;
+}
+
+/** The files of the verifying phase: how many, their bytes, the bytes hashed so far. */
+function verifyingTotals(files: readonly FileInFlight[]): { files: number; bytes: number; hashedBytes: number } {
+  let bytes = 0;
+  let hashedBytes = 0;
+  for (const f of files) {
+    bytes += f.size;
+    hashedBytes += Math.min(f.size, f.hashedBytes);
+  }
+  return { files: files.length, bytes, hashedBytes };
 }
 
 export class JobBooks {
@@ -81,7 +94,7 @@ export class JobBooks {
       type: 'progress', jobId: this.req.id, t: Date.now(), bytesDone: this.bytesDone, bytesTotal: this.bytesTotal,
       filesDone: this.filesDone, filesTotal: this.filesTotal, rate: this.rate.rate(), scanning: this.scanning,
       connections, bottleneck, filesSkipped: this.filesPassed, bytesSkipped: this.bytesPassed,
-      ...(verifying.length ? { verifying: { files: verifying.length, bytes: verifying.reduce((a, f) => a + f.size, 0) } } : {}),
+      ...(verifying.length ? { verifying: verifyingTotals(verifying) } : {}),
       files: inFlight.slice(0, PROGRESS_FILES).map((f) => ({ path: f.src, bytes: f.done, size: f.size })),
     });
   }

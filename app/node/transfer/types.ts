@@ -201,9 +201,10 @@ export type EngineEvent =
     bytesSkipped?: number;
     /**
      * Under `--verify sha256`, when every file still in flight is having its hashes compared (nothing moves: the
-     * verifying phase): those files and their bytes.
+     * verifying phase): those files, their bytes, and the bytes hashed so far (the slower side of each file: a
+     * server hashing with sha256sum or check-file-name reports no progress, the local side then counts).
      */
-    verifying?: { files: number; bytes: number };
+    verifying?: { files: number; bytes: number; hashedBytes: number };
   }
   | {
     type: 'file'; jobId: string; path: string; target: string; size: number; state: 'done' | 'failed' | 'skipped'; verify?: VerifyLevel;

@@ -8,9 +8,10 @@
  * progress bar (output.ts, progressBar.ts), units (units.ts), the summary (summary.ts), fatal errors (fatal.ts),
  * signals (signals.ts), the resume journal (resume.ts) and the tries after a transient failure (retry.ts).
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { CommanderError } from 'commander';
-import { SluiceError, exitCodeFor, type ErrorCode } from './errors';
+import { SluiceError, displayText, exitCodeFor, type ErrorCode } from './errors';
 import { toFatal, wantsJson, writeFatal, type FatalError } from './cli/fatal';
 import { makeOutput, type Output } from './cli/output';
 import { buildProgram, transferRequest, type CliOptions } from './cli/program';
@@ -23,7 +24,7 @@ import { SIGNAL_EXIT_CODES, guardSignals, type HandledSignal } from './cli/signa
 import { formatSummary } from './cli/summary';
 import { openEngine } from './engine/engine';
 import { openRunJournal } from './cli/resume';
-import { RetryingJob } from './cli/retry';
+import { RetryingJob, keptMessage } from './cli/retry';
 import { DEFAULT_RETRY_POLICY } from '../common/retry';
 import type { TransferReport } from './transfer/types';
 
@@ -36,17 +37,21 @@ export function exitCodeForReport(r: TransferReport): number {
   return codes.size === 1 ? [...codes][0] : 1;
 }
 
-/** The fatal error a run ends with; after a signal, that signal's exit code and name. */
-function fatalFor(e: unknown, signal: HandledSignal | undefined): FatalError {
+/**
+ * The fatal error a run ends with; after a signal, that signal's exit code and name; `keptBytes` (the journal keeps
+ * them for the next run of the command) said in the same line.
+ */
+function fatalFor(e: unknown, signal: HandledSignal | undefined, keptBytes: number): FatalError {
   const f = toFatal(e, signal && SIGNAL_EXIT_CODES[signal]);
-  return signal && f.code === 'ABORTED' ? { ...f, message: `${f.message} (${signal})` } : f;
+  const message = signal && f.code === 'ABORTED' ? `${f.message} (${signal})` : f.message;
+  return { ...f, message: keptBytes > 0 ? `${message}; ${keptMessage(keptBytes)}` : message };
 }
 
 /** Prints the end of a finished job: the report line under --json, else the summary. */
 function printReport(report: TransferReport, out: Output, json: boolean): void {
   out.done();
   if (json) process.stdout.write(`${JSON.stringify({ type: 'report', ...report })}\n`);
-  else for (const line of formatSummary(report, out.failedTargets)) process.stderr.write(`${line}\n`);
+  else for (const line of formatSummary(report, out.notes)) process.stderr.write(`${line}\n`);
 }
 
 /** The run's tries (cli/retry.ts): each connects, opens the journal and transfers. */
@@ -64,6 +69,23 @@ function retryingJob(direction: 'get' | 'put', operands: string[], given: CliOpt
   }, { policy: { ...DEFAULT_RETRY_POLICY, tries: Math.max(1, o.retries) } });
 }
 
+/**
+ * A put's local folder without `-r`, refused before connecting (the engine would refuse it too, after the login).
+ * @throws SluiceError USAGE `SOURCE is a folder (use -r)`
+ */
+function refuseFolderWithoutRecursive(direction: 'get' | 'put', operands: string[], o: CliOptions): void {
+  if (direction !== 'put' || o.recursive) return;
+  for (const src of operands.slice(0, -1)) {
+    let folder = false;
+    try {
+      folder = fs.statSync(src).isDirectory();
+    } catch {
+      // missing or unreadable: the engine names the failure with the server's context
+    }
+    if (folder) throw new SluiceError('USAGE', `${displayText(src, 500)} is a folder (use -r)`);
+  }
+}
+
 /** Runs one get or put; every failure is reported here (fatal.ts). @returns the exit code */
 async function run(direction: 'get' | 'put', operands: string[], o: CliOptions): Promise<number> {
   const json = o.json === true;
@@ -73,7 +95,7 @@ async function run(direction: 'get' | 'put', operands: string[], o: CliOptions):
   const guard = guardSignals({
     cancel: () => abort.abort(),
     cleanupPending: () => job !== null && job.engine !== null,
-    write: (text) => process.stderr.write(`${text}\n`),
+    write: (text) => { out?.halt(); process.stderr.write(`${text}\n`); },
     quit: (exitCode, message) => {
       job?.abandon();
       out?.done();
@@ -83,6 +105,7 @@ async function run(direction: 'get' | 'put', operands: string[], o: CliOptions):
   });
   try {
     if (operands.length < 2) throw new SluiceError('USAGE', `${direction} needs at least one SOURCE and a DEST`);
+    refuseFolderWithoutRecursive(direction, operands, o);
     out = makeOutput({ ...o, mayRetry: o.retries > 1 }, direction === 'put' ? 'up  ' : 'down');
     job = retryingJob(direction, operands, o, out);
     const report = await job.run(abort.signal);
@@ -90,7 +113,7 @@ async function run(direction: 'get' | 'put', operands: string[], o: CliOptions):
     return guard.exitCode() ?? exitCodeForReport(report);
   } catch (e) {
     out?.done();
-    return writeFatal(fatalFor(e, guard.received), json);
+    return writeFatal(fatalFor(e, guard.received, job?.keptBytes ?? 0), json);
   } finally {
     out?.done();
     await job?.close();

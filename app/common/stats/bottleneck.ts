@@ -15,10 +15,13 @@
  *    slot is busy and replies come in about one round trip → `link` (RTT-bound: the requests in flight are fewer
  *    bytes than the bandwidth-delay product);
  * 7. otherwise `unknown` (requests are not kept outstanding: a speed limit, few files, the scheduler).
+ *
+ * Over the whole transfer, a speed limit (the user's `--limit`, a site's or the app's) that requests waited on while
+ * the rate reached most of it wins over every connection's verdict: `speed-limit` ({@link limiterVerdict}).
  */
 
 /** The verdicts, as `--json` progress events and the graph name them (issue #16). */
-export type BottleneckVerdict = 'link' | 'server' | 'client-cpu' | 'local-disk' | 'window' | 'unknown';
+export type BottleneckVerdict = 'link' | 'server' | 'client-cpu' | 'local-disk' | 'window' | 'speed-limit' | 'unknown';
 
 /** A verdict and the numbers behind it, for people (`detail`). */
 export interface Bottleneck {
@@ -106,6 +109,11 @@ export const BOTTLENECK_THRESHOLDS = {
   slotsFull: 0.8,
   /** Consecutive intervals a new verdict must win before it replaces the shown one (no flicker). */
   switchAfter: 2,
+  /**
+   * A speed limit holds the rate when requests waited on it during the interval and the rate reached this share of
+   * it (the sliding-window rate lags a limit that was just set or lowered, and a burst lets it run a little over).
+   */
+  limitShare: 0.8,
 } as const;
 
 const T = BOTTLENECK_THRESHOLDS;
@@ -264,6 +272,25 @@ export function transferBottleneck(connections: ReadonlyArray<{ bottleneck: Bott
   return { verdict: best, detail };
 }
 
+/** What a speed limit did over one interval, for {@link limiterVerdict}. */
+export interface LimiterSignals {
+  /** The tightest limit in force, bytes/s (0: none). */
+  bytesPerSecond: number;
+  /** Requests that found a limit's bucket empty and waited, during the interval. */
+  waits: number;
+  /** The transfer's rate, bytes/s. */
+  rate: number;
+}
+
+/**
+ * `speed-limit` when a limit holds the rate (requests waited on it, the rate reached {@link
+ * BOTTLENECK_THRESHOLDS.limitShare} of it), else undefined.
+ */
+export function limiterVerdict(s: LimiterSignals): Bottleneck | undefined {
+  if (s.bytesPerSecond <= 0 || s.waits <= 0 || s.rate < T.limitShare * s.bytesPerSecond) return undefined;
+  return { verdict: 'speed-limit', detail: `${mib(s.rate)}/s of a ${mib(s.bytesPerSecond)}/s limit` };
+}
+
 /** The words the CLI and the graph show after "limited by: ". */
 export const VERDICT_LABELS: Readonly<Record<BottleneckVerdict, string>> = {
   link: 'the network link',
@@ -271,6 +298,7 @@ export const VERDICT_LABELS: Readonly<Record<BottleneckVerdict, string>> = {
   'client-cpu': "this computer's CPU",
   'local-disk': 'the local disk',
   window: 'the SSH channel window',
+  'speed-limit': 'your speed limit',
   unknown: 'nothing measured',
 };
 

@@ -15,9 +15,9 @@ const failed = (code: string, message: string): EngineEvent => ({
   type: 'file', jobId: 'j', path: '/home/u/a.bin', target: '/srv/a.bin', size: 3, state: 'failed', error: { code, message },
 });
 
-test('a failed file is named as it fails by its source and target paths and its code; the message is left to the summary', () => {
+test('a failed file is said once, as it fails: its source and target paths and its message', () => {
   assert.equal(humanText(failed('PERMISSION_DENIED', 'Remote /srv/.a.bin.sluice-0123abcd.part: permission denied'), false),
-    'sluice: FAILED /home/u/a.bin → /srv/a.bin (PERMISSION_DENIED)');
+    'sluice: FAILED /home/u/a.bin → /srv/a.bin: Remote /srv/.a.bin.sluice-0123abcd.part: permission denied');
 });
 
 test('a file cancelled by an interrupt shows nothing: "transfer interrupted" is said once for the job', () => {
@@ -30,7 +30,7 @@ test('-v shows each file done with its size in IEC units and the level reached',
   assert.equal(humanText(done, false), undefined);
 });
 
-test('human output goes to stderr and remembers the failed targets for the summary', () => {
+test('human output goes to stderr and notes the failed targets, and the failures said, for the summary', () => {
   const out = sink();
   const err = sink();
   const o = makeOutput({ progress: false }, 'up  ', { stdout: out.stream, stderr: err.stream });
@@ -38,9 +38,10 @@ test('human output goes to stderr and remembers the failed targets for the summa
   o.event({ type: 'log', level: 'info', message: 'quiet without -v' });
   o.event({ type: 'log', level: 'warn', message: 'careful' });
   o.done();
-  assert.equal(err.text(), 'sluice: FAILED /home/u/a.bin → /srv/a.bin (NO_SUCH_FILE)\nsluice: careful\n');
+  assert.equal(err.text(), 'sluice: FAILED /home/u/a.bin → /srv/a.bin: gone\nsluice: careful\n');
   assert.equal(out.text(), '');
-  assert.equal(o.failedTargets.targetOf('/home/u/a.bin'), '/srv/a.bin');
+  assert.equal(o.notes.targetOf('/home/u/a.bin'), '/srv/a.bin');
+  assert.equal(o.notes.wasSaid('/home/u/a.bin'), true);
 });
 
 test('--json: every event as one JSON line on stdout, nothing on stderr', () => {
@@ -73,6 +74,25 @@ test('a retry: one stderr line with the reason, the wait and the try; under --js
 test('a run that may retry does not name files failed by a transient code as they fail (the summary names those left)', () => {
   assert.equal(humanText(failed('CONNECTION_LOST', 'connection lost'), false, true), undefined);
   assert.equal(humanText(failed('TIMEOUT', 'timed out'), false, true), undefined);
-  assert.equal(humanText(failed('CONNECTION_LOST', 'connection lost'), false, false), 'sluice: FAILED /home/u/a.bin → /srv/a.bin (CONNECTION_LOST)');
-  assert.equal(humanText(failed('PERMISSION_DENIED', 'denied'), false, true), 'sluice: FAILED /home/u/a.bin → /srv/a.bin (PERMISSION_DENIED)');
+  assert.equal(humanText(failed('CONNECTION_LOST', 'connection lost'), false, false), 'sluice: FAILED /home/u/a.bin → /srv/a.bin: connection lost');
+  assert.equal(humanText(failed('PERMISSION_DENIED', 'denied'), false, true), 'sluice: FAILED /home/u/a.bin → /srv/a.bin: denied');
+});
+
+test('the bar: not drawn again once every file ended (no empty bar after a failure); drawn again after a retry', () => {
+  const err = sink() as ReturnType<typeof sink> & { stream: PassThrough & { isTTY?: boolean; columns?: number } };
+  err.stream.isTTY = true;
+  err.stream.columns = 80;
+  const o = makeOutput({ progress: true, mayRetry: true }, 'down', { stdout: sink().stream, stderr: err.stream });
+  const progress = (filesDone: number): EngineEvent => ({
+    type: 'progress', jobId: 'j', t: 0, bytesDone: 0, bytesTotal: 10, filesDone, filesTotal: 1, rate: 0, scanning: false, connections: [], files: [],
+  });
+  o.event(failed('PERMISSION_DENIED', 'denied'));
+  o.event(progress(0));
+  o.done();
+  assert.doesNotMatch(err.text(), /0%/, 'the failed file ended the job: no bar');
+  o.event(failed('CONNECTION_LOST', 'lost'));
+  o.retry({ type: 'retry', attempt: 2, of: 5, delayMs: 1, code: 'CONNECTION_LOST', message: 'lost', movedBytes: 0 });
+  o.event(progress(0));
+  o.done();
+  assert.match(err.text(), /down \[[░]+\] 0%/, 'the next try draws its bar');
 });

@@ -7,8 +7,8 @@ import { isTransient } from '../../common/retry';
 import { displayText } from '../errors';
 import { learnedKeysMessage } from '../ssh/hostKeys';
 import type { EngineEvent } from '../transfer/types';
-import { ProgressBar, type BarStream } from './progressBar';
-import { FailedTargets, fileRoute } from './summary';
+import { ProgressBar, type BarStream, type ProgressEvent } from './progressBar';
+import { JobNotes, fileRoute } from './summary';
 import { formatBytes } from './units';
 
 /** The options that shape the output. */
@@ -55,10 +55,15 @@ export interface Output {
   event(e: EngineEvent): void;
   /** Says that the run tries again: {@link retryLine} on stderr, or the notice as a JSON line under `--json`. */
   retry(n: RetryNotice): void;
-  /** The failed files' targets, for the summary. */
-  readonly failedTargets: FailedTargets;
+  /** What the summary needs of the job's file events (failed targets, failures said, skip reasons). */
+  readonly notes: JobNotes;
   /** Ends the progress bar, if any. Safe to call more than once. */
   done(): void;
+  /**
+   * Ends the progress bar for good, before a signal's message: what a cancelled job reports next is no progress
+   * (its bytes are counted back out), and a bar drawn under the message would garble it.
+   */
+  halt(): void;
 }
 
 /**
@@ -68,47 +73,62 @@ export interface Output {
  * @param streams default process.stdout / process.stderr; the bar is drawn only when `streams.stderr.isTTY`
  */
 export function makeOutput(o: OutputOptions, label: string, streams: OutputStreams = { stdout: process.stdout, stderr: process.stderr }): Output {
-  const failedTargets = new FailedTargets();
-  const note = (e: EngineEvent): void => { if (e.type === 'file') failedTargets.note(e); };
+  const notes = new JobNotes();
   if (o.json) {
     return {
       info: (msg) => streams.stdout.write(`${JSON.stringify({ type: 'log', level: 'info', message: msg })}\n`),
-      event: (e) => { note(e); streams.stdout.write(`${JSON.stringify(e)}\n`); },
+      event: (e) => { if (e.type === 'file') notes.note(e); streams.stdout.write(`${JSON.stringify(e)}\n`); },
       retry: (n) => streams.stdout.write(`${JSON.stringify(n)}\n`),
-      failedTargets,
+      notes,
       done: () => undefined,
+      halt: () => undefined,
     };
   }
-  const bar = streams.stderr.isTTY === true && o.progress ? new ProgressBar(label, streams.stderr) : null;
+  let bar = streams.stderr.isTTY === true && o.progress ? new ProgressBar(label, streams.stderr) : null;
   const line = (text: string): void => { bar?.stop(); streams.stderr.write(`${text}\n`); };
   const limits = new LimitLines();
+  let failedFiles = 0;
   return {
     info: line,
     event: (e) => {
-      note(e);
       const limit = o.verbose === true ? limits.lineFor(e) : undefined;
       if (limit !== undefined) line(limit);
       const text = humanText(e, o.verbose === true, o.mayRetry === true);
+      if (e.type === 'file') {
+        notes.note(e, text !== undefined);
+        if (e.state === 'failed') failedFiles++;
+      }
       if (text !== undefined) line(text);
-      else if (e.type === 'progress') bar?.update(e);
+      else if (e.type === 'progress' && (bar?.active || inFlight(e, failedFiles))) bar?.update(e);
     },
-    retry: (n) => line(retryLine(n)),
-    failedTargets,
+    // The next try counts its files afresh: the ones this try failed are sent again.
+    retry: (n) => { failedFiles = 0; line(retryLine(n)); },
+    notes,
     done: () => bar?.stop(),
+    halt: () => { bar?.stop(); bar = null; },
   };
 }
 
 /**
- * The stderr line for an event, or undefined when it shows none. A failed file is named as it fails, with its code
- * (`sluice: FAILED SOURCE → TARGET (CODE)`); its message comes once, in the summary (summary.ts), so that a log holds
- * each reason once. A file that failed because the job was interrupted (ABORTED) shows nothing: the CLI says
+ * Whether a progress event shows work left (folders still walked, or files neither done, skipped nor failed): a bar
+ * that a printed line ended is drawn again only then, never as an empty bar after the job's last file failed.
+ */
+function inFlight(e: ProgressEvent, failedFiles: number): boolean {
+  return e.scanning || e.filesDone + (e.filesSkipped ?? 0) + failedFiles < e.filesTotal;
+}
+
+/**
+ * The stderr line for an event, or undefined when it shows none. A failed file is said once, as it fails, with its
+ * message (`sluice: FAILED SOURCE → TARGET: MESSAGE`, the hint in the message); the summary does not repeat it. A file that failed because the job was interrupted (ABORTED) shows nothing: the CLI says
  * "transfer interrupted" once for the whole job; with `mayRetry`, neither does one failed by a transient code (see
  * {@link OutputOptions.mayRetry}).
  */
 export function humanText(e: EngineEvent, verbose: boolean, mayRetry = false): string | undefined {
   switch (e.type) {
     case 'file':
-      if (e.state === 'failed' && e.error?.code !== 'ABORTED' && !(mayRetry && isTransient(e.error?.code ?? ''))) return `sluice: FAILED ${fileRoute(e.path, e.target)}${e.error ? ` (${e.error.code})` : ''}`;
+      if (e.state === 'failed' && e.error?.code !== 'ABORTED' && !(mayRetry && isTransient(e.error?.code ?? ''))) {
+        return `sluice: FAILED ${fileRoute(e.path, e.target)}${e.error ? `: ${displayText(e.error.message, 2000)}` : ''}`;
+      }
       if (e.state === 'done' && verbose) {
         return `sluice: done ${fileRoute(e.path, e.target)} (${formatBytes(e.size)}${e.verify ? `, verified: ${e.verify}` : ''})`;
       }

@@ -96,14 +96,15 @@ function stateCommand(program: Command, queue: Command, name: string, descriptio
 /** `queue run`: works the queue until nothing is runnable; Ctrl-C puts the running jobs back in line. */
 async function runCommand(o: QueueRunOptions): Promise<number> {
   const stop = new AbortController();
+  let runner: QueueRunner | undefined;
   const guard = guardSignals({
     cancel: () => stop.abort(),
     cleanupPending: () => true,
-    write: (text) => process.stderr.write(`${text}\n`),
-    quit: (exitCode) => process.exit(exitCode),
+    write: (text) => { runner?.halt(); process.stderr.write(`${text}\n`); },
+    quit: (exitCode) => { runner?.halt(); process.exit(exitCode); },
   });
   try {
-    const code = await withStore(o.json === true, (store) => new QueueRunner(store, o, stop.signal).run());
+    const code = await withStore(o.json === true, (store) => (runner = new QueueRunner(store, o, stop.signal)).run());
     return guard.received ? SIGNAL_EXIT_CODES[guard.received] : code;
   } finally {
     guard.dispose();

@@ -87,6 +87,8 @@ export class QueueRunner {
   private readonly failures: string[] = [];
   /** Tries of each batch that failed transiently in this run. */
   private readonly schedules = new Map<string, RetrySchedule>();
+  /** The running group's output, while one runs. */
+  private output: Output | null = null;
 
   /** @param stop aborted by Ctrl-C / SIGTERM: the running group's jobs go back in line and the run ends */
   constructor(private readonly store: QueueStore, private readonly o: QueueRunOptions, private readonly stop: AbortSignal) {}
@@ -150,6 +152,7 @@ export class QueueRunner {
     const opts = groupOptions(claims[0], this.o);
     const put = first.direction === 'upload';
     const out = makeOutput(opts, put ? 'up  ' : 'down');
+    this.output = out;
     const controller = new AbortController();
     const onStop = (): void => controller.abort(new SluiceError('ABORTED', 'Interrupted'));
     this.stop.addEventListener('abort', onStop, { once: true });
@@ -178,7 +181,7 @@ export class QueueRunner {
       end = { report };
       out.done();
       if (opts.json) process.stdout.write(`${JSON.stringify({ type: 'report', batchId: first.batchId, ...report })}\n`);
-      else for (const line of formatSummary(report, out.failedTargets)) process.stderr.write(`${line}\n`);
+      else for (const line of formatSummary(report, out.notes)) process.stderr.write(`${line}\n`);
     } catch (e) {
       end = { failure: failureOf(e) };
     } finally {
@@ -189,6 +192,11 @@ export class QueueRunner {
       out.done();
     }
     return this.settle(claims, tally, end, stoppedAs, out);
+  }
+
+  /** Ends the running group's progress bar for good (a signal's message comes next): Output.halt. */
+  halt(): void {
+    this.output?.halt();
   }
 
   /** Notes jobs paused, cancelled or removed by another process, and stops the transfer for them. */
@@ -217,7 +225,8 @@ export class QueueRunner {
         if (job.state === 'cancelled') cancelled.push(job);
         if (outcome.state === 'failed') {
           codes.push(outcome.error.code);
-          out.info(`sluice: queue: job ${c.job.id.slice(0, 8)} failed: ${outcome.error.message}`);
+          // A failed file was said as it failed (or in the summary): said again here only when the transfer threw.
+          if ('failure' in end) out.info(`sluice: queue: job ${c.job.id.slice(0, 8)} failed: ${outcome.error.message}`);
         }
       } catch (e) {
         // Deleted or taken over meanwhile: that job is no longer this run's.

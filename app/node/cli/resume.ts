@@ -34,9 +34,21 @@ export function openRunJournal(direction: 'get' | 'put', spec: RemoteSpec, sourc
   }
   if (journal.resumed) {
     const { doneBytes, totalBytes } = journal.resumeSummary();
-    if (doneBytes > 0) say(`sluice: resuming: ${formatBytes(doneBytes)} of ${formatBytes(totalBytes)} already done`);
+    if (doneBytes > 0) say(resumingLine(doneBytes, totalBytes));
   }
   return journal;
+}
+
+/**
+ * `sluice: resuming: 448.0 MiB of 1.0 GiB already done`; when the journal's files are all done (an interrupted walk of
+ * a tree records only the files it reached), `sluice: resuming: 1.4 MiB done earlier; checking for the rest`, which
+ * does not sound finished.
+ * @param doneBytes bytes the journal holds as done; `totalBytes` of the files it knows
+ */
+export function resumingLine(doneBytes: number, totalBytes: number): string {
+  return doneBytes < totalBytes
+    ? `sluice: resuming: ${formatBytes(doneBytes)} of ${formatBytes(totalBytes)} already done`
+    : `sluice: resuming: ${formatBytes(doneBytes)} done earlier; checking for the rest`;
 }
 
 /**

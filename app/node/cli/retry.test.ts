@@ -80,6 +80,7 @@ test('a lost connection: the journal closes paused, the engine closes, the run s
   assert.equal(r.failed.length, 0);
   assert.equal(r.elapsedMs, 8000, 'the report covers the whole run, the wait included');
   assert.equal(r.movedBytes, 3 * 1024 * 1024 + 5, 'and every try\'s bytes');
+  assert.equal(r.resumedBytes, undefined, 'the run moved more than the last report counts: nothing was there before it');
   assert.deepEqual(f.log, [
     'connect', 'transfer with journal', 'journal paused', 'close', 'retry 2 of 5',
     'connect', 'transfer with journal', 'journal done',
@@ -127,6 +128,14 @@ test('the last try\'s transient failure ends the run paused, with the bytes kept
   assert.deepEqual(f.journals.map((j) => j.outcome), ['paused', 'paused', 'paused']);
   assert.equal(f.log.at(-1), 'sluice: 7 B kept: run the same command again to resume');
   assert.equal(f.log.filter((l) => l.includes('kept')).length, 1, 'said once, at the end, not before each retry');
+});
+
+test('after retries, what was there before the run is the last report\'s bytes less what every try moved', async () => {
+  const big = (failedCode?: string, movedBytes = 0): TransferReport => ({ ...report(failedCode, movedBytes), bytes: 100, resumedBytes: 70 });
+  const f = fakeJob({ transfers: [big('CONNECTION_LOST', 40), big(undefined, 30)] });
+  const r = await f.job.run(new AbortController().signal);
+  assert.equal(r.movedBytes, 70);
+  assert.equal(r.resumedBytes, 30, 'the last try resumed 70 bytes, 40 of them moved by the first try of this run');
 });
 
 test('--retries 1: a single try, its report as the engine gave it', async () => {

@@ -18,6 +18,11 @@ import type { RetryNotice } from './output';
 import { journalOutcome } from './resume';
 import { formatBytes } from './units';
 
+/** `448.0 MiB kept: run the same command again to resume`. */
+export function keptMessage(bytes: number): string {
+  return `${formatBytes(bytes)} kept: run the same command again to resume`;
+}
+
 /** The journal as a run uses it (engine/journal.ts StoreJournal; faked in tests). */
 export type RunJournal = TransferJournal & Pick<StoreJournal, 'flush' | 'close' | 'resumeSummary'>;
 
@@ -82,6 +87,7 @@ export class RetryingJob {
   private journal: RunJournal | null = null;
   /** How the first try read the destination, kept for the next tries (TransferRequest.destDecision). */
   private readonly destDecision: { isDir?: boolean } = {};
+  private kept = 0;
 
   constructor(private readonly parts: JobParts, private readonly options: RetryOptions) {}
 
@@ -94,7 +100,8 @@ export class RetryingJob {
    * Runs the job, trying again after transient failures (see the module comment). The last try's engine stays open
    * until {@link close}.
    * @returns the report of the last try (its failures, if any, permanent or left after the last try), with
-   *   `elapsedMs` and `movedBytes` over the whole run: every try and the waits between them
+   *   `elapsedMs` and `movedBytes` over the whole run (every try and the waits between them) and `resumedBytes` what
+   *   was done before it (the report's bytes less what the run moved)
    * @throws what the last try threw (SluiceError; ABORTED when `signal` aborts during a wait)
    */
   async run(signal: AbortSignal): Promise<TransferReport> {
@@ -109,11 +116,14 @@ export class RetryingJob {
       const failure = transientFailure(outcome);
       const decision = failure && reached && !signal.aborted ? schedule.next(failure.code) : undefined;
       const retry = decision?.retry === true ? decision : undefined;
-      this.endJournal(journalOutcome(outcome.error, outcome.report), retry === undefined);
+      this.endJournal(journalOutcome(outcome.error, outcome.report), retry === undefined, outcome.report !== undefined);
       if (!retry || !failure) {
         if (!outcome.report) throw outcome.error;
         if (schedule.attempts === 1) return outcome.report;
-        return { ...outcome.report, elapsedMs: now() - started, movedBytes: movedBefore + outcome.report.movedBytes };
+        const movedBytes = movedBefore + outcome.report.movedBytes;
+        // What the journal held before the run's first try: the last try's resumed bytes include the earlier tries'.
+        const resumedBytes = Math.max(0, outcome.report.bytes - movedBytes);
+        return { ...outcome.report, elapsedMs: now() - started, movedBytes, ...(resumedBytes > 0 ? { resumedBytes } : {}) };
       }
       await this.close();
       const movedBytes = outcome.report?.movedBytes ?? 0;
@@ -138,15 +148,24 @@ export class RetryingJob {
     }
   }
 
-  /** Closes the try's journal; when the run ends paused, says how much is kept for the next run of the command. */
-  private endJournal(outcome: 'done' | 'failed' | 'paused', last: boolean): void {
+  /**
+   * Closes the try's journal; when the run ends paused, notes how much is kept for the next run of the command
+   * ({@link keptBytes}) and, when the run ends with a report (`say`), says so; a run that ends by throwing (an
+   * interrupt) says it in its one last line instead.
+   */
+  private endJournal(outcome: 'done' | 'failed' | 'paused', last: boolean, say: boolean): void {
     const journal = this.journal;
     if (!journal) return;
     this.journal = null;
     journal.flush();
-    const kept = last && outcome === 'paused' ? journal.resumeSummary().doneBytes : 0;
+    this.kept = last && outcome === 'paused' ? journal.resumeSummary().doneBytes : 0;
     journal.close(outcome);
-    if (kept > 0) this.parts.say(`sluice: ${formatBytes(kept)} kept: run the same command again to resume`);
+    if (this.kept > 0 && say) this.parts.say(`sluice: ${keptMessage(this.kept)}`);
+  }
+
+  /** Bytes the journal keeps for the next run of the command, once the run ended paused (0 otherwise). */
+  get keptBytes(): number {
+    return this.kept;
   }
 
   /** Closes a journal still open as paused: the process quits at once (a second signal) and a later run resumes it. */

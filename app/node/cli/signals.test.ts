@@ -22,8 +22,8 @@ test('exit codes are 128 + the signal number', () => {
   assert.deepEqual(SIGNAL_EXIT_CODES, { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 });
 });
 
-for (const [sig, code, text] of [['SIGINT', 130, /interrupted: cancelling.*Ctrl-C again/], ['SIGTERM', 143, /terminated \(SIGTERM\): cancelling/],
-  ['SIGHUP', 129, /hangup \(SIGHUP\): cancelling/]] as Array<[HandledSignal, number, RegExp]>) {
+for (const [sig, code, text] of [['SIGINT', 130, /interrupted: stopping the transfer \(Ctrl-C again to quit at once\)/], ['SIGTERM', 143, /terminated \(SIGTERM\): stopping/],
+  ['SIGHUP', 129, /hangup \(SIGHUP\): stopping/]] as Array<[HandledSignal, number, RegExp]>) {
   test(`${sig} during a job: cancels, says so once, does not quit; the run then exits ${code}`, () => {
     const h = harness(true);
     h.source.emit(sig);

@@ -1,7 +1,7 @@
 /**
  * SIGINT (Ctrl-C), SIGTERM (kill, systemd, CI timeouts) and SIGHUP (the terminal closed) during a CLI run: the first
- * one cancels the job, whose temporary files are then removed, and the run exits 128 + the signal's number (130,
- * 143, 129); a second one quits at once, with the exit code of that second signal. Before the session exists there
+ * one stops the job (what the journal holds is kept for the next run of the command, other temporary files are
+ * removed; the run's last line says which) and the run exits 128 + the signal's number (130, 143, 129); a second one quits at once, with the exit code of that second signal. Before the session exists there
  * is nothing to clean up, so the first signal quits at once.
  *
  * The removal of the temporary files may wait behind data already on its way (about 1 s of it, up to 32 MiB in an
@@ -47,7 +47,7 @@ export interface SignalGuard {
 export function firstSignalMessage(sig: HandledSignal): string {
   const what = sig === 'SIGINT' ? 'interrupted' : sig === 'SIGTERM' ? 'terminated (SIGTERM)' : 'hangup (SIGHUP)';
   const again = sig === 'SIGINT' ? 'Ctrl-C again' : `a second ${sig}`;
-  return `sluice: ${what}: cancelling and removing temporary files (${again} to quit at once)`;
+  return `sluice: ${what}: stopping the transfer (${again} to quit at once)`;
 }
 
 /** The second signal's message. */

@@ -11,20 +11,38 @@ import { averageRate, formatBytes, formatElapsed, formatRate, plural } from './u
 type FileEvent = Extract<EngineEvent, { type: 'file' }>;
 
 /**
- * Where each failed file was going, by source path (the `path` of the engine's failed `file` events), so that a
- * failure whose message names only a temporary file still shows the target the user asked for.
+ * What the summary needs of a job's `file` events: where each failed file was going (by source path, so that a
+ * failure whose message names only a temporary file still shows the target the user asked for), which failures were
+ * already said as they happened (each is said once), and why files were skipped.
  */
-export class FailedTargets {
+export class JobNotes {
   private readonly bySource = new Map<string, string>();
+  private readonly said = new Set<string>();
+  /** Files skipped for each reason (not counting files an earlier run committed). */
+  readonly skipReasons = new Map<string, number>();
 
-  /** Records the target of a failed `file` event; other events are ignored. */
-  note(e: FileEvent): void {
-    if (e.state === 'failed' && e.target) this.bySource.set(e.path, e.target);
+  /**
+   * Records a `file` event; other states than failed and skipped are ignored.
+   * @param said the failure was printed as it happened, with its message
+   */
+  note(e: FileEvent, said = false): void {
+    if (e.state === 'failed') {
+      if (e.target) this.bySource.set(e.path, e.target);
+      if (said) this.said.add(e.path);
+    } else if (e.state === 'skipped' && !e.earlier) {
+      const reason = displayText(e.reason ?? 'no reason given', 200);
+      this.skipReasons.set(reason, (this.skipReasons.get(reason) ?? 0) + 1);
+    }
   }
 
   /** The target recorded for `source`, if any. */
   targetOf(source: string): string | undefined {
     return this.bySource.get(source);
+  }
+
+  /** Whether the failure of `source` was already printed. */
+  wasSaid(source: string): boolean {
+    return this.said.has(source);
   }
 }
 
@@ -45,36 +63,54 @@ export function describeFailure(source: string, target: string | undefined, mess
   return `${fileRoute(source, target)}: ${displayText(message, 2000)}`;
 }
 
+/** `2 skipped (the target exists)`, `3 skipped (the target exists: 2, same size (10 bytes): 1)`. */
+function skippedText(count: number, reasons: ReadonlyMap<string, number> | undefined): string {
+  const known = [...(reasons ?? [])].sort((a, b) => b[1] - a[1]);
+  if (known.length === 0) return `${count} skipped`;
+  if (known.length === 1) return `${count} skipped (${known[0][0]})`;
+  const shown = known.slice(0, 3).map(([why, n]) => `${why}: ${n}`);
+  return `${count} skipped (${shown.join(', ')}${known.length > 3 ? ', …' : ''})`;
+}
+
 /**
- * The totals line: files copied, bytes moved, time and average rate (IEC units), the verification level reached
- * (only when files were committed and `report.verify` is set), the bytes `--conflict append` kept, skipped and
- * failed counts.
+ * The totals line: files copied, what this run moved with its time and average rate (IEC units), what was already
+ * there (bytes an interrupted run had moved, files it had committed), the verification level reached (only when
+ * files were committed and `report.verify` is set), the bytes `--conflict append` kept, skipped (with their reasons,
+ * from `notes`) and failed counts. A run that moved nothing and copied nothing shows no time or rate.
  */
-export function totalsLine(report: TransferReport): string {
-  const rate = report.bytes > 0 ? averageRate(report.bytes, report.elapsedMs) : undefined;
-  const parts = [
-    `${report.files > 0 ? `${plural(report.files, 'file')} copied` : 'no file copied'}, ${formatBytes(report.bytes)} in ${formatElapsed(report.elapsedMs)}`
-      + (rate !== undefined ? ` (${formatRate(rate)})` : ''),
-  ];
+export function totalsLine(report: TransferReport, notes?: JobNotes): string {
+  const earlierFiles = report.earlierFiles ?? 0;
+  const already = (report.resumedBytes ?? 0) + (report.earlierBytes ?? 0);
+  const sent = Math.max(0, report.bytes - (report.resumedBytes ?? 0));
+  const rate = sent > 0 ? averageRate(sent, report.elapsedMs) : undefined;
+  let head = report.files > 0 ? `${plural(report.files, 'file')} copied` : 'no file copied';
+  if (sent > 0 || report.files > 0) head += `, ${formatBytes(sent)} in ${formatElapsed(report.elapsedMs)}${rate !== undefined ? ` (${formatRate(rate)})` : ''}`;
+  const parts = [head];
+  if (already > 0) parts.push(`${formatBytes(already)} already there${earlierFiles ? ` (${plural(earlierFiles, 'file')} done earlier)` : ''}`);
+  else if (earlierFiles) parts.push(`${plural(earlierFiles, 'file')} done earlier`);
   if (report.files > 0 && report.verify !== undefined) parts.push(`verified: ${report.verify}`);
   if (report.appendedAfterBytes) parts.push(`appended after ${formatBytes(report.appendedAfterBytes)} already there`);
-  if (report.skipped) parts.push(`${report.skipped} skipped`);
+  const skipped = report.skipped - earlierFiles;
+  if (skipped > 0) parts.push(skippedText(skipped, notes?.skipReasons));
   if (report.failed.length) parts.push(`${report.failed.length} FAILED`);
   return parts.join(', ');
 }
 
 /**
- * The summary's lines: when anything failed, `N FAILED:` and one indented line per failure
- * ({@link describeFailure}), then {@link totalsLine}.
+ * The summary's lines: the failures not yet said as they happened (`N FAILED:` and one indented line each,
+ * {@link describeFailure}), then {@link totalsLine}, left out when the failures are all there is to say (nothing
+ * copied, moved, skipped or done earlier): each failure is said once.
  * @param report the engine's report
- * @param targets the failed files' targets, from the job's `file` events
+ * @param notes the job's `file` events, noted by the output
  */
-export function formatSummary(report: TransferReport, targets: FailedTargets): string[] {
+export function formatSummary(report: TransferReport, notes: JobNotes): string[] {
   const lines: string[] = [];
-  if (report.failed.length) {
-    lines.push(`${report.failed.length} FAILED:`);
-    for (const f of report.failed) lines.push(`  ${describeFailure(f.path, targets.targetOf(f.path), f.message)}`);
+  const unsaid = report.failed.filter((f) => !notes.wasSaid(f.path));
+  if (unsaid.length) {
+    lines.push(`${unsaid.length} FAILED:`);
+    for (const f of unsaid) lines.push(`  ${describeFailure(f.path, notes.targetOf(f.path), f.message)}`);
   }
-  lines.push(totalsLine(report));
+  const onlyFailures = report.failed.length > 0 && report.files === 0 && report.skipped === 0 && report.bytes === 0;
+  if (!onlyFailures) lines.push(totalsLine(report, notes));
   return lines;
 }

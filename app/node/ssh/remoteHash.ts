@@ -173,7 +173,8 @@ const REREAD_IN_FLIGHT = 16;
  * @param length hash only the first `length` bytes (fewer when the file is shorter)
  * @throws SluiceError VERIFY_FAILED when the file is shorter than its SSH_FXP_FSTAT size
  */
-export async function rereadSha256(sftp: SFTPWrapper, path: string, maxRead: number, length = Infinity): Promise<string> {
+export async function rereadSha256(sftp: SFTPWrapper, path: string, maxRead: number, length = Infinity,
+  onBytes?: (n: number) => void): Promise<string> {
   const call = <T>(op: string, fn: (cb: (e: Error | undefined, v: T) => void) => void, offset?: number) =>
     new Promise<T>((resolve, reject) => fn((e, v) => (e ? reject(fromSftpError(e, path, { op, offset })) : resolve(v))));
   const h = await call<Buffer>('OPEN', (cb) => sftp.open(path, 'r', cb as never));
@@ -198,7 +199,9 @@ export async function rereadSha256(sftp: SFTPWrapper, path: string, maxRead: num
     };
     issue();
     while (reads.length) {
-      hash.update(await reads.shift()!);
+      const buf = await reads.shift()!;
+      hash.update(buf);
+      onBytes?.(buf.length);
       issue();
     }
     return hash.digest('hex');
@@ -215,11 +218,13 @@ export async function rereadSha256(sftp: SFTPWrapper, path: string, maxRead: num
  * @param allowExec false: never open an exec channel (the user refused it, or the app)
  * @param length hash only the file's first `length` bytes (the conflict rule `append`); default the whole file
  */
-export async function remoteSha256(t: HashTarget, path: string, size: number, allowExec: boolean, length?: number): Promise<{ sha256: string; method: HashMethod }> {
+export async function remoteSha256(t: HashTarget, path: string, size: number, allowExec: boolean, length?: number,
+  onBytes?: (n: number) => void): Promise<RemoteHash> {
   const prefix = length !== undefined;
   const checkKey = prefix ? 'checkFilePrefix' : 'checkFile';
   const execKey = prefix ? 'execPrefix' : 'exec';
-  if (t.traits[checkKey] !== false && mayCheckFile(t.extensions, t.software)) {
+  const checkFile = mayCheckFile(t.extensions, t.software);
+  if (t.traits[checkKey] !== false && checkFile) {
     // A prefix of length 0 would mean "the whole file" to check-file-name: the caller hashes an empty prefix itself.
     const sha256 = await checkFileSha256(t.sftp, path, length).catch(() => null);
     if (sha256) { t.traits[checkKey] = true; return { sha256, method: 'check-file' }; }
@@ -232,5 +237,20 @@ export async function remoteSha256(t: HashTarget, path: string, size: number, al
     if (sha256) { t.traits[execKey] = true; return { sha256, method: 'exec' }; }
     t.traits[execKey] = false;
   }
-  return { sha256: await rereadSha256(t.sftp, path, t.maxRead, length), method: 'reread' };
+  // The caller who did not allow exec knows why; otherwise the server could not hash the file itself.
+  const why = allowExec
+    ? `${checkFile ? 'its check-file-name failed' : 'it offers no check-file-name extension'} and sha256sum over exec was refused or gave no hash`
+    : undefined;
+  return { sha256: await rereadSha256(t.sftp, path, t.maxRead, length, onBytes), method: 'reread', ...(why ? { why } : {}) };
+}
+
+/** A remote file's SHA-256 and how it was obtained; `why` a re-read was needed (the server could not hash it). */
+export interface RemoteHash {
+  sha256: string;
+  method: HashMethod;
+  /**
+   * For `reread` with exec allowed: why the server did not hash the file itself, e.g. "it offers no check-file-name
+   * extension and sha256sum over exec was refused or gave no hash".
+   */
+  why?: string;
 }

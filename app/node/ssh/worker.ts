@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { SluiceError, fromLocalError } from '../errors';
 import { serverSoftware } from '../ssh2x';
-import { remoteSha256, type HashMethod } from './remoteHash';
+import { remoteSha256 } from './remoteHash';
 import type { CallContext, OpName, ToWorker, WorkerOps } from './workerProtocol';
 import { addChannels, connect, setChannelWindow } from './worker/connect';
 import { probeOutOfOrder } from './worker/probe';
@@ -18,20 +18,25 @@ import { call } from './worker/sftpCalls';
 import { callContext, guarded, port, post, requireConn, sftpOf, state } from './worker/state';
 import { checkpoint, finishUpload, getFile, putFile, rangeTask, releaseFile } from './worker/transfers';
 
-async function hashRemote(a: WorkerOps['hashRemote'][0]): Promise<{ sha256: string; method: HashMethod }> {
+/** The remote SHA-256 (ssh/remoteHash.ts); a re-read reports the bytes it hashed as the call's progress. */
+async function hashRemote(a: WorkerOps['hashRemote'][0], ctx: CallContext): Promise<WorkerOps['hashRemote'][1]> {
   const c = requireConn();
   const software = serverSoftware(c.client);
   return remoteSha256({ client: c.client, sftp: sftpOf(a.channel), extensions: c.info.extensions, maxRead: c.info.maxRead, traits: c.hashTraits, software, sftpChannels: c.sftp.length },
-    a.path, a.size, a.allowExec, a.length);
+    a.path, a.size, a.allowExec, a.length, (n) => ctx.progress(n));
 }
 
-async function hashLocal(a: WorkerOps['hashLocal'][0]): Promise<string> {
+/** A local file's SHA-256 (or its first `length` bytes'); the bytes hashed are the call's progress. */
+async function hashLocal(a: WorkerOps['hashLocal'][0], ctx: CallContext): Promise<string> {
   const hash = createHash('sha256');
   if (a.length === 0) return hash.digest('hex');
   // `end` is inclusive; a file shorter than `length` hashes what there is
   const range = a.length === undefined ? {} : { start: 0, end: a.length - 1 };
   try {
-    for await (const chunk of fs.createReadStream(a.path, { highWaterMark: 1 << 20, ...range })) hash.update(chunk as Buffer);
+    for await (const chunk of fs.createReadStream(a.path, { highWaterMark: 1 << 20, ...range })) {
+      hash.update(chunk as Buffer);
+      ctx.progress((chunk as Buffer).length);
+    }
   } catch (e) {
     throw fromLocalError(e, a.path);
   }

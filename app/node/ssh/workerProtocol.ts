@@ -239,7 +239,7 @@ export interface WorkerOps {
    * The server's SHA-256 of a file (remoteHash.ts): check-file-name, exec `sha256sum`, or a re-read; of its first
    * `length` bytes when given (the conflict rule `append`).
    */
-  hashRemote: [{ channel?: number; path: string; size: number; allowExec: boolean; length?: number }, { sha256: string; method: HashMethod }];
+  hashRemote: [{ channel?: number; path: string; size: number; allowExec: boolean; length?: number }, { sha256: string; method: HashMethod; why?: string }];
   /** SHA-256 of a local file, or of its first `length` bytes. */
   hashLocal: [{ path: string; length?: number }, string];
   /** Probes whether the server accepts out-of-order writes from two handles to one file. */

@@ -72,18 +72,18 @@ async function signalledUpload(name: string, signal: NodeJS.Signals, code: numbe
 describe('signals during an upload', { skip: skipReason }, () => {
   test('SIGTERM: exit 143, temporary file removed, nothing under the final name, a JSON error line', async () => {
     const r = await signalledUpload('terminated.bin', 'SIGTERM', 143);
-    assert.match(r.stderr, /terminated \(SIGTERM\): cancelling and removing temporary files/, describeRun(r));
+    assert.match(r.stderr, /terminated \(SIGTERM\): stopping the transfer/, describeRun(r));
     const last = JSON.parse(r.stdout.trim().split('\n').pop() ?? '') as Record<string, unknown>;
     assert.deepEqual(last, { type: 'error', code: 'ABORTED', message: 'transfer interrupted (SIGTERM)', exitCode: 143 });
   });
 
   test('SIGHUP: exit 129, temporary file removed, nothing under the final name', async () => {
     const r = await signalledUpload('hangup.bin', 'SIGHUP', 129);
-    assert.match(r.stderr, /hangup \(SIGHUP\): cancelling and removing temporary files/, describeRun(r));
+    assert.match(r.stderr, /hangup \(SIGHUP\): stopping the transfer/, describeRun(r));
   });
 
   for (const [what, lanes] of [['one channel', ONE_LANE], ['a segmented upload on 4 channels', ['--connections', '1', '--channels', '4', '--no-resume']]] as const) {
-    test(`SIGINT without --json (${what}): exit 130 and the interrupt said once, after the "cancelling" line`, async () => {
+    test(`SIGINT without --json (${what}): exit 130 and the interrupt said once, after the "stopping" line`, async () => {
       const target = path.join(sshd.root, `interrupted-${lanes[3]}.bin`);
       const run = await startUpload(target, false, [...lanes]);
       // No events without --json: wait for data in the upload's temporary file on the server (allocated blocks: a
@@ -94,7 +94,7 @@ describe('signals during an upload', { skip: skipReason }, () => {
       assertCleanedUp(r, 130, target);
       // The cancelled files' own "transfer aborted"/"transfer interrupted" failures are not repeated per file.
       assert.deepEqual(r.stderr.match(/transfer (interrupted|aborted)/g), ['transfer interrupted'], describeRun(r));
-      assert.match(r.stderr, /^sluice: interrupted: cancelling.*Ctrl-C again.*\nsluice: transfer interrupted \(SIGINT\)\n$/s, describeRun(r));
+      assert.match(r.stderr, /^sluice: interrupted: stopping the transfer \(Ctrl-C again to quit at once\)\nsluice: transfer interrupted \(SIGINT\)\n$/, describeRun(r));
       assert.doesNotMatch(r.stderr, /FAILED/, 'an interrupted file is not reported as a failure of its own');
     });
   }

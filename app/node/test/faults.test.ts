@@ -154,13 +154,13 @@ describe('SIGINT mid-transfer', { skip: skipReason }, () => {
     await run.waitForEvent(isProgressWithBytes);
     run.child.kill('SIGINT');
     // The second SIGINT once the first was taken (the CLI says it is cancelling), not after a guessed delay.
-    await run.waitForStderr(/interrupted: cancelling/);
+    await run.waitForStderr(/interrupted: stopping the transfer/);
     const sent = Date.now();
     run.child.kill('SIGINT');
     const r = await run.result;
     const exitMs = Date.now() - sent;
     assert.equal(r.code, 130, describeRun(r));
-    assert.match(r.stderr, /interrupted: cancelling.*Ctrl-C again/, describeRun(r));
+    assert.match(r.stderr, /interrupted: stopping the transfer \(Ctrl-C again/, describeRun(r));
     assert.match(r.stderr, /interrupted again: quitting without cleanup/, describeRun(r));
     assert.ok(exitMs < PROMPT_EXIT_MS, `the CLI exited ${exitMs} ms after the second SIGINT`);
     assert.equal(fs.existsSync(target), false, 'interrupted upload exists under the final name');

@@ -52,3 +52,22 @@ test('the sampler gives each connection its verdict once a second and repeats it
   assert.equal(sampler.sample([next]).verdict, 'client-cpu', 'repeated between intervals');
   assert.equal(next.bottleneck?.verdict, 'client-cpu');
 });
+
+test('a speed limit the requests wait on wins over the connections\' verdicts; none set, or no wait: theirs', () => {
+  let t = 0;
+  const signals = slots({ samples: 1 });
+  const conn = { id: 1, signals } as unknown as WorkerConnection;
+  const limit = { bytesPerSecond: 2e6, grantedBytes: 0, waits: 0, changes: 1 };
+  const sampler = new BottleneckSampler(() => [conn], () => t, () => [limit, { bytesPerSecond: 0, grantedBytes: 0, waits: 0, changes: 0 }]);
+  const sample = (rate: number): ConnectionSample => ({ id: 1, bytes: rate, rate, inFlightBytes: 0, outstanding: 0, channels: [] });
+  sampler.sample([sample(0)]);
+  // A busy worker thread, but the requests waited on the limit and the rate is the limit's.
+  signals.set(slots({ samples: 41, remoteSum: 40 * 8, readsDone: 50, eluActiveMs: 980, eluIdleMs: 20, requestLimit: 64 }));
+  limit.waits = 40;
+  t = VERDICT_INTERVAL_MS;
+  const held = sampler.sample([sample(1.95e6)]);
+  assert.equal(held.verdict, 'speed-limit');
+  assert.match(held.detail, /of a 1\.9 MiB\/s limit/);
+  t += VERDICT_INTERVAL_MS;
+  assert.equal(sampler.sample([sample(1.95e6)]).verdict, 'client-cpu', 'no request waited this interval: the connection\'s verdict');
+});

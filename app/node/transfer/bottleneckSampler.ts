@@ -6,8 +6,9 @@
  * repeated, so every progress event carries them.
  */
 import {
-  BottleneckTracker, classifyInterval, transferBottleneck, type Bottleneck, type IntervalSignals, type TcpSignals,
+  BottleneckTracker, classifyInterval, limiterVerdict, transferBottleneck, type Bottleneck, type IntervalSignals, type TcpSignals,
 } from '../../common/stats/bottleneck';
+import type { RateLimitStats } from '../sftp/rateLimit';
 import { SIG, SIGNAL_SLOTS } from '../sftp/pipeStats';
 import type { WorkerConnection } from '../ssh/connection';
 import type { ConnectionSample } from './types';
@@ -71,12 +72,17 @@ export function intervalSignals(now: Float64Array, prev: Float64Array, intervalM
 export class BottleneckSampler {
   private readonly tracked = new Map<WorkerConnection, Tracked>();
   private transfer: Bottleneck = { verdict: 'unknown', detail: 'not measured yet' };
+  /** Waits counted by the speed limits at the last interval's end. */
+  private limitWaits: number | undefined;
 
   /**
    * @param connections the live connections, asked at every sample
    * @param now clock, ms (injected by tests)
+   * @param limits the speed limits the transfer's requests take from (the session's and the process's), asked once
+   *   per interval: one holding the rate makes the transfer's verdict `speed-limit`
    */
-  constructor(private readonly connections: () => WorkerConnection[], private readonly now: () => number = Date.now) {}
+  constructor(private readonly connections: () => WorkerConnection[], private readonly now: () => number = Date.now,
+    private readonly limits: () => RateLimitStats[] = () => []) {}
 
   /**
    * Adds each connection's verdict to its sample (`bottleneck`) and returns the transfer's.
@@ -84,6 +90,7 @@ export class BottleneckSampler {
    */
   sample(samples: ConnectionSample[]): Bottleneck {
     const t = this.now();
+    this.limitWaits ??= this.limits().reduce((a, s) => a + s.waits, 0);
     const byId = new Map(samples.map((s) => [s.id, s]));
     let changed = false;
     for (const c of this.connections()) {
@@ -106,9 +113,21 @@ export class BottleneckSampler {
       s.bottleneck = k.tracker.current;
     }
     if (changed) {
-      this.transfer = transferBottleneck(samples.filter((s) => s.bottleneck).map((s) => ({ bottleneck: s.bottleneck!, rate: s.rate })));
+      this.transfer = this.limiter(samples)
+        ?? transferBottleneck(samples.filter((s) => s.bottleneck).map((s) => ({ bottleneck: s.bottleneck!, rate: s.rate })));
     }
     return this.transfer;
+  }
+
+  /** The `speed-limit` verdict when a limit held the rate over the interval just ended. */
+  private limiter(samples: ConnectionSample[]): Bottleneck | undefined {
+    const stats = this.limits();
+    const waits = stats.reduce((a, s) => a + s.waits, 0);
+    const before = this.limitWaits ?? waits;
+    this.limitWaits = waits;
+    const set = stats.map((s) => s.bytesPerSecond).filter((r) => r > 0);
+    if (set.length === 0) return undefined;
+    return limiterVerdict({ bytesPerSecond: Math.min(...set), waits: waits - before, rate: samples.reduce((a, s) => a + s.rate, 0) });
   }
 }
 

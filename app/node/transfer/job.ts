@@ -8,6 +8,7 @@ import type { Session } from '../ssh/session';
 import { inUserTerms, weakerLevel } from './fileNames';
 import { BottleneckSampler } from './bottleneckSampler';
 import { PoolSampler } from './progress';
+import { globalRateLimit } from '../sftp/rateLimit';
 import type { FileItem } from './scan';
 import type { FileFailure, TransferReport, TransferRequest, VerifyLevel } from './types';
 
@@ -23,6 +24,21 @@ export interface FileInFlight {
   readonly src: string;
   readonly size: number;
   readonly done: number;
+  /** `verifying` while its hashes are compared (progress events' `verifying`). */
+  readonly phase: string;
+  /** Bytes hashed so far while verifying. */
+  readonly hashedBytes: number;
+}
+
+/** The files of the verifying phase: how many, their bytes, the bytes hashed so far. */
+function verifyingTotals(files: readonly FileInFlight[]): { files: number; bytes: number; hashedBytes: number } {
+  let bytes = 0;
+  let hashedBytes = 0;
+  for (const f of files) {
+    bytes += f.size;
+    hashedBytes += Math.min(f.size, f.hashedBytes);
+  }
+  return { files: files.length, bytes, hashedBytes };
 }
 
 export class JobBooks {
@@ -31,6 +47,12 @@ export class JobBooks {
   filesTotal = 0;
   filesDone = 0;
   skipped = 0;
+  /** Files of the totals that ended without being sent (progress events' filesSkipped, bytesSkipped). */
+  filesPassed = 0;
+  bytesPassed = 0;
+  /** Files an earlier run of the job committed, and their bytes (TransferReport.earlierFiles, earlierBytes). */
+  earlierFiles = 0;
+  earlierBytes = 0;
   bytesTotal = 0;
   bytesDone = 0;
   /** Payload bytes moved over the wire, never counted back out (TransferReport.movedBytes). */
@@ -42,11 +64,12 @@ export class JobBooks {
   private readonly bottlenecks: BottleneckSampler;
   private readonly rate = new ThroughputEstimator(3000);
   private timer: NodeJS.Timeout | undefined;
+  private weakerSaid = false;
 
   /** @param inFlight files planned and not yet committed, skipped or failed (listed in progress samples) */
   constructor(private readonly session: Session, private readonly req: TransferRequest, private readonly inFlight: ReadonlySet<FileInFlight>) {
     this.sampler = new PoolSampler(() => session.connections);
-    this.bottlenecks = new BottleneckSampler(() => session.connections);
+    this.bottlenecks = new BottleneckSampler(() => session.connections, Date.now, () => [session.rateLimitStats(), globalRateLimit().stats()]);
   }
 
   /** Starts the progress samples (every PROGRESS_INTERVAL_MS). */
@@ -64,11 +87,15 @@ export class JobBooks {
     this.rate.record(this.bytesDone);
     const connections = this.sampler.sample();
     const bottleneck = this.bottlenecks.sample(connections);
+    const inFlight = [...this.inFlight];
+    // The verifying phase: every file still in flight is having its hashes compared, nothing moves.
+    const verifying = this.req.verify === 'sha256' && inFlight.every((f) => f.phase === 'verifying') ? inFlight : [];
     this.session.publish({
       type: 'progress', jobId: this.req.id, t: Date.now(), bytesDone: this.bytesDone, bytesTotal: this.bytesTotal,
       filesDone: this.filesDone, filesTotal: this.filesTotal, rate: this.rate.rate(), scanning: this.scanning,
-      connections, bottleneck,
-      files: [...this.inFlight].slice(0, PROGRESS_FILES).map((f) => ({ path: f.src, bytes: f.done, size: f.size })),
+      connections, bottleneck, filesSkipped: this.filesPassed, bytesSkipped: this.bytesPassed,
+      ...(verifying.length ? { verifying: verifyingTotals(verifying) } : {}),
+      files: inFlight.slice(0, PROGRESS_FILES).map((f) => ({ path: f.src, bytes: f.done, size: f.size })),
     });
   }
 
@@ -86,16 +113,41 @@ export class JobBooks {
     this.emitFile(f, 'failed', e);
   }
 
-  /** Counts a file as skipped (`reason` for the user, `error` when a refusal caused it). */
-  fileSkipped(f: NamedFile, reason: string, error?: SluiceError): void {
+  /**
+   * Counts a file as skipped (`reason` for the user, `error` when a refusal caused it); `inTotals`: the file was
+   * counted in the job's totals (skipped by the conflict rule), so progress counts it as passed.
+   */
+  fileSkipped(f: NamedFile, reason: string, error?: SluiceError, inTotals = false): void {
     this.skipped++;
+    if (inTotals) this.pass(f);
     this.emitFile(f, 'skipped', error, undefined, reason);
   }
 
   /** Counts a file an earlier run of the job committed as skipped: nothing to send (the event says `earlier`). */
   fileCommittedEarlier(f: NamedFile): void {
     this.skipped++;
+    this.earlierFiles++;
+    this.earlierBytes += f.size ?? 0;
+    this.pass(f);
     this.emitFile(f, 'skipped', undefined, undefined, 'already copied by an earlier run of this job', true);
+  }
+
+  private pass(f: NamedFile): void {
+    this.filesPassed++;
+    this.bytesPassed += f.size ?? 0;
+  }
+
+  /**
+   * Says once per job why `--verify sha256` reached sha256-reread instead of sha256-remote (a `warn` log event).
+   * @param why the server's side, from ssh/remoteHash.ts RemoteHash.why
+   */
+  verifiedWeaker(why: string | undefined): void {
+    if (this.weakerSaid || why === undefined) return;
+    this.weakerSaid = true;
+    this.session.publish({
+      type: 'log', level: 'warn',
+      message: `verified sha256-reread, not sha256-remote: the server did not hash the files itself (${why}), so they were read back over SFTP`,
+    });
   }
 
   /** Counts a file as committed under its final name after verification at `level`. */
@@ -116,6 +168,7 @@ export class JobBooks {
       verify: this.verifyLevel,
       elapsedMs: Date.now() - this.started,
       segmentedUploads,
+      ...(this.earlierFiles ? { earlierFiles: this.earlierFiles, earlierBytes: this.earlierBytes } : {}),
     };
   }
 }

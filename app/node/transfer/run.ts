@@ -202,7 +202,7 @@ class TransferJob implements FileJob {
       return;
     }
     if (resolved.kind === 'skip') {
-      this.books.fileSkipped(raw, resolved.reason);
+      this.books.fileSkipped(raw, resolved.reason, undefined, true);
       return;
     }
     const f = new TransferFile(resolved.item, this);

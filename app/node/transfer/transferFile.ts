@@ -320,17 +320,29 @@ export class TransferFile implements FileItem, FileInFlight {
     this.segmentBytes = 0;
   }
 
+  /**
+   * Bytes of the file hashed so far while it is verified (`--verify sha256`): the slower side's when the remote side is
+   * read back (both report progress), else the local side's (the server hashes without telling).
+   */
+  get hashedBytes(): number {
+    return this.remoteHashed > 0 ? Math.min(this.localHashed, this.remoteHashed) : this.localHashed;
+  }
+
+  private localHashed = 0;
+  private remoteHashed = 0;
+
   private async compareHashes(lane: Lane): Promise<VerifyLevel> {
     const [local, remote] = await Promise.all([
-      lane.conn.call('hashLocal', { path: this.put ? this.src : this.temp }),
+      lane.conn.call('hashLocal', { path: this.put ? this.src : this.temp }, { onProgress: (n) => { this.localHashed += n; } }),
       lane.conn.call('hashRemote', {
         channel: lane.channel, path: this.put ? this.temp : this.src, size: this.size, allowExec: this.job.req.allowExec !== false,
-      }),
+      }, { onProgress: (n) => { this.remoteHashed += n; } }),
     ]);
     const how = remote.method === 'reread' ? 'read back over SFTP' : `by the server (${remote.method})`;
     if (local !== remote.sha256) {
       throw new SluiceError('VERIFY_FAILED', `${this.dst}: SHA-256 differs after transfer (local ${local}, remote ${remote.sha256}, hashed ${how})`);
     }
+    if (remote.method === 'reread') this.job.books.verifiedWeaker(remote.why);
     return remote.method === 'reread' ? 'sha256-reread' : 'sha256-remote';
   }
 

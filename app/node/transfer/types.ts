@@ -165,6 +165,12 @@ export interface TransferReport {
    * did not send; `bytes` counts only what was sent.
    */
   appendedAfterBytes?: number;
+  /**
+   * Of {@link skipped}, the files an earlier, interrupted run of the job had committed (journal), and their bytes:
+   * done before this run, not sent again.
+   */
+  earlierFiles?: number;
+  earlierBytes?: number;
 }
 
 export interface ConnectionSample {
@@ -187,6 +193,18 @@ export type EngineEvent =
     rate: number; scanning: boolean; connections: ConnectionSample[]; files: Array<{ path: string; bytes: number; size: number }>;
     /** What limits the transfer now: the verdict carrying the most bytes over its connections' (issue #16). */
     bottleneck?: Bottleneck;
+    /**
+     * Files (and their bytes) of filesTotal/bytesTotal that ended without being sent: skipped by the conflict rule,
+     * or committed by an earlier run of the job. Not in filesDone/bytesDone; a bar adds them to reach 100 %.
+     */
+    filesSkipped?: number;
+    bytesSkipped?: number;
+    /**
+     * Under `--verify sha256`, when every file still in flight is having its hashes compared (nothing moves: the
+     * verifying phase): those files, their bytes, and the bytes hashed so far (the slower side of each file: a
+     * server hashing with sha256sum or check-file-name reports no progress, the local side then counts).
+     */
+    verifying?: { files: number; bytes: number; hashedBytes: number };
   }
   | {
     type: 'file'; jobId: string; path: string; target: string; size: number; state: 'done' | 'failed' | 'skipped'; verify?: VerifyLevel;

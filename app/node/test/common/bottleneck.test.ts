@@ -1,7 +1,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  BottleneckTracker, classifyInterval, idleRttMs, limitedByText, replyLatencyMs, transferBottleneck, type Bottleneck, type IntervalSignals,
+  BottleneckTracker, classifyInterval, limiterVerdict, idleRttMs, limitedByText, replyLatencyMs, transferBottleneck, type Bottleneck, type IntervalSignals,
 } from '../../../common/stats/bottleneck';
 
 /** A healthy second on a fast link: 8 of 64 requests waiting, answered in 4 ms (a few round trips). */
@@ -121,4 +121,14 @@ test('transfer verdict: the verdict carrying the most bytes; unknown when none h
   assert.equal(transferBottleneck([c('unknown', 100)]).verdict, 'unknown');
   assert.equal(transferBottleneck([]).verdict, 'unknown');
   assert.equal(limitedByText({ verdict: 'window', detail: 'x' }), 'limited by: the SSH channel window (x)');
+});
+
+test('a speed limit that requests waited on, at most of its rate, is the verdict: "your speed limit"', () => {
+  const MiB = 1048576;
+  const held = limiterVerdict({ bytesPerSecond: 4 * MiB, waits: 12, rate: 3.9 * MiB });
+  assert.deepEqual(held, { verdict: 'speed-limit', detail: '3.9 MiB/s of a 4.0 MiB/s limit' });
+  assert.equal(limitedByText(held!), 'limited by: your speed limit (3.9 MiB/s of a 4.0 MiB/s limit)');
+  assert.equal(limiterVerdict({ bytesPerSecond: 4 * MiB, waits: 0, rate: 4 * MiB }), undefined, 'nobody waited on it');
+  assert.equal(limiterVerdict({ bytesPerSecond: 4 * MiB, waits: 3, rate: 1 * MiB }), undefined, 'something else holds the rate far below it');
+  assert.equal(limiterVerdict({ bytesPerSecond: 0, waits: 3, rate: 1 * MiB }), undefined, 'no limit');
 });

@@ -18,7 +18,7 @@ import { addQueueCommands } from './cli/queueCommands';
 import { addSitesCommands } from './cli/sitesCommands';
 import { addBenchCiphersCommand } from './cli/benchCiphers';
 import { withBookmark } from './cli/bookmarks';
-import { connectedLine, engineOptions, resolveOperands } from './cli/jobSetup';
+import { connectedLine, engineOptions, jobTarget, resolveOperands } from './cli/jobSetup';
 import { SIGNAL_EXIT_CODES, guardSignals, type HandledSignal } from './cli/signals';
 import { formatSummary } from './cli/summary';
 import { openEngine } from './engine/engine';
@@ -57,7 +57,7 @@ function retryingJob(direction: 'get' | 'put', operands: string[], given: CliOpt
   return new RetryingJob({
     connect: () => openEngine(engineOptions({ direction, spec, sources, dest }, o, out)),
     connected: (engine) => { if (o.verbose) say(connectedLine(spec, engine)); },
-    openJournal: () => (o.resume ? openRunJournal(direction, spec, sources, dest, say) : null),
+    openJournal: () => (o.resume ? openRunJournal(direction, jobTarget(spec, o), sources, dest, say) : null),
     request: transferRequest(direction, sources, dest, o),
     say,
     retrying: (n) => out.retry(n),

@@ -5,25 +5,38 @@
 import path from 'node:path';
 import { isInterruption, isSluiceError } from '../errors';
 import type { TransferReport } from '../transfer/types';
-import { StoreJournal } from '../engine/journal';
-import type { RemoteSpec } from './remoteSpec';
+import { StoreJournal, type JournalKey } from '../engine/journal';
 import { formatBytes } from './units';
+
+/** A remote path as a journal or queue key: the login folder (`''`, as `sftp://host` names it) is `~`. */
+export function remoteKeyPath(p: string): string {
+  return p === '' ? '~' : p;
+}
+
+/**
+ * Which command a `get`/`put` is, for its journal: the resolved server (cli/jobSetup.ts jobTarget), the direction,
+ * the sources and the destination (local ones made absolute, the login folder as `~`).
+ */
+export function runJournalKey(direction: 'get' | 'put', target: JournalKey['target'], sources: string[], dest: string): JournalKey {
+  const put = direction === 'put';
+  return {
+    target,
+    direction: put ? 'upload' : 'download',
+    sources: put ? sources.map((s) => path.resolve(s)) : sources.map(remoteKeyPath),
+    dest: put ? remoteKeyPath(dest) : path.resolve(dest),
+  };
+}
 
 /**
  * Opens the run's journal, and says so when it resumes an interrupted run ("resuming: 131 MiB of 256 MiB already
  * done"). A database that cannot be opened costs only the resume: the run goes on without a journal, with a warning.
- * @param local the command's local paths (sources of a put, destination of a get), made absolute here
+ * @param target the server as resolved (cli/jobSetup.ts jobTarget): every way of naming it finds the same journal
+ * @param sources,dest the command's paths; local ones are made absolute here
  * @throws SluiceError INVALID_STATE when another Sluice process runs the same command now
  */
-export function openRunJournal(direction: 'get' | 'put', spec: RemoteSpec, sources: string[], dest: string,
+export function openRunJournal(direction: 'get' | 'put', target: JournalKey['target'], sources: string[], dest: string,
   say: (line: string) => void): StoreJournal | null {
-  const put = direction === 'put';
-  const key = {
-    target: { user: spec.user ?? '', host: spec.host, port: spec.port },
-    direction: put ? 'upload' as const : 'download' as const,
-    sources: put ? sources.map((s) => path.resolve(s)) : sources,
-    dest: put ? dest : path.resolve(dest),
-  };
+  const key = runJournalKey(direction, target, sources, dest);
   let journal: StoreJournal;
   try {
     journal = StoreJournal.open(key);

@@ -57,4 +57,12 @@ test('a partial copy held by a live run, or of a queue job, is left alone', asyn
   const third = StoreJournal.openIn(store, key(['/srv/big.bin', '/srv/y']));
   assert.deepEqual((await third.planFile(big, '/data/.big.bin.sluice-00000000.part')).abandoned, [], 'a job of the queue resumes when run');
   third.close('done');
+
+  // An interrupted run that wrote the target in place (--conflict append): its "temporary" name is the target itself.
+  const inPlace = StoreJournal.openIn(store, key(['/srv/big.bin', '/srv/z']));
+  await inPlace.planFile(big, big.dst);
+  inPlace.close('paused');
+  const fourth = StoreJournal.openIn(store, key(['/srv/big.bin', '/srv/w']));
+  assert.deepEqual((await fourth.planFile(big, '/data/.big.bin.sluice-00000000.part')).abandoned, [], 'the target itself is never taken');
+  fourth.close('done');
 });

@@ -32,6 +32,8 @@ export interface JournalKey {
  */
 const SMALL_FILE_BYTES = 4 * 1024 * 1024;
 const COMMITTED_BATCH = 512;
+/** A temporary name as transfer/fileNames.ts makes them: `.NAME.sluice-XXXXXXXX.part`. */
+const TEMP_NAME = /\.sluice-[0-9a-f]{8}\.part$/;
 
 /** The path from one file state to another, as the store's transitions allow (app/common/model/jobFile.ts). */
 const PATHS: Partial<Record<FileState, readonly FileState[]>> = {
@@ -185,6 +187,8 @@ export class StoreJournal implements TransferJournal {
   private takeAbandoned(jobId: string, dst: string): string[] {
     const job = this.jobs.find((j) => j.id === jobId) ?? this.jobs[0];
     const rows = this.store.files.unfinishedAt(dst, job.direction, formatTarget(job.target), jobId).filter((r) => {
+      // Only a temporary name of ours: a file written in place (`--conflict append`) has the target as its name.
+      if (r.tempName === dst || !TEMP_NAME.test(r.tempName)) return false;
       const other = this.store.jobs.get(r.jobId);
       const holder = this.store.leases.holder(r.jobId);
       return other?.options.origin === 'cli' && (!holder || this.store.leases.isStale(holder, currentOwner()));

@@ -94,9 +94,13 @@ describe('resume and the queue key on the server reached, not on how it is named
   });
 });
 
-/** Starts a get of `url` into `dest` under --limit and waits until its journal holds a durable range. */
+/**
+ * Starts a get of `url` into `dest` under --limit and waits until its journal holds a durable range. One channel: the
+ * segments go in order (a loaded machine's RTT could otherwise tune it to ten, each recording its own ranges).
+ */
 async function interruptedGet(c: Case, url: string, dest: string, signal: NodeJS.Signals, cwd?: string) {
-  const run = startCli(['get', '--json', ...flags, '-i', server.clientKeyPath, '--limit', '4M', url, dest], { knownHosts, env: c.env, cwd });
+  const run = startCli(['get', '--json', ...flags, '-i', server.clientKeyPath, '--limit', '4M', '--connections', '1', '--channels', '1', url, dest],
+    { knownHosts, env: c.env, cwd });
   await run.waitForEvent((e) => e.type === 'progress' && (e.bytesDone as number) > 0);
   await waitUntil('the journal to hold a durable range', () => journalledBytes(c.data) > 0, 30_000);
   run.child.kill(signal);
@@ -121,8 +125,8 @@ describe('a partial download however its destination is named', () => {
       const st = fs.statSync(part);
       const recorded = journalledBytes(c.data);
       const moved = Math.max(recorded, ...first.events.map((e) => (e.type === 'progress' ? e.bytesDone : 0)));
-      // Created at 48 MiB and preallocated before: now the disk holds what was written (one channel here: the segments
-      // go in order), give or take the last progress event's lag and a block's rounding.
+      // Created at 48 MiB and preallocated before: now the disk holds what was written, give or take the last progress
+      // event's lag and a block's rounding.
       const onDisk = st.blocks * 512;
       console.log(`# interrupted with ${recorded} bytes recorded, ${moved} moved: the .part is ${st.size} bytes long, ${onDisk} on disk`);
       assert.ok(st.size >= recorded, 'every recorded byte is kept');

@@ -19,11 +19,11 @@ import { addQueueCommands } from './cli/queueCommands';
 import { addSitesCommands } from './cli/sitesCommands';
 import { addBenchCiphersCommand } from './cli/benchCiphers';
 import { withBookmark } from './cli/bookmarks';
-import { connectedLine, engineOptions, resolveOperands } from './cli/jobSetup';
+import { connectedLine, engineOptions, jobTarget, resolveOperands } from './cli/jobSetup';
 import { SIGNAL_EXIT_CODES, guardSignals, type HandledSignal } from './cli/signals';
 import { formatSummary } from './cli/summary';
 import { openEngine } from './engine/engine';
-import { openRunJournal } from './cli/resume';
+import { openRunJournal, recognizedGetDest } from './cli/resume';
 import { RetryingJob, keptMessage } from './cli/retry';
 import { DEFAULT_RETRY_POLICY } from '../common/retry';
 import type { TransferReport } from './transfer/types';
@@ -56,13 +56,16 @@ function printReport(report: TransferReport, out: Output, json: boolean): void {
 
 /** The run's tries (cli/retry.ts): each connects, opens the journal and transfers. */
 function retryingJob(direction: 'get' | 'put', operands: string[], given: CliOptions, out: Output): RetryingJob {
-  const { spec, sources, dest } = resolveOperands(direction, operands.slice(0, -1), operands[operands.length - 1]);
+  const { spec, sources, dest: typed } = resolveOperands(direction, operands.slice(0, -1), operands[operands.length - 1]);
   const o = withBookmark(given, spec.bookmark);
   const say = (line: string): void => out.info(line);
+  // The journal and the queue know the server as resolved, and a get's target however its destination is written.
+  const target = o.resume ? jobTarget(spec, o) : undefined;
+  const dest = target && direction === 'get' ? recognizedGetDest(target, sources, typed) : typed;
   return new RetryingJob({
     connect: () => openEngine(engineOptions({ direction, spec, sources, dest }, o, out)),
     connected: (engine) => { if (o.verbose) say(connectedLine(spec, engine)); },
-    openJournal: () => (o.resume ? openRunJournal(direction, spec, sources, dest, say) : null),
+    openJournal: () => (target ? openRunJournal(direction, target, sources, dest, say) : null),
     request: transferRequest(direction, sources, dest, o),
     say,
     retrying: (n) => out.retry(n),

@@ -2,7 +2,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import type { Site } from '../../common/model/site';
-import { applyBookmark, withBookmark } from './bookmarks';
+import { applyBookmark, sitePath, withBookmark } from './bookmarks';
 import { resolveOperands } from './jobSetup';
 import { parseRemoteUrl } from './remoteSpec';
 import type { CliOptions } from './program';
@@ -31,6 +31,25 @@ test('resolveOperands: every source of a get on the site; a put\'s destination',
   assert.deepEqual(r.sources, ['/a', '/b']);
   assert.equal(r.spec.bookmark, site);
   assert.equal(resolveOperands('put', ['/tmp/a'], 'sftp://web/in/', lookup).spec.host, 'web.example.com');
+});
+
+test('a site\'s remote folder is the root of its URLs\' paths: //abs is absolute, /~/x the login folder', () => {
+  assert.equal(sitePath('', '/srv/data'), '/srv/data', 'sftp://site: the site\'s folder');
+  assert.equal(sitePath('/', '/srv/data'), '/srv/data/');
+  assert.equal(sitePath('/hello.txt', '/srv/data'), '/srv/data/hello.txt');
+  assert.equal(sitePath('/in/', '/srv/data/'), '/srv/data/in/', 'a trailing slash is kept (a put into a folder)');
+  assert.equal(sitePath('//etc/hosts', '/srv/data'), '/etc/hosts');
+  assert.equal(sitePath('///etc', '/srv/data'), '/etc');
+  assert.equal(sitePath('~/x', '/srv/data'), '~/x');
+  assert.equal(sitePath('~', '/srv/data'), '~');
+  assert.equal(sitePath('/x', '~/work'), '~/work/x', 'a folder relative to the login folder');
+  assert.equal(sitePath('/x', '/'), '/x');
+  assert.equal(sitePath('/x', undefined), '/x', 'no folder: the URL\'s own reading');
+  assert.equal(sitePath('', undefined), '', 'no folder: the login folder');
+  const inFolder = (name: string): Site[] => (name === 'web' ? [{ ...site, remoteDir: '/var/www' }] : []);
+  const r = resolveOperands('get', ['sftp://web/logs/a.log', 'sftp://web//etc/motd', 'sftp://web'], '/tmp/x', inFolder);
+  assert.deepEqual(r.sources, ['/var/www/logs/a.log', '/etc/motd', '/var/www']);
+  assert.equal(resolveOperands('put', ['/tmp/a'], 'sftp://web/in/', inFolder).dest, '/var/www/in/');
 });
 
 test('withBookmark: the site fills what the command leaves unset', () => {

@@ -4,6 +4,9 @@
  * command says otherwise (a `user@` or `:port` in the URL, `-i`, `--cipher`, `--connections`, `--channels`,
  * `--limit`).
  *
+ * The URL's path is read against the site's remote folder ({@link sitePath}): `sftp://NAME/x` is `x` in that folder,
+ * `sftp://NAME//etc/x` the absolute `/etc/x`, `sftp://NAME/~/x` relative to the login folder.
+ *
  * Precedence: a saved site wins over DNS (and over an ssh_config `Host` alias of the same name), because it is the
  * more specific, Sluice's own, bookmark. Names match case-insensitively (URL hosts are lower-cased); a name that is
  * not a valid host name (spaces, `/`) cannot be used in a URL. An IP address is never looked up.
@@ -64,7 +67,27 @@ export function applyBookmark(spec: RemoteSpec, text: string, lookup: BookmarkLo
     throw new SluiceError('USAGE', `${found.length} saved sites are named ${spec.host} (${where}): rename one (sluice sites list shows them)`);
   }
   const site = found[0];
-  return { ...spec, host: site.host, port: urlGivesPort(text) ? spec.port : site.port, user: spec.user ?? site.user, bookmark: site };
+  return {
+    ...spec, host: site.host, port: urlGivesPort(text) ? spec.port : site.port, user: spec.user ?? site.user,
+    path: sitePath(spec.path, site.remoteDir), bookmark: site,
+  };
+}
+
+/**
+ * A path of a URL whose host is a saved site, read against the site's remote folder as rclone reads `remote:path`
+ * and a browser a page's relative links: nothing (`sftp://site`) is the folder itself, `/x` is `x` inside it, `//x`
+ * is the absolute `/x`, `/~/x` stays relative to the login folder. A site without a folder keeps the URL's own reading
+ * (`/x` absolute, nothing the login folder).
+ * @param urlPath the URL's path as parseRemoteUrl decoded it (`''`, `'/x'`, `'//x'`, `'~/x'`)
+ * @param remoteDir the site's remote folder (Site.remoteDir), if any
+ */
+export function sitePath(urlPath: string, remoteDir: string | undefined): string {
+  if (urlPath.startsWith('~')) return urlPath;
+  if (urlPath.startsWith('//')) return urlPath.replace(/^\/+/, '/');
+  const root = remoteDir?.trim();
+  if (!root) return urlPath;
+  if (urlPath === '') return root;
+  return `${root.replace(/\/+$/, '')}${urlPath}`;
 }
 
 /**

@@ -3,6 +3,7 @@
  * and the engine options for its server (authentication, host-key handling, tuning, the first requests).
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { SluiceError } from '../errors';
 import type { Engine, EngineOptions } from '../engine/engine';
@@ -13,7 +14,8 @@ import { askHostKey, isInteractive, terminalPrompter } from './prompt';
 import { applyBookmark, storeLookup, type BookmarkLookup } from './bookmarks';
 import { DEFAULT_SSH_PORT, formatRemote, parseRemoteUrl, remoteOperandHint, type RemoteSpec } from './remoteSpec';
 import { connectionOptions } from '../engine/hostOptions';
-import { resolveHostSettings, type HostSettings } from '../engine/hostSettings';
+import { resolveHostSettings, type HostContext, type HostSettings } from '../engine/hostSettings';
+import type { JobTarget } from '../stores/queueRows';
 import { formatBytes } from './units';
 import { nativeUnavailableReason } from '../sys/native';
 
@@ -84,11 +86,34 @@ function setupRequests(direction: 'get' | 'put', sources: string[], dest: string
  * /etc/ssh/ssh_config) for its host, `-J` over its ProxyJump; the URL's user and port (other than 22) win.
  * @param note where `-v` notes go (skipped Match blocks, algorithms left out); none without `-v`
  */
-export function hostSettingsFor(spec: RemoteSpec, o: Pick<CliOptions, 'jump' | 'sshConfig'>, note?: (m: string) => void): HostSettings {
+export function hostSettingsFor(spec: RemoteSpec, o: Pick<CliOptions, 'jump' | 'sshConfig'>, note?: (m: string) => void,
+  ctx: HostContext = {}): HostSettings {
   return resolveHostSettings(
     { host: spec.host, port: spec.port === DEFAULT_SSH_PORT ? undefined : spec.port, user: spec.user, jump: o.jump, configFile: o.sshConfig },
-    { onNote: note },
+    { ...ctx, onNote: note },
   );
+}
+
+/**
+ * The server a command reaches, as its resume journal and the queue key it: the login, host and port after the saved
+ * site, ssh_config (HostName, Port, User) and the defaults (port 22, the local user name, as ssh(1)), so that
+ * `sftp://alias/…`, `sftp://site/…` and `sftp://user@host:port/…` naming one server are one target. The host is
+ * lower-cased (DNS names are case-insensitive); names are not looked up in DNS.
+ * @param ctx where ssh_config is read and who the local user is (tests); default the process's own
+ * @throws SluiceError USAGE as {@link hostSettingsFor}
+ */
+export function jobTarget(spec: RemoteSpec, o: Pick<CliOptions, 'jump' | 'sshConfig'>, ctx: HostContext = {}): Extract<JobTarget, { host: string }> {
+  const h = hostSettingsFor(spec, o, undefined, ctx);
+  return { user: h.user ?? ctx.localUser ?? localUserName(), host: h.host.toLowerCase(), port: h.port };
+}
+
+/** The local login name, the default remote user (ssh/auth.ts does the same). */
+function localUserName(): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return process.env.USER ?? process.env.USERNAME ?? process.env.LOGNAME ?? 'root';
+  }
 }
 
 /** The engine to open for a job: the server (through ssh_config), authentication, host-key handling and the tuning options. */

@@ -15,7 +15,8 @@ import type { QueueStore } from '../stores/queueStore';
 import type { ConflictSetting, JobOptions, QueuedJob } from '../stores/queueRows';
 import type { ConflictRule } from '../transfer/types';
 import { withBookmark } from './bookmarks';
-import { resolveOperands } from './jobSetup';
+import { jobTarget, resolveOperands } from './jobSetup';
+import { remoteKeyPath } from './resume';
 import { conflictRuleOf, type CliOptions } from './program';
 
 /** The `origin` of jobs `sluice queue add` makes; `sluice queue run` takes only these. */
@@ -30,6 +31,20 @@ const KEPT_OPTIONS = [
 
 /** The command options a queued job was added with (JobOptions.cli). */
 export type QueuedCliOptions = Partial<Pick<CliOptions, (typeof KEPT_OPTIONS)[number]>>;
+
+/** How `queue add` named a job's server (JobOptions.via): the URL's host (a site's host), port and user, if any. */
+export interface QueuedVia {
+  host: string;
+  port: number;
+  user?: string;
+}
+
+/** How a job's server was named (JobOptions.via), if `queue add` kept it (older jobs: their target). */
+export function viaOf(job: QueuedJob): QueuedVia | undefined {
+  const v = job.options.via as Partial<QueuedVia> | undefined;
+  if (typeof v?.host !== 'string' || typeof v.port !== 'number') return undefined;
+  return { host: v.host, port: v.port, ...(typeof v.user === 'string' ? { user: v.user } : {}) };
+}
 
 /** A queued job's command options, as `queue add` stored them. */
 export function cliOptionsOf(job: QueuedJob): QueuedCliOptions {
@@ -64,13 +79,17 @@ export function addToQueue(store: QueueStore, direction: 'get' | 'put', operands
   for (const k of KEPT_OPTIONS) if (o[k] !== undefined) (cli as Record<string, unknown>)[k] = o[k];
   // `queue run` may start elsewhere: a relative -F file is taken from here.
   if (cli.sshConfig !== undefined && cli.sshConfig.trim().toLowerCase() !== 'none' && !cli.sshConfig.startsWith('~/')) cli.sshConfig = path.resolve(cli.sshConfig);
-  const options: JobOptions = { origin: QUEUE_ORIGIN, verify: o.verify, cli };
+  // The job is keyed on the server reached (user, host, port after ssh_config and the site); `via` keeps how the
+  // command named it, which `queue run` resolves again (an alias's IdentityFile, ProxyJump, … apply then too).
+  const via: QueuedVia = { host: spec.host, port: spec.port, ...(spec.user !== undefined ? { user: spec.user } : {}) };
+  const options: JobOptions = { origin: QUEUE_ORIGIN, verify: o.verify, cli, via };
   if (o.limit) options.speedLimit = o.limit;
+  const target = jobTarget(spec, o);
   return store.jobs.addBatch(absolute.map((source) => ({
-    target: { user: spec.user ?? '', host: spec.host, port: spec.port },
+    target,
     direction: put ? 'upload' as const : 'download' as const,
-    source,
-    dest: put ? dest : path.resolve(dest),
+    source: put ? source : remoteKeyPath(source),
+    dest: put ? remoteKeyPath(dest) : path.resolve(dest),
     conflict: conflictSetting(conflictRuleOf(o)),
     options,
   })));

@@ -23,7 +23,7 @@ import { connectedLine, engineOptions } from './jobSetup';
 import { makeOutput, type Output } from './output';
 import { waitFor } from './retry';
 import { transferRequest, type CliOptions } from './program';
-import { cliOptionsOf, dropPartialCopies, QUEUE_ORIGIN } from './queueOps';
+import { cliOptionsOf, dropPartialCopies, QUEUE_ORIGIN, viaOf } from './queueOps';
 import { formatRemote, type RemoteSpec } from './remoteSpec';
 import { formatSummary } from './summary';
 
@@ -59,11 +59,16 @@ interface OpenEngine {
   sink: { event(e: EngineEvent): void; info(line: string): void };
 }
 
-/** A RemoteSpec for a job's ad-hoc target. @throws SluiceError INVALID_REQUEST for a saved-site target */
+/**
+ * A RemoteSpec for a job's ad-hoc target: the server as `queue add` named it (an ssh_config alias is resolved again,
+ * with its IdentityFile and ProxyJump), else the target itself.
+ * @throws SluiceError INVALID_REQUEST for a saved-site target
+ */
 function specOf(claim: Claim): RemoteSpec {
   const t = claim.job.target;
   if (!('host' in t)) throw new SluiceError('INVALID_REQUEST', `job ${claim.job.id} is for a saved site: run it in the app`);
-  return { host: t.host, port: t.port, user: t.user || undefined, path: '' };
+  const via = viaOf(claim.job);
+  return via ? { ...via, path: '' } : { host: t.host, port: t.port, user: t.user || undefined, path: '' };
 }
 
 /** The jobs' options with the run's own output, prompting and limit on top. */

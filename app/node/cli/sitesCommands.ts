@@ -22,6 +22,9 @@ const SITES_HELP = `
 Saved sites are shared with the desktop app and kept in <data folder>/sluice.db (SLUICE_HOME overrides the folder).
 A site's name works as the host of a URL: sluice get sftp://NAME/path uses the site's host, port, user and key
 (a saved site wins over DNS and ssh_config aliases; a user@ or :port in the URL, and -i, still win over the site's).
+Paths are read in the site's remote folder: sftp://NAME is that folder, sftp://NAME/x is x inside it,
+sftp://NAME//abs/x is the absolute /abs/x, sftp://NAME/~/x is x in the login folder (a site without a
+folder reads sftp://NAME/x as the absolute /x, as any URL).
 Ids: the first 8 characters that \`sluice sites list\` shows are enough (at least 4).
 The command line keeps no passwords: import them in the app (Sites → Import…), or type them when connecting.
 
@@ -30,7 +33,8 @@ ${IMPORT_FORMATS.map((f) => `  ${f.padEnd(10)} ${IMPORT_FORMAT_LABELS[f]}`).join
 
 Examples:
   sluice sites add web sftp://deploy@web.example.com:2222/var/www -i ~/.ssh/id_ed25519 --folder Work
-  sluice get sftp://web/var/log/nginx/access.log ./
+  sluice get sftp://web/index.html ./                # /var/www/index.html
+  sluice get sftp://web//var/log/nginx/access.log ./  # an absolute path: two slashes
   sluice sites import openssh --dry-run          # ~/.ssh/config: what would be imported
   sluice sites import filezilla ~/.config/filezilla/sitemanager.xml --yes --into FileZilla
   sluice sites export sites.json`;

@@ -11,7 +11,7 @@ import { SluiceError } from '../errors';
 import { localFingerprint } from '../stores/fingerprint';
 import { currentOwner, keepLease, type Lease } from '../stores/lease';
 import { QueueStore } from '../stores/queueStore';
-import type { PlannedFile, QueuedJob } from '../stores/queueRows';
+import { formatTarget, type PlannedFile, type QueuedJob } from '../stores/queueRows';
 import type { RangeRecorder } from '../stores/rangeRecorder';
 import { stableTempName } from '../transfer/fileNames';
 import type { JournalledFile, TransferJournal } from '../transfer/types';
@@ -32,6 +32,8 @@ export interface JournalKey {
  */
 const SMALL_FILE_BYTES = 4 * 1024 * 1024;
 const COMMITTED_BATCH = 512;
+/** A temporary name as transfer/fileNames.ts makes them: `.NAME.sluice-XXXXXXXX.part`. */
+const TEMP_NAME = /\.sluice-[0-9a-f]{8}\.part$/;
 
 /** The path from one file state to another, as the store's transitions allow (app/common/model/jobFile.ts). */
 const PATHS: Partial<Record<FileState, readonly FileState[]>> = {
@@ -75,10 +77,15 @@ export class StoreJournal implements TransferJournal {
     }
   }
 
+  /** The batch an earlier, interrupted run of the command `key` left (paused, or running with its process gone). */
+  static resumable(store: QueueStore, key: JournalKey): { batchId: string; jobs: QueuedJob[] } | undefined {
+    const found = store.jobs.findBatch(key);
+    return found?.jobs.every((j) => j.state === 'paused' || j.state === 'running' || j.state === 'queued') ? found : undefined;
+  }
+
   /** {@link open} on a store the caller owns (and closes). */
   static openIn(store: QueueStore, key: JournalKey, ownsStore = false): StoreJournal {
-    const found = store.jobs.findBatch(key);
-    const resumable = found?.jobs.every((j) => j.state === 'paused' || j.state === 'running' || j.state === 'queued') ? found : undefined;
+    const resumable = StoreJournal.resumable(store, key);
     const jobs = resumable?.jobs ?? store.jobs.addBatch(key.sources.map((source) => ({
       target: key.target, direction: key.direction, source, dest: key.dest, conflict: 'overwrite' as const, options: { origin: 'cli' },
     })), randomUUID());
@@ -168,7 +175,28 @@ export class StoreJournal implements TransferJournal {
     const { files: [row], discardedTempNames } = this.store.files.plan(jobId, [planned]);
     this.fileIds.set(f.src, row.id);
     const done = row.state === 'committed' ? [] : this.store.journal.ranges(row.id).map((r) => [r.start, r.end] as const);
-    return { temp: row.tempName, done, committed: row.state === 'committed', discarded: discardedTempNames };
+    const abandoned = row.state !== 'committed' && done.length === 0 ? this.takeAbandoned(jobId, f.dst) : [];
+    return { temp: row.tempName, done, committed: row.state === 'committed', discarded: discardedTempNames, abandoned };
+  }
+
+  /**
+   * Partial copies of `dst` that an interrupted get/put (origin `cli`, no live process) left under its own journal:
+   * the run starts `dst` over, so those rows are forgotten and their temporary names returned for removal. Jobs of
+   * the app's queue and of `sluice queue` keep theirs (they resume when run).
+   */
+  private takeAbandoned(jobId: string, dst: string): string[] {
+    const job = this.jobs.find((j) => j.id === jobId) ?? this.jobs[0];
+    const rows = this.store.files.unfinishedAt(dst, job.direction, formatTarget(job.target), jobId).filter((r) => {
+      // Only a temporary name of ours: a file written in place (`--conflict append`) has the target as its name.
+      if (r.tempName === dst || !TEMP_NAME.test(r.tempName)) return false;
+      const other = this.store.jobs.get(r.jobId);
+      const holder = this.store.leases.holder(r.jobId);
+      return other?.options.origin === 'cli' && (!holder || this.store.leases.isStale(holder, currentOwner()));
+    });
+    if (rows.length === 0) return [];
+    this.store.files.forget(rows.map((r) => r.id));
+    for (const id of new Set(rows.map((r) => r.jobId))) this.store.files.recountJob(id);
+    return rows.map((r) => r.tempName);
   }
 
   recordRange(src: string, start: number, end: number): void {

@@ -209,6 +209,24 @@ export class JobFileStore {
   }
 
   /**
+   * Unfinished files of other jobs that write `target` (the same direction; for an upload, the same server), at most
+   * `limit`: partial copies of that target an earlier command left.
+   * @param server the jobs' stored target (queueRows.ts formatTarget); only compared for uploads
+   */
+  unfinishedAt(target: string, direction: 'upload' | 'download', server: string, exceptJob: string, limit = 16): JobFile[] {
+    const rows = this.q.stmt(`SELECT f.* FROM job_files f JOIN jobs j ON j.id = f.job_id WHERE f.target = ? AND f.job_id != ?
+      AND f.state IN ${UNFINISHED} AND f.temp_name != '' AND j.direction = ? AND (j.direction = 'download' OR j.target = ?) LIMIT ?`)
+      .all(target, exceptJob, direction, server, limit) as FileRow[];
+    return rows.map(rowToFile);
+  }
+
+  /** Forgets these files (their rows and ranges), e.g. partial copies another run has removed. */
+  forget(fileIds: readonly number[]): void {
+    const del = this.q.stmt('DELETE FROM job_files WHERE id = ?');
+    this.q.write(() => { for (const id of fileIds) del.run(id); });
+  }
+
+  /**
    * Forgets the unfinished files of these jobs (planned, moving, verifying, failed: their rows and ranges go; the
    * committed and skipped stay), for jobs cancelled: the next run starts those files over.
    * @returns their temporary names (full paths) for the caller to remove

@@ -23,6 +23,11 @@ export interface JobOptions {
    * put the source inside it.
    */
   destIsDir?: boolean;
+  /**
+   * How `sluice queue add` named the server (an ssh_config alias, a saved site's host, a URL without `user@`):
+   * `queue run` connects through it again; the job's `target` is where it led (user, host, port as resolved).
+   */
+  via?: { host: string; port: number; user?: string };
   [key: string]: unknown;
 }
 

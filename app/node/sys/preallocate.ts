@@ -56,3 +56,29 @@ export function reserveSpace(fd: number, bytes: number, p: string): Preallocatio
     throw fromLocalError(e, p, `reserve ${bytes} bytes for`);
   }
 }
+
+/**
+ * Gives back the disk a preallocation reserved for a partial download that is kept for a later run (interrupted,
+ * connection lost): the file is cut after `keep` bytes, its last byte a journal recorded as durably written. The blocks
+ * reserved beyond (FALLOC_FL_KEEP_SIZE or F_PREALLOCATE, and the unwritten tail of a file created at full length) are
+ * freed; bytes written after the last record are not trusted by the next run anyway (it sends every range the journal
+ * lacks, and refuses a partial copy shorter than its records). What stays reserved are the holes below `keep` that
+ * segments moving in parallel at the interrupt left (at most about channels × segment size). Call it only once no
+ * range of the file can be recorded any more. A file gone, or one that cannot be opened, is left as it is.
+ * @param p the kept temporary file
+ * @param keep bytes to keep (the end of its last recorded range); 0 or less: nothing is done
+ */
+export async function releaseReservation(p: string, keep: number): Promise<void> {
+  if (keep <= 0) return;
+  let fh: fs.promises.FileHandle | undefined;
+  try {
+    fh = await fs.promises.open(p, 'r+');
+    const { size } = await fh.stat();
+    // Even to the same size: ext4 and XFS free the blocks reserved past the end on any truncate.
+    await fh.truncate(Math.min(size, keep));
+  } catch {
+    // gone or unwritable: nothing to give back
+  } finally {
+    await fh?.close().catch(() => undefined);
+  }
+}

@@ -120,27 +120,45 @@ describe('sluice sites', () => {
 describe('a saved site\'s name as the host of a URL', () => {
   const flags = ['--batch', '--no-agent', '--no-progress'];
 
-  test('get and put use the site\'s host, port, user and key; -v names the site; queue add keeps them', async () => {
+  test('get and put use the site\'s host, port, user, key and folder; -v names the site; queue add keeps them', async () => {
     const c = freshCase();
     const site = urlOf(server, c.remote);
     let r = await c.sluice(['sites', 'add', 'lab', site, '-i', server.clientKeyPath]);
     assert.equal(r.code, 0, describeRun(r));
     fs.writeFileSync(path.join(c.remote, 'hello.txt'), 'hello from the site');
-    r = await c.sluice(['get', ...flags, '-v', `sftp://LAB${c.remote}/hello.txt`, path.join(c.local, 'got.txt')]);
+    r = await c.sluice(['get', ...flags, '-v', 'sftp://LAB/hello.txt', path.join(c.local, 'got.txt')]);
     assert.equal(r.code, 0, describeRun(r));
     assert.equal(fs.readFileSync(path.join(c.local, 'got.txt'), 'utf8'), 'hello from the site');
     assert.match(r.stderr, new RegExp(`connected to sftp://${server.user}@127\\.0\\.0\\.1:${server.port}/\\S* \\(saved site lab\\)`), describeRun(r));
 
     fs.writeFileSync(path.join(c.local, 'up.txt'), 'uploaded');
-    r = await c.sluice(['put', ...flags, path.join(c.local, 'up.txt'), `sftp://lab${c.remote}/`]);
+    r = await c.sluice(['put', ...flags, path.join(c.local, 'up.txt'), 'sftp://lab/']);
     assert.equal(r.code, 0, describeRun(r));
     assert.equal(fs.readFileSync(path.join(c.remote, 'up.txt'), 'utf8'), 'uploaded');
 
-    r = await c.sluice(['queue', 'add', 'get', ...flags, `sftp://lab${c.remote}/hello.txt`, path.join(c.local, 'queued.txt')]);
+    r = await c.sluice(['queue', 'add', 'get', ...flags, 'sftp://lab/hello.txt', path.join(c.local, 'queued.txt')]);
     assert.equal(r.code, 0, describeRun(r));
     r = await c.sluice(['queue', 'run', '--batch', '--no-progress']);
     assert.equal(r.code, 0, describeRun(r));
     assert.equal(fs.readFileSync(path.join(c.local, 'queued.txt'), 'utf8'), 'hello from the site');
+  });
+
+  test('the site\'s folder is the root of the URL\'s path: sftp://site is the folder, //abs is absolute', async () => {
+    const c = freshCase();
+    assert.equal((await c.sluice(['sites', 'add', 'local', urlOf(server, c.remote), '-i', server.clientKeyPath])).code, 0);
+    fs.mkdirSync(path.join(c.remote, 'sub'));
+    fs.writeFileSync(path.join(c.remote, 'sub', 'a.txt'), 'a in the site\'s folder');
+    const elsewhere = path.join(server.root, `outside-${path.basename(c.remote)}.txt`);
+    fs.writeFileSync(elsewhere, 'outside the site\'s folder');
+    let r = await c.sluice(['get', ...flags, 'sftp://local/sub/a.txt', path.join(c.local, 'a.txt')]);
+    assert.equal(r.code, 0, describeRun(r));
+    assert.equal(fs.readFileSync(path.join(c.local, 'a.txt'), 'utf8'), 'a in the site\'s folder');
+    r = await c.sluice(['get', '-r', ...flags, 'sftp://local', path.join(c.local, 'copy')]);
+    assert.equal(r.code, 0, describeRun(r));
+    assert.equal(fs.readFileSync(path.join(c.local, 'copy', 'sub', 'a.txt'), 'utf8'), 'a in the site\'s folder');
+    r = await c.sluice(['get', ...flags, `sftp://local/${elsewhere}`, path.join(c.local, 'outside.txt')]);
+    assert.equal(r.code, 0, describeRun(r));
+    assert.equal(fs.readFileSync(path.join(c.local, 'outside.txt'), 'utf8'), 'outside the site\'s folder');
   });
 
   test('the URL\'s own user wins over the site\'s; two sites of one name are refused', async () => {

@@ -13,7 +13,7 @@ import type { ByteRange, TransferJournal } from './types';
 export type ResumePlan =
   | { kind: 'fresh' }
   | { kind: 'committed' }
-  | { kind: 'resume'; missing: ByteRange[]; doneBytes: number };
+  | { kind: 'resume'; missing: ByteRange[]; doneBytes: number; /** End of the furthest recorded range, bytes. */ recordedEnd: number };
 
 /** The file as the resume stage sees it; `temp` is set to the name the earlier run used. */
 export interface ResumableFile {
@@ -67,9 +67,11 @@ export async function resumePlan(
 ): Promise<ResumePlan> {
   const { log } = o;
   const j = await journal.planFile({ src: f.src, dst: f.dst, size: f.size, mtimeMs: f.mtimeMs }, f.temp);
-  for (const old of j.discarded) {
-    if (put) await session.call('remove', { path: old }).catch(() => undefined);
-    else await fs.promises.unlink(old).catch(() => undefined);
+  const remove = (old: string): Promise<unknown> => (put ? session.call('remove', { path: old }) : fs.promises.unlink(old)).catch(() => undefined);
+  for (const old of j.discarded) await remove(old);
+  for (const old of j.abandoned ?? []) {
+    await remove(old);
+    log(`${f.dst}: starting over: removed the partial copy ${old} that an earlier, interrupted run left`);
   }
   if (j.committed) {
     if ((await sizeOn(session, put, f.dst)) === f.size) return { kind: 'committed' };
@@ -89,5 +91,5 @@ export async function resumePlan(
   const left = gaps(j.done.map(([start, end]) => ({ start, end })), f.size);
   const missing = left.map((r) => [r.start, r.end] as const);
   const doneBytes = f.size - coveredBytes(left);
-  return { kind: 'resume', missing, doneBytes };
+  return { kind: 'resume', missing, doneBytes, recordedEnd };
 }

@@ -62,6 +62,8 @@ export async function runTransfer(session: Session, req: TransferRequest, signal
 class TransferJob implements FileJob {
   readonly books: JobBooks;
   readonly cleanups: Array<Promise<unknown>> = [];
+  /** Files given up with their partial copy kept for the next run (interrupted, disconnected). */
+  private readonly keptFiles: TransferFile[] = [];
   aborted: SluiceError | null = null;
   /** Files planned and not yet committed, skipped or failed. */
   private readonly files = new Set<TransferFile>();
@@ -114,6 +116,8 @@ class TransferJob implements FileJob {
       // A file with durable ranges in the journal keeps its temporary copy: the next run resumes it.
       for (const f of this.files) this.cleanups.push(f.release().then(() => (f.journalled ? undefined : f.removeTemp())));
       await Promise.all(this.cleanups);
+      // Drained: no range is recorded any more. Kept partial downloads give back the disk reserved past their records.
+      await Promise.all([...this.files].filter((f) => f.journalled).concat(this.keptFiles).map((f) => f.keepTemp()));
       this.req.journal?.flush();
     }
     if (this.aborted) throw this.aborted;
@@ -235,7 +239,7 @@ class TransferJob implements FileJob {
    * Queues a file whole or in segments; a resumed file (`resume`: the ranges still missing) goes in segments over
    * those ranges, or starts over when the server cannot take segments.
    */
-  private async plan(f: TransferFile, mode: CommitMode, resume?: { missing: ByteRange[]; doneBytes: number }): Promise<void> {
+  private async plan(f: TransferFile, mode: CommitMode, resume?: { missing: ByteRange[]; doneBytes: number; recordedEnd: number }): Promise<void> {
     const big = f.size > this.session.settings.segmentSize;
     // A sparse source sends its data ranges only, in segments, resumed too (sparseUpload.ts).
     const sparse = this.put ? await planSparseUpload(this.session, f, !resume && this.req.journal !== undefined) : undefined;
@@ -253,6 +257,7 @@ class TransferJob implements FileJob {
     }
     if (resume) {
       f.resumeAfter(resume.doneBytes);
+      f.recordedEnd = resume.recordedEnd;
       this.resumedBytes += resume.doneBytes;
       const left = sparse ? dataWithin(resume.missing, sparse.ranges, f.size) : { ranges: resume.missing, holeBytes: 0 };
       f.skipHoles(left.holeBytes);
@@ -342,7 +347,10 @@ class TransferJob implements FileJob {
             if (f.route !== 'segments') return;
             // A file given up without its temporary copy has nothing durable left to record.
             if (durable.length && this.req.journal && (!f.ended || f.keptTemp)) {
-              for (const [a, b] of durable) this.req.journal.recordRange(f.src, a, b);
+              for (const [a, b] of durable) {
+                this.req.journal.recordRange(f.src, a, b);
+                f.recordedEnd = Math.max(f.recordedEnd, b);
+              }
               // A checkpoint is already a batch (32 MiB or 2 s of segments): written out at once.
               this.req.journal.flush();
               f.journalled = true;
@@ -434,6 +442,7 @@ class TransferJob implements FileJob {
     // copy is removed (see the `keptTemp` test where ranges are recorded).
     const resumable = isInterruption(e.code) && f.journalled;
     f.abort('failed', resumable);
+    if (resumable) this.keptFiles.push(f);
     if (!resumable) this.req.journal?.fileEnded(f.src, 'failed', e.toInfo());
   }
 }

@@ -20,6 +20,7 @@ import { advance, isFinalPhase, type FilePhase } from './fileState';
 import type { CallOptions } from '../ssh/connection';
 import type { FileInFlight, JobBooks } from './job';
 import { keepLocalAttributes, localCommit, localFinish } from './localFiles';
+import { releaseReservation } from '../sys/preallocate';
 import type { FileItem } from './scan';
 import type { ByteRange, TransferRequest, VerifyLevel } from './types';
 
@@ -218,6 +219,9 @@ export class TransferFile implements FileItem, FileInFlight {
   /** The file was given up with its temporary copy kept for the next run (see abort). */
   keptTemp = false;
 
+  /** The end of the furthest range a journal holds for this file (this run's records and an earlier run's), bytes. */
+  recordedEnd = 0;
+
   /** Counts bytes an earlier run already moved (the job resumes after them; a fallback moves them again). */
   resumeAfter(bytes: number): void {
     this.journalled = bytes > 0;
@@ -359,6 +363,15 @@ export class TransferFile implements FileItem, FileInFlight {
       })
       : fs.promises.unlink(this.temp).catch(() => undefined);
     return p;
+  }
+
+  /**
+   * Keeps the temporary copy for the next run: a download's is cut after its last recorded byte, which gives back the
+   * disk its preallocation reserved (sys/preallocate.ts releaseReservation), so a kept `.part` takes no more room
+   * than what it holds. Called once no range can be recorded any more (the job drained).
+   */
+  keepTemp(): Promise<unknown> {
+    return this.put || this.inPlace ? Promise.resolve() : releaseReservation(this.temp, this.recordedEnd);
   }
 
   /**

@@ -57,6 +57,11 @@ export interface JournalledFile {
   committed: boolean;
   /** Temporary names of an earlier run whose source has changed since: remove them. */
   discarded: readonly string[];
+  /**
+   * Partial copies of the same target that another, interrupted command left (its journal no longer holds them):
+   * this run starts the file over, so they are removed, and the user told where they were.
+   */
+  abandoned?: readonly string[];
 }
 
 /**

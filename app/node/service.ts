@@ -28,6 +28,7 @@ import { passphraseSecretId } from './service/authPrompts';
 import type { ServiceHub } from './service/hub';
 import { JobBook, type JobBookOptions } from './service/jobBook';
 import { expandHome, listLocal, localHome, makeLocalFolder, removeLocal, renameLocal } from './service/localFs';
+import { resolveLinks } from './service/remoteListing';
 import { HostKeyDesk } from './service/hostKeyDesk';
 import { CipherMeasurements } from './service/cipherMeasurements';
 import { JobQueue } from './service/queue';
@@ -267,8 +268,7 @@ export class SluiceService {
       // Browsing that fails on a dropped connection is tried once more, after the session reconnected (sessions.ts).
       'remote.list': async ({ siteId, path: p }) => this.sessions.browse(siteId, async (s) => {
         const resolved = await s.realpath(p === '~' ? '.' : p.startsWith('~/') ? p.slice(2) : p);
-        const entries = await s.list(resolved);
-        return { path: resolved, entries: entries.map((e) => ({ name: e.name, type: e.type, size: e.size, mtimeMs: e.mtimeMs, mode: e.mode })) };
+        return { path: resolved, entries: await resolveLinks(s, resolved, await s.list(resolved)) };
       }),
       'remote.mkdir': async ({ siteId, path: p }) => { await (await this.sessions.engineFor(siteId)).mkdir(p); },
       'remote.rename': async ({ siteId, from, to }) => { await (await this.sessions.engineFor(siteId)).rename(from, to); },

@@ -41,6 +41,11 @@ export interface FsEntry {
   mtimeMs: number;
   /** POSIX mode bits when known. */
   mode?: number;
+  /**
+   * A symbolic link: the path it names (as stored in the link) and whether that target is missing. `type`, `size`,
+   * `mtimeMs` and `mode` are then the target's; a broken link keeps `type: 'symlink'`.
+   */
+  link?: { target: string; broken: boolean };
 }
 
 /** A listing with the resolved absolute path (e.g. `~` or `.` resolved). */

@@ -51,6 +51,19 @@ function reloadToken(queue: QueueState, dir: string | null): string {
   return String(n);
 }
 
+/** A session that holds (or is getting) a connection: Disconnect applies, the site's identity is shown. */
+function sessionLive(status: SessionStatus | undefined): boolean {
+  return status?.state === 'connected' || status?.state === 'connecting' || status?.state === 'reconnecting';
+}
+
+/** The toolbar's line: whom the window talks to now, from the session's state alone. */
+function sessionTitle(status: SessionStatus | undefined, site: SiteView | undefined): string {
+  if (!status || !site || !sessionLive(status)) return 'No site connected';
+  const who = `${site.user}@${site.host}:${site.port}`;
+  if (status.state === 'connecting') return `Connecting to ${who}…`;
+  return status.state === 'reconnecting' ? `${who} (reconnecting)` : who;
+}
+
 /** What the remote pane says while it has no listing. */
 function remotePlaceholder(status: SessionStatus | undefined): string {
   if (status?.state === 'connecting') return 'Connecting…';
@@ -78,7 +91,8 @@ export function App() {
   const [localPath, setLocalPath] = useState<string | null>(null);
   const [knownHostsOpen, setKnownHostsOpen] = useState(false);
   const [settingsOpen, setSettingsOpen] = useState(false);
-  const [remotePath, setRemotePath] = useState<string | null>(null);
+  /** Each site's remote folder: the pane shows the active site's (one value per site, never another site's). */
+  const [remotePaths, setRemotePaths] = useState<Readonly<Record<string, string>>>({});
   /** The failed session status whose banner the user closed (a new failure is a new object and shows again). */
   const [dismissedFailure, setDismissedFailure] = useState<SessionStatus | null>(null);
 
@@ -95,6 +109,10 @@ export function App() {
   }, [bridge, store]);
 
   const activeSite = sites.sites.find((s) => s.id === activeSiteId);
+  const remotePath = activeSiteId ? remotePaths[activeSiteId] ?? null : null;
+  const setRemotePath = useCallback((p: string) => {
+    if (activeSiteId) setRemotePaths((all) => (all[activeSiteId] === p ? all : { ...all, [activeSiteId]: p }));
+  }, [activeSiteId]);
   const status = activeSiteId ? sessions[activeSiteId] : undefined;
   const connected = status?.state === 'connected';
   const series = (activeSiteId && seriesBySite[activeSiteId]) || EMPTY_SERIES;
@@ -104,14 +122,17 @@ export function App() {
   const connect = useCallback(
     async (site: SiteView) => {
       setActiveSiteId(site.id);
-      setRemotePath(null);
+      // A site already connected is shown as it is (Connect is disabled for it; Enter or a double-click lands here).
+      if (sessionLive(store.getSnapshot().sessions[site.id])) return;
+      setRemotePaths(({ [site.id]: _dropped, ...rest }) => rest);
       const r = await bridge.sessionConnect({ siteId: site.id });
       if (!r.ok) {
         store.localLog('error', `Connecting to ${site.name} failed: ${r.error.code}: ${r.error.message}`);
         return;
       }
       store.dispatch({ type: 'event', event: 'session.status', payload: r.value });
-      setRemotePath(site.remoteDir ?? r.value.home ?? '/');
+      const start = site.remoteDir ?? r.value.home ?? '/';
+      setRemotePaths((all) => ({ ...all, [site.id]: start }));
       if (site.localDir) setLocalPath(site.localDir);
     },
     [bridge, store],
@@ -121,7 +142,7 @@ export function App() {
     if (!activeSiteId) return;
     const r = await bridge.sessionDisconnect({ siteId: activeSiteId });
     if (!r.ok) store.localLog('error', `Disconnect failed: ${r.error.message}`);
-    setRemotePath(null);
+    setRemotePaths(({ [activeSiteId]: _dropped, ...rest }) => rest);
     await store.refreshSessions();
   };
 
@@ -176,7 +197,7 @@ export function App() {
     <div className="app">
       <div className="toolbar" role="toolbar" aria-label="Main toolbar">
         <h1>Sluice</h1>
-        <span className="muted">{activeSite ? `${activeSite.user}@${activeSite.host}:${activeSite.port}` : 'No site connected'}</span>
+        <span className="muted" aria-label="Session">{sessionTitle(status, activeSite)}</span>
         <span className="spacer" />
         <button type="button" onClick={() => setKnownHostsOpen(true)}>
           Known hosts
@@ -184,7 +205,7 @@ export function App() {
         <button type="button" onClick={() => setSettingsOpen(true)}>
           Settings
         </button>
-        <button type="button" disabled={!status || status.state === 'disconnected'} onClick={() => void disconnect()}>
+        <button type="button" disabled={!sessionLive(status)} onClick={() => void disconnect()}>
           Disconnect
         </button>
         <label>

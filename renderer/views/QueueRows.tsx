@@ -19,6 +19,13 @@ export const LINE_HEIGHT = 24;
 
 export interface BatchRowProps {
   view: BatchView;
+  /** The name of the batch's site (every row says which site it belongs to). */
+  siteName: string;
+  /** Why a queued batch is not running yet (its site is reconnecting), shown beside its state. */
+  waitReason?: string;
+  /** Position in the virtual list, and the list's measuring ref (a failed row grows to show its whole error). */
+  index: number;
+  measure: (el: Element | null) => void;
   top: number;
   expanded: boolean;
   /** Whether the engine would move this batch to the top (`can(queue, {type: 'move', …})`). */
@@ -33,14 +40,36 @@ export interface BatchRowProps {
 /** The drag data type of a queue row (files dragged from a pane or the OS carry other types and are ignored here). */
 export const BATCH_DRAG_TYPE = 'application/x-sluice-batch';
 
+/** The column headers above the rows (the same grid as a row). */
+export function QueueColumns() {
+  return (
+    <div className="row columns" role="presentation" aria-hidden="true">
+      <span>Name</span><span>State</span><span>Progress</span><span>Size</span><span>Speed</span><span>Time</span><span>Actions</span>
+    </div>
+  );
+}
+
+/** How long a batch has run (ms): from its first job's start to its last one's end, or to now while it runs. */
+export function batchElapsed(view: BatchView, now: number): number | undefined {
+  const starts = view.jobs.flatMap((j) => (j.startedAt !== undefined ? [j.startedAt] : []));
+  if (starts.length === 0) return undefined;
+  const ends = view.jobs.flatMap((j) => (j.finishedAt !== undefined ? [j.finishedAt] : []));
+  const end = view.state === 'running' || ends.length === 0 ? now : Math.max(...ends);
+  return Math.max(0, end - Math.min(...starts));
+}
+
 /** A batch's row. */
-export const BatchRow = memo(function BatchRow({ view, top, expanded, canTop, onToggle, onAction, onTop, onDropBefore }: BatchRowProps) {
+export const BatchRow = memo(function BatchRow(p: BatchRowProps) {
+  const { view, siteName, top, expanded, canTop, onToggle, onAction, onTop, onDropBefore } = p;
   const pct = percent(view.bytesDone, view.bytesTotal, view.state === 'done');
   const eta = view.state === 'running' ? etaSeconds(view) : undefined;
   const expandable = view.jobs.length > 1 || view.filesTotal > 1;
   const shown = allSkipped(view) ? 'skipped' : view.state;
+  const elapsed = batchElapsed(view, Date.now());
   return (
     <div
+      ref={p.measure}
+      data-index={p.index}
       className="row"
       role="listitem"
       aria-label={view.name}
@@ -49,7 +78,7 @@ export const BatchRow = memo(function BatchRow({ view, top, expanded, canTop, on
       data-batch-id={view.batchId}
       data-state={view.state}
       data-bytes-done={view.bytesDone}
-      style={{ transform: `translateY(${top}px)`, height: ROW_HEIGHT }}
+      style={{ transform: `translateY(${top}px)`, minHeight: ROW_HEIGHT }}
       draggable
       onDragStart={(e) => {
         e.dataTransfer.setData(BATCH_DRAG_TYPE, view.batchId);
@@ -85,8 +114,11 @@ export const BatchRow = memo(function BatchRow({ view, top, expanded, canTop, on
         {view.bytesTotal > 0 ? ` / ${formatBytes(view.bytesTotal)}` : ''}
       </span>
       <span>{view.state === 'running' ? formatRate(view.rate) : ''}</span>
+      <span className="time">
+        {elapsed !== undefined && <span aria-label={`${view.name} elapsed`} title="Time taken">{formatDuration(elapsed)}</span>}
+        {eta !== undefined && <span className="muted" aria-label="Time left" title="Time left"> +{formatDuration(eta * 1000)}</span>}
+      </span>
       <span className="actions">
-        {eta !== undefined && <span className="muted" aria-label="Time left">{formatDuration(eta * 1000)}</span>}
         {allowedBatchIntents(view.jobs).map((a) => (
           <button key={a} type="button" aria-label={`${JOB_INTENT_LABEL[a]} ${view.name}`} onClick={() => onAction(view, a)}>
             {JOB_INTENT_LABEL[a]}
@@ -98,8 +130,14 @@ export const BatchRow = memo(function BatchRow({ view, top, expanded, canTop, on
           </button>
         )}
       </span>
+      {view.state === 'queued' && p.waitReason && (
+        <span className="wait" role="note" aria-label={`${view.name} waits`}>{p.waitReason}</span>
+      )}
+      <span className="where muted" aria-label={`${view.name} site and destination`}>
+        {siteName} {view.direction === 'upload' ? '→' : '←'} {view.dest}
+      </span>
       {view.error && (
-        <span className="err" role="note" aria-label={`${view.name} error`} title={`${view.error.message} (${view.error.code})`}>
+        <span className="err" role="note" aria-label={`${view.name} error`}>
           {view.error.message} ({view.error.code})
         </span>
       )}

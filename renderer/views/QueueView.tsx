@@ -9,12 +9,13 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { batchViews, type BatchView } from '../../app/common/queue/batches';
 import { queueTotals, type QueueState } from '../../app/common/queue/reducer';
 import { can, type BulkIntentType, type JobIntentType } from '../../app/common/queue/rules';
-import { formatBytes, formatRate, plural } from '../format/format';
+import type { SessionStatus } from '../../app/common/ipc/contract';
+import { formatBytes, formatRate, plural, sessionStateText } from '../format/format';
 import { filterBatches, type QueueFilter } from '../state/appState';
 import { fileLines, unlisted, type FetchedFiles, type FileLineView } from '../state/batchFiles';
 import { BULK_INTENT_LABEL, JOB_INTENT_LABEL, moveBatchBefore, moveBatchToTop, sendBatchIntent, sendBulkIntent } from '../state/queueActions';
 import { useAppState, useBridge, useStore } from '../state/react';
-import { BatchRow, FileLineRow, LINE_HEIGHT, MoreLine, ROW_HEIGHT } from './QueueRows';
+import { BatchRow, FileLineRow, LINE_HEIGHT, MoreLine, QueueColumns, ROW_HEIGHT } from './QueueRows';
 import { queueSpeed } from '../state/speeds';
 import { useBatchFiles } from './useBatchFiles';
 
@@ -43,6 +44,12 @@ function listItems(rows: readonly BatchView[], expanded: ReadonlySet<string>, fi
     if (more > 0) items.push({ kind: 'more', key: `${view.batchId}\nmore`, count: more });
   }
   return items;
+}
+
+/** Why a queued job of a site waits: its session is coming back after a loss. */
+function waitReason(status: SessionStatus | undefined): string | undefined {
+  if (status?.state !== 'reconnecting') return undefined;
+  return `waiting for the connection to ${status.siteName} (${sessionStateText(status)})`;
 }
 
 /** The header: filters, the bulk buttons for all sites or one, clear finished. */
@@ -96,6 +103,9 @@ export function QueueView() {
   const files = useBatchFiles(bridge, expanded, views);
   const items = useMemo(() => listItems(rows, expanded, files), [rows, expanded, files]);
   const totals = useMemo(() => queueTotals(queue), [queue]);
+  const sites = useAppState((s) => s.sites.sites);
+  const sessions = useAppState((s) => s.sessions);
+  const siteNames = useMemo(() => new Map(sites.map((s) => [s.id, s.name])), [sites]);
   const getItemKey = useCallback((i: number) => items[i].key, [items]);
   const virtualizer = useVirtualizer({
     count: items.length,
@@ -118,10 +128,11 @@ export function QueueView() {
     return next;
   }), []);
 
-  const active = totals.count.queued + totals.count.running + totals.count.paused;
+  const active = totals.count.queued + totals.count.running;
   return (
     <section className="queue" aria-label="Queue">
       <QueueHeader queue={queue} views={views} filter={filter} setFilter={setFilter} />
+      {rows.length > 0 && <QueueColumns />}
       <div className="scroller" ref={scrollRef}>
         <div role="list" aria-label="Transfers" aria-rowcount={rows.length} style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {virtualizer.getVirtualItems().map((v) => {
@@ -130,7 +141,8 @@ export function QueueView() {
             if (item.kind === 'more') return <MoreLine key={item.key} count={item.count} top={v.start} />;
             const canTop = can(queue, { type: 'move', batchId: item.view.batchId, to: 'top' });
             return (
-              <BatchRow key={item.key} view={item.view} top={v.start} expanded={expanded.has(item.key)} canTop={canTop}
+              <BatchRow key={item.key} view={item.view} siteName={siteNames.get(item.view.siteId) ?? item.view.siteId}
+                waitReason={waitReason(sessions[item.view.siteId])} index={v.index} measure={virtualizer.measureElement} top={v.start} expanded={expanded.has(item.key)} canTop={canTop}
                 onToggle={onToggle} onAction={onAction} onTop={onTop} onDropBefore={onDropBefore} />
             );
           })}
@@ -140,6 +152,7 @@ export function QueueView() {
       <footer className="totals" aria-label="Queue totals">
         <output aria-label="Jobs total">{plural(queue.order.length, 'job')}</output>
         <output aria-label="Active jobs">{active} active</output>
+        {totals.count.paused > 0 && <output aria-label="Paused jobs">{totals.count.paused} paused</output>}
         <output aria-label="Done jobs">{totals.count.done} done</output>
         <output aria-label="Failed jobs">{totals.count.failed} failed</output>
         <output aria-label="Bytes transferred">

@@ -290,6 +290,7 @@ export class JobQueue {
     if (!run) return;
     run.stop(jobId, as);
     this.conflicts.closeBatch(run.batchId);
+    if (as !== 'queued') this.hub.log('info', `${getJob(this.queue, jobId)?.name ?? jobId}: ${as}`, run.siteId);
   }
 
   /** Starts runs of the site's queued jobs up to the per-site limit, in queue order. */

@@ -428,7 +428,8 @@ export class SiteSessions {
         this.hooks.onProgress(s.site.id, e);
         break;
       case 'file':
-        if (e.state === 'failed') this.hub.log('warn', `${e.path}: ${e.error?.message ?? 'failed'}`, s.site.id);
+        // A file stopped on purpose (pause, cancel, disconnect: ABORTED) did not fail: the queue says what was asked.
+        if (e.state === 'failed' && e.error?.code !== 'ABORTED') this.hub.log('warn', `${e.path}: ${e.error?.message ?? 'failed'}`, s.site.id);
         this.hooks.onFile(s.site.id, e);
         break;
       case 'connection':

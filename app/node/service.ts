@@ -124,6 +124,7 @@ export class SluiceService {
       hostKeys: this.hostKeys,
     }, {
       beforeDisconnect: (siteId) => this.queue.pauseSite(siteId),
+      onConnected: (siteId) => this.queue.siteConnected(siteId),
       onConnectionLost: (siteId) => this.queue.siteReconnecting(siteId),
       onReconnected: (siteId) => this.queue.siteBack(siteId),
       onProgress: (siteId, e) => this.queue.onProgress(siteId, e),
@@ -258,7 +259,12 @@ export class SluiceService {
         await this.sessions.connect(siteId, password);
         return this.sessions.get(siteId)!.status;
       },
-      'session.disconnect': async ({ siteId }) => { await this.sessions.disconnect(siteId); },
+      // `transfers: 'cancel'`: the site's running and queued jobs are cancelled, and their runs given up to 10 s to end
+      // (partial files removed through the connection), before it closes; else they pause and resume on the next connect.
+      'session.disconnect': async ({ siteId, transfers }) => {
+        if (transfers === 'cancel' && this.queue.cancelSite(siteId)) await this.queue.runsEnded(10_000);
+        await this.sessions.disconnect(siteId);
+      },
       'session.list': async () => this.sessions.statuses(),
       'hostKey.answer': async ({ promptId, answer, confirmHost }) => { await this.sessions.answerHostKey(promptId, answer, confirmHost); },
       'knownHosts.list': async () => ({ entries: await this.hostKeys.list(this.store.list().sites), writePath: this.hostKeys.paths.writePath }),

@@ -16,6 +16,7 @@ import { Banner } from './Banner';
 import { AuthDialog } from './AuthDialog';
 import { ConflictDialog } from './ConflictDialog';
 import { FilePane, type PaneDrag } from './FilePane';
+import { DisconnectDialog } from './DisconnectDialog';
 import { HostKeyDialog } from './HostKeyDialog';
 import { KnownHostsView } from './KnownHostsView';
 import { LogPanel } from './LogPanel';
@@ -138,9 +139,20 @@ export function App() {
     [bridge, store],
   );
 
-  const disconnect = async () => {
+  /** The active site's running and queued jobs: a Disconnect asks first what becomes of them. */
+  const moving = useMemo(() => queue.order.filter((id) => {
+    const j = queue.byId[id];
+    return j.siteId === activeSiteId && (j.state === 'running' || j.state === 'queued');
+  }).length, [queue, activeSiteId]);
+  const [askDisconnect, setAskDisconnect] = useState(false);
+
+  const disconnect = async (transfers?: 'pause' | 'cancel') => {
     if (!activeSiteId) return;
-    const r = await bridge.sessionDisconnect({ siteId: activeSiteId });
+    if (moving > 0 && transfers === undefined) {
+      setAskDisconnect(true);
+      return;
+    }
+    const r = await bridge.sessionDisconnect(transfers ? { siteId: activeSiteId, transfers } : { siteId: activeSiteId });
     if (!r.ok) store.localLog('error', `Disconnect failed: ${r.error.message}`);
     setRemotePaths(({ [activeSiteId]: _dropped, ...rest }) => rest);
     await store.refreshSessions();
@@ -321,6 +333,16 @@ export function App() {
       {authPrompt && <AuthDialog key={authPrompt.promptId} prompt={authPrompt} onAnswer={(a, r) => void answerAuth(a, r)} />}
       {knownHostsOpen && !hostKeyPrompt && <KnownHostsView onClose={() => setKnownHostsOpen(false)} onError={logError} />}
       {settingsOpen && !hostKeyPrompt && <SettingsDialog onClose={() => setSettingsOpen(false)} onError={logError} />}
+      {askDisconnect && activeSite && (
+        <DisconnectDialog
+          siteName={activeSite.name}
+          jobs={moving}
+          onAnswer={(a) => {
+            setAskDisconnect(false);
+            if (a !== 'stay') void disconnect(a);
+          }}
+        />
+      )}
       {conflictPrompt && <ConflictDialog prompt={conflictPrompt} pending={conflictPrompts.length - 1} onAnswer={(c, f) => void answerConflict(c, f)} />}
     </div>
   );

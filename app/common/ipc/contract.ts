@@ -175,7 +175,8 @@ export const invokeSchemas = {
    * that loses every connection reconnects by itself (state `reconnecting`); meanwhile this waits for it.
    */
   'session.connect': z.strictObject({ siteId: id, password: z.string().max(4096).optional() }),
-  'session.disconnect': siteRef,
+  /** `transfers`: what happens to the site's running and queued jobs (default `pause`: they resume on reconnect). */
+  'session.disconnect': z.strictObject({ siteId: id, transfers: z.enum(['pause', 'cancel']).optional() }),
   'session.list': none,
   /**
    * `accept-once` / `accept-save` only for an unknown key; `replace` / `add` only for a changed key (refused with

@@ -197,6 +197,7 @@ export class SiteSessions {
     this.setStatus(s, { state: 'connecting', siteName: site.name, connectionsUp: 0, connections });
     try {
       s.engine = await this.attempt(s);
+      this.hooks.onConnected(siteId);
       return s.engine;
     } catch (e) {
       this.setStatus(s, { state: 'failed', error: errorInfo(e), connectionsUp: 0 });

@@ -18,6 +18,8 @@ import { useAppState, useBridge, useStore } from '../state/react';
 import { BatchRow, FileLineRow, LINE_HEIGHT, MoreLine, QueueColumns, ROW_HEIGHT } from './QueueRows';
 import { queueSpeed } from '../state/speeds';
 import { useBatchFiles } from './useBatchFiles';
+import { ContextMenu } from './ContextMenu';
+import { Icon } from './Icon';
 
 const FILTERS: Array<{ id: QueueFilter; label: string }> = [
   { id: 'all', label: 'All' },
@@ -58,6 +60,7 @@ function QueueHeader({ queue, views, filter, setFilter }: { queue: QueueState; v
   const store = useStore();
   const sites = useAppState((s) => s.sites.sites);
   const [scope, setScope] = useState('');
+  const [menu, setMenu] = useState<{ x: number; y: number } | null>(null);
   const siteIds = useMemo(() => [...new Set([...views.values()].map((v) => v.siteId))], [views]);
   const siteId = siteIds.includes(scope) ? scope : undefined;
   const bulk = async (intent: BulkIntentType) => {
@@ -77,14 +80,41 @@ function QueueHeader({ queue, views, filter, setFilter }: { queue: QueueState; v
         <option value="">All sites</option>
         {siteIds.map((id) => <option key={id} value={id}>{sites.find((s) => s.id === id)?.name ?? id}</option>)}
       </select>
-      {BULK.map((intent) => (
-        <button key={intent} type="button" disabled={!can(queue, { type: intent, ...(siteId ? { siteId } : {}) })} onClick={() => void bulk(intent)}>
-          {BULK_INTENT_LABEL[intent]}
+      <span className="bulk">
+        {BULK.map((intent) => (
+          <button key={intent} type="button" disabled={!can(queue, { type: intent, ...(siteId ? { siteId } : {}) })} onClick={() => void bulk(intent)}>
+            {BULK_INTENT_LABEL[intent]}
+          </button>
+        ))}
+        <button type="button" disabled={!can(queue, { type: 'clearFinished' })} onClick={() => void bridge.queueClearFinished()}>
+          Clear finished
         </button>
-      ))}
-      <button type="button" disabled={!can(queue, { type: 'clearFinished' })} onClick={() => void bridge.queueClearFinished()}>
-        Clear finished
+      </span>
+      <button
+        type="button"
+        className="more"
+        aria-label="More queue actions"
+        title="Pause all, Resume all, Retry failed, Clear finished"
+        aria-haspopup="menu"
+        onClick={(e) => {
+          const r = e.currentTarget.getBoundingClientRect();
+          setMenu({ x: r.right - 190, y: r.bottom });
+        }}
+      >
+        <Icon name="more" />
       </button>
+      {menu && (
+        <ContextMenu
+          label="Queue actions"
+          x={menu.x}
+          y={menu.y}
+          onClose={() => setMenu(null)}
+          items={[
+            ...BULK.map((intent) => ({ id: intent, label: BULK_INTENT_LABEL[intent], disabled: !can(queue, { type: intent, ...(siteId ? { siteId } : {}) }), run: () => void bulk(intent) })),
+            { id: 'clear', label: 'Clear finished', disabled: !can(queue, { type: 'clearFinished' }), run: () => void bridge.queueClearFinished() },
+          ]}
+        />
+      )}
     </header>
   );
 }

@@ -31,6 +31,7 @@ test('columns, site and destination, elapsed time, whole errors; a paused job co
   await expect(columns).toHaveText('NameStateProgressSizeSpeedTimeActions');
   await expect(app.jobRow('big.bin').getByLabel('big.bin site and destination')).toHaveText(`Columns → ${remoteDir}`);
   await expect(app.jobRow('big.bin').getByLabel('big.bin elapsed')).toHaveText(/^0:0[1-9]$/, { timeout: 15_000 });
+  await expect(app.jobRow('big.bin').getByLabel('big.bin elapsed')).toBeVisible();
 
   // A user's pause: the job counts as paused, and the log says so plainly.
   await app.jobAction('big.bin', 'Pause');
@@ -45,8 +46,10 @@ test('columns, site and destination, elapsed time, whole errors; a paused job co
   await app.remoteGrid.focus();
   await page.keyboard.press('Home');
   await page.keyboard.press('Enter');
+  await app.waitForRemoteListing(path.dirname(deep));
   await page.keyboard.press('Home');
   await page.keyboard.press('Enter');
+  await app.waitForRemoteListing(deep);
   await expect(app.remoteRow('vanishing.txt')).toBeVisible();
   fs.unlinkSync(path.join(deep, 'vanishing.txt'));
   await app.remoteRow('vanishing.txt').dblclick();

@@ -53,6 +53,9 @@ test('every control is reachable at 1024×700, 1400×900 and 1920×1080', async 
     await page.setViewportSize({ width, height });
     await expect(app.remotePane.getByRole('toolbar', { name: 'Remote actions' })).toContainText('2 items, 1 selected');
     await app.screenshot(`window-${width}x${height}`);
+    // A queue row's name column gets the room left by the others (not cut to a few letters).
+    const name = app.jobRow('local.txt').locator('.name');
+    expect(await name.evaluate((el) => el.scrollWidth <= el.clientWidth), `local.txt whole at ${width}×${height}`).toBe(true);
     expect(await page.evaluate(unreachable), `${width}×${height}`).toEqual([]);
     // The queue's bulk actions: buttons, or behind the menu when the queue is narrow (1024 and 1400 wide).
     await expect(app.queue.getByRole('button', { name: 'More queue actions' })).toBeVisible({ visible: width < 1920 });

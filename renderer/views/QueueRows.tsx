@@ -150,8 +150,26 @@ export const BatchRow = memo(function BatchRow(p: BatchRowProps) {
   );
 });
 
+/** Lines an expanded batch shows at once; more scroll inside its own box, so the rows after it stay in view. */
+export const FILES_IN_VIEW = 8;
+
+/** The height of an expanded batch's box of files, px. */
+export function filesHeight(lines: number, more: number): number {
+  return Math.min(lines + (more > 0 ? 1 : 0), FILES_IN_VIEW) * LINE_HEIGHT + 2;
+}
+
+/** An expanded batch's files: a bounded box that scrolls on its own (the queue's own rows go on below it). */
+export function FileList({ name, lines, more, top }: { name: string; lines: readonly FileLineView[]; more: number; top: number }) {
+  return (
+    <div className="file-list" role="list" aria-label={`Files of ${name}`} style={{ transform: `translateY(${top}px)`, height: filesHeight(lines.length, more) }}>
+      {lines.map((line) => <FileLineRow key={line.key} line={line} />)}
+      {more > 0 && <MoreLine count={more} />}
+    </div>
+  );
+}
+
 /** One file under an expanded batch. */
-export const FileLineRow = memo(function FileLineRow({ line, top }: { line: FileLineView; top: number }) {
+export const FileLineRow = memo(function FileLineRow({ line }: { line: FileLineView }) {
   return (
     <div
       className="file-line"
@@ -159,7 +177,7 @@ export const FileLineRow = memo(function FileLineRow({ line, top }: { line: File
       aria-roledescription="file"
       aria-label={`File ${line.name}`}
       data-file-state={line.state}
-      style={{ transform: `translateY(${top}px)`, height: LINE_HEIGHT }}
+      style={{ height: LINE_HEIGHT }}
     >
       <span className="name" title={line.path}>{line.name}</span>
       <span className={`state state-${line.state}`}>{line.state}</span>
@@ -172,9 +190,9 @@ export const FileLineRow = memo(function FileLineRow({ line, top }: { line: File
 });
 
 /** The line after the listed files of a batch that has more. */
-export function MoreLine({ count, top }: { count: number; top: number }) {
+export function MoreLine({ count }: { count: number }) {
   return (
-    <div className="file-line muted" style={{ transform: `translateY(${top}px)`, height: LINE_HEIGHT }}>
+    <div className="file-line muted" style={{ height: LINE_HEIGHT }}>
       <span className="name">and {count} more files</span>
     </div>
   );

@@ -4,7 +4,7 @@
  * failed for every site or one, clear finished, and totals. Every button is enabled by the engine's own rules
  * (app/common/queue/rules.ts `can` and `allowedBatchIntents`): it shows exactly the intents the engine accepts.
  */
-import { useCallback, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { batchViews, type BatchView } from '../../app/common/queue/batches';
 import { queueTotals, type QueueState } from '../../app/common/queue/reducer';
@@ -15,7 +15,7 @@ import { filterBatches, type QueueFilter } from '../state/appState';
 import { fileLines, unlisted, type FetchedFiles, type FileLineView } from '../state/batchFiles';
 import { BULK_INTENT_LABEL, JOB_INTENT_LABEL, moveBatchBefore, moveBatchToTop, sendBatchIntent, sendBulkIntent } from '../state/queueActions';
 import { useAppState, useBridge, useStore } from '../state/react';
-import { BatchRow, FileLineRow, LINE_HEIGHT, MoreLine, QueueColumns, ROW_HEIGHT } from './QueueRows';
+import { BatchRow, FileList, filesHeight, QueueColumns, ROW_HEIGHT } from './QueueRows';
 import { queueSpeed } from '../state/speeds';
 import { useBatchFiles } from './useBatchFiles';
 import { ContextMenu } from './ContextMenu';
@@ -29,11 +29,10 @@ const FILTERS: Array<{ id: QueueFilter; label: string }> = [
 ];
 const BULK: readonly BulkIntentType[] = ['pauseAll', 'resumeAll', 'retryFailed'];
 
-/** One virtual item of the list: a batch's row, one of its files, or how many more files it has. */
+/** One virtual item of the list: a batch's row, or the bounded box of an expanded batch's files. */
 type Item =
   | { kind: 'batch'; key: string; view: BatchView }
-  | { kind: 'file'; key: string; line: FileLineView }
-  | { kind: 'more'; key: string; count: number };
+  | { kind: 'files'; key: string; view: BatchView; lines: FileLineView[]; more: number };
 
 function listItems(rows: readonly BatchView[], expanded: ReadonlySet<string>, files: ReadonlyMap<string, FetchedFiles>): Item[] {
   const items: Item[] = [];
@@ -41,9 +40,7 @@ function listItems(rows: readonly BatchView[], expanded: ReadonlySet<string>, fi
     items.push({ kind: 'batch', key: view.batchId, view });
     if (!expanded.has(view.batchId)) continue;
     const fetched = files.get(view.batchId);
-    for (const line of fileLines(view, fetched)) items.push({ kind: 'file', key: `${view.batchId}\n${line.key}`, line });
-    const more = unlisted(fetched);
-    if (more > 0) items.push({ kind: 'more', key: `${view.batchId}\nmore`, count: more });
+    items.push({ kind: 'files', key: `${view.batchId}\nfiles`, view, lines: fileLines(view, fetched), more: unlisted(fetched) });
   }
   return items;
 }
@@ -52,6 +49,35 @@ function listItems(rows: readonly BatchView[], expanded: ReadonlySet<string>, fi
 function waitReason(status: SessionStatus | undefined): string | undefined {
   if (status?.state !== 'reconnecting') return undefined;
   return `waiting for the connection to ${status.siteName} (${sessionStateText(status)})`;
+}
+
+/** A batch expanded while it ran folds when it is done, so the rows after it come back into view. */
+function useFoldFinished(views: ReadonlyMap<string, BatchView>, expanded: ReadonlySet<string>, setExpanded: (f: (s: ReadonlySet<string>) => ReadonlySet<string>) => void): void {
+  const wasDone = useRef(new Map<string, boolean>());
+  useEffect(() => {
+    const fold: string[] = [];
+    for (const id of expanded) {
+      const done = views.get(id)?.state === 'done';
+      if (wasDone.current.get(id) === false && done) fold.push(id);
+      wasDone.current.set(id, done);
+    }
+    for (const id of [...wasDone.current.keys()]) if (!expanded.has(id)) wasDone.current.delete(id);
+    if (fold.length) setExpanded((s) => new Set([...s].filter((id) => !fold.includes(id))));
+  }, [views, expanded, setExpanded]);
+}
+
+/** Scrolls the newest of the batches that just appeared into view (not those of the first load). */
+function useRevealNew(rows: readonly BatchView[], items: readonly Item[], scrollToIndex: (i: number, o: { align: 'auto' }) => void): void {
+  const seen = useRef<ReadonlySet<string>>(new Set());
+  useEffect(() => {
+    const before = seen.current;
+    seen.current = new Set(rows.map((r) => r.batchId));
+    if (before.size === 0) return;
+    const fresh = rows.filter((r) => !before.has(r.batchId));
+    if (fresh.length === 0) return;
+    const index = items.findIndex((it) => it.kind === 'batch' && it.key === fresh[fresh.length - 1].batchId);
+    if (index >= 0) scrollToIndex(index, { align: 'auto' });
+  }, [rows, items, scrollToIndex]);
 }
 
 /** The header: filters, the bulk buttons for all sites or one, clear finished. */
@@ -140,10 +166,13 @@ export function QueueView() {
   const virtualizer = useVirtualizer({
     count: items.length,
     getScrollElement: () => scrollRef.current,
-    estimateSize: (i) => (items[i].kind === 'batch' ? ROW_HEIGHT : LINE_HEIGHT),
+    estimateSize: (i) => { const it = items[i]; return it.kind === 'batch' ? ROW_HEIGHT : filesHeight(it.lines.length, it.more); },
     getItemKey,
     overscan: 8,
   });
+
+  useFoldFinished(views, expanded, setExpanded);
+  useRevealNew(rows, items, virtualizer.scrollToIndex);
 
   const report = useCallback((what: string, error: string | undefined) => {
     if (error !== undefined) store.localLog('error', `${what} failed: ${error}`);
@@ -167,8 +196,7 @@ export function QueueView() {
         <div role="list" aria-label="Transfers" aria-rowcount={rows.length} style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {virtualizer.getVirtualItems().map((v) => {
             const item = items[v.index];
-            if (item.kind === 'file') return <FileLineRow key={item.key} line={item.line} top={v.start} />;
-            if (item.kind === 'more') return <MoreLine key={item.key} count={item.count} top={v.start} />;
+            if (item.kind === 'files') return <FileList key={item.key} name={item.view.name} lines={item.lines} more={item.more} top={v.start} />;
             const canTop = can(queue, { type: 'move', batchId: item.view.batchId, to: 'top' });
             return (
               <BatchRow key={item.key} view={item.view} siteName={siteNames.get(item.view.siteId) ?? item.view.siteId}

@@ -80,6 +80,11 @@ export interface ConflictPrompt {
   direction: Direction;
   existing?: { size: number; mtimeMs: number };
   incoming?: { size: number; mtimeMs: number };
+  /**
+   * How many more conflicts of the same batch wait behind this one ("N more like this"); the prompt is sent again,
+   * same `promptId`, when that number changes.
+   */
+  waiting?: number;
 }
 
 /**

@@ -376,7 +376,8 @@ export class JobQueue {
     }
     const first = run.jobs[0];
     const end = await run.transfer(engine, (jobId, target, files) =>
-      this.conflicts.ask({ batchId: run.batchId, jobId, direction: first.direction, target, files }, run.controller.signal));
+      this.conflicts.ask({ batchId: run.batchId, jobId, order: run.jobs.findIndex((j) => j.id === jobId), direction: first.direction, target, files },
+        run.controller.signal));
     this.book.endRun(run.journal, run.journalOutcome(end));
     this.settleRest(run, end);
   }

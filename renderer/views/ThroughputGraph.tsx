@@ -9,6 +9,7 @@ import { useEffect, useRef, useState, type ReactNode } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { formatRate } from '../format/format';
+import { rateTicks, rateTop } from '../state/rateTicks';
 import { connectionStyle, TOTAL_STYLE, type RateSeries, type SeriesData } from '../state/series';
 import type { SiteSpeed } from '../state/speeds';
 
@@ -29,6 +30,14 @@ export interface ThroughputGraphProps {
 
 const rateValue = (_u: uPlot, v: number | null) => (v == null ? '—' : formatRate(v));
 
+/** The rate axis' labels (state/rateTicks.ts: round values), also kept on the plot's element for tests. */
+function yLabels(u: uPlot, ticks: number[]): string[] {
+  const labels = ticks.map((v) => formatRate(v));
+  const host = u.root.parentElement;
+  if (host) host.dataset.yTicks = labels.join(', ');
+  return labels;
+}
+
 function plotOptions(data: SeriesData, size: { width: number; height: number }, now: () => number): uPlot.Options {
   const axisFont = '11px system-ui, sans-serif';
   const grid = { stroke: 'rgba(128,128,128,0.2)' };
@@ -36,10 +45,10 @@ function plotOptions(data: SeriesData, size: { width: number; height: number }, 
     ...size,
     legend: { show: false },
     cursor: { show: false },
-    scales: { x: { time: false, range: () => [now() - 60, now()] }, y: { range: (_u, _min, max) => [0, Math.max(1024, max * 1.1)] } },
+    scales: { x: { time: false, range: () => [now() - 60, now()] }, y: { range: (_u, _min, max) => [0, rateTop(Math.max(1000, max))] } },
     axes: [
       { stroke: 'currentColor', font: axisFont, grid, incrs: [5, 10, 15, 30, 60], values: (_u, ticks) => ticks.map((t) => secondsAgo(t, now())) },
-      { stroke: 'currentColor', size: 84, font: axisFont, grid, values: (_u, ticks) => ticks.map((v) => formatRate(v)) },
+      { stroke: 'currentColor', size: 84, font: axisFont, grid, splits: (u) => rateTicks(u.scales.y.max ?? 1000), values: yLabels },
     ],
     series: [
       {},

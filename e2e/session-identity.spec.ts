@@ -63,6 +63,8 @@ test('title, Connect, Disconnect and the remote pane follow the session; queue r
   // A failed connect: no identity, no Disconnect, no count of the last listing.
   await app.startConnect('Nowhere');
   await expect(app.connectionErrorBanner).toBeVisible({ timeout: 30_000 });
+  // A connection never made is not 'lost' (#29.8).
+  await expect(app.connectionErrorBanner).toContainText('(CONNECTION_REFUSED)');
   await expect(title).toHaveText('No site connected');
   await expect(disconnect).toBeDisabled();
   await expect(remoteActions).not.toContainText('item');

@@ -99,7 +99,7 @@ test('"Move to top" puts a waiting batch first, a dragged row goes before the on
     for (const n of ['two', 'three']) writeRandomFile(path.join(localDir, `${n}.bin`), 64 * 1024);
     const app = new SluicePage(page, harness);
     await app.open();
-    await expect(app.queue.getByRole('button', { name: 'Pause all', exact: true })).toBeDisabled();
+    await app.expectQueueAction('Pause all', false);
     await app.createSite({ name: 'Order', host: sshd.host, port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir, connections: 1 });
     await app.startConnect('Order');
     await app.waitForRemoteListing(remoteDir);
@@ -126,7 +126,7 @@ test('"Move to top" puts a waiting batch first, a dragged row goes before the on
     await app.queue.getByRole('listitem', { name: 'two.bin', exact: true }).dragTo(app.queue.getByRole('listitem', { name: 'one.bin', exact: true }));
     await expect.poll(() => app.queue.getByRole('listitem').evaluateAll((rows) => rows.map((r) => r.getAttribute('aria-label'))), { timeout: 5000 })
       .toEqual(['three.bin', 'two.bin', 'one.bin']);
-    await expect(app.queue.getByRole('button', { name: 'Pause all', exact: true })).toBeDisabled();
+    await app.expectQueueAction('Pause all', false);
     await app.queueBulk('Resume all', 'Order');
     // three.bin (64 KiB) may run and finish between two looks at its row: running or already done. That it ran
     // first is checked below from the jobs' start times.

@@ -19,6 +19,10 @@ export type ErrorCode =
   | 'DISK_FULL'
   | 'UNSAFE_NAME'
   | 'CONNECTION_LOST'
+  /** The server's port refused the TCP connection (nothing listens, or a firewall rejects): never connected. */
+  | 'CONNECTION_REFUSED'
+  /** The host name does not resolve (DNS: getaddrinfo ENOTFOUND): never connected. */
+  | 'HOST_NOT_FOUND'
   | 'CONNECTION_STALLED'
   | 'TIMEOUT'
   | 'VERIFY_FAILED'
@@ -44,6 +48,8 @@ export type ErrorCode =
 /** CLI exit code per error code (0 is success and has no error code). */
 const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   CONNECTION_LOST: 1,
+  CONNECTION_REFUSED: 1,
+  HOST_NOT_FOUND: 1,
   CONNECTION_STALLED: 1,
   TIMEOUT: 1,
   VERIFY_FAILED: 1,

@@ -30,6 +30,7 @@ import { passphraseSecretId } from './service/authPrompts';
 import type { ServiceHub } from './service/hub';
 import { JobBook, type JobBookOptions } from './service/jobBook';
 import { expandHome, listLocal, localHome, makeLocalFolder, removeLocal, renameLocal } from './service/localFs';
+import { resolveLinks } from './service/remoteListing';
 import { HostKeyDesk } from './service/hostKeyDesk';
 import { CipherMeasurements } from './service/cipherMeasurements';
 import { JobQueue } from './service/queue';
@@ -146,6 +147,7 @@ export class SluiceService {
       hostKeys: this.hostKeys,
     }, {
       beforeDisconnect: (siteId) => this.queue.pauseSite(siteId),
+      onConnected: (siteId) => this.queue.siteConnected(siteId),
       onConnectionLost: (siteId) => this.queue.siteReconnecting(siteId),
       onReconnected: (siteId) => this.queue.siteBack(siteId),
       onProgress: (siteId, e) => this.queue.onProgress(siteId, e),
@@ -290,7 +292,12 @@ export class SluiceService {
         await this.sessions.connect(siteId, password);
         return this.sessions.get(siteId)!.status;
       },
-      'session.disconnect': async ({ siteId }) => { await this.sessions.disconnect(siteId); },
+      // `transfers: 'cancel'`: the site's running and queued jobs are cancelled, and their runs given up to 10 s to end
+      // (partial files removed through the connection), before it closes; else they pause and resume on the next connect.
+      'session.disconnect': async ({ siteId, transfers }) => {
+        if (transfers === 'cancel' && this.queue.cancelSite(siteId)) await this.queue.runsEnded(10_000);
+        await this.sessions.disconnect(siteId);
+      },
       'session.list': async () => this.sessions.statuses(),
       'hostKey.answer': async ({ promptId, answer, confirmHost }) => { await this.sessions.answerHostKey(promptId, answer, confirmHost); },
       'knownHosts.list': async () => ({ entries: await this.hostKeys.list(this.store.list().sites), writePath: this.hostKeys.paths.writePath }),
@@ -300,8 +307,7 @@ export class SluiceService {
       // Browsing that fails on a dropped connection is tried once more, after the session reconnected (sessions.ts).
       'remote.list': async ({ siteId, path: p }) => this.sessions.browse(siteId, async (s) => {
         const resolved = await s.realpath(p === '~' ? '.' : p.startsWith('~/') ? p.slice(2) : p);
-        const entries = await s.list(resolved);
-        return { path: resolved, entries: entries.map((e) => ({ name: e.name, type: e.type, size: e.size, mtimeMs: e.mtimeMs, mode: e.mode })) };
+        return { path: resolved, entries: await resolveLinks(s, resolved, await s.list(resolved)) };
       }),
       'remote.mkdir': async ({ siteId, path: p }) => { await (await this.sessions.engineFor(siteId)).mkdir(p); },
       'remote.rename': async ({ siteId, from, to }) => { await (await this.sessions.engineFor(siteId)).rename(from, to); },

@@ -41,6 +41,9 @@ export interface SiteFields {
   ciphers?: string[];
 }
 
+/** The queue-wide actions (header buttons, or the "More queue actions" menu of a narrow queue). */
+export type QueueAction = 'Pause all' | 'Resume all' | 'Retry failed' | 'Clear finished';
+
 export class SluicePage {
   constructor(
     readonly page: Page,
@@ -281,10 +284,29 @@ export class SluicePage {
     await this.jobRow(name).getByRole('button', { name: `Move ${name} to the top` }).click();
   }
 
-  /** A queue header button acting on every site, or on the site picked first (`Pause all`, `Resume all`, `Retry failed`). */
+  /**
+   * A queue-wide action's control: its header button, or in a narrow queue its item in the "More queue actions" menu
+   * (opened; Escape closes it).
+   */
+  async queueActionControl(action: QueueAction): Promise<Locator> {
+    const more = this.queue.getByRole('button', { name: 'More queue actions' });
+    if (!(await more.isVisible())) return this.queue.getByRole('button', { name: action, exact: true });
+    const menu = this.page.getByRole('menu', { name: 'Queue actions' });
+    if (!(await menu.isVisible())) await more.click();
+    return menu.getByRole('menuitem', { name: action, exact: true });
+  }
+
+  /** Checks whether a queue-wide action is enabled now (through the menu in a narrow queue, closed again). */
+  async expectQueueAction(action: QueueAction, enabled: boolean): Promise<void> {
+    const control = await this.queueActionControl(action);
+    await (enabled ? expect(control).toBeEnabled() : expect(control).toBeDisabled());
+    if ((await control.getAttribute('role')) === 'menuitem') await this.page.keyboard.press('Escape');
+  }
+
+  /** A queue-wide action on every site, or on the site picked first (`Pause all`, `Resume all`, `Retry failed`). */
   async queueBulk(action: 'Pause all' | 'Resume all' | 'Retry failed', siteName?: string): Promise<void> {
     await this.queue.getByLabel('Sites the buttons act on').selectOption(siteName ? { label: siteName } : { value: '' });
-    await this.queue.getByRole('button', { name: action, exact: true }).click();
+    await (await this.queueActionControl(action)).click();
   }
 
   /** Waits until the queue totals count `n` done jobs. */

@@ -139,9 +139,12 @@ function reduceEvent(state: AppState, action: EventAction): AppState {
       if (state.notices.some((n) => n.id === notice.id)) return state;
       return { ...state, notices: [...state.notices, notice].slice(-NOTICE_LIMIT) };
     }
-    case 'conflict.prompt':
-      if (state.conflictPrompts.some((p) => p.promptId === action.payload.promptId)) return state;
-      return { ...state, conflictPrompts: [...state.conflictPrompts, action.payload] };
+    case 'conflict.prompt': {
+      // Sent again with the same id when the number of conflicts waiting behind it changes.
+      const at = state.conflictPrompts.findIndex((p) => p.promptId === action.payload.promptId);
+      if (at < 0) return { ...state, conflictPrompts: [...state.conflictPrompts, action.payload] };
+      return { ...state, conflictPrompts: state.conflictPrompts.map((p, i) => (i === at ? action.payload : p)) };
+    }
     case 'prompt.closed':
       return dropPrompt(state, action.payload.promptId);
     case 'session.status':

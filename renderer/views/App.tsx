@@ -16,6 +16,7 @@ import { Banner } from './Banner';
 import { AuthDialog } from './AuthDialog';
 import { ConflictDialog } from './ConflictDialog';
 import { FilePane, type PaneDrag } from './FilePane';
+import { DisconnectDialog } from './DisconnectDialog';
 import { HostKeyDialog } from './HostKeyDialog';
 import { KnownHostsView } from './KnownHostsView';
 import { LogPanel } from './LogPanel';
@@ -54,6 +55,19 @@ function reloadToken(queue: QueueState, dir: string | null): string {
   return String(n);
 }
 
+/** A session that holds (or is getting) a connection: Disconnect applies, the site's identity is shown. */
+function sessionLive(status: SessionStatus | undefined): boolean {
+  return status?.state === 'connected' || status?.state === 'connecting' || status?.state === 'reconnecting';
+}
+
+/** The toolbar's line: whom the window talks to now, from the session's state alone. */
+function sessionTitle(status: SessionStatus | undefined, site: SiteView | undefined): string {
+  if (!status || !site || !sessionLive(status)) return 'No site connected';
+  const who = `${site.user}@${site.host}:${site.port}`;
+  if (status.state === 'connecting') return `Connecting to ${who}…`;
+  return status.state === 'reconnecting' ? `${who} (reconnecting)` : who;
+}
+
 /** What the remote pane says while it has no listing. */
 function remotePlaceholder(status: SessionStatus | undefined): string {
   if (status?.state === 'connecting') return 'Connecting…';
@@ -81,7 +95,8 @@ export function App() {
   const [localPath, setLocalPath] = useState<string | null>(null);
   const [knownHostsOpen, setKnownHostsOpen] = useState(false);
   const [settingsOpen, setSettingsOpen] = useState(false);
-  const [remotePath, setRemotePath] = useState<string | null>(null);
+  /** Each site's remote folder: the pane shows the active site's (one value per site, never another site's). */
+  const [remotePaths, setRemotePaths] = useState<Readonly<Record<string, string>>>({});
   /** The quick-connect bar's unsaved site, while it is the active one; and its "Save as site" form. */
   const [quickSite, setQuickSite] = useState<QuickSite | null>(null);
   const [siteDraft, setSiteDraft] = useState<SiteForm | null>(null);
@@ -102,6 +117,10 @@ export function App() {
   }, [bridge, store]);
 
   const activeSite = sites.sites.find((s) => s.id === activeSiteId) ?? (quickSite?.id === activeSiteId ? quickSite : undefined);
+  const remotePath = activeSiteId ? remotePaths[activeSiteId] ?? null : null;
+  const setRemotePath = useCallback((p: string) => {
+    if (activeSiteId) setRemotePaths((all) => (all[activeSiteId] === p ? all : { ...all, [activeSiteId]: p }));
+  }, [activeSiteId]);
   const status = activeSiteId ? sessions[activeSiteId] : undefined;
   const connected = status?.state === 'connected';
   const series = (activeSiteId && seriesBySite[activeSiteId]) || EMPTY_SERIES;
@@ -111,24 +130,38 @@ export function App() {
   const connect = useCallback(
     async (site: SiteView) => {
       setActiveSiteId(site.id);
-      setRemotePath(null);
+      // A site already connected is shown as it is (Connect is disabled for it; Enter or a double-click lands here).
+      if (sessionLive(store.getSnapshot().sessions[site.id])) return;
+      setRemotePaths(({ [site.id]: _dropped, ...rest }) => rest);
       const r = await bridge.sessionConnect({ siteId: site.id });
       if (!r.ok) {
         store.localLog('error', `Connecting to ${site.name} failed: ${r.error.code}: ${r.error.message}`);
         return;
       }
       store.dispatch({ type: 'event', event: 'session.status', payload: r.value });
-      setRemotePath(site.remoteDir ?? r.value.home ?? '/');
+      const start = site.remoteDir ?? r.value.home ?? '/';
+      setRemotePaths((all) => ({ ...all, [site.id]: start }));
       if (site.localDir) setLocalPath(site.localDir);
     },
     [bridge, store],
   );
 
-  const disconnect = async () => {
+  /** The active site's running and queued jobs: a Disconnect asks first what becomes of them. */
+  const moving = useMemo(() => queue.order.filter((id) => {
+    const j = queue.byId[id];
+    return j.siteId === activeSiteId && (j.state === 'running' || j.state === 'queued');
+  }).length, [queue, activeSiteId]);
+  const [askDisconnect, setAskDisconnect] = useState(false);
+
+  const disconnect = async (transfers?: 'pause' | 'cancel') => {
     if (!activeSiteId) return;
-    const r = await bridge.sessionDisconnect({ siteId: activeSiteId });
+    if (moving > 0 && transfers === undefined) {
+      setAskDisconnect(true);
+      return;
+    }
+    const r = await bridge.sessionDisconnect(transfers ? { siteId: activeSiteId, transfers } : { siteId: activeSiteId });
     if (!r.ok) store.localLog('error', `Disconnect failed: ${r.error.message}`);
-    setRemotePath(null);
+    setRemotePaths(({ [activeSiteId]: _dropped, ...rest }) => rest);
     await store.refreshSessions();
   };
 
@@ -183,7 +216,7 @@ export function App() {
     <div className="app">
       <div className="toolbar" role="toolbar" aria-label="Main toolbar">
         <h1>Sluice</h1>
-        <span className="muted">{activeSite ? `${activeSite.user}@${activeSite.host}:${activeSite.port}` : 'No site connected'}</span>
+        <span className="muted" aria-label="Session">{sessionTitle(status, activeSite)}</span>
         <span className="spacer" />
         <button type="button" onClick={() => setKnownHostsOpen(true)}>
           Known hosts
@@ -191,7 +224,7 @@ export function App() {
         <button type="button" onClick={() => setSettingsOpen(true)}>
           Settings
         </button>
-        <button type="button" disabled={!status || status.state === 'disconnected'} onClick={() => void disconnect()}>
+        <button type="button" disabled={!sessionLive(status)} onClick={() => void disconnect()}>
           Disconnect
         </button>
         <label>
@@ -313,6 +346,16 @@ export function App() {
       {authPrompt && <AuthDialog key={authPrompt.promptId} prompt={authPrompt} onAnswer={(a, r) => void answerAuth(a, r)} />}
       {knownHostsOpen && !hostKeyPrompt && <KnownHostsView onClose={() => setKnownHostsOpen(false)} onError={logError} />}
       {settingsOpen && !hostKeyPrompt && <SettingsDialog onClose={() => setSettingsOpen(false)} onError={logError} />}
+      {askDisconnect && activeSite && (
+        <DisconnectDialog
+          siteName={activeSite.name}
+          jobs={moving}
+          onAnswer={(a) => {
+            setAskDisconnect(false);
+            if (a !== 'stay') void disconnect(a);
+          }}
+        />
+      )}
       {conflictPrompt && <ConflictDialog prompt={conflictPrompt} pending={conflictPrompts.length - 1} onAnswer={(c, f) => void answerConflict(c, f)} />}
     </div>
   );

@@ -10,7 +10,7 @@ import { Dialog } from './Dialog';
 
 export interface ConflictDialogProps {
   prompt: ConflictPrompt;
-  /** How many more conflicts are waiting after this one. */
+  /** How many more conflict dialogs (of other batches) are waiting after this one; its own batch's are `prompt.waiting`. */
   pending: number;
   onAnswer: (choice: ConflictChoice, forAll: boolean) => void;
 }
@@ -18,6 +18,7 @@ export interface ConflictDialogProps {
 /** The conflict dialog for one prompt. */
 export function ConflictDialog({ prompt, pending, onAnswer }: ConflictDialogProps) {
   const [forAll, setForAll] = useState(false);
+  const waiting = (prompt.waiting ?? 0) + pending;
   const checkId = useId();
   const describe = (f?: { size: number; mtimeMs: number }) => (f ? `${formatBytes(f.size)}, modified ${formatDate(f.mtimeMs)}` : 'unknown');
   return (
@@ -41,8 +42,9 @@ export function ConflictDialog({ prompt, pending, onAnswer }: ConflictDialogProp
       </dl>
       <label htmlFor={checkId}>
         <input id={checkId} type="checkbox" checked={forAll} onChange={(e) => setForAll(e.target.checked)} /> Apply to all conflicts in
-        this transfer{pending > 0 ? ` (${pending} more waiting)` : ''}
+        this transfer
       </label>
+      {waiting > 0 && <p className="muted" aria-label="Conflicts waiting">{waiting} more like this</p>}
       <div className="buttons">
         <button type="button" onClick={() => onAnswer('overwrite', forAll)}>
           Overwrite

@@ -43,6 +43,7 @@ export interface FilePaneProps {
   mkdir: (path: string) => Promise<Result<void>>;
   rename: (from: string, to: string) => Promise<Result<void>>;
   remove: (path: string, recursive: boolean) => Promise<Result<void>>;
+  /** Sets the pane's current folder: called with the resolved path once a folder was listed (never for a failure). */
   onNavigate: (path: string) => void;
   /** Items dragged from the other pane were dropped here, into `targetDir`. */
   onPaneDrop: (drag: PaneDrag, targetDir: string) => void;
@@ -76,7 +77,7 @@ function parent(path: string, sep: '/' | '\\'): string {
 /** The pane component. */
 export function FilePane(props: FilePaneProps) {
   const { side, title, path, sep, list, onNavigate, onError, transfer } = props;
-  const { listing, loading, error, reload } = usePaneListing(path, list, props.reloadToken);
+  const { listing, loading, error, reload, navigate, showError } = usePaneListing(path, list, props.reloadToken, onNavigate);
   const [sort, setSort] = useState<SortState>({ key: 'name', dir: 'asc' });
   const [showHidden, setShowHidden] = useState(false);
   const [sel, setSel] = useState<Selection>(emptySelection);
@@ -86,35 +87,39 @@ export function FilePane(props: FilePaneProps) {
   const gridRef = useRef<HTMLTableElement>(null);
   const scrollRef = useRef<HTMLDivElement>(null);
   /** After going up: the name of the folder we came from, focused once the parent's listing arrives. */
-  const focusAfterLoad = useRef<string | null>(null);
+  const focusAfterLoad = useRef<{ name: string; dir: string } | null>(null);
   const label = `${title} files`;
 
-  useEffect(() => setSel(emptySelection), [path]);
+  const cwd = listing?.path ?? path ?? '';
+  useEffect(() => setSel(emptySelection), [cwd]);
 
   const entries = useMemo(() => (listing ? sortEntries(listing.entries, sort, showHidden) : []), [listing, sort, showHidden]);
   const order = useMemo(() => entries.map((e) => e.name), [entries]);
   const indexOf = useMemo(() => new Map(order.map((n, i) => [n, i])), [order]);
-  const cwd = listing?.path ?? path ?? '';
   const selectedEntries = useMemo(() => entries.filter((e) => sel.selected.has(e.name)), [entries, sel]);
   const focusIndex = sel.focus === null ? -1 : indexOf.get(sel.focus) ?? -1;
 
   useEffect(() => {
-    const name = focusAfterLoad.current;
-    if (name === null || !listing || listing.path !== path) return;
+    const after = focusAfterLoad.current;
+    if (after === null || !listing || listing.path !== after.dir) return;
     focusAfterLoad.current = null;
-    if (indexOf.has(name)) setSel(select(emptySelection, order, name, 'replace'));
-  }, [listing, path, order, indexOf]);
+    if (indexOf.has(after.name)) setSel(select(emptySelection, order, after.name, 'replace'));
+  }, [listing, order, indexOf]);
 
   const goUp = () => {
     if (path === null) return;
     const up = parent(cwd, sep);
     if (up === cwd) return;
-    focusAfterLoad.current = cwd.slice(up.length).replace(/^[/\\]+/, '').replace(/[/\\]+$/, '');
-    onNavigate(up);
+    focusAfterLoad.current = { name: cwd.slice(up.length).replace(/^[/\\]+/, '').replace(/[/\\]+$/, ''), dir: up };
+    void navigate(up);
   };
 
+  /** Enter or a double-click: a folder (or a link to one) opens, a file (or a link to one) is transferred. */
   const open = (entry: FsEntry) => {
-    if (entry.type === 'dir' || entry.type === 'symlink') onNavigate(join(cwd, entry.name, sep));
+    if (entry.type === 'dir') void navigate(join(cwd, entry.name, sep));
+    else if (entry.link?.broken) showError(`${join(cwd, entry.name, sep)}: broken link, ${entry.link.target || 'its target'} does not exist`);
+    else if (entry.type === 'symlink') void navigate(join(cwd, entry.name, sep));
+    else if (entry.type === 'file' && transfer) transferPaths([join(cwd, entry.name, sep)]);
   };
 
   const act = async (what: string, pending: Promise<Result<void>>) => {
@@ -123,14 +128,15 @@ export function FilePane(props: FilePaneProps) {
     await reload();
   };
 
-  const transferSelected = () => {
-    if (!transfer || selectedEntries.length === 0) return;
+  const transferPaths = (paths: string[]) => {
+    if (!transfer || paths.length === 0) return;
     if (!transfer.run) {
       onError(`${transfer.label}: connect to a site first`);
       return;
     }
-    transfer.run(selectedEntries.map((e) => join(cwd, e.name, sep)));
+    transfer.run(paths);
   };
+  const transferSelected = () => transferPaths(selectedEntries.map((e) => join(cwd, e.name, sep)));
 
   const copyPath = () => {
     const text = selectedEntries.length ? selectedEntries.map((e) => join(cwd, e.name, sep)).join('\n') : cwd;
@@ -272,7 +278,7 @@ export function FilePane(props: FilePaneProps) {
         selected={selectedEntries}
         showHidden={showHidden}
         transfer={transfer}
-        onNavigate={onNavigate}
+        onNavigate={(p) => void navigate(p)}
         onUp={goUp}
         onRefresh={() => void reload()}
         onTransfer={transferSelected}
@@ -281,11 +287,16 @@ export function FilePane(props: FilePaneProps) {
         onDelete={(doomed) => setModal({ kind: 'delete', entries: doomed })}
         onShowHidden={setShowHidden}
       />
+      {path !== null && error && (
+        <p className={listing ? 'pane-error error-text' : 'empty error-text'} role="alert" aria-label={`${title} error`}>
+          {error}
+        </p>
+      )}
       <div
         className="grid-wrap"
         ref={scrollRef}
         onContextMenu={(e) => {
-          if (path === null || error) return;
+          if (path === null || !listing) return;
           e.preventDefault();
           setSel(emptySelection);
           setMenu({ x: e.clientX, y: e.clientY });
@@ -293,11 +304,7 @@ export function FilePane(props: FilePaneProps) {
       >
         {path === null ? (
           <p className="empty">{props.placeholder}</p>
-        ) : error ? (
-          <p className="empty error-text" role="alert">
-            {error}
-          </p>
-        ) : (
+        ) : !listing ? null : (
           <table
             ref={gridRef}
             className="files"
@@ -318,7 +325,7 @@ export function FilePane(props: FilePaneProps) {
             <FileRows entries={entries} sel={sel} scrollRef={scrollRef} focusIndex={focusIndex} handlers={handlers} />
           </table>
         )}
-        {path !== null && !error && listing && entries.length === 0 && <p className="empty">This folder is empty.</p>}
+        {path !== null && listing && entries.length === 0 && <p className="empty">This folder is empty.</p>}
       </div>
 
       {menu && <ContextMenu label={`${title} files menu`} x={menu.x} y={menu.y} items={menuItems} onClose={closeMenu} />}

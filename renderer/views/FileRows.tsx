@@ -34,9 +34,16 @@ export interface FileRowsProps {
   handlers: RowHandlers;
 }
 
-/** One row: name with its icon, size, modification date. */
+/** The tooltip of a link's name: where it points, and whether that is missing. */
+export function linkTitle(entry: FsEntry): string | undefined {
+  if (!entry.link) return undefined;
+  return entry.link.broken ? `Broken link to ${entry.link.target || 'an unreadable target'}` : `Link to ${entry.link.target}`;
+}
+
+/** One row: name with its icon (a link: the target's, marked), size, modification date. */
 function FileRow({ entry, index, selected, focused, h }: { entry: FsEntry; index: number; selected: boolean; focused: boolean; h: RowHandlers }) {
   const isDir = entry.type === 'dir';
+  const broken = entry.link?.broken === true;
   return (
     <tr
       aria-selected={selected}
@@ -44,6 +51,7 @@ function FileRow({ entry, index, selected, focused, h }: { entry: FsEntry; index
       aria-rowindex={index + 2}
       data-index={index}
       data-type={entry.type}
+      data-link={entry.link ? (broken ? 'broken' : 'ok') : undefined}
       className={focused ? 'focused' : undefined}
       draggable
       onDragStart={(e) => h.onDragStart(entry, e)}
@@ -53,12 +61,13 @@ function FileRow({ entry, index, selected, focused, h }: { entry: FsEntry; index
       onDoubleClick={() => h.onDoubleClick(entry)}
       onContextMenu={(e) => h.onContextMenu(entry, e)}
     >
-      <td role="gridcell">
+      <td role="gridcell" title={linkTitle(entry)}>
         <Icon name={isDir ? 'folder' : entry.type === 'symlink' ? 'link' : 'file'} />
         {entry.name}
+        {entry.link && !broken && <Icon name="link" className="link-mark" />}
       </td>
-      <td role="gridcell" className="num">
-        {isDir ? '' : formatBytes(entry.size)}
+      <td role="gridcell" className={broken ? 'num error-text' : 'num'}>
+        {broken ? 'broken link' : isDir ? '' : formatBytes(entry.size)}
       </td>
       <td role="gridcell">{formatDate(entry.mtimeMs)}</td>
     </tr>

@@ -1,5 +1,5 @@
 /** Small inline SVG icons (no icon font or emoji font needed), decorative: hidden from assistive tech. */
-export type IconName = 'folder' | 'file' | 'link' | 'server' | 'up' | 'down';
+export type IconName = 'folder' | 'file' | 'link' | 'server' | 'up' | 'down' | 'toRemote' | 'toLocal' | 'newFolder' | 'rename' | 'trash' | 'more';
 
 const PATHS: Record<IconName, string> = {
   folder: 'M1.5 3.5h4l1.5 1.5h7.5v8h-13z',
@@ -8,6 +8,12 @@ const PATHS: Record<IconName, string> = {
   server: 'M2 2.5h12v4.5h-12z M2 9h12v4.5h-12z M4 4.75h1 M4 11.25h1',
   up: 'M8 13V3 M4 7l4-4 4 4',
   down: 'M8 3v10 M4 9l4 4 4-4',
+  toRemote: 'M2 8h11 M9 4l4 4-4 4',
+  toLocal: 'M14 8H3 M7 4L3 8l4 4',
+  newFolder: 'M1.5 3.5h4l1.5 1.5h7.5v8h-13z M8 7v4 M6 9h4',
+  rename: 'M2.5 13.5l1-3.5 7.5-7.5 2.5 2.5-7.5 7.5z M9.5 4l2.5 2.5',
+  trash: 'M2.5 4h11 M6 4V2.5h4V4 M4 4l.8 9.5h6.4L12 4 M6.5 6.5v5 M9.5 6.5v5',
+  more: 'M3 8h.5 M8 8h.5 M13 8h.5',
 };
 
 /** One 16×16 stroked icon in the current text colour. */

@@ -64,24 +64,28 @@ export function PaneHeader(p: PaneHeaderProps) {
             disabled={selected.length === 0 || !p.transfer.run}
             onClick={p.onTransfer}
           >
-            {p.transfer.label}
+            <Icon name={p.transfer.label === 'Upload' ? 'toRemote' : 'toLocal'} />
+            <span className="label">{p.transfer.label}</span>
           </button>
         )}
-        <button type="button" aria-label={`${title}: new folder`} disabled={none} onClick={p.onMkdir}>
-          New folder
+        <button type="button" aria-label={`${title}: new folder`} title="New folder" disabled={none} onClick={p.onMkdir}>
+          <Icon name="newFolder" />
+          <span className="label">New folder</span>
         </button>
         <button type="button" aria-label={`${title}: rename`} title="Rename (F2)" disabled={selected.length !== 1} onClick={() => p.onRename(selected[0])}>
-          Rename
+          <Icon name="rename" />
+          <span className="label">Rename</span>
         </button>
         <button type="button" aria-label={`${title}: delete`} title="Delete (Del)" disabled={selected.length === 0} onClick={() => p.onDelete([...selected])}>
-          Delete
+          <Icon name="trash" />
+          <span className="label">Delete</span>
         </button>
-        <span className="spacer" />
-        <span className="muted" aria-live="polite" title={count}>
+        <span className="count muted" aria-live="polite" title={count}>
           {count}
         </span>
-        <label>
-          <input type="checkbox" checked={p.showHidden} onChange={(e) => p.onShowHidden(e.target.checked)} aria-label={`${title}: show hidden files`} /> Hidden
+        <label title="Show hidden files">
+          <input type="checkbox" checked={p.showHidden} onChange={(e) => p.onShowHidden(e.target.checked)} aria-label={`${title}: show hidden files`} />
+          <span className="label"> Hidden</span>
         </label>
       </div>
     </header>

@@ -19,6 +19,13 @@ export const LINE_HEIGHT = 24;
 
 export interface BatchRowProps {
   view: BatchView;
+  /** The name of the batch's site (every row says which site it belongs to). */
+  siteName: string;
+  /** Why a queued batch is not running yet (its site is reconnecting), shown beside its state. */
+  waitReason?: string;
+  /** Position in the virtual list, and the list's measuring ref (a failed row grows to show its whole error). */
+  index: number;
+  measure: (el: Element | null) => void;
   top: number;
   expanded: boolean;
   /** Whether the engine would move this batch to the top (`can(queue, {type: 'move', …})`). */
@@ -33,14 +40,36 @@ export interface BatchRowProps {
 /** The drag data type of a queue row (files dragged from a pane or the OS carry other types and are ignored here). */
 export const BATCH_DRAG_TYPE = 'application/x-sluice-batch';
 
+/** The column headers above the rows (the same grid as a row). */
+export function QueueColumns() {
+  return (
+    <div className="row columns" role="presentation" aria-hidden="true">
+      <span>Name</span><span>State</span><span>Progress</span><span>Size</span><span>Speed</span><span>Time</span><span>Actions</span>
+    </div>
+  );
+}
+
+/** How long a batch has run (ms): from its first job's start to its last one's end, or to now while it runs. */
+export function batchElapsed(view: BatchView, now: number): number | undefined {
+  const starts = view.jobs.flatMap((j) => (j.startedAt !== undefined ? [j.startedAt] : []));
+  if (starts.length === 0) return undefined;
+  const ends = view.jobs.flatMap((j) => (j.finishedAt !== undefined ? [j.finishedAt] : []));
+  const end = view.state === 'running' || ends.length === 0 ? now : Math.max(...ends);
+  return Math.max(0, end - Math.min(...starts));
+}
+
 /** A batch's row. */
-export const BatchRow = memo(function BatchRow({ view, top, expanded, canTop, onToggle, onAction, onTop, onDropBefore }: BatchRowProps) {
+export const BatchRow = memo(function BatchRow(p: BatchRowProps) {
+  const { view, siteName, top, expanded, canTop, onToggle, onAction, onTop, onDropBefore } = p;
   const pct = percent(view.bytesDone, view.bytesTotal, view.state === 'done');
   const eta = view.state === 'running' ? etaSeconds(view) : undefined;
   const expandable = view.jobs.length > 1 || view.filesTotal > 1;
   const shown = allSkipped(view) ? 'skipped' : view.state;
+  const elapsed = batchElapsed(view, Date.now());
   return (
     <div
+      ref={p.measure}
+      data-index={p.index}
       className="row"
       role="listitem"
       aria-label={view.name}
@@ -49,7 +78,7 @@ export const BatchRow = memo(function BatchRow({ view, top, expanded, canTop, on
       data-batch-id={view.batchId}
       data-state={view.state}
       data-bytes-done={view.bytesDone}
-      style={{ transform: `translateY(${top}px)`, height: ROW_HEIGHT }}
+      style={{ transform: `translateY(${top}px)`, minHeight: ROW_HEIGHT }}
       draggable
       onDragStart={(e) => {
         e.dataTransfer.setData(BATCH_DRAG_TYPE, view.batchId);
@@ -85,8 +114,11 @@ export const BatchRow = memo(function BatchRow({ view, top, expanded, canTop, on
         {view.bytesTotal > 0 ? ` / ${formatBytes(view.bytesTotal)}` : ''}
       </span>
       <span>{view.state === 'running' ? formatRate(view.rate) : ''}</span>
+      <span className="time">
+        {elapsed !== undefined && <span aria-label={`${view.name} elapsed`} title="Time taken">{formatDuration(elapsed)}</span>}
+        {eta !== undefined && <span className="muted" aria-label="Time left" title="Time left"> +{formatDuration(eta * 1000)}</span>}
+      </span>
       <span className="actions">
-        {eta !== undefined && <span className="muted" aria-label="Time left">{formatDuration(eta * 1000)}</span>}
         {allowedBatchIntents(view.jobs).map((a) => (
           <button key={a} type="button" aria-label={`${JOB_INTENT_LABEL[a]} ${view.name}`} onClick={() => onAction(view, a)}>
             {JOB_INTENT_LABEL[a]}
@@ -98,8 +130,14 @@ export const BatchRow = memo(function BatchRow({ view, top, expanded, canTop, on
           </button>
         )}
       </span>
+      {view.state === 'queued' && p.waitReason && (
+        <span className="wait" role="note" aria-label={`${view.name} waits`}>{p.waitReason}</span>
+      )}
+      <span className="where muted" aria-label={`${view.name} site and destination`}>
+        {siteName} {view.direction === 'upload' ? '→' : '←'} {view.dest}
+      </span>
       {view.error && (
-        <span className="err" role="note" aria-label={`${view.name} error`} title={`${view.error.message} (${view.error.code})`}>
+        <span className="err" role="note" aria-label={`${view.name} error`}>
           {view.error.message} ({view.error.code})
         </span>
       )}
@@ -112,8 +150,26 @@ export const BatchRow = memo(function BatchRow({ view, top, expanded, canTop, on
   );
 });
 
+/** Lines an expanded batch shows at once; more scroll inside its own box, so the rows after it stay in view. */
+export const FILES_IN_VIEW = 8;
+
+/** The height of an expanded batch's box of files, px. */
+export function filesHeight(lines: number, more: number): number {
+  return Math.min(lines + (more > 0 ? 1 : 0), FILES_IN_VIEW) * LINE_HEIGHT + 2;
+}
+
+/** An expanded batch's files: a bounded box that scrolls on its own (the queue's own rows go on below it). */
+export function FileList({ name, lines, more, top }: { name: string; lines: readonly FileLineView[]; more: number; top: number }) {
+  return (
+    <div className="file-list" role="list" aria-label={`Files of ${name}`} style={{ transform: `translateY(${top}px)`, height: filesHeight(lines.length, more) }}>
+      {lines.map((line) => <FileLineRow key={line.key} line={line} />)}
+      {more > 0 && <MoreLine count={more} />}
+    </div>
+  );
+}
+
 /** One file under an expanded batch. */
-export const FileLineRow = memo(function FileLineRow({ line, top }: { line: FileLineView; top: number }) {
+export const FileLineRow = memo(function FileLineRow({ line }: { line: FileLineView }) {
   return (
     <div
       className="file-line"
@@ -121,7 +177,7 @@ export const FileLineRow = memo(function FileLineRow({ line, top }: { line: File
       aria-roledescription="file"
       aria-label={`File ${line.name}`}
       data-file-state={line.state}
-      style={{ transform: `translateY(${top}px)`, height: LINE_HEIGHT }}
+      style={{ height: LINE_HEIGHT }}
     >
       <span className="name" title={line.path}>{line.name}</span>
       <span className={`state state-${line.state}`}>{line.state}</span>
@@ -134,9 +190,9 @@ export const FileLineRow = memo(function FileLineRow({ line, top }: { line: File
 });
 
 /** The line after the listed files of a batch that has more. */
-export function MoreLine({ count, top }: { count: number; top: number }) {
+export function MoreLine({ count }: { count: number }) {
   return (
-    <div className="file-line muted" style={{ transform: `translateY(${top}px)`, height: LINE_HEIGHT }}>
+    <div className="file-line muted" style={{ height: LINE_HEIGHT }}>
       <span className="name">and {count} more files</span>
     </div>
   );

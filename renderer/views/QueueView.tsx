@@ -4,19 +4,22 @@
  * failed for every site or one, clear finished, and totals. Every button is enabled by the engine's own rules
  * (app/common/queue/rules.ts `can` and `allowedBatchIntents`): it shows exactly the intents the engine accepts.
  */
-import { useCallback, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { batchViews, type BatchView } from '../../app/common/queue/batches';
 import { queueTotals, type QueueState } from '../../app/common/queue/reducer';
 import { can, type BulkIntentType, type JobIntentType } from '../../app/common/queue/rules';
-import { formatBytes, formatRate, plural } from '../format/format';
+import type { SessionStatus } from '../../app/common/ipc/contract';
+import { formatBytes, formatRate, plural, sessionStateText } from '../format/format';
 import { filterBatches, type QueueFilter } from '../state/appState';
 import { fileLines, unlisted, type FetchedFiles, type FileLineView } from '../state/batchFiles';
 import { BULK_INTENT_LABEL, JOB_INTENT_LABEL, moveBatchBefore, moveBatchToTop, sendBatchIntent, sendBulkIntent } from '../state/queueActions';
 import { useAppState, useBridge, useStore } from '../state/react';
-import { BatchRow, FileLineRow, LINE_HEIGHT, MoreLine, ROW_HEIGHT } from './QueueRows';
+import { BatchRow, FileList, filesHeight, QueueColumns, ROW_HEIGHT } from './QueueRows';
 import { queueSpeed } from '../state/speeds';
 import { useBatchFiles } from './useBatchFiles';
+import { ContextMenu } from './ContextMenu';
+import { Icon } from './Icon';
 
 const FILTERS: Array<{ id: QueueFilter; label: string }> = [
   { id: 'all', label: 'All' },
@@ -26,11 +29,10 @@ const FILTERS: Array<{ id: QueueFilter; label: string }> = [
 ];
 const BULK: readonly BulkIntentType[] = ['pauseAll', 'resumeAll', 'retryFailed'];
 
-/** One virtual item of the list: a batch's row, one of its files, or how many more files it has. */
+/** One virtual item of the list: a batch's row, or the bounded box of an expanded batch's files. */
 type Item =
   | { kind: 'batch'; key: string; view: BatchView }
-  | { kind: 'file'; key: string; line: FileLineView }
-  | { kind: 'more'; key: string; count: number };
+  | { kind: 'files'; key: string; view: BatchView; lines: FileLineView[]; more: number };
 
 function listItems(rows: readonly BatchView[], expanded: ReadonlySet<string>, files: ReadonlyMap<string, FetchedFiles>): Item[] {
   const items: Item[] = [];
@@ -38,11 +40,44 @@ function listItems(rows: readonly BatchView[], expanded: ReadonlySet<string>, fi
     items.push({ kind: 'batch', key: view.batchId, view });
     if (!expanded.has(view.batchId)) continue;
     const fetched = files.get(view.batchId);
-    for (const line of fileLines(view, fetched)) items.push({ kind: 'file', key: `${view.batchId}\n${line.key}`, line });
-    const more = unlisted(fetched);
-    if (more > 0) items.push({ kind: 'more', key: `${view.batchId}\nmore`, count: more });
+    items.push({ kind: 'files', key: `${view.batchId}\nfiles`, view, lines: fileLines(view, fetched), more: unlisted(fetched) });
   }
   return items;
+}
+
+/** Why a queued job of a site waits: its session is coming back after a loss. */
+function waitReason(status: SessionStatus | undefined): string | undefined {
+  if (status?.state !== 'reconnecting') return undefined;
+  return `waiting for the connection to ${status.siteName} (${sessionStateText(status)})`;
+}
+
+/** A batch expanded while it ran folds when it is done, so the rows after it come back into view. */
+function useFoldFinished(views: ReadonlyMap<string, BatchView>, expanded: ReadonlySet<string>, setExpanded: (f: (s: ReadonlySet<string>) => ReadonlySet<string>) => void): void {
+  const wasDone = useRef(new Map<string, boolean>());
+  useEffect(() => {
+    const fold: string[] = [];
+    for (const id of expanded) {
+      const done = views.get(id)?.state === 'done';
+      if (wasDone.current.get(id) === false && done) fold.push(id);
+      wasDone.current.set(id, done);
+    }
+    for (const id of [...wasDone.current.keys()]) if (!expanded.has(id)) wasDone.current.delete(id);
+    if (fold.length) setExpanded((s) => new Set([...s].filter((id) => !fold.includes(id))));
+  }, [views, expanded, setExpanded]);
+}
+
+/** Scrolls the newest of the batches that just appeared into view (not those of the first load). */
+function useRevealNew(rows: readonly BatchView[], items: readonly Item[], scrollToIndex: (i: number, o: { align: 'auto' }) => void): void {
+  const seen = useRef<ReadonlySet<string>>(new Set());
+  useEffect(() => {
+    const before = seen.current;
+    seen.current = new Set(rows.map((r) => r.batchId));
+    if (before.size === 0) return;
+    const fresh = rows.filter((r) => !before.has(r.batchId));
+    if (fresh.length === 0) return;
+    const index = items.findIndex((it) => it.kind === 'batch' && it.key === fresh[fresh.length - 1].batchId);
+    if (index >= 0) scrollToIndex(index, { align: 'auto' });
+  }, [rows, items, scrollToIndex]);
 }
 
 /** The header: filters, the bulk buttons for all sites or one, clear finished. */
@@ -51,6 +86,7 @@ function QueueHeader({ queue, views, filter, setFilter }: { queue: QueueState; v
   const store = useStore();
   const sites = useAppState((s) => s.sites.sites);
   const [scope, setScope] = useState('');
+  const [menu, setMenu] = useState<{ x: number; y: number } | null>(null);
   const siteIds = useMemo(() => [...new Set([...views.values()].map((v) => v.siteId))], [views]);
   const siteId = siteIds.includes(scope) ? scope : undefined;
   const bulk = async (intent: BulkIntentType) => {
@@ -70,14 +106,41 @@ function QueueHeader({ queue, views, filter, setFilter }: { queue: QueueState; v
         <option value="">All sites</option>
         {siteIds.map((id) => <option key={id} value={id}>{sites.find((s) => s.id === id)?.name ?? id}</option>)}
       </select>
-      {BULK.map((intent) => (
-        <button key={intent} type="button" disabled={!can(queue, { type: intent, ...(siteId ? { siteId } : {}) })} onClick={() => void bulk(intent)}>
-          {BULK_INTENT_LABEL[intent]}
+      <span className="bulk">
+        {BULK.map((intent) => (
+          <button key={intent} type="button" disabled={!can(queue, { type: intent, ...(siteId ? { siteId } : {}) })} onClick={() => void bulk(intent)}>
+            {BULK_INTENT_LABEL[intent]}
+          </button>
+        ))}
+        <button type="button" disabled={!can(queue, { type: 'clearFinished' })} onClick={() => void bridge.queueClearFinished()}>
+          Clear finished
         </button>
-      ))}
-      <button type="button" disabled={!can(queue, { type: 'clearFinished' })} onClick={() => void bridge.queueClearFinished()}>
-        Clear finished
+      </span>
+      <button
+        type="button"
+        className="more"
+        aria-label="More queue actions"
+        title="Pause all, Resume all, Retry failed, Clear finished"
+        aria-haspopup="menu"
+        onClick={(e) => {
+          const r = e.currentTarget.getBoundingClientRect();
+          setMenu({ x: r.right - 190, y: r.bottom });
+        }}
+      >
+        <Icon name="more" />
       </button>
+      {menu && (
+        <ContextMenu
+          label="Queue actions"
+          x={menu.x}
+          y={menu.y}
+          onClose={() => setMenu(null)}
+          items={[
+            ...BULK.map((intent) => ({ id: intent, label: BULK_INTENT_LABEL[intent], disabled: !can(queue, { type: intent, ...(siteId ? { siteId } : {}) }), run: () => void bulk(intent) })),
+            { id: 'clear', label: 'Clear finished', disabled: !can(queue, { type: 'clearFinished' }), run: () => void bridge.queueClearFinished() },
+          ]}
+        />
+      )}
     </header>
   );
 }
@@ -96,14 +159,20 @@ export function QueueView() {
   const files = useBatchFiles(bridge, expanded, views);
   const items = useMemo(() => listItems(rows, expanded, files), [rows, expanded, files]);
   const totals = useMemo(() => queueTotals(queue), [queue]);
+  const sites = useAppState((s) => s.sites.sites);
+  const sessions = useAppState((s) => s.sessions);
+  const siteNames = useMemo(() => new Map(sites.map((s) => [s.id, s.name])), [sites]);
   const getItemKey = useCallback((i: number) => items[i].key, [items]);
   const virtualizer = useVirtualizer({
     count: items.length,
     getScrollElement: () => scrollRef.current,
-    estimateSize: (i) => (items[i].kind === 'batch' ? ROW_HEIGHT : LINE_HEIGHT),
+    estimateSize: (i) => { const it = items[i]; return it.kind === 'batch' ? ROW_HEIGHT : filesHeight(it.lines.length, it.more); },
     getItemKey,
     overscan: 8,
   });
+
+  useFoldFinished(views, expanded, setExpanded);
+  useRevealNew(rows, items, virtualizer.scrollToIndex);
 
   const report = useCallback((what: string, error: string | undefined) => {
     if (error !== undefined) store.localLog('error', `${what} failed: ${error}`);
@@ -118,19 +187,20 @@ export function QueueView() {
     return next;
   }), []);
 
-  const active = totals.count.queued + totals.count.running + totals.count.paused;
+  const active = totals.count.queued + totals.count.running;
   return (
     <section className="queue" aria-label="Queue">
       <QueueHeader queue={queue} views={views} filter={filter} setFilter={setFilter} />
+      {rows.length > 0 && <QueueColumns />}
       <div className="scroller" ref={scrollRef}>
         <div role="list" aria-label="Transfers" aria-rowcount={rows.length} style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {virtualizer.getVirtualItems().map((v) => {
             const item = items[v.index];
-            if (item.kind === 'file') return <FileLineRow key={item.key} line={item.line} top={v.start} />;
-            if (item.kind === 'more') return <MoreLine key={item.key} count={item.count} top={v.start} />;
+            if (item.kind === 'files') return <FileList key={item.key} name={item.view.name} lines={item.lines} more={item.more} top={v.start} />;
             const canTop = can(queue, { type: 'move', batchId: item.view.batchId, to: 'top' });
             return (
-              <BatchRow key={item.key} view={item.view} top={v.start} expanded={expanded.has(item.key)} canTop={canTop}
+              <BatchRow key={item.key} view={item.view} siteName={siteNames.get(item.view.siteId) ?? item.view.siteId}
+                waitReason={waitReason(sessions[item.view.siteId])} index={v.index} measure={virtualizer.measureElement} top={v.start} expanded={expanded.has(item.key)} canTop={canTop}
                 onToggle={onToggle} onAction={onAction} onTop={onTop} onDropBefore={onDropBefore} />
             );
           })}
@@ -140,6 +210,7 @@ export function QueueView() {
       <footer className="totals" aria-label="Queue totals">
         <output aria-label="Jobs total">{plural(queue.order.length, 'job')}</output>
         <output aria-label="Active jobs">{active} active</output>
+        {totals.count.paused > 0 && <output aria-label="Paused jobs">{totals.count.paused} paused</output>}
         <output aria-label="Done jobs">{totals.count.done} done</output>
         <output aria-label="Failed jobs">{totals.count.failed} failed</output>
         <output aria-label="Bytes transferred">

@@ -51,6 +51,9 @@ export function SiteManager({ selection, onSelect, onConnect, draft, onDraftTake
     onDraftTaken?.();
   }, [draft, onDraftTaken]);
   const selectedSite = selection?.kind === 'site' ? sites.sites.find((s) => s.id === selection.id) : undefined;
+  const selectedState = selectedSite ? sessions[selectedSite.id]?.state : undefined;
+  /** Connect applies to a site with no session under way (connected, connecting or reconnecting: Disconnect does). */
+  const canConnect = !!selectedSite && selectedState !== 'connected' && selectedState !== 'connecting' && selectedState !== 'reconnecting';
   const currentFolder = selection?.kind === 'folder' ? selection.path : (selectedSite?.folder ?? '');
 
   const run = async (what: string, action: () => Promise<unknown>) => {
@@ -129,7 +132,7 @@ export function SiteManager({ selection, onSelect, onConnect, draft, onDraftTake
         {empty && <li className="muted">No saved sites yet.</li>}
       </ul>
       <div className="site-actions" role="toolbar" aria-label="Site actions">
-        <button type="button" className="primary" disabled={!selectedSite} onClick={() => selectedSite && onConnect(selectedSite)}>
+        <button type="button" className="primary" disabled={!canConnect} onClick={() => selectedSite && onConnect(selectedSite)}>
           Connect
         </button>
         <button

@@ -34,11 +34,16 @@ function SpeedLimitSelect({ value, onChange }: { value: number; onChange: (n: nu
 }
 
 /** The bottom status bar. */
-export function StatusBar({ status, rate, speedLimit, onSpeedLimit }: StatusBarProps) {
+export function StatusBar({ status: session, rate, speedLimit, onSpeedLimit }: StatusBarProps) {
+  // The negotiated set and the server hold only while connected (reconnecting: the old connection is gone).
+  const status = session?.state === 'connected' ? session : undefined;
   return (
     <footer className="statusbar" role="status" aria-label="Status">
       <span>
-        Site: <output aria-label="Connected site">{status ? `${status.siteName} (${sessionStateText(status)})` : 'not connected'}</output>
+        Site:{' '}
+        <output aria-label="Connected site" className={session?.state === 'reconnecting' ? 'reconnecting' : undefined}>
+          {session ? `${session.siteName} (${sessionStateText(session)})` : 'not connected'}
+        </output>
       </span>
       <span>
         Cipher: <output aria-label="Cipher">{status?.cipher ?? '—'}</output>
@@ -55,7 +60,7 @@ export function StatusBar({ status, rate, speedLimit, onSpeedLimit }: StatusBarP
       <span className="shrink" title={status?.serverVersion}>
         Server: <output aria-label="Server version">{status?.serverVersion ? serverSoftwareText(status.serverVersion) : '—'}</output>
       </span>
-      <PoolSegment status={status} />
+      <PoolSegment status={session} />
       <span>
         Speed: <output aria-label="Speed">{formatRate(rate)}</output>
       </span>

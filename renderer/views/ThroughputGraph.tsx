@@ -10,6 +10,7 @@ import { useEffect, useRef, useState, type ReactNode } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { formatRate } from '../format/format';
+import { rateTicks, rateTop } from '../state/rateTicks';
 import { connectionStyle, TOTAL_STYLE, type RateSeries, type SeriesData } from '../state/series';
 import { graphWindow } from '../state/graphWindow';
 import type { SiteSpeed } from '../state/speeds';
@@ -34,6 +35,14 @@ export interface ThroughputGraphProps {
 
 const rateValue = (_u: uPlot, v: number | null) => (v == null ? '—' : formatRate(v));
 
+/** The rate axis' labels (state/rateTicks.ts: round values), also kept on the plot's element for tests. */
+function yLabels(u: uPlot, ticks: number[]): string[] {
+  const labels = ticks.map((v) => formatRate(v));
+  const host = u.root.parentElement;
+  if (host) host.dataset.yTicks = labels.join(', ');
+  return labels;
+}
+
 function plotOptions(data: SeriesData, size: { width: number; height: number }, now: () => number, range: () => [number, number]): uPlot.Options {
   const axisFont = '11px system-ui, sans-serif';
   const grid = { stroke: 'rgba(128,128,128,0.2)' };
@@ -41,10 +50,10 @@ function plotOptions(data: SeriesData, size: { width: number; height: number }, 
     ...size,
     legend: { show: false },
     cursor: { show: false },
-    scales: { x: { time: false, range }, y: { range: (_u, _min, max) => [0, Math.max(1024, max * 1.1)] } },
+    scales: { x: { time: false, range }, y: { range: (_u, _min, max) => [0, rateTop(Math.max(1000, max))] } },
     axes: [
       { stroke: 'currentColor', font: axisFont, grid, incrs: [1, 2, 5, 10, 15, 30, 60, 120, 300], values: (_u, ticks) => ticks.map((t) => secondsAgo(t, now())) },
-      { stroke: 'currentColor', size: 84, font: axisFont, grid, values: (_u, ticks) => ticks.map((v) => formatRate(v)) },
+      { stroke: 'currentColor', size: 84, font: axisFont, grid, splits: (u) => rateTicks(u.scales.y.max ?? 1000), values: yLabels },
     ],
     series: [
       {},

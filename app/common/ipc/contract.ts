@@ -43,6 +43,11 @@ export interface FsEntry {
   mtimeMs: number;
   /** POSIX mode bits when known. */
   mode?: number;
+  /**
+   * A symbolic link: the path it names (as stored in the link) and whether that target is missing. `type`, `size`,
+   * `mtimeMs` and `mode` are then the target's; a broken link keeps `type: 'symlink'`.
+   */
+  link?: { target: string; broken: boolean };
 }
 
 /** A listing with the resolved absolute path (e.g. `~` or `.` resolved). */
@@ -90,6 +95,11 @@ export interface ConflictPrompt {
   direction: Direction;
   existing?: { size: number; mtimeMs: number };
   incoming?: { size: number; mtimeMs: number };
+  /**
+   * How many more conflicts of the same batch wait behind this one ("N more like this"); the prompt is sent again,
+   * same `promptId`, when that number changes.
+   */
+  waiting?: number;
 }
 
 /**
@@ -195,7 +205,8 @@ export const invokeSchemas = {
    * that loses every connection reconnects by itself (state `reconnecting`); meanwhile this waits for it.
    */
   'session.connect': z.strictObject({ siteId: id, password: z.string().max(4096).optional() }),
-  'session.disconnect': siteRef,
+  /** `transfers`: what happens to the site's running and queued jobs (default `pause`: they resume on reconnect). */
+  'session.disconnect': z.strictObject({ siteId: id, transfers: z.enum(['pause', 'cancel']).optional() }),
   'session.list': none,
   /**
    * `accept-once` / `accept-save` only for an unknown key; `replace` / `add` only for a changed key (refused with

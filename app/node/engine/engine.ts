@@ -68,6 +68,8 @@ export interface Engine {
   stat(path: string): Promise<RemoteStat | null>;
   /** Canonical absolute form of a remote path ('.' = the login folder). */
   realpath(path: string): Promise<string>;
+  /** SSH_FXP_READLINK: the path a symbolic link names, as stored in the link. */
+  readlink(path: string): Promise<string>;
   mkdir(path: string): Promise<'created' | 'exists'>;
   /** Renames without replacing an existing target. */
   rename(from: string, to: string): Promise<void>;
@@ -119,6 +121,7 @@ export class SessionEngine implements Engine {
   list(path: string): Promise<RemoteEntry[]> { return this.session.list(path); }
   stat(path: string): Promise<RemoteStat | null> { return this.session.stat(path); }
   realpath(path: string): Promise<string> { return this.session.realpath(path); }
+  readlink(path: string): Promise<string> { return this.session.readlink(path); }
   mkdir(path: string): Promise<'created' | 'exists'> { return this.session.mkdir(path); }
   rename(from: string, to: string): Promise<void> { return this.session.rename(from, to); }
   remove(path: string, recursive = false): Promise<void> { return this.session.remove(path, recursive); }

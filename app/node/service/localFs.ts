@@ -20,7 +20,7 @@ export async function exists(p: string): Promise<boolean> {
   }
 }
 
-/** Lists a local folder; symlinks report their target's type (`symlink` only when dangling). */
+/** Lists a local folder; symlinks report their target's type (`symlink` only when dangling) and `link`. */
 export async function listLocal(p: string): Promise<{ path: string; entries: FsEntry[] }> {
   const dir = path.resolve(p);
   const names = await fs.promises.readdir(dir).catch((e) => { throw fromLocalError(e, dir, 'list'); });
@@ -29,12 +29,19 @@ export async function listLocal(p: string): Promise<{ path: string; entries: FsE
     try {
       let st = await fs.promises.lstat(full);
       let type: FsEntry['type'] = 'other';
+      let link: FsEntry['link'];
       if (st.isSymbolicLink()) {
-        try { st = await fs.promises.stat(full); } catch { return { name, type: 'symlink', size: 0, mtimeMs: st.mtimeMs, mode: st.mode }; }
+        const target = await fs.promises.readlink(full).catch(() => '');
+        try {
+          st = await fs.promises.stat(full);
+          link = { target, broken: false };
+        } catch {
+          return { name, type: 'symlink', size: 0, mtimeMs: st.mtimeMs, mode: st.mode, link: { target, broken: true } };
+        }
       }
       if (st.isDirectory()) type = 'dir';
       else if (st.isFile()) type = 'file';
-      return { name, type, size: st.size, mtimeMs: st.mtimeMs, mode: st.mode };
+      return { name, type, size: st.size, mtimeMs: st.mtimeMs, mode: st.mode, ...(link ? { link } : {}) };
     } catch {
       return null; // vanished between readdir and stat
     }

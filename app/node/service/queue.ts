@@ -52,6 +52,8 @@ export class JobQueue {
   private readonly finishing = new Set<Promise<void>>();
   private readonly conflicts: ConflictPrompts;
   private closing = false;
+  /** Jobs a disconnect paused (then running or queued), per site: they resume when the user connects it again. */
+  private readonly pausedByDisconnect = new Map<string, Set<string>>();
 
   /**
    * Loads the queue from `book`; queued jobs start once the caller's turn ends.
@@ -104,9 +106,36 @@ export class JobQueue {
     this.conflicts.answer(promptId, choice, forAll);
   }
 
-  /** A site disconnects: its running jobs pause, its queued ones too (not while the service closes). */
+  /**
+   * A site disconnects: its running jobs pause, its queued ones too (not while the service closes); they are
+   * remembered and resume when the user connects the site again ({@link siteConnected}).
+   */
   pauseSite(siteId: string): void {
-    if (!this.closing) this.follow({ type: 'siteLost', siteId });
+    if (this.closing) return;
+    // A running job the user is pausing or cancelling (its run not ended yet) is not the disconnect's to resume.
+    const moving = this.queue.jobs.filter((j) => j.siteId === siteId
+      && (j.state === 'queued' || (j.state === 'running' && !this.running.get(j.id)?.stopAs.has(j.id))));
+    if (moving.length) this.pausedByDisconnect.set(siteId, new Set([...(this.pausedByDisconnect.get(siteId) ?? []), ...moving.map((j) => j.id)]));
+    this.follow({ type: 'siteLost', siteId });
+  }
+
+  /**
+   * Cancels the site's running and queued jobs (a disconnect that gives up its transfers).
+   * @returns whether there was any
+   */
+  cancelSite(siteId: string): boolean {
+    const moving = this.queue.jobs.filter((j) => j.siteId === siteId && (j.state === 'running' || j.state === 'queued'));
+    for (const j of moving) this.perform({ type: 'cancel', jobId: j.id });
+    return moving.length > 0;
+  }
+
+  /** The user connected a site: the jobs its last disconnect paused, still paused, resume. */
+  siteConnected(siteId: string): void {
+    const ids = this.pausedByDisconnect.get(siteId);
+    this.pausedByDisconnect.delete(siteId);
+    for (const id of ids ?? []) {
+      if (getJob(this.queue, id)?.state === 'paused') this.perform({ type: 'resume', jobId: id });
+    }
   }
 
   /**
@@ -291,6 +320,7 @@ export class JobQueue {
     if (!run) return;
     run.stop(jobId, as);
     this.conflicts.closeBatch(run.batchId);
+    if (as !== 'queued') this.hub.log('info', `${getJob(this.queue, jobId)?.name ?? jobId}: ${as}`, run.siteId);
   }
 
   /** Starts runs of the site's queued jobs up to the per-site limit, in queue order. */
@@ -347,7 +377,8 @@ export class JobQueue {
     }
     const first = run.jobs[0];
     const end = await run.transfer(engine, (jobId, target, files) =>
-      this.conflicts.ask({ batchId: run.batchId, jobId, direction: first.direction, target, files }, run.controller.signal),
+      this.conflicts.ask({ batchId: run.batchId, jobId, order: run.jobs.findIndex((j) => j.id === jobId),
+        direction: first.direction, target, files }, run.controller.signal),
     transferDefaults(this.hub.store));
     this.book.endRun(run.journal, run.journalOutcome(end));
     this.settleRest(run, end);

@@ -199,6 +199,7 @@ export class SiteSessions {
     this.setStatus(s, { state: 'connecting', siteName: site.name, connectionsUp: 0, connections });
     try {
       s.engine = await this.attempt(s);
+      this.hooks.onConnected(siteId);
       return s.engine;
     } catch (e) {
       this.setStatus(s, { state: 'failed', error: errorInfo(e), connectionsUp: 0 });
@@ -430,7 +431,8 @@ export class SiteSessions {
         this.hooks.onProgress(s.site.id, e);
         break;
       case 'file':
-        if (e.state === 'failed') this.hub.log('warn', `${e.path}: ${e.error?.message ?? 'failed'}`, s.site.id);
+        // A file stopped on purpose (pause, cancel, disconnect: ABORTED) did not fail: the queue says what was asked.
+        if (e.state === 'failed' && e.error?.code !== 'ABORTED') this.hub.log('warn', `${e.path}: ${e.error?.message ?? 'failed'}`, s.site.id);
         this.hooks.onFile(s.site.id, e);
         break;
       case 'connection':

@@ -61,6 +61,8 @@ export interface SessionHooks {
   beforeDisconnect(siteId: string): void;
   /** Every connection of a site was lost and it reconnects: its running jobs go back in line. */
   onConnectionLost(siteId: string): void;
+  /** The user connected the site (not a reconnect): the jobs its last disconnect paused resume. */
+  onConnected(siteId: string): void;
   /** A lost site is connected again: its queued jobs may start. */
   onReconnected(siteId: string): void;
   /** A job's progress sample from the engine. */

@@ -386,6 +386,11 @@ export class Session {
     return this.call('realpath', { path });
   }
 
+  /** SSH_FXP_READLINK: the target a symbolic link names, as stored in the link. */
+  readlink(path: string): Promise<string> {
+    return this.call('readlink', { path });
+  }
+
   mkdir(path: string): Promise<'created' | 'exists'> {
     return this.call('mkdir', { path });
   }

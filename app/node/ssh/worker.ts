@@ -51,6 +51,7 @@ const ops: { [K in OpName]: (arg: WorkerOps[K][0], ctx: CallContext) => Promise<
   stat,
   list,
   realpath: (a) => call<string>((cb) => sftpOf(a.channel).realpath(a.path, cb as never), a.path, 'REALPATH'),
+  readlink: (a) => call<string>((cb) => sftpOf(a.channel).readlink(a.path, cb as never), a.path, 'READLINK'),
   mkdir,
   remove: (a) => call<void>((cb) => sftpOf(a.channel).unlink(a.path, cb as never), a.path, 'REMOVE'),
   rmdir: (a) => call<void>((cb) => sftpOf(a.channel).rmdir(a.path, cb as never), a.path, 'RMDIR'),

@@ -198,6 +198,8 @@ export interface WorkerOps {
   stat: [{ channel?: number; path: string; follow?: boolean }, RemoteStat | null];
   list: [{ channel?: number; path: string }, RemoteEntry[]];
   realpath: [{ channel?: number; path: string }, string];
+  /** SSH_FXP_READLINK: what a symbolic link points to, as stored in the link (relative or absolute). */
+  readlink: [{ channel?: number; path: string }, string];
   mkdir: [{ channel?: number; path: string; mode?: number }, 'created' | 'exists'];
   remove: [{ channel?: number; path: string }, void];
   rmdir: [{ channel?: number; path: string }, void];

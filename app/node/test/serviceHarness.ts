@@ -93,6 +93,7 @@ export class FakeEngine {
       list: async () => [{ name: 'a.txt', type: 'file', size: 3, mtimeMs: 1, mode: 0o644 }],
       stat: async () => ({ type: 'file', size: 9, mtimeMs: 2, mode: 0o644 }),
       realpath: async (p) => (p === '.' ? '/home/u' : p),
+      readlink: async (p) => `${p}.target`,
       mkdir: async () => 'created',
       rename: async () => undefined,
       remove: async (p) => { this.removed.push(p); },

@@ -49,7 +49,9 @@ export function connectionError(e: Error & { level?: string }, params: ConnectPa
   // ssh2 reports a keepalive timeout with level 'client-timeout' too: test for it first.
   if (/keepalive/i.test(e.message)) return new SluiceError('CONNECTION_STALLED', `connection to ${where} stalled: no keepalive reply after ${params.keepaliveCountMax} tries`);
   if (e.level === 'client-timeout') return new SluiceError('TIMEOUT', `timed out connecting to ${where} after ${params.readyTimeoutMs} ms`);
-  if ((e as NodeJS.ErrnoException).code === 'ECONNREFUSED') return new SluiceError('CONNECTION_LOST', `connection refused by ${where}`);
+  // A connection never made is not lost: its own codes (a refusal stays transient: a server restarting refuses a while).
+  if ((e as NodeJS.ErrnoException).code === 'ECONNREFUSED') return new SluiceError('CONNECTION_REFUSED', `connection refused by ${where}`);
+  if ((e as NodeJS.ErrnoException).code === 'ENOTFOUND') return new SluiceError('HOST_NOT_FOUND', `host ${params.host} not found (its name does not resolve)`);
   return new SluiceError('CONNECTION_LOST', `connection to ${where} failed: ${e.message}`);
 }
 

@@ -40,7 +40,8 @@ export function hopError(e: Error & { level?: string }, hop: JumpHopParams, limi
   if (e.level === 'handshake' && /no matching/i.test(e.message)) return at('NEGOTIATION_FAILED', `cannot agree on algorithms: ${e.message.replace(/^Handshake failed: /, '')}`);
   if (/keepalive/i.test(e.message)) return at('CONNECTION_STALLED', `no keepalive reply after ${limits.keepaliveCountMax} tries`);
   if (e.level === 'client-timeout') return at('TIMEOUT', `timed out after ${limits.readyTimeoutMs} ms`);
-  if ((e as NodeJS.ErrnoException).code === 'ECONNREFUSED') return at('CONNECTION_LOST', 'connection refused');
+  if ((e as NodeJS.ErrnoException).code === 'ECONNREFUSED') return at('CONNECTION_REFUSED', 'connection refused');
+  if ((e as NodeJS.ErrnoException).code === 'ENOTFOUND') return at('HOST_NOT_FOUND', 'host not found (its name does not resolve)');
   return at('CONNECTION_LOST', `connection failed: ${e.message}`);
 }
 

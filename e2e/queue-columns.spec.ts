@@ -1,0 +1,67 @@
+/**
+ * The queue's rows say what a user of FileZilla's queue expects (#23.22): column headers, each row's site and
+ * destination, its elapsed time, a failed row's error whole; the footer counts a paused job as paused, not active; a
+ * user's pause is logged as what it is (INFO "paused"), not as an orange WARN "transfer interrupted".
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { expect, test } from './harness/test';
+import { writeRandomFile } from './harness/files';
+
+const MiB = 1024 * 1024;
+
+test('columns, site and destination, elapsed time, whole errors; a paused job counts as paused', async ({ app, sshd, engine, localDir, page }) => {
+  fs.appendFileSync(engine.knownHostsPath, `${sshd.knownHostsLine()}\n`);
+  const remoteDir = path.join(sshd.root, 'queue-columns');
+  const deep = path.join(remoteDir, `a-folder-with-a-rather-long-name-${'x'.repeat(60)}`, `and-another-long-one-${'y'.repeat(60)}`);
+  fs.mkdirSync(deep, { recursive: true });
+  fs.writeFileSync(path.join(deep, 'vanishing.txt'), 'soon gone');
+  writeRandomFile(path.join(localDir, 'big.bin'), 12 * MiB);
+
+  await app.open();
+  await app.createSite({ name: 'Columns', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir });
+  await app.startConnect('Columns');
+  await app.waitForRemoteListing(remoteDir);
+  await app.statusBar.getByLabel('Speed limit').selectOption({ label: '1.0 MiB/s' });
+
+  await app.localRow('big.bin').click();
+  await app.localPane.getByRole('button', { name: 'Local: upload' }).click();
+  await app.waitForJobState('big.bin', 'running');
+  const columns = app.queue.locator('.row.columns');
+  await expect(columns).toHaveText('NameStateProgressSizeSpeedTimeActions');
+  await expect(app.jobRow('big.bin').getByLabel('big.bin site and destination')).toHaveText(`Columns → ${remoteDir}`);
+  await expect(app.jobRow('big.bin').getByLabel('big.bin elapsed')).toHaveText(/^0:0[1-9]$/, { timeout: 15_000 });
+  await expect(app.jobRow('big.bin').getByLabel('big.bin elapsed')).toBeVisible();
+
+  // A user's pause: the job counts as paused, and the log says so plainly.
+  await app.jobAction('big.bin', 'Pause');
+  await app.waitForJobState('big.bin', 'paused');
+  await expect(app.queue.getByLabel('Active jobs')).toHaveText('0 active');
+  await expect(app.queue.getByLabel('Paused jobs')).toHaveText('1 paused');
+  await expect(app.log).toContainText('INFO big.bin: paused');
+  await expect(app.log).not.toContainText('transfer interrupted');
+  await expect(app.log).not.toContainText('WARN');
+
+  // A failed download: its error (the whole path and the server's message) is shown whole, wrapped, not cut.
+  await app.remoteGrid.focus();
+  await page.keyboard.press('Home');
+  await page.keyboard.press('Enter');
+  await app.waitForRemoteListing(path.dirname(deep));
+  await page.keyboard.press('Home');
+  await page.keyboard.press('Enter');
+  await app.waitForRemoteListing(deep);
+  await expect(app.remoteRow('vanishing.txt')).toBeVisible();
+  fs.unlinkSync(path.join(deep, 'vanishing.txt'));
+  await app.remoteRow('vanishing.txt').dblclick();
+  await app.waitForJobState('vanishing.txt', 'failed');
+  const error = app.jobRow('vanishing.txt').getByRole('note', { name: 'vanishing.txt error' });
+  await expect(error).toContainText(path.join(deep, 'vanishing.txt'));
+  const box = await error.evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth, height: el.clientHeight }));
+  expect(box.scroll).toBeLessThanOrEqual(box.client);
+  expect(box.height).toBeGreaterThan(20);
+  for (const [w, h] of [[1024, 700], [1400, 900], [1920, 1080]] as const) {
+    await page.setViewportSize({ width: w, height: h });
+    await expect(error).toBeVisible();
+    await app.screenshot(`queue-columns-${w}x${h}`);
+  }
+});

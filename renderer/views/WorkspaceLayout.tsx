@@ -47,11 +47,14 @@ export function WorkspaceLayout({ panes, queue, graph, log }: WorkspaceLayoutPro
   const layout = fitLayout(dragging ?? saved, size);
   const L = LAYOUT_LIMITS;
 
+  // The layout being saved stays shown until the store has it: a second key press while the first one's save is on
+  // its way then steps from the new value, not from the old saved one.
   const commit = useCallback(async (next: UiLayout) => {
-    setDragging(null);
+    setDragging(next);
     const r = await bridge.settingsSet({ layout: next });
     if (r.ok) store.dispatch({ type: 'settings', settings: r.value });
     else store.localLog('error', `Saving the layout failed: ${r.error.message}`);
+    setDragging((shown) => (shown === next ? null : shown));
   }, [bridge, store]);
   const change = (patch: Partial<UiLayout>) => setDragging({ ...(dragging ?? saved), ...patch });
   const save = (patch: Partial<UiLayout>) => void commit({ ...(dragging ?? saved), ...patch });

@@ -24,6 +24,7 @@ import { formatSummary } from './cli/summary';
 import { openEngine } from './engine/engine';
 import { openRunJournal } from './cli/resume';
 import { RetryingJob } from './cli/retry';
+import { CLOSED_PIPE_EXIT_CODE, onStdoutClosed, quietOnClosedPipe, stdoutClosed } from './cli/closedPipe';
 import { DEFAULT_RETRY_POLICY } from '../common/retry';
 import type { TransferReport } from './transfer/types';
 
@@ -81,17 +82,22 @@ async function run(direction: 'get' | 'put', operands: string[], o: CliOptions):
       process.exit(exitCode);
     },
   });
+  // `--json … | head -1`: the reader is gone, the job is cancelled (temporary files removed) and ends quietly.
+  const unwatchPipe = onStdoutClosed(() => abort.abort());
   try {
     if (operands.length < 2) throw new SluiceError('USAGE', `${direction} needs at least one SOURCE and a DEST`);
     out = makeOutput({ ...o, mayRetry: o.retries > 1 }, direction === 'put' ? 'up  ' : 'down');
     job = retryingJob(direction, operands, o, out);
     const report = await job.run(abort.signal);
+    if (stdoutClosed()) return CLOSED_PIPE_EXIT_CODE;
     printReport(report, out, json);
     return guard.exitCode() ?? exitCodeForReport(report);
   } catch (e) {
     out?.done();
+    if (stdoutClosed()) return CLOSED_PIPE_EXIT_CODE;
     return writeFatal(fatalFor(e, guard.received), json);
   } finally {
+    unwatchPipe();
     out?.done();
     await job?.close();
     guard.dispose();
@@ -104,6 +110,7 @@ async function run(direction: 'get' | 'put', operands: string[], o: CliOptions):
  * @returns the exit code
  */
 export async function main(argv: string[]): Promise<number> {
+  quietOnClosedPipe();
   const program = buildProgram(run);
   addQueueCommands(program);
   addSitesCommands(program);

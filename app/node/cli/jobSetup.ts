@@ -112,7 +112,7 @@ export function engineOptions(job: { direction: 'get' | 'put'; spec: RemoteSpec;
       if (hop) out.info(`sluice: the host key of jump host ${hop.label}:`);
       return askHostKey(prompter, v.identity);
     }),
-    ...loginAsks({ user: h.user ?? job.spec.user, host: h.host, port: h.port }, prompter),
+    ...loginAsks({ user: h.user ?? job.spec.user, host: h.host, port: h.port }, prompter, process.stderr, h.passwordPrompts),
     connections: o.connections,
     channels: o.channels,
     requests: o.requests,

@@ -338,7 +338,14 @@ export class Session {
     if (this.fatal) return { accept: false, error: this.fatal };
     const o = this.options;
     const server = hop === undefined ? o : this.jump.hop(hop);
-    const check = await this.hostKeysFor(hop).verify(server.host, server.port, key);
+    let check: Awaited<ReturnType<HostKeyPolicy['verify']>>;
+    try {
+      check = await this.hostKeysFor(hop).verify(server.host, server.port, key);
+    } catch (e) {
+      // The question was interrupted (Ctrl-C): the whole pool stops with that error.
+      this.fatal ??= SluiceError.from(e);
+      return { accept: false, error: this.fatal };
+    }
     if (check.accepted) {
       this.connectionKeys.set(hop === undefined ? `${id}` : `${id}:${hop}`, key);
       return { accept: true };

@@ -1,8 +1,8 @@
 /**
  * The `sluice` command line: `sluice get|put [-r] SOURCE… DEST` over the same engine as the desktop app.
  * Exit codes: 0 all done and verified, 1 some transfer failed, 2 usage, 3 authentication, 4 host key
- * refused, 5 remote not found or permission denied, 6 local error, 130 interrupted (SIGINT), 143 terminated
- * (SIGTERM), 129 hangup (SIGHUP).
+ * refused, 5 remote not found or permission denied, 6 local error, 7 host not found, 130 interrupted (SIGINT), 143
+ * terminated (SIGTERM), 129 hangup (SIGHUP), 141 stdout's reader went away (SIGPIPE).
  *
  * The pieces live in ./cli/: the grammar (program.ts), URLs (remoteSpec.ts), prompts (prompt.ts), event output and
  * progress bar (output.ts, progressBar.ts), units (units.ts), the summary (summary.ts), fatal errors (fatal.ts),
@@ -18,10 +18,9 @@ import { addQueueCommands } from './cli/queueCommands';
 import { addSitesCommands } from './cli/sitesCommands';
 import { addBenchCiphersCommand } from './cli/benchCiphers';
 import { withBookmark } from './cli/bookmarks';
-import { connectedLine, engineOptions, resolveOperands } from './cli/jobSetup';
+import { connectedLine, engineOptions, openJobEngine, resolveOperands } from './cli/jobSetup';
 import { SIGNAL_EXIT_CODES, guardSignals, type HandledSignal } from './cli/signals';
 import { formatSummary } from './cli/summary';
-import { openEngine } from './engine/engine';
 import { openRunJournal } from './cli/resume';
 import { RetryingJob } from './cli/retry';
 import { CLOSED_PIPE_EXIT_CODE, onStdoutClosed, quietOnClosedPipe, stdoutClosed } from './cli/closedPipe';
@@ -56,7 +55,7 @@ function retryingJob(direction: 'get' | 'put', operands: string[], given: CliOpt
   const o = withBookmark(given, spec.bookmark);
   const say = (line: string): void => out.info(line);
   return new RetryingJob({
-    connect: () => openEngine(engineOptions({ direction, spec, sources, dest }, o, out)),
+    connect: () => openJobEngine(engineOptions({ direction, spec, sources, dest }, o, out), spec, o),
     connected: (engine) => { if (o.verbose) say(connectedLine(spec, engine)); },
     openJournal: () => (o.resume ? openRunJournal(direction, spec, sources, dest, say) : null),
     request: transferRequest(direction, sources, dest, o),

@@ -4,8 +4,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { SluiceError } from '../errors';
-import type { Engine, EngineOptions } from '../engine/engine';
+import { SluiceError, displayText, isSluiceError } from '../errors';
+import { openEngine, type Engine, type EngineOptions } from '../engine/engine';
 import type { Output } from './output';
 import { loginAsks } from './loginPrompts';
 import type { CliOptions } from './program';
@@ -124,6 +124,30 @@ export function engineOptions(job: { direction: 'get' | 'put'; spec: RemoteSpec;
     onWarning: (m) => out.info(`sluice: warning: ${m}`),
     onEvent: (e) => out.event(e),
   };
+}
+
+/**
+ * Opens the engine for a job; a host that does not resolve (HOST_NOT_FOUND) is explained: the name came from a saved
+ * site, or from HostName of an ssh_config alias (and which files were read), or the name is neither an alias nor a site.
+ * @throws what openEngine throws, HOST_NOT_FOUND with that explanation added
+ */
+export async function openJobEngine(options: EngineOptions, spec: RemoteSpec, o: Pick<CliOptions, 'jump' | 'sshConfig'>): Promise<Engine> {
+  try {
+    return await openEngine(options);
+  } catch (e) {
+    if (!isSluiceError(e, 'HOST_NOT_FOUND') || e.message.startsWith('jump host ')) throw e;
+    throw new SluiceError('HOST_NOT_FOUND', `${e.message}${hostOrigin(spec, o)}`, { cause: e });
+  }
+}
+
+/** Where the host name of a URL came from, for {@link openJobEngine}'s message. */
+function hostOrigin(spec: RemoteSpec, o: Pick<CliOptions, 'jump' | 'sshConfig'>): string {
+  if (spec.bookmark) return `; it is the host of the saved site ${displayText(spec.bookmark.name, 100)} (sluice sites list)`;
+  let h: HostSettings;
+  try { h = hostSettingsFor(spec, o); } catch { return ''; }
+  const files = h.configFiles.length ? h.configFiles.join(', ') : 'no ssh config file';
+  if (h.host !== spec.host) return `; it is the HostName of the ssh config alias ${displayText(spec.host, 100)} (${files})`;
+  return `; ${displayText(spec.host, 100)} is not a Host alias of the ssh config (${files}) nor a saved site: check the name`;
 }
 
 /** `-v`: what was negotiated (and the server's identification line) and how the pool is laid out. */

@@ -12,14 +12,14 @@
 import { RunTally, type RunEnd } from '../../common/queue/runTally';
 import { DEFAULT_RETRY_POLICY, isTransient, RetrySchedule } from '../../common/retry';
 import { exitCodeFor, isErrorCode, isSluiceError, SluiceError } from '../errors';
-import { openEngine, type Engine } from '../engine/engine';
+import type { Engine } from '../engine/engine';
 import { StoreJournal } from '../engine/journal';
 import { currentOwner, keepLease, type LeaseOwner } from '../stores/lease';
 import type { QueueStore } from '../stores/queueStore';
 import type { Claim } from '../stores/jobClaim';
 import type { EngineEvent } from '../transfer/types';
 import { toFatal } from './fatal';
-import { connectedLine, engineOptions } from './jobSetup';
+import { connectedLine, engineOptions, openJobEngine } from './jobSetup';
 import { makeOutput, type Output } from './output';
 import { waitFor } from './retry';
 import { transferRequest, type CliOptions } from './program';
@@ -138,7 +138,9 @@ export class QueueRunner {
     const sink: OpenEngine['sink'] = out;
     const options = engineOptions({ direction: 'get', spec, sources: [], dest: '' }, opts, out);
     const held: { open?: OpenEngine } = {};
-    const engine = await openEngine({ ...options, prefetch: {}, onEvent: (e) => (held.open?.sink ?? sink).event(e), onWarning: (m) => (held.open?.sink ?? sink).info(`sluice: warning: ${m}`) });
+    const engine = await openJobEngine({
+      ...options, prefetch: {}, onEvent: (e) => (held.open?.sink ?? sink).event(e), onWarning: (m) => (held.open?.sink ?? sink).info(`sluice: warning: ${m}`),
+    }, spec, opts);
     this.open = held.open = { key, engine, sink };
     if (opts.verbose) out.info(connectedLine(spec, engine));
     return engine;

@@ -94,3 +94,24 @@ test('a closed pipe: sluice --help | head -1 and get --json | head -1 exit quiet
   assert.doesNotMatch(json.stderr, /EPIPE|at .*\.js:\d+/, json.stderr);
   assert.equal(json.status, 0, 'the pipeline (head) ends normally');
 });
+
+/** The screen's lines joined as one text (a message wraps at 80 columns). */
+function unwrapped(lines: string[]): string {
+  return lines.map((l) => l.padEnd(80, ' ')).join('').replace(/ {2,}/g, ' ').trim();
+}
+
+test('a host that does not resolve: "host not found", whether the name came from an ssh config alias, exit 7', async () => {
+  const home = path.join(work, 'home-alias');
+  fs.mkdirSync(path.join(home, '.ssh'), { recursive: true });
+  fs.writeFileSync(path.join(home, '.ssh', 'config'), 'Host myalias\n  HostName nosuch-host.invalid\n');
+  const env = { HOME: home };
+  const alias = await startCliInTerminal(['get', '--batch', 'sftp://myalias/x', work], { knownHosts: '/dev/null', cols: 80, env }).result;
+  assert.equal(alias.code, 7, alias.raw);
+  assert.match(unwrapped(alias.lines), /^sluice: host not found: nosuch-host\.invalid \(the name does not resolve: getaddrinfo ENOTFOUND\); it is the HostName of the ssh config alias myalias \(\S*\.ssh\/config/);
+  const typo = await startCliInTerminal(['get', '--batch', 'sftp://myalais/x', work], { knownHosts: '/dev/null', cols: 80, env }).result;
+  assert.equal(typo.code, 7, typo.raw);
+  assert.match(unwrapped(typo.lines), /^sluice: host not found: myalais .*myalais is not a Host alias of the ssh config \(.*\) nor a saved site: check the name$/);
+  assert.deepEqual(typo.cursor, { x: 0, y: typo.text.split('\n').length });
+  const help = await startCliInTerminal(['--help'], { knownHosts: '/dev/null', cols: 80 }).result;
+  assert.match(unwrapped(help.lines), /7 host not found/);
+});

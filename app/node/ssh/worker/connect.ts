@@ -4,7 +4,7 @@
  */
 import type { Duplex } from 'node:stream';
 import { Client, type SFTPWrapper } from 'ssh2';
-import { SluiceError, displayText } from '../../errors';
+import { SluiceError, displayText, hostNotFoundError } from '../../errors';
 import { InFlightBudget, RequestSlots } from '../../sftp/pipeline';
 import { RateBucket, RateGate } from '../../sftp/rateLimit';
 import {
@@ -50,6 +50,8 @@ export function connectionError(e: Error & { level?: string }, params: ConnectPa
   if (/keepalive/i.test(e.message)) return new SluiceError('CONNECTION_STALLED', `connection to ${where} stalled: no keepalive reply after ${params.keepaliveCountMax} tries`);
   if (e.level === 'client-timeout') return new SluiceError('TIMEOUT', `timed out connecting to ${where} after ${params.readyTimeoutMs} ms`);
   if ((e as NodeJS.ErrnoException).code === 'ECONNREFUSED') return new SluiceError('CONNECTION_LOST', `connection refused by ${where}`);
+  const notFound = hostNotFoundError(e, params.host);
+  if (notFound) return notFound;
   return new SluiceError('CONNECTION_LOST', `connection to ${where} failed: ${e.message}`);
 }
 

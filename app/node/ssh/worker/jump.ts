@@ -8,7 +8,7 @@
 import type { Duplex } from 'node:stream';
 import { Client, type ClientChannel } from 'ssh2';
 import { hostPortLabel } from '../../../common/jumpHosts';
-import { SluiceError } from '../../errors';
+import { SluiceError, hostNotFoundError } from '../../errors';
 import { setReceiveWindow } from '../../ssh2x';
 import { makeAuthHandler } from '../auth';
 import { SSH_IDENT_SOFTWARE, socketTo } from '../preconnect';
@@ -41,6 +41,8 @@ export function hopError(e: Error & { level?: string }, hop: JumpHopParams, limi
   if (/keepalive/i.test(e.message)) return at('CONNECTION_STALLED', `no keepalive reply after ${limits.keepaliveCountMax} tries`);
   if (e.level === 'client-timeout') return at('TIMEOUT', `timed out after ${limits.readyTimeoutMs} ms`);
   if ((e as NodeJS.ErrnoException).code === 'ECONNREFUSED') return at('CONNECTION_LOST', 'connection refused');
+  const notFound = hostNotFoundError(e, hop.host);
+  if (notFound) return at('HOST_NOT_FOUND', notFound.message);
   return at('CONNECTION_LOST', `connection failed: ${e.message}`);
 }
 

@@ -283,6 +283,8 @@ export class Session {
       verifyHostKey: (key, hop) => this.verifyHostKey(id, key, hop),
       askPassword: (again, hop) => (hop === undefined ? this.askPassword(again) : this.jump.askPassword(hop)),
       askKeyboard: o.askKeyboard,
+      // Every connection logs in alike: the first one's login is told (under -v).
+      onAuthNote: (message) => { if (id === 0) this.emit({ type: 'log', level: 'info', message }); },
       onHostKeys: (keys, hop) => {
         const key = this.connectionKeys.get(hop === undefined ? `${id}` : `${id}:${hop}`);
         if (!key) return;

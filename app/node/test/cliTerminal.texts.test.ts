@@ -8,7 +8,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CLI_BIN, cliEnv, makeTempDir, removeDir, startSshd, writeRandomFile, type SshdServer } from './helpers';
+import {
+  CLI_BIN, cliEnv, fingerprintOf, generateKeyFile, makeTempDir, removeDir, startAgent, startSshd, writeRandomFile, type SshdServer,
+} from './helpers';
 import { startCliInTerminal } from './terminal';
 
 let sshd: SshdServer;
@@ -114,4 +116,31 @@ test('a host that does not resolve: "host not found", whether the name came from
   assert.deepEqual(typo.cursor, { x: 0, y: typo.text.split('\n').length });
   const help = await startCliInTerminal(['--help'], { knownHosts: '/dev/null', cols: 80 }).result;
   assert.match(unwrapped(help.lines), /7 host not found/);
+});
+
+test('authentication failed: names the agent keys and the key files tried, the methods the server accepts; -v each attempt', async () => {
+  const agentKey = generateKeyFile(work, 'not-authorized-agent', 'ed25519');
+  const fileKey = generateKeyFile(work, 'not-authorized-file', 'ed25519');
+  const agent = await startAgent([agentKey.privatePath]);
+  try {
+    const knownHosts = path.join(work, `known_hosts-${++caseNo}`);
+    fs.writeFileSync(knownHosts, `${sshd.knownHostsLine()}\n`);
+    const url = `sftp://${sshd.user}@127.0.0.1:${sshd.port}${sshd.root}/hello.bin`;
+    const env = { SSH_AUTH_SOCK: agent.socket };
+    const r = await startCliInTerminal(['get', '--batch', '-v', '-i', fileKey.privatePath, url, work], { knownHosts, cols: 80, env }).result;
+    assert.equal(r.code, 3, r.raw);
+    const screen = unwrapped(r.lines);
+    const agentKeyText = `ssh-ed25519 ${fingerprintOf(agentKey.blob)} sluice-test-not-authorized-agent`;
+    const fileKeyText = `key ${fileKey.privatePath} (ssh-ed25519)`;
+    // -v: each attempt and the server's answer, as it happens.
+    assert.ok(screen.includes(`sluice: auth: trying ssh-agent sluice: auth: ssh-agent offers 1 key: ${agentKeyText} `
+      + 'sluice: auth: ssh-agent refused '
+      + `sluice: auth: trying ${fileKeyText} sluice: auth: ${fileKeyText} refused; the server accepts: publickey, password`), screen);
+    assert.ok(screen.endsWith(`sluice: authentication failed for ${sshd.user}@127.0.0.1:${sshd.port}: every method offered was refused `
+      + `(tried: ssh-agent with 1 key: ${agentKeyText}; ${fileKeyText}); the server accepts: publickey, password; `
+      + 'no password to offer (SLUICE_PASSWORD, or a terminal without --batch)'), screen);
+    assert.equal(r.cursor.x, 0);
+  } finally {
+    await agent.stop();
+  }
 });

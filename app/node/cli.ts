@@ -13,7 +13,7 @@ import { CommanderError } from 'commander';
 import { SluiceError, exitCodeFor, type ErrorCode } from './errors';
 import { toFatal, wantsJson, writeFatal, type FatalError } from './cli/fatal';
 import { makeOutput, type Output } from './cli/output';
-import { buildProgram, transferRequest, type CliOptions } from './cli/program';
+import { buildProgram, helpHintPerCommand, transferRequest, type CliOptions } from './cli/program';
 import { addQueueCommands } from './cli/queueCommands';
 import { addSitesCommands } from './cli/sitesCommands';
 import { addBenchCiphersCommand } from './cli/benchCiphers';
@@ -114,6 +114,7 @@ export async function main(argv: string[]): Promise<number> {
   addQueueCommands(program);
   addSitesCommands(program);
   addBenchCiphersCommand(program);
+  helpHintPerCommand(program);
   try {
     if (argv.length <= 2) {
       program.outputHelp();

@@ -14,7 +14,7 @@ import { applyBookmark, storeLookup, type BookmarkLookup } from './bookmarks';
 import { DEFAULT_SSH_PORT, formatRemote, parseRemoteUrl, remoteOperandHint, type RemoteSpec } from './remoteSpec';
 import { connectionOptions } from '../engine/hostOptions';
 import { resolveHostSettings, type HostSettings } from '../engine/hostSettings';
-import { formatBytes } from './units';
+import { formatBytes, plural } from './units';
 import { nativeUnavailableReason } from '../sys/native';
 
 /** The USAGE error for an operand that should be an sftp:// URL, with a hint when one applies (remoteOperandHint). */
@@ -97,7 +97,7 @@ export function engineOptions(job: { direction: 'get' | 'put'; spec: RemoteSpec;
   const interactive = isInteractive() && !o.batch;
   const prompter = interactive ? terminalPrompter() : undefined;
   const h = hostSettingsFor(job.spec, o, o.verbose ? (m) => out.info(`sluice: ${m}`) : undefined);
-  if (o.verbose && h.jump.length) out.info(`sluice: through jump host(s) ${h.jump.map((j) => j.label).join(', ')} to ${h.label}`);
+  if (o.verbose && h.jump.length) out.info(`sluice: through ${h.jump.length === 1 ? 'jump host' : 'jump hosts'} ${h.jump.map((j) => j.label).join(', ')} to ${h.label}`);
   if (o.verbose) out.info(`sluice: native addon ${nativeUnavailableReason() ?? 'loaded'}`);
   return {
     ...connectionOptions(h, {
@@ -156,9 +156,10 @@ export function connectedLine(spec: RemoteSpec, engine: Engine): string {
   const pool = engine.pool;
   const site = spec.bookmark ? ` (saved site ${spec.bookmark.name})` : '';
   const server = engine.traits.serverVersion ? `; server ${engine.traits.serverVersion}` : '';
-  return `connected to ${formatRemote(spec)}${site}: kex ${n.kex}, host key ${n.serverHostKey}, cipher ${n.cipher}, mac ${n.mac}${server}; auth ${pool.authMethod}; `
-    + `pool planned: ${pool.connections} connection(s) × ${pool.channels} channel(s), window ${formatBytes(pool.channelWindow)} per channel; `
-    + `up now: ${pool.up.map((c) => `connection ${c.connection} with ${c.channels} channel(s)`).join(', ')}`
+  return `sluice: connected to ${formatRemote(spec)}${site}: kex ${n.kex}, host key ${n.serverHostKey}, cipher ${n.cipher}, mac ${n.mac}${server}; `
+    + `auth ${pool.authMethod}; pool planned: ${plural(pool.connections, 'connection')} × ${plural(pool.channels, 'channel')}, `
+    + `window ${formatBytes(pool.channelWindow)} per channel; `
+    + `up now: ${pool.up.map((c) => `connection ${c.connection} with ${plural(c.channels, 'channel')}`).join(', ')}`
     + (pool.rttMs !== undefined ? ` (RTT ${pool.rttMs.toFixed(1)} ms)` : '');
 }
 

@@ -109,6 +109,10 @@ export function humanText(e: EngineEvent, verbose: boolean, mayRetry = false): s
   switch (e.type) {
     case 'file':
       if (e.state === 'failed' && e.error?.code !== 'ABORTED' && !(mayRetry && isTransient(e.error?.code ?? ''))) return `sluice: FAILED ${fileRoute(e.path, e.target)}${e.error ? ` (${e.error.code})` : ''}`;
+      if (e.state === 'done' && e.renamedFrom !== undefined) {
+        // Said without -v too: the file is not where the user will look for it.
+        return `sluice: ${displayText(e.renamedFrom, 500)} exists: written as ${displayText(e.target, 500)}`;
+      }
       if (e.state === 'done' && verbose) {
         return `sluice: done ${fileRoute(e.path, e.target)} (${formatBytes(e.size)}${e.verify ? `, verified: ${e.verify}` : ''})`;
       }

@@ -199,7 +199,7 @@ export class Session {
     const lanes = Array.from({ length: conn.channels - from }, (_, i) => ({ conn, channel: from + i }));
     for (const l of this.poolListeners) l({ type: 'lanes', lanes });
     const { connections, channels } = this.settings;
-    this.emit({ type: 'log', level: 'info', message: `connection ${conn.id + 1} of ${connections}: ${conn.channels} of ${channels} planned SFTP channel(s) up` });
+    this.emit({ type: 'log', level: 'info', message: `connection ${conn.id + 1} of ${connections}: ${conn.channels} of ${channels} planned SFTP ${channels === 1 ? 'channel' : 'channels'} up` });
   }
 
   /**
@@ -247,7 +247,7 @@ export class Session {
     this.settings.connections = plan.connections;
     this.settings.channels = plan.channelsPerConnection;
     if (!plan.slowLink) return;
-    this.emit({ type: 'log', level: 'info', message: `RTT ${(this.rttMs ?? 0).toFixed(1)} ms: using ${plan.connections} connection(s) × ${plan.channelsPerConnection} channels, ${this.channelWindow / 1048576} MiB channel window` });
+    this.emit({ type: 'log', level: 'info', message: `RTT ${(this.rttMs ?? 0).toFixed(1)} ms: using ${plan.connections} ${plan.connections === 1 ? 'connection' : 'connections'} × ${plan.channelsPerConnection} ${plan.channelsPerConnection === 1 ? 'channel' : 'channels'}, ${this.channelWindow / 1048576} MiB channel window` });
   }
 
   /** SFTP channels per connection of an auto-sized pool on a slow link (one fewer with `reserveExecSession`). */

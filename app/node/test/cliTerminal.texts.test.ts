@@ -9,8 +9,10 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  CLI_BIN, cliEnv, fingerprintOf, generateKeyFile, makeTempDir, removeDir, startAgent, startSshd, writeRandomFile, type SshdServer,
+  CLI_BIN, cliEnv, fingerprintOf, generateKeyFile, isProgressWithBytes, makeTempDir, removeDir, runCli, startAgent, startCli, startSshd, waitUntil,
+  writeRandomFile, type SshdServer,
 } from './helpers';
+import { LIST_HEADER } from '../cli/queueCommands';
 import { startCliInTerminal } from './terminal';
 
 let sshd: SshdServer;
@@ -22,6 +24,7 @@ before(async () => {
   sshd = await startSshd({ extraConfig: ['PasswordAuthentication yes'] });
   work = await makeTempDir('sluice-cli-texts-');
   writeRandomFile(path.join(sshd.root, 'hello.bin'), 10_000);
+  writeRandomFile(path.join(sshd.root, 'big.bin'), 3 * 1024 * 1024);
 });
 after(async () => {
   await sshd.stop();
@@ -143,4 +146,120 @@ test('authentication failed: names the agent keys and the key files tried, the m
   } finally {
     await agent.stop();
   }
+});
+
+/** The lines the CLI wrote (before the terminal wraps them), in characters. */
+function writtenLines(raw: string): string[] {
+  return raw.split(/\r?\n/).map((l) => l.replace(/\r/g, ''));
+}
+
+test('every help text fits 80 columns; get --help has its own examples and usage; errors point at the command\'s help', async () => {
+  const commands = [[], ['get'], ['put'], ['queue'], ['queue', 'add', 'get'], ['queue', 'list'], ['queue', 'run'], ['queue', 'resume'],
+    ['sites'], ['sites', 'add'], ['sites', 'import'], ['bench-ciphers']];
+  for (const c of commands) {
+    const r = await startCliInTerminal([...c, '--help'], { knownHosts: '/dev/null', cols: 80 }).result;
+    assert.equal(r.code, 0, r.raw);
+    const long = writtenLines(r.raw).filter((l) => [...l].length > 80);
+    assert.deepEqual(long, [], `sluice ${c.join(' ')} --help`);
+  }
+  const get = await startCliInTerminal(['get', '--help'], { knownHosts: '/dev/null', cols: 80 }).result;
+  assert.equal(get.lines[0], 'Usage: sluice get [options] <source...> <dest>');
+  assert.match(get.text, /^ {2}sluice get -r --connections 4 sftp:\/\/host\/data \.\/backup\/ {3}# 4 connections$/m);
+  assert.doesNotMatch(get.text, /sluice put |<operands/);
+  assert.match(unwrapped(get.lines), /--segment-size <size> split files larger than this across channels \(16M = 16 MiB\) \(default: 16 MiB\)/);
+  const root = await startCliInTerminal(['--help'], { knownHosts: '/dev/null', cols: 80 }).result;
+  assert.match(root.text, /^ {2}get \[options\] <source\.\.\.> <dest> {2}download/m);
+  const bad = await startCliInTerminal(['get', '--limt', '1M', 'sftp://h/x', '.'], { knownHosts: '/dev/null', cols: 80 }).result;
+  assert.equal(bad.code, 2);
+  assert.match(bad.text, /^\(run sluice get --help for usage\)$/m);
+  const queueBad = await startCliInTerminal(['queue', 'add', 'get'], { knownHosts: '/dev/null', cols: 80 }).result;
+  assert.match(queueBad.text, /^\(run sluice queue add get --help for usage\)$/m);
+});
+
+test('-v: the connected line has the sluice: prefix and real plurals; a rename names the new file without -v', async () => {
+  const knownHosts = path.join(work, `known_hosts-${++caseNo}`);
+  fs.writeFileSync(knownHosts, `${sshd.knownHostsLine()}\n`);
+  const dest = path.join(work, 'rename');
+  fs.mkdirSync(dest);
+  fs.writeFileSync(path.join(dest, 'hello.bin'), 'already here');
+  const url = `sftp://${sshd.user}@127.0.0.1:${sshd.port}${sshd.root}/hello.bin`;
+  const base = ['get', '--batch', '--no-agent', '--no-progress', '-i', sshd.clientKeyPath];
+  const v = await startCliInTerminal([...base, '-v', '--connections', '1', '--channels', '1', url, path.join(work, 'v.bin')], { knownHosts, cols: 80 }).result;
+  assert.equal(v.code, 0, v.raw);
+  const lines = writtenLines(v.raw);
+  assert.ok(lines.some((l) => /^sluice: connected to sftp:\/\/.*pool planned: 1 connection × 1 channel, .*connection 1 with 1 channel/.test(l)), v.raw);
+  assert.ok(lines.every((l) => !/\w\(s\)/.test(l)), 'no "(s)" plurals');
+  assert.ok(lines.every((l) => l === '' || l.startsWith('sluice: ') || /^\d+ files? copied/.test(l)), v.raw);
+  const r = await startCliInTerminal([...base, '--conflict', 'rename', url, `${dest}/`], { knownHosts, cols: 80 }).result;
+  assert.equal(r.code, 0, r.raw);
+  assert.match(unwrapped(r.lines), new RegExp(`^sluice: ${dest}/hello\\.bin exists: written as ${dest}/hello \\(1\\)\\.bin `));
+  assert.equal(fs.readFileSync(path.join(dest, 'hello.bin'), 'utf8'), 'already here');
+  assert.equal(fs.statSync(path.join(dest, 'hello (1).bin')).size, 10_000);
+});
+
+test('sluice queue: empty run says so, list has a header and real sizes, a pause from elsewhere is told, resume --all is one line', async () => {
+  const home = path.join(work, 'queue-home');
+  const knownHosts = path.join(work, `known_hosts-${++caseNo}`);
+  fs.writeFileSync(knownHosts, `${sshd.knownHostsLine()}\n`);
+  const opts = { knownHosts, cols: 80, env: { SLUICE_HOME: home } };
+  const q = (args: string[]) => runCli(['queue', ...args], { knownHosts, env: { SLUICE_HOME: home } });
+
+  const empty = await startCliInTerminal(['queue', 'run'], opts).result;
+  assert.equal(empty.code, 0, empty.raw);
+  assert.equal(unwrapped(empty.lines), 'sluice: queue: the queue is empty, nothing to run (sluice queue add get|put … adds jobs)');
+
+  const dest = path.join(work, 'queued');
+  fs.mkdirSync(dest);
+  const base = `sftp://${sshd.user}@127.0.0.1:${sshd.port}${sshd.root}`;
+  const added = await q(['add', 'get', '--no-agent', '-i', sshd.clientKeyPath, `${base}/big.bin`, `${base}/hello.bin`, `${dest}/`]);
+  assert.equal(added.code, 0, added.stderr);
+  assert.match(added.stderr, /^sluice: queued 2 jobs: \w{8} \w{8} \(sluice queue run works the queue\)\n$/);
+  const queued = await startCliInTerminal(['queue', 'list'], opts).result;
+  assert.equal(queued.lines[0], LIST_HEADER);
+  assert.match(queued.lines[1], /^\w{8} {2}queued {4}get {2}- {24}sftp:/);
+
+  const run = startCliInTerminal(['queue', 'run', '--no-progress', '--limit', '200K'], opts);
+  const bigId = queued.lines[1].slice(0, 8);
+  // A running job shows its real sizes (not 0 B/0 B).
+  const running = await waitUntil('the running job\'s sizes in queue list', async () => {
+    const l = (await q(['list'])).stdout.split('\n').find((x) => x.startsWith(bigId));
+    return l && /running {3}get {2}\d+(\.\d)? [KM]iB\/3\.0 MiB \d+%/.test(l) ? l : undefined;
+  }, 30_000, 200);
+  assert.ok(running);
+  assert.equal((await q(['pause', bigId])).code, 0);
+  const told = await run.waitForScreen(new RegExp(`sluice: queue: job ${bigId} was paused`));
+  assert.match(unwrapped(told.lines), new RegExp(`sluice: queue: job ${bigId} was paused \\(sluice queue pause\\): stopping it, its partial copy kept; sluice queue resume ${bigId} puts it back in line`));
+  const ended = await run.result;
+  assert.equal(ended.code, 0, ended.raw);
+
+  const resumed = await startCliInTerminal(['queue', 'resume', '--all'], opts).result;
+  assert.equal(resumed.code, 0, resumed.raw);
+  assert.equal(unwrapped(resumed.lines), 'sluice: resume: 1 job (1 other job left as it is)');
+});
+
+test('a cancelled get/put record no longer says "run it again to resume"; sites list has a header', async () => {
+  const home = path.join(work, 'cli-record-home');
+  const knownHosts = path.join(work, `known_hosts-${++caseNo}`);
+  fs.writeFileSync(knownHosts, `${sshd.knownHostsLine()}\n`);
+  const env = { SLUICE_HOME: home };
+  const get = startCli(['get', '--json', '--batch', '--no-agent', '-i', sshd.clientKeyPath, '--limit', '100K',
+    `sftp://${sshd.user}@127.0.0.1:${sshd.port}${sshd.root}/big.bin`, path.join(work, 'interrupted.bin')], { knownHosts, env });
+  await get.waitForEvent(isProgressWithBytes);
+  get.child.kill('SIGINT');
+  assert.equal((await get.result).code, 130);
+  const before = await startCliInTerminal(['queue', 'list'], { knownHosts, cols: 80, env }).result;
+  assert.match(unwrapped(before.lines), /\(an interrupted get\/put: run it again to resume\)$/);
+  const id = before.lines[1].slice(0, 8);
+  assert.equal((await runCli(['queue', 'cancel', id], { knownHosts, env })).code, 0);
+  const after = await startCliInTerminal(['queue', 'list'], { knownHosts, cols: 80, env }).result;
+  assert.match(unwrapped(after.lines), new RegExp(`^${LIST_HEADER.replace(/ +/g, ' ')} ${id} cancelled get .*\\(a get/put\\)$`));
+  assert.doesNotMatch(after.text, /run it again/);
+
+  assert.equal((await runCli(['sites', 'add', 'web', `sftp://deploy@web.example.com:2222/var/www`], { knownHosts, env })).code, 0);
+  assert.equal((await runCli(['sites', 'add', 'backup-server', 'sftp://db.example.com'], { knownHosts, env })).code, 0);
+  const sites = await startCliInTerminal(['sites', 'list'], { knownHosts, cols: 80, env }).result;
+  assert.equal(sites.code, 0, sites.raw);
+  assert.equal(sites.lines[0], 'ID        NAME           URL                                         AUTH');
+  assert.match(sites.lines[1], /^\w{8} {2}backup-server {2}sftp:\/\/\w+@db\.example\.com +agent$/);
+  assert.match(sites.lines[2], /^\w{8} {2}web {12}sftp:\/\/deploy@web\.example\.com:2222\/var\/www {2}agent$/);
 });

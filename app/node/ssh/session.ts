@@ -155,7 +155,7 @@ export class Session {
       if (s.authMethod === 'keyboard-interactive' && s.settings.connections > 1) {
         // A keyboard-interactive (often 2FA) login would ask the user again per connection: widen this one instead.
         await first.addChannels((s.settings.connections - 1) * s.settings.channels);
-        s.emit({ type: 'log', level: 'info', message: `keyboard-interactive login: using ${first.channels} channels on one connection instead of ${s.settings.connections} connections` });
+        s.emit({ type: 'log', level: 'info', message: `keyboard-interactive login: using ${first.channels} ${first.channels === 1 ? 'channel' : 'channels'} on one connection instead of ${s.settings.connections} connections` });
         return s;
       }
       s.applyPlan(planPool({ ...Session.poolInputs(options), rttMs: s.rttMs }));

@@ -7,7 +7,7 @@
  */
 import type { HostKeyAnswer, HostKeyVerdict, StoredKeyRef } from '../../common/model/hostKey';
 import { keyTypeLabel } from '../../common/model/hostKey';
-import { isSluiceError } from '../errors';
+import { SluiceError, isSluiceError } from '../errors';
 import { KnownHosts, knownHostsName } from '../stores/knownHosts';
 
 /** `strict` refuses unknown keys (batch runs without `--accept-new`). */
@@ -227,7 +227,10 @@ export class HostKeyPolicy {
       answer = await this.prompt(verdict);
     } catch (e) {
       // Ctrl-C at the question stops the job as an interrupt (exit 130), not as a refused key.
-      if (isSluiceError(e, 'ABORTED')) throw e;
+      if (isSluiceError(e, 'ABORTED')) {
+        throw new SluiceError('ABORTED', `interrupted at the host-key question for ${hostLabel(verdict.identity.host, verdict.identity.port)}: `
+          + 'nothing was saved', { cause: e });
+      }
       answer = 'reject';
     }
     if (answer === 'accept-save') return this.save(id, verdict, keyBlob);

@@ -64,6 +64,8 @@ test('Ctrl-C at the host-key question exits 130 (interrupted), not 4 (key refuse
   const r = await run.result;
   assert.equal(r.code, 130, r.raw);
   assert.doesNotMatch(r.text, /rejected|Host key verification failed/, r.text);
+  assert.match(r.text, /\n> \nsluice: interrupted at the host-key question/, r.text);
+  assert.match(unwrapped(r.lines), /sluice: interrupted at the host-key question for \[127\.0\.0\.1\]:\d+: nothing was saved$/, r.text);
   assert.equal(r.cursor.x, 0, 'the cursor ends at the start of a line');
   assert.equal(fs.readFileSync(knownHosts, 'utf8'), '', 'nothing saved');
 });
@@ -82,7 +84,7 @@ test('a wrong password is asked 3 times (OpenSSH NumberOfPasswordPrompts), then 
   assert.equal(r.code, 3, r.raw);
   assert.equal(r.text.match(/'s password: /g)?.length, 3, r.text);
   assert.equal(r.text.match(/Permission denied, please try again\./g)?.length, 2, r.text);
-  assert.match(r.text, /sluice: authentication failed/, r.text);
+  assert.match(unwrapped(r.lines), /sluice: authentication failed for \w+@127\.0\.0\.1:\d+: every method offered was refused \(tried: password \(3 times\)\); the server accepts: publickey, password; no key to offer/, r.text);
 });
 
 test('a closed pipe: sluice --help | head -1 and get --json | head -1 exit quietly, without an EPIPE stack', () => {

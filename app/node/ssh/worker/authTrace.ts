@@ -54,7 +54,14 @@ export class AuthTrace {
 
   /** What was tried, for the failure message: `ssh-agent (2 keys: …); key /k (ssh-ed25519); password`. */
   triedText(): string {
-    return this.tried.map((t) => (t === 'ssh-agent' && this.agentKeys ? agentText(this.agentKeys) : t)).join('; ');
+    const runs: Array<{ what: string; times: number }> = [];
+    for (const t of this.tried) {
+      const last = runs[runs.length - 1];
+      if (last?.what === t) last.times++;
+      else runs.push({ what: t, times: 1 });
+    }
+    return runs.map(({ what, times }) => `${what === 'ssh-agent' && this.agentKeys ? agentText(this.agentKeys) : what}${times > 1 ? ` (${times} times)` : ''}`)
+      .join('; ');
   }
 
   /**

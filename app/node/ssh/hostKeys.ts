@@ -129,7 +129,7 @@ export interface LearnedHostKey {
 /** One line for logs: which announced keys were saved, and where. */
 export function learnedKeysMessage(host: string, port: number, keys: LearnedHostKey[], file: string): string {
   const list = keys.map((k) => `${k.keyType} ${k.fingerprint}`).join(', ');
-  return `${hostLabel(host, port)} announced ${keys.length} new host key(s) (hostkeys-00@openssh.com), saved to ${file}: ${list}`;
+  return `${hostLabel(host, port)} announced ${keys.length} new host ${keys.length === 1 ? 'key' : 'keys'} (hostkeys-00@openssh.com), saved to ${file}: ${list}`;
 }
 
 export class HostKeyPolicy {

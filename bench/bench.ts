@@ -192,7 +192,7 @@ async function runOnce(c: BenchCase, env: Env, variantIndex: number): Promise<Ru
       sampleGroup: client.leavesChildren,
     });
     const rec: RunRecord = { ok: false, seconds: r.wallSeconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys, maxRssKb: r.maxRssKb };
-    const pool = /(\d+) connection\(s\) × (\d+) channel\(s\)/.exec(r.outputTail);
+    const pool = /pool planned: (\d+) connections? × (\d+) channels?/.exec(r.outputTail);
     if (pool) rec.pool = `${pool[1]}×${pool[2]}`;
     if (!r.ok) rec.error = describeFailure(r);
     else {

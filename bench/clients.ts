@@ -87,7 +87,7 @@ export function sluiceClient(id: string, extra: string[], cpuProfDir?: string): 
         ...(cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : []),
         sluiceBin(), job.direction === 'up' ? 'put' : 'get',
         ...(job.shape === 'tree' ? ['-r'] : []),
-        // -v prints the pool it chose ("N connection(s) × M channel(s)"), which the report records.
+        // -v prints the pool it chose ("N connections × M channels"), which the report records.
         '--batch', '--no-agent', '-i', ep.keyPath, '--no-progress', '-v', '--cipher', CIPHER, ...extra,
       ];
       if (job.direction === 'up') args.push(plain(job.source), url(job.shape === 'tree' ? `${job.destDir}/` : target(job)));

@@ -81,7 +81,7 @@ function runCut(args: string[], env: NodeJS.ProcessEnv, toxi: Toxiproxy, cutAt: 
     for (const line of lines) {
       const e = JSON.parse(line) as CliEvent;
       if (log && (e.type === 'log' || e.type === 'retry')) console.error(`  ${line}`);
-      const pool = e.type === 'log' ? /pool planned: (\d+) connection\(s\) × (\d+) channel/.exec(e.message ?? '') : null;
+      const pool = e.type === 'log' ? /pool planned: (\d+) connections? × (\d+) channel/.exec(e.message ?? '') : null;
       if (pool) run.pools.push(`${pool[1]}×${pool[2]}`);
       if (e.type === 'progress' && cutAt !== undefined && run.cutAt === undefined && (e.bytesDone ?? 0) >= cutAt) {
         run.cutAt = e.bytesDone;

@@ -21,8 +21,6 @@ export type ErrorCode =
   | 'CONNECTION_LOST'
   /** The server's port refused the TCP connection (nothing listens, or a firewall rejects): never connected. */
   | 'CONNECTION_REFUSED'
-  /** The host name does not resolve (DNS: getaddrinfo ENOTFOUND): never connected. */
-  | 'HOST_NOT_FOUND'
   | 'CONNECTION_STALLED'
   | 'TIMEOUT'
   | 'VERIFY_FAILED'
@@ -32,6 +30,8 @@ export type ErrorCode =
   | 'UNSUPPORTED_KEY'
   /** An upload's local source changed while it was sent (size or modification time): nothing mixed is committed. */
   | 'SOURCE_CHANGED'
+  /** The server's name does not resolve (getaddrinfo ENOTFOUND, EAI_AGAIN): a mistyped host or alias, or no DNS. */
+  | 'HOST_NOT_FOUND'
   /** The server and Sluice share no algorithm of a family (RFC 4253 §7.1: no matching cipher, MAC, key exchange, host key). */
   | 'NEGOTIATION_FAILED'
   // The service's and IPC's own (app/common/ipc/contract.ts IpcErrorCode).
@@ -49,7 +49,6 @@ export type ErrorCode =
 const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   CONNECTION_LOST: 1,
   CONNECTION_REFUSED: 1,
-  HOST_NOT_FOUND: 1,
   CONNECTION_STALLED: 1,
   TIMEOUT: 1,
   VERIFY_FAILED: 1,
@@ -69,6 +68,7 @@ const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   PERMISSION_DENIED: 5,
   LOCAL_IO: 6,
   DISK_FULL: 6,
+  HOST_NOT_FOUND: 7,
   ABORTED: 130,
   INVALID_REQUEST: 2,
   UNKNOWN_CHANNEL: 2,
@@ -143,7 +143,8 @@ export function isSluiceError(e: unknown, code?: ErrorCode): e is SluiceError {
 /**
  * CLI exit code for an error code: 1 transfer failed (CONNECTION_*, TIMEOUT, VERIFY_FAILED, REMOTE_FAILURE,
  * EXISTS, UNSAFE_NAME), 2 usage, 3 auth (AUTH_FAILED, UNSUPPORTED_KEY), 4 host key (HOSTKEY_*),
- * 5 remote not found / permission denied, 6 local (LOCAL_IO, DISK_FULL), 130 ABORTED (128 + SIGINT).
+ * 5 remote not found / permission denied, 6 local (LOCAL_IO, DISK_FULL), 7 host not found (HOST_NOT_FOUND),
+ * 130 ABORTED (128 + SIGINT).
  * Success is 0 and has no code.
  */
 export function exitCodeFor(code: ErrorCode): number {

@@ -1,8 +1,8 @@
 /**
  * The `sluice` command line: `sluice get|put [-r] SOURCE… DEST` over the same engine as the desktop app.
  * Exit codes: 0 all done and verified, 1 some transfer failed, 2 usage, 3 authentication, 4 host key
- * refused, 5 remote not found or permission denied, 6 local error, 130 interrupted (SIGINT), 143 terminated
- * (SIGTERM), 129 hangup (SIGHUP).
+ * refused, 5 remote not found or permission denied, 6 local error, 7 host not found, 130 interrupted (SIGINT), 143
+ * terminated (SIGTERM), 129 hangup (SIGHUP), 141 stdout's reader went away (SIGPIPE).
  *
  * The pieces live in ./cli/: the grammar (program.ts), URLs (remoteSpec.ts), prompts (prompt.ts), event output and
  * progress bar (output.ts, progressBar.ts), units (units.ts), the summary (summary.ts), fatal errors (fatal.ts),
@@ -14,17 +14,18 @@ import { CommanderError } from 'commander';
 import { SluiceError, displayText, exitCodeFor, type ErrorCode } from './errors';
 import { toFatal, wantsJson, writeFatal, type FatalError } from './cli/fatal';
 import { makeOutput, type Output } from './cli/output';
-import { buildProgram, transferRequest, type CliOptions } from './cli/program';
+import { buildProgram, helpHintPerCommand, transferRequest, type CliOptions } from './cli/program';
 import { addQueueCommands } from './cli/queueCommands';
 import { addSitesCommands } from './cli/sitesCommands';
 import { addBenchCiphersCommand } from './cli/benchCiphers';
 import { withBookmark } from './cli/bookmarks';
-import { connectedLine, engineOptions, jobTarget, resolveOperands } from './cli/jobSetup';
+import { connectedLine, engineOptions, jobTarget, openJobEngine, resolveOperands } from './cli/jobSetup';
 import { SIGNAL_EXIT_CODES, guardSignals, type HandledSignal } from './cli/signals';
 import { formatSummary } from './cli/summary';
 import { openEngine } from './engine/engine';
 import { openRunJournal, recognizedGetDest } from './cli/resume';
 import { RetryingJob, keptMessage } from './cli/retry';
+import { CLOSED_PIPE_EXIT_CODE, onStdoutClosed, quietOnClosedPipe, stdoutClosed } from './cli/closedPipe';
 import { DEFAULT_RETRY_POLICY } from '../common/retry';
 import type { TransferReport } from './transfer/types';
 
@@ -63,7 +64,7 @@ function retryingJob(direction: 'get' | 'put', operands: string[], given: CliOpt
   const target = o.resume ? jobTarget(spec, o) : undefined;
   const dest = target && direction === 'get' ? recognizedGetDest(target, sources, typed) : typed;
   return new RetryingJob({
-    connect: () => openEngine(engineOptions({ direction, spec, sources, dest }, o, out)),
+    connect: () => openJobEngine(engineOptions({ direction, spec, sources, dest }, o, out), spec, o),
     connected: (engine) => { if (o.verbose) say(connectedLine(spec, engine)); },
     openJournal: () => (target ? openRunJournal(direction, target, sources, dest, say) : null),
     request: transferRequest(direction, sources, dest, o),
@@ -106,18 +107,23 @@ async function run(direction: 'get' | 'put', operands: string[], o: CliOptions):
       process.exit(exitCode);
     },
   });
+  // `--json … | head -1`: the reader is gone, the job is cancelled (temporary files removed) and ends quietly.
+  const unwatchPipe = onStdoutClosed(() => abort.abort());
   try {
     if (operands.length < 2) throw new SluiceError('USAGE', `${direction} needs at least one SOURCE and a DEST`);
     refuseFolderWithoutRecursive(direction, operands, o);
     out = makeOutput({ ...o, mayRetry: o.retries > 1 }, direction === 'put' ? 'up  ' : 'down');
     job = retryingJob(direction, operands, o, out);
     const report = await job.run(abort.signal);
+    if (stdoutClosed()) return CLOSED_PIPE_EXIT_CODE;
     printReport(report, out, json);
     return guard.exitCode() ?? exitCodeForReport(report);
   } catch (e) {
     out?.done();
+    if (stdoutClosed()) return CLOSED_PIPE_EXIT_CODE;
     return writeFatal(fatalFor(e, guard.received, job?.keptBytes ?? 0), json);
   } finally {
+    unwatchPipe();
     out?.done();
     await job?.close();
     guard.dispose();
@@ -130,10 +136,12 @@ async function run(direction: 'get' | 'put', operands: string[], o: CliOptions):
  * @returns the exit code
  */
 export async function main(argv: string[]): Promise<number> {
+  quietOnClosedPipe();
   const program = buildProgram(run);
   addQueueCommands(program);
   addSitesCommands(program);
   addBenchCiphersCommand(program);
+  helpHintPerCommand(program);
   try {
     if (argv.length <= 2) {
       program.outputHelp();

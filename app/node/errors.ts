@@ -134,6 +134,20 @@ const SFTP_REASONS: Readonly<Record<number, [ErrorCode, string]>> = {
   [SFTP_STATUS.FILE_IS_A_DIRECTORY]: ['REMOTE_FAILURE', 'is a directory'],
 };
 
+/**
+ * HOST_NOT_FOUND for a connection whose host name does not resolve (getaddrinfo ENOTFOUND: no such name; EAI_AGAIN:
+ * the resolver could not answer, e.g. no network), as ssh(1)'s "Could not resolve hostname"; undefined for any other error.
+ * @param host the name that was looked up (after ssh_config's HostName)
+ */
+export function hostNotFoundError(e: unknown, host: string): SluiceError | undefined {
+  const code = asErrnoLike(e).code;
+  if (code === 'ENOTFOUND') return new SluiceError('HOST_NOT_FOUND', `host not found: ${displayText(host, 200)} (the name does not resolve: getaddrinfo ENOTFOUND)`, { cause: e });
+  if (code === 'EAI_AGAIN') {
+    return new SluiceError('HOST_NOT_FOUND', `host not found: ${displayText(host, 200)} (the name could not be looked up now: getaddrinfo EAI_AGAIN; is the network up?)`, { cause: e });
+  }
+  return undefined;
+}
+
 /** Socket-level errno codes that mean the connection is gone. */
 const CONNECTION_ERRNOS = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ECONNREFUSED', 'ENETUNREACH', 'EHOSTUNREACH', 'ENOTCONN', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_WRITE_AFTER_END']);
 

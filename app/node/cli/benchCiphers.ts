@@ -22,11 +22,14 @@ interface BenchCiphersOptions {
 }
 
 const HELP = `
-Each combination runs for --seconds in a worker thread: an in-memory ssh2 client and server, pinned to it, move
-SSH_MSG_CHANNEL_DATA packets of the engine's size (32 KiB), the client encrypting and the server decrypting.
-"MB/s per core" is bytes / CPU seconds of that thread (encrypting and decrypting); "wall" is bytes / elapsed
-seconds. MB = 10^6 bytes. The result is stored per machine (CPU, cores, AES flag, Node, OpenSSL, ssh2) in
-<data folder>/cipher-speed.json; new connections then offer the ciphers and MACs fastest first.
+Each combination runs for --seconds in a worker thread: an in-memory ssh2
+client and server, pinned to it, move SSH_MSG_CHANNEL_DATA packets of the
+engine's size (32 KiB), the client encrypting and the server decrypting.
+"MB/s per core" is bytes / CPU seconds of that thread (encrypting and
+decrypting); "wall" is bytes / elapsed seconds. MB = 10^6 bytes. The result is
+stored per machine (CPU, cores, AES flag, Node, OpenSSL, ssh2) in
+<data folder>/cipher-speed.json; new connections then offer the ciphers and
+MACs fastest first.
 `;
 
 function parseSeconds(v: string): number {

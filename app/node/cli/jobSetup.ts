@@ -5,8 +5,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { SluiceError } from '../errors';
-import type { Engine, EngineOptions } from '../engine/engine';
+import { SluiceError, displayText, isSluiceError } from '../errors';
+import { openEngine, type Engine, type EngineOptions } from '../engine/engine';
 import type { Output } from './output';
 import { loginAsks } from './loginPrompts';
 import type { CliOptions } from './program';
@@ -16,7 +16,7 @@ import { DEFAULT_SSH_PORT, formatRemote, parseRemoteUrl, remoteOperandHint, type
 import { connectionOptions } from '../engine/hostOptions';
 import { resolveHostSettings, type HostContext, type HostSettings } from '../engine/hostSettings';
 import type { JobTarget } from '../stores/queueRows';
-import { formatBytes } from './units';
+import { formatBytes, plural } from './units';
 import { nativeUnavailableReason } from '../sys/native';
 
 /** The USAGE error for an operand that should be an sftp:// URL, with a hint when one applies (remoteOperandHint). */
@@ -122,7 +122,7 @@ export function engineOptions(job: { direction: 'get' | 'put'; spec: RemoteSpec;
   const interactive = isInteractive() && !o.batch;
   const prompter = interactive ? terminalPrompter() : undefined;
   const h = hostSettingsFor(job.spec, o, o.verbose ? (m) => out.info(`sluice: ${m}`) : undefined);
-  if (o.verbose && h.jump.length) out.info(`sluice: through jump host(s) ${h.jump.map((j) => j.label).join(', ')} to ${h.label}`);
+  if (o.verbose && h.jump.length) out.info(`sluice: through ${h.jump.length === 1 ? 'jump host' : 'jump hosts'} ${h.jump.map((j) => j.label).join(', ')} to ${h.label}`);
   if (o.verbose) out.info(`sluice: native addon ${nativeUnavailableReason() ?? 'loaded'}`);
   return {
     ...connectionOptions(h, {
@@ -137,7 +137,7 @@ export function engineOptions(job: { direction: 'get' | 'put'; spec: RemoteSpec;
       if (hop) out.info(`sluice: the host key of jump host ${hop.label}:`);
       return askHostKey(prompter, v.identity);
     }),
-    ...loginAsks({ user: h.user ?? job.spec.user, host: h.host, port: h.port }, prompter),
+    ...loginAsks({ user: h.user ?? job.spec.user, host: h.host, port: h.port }, prompter, process.stderr, h.passwordPrompts),
     connections: o.connections,
     channels: o.channels,
     requests: o.requests,
@@ -151,15 +151,40 @@ export function engineOptions(job: { direction: 'get' | 'put'; spec: RemoteSpec;
   };
 }
 
+/**
+ * Opens the engine for a job; a host that does not resolve (HOST_NOT_FOUND) is explained: the name came from a saved
+ * site, or from HostName of an ssh_config alias (and which files were read), or the name is neither an alias nor a site.
+ * @throws what openEngine throws, HOST_NOT_FOUND with that explanation added
+ */
+export async function openJobEngine(options: EngineOptions, spec: RemoteSpec, o: Pick<CliOptions, 'jump' | 'sshConfig'>): Promise<Engine> {
+  try {
+    return await openEngine(options);
+  } catch (e) {
+    if (!isSluiceError(e, 'HOST_NOT_FOUND') || e.message.startsWith('jump host ')) throw e;
+    throw new SluiceError('HOST_NOT_FOUND', `${e.message}${hostOrigin(spec, o)}`, { cause: e });
+  }
+}
+
+/** Where the host name of a URL came from, for {@link openJobEngine}'s message. */
+function hostOrigin(spec: RemoteSpec, o: Pick<CliOptions, 'jump' | 'sshConfig'>): string {
+  if (spec.bookmark) return `; it is the host of the saved site ${displayText(spec.bookmark.name, 100)} (sluice sites list)`;
+  let h: HostSettings;
+  try { h = hostSettingsFor(spec, o); } catch { return ''; }
+  const files = h.configFiles.length ? h.configFiles.join(', ') : 'no ssh config file';
+  if (h.host !== spec.host) return `; it is the HostName of the ssh config alias ${displayText(spec.host, 100)} (${files})`;
+  return `; ${displayText(spec.host, 100)} is not a Host alias of the ssh config (${files}) nor a saved site: check the name`;
+}
+
 /** `-v`: what was negotiated (and the server's identification line) and how the pool is laid out. */
 export function connectedLine(spec: RemoteSpec, engine: Engine): string {
   const n = engine.traits.negotiated;
   const pool = engine.pool;
   const site = spec.bookmark ? ` (saved site ${spec.bookmark.name})` : '';
   const server = engine.traits.serverVersion ? `; server ${engine.traits.serverVersion}` : '';
-  return `connected to ${formatRemote(spec)}${site}: kex ${n.kex}, host key ${n.serverHostKey}, cipher ${n.cipher}, mac ${n.mac}${server}; auth ${pool.authMethod}; `
-    + `pool planned: ${pool.connections} connection(s) × ${pool.channels} channel(s), window ${formatBytes(pool.channelWindow)} per channel; `
-    + `up now: ${pool.up.map((c) => `connection ${c.connection} with ${c.channels} channel(s)`).join(', ')}`
+  return `sluice: connected to ${formatRemote(spec)}${site}: kex ${n.kex}, host key ${n.serverHostKey}, cipher ${n.cipher}, mac ${n.mac}${server}; `
+    + `auth ${pool.authMethod}; pool planned: ${plural(pool.connections, 'connection')} × ${plural(pool.channels, 'channel')}, `
+    + `window ${formatBytes(pool.channelWindow)} per channel; `
+    + `up now: ${pool.up.map((c) => `connection ${c.connection} with ${plural(c.channels, 'channel')}`).join(', ')}`
     + (pool.rttMs !== undefined ? ` (RTT ${pool.rttMs.toFixed(1)} ms)` : '');
 }
 

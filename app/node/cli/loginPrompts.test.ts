@@ -59,3 +59,22 @@ test('--batch: a keyboard-interactive prompt is refused with AUTH_FAILED naming 
   const pw = batchKeyboardRefusal(spec, { name: '', instructions: '', prompts: [{ prompt: 'Password: ', echo: false }], again: true });
   assert.match(pw.message, /refused the answer and asks again "Password:" .*give the password in SLUICE_PASSWORD$/);
 });
+
+test('the password is asked at most NumberOfPasswordPrompts times (3 by default), keyboard-interactive rounds included', async () => {
+  const term = fakeTerminal();
+  const asks = loginAsks(spec, terminalPrompter(term), term.output);
+  for (const again of [false, true, true]) {
+    const answer = asks.askPassword!(again);
+    term.input.write('wrong\r');
+    assert.equal(await answer, 'wrong');
+  }
+  assert.equal(await asks.askPassword!(true), undefined, 'a 4th question is not asked');
+  assert.equal(term.written().match(/password: /g)?.length, 3);
+  await assert.rejects(asks.askKeyboard!({ name: '', instructions: '', prompts: [{ prompt: 'Password: ', echo: false }], again: true }),
+    /authentication failed for alice@files\.example\.com:2222: 3 answers refused \(NumberOfPasswordPrompts\)/);
+  const one = loginAsks(spec, terminalPrompter(term), term.output, 1);
+  const first = one.askPassword!(false);
+  term.input.write('x\r');
+  assert.equal(await first, 'x');
+  assert.equal(await one.askPassword!(true), undefined, 'NumberOfPasswordPrompts 1 from ssh_config');
+});

@@ -1,6 +1,6 @@
 /**
  * The CLI's login questions: the password (RFC 4252 §8), asked again after a refusal as OpenSSH does ("Permission
- * denied, please try again.") until the server's limit of tries closes the connection, and keyboard-interactive
+ * denied, please try again.") up to NumberOfPasswordPrompts times (3), and keyboard-interactive
  * rounds (RFC 4256 §3.2: name, instruction, then each prompt, hidden or shown as its echo flag says). Without a
  * terminal (--batch, or no TTY) a keyboard-interactive prompt the password cannot answer ends the login with
  * AUTH_FAILED naming the prompt. Text from the server is made safe for the terminal (displayText).
@@ -44,20 +44,37 @@ export function batchKeyboardRefusal(spec: Pick<RemoteSpec, 'user' | 'host' | 'p
     + `which cannot be answered without a terminal (--batch)${hint}`);
 }
 
+/** OpenSSH's default NumberOfPasswordPrompts (ssh_config(5)): password questions per login before giving up. */
+export const DEFAULT_PASSWORD_PROMPTS = 3;
+
 /**
  * The engine's login questions for a CLI run: on `prompter`'s terminal, or (none: --batch) no password question and
- * keyboard-interactive prompts refused with {@link batchKeyboardRefusal}.
+ * keyboard-interactive prompts refused with {@link batchKeyboardRefusal}. Like ssh(1), the password (and each
+ * keyboard-interactive round with a hidden prompt) is asked at most `passwordPrompts` times in all (ssh_config's
+ * NumberOfPasswordPrompts, 3 by default); then the login goes on without it, and fails.
  */
 export function loginAsks(spec: Pick<RemoteSpec, 'user' | 'host' | 'port'>, prompter: TerminalPrompter | undefined,
-  output: NodeJS.WritableStream = process.stderr): Pick<EngineOptions, 'askPassword' | 'askKeyboard'> {
+  output: NodeJS.WritableStream = process.stderr, passwordPrompts = DEFAULT_PASSWORD_PROMPTS): Pick<EngineOptions, 'askPassword' | 'askKeyboard'> {
   if (!prompter) {
     return { askKeyboard: async (round) => (round.prompts.length === 0 ? [] : Promise.reject(batchKeyboardRefusal(spec, round))) };
   }
+  let asked = 0;
+  const who = `${spec.user ? `${spec.user}@` : ''}${spec.host}:${spec.port}`;
   return {
     askPassword: async (again) => {
+      if (asked >= passwordPrompts) return undefined;
+      asked++;
       if (again) output.write(`${TRY_AGAIN}\n`);
       return prompter.secret(`${spec.user ?? ''}@${spec.host}'s password: `);
     },
-    askKeyboard: (round) => askKeyboardRound(prompter, round, output),
+    askKeyboard: async (round) => {
+      if (round.prompts.some((p) => !p.echo)) {
+        if (asked >= passwordPrompts) {
+          throw new SluiceError('AUTH_FAILED', `authentication failed for ${who}: ${passwordPrompts} answers refused (NumberOfPasswordPrompts)`);
+        }
+        asked++;
+      }
+      return askKeyboardRound(prompter, round, output);
+    },
   };
 }

@@ -129,6 +129,10 @@ export function humanText(e: EngineEvent, verbose: boolean, mayRetry = false): s
       if (e.state === 'failed' && e.error?.code !== 'ABORTED' && !(mayRetry && isTransient(e.error?.code ?? ''))) {
         return `sluice: FAILED ${fileRoute(e.path, e.target)}${e.error ? `: ${displayText(e.error.message, 2000)}` : ''}`;
       }
+      if (e.state === 'done' && e.renamedFrom !== undefined) {
+        // Said without -v too: the file is not where the user will look for it.
+        return `sluice: ${displayText(e.renamedFrom, 500)} exists: written as ${displayText(e.target, 500)}`;
+      }
       if (e.state === 'done' && verbose) {
         return `sluice: done ${fileRoute(e.path, e.target)} (${formatBytes(e.size)}${e.verify ? `, verified: ${e.verify}` : ''})`;
       }

@@ -71,11 +71,11 @@ test('put --help explains the verify levels, -L, the units and the signals', asy
   assert.match(help, /-L, --dereference follow symlinks in the folder walk, like cp -L/);
   assert.match(help, /--no-times do not give targets their source's modification time \(kept by default, like scp -p and rsync -t;/);
   assert.match(help, /-p, --perms give targets their source's permission bits exactly, like scp -p and rsync -p/);
-  assert.match(help, /Units: sizes and rates in binary units \(KiB, MiB, GiB; MiB\/s/);
+  assert.match(help, /Units: sizes and rates are shown in binary units \(KiB, MiB, GiB; MiB\/s = 1048576 bytes per second\); typed as rsync reads them: 10M = 10MiB = 10 MiB, 10MB = 10,000,000 bytes\./);
   assert.match(help, /143 terminated \(SIGTERM\), 129 hangup \(SIGHUP\)/);
 });
 
-test('--limit reads binary units per second like the sizes (10M = 10 MiB/s), 0 for none; the help says so', async () => {
+test('--limit reads units as rsync (10M = 10 MiB/s, 10MB = 10,000,000 bytes/s), 0 for none; the help says so', async () => {
   assert.equal(parseRate('10M'), 10 * 1024 * 1024);
   assert.equal(parseRate('10MiB/s'), 10 * 1024 * 1024);
   assert.equal(parseRate('512K'), 512 * 1024);
@@ -83,7 +83,10 @@ test('--limit reads binary units per second like the sizes (10M = 10 MiB/s), 0 f
   assert.equal(parseRate('1G/s'), 1024 ** 3);
   assert.equal(parseRate('2048'), 2048);
   assert.equal(parseRate('0'), 0);
-  for (const bad of ['fast', '-1M', '100', '10 MB per second', '']) assert.throws(() => parseRate(bad), bad);
+  assert.equal(parseRate('10MB'), 10_000_000);
+  assert.equal(parseRate('10MB/s'), 10_000_000);
+  assert.equal(parseRate('10KiB'), 10 * 1024);
+  for (const bad of ['fast', '-1M', '100', '10 MB per second', '', '10Mi']) assert.throws(() => parseRate(bad), bad);
   for (const direction of ['get', 'put']) {
     const h = harness();
     await h.program.parseAsync(['node', 'sluice', direction, '--limit', '10M', 'sftp://h/x', 'sftp://h/y']);
@@ -91,7 +94,7 @@ test('--limit reads binary units per second like the sizes (10M = 10 MiB/s), 0 f
   }
   const h = harness();
   await assert.rejects(h.program.parseAsync(['node', 'sluice', 'get', '--help']), (e: unknown) => e instanceof CommanderError && e.exitCode === 0);
-  assert.match(h.out().replace(/\s+/g, ' '), /--limit <rate> speed limit, in binary units per second: 10M = 10 MiB\/s = 10485760 bytes\/s/);
+  assert.match(h.out().replace(/\s+/g, ' '), /--limit <rate> speed limit per second, read as rsync --bwlimit reads it: 10M or 10MiB = 10 MiB\/s \(1024-based, as curl --limit-rate 10M too\); 10MB = 10 MB\/s = 10,000,000 bytes\/s \(SI\)/);
 });
 
 test('--retries counts tries in all (default 5, like rclone\'s --retries); 0 is accepted, negatives are not; the help says what is retried', async () => {

@@ -8,6 +8,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_RETRY_POLICY } from '../../common/retry';
 import { AUTO_TUNE, SESSION_DEFAULTS, SSH2_DEFAULT_WINDOW, WINDOW_TUNE } from '../ssh/session';
 import { CONFLICT_RULES, type ConflictRule, type TransferRequest } from '../transfer/types';
+import { parseByteAmount } from './units';
 
 /** The options of `get` and `put`, as commander parses them. */
 export interface CliOptions {
@@ -59,35 +60,63 @@ export interface CliOptions {
 /** Runs one `get` or `put`; resolves with the exit code. */
 export type RunCommand = (direction: 'get' | 'put', operands: string[], opts: CliOptions) => Promise<number>;
 
-/** Help text shown after the options of `sluice --help` and of each command: examples, URLs, units, exit codes, signals. */
-export const EXAMPLES = `
+/** Examples of `sluice get --help` (each line fits 80 columns). */
+export const GET_EXAMPLES = `
+Examples:
+  sluice get sftp://alice@host/var/log/syslog ./syslog.txt   # to a new name
+  sluice get -r --connections 4 sftp://host/data ./backup/   # 4 connections
+  sluice get sftp://myalias/srv/data.csv .     # a Host alias of ~/.ssh/config
+  sluice get --limit 10M sftp://host/big.iso . # at most 10 MiB/s`;
+
+/** Examples of `sluice put --help`. */
+export const PUT_EXAMPLES = `
 Examples:
   sluice put ./big.iso sftp://alice@files.example.com/srv/isos/
-  sluice put -r ./site sftp://alice@host:2222/var/www/       # folder into a folder
-  sluice get sftp://alice@host/var/log/syslog ./syslog.txt    # single file to a new name
-  sluice get -r --connections 4 sftp://host/data ./backup/   # parallel, 4 SSH connections
-  sluice put --verify sha256 --json a.bin b.bin sftp://host/in/ > events.ndjson
-  sluice put --limit 10M ./big.iso sftp://host/in/             # at most 10 MiB/s (10485760 bytes/s)
-  sluice get sftp://myalias/srv/data.csv .                     # a Host alias of ~/.ssh/config (HostName, Port, User, ProxyJump…)
-  sluice put -J alice@bastion.example.com a.bin sftp://10.0.0.7/in/   # through a jump host (ssh -J)
+  sluice put -r ./site sftp://alice@host:2222/var/www/  # folder into a folder
+  sluice put --verify sha256 --json a.bin sftp://host/in/ > events.ndjson
+  sluice put -J alice@bastion.example.com a.bin sftp://10.0.0.7/in/  # ssh -J`;
 
-URLs: sftp://[user@]host[:port]/path ('/abs/path', '/~/rel/to/home', or nothing for the login folder);
-scp's user@host:path is written sftp://user@host/path. The host is looked up in ~/.ssh/config and
-/etc/ssh/ssh_config (or -F FILE) as ssh does; the URL's user and port win.
-Auth: ssh-agent (SSH_AUTH_SOCK), -i key files (default ~/.ssh/id_ed25519, id_ecdsa, id_rsa), then a
-password prompt; SLUICE_PASSWORD supplies the password to scripts.
-Host keys: ~/.ssh/known_hosts and /etc/ssh/ssh_known_hosts (SLUICE_KNOWN_HOSTS overrides both).
-Units: sizes and rates in binary units (KiB, MiB, GiB; MiB/s = 1048576 bytes per second).
---json: one event per line on stdout, then a "report" line; a run that cannot start or finish (refused
-connection or host key, authentication, usage, interrupt) ends with {"type":"error","code":…,"exitCode":…};
-each retry is a {"type":"retry","attempt":2,"of":5,"delayMs":…,"code":…,"message":…,"movedBytes":…} line.
-Retries: once connected, a lost, refused or stalled connection or a timeout is tried again (--retries tries in
-all, default 5, about 2 minutes of waits at most), reconnecting and resuming; other failures end the run at once.
+/** Examples of `sluice --help`: a few of each command. */
+export const EXAMPLES = `
+Examples:
+  sluice get sftp://alice@host/var/log/syslog ./syslog.txt   # to a new name
+  sluice get -r --connections 4 sftp://host/data ./backup/   # 4 connections
+  sluice put -r ./site sftp://alice@host:2222/var/www/  # folder into a folder
+  sluice put -J alice@bastion.example.com a.bin sftp://10.0.0.7/in/  # ssh -J
+  sluice queue add get sftp://host/var/backups/db.dump ./dumps/
+Each command's options and examples: sluice get --help, sluice put --help, …`;
 
-Exit codes: 0 done and verified, 1 some transfer failed, 2 usage, 3 authentication, 4 host key refused,
-5 remote not found or permission denied, 6 local error (disk full, permission), 130 interrupted (Ctrl-C),
-143 terminated (SIGTERM), 129 hangup (SIGHUP).
-Ctrl-C, SIGTERM and SIGHUP cancel and remove temporary files; a second one quits at once (a .part file may remain).`;
+/**
+ * What `sluice --help`, `get --help` and `put --help` say after their examples: URLs, authentication, units,
+ * --json, retries, exit codes, signals. Every line fits 80 columns.
+ */
+export const REFERENCE = `
+URLs: sftp://[user@]host[:port]/path ('/abs/path', '/~/rel/to/home', or nothing
+for the login folder); scp's user@host:path is written sftp://user@host/path.
+The host is looked up in ~/.ssh/config and /etc/ssh/ssh_config (or -F FILE) as
+ssh does; the URL's user and port win.
+Auth: ssh-agent (SSH_AUTH_SOCK), -i key files (default ~/.ssh/id_ed25519,
+id_ecdsa, id_rsa), then a password prompt (3 tries, NumberOfPasswordPrompts);
+SLUICE_PASSWORD supplies the password to scripts.
+Host keys: ~/.ssh/known_hosts and /etc/ssh/ssh_known_hosts (SLUICE_KNOWN_HOSTS
+overrides both).
+Units: sizes and rates are shown in binary units (KiB, MiB, GiB; MiB/s =
+1048576 bytes per second); typed as rsync reads them: 10M = 10MiB = 10 MiB,
+10MB = 10,000,000 bytes.
+--json: one event per line on stdout, then a "report" line; a run that cannot
+start or finish (refused connection or host key, authentication, usage,
+interrupt) ends with {"type":"error","code":…,"exitCode":…}; each retry is a
+{"type":"retry","attempt":2,"of":5,"delayMs":…,"code":…,"message":…} line.
+Retries: once connected, a lost, refused or stalled connection or a timeout is
+tried again (--retries tries in all, default 5, about 2 minutes of waits at
+most), reconnecting and resuming; other failures end the run at once.
+
+Exit codes: 0 done and verified, 1 some transfer failed, 2 usage,
+3 authentication, 4 host key refused, 5 remote not found or permission denied,
+6 local error (disk full, permission), 7 host not found, 130 interrupted
+(Ctrl-C), 143 terminated (SIGTERM), 129 hangup (SIGHUP), 141 stdout closed.
+Ctrl-C, SIGTERM and SIGHUP cancel and remove temporary files; a second one
+quits at once (a .part file may remain).`;
 
 const VERIFY_HELP = 'size (default): the size on the other side is checked; sha256: SHA-256 of both sides, and the report names '
   + 'the level reached: sha256-remote (the server hashed its own copy: sha256sum over exec, or the check-file-name extension) '
@@ -131,36 +160,32 @@ export function nonNegativeInt(v: string): number {
 }
 
 /**
- * Parses sizes such as 16M, 512K, 1G, 16MiB or plain bytes; units are binary (K = 1024).
+ * Parses sizes such as 16M, 512K, 1G, 16MiB or plain bytes, as rsync reads them (units.ts parseByteAmount): K, M, G
+ * and KiB, MiB, GiB are powers of 1024, KB, MB, GB powers of 1000.
  * @returns bytes
  * @throws InvalidArgumentError for other text or a size under 64 KiB
  */
 export function parseSize(v: string): number {
-  const m = /^(\d+)([KMG]i?B?)?$/i.exec(v.trim());
-  if (!m) throw new InvalidArgumentError('expected a size such as 16M, 512K or 1048576');
-  const unit = (m[2] ?? '').toUpperCase()[0];
-  const mult = unit === 'K' ? 1024 : unit === 'M' ? 1024 ** 2 : unit === 'G' ? 1024 ** 3 : 1;
-  const n = Number(m[1]) * mult;
+  const n = parseByteAmount(v);
+  if (n === undefined) throw new InvalidArgumentError('expected a size such as 16M (16 MiB), 512K, 16MB (16,000,000 bytes) or 1048576');
   if (n < 65536) throw new InvalidArgumentError('must be at least 64K');
   return n;
 }
 
 /** What `--limit` says about its units, for the help. */
-export const LIMIT_HELP = 'speed limit, in binary units per second: 10M = 10 MiB/s = 10485760 bytes/s; K, M, G = KiB/s, MiB/s, '
-  + 'GiB/s (a trailing /s or iB is optional; no letter: bytes/s, decimals allowed: 1.5M); 0 = none';
+export const LIMIT_HELP = 'speed limit per second, read as rsync --bwlimit reads it: 10M or 10MiB = 10 MiB/s (1024-based, '
+  + 'as curl --limit-rate 10M too); 10MB = 10 MB/s = 10,000,000 bytes/s (SI); K, G alike; no unit: bytes/s; a '
+  + 'trailing /s and decimals are fine (1.5M); 0 = none';
 
 /**
- * `--limit`: a rate such as 10M, 512K, 1.5M, 10MiB/s or plain bytes per second, in binary units like the sizes
- * (K = 1024, M = 1024²); 0 means no limit. For `get`, `put` and (later) `sluice queue run`.
+ * `--limit`: a rate such as 10M, 512K, 1.5M, 10MiB/s, 10MB/s or plain bytes per second, units as {@link parseSize}
+ * (10M = 10 MiB/s, 10MB = 10,000,000 bytes/s); 0 means no limit. For `get`, `put` and `sluice queue run`.
  * @returns bytes per second (whole), 0 for none
  * @throws InvalidArgumentError for other text, or a limit under 1 KiB/s other than 0
  */
 export function parseRate(v: string): number {
-  const m = /^(\d+(?:\.\d+)?)\s*([KMG]i?B?)?(?:\/s)?$/i.exec(v.trim());
-  if (!m) throw new InvalidArgumentError('expected a rate such as 10M (MiB/s), 512K (KiB/s), 1.5M or 0 (no limit)');
-  const unit = (m[2] ?? '').toUpperCase()[0];
-  const mult = unit === 'K' ? 1024 : unit === 'M' ? 1024 ** 2 : unit === 'G' ? 1024 ** 3 : 1;
-  const n = Math.round(Number(m[1]) * mult);
+  const n = parseByteAmount(v, { perSecond: true });
+  if (n === undefined) throw new InvalidArgumentError('expected a rate such as 10M (10 MiB/s), 10MB (10,000,000 bytes/s), 512K, 1.5M or 0 (no limit)');
   if (n !== 0 && n < 1024) throw new InvalidArgumentError('must be 0 (no limit) or at least 1K (1 KiB/s)');
   return n;
 }
@@ -237,7 +262,8 @@ export function addTransferOptions(cmd: Command, direction: 'get' | 'put'): Comm
     .option('--connections <n>', `SSH connections, each in its own thread (default: ${AUTO_TUNE.connections} with ${AUTO_TUNE.channels} channels each when the measured RTT is ≥ ${AUTO_TUNE.rttMs} ms, else 1 with 1 channel, ${AUTO_TUNE.segmentedPutChannels} for a put of a file above --segment-size)`, positiveInt)
     .option('--channels <n>', 'SFTP channels per connection (default: see --connections)', positiveInt)
     .option('--requests <n>', 'outstanding requests per channel', positiveInt, SESSION_DEFAULTS.requests)
-    .option('--segment-size <size>', 'split files larger than this across channels (K, M, G: KiB, MiB, GiB)', parseSize, SESSION_DEFAULTS.segmentSize)
+    .addOption(new Option('--segment-size <size>', 'split files larger than this across channels (16M = 16 MiB)').argParser(parseSize)
+      .default(SESSION_DEFAULTS.segmentSize, `${SESSION_DEFAULTS.segmentSize / 1048576} MiB`))
     .option('--window <size>', `receive window per SFTP channel, 2M to 256M (default: RTT × ${WINDOW_TUNE.bytesPerSecond / 1048576} MiB/s, from 2M up to ${WINDOW_TUNE.maxBytes / 1048576}M)`, parseWindow)
     .option('--keepalive <ms>', `keepalive interval in ms, 0 = off (default: ssh_config ServerAliveInterval, else ${SESSION_DEFAULTS.keepaliveIntervalMs})`, nonNegativeInt)
     .option('--keepalive-count <n>', `missed keepalives before the connection is dropped (default: ServerAliveCountMax, else ${SESSION_DEFAULTS.keepaliveCountMax})`, positiveInt)
@@ -258,19 +284,38 @@ export function buildProgram(runCommand: RunCommand): Command {
     .description('Fast, verified SFTP transfers: parallel connections, pipelined requests, never a half-written file.')
     .version(packageVersion(), '-V, --version', 'print the version')
     .exitOverride()
-    .showHelpAfterError('(run sluice --help for usage)');
+    .showHelpAfterError('(run sluice --help for usage)')
+    // A command's line in the list of commands is its usage (`get [options] <source...> <dest>`).
+    .configureHelp({ subcommandTerm: (cmd) => `${cmd.name()} ${cmd.usage()}` });
   for (const direction of ['get', 'put'] as const) {
     const cmd = program.command(direction)
-      .description(direction === 'get' ? 'download SOURCE… (sftp:// URLs) to DEST' : 'upload SOURCE… (local paths) to DEST (an sftp:// URL)')
-      .argument('<operands...>', 'SOURCE… DEST');
+      .description(direction === 'get' ? 'download SOURCE… (sftp:// URLs) to DEST' : 'upload SOURCE… (local paths) to DEST (an sftp:// URL)');
+    addOperands(cmd);
     addTransferOptions(cmd, direction)
-      .addHelpText('after', EXAMPLES)
+      .addHelpText('after', `${direction === 'get' ? GET_EXAMPLES : PUT_EXAMPLES}\n${REFERENCE}`)
       .action(async (operands: string[], opts: CliOptions) => {
         program.setOptionValue('exitCode', await runCommand(direction, operands, opts));
       });
   }
-  program.addHelpText('after', EXAMPLES);
+  program.addHelpText('after', `${EXAMPLES}\n${REFERENCE}`);
   return program;
+}
+
+/**
+ * The operands of get, put and `queue add get|put`: shown as `<source...> <dest>` (commander takes one variadic
+ * argument, the last of which is DEST).
+ */
+export function addOperands(cmd: Command): Command {
+  return cmd.argument('<source...>').usage('[options] <source...> <dest>');
+}
+
+/**
+ * Makes every command's usage errors point at its own help (`(run sluice queue add get --help for usage)`), as
+ * commander otherwise repeats the root's hint. Call once every command is added.
+ */
+export function helpHintPerCommand(cmd: Command, path = cmd.name()): void {
+  cmd.showHelpAfterError(`(run ${path} --help for usage)`);
+  for (const sub of cmd.commands) helpHintPerCommand(sub, `${path} ${sub.name()}`);
 }
 
 /** The conflict rule of parsed options: `--conflict`, else `skip` for `--no-clobber`, else `overwrite` (like `cp`). */

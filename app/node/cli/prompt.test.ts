@@ -162,11 +162,11 @@ test('choose: aliases are accepted when typed in full, without being listed', as
   assert.match(term.written(), /Please answer one of: once, save, no\.\n/);
 });
 
-test('askHostKey: OpenSSH\'s "yes" saves the key; once, save, no and Enter keep working', async () => {
+test('askHostKey: yes (listed), y and save save the key; once, no and Enter keep working', async () => {
   const identity = { host: 'files.example.com', port: 2222, keyType: 'ssh-ed25519', fingerprint: 'SHA256:abc' };
   const answers: Array<[string, string]> = [
-    ['yes\r', 'accept-save'], ['save\r', 'accept-save'], ['s\r', 'accept-save'], ['2\r', 'accept-save'],
-    ['once\r', 'accept-once'], ['1\r', 'accept-once'], ['no\r', 'reject'], ['\r', 'reject'],
+    ['yes\r', 'accept-save'], ['y\r', 'accept-save'], ['Y\r', 'accept-save'], ['save\r', 'accept-save'], ['1\r', 'accept-save'],
+    ['once\r', 'accept-once'], ['o\r', 'accept-once'], ['2\r', 'accept-once'], ['no\r', 'reject'], ['n\r', 'reject'], ['\r', 'reject'],
   ];
   for (const [typed, want] of answers) {
     const term = fakeTerminal();
@@ -177,7 +177,7 @@ test('askHostKey: OpenSSH\'s "yes" saves the key; once, save, no and Enter keep 
     term.input.write(typed);
     assert.equal(await r, want, JSON.stringify(typed));
     assert.match(shown, /The authenticity of host 'files\.example\.com' \(port 2222\) can't be established\.\nED25519 key fingerprint is SHA256:abc\./);
-    assert.match(term.written(), /1\) once {2}2\) save {2}3\) no \(default\)/);
+    assert.match(term.written(), /\[yes\].*\n {2}1\) yes {2}2\) once {2}3\) no \(default\)\n/);
   }
 });
 

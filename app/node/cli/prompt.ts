@@ -28,7 +28,7 @@ export interface TerminalPrompter extends Prompter {
   confirm(question: string, defaultYes?: boolean): Promise<boolean>;
   /**
    * One of `choices` (typed in full, as a unique prefix, or as its 1-based number, case-insensitive), or a word of
-   * `aliases` typed in full (case-insensitive; not listed, e.g. OpenSSH's `yes` for `save`).
+   * `aliases` typed in full (case-insensitive; not listed, e.g. `save` for the host key's `yes`).
    * Enter alone gives `defaultChoice` when set. After 3 invalid answers: `defaultChoice`, else ABORTED.
    */
   choose<T extends string>(question: string, choices: T[], defaultChoice?: T, aliases?: Readonly<Record<string, T>>): Promise<T>;
@@ -240,13 +240,16 @@ function aliasFor<T extends string>(aliases: Readonly<Record<string, T>> | undef
   return key === undefined ? undefined : aliases[key];
 }
 
-/** The host-key question's answers: `once`, `save` (OpenSSH's `yes` is accepted for it) and `no`, the default. */
-export const HOST_KEY_CHOICES = ['once', 'save', 'no'] as const;
+/**
+ * The host-key question's answers: `yes` (accept and save to known_hosts, OpenSSH's answer; `save` is taken for it
+ * too), `once` (accept for this run) and `no`, the default. `y` and `n` are their unique prefixes.
+ */
+export const HOST_KEY_CHOICES = ['yes', 'once', 'no'] as const;
 
 /**
  * Asks what to do with an unknown host key, OpenSSH-style: the host, port and SHA256 fingerprint are shown on
- * `output`, then `once` (accept for this run), `save` (accept and add to known_hosts; `yes`, OpenSSH's answer, means
- * the same) or `no` (the default: refuse).
+ * `output`, then `yes` (accept and add to known_hosts; `y` and `save` mean the same), `once` (accept for this run) or
+ * `no` (the default: refuse).
  * @param prompter the terminal's prompter
  * @param identity the key the server presented
  * @param output where the warning goes (default process.stderr; the question itself goes to the prompter's output)
@@ -255,6 +258,7 @@ export const HOST_KEY_CHOICES = ['once', 'save', 'no'] as const;
 export async function askHostKey(prompter: TerminalPrompter, identity: HostKeyIdentity, output: NodeJS.WritableStream = process.stderr): Promise<HostKeyAnswer> {
   output.write(`The authenticity of host '${identity.host}' (port ${identity.port}) can't be established.\n`
     + `${keyTypeLabel(identity.keyType)} key fingerprint is ${identity.fingerprint}.\n`);
-  const a = await prompter.choose('Accept it [once], accept and [save] to known_hosts, or [no]?', [...HOST_KEY_CHOICES], 'no', { yes: 'save' });
-  return a === 'once' ? 'accept-once' : a === 'save' ? 'accept-save' : 'reject';
+  const a = await prompter.choose('Save it to known_hosts and connect [yes], connect this once [once], or [no]?',
+    [...HOST_KEY_CHOICES], 'no', { save: 'yes' });
+  return a === 'once' ? 'accept-once' : a === 'yes' ? 'accept-save' : 'reject';
 }

@@ -7,25 +7,28 @@ import type { JobState } from '../../common/model/job';
 import { QueueStore } from '../stores/queueStore';
 import type { QueuedJob } from '../stores/queueRows';
 import { toFatal, writeFatal } from './fatal';
-import { addTransferOptions, parseRate, positiveInt, type CliOptions } from './program';
+import { addOperands, addTransferOptions, parseRate, positiveInt, type CliOptions } from './program';
 import { addToQueue, changeState, dropPartialCopies, QUEUE_ORIGIN, resolveJobIds, type ChangeResult } from './queueOps';
 import { QueueRunner, type QueueRunOptions } from './queueRunner';
 import { formatRemote } from './remoteSpec';
 import { SIGNAL_EXIT_CODES, guardSignals } from './signals';
-import { formatBytes } from './units';
+import { formatBytes, plural } from './units';
 
 const QUEUE_HELP = `
-The queue is shared with the desktop app and kept in <data folder>/queue.db (SLUICE_HOME overrides the folder).
-Jobs keep the options they were added with; a killed or interrupted run resumes where it stopped.
-Ids: the first 8 characters that \`sluice queue list\` shows are enough (at least 4).
+The queue is shared with the desktop app and kept in <data folder>/queue.db
+(SLUICE_HOME overrides the folder). Jobs keep the options they were added with;
+a killed or interrupted run resumes where it stopped.
+Ids: the first 8 characters that \`sluice queue list\` shows are enough (4 at
+least).
 
 Examples:
   sluice queue add put -r ./photos sftp://alice@host/srv/photos/
   sluice queue add get sftp://host/var/backups/db.dump ./dumps/
-  sluice queue run --limit 10M          # works the queue until it is empty
-  sluice queue pause 3f2a9c1e            # from another terminal: the run stops that job, keeps its partial copy
+  sluice queue run --limit 10M   # works the queue until it is empty
+  sluice queue pause 3f2a9c1e     # from another terminal: the run stops that
+                                  # job and keeps its partial copy
   sluice queue resume --all
-  sluice queue clear                     # forgets done, failed and cancelled jobs`;
+  sluice queue clear              # forgets done, failed and cancelled jobs`;
 
 /** Runs `action` on the opened queue store, then closes it; errors become the CLI's fatal error. @returns the exit code */
 async function withStore(json: boolean, action: (store: QueueStore) => number | Promise<number>): Promise<number> {
@@ -47,13 +50,28 @@ function route(job: QueuedJob): string {
   return job.direction === 'upload' ? `${job.source} → ${server}${job.dest}` : `${server}${job.source} → ${job.dest}`;
 }
 
+/** The columns of `queue list`, as {@link listLine} lays them out. */
+export const LIST_HEADER = `${'ID'.padEnd(8)}  ${'STATE'.padEnd(9)} CMD  ${'PROGRESS'.padEnd(24)} ROUTE`;
+
+/** A job's bytes: done/total and the percentage; `-` while its size is not known yet (before its run has looked). */
+function progressText(job: QueuedJob): string {
+  const unfinished = job.state === 'queued' || job.state === 'running' || job.state === 'paused';
+  if (unfinished && job.bytesTotal === 0 && job.bytesDone === 0) return '-';
+  const pct = job.bytesTotal > 0 ? ` ${Math.floor((100 * job.bytesDone) / job.bytesTotal)}%` : '';
+  return `${formatBytes(job.bytesDone)}/${formatBytes(job.bytesTotal)}${pct}`;
+}
+
+/** What a job not made by `queue add` is: the app's, or a get/put's record (resumable while it is unfinished). */
+function originText(job: QueuedJob): string {
+  if (job.options.origin === QUEUE_ORIGIN) return '';
+  if (job.options.origin !== 'cli') return ' (app)';
+  return job.state === 'done' || job.state === 'cancelled' ? ' (a get/put)' : ' (an interrupted get/put: run it again to resume)';
+}
+
 /** One human line of `queue list`. */
 export function listLine(job: QueuedJob): string {
-  const pct = job.bytesTotal > 0 ? ` ${Math.floor((100 * job.bytesDone) / job.bytesTotal)}%` : '';
-  const progress = `${formatBytes(job.bytesDone)}/${formatBytes(job.bytesTotal)}${pct}`;
-  const origin = job.options.origin === QUEUE_ORIGIN ? '' : job.options.origin === 'cli' ? ' (an interrupted get/put: run it again to resume)' : ' (app)';
   const error = job.state === 'failed' && job.error ? `: ${job.error.message}` : '';
-  return `${job.id.slice(0, 8)}  ${job.state.padEnd(9)} ${job.direction === 'upload' ? 'put' : 'get'}  ${progress.padEnd(24)} ${route(job)}${origin}${error}`;
+  return `${job.id.slice(0, 8)}  ${job.state.padEnd(9)} ${job.direction === 'upload' ? 'put' : 'get'}  ${progressText(job).padEnd(24)} ${route(job)}${originText(job)}${error}`;
 }
 
 /** `queue list`: every job in queue order, a page at a time (fast at 100,000 jobs). */
@@ -61,6 +79,7 @@ function listJobs(store: QueueStore, o: { json?: boolean; state?: string[]; firs
   const states = o.state as JobState[] | undefined;
   let left = o.first ?? Infinity;
   const write = (text: string): boolean => process.stdout.write(text);
+  if (!o.json && store.jobs.count(states) > 0) write(`${LIST_HEADER}\n`);
   for (let page = store.jobs.list({ limit: Math.min(5000, left), states }); ; page = store.jobs.list({ limit: Math.min(5000, left), after: page.next, states })) {
     write(page.jobs.map((j) => `${o.json ? JSON.stringify({ type: 'job', ...j }) : listLine(j)}\n`).join(''));
     left -= page.jobs.length;
@@ -70,15 +89,22 @@ function listJobs(store: QueueStore, o: { json?: boolean; state?: string[]; firs
   return 0;
 }
 
-/** Prints what a state change did. @returns 0, or 1 when a named job could not change */
-function reportChange(verb: string, r: ChangeResult, json: boolean, extra = ''): number {
+/**
+ * Prints what a state change did: the jobs changed, and each named job left alone with why; under `--all` the jobs
+ * left alone are counted, not listed (most are finished ones, which no state change concerns).
+ * @returns 0, or 1 when a named job could not change
+ */
+function reportChange(verb: string, r: ChangeResult, json: boolean, all: boolean, extra = ''): number {
   if (json) {
     process.stdout.write(`${JSON.stringify({ type: verb, changed: r.changed.map((j) => j.id), unchanged: r.unchanged.map((u) => ({ id: u.job.id, why: u.why })) })}\n`);
+  } else if (all) {
+    const alone = r.unchanged.length ? ` (${plural(r.unchanged.length, 'other job')} left as ${r.unchanged.length === 1 ? 'it is' : 'they are'})` : '';
+    process.stderr.write(`sluice: ${verb}: ${plural(r.changed.length, 'job')}${alone}${extra}\n`);
   } else {
-    process.stderr.write(`sluice: ${verb}: ${r.changed.length} job(s)${extra}\n`);
+    process.stderr.write(`sluice: ${verb}: ${plural(r.changed.length, 'job')}${extra}\n`);
     for (const u of r.unchanged) process.stderr.write(`sluice: ${u.job.id.slice(0, 8)} left alone: ${u.why}\n`);
   }
-  return r.unchanged.length > 0 && r.changed.length === 0 ? 1 : 0;
+  return !all && r.unchanged.length > 0 && r.changed.length === 0 ? 1 : 0;
 }
 
 /** `queue pause|resume|cancel|retry`. */
@@ -88,7 +114,7 @@ function stateCommand(program: Command, queue: Command, name: string, descriptio
     .action(async (ids: string[], o: { all?: boolean; json?: boolean }) => {
       program.setOptionValue('exitCode', await withStore(o.json === true, (store) => {
         const { r, extra } = act(store, resolveJobIds(store, ids, o.all === true));
-        return reportChange(name, r, o.json === true, extra);
+        return reportChange(name, r, o.json === true, o.all === true, extra);
       }));
     });
 }
@@ -118,12 +144,12 @@ export function addQueueCommands(program: Command): void {
   const queue = program.command('queue').description('a persistent queue of transfers, shared with the desktop app').addHelpText('after', QUEUE_HELP);
   const add = queue.command('add').description('add a get or put to the queue (same operands and options as get/put)');
   for (const direction of ['get', 'put'] as const) {
-    addTransferOptions(add.command(direction).argument('<operands...>', 'SOURCE… DEST'), direction)
+    addTransferOptions(addOperands(add.command(direction)), direction)
       .action(async (operands: string[], o: CliOptions) => {
         program.setOptionValue('exitCode', await withStore(o.json === true, (store) => {
           const jobs = addToQueue(store, direction, operands, o);
           if (o.json) process.stdout.write(`${JSON.stringify({ type: 'queued', batchId: jobs[0].batchId, jobs: jobs.map((j) => ({ id: j.id, source: j.source, dest: j.dest })) })}\n`);
-          else process.stderr.write(`sluice: queued ${jobs.length} job(s): ${jobs.map((j) => j.id.slice(0, 8)).join(' ')} (sluice queue run works the queue)\n`);
+          else process.stderr.write(`sluice: queued ${plural(jobs.length, 'job')}: ${jobs.map((j) => j.id.slice(0, 8)).join(' ')} (sluice queue run works the queue)\n`);
           return 0;
         }));
       });
@@ -145,14 +171,14 @@ export function addQueueCommands(program: Command): void {
   stateCommand(program, queue, 'cancel', 'cancel jobs and remove their partial copies', (s, ids) => {
     const r = changeState(s, ids, 'cancelled');
     const c = dropPartialCopies(s, r.changed);
-    return { r, extra: c.remoteLater ? `; ${c.remoteLater} remote partial file(s) will be removed at the next connection to their server` : '' };
+    return { r, extra: c.remoteLater ? `; ${plural(c.remoteLater, 'remote partial file')} will be removed at the next connection to their server` : '' };
   });
   queue.command('clear').description('forget finished jobs (done, failed, cancelled)').option('--json', 'one JSON line with the count')
     .action(async (o: { json?: boolean }) => {
       program.setOptionValue('exitCode', await withStore(o.json === true, (store) => {
         const n = store.jobs.clearFinished();
         if (o.json) process.stdout.write(`${JSON.stringify({ type: 'cleared', jobs: n })}\n`);
-        else process.stderr.write(`sluice: cleared ${n} finished job(s)\n`);
+        else process.stderr.write(`sluice: cleared ${plural(n, 'finished job')}\n`);
         return 0;
       }));
     });

@@ -12,20 +12,21 @@
 import { RunTally, type RunEnd } from '../../common/queue/runTally';
 import { DEFAULT_RETRY_POLICY, isTransient, RetrySchedule } from '../../common/retry';
 import { exitCodeFor, isErrorCode, isSluiceError, SluiceError } from '../errors';
-import { openEngine, type Engine } from '../engine/engine';
+import type { Engine } from '../engine/engine';
 import { StoreJournal } from '../engine/journal';
 import { currentOwner, keepLease, type LeaseOwner } from '../stores/lease';
 import type { QueueStore } from '../stores/queueStore';
 import type { Claim } from '../stores/jobClaim';
 import type { EngineEvent } from '../transfer/types';
 import { toFatal } from './fatal';
-import { connectedLine, engineOptions } from './jobSetup';
+import { connectedLine, engineOptions, openJobEngine } from './jobSetup';
 import { makeOutput, type Output } from './output';
 import { waitFor } from './retry';
 import { transferRequest, type CliOptions } from './program';
 import { cliOptionsOf, dropPartialCopies, QUEUE_ORIGIN, viaOf } from './queueOps';
 import { formatRemote, type RemoteSpec } from './remoteSpec';
 import { formatSummary } from './summary';
+import { plural } from './units';
 
 /** The options of `sluice queue run` (they win over the jobs' own for output and prompting). */
 export interface QueueRunOptions {
@@ -86,6 +87,31 @@ function failureOf(e: unknown): { code: string; message: string } {
   return { code: f.code, message: f.message };
 }
 
+/** How often a running job's bytes are written to the queue, at most (ms): `queue list` and the app read them. */
+const PROGRESS_MS = 1000;
+
+/** Keeps the running jobs' counters in the queue up to date from the run's progress events (RunTally's split). */
+class ProgressKeeper {
+  private last = 0;
+  private readonly written = new Map<string, string>();
+
+  constructor(private readonly store: QueueStore, private readonly tally: RunTally) {}
+
+  /** Writes the jobs whose counters changed, at most every {@link PROGRESS_MS}. */
+  sample(e: Extract<EngineEvent, { type: 'progress' }>): void {
+    const now = Date.now();
+    if (now - this.last < PROGRESS_MS) return;
+    this.last = now;
+    for (const { jobId, patch } of this.tally.progress(e)) {
+      const counters = { bytesDone: patch.bytesDone, bytesTotal: patch.bytesTotal, filesDone: patch.filesDone, filesTotal: patch.filesTotal };
+      const key = JSON.stringify(counters);
+      if (this.written.get(jobId) === key) continue;
+      this.written.set(jobId, key);
+      try { this.store.jobs.updateProgress(jobId, counters); } catch { /* removed meanwhile: nothing to show */ }
+    }
+  }
+}
+
 export class QueueRunner {
   private open: OpenEngine | null = null;
   private readonly owner: LeaseOwner = currentOwner();
@@ -106,7 +132,10 @@ export class QueueRunner {
     try {
       for (let groups = 0; groups < MAX_GROUPS && !this.stop.aborted; groups++) {
         const claims = this.claimGroup();
-        if (!claims) break;
+        if (!claims) {
+          if (groups === 0) this.sayNothingToRun();
+          break;
+        }
         const end = await this.runGroup(claims);
         this.failures.push(...end.codes);
         if (end.retryInMs !== undefined) {
@@ -122,6 +151,17 @@ export class QueueRunner {
     if (this.failures.length === 0) return 0;
     const codes = new Set(this.failures.map((c) => (isErrorCode(c) ? exitCodeFor(c) : 1)));
     return codes.size === 1 ? [...codes][0] : 1;
+  }
+
+  /** `queue run` found no job to run: says so, and what the queue holds instead (not under --json). */
+  private sayNothingToRun(): void {
+    if (this.o.json) return;
+    const counts = (['paused', 'running', 'failed'] as const).map((s) => [s, this.store.jobs.count([s])] as const).filter(([, n]) => n > 0);
+    const held = counts.map(([s, n]) => `${n} ${s}`).join(', ');
+    const hint = counts.some(([s]) => s === 'paused') ? '; sluice queue resume puts paused jobs back in line' : '';
+    process.stderr.write(this.store.jobs.count() === 0
+      ? 'sluice: queue: the queue is empty, nothing to run (sluice queue add get|put … adds jobs)\n'
+      : `sluice: queue: no queued job to run${held ? ` (${held})` : ''}${hint}\n`);
   }
 
   /** The next queued job of the queue and the other queued jobs of its batch, now running under this run's leases. */
@@ -145,7 +185,9 @@ export class QueueRunner {
     const sink: OpenEngine['sink'] = out;
     const options = engineOptions({ direction: 'get', spec, sources: [], dest: '' }, opts, out);
     const held: { open?: OpenEngine } = {};
-    const engine = await openEngine({ ...options, prefetch: {}, onEvent: (e) => (held.open?.sink ?? sink).event(e), onWarning: (m) => (held.open?.sink ?? sink).info(`sluice: warning: ${m}`) });
+    const engine = await openJobEngine({
+      ...options, prefetch: {}, onEvent: (e) => (held.open?.sink ?? sink).event(e), onWarning: (m) => (held.open?.sink ?? sink).info(`sluice: warning: ${m}`),
+    }, spec, opts);
     this.open = held.open = { key, engine, sink };
     if (opts.verbose) out.info(connectedLine(spec, engine));
     return engine;
@@ -163,21 +205,23 @@ export class QueueRunner {
     this.stop.addEventListener('abort', onStop, { once: true });
     const stoppedAs = new Map<string, 'paused' | 'cancelled'>();
     const keepers = claims.map((c) => keepLease(this.store.leases, c.lease, { onLost: () => controller.abort(new SluiceError('ABORTED', 'lease lost')) }));
-    const watch = setInterval(() => this.watchStates(claims, stoppedAs, controller), WATCH_MS);
+    const watch = setInterval(() => this.watchStates(claims, stoppedAs, controller, out), WATCH_MS);
     const tally = new RunTally(claims.map((c) => ({ jobId: c.job.id, source: c.job.source })));
     let journal: StoreJournal | undefined;
     let end: RunEnd;
+    const progress = new ProgressKeeper(this.store, tally);
     const sink: OpenEngine['sink'] = {
       info: (line) => out.info(line),
       event: (e) => {
         out.event(e);
         if (e.type === 'file') tally.fileEnded(e);
+        else if (e.type === 'progress') progress.sample(e);
       },
     };
     try {
       const spec = specOf(claims[0]);
       const dest = put ? formatRemote({ ...spec, path: first.dest }) : first.dest;
-      out.info(`sluice: queue: ${put ? 'put' : 'get'} ${claims.length} job(s) of batch ${first.batchId.slice(0, 8)} to ${dest}`);
+      out.info(`sluice: queue: ${put ? 'put' : 'get'} ${plural(claims.length, 'job')} of batch ${first.batchId.slice(0, 8)} to ${dest}`);
       const engine = await this.engineFor(spec, opts, sink);
       if (opts.resume !== false) journal = StoreJournal.ofClaims(this.store, claims);
       // The conflict rule is the one `queue add` was given (--conflict, --no-clobber), kept with the job's options.
@@ -205,11 +249,17 @@ export class QueueRunner {
   }
 
   /** Notes jobs paused, cancelled or removed by another process, and stops the transfer for them. */
-  private watchStates(claims: readonly Claim[], stoppedAs: Map<string, 'paused' | 'cancelled'>, controller: AbortController): void {
+  private watchStates(claims: readonly Claim[], stoppedAs: Map<string, 'paused' | 'cancelled'>, controller: AbortController, out: Output): void {
     for (const c of claims) {
+      if (stoppedAs.has(c.job.id)) continue;
       const state = this.store.jobs.get(c.job.id)?.state;
-      if (state === undefined || state === 'cancelled') stoppedAs.set(c.job.id, 'cancelled');
-      else if (state === 'paused') stoppedAs.set(c.job.id, 'paused');
+      const stopped = state === undefined || state === 'cancelled' ? 'cancelled' : state === 'paused' ? 'paused' : undefined;
+      if (!stopped) continue;
+      stoppedAs.set(c.job.id, stopped);
+      const what = stopped === 'paused'
+        ? `paused (sluice queue pause): stopping it, its partial copy kept; sluice queue resume ${c.job.id.slice(0, 8)} puts it back in line`
+        : `${state === undefined ? 'removed from the queue' : 'cancelled (sluice queue cancel)'}: stopping it`;
+      out.info(`sluice: queue: job ${c.job.id.slice(0, 8)} was ${what}`);
     }
     if (stoppedAs.size > 0 && !controller.signal.aborted) controller.abort(new SluiceError('ABORTED', 'Stopped from the queue'));
   }

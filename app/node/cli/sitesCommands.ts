@@ -16,27 +16,33 @@ import { applyImport, exportSites, previewImport, writeExport } from '../sites/s
 import { toFatal, writeFatal } from './fatal';
 import { isInteractive, terminalPrompter } from './prompt';
 import { parseRemoteUrl } from './remoteSpec';
-import { previewLines, siteLine } from './sitesOutput';
+import { previewLines, siteLine, siteTable } from './sitesOutput';
+import { plural } from './units';
 
 const SITES_HELP = `
-Saved sites are shared with the desktop app and kept in <data folder>/sluice.db (SLUICE_HOME overrides the folder).
-A site's name works as the host of a URL: sluice get sftp://NAME/path uses the site's host, port, user and key
-(a saved site wins over DNS and ssh_config aliases; a user@ or :port in the URL, and -i, still win over the site's).
-Paths are read in the site's remote folder: sftp://NAME is that folder, sftp://NAME/x is x inside it,
-sftp://NAME//abs/x is the absolute /abs/x, sftp://NAME/~/x is x in the login folder (a site without a
-folder reads sftp://NAME/x as the absolute /x, as any URL).
-Ids: the first 8 characters that \`sluice sites list\` shows are enough (at least 4).
-The command line keeps no passwords: import them in the app (Sites → Import…), or type them when connecting.
+Saved sites are shared with the desktop app and kept in <data folder>/sluice.db
+(SLUICE_HOME overrides the folder). A site's name works as the host of a URL:
+sluice get sftp://NAME/path uses the site's host, port, user and key (a saved
+site wins over DNS and ssh_config aliases; a user@ or :port in the URL, and -i,
+still win over the site's).
+Paths are read in the site's remote folder: sftp://NAME is that folder,
+sftp://NAME/x is x inside it, sftp://NAME//abs/x is the absolute /abs/x,
+sftp://NAME/~/x is x in the login folder (a site without a folder reads
+sftp://NAME/x as the absolute /x, as any URL).
+Ids: the first 8 characters that \`sluice sites list\` shows are enough (4 at
+least). The command line keeps no passwords: import them in the app (Sites →
+Import…), or type them when connecting.
 
 Formats of sluice sites import:
 ${IMPORT_FORMATS.map((f) => `  ${f.padEnd(10)} ${IMPORT_FORMAT_LABELS[f]}`).join('\n')}
 
 Examples:
-  sluice sites add web sftp://deploy@web.example.com:2222/var/www -i ~/.ssh/id_ed25519 --folder Work
-  sluice get sftp://web/index.html ./                # /var/www/index.html
-  sluice get sftp://web//var/log/nginx/access.log ./  # an absolute path: two slashes
-  sluice sites import openssh --dry-run          # ~/.ssh/config: what would be imported
-  sluice sites import filezilla ~/.config/filezilla/sitemanager.xml --yes --into FileZilla
+  sluice sites add web sftp://deploy@web.example.com:2222/var/www --folder Work
+  sluice sites add db sftp://db.example.com -i ~/.ssh/id_ed25519
+  sluice get sftp://web/index.html ./                 # /var/www/index.html
+  sluice get sftp://web//var/log/nginx/access.log ./  # absolute: two slashes
+  sluice sites import openssh --dry-run      # what ~/.ssh/config would give
+  sluice sites import filezilla ~/.config/filezilla/sitemanager.xml --yes
   sluice sites export sites.json`;
 
 /** The local user name, the login name of a source or URL that names none (as ssh uses). */
@@ -105,19 +111,19 @@ async function importSites(store: SitesStore, format: ImportFormat, file: string
   const pick = preview.candidates.filter((c) => o.includeDuplicates || !c.duplicateOf).map((c) => c.index);
   for (const line of previewLines(preview, new Set(pick), o.json === true)) process.stdout.write(`${line}\n`);
   if (o.dryRun || pick.length === 0) {
-    if (!o.json) process.stderr.write(`sluice: ${pick.length === 0 ? 'nothing to import' : `${pick.length} site(s) would be imported (dry run)`}\n`);
+    if (!o.json) process.stderr.write(`sluice: ${pick.length === 0 ? 'nothing to import' : `${plural(pick.length, 'site')} would be imported (dry run)`}\n`);
     return 0;
   }
   if (!o.yes) {
     if (!isInteractive()) throw new SluiceError('USAGE', 'add --yes to import without asking (or --dry-run to only look)');
-    if (!(await terminalPrompter().confirm(`Import ${pick.length} site(s)?`))) return 1;
+    if (!(await terminalPrompter().confirm(`Import ${plural(pick.length, 'site')}?`))) return 1;
   }
   const result = await applyImport(ctx, { ...req, digest: preview.digest, pick, intoFolder: o.into },
     { skip: 'the command line keeps no passwords; import in the app to keep it, or type it when connecting' });
   if (o.json) process.stdout.write(`${JSON.stringify({ type: 'imported', ...result })}\n`);
   else {
     for (const note of result.notes) process.stderr.write(`sluice: ${note}\n`);
-    process.stderr.write(`sluice: imported ${result.imported.length} site(s)\n`);
+    process.stderr.write(`sluice: imported ${plural(result.imported.length, 'site')}\n`);
   }
   return 0;
 }
@@ -134,7 +140,7 @@ async function exportCommand(store: SitesStore, file: string | undefined, o: { w
     return 0;
   }
   const r = writeExport(file, doc, 0, o.force === true);
-  process.stderr.write(`sluice: exported ${r.sites} site(s) to ${r.path}\n`);
+  process.stderr.write(`sluice: exported ${plural(r.sites, 'site')} to ${r.path}\n`);
   return 0;
 }
 
@@ -153,7 +159,8 @@ export function addSitesCommands(program: Command): void {
   sites.command('list').description('the saved sites, by folder and name').option('--json', 'one JSON line per site')
     .action((o: { json?: boolean }) => done(o.json, (store) => {
       const all = store.list().sites;
-      for (const s of all) process.stdout.write(`${o.json ? JSON.stringify({ type: 'site', ...s }) : siteLine(s)}\n`);
+      const lines = o.json ? all.map((s) => JSON.stringify({ type: 'site', ...s })) : siteTable(all);
+      process.stdout.write(lines.map((l) => `${l}\n`).join(''));
       if (!o.json && all.length === 0) process.stderr.write('sluice: no saved sites\n');
       return 0;
     }));

@@ -3,11 +3,29 @@ import type { Site } from '../../common/model/site';
 import type { ImportPreview } from '../../common/model/siteImport';
 import { formatRemote } from './remoteSpec';
 
-/** `3f2a9c1e  Work/web  sftp://deploy@web.example.com:2222/var/www  key ~/.ssh/id_ed25519` */
-export function siteLine(s: Site): string {
+/** The columns of a site's line: id, folder/name, URL, authentication. */
+function siteColumns(s: Site): [string, string, string, string] {
   const url = formatRemote({ user: s.user, host: s.host, port: s.port, path: s.remoteDir ?? '' });
   const auth = s.authMethod === 'key' ? `key ${s.keyPath ?? '?'}` : s.authMethod;
-  return `${s.id.slice(0, 8)}  ${s.folder ? `${s.folder}/` : ''}${s.name}  ${url}  ${auth}`;
+  return [s.id.slice(0, 8), `${s.folder ? `${s.folder}/` : ''}${s.name}`, url, auth];
+}
+
+/** `3f2a9c1e  Work/web  sftp://deploy@web.example.com:2222/var/www  key ~/.ssh/id_ed25519` */
+export function siteLine(s: Site): string {
+  return siteColumns(s).join('  ');
+}
+
+/**
+ * `sites list`: a header (ID, NAME, URL, AUTH) and one line per site, the name and URL columns as wide as their widest
+ * entry; no line when there is no site.
+ */
+export function siteTable(sites: readonly Site[]): string[] {
+  if (sites.length === 0) return [];
+  const rows = sites.map(siteColumns);
+  const header: [string, string, string, string] = ['ID', 'NAME', 'URL', 'AUTH'];
+  const width = (i: number): number => Math.max(...[header, ...rows].map((r) => r[i].length));
+  const line = (r: readonly string[]): string => [r[0].padEnd(8), r[1].padEnd(width(1)), r[2].padEnd(width(2)), r[3]].join('  ');
+  return [line(header), ...rows.map(line)];
 }
 
 /**
@@ -22,7 +40,7 @@ export function previewLines(p: ImportPreview, picked: Set<number>, json: boolea
       JSON.stringify({ type: 'preview', format: p.format, source: p.source, candidates: p.candidates.length, picked: picked.size, notes: p.notes }),
     ];
   }
-  const lines = [`${p.source}: ${p.candidates.length} site(s)`];
+  const lines = [`${p.source}: ${p.candidates.length} ${p.candidates.length === 1 ? 'site' : 'sites'}`];
   for (const c of p.candidates) {
     const where = `${c.site.folder ? `${c.site.folder}/` : ''}${c.site.name}`;
     const server = formatRemote({ user: c.site.user, host: c.site.host, port: c.site.port, path: c.site.remoteDir ?? '' });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { averageRate, formatBytes, formatDuration, formatElapsed, formatEta, formatRate, plural } from './units';
+import { averageRate, formatBytes, formatDuration, formatElapsed, formatEta, formatRate, parseByteAmount, plural } from './units';
 
 test('formatBytes: IEC units, one decimal from KiB up, never NaN or Infinity', () => {
   const cases: Array<[number, string]> = [
@@ -44,4 +44,16 @@ test('formatElapsed and plural', () => {
   assert.equal(plural(1, 'file'), '1 file');
   assert.equal(plural(0, 'file'), '0 files');
   assert.equal(plural(3, 'file'), '3 files');
+});
+
+test('parseByteAmount: K/M/G and KiB/MiB/GiB are 1024-based, KB/MB/GB 1000-based (rsync), /s for rates', () => {
+  const cases: Array<[string, number | undefined]> = [
+    ['10M', 10 * 1024 ** 2], ['10m', 10 * 1024 ** 2], ['10MiB', 10 * 1024 ** 2], ['10mib', 10 * 1024 ** 2],
+    ['10MB', 10_000_000], ['10mb', 10_000_000], ['10 MB', 10_000_000], ['512K', 512 * 1024], ['512KB', 512_000],
+    ['1.5M', 1.5 * 1024 ** 2], ['1G', 1024 ** 3], ['1GB', 1e9], ['2T', 2 * 1024 ** 4], ['2048', 2048], ['2048B', 2048],
+    ['0', 0], ['10Mi', undefined], ['fast', undefined], ['-1M', undefined], ['', undefined], ['10MB/s', undefined],
+  ];
+  for (const [text, want] of cases) assert.equal(parseByteAmount(text), want, text);
+  assert.equal(parseByteAmount('10MB/s', { perSecond: true }), 10_000_000);
+  assert.equal(parseByteAmount('10 MiB/s', { perSecond: true }), 10 * 1024 ** 2);
 });

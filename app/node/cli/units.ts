@@ -2,6 +2,8 @@
  * The CLI's one unit system, used by the progress bar, the summary and `-v` output: IEC binary units
  * throughout (IEC 80000-13), sizes in B, KiB, MiB, GiB, TiB (powers of 1024) and rates in the same units per
  * second (MiB/s), as the desktop app shows them. Nothing here ever prints NaN, Infinity or a negative size.
+ * What a user types is read as rsync reads `--bwlimit` ({@link parseByteAmount}): `K`, `M`, `G`, `T` and `KiB`… are
+ * powers of 1024 (as curl's `--limit-rate` reads `M` too), `KB`, `MB`, `GB`, `TB` powers of 1000 (SI).
  */
 
 const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'] as const;
@@ -83,4 +85,24 @@ export function formatElapsed(ms: number): string {
 /** `"1 file"`, `"2 files"`: `count` followed by `noun`, with an `s` unless the count is 1. */
 export function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** Multipliers of the unit letters of {@link parseByteAmount}. */
+const UNIT_POWERS: Readonly<Record<string, number>> = { K: 1, M: 2, G: 3, T: 4 };
+
+/**
+ * Reads an amount of bytes as rsync's `--bwlimit` and `--max-size` do: a number (decimals allowed) and an optional
+ * unit, letters in any case, with an optional `/s` for rates: none or `B` = bytes; `K`, `M`, `G`, `T` and `KiB`, `MiB`,
+ * `GiB`, `TiB` = powers of 1024 (IEC; curl's `--limit-rate 10M` is 10 MiB/s too); `KB`, `MB`, `GB`, `TB` = powers of
+ * 1000 (SI: 10MB = 10,000,000 bytes).
+ * @returns whole bytes (rounded), or undefined for text that is not such an amount
+ */
+export function parseByteAmount(text: string, opts: { perSecond?: boolean } = {}): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)\s*(?:([KMGT])(i?)(B?)|(B))?$/i.exec(opts.perSecond ? text.trim().replace(/\s*\/\s*s$/i, '') : text.trim());
+  if (!m) return undefined;
+  const letter = m[2]?.toUpperCase();
+  const si = letter !== undefined && m[3] === '' && m[4] !== '';
+  if (m[3] !== undefined && m[3] !== '' && m[4] === '') return undefined; // "Ki" without B
+  const mult = letter === undefined ? 1 : (si ? 1000 : 1024) ** UNIT_POWERS[letter];
+  return Math.round(Number(m[1]) * mult);
 }

@@ -127,15 +127,16 @@ test('algorithms: names ssh2 lacks are left out with a note, wildcards expand, a
   assert.throws(() => c.resolve({ host: 'h2' }), usage(/Ciphers .* names no algorithm/));
 });
 
-test('timeouts, keepalives, IdentitiesOnly, IdentityAgent, UserKnownHostsFile', (t) => {
+test('timeouts, keepalives, IdentitiesOnly, IdentityAgent, UserKnownHostsFile, NumberOfPasswordPrompts', (t) => {
   const c = configured(t, [
-    'Host h', '  ConnectTimeout 7', '  ServerAliveInterval 30', '  ServerAliveCountMax 0', '  IdentitiesOnly yes',
+    'Host h', '  ConnectTimeout 7', '  NumberOfPasswordPrompts 1', '  ServerAliveInterval 30', '  ServerAliveCountMax 0', '  IdentitiesOnly yes',
     '  IdentityAgent ~/agent.%u.sock', '  UserKnownHostsFile ~/kh1 %d/kh2',
     'Host off', '  ServerAliveInterval 0', '  IdentityAgent none', '  ConnectTimeout 0',
     'Host bad', '  Port 99999',
   ].join('\n'));
   const s = c.resolve({ host: 'h' });
   assert.equal(s.connectTimeoutMs, 7000);
+  assert.equal(s.passwordPrompts, 1);
   assert.equal(s.keepaliveIntervalMs, 30_000);
   assert.equal(s.keepaliveCountMax, 1, 'at least one miss');
   assert.equal(s.identitiesOnly, true);
@@ -145,6 +146,7 @@ test('timeouts, keepalives, IdentitiesOnly, IdentityAgent, UserKnownHostsFile', 
   assert.equal(off.keepaliveIntervalMs, 0);
   assert.equal(off.agent, false);
   assert.equal(off.connectTimeoutMs, undefined);
+  assert.equal(off.passwordPrompts, undefined, 'the default (3) is the CLI\'s');
   assert.throws(() => c.resolve({ host: 'bad' }), usage(/Port 99999/));
 });
 

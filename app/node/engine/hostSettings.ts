@@ -70,6 +70,8 @@ export interface HostSettings extends HopSettings {
   keepaliveIntervalMs?: number;
   /** `ServerAliveCountMax` (at least 1). */
   keepaliveCountMax?: number;
+  /** `NumberOfPasswordPrompts`: password questions per login (ssh(1)'s default is 3). */
+  passwordPrompts?: number;
   /** The jump hosts in the order they are visited. */
   jump: HopSettings[];
   /** The configuration files that were read. */
@@ -253,6 +255,7 @@ export function resolveHostSettings(req: HostRequest, ctx: HostContext = {}): Ho
   const timeout = v('connecttimeout') && intOf(v('connecttimeout')!, 'ConnectTimeout', 0, 86_400);
   if (timeout) settings.connectTimeoutMs = timeout * 1000;
   if (v('serveraliveinterval')) settings.keepaliveIntervalMs = intOf(v('serveraliveinterval')!, 'ServerAliveInterval', 0, 86_400) * 1000;
+  if (v('numberofpasswordprompts')) settings.passwordPrompts = intOf(v('numberofpasswordprompts')!, 'NumberOfPasswordPrompts', 0, 1000);
   if (v('serveralivecountmax')) settings.keepaliveCountMax = Math.max(1, intOf(v('serveralivecountmax')!, 'ServerAliveCountMax', 0, 1000));
   return settings;
 }

@@ -1,22 +1,35 @@
 /**
  * An ssh-agent client that offers only some of the agent's keys: ssh_config(5) `IdentitiesOnly yes` ("only the
  * configured identity files … even if ssh-agent offers more identities"; keys of those files held by the agent are
- * still used, so an encrypted key needs no passphrase here).
+ * still used, so an encrypted key needs no passphrase here). The agent also tells who lists its keys (the failure
+ * message and `-v` name the agent's keys tried).
  */
+import { createHash } from 'node:crypto';
 import type { BaseAgent, IdentityCallback, ParsedKey } from 'ssh2';
 
+/** `ssh-ed25519 SHA256:… comment`: how messages name an agent's key (the fingerprint as `ssh-keygen -l` prints it). */
+export function describeAgentKey(k: ParsedKey): string {
+  const fp = createHash('sha256').update(k.getPublicSSH()).digest('base64').replace(/=+$/, '');
+  return `${k.type} SHA256:${fp}${k.comment ? ` ${k.comment}` : ''}`;
+}
+
 /**
- * An agent over `socketPath` (SSH_AUTH_SOCK) whose identity list keeps only `allowed`.
+ * An agent over `socketPath` (SSH_AUTH_SOCK) whose identity list keeps only `allowed` (all when undefined), and
+ * reports the keys it lists to `onList`.
  * ssh2 is required here, lazily: this runs in connection workers, which load it anyway; the coordinating thread never does.
  * @param allowed public key blobs, base64 of the SSH encoding (RFC 4253 §6.6)
  */
-export function filteredAgent(socketPath: string, allowed: string[]): BaseAgent {
+export function filteredAgent(socketPath: string, allowed?: string[], onList?: (keys: ParsedKey[]) => void): BaseAgent {
   const { OpenSSHAgent } = require('ssh2') as typeof import('ssh2');
-  const keep = new Set(allowed);
+  const keep = allowed && new Set(allowed);
   class FilteredAgent extends OpenSSHAgent {
     override getIdentities(cb: IdentityCallback<ParsedKey>): void {
       // OpenSSHAgent lists ParsedKeys (ssh2 lib/agent.js); the type allows entries wrapping them too.
-      super.getIdentities((err, keys) => cb(err, keys?.filter((k) => keep.has((k as ParsedKey).getPublicSSH().toString('base64')))));
+      super.getIdentities((err, keys) => {
+        const kept = keys?.filter((k) => !keep || keep.has((k as ParsedKey).getPublicSSH().toString('base64')));
+        if (kept) try { onList?.(kept as ParsedKey[]); } catch { /* a listener must not break the login */ }
+        cb(err, kept);
+      });
     }
   }
   return new FilteredAgent(socketPath);

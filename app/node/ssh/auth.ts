@@ -12,7 +12,7 @@ import { keyboardMethod, type KeyboardRound, type KeyboardState } from './keyboa
 import { tryParse, unlockKey, type PassphraseStore, type Prompter } from './passphrase';
 
 export { PASSPHRASE_TRIES, type PassphraseAnswer, type PassphraseStore, type Prompter } from './passphrase';
-import { filteredAgent } from './agentFilter';
+import { describeAgentKey, filteredAgent } from './agentFilter';
 
 /** One private key to offer. `privateKey` is the file's bytes; ssh2 parses it again with `passphrase`. */
 export interface AuthKey {
@@ -208,6 +208,20 @@ export interface LoginAsks {
   keyboard?(round: KeyboardRound): Promise<string[]>;
   /** No one can answer a prompt: the caller ends the connection with this error. */
   fail?(error: SluiceError): void;
+  /**
+   * Each method as it is offered, named for messages (never a secret): `ssh-agent`, `key /path (ssh-ed25519)`,
+   * `password`, `keyboard-interactive`; then, for the agent, `agentKeys` with the keys it listed.
+   */
+  offered?(what: string): void;
+  /** The agent's keys, as {@link describeAgentKey} names them, once the agent has listed them. */
+  agentKeys?(keys: string[]): void;
+}
+
+/** How {@link LoginAsks.offered} names a step. */
+function describeStep(step: Step): string {
+  if (step.kind === 'agent') return 'ssh-agent';
+  if (step.kind === 'key') return `key ${displayText(step.key.path)}${step.key.type ? ` (${step.key.type})` : ''}`;
+  return step.kind;
 }
 
 type Step =
@@ -270,8 +284,9 @@ export function makeAuthHandler(m: AuthMaterial, asks: LoginAsks | ((again: bool
     // `false` ends authentication (ssh2 README); @types/ssh2 does not list it.
     const done = callback as unknown as (auth: AnyAuthMethod | false) => void;
     const allowed = (kind: Step['kind']): boolean => !Array.isArray(methodsLeft) || methodsLeft.includes(methodOf(kind));
-    const offer = (kind: Step['kind'], method: AnyAuthMethod): void => {
+    const offer = (kind: Step['kind'], method: AnyAuthMethod, step?: Step): void => {
       last = kind;
+      try { a.offered?.(describeStep(step ?? { kind } as Step)); } catch { /* an observer must not break the login */ }
       done(method);
     };
     const offerPassword = (again: boolean, otherwise: () => void): void => {
@@ -288,13 +303,16 @@ export function makeAuthHandler(m: AuthMaterial, asks: LoginAsks | ((again: bool
         if (!allowed(step.kind)) continue;
         switch (step.kind) {
           case 'agent':
-            offer('agent', { type: 'agent', username: m.username, agent: m.agentKeys ? filteredAgent(m.agent as string, m.agentKeys) : m.agent as string });
+            offer('agent', {
+              type: 'agent', username: m.username,
+              agent: filteredAgent(m.agent as string, m.agentKeys, a.agentKeys && ((keys) => a.agentKeys?.(keys.map(describeAgentKey)))),
+            });
             return;
           case 'key': {
             const key = asBuffer(step.key.privateKey);
             offer('key', step.key.passphrase !== undefined
               ? { type: 'publickey', username: m.username, key, passphrase: step.key.passphrase }
-              : { type: 'publickey', username: m.username, key });
+              : { type: 'publickey', username: m.username, key }, step);
             return;
           }
           case 'password':

@@ -31,6 +31,8 @@ export interface ConnectionHooks {
   onHostKeys?(keys: Buffer[], hop?: number): void;
   /** The connection is gone; every pending call has already failed with this error. */
   onClosed?(error: SluiceError): void;
+  /** A `-v` note about the target's login (worker/authTrace.ts): a method tried, the server's answer. */
+  onAuthNote?(message: string): void;
 }
 
 /** Which compiled file runs the worker: dist/app/node/ssh/workerEntry.js next to this module. */
@@ -204,6 +206,9 @@ export class WorkerConnection {
         return;
       case 'hostkeys':
         this.hooks.onHostKeys?.(m.keys.map((k) => Buffer.from(k)), m.hop);
+        return;
+      case 'auth-note':
+        this.hooks.onAuthNote?.(m.message);
         return;
       case 'closed':
         this.fail(new SluiceError(m.code as ErrorCode, m.message));

@@ -7,6 +7,7 @@
  */
 import type { HostKeyAnswer, HostKeyVerdict, StoredKeyRef } from '../../common/model/hostKey';
 import { keyTypeLabel } from '../../common/model/hostKey';
+import { SluiceError, isSluiceError } from '../errors';
 import { KnownHosts, knownHostsName } from '../stores/knownHosts';
 
 /** `strict` refuses unknown keys (batch runs without `--accept-new`). */
@@ -16,7 +17,7 @@ type UnknownVerdict = Extract<HostKeyVerdict, { kind: 'unknown' }>;
 type ChangedVerdict = Extract<HostKeyVerdict, { kind: 'changed' }>;
 type RevokedVerdict = Extract<HostKeyVerdict, { kind: 'revoked' }>;
 
-/** Asks the user about an unknown key. Throwing counts as `reject`. */
+/** Asks the user about an unknown key. Throwing counts as `reject`, except an ABORTED SluiceError (Ctrl-C), which the check rethrows. */
 export type HostKeyPrompter = (v: UnknownVerdict) => Promise<HostKeyAnswer>;
 
 export type HostKeyRefusalCode = 'HOSTKEY_UNKNOWN' | 'HOSTKEY_CHANGED' | 'HOSTKEY_REVOKED' | 'HOSTKEY_REJECTED';
@@ -128,7 +129,7 @@ export interface LearnedHostKey {
 /** One line for logs: which announced keys were saved, and where. */
 export function learnedKeysMessage(host: string, port: number, keys: LearnedHostKey[], file: string): string {
   const list = keys.map((k) => `${k.keyType} ${k.fingerprint}`).join(', ');
-  return `${hostLabel(host, port)} announced ${keys.length} new host key(s) (hostkeys-00@openssh.com), saved to ${file}: ${list}`;
+  return `${hostLabel(host, port)} announced ${keys.length} new host ${keys.length === 1 ? 'key' : 'keys'} (hostkeys-00@openssh.com), saved to ${file}: ${list}`;
 }
 
 export class HostKeyPolicy {
@@ -222,7 +223,16 @@ export class HostKeyPolicy {
     if (this.mode === 'accept-new') return this.save(id, verdict, keyBlob);
     if (!this.prompt) return refuseUnknown();
     let answer: HostKeyAnswer;
-    try { answer = await this.prompt(verdict); } catch { answer = 'reject'; }
+    try {
+      answer = await this.prompt(verdict);
+    } catch (e) {
+      // Ctrl-C at the question stops the job as an interrupt (exit 130), not as a refused key.
+      if (isSluiceError(e, 'ABORTED')) {
+        throw new SluiceError('ABORTED', `interrupted at the host-key question for ${hostLabel(verdict.identity.host, verdict.identity.port)}: `
+          + 'nothing was saved', { cause: e });
+      }
+      answer = 'reject';
+    }
     if (answer === 'accept-save') return this.save(id, verdict, keyBlob);
     if (answer === 'accept-once') {
       this.acceptedUnknown.set(id, { saved: false });

@@ -91,7 +91,7 @@ export async function answerRound(round: KeyboardRound, s: KeyboardState, asks: 
     throw new SluiceError('AUTH_FAILED', `the server asks "${displayText(round.prompts[open[0]].prompt.trim(), 100)}" (keyboard-interactive) and no one can answer it here`);
   }
   const given = await asks.keyboard({ ...round, prompts: open.map((i) => round.prompts[i]) });
-  if (given.length !== open.length) throw new SluiceError('AUTH_FAILED', `keyboard-interactive: ${given.length} answer(s) for ${open.length} prompt(s)`);
+  if (given.length !== open.length) throw new SluiceError('AUTH_FAILED', `keyboard-interactive: ${given.length} ${given.length === 1 ? 'answer' : 'answers'} for ${open.length} ${open.length === 1 ? 'prompt' : 'prompts'}`);
   open.forEach((at, k) => { answers[at] = given[k]; });
   return answers as string[];
 }

@@ -155,7 +155,7 @@ export class Session {
       if (s.authMethod === 'keyboard-interactive' && s.settings.connections > 1) {
         // A keyboard-interactive (often 2FA) login would ask the user again per connection: widen this one instead.
         await first.addChannels((s.settings.connections - 1) * s.settings.channels);
-        s.emit({ type: 'log', level: 'info', message: `keyboard-interactive login: using ${first.channels} channels on one connection instead of ${s.settings.connections} connections` });
+        s.emit({ type: 'log', level: 'info', message: `keyboard-interactive login: using ${first.channels} ${first.channels === 1 ? 'channel' : 'channels'} on one connection instead of ${s.settings.connections} connections` });
         return s;
       }
       s.applyPlan(planPool({ ...Session.poolInputs(options), rttMs: s.rttMs }));
@@ -199,7 +199,7 @@ export class Session {
     const lanes = Array.from({ length: conn.channels - from }, (_, i) => ({ conn, channel: from + i }));
     for (const l of this.poolListeners) l({ type: 'lanes', lanes });
     const { connections, channels } = this.settings;
-    this.emit({ type: 'log', level: 'info', message: `connection ${conn.id + 1} of ${connections}: ${conn.channels} of ${channels} planned SFTP channel(s) up` });
+    this.emit({ type: 'log', level: 'info', message: `connection ${conn.id + 1} of ${connections}: ${conn.channels} of ${channels} planned SFTP ${channels === 1 ? 'channel' : 'channels'} up` });
   }
 
   /**
@@ -247,7 +247,7 @@ export class Session {
     this.settings.connections = plan.connections;
     this.settings.channels = plan.channelsPerConnection;
     if (!plan.slowLink) return;
-    this.emit({ type: 'log', level: 'info', message: `RTT ${(this.rttMs ?? 0).toFixed(1)} ms: using ${plan.connections} connection(s) × ${plan.channelsPerConnection} channels, ${this.channelWindow / 1048576} MiB channel window` });
+    this.emit({ type: 'log', level: 'info', message: `RTT ${(this.rttMs ?? 0).toFixed(1)} ms: using ${plan.connections} ${plan.connections === 1 ? 'connection' : 'connections'} × ${plan.channelsPerConnection} ${plan.channelsPerConnection === 1 ? 'channel' : 'channels'}, ${this.channelWindow / 1048576} MiB channel window` });
   }
 
   /** SFTP channels per connection of an auto-sized pool on a slow link (one fewer with `reserveExecSession`). */
@@ -283,6 +283,8 @@ export class Session {
       verifyHostKey: (key, hop) => this.verifyHostKey(id, key, hop),
       askPassword: (again, hop) => (hop === undefined ? this.askPassword(again) : this.jump.askPassword(hop)),
       askKeyboard: o.askKeyboard,
+      // Every connection logs in alike: the first one's login is told (under -v).
+      onAuthNote: (message) => { if (id === 0) this.emit({ type: 'log', level: 'info', message }); },
       onHostKeys: (keys, hop) => {
         const key = this.connectionKeys.get(hop === undefined ? `${id}` : `${id}:${hop}`);
         if (!key) return;
@@ -338,7 +340,14 @@ export class Session {
     if (this.fatal) return { accept: false, error: this.fatal };
     const o = this.options;
     const server = hop === undefined ? o : this.jump.hop(hop);
-    const check = await this.hostKeysFor(hop).verify(server.host, server.port, key);
+    let check: Awaited<ReturnType<HostKeyPolicy['verify']>>;
+    try {
+      check = await this.hostKeysFor(hop).verify(server.host, server.port, key);
+    } catch (e) {
+      // The question was interrupted (Ctrl-C): the whole pool stops with that error.
+      this.fatal ??= SluiceError.from(e);
+      return { accept: false, error: this.fatal };
+    }
     if (check.accepted) {
       this.connectionKeys.set(hop === undefined ? `${id}` : `${id}:${hop}`, key);
       return { accept: true };

@@ -281,4 +281,6 @@ export type FromWorker =
   /** Bytes call `id` moved since its last progress message (sent before its result). */
   | { kind: 'progress'; id: number; bytes: number }
   | { kind: 'hostkeys'; keys: Uint8Array[]; /** Jump host index; absent for the target. */ hop?: number }
+  /** A note for `-v` about the target's login: each method tried and how the server answered (never a secret). */
+  | { kind: 'auth-note'; message: string }
   | { kind: 'closed'; code: string; message: string };

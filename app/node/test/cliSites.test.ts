@@ -75,7 +75,7 @@ describe('sluice sites', () => {
     assert.match(r.stdout, /^ {2}\[x\] Work\/Production files {2}sftp:\/\/alice@files\.example\.com:2222\/srv\/www%20dir {2}password \(the source has its password\)$/m);
     assert.match(r.stdout, /^ {2}\[ \] Production again .*\n {8}duplicate: alice@FILES\.example\.com:2222 is also "Work\/Production files" earlier/m);
     assert.match(r.stdout, /skipped "Work\/Legacy\/Old FTP": FTP entry/);
-    assert.match(r.stderr, /3 site\(s\) would be imported \(dry run\)/);
+    assert.match(r.stderr, /3 sites would be imported \(dry run\)/);
     r = await c.sluice(['sites', 'import', 'filezilla', file]);
     assert.equal(r.code, 2, describeRun(r));
     assert.match(r.stderr, /add --yes/);

@@ -19,6 +19,7 @@ export { SSHD_PATH, startSshd, startTestServer, type SshServer, type SshdServer 
 export { fakeFileEntry, startScriptedServer, type ScriptedServer } from '../../../e2e/fixtures/scriptedServer';
 export { serveSftp, startSsh2SftpServer, type ConnectionState } from '../../../e2e/fixtures/ssh2SftpServer';
 export { startToxiproxy, toxiproxyAvailable, type Toxiproxy } from '../../../e2e/fixtures/toxiproxy';
+export { startAgent, type TestAgent } from '../../../e2e/fixtures/agent';
 import { startProxyInFront, type Toxic, type Toxiproxy } from '../../../e2e/fixtures/toxiproxy';
 import { makeTempDir, removeDir, scratchDir, waitUntil } from '../../../e2e/fixtures/tmp';
 import { startSshd, type SshServer, type SshdOptions, type SshdServer } from '../../../e2e/fixtures/sshd';

@@ -74,7 +74,9 @@ export function startCliInTerminal(args: string[], opts: TerminalOptions): Termi
   const term = new Terminal({ cols, rows, allowProposedApi: true, scrollback: 1000 });
   const child = pty.spawn(process.execPath, [CLI_BIN, ...args], { name: 'xterm-256color', cols, rows, cwd: opts.cwd, env });
   let raw = '';
-  child.onData((d) => { raw += d; term.write(d); });
+  /** Chunks received so far: waitForScreen reads again when one came while it was reading the screen. */
+  let chunks = 0;
+  child.onData((d) => { raw += d; chunks++; term.write(d); });
   const timeoutMs = opts.timeoutMs ?? 60_000;
   let timedOut = false;
   const timer = setTimeout(() => { timedOut = true; child.kill('SIGKILL'); }, timeoutMs);
@@ -96,10 +98,12 @@ export function startCliInTerminal(args: string[], opts: TerminalOptions): Termi
     async waitForScreen(re, ms = 30_000) {
       const deadline = Date.now() + ms;
       for (;;) {
+        const seen = chunks;
         const s = await readScreen(term);
         if (re.test(s.text)) return s;
         if (done) throw new Error(`sluice exited before the screen matched ${re}; screen:\n${s.text}`);
         if (Date.now() > deadline) throw new Error(`the screen did not match ${re} within ${ms} ms; screen:\n${s.text}`);
+        if (chunks !== seen) continue;
         // Wait for the CLI's next output (or its exit), never a fixed time.
         await new Promise<void>((resolve) => {
           const sub = child.onData(() => { sub.dispose(); clearTimeout(t); setImmediate(resolve); });

@@ -17,7 +17,7 @@ const PROGRESS_INTERVAL_MS = 250;
 const PROGRESS_FILES = 64;
 
 /** A file as the events name it: a scanned item, or a file in flight with its temporary name. */
-export type NamedFile = Pick<FileItem, 'src' | 'dst'> & { size?: number; temp?: string };
+export type NamedFile = Pick<FileItem, 'src' | 'dst'> & { size?: number; temp?: string; renamedFrom?: string };
 
 /** A file in flight, as the progress samples list it. */
 export interface FileInFlight {
@@ -102,7 +102,7 @@ export class JobBooks {
   private emitFile(f: NamedFile, state: 'done' | 'failed' | 'skipped', error?: SluiceError, verify?: VerifyLevel, reason?: string, earlier?: boolean): void {
     this.session.publish({
       type: 'file', jobId: this.req.id, path: f.src, target: f.dst, size: f.size ?? 0, state, verify, error: error?.toInfo(), reason,
-      ...(earlier ? { earlier } : {}),
+      ...(earlier ? { earlier } : {}), ...(f.renamedFrom !== undefined ? { renamedFrom: f.renamedFrom } : {}),
     });
   }
 

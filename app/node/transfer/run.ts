@@ -210,6 +210,7 @@ class TransferJob implements FileJob {
       return;
     }
     const f = new TransferFile(resolved.item, this);
+    if (resolved.item.dst !== raw.dst) f.renamedFrom = raw.dst;
     this.files.add(f);
     try {
       const journal = this.req.journal;

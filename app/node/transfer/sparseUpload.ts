@@ -43,7 +43,7 @@ export async function planSparseUpload(session: Session, f: { src: string; dst: 
   }
   session.publish({
     type: 'log', level: 'info',
-    message: `${f.src} is sparse: sending its ${ranges.length} data range(s), ${sent} of ${f.size} bytes (holes found by ${found.source === 'native' ? 'SEEK_DATA/SEEK_HOLE' : 'a zero-block scan'})`,
+    message: `${f.src} is sparse: sending its ${ranges.length} data ${ranges.length === 1 ? 'range' : 'ranges'}, ${sent} of ${f.size} bytes (holes found by ${found.source === 'native' ? 'SEEK_DATA/SEEK_HOLE' : 'a zero-block scan'})`,
   });
   return { ranges, holeBytes };
 }

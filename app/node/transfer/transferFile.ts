@@ -79,6 +79,9 @@ export class TransferFile implements FileItem, FileInFlight {
   private readonly calls = new Set<Promise<unknown>>();
   private readonly put: boolean;
 
+  /** The target the conflict rule `rename` moved away from (it existed): `dst` is then `NAME (1).ext`. */
+  renamedFrom?: string;
+
   constructor(item: FileItem, private readonly job: FileJob) {
     ({ src: this.src, dst: this.dst, size: this.size, mode: this.mode, mtimeMs: this.mtimeMs } = item);
     this.put = job.req.direction === 'put';

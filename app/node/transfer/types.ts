@@ -221,6 +221,8 @@ export type EngineEvent =
     reason?: string;
     /** Skipped because an earlier run of the job committed it (the journal): the job's own file, done. */
     earlier?: boolean;
+    /** The conflict rule `rename` wrote it beside this existing target, under `target` (`NAME (1).ext`). */
+    renamedFrom?: string;
   }
   | { type: 'connection'; id: number; state: 'up' | 'down'; reason?: string }
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }

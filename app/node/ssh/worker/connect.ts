@@ -4,7 +4,7 @@
  */
 import type { Duplex } from 'node:stream';
 import { Client, type SFTPWrapper } from 'ssh2';
-import { SluiceError, displayText } from '../../errors';
+import { SluiceError, displayText, hostNotFoundError } from '../../errors';
 import { InFlightBudget, RequestSlots } from '../../sftp/pipeline';
 import { RateBucket, RateGate } from '../../sftp/rateLimit';
 import {
@@ -15,6 +15,7 @@ import { SSH_IDENT_SOFTWARE, socketTo } from '../preconnect';
 import { ackPromptlyDuringSetup, type IgnoreCapableClient } from '../promptAck';
 import { watchSetupRtt } from '../setupRtt';
 import type { ConnectInfo, ConnectParams, Negotiated, ToWorker, WorkerOps } from '../workerProtocol';
+import { AuthTrace } from './authTrace';
 import { handlesAhead } from './handles';
 import { openJumpChain, type JumpChain } from './jump';
 import { probeIn } from './probe';
@@ -39,10 +40,13 @@ export function negotiatedOf(n: { kex: string; serverHostKey: string; cs: { ciph
  *   the connection after refusing one reached its limit of tries (OpenSSH: MaxAuthTries, "Too many authentication
  *   failures")
  */
-export function connectionError(e: Error & { level?: string }, params: ConnectParams, logins: LoginTally = { tried: 0, refused: 0 }): SluiceError {
+export function connectionError(e: Error & { level?: string }, params: ConnectParams, logins: LoginTally = { tried: 0, refused: 0 }, trace?: AuthTrace): SluiceError {
   const where = `${params.host}:${params.port}`;
   if (e instanceof SluiceError) return e;
-  if (e.level === 'client-authentication') return new SluiceError('AUTH_FAILED', `authentication failed for ${params.username}@${where}: all offered methods were refused`);
+  if (e.level === 'client-authentication') {
+    return trace ? trace.failure(`${params.username}@${where}`)
+      : new SluiceError('AUTH_FAILED', `authentication failed for ${params.username}@${where}: all offered methods were refused`);
+  }
   const negotiation = negotiationError(e, where, params.algorithms);
   if (negotiation) return negotiation;
   if (/too many authentication failures/i.test(e.message) || (logins.refused > 0 && e.level !== 'client-timeout')) return tooManyTries(params, logins.tried, e.message);
@@ -51,7 +55,8 @@ export function connectionError(e: Error & { level?: string }, params: ConnectPa
   if (e.level === 'client-timeout') return new SluiceError('TIMEOUT', `timed out connecting to ${where} after ${params.readyTimeoutMs} ms`);
   // A connection never made is not lost: its own codes (a refusal stays transient: a server restarting refuses a while).
   if ((e as NodeJS.ErrnoException).code === 'ECONNREFUSED') return new SluiceError('CONNECTION_REFUSED', `connection refused by ${where}`);
-  if ((e as NodeJS.ErrnoException).code === 'ENOTFOUND') return new SluiceError('HOST_NOT_FOUND', `host ${params.host} not found (its name does not resolve)`);
+  const notFound = hostNotFoundError(e, params.host);
+  if (notFound) return notFound;
   return new SluiceError('CONNECTION_LOST', `connection to ${where} failed: ${e.message}`);
 }
 
@@ -111,6 +116,8 @@ interface SetupState {
   refusal: SluiceError | null;
   authMethod: string;
   logins: LoginTally;
+  /** Each method offered and the server's answers, for `-v` and the failure message. */
+  trace: AuthTrace;
 }
 
 /**
@@ -146,17 +153,22 @@ function authHandlerFor(params: ConnectParams, client: Client, sock: Duplex, set
       setup.refusal ??= e;
       client.end();
     },
+    offered: (what) => setup.trace.offered(what),
+    agentKeys: (keys) => setup.trace.listedAgentKeys(keys),
   }) as unknown as (a: unknown, b: unknown, c: (m: unknown) => void) => void;
   const login = (t: string): boolean => t === 'password' || t === 'keyboard-interactive';
-  return (methodsLeft: string[] | null, partial: boolean | null, next: (m: unknown) => void) => base(methodsLeft, partial, (m) => {
-    // Called again after an attempt: a password or keyboard-interactive login just refused counts towards the
-    // server's limit (a close that follows is "too many tries", not a lost connection).
-    if (methodsLeft !== null && partial !== true && login(setup.authMethod)) setup.logins.refused++;
-    if (m && typeof m === 'object' && 'type' in m) setup.authMethod = String((m as { type: string }).type);
-    else if (typeof m === 'string') setup.authMethod = m;
-    if (m && login(setup.authMethod)) setup.logins.tried++;
-    next(m);
-  });
+  return (methodsLeft: string[] | null, partial: boolean | null, next: (m: unknown) => void) => {
+    setup.trace.answered(methodsLeft, partial);
+    base(methodsLeft, partial, (m) => {
+      // Called again after an attempt: a password or keyboard-interactive login just refused counts towards the
+      // server's limit (a close that follows is "too many tries", not a lost connection).
+      if (methodsLeft !== null && partial !== true && login(setup.authMethod)) setup.logins.refused++;
+      if (m && typeof m === 'object' && 'type' in m) setup.authMethod = String((m as { type: string }).type);
+      else if (typeof m === 'string') setup.authMethod = m;
+      if (m && login(setup.authMethod)) setup.logins.tried++;
+      next(m);
+    });
+  };
 }
 
 /**
@@ -177,15 +189,17 @@ export async function connect(params: ConnectParams): Promise<ConnectInfo> {
   assertSsh2Patched();
   const client = new Client();
   let negotiated: Negotiated | undefined;
-  const setup: SetupState = { refusal: null, authMethod: 'none', logins: { tried: 0, refused: 0 } };
+  const setup: SetupState = {
+    refusal: null, authMethod: 'none', logins: { tried: 0, refused: 0 }, trace: new AuthTrace((message) => post({ kind: 'auth-note', message })),
+  };
   const { sock, identSent, chain, endHops } = await transportFor(params);
   const stopAcking = ackPromptlyDuringSetup(sock, client as unknown as IgnoreCapableClient);
   const setupRtt = watchSetupRtt(sock, client);
 
   const ready = new Promise<void>((resolve, reject) => {
-    client.once('ready', resolve);
+    client.once('ready', () => { setup.trace.succeeded(); resolve(); });
     // An unreachable ssh-agent is reported as an 'error' with level 'agent'; ssh2 then tries the next method.
-    client.on('error', (e: Error & { level?: string }) => { if (e.level !== 'agent') reject(setup.refusal ?? connectionError(e, params, setup.logins)); });
+    client.on('error', (e: Error & { level?: string }) => { if (e.level !== 'agent') reject(setup.refusal ?? connectionError(e, params, setup.logins, setup.trace)); });
     client.once('close', () => reject(setup.refusal ?? (setup.logins.refused > 0 ? tooManyTries(params, setup.logins.tried)
       : new SluiceError('CONNECTION_LOST', `connection to ${params.host}:${params.port} closed during setup`))));
   });

@@ -8,9 +8,10 @@
 import type { Duplex } from 'node:stream';
 import { Client, type ClientChannel } from 'ssh2';
 import { hostPortLabel } from '../../../common/jumpHosts';
-import { SluiceError } from '../../errors';
+import { SluiceError, hostNotFoundError } from '../../errors';
 import { setReceiveWindow } from '../../ssh2x';
 import { makeAuthHandler } from '../auth';
+import { AuthTrace } from './authTrace';
 import { SSH_IDENT_SOFTWARE, socketTo } from '../preconnect';
 import type { ConnectParams, JumpHopParams } from '../workerProtocol';
 import { ask, failAll, post } from './state';
@@ -33,15 +34,18 @@ export interface JumpChain {
 type Limits = Pick<ConnectParams, 'readyTimeoutMs' | 'keepaliveIntervalMs' | 'keepaliveCountMax'>;
 
 /** A hop's failure, naming the hop: `jump host bastion (10.0.0.5:22): authentication failed for alice: …`. */
-export function hopError(e: Error & { level?: string }, hop: JumpHopParams, limits: Limits): SluiceError {
+export function hopError(e: Error & { level?: string }, hop: JumpHopParams, limits: Limits, trace?: AuthTrace): SluiceError {
   const at = (code: ConstructorParameters<typeof SluiceError>[0], what: string) => new SluiceError(code, `jump host ${hop.label}: ${what}`);
   if (e instanceof SluiceError) return e;
-  if (e.level === 'client-authentication') return at('AUTH_FAILED', `authentication failed for ${hop.username}: all offered methods were refused`);
+  if (e.level === 'client-authentication') {
+    return at('AUTH_FAILED', trace ? trace.failure(`${hop.username}`).message : `authentication failed for ${hop.username}: all offered methods were refused`);
+  }
   if (e.level === 'handshake' && /no matching/i.test(e.message)) return at('NEGOTIATION_FAILED', `cannot agree on algorithms: ${e.message.replace(/^Handshake failed: /, '')}`);
   if (/keepalive/i.test(e.message)) return at('CONNECTION_STALLED', `no keepalive reply after ${limits.keepaliveCountMax} tries`);
   if (e.level === 'client-timeout') return at('TIMEOUT', `timed out after ${limits.readyTimeoutMs} ms`);
   if ((e as NodeJS.ErrnoException).code === 'ECONNREFUSED') return at('CONNECTION_REFUSED', 'connection refused');
-  if ((e as NodeJS.ErrnoException).code === 'ENOTFOUND') return at('HOST_NOT_FOUND', 'host not found (its name does not resolve)');
+  const notFound = hostNotFoundError(e, hop.host);
+  if (notFound) return at('HOST_NOT_FOUND', notFound.message);
   return at('CONNECTION_LOST', `connection failed: ${e.message}`);
 }
 
@@ -50,17 +54,27 @@ function connectHop(hop: JumpHopParams, i: number, sock: Duplex, identSent: bool
   const client = new Client();
   let refusal: SluiceError | null = null;
   const auth = { ...hop.auth, keys: hop.auth.keys.map((k) => ({ ...k, privateKey: Buffer.from(k.privateKey) })) };
-  const authHandler = makeAuthHandler(auth, async () => {
-    const answer = await ask({ kind: 'password', hop: i });
-    return answer.kind === 'password-answer' ? answer.password : undefined;
+  // What the hop's login tried, for -v and its AUTH_FAILED (worker/authTrace.ts), named by the hop.
+  const trace = new AuthTrace((message) => post({ kind: 'auth-note', message: `jump host ${hop.label}: ${message}` }));
+  const base = makeAuthHandler(auth, {
+    password: async () => {
+      const answer = await ask({ kind: 'password', hop: i });
+      return answer.kind === 'password-answer' ? answer.password : undefined;
+    },
+    offered: (what) => trace.offered(what),
+    agentKeys: (keys) => trace.listedAgentKeys(keys),
   });
+  const authHandler: typeof base = (methodsLeft, partial, next) => {
+    trace.answered(methodsLeft, partial);
+    return base(methodsLeft, partial, next);
+  };
   // A hop's rotated keys are learned as the target's are (OpenSSH PROTOCOL §2.5), under the hop's own name.
   client.on('hostkeys', (keys: Array<{ getPublicSSH(): Buffer }>) => {
     post({ kind: 'hostkeys', keys: keys.map((k) => new Uint8Array(k.getPublicSSH())), hop: i });
   });
   return new Promise<Client>((resolve, reject) => {
-    client.once('ready', () => resolve(client));
-    client.on('error', (e: Error & { level?: string }) => { if (e.level !== 'agent') reject(refusal ?? hopError(e, hop, limits)); });
+    client.once('ready', () => { trace.succeeded(); resolve(client); });
+    client.on('error', (e: Error & { level?: string }) => { if (e.level !== 'agent') reject(refusal ?? hopError(e, hop, limits, trace)); });
     client.once('close', () => reject(refusal ?? new SluiceError('CONNECTION_LOST', `jump host ${hop.label}: connection closed during setup`)));
     client.connect({
       sock, host: hop.host, port: hop.port, username: hop.username, algorithms: hop.algorithms,

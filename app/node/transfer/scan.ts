@@ -6,8 +6,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { SluiceError, fromLocalError } from '../errors';
+import { SluiceError, fromLocalError, isInterruption } from '../errors';
 import type { Session } from '../ssh/session';
+import type { RemoteStat } from '../ssh/workerProtocol';
 import { safeLocalJoin, unsafeNameReason } from './names';
 import type { TransferRequest } from './types';
 
@@ -130,6 +131,23 @@ async function walkPut(w: LocalWalk, localDir: string, remoteDir: string, ancest
   await eachLimited(dirs, WALK_CONCURRENCY, ([s, d, a]) => walkPut(w, s, d, a).catch((err) => w.sink.fail({ src: s, dst: d }, SluiceError.from(err))));
 }
 
+/**
+ * SSH_FXP_STAT of a remote symlink met in a walk. A server answering anything but NO_SUCH_FILE (FAILURE for a loop,
+ * BAD_MESSAGE for an over-long target on OpenSSH, PERMISSION_DENIED) fails that entry alone: undefined, reported.
+ * A lost connection or an abort still ends the walk (thrown).
+ * @returns the target's attributes, null when the target does not exist, undefined when the entry was failed
+ */
+async function statLink(session: Session, sink: ScanSink, src: string, dst: string): Promise<RemoteStat | null | undefined> {
+  try {
+    return await session.stat(src);
+  } catch (err) {
+    const e = SluiceError.from(err);
+    if (isInterruption(e.code)) throw e;
+    sink.fail({ src, dst }, new SluiceError(e.code, `cannot follow the symlink: ${e.message}`, { cause: e }));
+    return undefined;
+  }
+}
+
 async function walkGet(session: Session, sink: ScanSink, remoteDir: string, localDir: string): Promise<void> {
   try {
     await fs.promises.mkdir(localDir, { recursive: true });
@@ -149,7 +167,8 @@ async function walkGet(session: Session, sink: ScanSink, remoteDir: string, loca
     const dst = safeLocalJoin(localDir, [e.name]);
     let st = e;
     if (e.type === 'symlink') {
-      const target = await session.stat(src);
+      const target = await statLink(session, sink, src, dst);
+      if (target === undefined) continue;
       if (!target) { sink.skip({ src, dst }, 'a symlink whose target does not exist'); continue; }
       st = { ...e, ...target };
       if (st.type === 'dir') { sink.skip({ src, dst }, 'a folder symlink'); continue; }

@@ -1,15 +1,21 @@
 /**
  * Hostile and unlucky servers through the real CLI against a private OpenSSH sshd (issue 24): symlinks whose STAT
  * fails with something other than NO_SUCH_FILE must fail only that entry of a `get -r`, every other file arriving
- * and every missing one named.
+ * and every missing one named; a server's identification line, names and messages reach the terminal escaped (ESC,
+ * C1 and the bidi controls U+202A–U+202E, U+2066–U+2069 as \\xNN / \\uNNNN).
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  baseFlags, describeRun, runCli, startSshd, treeOf, trustedServerHooks, urlOf, writeRandomFile, type SshdServer,
+  baseFlags, describeRun, runCli, startScriptedServer, startSshd, treeOf, trustedServerHooks, urlOf, withTrustedServer, writeRandomFile,
+  type SshdServer,
 } from './helpers';
+
+/** What must never reach a terminal raw: C0 (ESC, BEL), DEL, C1 (CSI) and the bidi controls. */
+// eslint-disable-next-line no-control-regex -- looking for raw control characters is the point
+const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 let sshd: SshdServer;
 let work: string;
@@ -49,5 +55,26 @@ describe('bad symlinks in a recursive download (OpenSSH)', () => {
     assert.match(plain.stderr, new RegExp(`${failed.length} FAILED:`), plain.stderr);
     for (const m of [...missing, ...loops]) assert.ok(plain.stderr.includes(m), `${m} is not named\n${plain.stderr}`);
     assert.ok(fs.existsSync(path.join(work, 'out-plain', 'sub', 'good3.txt')), plain.stderr);
+  });
+});
+
+describe('terminal escape injection (scripted server)', () => {
+  test('-v: the identification line, names and skip reasons are escaped on stderr, bidi controls included', async () => {
+    await withTrustedServer(() => startScriptedServer({ ident: 'Evil_1.0 \u001b]0;pwned\u0007\u001b[2J' }), 'sluice-escape-', async (t) => {
+      const src = path.join(t.server.root, 'src');
+      fs.mkdirSync(src);
+      const spoof = 'report\u202Efdp.exe';
+      writeRandomFile(path.join(src, spoof), 100);
+      fs.symlinkSync('missing', path.join(src, 'dang\u2066ling\u2069'));
+      const dest = path.join(t.dir, 'out');
+      const r = await runCli(['get', '-r', '-v', ...baseFlags(t.server), urlOf(t.server, src), dest], { knownHosts: t.knownHosts });
+      assert.equal(r.code, 0, describeRun(r));
+      assert.ok(fs.existsSync(path.join(dest, spoof)), 'the file itself keeps its name');
+      const bad = RAW_CONTROL.exec(r.stderr);
+      assert.equal(bad, null, `raw U+${bad?.[0].codePointAt(0)?.toString(16)} on stderr:\n${JSON.stringify(r.stderr)}`);
+      assert.ok(r.stderr.includes('server SSH-2.0-Evil_1.0 \\x1b]0;pwned\\x07\\x1b[2J'), r.stderr);
+      assert.ok(r.stderr.includes('report\\u202efdp.exe'), r.stderr);
+      assert.ok(r.stderr.includes('dang\\u2066ling\\u2069'), r.stderr);
+    });
   });
 });

@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_RETRY_POLICY } from '../../common/retry';
-import { AUTO_TUNE, SESSION_DEFAULTS, SSH2_DEFAULT_WINDOW, WINDOW_TUNE } from '../ssh/session';
+import { TRANSFER_LIMITS, type Range } from '../../common/transferLimits';
+import { AUTO_TUNE, SESSION_DEFAULTS, WINDOW_TUNE } from '../ssh/session';
 import { CONFLICT_RULES, type ConflictRule, type TransferRequest } from '../transfer/types';
 
 /** The options of `get` and `put`, as commander parses them. */
@@ -116,11 +117,23 @@ const SSH_CONFIG_HELP = 'OpenSSH client configuration file to read instead of ~/
 const DEREFERENCE_HELP = 'follow symlinks in the folder walk, like cp -L (default: a file symlink is copied only when its '
   + 'target is inside the tree; others are reported and skipped)';
 
-/** `--connections`, `--channels`, …: a whole number ≥ 1. @throws InvalidArgumentError otherwise */
+/** `--first`, `--keepalive-count`, …: a whole number ≥ 1. @throws InvalidArgumentError otherwise */
 export function positiveInt(v: string): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number ≥ 1');
   return n;
+}
+
+/**
+ * A parser of a whole number within `range` (`--connections`, `--channels`, `--requests`).
+ * @returns the parser; it throws InvalidArgumentError naming the range for anything else
+ */
+export function intIn(range: Range): (v: string) => number {
+  return (v) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < range.min || n > range.max) throw new InvalidArgumentError(`must be a whole number from ${range.text}`);
+    return n;
+  };
 }
 
 /** `--keepalive`: a whole number ≥ 0. @throws InvalidArgumentError otherwise */
@@ -130,19 +143,30 @@ export function nonNegativeInt(v: string): number {
   return n;
 }
 
-/**
- * Parses sizes such as 16M, 512K, 1G, 16MiB or plain bytes; units are binary (K = 1024).
- * @returns bytes
- * @throws InvalidArgumentError for other text or a size under 64 KiB
- */
-export function parseSize(v: string): number {
+/** Bytes of a size such as 16M, 512K, 1G, 16MiB or plain bytes (binary units), or undefined for other text. */
+function sizeBytes(v: string): number | undefined {
   const m = /^(\d+)([KMG]i?B?)?$/i.exec(v.trim());
-  if (!m) throw new InvalidArgumentError('expected a size such as 16M, 512K or 1048576');
+  if (!m) return undefined;
   const unit = (m[2] ?? '').toUpperCase()[0];
   const mult = unit === 'K' ? 1024 : unit === 'M' ? 1024 ** 2 : unit === 'G' ? 1024 ** 3 : 1;
-  const n = Number(m[1]) * mult;
-  if (n < 65536) throw new InvalidArgumentError('must be at least 64K');
+  return Number(m[1]) * mult;
+}
+
+/** A size within `range`. @throws InvalidArgumentError naming the range */
+function sizeIn(v: string, range: Range): number {
+  const n = sizeBytes(v);
+  if (n === undefined) throw new InvalidArgumentError('expected a size such as 16M, 512K or 1048576');
+  if (n < range.min || n > range.max) throw new InvalidArgumentError(`must be from ${range.text}`);
   return n;
+}
+
+/**
+ * `--segment-size`: sizes such as 16M, 512K, 1G, 16MiB or plain bytes; units are binary (K = 1024).
+ * @returns bytes
+ * @throws InvalidArgumentError for other text or a size outside {@link TRANSFER_LIMITS}.segmentSize (64K to 1024G)
+ */
+export function parseSize(v: string): number {
+  return sizeIn(v, TRANSFER_LIMITS.segmentSize);
 }
 
 /** What `--limit` says about its units, for the help. */
@@ -160,20 +184,18 @@ export function parseRate(v: string): number {
   if (!m) throw new InvalidArgumentError('expected a rate such as 10M (MiB/s), 512K (KiB/s), 1.5M or 0 (no limit)');
   const unit = (m[2] ?? '').toUpperCase()[0];
   const mult = unit === 'K' ? 1024 : unit === 'M' ? 1024 ** 2 : unit === 'G' ? 1024 ** 3 : 1;
-  const n = Math.round(Number(m[1]) * mult);
-  if (n !== 0 && n < 1024) throw new InvalidArgumentError('must be 0 (no limit) or at least 1K (1 KiB/s)');
-  return n;
+  const exact = Number(m[1]) * mult;
+  if (exact !== 0 && exact < 1024) throw new InvalidArgumentError('must be 0 (no limit) or at least 1K (1 KiB/s)');
+  return Math.round(exact);
 }
 
 /**
- * `--window`: a size from 2 MiB (ssh2's own window) to 256 MiB (an SSH window is a uint32, RFC 4254 §5.2).
+ * `--window`: a size within {@link TRANSFER_LIMITS}.window, 2 MiB (ssh2's own window) to 256 MiB.
  * @returns bytes
- * @throws InvalidArgumentError outside that range
+ * @throws InvalidArgumentError for other text or outside that range
  */
 export function parseWindow(v: string): number {
-  const n = parseSize(v);
-  if (n < SSH2_DEFAULT_WINDOW || n > 256 * 1024 * 1024) throw new InvalidArgumentError('must be between 2M and 256M');
-  return n;
+  return sizeIn(v, TRANSFER_LIMITS.window);
 }
 
 /** `--conflict`: one of {@link CONFLICT_RULES}. @throws InvalidArgumentError otherwise */
@@ -234,11 +256,11 @@ export function addTransferOptions(cmd: Command, direction: 'get' | 'put'): Comm
     .option('--kex <list>', 'key exchange preference, comma separated', collect)
     .option('--mac <list>', 'MAC preference, comma separated', collect)
     .option('--host-key-algorithms <list>', 'host key algorithm preference, comma separated', collect)
-    .option('--connections <n>', `SSH connections, each in its own thread (default: ${AUTO_TUNE.connections} with ${AUTO_TUNE.channels} channels each when the measured RTT is ≥ ${AUTO_TUNE.rttMs} ms, else 1 with 1 channel, ${AUTO_TUNE.segmentedPutChannels} for a put of a file above --segment-size)`, positiveInt)
-    .option('--channels <n>', 'SFTP channels per connection (default: see --connections)', positiveInt)
-    .option('--requests <n>', 'outstanding requests per channel', positiveInt, SESSION_DEFAULTS.requests)
-    .option('--segment-size <size>', 'split files larger than this across channels (K, M, G: KiB, MiB, GiB)', parseSize, SESSION_DEFAULTS.segmentSize)
-    .option('--window <size>', `receive window per SFTP channel, 2M to 256M (default: RTT × ${WINDOW_TUNE.bytesPerSecond / 1048576} MiB/s, from 2M up to ${WINDOW_TUNE.maxBytes / 1048576}M)`, parseWindow)
+    .option('--connections <n>', `SSH connections, each in its own thread, ${TRANSFER_LIMITS.connections.text} (default: ${AUTO_TUNE.connections} with ${AUTO_TUNE.channels} channels each when the measured RTT is ≥ ${AUTO_TUNE.rttMs} ms, else 1 with 1 channel, ${AUTO_TUNE.segmentedPutChannels} for a put of a file above --segment-size)`, intIn(TRANSFER_LIMITS.connections))
+    .option('--channels <n>', `SFTP channels per connection, ${TRANSFER_LIMITS.channels.text} (default: see --connections)`, intIn(TRANSFER_LIMITS.channels))
+    .option('--requests <n>', `outstanding requests per channel, ${TRANSFER_LIMITS.requests.text}`, intIn(TRANSFER_LIMITS.requests), SESSION_DEFAULTS.requests)
+    .option('--segment-size <size>', `split files larger than this across channels, ${TRANSFER_LIMITS.segmentSize.text} (K, M, G: KiB, MiB, GiB)`, parseSize, SESSION_DEFAULTS.segmentSize)
+    .option('--window <size>', `receive window per SFTP channel, ${TRANSFER_LIMITS.window.text} (default: RTT × ${WINDOW_TUNE.bytesPerSecond / 1048576} MiB/s, from 2M up to ${WINDOW_TUNE.maxBytes / 1048576}M)`, parseWindow)
     .option('--keepalive <ms>', `keepalive interval in ms, 0 = off (default: ssh_config ServerAliveInterval, else ${SESSION_DEFAULTS.keepaliveIntervalMs})`, nonNegativeInt)
     .option('--keepalive-count <n>', `missed keepalives before the connection is dropped (default: ServerAliveCountMax, else ${SESSION_DEFAULTS.keepaliveCountMax})`, positiveInt)
     .option('--connect-timeout <ms>', `connect + authentication timeout in ms (default: ConnectTimeout, else ${SESSION_DEFAULTS.readyTimeoutMs})`, positiveInt)

@@ -78,3 +78,34 @@ describe('terminal escape injection (scripted server)', () => {
     });
   });
 });
+
+describe('concurrency and size options are bounded (real CLI)', () => {
+  const cases: Array<[string[], RegExp]> = [
+    [['--connections', '100000'], /--connections <n>.*'100000' is invalid\. must be a whole number from 1 to 16/],
+    [['--connections', '17'], /must be a whole number from 1 to 16/],
+    [['--channels', '1000'], /--channels <n>.*must be a whole number from 1 to 16/],
+    [['--requests', '100000'], /--requests <n>.*must be a whole number from 1 to 1024/],
+    [['--window', '1'], /--window <size>.*must be from 2M to 256M/],
+    [['--window', '1G'], /--window <size>.*must be from 2M to 256M/],
+    [['--segment-size', '2000G'], /--segment-size <size>.*must be from 64K to 1024G/],
+    [['--limit', '0.4'], /--limit <rate>.*must be 0 \(no limit\) or at least 1K/],
+  ];
+  for (const [flags, expected] of cases) {
+    test(`get ${flags.join(' ')}: a usage error naming the range, before connecting`, async () => {
+      const dest = path.join(work, 'never');
+      const r = await runCli(['get', ...flags, ...baseFlags(sshd), urlOf(sshd, path.join(sshd.root, 'x')), dest], { knownHosts });
+      assert.equal(r.code, 2, describeRun(r));
+      assert.match(r.stderr, expected, describeRun(r));
+      assert.equal(fs.existsSync(dest), false);
+    });
+  }
+  test('the largest values are accepted: 16 connections × 16 channels copy a file', async () => {
+    const src = path.join(sshd.root, 'bounded.bin');
+    writeRandomFile(src, 100_000);
+    const dest = path.join(work, 'bounded.bin');
+    const r = await runCli(['get', '--connections', '16', '--channels', '16', '--requests', '1024', '--window', '256M', '--segment-size', '1024G',
+      ...baseFlags(sshd), urlOf(sshd, src), dest], { knownHosts });
+    assert.equal(r.code, 0, describeRun(r));
+    assert.equal(fs.statSync(dest).size, 100_000);
+  });
+});

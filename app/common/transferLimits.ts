@@ -21,6 +21,7 @@ export interface Range {
  * - `requests`: outstanding SSH_FXP_READ/WRITE requests per channel.
  * - `window`: a channel's receive window in bytes: ssh2's own 2 MiB up to 256 MiB (a uint32, RFC 4254 §5.2).
  * - `segmentSize`: bytes above which a file is split across channels.
+ * - `maxDepth`: folder levels a recursive download walks below a source (`--max-depth`).
  */
 export const TRANSFER_LIMITS = {
   connections: { min: 1, max: 16, text: '1 to 16' },
@@ -28,4 +29,5 @@ export const TRANSFER_LIMITS = {
   requests: { min: 1, max: 1024, text: '1 to 1024' },
   window: { min: 2 * MiB, max: 256 * MiB, text: '2M to 256M' },
   segmentSize: { min: 64 * KiB, max: 1024 * GiB, text: '64K to 1024G' },
+  maxDepth: { min: 0, max: 1000, text: '0 to 1000' },
 } as const satisfies Record<string, Range>;

@@ -8,6 +8,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_RETRY_POLICY } from '../../common/retry';
 import { TRANSFER_LIMITS, type Range } from '../../common/transferLimits';
 import { AUTO_TUNE, SESSION_DEFAULTS, WINDOW_TUNE } from '../ssh/session';
+import { DEFAULT_MAX_DEPTH } from '../transfer/scan';
 import { CONFLICT_RULES, type ConflictRule, type TransferRequest } from '../transfer/types';
 
 /** The options of `get` and `put`, as commander parses them. */
@@ -15,6 +16,8 @@ export interface CliOptions {
   recursive?: boolean;
   /** `-L` (put only): follow symlinks in the folder walk. */
   dereference?: boolean;
+  /** `--max-depth N` (get only): folders nested deeper than this below a source are not walked. */
+  maxDepth?: number;
   identity?: string[];
   agent: boolean;
   batch?: boolean;
@@ -238,6 +241,10 @@ export function packageVersion(from = __dirname): string {
 export function addTransferOptions(cmd: Command, direction: 'get' | 'put'): Command {
   cmd.option('-r, --recursive', 'copy folders recursively');
   if (direction === 'put') cmd.option('-L, --dereference', DEREFERENCE_HELP);
+  if (direction === 'get') {
+    cmd.option('--max-depth <n>', `with -r, folders nested deeper than this below a source are reported and not copied, `
+      + `${TRANSFER_LIMITS.maxDepth.text} (default ${DEFAULT_MAX_DEPTH}, like OpenSSH's sftp)`, intIn(TRANSFER_LIMITS.maxDepth));
+  }
   return cmd
     .option('-i, --identity <file>', 'private key file (repeatable)', collect)
     .option('--no-agent', 'do not use ssh-agent')
@@ -316,6 +323,7 @@ export function transferRequest(direction: 'get' | 'put', sources: string[], des
     verify: o.verify,
   };
   if (direction === 'put') req.followSymlinks = o.dereference === true;
+  if (direction === 'get' && o.maxDepth !== undefined) req.maxDepth = o.maxDepth;
   if (o.times === false) req.preserveTimes = false;
   if (o.perms === true) req.preservePermissions = true;
   return req;

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  baseFlags, describeRun, runCli, startScriptedServer, startSshd, treeOf, trustedServerHooks, urlOf, withTrustedServer, writeRandomFile,
+  baseFlags, describeRun, fakeFileEntry, runCli, startScriptedServer, startSshd, treeOf, trustedServerHooks, urlOf, withTrustedServer, writeRandomFile,
   type SshdServer,
 } from './helpers';
 
@@ -107,5 +107,48 @@ describe('concurrency and size options are bounded (real CLI)', () => {
       ...baseFlags(sshd), urlOf(sshd, src), dest], { knownHosts });
     assert.equal(r.code, 0, describeRun(r));
     assert.equal(fs.statSync(dest).size, 100_000);
+  });
+});
+
+describe('get -r: loops and depth', () => {
+  test('a server folder that lists itself is copied once and the loop is named (REALPATH), exit 1', async () => {
+    await withTrustedServer(() => startScriptedServer(), 'sluice-loop-', async (t) => {
+      const src = path.join(t.server.root, 'loop');
+      fs.mkdirSync(src);
+      writeRandomFile(path.join(src, 'f.txt'), 500);
+      fs.symlinkSync('.', path.join(src, 'again'));
+      const again = { filename: 'again', attrs: { mode: 0o040755, size: 4096, mtime: 1_700_000_000 } };
+      t.server.overrides.readdir = (p) => (p === src || p.startsWith(`${src}/`) ? [fakeFileEntry('f.txt', 500), again] : undefined);
+      const dest = path.join(t.dir, 'out');
+      const r = await runCli(['get', '-r', '--json', ...baseFlags(t.server), urlOf(t.server, src), dest], { knownHosts: t.knownHosts, timeoutMs: 60_000 });
+      assert.equal(r.code, 1, describeRun(r));
+      assert.deepEqual((await treeOf(dest)).map((e) => e.rel), ['f.txt']);
+      const failed = r.report?.failed ?? [];
+      assert.deepEqual(failed.map((f) => f.path), [path.join(src, 'again')], describeRun(r));
+      assert.match(failed[0].message, /folder not copied, it is .*loop again \(the server lists a folder inside itself: a loop\)/);
+    });
+  });
+
+  test('--max-depth 2 walks two levels below the source and names the folder it stops at; default 64', async () => {
+    const src = path.join(sshd.root, 'deep');
+    let dir = src;
+    for (let level = 0; level <= 66; level++) {
+      fs.mkdirSync(dir, { recursive: true });
+      writeRandomFile(path.join(dir, `f${level}.txt`), 10);
+      dir = path.join(dir, 'd');
+    }
+    const levelDir = (n: number): string => path.join(src, ...Array<string>(n).fill('d'));
+    const shallow = path.join(work, 'shallow');
+    const r = await runCli(['get', '-r', '--json', '--max-depth', '2', ...baseFlags(sshd), urlOf(sshd, src), shallow], { knownHosts });
+    assert.equal(r.code, 1, describeRun(r));
+    assert.deepEqual((await treeOf(shallow)).filter((e) => e.type === 'file').map((e) => e.rel), ['d/d/f2.txt', 'd/f1.txt', 'f0.txt']);
+    assert.deepEqual((r.report?.failed ?? []).map((f) => f.path), [levelDir(3)], describeRun(r));
+    assert.match(r.report?.failed[0].message ?? '', /nested deeper than 2 levels below the source \(--max-depth\)/);
+
+    const full = path.join(work, 'full');
+    const d = await runCli(['get', '-r', '--json', ...baseFlags(sshd), urlOf(sshd, src), full], { knownHosts, timeoutMs: 60_000 });
+    assert.equal(d.code, 1, describeRun(d));
+    assert.equal(d.report?.files, 65, describeRun(d));
+    assert.deepEqual((d.report?.failed ?? []).map((f) => f.path), [levelDir(65)], describeRun(d));
   });
 });

@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  baseFlags, describeRun, fakeFileEntry, runCli, startScriptedServer, startSshd, treeOf, trustedServerHooks, urlOf, withTrustedServer, writeRandomFile,
+  baseFlags, describeRun, fakeFileEntry, runCli, startCli, startScriptedServer, startSshd, treeOf, trustedServerHooks, urlOf, waitUntil,
+  withTrustedServer, writeRandomFile,
   type SshdServer,
 } from './helpers';
 
@@ -151,4 +152,44 @@ describe('get -r: loops and depth', () => {
     assert.equal(d.report?.files, 65, describeRun(d));
     assert.deepEqual((d.report?.failed ?? []).map((f) => f.path), [levelDir(65)], describeRun(d));
   });
+});
+
+describe('listings are bounded and give way to a signal (scripted server)', () => {
+  test('a folder answering names forever stops at the per-folder limit, stated in the error; exit 1', async () => {
+    await withTrustedServer(() => startScriptedServer({ overrides: { endlessReaddir: 'names' } }), 'sluice-endless-', async (t) => {
+      const src = path.join(t.server.root, 'endless');
+      fs.mkdirSync(src);
+      const r = await runCli(['get', '-r', ...baseFlags(t.server), urlOf(t.server, src), path.join(t.dir, 'out')], { knownHosts: t.knownHosts, timeoutMs: 120_000 });
+      assert.equal(r.code, 1, describeRun(r));
+      assert.match(r.stderr, /READDIR .*endless: the folder lists more than 1,000,000 names, the limit of one listing/, describeRun(r));
+      assert.ok((t.server.stats.endlessAnswers ?? 0) <= 1_002, `read on after the limit: ${t.server.stats.endlessAnswers} answers`);
+    });
+  });
+
+  test('a folder answering empty NAME replies forever is given up, exit 1', async () => {
+    await withTrustedServer(() => startScriptedServer({ overrides: { endlessReaddir: 'empty' } }), 'sluice-empty-', async (t) => {
+      const src = path.join(t.server.root, 'empty');
+      fs.mkdirSync(src);
+      const r = await runCli(['get', '-r', ...baseFlags(t.server), urlOf(t.server, src), path.join(t.dir, 'out')], { knownHosts: t.knownHosts, timeoutMs: 60_000 });
+      assert.equal(r.code, 1, describeRun(r));
+      assert.match(r.stderr, /READDIR .*empty: the server answered 100 times in a row with no names and never ended the folder/, describeRun(r));
+    });
+  });
+
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    test(`${signal} during a listing that never ends: the CLI exits at once`, async () => {
+      await withTrustedServer(() => startScriptedServer({ overrides: { endlessReaddir: 'names' } }), 'sluice-listsig-', async (t) => {
+        const src = path.join(t.server.root, 'endless');
+        fs.mkdirSync(src);
+        const run = startCli(['get', '-r', '--json', ...baseFlags(t.server), urlOf(t.server, src), path.join(t.dir, 'out')], { knownHosts: t.knownHosts, timeoutMs: 60_000 });
+        await waitUntil('the listing under way', () => (t.server.stats.endlessAnswers ?? 0) >= 20, 30_000);
+        const sent = Date.now();
+        run.child.kill(signal);
+        const r = await run.result;
+        const waited = Date.now() - sent;
+        assert.equal(r.code, signal === 'SIGINT' ? 130 : 143, describeRun(r));
+        assert.ok(waited < 5_000, `exited ${waited} ms after ${signal}`);
+      });
+    });
+  }
 });

@@ -9,6 +9,7 @@ import type { FsEntry } from '../../app/common/ipc/contract';
 import { formatBytes, formatDate } from '../format/format';
 import type { Selection } from '../format/entries';
 import { Icon } from './Icon';
+import { displayText } from '../../app/common/displayText';
 
 /** Height of a file row, px (the CSS's `table.files tbody tr`). */
 export const FILE_ROW_HEIGHT = 26;
@@ -55,7 +56,7 @@ function FileRow({ entry, index, selected, focused, h }: { entry: FsEntry; index
     >
       <td role="gridcell">
         <Icon name={isDir ? 'folder' : entry.type === 'symlink' ? 'link' : 'file'} />
-        {entry.name}
+        {displayText(entry.name, Infinity)}
       </td>
       <td role="gridcell" className="num">
         {isDir ? '' : formatBytes(entry.size)}

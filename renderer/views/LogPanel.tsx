@@ -3,6 +3,7 @@
  */
 import { useEffect, useRef } from 'react';
 import { useAppState } from '../state/react';
+import { displayText } from '../../app/common/displayText';
 
 function time(t: number): string {
   const d = new Date(t);
@@ -23,7 +24,7 @@ export function LogPanel() {
       <ol ref={ref} role="log" aria-label="Log lines" aria-live="polite">
         {lines.map((l, i) => (
           <li key={`${l.t}-${i}`} className={`lvl-${l.level}`}>
-            {time(l.t)} {l.level.toUpperCase()} {l.message}
+            {time(l.t)} {l.level.toUpperCase()} {displayText(l.message, Infinity)}
           </li>
         ))}
       </ol>

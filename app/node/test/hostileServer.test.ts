@@ -176,6 +176,17 @@ describe('listings are bounded and give way to a signal (scripted server)', () =
     });
   });
 
+  test('a READDIR never answered: the SFTP reply watchdog ends the job (CONNECTION_STALLED), exit 1', async () => {
+    await withTrustedServer(() => startScriptedServer({ overrides: { unansweredReaddir: true } }), 'sluice-noanswer-', async (t) => {
+      const src = path.join(t.server.root, 'silent');
+      fs.mkdirSync(src);
+      const r = await runCli(['get', '-r', '--retries', '1', '--keepalive', '500', '--keepalive-count', '2', ...baseFlags(t.server),
+        urlOf(t.server, src), path.join(t.dir, 'out')], { knownHosts: t.knownHosts, timeoutMs: 30_000 });
+      assert.equal(r.code, 1, describeRun(r));
+      assert.match(r.stderr, /stopped answering: no reply for 1 s/, describeRun(r));
+    });
+  });
+
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     test(`${signal} during a listing that never ends: the CLI exits at once`, async () => {
       await withTrustedServer(() => startScriptedServer({ overrides: { endlessReaddir: 'names' } }), 'sluice-listsig-', async (t) => {

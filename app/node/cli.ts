@@ -22,7 +22,6 @@ import { withBookmark } from './cli/bookmarks';
 import { connectedLine, engineOptions, jobTarget, openJobEngine, resolveOperands } from './cli/jobSetup';
 import { SIGNAL_EXIT_CODES, guardSignals, type HandledSignal } from './cli/signals';
 import { formatSummary } from './cli/summary';
-import { openEngine } from './engine/engine';
 import { openRunJournal, recognizedGetDest } from './cli/resume';
 import { RetryingJob, keptMessage } from './cli/retry';
 import { CLOSED_PIPE_EXIT_CODE, onStdoutClosed, quietOnClosedPipe, stdoutClosed } from './cli/closedPipe';

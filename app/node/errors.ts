@@ -9,20 +9,8 @@ export {
 } from '../common/errors';
 import { SluiceError, type ErrorCode } from '../common/errors';
 
-/**
- * Makes untrusted text (remote names, server messages) safe to print on a terminal: control characters
- * (C0, DEL, C1 — which include ESC and CSI, the start of terminal escape sequences) become `\xNN`/`\uNNNN`,
- * and the result is cut at `max` characters.
- */
-export function displayText(text: string, max = 300): string {
-  // eslint-disable-next-line no-control-regex
-  let out = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
-    const n = c.charCodeAt(0);
-    return n <= 0xff ? `\\x${n.toString(16).padStart(2, '0')}` : `\\u${n.toString(16).padStart(4, '0')}`;
-  });
-  if (out.length > max) out = `${out.slice(0, max)}…`;
-  return out;
-}
+export { displayText, terminalText } from '../common/displayText';
+import { displayText } from '../common/displayText';
 
 interface ErrnoLike {
   code?: unknown;

@@ -6,6 +6,7 @@ import { siteInputSchema } from '../../app/common/ipc/contract';
 import type { AuthMethod, Site, SiteInput } from '../../app/common/model/site';
 import { normalizeFolder } from '../../app/common/model/site';
 import { parseJumpHosts } from '../../app/common/jumpHosts';
+import { TRANSFER_LIMITS } from '../../app/common/transferLimits';
 import { SITE_ALGORITHM_FIELDS, type AlgorithmFamilyName } from '../../app/common/algorithms';
 import { FAMILY_LABELS, type AlgorithmChoice } from './algorithmLists';
 
@@ -147,9 +148,9 @@ export function validateSiteForm(form: SiteForm): SiteFormResult {
   if (!user) errors.user = 'User is required';
   const keyPath = form.keyPath.trim();
   if (form.authMethod === 'key' && !keyPath) errors.keyPath = 'Choose a private key file';
-  const connections = intField(form.connections, 1, 16, 'Connections');
+  const connections = intField(form.connections, TRANSFER_LIMITS.connections.min, TRANSFER_LIMITS.connections.max, 'Connections');
   if (connections.error) errors.connections = connections.error;
-  const channels = intField(form.channels, 1, 8, 'Channels');
+  const channels = intField(form.channels, TRANSFER_LIMITS.channels.min, TRANSFER_LIMITS.channels.max, 'Channels');
   if (channels.error) errors.channels = channels.error;
   const speedLimit = limitField(form.speedLimit);
   if (speedLimit.error) errors.speedLimit = speedLimit.error;

@@ -9,6 +9,7 @@ import type { FsEntry } from '../../app/common/ipc/contract';
 import { formatBytes, formatDate } from '../format/format';
 import type { Selection } from '../format/entries';
 import { Icon } from './Icon';
+import { displayText } from '../../app/common/displayText';
 
 /** Height of a file row, px (the CSS's `table.files tbody tr`). */
 export const FILE_ROW_HEIGHT = 26;
@@ -63,7 +64,7 @@ function FileRow({ entry, index, selected, focused, h }: { entry: FsEntry; index
     >
       <td role="gridcell" title={linkTitle(entry)}>
         <Icon name={isDir ? 'folder' : entry.type === 'symlink' ? 'link' : 'file'} />
-        {entry.name}
+        {displayText(entry.name, Infinity)}
         {entry.link && !broken && <Icon name="link" className="link-mark" />}
       </td>
       <td role="gridcell" className={broken ? 'num error-text' : 'num'}>

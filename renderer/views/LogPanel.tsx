@@ -5,6 +5,7 @@
 import { useEffect, useRef } from 'react';
 import { useAppState } from '../state/react';
 import { formatTime } from '../format/format';
+import { displayText } from '../../app/common/displayText';
 
 
 /** The log panel. */
@@ -28,7 +29,7 @@ export function LogPanel({ collapsed = false, onToggle }: { collapsed?: boolean;
       <ol ref={ref} role="log" aria-label="Log lines" aria-live="polite">
         {lines.map((l, i) => (
           <li key={`${l.t}-${i}`} className={`lvl-${l.level}`}>
-            {formatTime(l.t)} {l.level.toUpperCase()} {l.message}
+            {formatTime(l.t)} {l.level.toUpperCase()} {displayText(l.message, Infinity)}
           </li>
         ))}
       </ol>

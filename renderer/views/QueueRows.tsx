@@ -13,6 +13,7 @@ import { formatBytes, formatDuration, formatRate, percent } from '../format/form
 import type { FileLineView } from '../state/batchFiles';
 import { JOB_INTENT_LABEL } from '../state/queueActions';
 import { Icon } from './Icon';
+import { displayText } from '../../app/common/displayText';
 
 export const ROW_HEIGHT = 44;
 export const LINE_HEIGHT = 24;
@@ -102,7 +103,7 @@ export const BatchRow = memo(function BatchRow(p: BatchRowProps) {
             {expanded ? '▾' : '▸'}
           </button>
         )}
-        <Icon name={view.direction === 'upload' ? 'up' : 'down'} /> {view.name}
+        <Icon name={view.direction === 'upload' ? 'up' : 'down'} /> {displayText(view.name, Infinity)}
         {view.filesTotal > 1 ? <span className="muted"> ({view.filesDone}/{view.filesTotal} files)</span> : null}
       </span>
       <span className={`state state-${shown}`}>{shown}</span>

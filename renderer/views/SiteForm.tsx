@@ -11,6 +11,7 @@ import type { Settings } from '../../app/common/ipc/contract';
 import { hasAdvanced, validateSiteForm, ADVANCED_FIELDS, type SiteForm, type SiteFormField } from '../state/siteForm';
 import { useBridge } from '../state/react';
 import type { SiteInput } from '../../app/common/model/site';
+import { TRANSFER_LIMITS } from '../../app/common/transferLimits';
 import { AlgorithmEditor, useAlgorithmCatalog } from './AlgorithmEditor';
 import { Dialog } from './Dialog';
 import { SiteTestResult } from './SiteTestResult';
@@ -173,8 +174,8 @@ export function SiteFormDialog({ initial, folders, hasPassword, settings, onSave
         <fieldset>
           <legend>Connection</legend>
           <div className="form-grid">
-            {text('connections', 'Connections', { inputMode: 'numeric', placeholder: 'auto (1–16)' })}
-            {text('channels', 'Channels per connection', { inputMode: 'numeric', placeholder: 'auto (1–8)' })}
+            {text('connections', 'Connections', { inputMode: 'numeric', placeholder: `auto (${TRANSFER_LIMITS.connections.min}–${TRANSFER_LIMITS.connections.max})` })}
+            {text('channels', 'Channels per connection', { inputMode: 'numeric', placeholder: `auto (${TRANSFER_LIMITS.channels.min}–${TRANSFER_LIMITS.channels.max})` })}
             {text('speedLimit', 'Speed limit (MiB/s)', { inputMode: 'decimal', placeholder: 'none' })}
             {text('jumpHost', 'Jump host', { placeholder: 'as ~/.ssh/config says (e.g. user@bastion:22)' })}
           </div>

@@ -3,10 +3,11 @@
  * negotiated algorithms, the round trip and the login folder; or the step that failed with the server's message.
  */
 import type { SiteTestReport } from '../../app/common/model/siteTest';
+import { displayText } from '../../app/common/displayText';
 
-/** The server's software from its identification line: `SSH-2.0-OpenSSH_9.2p1 Debian` -> `OpenSSH_9.2p1 Debian`. */
+/** The server's software from its identification line, escaped (`SSH-2.0-OpenSSH_9.2p1 Debian` -> `OpenSSH_9.2p1 Debian`). */
 export function serverSoftwareText(ident: string): string {
-  return ident.replace(/^SSH-[\d.]+-/, '') || ident;
+  return displayText(ident.replace(/^SSH-[\d.]+-/, '') || ident);
 }
 
 /** A test under way, its report, or a failure of the request itself. */

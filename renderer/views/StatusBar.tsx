@@ -8,6 +8,7 @@ import type { SessionStatus } from '../../app/common/ipc/contract';
 import { formatRate, sessionStateText } from '../format/format';
 import { PoolSegment } from './PoolSegment';
 import { serverSoftwareText } from './SiteTestResult';
+import { displayText } from '../../app/common/displayText';
 
 export interface StatusBarProps {
   status: SessionStatus | undefined;
@@ -57,7 +58,7 @@ export function StatusBar({ status: session, rate, speedLimit, onSpeedLimit }: S
       <span>
         Host key: <output aria-label="Host-key algorithm">{status?.serverHostKey ?? '—'}</output>
       </span>
-      <span className="shrink" title={status?.serverVersion}>
+      <span className="shrink" title={status?.serverVersion && displayText(status.serverVersion)}>
         Server: <output aria-label="Server version">{status?.serverVersion ? serverSoftwareText(status.serverVersion) : '—'}</output>
       </span>
       <PoolSegment status={session} />

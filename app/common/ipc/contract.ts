@@ -18,6 +18,7 @@ import type { AlgorithmCatalog } from '../algorithms';
 import type { SiteTestReport } from '../model/siteTest';
 import { exportSchema, importPreviewSchema, importSchema, type ExportResult, type ImportPreview, type ImportResult } from '../model/siteImport';
 import { parseJumpHosts } from '../jumpHosts';
+import { TRANSFER_LIMITS } from '../transferLimits';
 import type { QueueFile } from '../queue/files';
 import type { QueueEvent } from '../queue/reducer';
 import type { LogLine, ProgressSample, SessionStatus } from './status';
@@ -138,8 +139,8 @@ export const siteInputSchema = z.strictObject({
   keyPath: path.optional(),
   localDir: path.optional(),
   remoteDir: path.optional(),
-  connections: z.number().int().min(1).max(16).optional(),
-  channels: z.number().int().min(1).max(8).optional(),
+  connections: z.number().int().min(TRANSFER_LIMITS.connections.min).max(TRANSFER_LIMITS.connections.max).optional(),
+  channels: z.number().int().min(TRANSFER_LIMITS.channels.min).max(TRANSFER_LIMITS.channels.max).optional(),
   ciphers: algorithmList,
   kex: algorithmList,
   macs: algorithmList,

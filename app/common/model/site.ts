@@ -23,9 +23,9 @@ export interface Site {
   localDir?: string;
   /** Default remote folder opened on connect. */
   remoteDir?: string;
-  /** Parallel SSH connections (N), 1..16. */
+  /** Parallel SSH connections (N), within TRANSFER_LIMITS.connections (app/common/transferLimits.ts). */
   connections?: number;
-  /** SFTP channels per connection (M), 1..8. */
+  /** SFTP channels per connection (M), within TRANSFER_LIMITS.channels. */
   channels?: number;
   /**
    * The algorithms this site offers, most preferred first (RFC 4253 §7.1 KEXINIT name-lists, OpenSSH names as ssh2

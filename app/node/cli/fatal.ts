@@ -4,7 +4,7 @@
  * `{"type":"error","code":…,"message":…,"exitCode":…}` line on stdout, so that a script reading the events sees
  * why the run ended.
  */
-import { SluiceError, exitCodeFor, type ErrorCode } from '../errors';
+import { SluiceError, exitCodeFor, terminalText, type ErrorCode } from '../errors';
 
 /** The `--json` line of a fatal error. */
 export interface FatalError {
@@ -39,7 +39,7 @@ export interface FatalStreams {
  */
 export function writeFatal(f: FatalError, json: boolean, opts: { humanAlreadyShown?: boolean; streams?: FatalStreams } = {}): number {
   const streams = opts.streams ?? { stdout: process.stdout, stderr: process.stderr };
-  if (!opts.humanAlreadyShown) streams.stderr.write(`sluice: ${f.message}\n`);
+  if (!opts.humanAlreadyShown) streams.stderr.write(`sluice: ${terminalText(f.message)}\n`);
   if (json) streams.stdout.write(`${JSON.stringify(f)}\n`);
   return f.exitCode;
 }

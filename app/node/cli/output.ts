@@ -4,7 +4,7 @@
  */
 import { limitedByText } from '../../common/stats/bottleneck';
 import { isTransient } from '../../common/retry';
-import { displayText } from '../errors';
+import { displayText, terminalText } from '../errors';
 import { learnedKeysMessage } from '../ssh/hostKeys';
 import type { EngineEvent } from '../transfer/types';
 import { ProgressBar, type BarStream, type ProgressEvent } from './progressBar';
@@ -85,7 +85,7 @@ export function makeOutput(o: OutputOptions, label: string, streams: OutputStrea
     };
   }
   let bar = streams.stderr.isTTY === true && o.progress ? new ProgressBar(label, streams.stderr) : null;
-  const line = (text: string): void => { bar?.stop(); streams.stderr.write(`${text}\n`); };
+  const line = (text: string): void => { bar?.stop(); streams.stderr.write(`${terminalText(text)}\n`); };
   const limits = new LimitLines();
   let failedFiles = 0;
   return {

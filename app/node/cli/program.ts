@@ -6,7 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_RETRY_POLICY } from '../../common/retry';
-import { AUTO_TUNE, SESSION_DEFAULTS, SSH2_DEFAULT_WINDOW, WINDOW_TUNE } from '../ssh/session';
+import { TRANSFER_LIMITS, type Range } from '../../common/transferLimits';
+import { AUTO_TUNE, SESSION_DEFAULTS, WINDOW_TUNE } from '../ssh/session';
+import { DEFAULT_MAX_DEPTH } from '../transfer/scan';
 import { CONFLICT_RULES, type ConflictRule, type TransferRequest } from '../transfer/types';
 import { parseByteAmount } from './units';
 
@@ -15,6 +17,8 @@ export interface CliOptions {
   recursive?: boolean;
   /** `-L` (put only): follow symlinks in the folder walk. */
   dereference?: boolean;
+  /** `--max-depth N` (get only): folders nested deeper than this below a source are not walked. */
+  maxDepth?: number;
   identity?: string[];
   agent: boolean;
   batch?: boolean;
@@ -145,11 +149,23 @@ const SSH_CONFIG_HELP = 'OpenSSH client configuration file to read instead of ~/
 const DEREFERENCE_HELP = 'follow symlinks in the folder walk, like cp -L (default: a file symlink is copied only when its '
   + 'target is inside the tree; others are reported and skipped)';
 
-/** `--connections`, `--channels`, …: a whole number ≥ 1. @throws InvalidArgumentError otherwise */
+/** `--first`, `--keepalive-count`, …: a whole number ≥ 1. @throws InvalidArgumentError otherwise */
 export function positiveInt(v: string): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number ≥ 1');
   return n;
+}
+
+/**
+ * A parser of a whole number within `range` (`--connections`, `--channels`, `--requests`).
+ * @returns the parser; it throws InvalidArgumentError naming the range for anything else
+ */
+export function intIn(range: Range): (v: string) => number {
+  return (v) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < range.min || n > range.max) throw new InvalidArgumentError(`must be a whole number from ${range.text}`);
+    return n;
+  };
 }
 
 /** `--keepalive`: a whole number ≥ 0. @throws InvalidArgumentError otherwise */
@@ -160,16 +176,24 @@ export function nonNegativeInt(v: string): number {
 }
 
 /**
- * Parses sizes such as 16M, 512K, 1G, 16MiB or plain bytes, as rsync reads them (units.ts parseByteAmount): K, M, G
- * and KiB, MiB, GiB are powers of 1024, KB, MB, GB powers of 1000.
- * @returns bytes
- * @throws InvalidArgumentError for other text or a size under 64 KiB
+ * A size within `range`, read as rsync reads sizes (units.ts parseByteAmount): K, M, G and KiB, MiB, GiB are powers
+ * of 1024, KB, MB, GB powers of 1000.
+ * @throws InvalidArgumentError for other text, or naming the range
  */
-export function parseSize(v: string): number {
+function sizeIn(v: string, range: Range): number {
   const n = parseByteAmount(v);
   if (n === undefined) throw new InvalidArgumentError('expected a size such as 16M (16 MiB), 512K, 16MB (16,000,000 bytes) or 1048576');
-  if (n < 65536) throw new InvalidArgumentError('must be at least 64K');
+  if (n < range.min || n > range.max) throw new InvalidArgumentError(`must be from ${range.text}`);
   return n;
+}
+
+/**
+ * `--segment-size`: sizes such as 16M, 512K, 1G, 16MiB or plain bytes; units are binary (K = 1024).
+ * @returns bytes
+ * @throws InvalidArgumentError for other text or a size outside {@link TRANSFER_LIMITS}.segmentSize (64K to 1024G)
+ */
+export function parseSize(v: string): number {
+  return sizeIn(v, TRANSFER_LIMITS.segmentSize);
 }
 
 /** What `--limit` says about its units, for the help. */
@@ -186,19 +210,19 @@ export const LIMIT_HELP = 'speed limit per second, read as rsync --bwlimit reads
 export function parseRate(v: string): number {
   const n = parseByteAmount(v, { perSecond: true });
   if (n === undefined) throw new InvalidArgumentError('expected a rate such as 10M (10 MiB/s), 10MB (10,000,000 bytes/s), 512K, 1.5M or 0 (no limit)');
-  if (n !== 0 && n < 1024) throw new InvalidArgumentError('must be 0 (no limit) or at least 1K (1 KiB/s)');
+  // 0.4 rounds to 0 bytes/s: only a written zero means "no limit".
+  const writtenZero = /^0*(\.0*)?\s*[a-z/]*$/i.test(v.trim());
+  if ((n === 0 && !writtenZero) || (n !== 0 && n < 1024)) throw new InvalidArgumentError('must be 0 (no limit) or at least 1K (1 KiB/s)');
   return n;
 }
 
 /**
- * `--window`: a size from 2 MiB (ssh2's own window) to 256 MiB (an SSH window is a uint32, RFC 4254 §5.2).
+ * `--window`: a size within {@link TRANSFER_LIMITS}.window, 2 MiB (ssh2's own window) to 256 MiB.
  * @returns bytes
- * @throws InvalidArgumentError outside that range
+ * @throws InvalidArgumentError for other text or outside that range
  */
 export function parseWindow(v: string): number {
-  const n = parseSize(v);
-  if (n < SSH2_DEFAULT_WINDOW || n > 256 * 1024 * 1024) throw new InvalidArgumentError('must be between 2M and 256M');
-  return n;
+  return sizeIn(v, TRANSFER_LIMITS.window);
 }
 
 /** `--conflict`: one of {@link CONFLICT_RULES}. @throws InvalidArgumentError otherwise */
@@ -241,6 +265,10 @@ export function packageVersion(from = __dirname): string {
 export function addTransferOptions(cmd: Command, direction: 'get' | 'put'): Command {
   cmd.option('-r, --recursive', 'copy folders recursively');
   if (direction === 'put') cmd.option('-L, --dereference', DEREFERENCE_HELP);
+  if (direction === 'get') {
+    cmd.option('--max-depth <n>', `with -r, folders nested deeper than this below a source are reported and not copied, `
+      + `${TRANSFER_LIMITS.maxDepth.text} (default ${DEFAULT_MAX_DEPTH}, like OpenSSH's sftp)`, intIn(TRANSFER_LIMITS.maxDepth));
+  }
   return cmd
     .option('-i, --identity <file>', 'private key file (repeatable)', collect)
     .option('--no-agent', 'do not use ssh-agent')
@@ -259,12 +287,11 @@ export function addTransferOptions(cmd: Command, direction: 'get' | 'put'): Comm
     .option('--kex <list>', 'key exchange preference, comma separated', collect)
     .option('--mac <list>', 'MAC preference, comma separated', collect)
     .option('--host-key-algorithms <list>', 'host key algorithm preference, comma separated', collect)
-    .option('--connections <n>', `SSH connections, each in its own thread (default: ${AUTO_TUNE.connections} with ${AUTO_TUNE.channels} channels each when the measured RTT is ≥ ${AUTO_TUNE.rttMs} ms, else 1 with 1 channel, ${AUTO_TUNE.segmentedPutChannels} for a put of a file above --segment-size)`, positiveInt)
-    .option('--channels <n>', 'SFTP channels per connection (default: see --connections)', positiveInt)
-    .option('--requests <n>', 'outstanding requests per channel', positiveInt, SESSION_DEFAULTS.requests)
-    .addOption(new Option('--segment-size <size>', 'split files larger than this across channels (16M = 16 MiB)').argParser(parseSize)
-      .default(SESSION_DEFAULTS.segmentSize, `${SESSION_DEFAULTS.segmentSize / 1048576} MiB`))
-    .option('--window <size>', `receive window per SFTP channel, 2M to 256M (default: RTT × ${WINDOW_TUNE.bytesPerSecond / 1048576} MiB/s, from 2M up to ${WINDOW_TUNE.maxBytes / 1048576}M)`, parseWindow)
+    .option('--connections <n>', `SSH connections, each in its own thread, ${TRANSFER_LIMITS.connections.text} (default: ${AUTO_TUNE.connections} with ${AUTO_TUNE.channels} channels each when the measured RTT is ≥ ${AUTO_TUNE.rttMs} ms, else 1 with 1 channel, ${AUTO_TUNE.segmentedPutChannels} for a put of a file above --segment-size)`, intIn(TRANSFER_LIMITS.connections))
+    .option('--channels <n>', `SFTP channels per connection, ${TRANSFER_LIMITS.channels.text} (default: see --connections)`, intIn(TRANSFER_LIMITS.channels))
+    .option('--requests <n>', `outstanding requests per channel, ${TRANSFER_LIMITS.requests.text}`, intIn(TRANSFER_LIMITS.requests), SESSION_DEFAULTS.requests)
+    .option('--segment-size <size>', `split files larger than this across channels, ${TRANSFER_LIMITS.segmentSize.text} (K, M, G: KiB, MiB, GiB)`, parseSize, SESSION_DEFAULTS.segmentSize)
+    .option('--window <size>', `receive window per SFTP channel, ${TRANSFER_LIMITS.window.text} (default: RTT × ${WINDOW_TUNE.bytesPerSecond / 1048576} MiB/s, from 2M up to ${WINDOW_TUNE.maxBytes / 1048576}M)`, parseWindow)
     .option('--keepalive <ms>', `keepalive interval in ms, 0 = off (default: ssh_config ServerAliveInterval, else ${SESSION_DEFAULTS.keepaliveIntervalMs})`, nonNegativeInt)
     .option('--keepalive-count <n>', `missed keepalives before the connection is dropped (default: ServerAliveCountMax, else ${SESSION_DEFAULTS.keepaliveCountMax})`, positiveInt)
     .option('--connect-timeout <ms>', `connect + authentication timeout in ms (default: ConnectTimeout, else ${SESSION_DEFAULTS.readyTimeoutMs})`, positiveInt)
@@ -339,6 +366,7 @@ export function transferRequest(direction: 'get' | 'put', sources: string[], des
     verify: o.verify,
   };
   if (direction === 'put') req.followSymlinks = o.dereference === true;
+  if (direction === 'get' && o.maxDepth !== undefined) req.maxDepth = o.maxDepth;
   if (o.times === false) req.preserveTimes = false;
   if (o.perms === true) req.preservePermissions = true;
   return req;

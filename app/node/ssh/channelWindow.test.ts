@@ -27,8 +27,8 @@ test('channel window follows the RTT: 2 MiB below the auto-tune threshold, the b
 test('--window accepts 2M..256M and refuses sizes outside', () => {
   assert.equal(parseWindow('8M'), 8 * MiB);
   assert.equal(parseWindow('2MiB'), 2 * MiB);
-  assert.throws(() => parseWindow('1M'), /between 2M and 256M/);
-  assert.throws(() => parseWindow('1G'), /between 2M and 256M/);
+  assert.throws(() => parseWindow('1M'), /must be from 2M to 256M/);
+  assert.throws(() => parseWindow('1G'), /must be from 2M to 256M/);
 });
 
 /** Connects ssh2 directly to `port`, recording the amounts of every outbound SSH_MSG_CHANNEL_WINDOW_ADJUST per channel. */

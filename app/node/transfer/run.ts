@@ -65,6 +65,8 @@ class TransferJob implements FileJob {
   /** Files given up with their partial copy kept for the next run (interrupted, disconnected). */
   private readonly keptFiles: TransferFile[] = [];
   aborted: SluiceError | null = null;
+  /** Ends the wait for the scan at once (an interrupt or a fatal pool change); see {@link untilStopped}. */
+  private stopScan: ((e: SluiceError) => void) | undefined;
   /** Files planned and not yet committed, skipped or failed. */
   private readonly files = new Set<TransferFile>();
   private readonly put: boolean;
@@ -131,7 +133,7 @@ class TransferJob implements FileJob {
   private async scanAndDrain(): Promise<void> {
     try {
       if (this.session.leftovers.pending().length) await cleanLeftovers(this.session.leftovers, leftoverRemote(this.session));
-      await scanJob(this.session, this.req, this.sink());
+      await this.untilStopped(scanJob(this.session, this.req, this.sink()));
     } finally {
       // Files still in their conflict or plan stage may yet queue tasks (or create a download's temporary file).
       await Promise.allSettled(this.planning);
@@ -166,7 +168,16 @@ class TransferJob implements FileJob {
   private readonly sourceRestarts = new Map<string, number>();
 
   /** Fails queued work with `e` and aborts every running task on its worker. */
+  /** `work`, or the first error {@link stopAll} meets: a listing that never ends must not hold off a signal. */
+  private untilStopped(work: Promise<void>): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.stopScan = reject;
+      work.then(resolve, reject);
+    });
+  }
+
   private stopAll(e: SluiceError): void {
+    this.stopScan?.(e);
     this.scheduler.stop(e);
     for (const f of this.files) f.cancelRunning();
   }

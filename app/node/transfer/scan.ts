@@ -6,8 +6,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { SluiceError, fromLocalError } from '../errors';
+import { SluiceError, fromLocalError, isInterruption } from '../errors';
 import type { Session } from '../ssh/session';
+import type { RemoteStat } from '../ssh/workerProtocol';
 import { safeLocalJoin, unsafeNameReason } from './names';
 import type { TransferRequest } from './types';
 
@@ -130,13 +131,60 @@ async function walkPut(w: LocalWalk, localDir: string, remoteDir: string, ancest
   await eachLimited(dirs, WALK_CONCURRENCY, ([s, d, a]) => walkPut(w, s, d, a).catch((err) => w.sink.fail({ src: s, dst: d }, SluiceError.from(err))));
 }
 
-async function walkGet(session: Session, sink: ScanSink, remoteDir: string, localDir: string): Promise<void> {
+/**
+ * SSH_FXP_STAT of a remote symlink met in a walk. A server answering anything but NO_SUCH_FILE (FAILURE for a loop,
+ * BAD_MESSAGE for an over-long target on OpenSSH, PERMISSION_DENIED) fails that entry alone: undefined, reported.
+ * A lost connection or an abort still ends the walk (thrown).
+ * @returns the target's attributes, null when the target does not exist, undefined when the entry was failed
+ */
+async function statLink(session: Session, sink: ScanSink, src: string, dst: string): Promise<RemoteStat | null | undefined> {
+  try {
+    return await session.stat(src);
+  } catch (err) {
+    const e = SluiceError.from(err);
+    if (isInterruption(e.code)) throw e;
+    sink.fail({ src, dst }, new SluiceError(e.code, `cannot follow the symlink: ${e.message}`, { cause: e }));
+    return undefined;
+  }
+}
+
+/** A get's folder walk: the depth limit and, per folder, the real paths of the folders above it. */
+interface RemoteWalk {
+  session: Session;
+  sink: ScanSink;
+  /** Folders deeper than this below the source are failed, not walked ({@link TransferRequest.maxDepth}). */
+  maxDepth: number;
+}
+
+/** OpenSSH's sftp refuses folders nested deeper than this below the source (sftp-client.c MAX_DIR_DEPTH). */
+export const DEFAULT_MAX_DEPTH = 64;
+
+/**
+ * Walks one remote folder. A server can list a folder inside itself (directly, or through a link it reports as a
+ * folder): the SSH_FXP_REALPATH of each folder, asked alongside its listing, is checked against those above it, and
+ * the depth is bounded, so that a hostile tree fails one entry instead of nesting local folders until ENAMETOOLONG.
+ * @param ancestors real paths of the folders above `remoteDir`
+ * @param depth folders between the source and `remoteDir` (0 for the source)
+ */
+async function walkGet(w: RemoteWalk, remoteDir: string, localDir: string, ancestors: ReadonlySet<string>, depth: number): Promise<void> {
+  const { session, sink } = w;
+  if (depth > w.maxDepth) {
+    sink.fail({ src: remoteDir, dst: localDir }, new SluiceError('REMOTE_FAILURE',
+      `${remoteDir}: folder not copied, it is nested deeper than ${w.maxDepth} levels below the source (--max-depth)`));
+    return;
+  }
+  const [real, entries] = await Promise.all([session.realpath(remoteDir).catch(() => remoteDir), session.list(remoteDir)]);
+  if (ancestors.has(real)) {
+    sink.fail({ src: remoteDir, dst: localDir }, new SluiceError('REMOTE_FAILURE',
+      `${remoteDir}: folder not copied, it is ${real} again (the server lists a folder inside itself: a loop)`));
+    return;
+  }
   try {
     await fs.promises.mkdir(localDir, { recursive: true });
   } catch (e) {
     throw fromLocalError(e, localDir);
   }
-  const entries = await session.list(remoteDir);
+  const below = new Set([...ancestors, real]);
   const dirs: Array<[string, string]> = [];
   for (const e of entries) {
     if (sink.stopped()) return;
@@ -149,7 +197,8 @@ async function walkGet(session: Session, sink: ScanSink, remoteDir: string, loca
     const dst = safeLocalJoin(localDir, [e.name]);
     let st = e;
     if (e.type === 'symlink') {
-      const target = await session.stat(src);
+      const target = await statLink(session, sink, src, dst);
+      if (target === undefined) continue;
       if (!target) { sink.skip({ src, dst }, 'a symlink whose target does not exist'); continue; }
       st = { ...e, ...target };
       if (st.type === 'dir') { sink.skip({ src, dst }, 'a folder symlink'); continue; }
@@ -158,7 +207,8 @@ async function walkGet(session: Session, sink: ScanSink, remoteDir: string, loca
     else if (st.type === 'file') await sink.file({ src, dst, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });
     else sink.skip({ src, dst }, 'not a regular file, not copied');
   }
-  await eachLimited(dirs, WALK_CONCURRENCY, ([s, d]) => walkGet(session, sink, s, d).catch((err) => sink.fail({ src: s, dst: d }, SluiceError.from(err))));
+  await eachLimited(dirs, WALK_CONCURRENCY,
+    ([s, d]) => walkGet(w, s, d, below, depth + 1).catch((err) => sink.fail({ src: s, dst: d }, SluiceError.from(err))));
 }
 
 /**
@@ -222,7 +272,7 @@ async function scanGet(session: Session, req: TransferRequest, sink: ScanSink): 
     }
     if (st.type === 'dir') {
       if (!req.recursive) sink.fail({ src, dst: target }, new SluiceError('USAGE', `${src} is a folder (use -r)`));
-      else await walkGet(session, sink, src, target);
+      else await walkGet({ session, sink, maxDepth: req.maxDepth ?? DEFAULT_MAX_DEPTH }, src, target, new Set(), 0);
     } else if (st.type === 'file') {
       await sink.file({ src, dst: target, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });
     } else {

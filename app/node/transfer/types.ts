@@ -126,6 +126,11 @@ export interface TransferRequest {
    * link only when its target lies inside the tree being copied, and reports and skips the others.
    */
   followSymlinks?: boolean;
+  /**
+   * A get's folder walk (`--max-depth`): folders nested deeper than this below a source are failed, not walked
+   * (default 64, as OpenSSH's sftp; 0 copies only the source folder's own files).
+   */
+  maxDepth?: number;
   /** Records durable progress and resumes an interrupted run of the same job (see {@link TransferJournal}). */
   journal?: TransferJournal;
   /**

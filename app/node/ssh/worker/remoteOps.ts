@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { SFTPWrapper } from 'ssh2';
-import { SluiceError, fromSftpError } from '../../errors';
+import { SluiceError, displayText, fromSftpError } from '../../errors';
 import { LeftoverJournal } from '../../stores/leftovers';
 import type { RemoteEntry, RemoteStat, WorkerOps } from '../workerProtocol';
 import { handlesAhead } from './handles';
@@ -60,15 +60,26 @@ export function readdirOnce(s: SFTPWrapper, h: Buffer, p: string): Promise<DirEn
 }
 
 /**
+ * Names one listing may hold: a server that never ends a folder (READDIR answering names forever) would otherwise
+ * grow memory without end (~22 MB per 100k names). Generous: OpenSSH's sftp has no limit, and a folder of a million
+ * files is already beyond what people keep in one folder.
+ */
+export const MAX_LISTING_NAMES = 1_000_000;
+/** SSH_FXP_NAME answers without a name, in a row, before a listing is given up (a server that never says EOF). */
+export const MAX_EMPTY_ANSWERS = 100;
+
+/**
  * Lists a folder: SSH_FXP_OPENDIR, then SSH_FXP_READDIRs two at a time on its handle (answered in order,
  * draft-ietf-secsh-filexfer-02 §6.7; OpenSSH sends up to 100 names per answer, so the second usually says EOF),
  * and an SSH_FXP_CLOSE that is not waited for: two round trips for most folders, where ssh2's readdir(path)
  * takes four. An answer after the end of the folder is ignored, error or not.
+ * @throws SluiceError REMOTE_FAILURE past {@link MAX_LISTING_NAMES} names or {@link MAX_EMPTY_ANSWERS} empty answers
  */
 export async function list(a: WorkerOps['list'][0]): Promise<RemoteEntry[]> {
   const s = sftpOf(a.channel);
   const h = await call<Buffer>((cb) => s.opendir(a.path, cb as never), a.path);
   const entries: DirEntry[] = [];
+  let empty = 0;
   try {
     for (;;) {
       const answers = [readdirOnce(s, h, a.path), readdirOnce(s, h, a.path)];
@@ -81,7 +92,16 @@ export async function list(a: WorkerOps['list'][0]): Promise<RemoteEntry[]> {
             .filter((e) => e.filename !== '.' && e.filename !== '..')
             .map((e) => ({ name: e.filename, ...statToRemote(e.attrs) }));
         }
+        empty = names.length === 0 ? empty + 1 : 0;
+        if (empty >= MAX_EMPTY_ANSWERS) {
+          throw new SluiceError('REMOTE_FAILURE', `READDIR ${displayText(a.path)}: the server answered ${MAX_EMPTY_ANSWERS} times `
+            + 'in a row with no names and never ended the folder');
+        }
         entries.push(...names);
+        if (entries.length > MAX_LISTING_NAMES) {
+          throw new SluiceError('REMOTE_FAILURE', `READDIR ${displayText(a.path)}: the folder lists more than `
+            + `${MAX_LISTING_NAMES.toLocaleString('en-US')} names, the limit of one listing; not read further`);
+        }
       }
     }
   } finally {

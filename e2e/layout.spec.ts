@@ -87,5 +87,5 @@ test('layout: panes first, idle graph compact, splitters and folds kept; a 48 Mi
   await app.screenshot('layout-graph-48mib');
   await page.setViewportSize({ width: 1024, height: 700 });
   await expect.poll(async () => await height(panes) / await height(workspace)).toBeGreaterThan(0.5);
-  await app.screenshot('layout-1024');
+  await app.screenshot('layout-1024x700');
 });

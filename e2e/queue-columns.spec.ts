@@ -59,9 +59,14 @@ test('columns, site and destination, elapsed time, whole errors; a paused job co
   const box = await error.evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth, height: el.clientHeight }));
   expect(box.scroll).toBeLessThanOrEqual(box.client);
   expect(box.height).toBeGreaterThan(20);
-  for (const [w, h] of [[1024, 700], [1400, 900], [1920, 1080]] as const) {
+  const sizes = [
+    { w: 1024, h: 700, shot: 'queue-columns-1024x700' },
+    { w: 1400, h: 900, shot: 'queue-columns-1400x900' },
+    { w: 1920, h: 1080, shot: 'queue-columns-1920x1080' },
+  ] as const;
+  for (const { w, h, shot } of sizes) {
     await page.setViewportSize({ width: w, height: h });
     await expect(error).toBeVisible();
-    await app.screenshot(`queue-columns-${w}x${h}`);
+    await app.screenshot(shot);
   }
 });

@@ -9,7 +9,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { expect, test } from './harness/test';
 
-const SIZES = [[1024, 700], [1400, 900], [1920, 1080]] as const;
+/** The window sizes, each with the name of its picture (literal: `npm run screenshots` finds names by `shot: '…'`). */
+const SIZES = [
+  { width: 1024, height: 700, shot: 'window-1024x700' },
+  { width: 1400, height: 900, shot: 'window-1400x900' },
+  { width: 1920, height: 1080, shot: 'window-1920x1080' },
+] as const;
 
 /** Controls that are not fully usable: outside the window, covered or clipped, or with a cut label. */
 function unreachable(): string[] {
@@ -49,10 +54,10 @@ test('every control is reachable at 1024×700, 1400×900 and 1920×1080', async 
   await app.waitForJobState('local.txt', 'done');
   await app.remoteRow('remote.txt').click();
 
-  for (const [width, height] of SIZES) {
+  for (const { width, height, shot } of SIZES) {
     await page.setViewportSize({ width, height });
     await expect(app.remotePane.getByRole('toolbar', { name: 'Remote actions' })).toContainText('2 items, 1 selected');
-    await app.screenshot(`window-${width}x${height}`);
+    await app.screenshot(shot);
     // A queue row's name column gets the room left by the others (not cut to a few letters).
     const name = app.jobRow('local.txt').locator('.name');
     expect(await name.evaluate((el) => el.scrollWidth <= el.clientWidth), `local.txt whole at ${width}×${height}`).toBe(true);

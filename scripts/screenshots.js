@@ -4,7 +4,7 @@
  * `npm run screenshots`: refreshes docs/screenshots from ONE run of the Playwright specs, so that the set is
  * consistent (same build, same window size, neutral paths). The run writes test-results/screenshots/ (ignored by
  * git; Playwright empties test-results at the start); only when it passes, wrote every picture the specs name and
- * all pictures have one size are they copied into docs/screenshots; a picture there that no spec writes any more is
+ * all pictures have one size (except those whose name ends in their size, e.g. `window-1024x700`) are they copied into docs/screenshots; a picture there that no spec writes any more is
  * removed (and named). HOME is a fresh scratch folder for the run, so the local pane shows an empty neutral home
  * (/home/alice in the pictures: e2e/fixtures/neutralPaths.ts) rather than the machine's.
  *
@@ -31,7 +31,10 @@ function expectedNames(e2eDir = path.join(ROOT, 'e2e')) {
       const full = path.join(dir, e.name);
       if (e.isDirectory()) walk(full);
       else if (e.name.endsWith('.spec.ts')) {
-        for (const m of fs.readFileSync(full, 'utf8').matchAll(/\.screenshot\(\s*'([^']+)'\s*\)/g)) names.add(m[1]);
+        const text = fs.readFileSync(full, 'utf8');
+        for (const m of text.matchAll(/\.screenshot\(\s*'([^']+)'\s*\)/g)) names.add(m[1]);
+        // Pictures taken in a loop name themselves in a table: `{ …, shot: 'window-1024x700' }`.
+        for (const m of text.matchAll(/\bshot:\s*'([^']+)'/g)) names.add(m[1]);
       }
     }
   };
@@ -61,6 +64,14 @@ function plan({ expected, written, existing }) {
   if (missing.length) problems.push(`not written by this run (a spec skipped or failed before it): ${missing.join(', ')}`);
   const sizes = new Map();
   for (const w of written) {
+    // A picture of a deliberate window size says it in its name (`-1024x700`) and must have that size.
+    const sized = /-(\d+)x(\d+)$/.exec(w.name);
+    if (sized) {
+      if (w.width !== Number(sized[1]) || w.height !== Number(sized[2])) {
+        problems.push(`${w.name} is ${w.width}×${w.height}, not the size its name says`);
+      }
+      continue;
+    }
     const k = `${w.width}×${w.height}`;
     sizes.set(k, [...(sizes.get(k) || []), w.name]);
   }

@@ -38,7 +38,7 @@ const rateValue = (_u: uPlot, v: number | null) => (v == null ? '—' : formatRa
 /** The rate axis' labels (state/rateTicks.ts: round values), also kept on the plot's element for tests. */
 function yLabels(u: uPlot, ticks: number[]): string[] {
   const labels = ticks.map((v) => formatRate(v));
-  const host = u.root.parentElement;
+  const host = u.root.closest<HTMLElement>('[role="img"]');
   if (host) host.dataset.yTicks = labels.join(', ');
   return labels;
 }

@@ -25,6 +25,9 @@ test('an incomplete run or mixed sizes copy nothing and say why', () => {
   const mixed = s.plan({ expected: ['a', 'b'], written: [{ name: 'a', width: W, height: H }, { name: 'b', width: 800, height: 600 }], existing: [] });
   assert.deepEqual(mixed.problems, ['pictures of different sizes: 1400×860 (a); 800×600 (b)']);
   assert.deepEqual(s.plan({ expected: [], written: [], existing: ['a'] }).problems, ['the run wrote no picture']);
+  const sized = s.plan({ expected: ['a', 'w-1024x700', 'x-800x600'], written: [{ name: 'a', width: W, height: H },
+    { name: 'w-1024x700', width: 1024, height: 700 }, { name: 'x-800x600', width: W, height: H }], existing: [] });
+  assert.deepEqual(sized.problems, ['x-800x600 is 1400×860, not the size its name says'], 'a size in the name is checked, not mixed');
 });
 
 test('PNG sizes are read from the file header; anything else is refused', () => {

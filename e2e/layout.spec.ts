@@ -28,7 +28,7 @@ test('layout: panes first, idle graph compact, splitters and folds kept; a 48 Mi
   await expect(graph).toContainText('No transfer in the last minute');
   expect(await height(graph)).toBeLessThan(70);
   expect(await height(logPanel)).toBeGreaterThan(2 * await height(graph));
-  await app.screenshot('layout-idle');
+  await app.screenshot('layout-idle-1400x900');
 
   // Splitters: the panes | queue one dragged up 120 px; the queue | graph one moved 2 steps left from the keyboard.
   const rows = page.getByRole('separator', { name: 'Resize the file panes and the queue' });
@@ -84,7 +84,7 @@ test('layout: panes first, idle graph compact, splitters and folds kept; a 48 Mi
   // share is only required to be visible; the window's bound above is what makes it 3x or more wider than a 60 s one.
   expect(Number(await app.graph.getAttribute('data-active-share'))).toBeGreaterThan(0);
   expect(await height(graph), "drawn again, not the idle line").toBeGreaterThan(90);
-  await app.screenshot('layout-graph-48mib');
+  await app.screenshot('layout-graph-48mib-1400x900');
   await page.setViewportSize({ width: 1024, height: 700 });
   await expect.poll(async () => await height(panes) / await height(workspace)).toBeGreaterThan(0.5);
   await app.screenshot('layout-1024x700');

@@ -40,7 +40,7 @@ test('quick connect: an ssh_config alias, user@host:port, a bad target; Save as 
   await app.screenshot('quick-connect');
   await page.setViewportSize({ width: 1024, height: 700 });
   await expect(app.quickConnect.getByRole('button', { name: 'Save as site' })).toBeInViewport({ ratio: 1 });
-  await app.screenshot('quick-connect-1024');
+  await app.screenshot('quick-connect-1024x700');
   await page.setViewportSize({ width: 1400, height: 900 });
 
   // user@host:port: the agent method tries ~/.ssh/id_ed25519 of the service's HOME, as ssh(1) would.

@@ -43,7 +43,7 @@ test('transfer defaults: stored, used by the next connection and transfers; date
   await page.setViewportSize({ width: 1024, height: 700 });
   await form.getByRole('button', { name: 'Save transfer defaults' }).scrollIntoViewIfNeeded();
   await expect(form.getByRole('button', { name: 'Save transfer defaults' })).toBeInViewport({ ratio: 1 });
-  await app.screenshot('settings-transfers-1024');
+  await app.screenshot('settings-transfers-1024x700');
   await page.setViewportSize({ width: 1400, height: 900 });
   await dialog.getByRole('button', { name: 'Close' }).click();
   const got = await engine.service.invoke('settings.get', undefined);

@@ -52,7 +52,7 @@ test('site form: Browse… for the key, password in the secret store, Advanced f
   await expect(reason).toHaveText('weak: CBC mode (plaintext recovery, CVE-2008-5161); off by default since OpenSSH 7.4');
   expect(await reason.evaluate((el) => el.scrollWidth <= el.clientWidth && el.getBoundingClientRect().right <= el.closest('li')!.getBoundingClientRect().right)).toBe(true);
   await expect(save).toBeInViewport({ ratio: 1 });
-  await app.screenshot('site-form-advanced');
+  await app.screenshot('site-form-advanced-1024x700');
   await page.setViewportSize({ width: 1400, height: 860 });
   await save.click();
   await expect(form).toBeHidden();

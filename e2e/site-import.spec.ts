@@ -33,13 +33,13 @@ test('import sites: FileZilla preview with duplicates and notes, import the tick
   // Ticking the duplicate that holds a password offers to store it; unticking takes the offer away.
   await dialog.getByLabel('Import Production files').check();
   await expect(dialog.getByLabel(/Store the 1 password\(s\) the file holds/)).toBeChecked();
-  await expect(dialog.getByRole('button', { name: 'Import 3 site(s)' })).toBeEnabled();
+  await expect(dialog.getByRole('button', { name: 'Import 3 sites' })).toBeEnabled();
   await dialog.getByLabel('Import Production files').uncheck();
   await expect(dialog.getByLabel(/Store the .* password/)).toHaveCount(0);
 
   await dialog.getByLabel('Into folder').fill('FileZilla');
-  await dialog.getByRole('button', { name: 'Import 2 site(s)' }).click();
-  await expect(dialog.getByRole('status', { name: 'Import result' })).toContainText('Imported 2 site(s)');
+  await dialog.getByRole('button', { name: 'Import 2 sites' }).click();
+  await expect(dialog.getByRole('status', { name: 'Import result' })).toContainText('Imported 2 sites');
   await dialog.getByRole('button', { name: 'Close' }).click();
   await expect(dialog).toBeHidden();
   await expect(app.siteManager.getByRole('treeitem', { name: 'Folder FileZilla' })).toBeVisible();
@@ -52,7 +52,7 @@ test('import sites: FileZilla preview with duplicates and notes, import the tick
   const exportDialog = page.getByRole('dialog', { name: 'Export sites' });
   await exportDialog.getByLabel('File', { exact: true }).fill(file);
   await exportDialog.getByRole('button', { name: 'Export' }).click();
-  await expect(exportDialog.getByRole('status', { name: 'Export result' })).toContainText(`Exported 3 site(s) to ${file}`);
+  await expect(exportDialog.getByRole('status', { name: 'Export result' })).toContainText(`Exported 3 sites to ${file}`);
   const doc = JSON.parse(fs.readFileSync(file, 'utf8')) as { sites: Array<{ name: string; folder: string; password?: string }> };
   expect(doc.sites.map((s) => `${s.folder}|${s.name}`).sort()).toEqual(['FileZilla/Work/Legacy|Deploy key', 'FileZilla|Backup', '|Existing']);
   expect(doc.sites.some((s) => s.password !== undefined)).toBe(false);

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { expect, test } from './harness/test';
 
-/** The window sizes, each with the name of its picture (literal: `npm run screenshots` finds names by `shot: '…'`). */
+/** The window sizes, each with the name of its picture (literal: `npm run screenshots` finds names by their shot property). */
 const SIZES = [
   { width: 1024, height: 700, shot: 'window-1024x700' },
   { width: 1400, height: 900, shot: 'window-1400x900' },

@@ -7,7 +7,7 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { ConflictChoice, HostKeyAnswer, QuickSite, SessionStatus, Theme } from '../../app/common/ipc/contract';
 import type { SiteView } from '../../app/common/model/site';
 import type { QueueState } from '../../app/common/queue/reducer';
-import { sessionStateText, summarizeError } from '../format/format';
+import { plural, sessionStateText, summarizeError } from '../format/format';
 import { resolveTheme } from '../state/theme';
 import { RateSeries } from '../state/series';
 import { liveConnections, queueSpeed, siteSpeed } from '../state/speeds';
@@ -175,7 +175,7 @@ export function App() {
   const enqueue = async (direction: 'upload' | 'download', sources: string[], dest: string) => {
     if (!activeSiteId || sources.length === 0) return;
     const r = await bridge.queueEnqueue({ siteId: activeSiteId, direction, sources, dest });
-    if (!r.ok) store.localLog('error', `Queueing ${sources.length} item(s) failed: ${r.error.message}`);
+    if (!r.ok) store.localLog('error', `Queueing ${plural(sources.length, 'item')} failed: ${r.error.message}`);
   };
 
   const logError = useCallback((m: string) => store.localLog('error', m), [store]);
@@ -312,7 +312,7 @@ export function App() {
               acceptOsFiles
               onOsDrop={(files, dir) => {
                 const paths = files.map((f) => bridge.pathForFile(f)).filter((p) => p !== '');
-                if (paths.length < files.length) store.localLog('warn', `${files.length - paths.length} dropped item(s) have no local path and were ignored`);
+                if (paths.length < files.length) store.localLog('warn', `${plural(files.length - paths.length, 'dropped item')} without a local path ignored`);
                 void enqueue('upload', paths, dir);
               }}
               transfer={{ label: 'Download', shortcut: 'Ctrl+D', run: connected && localPath ? (paths) => void enqueue('download', paths, localPath) : undefined }}

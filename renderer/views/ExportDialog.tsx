@@ -6,6 +6,7 @@ import { useId, useState } from 'react';
 import type { ExportResult } from '../../app/common/model/siteImport';
 import { useBridge } from '../state/react';
 import { Dialog } from './Dialog';
+import { plural } from '../format/format';
 
 export interface ExportDialogProps {
   onClose: () => void;
@@ -34,7 +35,7 @@ export function ExportDialog({ onClose }: ExportDialogProps) {
     <Dialog title="Export sites" onCancel={onClose}>
       {done ? (
         <div role="status" aria-label="Export result">
-          <p>Exported {done.sites} site(s){done.passwords ? ` with ${done.passwords} password(s)` : ''} to {done.path}.</p>
+          <p>Exported {plural(done.sites, 'site')}{done.passwords ? ` with ${plural(done.passwords, 'password')}` : ''} to {done.path}.</p>
           <div className="buttons"><button type="button" className="primary" onClick={onClose} data-autofocus>Close</button></div>
         </div>
       ) : (

@@ -10,6 +10,7 @@ import { IMPORT_FORMATS, IMPORT_FORMAT_LABELS, type ImportFormat, type ImportPre
 import { useBridge } from '../state/react';
 import { PATH_PLACEHOLDERS, defaultPicks, pickedPasswords, rowNotes, serverOf, toggled } from '../state/importPicks';
 import { Dialog } from './Dialog';
+import { plural } from '../format/format';
 
 export interface ImportDialogProps {
   settings: Settings | null;
@@ -50,7 +51,7 @@ function PreviewTable({ preview, picks, setPicks }: { preview: ImportPreview; pi
 function ResultView({ result, onClose }: { result: ImportResult; onClose: () => void }) {
   return (
     <div role="status" aria-label="Import result">
-      <p>Imported {result.imported.length} site(s){result.passwordsStored ? `, ${result.passwordsStored} password(s) stored` : ''}.</p>
+      <p>Imported {plural(result.imported.length, 'site')}{result.passwordsStored ? `, ${plural(result.passwordsStored, 'password')} stored` : ''}.</p>
       {result.notes.map((n) => <p key={n} className="muted">{n}</p>)}
       <div className="buttons"><button type="button" className="primary" onClick={onClose} data-autofocus>Close</button></div>
     </div>
@@ -140,7 +141,7 @@ export function ImportDialog({ settings, onImported, onClose }: ImportDialogProp
           {error && <p className="error-text" role="alert">{error}</p>}
           {preview && (
             <section aria-label="Preview">
-              <p className="muted">{preview.source}: {preview.candidates.length} site(s), {picks.size} ticked.</p>
+              <p className="muted">{preview.source}: {plural(preview.candidates.length, 'site')}, {picks.size} ticked.</p>
               <PreviewTable preview={preview} picks={picks} setPicks={setPicks} />
               <ImportOptions preview={preview} picks={picks} into={into} setInto={setInto} passwords={passwords} setPasswords={setPasswords} settings={settings} />
             </section>
@@ -148,7 +149,7 @@ export function ImportDialog({ settings, onImported, onClose }: ImportDialogProp
           <div className="buttons">
             <button type="button" onClick={onClose}>Cancel</button>
             <button type="button" className="primary" disabled={!preview || picks.size === 0 || busy} onClick={() => void run()}>
-              Import {picks.size} site(s)
+              Import {plural(picks.size, 'site')}
             </button>
           </div>
         </>

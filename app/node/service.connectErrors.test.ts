@@ -29,7 +29,9 @@ test('a refused port and an unknown host name get their own codes, not CONNECTIO
   };
   const port = await closedPort();
   assert.deepEqual(await connectTo('127.0.0.1', port), { code: 'CONNECTION_REFUSED', message: `connection refused by 127.0.0.1:${port}` });
-  assert.deepEqual(await connectTo('no-such-host.invalid', 22), { code: 'HOST_NOT_FOUND', message: 'host no-such-host.invalid not found (its name does not resolve)' });
+  const notFound = await connectTo('no-such-host.invalid', 22);
+  assert.equal(notFound.code, 'HOST_NOT_FOUND');
+  assert.match(notFound.message, /^host not found: no-such-host\.invalid \(the name does not resolve/);
   assert.equal(isTransient('CONNECTION_REFUSED'), true, 'a server restarting refuses for a while: reconnects go on');
   assert.equal(isTransient('HOST_NOT_FOUND'), false);
 });

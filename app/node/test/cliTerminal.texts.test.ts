@@ -168,7 +168,7 @@ test('every help text fits 80 columns; get --help has its own examples and usage
   assert.equal(get.lines[0], 'Usage: sluice get [options] <source...> <dest>');
   assert.match(get.text, /^ {2}sluice get -r --connections 4 sftp:\/\/host\/data \.\/backup\/ {3}# 4 connections$/m);
   assert.doesNotMatch(get.text, /sluice put |<operands/);
-  assert.match(unwrapped(get.lines), /--segment-size <size> split files larger than this across channels \(16M = 16 MiB\) \(default: 16 MiB\)/);
+  assert.match(unwrapped(get.lines), /--segment-size <size> split files larger than this across channels, 64K to 1024G \(16M = 16 MiB\) \(default: 16 MiB\)/);
   const root = await startCliInTerminal(['--help'], { knownHosts: '/dev/null', cols: 80 }).result;
   assert.match(root.text, /^ {2}get \[options\] <source\.\.\.> <dest> {2}download/m);
   const bad = await startCliInTerminal(['get', '--limt', '1M', 'sftp://h/x', '.'], { knownHosts: '/dev/null', cols: 80 }).result;

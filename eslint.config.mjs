@@ -1,4 +1,4 @@
-// Lint: TypeScript rules plus the import-direction rules of ../shared/ARCHITECTURE.md.
+// Lint: TypeScript rules plus the import-direction rules of docs/ARCHITECTURE.md.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import importPlugin from 'eslint-plugin-import';

@@ -125,10 +125,7 @@ export function breadcrumbs(path: string, sep: '/' | '\\' = '/'): Crumb[] {
   return crumbs;
 }
 
-/** `1 item`, `2 items`. */
-export function plural(n: number, singular: string, pluralForm = `${singular}s`): string {
-  return `${n} ${n === 1 ? singular : pluralForm}`;
-}
+export { plural } from '../../app/common/plural';
 
 /** Plain one-line summaries for engine error codes whose messages are long (OpenSSH-style host-key texts). */
 const ERROR_SUMMARIES: Readonly<Record<string, string>> = {

@@ -82,10 +82,7 @@ export function formatElapsed(ms: number): string {
   return formatDuration(ms) as string;
 }
 
-/** `"1 file"`, `"2 files"`: `count` followed by `noun`, with an `s` unless the count is 1. */
-export function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
-}
+export { plural } from '../../common/plural';
 
 /** Multipliers of the unit letters of {@link parseByteAmount}. */
 const UNIT_POWERS: Readonly<Record<string, number>> = { K: 1, M: 2, G: 3, T: 4 };

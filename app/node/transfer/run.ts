@@ -167,7 +167,6 @@ class TransferJob implements FileJob {
   /** How many times each upload was sent again because its source changed meanwhile. */
   private readonly sourceRestarts = new Map<string, number>();
 
-  /** Fails queued work with `e` and aborts every running task on its worker. */
   /** `work`, or the first error {@link stopAll} meets: a listing that never ends must not hold off a signal. */
   private untilStopped(work: Promise<void>): Promise<void> {
     return new Promise((resolve, reject) => {
@@ -176,6 +175,7 @@ class TransferJob implements FileJob {
     });
   }
 
+  /** Fails queued work with `e`, ends the scan and aborts every running task on its worker. */
   private stopAll(e: SluiceError): void {
     this.stopScan?.(e);
     this.scheduler.stop(e);

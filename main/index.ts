@@ -6,6 +6,7 @@ import { app, BrowserWindow, Menu } from 'electron';
 import * as path from 'node:path';
 import { SluiceService } from '../app/node/service';
 import { resolveHome } from '../app/node/stores/sites';
+import { applyAppUserModelId } from './appIdentity';
 import { registerService, attachWindow } from './ipc/register';
 import { menuTemplate } from './menu';
 import { checkNativeModulesAtStart } from './nativeModules';
@@ -53,6 +54,8 @@ async function start(): Promise<void> {
 }
 
 registerAppScheme();
+// Windows attributes notifications and taskbar buttons by this ID (the installer's shortcut carries the same).
+applyAppUserModelId(app);
 // Every web contents (windows, and anything a bug might create) is hardened before it loads anything.
 app.on('web-contents-created', (_event, wc) => hardenWebContents(wc));
 

@@ -72,7 +72,10 @@ test('200 × 4 KiB dropped at 50 ms RTT: one row, one transfer, its files listed
 
     const cliDest = path.join(sshd.root, 'cli200');
     fs.mkdirSync(cliDest);
-    const env = { PATH: process.env.PATH, HOME: engine.home, SLUICE_HOME: engine.home, SLUICE_KNOWN_HOSTS: engine.knownHostsPath };
+    const env = {
+      PATH: process.env.PATH, HOME: engine.home, USERPROFILE: engine.home, SLUICE_HOME: engine.home,
+      SLUICE_KNOWN_HOSTS: engine.knownHostsPath,
+    };
     const cliMs = await timedCli(['put', '-r', '--batch', '--no-agent', '--no-progress', '-i', sshd.clientKeyPath, flat, `sftp://${sshd.user}@127.0.0.1:${port}${cliDest}/`], env);
     expect(fs.readdirSync(path.join(cliDest, 'flat'))).toHaveLength(200);
     const line = `200 × 4 KiB at 50 ms RTT: app drop ${(appMs / 1000).toFixed(2)} s (drop to the last job done, session open; ` +

@@ -94,7 +94,7 @@ function main(argv) {
   console.log('screenshots: running every Playwright spec once (this takes several minutes)');
   const playwright = path.join(ROOT, 'node_modules', '.bin', 'playwright');
   const run = spawnSync(playwright, ['test', ...argv], {
-    cwd: ROOT, stdio: 'inherit', env: { ...process.env, HOME: home, SLUICE_SCREENSHOT_DIR: RUN_DIR },
+    cwd: ROOT, stdio: 'inherit', env: { ...process.env, HOME: home, USERPROFILE: home, SLUICE_SCREENSHOT_DIR: RUN_DIR },
   });
   fs.rmSync(home, { recursive: true, force: true });
   if (run.status !== 0) {

@@ -57,7 +57,7 @@ function openTestEngine(home: string, knownHostsPath: string, opts: Partial<Serv
     secrets: new Secrets(),
     knownHostsPath,
     // No agent and no ~/.ssh defaults from the machine running the tests.
-    env: { HOME: home, PATH: process.env.PATH },
+    env: { HOME: home, USERPROFILE: home, PATH: process.env.PATH },
     readyTimeoutMs: 30_000,
     ...opts,
   });

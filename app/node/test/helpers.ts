@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomFillSync } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { CLI_BIN } from '../cli';
 
@@ -91,7 +92,10 @@ function testHome(): string {
   return emptyHome;
 }
 
-/** The CLI's environment under test: SLUICE_KNOWN_HOSTS, no ssh-agent or password, an empty HOME, then `opts.env`. */
+/**
+ * The CLI's environment under test: SLUICE_KNOWN_HOSTS, no ssh-agent or password, an empty HOME, then `opts.env`;
+ * USERPROFILE follows HOME (Windows' home) unless `opts.env` sets it.
+ */
 export function cliEnv(opts: CliOptions): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: testHome(), SLUICE_KNOWN_HOSTS: opts.knownHosts };
   delete env.SSH_AUTH_SOCK;
@@ -102,6 +106,8 @@ export function cliEnv(opts: CliOptions): NodeJS.ProcessEnv {
     if (v === undefined) delete env[k];
     else env[k] = v;
   }
+  // os.homedir() reads USERPROFILE on Windows and HOME elsewhere: both name the test's home.
+  if (!opts.env || !('USERPROFILE' in opts.env)) env.USERPROFILE = env.HOME;
   return env;
 }
 
@@ -113,7 +119,7 @@ export function startCli(args: string[], opts: CliOptions): CliRun {
   const env = cliEnv(opts);
   const started = Date.now();
   // A CLI that hangs is asked for a Node diagnostic report (SIGUSR2) before it is killed: its JS stack goes into the error.
-  const reportDir = fs.mkdtempSync('/tmp/sluice-cli-report-');
+  const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-cli-report-'));
   const child = spawn(process.execPath, ['--report-on-signal', `--report-directory=${reportDir}`, CLI_BIN, ...args],
     { env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';

@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import {
   baseFlags, describeRun, makeTempDir, removeDir, runCli, sha256File, startTestServer, urlOf, type SshServer,
@@ -20,7 +21,7 @@ const NEEDED_BYTES = 2 * SIZE + GiB;
 
 function skipReason(): string | false {
   if (process.env.SLUICE_LARGE !== '1') return 'set SLUICE_LARGE=1 (npm run test:large) to run the 4 GiB test';
-  const st = fs.statfsSync(process.env.TMPDIR ?? '/tmp');
+  const st = fs.statfsSync(os.tmpdir());
   const free = st.bavail * st.bsize;
   if (free < NEEDED_BYTES) return `needs ${(NEEDED_BYTES / GiB).toFixed(1)} GiB free in the temp folder, has ${(free / GiB).toFixed(1)} GiB`;
   return false;

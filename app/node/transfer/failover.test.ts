@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { SluiceError } from '../errors';
 import type { Session } from '../ssh/session';
 import type { EngineEvent, TransferReport, TransferRequest } from './types';
-import { childPids } from '../../../e2e/fixtures/sshd';
+import { childPids, commandLine, parentPid } from '../../../e2e/fixtures/platformTools';
 import {
   SSHD_PATH, sha256File, startSshd, tempFilesUnder, waitUntil, within, writeRandomFile, type SshdServer, openBounded,
   trustedServerHooks,
@@ -79,15 +79,6 @@ function isDown(e: EngineEvent): e is Extract<EngineEvent, { type: 'connection' 
   return e.type === 'connection' && e.state === 'down';
 }
 
-function parentOf(pid: number): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return 0;
-  }
-}
-
 function descendants(pid: number): number[] {
   const out: number[] = [];
   const queue = [pid];
@@ -97,10 +88,6 @@ function descendants(pid: number): number[] {
     queue.push(...kids);
   }
   return out;
-}
-
-function cmdline(pid: number): string {
-  try { return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' '); } catch { return ''; }
 }
 
 /** SIGKILLs one per-connection sshd (a child of the listener) and everything under it; returns its PID. */
@@ -115,7 +102,7 @@ function killConnectionProcess(connectionPid: number): number {
 function connectionProcessOf(pid: number): number {
   let p = pid;
   for (let i = 0; i < 64 && p > 1; i++) {
-    const parent = parentOf(p);
+    const parent = parentPid(p);
     if (parent === server.pid) return p;
     p = parent;
   }
@@ -172,7 +159,7 @@ describe('failover on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} not inst
       // The remote half of the check runs `sha256sum` through an exec channel of the committing connection.
       // Wait for the sha256sum process itself, not the `bash -c` around it: killing the shell while its
       // startup files run can leave their locks behind (e.g. pyenv's rehash lock) and slow the retry down.
-      const hasher = await waitUntil('sha256sum to run on the server', () => descendants(server.pid).find((p) => /^sha256sum /.test(cmdline(p))), 60_000);
+      const hasher = await waitUntil('sha256sum to run on the server', () => descendants(server.pid).find((p) => /^sha256sum /.test(commandLine(p))), 60_000);
       t.diagnostic(`sha256sum seen after ${Date.now() - t0} ms`);
       killConnectionProcess(connectionProcessOf(hasher));
       await o.next(isDown, 15_000);

@@ -22,6 +22,8 @@ const HARD_CODED: Array<[string, RegExp]> = [
   ['/usr/bin/chromium', /\/usr\/bin\/chromium/],
   // /proc/cpuinfo is the engine's own fallback (app/node/ssh/cpuAes.ts), tested only where it exists.
   ['/proc', /['"`]\/proc(?:['"`]|\/(?!cpuinfo))/],
+  // os.homedir() reads USERPROFILE on Windows; a test that wants the home asks it, not HOME.
+  ['process.env.HOME', /process\.env\.HOME\b/],
   ['a /tmp folder', /mkdtemp(?:Sync)?\(\s*['"`]\/tmp|(?:\?\?|\|\|)\s*['"`]\/tmp['"`]|join\(\s*['"`]\/tmp['"`]/],
 ];
 const EXEMPT = new Set(['e2e/fixtures/platformTools.ts', 'scripts/test/portableSuite.test.ts']);
@@ -41,7 +43,7 @@ function suiteFiles(): string[] {
   return out.filter((f) => !EXEMPT.has(f));
 }
 
-test('no test source hard-codes sshd, its privsep folder, Chromium, /proc or /tmp', () => {
+test('no test source hard-codes sshd, its privsep folder, Chromium, /proc, /tmp or reads HOME', () => {
   const files = suiteFiles();
   assert.ok(files.length > 100, `scanned ${files.length} files`);
   const found: string[] = [];

@@ -8,7 +8,7 @@ import { SluiceError, displayText, fromSftpError } from '../../errors';
 import { LeftoverJournal } from '../../stores/leftovers';
 import type { RemoteEntry, RemoteStat, WorkerOps } from '../workerProtocol';
 import { handlesAhead } from './handles';
-import { OPEN_MODE, SEGMENT_FLAGS, SSH_FX_EOF, call, closeRemote, openRemote, statOn, statToRemote } from './sftpCalls';
+import { OPEN_MODE, SEGMENT_FLAGS, SSH_FX_EOF, S_IFMT, S_IFREG, call, closeRemote, openRemote, statOn, statToRemote } from './sftpCalls';
 import { hasExt, requireConn, sftpOf, state } from './state';
 
 export async function openAhead(a: WorkerOps['openAhead'][0]): Promise<void> {
@@ -46,7 +46,37 @@ export async function stat(a: WorkerOps['stat'][0]): Promise<RemoteStat | null> 
   return st;
 }
 
-export type DirEntry = { filename: string; attrs: { mode: number; size: number; mtime: number } };
+/** One name of an SSH_FXP_NAME answer; its ATTRS fields are each optional (draft-ietf-secsh-filexfer-02 §5). */
+export type DirEntry = { filename: string; attrs: { mode?: number; size?: number; mtime?: number } };
+
+/** LSTATs of names listed without attributes sent at once (a server that never sends ATTRS in NAME answers). */
+const BARE_STATS_AT_ONCE = 32;
+
+/** A name listed without its type (no PERMISSIONS in its ATTRS), or a regular file without its SIZE. */
+function isBare(e: DirEntry): boolean {
+  const { mode, size } = e.attrs;
+  return mode === undefined || ((mode & S_IFMT) === S_IFREG && size === undefined);
+}
+
+/**
+ * The listing's names as RemoteEntries. Names whose ATTRS lack the type or a file's size (legal in SFTP v3: every
+ * ATTRS field is optional) are asked with SSH_FXP_LSTAT, at most {@link BARE_STATS_AT_ONCE} at a time; one that
+ * no longer exists is left out, one whose LSTAT fails keeps what the listing said.
+ */
+async function toEntries(s: SFTPWrapper, dir: string, names: DirEntry[]): Promise<RemoteEntry[]> {
+  const out: Array<RemoteEntry | null> = names.map((e) => (isBare(e) ? null : { name: e.filename, ...statToRemote(e.attrs) }));
+  const bare = names.flatMap((e, i) => (isBare(e) ? [i] : []));
+  let next = 0;
+  const statOne = async (i: number): Promise<void> => {
+    const name = names[i].filename;
+    const st = await statOn(s, dir.endsWith('/') ? dir + name : `${dir}/${name}`, false).catch(() => statToRemote(names[i].attrs));
+    if (st) out[i] = { name, ...st };
+  };
+  await Promise.all(Array.from({ length: Math.min(BARE_STATS_AT_ONCE, bare.length) }, async () => {
+    while (next < bare.length) await statOne(bare[next++]);
+  }));
+  return out.filter((e): e is RemoteEntry => e !== null);
+}
 
 /** One SSH_FXP_READDIR on an open folder handle: its names, or null at end of folder (SSH_FX_EOF). */
 export function readdirOnce(s: SFTPWrapper, h: Buffer, p: string): Promise<DirEntry[] | null> {
@@ -88,9 +118,7 @@ export async function list(a: WorkerOps['list'][0]): Promise<RemoteEntry[]> {
       for (const answer of answers) {
         const names = await answer;
         if (names === null) {
-          return entries
-            .filter((e) => e.filename !== '.' && e.filename !== '..')
-            .map((e) => ({ name: e.filename, ...statToRemote(e.attrs) }));
+          return toEntries(s, a.path, entries.filter((e) => e.filename !== '.' && e.filename !== '..'));
         }
         empty = names.length === 0 ? empty + 1 : 0;
         if (empty >= MAX_EMPTY_ANSWERS) {

@@ -122,6 +122,11 @@ export interface RangeTask {
   end: number;
   /** Permissions an upload segment creates the temporary file with (the first open creates it). */
   mode?: number;
+  /**
+   * A download segment that ends where the file does: a READ at `end`, pipelined with the last data READ, must say
+   * EOF (a file longer than its listed size is not saved short).
+   */
+  fileEnd?: boolean;
 }
 
 /**

@@ -46,3 +46,45 @@ describe('READDIR entries without attributes (scripted server)', () => {
     }
   });
 });
+
+describe('the size a listing gives is checked by a READ at the end (scripted server)', () => {
+  for (const [how, flags] of [['through one handle', []], ['in segments', ['--segment-size', '64K', '--channels', '4']]] as const) {
+    test(`a file listed shorter than READ shows is not saved short, ${how}: SOURCE_CHANGED, exit 1`, async () => {
+      const src = path.join(server.root, `liar-${flags.length}`);
+      fs.mkdirSync(src);
+      writeRandomFile(path.join(src, 'grows.bin'), 300_000);
+      writeRandomFile(path.join(src, 'true.bin'), 200_000);
+      listAs(src, [fakeFileEntry('grows.bin', 200_000), fakeFileEntry('true.bin', 200_000)]);
+      try {
+        const dest = path.join(work, `liar-out-${flags.length}`);
+        const r = await runCli(['get', '-r', '--json', ...flags, ...baseFlags(server), urlOf(server, src), dest], { knownHosts });
+        assert.equal(r.code, 1, describeRun(r));
+        assert.deepEqual((await treeOf(dest)).map((e) => e.rel), ['true.bin'], describeRun(r));
+        assert.equal(r.report?.files, 1, describeRun(r));
+        const failed = r.report?.failed ?? [];
+        assert.deepEqual(failed.map((f) => [f.path, f.code]), [[path.join(src, 'grows.bin'), 'SOURCE_CHANGED']], describeRun(r));
+        assert.match(failed[0].message, /data past byte 200000, the size it gave for the file: the file is longer than listed/);
+      } finally {
+        server.overrides.readdir = undefined;
+      }
+    });
+  }
+
+  test('a name listed twice with different sizes: copied once, whole, and the repeat reported', async () => {
+    const src = path.join(server.root, 'dups');
+    fs.mkdirSync(src);
+    writeRandomFile(path.join(src, 'dup.bin'), 5000);
+    listAs(src, [fakeFileEntry('dup.bin', 5000), fakeFileEntry('dup.bin', 1000)]);
+    try {
+      const dest = path.join(work, 'dups-out');
+      const r = await runCli(['get', '-r', '--json', ...baseFlags(server), urlOf(server, src), dest], { knownHosts });
+      assert.equal(r.code, 0, describeRun(r));
+      assert.deepEqual(fs.readFileSync(path.join(dest, 'dup.bin')), fs.readFileSync(path.join(src, 'dup.bin')));
+      assert.equal(r.report?.files, 1, describeRun(r));
+      assert.equal(r.report?.skipped, 1, describeRun(r));
+      assert.match(r.stdout, /"state":"skipped","reason":"listed twice by the server in one listing, copied once"/, describeRun(r));
+    } finally {
+      server.overrides.readdir = undefined;
+    }
+  });
+});

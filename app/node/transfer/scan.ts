@@ -186,9 +186,13 @@ async function walkGet(w: RemoteWalk, remoteDir: string, localDir: string, ances
   }
   const below = new Set([...ancestors, real]);
   const dirs: Array<[string, string]> = [];
+  // A server can list a name twice (with different sizes): copied once, as first listed, the repeat reported.
+  const seen = new Set<string>();
   for (const e of entries) {
     if (sink.stopped()) return;
     const src = remoteJoin(remoteDir, e.name);
+    if (seen.has(e.name)) { sink.skip({ src, dst: localDir }, 'listed twice by the server in one listing, copied once'); continue; }
+    seen.add(e.name);
     const reason = unsafeNameReason(e.name);
     if (reason) {
       sink.fail({ src, dst: localDir }, new SluiceError('UNSAFE_NAME', `refused remote name ${JSON.stringify(e.name)} in ${remoteDir}: ${reason}`));

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { utils as ssh2Utils, type SFTPWrapper } from 'ssh2';
 import { SluiceError, fromLocalError, fromSftpError, type SftpOperation, type SluiceErrorInfo } from '../../errors';
-import type { TaggedSftpError } from '../../sftp/pipeline';
+import { LongerFileError, type TaggedSftpError } from '../../sftp/pipeline';
 import type { KeptAttributes, RemoteStat } from '../workerProtocol';
 import { hasExt } from './state';
 
@@ -47,6 +47,10 @@ export async function openLocal(p: string, flags: string, mode?: number): Promis
 /** Maps an error from a range copy to a SluiceError naming the side it came from. */
 export function rangeError(e: unknown, remotePath: string, localPath: string): SluiceError {
   if (e instanceof SluiceError) return e;
+  if (e instanceof LongerFileError) {
+    return new SluiceError('SOURCE_CHANGED', `${remotePath}: ${e.message}: the file is longer than listed (did it change `
+      + 'during the transfer?), not saved');
+  }
   const err = e as NodeJS.ErrnoException & { name?: string };
   if (err?.name === 'AbortError') return new SluiceError('ABORTED', 'transfer aborted');
   if (typeof err?.code === 'string') return fromLocalError(e, localPath);

@@ -175,7 +175,7 @@ export class ShortFileError extends Error {
   }
 }
 
-/** Error raised when a READ at the expected end of a remote file returns data: the file is longer than its size said. */
+/** Error raised when a READ at the expected end of a remote file returns data: the file is longer than said. */
 export class LongerFileError extends Error {
   constructor(readonly position: number) {
     super(`the server has data past byte ${position}, the size it gave for the file`);
@@ -348,8 +348,8 @@ function downloadPool(chunkSize: number): BufferPool {
  * @param fd local file descriptor opened for writing
  * @param start first byte (inclusive)
  * @param end last byte (exclusive)
- * @returns bytes written; rejects with the SFTP error, a local fs error, {@link ShortFileError}, {@link LongerFileError}
- *   (with `o.expectEof`) or an AbortError
+ * @returns bytes written; rejects with the SFTP error, a local fs error, {@link ShortFileError},
+ *   {@link LongerFileError} (with `o.expectEof`) or an AbortError
  */
 export function downloadRange(sftp: SFTPWrapper, handle: Buffer, fd: number, start: number, end: number,
   o: RangeOptions): Promise<number> {

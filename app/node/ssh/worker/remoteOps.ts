@@ -6,9 +6,11 @@ import path from 'node:path';
 import type { SFTPWrapper } from 'ssh2';
 import { SluiceError, displayText, fromSftpError } from '../../errors';
 import { LeftoverJournal } from '../../stores/leftovers';
-import type { RemoteEntry, RemoteStat, WorkerOps } from '../workerProtocol';
+import type { CallContext, RemoteEntry, RemoteStat, WorkerOps } from '../workerProtocol';
 import { handlesAhead } from './handles';
-import { OPEN_MODE, SEGMENT_FLAGS, SSH_FX_EOF, S_IFMT, S_IFREG, call, closeRemote, openRemote, statOn, statToRemote } from './sftpCalls';
+import {
+  OPEN_MODE, SEGMENT_FLAGS, SSH_FX_EOF, S_IFMT, S_IFREG, call, closeRemote, openRemote, statOn, statToRemote,
+} from './sftpCalls';
 import { hasExt, requireConn, sftpOf, state } from './state';
 
 export async function openAhead(a: WorkerOps['openAhead'][0]): Promise<void> {
@@ -64,12 +66,13 @@ function isBare(e: DirEntry): boolean {
  * no longer exists is left out, one whose LSTAT fails keeps what the listing said.
  */
 async function toEntries(s: SFTPWrapper, dir: string, names: DirEntry[]): Promise<RemoteEntry[]> {
-  const out: Array<RemoteEntry | null> = names.map((e) => (isBare(e) ? null : { name: e.filename, ...statToRemote(e.attrs) }));
+  const out = names.map((e): RemoteEntry | null => (isBare(e) ? null : { name: e.filename, ...statToRemote(e.attrs) }));
   const bare = names.flatMap((e, i) => (isBare(e) ? [i] : []));
   let next = 0;
   const statOne = async (i: number): Promise<void> => {
     const name = names[i].filename;
-    const st = await statOn(s, dir.endsWith('/') ? dir + name : `${dir}/${name}`, false).catch(() => statToRemote(names[i].attrs));
+    const p = dir.endsWith('/') ? dir + name : `${dir}/${name}`;
+    const st = await statOn(s, p, false).catch(() => statToRemote(names[i].attrs));
     if (st) out[i] = { name, ...st };
   };
   await Promise.all(Array.from({ length: Math.min(BARE_STATS_AT_ONCE, bare.length) }, async () => {
@@ -99,42 +102,60 @@ export const MAX_LISTING_NAMES = 1_000_000;
 export const MAX_EMPTY_ANSWERS = 100;
 
 /**
- * Lists a folder: SSH_FXP_OPENDIR, then SSH_FXP_READDIRs two at a time on its handle (answered in order,
+ * Reads a folder: SSH_FXP_OPENDIR, then SSH_FXP_READDIRs two at a time on its handle (answered in order,
  * draft-ietf-secsh-filexfer-02 §6.7; OpenSSH sends up to 100 names per answer, so the second usually says EOF),
  * and an SSH_FXP_CLOSE that is not waited for: two round trips for most folders, where ssh2's readdir(path)
- * takes four. An answer after the end of the folder is ignored, error or not.
- * @throws SluiceError REMOTE_FAILURE past {@link MAX_LISTING_NAMES} names or {@link MAX_EMPTY_ANSWERS} empty answers
+ * takes four. An answer after the end of the folder is ignored, error or not. Each answer's names (without `.` and
+ * `..`) go to `onNames` as they arrive; the next READDIRs wait for it. A READDIR waits as long as any request does:
+ * the SFTP reply watchdog (worker/signals.ts) ends a connection whose server stops answering.
+ * @returns the number of names
+ * @throws SluiceError REMOTE_FAILURE past {@link MAX_LISTING_NAMES} names or {@link MAX_EMPTY_ANSWERS} empty answers;
+ *   ABORTED once `signal` fires (no READDIR is sent after it)
  */
-export async function list(a: WorkerOps['list'][0]): Promise<RemoteEntry[]> {
-  const s = sftpOf(a.channel);
-  const h = await call<Buffer>((cb) => s.opendir(a.path, cb as never), a.path);
-  const entries: DirEntry[] = [];
+async function readFolder(dir: string, channel: number | undefined, signal: AbortSignal,
+  onNames: (names: RemoteEntry[]) => Promise<void>): Promise<number> {
+  const s = sftpOf(channel);
+  const h = await call<Buffer>((cb) => s.opendir(dir, cb as never), dir);
+  let count = 0;
   let empty = 0;
   try {
     for (;;) {
-      const answers = [readdirOnce(s, h, a.path), readdirOnce(s, h, a.path)];
+      if (signal.aborted) throw new SluiceError('ABORTED', `listing of ${displayText(dir)} cancelled`);
+      const answers = [readdirOnce(s, h, dir), readdirOnce(s, h, dir)];
       // Marked handled up front: after an error or the end, the other answer is not awaited.
       answers.forEach((answer) => answer.catch(() => undefined));
       for (const answer of answers) {
         const names = await answer;
-        if (names === null) {
-          return toEntries(s, a.path, entries.filter((e) => e.filename !== '.' && e.filename !== '..'));
-        }
+        if (names === null) return count;
         empty = names.length === 0 ? empty + 1 : 0;
         if (empty >= MAX_EMPTY_ANSWERS) {
-          throw new SluiceError('REMOTE_FAILURE', `READDIR ${displayText(a.path)}: the server answered ${MAX_EMPTY_ANSWERS} times `
-            + 'in a row with no names and never ended the folder');
+          throw new SluiceError('REMOTE_FAILURE', `READDIR ${displayText(dir)}: the server answered `
+            + `${MAX_EMPTY_ANSWERS} times in a row with no names and never ended the folder`);
         }
-        entries.push(...names);
-        if (entries.length > MAX_LISTING_NAMES) {
-          throw new SluiceError('REMOTE_FAILURE', `READDIR ${displayText(a.path)}: the folder lists more than `
+        count += names.length;
+        if (count > MAX_LISTING_NAMES) {
+          throw new SluiceError('REMOTE_FAILURE', `READDIR ${displayText(dir)}: the folder lists more than `
             + `${MAX_LISTING_NAMES.toLocaleString('en-US')} names, the limit of one listing; not read further`);
         }
+        const entries = await toEntries(s, dir, names.filter((e) => e.filename !== '.' && e.filename !== '..'));
+        if (entries.length) await onNames(entries);
       }
     }
   } finally {
-    void closeRemote(s, h, a.path).catch(() => undefined);
+    void closeRemote(s, h, dir).catch(() => undefined);
   }
+}
+
+/** A whole folder's names (see {@link readFolder}). */
+export async function list(a: WorkerOps['list'][0], ctx: CallContext): Promise<RemoteEntry[]> {
+  const out: RemoteEntry[] = [];
+  await readFolder(a.path, a.channel, ctx.signal, async (names) => { out.push(...names); });
+  return out;
+}
+
+/** A folder's names handed to the caller as they arrive, with back-pressure (see WorkerOps.listEach). */
+export function listEach(a: WorkerOps['listEach'][0], ctx: CallContext): Promise<number> {
+  return readFolder(a.path, a.channel, ctx.signal, (names) => ctx.items(names));
 }
 
 export async function mkdir(a: WorkerOps['mkdir'][0]): Promise<'created' | 'exists'> {

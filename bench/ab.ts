@@ -8,8 +8,8 @@
  *
  * `--quiet` runs both without `-v`; `--flags-a "…"` / `--flags-b "…"` add CLI options to one side (A may be this
  * checkout too, e.g. defaults against `--connections 2`). Cases: small-up / small-down (1000 × 4 KiB in 40 folders at 50 ms RTT), flat-up (200 × 4 KiB in one folder at
- * 50 ms), mid-up / mid-down (128 MiB at 50 ms), big-up / big-down
- * (1 GiB on loopback).
+ * 50 ms), flat-down (2000 × 4 KiB in one folder at 50 ms: 20 READDIR answers from OpenSSH), mid-up / mid-down
+ * (128 MiB at 50 ms), big-up / big-down (1 GiB on loopback).
  */
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -27,6 +27,7 @@ const CASES: AbCase[] = [
   { id: 'small-up', direction: 'up', shape: 'tree', rtt: true, bytes: 1000 * 4096 },
   { id: 'small-down', direction: 'down', shape: 'tree', rtt: true, bytes: 1000 * 4096 },
   { id: 'flat-up', direction: 'up', shape: 'tree', rtt: true, bytes: 200 * 4096, flat: true },
+  { id: 'flat-down', direction: 'down', shape: 'tree', rtt: true, bytes: 2000 * 4096, flat: true },
   { id: 'mid-up', direction: 'up', shape: 'file', rtt: true, bytes: 128 * 1024 ** 2 },
   { id: 'mid-down', direction: 'down', shape: 'file', rtt: true, bytes: 128 * 1024 ** 2 },
   { id: 'big-up', direction: 'up', shape: 'file', rtt: false, bytes: 1024 ** 3 },

@@ -150,6 +150,11 @@ export interface RangeOptions {
   budget?: InFlightBudget;
   /** Speed limits (rateLimit.ts): a request goes out only while they have tokens, and is charged its bytes. */
   rate?: RateGate;
+  /**
+   * Downloads: `end` is where the file ends. One more SSH_FXP_READ at `end`, sent right behind the range's last data
+   * READ (no round trip of its own), must answer SSH_FX_EOF, else the range fails with {@link LongerFileError}.
+   */
+  expectEof?: boolean;
 }
 
 /** An SFTP error annotated with the request that failed (read by the worker's error mapping). */
@@ -167,6 +172,13 @@ function tagRemote(err: Error, op: 'READ' | 'WRITE', offset: number): TaggedSftp
 export class ShortFileError extends Error {
   constructor(readonly position: number) {
     super(`file ended at byte ${position}, earlier than expected (was it changed during the transfer?)`);
+  }
+}
+
+/** Error raised when a READ at the expected end of a remote file returns data: the file is longer than said. */
+export class LongerFileError extends Error {
+  constructor(readonly position: number) {
+    super(`the server has data past byte ${position}, the size it gave for the file`);
   }
 }
 
@@ -336,13 +348,31 @@ function downloadPool(chunkSize: number): BufferPool {
  * @param fd local file descriptor opened for writing
  * @param start first byte (inclusive)
  * @param end last byte (exclusive)
- * @returns bytes written; rejects with the SFTP error, a local fs error, {@link ShortFileError} or an AbortError
+ * @returns bytes written; rejects with the SFTP error, a local fs error, {@link ShortFileError},
+ *   {@link LongerFileError} (with `o.expectEof`) or an AbortError
  */
 export function downloadRange(sftp: SFTPWrapper, handle: Buffer, fd: number, start: number, end: number,
   o: RangeOptions): Promise<number> {
   const pool = downloadPool(o.chunkSize);
   const take = () => pool.take();
-  return runPipeline(start, end, o, (pos, len, done, local) => {
+  let eof: Promise<void> | undefined;
+  const checkEof = () => {
+    if (eof || !o.expectEof) return;
+    eof = readsEof(sftp, handle, end, take, pool, o.signal);
+    eof.catch(() => undefined); // awaited once the data is in; a failed range does not wait for it
+  };
+  const data = runPipeline(start, end, o, (pos, len, done, local) => {
+    sendRead(pos, len, done, local);
+    if (pos + len === end) checkEof();
+  });
+  if (!o.expectEof) return data;
+  return data.then(async (n) => {
+    checkEof();
+    await eof;
+    return n;
+  });
+
+  function sendRead(pos: number, len: number, done: (err: Error | null, n: number) => void, local: LocalOp): void {
     patched(sftp).sluiceReadInto(handle, len, pos, take, (err, n, buf) => {
       pipeStats.readsDone++;
       burnForTest();
@@ -356,6 +386,26 @@ export function downloadRange(sftp: SFTPWrapper, handle: Buffer, fd: number, sta
       });
       if (SLOW_WRITES_MS > 0) setTimeout(write, slowWriteDelay());
       else write();
+    });
+  }
+}
+
+/**
+ * One SSH_FXP_READ of a byte at `end`: resolves on SSH_FX_EOF (draft-ietf-secsh-filexfer-02 §6.4), rejects with
+ * {@link LongerFileError} when data comes, with the server's error, or with an AbortError on `signal`.
+ */
+function readsEof(sftp: SFTPWrapper, handle: Buffer, end: number, take: () => Buffer, pool: BufferPool,
+  signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) { reject(abortError()); return; }
+    const onAbort = () => reject(abortError());
+    signal?.addEventListener('abort', onAbort, { once: true });
+    patched(sftp).sluiceReadInto(handle, 1, end, take, (err, n, buf) => {
+      signal?.removeEventListener('abort', onAbort);
+      if (buf) pool.give(buf);
+      if (err) reject(tagRemote(err, 'READ', end));
+      else if (n > 0) reject(new LongerFileError(end));
+      else resolve();
     });
   });
 }

@@ -72,12 +72,21 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Bytes the call moved since its last report (range and whole-file transfers report; others do not). */
   onProgress?(bytes: number): void;
+  /**
+   * A batch of the call's results as they come (listEach); batches are handed over one at a time, in order, and the
+   * call's result waits for the last one taken. A rejection cancels the call, which then fails with it.
+   */
+  onItems?(batch: unknown[]): Promise<void> | void;
 }
 
 interface PendingCall {
   resolve(v: unknown): void;
   reject(e: SluiceError): void;
   onProgress?(bytes: number): void;
+  onItems?(batch: unknown[]): Promise<void> | void;
+  /** The batches handed over so far, in order; `itemsError`: why one was refused. */
+  items?: Promise<void>;
+  itemsError?: SluiceError;
 }
 
 export class WorkerConnection {
@@ -137,10 +146,10 @@ export class WorkerConnection {
   call<K extends OpName>(op: K, arg: WorkerOps[K][0], options: CallOptions = {}): Promise<WorkerOps[K][1]> {
     if (this.closedError) return Promise.reject(this.closedError);
     const id = ++this.nextId;
-    const { signal, onProgress } = options;
+    const { signal, onProgress, onItems } = options;
     const cancel = () => { if (!this.closedError && this.calls.has(id)) this.worker.postMessage({ kind: 'cancel', id } satisfies ToWorker); };
     return new Promise<WorkerOps[K][1]>((resolve, reject) => {
-      this.calls.set(id, { resolve: resolve as (v: unknown) => void, reject, onProgress });
+      this.calls.set(id, { resolve: resolve as (v: unknown) => void, reject, onProgress, onItems });
       this.worker.postMessage({ kind: 'call', id, op, arg } satisfies ToWorker);
       if (signal?.aborted) cancel();
       else signal?.addEventListener('abort', cancel, { once: true });
@@ -174,16 +183,41 @@ export class WorkerConnection {
     );
   }
 
+  /** Hands a batch of call `id`'s results to its onItems after the batches before it, then tells the worker. */
+  private takeItems(id: number, batch: unknown[]): void {
+    const c = this.calls.get(id);
+    if (!c) return;
+    c.items = (c.items ?? Promise.resolve()).then(async () => {
+      if (c.itemsError) return;
+      try {
+        await c.onItems?.(batch);
+      } catch (e) {
+        c.itemsError = SluiceError.from(e);
+        if (!this.closedError) this.worker.postMessage({ kind: 'cancel', id } satisfies ToWorker);
+        return;
+      }
+      if (!this.closedError) this.worker.postMessage({ kind: 'items-taken', id } satisfies ToWorker);
+    });
+  }
+
   private onMessage(m: FromWorker): void {
     switch (m.kind) {
       case 'result': {
         const c = this.calls.get(m.id);
-        this.calls.delete(m.id);
         if (!c) return;
-        if (m.ok) c.resolve(m.value);
-        else c.reject(SluiceError.fromInfo(m.error));
+        const settle = () => {
+          this.calls.delete(m.id);
+          if (c.itemsError) c.reject(c.itemsError);
+          else if (m.ok) c.resolve(m.value);
+          else c.reject(SluiceError.fromInfo(m.error));
+        };
+        if (c.items) void c.items.then(settle);
+        else settle();
         return;
       }
+      case 'items':
+        this.takeItems(m.id, m.items);
+        return;
       case 'hostkey':
         this.hooks.verifyHostKey(Buffer.from(m.key), m.hop).then(
           (a) => this.worker.postMessage({ kind: 'hostkey-answer', id: m.id, accept: a.accept, error: a.error?.toInfo() } satisfies ToWorker),

@@ -8,7 +8,7 @@ import type { Algorithms } from 'ssh2';
 import { SluiceError } from '../errors';
 import type { AuthMaterial } from './auth';
 import type { KeyboardRound } from './keyboardInteractive';
-import { WorkerConnection } from './connection';
+import { WorkerConnection, type CallOptions } from './connection';
 import { AUTO_TUNE, planPool, type PoolPlan } from './poolPlan';
 import { SESSION_DEFAULTS, SSH2_DEFAULT_WINDOW, channelWindowFor } from './sessionDefaults';
 import { RateBucket, globalRateLimit, type RateLimitStats } from '../sftp/rateLimit';
@@ -374,15 +374,24 @@ export class Session {
   }
 
   /** Runs one operation on the first live connection. */
-  call<K extends keyof WorkerOps>(op: K, arg: WorkerOps[K][0]): Promise<WorkerOps[K][1]> {
+  call<K extends keyof WorkerOps>(op: K, arg: WorkerOps[K][0], options?: CallOptions): Promise<WorkerOps[K][1]> {
     const c = this.connections[0];
     if (!c) return Promise.reject(this.fatal ?? new SluiceError('CONNECTION_LOST', 'every connection to the server is gone'));
-    return c.call(op, arg);
+    return c.call(op, arg, options);
   }
 
   /** Lists a remote folder (SSH_FXP_OPENDIR/READDIR), without `.` and `..`. */
   list(path: string): Promise<RemoteEntry[]> {
     return this.call('list', { path });
+  }
+
+  /**
+   * Lists a folder, each READDIR answer's names to `onNames` as they come, read on only while it keeps up (worker
+   * listEach); `signal` cancels the listing at once (ABORTED). @returns the count of names
+   */
+  listEach(path: string, onNames: (names: RemoteEntry[]) => Promise<void> | void,
+    signal?: AbortSignal): Promise<number> {
+    return this.call('listEach', { path }, { signal, onItems: (batch) => onNames(batch as RemoteEntry[]) });
   }
 
   /** SSH_FXP_STAT (follows symlinks); null when the path does not exist. */
@@ -418,7 +427,6 @@ export class Session {
     }
     return this.call('rmdir', { path });
   }
-
 
   /**
    * Sets this site's speed limit for every connection of the pool, now and later, running transfers included

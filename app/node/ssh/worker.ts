@@ -13,7 +13,7 @@ import { remoteSha256 } from './remoteHash';
 import type { CallContext, OpName, ToWorker, WorkerOps } from './workerProtocol';
 import { addChannels, connect, setChannelWindow } from './worker/connect';
 import { probeOutOfOrder } from './worker/probe';
-import { canWrite, list, mkdir, openAhead, rename, stat } from './worker/remoteOps';
+import { canWrite, list, listEach, mkdir, openAhead, rename, stat } from './worker/remoteOps';
 import { call } from './worker/sftpCalls';
 import { callContext, guarded, port, post, requireConn, sftpOf, state } from './worker/state';
 import { checkpoint, finishUpload, getFile, putFile, rangeTask, releaseFile } from './worker/transfers';
@@ -50,6 +50,7 @@ const ops: { [K in OpName]: (arg: WorkerOps[K][0], ctx: CallContext) => Promise<
   setChannelWindow,
   stat,
   list,
+  listEach,
   realpath: (a) => call<string>((cb) => sftpOf(a.channel).realpath(a.path, cb as never), a.path, 'REALPATH'),
   readlink: (a) => call<string>((cb) => sftpOf(a.channel).readlink(a.path, cb as never), a.path, 'READLINK'),
   mkdir,
@@ -106,6 +107,7 @@ function runCall(msg: Extract<ToWorker, { kind: 'call' }>): void {
 port.on('message', (msg: ToWorker) => {
   if (msg.kind === 'call') runCall(msg);
   else if (msg.kind === 'cancel') state.calls.get(msg.id)?.abort();
+  else if (msg.kind === 'items-taken') state.itemsTaken.get(msg.id)?.();
   else {
     const resolve = state.asks.get(msg.id);
     state.asks.delete(msg.id);

@@ -122,6 +122,11 @@ export interface RangeTask {
   end: number;
   /** Permissions an upload segment creates the temporary file with (the first open creates it). */
   mode?: number;
+  /**
+   * A download segment that ends where the file does: a READ at `end`, pipelined with the last data READ, must say
+   * EOF (a file longer than its listed size is not saved short).
+   */
+  fileEnd?: boolean;
 }
 
 /**
@@ -197,6 +202,11 @@ export interface WorkerOps {
   setChannelWindow: [{ bytes: number }, number];
   stat: [{ channel?: number; path: string; follow?: boolean }, RemoteStat | null];
   list: [{ channel?: number; path: string }, RemoteEntry[]];
+  /**
+   * Lists a folder as `list` does, handing its names to the caller as they arrive (CallContext.items, a batch per
+   * READDIR answer, read on only while at most ITEMS_AHEAD batches wait unconsumed); resolves with the count of names.
+   */
+  listEach: [{ channel?: number; path: string }, number];
   realpath: [{ channel?: number; path: string }, string];
   /** SSH_FXP_READLINK: what a symbolic link points to, as stored in the link (relative or absolute). */
   readlink: [{ channel?: number; path: string }, string];
@@ -257,7 +267,15 @@ export interface CallContext {
   signal: AbortSignal;
   /** Reports bytes moved (throttled to a message every PROGRESS_INTERVAL_MS, flushed before the result). */
   progress(bytes: number): void;
+  /**
+   * Hands a batch of the call's results to the caller (CallOptions.onItems); resolves once fewer than ITEMS_AHEAD
+   * batches wait for the caller to take them, or the call is cancelled.
+   */
+  items(batch: unknown[]): Promise<void>;
 }
+
+/** Batches of a call's results (CallContext.items) sent ahead of the caller taking them. */
+export const ITEMS_AHEAD = 4;
 
 export type ToWorker =
   | { kind: 'call'; id: number; op: OpName; arg: unknown }
@@ -267,7 +285,9 @@ export type ToWorker =
   /** The answers to a keyboard-interactive round, or why there are none (the login then fails with `error`). */
   | { kind: 'keyboard-answer'; id: number; answers?: string[]; error?: SluiceErrorInfo }
   /** Aborts the running call `id` (its result is then an error, ABORTED for transfers). */
-  | { kind: 'cancel'; id: number };
+  | { kind: 'cancel'; id: number }
+  /** The caller took one batch of call `id`'s results (see CallContext.items). */
+  | { kind: 'items-taken'; id: number };
 
 export type FromWorker =
   | { kind: 'result'; id: number; ok: true; value: unknown }
@@ -280,6 +300,8 @@ export type FromWorker =
   | { kind: 'keyboard'; id: number; round: KeyboardRound }
   /** Bytes call `id` moved since its last progress message (sent before its result). */
   | { kind: 'progress'; id: number; bytes: number }
+  /** A batch of call `id`'s results, before its result message (CallContext.items). */
+  | { kind: 'items'; id: number; items: unknown[] }
   | { kind: 'hostkeys'; keys: Uint8Array[]; /** Jump host index; absent for the target. */ hop?: number }
   /** A note for `-v` about the target's login: each method tried and how the server answered (never a secret). */
   | { kind: 'auth-note'; message: string }

@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  baseFlags, describeRun, fakeFileEntry, runCli, startCli, startScriptedServer, startSshd, treeOf, trustedServerHooks, urlOf, waitUntil,
+  baseFlags, describeRun, fakeFileEntry, openTrusting, runCli, startCli, startScriptedServer, startSshd, treeOf,
+  trustedServerHooks, urlOf, waitUntil,
   withTrustedServer, writeRandomFile,
   type SshdServer,
 } from './helpers';
@@ -155,14 +156,24 @@ describe('get -r: loops and depth', () => {
 });
 
 describe('listings are bounded and give way to a signal (scripted server)', () => {
-  test('a folder answering names forever stops at the per-folder limit, stated in the error; exit 1', async () => {
+  test('a folder answering names forever stops at the per-folder limit, stated in the error (list and listEach)', async () => {
+    // In-process: a get -r hands each name to the transfer as it arrives (here, a million OPENs of names that do not
+    // exist), so the bound of the listing itself is checked on the session, whole and streamed.
     await withTrustedServer(() => startScriptedServer({ overrides: { endlessReaddir: 'names' } }), 'sluice-endless-', async (t) => {
       const src = path.join(t.server.root, 'endless');
       fs.mkdirSync(src);
-      const r = await runCli(['get', '-r', ...baseFlags(t.server), urlOf(t.server, src), path.join(t.dir, 'out')], { knownHosts: t.knownHosts, timeoutMs: 120_000 });
-      assert.equal(r.code, 1, describeRun(r));
-      assert.match(r.stderr, /READDIR .*endless: the folder lists more than 1,000,000 names, the limit of one listing/, describeRun(r));
-      assert.ok((t.server.stats.endlessAnswers ?? 0) <= 1_002, `read on after the limit: ${t.server.stats.endlessAnswers} answers`);
+      const session = await openTrusting(t.server, t.dir, { connections: 1, channels: 1 });
+      try {
+        const limit = /READDIR .*endless: the folder lists more than 1,000,000 names, the limit of one listing/;
+        await assert.rejects(session.list(src), limit);
+        assert.ok((t.server.stats.endlessAnswers ?? 0) <= 1_002, `read on after the limit: ${t.server.stats.endlessAnswers} answers`);
+        let names = 0;
+        await assert.rejects(session.listEach(src, (batch) => { names += batch.length; }), limit);
+        assert.equal(names, 1_000_000, 'every name up to the limit handed over, none after');
+        assert.ok((t.server.stats.endlessAnswers ?? 0) <= 2_004, `read on after the limit: ${t.server.stats.endlessAnswers} answers`);
+      } finally {
+        await session.close();
+      }
     });
   });
 

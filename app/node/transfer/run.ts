@@ -67,6 +67,8 @@ class TransferJob implements FileJob {
   aborted: SluiceError | null = null;
   /** Ends the wait for the scan at once (an interrupt or a fatal pool change); see {@link untilStopped}. */
   private stopScan: ((e: SluiceError) => void) | undefined;
+  /** Aborted with {@link stopAll}: cancels the scan's listings under way. */
+  private readonly scanStop = new AbortController();
   /** Files planned and not yet committed, skipped or failed. */
   private readonly files = new Set<TransferFile>();
   private readonly put: boolean;
@@ -157,6 +159,7 @@ class TransferJob implements FileJob {
       },
       log: (level, message) => this.session.publish({ type: 'log', level, message }),
       stopped: () => this.aborted !== null,
+      signal: this.scanStop.signal,
     };
   }
 
@@ -178,6 +181,7 @@ class TransferJob implements FileJob {
   /** Fails queued work with `e`, ends the scan and aborts every running task on its worker. */
   private stopAll(e: SluiceError): void {
     this.stopScan?.(e);
+    this.scanStop.abort();
     this.scheduler.stop(e);
     for (const f of this.files) f.cancelRunning();
   }

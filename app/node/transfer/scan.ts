@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SluiceError, fromLocalError, isInterruption } from '../errors';
 import type { Session } from '../ssh/session';
-import type { RemoteStat } from '../ssh/workerProtocol';
+import type { RemoteEntry, RemoteStat } from '../ssh/workerProtocol';
 import { safeLocalJoin, unsafeNameReason } from './names';
 import type { TransferRequest } from './types';
 
@@ -31,6 +31,8 @@ export interface ScanSink {
   log(level: 'info' | 'warn', message: string): void;
   /** True once the job was interrupted: the walk stops. */
   stopped(): boolean;
+  /** Fires when the job is interrupted: a listing under way is cancelled at once. */
+  signal?: AbortSignal;
 }
 
 const WALK_CONCURRENCY = 16;
@@ -159,43 +161,32 @@ interface RemoteWalk {
 /** OpenSSH's sftp refuses folders nested deeper than this below the source (sftp-client.c MAX_DIR_DEPTH). */
 export const DEFAULT_MAX_DEPTH = 64;
 
-/**
- * Walks one remote folder. A server can list a folder inside itself (directly, or through a link it reports as a
- * folder): the SSH_FXP_REALPATH of each folder, asked alongside its listing, is checked against those above it, and
- * the depth is bounded, so that a hostile tree fails one entry instead of nesting local folders until ENAMETOOLONG.
- * @param ancestors real paths of the folders above `remoteDir`
- * @param depth folders between the source and `remoteDir` (0 for the source)
- */
-async function walkGet(w: RemoteWalk, remoteDir: string, localDir: string, ancestors: ReadonlySet<string>, depth: number): Promise<void> {
+/** What a folder's walk keeps while its names arrive: the folders to walk next, the names seen (listed twice). */
+interface FolderNames {
+  dirs: Array<[string, string]>;
+  seen: Set<string>;
+}
+
+/** Decides one batch of a remote folder's names: files to the sink as they come, folders kept for later. */
+async function walkNames(w: RemoteWalk, remoteDir: string, localDir: string, names: RemoteEntry[],
+  out: FolderNames): Promise<void> {
   const { session, sink } = w;
-  if (depth > w.maxDepth) {
-    sink.fail({ src: remoteDir, dst: localDir }, new SluiceError('REMOTE_FAILURE',
-      `${remoteDir}: folder not copied, it is nested deeper than ${w.maxDepth} levels below the source (--max-depth)`));
-    return;
-  }
-  const [real, entries] = await Promise.all([session.realpath(remoteDir).catch(() => remoteDir), session.list(remoteDir)]);
-  if (ancestors.has(real)) {
-    sink.fail({ src: remoteDir, dst: localDir }, new SluiceError('REMOTE_FAILURE',
-      `${remoteDir}: folder not copied, it is ${real} again (the server lists a folder inside itself: a loop)`));
-    return;
-  }
-  try {
-    await fs.promises.mkdir(localDir, { recursive: true });
-  } catch (e) {
-    throw fromLocalError(e, localDir);
-  }
-  const below = new Set([...ancestors, real]);
-  const dirs: Array<[string, string]> = [];
-  for (const e of entries) {
+  for (const e of names) {
     if (sink.stopped()) return;
     const src = remoteJoin(remoteDir, e.name);
+    // A server can list a name twice (with different sizes): copied once, as first listed, the repeat reported.
+    if (out.seen.has(e.name)) {
+      sink.skip({ src, dst: localDir }, 'listed twice by the server in one listing, copied once');
+      continue;
+    }
+    out.seen.add(e.name);
     const reason = unsafeNameReason(e.name);
     if (reason) {
       sink.fail({ src, dst: localDir }, new SluiceError('UNSAFE_NAME', `refused remote name ${JSON.stringify(e.name)} in ${remoteDir}: ${reason}`));
       continue;
     }
     const dst = safeLocalJoin(localDir, [e.name]);
-    let st = e;
+    let st: RemoteStat = e;
     if (e.type === 'symlink') {
       const target = await statLink(session, sink, src, dst);
       if (target === undefined) continue;
@@ -203,11 +194,62 @@ async function walkGet(w: RemoteWalk, remoteDir: string, localDir: string, ances
       st = { ...e, ...target };
       if (st.type === 'dir') { sink.skip({ src, dst }, 'a folder symlink'); continue; }
     }
-    if (st.type === 'dir') dirs.push([src, dst]);
+    if (st.type === 'dir') out.dirs.push([src, dst]);
     else if (st.type === 'file') await sink.file({ src, dst, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });
     else sink.skip({ src, dst }, 'not a regular file, not copied');
   }
-  await eachLimited(dirs, WALK_CONCURRENCY,
+}
+
+/**
+ * Walks one remote folder. Its names are handled as each READDIR answer brings them (the first files move while a
+ * large folder is still listed; the server is read on only as the walk keeps up), and the listing is cancelled at
+ * once when the job stops. A server can list a folder inside itself (directly, or through a link it reports as a
+ * folder): the SSH_FXP_REALPATH of each folder, asked alongside its listing, is checked against those above it
+ * before any of its names is used, and the depth is bounded, so that a hostile tree fails one entry instead of
+ * nesting local folders until ENAMETOOLONG.
+ * @param ancestors real paths of the folders above `remoteDir`
+ * @param depth folders between the source and `remoteDir` (0 for the source)
+ */
+async function walkGet(w: RemoteWalk, remoteDir: string, localDir: string, ancestors: ReadonlySet<string>,
+  depth: number): Promise<void> {
+  const { session, sink } = w;
+  if (depth > w.maxDepth) {
+    sink.fail({ src: remoteDir, dst: localDir }, new SluiceError('REMOTE_FAILURE',
+      `${remoteDir}: folder not copied, it is nested deeper than ${w.maxDepth} levels below the source (--max-depth)`));
+    return;
+  }
+  // The folder's real path, and its local folder made unless it is a loop.
+  const ready = session.realpath(remoteDir).catch(() => remoteDir).then(async (real) => {
+    if (ancestors.has(real)) return { real, loop: true };
+    await fs.promises.mkdir(localDir, { recursive: true })
+      .catch((e: unknown) => { throw fromLocalError(e, localDir); });
+    return { real, loop: false };
+  });
+  ready.catch(() => undefined);
+  const stop = new AbortController();
+  const onStop = () => stop.abort();
+  sink.signal?.addEventListener('abort', onStop, { once: true });
+  const out: FolderNames = { dirs: [], seen: new Set() };
+  try {
+    await session.listEach(remoteDir, async (names) => {
+      if ((await ready).loop || sink.stopped()) { stop.abort(); return; }
+      await walkNames(w, remoteDir, localDir, names, out);
+    }, stop.signal);
+  } catch (e) {
+    // Cancelled here (a loop, the job stopped): not an error of the listing.
+    if (!stop.signal.aborted) throw e;
+  } finally {
+    sink.signal?.removeEventListener('abort', onStop);
+  }
+  const { real, loop } = await ready;
+  if (loop) {
+    sink.fail({ src: remoteDir, dst: localDir }, new SluiceError('REMOTE_FAILURE',
+      `${remoteDir}: folder not copied, it is ${real} again (the server lists a folder inside itself: a loop)`));
+    return;
+  }
+  if (sink.stopped()) return;
+  const below = new Set([...ancestors, real]);
+  await eachLimited(out.dirs, WALK_CONCURRENCY,
     ([s, d]) => walkGet(w, s, d, below, depth + 1).catch((err) => sink.fail({ src: s, dst: d }, SluiceError.from(err))));
 }
 

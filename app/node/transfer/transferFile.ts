@@ -169,7 +169,7 @@ export class TransferFile implements FileItem, FileInFlight {
     this.segmentConns.add(lane.conn);
     await this.withTask((options) => lane.conn.call(this.put ? 'upload' : 'download', {
       channel: lane.channel, remotePath: this.put ? this.temp : this.src, localPath: this.put ? this.src : this.temp,
-      start, end, mode: this.mode,
+      start, end, mode: this.mode, fileEnd: !this.put && end === this.size,
     }, options));
     if (this.route !== 'segments') {
       this.uncount(end - start);

@@ -6,9 +6,11 @@ import path from 'node:path';
 import type { SFTPWrapper } from 'ssh2';
 import { SluiceError, displayText, fromSftpError } from '../../errors';
 import { LeftoverJournal } from '../../stores/leftovers';
-import type { RemoteEntry, RemoteStat, WorkerOps } from '../workerProtocol';
+import type { CallContext, RemoteEntry, RemoteStat, WorkerOps } from '../workerProtocol';
 import { handlesAhead } from './handles';
-import { OPEN_MODE, SEGMENT_FLAGS, SSH_FX_EOF, call, closeRemote, openRemote, statOn, statToRemote } from './sftpCalls';
+import {
+  OPEN_MODE, SEGMENT_FLAGS, SSH_FX_EOF, S_IFMT, S_IFREG, call, closeRemote, openRemote, statOn, statToRemote,
+} from './sftpCalls';
 import { hasExt, requireConn, sftpOf, state } from './state';
 
 export async function openAhead(a: WorkerOps['openAhead'][0]): Promise<void> {
@@ -46,7 +48,38 @@ export async function stat(a: WorkerOps['stat'][0]): Promise<RemoteStat | null> 
   return st;
 }
 
-export type DirEntry = { filename: string; attrs: { mode: number; size: number; mtime: number } };
+/** One name of an SSH_FXP_NAME answer; its ATTRS fields are each optional (draft-ietf-secsh-filexfer-02 §5). */
+export type DirEntry = { filename: string; attrs: { mode?: number; size?: number; mtime?: number } };
+
+/** LSTATs of names listed without attributes sent at once (a server that never sends ATTRS in NAME answers). */
+const BARE_STATS_AT_ONCE = 32;
+
+/** A name listed without its type (no PERMISSIONS in its ATTRS), or a regular file without its SIZE. */
+function isBare(e: DirEntry): boolean {
+  const { mode, size } = e.attrs;
+  return mode === undefined || ((mode & S_IFMT) === S_IFREG && size === undefined);
+}
+
+/**
+ * The listing's names as RemoteEntries. Names whose ATTRS lack the type or a file's size (legal in SFTP v3: every
+ * ATTRS field is optional) are asked with SSH_FXP_LSTAT, at most {@link BARE_STATS_AT_ONCE} at a time; one that
+ * no longer exists is left out, one whose LSTAT fails keeps what the listing said.
+ */
+async function toEntries(s: SFTPWrapper, dir: string, names: DirEntry[]): Promise<RemoteEntry[]> {
+  const out = names.map((e): RemoteEntry | null => (isBare(e) ? null : { name: e.filename, ...statToRemote(e.attrs) }));
+  const bare = names.flatMap((e, i) => (isBare(e) ? [i] : []));
+  let next = 0;
+  const statOne = async (i: number): Promise<void> => {
+    const name = names[i].filename;
+    const p = dir.endsWith('/') ? dir + name : `${dir}/${name}`;
+    const st = await statOn(s, p, false).catch(() => statToRemote(names[i].attrs));
+    if (st) out[i] = { name, ...st };
+  };
+  await Promise.all(Array.from({ length: Math.min(BARE_STATS_AT_ONCE, bare.length) }, async () => {
+    while (next < bare.length) await statOne(bare[next++]);
+  }));
+  return out.filter((e): e is RemoteEntry => e !== null);
+}
 
 /** One SSH_FXP_READDIR on an open folder handle: its names, or null at end of folder (SSH_FX_EOF). */
 export function readdirOnce(s: SFTPWrapper, h: Buffer, p: string): Promise<DirEntry[] | null> {
@@ -69,44 +102,60 @@ export const MAX_LISTING_NAMES = 1_000_000;
 export const MAX_EMPTY_ANSWERS = 100;
 
 /**
- * Lists a folder: SSH_FXP_OPENDIR, then SSH_FXP_READDIRs two at a time on its handle (answered in order,
+ * Reads a folder: SSH_FXP_OPENDIR, then SSH_FXP_READDIRs two at a time on its handle (answered in order,
  * draft-ietf-secsh-filexfer-02 §6.7; OpenSSH sends up to 100 names per answer, so the second usually says EOF),
  * and an SSH_FXP_CLOSE that is not waited for: two round trips for most folders, where ssh2's readdir(path)
- * takes four. An answer after the end of the folder is ignored, error or not.
- * @throws SluiceError REMOTE_FAILURE past {@link MAX_LISTING_NAMES} names or {@link MAX_EMPTY_ANSWERS} empty answers
+ * takes four. An answer after the end of the folder is ignored, error or not. Each answer's names (without `.` and
+ * `..`) go to `onNames` as they arrive; the next READDIRs wait for it. A READDIR waits as long as any request does:
+ * the SFTP reply watchdog (worker/signals.ts) ends a connection whose server stops answering.
+ * @returns the number of names
+ * @throws SluiceError REMOTE_FAILURE past {@link MAX_LISTING_NAMES} names or {@link MAX_EMPTY_ANSWERS} empty answers;
+ *   ABORTED once `signal` fires (no READDIR is sent after it)
  */
-export async function list(a: WorkerOps['list'][0]): Promise<RemoteEntry[]> {
-  const s = sftpOf(a.channel);
-  const h = await call<Buffer>((cb) => s.opendir(a.path, cb as never), a.path);
-  const entries: DirEntry[] = [];
+async function readFolder(dir: string, channel: number | undefined, signal: AbortSignal,
+  onNames: (names: RemoteEntry[]) => Promise<void>): Promise<number> {
+  const s = sftpOf(channel);
+  const h = await call<Buffer>((cb) => s.opendir(dir, cb as never), dir);
+  let count = 0;
   let empty = 0;
   try {
     for (;;) {
-      const answers = [readdirOnce(s, h, a.path), readdirOnce(s, h, a.path)];
+      if (signal.aborted) throw new SluiceError('ABORTED', `listing of ${displayText(dir)} cancelled`);
+      const answers = [readdirOnce(s, h, dir), readdirOnce(s, h, dir)];
       // Marked handled up front: after an error or the end, the other answer is not awaited.
       answers.forEach((answer) => answer.catch(() => undefined));
       for (const answer of answers) {
         const names = await answer;
-        if (names === null) {
-          return entries
-            .filter((e) => e.filename !== '.' && e.filename !== '..')
-            .map((e) => ({ name: e.filename, ...statToRemote(e.attrs) }));
-        }
+        if (names === null) return count;
         empty = names.length === 0 ? empty + 1 : 0;
         if (empty >= MAX_EMPTY_ANSWERS) {
-          throw new SluiceError('REMOTE_FAILURE', `READDIR ${displayText(a.path)}: the server answered ${MAX_EMPTY_ANSWERS} times `
-            + 'in a row with no names and never ended the folder');
+          throw new SluiceError('REMOTE_FAILURE', `READDIR ${displayText(dir)}: the server answered `
+            + `${MAX_EMPTY_ANSWERS} times in a row with no names and never ended the folder`);
         }
-        entries.push(...names);
-        if (entries.length > MAX_LISTING_NAMES) {
-          throw new SluiceError('REMOTE_FAILURE', `READDIR ${displayText(a.path)}: the folder lists more than `
+        count += names.length;
+        if (count > MAX_LISTING_NAMES) {
+          throw new SluiceError('REMOTE_FAILURE', `READDIR ${displayText(dir)}: the folder lists more than `
             + `${MAX_LISTING_NAMES.toLocaleString('en-US')} names, the limit of one listing; not read further`);
         }
+        const entries = await toEntries(s, dir, names.filter((e) => e.filename !== '.' && e.filename !== '..'));
+        if (entries.length) await onNames(entries);
       }
     }
   } finally {
-    void closeRemote(s, h, a.path).catch(() => undefined);
+    void closeRemote(s, h, dir).catch(() => undefined);
   }
+}
+
+/** A whole folder's names (see {@link readFolder}). */
+export async function list(a: WorkerOps['list'][0], ctx: CallContext): Promise<RemoteEntry[]> {
+  const out: RemoteEntry[] = [];
+  await readFolder(a.path, a.channel, ctx.signal, async (names) => { out.push(...names); });
+  return out;
+}
+
+/** A folder's names handed to the caller as they arrive, with back-pressure (see WorkerOps.listEach). */
+export function listEach(a: WorkerOps['listEach'][0], ctx: CallContext): Promise<number> {
+  return readFolder(a.path, a.channel, ctx.signal, (names) => ctx.items(names));
 }
 
 export async function mkdir(a: WorkerOps['mkdir'][0]): Promise<'created' | 'exists'> {

@@ -5,11 +5,12 @@
 import fs from 'node:fs';
 import { utils as ssh2Utils, type SFTPWrapper } from 'ssh2';
 import { SluiceError, fromLocalError, fromSftpError, type SftpOperation, type SluiceErrorInfo } from '../../errors';
-import type { TaggedSftpError } from '../../sftp/pipeline';
+import { LongerFileError, type TaggedSftpError } from '../../sftp/pipeline';
 import type { KeptAttributes, RemoteStat } from '../workerProtocol';
 import { hasExt } from './state';
 
 export const S_IFMT = 0o170000;
+export const S_IFREG = 0o100000;
 
 /** Promise form of one ssh2 SFTP request; a failure names the request (`what`) and the path. */
 export function call<T>(fn: (cb: (err: Error | null | undefined, v: T) => void) => void, remotePath: string, what?: SftpOperation | string): Promise<T> {
@@ -19,10 +20,12 @@ export function call<T>(fn: (cb: (err: Error | null | undefined, v: T) => void) 
   });
 }
 
-export function statToRemote(a: { mode: number; size: number; mtime: number }): RemoteStat {
-  const fmt = a.mode & S_IFMT;
-  const type = fmt === 0o040000 ? 'dir' : fmt === 0o100000 ? 'file' : fmt === 0o120000 ? 'symlink' : 'other';
-  return { type, size: a.size, mtimeMs: a.mtime * 1000, mode: a.mode & 0o7777 };
+/** ATTRS as RemoteStat; a field the server left out reads as 0 (a missing type: 'other'). */
+export function statToRemote(a: { mode?: number; size?: number; mtime?: number }): RemoteStat {
+  const mode = a.mode ?? 0;
+  const fmt = mode & S_IFMT;
+  const type = fmt === 0o040000 ? 'dir' : fmt === S_IFREG ? 'file' : fmt === 0o120000 ? 'symlink' : 'other';
+  return { type, size: a.size ?? 0, mtimeMs: (a.mtime ?? 0) * 1000, mode: mode & 0o7777 };
 }
 
 export async function openRemote(s: SFTPWrapper, p: string, flags: string | number, mode?: number, op = 'OPEN'): Promise<Buffer> {
@@ -44,6 +47,10 @@ export async function openLocal(p: string, flags: string, mode?: number): Promis
 /** Maps an error from a range copy to a SluiceError naming the side it came from. */
 export function rangeError(e: unknown, remotePath: string, localPath: string): SluiceError {
   if (e instanceof SluiceError) return e;
+  if (e instanceof LongerFileError) {
+    return new SluiceError('SOURCE_CHANGED', `${remotePath}: ${e.message}: the file is longer than listed (did it change `
+      + 'during the transfer?), not saved');
+  }
   const err = e as NodeJS.ErrnoException & { name?: string };
   if (err?.name === 'AbortError') return new SluiceError('ABORTED', 'transfer aborted');
   if (typeof err?.code === 'string') return fromLocalError(e, localPath);

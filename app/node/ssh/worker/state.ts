@@ -11,7 +11,9 @@ import type { InFlightBudget, RequestSlots } from '../../sftp/pipeline';
 import type { RateGate } from '../../sftp/rateLimit';
 import type { KeyboardRound } from '../keyboardInteractive';
 import type { HashTraits } from '../remoteHash';
-import type { CallContext, ConnectInfo, ConnectParams, FromWorker, RemoteStat, ToWorker } from '../workerProtocol';
+import {
+  ITEMS_AHEAD, type CallContext, type ConnectInfo, type ConnectParams, type FromWorker, type RemoteStat, type ToWorker,
+} from '../workerProtocol';
 
 /** Largest request we issue even when a server allows more: 255 KiB, OpenSSH's own limit. */
 export const MAX_REQUEST_BYTES = 261120;
@@ -72,6 +74,8 @@ export const state = {
   asks: new Map<number, (msg: ToWorker) => void>(),
   /** Abort controllers of running calls, by call id (the coordinator sends `cancel` with the id). */
   calls: new Map<number, AbortController>(),
+  /** What to do when the coordinator took a batch of a call's results (`items-taken`), by call id. */
+  itemsTaken: new Map<number, () => void>(),
 };
 
 
@@ -82,6 +86,10 @@ export const state = {
 export function callContext(id: number): CallContext & { end(): void } {
   const abort = new AbortController();
   state.calls.set(id, abort);
+  let ahead = 0;
+  let room: (() => void) | null = null;
+  const wake = () => { const r = room; room = null; r?.(); };
+  abort.signal.addEventListener('abort', wake, { once: true });
   let unsent = 0;
   let last = Date.now();
   const flush = () => {
@@ -95,9 +103,18 @@ export function callContext(id: number): CallContext & { end(): void } {
       unsent += n;
       if (Date.now() - last >= PROGRESS_INTERVAL_MS) flush();
     },
+    items: (batch) => {
+      post({ kind: 'items', id, items: batch });
+      ahead++;
+      if (ahead === 1) state.itemsTaken.set(id, () => { ahead--; if (ahead < ITEMS_AHEAD) wake(); });
+      if (ahead < ITEMS_AHEAD || abort.signal.aborted) return Promise.resolve();
+      return new Promise<void>((resolve) => { room = resolve; });
+    },
     end: () => {
       flush();
       state.calls.delete(id);
+      state.itemsTaken.delete(id);
+      wake();
     },
   };
 }

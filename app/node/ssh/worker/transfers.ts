@@ -60,6 +60,7 @@ export async function rangeTask(t: RangeTask, direction: 'download' | 'upload', 
   }
   const o = rangeOptions(t.channel, down ? c.info.maxRead : c.info.maxWrite, ctx);
   if (!down) { o.maxInFlight = UPLOAD_MAX_IN_FLIGHT; o.budget = c.uploads; }
+  o.expectEof = down && t.fileEnd === true;
   let ok = false;
   try {
     const n = await (down ? downloadRange : uploadRange)(s, h.remote, h.local.fd, t.start, t.end, o);
@@ -224,6 +225,8 @@ export async function getFile(t: GetFileTask, ctx: CallContext): Promise<number>
   let h: Buffer | null = await (handlesAhead.take(s, t.remotePath) ?? openRemote(s, t.remotePath, 'r'));
   void handlesAhead.drop(t.remotePath);
   const o = rangeOptions(t.channel, c.info.maxRead, ctx);
+  // The file is complete only when a READ at its end says EOF (sent with the last data READ; an empty file's alone).
+  o.expectEof = true;
   let local: fs.promises.FileHandle | null = null;
   const from = t.inPlace?.offset ?? 0;
   try {
@@ -231,7 +234,7 @@ export async function getFile(t: GetFileTask, ctx: CallContext): Promise<number>
     local = await (t.inPlace ? openLocal(t.localTemp, from > 0 ? 'r+' : 'w') : openLocal(t.localTemp, 'w', t.mode ?? 0o644));
     // A new temporary file gets its blocks before the first byte arrives (sys/preallocate.ts; ENOSPC: DISK_FULL now).
     if (!t.inPlace && t.size > 0) reserveSpace(local.fd, t.size, t.localTemp);
-    const n = t.size > from ? await downloadRange(s, h, local.fd, from, t.size, o) : 0;
+    const n = t.size >= from ? await downloadRange(s, h, local.fd, from, t.size, o) : 0;
     // Every byte is here: the SSH_FXP_CLOSE is not waited for (a round trip per file, a third of a small
     // file's time at high RTT); later requests on this channel queue behind it.
     void closeRemote(s, h, t.remotePath).catch(() => undefined);

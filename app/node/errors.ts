@@ -11,6 +11,7 @@ import { SluiceError, type ErrorCode } from '../common/errors';
 
 export { displayText, terminalText } from '../common/displayText';
 import { displayText } from '../common/displayText';
+import { NAME_MAX_BYTES, utf8Bytes } from '../common/nameBytes';
 
 interface ErrnoLike {
   code?: unknown;
@@ -139,6 +140,22 @@ export function hostNotFoundError(e: unknown, host: string): SluiceError | undef
 /** Socket-level errno codes that mean the connection is gone. */
 const CONNECTION_ERRNOS = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ECONNREFUSED', 'ENETUNREACH', 'EHOSTUNREACH', 'ENOTCONN', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_WRITE_AFTER_END']);
 
+/** Below NAME_MAX, the shortest limit a common server file system has (eCryptfs: 143 bytes). */
+const SHORT_NAME_MAX_BYTES = 143;
+
+/**
+ * OpenSSH's sftp-server answers ENAMETOOLONG (and EINVAL) with SSH_FX_BAD_MESSAGE, which reads as a malformed
+ * request: when the path's longest name is long enough to be the cause, say so instead (undefined otherwise).
+ */
+function nameTooLongReason(remotePath: string): string | undefined {
+  const longest = Math.max(0, ...remotePath.split('/').map(utf8Bytes));
+  if (longest > NAME_MAX_BYTES) return `file name too long: a name of ${longest} bytes, more than the ${NAME_MAX_BYTES} a file system holds`;
+  if (longest > SHORT_NAME_MAX_BYTES) {
+    return `the server rejected the request; a name of ${longest} bytes may be too long for the server's file system`;
+  }
+  return undefined;
+}
+
 /** `SSH_FX_…` name of an SFTP status code, or `status N` for a code no draft names. */
 export function sftpStatusName(code: number): string {
   const name = Object.entries(SFTP_STATUS).find(([, n]) => n === code)?.[0];
@@ -180,7 +197,8 @@ export function fromSftpError(e: unknown, remotePath: string, what: SftpOperatio
       // The server's text adds detail only when it says more than the generic status string.
       const generic = /^(failure|no such file|permission denied|eof|bad message|operation unsupported|unknown status)$/i;
       const extra = serverText && !generic.test(serverText.trim()) ? `, server: ${displayText(serverText, 200)}` : '';
-      return new SluiceError(known[0], `${where}: ${known[1]} (${status}${extra})`, { cause: e });
+      const reason = err.code === SFTP_STATUS.BAD_MESSAGE ? nameTooLongReason(remotePath) ?? known[1] : known[1];
+      return new SluiceError(known[0], `${where}: ${reason} (${status}${extra})`, { cause: e });
     }
     return new SluiceError('REMOTE_FAILURE', `${where}: SFTP ${status} (server: ${displayText(serverText, 200)})`, { cause: e });
   }

@@ -29,7 +29,7 @@ function nameOf(bytes: number, lead: string, fill: string): string {
 describe('names of 234–255 bytes (#24 item 7)', () => {
   const names = [nameOf(234, 'a', 'n'), nameOf(255, 'b', 'n'), nameOf(255, 'c', 'ä'), nameOf(254, 'd', '名')];
 
-  test('put then get of names up to 255 bytes, single and segmented, no temporary file left', { timeout: 120_000 }, async () => {
+  test('put then get of names up to 255 bytes, small and segmented, nothing left', { timeout: 120_000 }, async () => {
     for (const [i, name] of names.entries()) {
       assert.ok(Buffer.byteLength(name) >= 234 && Buffer.byteLength(name) <= 255, name);
       const dir = path.join(local, `case${i}`);
@@ -52,7 +52,7 @@ describe('names of 234–255 bytes (#24 item 7)', () => {
   });
 
   test('a name too long for the server says so and names the user\'s path, not only "malformed request"', async (t) => {
-    if (server.kind !== 'openssh') return t.skip('the ssh2 fallback server does not answer ENAMETOOLONG as OpenSSH does');
+    if (server.kind !== 'openssh') return t.skip('the ssh2 fallback server does not answer ENAMETOOLONG as OpenSSH');
     const src = path.join(local, 'short.bin');
     writeRandomFile(src, 100);
     const tooLong = path.join(server.root, nameOf(260, 'e', 'n'));

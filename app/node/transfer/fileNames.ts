@@ -21,7 +21,8 @@ export function weakerLevel(a: VerifyLevel | undefined, b: VerifyLevel): VerifyL
  */
 export function tempNameFor(finalPath: string, remote: boolean): string {
   const p = remote ? path.posix : path;
-  return p.join(p.dirname(finalPath), hiddenSiblingName(p.basename(finalPath), `.sluice-${randomBytes(4).toString('hex')}.part`));
+  const suffix = `.sluice-${randomBytes(4).toString('hex')}.part`;
+  return p.join(p.dirname(finalPath), hiddenSiblingName(p.basename(finalPath), suffix));
 }
 
 /**

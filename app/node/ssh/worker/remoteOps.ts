@@ -123,7 +123,8 @@ export async function mkdir(a: WorkerOps['mkdir'][0]): Promise<'created' | 'exis
 }
 
 export function tempSibling(p: string, tag: string): string {
-  return path.posix.join(path.posix.dirname(p), hiddenSiblingName(path.posix.basename(p), `.sluice-${randomBytes(4).toString('hex')}.${tag}`));
+  const suffix = `.sluice-${randomBytes(4).toString('hex')}.${tag}`;
+  return path.posix.join(path.posix.dirname(p), hiddenSiblingName(path.posix.basename(p), suffix));
 }
 
 /**

@@ -9,7 +9,8 @@ import path from 'node:path';
 import { SluiceError, fromLocalError, isInterruption } from '../errors';
 import type { Session } from '../ssh/session';
 import type { RemoteStat } from '../ssh/workerProtocol';
-import { safeLocalJoin, unsafeNameReason } from './names';
+import { FolderNames, localNameRules, type LocalNameRules } from './localNames';
+import { safeLocalJoin } from './names';
 import type { TransferRequest } from './types';
 
 /** One file to move: `src` on the source side, `dst` its final name on the other side. */
@@ -154,6 +155,8 @@ interface RemoteWalk {
   sink: ScanSink;
   /** Folders deeper than this below the source are failed, not walked ({@link TransferRequest.maxDepth}). */
   maxDepth: number;
+  /** What the destination can hold: names refused or colliding there are failed, not copied. */
+  names: LocalNameRules;
 }
 
 /** OpenSSH's sftp refuses folders nested deeper than this below the source (sftp-client.c MAX_DIR_DEPTH). */
@@ -186,10 +189,11 @@ async function walkGet(w: RemoteWalk, remoteDir: string, localDir: string, ances
   }
   const below = new Set([...ancestors, real]);
   const dirs: Array<[string, string]> = [];
+  const names = new FolderNames(w.names);
   for (const e of entries) {
     if (sink.stopped()) return;
     const src = remoteJoin(remoteDir, e.name);
-    const reason = unsafeNameReason(e.name);
+    const reason = names.refusal(e.name);
     if (reason) {
       sink.fail({ src, dst: localDir }, new SluiceError('UNSAFE_NAME', `refused remote name ${JSON.stringify(e.name)} in ${remoteDir}: ${reason}`));
       continue;
@@ -258,6 +262,8 @@ async function scanGet(session: Session, req: TransferRequest, sink: ScanSink): 
   const destIsDir = decideDest(req, destStat?.isDirectory() ?? false);
   if (!destStat && /[\\/]$/.test(req.dest)) throw new SluiceError('LOCAL_IO', `folder ${destPath} does not exist`);
   if (req.sources.length > 1 && !destIsDir) throw new SluiceError('USAGE', `target ${destPath} is not a folder (several sources need a folder)`);
+  const rules = await localNameRules(destPath, req.recursive || req.sources.length > 1, req.namePlatform);
+  const topNames = new FolderNames(rules);
   for (const src0 of req.sources) {
     const src = await expandRemoteHome(session, src0);
     const st = await session.stat(src).catch((e: unknown) => { sink.fail({ src, dst: destPath }, SluiceError.from(e)); return undefined; });
@@ -266,13 +272,13 @@ async function scanGet(session: Session, req: TransferRequest, sink: ScanSink): 
     let target = destPath;
     if (destIsDir) {
       const name = remoteBase(src);
-      const reason = unsafeNameReason(name);
+      const reason = topNames.refusal(name);
       if (reason) { sink.fail({ src, dst: destPath }, new SluiceError('UNSAFE_NAME', `refused remote name ${JSON.stringify(name)}: ${reason}`)); continue; }
       target = safeLocalJoin(destPath, [name]);
     }
     if (st.type === 'dir') {
       if (!req.recursive) sink.fail({ src, dst: target }, new SluiceError('USAGE', `${src} is a folder (use -r)`));
-      else await walkGet({ session, sink, maxDepth: req.maxDepth ?? DEFAULT_MAX_DEPTH }, src, target, new Set(), 0);
+      else await walkGet({ session, sink, maxDepth: req.maxDepth ?? DEFAULT_MAX_DEPTH, names: rules }, src, target, new Set(), 0);
     } else if (st.type === 'file') {
       await sink.file({ src, dst: target, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });
     } else {

@@ -65,9 +65,24 @@ export function fromLocalError(e: unknown, path: string, action?: string): Sluic
   if (known?.[0] === 'DISK_FULL') {
     return new SluiceError('DISK_FULL', `Local disk full: ${displayText(path)} (${action ? `cannot ${action}: ` : ''}${known[1]}, ${errno})`, { cause: e });
   }
+  if (errno === 'ENAMETOOLONG') {
+    return new SluiceError('LOCAL_IO', `${prefix}: ${localNameTooLong(path)} (${errno})`, { cause: e });
+  }
   if (known) return new SluiceError(known[0], `${prefix}: ${known[1]} (${errno})`, { cause: e });
   const detail = typeof err.message === 'string' && err.message ? err.message : String(e);
   return new SluiceError('LOCAL_IO', `${prefix}: ${displayText(detail)}${errno ? ` (${errno})` : ''}`, { cause: e });
+}
+
+/** Bytes of UTF-8 in the longest name of a path (`/` or `\\` separated). */
+const longestName = (p: string): number => Math.max(0, ...p.split(/[\\/]/).map(utf8Bytes));
+const nameOverMax = (bytes: number): string =>
+  `file name too long: a name of ${bytes} bytes, more than the ${NAME_MAX_BYTES} a file system holds`;
+
+/** ENAMETOOLONG told precisely: which limit, a name's (NAME_MAX) or the whole path's (PATH_MAX). */
+function localNameTooLong(p: string): string {
+  const longest = longestName(p);
+  if (longest > NAME_MAX_BYTES) return nameOverMax(longest);
+  return `path too long (${utf8Bytes(p)} bytes; no name in it is over ${NAME_MAX_BYTES})`;
 }
 
 /**
@@ -148,8 +163,8 @@ const SHORT_NAME_MAX_BYTES = 143;
  * request: when the path's longest name is long enough to be the cause, say so instead (undefined otherwise).
  */
 function nameTooLongReason(remotePath: string): string | undefined {
-  const longest = Math.max(0, ...remotePath.split('/').map(utf8Bytes));
-  if (longest > NAME_MAX_BYTES) return `file name too long: a name of ${longest} bytes, more than the ${NAME_MAX_BYTES} a file system holds`;
+  const longest = longestName(remotePath);
+  if (longest > NAME_MAX_BYTES) return nameOverMax(longest);
   if (longest > SHORT_NAME_MAX_BYTES) {
     return `the server rejected the request; a name of ${longest} bytes may be too long for the server's file system`;
   }

@@ -2,7 +2,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { fitUtf8, hiddenSiblingName, utf8Bytes } from '../../../common/nameBytes';
 import { stableTempName, tempNameFor } from '../../transfer/fileNames';
-import { fromSftpError } from '../../errors';
+import { fromLocalError, fromSftpError } from '../../errors';
 
 test('utf8Bytes counts as Buffer.byteLength does', () => {
   for (const s of ['', 'abc', 'ä', '名', '😀', 'a名😀ä']) assert.equal(utf8Bytes(s), Buffer.byteLength(s), s);
@@ -36,4 +36,12 @@ test('SSH_FX_BAD_MESSAGE on a long name says the name may be too long, not "malf
   assert.match(fromSftpError(status(5), `/srv/${'x'.repeat(200)}`).message,
     /a name of 200 bytes may be too long for the server's file system/);
   assert.match(fromSftpError(status(5), '/srv/short').message, /malformed request/, 'short names: the plain reading');
+});
+
+test('a local ENAMETOOLONG says which limit: a name over 255 bytes, or the whole path', () => {
+  const errno = Object.assign(new Error('ENAMETOOLONG: name too long'), { code: 'ENAMETOOLONG' });
+  assert.match(fromLocalError(errno, `/home/u/${'x'.repeat(256)}`, 'open').message,
+    /^Cannot open \/home\/u\/x+…?: file name too long: a name of 256 bytes, more than the 255 .* \(ENAMETOOLONG\)$/);
+  const deep = `/home/u/${Array.from({ length: 20 }, () => 'y'.repeat(250)).join('/')}`;
+  assert.match(fromLocalError(errno, deep).message, /: path too long \(5027 bytes; no name in it is over 255\) \(ENAMETOOLONG\)$/);
 });

@@ -145,6 +145,8 @@ describe('a get -r with the platform injected (scripted server)', () => {
     fs.mkdirSync(dir);
     assert.equal(await probeCaseInsensitive(path.join(dir, 'not', 'yet')), false, 'probed in the nearest existing one');
     assert.deepEqual(fs.readdirSync(dir), []);
-    assert.deepEqual(await localNameRules(dir, true, 'linux'), nameRulesFor('linux'));
+    assert.deepEqual(await localNameRules(dir, true), nameRulesFor('linux'), 'this machine: the probe decides');
+    assert.equal((await localNameRules(dir, true, 'win32')).caseInsensitive, true, 'an injected Windows keeps its rule');
+    assert.deepEqual(fs.readdirSync(dir), []);
   });
 });

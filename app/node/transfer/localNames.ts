@@ -61,14 +61,15 @@ export async function probeCaseInsensitive(dir: string): Promise<boolean | undef
 }
 
 /**
- * The rules for a download into `dest`: the platform's (or the injected one's), with case-insensitivity also when a
- * probe finds it (a FAT or exFAT stick on Linux). The probe is made only where collisions can happen (`probe`).
+ * The rules for a download into `dest`: this platform's, with case-insensitivity as a probe of the destination finds
+ * it (a FAT or exFAT stick on Linux ignores case, a case-sensitive APFS volume on macOS does not). With a platform
+ * injected (a download meant for another computer) that platform's rules stand, and a probe can only add to them.
+ * The probe is made only where collisions can happen (`probe`: a folder walk or several sources).
  */
-export async function localNameRules(
-  dest: string, probe: boolean, platform: NamePlatform | NodeJS.Platform = process.platform,
-): Promise<LocalNameRules> {
-  const rules = nameRulesFor(platform);
-  if (probe && !rules.caseInsensitive && (await probeCaseInsensitive(dest)) === true) rules.caseInsensitive = true;
+export async function localNameRules(dest: string, probe: boolean, injected?: NamePlatform): Promise<LocalNameRules> {
+  const rules = nameRulesFor(injected ?? process.platform);
+  const found = probe ? await probeCaseInsensitive(dest) : undefined;
+  if (found === true || (found === false && injected === undefined)) rules.caseInsensitive = found;
   return rules;
 }
 

@@ -11,6 +11,7 @@ import { SluiceError, type ErrorCode } from '../common/errors';
 
 export { displayText, terminalText } from '../common/displayText';
 import { displayText } from '../common/displayText';
+import { NAME_MAX_BYTES, utf8Bytes } from '../common/nameBytes';
 
 interface ErrnoLike {
   code?: unknown;
@@ -64,9 +65,24 @@ export function fromLocalError(e: unknown, path: string, action?: string): Sluic
   if (known?.[0] === 'DISK_FULL') {
     return new SluiceError('DISK_FULL', `Local disk full: ${displayText(path)} (${action ? `cannot ${action}: ` : ''}${known[1]}, ${errno})`, { cause: e });
   }
+  if (errno === 'ENAMETOOLONG') {
+    return new SluiceError('LOCAL_IO', `${prefix}: ${localNameTooLong(path)} (${errno})`, { cause: e });
+  }
   if (known) return new SluiceError(known[0], `${prefix}: ${known[1]} (${errno})`, { cause: e });
   const detail = typeof err.message === 'string' && err.message ? err.message : String(e);
   return new SluiceError('LOCAL_IO', `${prefix}: ${displayText(detail)}${errno ? ` (${errno})` : ''}`, { cause: e });
+}
+
+/** Bytes of UTF-8 in the longest name of a path (`/` or `\\` separated). */
+const longestName = (p: string): number => Math.max(0, ...p.split(/[\\/]/).map(utf8Bytes));
+const nameOverMax = (bytes: number): string =>
+  `file name too long: a name of ${bytes} bytes, more than the ${NAME_MAX_BYTES} a file system holds`;
+
+/** ENAMETOOLONG told precisely: which limit, a name's (NAME_MAX) or the whole path's (PATH_MAX). */
+function localNameTooLong(p: string): string {
+  const longest = longestName(p);
+  if (longest > NAME_MAX_BYTES) return nameOverMax(longest);
+  return `path too long (${utf8Bytes(p)} bytes; no name in it is over ${NAME_MAX_BYTES})`;
 }
 
 /**
@@ -139,6 +155,22 @@ export function hostNotFoundError(e: unknown, host: string): SluiceError | undef
 /** Socket-level errno codes that mean the connection is gone. */
 const CONNECTION_ERRNOS = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ECONNREFUSED', 'ENETUNREACH', 'EHOSTUNREACH', 'ENOTCONN', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_WRITE_AFTER_END']);
 
+/** Below NAME_MAX, the shortest limit a common server file system has (eCryptfs: 143 bytes). */
+const SHORT_NAME_MAX_BYTES = 143;
+
+/**
+ * OpenSSH's sftp-server answers ENAMETOOLONG (and EINVAL) with SSH_FX_BAD_MESSAGE, which reads as a malformed
+ * request: when the path's longest name is long enough to be the cause, say so instead (undefined otherwise).
+ */
+function nameTooLongReason(remotePath: string): string | undefined {
+  const longest = longestName(remotePath);
+  if (longest > NAME_MAX_BYTES) return nameOverMax(longest);
+  if (longest > SHORT_NAME_MAX_BYTES) {
+    return `the server rejected the request; a name of ${longest} bytes may be too long for the server's file system`;
+  }
+  return undefined;
+}
+
 /** `SSH_FX_…` name of an SFTP status code, or `status N` for a code no draft names. */
 export function sftpStatusName(code: number): string {
   const name = Object.entries(SFTP_STATUS).find(([, n]) => n === code)?.[0];
@@ -180,7 +212,8 @@ export function fromSftpError(e: unknown, remotePath: string, what: SftpOperatio
       // The server's text adds detail only when it says more than the generic status string.
       const generic = /^(failure|no such file|permission denied|eof|bad message|operation unsupported|unknown status)$/i;
       const extra = serverText && !generic.test(serverText.trim()) ? `, server: ${displayText(serverText, 200)}` : '';
-      return new SluiceError(known[0], `${where}: ${known[1]} (${status}${extra})`, { cause: e });
+      const reason = err.code === SFTP_STATUS.BAD_MESSAGE ? nameTooLongReason(remotePath) ?? known[1] : known[1];
+      return new SluiceError(known[0], `${where}: ${reason} (${status}${extra})`, { cause: e });
     }
     return new SluiceError('REMOTE_FAILURE', `${where}: SFTP ${status} (server: ${displayText(serverText, 200)})`, { cause: e });
   }

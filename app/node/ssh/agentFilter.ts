@@ -5,12 +5,24 @@
  * message and `-v` name the agent's keys tried).
  */
 import { createHash } from 'node:crypto';
-import type { BaseAgent, IdentityCallback, ParsedKey } from 'ssh2';
+import type { BaseAgent, IdentityCallback, OpenSSHAgent, ParsedKey } from 'ssh2';
+import { PAGEANT, isWindowsPipe } from './agentLocation';
 
 /** `ssh-ed25519 SHA256:… comment`: how messages name an agent's key (the fingerprint as `ssh-keygen -l` prints it). */
 export function describeAgentKey(k: ParsedKey): string {
   const fp = createHash('sha256').update(k.getPublicSSH()).digest('base64').replace(/=+$/, '');
   return `${k.type} SHA256:${fp}${k.comment ? ` ${k.comment}` : ''}`;
+}
+
+/**
+ * ssh2's client for an agent path, as its createAgent() chooses (lib/agent.js): on Windows `pageant` is Pageant
+ * through WM_COPYDATA and a path that is no pipe a Cygwin/MSYS socket file; every other path (a Unix socket, a Windows
+ * pipe such as the OpenSSH agent's or Pageant's) speaks the agent protocol over a stream.
+ */
+export function agentClassFor(socketPath: string, platform: NodeJS.Platform): typeof OpenSSHAgent {
+  const ssh2 = require('ssh2') as typeof import('ssh2');
+  if (platform !== 'win32' || isWindowsPipe(socketPath)) return ssh2.OpenSSHAgent;
+  return socketPath === PAGEANT ? ssh2.PageantAgent : ssh2.CygwinAgent;
 }
 
 /**
@@ -20,9 +32,9 @@ export function describeAgentKey(k: ParsedKey): string {
  * @param allowed public key blobs, base64 of the SSH encoding (RFC 4253 §6.6)
  */
 export function filteredAgent(socketPath: string, allowed?: string[], onList?: (keys: ParsedKey[]) => void): BaseAgent {
-  const { OpenSSHAgent } = require('ssh2') as typeof import('ssh2');
+  const Base = agentClassFor(socketPath, process.platform);
   const keep = allowed && new Set(allowed);
-  class FilteredAgent extends OpenSSHAgent {
+  class FilteredAgent extends Base {
     override getIdentities(cb: IdentityCallback<ParsedKey>): void {
       // OpenSSHAgent lists ParsedKeys (ssh2 lib/agent.js); the type allows entries wrapping them too.
       super.getIdentities((err, keys) => {

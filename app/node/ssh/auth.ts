@@ -13,6 +13,7 @@ import { tryParse, unlockKey, type PassphraseStore, type Prompter } from './pass
 
 export { PASSPHRASE_TRIES, type PassphraseAnswer, type PassphraseStore, type Prompter } from './passphrase';
 import { describeAgentKey, filteredAgent } from './agentFilter';
+import { findAgent } from './agentLocation';
 
 /** One private key to offer. `privateKey` is the file's bytes; ssh2 parses it again with `passphrase`. */
 export interface AuthKey {
@@ -47,8 +48,13 @@ export interface AuthOptions {
   username?: string;
   /** `-i` files; when absent, ~/.ssh/id_ed25519, id_ecdsa, id_rsa are used if they exist. */
   identityFiles?: string[];
-  /** Offer ssh-agent; default true when SSH_AUTH_SOCK is set. */
+  /**
+   * Offer ssh-agent; default: when SSH_AUTH_SOCK is set, or on Windows when the OpenSSH agent's or Pageant's pipe is
+   * there (ssh/agentLocation.ts findAgent).
+   */
   useAgent?: boolean;
+  /** The platform whose agents are looked for; default process.platform (tests inject `win32`). */
+  platform?: NodeJS.Platform;
   /** Password; default `env.SLUICE_PASSWORD`. */
   password?: string;
   /** Environment to read SSH_AUTH_SOCK and SLUICE_PASSWORD from; default process.env. */
@@ -110,16 +116,9 @@ function defaultUsername(env: NodeJS.ProcessEnv): string {
   }
 }
 
-function isSocket(p: string): boolean {
-  try {
-    return fs.statSync(p).isSocket();
-  } catch {
-    return false;
-  }
-}
-
 /**
- * Collects what to offer: ssh-agent (SSH_AUTH_SOCK, when it is a socket), `-i` key files (or the default
+ * Collects what to offer: ssh-agent (ssh/agentLocation.ts findAgent: SSH_AUTH_SOCK when it is a socket; on Windows
+ * also a pipe or Pageant), `-i` key files (or the default
  * ~/.ssh/id_ed25519, id_ecdsa, id_rsa when none are given and they exist), and a password
  * (`opts.password`, else SLUICE_PASSWORD). Each key is parsed with ssh2's `utils.parseKey`; an encrypted key is
  * opened with its passphrase from `opts.passphrases`, else gets {@link PASSPHRASE_TRIES} passphrase prompts
@@ -133,14 +132,9 @@ export async function gatherAuth(opts: AuthOptions, onWarning?: (msg: string) =>
   const warn = onWarning ?? (() => undefined);
   const username = opts.username ?? defaultUsername(env);
 
-  let agent: string | undefined;
-  const sock = env.SSH_AUTH_SOCK;
-  const useAgent = opts.useAgent ?? (sock !== undefined && sock !== '');
-  if (useAgent) {
-    if (!sock) warn('ssh-agent requested but SSH_AUTH_SOCK is not set');
-    else if (!isSocket(sock)) warn(`Ignoring SSH_AUTH_SOCK ${displayText(sock)}: not a socket`);
-    else agent = sock;
-  }
+  const found = findAgent(opts.useAgent, { platform: opts.platform ?? process.platform, env });
+  const agent = found.agent;
+  if (found.warning) warn(found.warning);
 
   const home = opts.home ?? os.homedir();
   const given = (opts.identityFiles ?? []).map((f) => path.resolve(f.startsWith('~/') ? path.join(home, f.slice(2)) : f));

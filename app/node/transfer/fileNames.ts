@@ -5,6 +5,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { SluiceError } from '../errors';
+import { hiddenSiblingName } from '../../common/nameBytes';
 import type { VerifyLevel } from './types';
 
 const LEVEL_STRENGTH: Readonly<Record<VerifyLevel, number>> = { size: 0, 'sha256-reread': 1, 'sha256-remote': 2 };
@@ -14,10 +15,14 @@ export function weakerLevel(a: VerifyLevel | undefined, b: VerifyLevel): VerifyL
   return a === undefined || LEVEL_STRENGTH[b] < LEVEL_STRENGTH[a] ? b : a;
 }
 
-/** Temporary name beside `finalPath` (posix for remote paths, native for local ones). */
+/**
+ * Temporary name beside `finalPath` (posix for remote paths, native for local ones): `.NAME.sluice-XXXXXXXX.part`, its
+ * NAME cut so the whole stays within 255 bytes (a target name of 234–255 bytes would otherwise make it too long).
+ */
 export function tempNameFor(finalPath: string, remote: boolean): string {
   const p = remote ? path.posix : path;
-  return p.join(p.dirname(finalPath), `.${p.basename(finalPath)}.sluice-${randomBytes(4).toString('hex')}.part`);
+  const suffix = `.sluice-${randomBytes(4).toString('hex')}.part`;
+  return p.join(p.dirname(finalPath), hiddenSiblingName(p.basename(finalPath), suffix));
 }
 
 /**

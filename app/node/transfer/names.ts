@@ -44,7 +44,7 @@ export function unsafeNameReason(name: string, opts: NameCheckOptions = {}): str
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f]/.test(name)) return 'the name contains a control character';
   if (/^[a-z]:/i.test(name)) return 'the name starts with a drive letter';
-  if (windows && name.includes(':')) return 'the name contains ":" (an NTFS alternate data stream)';
+  if (windows && name.includes(':')) return 'the name contains ":" (Windows forbids it: NTFS would write an alternate data stream)';
   if (windows && /[<>"|?*]/.test(name)) return 'the name contains a character Windows forbids (< > " | ? *)';
   if (path.isAbsolute(name) || path.win32.isAbsolute(name)) return 'the name is an absolute path';
   if (WINDOWS_RESERVED.test(name) || WINDOWS_RESERVED.test(name.replace(/[. ]+$/, ''))) {

@@ -9,7 +9,8 @@ import path from 'node:path';
 import { SluiceError, fromLocalError, isInterruption } from '../errors';
 import type { Session } from '../ssh/session';
 import type { RemoteEntry, RemoteStat } from '../ssh/workerProtocol';
-import { safeLocalJoin, unsafeNameReason } from './names';
+import { FolderNames, localNameRules, type LocalNameRules } from './localNames';
+import { safeLocalJoin } from './names';
 import type { TransferRequest } from './types';
 
 /** One file to move: `src` on the source side, `dst` its final name on the other side. */
@@ -156,20 +157,26 @@ interface RemoteWalk {
   sink: ScanSink;
   /** Folders deeper than this below the source are failed, not walked ({@link TransferRequest.maxDepth}). */
   maxDepth: number;
+  /** What the destination can hold: names refused or colliding there are failed, not copied. */
+  names: LocalNameRules;
 }
 
 /** OpenSSH's sftp refuses folders nested deeper than this below the source (sftp-client.c MAX_DIR_DEPTH). */
 export const DEFAULT_MAX_DEPTH = 64;
 
-/** What a folder's walk keeps while its names arrive: the folders to walk next, the names seen (listed twice). */
-interface FolderNames {
+/**
+ * What a folder's walk keeps while its names arrive: the folders to walk next, the names seen (listed twice), the
+ * names the destination already holds under another spelling.
+ */
+interface FolderWalk {
   dirs: Array<[string, string]>;
   seen: Set<string>;
+  names: FolderNames;
 }
 
 /** Decides one batch of a remote folder's names: files to the sink as they come, folders kept for later. */
 async function walkNames(w: RemoteWalk, remoteDir: string, localDir: string, names: RemoteEntry[],
-  out: FolderNames): Promise<void> {
+  out: FolderWalk): Promise<void> {
   const { session, sink } = w;
   for (const e of names) {
     if (sink.stopped()) return;
@@ -180,7 +187,7 @@ async function walkNames(w: RemoteWalk, remoteDir: string, localDir: string, nam
       continue;
     }
     out.seen.add(e.name);
-    const reason = unsafeNameReason(e.name);
+    const reason = out.names.refusal(e.name);
     if (reason) {
       sink.fail({ src, dst: localDir }, new SluiceError('UNSAFE_NAME', `refused remote name ${JSON.stringify(e.name)} in ${remoteDir}: ${reason}`));
       continue;
@@ -229,7 +236,7 @@ async function walkGet(w: RemoteWalk, remoteDir: string, localDir: string, ances
   const stop = new AbortController();
   const onStop = () => stop.abort();
   sink.signal?.addEventListener('abort', onStop, { once: true });
-  const out: FolderNames = { dirs: [], seen: new Set() };
+  const out: FolderWalk = { dirs: [], seen: new Set(), names: new FolderNames(w.names) };
   try {
     await session.listEach(remoteDir, async (names) => {
       if ((await ready).loop || sink.stopped()) { stop.abort(); return; }
@@ -300,6 +307,8 @@ async function scanGet(session: Session, req: TransferRequest, sink: ScanSink): 
   const destIsDir = decideDest(req, destStat?.isDirectory() ?? false);
   if (!destStat && /[\\/]$/.test(req.dest)) throw new SluiceError('LOCAL_IO', `folder ${destPath} does not exist`);
   if (req.sources.length > 1 && !destIsDir) throw new SluiceError('USAGE', `target ${destPath} is not a folder (several sources need a folder)`);
+  const rules = await localNameRules(destPath, req.recursive || req.sources.length > 1, req.namePlatform);
+  const topNames = new FolderNames(rules);
   for (const src0 of req.sources) {
     const src = await expandRemoteHome(session, src0);
     const st = await session.stat(src).catch((e: unknown) => { sink.fail({ src, dst: destPath }, SluiceError.from(e)); return undefined; });
@@ -308,13 +317,13 @@ async function scanGet(session: Session, req: TransferRequest, sink: ScanSink): 
     let target = destPath;
     if (destIsDir) {
       const name = remoteBase(src);
-      const reason = unsafeNameReason(name);
+      const reason = topNames.refusal(name);
       if (reason) { sink.fail({ src, dst: destPath }, new SluiceError('UNSAFE_NAME', `refused remote name ${JSON.stringify(name)}: ${reason}`)); continue; }
       target = safeLocalJoin(destPath, [name]);
     }
     if (st.type === 'dir') {
       if (!req.recursive) sink.fail({ src, dst: target }, new SluiceError('USAGE', `${src} is a folder (use -r)`));
-      else await walkGet({ session, sink, maxDepth: req.maxDepth ?? DEFAULT_MAX_DEPTH }, src, target, new Set(), 0);
+      else await walkGet({ session, sink, maxDepth: req.maxDepth ?? DEFAULT_MAX_DEPTH, names: rules }, src, target, new Set(), 0);
     } else if (st.type === 'file') {
       await sink.file({ src, dst: target, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });
     } else {

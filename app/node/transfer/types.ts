@@ -1,6 +1,7 @@
 /** Shapes of a transfer job, its report and the engine's events. */
 import type { Bottleneck } from '../../common/stats/bottleneck';
 import type { LearnedHostKey } from '../ssh/hostKeys';
+import type { NamePlatform } from './localNames';
 
 /**
  * What to do with a file whose target exists (transfer/conflict.ts):
@@ -131,6 +132,11 @@ export interface TransferRequest {
    * (default 64, as OpenSSH's sftp; 0 copies only the source folder's own files).
    */
   maxDepth?: number;
+  /**
+   * A get's naming rules are this platform's (transfer/localNames.ts), not the running one's: for tests on Linux, and
+   * for a download meant for another computer. Default: `process.platform`.
+   */
+  namePlatform?: NamePlatform;
   /** Records durable progress and resumes an interrupted run of the same job (see {@link TransferJournal}). */
   journal?: TransferJournal;
   /**

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { SFTPWrapper } from 'ssh2';
 import { SluiceError, displayText, fromSftpError } from '../../errors';
+import { hiddenSiblingName } from '../../../common/nameBytes';
 import { LeftoverJournal } from '../../stores/leftovers';
 import type { CallContext, RemoteEntry, RemoteStat, WorkerOps } from '../workerProtocol';
 import { handlesAhead } from './handles';
@@ -171,7 +172,8 @@ export async function mkdir(a: WorkerOps['mkdir'][0]): Promise<'created' | 'exis
 }
 
 export function tempSibling(p: string, tag: string): string {
-  return path.posix.join(path.posix.dirname(p), `.${path.posix.basename(p)}.sluice-${randomBytes(4).toString('hex')}.${tag}`);
+  const suffix = `.sluice-${randomBytes(4).toString('hex')}.${tag}`;
+  return path.posix.join(path.posix.dirname(p), hiddenSiblingName(path.posix.basename(p), suffix));
 }
 
 /**

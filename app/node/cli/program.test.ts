@@ -86,7 +86,7 @@ test('--limit reads units as rsync (10M = 10 MiB/s, 10MB = 10,000,000 bytes/s), 
   assert.equal(parseRate('10MB'), 10_000_000);
   assert.equal(parseRate('10MB/s'), 10_000_000);
   assert.equal(parseRate('10KiB'), 10 * 1024);
-  for (const bad of ['fast', '-1M', '100', '10 MB per second', '', '10Mi']) assert.throws(() => parseRate(bad), bad);
+  for (const bad of ['fast', '-1M', '100', '10 MB per second', '', '10Mi', '0.4', '0.9', '0.5K']) assert.throws(() => parseRate(bad), bad);
   for (const direction of ['get', 'put']) {
     const h = harness();
     await h.program.parseAsync(['node', 'sluice', direction, '--limit', '10M', 'sftp://h/x', 'sftp://h/y']);

@@ -152,7 +152,7 @@ class TransferJob implements FileJob {
       file: (item) => this.enqueue(item),
       fail: (item, e) => this.books.fileFailed(item, e),
       skip: (item, reason) => {
-        this.books.fileSkipped(item, reason);
+        this.books.fileSkipped(item, reason, undefined, false, true);
         this.session.publish({ type: 'log', level: 'warn', message: `skipped ${item.src}: ${reason}` });
       },
       log: (level, message) => this.session.publish({ type: 'log', level, message }),

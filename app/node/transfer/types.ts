@@ -228,6 +228,8 @@ export type EngineEvent =
     earlier?: boolean;
     /** The conflict rule `rename` wrote it beside this existing target, under `target` (`NAME (1).ext`). */
     renamedFrom?: string;
+    /** A skip the scan also said as a warn `log` event (a special file, a symlink not followed): print it once. */
+    warned?: boolean;
   }
   | { type: 'connection'; id: number; state: 'up' | 'down'; reason?: string }
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }

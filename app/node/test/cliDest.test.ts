@@ -1,0 +1,45 @@
+/**
+ * What the CLI writes where, against a private sshd (issue #24 items 8, 9, 10): symlinks on either side follow one
+ * policy (-L to follow), a destination is never written through a symlink inside it, a read-only target is refused
+ * unless --force, and the usage and output edges (an empty DEST or source, `-v`'s "skipped" said once).
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { baseFlags, describeRun, runCli, startTestServer, trustedServerHooks, urlOf, type SshServer } from './helpers';
+
+let server: SshServer;
+let work: string;
+let knownHosts: string;
+let caseNo = 0;
+trustedServerHooks(startTestServer, 'sluice-cli-dest-', (t) => { ({ server, dir: work, knownHosts } = t); });
+
+/** A fresh pair of folders for one case: `local` and `remote` (inside the server's root). */
+function freshCase(): { local: string; remote: string } {
+  const n = ++caseNo;
+  const local = path.join(work, `case-${n}`);
+  const remote = path.join(server.root, `case-${n}`);
+  fs.mkdirSync(local);
+  fs.mkdirSync(remote);
+  return { local, remote };
+}
+
+const put = (args: string[]) => runCli(['put', ...baseFlags(server), ...args], { knownHosts });
+const url = (p: string) => urlOf(server, p);
+const linesMatching = (text: string, re: RegExp) => text.split('\n').filter((l) => re.test(l));
+
+describe('-v output', () => {
+  test('a symlink the walk skips is said once under -v, as it is without -v', async () => {
+    const { local, remote } = freshCase();
+    fs.mkdirSync(path.join(local, 'tree'));
+    fs.writeFileSync(path.join(local, 'tree', 'plain.txt'), 'plain');
+    fs.writeFileSync(path.join(local, 'outside.txt'), 'outside');
+    fs.symlinkSync(path.join(local, 'outside.txt'), path.join(local, 'tree', 'link.txt'));
+    for (const verbose of [[], ['-v']]) {
+      const r = await put(['-r', ...verbose, path.join(local, 'tree'), url(`${remote}/`)]);
+      assert.equal(r.code, 0, describeRun(r));
+      assert.equal(linesMatching(r.stderr, /skipped .*link\.txt/).length, 1, describeRun(r));
+    }
+  });
+});

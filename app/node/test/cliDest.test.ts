@@ -43,3 +43,18 @@ describe('-v output', () => {
     }
   });
 });
+
+describe('empty operands', () => {
+  test('an empty DEST of get and an empty SOURCE of put are usage errors (exit 2), nothing copied', async () => {
+    const { local, remote } = freshCase();
+    fs.writeFileSync(path.join(remote, 'a.txt'), 'alpha');
+    const r = await runCli(['get', ...baseFlags(server), url(`${remote}/a.txt`), ''], { knownHosts, cwd: local });
+    assert.equal(r.code, 2, describeRun(r));
+    assert.match(r.stderr, /get needs a local DEST: it is empty \(use \. for the current folder\)/);
+    assert.deepEqual(fs.readdirSync(local), [], 'nothing lands in the current folder');
+    const p = await runCli(['put', ...baseFlags(server), '', url(`${remote}/`)], { knownHosts, cwd: local });
+    assert.equal(p.code, 2, describeRun(p));
+    assert.match(p.stderr, /put needs a local SOURCE: one is empty/);
+    assert.deepEqual(fs.readdirSync(remote), ['a.txt']);
+  });
+});

@@ -146,8 +146,8 @@ const JUMP_HELP = 'jump hosts, like ssh -J: [user@]host[:port] (or an ssh_config
 const SSH_CONFIG_HELP = 'OpenSSH client configuration file to read instead of ~/.ssh/config and /etc/ssh/ssh_config, like sftp -F '
   + '(none: read none); Host aliases, HostName, Port, User, IdentityFile, ProxyJump, … apply (see the README)';
 
-const DEREFERENCE_HELP = 'follow symlinks in the folder walk, like cp -L (default: a file symlink is copied only when its '
-  + 'target is inside the tree; others are reported and skipped)';
+const DEREFERENCE_HELP = 'follow symlinks in the folder walk, like cp -L (default, both ways: a file symlink is copied only '
+  + 'when its target is inside the tree; others are reported and skipped)';
 
 /** `--first`, `--keepalive-count`, …: a whole number ≥ 1. @throws InvalidArgumentError otherwise */
 export function positiveInt(v: string): number {
@@ -264,7 +264,7 @@ export function packageVersion(from = __dirname): string {
 /** Adds the options every `get` and `put` shares (and `sluice queue add get|put`). */
 export function addTransferOptions(cmd: Command, direction: 'get' | 'put'): Command {
   cmd.option('-r, --recursive', 'copy folders recursively');
-  if (direction === 'put') cmd.option('-L, --dereference', DEREFERENCE_HELP);
+  cmd.option('-L, --dereference', DEREFERENCE_HELP);
   if (direction === 'get') {
     cmd.option('--max-depth <n>', `with -r, folders nested deeper than this below a source are reported and not copied, `
       + `${TRANSFER_LIMITS.maxDepth.text} (default ${DEFAULT_MAX_DEPTH}, like OpenSSH's sftp)`, intIn(TRANSFER_LIMITS.maxDepth));
@@ -353,7 +353,7 @@ export function conflictRuleOf(o: Pick<CliOptions, 'clobber' | 'conflict'>): Con
 
 /**
  * The engine request for a parsed command: cp semantics, `--conflict` (`--no-clobber` as `skip`), `--verify`, `--no-times` as
- * `preserveTimes: false`, `-p` as `preservePermissions`, and `-L` as `followSymlinks` (put only; the engine's default
+ * `preserveTimes: false`, `-p` as `preservePermissions`, and `-L` as `followSymlinks` (both ways; the engine's default
  * without it: a file symlink is copied only when its target is inside the tree, the others are reported and skipped).
  */
 export function transferRequest(direction: 'get' | 'put', sources: string[], dest: string, o: CliOptions, id = `${direction}-${Date.now()}`): TransferRequest {
@@ -366,7 +366,7 @@ export function transferRequest(direction: 'get' | 'put', sources: string[], des
     conflict: conflictRuleOf(o),
     verify: o.verify,
   };
-  if (direction === 'put') req.followSymlinks = o.dereference === true;
+  req.followSymlinks = o.dereference === true;
   if (direction === 'get' && o.maxDepth !== undefined) req.maxDepth = o.maxDepth;
   if (o.times === false) req.preserveTimes = false;
   if (o.perms === true) req.preservePermissions = true;

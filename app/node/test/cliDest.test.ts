@@ -26,6 +26,7 @@ function freshCase(): { local: string; remote: string } {
 }
 
 const put = (args: string[]) => runCli(['put', ...baseFlags(server), ...args], { knownHosts });
+const get = (args: string[]) => runCli(['get', ...baseFlags(server), ...args], { knownHosts });
 const url = (p: string) => urlOf(server, p);
 const linesMatching = (text: string, re: RegExp) => text.split('\n').filter((l) => re.test(l));
 
@@ -56,5 +57,48 @@ describe('empty operands', () => {
     assert.equal(p.code, 2, describeRun(p));
     assert.match(p.stderr, /put needs a local SOURCE: one is empty/);
     assert.deepEqual(fs.readdirSync(remote), ['a.txt']);
+  });
+});
+
+describe('one symlink policy both ways (-L follows)', () => {
+  /** `root/tree` with a plain file, a link inside the tree, a link to a file outside it and a link to a folder. */
+  function treeWithLinks(root: string): string {
+    const tree = path.join(root, 'tree');
+    fs.mkdirSync(path.join(root, 'elsewhere'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'elsewhere', 'secret.txt'), 'outside the tree');
+    fs.mkdirSync(tree);
+    fs.writeFileSync(path.join(tree, 'plain.txt'), 'plain');
+    fs.symlinkSync('plain.txt', path.join(tree, 'inner-link.txt'));
+    fs.symlinkSync(path.join(root, 'elsewhere', 'secret.txt'), path.join(tree, 'out-link.txt'));
+    fs.symlinkSync(path.join(root, 'elsewhere'), path.join(tree, 'dir-link'));
+    return tree;
+  }
+
+  test('get -r and put -r copy a link inside the tree and skip, naming them, a link out of it and a folder link', async () => {
+    const { local, remote } = freshCase();
+    fs.mkdirSync(path.join(local, 'got'));
+    fs.mkdirSync(path.join(remote, 'got'));
+    const g = await get(['-r', url(treeWithLinks(remote)), path.join(local, 'got')]);
+    assert.equal(g.code, 0, describeRun(g));
+    const p = await put(['-r', treeWithLinks(local), url(`${remote}/got`)]);
+    assert.equal(p.code, 0, describeRun(p));
+    for (const [r, copied] of [[g, path.join(local, 'got', 'tree')], [p, path.join(remote, 'got', 'tree')]] as const) {
+      assert.deepEqual(fs.readdirSync(copied).sort(), ['inner-link.txt', 'plain.txt'], describeRun(r));
+      assert.equal(fs.readFileSync(path.join(copied, 'inner-link.txt'), 'utf8'), 'plain');
+      assert.match(r.stderr, /skipped \S*out-link\.txt: a symlink to \S*secret\.txt, outside the folder being copied \(use -L to follow\)/);
+      assert.match(r.stderr, /skipped \S*dir-link: a folder symlink \(use -L to follow\)/);
+    }
+  });
+
+  test('get -r -L follows every link, as put -r -L does', async () => {
+    const { local, remote } = freshCase();
+    treeWithLinks(remote);
+    const g = await get(['-r', '-L', url(`${remote}/tree`), `${local}/`]);
+    assert.equal(g.code, 0, describeRun(g));
+    const copied = path.join(local, 'tree');
+    assert.deepEqual(fs.readdirSync(copied).sort(), ['dir-link', 'inner-link.txt', 'out-link.txt', 'plain.txt']);
+    assert.equal(fs.readFileSync(path.join(copied, 'out-link.txt'), 'utf8'), 'outside the tree');
+    assert.equal(fs.readFileSync(path.join(copied, 'dir-link', 'secret.txt'), 'utf8'), 'outside the tree');
+    assert.equal(fs.lstatSync(path.join(copied, 'out-link.txt')).isFile(), true, 'saved as a regular file');
   });
 });

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SluiceError, fromLocalError, isInterruption } from '../errors';
 import type { Session } from '../ssh/session';
-import type { RemoteStat } from '../ssh/workerProtocol';
+import type { RemoteEntry, RemoteStat } from '../ssh/workerProtocol';
 import { safeLocalJoin, unsafeNameReason } from './names';
 import type { TransferRequest } from './types';
 
@@ -154,6 +154,37 @@ interface RemoteWalk {
   sink: ScanSink;
   /** Folders deeper than this below the source are failed, not walked ({@link TransferRequest.maxDepth}). */
   maxDepth: number;
+  /** `-L`: every symlink is followed ({@link TransferRequest.followSymlinks}); else put's policy, {@link remoteLink}. */
+  follow: boolean;
+  /** SSH_FXP_REALPATH of the source folder, set by its walk (depth 0): a link is copied only when it stays inside. */
+  treeRoot?: string;
+}
+
+/**
+ * A remote symlink met in a get's walk, under the one policy of both directions (scan.ts localEntry for a put):
+ * without `-L` a folder link is skipped, and a file link is copied only when its SSH_FXP_REALPATH lies inside the
+ * folder being copied (a link to /etc/passwd is not downloaded); with `-L` every link is followed.
+ * @returns the entry as its target, or undefined when it was reported (failed or skipped)
+ */
+async function remoteLink(w: RemoteWalk, e: RemoteEntry, src: string, dst: string): Promise<RemoteEntry | undefined> {
+  const target = await statLink(w.session, w.sink, src, dst);
+  if (target === undefined) return undefined;
+  if (!target) { w.sink.skip({ src, dst }, 'a symlink whose target does not exist'); return undefined; }
+  const st = { ...e, ...target };
+  if (w.follow) return st;
+  if (st.type === 'dir') { w.sink.skip({ src, dst }, 'a folder symlink (use -L to follow)'); return undefined; }
+  const real = await w.session.realpath(src).catch(() => undefined);
+  if (real === undefined || w.treeRoot === undefined || !remoteInside(w.treeRoot, real)) {
+    w.sink.skip({ src, dst }, `a symlink to ${real ?? 'a target the server does not resolve'}, outside the folder being copied (use -L to follow)`);
+    return undefined;
+  }
+  return st;
+}
+
+/** True when remote path `p` is `root` or lies below it (both absolute, as SSH_FXP_REALPATH returns them). */
+function remoteInside(root: string, p: string): boolean {
+  const rel = path.posix.relative(root, p);
+  return rel === '' || (!rel.startsWith('..') && !path.posix.isAbsolute(rel));
 }
 
 /** OpenSSH's sftp refuses folders nested deeper than this below the source (sftp-client.c MAX_DIR_DEPTH). */
@@ -184,6 +215,7 @@ async function walkGet(w: RemoteWalk, remoteDir: string, localDir: string, ances
   } catch (e) {
     throw fromLocalError(e, localDir);
   }
+  if (depth === 0) w.treeRoot = real;
   const below = new Set([...ancestors, real]);
   const dirs: Array<[string, string]> = [];
   for (const e of entries) {
@@ -195,14 +227,8 @@ async function walkGet(w: RemoteWalk, remoteDir: string, localDir: string, ances
       continue;
     }
     const dst = safeLocalJoin(localDir, [e.name]);
-    let st = e;
-    if (e.type === 'symlink') {
-      const target = await statLink(session, sink, src, dst);
-      if (target === undefined) continue;
-      if (!target) { sink.skip({ src, dst }, 'a symlink whose target does not exist'); continue; }
-      st = { ...e, ...target };
-      if (st.type === 'dir') { sink.skip({ src, dst }, 'a folder symlink'); continue; }
-    }
+    const st = e.type === 'symlink' ? await remoteLink(w, e, src, dst) : e;
+    if (!st) continue;
     if (st.type === 'dir') dirs.push([src, dst]);
     else if (st.type === 'file') await sink.file({ src, dst, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });
     else sink.skip({ src, dst }, 'not a regular file, not copied');
@@ -272,7 +298,7 @@ async function scanGet(session: Session, req: TransferRequest, sink: ScanSink): 
     }
     if (st.type === 'dir') {
       if (!req.recursive) sink.fail({ src, dst: target }, new SluiceError('USAGE', `${src} is a folder (use -r)`));
-      else await walkGet({ session, sink, maxDepth: req.maxDepth ?? DEFAULT_MAX_DEPTH }, src, target, new Set(), 0);
+      else await walkGet({ session, sink, maxDepth: req.maxDepth ?? DEFAULT_MAX_DEPTH, follow: req.followSymlinks === true }, src, target, new Set(), 0);
     } else if (st.type === 'file') {
       await sink.file({ src, dst: target, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });
     } else {

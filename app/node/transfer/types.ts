@@ -122,8 +122,9 @@ export interface TransferRequest {
   /** Allow `sha256sum` over an exec channel (default true); otherwise the remote side is re-read. */
   allowExec?: boolean;
   /**
-   * Symlinks in a put's folder walk (`-L`, like `cp -L`): true follows every link; false (default) copies a file
-   * link only when its target lies inside the tree being copied, and reports and skips the others.
+   * Symlinks in a folder walk, one policy both ways (`-L`, like `cp -L`): true follows every link; false (default)
+   * copies a file link only when its target (a get: its SSH_FXP_REALPATH) lies inside the tree being copied, and
+   * reports and skips the others (folder links too).
    */
   followSymlinks?: boolean;
   /**

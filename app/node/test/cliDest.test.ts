@@ -102,3 +102,50 @@ describe('one symlink policy both ways (-L follows)', () => {
     assert.equal(fs.lstatSync(path.join(copied, 'out-link.txt')).isFile(), true, 'saved as a regular file');
   });
 });
+
+describe('the destination is not written through a symlink, nor over a read-only file', () => {
+  test('get -r fails a folder that is a symlink inside the destination, names it, and writes nothing through it', async () => {
+    const { local, remote } = freshCase();
+    fs.mkdirSync(path.join(remote, 'tree', 'sub'), { recursive: true });
+    fs.writeFileSync(path.join(remote, 'tree', 'top.txt'), 'top');
+    fs.writeFileSync(path.join(remote, 'tree', 'sub', 'file.txt'), 'sub file');
+    const elsewhere = path.join(local, 'elsewhere');
+    fs.mkdirSync(elsewhere);
+    fs.mkdirSync(path.join(local, 'dest', 'tree'), { recursive: true });
+    fs.symlinkSync(elsewhere, path.join(local, 'dest', 'tree', 'sub'));
+    const r = await get(['-r', url(`${remote}/tree`), path.join(local, 'dest')]);
+    assert.equal(r.code, 6, describeRun(r));
+    assert.match(r.stderr, /tree\/sub: folder not written, it is a symlink to \S*elsewhere inside the destination \(-K writes into it\)/);
+    assert.deepEqual(fs.readdirSync(elsewhere), [], 'nothing written where the link points');
+    assert.equal(fs.readFileSync(path.join(local, 'dest', 'tree', 'top.txt'), 'utf8'), 'top', 'the rest arrives');
+    const k = await get(['-r', '-K', url(`${remote}/tree`), path.join(local, 'dest')]);
+    assert.equal(k.code, 0, describeRun(k));
+    assert.equal(fs.readFileSync(path.join(elsewhere, 'file.txt'), 'utf8'), 'sub file', '-K writes into the linked folder');
+  });
+
+  test('DEST itself may be a symlink: the user named it', async () => {
+    const { local, remote } = freshCase();
+    fs.writeFileSync(path.join(remote, 'a.txt'), 'alpha');
+    fs.mkdirSync(path.join(local, 'real'));
+    fs.symlinkSync(path.join(local, 'real'), path.join(local, 'named'));
+    const r = await get(['-r', url(`${remote}`), path.join(local, 'named')]);
+    assert.equal(r.code, 0, describeRun(r));
+    assert.equal(fs.readFileSync(path.join(local, 'real', path.basename(remote), 'a.txt'), 'utf8'), 'alpha');
+  });
+
+  test('get refuses to replace a read-only local target (exit 6, kept as it was); -f replaces it', async () => {
+    const { local, remote } = freshCase();
+    fs.writeFileSync(path.join(remote, 'ro.txt'), 'new content');
+    const target = path.join(local, 'ro.txt');
+    fs.writeFileSync(target, 'old');
+    fs.chmodSync(target, 0o444);
+    const r = await get([url(`${remote}/ro.txt`), `${local}/`]);
+    assert.equal(r.code, 6, describeRun(r));
+    assert.match(r.stderr, /ro\.txt: the target is read-only, not replaced \(-f replaces it, as cp -f does\)/);
+    assert.equal(fs.readFileSync(target, 'utf8'), 'old');
+    assert.equal(fs.statSync(target).mode & 0o777, 0o444);
+    const f = await get(['-f', url(`${remote}/ro.txt`), `${local}/`]);
+    assert.equal(f.code, 0, describeRun(f));
+    assert.equal(fs.readFileSync(target, 'utf8'), 'new content');
+  });
+});

@@ -158,6 +158,23 @@ interface RemoteWalk {
   follow: boolean;
   /** SSH_FXP_REALPATH of the source folder, set by its walk (depth 0): a link is copied only when it stays inside. */
   treeRoot?: string;
+  /** DEST as the user named it (resolved): it may be a link; a link below it is not written through by default. */
+  destRoot: string;
+  /** `-K` ({@link TransferRequest.keepDirlinks}): write into a folder symlink inside the destination. */
+  keepDirlinks: boolean;
+}
+
+/**
+ * Whether a get may write into local folder `dir`: not when it is a symlink below the destination the user named
+ * (`get -r` would write wherever it points; a lexical check on names cannot see it), unless `-K` asks for it.
+ * @returns why not, or undefined
+ */
+async function linkedLocalFolder(w: RemoteWalk, dir: string): Promise<string | undefined> {
+  if (w.keepDirlinks || dir === w.destRoot) return undefined;
+  const st = await fs.promises.lstat(dir).catch(() => null);
+  if (!st?.isSymbolicLink()) return undefined;
+  const to = await fs.promises.readlink(dir).catch(() => '?');
+  return `${dir}: folder not written, it is a symlink to ${to} inside the destination (-K writes into it)`;
 }
 
 /**
@@ -210,6 +227,8 @@ async function walkGet(w: RemoteWalk, remoteDir: string, localDir: string, ances
       `${remoteDir}: folder not copied, it is ${real} again (the server lists a folder inside itself: a loop)`));
     return;
   }
+  const linked = await linkedLocalFolder(w, localDir);
+  if (linked) { sink.fail({ src: remoteDir, dst: localDir }, new SluiceError('LOCAL_IO', linked)); return; }
   try {
     await fs.promises.mkdir(localDir, { recursive: true });
   } catch (e) {
@@ -298,7 +317,10 @@ async function scanGet(session: Session, req: TransferRequest, sink: ScanSink): 
     }
     if (st.type === 'dir') {
       if (!req.recursive) sink.fail({ src, dst: target }, new SluiceError('USAGE', `${src} is a folder (use -r)`));
-      else await walkGet({ session, sink, maxDepth: req.maxDepth ?? DEFAULT_MAX_DEPTH, follow: req.followSymlinks === true }, src, target, new Set(), 0);
+      else {
+        const walk = { session, sink, maxDepth: req.maxDepth ?? DEFAULT_MAX_DEPTH, follow: req.followSymlinks === true };
+        await walkGet({ ...walk, destRoot: destPath, keepDirlinks: req.keepDirlinks === true }, src, target, new Set(), 0);
+      }
     } else if (st.type === 'file') {
       await sink.file({ src, dst: target, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });
     } else {

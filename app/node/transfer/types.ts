@@ -132,6 +132,17 @@ export interface TransferRequest {
    * (default 64, as OpenSSH's sftp; 0 copies only the source folder's own files).
    */
   maxDepth?: number;
+  /**
+   * A get writes into a folder symlink found inside its destination (`-K`, rsync's --keep-dirlinks). By default such
+   * a folder is failed, named, and nothing is written through it: the check is on the file system (lstat), not on
+   * the names. DEST itself, as the user wrote it, may be a link.
+   */
+  keepDirlinks?: boolean;
+  /**
+   * A get replaces a read-only local target (`-f`, like cp -f); by default the file fails, naming it, and the target
+   * is kept as it is (cp and sftp refuse it too).
+   */
+  force?: boolean;
   /** Records durable progress and resumes an interrupted run of the same job (see {@link TransferJournal}). */
   journal?: TransferJournal;
   /**

@@ -17,7 +17,7 @@ export interface CliOptions {
   recursive?: boolean;
   /** `-L`: follow symlinks in the folder walk (both ways). */
   dereference?: boolean;
-  /** `-K, --keep-dirlinks` (get only): write into a folder symlink found inside the destination, like rsync -K. */
+  /** `-K, --keep-dirlinks`: write into a folder symlink found inside the destination, like rsync -K. */
   keepDirlinks?: boolean;
   /** `-f, --force` (get only): replace a read-only target, like cp -f. */
   force?: boolean;
@@ -269,9 +269,9 @@ export function packageVersion(from = __dirname): string {
 export function addTransferOptions(cmd: Command, direction: 'get' | 'put'): Command {
   cmd.option('-r, --recursive', 'copy folders recursively');
   cmd.option('-L, --dereference', DEREFERENCE_HELP);
+  cmd.option('-K, --keep-dirlinks', 'write into a folder symlink inside the destination, like rsync -K (default: '
+    + 'such a folder is reported and not written through)');
   if (direction === 'get') {
-    cmd.option('-K, --keep-dirlinks', 'write into a folder symlink inside the destination, like rsync -K (default: '
-      + 'such a folder is reported and not written through)');
     cmd.option('-f, --force', 'replace a read-only target, like cp -f (default: it is reported and kept)');
     cmd.option('--max-depth <n>', `with -r, folders nested deeper than this below a source are reported and not copied, `
       + `${TRANSFER_LIMITS.maxDepth.text} (default ${DEFAULT_MAX_DEPTH}, like OpenSSH's sftp)`, intIn(TRANSFER_LIMITS.maxDepth));
@@ -375,7 +375,7 @@ export function transferRequest(direction: 'get' | 'put', sources: string[], des
   };
   req.followSymlinks = o.dereference === true;
   if (direction === 'get' && o.maxDepth !== undefined) req.maxDepth = o.maxDepth;
-  if (direction === 'get' && o.keepDirlinks === true) req.keepDirlinks = true;
+  if (o.keepDirlinks === true) req.keepDirlinks = true;
   if (direction === 'get' && o.force === true) req.force = true;
   if (o.times === false) req.preserveTimes = false;
   if (o.perms === true) req.preservePermissions = true;

@@ -123,6 +123,25 @@ describe('the destination is not written through a symlink, nor over a read-only
     assert.equal(fs.readFileSync(path.join(elsewhere, 'file.txt'), 'utf8'), 'sub file', '-K writes into the linked folder');
   });
 
+  test('put -r fails a folder that is a symlink inside the remote destination, as get does; -K writes into it', async () => {
+    const { local, remote } = freshCase();
+    fs.mkdirSync(path.join(local, 'tree', 'sub'), { recursive: true });
+    fs.writeFileSync(path.join(local, 'tree', 'top.txt'), 'top');
+    fs.writeFileSync(path.join(local, 'tree', 'sub', 'file.txt'), 'sub file');
+    const elsewhere = path.join(remote, 'elsewhere');
+    fs.mkdirSync(elsewhere);
+    fs.mkdirSync(path.join(remote, 'dest', 'tree'), { recursive: true });
+    fs.symlinkSync(elsewhere, path.join(remote, 'dest', 'tree', 'sub'));
+    const r = await put(['-r', path.join(local, 'tree'), url(`${remote}/dest`)]);
+    assert.equal(r.code, 1, describeRun(r));
+    assert.match(r.stderr, /tree\/sub: folder not written, it is a symlink to \S*elsewhere inside the destination \(-K writes into it\)/);
+    assert.deepEqual(fs.readdirSync(elsewhere), [], 'nothing written where the link points');
+    assert.equal(fs.readFileSync(path.join(remote, 'dest', 'tree', 'top.txt'), 'utf8'), 'top', 'the rest arrives');
+    const k = await put(['-r', '-K', path.join(local, 'tree'), url(`${remote}/dest`)]);
+    assert.equal(k.code, 0, describeRun(k));
+    assert.equal(fs.readFileSync(path.join(elsewhere, 'file.txt'), 'utf8'), 'sub file', '-K writes into the linked folder');
+  });
+
   test('DEST itself may be a symlink: the user named it', async () => {
     const { local, remote } = freshCase();
     fs.writeFileSync(path.join(remote, 'a.txt'), 'alpha');

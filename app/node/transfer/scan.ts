@@ -84,6 +84,23 @@ interface LocalWalk {
   follow: boolean;
   /** Real path of the folder being copied: a symlink is copied by default only when its target lies inside it. */
   treeRoot: string;
+  /** DEST as the user named it: it may be a link; a folder link below it on the server is not written through. */
+  destRoot: string;
+  /** `-K` ({@link TransferRequest.keepDirlinks}): write into a folder symlink inside the destination. */
+  keepDirlinks: boolean;
+}
+
+/**
+ * Whether a put may write into remote folder `dir`, which SSH_FXP_MKDIR found existing: not when it is a symlink
+ * (SSH_FXP_LSTAT) below the destination the user named, unless `-K` asks for it.
+ * @returns why not, or undefined
+ */
+async function linkedRemoteFolder(w: LocalWalk, dir: string): Promise<string | undefined> {
+  if (w.keepDirlinks || dir === w.destRoot) return undefined;
+  const st = await w.session.call('stat', { path: dir, follow: false });
+  if (st?.type !== 'symlink') return undefined;
+  const to = await w.session.call('readlink', { path: dir }).catch(() => '?');
+  return `${dir}: folder not written, it is a symlink to ${to} inside the destination (-K writes into it)`;
 }
 
 /** Decides what one entry of a local folder is; null when it is reported and skipped. */
@@ -107,7 +124,8 @@ async function localEntry(w: LocalWalk, src: string, dst: string, isLink: boolea
 
 /** @param ancestors real paths of the folders above `localDir` (a followed folder symlink must not loop) */
 async function walkPut(w: LocalWalk, localDir: string, remoteDir: string, ancestors: ReadonlySet<string>): Promise<void> {
-  await w.session.call('mkdir', { path: remoteDir });
+  const linked = (await w.session.call('mkdir', { path: remoteDir })) === 'exists' ? await linkedRemoteFolder(w, remoteDir) : undefined;
+  if (linked) { w.sink.fail({ src: localDir, dst: remoteDir }, new SluiceError('REMOTE_FAILURE', linked)); return; }
   let entries: fs.Dirent[];
   try {
     entries = await fs.promises.readdir(localDir, { withFileTypes: true });
@@ -287,7 +305,8 @@ async function scanPut(session: Session, req: TransferRequest, sink: ScanSink): 
     if (st.isDirectory()) {
       if (!req.recursive) { sink.fail({ src, dst: target }, new SluiceError('USAGE', `${src} is a folder (use -r)`)); continue; }
       const treeRoot = await fs.promises.realpath(src).catch(() => path.resolve(src));
-      await walkPut({ session, sink, follow: req.followSymlinks === true, treeRoot }, src, target, new Set([treeRoot]));
+      const walk = { session, sink, follow: req.followSymlinks === true, treeRoot };
+      await walkPut({ ...walk, destRoot: destPath, keepDirlinks: req.keepDirlinks === true }, src, target, new Set([treeRoot]));
     } else if (st.isFile()) {
       await sink.file({ src, dst: target, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });
     } else {

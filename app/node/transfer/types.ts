@@ -133,9 +133,9 @@ export interface TransferRequest {
    */
   maxDepth?: number;
   /**
-   * A get writes into a folder symlink found inside its destination (`-K`, rsync's --keep-dirlinks). By default such
-   * a folder is failed, named, and nothing is written through it: the check is on the file system (lstat), not on
-   * the names. DEST itself, as the user wrote it, may be a link.
+   * Writes into a folder symlink found inside the destination (`-K`, rsync's --keep-dirlinks), both ways. By default
+   * such a folder is failed, named, and nothing is written through it: the check is on the file system (lstat, or
+   * SSH_FXP_LSTAT for a put), not on the names. DEST itself, as the user wrote it, may be a link.
    */
   keepDirlinks?: boolean;
   /**

@@ -29,7 +29,9 @@ import { SitesStore, type SecretStore } from './stores/sites';
 import { passphraseSecretId } from './service/authPrompts';
 import type { ServiceHub } from './service/hub';
 import { JobBook, type JobBookOptions } from './service/jobBook';
-import { ListedFolders, expandHome, listLocal, localHome, makeLocalFolder, removeLocal, renameLocal } from './service/localFs';
+import {
+  ListedFolders, expandHome, listLocal, localHome, makeLocalFolder, removeLocal, renameLocal,
+} from './service/localFs';
 import { resolveLinks } from './service/remoteListing';
 import { HostKeyDesk } from './service/hostKeyDesk';
 import { CipherMeasurements } from './service/cipherMeasurements';
@@ -321,8 +323,10 @@ export class SluiceService {
         return listing;
       },
       'local.mkdir': async ({ path: p }) => makeLocalFolder(p),
-      'local.rename': async ({ from, to }) => renameLocal(this.listedLocal.entry(from, 'rename'), this.listedLocal.entry(to, 'rename to')),
-      'local.remove': async ({ path: p, recursive }) => removeLocal(this.listedLocal.entry(p, 'remove'), recursive ?? false),
+      'local.rename': async ({ from, to }) =>
+        renameLocal(this.listedLocal.entry(from, 'rename'), this.listedLocal.entry(to, 'rename to')),
+      'local.remove': async ({ path: p, recursive }) =>
+        removeLocal(this.listedLocal.entry(p, 'remove'), recursive ?? false),
       'local.home': async () => localHome(),
 
       'queue.enqueue': async (req) => ({ jobIds: this.queue.enqueue(req) }),

@@ -137,7 +137,9 @@ export function humanText(e: EngineEvent, verbose: boolean, mayRetry = false): s
         return `sluice: done ${fileRoute(e.path, e.target)} (${formatBytes(e.size)}${e.verify ? `, verified: ${e.verify}` : ''})`;
       }
       // A skip the scan warned about was printed by its log event already (without -v too).
-      if (e.state === 'skipped' && verbose && !e.warned) return `sluice: skipped ${fileRoute(e.path, e.target)}${e.reason ? `: ${displayText(e.reason, 500)}` : ''}`;
+      if (e.state === 'skipped' && verbose && !e.warned) {
+        return `sluice: skipped ${fileRoute(e.path, e.target)}${e.reason ? `: ${displayText(e.reason, 500)}` : ''}`;
+      }
       return undefined;
     case 'log':
       return e.level !== 'info' || verbose ? `sluice: ${e.message}` : undefined;

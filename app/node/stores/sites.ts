@@ -143,7 +143,8 @@ function withAncestors(folder: string): string[] {
 function sitesDbError(file: string, e: unknown): SluiceError {
   if (e instanceof SluiceError) return e;
   const code = (e as { code?: unknown }).code;
-  return new SluiceError('LOCAL_IO', `Sites database ${file}: ${(e as Error).message}${typeof code === 'string' ? ` (${code})` : ''}`, { cause: e });
+  const sqlite = typeof code === 'string' ? ` (${code})` : '';
+  return new SluiceError('LOCAL_IO', `Sites database ${file}: ${(e as Error).message}${sqlite}`, { cause: e });
 }
 
 function openSitesDb(file: string): Database.Database {
@@ -164,8 +165,9 @@ export class SitesStore {
    * Opens (creating if needed) `<home>/sluice.db`, in WAL mode, and applies pending migrations.
    * @param home data folder, e.g. from {@link resolveHome}; created with mode 0700
    * @param clock milliseconds since the epoch (injected for tests)
-   * @throws SluiceError LOCAL_IO naming the file when it cannot be opened or is not a database (a corrupt or foreign
-   *   file: SQLite's own message and code, e.g. "file is not a database (SQLITE_NOTADB)"; better-sqlite3's error as the cause)
+   * @throws SluiceError LOCAL_IO naming the file when it cannot be opened or is not a database (a corrupt or
+   *   foreign file: SQLite's own message and code, e.g. "file is not a database (SQLITE_NOTADB)"; better-sqlite3's
+   *   error as the cause)
    */
   constructor(home: string, private readonly clock: () => number = Date.now) {
     fs.mkdirSync(home, { recursive: true, mode: 0o700 });

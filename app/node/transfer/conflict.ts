@@ -33,8 +33,8 @@ export type Resolution =
 export type ConflictSide = HashingSide & { force?: boolean };
 
 /** The conflict side of a job: its session and direction, and what its request says. */
-export function conflictSideOf(session: HashingSide['session'], put: boolean, req: Pick<TransferRequest, 'allowExec' | 'force'>,
-  log: HashingSide['log']): ConflictSide {
+export function conflictSideOf(session: HashingSide['session'], put: boolean,
+  req: Pick<TransferRequest, 'allowExec' | 'force'>, log: HashingSide['log']): ConflictSide {
   return { session, put, allowExec: req.allowExec !== false, force: req.force === true, log };
 }
 
@@ -47,7 +47,9 @@ export function conflictSideOf(session: HashingSide['session'], put: boolean, re
 async function refuseLocalTarget(side: ConflictSide, dst: string, append: boolean): Promise<void> {
   const st = await fs.promises.lstat(dst).catch(() => null);
   if (!st) return;
-  if (append && st.isSymbolicLink()) throw new SluiceError('LOCAL_IO', `${dst}: not appended to, it is a symlink (nothing is written through one)`);
+  if (append && st.isSymbolicLink()) {
+    throw new SluiceError('LOCAL_IO', `${dst}: not appended to, it is a symlink (nothing is written through one)`);
+  }
   if (!side.force && st.isFile() && (st.mode & 0o222) === 0) {
     throw new SluiceError('LOCAL_IO', `${dst}: the target is read-only, not replaced (-f replaces it, as cp -f does)`);
   }
@@ -78,7 +80,8 @@ export function notNewerReason(incoming: FileTimes, existing: FileTimes): string
  */
 export async function resolveConflict(side: ConflictSide, policy: ConflictPolicy | undefined, item: FileItem): Promise<Resolution> {
   const r = await decide(side, policy, item);
-  if (!side.put && ((r.kind === 'write' && r.mode === 'overwrite') || r.kind === 'append')) await refuseLocalTarget(side, r.item.dst, r.kind === 'append');
+  const replaces = (r.kind === 'write' && r.mode === 'overwrite') || r.kind === 'append';
+  if (!side.put && replaces) await refuseLocalTarget(side, r.item.dst, r.kind === 'append');
   return r;
 }
 

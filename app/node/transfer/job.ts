@@ -104,8 +104,8 @@ export class JobBooks {
   }
 
   private emitFile(
-    f: NamedFile, state: 'done' | 'failed' | 'skipped', error?: SluiceError, verify?: VerifyLevel, reason?: string, earlier?: boolean,
-    warned?: boolean,
+    f: NamedFile, state: 'done' | 'failed' | 'skipped', error?: SluiceError, verify?: VerifyLevel, reason?: string,
+    earlier?: boolean, warned?: boolean,
   ): void {
     this.session.publish({
       type: 'file', jobId: this.req.id, path: f.src, target: f.dst, size: f.size ?? 0, state, verify, error: error?.toInfo(), reason,

@@ -124,7 +124,8 @@ async function localEntry(w: LocalWalk, src: string, dst: string, isLink: boolea
 
 /** @param ancestors real paths of the folders above `localDir` (a followed folder symlink must not loop) */
 async function walkPut(w: LocalWalk, localDir: string, remoteDir: string, ancestors: ReadonlySet<string>): Promise<void> {
-  const linked = (await w.session.call('mkdir', { path: remoteDir })) === 'exists' ? await linkedRemoteFolder(w, remoteDir) : undefined;
+  const made = await w.session.call('mkdir', { path: remoteDir });
+  const linked = made === 'exists' ? await linkedRemoteFolder(w, remoteDir) : undefined;
   if (linked) { w.sink.fail({ src: localDir, dst: remoteDir }, new SluiceError('REMOTE_FAILURE', linked)); return; }
   let entries: fs.Dirent[];
   try {
@@ -172,7 +173,7 @@ interface RemoteWalk {
   sink: ScanSink;
   /** Folders deeper than this below the source are failed, not walked ({@link TransferRequest.maxDepth}). */
   maxDepth: number;
-  /** `-L`: every symlink is followed ({@link TransferRequest.followSymlinks}); else put's policy, {@link remoteLink}. */
+  /** `-L`: every symlink followed ({@link TransferRequest.followSymlinks}); else put's policy, {@link remoteLink}. */
   follow: boolean;
   /** SSH_FXP_REALPATH of the source folder, set by its walk (depth 0): a link is copied only when it stays inside. */
   treeRoot?: string;
@@ -210,7 +211,8 @@ async function remoteLink(w: RemoteWalk, e: RemoteEntry, src: string, dst: strin
   if (st.type === 'dir') { w.sink.skip({ src, dst }, 'a folder symlink (use -L to follow)'); return undefined; }
   const real = await w.session.realpath(src).catch(() => undefined);
   if (real === undefined || w.treeRoot === undefined || !remoteInside(w.treeRoot, real)) {
-    w.sink.skip({ src, dst }, `a symlink to ${real ?? 'a target the server does not resolve'}, outside the folder being copied (use -L to follow)`);
+    const to = real ?? 'a target the server does not resolve';
+    w.sink.skip({ src, dst }, `a symlink to ${to}, outside the folder being copied (use -L to follow)`);
     return undefined;
   }
   return st;
@@ -306,7 +308,8 @@ async function scanPut(session: Session, req: TransferRequest, sink: ScanSink): 
       if (!req.recursive) { sink.fail({ src, dst: target }, new SluiceError('USAGE', `${src} is a folder (use -r)`)); continue; }
       const treeRoot = await fs.promises.realpath(src).catch(() => path.resolve(src));
       const walk = { session, sink, follow: req.followSymlinks === true, treeRoot };
-      await walkPut({ ...walk, destRoot: destPath, keepDirlinks: req.keepDirlinks === true }, src, target, new Set([treeRoot]));
+      const dest = { destRoot: destPath, keepDirlinks: req.keepDirlinks === true };
+      await walkPut({ ...walk, ...dest }, src, target, new Set([treeRoot]));
     } else if (st.isFile()) {
       await sink.file({ src, dst: target, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });
     } else {
@@ -338,7 +341,8 @@ async function scanGet(session: Session, req: TransferRequest, sink: ScanSink): 
       if (!req.recursive) sink.fail({ src, dst: target }, new SluiceError('USAGE', `${src} is a folder (use -r)`));
       else {
         const walk = { session, sink, maxDepth: req.maxDepth ?? DEFAULT_MAX_DEPTH, follow: req.followSymlinks === true };
-        await walkGet({ ...walk, destRoot: destPath, keepDirlinks: req.keepDirlinks === true }, src, target, new Set(), 0);
+        const dest = { destRoot: destPath, keepDirlinks: req.keepDirlinks === true };
+        await walkGet({ ...walk, ...dest }, src, target, new Set(), 0);
       }
     } else if (st.type === 'file') {
       await sink.file({ src, dst: target, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });

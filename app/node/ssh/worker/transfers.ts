@@ -10,7 +10,8 @@ import {
 import type { CallContext, GetFileTask, KeptAttributes, PutFileTask, RangeTask, UploadEnd, WorkerOps } from '../workerProtocol';
 import { closeSegmentHandles, closeUnlessAborted, handlesAhead, segmentHandles } from './handles';
 import {
-  OPEN_MODE, SEGMENT_FLAGS, call, closeRemote, fsetstatRemote, fsyncRemote, openLocal, openRemote, rangeError, uploadError,
+  OPEN_MODE, SEGMENT_FLAGS, call, closeRemote, fsetstatRemote, fsyncRemote, openLocal, openRemote, rangeError,
+  uploadError,
 } from './sftpCalls';
 import { reserveSpace } from '../../sys/preallocate';
 import { hasExt, requireConn, sftpOf, state } from './state';

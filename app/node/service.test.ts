@@ -241,6 +241,34 @@ test('local browsing: list, mkdir, rename refuses to overwrite, remove', async (
   assert.equal(notConnected.ok ? '' : notConnected.error.code, 'NOT_CONNECTED');
 });
 
+test('local.remove and local.rename act only on entries of folders the local pane listed', async (t) => {
+  const h = await harness(t);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-local-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const shown = path.join(dir, 'shown');
+  const hidden = path.join(dir, 'hidden');
+  fs.mkdirSync(shown);
+  fs.mkdirSync(path.join(hidden, 'deep'), { recursive: true });
+  fs.writeFileSync(path.join(shown, 'a.txt'), 'a');
+  fs.writeFileSync(path.join(hidden, 'keep.txt'), 'keep');
+  assert.ok((await h.service.invoke('local.list', { path: shown })).ok);
+  const refused = [
+    await h.service.invoke('local.remove', { path: hidden, recursive: true }),
+    await h.service.invoke('local.remove', { path: path.join(hidden, 'keep.txt') }),
+    await h.service.invoke('local.remove', { path: path.join(shown, '..', 'hidden', 'keep.txt') }),
+    await h.service.invoke('local.remove', { path: '/', recursive: true }),
+    await h.service.invoke('local.rename', { from: path.join(hidden, 'keep.txt'), to: path.join(shown, 'stolen.txt') }),
+    await h.service.invoke('local.rename', { from: path.join(shown, 'a.txt'), to: path.join(hidden, 'deep', 'a.txt') }),
+  ];
+  for (const r of refused) assert.equal(r.ok ? '' : r.error.code, 'INVALID_REQUEST', JSON.stringify(r));
+  assert.match(refused[0].ok ? '' : refused[0].error.message, /Cannot remove .*hidden: it is not in a folder the local pane has listed/);
+  assert.equal(fs.readFileSync(path.join(hidden, 'keep.txt'), 'utf8'), 'keep');
+  assert.deepEqual(fs.readdirSync(shown), ['a.txt']);
+  assert.ok((await h.service.invoke('local.rename', { from: path.join(shown, 'a.txt'), to: path.join(shown, 'b.txt') })).ok);
+  assert.ok((await h.service.invoke('local.remove', { path: path.join(shown, 'b.txt') })).ok);
+  assert.deepEqual(fs.readdirSync(shown), []);
+});
+
 test('site ciphers are validated and passed to the engine', async (t) => {
   const h = await harness(t, { site: { ciphers: ['aes256-gcm@openssh.com', 'aes128-ctr'] } });
   await acceptHostKey(h);

@@ -29,7 +29,9 @@ import { SitesStore, type SecretStore } from './stores/sites';
 import { passphraseSecretId } from './service/authPrompts';
 import type { ServiceHub } from './service/hub';
 import { JobBook, type JobBookOptions } from './service/jobBook';
-import { expandHome, listLocal, localHome, makeLocalFolder, removeLocal, renameLocal } from './service/localFs';
+import {
+  ListedFolders, expandHome, listLocal, localHome, makeLocalFolder, removeLocal, renameLocal,
+} from './service/localFs';
 import { resolveLinks } from './service/remoteListing';
 import { HostKeyDesk } from './service/hostKeyDesk';
 import { CipherMeasurements } from './service/cipherMeasurements';
@@ -109,6 +111,8 @@ export class SluiceService {
   private readonly ciphers: CipherMeasurements;
   private readonly home: string;
   private readonly tests = new SiteTestRuns();
+  /** What the local pane listed: local.rename and local.remove are confined to its entries. */
+  private readonly listedLocal = new ListedFolders();
   private readonly queue: JobQueue;
   private readonly handlers: Handlers;
   private readonly env: NodeJS.ProcessEnv;
@@ -313,10 +317,16 @@ export class SluiceService {
       'remote.rename': async ({ siteId, from, to }) => { await (await this.sessions.engineFor(siteId)).rename(from, to); },
       'remote.remove': async ({ siteId, path: p, recursive }) => { await (await this.sessions.engineFor(siteId)).remove(p, recursive ?? false); },
 
-      'local.list': async ({ path: p }) => listLocal(expandHome(p)),
+      'local.list': async ({ path: p }) => {
+        const listing = await listLocal(expandHome(p));
+        this.listedLocal.add(listing.path);
+        return listing;
+      },
       'local.mkdir': async ({ path: p }) => makeLocalFolder(p),
-      'local.rename': async ({ from, to }) => renameLocal(from, to),
-      'local.remove': async ({ path: p, recursive }) => removeLocal(p, recursive ?? false),
+      'local.rename': async ({ from, to }) =>
+        renameLocal(this.listedLocal.entry(from, 'rename'), this.listedLocal.entry(to, 'rename to')),
+      'local.remove': async ({ path: p, recursive }) =>
+        removeLocal(this.listedLocal.entry(p, 'remove'), recursive ?? false),
       'local.home': async () => localHome(),
 
       'queue.enqueue': async (req) => ({ jobIds: this.queue.enqueue(req) }),

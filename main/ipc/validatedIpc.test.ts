@@ -7,9 +7,10 @@ import { ok, type Result } from '../../app/common/ipc/result';
 const electron = installElectronMock();
 const { registerInvokeHandlers, isAppUrl } = require('./validatedIpc') as typeof import('./validatedIpc');
 
-const mainFrame = { url: 'app://sluice/index.html', routingId: 1 };
-function eventFrom(frame: { url: string; routingId: number } | null, main = mainFrame): unknown {
-  return { senderFrame: frame, sender: { mainFrame: main } };
+const mainFrame = { url: 'app://sluice/index.html', routingId: 1, processId: 4 };
+interface Frame { url: string; routingId: number; processId: number }
+function eventFrom(frame: Frame | null, main: Frame | null = mainFrame): unknown {
+  return { senderFrame: frame, sender: main ? { mainFrame: main } : {} };
 }
 
 function setup(t: { after: (fn: () => void) => void }): { calls: Array<[InvokeChannel, unknown]>; call: (channel: string, event: unknown, payload: unknown) => Promise<Result<unknown>> } {
@@ -47,11 +48,13 @@ test('a valid call from the app main frame reaches the service with the parsed p
 test('unknown senders are refused before validation or the service', async (t) => {
   const { calls, call } = setup(t);
   const senders = [
-    eventFrom({ url: 'https://evil.example/', routingId: 1 }, { url: 'https://evil.example/', routingId: 1 }),
-    eventFrom({ url: 'file:///tmp/index.html', routingId: 1 }, { url: 'file:///tmp/index.html', routingId: 1 }),
-    eventFrom({ url: 'app://evil/index.html', routingId: 1 }, { url: 'app://evil/index.html', routingId: 1 }),
+    eventFrom({ url: 'https://evil.example/', routingId: 1, processId: 4 }, { url: 'https://evil.example/', routingId: 1, processId: 4 }),
+    eventFrom({ url: 'file:///tmp/index.html', routingId: 1, processId: 4 }, { url: 'file:///tmp/index.html', routingId: 1, processId: 4 }),
+    eventFrom({ url: 'app://evil/index.html', routingId: 1, processId: 4 }, { url: 'app://evil/index.html', routingId: 1, processId: 4 }),
     eventFrom(null),
-    eventFrom({ url: 'app://sluice/frame.html', routingId: 7 }), // a subframe, even of our origin
+    eventFrom({ url: 'app://sluice/frame.html', routingId: 7, processId: 4 }), // a subframe, even of our origin
+    eventFrom({ ...mainFrame }, null), // a sender without a main frame
+    eventFrom({ ...mainFrame, processId: 9 }), // the main frame's routing id in another renderer process
   ];
   for (const e of senders) {
     const res = await call('sluice:invoke:sites.list', e, undefined);

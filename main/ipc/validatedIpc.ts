@@ -23,13 +23,18 @@ export function isAppUrl(url: string | undefined): boolean {
   }
 }
 
-/** Whether an IPC event comes from our app's top-level frame. */
+/**
+ * Whether an IPC event comes from our app's top-level frame: an `app://sluice` page that is its WebContents' main
+ * frame. A sender without a main frame is refused, and a frame is compared by its whole identity, the renderer
+ * process and the routing id (a routing id alone repeats across processes: Electron's WebFrameMain.fromId takes both).
+ */
 export function isTrustedSender(event: Pick<IpcMainInvokeEvent, 'senderFrame' | 'sender'>): boolean {
   const frame = event.senderFrame;
   if (!frame || !isAppUrl(frame.url)) return false;
   // Only the main frame may call: a subframe (even same-origin) would be injected content.
   const main = event.sender?.mainFrame;
-  return !main || frame === main || frame.routingId === main.routingId;
+  if (!main) return false;
+  return frame === main || (frame.processId === main.processId && frame.routingId === main.routingId);
 }
 
 /** Validates and forwards one invocation; exported for tests. */

@@ -30,10 +30,18 @@ function notAUrl(what: string, operand: string): SluiceError {
  * that site (cli/bookmarks.ts: the site wins over DNS).
  * @param sources every operand but the last
  * @param bookmarks finds saved sites by name (default: the data folder's sluice.db)
- * @throws SluiceError USAGE when the URLs are missing, misplaced or on several servers, or name an ambiguous site
+ * @throws SluiceError USAGE when the URLs are missing, misplaced or on several servers, or name an ambiguous
+ *   site; for an empty local operand (cp refuses one too: `cp: cannot stat ''`), rather than reading it as the
+ *   current folder
  */
 export function resolveOperands(direction: 'get' | 'put', sources: string[], dest: string,
   bookmarks: BookmarkLookup = storeLookup()): { spec: RemoteSpec; sources: string[]; dest: string } {
+  if (direction === 'get' && dest === '') {
+    throw new SluiceError('USAGE', 'get needs a local DEST: it is empty (use . for the current folder)');
+  }
+  if (direction === 'put' && sources.includes('')) {
+    throw new SluiceError('USAGE', 'put needs a local SOURCE: one is empty');
+  }
   const parse = (text: string): RemoteSpec | null => {
     const spec = parseRemoteUrl(text);
     return spec && applyBookmark(spec, text, bookmarks);

@@ -136,7 +136,10 @@ export function humanText(e: EngineEvent, verbose: boolean, mayRetry = false): s
       if (e.state === 'done' && verbose) {
         return `sluice: done ${fileRoute(e.path, e.target)} (${formatBytes(e.size)}${e.verify ? `, verified: ${e.verify}` : ''})`;
       }
-      if (e.state === 'skipped' && verbose) return `sluice: skipped ${fileRoute(e.path, e.target)}${e.reason ? `: ${displayText(e.reason, 500)}` : ''}`;
+      // A skip the scan warned about was printed by its log event already (without -v too).
+      if (e.state === 'skipped' && verbose && !e.warned) {
+        return `sluice: skipped ${fileRoute(e.path, e.target)}${e.reason ? `: ${displayText(e.reason, 500)}` : ''}`;
+      }
       return undefined;
     case 'log':
       return e.level !== 'info' || verbose ? `sluice: ${e.message}` : undefined;

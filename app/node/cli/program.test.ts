@@ -56,10 +56,15 @@ test('times are kept unless --no-times; -p / --perms keep the permission bits to
   }
 });
 
-test('get has no -L (its walk is not the one -L changes)', async () => {
-  const h = harness();
-  await assert.rejects(h.program.parseAsync(['node', 'sluice', 'get', '-L', 'sftp://h/x', '.']), (e: unknown) => e instanceof CommanderError && e.exitCode !== 0);
-  assert.equal(transferRequest('get', ['/x'], '.', { clobber: true, verify: 'size' } as CliOptions).followSymlinks, undefined);
+test('-L is the same option both ways: followSymlinks for get as for put, false without it', async () => {
+  for (const direction of ['get', 'put'] as const) {
+    const h = harness();
+    await h.program.parseAsync(['node', 'sluice', direction, '-L', 'sftp://h/x', 'sftp://h/y']);
+    assert.equal(h.runs[0].opts.dereference, true, direction);
+    const base = { clobber: true, verify: 'size' } as CliOptions;
+    assert.equal(transferRequest(direction, ['/x'], '.', { ...base, dereference: true }).followSymlinks, true, direction);
+    assert.equal(transferRequest(direction, ['/x'], '.', base).followSymlinks, false, direction);
+  }
 });
 
 test('put --help explains the verify levels, -L, the units and the signals', async () => {
@@ -86,7 +91,7 @@ test('--limit reads units as rsync (10M = 10 MiB/s, 10MB = 10,000,000 bytes/s), 
   assert.equal(parseRate('10MB'), 10_000_000);
   assert.equal(parseRate('10MB/s'), 10_000_000);
   assert.equal(parseRate('10KiB'), 10 * 1024);
-  for (const bad of ['fast', '-1M', '100', '10 MB per second', '', '10Mi']) assert.throws(() => parseRate(bad), bad);
+  for (const bad of ['fast', '-1M', '100', '10 MB per second', '', '10Mi', '0.4', '0.9', '0.5K']) assert.throws(() => parseRate(bad), bad);
   for (const direction of ['get', 'put']) {
     const h = harness();
     await h.program.parseAsync(['node', 'sluice', direction, '--limit', '10M', 'sftp://h/x', 'sftp://h/y']);

@@ -15,8 +15,12 @@ import { parseByteAmount } from './units';
 /** The options of `get` and `put`, as commander parses them. */
 export interface CliOptions {
   recursive?: boolean;
-  /** `-L` (put only): follow symlinks in the folder walk. */
+  /** `-L`: follow symlinks in the folder walk (both ways). */
   dereference?: boolean;
+  /** `-K, --keep-dirlinks`: write into a folder symlink found inside the destination, like rsync -K. */
+  keepDirlinks?: boolean;
+  /** `-f, --force` (get only): replace a read-only target, like cp -f. */
+  force?: boolean;
   /** `--max-depth N` (get only): folders nested deeper than this below a source are not walked. */
   maxDepth?: number;
   identity?: string[];
@@ -146,8 +150,8 @@ const JUMP_HELP = 'jump hosts, like ssh -J: [user@]host[:port] (or an ssh_config
 const SSH_CONFIG_HELP = 'OpenSSH client configuration file to read instead of ~/.ssh/config and /etc/ssh/ssh_config, like sftp -F '
   + '(none: read none); Host aliases, HostName, Port, User, IdentityFile, ProxyJump, … apply (see the README)';
 
-const DEREFERENCE_HELP = 'follow symlinks in the folder walk, like cp -L (default: a file symlink is copied only when its '
-  + 'target is inside the tree; others are reported and skipped)';
+const DEREFERENCE_HELP = 'follow symlinks in the folder walk, like cp -L (default, both ways: a file symlink is copied only '
+  + 'when its target is inside the tree; others are reported and skipped)';
 
 /** `--first`, `--keepalive-count`, …: a whole number ≥ 1. @throws InvalidArgumentError otherwise */
 export function positiveInt(v: string): number {
@@ -264,8 +268,11 @@ export function packageVersion(from = __dirname): string {
 /** Adds the options every `get` and `put` shares (and `sluice queue add get|put`). */
 export function addTransferOptions(cmd: Command, direction: 'get' | 'put'): Command {
   cmd.option('-r, --recursive', 'copy folders recursively');
-  if (direction === 'put') cmd.option('-L, --dereference', DEREFERENCE_HELP);
+  cmd.option('-L, --dereference', DEREFERENCE_HELP);
+  cmd.option('-K, --keep-dirlinks', 'write into a folder symlink inside the destination, like rsync -K (default: '
+    + 'such a folder is reported and not written through)');
   if (direction === 'get') {
+    cmd.option('-f, --force', 'replace a read-only target, like cp -f (default: it is reported and kept)');
     cmd.option('--max-depth <n>', `with -r, folders nested deeper than this below a source are reported and not copied, `
       + `${TRANSFER_LIMITS.maxDepth.text} (default ${DEFAULT_MAX_DEPTH}, like OpenSSH's sftp)`, intIn(TRANSFER_LIMITS.maxDepth));
   }
@@ -353,7 +360,7 @@ export function conflictRuleOf(o: Pick<CliOptions, 'clobber' | 'conflict'>): Con
 
 /**
  * The engine request for a parsed command: cp semantics, `--conflict` (`--no-clobber` as `skip`), `--verify`, `--no-times` as
- * `preserveTimes: false`, `-p` as `preservePermissions`, and `-L` as `followSymlinks` (put only; the engine's default
+ * `preserveTimes: false`, `-p` as `preservePermissions`, and `-L` as `followSymlinks` (both ways; the engine's default
  * without it: a file symlink is copied only when its target is inside the tree, the others are reported and skipped).
  */
 export function transferRequest(direction: 'get' | 'put', sources: string[], dest: string, o: CliOptions, id = `${direction}-${Date.now()}`): TransferRequest {
@@ -366,8 +373,10 @@ export function transferRequest(direction: 'get' | 'put', sources: string[], des
     conflict: conflictRuleOf(o),
     verify: o.verify,
   };
-  if (direction === 'put') req.followSymlinks = o.dereference === true;
+  req.followSymlinks = o.dereference === true;
   if (direction === 'get' && o.maxDepth !== undefined) req.maxDepth = o.maxDepth;
+  if (o.keepDirlinks === true) req.keepDirlinks = true;
+  if (direction === 'get' && o.force === true) req.force = true;
   if (o.times === false) req.preserveTimes = false;
   if (o.perms === true) req.preservePermissions = true;
   return req;

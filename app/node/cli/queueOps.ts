@@ -26,7 +26,7 @@ export const QUEUE_ORIGIN = 'queue';
 const KEPT_OPTIONS = [
   'recursive', 'dereference', 'identity', 'agent', 'acceptNew', 'clobber', 'conflict', 'resume', 'times', 'perms', 'verify', 'cipher', 'kex', 'mac',
   'hostKeyAlgorithms', 'connections', 'channels', 'requests', 'segmentSize', 'window', 'keepalive', 'keepaliveCount', 'connectTimeout', 'limit',
-  'retries', 'jump', 'sshConfig',
+  'retries', 'jump', 'sshConfig', 'keepDirlinks', 'force',
 ] as const satisfies ReadonlyArray<keyof CliOptions>;
 
 /** The command options a queued job was added with (JobOptions.cli). */

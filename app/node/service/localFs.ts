@@ -54,6 +54,36 @@ export async function makeLocalFolder(p: string): Promise<void> {
   await fs.promises.mkdir(expandHome(p)).catch((e) => { throw fromLocalError(e, p, 'create folder'); });
 }
 
+/**
+ * The local folders the app's pane listed (`local.list`): `local.rename` and `local.remove` act only on entries of
+ * these, what the user was shown and chose, so that a compromised renderer cannot move or delete any path it names.
+ * Bounded: the oldest folders are forgotten past {@link ListedFolders.MAX}.
+ */
+export class ListedFolders {
+  static readonly MAX = 10_000;
+  private readonly dirs = new Set<string>();
+
+  /** Records a folder `local.list` returned (resolved). */
+  add(dir: string): void {
+    const d = path.resolve(dir);
+    this.dirs.delete(d);
+    this.dirs.add(d);
+    if (this.dirs.size > ListedFolders.MAX) this.dirs.delete(this.dirs.values().next().value as string);
+  }
+
+  /**
+   * `p` (`~` expanded, resolved) when it names an entry of a listed folder.
+   * @throws SluiceError INVALID_REQUEST naming `op` and `p` otherwise (a folder root, `..` out of it, anywhere else)
+   */
+  entry(p: string, op: string): string {
+    const full = path.resolve(expandHome(p));
+    if (path.dirname(full) === full || !this.dirs.has(path.dirname(full))) {
+      throw new SluiceError('INVALID_REQUEST', `Cannot ${op} ${p}: it is not in a folder the local pane has listed`);
+    }
+    return full;
+  }
+}
+
 /** `local.rename`: refuses to replace an existing target. */
 export async function renameLocal(from: string, to: string): Promise<void> {
   const target = expandHome(to);

@@ -27,11 +27,34 @@ export function forgetStoredSecret(home: string, siteId: string): boolean {
   delete all[siteId];
   const tmp = `${file}.${process.pid}.tmp`;
   try {
-    fs.writeFileSync(tmp, JSON.stringify(all), { mode: 0o600 });
+    writeDurably(tmp, JSON.stringify(all));
     fs.renameSync(tmp, file);
   } catch (e) {
     fs.rmSync(tmp, { force: true });
     throw fromLocalError(e, file, 'write');
   }
+  syncFolder(home);
   return true;
+}
+
+/**
+ * Writes `text` to a new file `p` (mode 0600) and fsyncs it before it is renamed over the old file: without it, a
+ * crash soon after the rename can leave an empty secrets.json on ext4/XFS (the rename durable, the data not yet).
+ */
+function writeDurably(p: string, text: string): void {
+  const fd = fs.openSync(p, 'w', 0o600);
+  try {
+    fs.writeFileSync(fd, text);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** fsyncs a folder so that a rename in it is durable; some file systems cannot, and the rename is done anyway. */
+function syncFolder(dir: string): void {
+  try {
+    const fd = fs.openSync(dir, 'r');
+    try { fs.fsyncSync(fd); } finally { fs.closeSync(fd); }
+  } catch { /* not supported here (Windows, some network file systems) */ }
 }

@@ -181,3 +181,13 @@ test('algorithm lists per family are stored in order; an empty one means the def
   assert.equal(cleared.kex, undefined);
   assert.equal(cleared.hostKeyAlgorithms, undefined, 'a field left out is cleared');
 });
+
+test('a corrupt sluice.db fails LOCAL_IO naming the file and SQLite\'s reason, and is left as it was', (t) => {
+  const home = tempHome(t);
+  const file = path.join(home, 'sluice.db');
+  const garbage = Buffer.from('this is not an SQLite database, '.repeat(200));
+  fs.writeFileSync(file, garbage);
+  assert.throws(() => new SitesStore(home), (e: unknown) => e instanceof SluiceError && e.code === 'LOCAL_IO'
+    && e.message.includes(file) && /not a database/.test(e.message));
+  assert.deepEqual(fs.readFileSync(file), garbage);
+});

@@ -139,6 +139,22 @@ function withAncestors(folder: string): string[] {
   return parts.map((_, i) => parts.slice(0, i + 1).join('/')).filter((p) => p.length > 0);
 }
 
+/** The LOCAL_IO error for a failure of the sites database `file`, naming it (a SluiceError passes unchanged). */
+function sitesDbError(file: string, e: unknown): SluiceError {
+  if (e instanceof SluiceError) return e;
+  const code = (e as { code?: unknown }).code;
+  const sqlite = typeof code === 'string' ? ` (${code})` : '';
+  return new SluiceError('LOCAL_IO', `Sites database ${file}: ${(e as Error).message}${sqlite}`, { cause: e });
+}
+
+function openSitesDb(file: string): Database.Database {
+  try {
+    return new Database(file);
+  } catch (e) {
+    throw sitesDbError(file, e);
+  }
+}
+
 /** Sites, folders and settings in `<home>/sluice.db`. Synchronous (better-sqlite3); one instance per process. */
 export class SitesStore {
   private readonly db: Database.Database;
@@ -149,13 +165,22 @@ export class SitesStore {
    * Opens (creating if needed) `<home>/sluice.db`, in WAL mode, and applies pending migrations.
    * @param home data folder, e.g. from {@link resolveHome}; created with mode 0700
    * @param clock milliseconds since the epoch (injected for tests)
+   * @throws SluiceError LOCAL_IO naming the file when it cannot be opened or is not a database (a corrupt or
+   *   foreign file: SQLite's own message and code, e.g. "file is not a database (SQLITE_NOTADB)"; better-sqlite3's
+   *   error as the cause)
    */
   constructor(home: string, private readonly clock: () => number = Date.now) {
     fs.mkdirSync(home, { recursive: true, mode: 0o700 });
-    this.db = new Database(path.join(home, 'sluice.db'));
-    enableWal(this.db);
-    this.db.pragma('foreign_keys = ON');
-    this.migrate();
+    const file = path.join(home, 'sluice.db');
+    this.db = openSitesDb(file);
+    try {
+      enableWal(this.db);
+      this.db.pragma('foreign_keys = ON');
+      this.migrate();
+    } catch (e) {
+      this.db.close();
+      throw sitesDbError(file, e);
+    }
   }
 
   /** Schema version (`PRAGMA user_version`). */

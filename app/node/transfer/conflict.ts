@@ -4,11 +4,12 @@
  * the sizes differ, a free name `NAME (1).ext`, or append after a matching prefix (append.ts).
  */
 import fs from 'node:fs';
+import { SluiceError } from '../errors';
 import type { Session } from '../ssh/session';
 import { appendDecision, type HashingSide } from './append';
 import { nextFreeName } from './fileNames';
 import type { FileItem } from './scan';
-import type { ConflictPolicy, ConflictRule, FileTimes } from './types';
+import type { ConflictPolicy, ConflictRule, FileTimes, TransferRequest } from './types';
 
 /**
  * How the commit treats the target: `overwrite` replaces it; `no-clobber` refuses to (SSH_FXP_RENAME without
@@ -25,8 +26,34 @@ export type Resolution =
   | { kind: 'append'; item: FileItem; offset: number }
   | { kind: 'skip'; reason: string };
 
-/** What the conflict stage needs from its job (a target to STAT, and for `append` both sides to hash). */
-export type ConflictSide = HashingSide;
+/**
+ * What the conflict stage needs from its job (a target to STAT, and for `append` both sides to hash); `force`: a
+ * get replaces a read-only local target ({@link TransferRequest.force}).
+ */
+export type ConflictSide = HashingSide & { force?: boolean };
+
+/** The conflict side of a job: its session and direction, and what its request says. */
+export function conflictSideOf(session: HashingSide['session'], put: boolean,
+  req: Pick<TransferRequest, 'allowExec' | 'force'>, log: HashingSide['log']): ConflictSide {
+  return { session, put, allowExec: req.allowExec !== false, force: req.force === true, log };
+}
+
+/**
+ * A get's check of the local target it is about to replace or append to: a read-only one (no write bit) is refused
+ * unless `force`, as cp and sftp refuse it (the commit's rename would replace it, silently, as 0644); appending
+ * through a symlink is refused (it would write wherever the link points; a replacement renames over the link itself).
+ * @throws SluiceError LOCAL_IO naming the target
+ */
+async function refuseLocalTarget(side: ConflictSide, dst: string, append: boolean): Promise<void> {
+  const st = await fs.promises.lstat(dst).catch(() => null);
+  if (!st) return;
+  if (append && st.isSymbolicLink()) {
+    throw new SluiceError('LOCAL_IO', `${dst}: not appended to, it is a symlink (nothing is written through one)`);
+  }
+  if (!side.force && st.isFile() && (st.mode & 0o222) === 0) {
+    throw new SluiceError('LOCAL_IO', `${dst}: the target is read-only, not replaced (-f replaces it, as cp -f does)`);
+  }
+}
 
 /** The size and mtime of a target, or null when it does not exist (remote for a put, local for a get). */
 export function targetTimes(session: Pick<Session, 'stat'>, put: boolean, p: string): Promise<FileTimes | null> {
@@ -52,6 +79,13 @@ export function notNewerReason(incoming: FileTimes, existing: FileTimes): string
  * @throws SluiceError from the target's STAT, the hashes of `append`, or the policy function
  */
 export async function resolveConflict(side: ConflictSide, policy: ConflictPolicy | undefined, item: FileItem): Promise<Resolution> {
+  const r = await decide(side, policy, item);
+  const replaces = (r.kind === 'write' && r.mode === 'overwrite') || r.kind === 'append';
+  if (!side.put && replaces) await refuseLocalTarget(side, r.item.dst, r.kind === 'append');
+  return r;
+}
+
+async function decide(side: ConflictSide, policy: ConflictPolicy | undefined, item: FileItem): Promise<Resolution> {
   if ((policy ?? 'overwrite') === 'overwrite') return { kind: 'write', item, mode: 'overwrite' };
   const existing = await targetTimes(side.session, side.put, item.dst);
   if (!existing) return { kind: 'write', item, mode: 'no-clobber' };

@@ -103,10 +103,14 @@ export class JobBooks {
     });
   }
 
-  private emitFile(f: NamedFile, state: 'done' | 'failed' | 'skipped', error?: SluiceError, verify?: VerifyLevel, reason?: string, earlier?: boolean): void {
+  private emitFile(
+    f: NamedFile, state: 'done' | 'failed' | 'skipped', error?: SluiceError, verify?: VerifyLevel, reason?: string,
+    earlier?: boolean, warned?: boolean,
+  ): void {
     this.session.publish({
       type: 'file', jobId: this.req.id, path: f.src, target: f.dst, size: f.size ?? 0, state, verify, error: error?.toInfo(), reason,
       ...(earlier ? { earlier } : {}), ...(f.renamedFrom !== undefined ? { renamedFrom: f.renamedFrom } : {}),
+      ...(warned ? { warned } : {}),
     });
   }
 
@@ -119,12 +123,13 @@ export class JobBooks {
 
   /**
    * Counts a file as skipped (`reason` for the user, `error` when a refusal caused it); `inTotals`: the file was
-   * counted in the job's totals (skipped by the conflict rule), so progress counts it as passed.
+   * counted in the job's totals (skipped by the conflict rule), so progress counts it as passed. `warned`: the skip
+   * was also said as a warn log (the scan's), so the CLI's `-v` does not print it a second time.
    */
-  fileSkipped(f: NamedFile, reason: string, error?: SluiceError, inTotals = false): void {
+  fileSkipped(f: NamedFile, reason: string, error?: SluiceError, inTotals = false, warned = false): void {
     this.skipped++;
     if (inTotals) this.pass(f);
-    this.emitFile(f, 'skipped', error, undefined, reason);
+    this.emitFile(f, 'skipped', error, undefined, reason, undefined, warned);
   }
 
   /** Counts a file an earlier run of the job committed as skipped: nothing to send (the event says `earlier`). */

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { SluiceError, isInterruption } from '../errors';
 import type { Lane, Session } from '../ssh/session';
 import { cleanLeftovers } from '../stores/leftovers';
-import { resolveConflict, type CommitMode, type ConflictSide, type Resolution } from './conflict';
+import { conflictSideOf, resolveConflict, type CommitMode, type ConflictSide, type Resolution } from './conflict';
 import { inUserTerms, refusedByServer } from './fileNames';
 import { InPlaceNotices, targetWritable, tempCreationRefused } from './inPlace';
 import { JobBooks } from './job';
@@ -92,7 +92,7 @@ class TransferJob implements FileJob {
     this.scheduler = new Scheduler(lanes, session.settings.filesPerChannel);
     this.lanesCount = Math.max(lanes.length, session.settings.connections * session.settings.channels);
     this.books = new JobBooks(session, req, this.files);
-    this.conflictSide = { session, put: this.put, allowExec: req.allowExec !== false, log: (level, m) => this.log(level, m) };
+    this.conflictSide = conflictSideOf(session, this.put, req, (level, m) => this.log(level, m));
   }
 
   async run(signal?: AbortSignal): Promise<TransferReport> {
@@ -154,7 +154,7 @@ class TransferJob implements FileJob {
       file: (item) => this.enqueue(item),
       fail: (item, e) => this.books.fileFailed(item, e),
       skip: (item, reason) => {
-        this.books.fileSkipped(item, reason);
+        this.books.fileSkipped(item, reason, undefined, false, true);
         this.session.publish({ type: 'log', level: 'warn', message: `skipped ${item.src}: ${reason}` });
       },
       log: (level, message) => this.session.publish({ type: 'log', level, message }),

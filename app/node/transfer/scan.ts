@@ -87,6 +87,23 @@ interface LocalWalk {
   follow: boolean;
   /** Real path of the folder being copied: a symlink is copied by default only when its target lies inside it. */
   treeRoot: string;
+  /** DEST as the user named it: it may be a link; a folder link below it on the server is not written through. */
+  destRoot: string;
+  /** `-K` ({@link TransferRequest.keepDirlinks}): write into a folder symlink inside the destination. */
+  keepDirlinks: boolean;
+}
+
+/**
+ * Whether a put may write into remote folder `dir`, which SSH_FXP_MKDIR found existing: not when it is a symlink
+ * (SSH_FXP_LSTAT) below the destination the user named, unless `-K` asks for it.
+ * @returns why not, or undefined
+ */
+async function linkedRemoteFolder(w: LocalWalk, dir: string): Promise<string | undefined> {
+  if (w.keepDirlinks || dir === w.destRoot) return undefined;
+  const st = await w.session.call('stat', { path: dir, follow: false });
+  if (st?.type !== 'symlink') return undefined;
+  const to = await w.session.call('readlink', { path: dir }).catch(() => '?');
+  return `${dir}: folder not written, it is a symlink to ${to} inside the destination (-K writes into it)`;
 }
 
 /** Decides what one entry of a local folder is; null when it is reported and skipped. */
@@ -110,7 +127,9 @@ async function localEntry(w: LocalWalk, src: string, dst: string, isLink: boolea
 
 /** @param ancestors real paths of the folders above `localDir` (a followed folder symlink must not loop) */
 async function walkPut(w: LocalWalk, localDir: string, remoteDir: string, ancestors: ReadonlySet<string>): Promise<void> {
-  await w.session.call('mkdir', { path: remoteDir });
+  const made = await w.session.call('mkdir', { path: remoteDir });
+  const linked = made === 'exists' ? await linkedRemoteFolder(w, remoteDir) : undefined;
+  if (linked) { w.sink.fail({ src: localDir, dst: remoteDir }, new SluiceError('REMOTE_FAILURE', linked)); return; }
   let entries: fs.Dirent[];
   try {
     entries = await fs.promises.readdir(localDir, { withFileTypes: true });
@@ -159,6 +178,55 @@ interface RemoteWalk {
   maxDepth: number;
   /** What the destination can hold: names refused or colliding there are failed, not copied. */
   names: LocalNameRules;
+  /** `-L`: every symlink followed ({@link TransferRequest.followSymlinks}); else put's policy, {@link remoteLink}. */
+  follow: boolean;
+  /** SSH_FXP_REALPATH of the source folder, set by its walk (depth 0): a link is copied only when it stays inside. */
+  treeRoot?: string;
+  /** DEST as the user named it (resolved): it may be a link; a link below it is not written through by default. */
+  destRoot: string;
+  /** `-K` ({@link TransferRequest.keepDirlinks}): write into a folder symlink inside the destination. */
+  keepDirlinks: boolean;
+}
+
+/**
+ * Whether a get may write into local folder `dir`: not when it is a symlink below the destination the user named
+ * (`get -r` would write wherever it points; a lexical check on names cannot see it), unless `-K` asks for it.
+ * @returns why not, or undefined
+ */
+async function linkedLocalFolder(w: RemoteWalk, dir: string): Promise<string | undefined> {
+  if (w.keepDirlinks || dir === w.destRoot) return undefined;
+  const st = await fs.promises.lstat(dir).catch(() => null);
+  if (!st?.isSymbolicLink()) return undefined;
+  const to = await fs.promises.readlink(dir).catch(() => '?');
+  return `${dir}: folder not written, it is a symlink to ${to} inside the destination (-K writes into it)`;
+}
+
+/**
+ * A remote symlink met in a get's walk, under the one policy of both directions (scan.ts localEntry for a put):
+ * without `-L` a folder link is skipped, and a file link is copied only when its SSH_FXP_REALPATH lies inside the
+ * folder being copied (a link to /etc/passwd is not downloaded); with `-L` every link is followed.
+ * @returns the entry as its target, or undefined when it was reported (failed or skipped)
+ */
+async function remoteLink(w: RemoteWalk, e: RemoteEntry, src: string, dst: string): Promise<RemoteEntry | undefined> {
+  const target = await statLink(w.session, w.sink, src, dst);
+  if (target === undefined) return undefined;
+  if (!target) { w.sink.skip({ src, dst }, 'a symlink whose target does not exist'); return undefined; }
+  const st = { ...e, ...target };
+  if (w.follow) return st;
+  if (st.type === 'dir') { w.sink.skip({ src, dst }, 'a folder symlink (use -L to follow)'); return undefined; }
+  const real = await w.session.realpath(src).catch(() => undefined);
+  if (real === undefined || w.treeRoot === undefined || !remoteInside(w.treeRoot, real)) {
+    const to = real ?? 'a target the server does not resolve';
+    w.sink.skip({ src, dst }, `a symlink to ${to}, outside the folder being copied (use -L to follow)`);
+    return undefined;
+  }
+  return st;
+}
+
+/** True when remote path `p` is `root` or lies below it (both absolute, as SSH_FXP_REALPATH returns them). */
+function remoteInside(root: string, p: string): boolean {
+  const rel = path.posix.relative(root, p);
+  return rel === '' || (!rel.startsWith('..') && !path.posix.isAbsolute(rel));
 }
 
 /** OpenSSH's sftp refuses folders nested deeper than this below the source (sftp-client.c MAX_DIR_DEPTH). */
@@ -177,7 +245,7 @@ interface FolderWalk {
 /** Decides one batch of a remote folder's names: files to the sink as they come, folders kept for later. */
 async function walkNames(w: RemoteWalk, remoteDir: string, localDir: string, names: RemoteEntry[],
   out: FolderWalk): Promise<void> {
-  const { session, sink } = w;
+  const { sink } = w;
   for (const e of names) {
     if (sink.stopped()) return;
     const src = remoteJoin(remoteDir, e.name);
@@ -193,14 +261,8 @@ async function walkNames(w: RemoteWalk, remoteDir: string, localDir: string, nam
       continue;
     }
     const dst = safeLocalJoin(localDir, [e.name]);
-    let st: RemoteStat = e;
-    if (e.type === 'symlink') {
-      const target = await statLink(session, sink, src, dst);
-      if (target === undefined) continue;
-      if (!target) { sink.skip({ src, dst }, 'a symlink whose target does not exist'); continue; }
-      st = { ...e, ...target };
-      if (st.type === 'dir') { sink.skip({ src, dst }, 'a folder symlink'); continue; }
-    }
+    const st = e.type === 'symlink' ? await remoteLink(w, e, src, dst) : e;
+    if (!st) continue;
     if (st.type === 'dir') out.dirs.push([src, dst]);
     else if (st.type === 'file') await sink.file({ src, dst, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });
     else sink.skip({ src, dst }, 'not a regular file, not copied');
@@ -225,12 +287,18 @@ async function walkGet(w: RemoteWalk, remoteDir: string, localDir: string, ances
       `${remoteDir}: folder not copied, it is nested deeper than ${w.maxDepth} levels below the source (--max-depth)`));
     return;
   }
-  // The folder's real path, and its local folder made unless it is a loop.
+  // The folder's real path, and its local folder made unless it is a loop or a symlink inside the destination.
   const ready = session.realpath(remoteDir).catch(() => remoteDir).then(async (real) => {
-    if (ancestors.has(real)) return { real, loop: true };
+    if (ancestors.has(real)) {
+      return { real, refused: new SluiceError('REMOTE_FAILURE',
+        `${remoteDir}: folder not copied, it is ${real} again (the server lists a folder inside itself: a loop)`) };
+    }
+    const linked = await linkedLocalFolder(w, localDir);
+    if (linked) return { real, refused: new SluiceError('LOCAL_IO', linked) };
     await fs.promises.mkdir(localDir, { recursive: true })
       .catch((e: unknown) => { throw fromLocalError(e, localDir); });
-    return { real, loop: false };
+    if (depth === 0) w.treeRoot = real;
+    return { real, refused: undefined };
   });
   ready.catch(() => undefined);
   const stop = new AbortController();
@@ -239,19 +307,18 @@ async function walkGet(w: RemoteWalk, remoteDir: string, localDir: string, ances
   const out: FolderWalk = { dirs: [], seen: new Set(), names: new FolderNames(w.names) };
   try {
     await session.listEach(remoteDir, async (names) => {
-      if ((await ready).loop || sink.stopped()) { stop.abort(); return; }
+      if ((await ready).refused || sink.stopped()) { stop.abort(); return; }
       await walkNames(w, remoteDir, localDir, names, out);
     }, stop.signal);
   } catch (e) {
-    // Cancelled here (a loop, the job stopped): not an error of the listing.
+    // Cancelled here (a loop, a linked folder, the job stopped): not an error of the listing.
     if (!stop.signal.aborted) throw e;
   } finally {
     sink.signal?.removeEventListener('abort', onStop);
   }
-  const { real, loop } = await ready;
-  if (loop) {
-    sink.fail({ src: remoteDir, dst: localDir }, new SluiceError('REMOTE_FAILURE',
-      `${remoteDir}: folder not copied, it is ${real} again (the server lists a folder inside itself: a loop)`));
+  const { real, refused } = await ready;
+  if (refused) {
+    sink.fail({ src: remoteDir, dst: localDir }, refused);
     return;
   }
   if (sink.stopped()) return;
@@ -291,7 +358,9 @@ async function scanPut(session: Session, req: TransferRequest, sink: ScanSink): 
     if (st.isDirectory()) {
       if (!req.recursive) { sink.fail({ src, dst: target }, new SluiceError('USAGE', `${src} is a folder (use -r)`)); continue; }
       const treeRoot = await fs.promises.realpath(src).catch(() => path.resolve(src));
-      await walkPut({ session, sink, follow: req.followSymlinks === true, treeRoot }, src, target, new Set([treeRoot]));
+      const walk = { session, sink, follow: req.followSymlinks === true, treeRoot };
+      const dest = { destRoot: destPath, keepDirlinks: req.keepDirlinks === true };
+      await walkPut({ ...walk, ...dest }, src, target, new Set([treeRoot]));
     } else if (st.isFile()) {
       await sink.file({ src, dst: target, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });
     } else {
@@ -323,7 +392,12 @@ async function scanGet(session: Session, req: TransferRequest, sink: ScanSink): 
     }
     if (st.type === 'dir') {
       if (!req.recursive) sink.fail({ src, dst: target }, new SluiceError('USAGE', `${src} is a folder (use -r)`));
-      else await walkGet({ session, sink, maxDepth: req.maxDepth ?? DEFAULT_MAX_DEPTH, names: rules }, src, target, new Set(), 0);
+      else {
+        const walk = { session, sink, maxDepth: req.maxDepth ?? DEFAULT_MAX_DEPTH, follow: req.followSymlinks === true,
+          names: rules };
+        const dest = { destRoot: destPath, keepDirlinks: req.keepDirlinks === true };
+        await walkGet({ ...walk, ...dest }, src, target, new Set(), 0);
+      }
     } else if (st.type === 'file') {
       await sink.file({ src, dst: target, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });
     } else {

@@ -79,4 +79,24 @@ describe('the source changes during an upload', () => {
     assert.equal(fs.existsSync(dst), false);
     assert.deepEqual(tempFilesUnder(server.root), []);
   });
+
+  for (const segmented of [false, true]) {
+    test(`${segmented ? 'segmented' : 'whole'}: a source truncated mid-upload fails SOURCE_CHANGED naming it, not REMOTE_FAILURE`, async () => {
+      const src = path.join(local, `truncated-${segmented}.bin`);
+      writeRandomFile(src, 6 * MiB);
+      const dst = path.join(server.root, `truncated-${segmented}.bin`);
+      let cut = false;
+      const { report } = await uploadWhileChanging(src, dst, segmented, () => {
+        if (cut) return;
+        cut = true;
+        fs.truncateSync(src, 100 * 1024);
+      });
+      assert.ok(cut);
+      assert.equal(report.files, 0);
+      assert.deepEqual(report.failed.map((f) => f.code), ['SOURCE_CHANGED'], JSON.stringify(report.failed));
+      assert.match(report.failed[0].message, /truncated-\w+\.bin changed while it was sent/);
+      assert.equal(fs.existsSync(dst), false, 'nothing committed');
+      assert.deepEqual(tempFilesUnder(server.root), []);
+    });
+  }
 });

@@ -123,8 +123,9 @@ export interface TransferRequest {
   /** Allow `sha256sum` over an exec channel (default true); otherwise the remote side is re-read. */
   allowExec?: boolean;
   /**
-   * Symlinks in a put's folder walk (`-L`, like `cp -L`): true follows every link; false (default) copies a file
-   * link only when its target lies inside the tree being copied, and reports and skips the others.
+   * Symlinks in a folder walk, one policy both ways (`-L`, like `cp -L`): true follows every link; false (default)
+   * copies a file link only when its target (a get: its SSH_FXP_REALPATH) lies inside the tree being copied, and
+   * reports and skips the others (folder links too).
    */
   followSymlinks?: boolean;
   /**
@@ -137,6 +138,17 @@ export interface TransferRequest {
    * for a download meant for another computer. Default: `process.platform`.
    */
   namePlatform?: NamePlatform;
+  /**
+   * Writes into a folder symlink found inside the destination (`-K`, rsync's --keep-dirlinks), both ways. By default
+   * such a folder is failed, named, and nothing is written through it: the check is on the file system (lstat, or
+   * SSH_FXP_LSTAT for a put), not on the names. DEST itself, as the user wrote it, may be a link.
+   */
+  keepDirlinks?: boolean;
+  /**
+   * A get replaces a read-only local target (`-f`, like cp -f); by default the file fails, naming it, and the target
+   * is kept as it is (cp and sftp refuse it too).
+   */
+  force?: boolean;
   /** Records durable progress and resumes an interrupted run of the same job (see {@link TransferJournal}). */
   journal?: TransferJournal;
   /**
@@ -234,6 +246,8 @@ export type EngineEvent =
     earlier?: boolean;
     /** The conflict rule `rename` wrote it beside this existing target, under `target` (`NAME (1).ext`). */
     renamedFrom?: string;
+    /** A skip the scan also said as a warn `log` event (a special file, a symlink not followed): print it once. */
+    warned?: boolean;
   }
   | { type: 'connection'; id: number; state: 'up' | 'down'; reason?: string }
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }

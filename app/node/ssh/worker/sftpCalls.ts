@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { utils as ssh2Utils, type SFTPWrapper } from 'ssh2';
 import { SluiceError, fromLocalError, fromSftpError, type SftpOperation, type SluiceErrorInfo } from '../../errors';
-import { LongerFileError, type TaggedSftpError } from '../../sftp/pipeline';
+import { LongerFileError, ShortFileError, type TaggedSftpError } from '../../sftp/pipeline';
 import type { KeptAttributes, RemoteStat } from '../workerProtocol';
 import { hasExt } from './state';
 
@@ -56,6 +56,16 @@ export function rangeError(e: unknown, remotePath: string, localPath: string): S
   if (typeof err?.code === 'string') return fromLocalError(e, localPath);
   if (typeof err?.code === 'number') return fromSftpError(e, remotePath, { op: (e as TaggedSftpError).sftpOp, offset: (e as TaggedSftpError).offset });
   return new SluiceError('REMOTE_FAILURE', `${remotePath}: ${err?.message ?? String(e)}`);
+}
+
+/**
+ * {@link rangeError} for an upload: a local source that ends before the planned size was truncated while it was sent,
+ * SOURCE_CHANGED (docs/cli.md), not the server's failure; nothing of it is committed.
+ */
+export function uploadError(e: unknown, remotePath: string, localPath: string): SluiceError {
+  if (!(e instanceof ShortFileError)) return rangeError(e, remotePath, localPath);
+  return new SluiceError('SOURCE_CHANGED', `${localPath} changed while it was sent (it now ends at byte ${e.position}, `
+    + 'before its planned size): the copy is not committed', { cause: e });
 }
 
 export async function fsyncRemote(s: SFTPWrapper, h: Buffer, p: string): Promise<boolean> {

@@ -11,6 +11,7 @@ import type { CallContext, GetFileTask, KeptAttributes, PutFileTask, RangeTask, 
 import { closeSegmentHandles, closeUnlessAborted, handlesAhead, segmentHandles } from './handles';
 import {
   OPEN_MODE, SEGMENT_FLAGS, call, closeRemote, fsetstatRemote, fsyncRemote, openLocal, openRemote, rangeError,
+  uploadError,
 } from './sftpCalls';
 import { reserveSpace } from '../../sys/preallocate';
 import { hasExt, requireConn, sftpOf, state } from './state';
@@ -67,7 +68,7 @@ export async function rangeTask(t: RangeTask, direction: 'download' | 'upload', 
     ok = true;
     return n;
   } catch (e) {
-    throw rangeError(e, t.remotePath, t.localPath);
+    throw (down ? rangeError : uploadError)(e, t.remotePath, t.localPath);
   } finally {
     // After an abort the CLOSE may queue behind replies still on their way: not waited for (see closeUnlessAborted).
     if (!ok || state.closedError || !segmentHandles.putBack(direction, t.remotePath, t.localPath, h, released)) {
@@ -212,7 +213,7 @@ export async function putFile(t: PutFileTask, ctx: CallContext): Promise<UploadE
     }
     return end;
   } catch (e) {
-    throw rangeError(e, t.remoteTemp, t.localPath);
+    throw uploadError(e, t.remoteTemp, t.localPath);
   } finally {
     await local.close().catch(() => undefined);
     if (h) await closeUnlessAborted(s, h, t.remoteTemp, o.signal);

@@ -29,7 +29,7 @@ import { SitesStore, type SecretStore } from './stores/sites';
 import { passphraseSecretId } from './service/authPrompts';
 import type { ServiceHub } from './service/hub';
 import { JobBook, type JobBookOptions } from './service/jobBook';
-import { expandHome, listLocal, localHome, makeLocalFolder, removeLocal, renameLocal } from './service/localFs';
+import { expandHome, listLocalAt, localHome, makeLocalFolder, removeLocal, renameLocal } from './service/localFs';
 import { resolveLinks } from './service/remoteListing';
 import { HostKeyDesk } from './service/hostKeyDesk';
 import { CipherMeasurements } from './service/cipherMeasurements';
@@ -314,7 +314,7 @@ export class SluiceService {
       'remote.rename': async ({ siteId, from, to }) => { await (await this.sessions.engineFor(siteId)).rename(from, to); },
       'remote.remove': async ({ siteId, path: p, recursive }) => { await (await this.sessions.engineFor(siteId)).remove(p, recursive ?? false); },
 
-      'local.list': async ({ path: p }) => listLocal(expandHome(p)),
+      'local.list': async ({ path: p }) => listLocalAt(expandHome(p)),
       'local.mkdir': async ({ path: p }) => makeLocalFolder(p),
       'local.rename': async ({ from, to }) => renameLocal(from, to),
       'local.remove': async ({ path: p, recursive }) => removeLocal(p, recursive ?? false),

@@ -124,6 +124,7 @@ export function App() {
   const status = activeSiteId ? sessions[activeSiteId] : undefined;
   const connected = status?.state === 'connected';
   const series = (activeSiteId && seriesBySite[activeSiteId]) || EMPTY_SERIES;
+  // Only until the first local listing, which carries the engine's separator (FilePane prefers it).
   const sep: '/' | '\\' = localPath?.includes('\\') ? '\\' : '/';
 
   // A password site without a saved password is asked by the engine (auth.prompt), as is a wrong one again.

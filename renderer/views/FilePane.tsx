@@ -20,6 +20,7 @@ import { PaneDialogs, type PaneModal } from './PaneDialogs';
 import { PaneHeader } from './PaneHeader';
 import { paneMenuItems, type PaneTransfer } from './paneMenu';
 import { usePaneListing } from './usePaneListing';
+import { joinLocal, parentLocal } from '../../app/common/localPaths';
 
 /** MIME type of pane-to-pane drags. */
 export const PANE_DRAG_TYPE = 'application/x-sluice-paths';
@@ -63,21 +64,15 @@ interface MenuAt {
   y: number;
 }
 
-function join(dir: string, name: string, sep: '/' | '\\'): string {
-  return dir.endsWith(sep) ? `${dir}${name}` : `${dir}${sep}${name}`;
-}
-
-function parent(path: string, sep: '/' | '\\'): string {
-  const trimmed = path.length > 1 && path.endsWith(sep) ? path.slice(0, -1) : path;
-  const i = trimmed.lastIndexOf(sep);
-  if (sep === '/') return i <= 0 ? '/' : trimmed.slice(0, i);
-  return i < 0 ? trimmed : i === 2 ? trimmed.slice(0, 3) : trimmed.slice(0, i);
-}
+const join = joinLocal;
+const parent = parentLocal;
 
 /** The pane component. */
 export function FilePane(props: FilePaneProps) {
-  const { side, title, path, sep, list, onNavigate, onError, transfer } = props;
+  const { side, title, path, list, onNavigate, onError, transfer } = props;
   const { listing, loading, error, reload, navigate, showError } = usePaneListing(path, list, props.reloadToken, onNavigate);
+  // The engine says which separator its file system uses; the prop is only a guess until the first listing.
+  const sep = listing?.sep ?? props.sep;
   const [sort, setSort] = useState<SortState>({ key: 'name', dir: 'asc' });
   const [showHidden, setShowHidden] = useState(false);
   const [sel, setSel] = useState<Selection>(emptySelection);

@@ -31,6 +31,8 @@ export interface FsEntry {
 export interface Listing {
   path: string;
   entries: FsEntry[];
+  /** The file system's separator, from the engine's platform (local listings: `\` on Windows); absent: `/`. */
+  sep?: '/' | '\\';
 }
 
 export interface SitesTree {

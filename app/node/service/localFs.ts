@@ -106,11 +106,29 @@ export async function makeLocalFolder(p: string): Promise<void> {
   await fs.promises.mkdir(expandHome(p)).catch((e) => { throw fromLocalError(e, p, 'create folder'); });
 }
 
-/** `local.rename`: refuses to replace an existing target. */
+/**
+ * Whether `to` names the same file as `from` with only its case changed, as on a case-insensitive file system (NTFS,
+ * APFS, FAT): the "existing" target is the file itself.
+ */
+export async function caseOnlyRename(from: string, to: string,
+  lstat: (p: string) => Promise<fs.BigIntStats> = (p) => fs.promises.lstat(p, { bigint: true })): Promise<boolean> {
+  if (from === to || from.toLowerCase() !== to.toLowerCase()) return false;
+  try {
+    const [a, b] = await Promise.all([lstat(from), lstat(to)]);
+    // One file under two names differing in case (hard links) is not a case-insensitive file system.
+    return a.dev === b.dev && a.ino === b.ino && (a.nlink === 1n || a.isDirectory());
+  } catch {
+    return false;
+  }
+}
+
+/** `local.rename`: refuses to replace an existing target (a case-only rename of one file is no replacement). */
 export async function renameLocal(from: string, to: string): Promise<void> {
   realFolder(from, 'rename');
   const target = expandHome(to);
-  if (await exists(target)) throw new SluiceError('EXISTS', `Cannot rename to ${to}: already exists`);
+  if (await exists(target) && !await caseOnlyRename(expandHome(from), target)) {
+    throw new SluiceError('EXISTS', `Cannot rename to ${to}: already exists`);
+  }
   await fs.promises.rename(expandHome(from), target).catch((e) => { throw fromLocalError(e, from, 'rename'); });
 }
 

@@ -12,7 +12,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { FsEntry, Listing } from '../../app/common/ipc/contract';
 import type { Result } from '../../app/common/ipc/result';
 import { emptySelection, select, sortEntries, toggleSort, type Selection, type SortKey, type SortState } from '../format/entries';
-import { moveTarget, paneCommand, type PaneCommand } from '../format/paneKeys';
+import { isMacPlatform, moveTarget, paneCommand, paneKeyLabels, type PaneCommand } from '../format/paneKeys';
 import { copyText } from './clipboard';
 import { ContextMenu } from './ContextMenu';
 import { FileRows, type RowHandlers } from './FileRows';
@@ -73,6 +73,8 @@ export function FilePane(props: FilePaneProps) {
   const { listing, loading, error, reload, navigate, showError } = usePaneListing(path, list, props.reloadToken, onNavigate);
   // The engine says which separator its file system uses; the prop is only a guess until the first listing.
   const sep = listing?.sep ?? props.sep;
+  const mac = isMacPlatform();
+  const keys = paneKeyLabels(mac);
   const [sort, setSort] = useState<SortState>({ key: 'name', dir: 'asc' });
   const [showHidden, setShowHidden] = useState(false);
   const [sel, setSel] = useState<Selection>(emptySelection);
@@ -176,7 +178,7 @@ export function FilePane(props: FilePaneProps) {
 
   const onKeyDown = (e: React.KeyboardEvent) => {
     if (modal || menu) return;
-    const c = paneCommand(e, side);
+    const c = paneCommand(e, side, mac);
     if (!c) return;
     e.preventDefault();
     run(c);
@@ -241,7 +243,7 @@ export function FilePane(props: FilePaneProps) {
   );
 
   const menuItems = paneMenuItems({
-    selected: selectedEntries, transfer, open, transferSelected,
+    selected: selectedEntries, transfer, open, transferSelected, keys,
     rename: (entry) => setModal({ kind: 'rename', entry }),
     remove: (doomed) => setModal({ kind: 'delete', entries: doomed }),
     mkdir: () => setModal({ kind: 'mkdir' }),
@@ -269,6 +271,7 @@ export function FilePane(props: FilePaneProps) {
         title={title}
         cwd={path === null ? null : cwd}
         sep={sep}
+        keys={keys}
         count={listing ? entries.length : null}
         selected={selectedEntries}
         showHidden={showHidden}

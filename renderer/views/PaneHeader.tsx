@@ -5,6 +5,7 @@
 import type { FsEntry } from '../../app/common/ipc/contract';
 import { isDrivesPath } from '../../app/common/localPaths';
 import { breadcrumbs, plural } from '../format/format';
+import type { PaneKeyLabels } from '../format/paneKeys';
 import { Icon } from './Icon';
 import type { PaneTransfer } from './paneMenu';
 
@@ -13,6 +14,8 @@ export interface PaneHeaderProps {
   /** The folder shown, or null when the pane has none. */
   cwd: string | null;
   sep: '/' | '\\';
+  /** The keys the buttons name (macOS: ⌘↑, ⌘⌫). */
+  keys: PaneKeyLabels;
   /** Entries listed (shown), or null before the first listing. */
   count: number | null;
   selected: readonly FsEntry[];
@@ -53,10 +56,10 @@ export function PaneHeader(p: PaneHeaderProps) {
         </nav>
       </div>
       <div className="pane-actions" role="toolbar" aria-label={`${title} actions`}>
-        <button type="button" aria-label={`${title}: up one folder`} title="Up one folder (Backspace, Alt+Up)" disabled={none} onClick={p.onUp}>
+        <button type="button" aria-label={`${title}: up one folder`} title={`Up one folder (${p.keys.up})`} disabled={none} onClick={p.onUp}>
           <Icon name="up" />
         </button>
-        <button type="button" aria-label={`${title}: refresh`} title="Refresh (F5)" disabled={none} onClick={p.onRefresh}>
+        <button type="button" aria-label={`${title}: refresh`} title={`Refresh (${p.keys.refresh})`} disabled={none} onClick={p.onRefresh}>
           ⟳
         </button>
         {p.transfer && (
@@ -79,7 +82,7 @@ export function PaneHeader(p: PaneHeaderProps) {
           <Icon name="rename" />
           <span className="label">Rename</span>
         </button>
-        <button type="button" aria-label={`${title}: delete`} title="Delete (Del)" disabled={selected.length === 0 || top} onClick={() => p.onDelete([...selected])}>
+        <button type="button" aria-label={`${title}: delete`} title={`Delete (${p.keys.deleteShort})`} disabled={selected.length === 0 || top} onClick={() => p.onDelete([...selected])}>
           <Icon name="trash" />
           <span className="label">Delete</span>
         </button>

@@ -10,6 +10,7 @@
         'src/tcp_info.cc',
         'src/preallocate.cc',
         'src/data_ranges.cc',
+        'src/sparse_file.cc',
       ],
       'include_dirs': [
         "<!(node -p \"require('node-addon-api').include_dir\")",

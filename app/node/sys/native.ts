@@ -43,6 +43,11 @@ export interface NativeAddon {
   preallocate(fd: number, bytes: number): boolean;
   /** The file's data ranges [start, end) up to `size` (SEEK_DATA/SEEK_HOLE), or null when the file system cannot say. */
   dataRanges(fd: number, size: number): Array<[number, number]> | null;
+  /**
+   * Marks the file sparse (Windows FSCTL_SET_SPARSE; false elsewhere and where the file system cannot): absent from
+   * an addon built before it. @throws Error with `code` EBADF when the handle cannot be looked up
+   */
+  setSparse?(fd: number): boolean;
 }
 
 /** The repository (or packed app) root: three folders above this file, four when it runs compiled from dist/. */
@@ -66,7 +71,7 @@ function load(): { addon?: NativeAddon; error?: string } {
   }
 }
 
-const FAULTABLE = ['tcpInfo', 'preallocate', 'dataRanges'] as const;
+const FAULTABLE = ['tcpInfo', 'preallocate', 'dataRanges', 'setSparse'] as const;
 
 /** The addon with the functions `SLUICE_NATIVE_FAULT` names throwing EBADF, as a failed handle lookup would. */
 function withFaults(addon: NativeAddon, names: string[]): NativeAddon {

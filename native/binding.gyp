@@ -11,6 +11,7 @@
         'src/preallocate.cc',
         'src/data_ranges.cc',
         'src/sparse_file.cc',
+        'src/hidden.cc',
       ],
       'include_dirs': [
         "<!(node -p \"require('node-addon-api').include_dir\")",

@@ -20,6 +20,8 @@ export interface FsEntry {
   mtimeMs: number;
   /** POSIX mode bits when known. */
   mode?: number;
+  /** Hidden by the platform's file manager without a leading dot (Windows hidden/system, macOS `chflags hidden`). */
+  hidden?: boolean;
   /**
    * A symbolic link: the path it names (as stored in the link) and whether that target is missing. `type`, `size`,
    * `mtimeMs` and `mode` are then the target's; a broken link keeps `type: 'symlink'`.

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import type { FsEntry, Listing } from '../../common/ipc/contract';
 import { DRIVES_PATH, windowsRoot } from '../../common/localPaths';
 import { SluiceError, fromLocalError } from '../errors';
+import { isHiddenByFlag } from '../sys/hiddenFlag';
 import { expandTilde, homeOf } from '../sys/platformPaths';
 
 /** `~`, `~/x` (and `~\x` on Windows) against the home folder. */
@@ -71,8 +72,12 @@ export async function exists(p: string): Promise<boolean> {
   }
 }
 
-/** Lists a local folder; symlinks report their target's type (`symlink` only when dangling) and `link`. */
-export async function listLocal(p: string): Promise<{ path: string; entries: FsEntry[] }> {
+/**
+ * Lists a local folder; symlinks report their target's type (`symlink` only when dangling) and `link`; entries the
+ * platform hides by a flag (Windows hidden/system, macOS UF_HIDDEN: sys/hiddenFlag.ts) are marked `hidden`.
+ */
+export async function listLocal(p: string, hiddenOf: (full: string) => boolean = (f) => isHiddenByFlag(f)):
+  Promise<{ path: string; entries: FsEntry[] }> {
   const dir = path.resolve(p);
   const names = await fs.promises.readdir(dir).catch((e) => { throw fromLocalError(e, dir, 'list'); });
   const entries = await Promise.all(names.map(async (name): Promise<FsEntry | null> => {
@@ -92,7 +97,8 @@ export async function listLocal(p: string): Promise<{ path: string; entries: FsE
       }
       if (st.isDirectory()) type = 'dir';
       else if (st.isFile()) type = 'file';
-      return { name, type, size: st.size, mtimeMs: st.mtimeMs, mode: st.mode, ...(link ? { link } : {}) };
+      const hidden = hiddenOf(full) ? { hidden: true } : {};
+      return { name, type, size: st.size, mtimeMs: st.mtimeMs, mode: st.mode, ...hidden, ...(link ? { link } : {}) };
     } catch {
       return null; // vanished between readdir and stat
     }

@@ -48,6 +48,8 @@ export interface NativeAddon {
    * an addon built before it. @throws Error with `code` EBADF when the handle cannot be looked up
    */
   setSparse?(fd: number): boolean;
+  /** Whether the file manager hides the entry (Windows hidden/system, macOS UF_HIDDEN; false on Linux). */
+  isHidden?(path: string): boolean;
 }
 
 /** The repository (or packed app) root: three folders above this file, four when it runs compiled from dist/. */
@@ -71,7 +73,7 @@ function load(): { addon?: NativeAddon; error?: string } {
   }
 }
 
-const FAULTABLE = ['tcpInfo', 'preallocate', 'dataRanges', 'setSparse'] as const;
+const FAULTABLE = ['tcpInfo', 'preallocate', 'dataRanges', 'setSparse', 'isHidden'] as const;
 
 /** The addon with the functions `SLUICE_NATIVE_FAULT` names throwing EBADF, as a failed handle lookup would. */
 function withFaults(addon: NativeAddon, names: string[]): NativeAddon {

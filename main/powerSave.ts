@@ -15,7 +15,8 @@ export class RunningJobs {
   push<E extends EventName>(event: E, payload: EventPayloads[E]): boolean {
     if (event === 'queue.snapshot') {
       this.running.clear();
-      for (const j of (payload as EventPayloads['queue.snapshot']).jobs) if (j.state === 'running') this.running.add(j.id);
+      const { jobs } = payload as EventPayloads['queue.snapshot'];
+      for (const j of jobs) if (j.state === 'running') this.running.add(j.id);
     } else if (event === 'queue.delta') {
       for (const e of (payload as EventPayloads['queue.delta']).events) {
         if (e.type === 'snapshot' || e.type === 'added') {

@@ -23,7 +23,10 @@ export interface PaneKeyLabels {
 export function paneKeyLabels(mac: boolean): PaneKeyLabels {
   return mac
     ? { up: '⌘↑', delete: '⌘⌫', deleteShort: '⌘⌫', refresh: '⌘R', upload: '⌘U', download: '⌘D' }
-    : { up: 'Backspace, Alt+Up', delete: 'Delete', deleteShort: 'Del', refresh: 'F5', upload: 'Ctrl+U', download: 'Ctrl+D' };
+    : {
+      up: 'Backspace, Alt+Up', delete: 'Delete', deleteShort: 'Del', refresh: 'F5',
+      upload: 'Ctrl+U', download: 'Ctrl+D',
+    };
 }
 
 /** True on a Mac, from the renderer's navigator (`MacIntel` also on Apple silicon). */

@@ -86,8 +86,8 @@ export function guardSignals(o: SignalGuardOptions): SignalGuard {
       if (sig === 'SIGHUP') ignoreWriteErrors();
       if (sig === 'SIGHUP' && platform === 'win32') {
         // The console closed: Windows ends the process ~10 s from now; quit first, having said so.
-        grace = setTimeout(() => o.quit(SIGNAL_EXIT_CODES.SIGHUP, 'the console closed; the cleanup did not finish in time'),
-          CONSOLE_CLOSE_GRACE_MS);
+        const why = 'the console closed; the cleanup did not finish in time';
+        grace = setTimeout(() => o.quit(SIGNAL_EXIT_CODES.SIGHUP, why), CONSOLE_CLOSE_GRACE_MS);
         grace.unref?.();
       }
       // Said before cancelling, so that it comes before whatever the cancelled job prints.

@@ -31,7 +31,9 @@ async function presentDrives(): Promise<string[]> {
   return found.filter((l): l is string => l !== undefined);
 }
 
-export const nodeLocalSystem: LocalSystem = { platform: process.platform, drives: presentDrives, list: (p) => listLocal(p) };
+export const nodeLocalSystem: LocalSystem = {
+  platform: process.platform, drives: presentDrives, list: (p) => listLocal(p),
+};
 
 /** The UNC shares listed since the start (`\\server\share\`), shown at the top level beside the drives. */
 const sharesSeen = new Set<string>();

@@ -41,7 +41,7 @@ test('Report.txt → report.txt on a FAT file system is renamed, not refused as 
     (e: unknown) => e instanceof SluiceError && e.code === 'EXISTS');
 });
 
-test('on a case-sensitive file system two hard links A and a are two names: renaming one onto the other is refused', async (t) => {
+test('case-sensitive: hard links A and a are two names, renaming one onto the other is refused', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-case-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   fs.writeFileSync(path.join(dir, 'A'), 'x');
@@ -52,12 +52,16 @@ test('on a case-sensitive file system two hard links A and a are two names: rena
 });
 
 test('the rule: same device and inode under a case-only different name, one link (or a folder)', async () => {
-  const st = (ino: bigint, nlink = 1n, dir = false) => ({ dev: 1n, ino, nlink, isDirectory: () => dir }) as fs.BigIntStats;
-  const fsWith = (m: Record<string, fs.BigIntStats>) => async (p: string) => m[p] ?? Promise.reject(new Error('ENOENT'));
+  const st = (ino: bigint, nlink = 1n, dir = false) =>
+    ({ dev: 1n, ino, nlink, isDirectory: () => dir }) as fs.BigIntStats;
+  const fsWith = (m: Record<string, fs.BigIntStats>) => async (p: string) =>
+    m[p] ?? Promise.reject(new Error('ENOENT'));
+  const pair = (a: string, b: string, sa: fs.BigIntStats, sb: fs.BigIntStats) =>
+    caseOnlyRename(a, b, fsWith({ [a]: sa, [b]: sb }));
   assert.equal(await caseOnlyRename('C:\\x\\Report.txt', 'C:\\x\\report.txt',
     fsWith({ 'C:\\x\\Report.txt': st(7n), 'C:\\x\\report.txt': st(7n) })), true);
-  assert.equal(await caseOnlyRename('/V/Docs', '/V/docs', fsWith({ '/V/Docs': st(9n, 4n, true), '/V/docs': st(9n, 4n, true) })), true);
-  assert.equal(await caseOnlyRename('/x/A', '/x/a', fsWith({ '/x/A': st(3n, 2n), '/x/a': st(3n, 2n) })), false, 'hard links');
-  assert.equal(await caseOnlyRename('/x/A', '/x/a', fsWith({ '/x/A': st(3n), '/x/a': st(4n) })), false, 'two files');
-  assert.equal(await caseOnlyRename('/x/A', '/x/b', fsWith({ '/x/A': st(3n), '/x/b': st(3n) })), false, 'not case-only');
+  assert.equal(await pair('/V/Docs', '/V/docs', st(9n, 4n, true), st(9n, 4n, true)), true, 'a folder');
+  assert.equal(await pair('/x/A', '/x/a', st(3n, 2n), st(3n, 2n)), false, 'hard links');
+  assert.equal(await pair('/x/A', '/x/a', st(3n), st(4n)), false, 'two files');
+  assert.equal(await pair('/x/A', '/x/b', st(3n), st(3n)), false, 'not case-only');
 });

@@ -19,7 +19,7 @@ test('host labels: the machine id decides; without ids on both sides, the name',
   assert.ok(!sameHost('old', `new [${ID}]`));
   assert.equal(hostLabel('h', ID), `h [${ID}]`);
   assert.equal(hostLabel('h', null), 'h');
-  if (process.platform === 'linux') assert.match(machineId() ?? '', /^[0-9a-f]{16}$/, 'this Linux machine has /etc/machine-id');
+  if (process.platform === 'linux') assert.match(machineId() ?? '', /^[0-9a-f]{16}$/, 'Linux has /etc/machine-id');
 });
 
 test('a dead run\'s lease under this machine\'s old name is taken over at once', async (t) => {

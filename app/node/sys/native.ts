@@ -81,7 +81,8 @@ function withFaults(addon: NativeAddon, names: string[]): NativeAddon {
   for (const name of FAULTABLE.filter((n) => names.includes(n))) {
     Object.defineProperty(out, name, {
       value: () => {
-        throw Object.assign(new Error(`EBADF: bad file descriptor, ${name} (SLUICE_NATIVE_FAULT)`), { code: 'EBADF', syscall: name });
+        const e = new Error(`EBADF: bad file descriptor, ${name} (SLUICE_NATIVE_FAULT)`);
+        throw Object.assign(e, { code: 'EBADF', syscall: name });
       },
     });
   }

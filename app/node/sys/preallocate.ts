@@ -26,7 +26,7 @@ function onMemoryFs(p: string): boolean {
   }
 }
 
-/** What became of a preallocation; `failed`: the addon's call failed otherwise than for space (the download goes on). */
+/** What became of a preallocation; `failed`: the addon's call failed, not for want of space (the download goes on). */
 export type Preallocation = 'reserved' | 'unsupported' | 'no-addon' | 'memory-fs' | 'failed';
 
 /** The errors that mean the space is not there: the download must fail now (DISK_FULL). */

@@ -23,7 +23,8 @@ test('sparse only on Windows, with an addon that says so; otherwise plain', () =
   assert.equal(prepareSegmentedPart(7, 'win32', failing), 'plain');
 });
 
-test('the addon built here has setSparse, and off Windows it answers false', { skip: nativeAddon() ? undefined : 'the native addon is not built' }, () => {
+const noAddon = nativeAddon() ? undefined : 'the native addon is not built';
+test('the addon built here has setSparse, and off Windows it answers false', { skip: noAddon }, () => {
   assert.equal(typeof nativeAddon()!.setSparse, 'function');
   assert.equal(nativeAddon()!.setSparse!(0), false);
 });

@@ -16,7 +16,8 @@ import { reserveSpace } from '../sys/preallocate';
 import { dataRanges } from '../sys/sparse';
 import { readTcpInfo } from '../sys/tcpInfo';
 import {
-  baseFlags, describeRun, runCli, sha256File, startTestServer, trustedServerHooks, urlOf, writeRandomFile, type SshServer,
+  baseFlags, describeRun, runCli, sha256File, startTestServer, trustedServerHooks, urlOf, writeRandomFile,
+  type SshServer,
 } from './helpers';
 
 const MiB = 1024 * 1024;
@@ -43,7 +44,7 @@ function sparseFile(p: string): void {
 }
 
 describe('each addon call that fails falls back', { skip }, () => {
-  test('preallocate: the download file is written without a reservation (was: the download failed EBADF)', async (t) => {
+  test('preallocate: the file is written without a reservation (was: the download failed EBADF)', async (t) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-fault-'));
     t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
     const p = path.join(dir, 'x.part');
@@ -88,14 +89,16 @@ describe('transfers with every addon call failing', { skip }, () => {
     const remote = path.join(server.root, 'fault-down.bin');
     writeRandomFile(remote, 24 * MiB);
     const target = path.join(work, 'fault-down.bin');
-    const down = await runCli(['get', '--json', '--segment-size', '4M', ...baseFlags(server), urlOf(server, remote), target], { knownHosts, env });
+    const args = ['get', '--json', '--segment-size', '4M', ...baseFlags(server), urlOf(server, remote), target];
+    const down = await runCli(args, { knownHosts, env });
     assert.equal(down.code, 0, describeRun(down));
     assert.equal(await sha256File(target), await sha256File(remote));
 
     const local = path.join(work, 'fault-up.img');
     sparseFile(local);
     const upTarget = path.join(server.root, 'fault-up.img');
-    const up = await runCli(['put', '--json', ...baseFlags(server), local, urlOf(server, upTarget)], { knownHosts, env });
+    const up = await runCli(['put', '--json', ...baseFlags(server), local, urlOf(server, upTarget)],
+      { knownHosts, env });
     assert.equal(up.code, 0, describeRun(up));
     assert.equal(await sha256File(upTarget), await sha256File(local));
   });

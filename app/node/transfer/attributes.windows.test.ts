@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import { attributesToKeep, modeFromWindows } from './attributes';
 import type { TransferRequest } from './types';
 
-const req = (direction: 'get' | 'put'): TransferRequest =>
-  ({ direction, sources: ['x'], dest: 'y', recursive: false, preservePermissions: true, preserveTimes: false }) as TransferRequest;
+const req = (direction: 'get' | 'put'): TransferRequest => ({
+  direction, sources: ['x'], dest: 'y', recursive: false, preservePermissions: true, preserveTimes: false,
+}) as TransferRequest;
 
 test('an upload from Windows maps its mode; downloads and other platforms keep the bits', () => {
   assert.equal(modeFromWindows(0o100666), 0o644);

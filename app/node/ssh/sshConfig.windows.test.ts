@@ -12,7 +12,7 @@ import { resolveHostSettings } from '../engine/hostSettings';
 import { KnownHosts, defaultKnownHostsPaths } from '../stores/knownHosts';
 import { defaultSourcePath } from '../sites/source';
 import { resolveHome } from '../stores/dataDir';
-import { expandTilde, homeOf, isNullDevice, nullDevice, systemSshDir } from '../sys/platformPaths';
+import { expandTilde, homeOf, isNullDevice, nullDevice, startsWithTilde, systemSshDir } from '../sys/platformPaths';
 import { computeHostConfig, configFilesFor, expandGlob, type ConfigFs } from './sshConfig';
 
 const WIN_ENV = {
@@ -49,6 +49,7 @@ test('one home: USERPROFILE on Windows (a Git Bash HOME is not it), HOME elsewhe
   assert.equal(expandTilde('~\\.ssh\\id', 'C:\\Users\\me', 'win32'), 'C:\\Users\\me\\.ssh\\id');
   assert.equal(expandTilde('~/.ssh/id', 'C:\\Users\\me', 'win32'), 'C:\\Users\\me\\.ssh\\id');
   assert.equal(expandTilde('~\\x', '/home/me', 'linux'), '~\\x', 'on POSIX ~\\x is a name');
+  assert.ok(startsWithTilde('~\\cfg', 'win32') && startsWithTilde('~/cfg', 'linux') && !startsWithTilde('~\\cfg', 'linux'));
   assert.equal(systemSshDir(WIN_ENV, 'win32'), 'D:\\PD\\ssh');
   assert.equal(systemSshDir({}, 'win32'), 'C:\\ProgramData\\ssh');
   assert.equal(systemSshDir(WIN_ENV, 'darwin'), '/etc/ssh');

@@ -32,6 +32,11 @@ export function expandTilde(p: string, home: string, platform: NodeJS.Platform =
   return tilde ? pathFor(platform).join(home, p.slice(2)) : p;
 }
 
+/** Whether {@link expandTilde} would expand `p` (`~`, `~/x`, and `~\x` on Windows). */
+export function startsWithTilde(p: string, platform: NodeJS.Platform = process.platform): boolean {
+  return p === '~' || p.startsWith('~/') || (platform === 'win32' && p.startsWith('~\\'));
+}
+
 /**
  * OpenSSH's folder of system-wide files: `%ProgramData%\ssh` on Windows (Win32-OpenSSH), `/etc/ssh` elsewhere.
  */

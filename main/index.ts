@@ -11,6 +11,7 @@ import { registerService, attachWindow } from './ipc/register';
 import { menuTemplate } from './menu';
 import { checkNativeModulesAtStart } from './nativeModules';
 import { notifyFinishedBatches } from './notifications';
+import { keepAwakeWhileTransferring } from './powerSave';
 import { electronFileDialogs } from './platform/dialogs';
 import { SafeStorageSecretStore } from './platform/secretStore';
 import { APP_ORIGIN, handleAppProtocol, registerAppScheme } from './protocol';
@@ -49,6 +50,7 @@ async function start(): Promise<void> {
   service = new SluiceService({ home, secrets, dialogs: electronFileDialogs(() => mainWindow) });
   registerService(service);
   notifyFinishedBatches(service);
+  keepAwakeWhileTransferring(service);
   Menu.setApplicationMenu(Menu.buildFromTemplate(menuTemplate(process.platform, !app.isPackaged)));
   mainWindow = createWindow(service);
 }

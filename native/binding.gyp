@@ -10,6 +10,8 @@
         'src/tcp_info.cc',
         'src/preallocate.cc',
         'src/data_ranges.cc',
+        'src/sparse_file.cc',
+        'src/hidden.cc',
       ],
       'include_dirs': [
         "<!(node -p \"require('node-addon-api').include_dir\")",
@@ -32,7 +34,12 @@
         'VCCLCompilerTool': { 'AdditionalOptions': [ '/std:c++17' ] },
       },
       'conditions': [
-        [ 'OS=="win"', { 'libraries': [ '-lws2_32' ] } ],
+        [ 'OS=="win"', {
+          'libraries': [ '-lws2_32' ],
+          # TCP_INFO_v0 / SIO_TCP_INFO (mstcpip.h) are declared only for NTDDI_VERSION >= NTDDI_WIN10_RS2 (Windows 10
+          # 1703); node-gyp sets neither, so the SDK's default hides them. _WIN32_WINNT must agree (sdkddkver.h).
+          'defines': [ '_WIN32_WINNT=0x0A00', 'NTDDI_VERSION=0x0A000003', 'WIN32_LEAN_AND_MEAN', 'NOMINMAX' ],
+        } ],
       ],
     },
   ],

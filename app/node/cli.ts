@@ -2,7 +2,7 @@
  * The `sluice` command line: `sluice get|put [-r] SOURCE… DEST` over the same engine as the desktop app.
  * Exit codes: 0 all done and verified, 1 some transfer failed, 2 usage, 3 authentication, 4 host key
  * refused, 5 remote not found or permission denied, 6 local error, 7 host not found, 130 interrupted (SIGINT), 143
- * terminated (SIGTERM), 129 hangup (SIGHUP), 141 stdout's reader went away (SIGPIPE).
+ * terminated (SIGTERM), 129 hangup (SIGHUP), 141 stdout's reader went away (SIGPIPE), 149 Ctrl+Break (Windows).
  *
  * The pieces live in ./cli/: the grammar (program.ts), URLs (remoteSpec.ts), prompts (prompt.ts), event output and
  * progress bar (output.ts, progressBar.ts), units (units.ts), the summary (summary.ts), fatal errors (fatal.ts),

@@ -30,7 +30,7 @@ import { passphraseSecretId } from './service/authPrompts';
 import type { ServiceHub } from './service/hub';
 import { JobBook, type JobBookOptions } from './service/jobBook';
 import {
-  ListedFolders, expandHome, listLocal, localHome, makeLocalFolder, removeLocal, renameLocal,
+  ListedFolders, expandHome, listLocalAt, localHome, makeLocalFolder, removeLocal, renameLocal,
 } from './service/localFs';
 import { resolveLinks } from './service/remoteListing';
 import { HostKeyDesk } from './service/hostKeyDesk';
@@ -44,6 +44,7 @@ import { transferDefaults } from './service/transferDefaults';
 import { algorithmCatalog } from './ssh/algorithms';
 import { applyImport, exportSites, previewImport, writeExport, type SiteImportContext } from './sites/siteImport';
 import { expandHome as expandHomeOf } from './sites/source';
+import { homeOf } from './sys/platformPaths';
 
 export type { Engine, EngineFactory, EngineOptions } from './engine/engine';
 export { redact } from './service/results';
@@ -274,7 +275,7 @@ export class SluiceService {
         : { store: async (siteId, secret) => { this.checkSecretStorageAllowed(); await this.secrets.set(siteId, secret); } }),
       'sites.export': async ({ path: p, withPasswords, siteIds, overwrite }) => {
         const { doc, passwords } = await exportSites(this.store, { siteIds, now: this.clock(), passwordOf: withPasswords ? (id) => this.secrets.get(id) : undefined });
-        return writeExport(expandHomeOf(p, this.env.HOME ?? os.homedir()), doc, passwords, overwrite ?? false);
+        return writeExport(expandHomeOf(p, homeOf(this.env)), doc, passwords, overwrite ?? false);
       },
       'sites.test': async ({ site, password, testId }) => this.tests.run(testId, (signal) => testSite(this.sessions, this.hub, site, password, signal)),
       'sites.testCancel': async ({ testId }) => this.tests.cancel(testId),
@@ -285,7 +286,7 @@ export class SluiceService {
       },
       'dialog.openFile': async ({ defaultPath }) => {
         if (!this.dialogs) throw new SluiceError('INVALID_STATE', 'No file dialog is available here: type the path');
-        const home = this.env.HOME ?? os.homedir();
+        const home = homeOf(this.env);
         return this.dialogs.openFile({ title: 'Choose a private key', defaultPath: defaultPath ?? path.join(home, '.ssh'), showHidden: true });
       },
       'algorithms.catalog': async () => algorithmCatalog(this.home),
@@ -318,7 +319,7 @@ export class SluiceService {
       'remote.remove': async ({ siteId, path: p, recursive }) => { await (await this.sessions.engineFor(siteId)).remove(p, recursive ?? false); },
 
       'local.list': async ({ path: p }) => {
-        const listing = await listLocal(expandHome(p));
+        const listing = await listLocalAt(expandHome(p));
         this.listedLocal.add(listing.path);
         return listing;
       },

@@ -100,6 +100,18 @@ export const electronMock = {
       this.handlers.set(scheme, fn);
     },
   },
+  powerSaveBlocker: {
+    next: 1,
+    active: new Map<number, string>(),
+    start(type: string): number {
+      const id = this.next++;
+      this.active.set(id, type);
+      return id;
+    },
+    stop(id: number): void {
+      this.active.delete(id);
+    },
+  },
   Notification: class {
     static supported = true;
     static shown: Array<{ title: string; body: string }> = [];

@@ -60,6 +60,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("tcpInfo", Napi::Function::New(env, TcpInfo, "tcpInfo"));
   exports.Set("preallocate", Napi::Function::New(env, Preallocate, "preallocate"));
   exports.Set("dataRanges", Napi::Function::New(env, DataRanges, "dataRanges"));
+  exports.Set("setSparse", Napi::Function::New(env, SetSparse, "setSparse"));
+  exports.Set("isHidden", Napi::Function::New(env, IsHidden, "isHidden"));
 #if defined(__linux__)
   exports.Set("platform", Napi::String::New(env, "linux"));
 #elif defined(__APPLE__)

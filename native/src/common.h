@@ -10,6 +10,10 @@ Napi::Value TcpInfo(const Napi::CallbackInfo& info);
 Napi::Value Preallocate(const Napi::CallbackInfo& info);
 // dataRanges(fd, size) -> Array<[start, end]> | null (see data_ranges.cc)
 Napi::Value DataRanges(const Napi::CallbackInfo& info);
+// setSparse(fd) -> boolean (see sparse_file.cc; Windows only, false elsewhere)
+Napi::Value SetSparse(const Napi::CallbackInfo& info);
+// isHidden(path) -> boolean (see hidden.cc: Windows hidden/system attributes, macOS UF_HIDDEN; false on Linux)
+Napi::Value IsHidden(const Napi::CallbackInfo& info);
 
 // Throws a JavaScript Error carrying `code` (an errno name such as "ENOSPC"), `errno` and `syscall`, the shape
 // node's own fs errors have, so app/node/errors.ts maps it like any other local error. Returns undefined.

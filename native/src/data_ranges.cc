@@ -1,7 +1,7 @@
 // dataRanges(fd, size): where a (sparse) file holds data, so an upload can skip its holes.
 //   Linux, macOS: lseek(SEEK_DATA) / lseek(SEEK_HOLE) from 0 to `size` (lseek(2); macOS only the Linux
 //                 branch's twin, not compiled here).
-//   Windows:      DeviceIoControl(FSCTL_QUERY_ALLOCATED_RANGES) on _get_osfhandle(fd); not compiled here.
+//   Windows:      DeviceIoControl(FSCTL_QUERY_ALLOCATED_RANGES) on uv_get_osfhandle(fd); not compiled here.
 // Returns an Array of [start, end) pairs in file order, clipped to `size`, or null when the file system cannot say
 // (SEEK_DATA unsupported: EINVAL/EOPNOTSUPP): the caller then treats the whole file as data. A file system that does
 // not track holes answers with one range covering the file, which is right too.
@@ -13,7 +13,7 @@
 #if defined(__linux__) || defined(__APPLE__)
 #include <unistd.h>
 #elif defined(_WIN32)
-#include <io.h>
+#include <uv.h>  // uv_get_osfhandle: the fd is Node's (libuv's CRT); the addon's own CRT (_get_osfhandle) cannot see it
 #include <windows.h>
 #include <winioctl.h>
 #endif
@@ -59,8 +59,8 @@ Napi::Value DataRanges(const Napi::CallbackInfo& info) {
   }
   return ToArray(env, ranges);
 #elif defined(_WIN32)
-  HANDLE h = reinterpret_cast<HANDLE>(_get_osfhandle(static_cast<int>(fd)));
-  if (h == INVALID_HANDLE_VALUE) return ThrowErrno(env, EBADF, "_get_osfhandle");
+  HANDLE h = uv_get_osfhandle(static_cast<uv_file>(fd));
+  if (h == INVALID_HANDLE_VALUE) return ThrowErrno(env, EBADF, "uv_get_osfhandle");
   FILE_ALLOCATED_RANGE_BUFFER query, found[64];
   query.FileOffset.QuadPart = 0;
   query.Length.QuadPart = size;

@@ -2,7 +2,7 @@
 // changing its size (a partial file still reads as long as what was written; resume reads the size).
 //   Linux:   fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, bytes)                               (fallocate(2))
 //   macOS:   fcntl(fd, F_PREALLOCATE, {F_ALLOCATECONTIG then F_ALLOCATEALL, F_PEOFPOSMODE}) (fcntl(2)); not compiled here
-//   Windows: SetFileInformationByHandle(FileAllocationInfo) on _get_osfhandle(fd)          not compiled here
+//   Windows: SetFileInformationByHandle(FileAllocationInfo) on uv_get_osfhandle(fd)          not compiled here
 // Returns true when the space is reserved, false when the file system cannot preallocate (EOPNOTSUPP, ENOSYS: the
 // caller goes on without); throws an Error with code ENOSPC / EDQUOT / EFBIG when the space is not there.
 #include "common.h"
@@ -15,7 +15,7 @@
 #elif defined(__APPLE__)
 #include <fcntl.h>
 #elif defined(_WIN32)
-#include <io.h>
+#include <uv.h>  // uv_get_osfhandle: the fd is Node's (libuv's CRT); the addon's own CRT (_get_osfhandle) cannot see it
 #include <windows.h>
 #endif
 
@@ -43,8 +43,8 @@ Napi::Value Preallocate(const Napi::CallbackInfo& info) {
   if (errno == ENOTSUP || errno == EINVAL) return Napi::Boolean::New(env, false);
   return ThrowErrno(env, errno, "fcntl(F_PREALLOCATE)");
 #elif defined(_WIN32)
-  HANDLE h = reinterpret_cast<HANDLE>(_get_osfhandle(static_cast<int>(fd)));
-  if (h == INVALID_HANDLE_VALUE) return ThrowErrno(env, EBADF, "_get_osfhandle");
+  HANDLE h = uv_get_osfhandle(static_cast<uv_file>(fd));
+  if (h == INVALID_HANDLE_VALUE) return ThrowErrno(env, EBADF, "uv_get_osfhandle");
   FILE_ALLOCATION_INFO fai;
   fai.AllocationSize.QuadPart = bytes;
   if (SetFileInformationByHandle(h, FileAllocationInfo, &fai, sizeof(fai))) return Napi::Boolean::New(env, true);

@@ -24,6 +24,10 @@
 #elif defined(_WIN32)
 #include <winsock2.h>
 #include <mstcpip.h>
+// TCP_INFO_v0 and SIO_TCP_INFO exist from Windows 10 1703 (NTDDI_WIN10_RS2); binding.gyp sets NTDDI_VERSION for win.
+#if !defined(NTDDI_WIN10_RS2) || NTDDI_VERSION < NTDDI_WIN10_RS2
+#error "sluice_native needs NTDDI_VERSION >= NTDDI_WIN10_RS2 (0x0A000003) for TCP_INFO_v0: see native/binding.gyp"
+#endif
 #endif
 
 namespace sluice {

@@ -9,6 +9,8 @@ export interface ListedEntry {
   type: 'file' | 'dir' | 'symlink' | 'other';
   size: number;
   mtimeMs: number;
+  /** Hidden by a flag rather than a leading dot (Windows, macOS local entries). */
+  hidden?: boolean;
 }
 
 /** Column a pane is sorted by. */
@@ -24,11 +26,12 @@ const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'bas
 
 /**
  * Returns a new array sorted folders first, then by `sort.key`; ties break by name so the order is stable.
- * Hidden entries (dot-files) are dropped unless `showHidden`.
+ * Hidden entries (dot-files, and entries flagged hidden: Windows hidden/system, macOS UF_HIDDEN) are dropped unless
+ * `showHidden`.
  */
 export function sortEntries<E extends ListedEntry>(entries: readonly E[], sort: SortState, showHidden: boolean): E[] {
   const sign = sort.dir === 'asc' ? 1 : -1;
-  const visible = showHidden ? entries.slice() : entries.filter((e) => !e.name.startsWith('.'));
+  const visible = showHidden ? entries.slice() : entries.filter((e) => !e.name.startsWith('.') && !e.hidden);
   return visible.sort((a, b) => {
     const da = a.type === 'dir' ? 0 : 1;
     const db = b.type === 'dir' ? 0 : 1;

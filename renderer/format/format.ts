@@ -2,6 +2,8 @@
  * Pure display formatters shared by the views. No DOM, no React: unit-tested under node:test.
  */
 
+import { windowsCrumbs } from '../../app/common/localPaths';
+
 const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
 
 /** Formats a byte count with binary units, e.g. `1536` → `"1.5 KiB"`; negative or non-finite → `"—"`. */
@@ -108,14 +110,12 @@ export interface Crumb {
 }
 
 /**
- * Breadcrumbs of an absolute path, root first: POSIX (`/a/b`) or Windows (`C:\\a\\b`).
+ * Breadcrumbs of an absolute path, root first: POSIX (`/a/b`), or Windows (This PC, `C:` or `\\server\share`,
+ * then each folder: app/common/localPaths.ts).
  * @param sep the separator of the pane's file system (`/` remote and POSIX local, `\\` Windows local)
  */
 export function breadcrumbs(path: string, sep: '/' | '\\' = '/'): Crumb[] {
-  if (sep === '\\') {
-    const parts = path.split(/[\\/]+/).filter(Boolean);
-    return parts.map((label, i) => ({ label, path: i === 0 ? `${label}\\` : parts.slice(0, i + 1).join('\\') }));
-  }
+  if (sep === '\\') return windowsCrumbs(path);
   const crumbs: Crumb[] = [{ label: '/', path: '/' }];
   let acc = '';
   for (const part of path.split('/').filter(Boolean)) {

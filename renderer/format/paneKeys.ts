@@ -3,8 +3,38 @@
  * arrows / Home / End move (with Shift: extend the selection), Enter opens, Backspace or Alt+Up goes up, F2 renames,
  * Delete deletes (after a confirmation), F5 refreshes, Ctrl+A selects all, Space toggles, Shift+F10 or the
  * ContextMenu key opens the context menu, and Ctrl+U uploads (local pane) / Ctrl+D downloads (remote pane) the
- * selection — FileZilla's and WinSCP's keys where they have one.
+ * selection — FileZilla's and WinSCP's keys where they have one. On macOS the Finder's: ⌘↑ goes up, ⌘↓ opens, ⌘⌫
+ * deletes, ⌘R refreshes, ⌘U / ⌘D transfer, and ⌫ alone does nothing (it is the Mac's only delete key, never "up");
+ * {@link paneKeyLabels} names the keys for each.
  */
+
+/** The keys the buttons and the context menu name, by platform. */
+export interface PaneKeyLabels {
+  up: string;
+  delete: string;
+  /** The delete key in a button's tooltip (`Del`). */
+  deleteShort: string;
+  refresh: string;
+  upload: string;
+  download: string;
+}
+
+/** The shortcut labels for macOS (⌘ glyphs) or elsewhere (Ctrl, Backspace). */
+export function paneKeyLabels(mac: boolean): PaneKeyLabels {
+  return mac
+    ? { up: '⌘↑', delete: '⌘⌫', deleteShort: '⌘⌫', refresh: '⌘R', upload: '⌘U', download: '⌘D' }
+    : {
+      up: 'Backspace, Alt+Up', delete: 'Delete', deleteShort: 'Del', refresh: 'F5',
+      upload: 'Ctrl+U', download: 'Ctrl+D',
+    };
+}
+
+/** True on a Mac, from the renderer's navigator (`MacIntel` also on Apple silicon). */
+export function isMacPlatform(
+  nav: { platform?: string } | undefined = (globalThis as { navigator?: { platform?: string } }).navigator,
+): boolean {
+  return /^Mac/.test(nav?.platform ?? '');
+}
 
 /** The parts of a KeyboardEvent the table reads. */
 export interface PaneKey {
@@ -37,10 +67,15 @@ const MOVES: Readonly<Record<string, number>> = { ArrowDown: 1, ArrowUp: -1, Pag
 /**
  * The command of a key press in a pane, or null when the pane leaves it alone.
  * @param side the pane: Ctrl+U transfers from the local pane (upload), Ctrl+D from the remote one (download)
+ * @param mac macOS's keys ({@link isMacPlatform})
  */
-export function paneCommand(e: PaneKey, side: 'local' | 'remote'): PaneCommand | null {
+export function paneCommand(e: PaneKey, side: 'local' | 'remote', mac = false): PaneCommand | null {
   const mod = !!(e.ctrlKey || e.metaKey);
   const k = e.key;
+  if (mac) {
+    const mine = macCommand(e);
+    if (mine !== undefined) return mine;
+  }
   if (!e.altKey && !mod && k in MOVES) return { kind: 'move', delta: MOVES[k], extend: !!e.shiftKey };
   if (k === 'ArrowUp' && e.altKey) return { kind: 'up' };
   if (e.altKey) return null;
@@ -61,6 +96,19 @@ export function paneCommand(e: PaneKey, side: 'local' | 'remote'): PaneCommand |
     case ' ': return { kind: 'toggle' };
     default: return null;
   }
+}
+
+/** The Finder's keys that differ from the table: undefined where the common table decides. */
+function macCommand(e: PaneKey): PaneCommand | null | undefined {
+  if (e.altKey || e.shiftKey) return undefined;
+  if (e.metaKey) {
+    if (e.key === 'ArrowUp') return { kind: 'up' };
+    if (e.key === 'ArrowDown') return { kind: 'open' };
+    if (e.key === 'Backspace') return { kind: 'delete' };
+    if (e.key.toLowerCase() === 'r') return { kind: 'refresh' };
+    return undefined;
+  }
+  return e.key === 'Backspace' && !e.ctrlKey ? null : undefined;
 }
 
 /**

@@ -165,7 +165,10 @@ export function validateSiteForm(form: SiteForm): SiteFormResult {
     else lists[field] = list;
   }
   for (const [field, value] of [['localDir', form.localDir], ['remoteDir', form.remoteDir]] as const) {
-    if (value.trim() && !value.trim().startsWith('/') && !/^[A-Za-z]:[\\/]/.test(value.trim()) && !value.trim().startsWith('~')) {
+    const v = value.trim();
+    // Absolute: /x, C:\x, ~ or ~/x; a local folder may also be a UNC share (\\server\share\x).
+    const unc = field === 'localDir' && /^[\\/]{2}[^\\/]+[\\/]+[^\\/]+/.test(v);
+    if (v && !v.startsWith('/') && !/^[A-Za-z]:[\\/]/.test(v) && !v.startsWith('~') && !unc) {
       errors[field] = 'Use an absolute path';
     }
   }

@@ -29,6 +29,7 @@ import { LimitedBy } from './LimitedBy';
 import { WorkspaceLayout } from './WorkspaceLayout';
 import { QuickConnectBar } from './QuickConnect';
 import { quickToForm, type SiteForm } from '../state/siteForm';
+import { isMacPlatform, paneKeyLabels } from '../format/paneKeys';
 
 const EMPTY_SERIES = RateSeries.empty();
 
@@ -124,6 +125,8 @@ export function App() {
   const status = activeSiteId ? sessions[activeSiteId] : undefined;
   const connected = status?.state === 'connected';
   const series = (activeSiteId && seriesBySite[activeSiteId]) || EMPTY_SERIES;
+  const keyLabels = paneKeyLabels(isMacPlatform());
+  // Only until the first local listing, which carries the engine's separator (FilePane prefers it).
   const sep: '/' | '\\' = localPath?.includes('\\') ? '\\' : '/';
 
   // A password site without a saved password is asked by the engine (auth.prompt), as is a wrong one again.
@@ -292,7 +295,7 @@ export function App() {
               remove={(path, recursive) => bridge.localRemove({ path, recursive })}
               onNavigate={setLocalPath}
               onPaneDrop={(drag: PaneDrag, dir) => void enqueue('download', drag.paths, dir)}
-              transfer={{ label: 'Upload', shortcut: 'Ctrl+U', run: connected && remotePath ? (paths) => void enqueue('upload', paths, remotePath) : undefined }}
+              transfer={{ label: 'Upload', shortcut: keyLabels.upload, run: connected && remotePath ? (paths) => void enqueue('upload', paths, remotePath) : undefined }}
               onError={logError}
               onInfo={logInfo}
             />
@@ -315,7 +318,7 @@ export function App() {
                 if (paths.length < files.length) store.localLog('warn', `${plural(files.length - paths.length, 'dropped item')} without a local path ignored`);
                 void enqueue('upload', paths, dir);
               }}
-              transfer={{ label: 'Download', shortcut: 'Ctrl+D', run: connected && localPath ? (paths) => void enqueue('download', paths, localPath) : undefined }}
+              transfer={{ label: 'Download', shortcut: keyLabels.download, run: connected && localPath ? (paths) => void enqueue('download', paths, localPath) : undefined }}
               onError={logError}
               onInfo={logInfo}
             />

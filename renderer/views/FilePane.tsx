@@ -12,7 +12,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { FsEntry, Listing } from '../../app/common/ipc/contract';
 import type { Result } from '../../app/common/ipc/result';
 import { emptySelection, select, sortEntries, toggleSort, type Selection, type SortKey, type SortState } from '../format/entries';
-import { moveTarget, paneCommand, type PaneCommand } from '../format/paneKeys';
+import { isMacPlatform, moveTarget, paneCommand, paneKeyLabels, type PaneCommand } from '../format/paneKeys';
 import { copyText } from './clipboard';
 import { ContextMenu } from './ContextMenu';
 import { FileRows, type RowHandlers } from './FileRows';
@@ -20,6 +20,7 @@ import { PaneDialogs, type PaneModal } from './PaneDialogs';
 import { PaneHeader } from './PaneHeader';
 import { paneMenuItems, type PaneTransfer } from './paneMenu';
 import { usePaneListing } from './usePaneListing';
+import { joinLocal, parentLocal } from '../../app/common/localPaths';
 
 /** MIME type of pane-to-pane drags. */
 export const PANE_DRAG_TYPE = 'application/x-sluice-paths';
@@ -63,21 +64,17 @@ interface MenuAt {
   y: number;
 }
 
-function join(dir: string, name: string, sep: '/' | '\\'): string {
-  return dir.endsWith(sep) ? `${dir}${name}` : `${dir}${sep}${name}`;
-}
-
-function parent(path: string, sep: '/' | '\\'): string {
-  const trimmed = path.length > 1 && path.endsWith(sep) ? path.slice(0, -1) : path;
-  const i = trimmed.lastIndexOf(sep);
-  if (sep === '/') return i <= 0 ? '/' : trimmed.slice(0, i);
-  return i < 0 ? trimmed : i === 2 ? trimmed.slice(0, 3) : trimmed.slice(0, i);
-}
+const join = joinLocal;
+const parent = parentLocal;
 
 /** The pane component. */
 export function FilePane(props: FilePaneProps) {
-  const { side, title, path, sep, list, onNavigate, onError, transfer } = props;
+  const { side, title, path, list, onNavigate, onError, transfer } = props;
   const { listing, loading, error, reload, navigate, showError } = usePaneListing(path, list, props.reloadToken, onNavigate);
+  // The engine says which separator its file system uses; the prop is only a guess until the first listing.
+  const sep = listing?.sep ?? props.sep;
+  const mac = isMacPlatform();
+  const keys = paneKeyLabels(mac);
   const [sort, setSort] = useState<SortState>({ key: 'name', dir: 'asc' });
   const [showHidden, setShowHidden] = useState(false);
   const [sel, setSel] = useState<Selection>(emptySelection);
@@ -181,7 +178,7 @@ export function FilePane(props: FilePaneProps) {
 
   const onKeyDown = (e: React.KeyboardEvent) => {
     if (modal || menu) return;
-    const c = paneCommand(e, side);
+    const c = paneCommand(e, side, mac);
     if (!c) return;
     e.preventDefault();
     run(c);
@@ -246,7 +243,7 @@ export function FilePane(props: FilePaneProps) {
   );
 
   const menuItems = paneMenuItems({
-    selected: selectedEntries, transfer, open, transferSelected,
+    selected: selectedEntries, transfer, open, transferSelected, keys,
     rename: (entry) => setModal({ kind: 'rename', entry }),
     remove: (doomed) => setModal({ kind: 'delete', entries: doomed }),
     mkdir: () => setModal({ kind: 'mkdir' }),
@@ -274,6 +271,7 @@ export function FilePane(props: FilePaneProps) {
         title={title}
         cwd={path === null ? null : cwd}
         sep={sep}
+        keys={keys}
         count={listing ? entries.length : null}
         selected={selectedEntries}
         showHidden={showHidden}

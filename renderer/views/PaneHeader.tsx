@@ -3,7 +3,9 @@
  * rename, delete, the item count and the hidden-files toggle). Every button has a name and, where it has one, its key.
  */
 import type { FsEntry } from '../../app/common/ipc/contract';
+import { isDrivesPath } from '../../app/common/localPaths';
 import { breadcrumbs, plural } from '../format/format';
+import type { PaneKeyLabels } from '../format/paneKeys';
 import { Icon } from './Icon';
 import type { PaneTransfer } from './paneMenu';
 
@@ -12,6 +14,8 @@ export interface PaneHeaderProps {
   /** The folder shown, or null when the pane has none. */
   cwd: string | null;
   sep: '/' | '\\';
+  /** The keys the buttons name (macOS: ⌘↑, ⌘⌫). */
+  keys: PaneKeyLabels;
   /** Entries listed (shown), or null before the first listing. */
   count: number | null;
   selected: readonly FsEntry[];
@@ -32,6 +36,8 @@ export function PaneHeader(p: PaneHeaderProps) {
   const { title, cwd, selected } = p;
   const crumbs = cwd === null ? [] : breadcrumbs(cwd, p.sep);
   const none = cwd === null;
+  // Windows' top level lists drives and shares: nothing to create, rename or delete there.
+  const top = isDrivesPath(cwd);
   const count = p.count !== null ? `${plural(p.count, 'item')}${selected.length ? `, ${selected.length} selected` : ''}` : '';
   return (
     <header>
@@ -50,10 +56,10 @@ export function PaneHeader(p: PaneHeaderProps) {
         </nav>
       </div>
       <div className="pane-actions" role="toolbar" aria-label={`${title} actions`}>
-        <button type="button" aria-label={`${title}: up one folder`} title="Up one folder (Backspace, Alt+Up)" disabled={none} onClick={p.onUp}>
+        <button type="button" aria-label={`${title}: up one folder`} title={`Up one folder (${p.keys.up})`} disabled={none} onClick={p.onUp}>
           <Icon name="up" />
         </button>
-        <button type="button" aria-label={`${title}: refresh`} title="Refresh (F5)" disabled={none} onClick={p.onRefresh}>
+        <button type="button" aria-label={`${title}: refresh`} title={`Refresh (${p.keys.refresh})`} disabled={none} onClick={p.onRefresh}>
           ⟳
         </button>
         {p.transfer && (
@@ -68,15 +74,15 @@ export function PaneHeader(p: PaneHeaderProps) {
             <span className="label">{p.transfer.label}</span>
           </button>
         )}
-        <button type="button" aria-label={`${title}: new folder`} title="New folder" disabled={none} onClick={p.onMkdir}>
+        <button type="button" aria-label={`${title}: new folder`} title="New folder" disabled={none || top} onClick={p.onMkdir}>
           <Icon name="newFolder" />
           <span className="label">New folder</span>
         </button>
-        <button type="button" aria-label={`${title}: rename`} title="Rename (F2)" disabled={selected.length !== 1} onClick={() => p.onRename(selected[0])}>
+        <button type="button" aria-label={`${title}: rename`} title="Rename (F2)" disabled={selected.length !== 1 || top} onClick={() => p.onRename(selected[0])}>
           <Icon name="rename" />
           <span className="label">Rename</span>
         </button>
-        <button type="button" aria-label={`${title}: delete`} title="Delete (Del)" disabled={selected.length === 0} onClick={() => p.onDelete([...selected])}>
+        <button type="button" aria-label={`${title}: delete`} title={`Delete (${p.keys.deleteShort})`} disabled={selected.length === 0 || top} onClick={() => p.onDelete([...selected])}>
           <Icon name="trash" />
           <span className="label">Delete</span>
         </button>

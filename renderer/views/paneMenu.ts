@@ -4,12 +4,14 @@
  * connected), and shows its key.
  */
 import type { FsEntry } from '../../app/common/ipc/contract';
+import { paneKeyLabels, type PaneKeyLabels } from '../format/paneKeys';
 import type { MenuItem } from './ContextMenu';
 
 /** A pane's transfer: its label and key, and the run (undefined while the other side cannot take it). */
 export interface PaneTransfer {
   label: 'Upload' | 'Download';
-  shortcut: 'Ctrl+U' | 'Ctrl+D';
+  /** Its key as the platform names it (paneKeyLabels: `Ctrl+U`, `⌘U`). */
+  shortcut: string;
   run?: (paths: string[]) => void;
 }
 
@@ -25,12 +27,15 @@ export interface PaneMenuInput {
   mkdir: () => void;
   copyPath: () => void;
   refresh: () => void;
+  /** The keys shown (default: not macOS's). */
+  keys?: PaneKeyLabels;
 }
 
 /** The menu's items for the current selection. */
 export function paneMenuItems(m: PaneMenuInput): MenuItem[] {
   const one = m.selected.length === 1 ? m.selected[0] : undefined;
   const items: MenuItem[] = [];
+  const keys = m.keys ?? paneKeyLabels(false);
   if (one && (one.type === 'dir' || one.type === 'symlink')) items.push({ id: 'open', label: 'Open', shortcut: 'Enter', run: () => m.open(one) });
   if (m.transfer) {
     items.push({
@@ -40,10 +45,10 @@ export function paneMenuItems(m: PaneMenuInput): MenuItem[] {
   }
   items.push(
     { id: 'rename', label: 'Rename', shortcut: 'F2', disabled: !one, run: () => one && m.rename(one), separator: items.length > 0 },
-    { id: 'delete', label: 'Delete', shortcut: 'Delete', disabled: m.selected.length === 0, run: () => m.remove([...m.selected]) },
+    { id: 'delete', label: 'Delete', shortcut: keys.delete, disabled: m.selected.length === 0, run: () => m.remove([...m.selected]) },
     { id: 'mkdir', label: 'New folder', run: m.mkdir, separator: true },
     { id: 'copy', label: 'Copy path', run: m.copyPath },
-    { id: 'refresh', label: 'Refresh', shortcut: 'F5', run: m.refresh },
+    { id: 'refresh', label: 'Refresh', shortcut: keys.refresh, run: m.refresh },
   );
   return items;
 }

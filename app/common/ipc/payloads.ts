@@ -20,6 +20,8 @@ export interface FsEntry {
   mtimeMs: number;
   /** POSIX mode bits when known. */
   mode?: number;
+  /** Hidden by the platform's file manager without a leading dot (Windows hidden/system, macOS `chflags hidden`). */
+  hidden?: boolean;
   /**
    * A symbolic link: the path it names (as stored in the link) and whether that target is missing. `type`, `size`,
    * `mtimeMs` and `mode` are then the target's; a broken link keeps `type: 'symlink'`.
@@ -31,6 +33,8 @@ export interface FsEntry {
 export interface Listing {
   path: string;
   entries: FsEntry[];
+  /** The file system's separator, from the engine's platform (local listings: `\` on Windows); absent: `/`. */
+  sep?: '/' | '\\';
 }
 
 export interface SitesTree {

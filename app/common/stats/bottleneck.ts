@@ -190,11 +190,21 @@ function remoteVerdict(s: IntervalSignals): Bottleneck {
   return { verdict: 'unknown', detail: `${s.remoteMean.toFixed(1)} of ${s.requestLimit} requests outstanding` };
 }
 
+/** Said of a link or window verdict where the platform gives no TCP_INFO (Windows: Node has no socket handle there). */
+export const NO_TCP_NOTE = 'no TCP data on this system: judged from SSH timings alone';
+
 /**
- * The verdict of one interval, without hysteresis (see {@link BottleneckTracker}).
+ * The verdict of one interval, without hysteresis (see {@link BottleneckTracker}). A `link` or `window` verdict made
+ * without TCP data (no retransmissions, no receive-window time) says so in its detail ({@link NO_TCP_NOTE}).
  * @param s the connection's signals over the interval
  */
 export function classifyInterval(s: IntervalSignals): Bottleneck {
+  const b = classifySignals(s);
+  if (s.tcp !== undefined || (b.verdict !== 'link' && b.verdict !== 'window')) return b;
+  return { ...b, detail: `${b.detail}; ${NO_TCP_NOTE}` };
+}
+
+function classifySignals(s: IntervalSignals): Bottleneck {
   if (s.bytes <= 0 && s.remoteMean < 0.1 && s.localMean < 0.1) return { verdict: 'unknown', detail: 'idle' };
   if (s.elu !== undefined && s.elu >= T.cpuElu) {
     return { verdict: 'client-cpu', detail: `the connection's worker thread is busy ${pct(s.elu)} of the time` };

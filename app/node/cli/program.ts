@@ -122,9 +122,10 @@ most), reconnecting and resuming; other failures end the run at once.
 Exit codes: 0 done and verified, 1 some transfer failed, 2 usage,
 3 authentication, 4 host key refused, 5 remote not found or permission denied,
 6 local error (disk full, permission), 7 host not found, 130 interrupted
-(Ctrl-C), 143 terminated (SIGTERM), 129 hangup (SIGHUP), 141 stdout closed.
-Ctrl-C, SIGTERM and SIGHUP cancel and remove temporary files; a second one
-quits at once (a .part file may remain).`;
+(Ctrl-C), 143 terminated (SIGTERM), 129 hangup (SIGHUP), 141 stdout closed,
+149 Ctrl+Break (Windows; a closed console window is SIGHUP there).
+Ctrl-C, Ctrl+Break, SIGTERM and SIGHUP cancel and remove temporary files; a
+second one quits at once (a .part file may remain).`;
 
 const VERIFY_HELP = 'size (default): the size on the other side is checked; sha256: SHA-256 of both sides, and the report names '
   + 'the level reached: sha256-remote (the server hashed its own copy: sha256sum over exec, or the check-file-name extension) '

@@ -18,6 +18,7 @@ import { withBookmark } from './bookmarks';
 import { jobTarget, resolveOperands } from './jobSetup';
 import { remoteKeyPath } from './resume';
 import { conflictRuleOf, type CliOptions } from './program';
+import { startsWithTilde } from '../sys/platformPaths';
 
 /** The `origin` of jobs `sluice queue add` makes; `sluice queue run` takes only these. */
 export const QUEUE_ORIGIN = 'queue';
@@ -78,7 +79,7 @@ export function addToQueue(store: QueueStore, direction: 'get' | 'put', operands
   const cli: QueuedCliOptions = {};
   for (const k of KEPT_OPTIONS) if (o[k] !== undefined) (cli as Record<string, unknown>)[k] = o[k];
   // `queue run` may start elsewhere: a relative -F file is taken from here.
-  if (cli.sshConfig !== undefined && cli.sshConfig.trim().toLowerCase() !== 'none' && !cli.sshConfig.startsWith('~/')) cli.sshConfig = path.resolve(cli.sshConfig);
+  if (cli.sshConfig !== undefined && cli.sshConfig.trim().toLowerCase() !== 'none' && !startsWithTilde(cli.sshConfig)) cli.sshConfig = path.resolve(cli.sshConfig);
   // The job is keyed on the server reached (user, host, port after ssh_config and the site); `via` keeps how the
   // command named it, which `queue run` resolves again (an alias's IdentityFile, ProxyJump, … apply then too).
   const via: QueuedVia = { host: spec.host, port: spec.port, ...(spec.user !== undefined ? { user: spec.user } : {}) };

@@ -4,12 +4,12 @@ import { EventEmitter } from 'node:events';
 import { SIGNAL_EXIT_CODES, guardSignals, type HandledSignal } from './signals';
 
 /** A guard over a fake signal source, recording what it did. */
-function harness(sessionOpen: boolean) {
+function harness(sessionOpen: boolean, platform: NodeJS.Platform = 'linux') {
   const source = new EventEmitter();
   const log = { cancels: 0, lines: [] as string[], quits: [] as Array<[number, string]> };
   let open = sessionOpen;
   const guard = guardSignals({
-    source,
+    source, platform,
     cancel: () => { log.cancels++; },
     cleanupPending: () => open,
     write: (t) => { log.lines.push(t); },
@@ -19,7 +19,7 @@ function harness(sessionOpen: boolean) {
 }
 
 test('exit codes are 128 + the signal number', () => {
-  assert.deepEqual(SIGNAL_EXIT_CODES, { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 });
+  assert.deepEqual(SIGNAL_EXIT_CODES, { SIGHUP: 129, SIGINT: 130, SIGTERM: 143, SIGBREAK: 149 });
 });
 
 for (const [sig, code, text] of [['SIGINT', 130, /interrupted: stopping the transfer \(Ctrl-C again to quit at once\)/], ['SIGTERM', 143, /terminated \(SIGTERM\): stopping/],
@@ -70,4 +70,34 @@ test('no exit code without a signal; dispose removes every handler', () => {
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) assert.equal(h.source.listenerCount(sig), 0, sig);
   h.source.emit('SIGTERM');
   assert.equal(h.log.cancels, 0);
+});
+
+test('Windows: Ctrl+Break (SIGBREAK) stops the job like Ctrl-C, exit 149; elsewhere it is not listened to', () => {
+  const h = harness(true, 'win32');
+  h.source.emit('SIGBREAK');
+  assert.equal(h.log.cancels, 1);
+  assert.match(h.log.lines[0], /interrupted \(Ctrl\+Break\): stopping the transfer \(Ctrl\+Break again to quit/);
+  assert.equal(h.guard.exitCode(), 149);
+  h.guard.dispose();
+  const posix = harness(true, 'linux');
+  assert.equal(posix.source.listenerCount('SIGBREAK'), 0);
+  posix.guard.dispose();
+});
+
+test('Windows: a closed console (SIGHUP) gives the cleanup 8 s, then quits 129 before Windows kills it', (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  const h = harness(true, 'win32');
+  h.source.emit('SIGHUP');
+  assert.equal(h.log.cancels, 1);
+  t.mock.timers.tick(7999);
+  assert.deepEqual(h.log.quits, []);
+  t.mock.timers.tick(1);
+  assert.deepEqual(h.log.quits, [[129, 'the console closed; the cleanup did not finish in time']]);
+  h.guard.dispose();
+  // A run that finished its cleanup in time disposes the guard: no quit afterwards.
+  const done = harness(true, 'win32');
+  done.source.emit('SIGHUP');
+  done.guard.dispose();
+  t.mock.timers.tick(10_000);
+  assert.deepEqual(done.log.quits, []);
 });

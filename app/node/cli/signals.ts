@@ -6,15 +6,25 @@
  *
  * The removal of the temporary files may wait behind data already on its way (about 1 s of it, up to 32 MiB in an
  * upload's first seconds: worker.ts UPLOAD_BUDGET).
+ *
+ * Windows has no SIGTERM; Node reports Ctrl+Break as SIGBREAK (handled like Ctrl-C, exit 149) and the console window
+ * closing as SIGHUP, after which Windows ends the process about 10 s later whatever it does: the run then quits by
+ * itself after {@link CONSOLE_CLOSE_GRACE_MS} if the cleanup has not finished, so its last line is still written.
  */
 
-/** Exit code per handled signal: 128 + its number (signal(7)). */
-export const SIGNAL_EXIT_CODES = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 } as const;
+/** Exit code per handled signal: 128 + its number (signal(7); SIGBREAK is 21 on Windows). */
+export const SIGNAL_EXIT_CODES = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143, SIGBREAK: 149 } as const;
 
 /** A signal the CLI handles. */
 export type HandledSignal = keyof typeof SIGNAL_EXIT_CODES;
 
-const HANDLED = Object.keys(SIGNAL_EXIT_CODES) as HandledSignal[];
+/** After a console window closes on Windows, the cleanup gets this long (ms) before the run quits by itself. */
+export const CONSOLE_CLOSE_GRACE_MS = 8000;
+
+/** The signals a platform delivers: SIGBREAK only on Windows. */
+function handledOn(platform: NodeJS.Platform): HandledSignal[] {
+  return (Object.keys(SIGNAL_EXIT_CODES) as HandledSignal[]).filter((s) => s !== 'SIGBREAK' || platform === 'win32');
+}
 
 /** What the signal guard acts on (process-wide effects are injected, so it can be tested). */
 export interface SignalGuardOptions {
@@ -31,6 +41,8 @@ export interface SignalGuardOptions {
   quit(exitCode: number, message: string): void;
   /** Where the signals come from; default `process`. */
   source?: Pick<NodeJS.EventEmitter, 'on' | 'off'>;
+  /** Default process.platform. */
+  platform?: NodeJS.Platform;
 }
 
 /** The state of a {@link guardSignals} guard. */
@@ -45,8 +57,9 @@ export interface SignalGuard {
 
 /** The first signal's message: what happens now and how to quit at once. */
 export function firstSignalMessage(sig: HandledSignal): string {
-  const what = sig === 'SIGINT' ? 'interrupted' : sig === 'SIGTERM' ? 'terminated (SIGTERM)' : 'hangup (SIGHUP)';
-  const again = sig === 'SIGINT' ? 'Ctrl-C again' : `a second ${sig}`;
+  const what = sig === 'SIGINT' ? 'interrupted' : sig === 'SIGTERM' ? 'terminated (SIGTERM)'
+    : sig === 'SIGBREAK' ? 'interrupted (Ctrl+Break)' : 'hangup (SIGHUP)';
+  const again = sig === 'SIGINT' ? 'Ctrl-C again' : sig === 'SIGBREAK' ? 'Ctrl+Break again' : `a second ${sig}`;
   return `sluice: ${what}: stopping the transfer (${again} to quit at once)`;
 }
 
@@ -62,13 +75,21 @@ export function secondSignalMessage(sig: HandledSignal): string {
  */
 export function guardSignals(o: SignalGuardOptions): SignalGuard {
   const source = o.source ?? process;
+  const platform = o.platform ?? process.platform;
   let received: HandledSignal | undefined;
+  let grace: NodeJS.Timeout | undefined;
   const handlers = new Map<HandledSignal, () => void>();
   const onSignal = (sig: HandledSignal): void => {
     const pending = o.cleanupPending();
     if (received === undefined && pending) {
       received = sig;
       if (sig === 'SIGHUP') ignoreWriteErrors();
+      if (sig === 'SIGHUP' && platform === 'win32') {
+        // The console closed: Windows ends the process ~10 s from now; quit first, having said so.
+        const why = 'the console closed; the cleanup did not finish in time';
+        grace = setTimeout(() => o.quit(SIGNAL_EXIT_CODES.SIGHUP, why), CONSOLE_CLOSE_GRACE_MS);
+        grace.unref?.();
+      }
       // Said before cancelling, so that it comes before whatever the cancelled job prints.
       o.write(firstSignalMessage(sig));
       o.cancel();
@@ -79,7 +100,7 @@ export function guardSignals(o: SignalGuardOptions): SignalGuard {
     o.write(pending ? secondSignalMessage(sig) : `sluice: interrupted by ${sig}`);
     o.quit(SIGNAL_EXIT_CODES[sig], pending ? `quit at once by a second signal (${sig}), without cleanup` : `interrupted by ${sig}`);
   };
-  for (const sig of HANDLED) {
+  for (const sig of handledOn(platform)) {
     const h = (): void => onSignal(sig);
     handlers.set(sig, h);
     source.on(sig, h);
@@ -87,7 +108,11 @@ export function guardSignals(o: SignalGuardOptions): SignalGuard {
   return {
     get received() { return received; },
     exitCode: () => (received === undefined ? undefined : SIGNAL_EXIT_CODES[received]),
-    dispose: () => { for (const [sig, h] of handlers) source.off(sig, h); handlers.clear(); },
+    dispose: () => {
+      clearTimeout(grace);
+      for (const [sig, h] of handlers) source.off(sig, h);
+      handlers.clear();
+    },
   };
 }
 

@@ -3,11 +3,11 @@
  * site chose explicitly; the explicit choice wins, as in ssh(1). Shared by the CLI (cli/jobSetup.ts) and the service
  * (service/sessions.ts), so both read ssh_config alike.
  */
-import * as os from 'node:os';
 import type { AlgorithmChoice } from '../ssh/algorithms';
 import type { PassphraseStore, Prompter } from '../ssh/auth';
 import type { HostKeyMode } from '../ssh/hostKeys';
 import { defaultKnownHostsPaths, type KnownHostsPaths } from '../stores/knownHosts';
+import { homeOf } from '../sys/platformPaths';
 import type { HopSettings, HostSettings } from './hostSettings';
 import type { EngineOptions, JumpHostOptions } from './setup';
 
@@ -61,7 +61,8 @@ function knownHostsOf(h: HopSettings, x: ExplicitChoices, env: NodeJS.ProcessEnv
   if (x.knownHostsPaths) return x.knownHostsPaths;
   const defaults = defaultKnownHostsPaths(env, home);
   if (env.SLUICE_KNOWN_HOSTS?.trim() || !h.knownHostsFiles?.length) return defaults;
-  return { readPaths: [...h.knownHostsFiles, ...defaultKnownHostsPaths({}, home).readPaths.slice(1)], writePath: h.knownHostsFiles[0] };
+  const global = defaultKnownHostsPaths(env, home).readPaths.slice(1);
+  return { readPaths: [...h.knownHostsFiles, ...global], writePath: h.knownHostsFiles[0] };
 }
 
 /**
@@ -90,7 +91,7 @@ function jumpOptions(hop: HopSettings, x: ExplicitChoices, env: NodeJS.ProcessEn
 export function connectionOptions(h: HostSettings, x: ExplicitChoices): Pick<EngineOptions,
   'host' | 'port' | 'username' | 'auth' | 'algorithms' | 'hostKeyMode' | 'knownHostsPaths' | 'readyTimeoutMs' | 'keepaliveIntervalMs' | 'keepaliveCountMax' | 'jump'> {
   const env = x.env ?? process.env;
-  const home = x.home ?? env.HOME ?? os.homedir();
+  const home = x.home ?? homeOf(env);
   const agent = agentChoice(h, x.noAgent ? false : x.useAgent, env);
   return {
     host: h.host,

@@ -11,8 +11,12 @@ import { SluiceError, displayText } from '../errors';
 import type { AlgorithmChoice, AlgorithmFamily } from '../ssh/algorithms';
 import { supportedAlgorithms } from '../ssh/ssh2Lists';
 import type { HostKeyMode } from '../ssh/hostKeys';
-import { computeHostConfig, configFilesFor, matchPattern, type ConfigFile, type ConfigValue, type SshConfigResult } from '../ssh/sshConfig';
+import {
+  computeHostConfig, configFilesFor, matchPattern, systemSshConfig, type ConfigFile, type ConfigFs, type ConfigValue,
+  type SshConfigResult,
+} from '../ssh/sshConfig';
 import { expandPath, type TokenValues } from '../ssh/sshConfigTokens';
+import { homeOf, nullDevice } from '../sys/platformPaths';
 
 /** The connection as asked for: the host (perhaps an alias) and what was given explicitly. */
 export interface HostRequest {
@@ -34,8 +38,12 @@ export interface HostContext {
   localUser?: string;
   localHost?: string;
   uid?: number;
-  /** The system file (default /etc/ssh/ssh_config). */
+  /** The system file (default /etc/ssh/ssh_config, on Windows %ProgramData%\ssh\ssh_config). */
   systemFile?: string;
+  /** Whose local path rules apply (home, `~\`, the system file, `none`); default process.platform. */
+  platform?: NodeJS.Platform;
+  /** How the configuration files are read; default node:fs. */
+  fs?: ConfigFs;
   /** Notes for `-v`: algorithm names left out, skipped `Match` blocks, `StrictHostKeyChecking no`. */
   onNote?: (message: string) => void;
 }
@@ -78,16 +86,18 @@ export interface HostSettings extends HopSettings {
   configFiles: string[];
 }
 
-type Context = Required<Omit<HostContext, 'systemFile' | 'onNote'>> & Pick<HostContext, 'systemFile' | 'onNote'>;
+type Context = Required<Omit<HostContext, 'onNote' | 'fs'>> & Pick<HostContext, 'onNote' | 'fs'>;
 
 function fullContext(ctx: HostContext): Context {
   const env = ctx.env ?? process.env;
+  const platform = ctx.platform ?? process.platform;
   let localUser = ctx.localUser;
   if (localUser === undefined) {
     try { localUser = os.userInfo().username; } catch { localUser = env.USER ?? env.LOGNAME ?? 'root'; }
   }
   return {
-    ...ctx, env, localUser, home: ctx.home ?? env.HOME ?? os.homedir(), localHost: ctx.localHost ?? os.hostname(),
+    ...ctx, env, localUser, home: ctx.home ?? homeOf(env, platform), localHost: ctx.localHost ?? os.hostname(),
+    platform, systemFile: ctx.systemFile ?? systemSshConfig(env, platform),
     uid: ctx.uid ?? (typeof process.getuid === 'function' ? process.getuid() : 0),
   };
 }
@@ -164,7 +174,9 @@ function hostKeyModeOf(v: ConfigValue, note: (m: string) => void): HostKeyMode {
 function resolveOne(name: string, user: string | undefined, port: number | undefined, files: ConfigFile[], c: Context,
   proxyAllowed: boolean): { hop: HopSettings; config: SshConfigResult } {
   const note = c.onNote ?? (() => undefined);
-  const config = computeHostConfig({ host: name, user, localUser: c.localUser, home: c.home, files, onNote: c.onNote });
+  const config = computeHostConfig({
+    host: name, user, localUser: c.localUser, home: c.home, files, onNote: c.onNote, platform: c.platform, fs: c.fs,
+  });
   const v = (k: string) => config.values.get(k);
   const proxyCommand = v('proxycommand');
   if (!proxyAllowed && proxyCommand && !isJumpNone(proxyCommand.args.join(' '))) {
@@ -185,29 +197,37 @@ function resolveOne(name: string, user: string | undefined, port: number | undef
     if (a.toLowerCase() === 'none') agent = false;
     else if (a !== 'SSH_AUTH_SOCK') {
       const env = a.startsWith('$') ? c.env[a.slice(1)] : undefined;
-      agent = a.startsWith('$') ? env || false : expandPath(a, tokens, c.env, `ssh config ${agentValue.file}: IdentityAgent`);
+      const where = `ssh config ${agentValue.file}: IdentityAgent`;
+      agent = a.startsWith('$') ? env || false : expandPath(a, tokens, c.env, where, c.platform);
     }
   }
   const hop: HopSettings = {
     label: hostName === name ? hostPortLabel(hostName, realPort) : `${name} (${hostPortLabel(hostName, realPort)})`,
     host: hostName,
     port: realPort,
-    identityFiles: config.identityFiles.map((f) => expandPath(f.args[0], tokens, c.env, `ssh config ${f.file}: IdentityFile`)),
+    identityFiles: config.identityFiles.map((f) =>
+      expandPath(f.args[0], tokens, c.env, `ssh config ${f.file}: IdentityFile`, c.platform)),
     identitiesOnly: v('identitiesonly') ? flagOf(v('identitiesonly')!, 'IdentitiesOnly') : false,
     algorithms: algorithmsOf(config, note),
   };
   if (realUser !== undefined) hop.user = realUser;
   if (agent !== undefined) hop.agent = agent;
-  Object.assign(hop, trustOf(config, tokens, c.env, note));
+  Object.assign(hop, trustOf(config, tokens, c, note));
   return { hop, config };
 }
 
-/** `UserKnownHostsFile` (`none`: /dev/null, nothing kept) and `StrictHostKeyChecking` of one server, where set. */
-function trustOf(config: SshConfigResult, tokens: TokenValues, env: NodeJS.ProcessEnv, note: (m: string) => void): Pick<HopSettings, 'knownHostsFiles' | 'hostKeyMode'> {
+/**
+ * `UserKnownHostsFile` (`none`: the null device, nothing kept: /dev/null, `\\.\nul` on Windows) and
+ * `StrictHostKeyChecking` of one server, where set.
+ */
+function trustOf(config: SshConfigResult, tokens: TokenValues, c: Context,
+  note: (m: string) => void): Pick<HopSettings, 'knownHostsFiles' | 'hostKeyMode'> {
   const out: Pick<HopSettings, 'knownHostsFiles' | 'hostKeyMode'> = {};
   const known = config.values.get('userknownhostsfile');
   if (known) {
-    out.knownHostsFiles = known.args.map((f) => (f.toLowerCase() === 'none' ? '/dev/null' : expandPath(f, tokens, env, `ssh config ${known.file}: UserKnownHostsFile`)));
+    const where = `ssh config ${known.file}: UserKnownHostsFile`;
+    out.knownHostsFiles = known.args.map((f) =>
+      (f.toLowerCase() === 'none' ? nullDevice(c.platform) : expandPath(f, tokens, c.env, where, c.platform)));
   }
   const strict = config.values.get('stricthostkeychecking');
   if (strict) out.hostKeyMode = hostKeyModeOf(strict, note);
@@ -243,7 +263,7 @@ function jumpChain(text: string, where: string, files: ConfigFile[], c: Context,
  */
 export function resolveHostSettings(req: HostRequest, ctx: HostContext = {}): HostSettings {
   const c = fullContext(ctx);
-  const files = configFilesFor(req.configFile, c.home, c.systemFile);
+  const files = configFilesFor(req.configFile, c.home, c.systemFile, c.platform);
   const { hop, config } = resolveOne(req.host, req.user, req.port, files, c, req.jump !== undefined);
   const v = (k: string) => config.values.get(k);
   const jumpText = req.jump ?? v('proxyjump')?.args[0];

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { QuickSite } from '../../common/ipc/contract';
 import { SluiceError, displayText } from '../errors';
 import { resolveHostSettings } from '../engine/hostSettings';
+import { homeOf } from '../sys/platformPaths';
 import { DEFAULT_SSH_PORT, parseRemoteUrl, scpStyleUrl, type RemoteSpec } from '../cli/remoteSpec';
 
 /** Where the target is resolved: the environment (HOME, USER) and the ssh_config file (`-F`; `none`: none). */
@@ -55,7 +56,7 @@ export function parseQuickTarget(text: string): RemoteSpec {
  */
 export function quickSite(text: string, c: QuickContext, now: number): QuickSite {
   const spec = parseQuickTarget(text);
-  const home = c.env.HOME ?? os.homedir();
+  const home = homeOf(c.env);
   const h = resolveHostSettings(
     { host: spec.host, port: spec.port === DEFAULT_SSH_PORT ? undefined : spec.port, user: spec.user, configFile: c.sshConfig },
     { home, env: c.env },

@@ -3,13 +3,13 @@
  * jump host wins over ProxyJump, its port other than 22 over Port, its user over User — ssh_config(5)), its saved
  * identity and algorithm lists, the app's known_hosts and timeouts. The connection part of a site session's EngineOptions.
  */
-import * as os from 'node:os';
 import type { Site } from '../../common/model/site';
 import type { EngineOptions } from '../engine/engine';
 import { connectionOptions, type ExplicitChoices } from '../engine/hostOptions';
 import { resolveHostSettings } from '../engine/hostSettings';
 import type { AlgorithmChoice } from '../ssh/algorithms';
 import type { KnownHostsPaths } from '../stores/knownHosts';
+import { homeOf } from '../sys/platformPaths';
 import { QUICK_SITE_PREFIX } from './quickConnect';
 
 /** What the service knows beyond the site: environment, ssh_config file, known_hosts, connect timeout (ms). */
@@ -40,7 +40,7 @@ export function siteAlgorithms(site: Pick<Site, 'ciphers' | 'kex' | 'macs' | 'ho
  */
 export function siteConnection(site: Site, secret: string | undefined, login: Pick<ExplicitChoices, 'prompter' | 'passphrases'>,
   c: SiteConnectionContext): { options: ReturnType<typeof connectionOptions>; target: { host: string; port: number } } {
-  const home = c.env.HOME ?? os.homedir();
+  const home = homeOf(c.env);
   const h = resolveHostSettings(
     { host: site.host, port: site.port === 22 ? undefined : site.port, user: site.user, jump: site.jumpHost, configFile: c.sshConfig },
     { home, env: c.env, onNote: c.onNote },

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { ImportFormat } from '../../common/model/siteImport';
 import { SluiceError, fromLocalError } from '../errors';
+import { homeOf, pathFor } from '../sys/platformPaths';
 import type { SourceData } from './parse';
 
 /** Where the source was read from, what was read, and its digest. */
@@ -55,14 +56,15 @@ export function expandHome(p: string, home: string): string {
  *   registry (PuTTY and WinSCP on Windows: see {@link readSource})
  */
 export function defaultSourcePath(format: ImportFormat, env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string | undefined {
-  const home = env.HOME ?? os.homedir();
-  const appData = env.APPDATA ?? path.join(home, 'AppData', 'Roaming');
+  const home = homeOf(env, platform);
+  const p = pathFor(platform);
+  const appData = env.APPDATA ?? p.join(home, 'AppData', 'Roaming');
   switch (format) {
-    case 'openssh': return path.join(home, '.ssh', 'config');
+    case 'openssh': return p.join(home, '.ssh', 'config');
     case 'filezilla':
-      if (platform === 'win32') return path.join(appData, 'FileZilla', 'sitemanager.xml');
-      return path.join(env.XDG_CONFIG_HOME ?? path.join(home, '.config'), 'filezilla', 'sitemanager.xml');
-    case 'putty': return platform === 'win32' ? undefined : path.join(home, '.putty', 'sessions');
+      if (platform === 'win32') return p.join(appData, 'FileZilla', 'sitemanager.xml');
+      return p.join(env.XDG_CONFIG_HOME ?? p.join(home, '.config'), 'filezilla', 'sitemanager.xml');
+    case 'putty': return platform === 'win32' ? undefined : p.join(home, '.putty', 'sessions');
     case 'winscp': return undefined;
     case 'sluice': return undefined;
   }
@@ -107,7 +109,7 @@ async function exportRegistry(key: string): Promise<string> {
 export async function readSource(format: ImportFormat, req: { path?: string; text?: string },
   env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): Promise<ReadSource> {
   if (req.text !== undefined) return { source: '(text)', data: { text: req.text }, digest: digestOf([req.text]) };
-  const home = env.HOME ?? os.homedir();
+  const home = homeOf(env, platform);
   const file = req.path !== undefined ? expandHome(req.path, home) : defaultSourcePath(format, env, platform);
   if (file === undefined) {
     const key = platform === 'win32' ? REGISTRY_KEYS[format] : undefined;

@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { utils, type AuthHandlerMiddleware, type AuthenticationType, type AnyAuthMethod, type ParsedKey } from 'ssh2';
 import { SluiceError, displayText, fromLocalError } from '../errors';
+import { expandTilde, homeOf } from '../sys/platformPaths';
 import { keyboardMethod, type KeyboardRound, type KeyboardState } from './keyboardInteractive';
 import { tryParse, unlockKey, type PassphraseStore, type Prompter } from './passphrase';
 
@@ -59,7 +60,7 @@ export interface AuthOptions {
   password?: string;
   /** Environment to read SSH_AUTH_SOCK and SLUICE_PASSWORD from; default process.env. */
   env?: NodeJS.ProcessEnv;
-  /** Home directory for default keys; default os.homedir(). */
+  /** Home directory for default keys; default homeOf(env) (sys/platformPaths.ts: USERPROFILE on Windows). */
   home?: string;
   /** Interactive prompter (passphrases); absent in batch mode. */
   prompter?: Prompter;
@@ -136,8 +137,8 @@ export async function gatherAuth(opts: AuthOptions, onWarning?: (msg: string) =>
   const agent = found.agent;
   if (found.warning) warn(found.warning);
 
-  const home = opts.home ?? os.homedir();
-  const given = (opts.identityFiles ?? []).map((f) => path.resolve(f.startsWith('~/') ? path.join(home, f.slice(2)) : f));
+  const home = opts.home ?? homeOf(env);
+  const given = (opts.identityFiles ?? []).map((f) => path.resolve(expandTilde(f, home)));
   const configured = (opts.configIdentityFiles ?? []).filter((f) => !given.includes(f) && fs.existsSync(f));
   const files = given.length || configured.length
     ? [...given.map((file) => ({ file, explicit: true })), ...configured.map((file) => ({ file, explicit: false }))]

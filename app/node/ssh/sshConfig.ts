@@ -1,6 +1,7 @@
 /**
  * OpenSSH client configuration (ssh_config(5)) evaluated for one host the way ssh(1) does (readconf.c): the files in
- * order (`-F FILE` alone, else `~/.ssh/config` then `/etc/ssh/ssh_config`), `Host` and `Match` blocks, `Include`, and
+ * order (`-F FILE` alone, else `~/.ssh/config` then `/etc/ssh/ssh_config`, on Windows `%ProgramData%\ssh\ssh_config`),
+ * `Host` and `Match` blocks, `Include` (paths in the local platform's path module, `~\` too on Windows), and
  * for every keyword the first value obtained wins (`IdentityFile` accumulates). The `ssh-config` package parses the
  * text; evaluation is here, because its `compute()` reads no `Include`, runs `Match exec` commands, and lets `?` match
  * zero characters. `Match` understands `all`, `host`, `originalhost`, `user`, `localuser` and `final` (with `!`);
@@ -8,17 +9,30 @@
  * Which keywords Sluice then uses, and how, is engine/hostSettings.ts.
  */
 import fs from 'node:fs';
-import path from 'node:path';
+import type path from 'node:path';
 import SSHConfig, { LineType, type Line } from 'ssh-config';
 import { SluiceError, displayText } from '../errors';
+import { expandTilde, pathFor, systemSshDir } from '../sys/platformPaths';
 
-/** The system-wide client configuration, read after the user's (ssh(1) FILES). */
+/** The system-wide client configuration, read after the user's (ssh(1) FILES), on Linux and macOS. */
 export const SYSTEM_SSH_CONFIG = '/etc/ssh/ssh_config';
+
+/** The system-wide client configuration of a platform: `%ProgramData%\ssh\ssh_config` on Windows. */
+export function systemSshConfig(env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform): string {
+  return pathFor(platform).join(systemSshDir(env, platform), 'ssh_config');
+}
+
+/** How the files are read; node:fs unless injected (tests of another platform's paths). */
+export interface ConfigFs {
+  readFileSync(file: string, encoding: 'utf8'): string;
+  readdirSync(dir: string): string[];
+}
 
 /** Include depth at which ssh(1) gives up (readconf.c READCONF_MAX_DEPTH). */
 const MAX_INCLUDE_DEPTH = 16;
 
-/** One configuration file to read: `system` decides where a relative `Include` points (/etc/ssh, else ~/.ssh). */
+/** One configuration file to read: `system` decides where a relative `Include` points (its folder, else ~/.ssh). */
 export interface ConfigFile {
   path: string;
   system: boolean;
@@ -28,15 +42,20 @@ export interface ConfigFile {
 
 /**
  * The files ssh(1) reads: `-F FILE` alone (`none`: no file at all), else `~/.ssh/config` then the system file.
- * @param configFile the `-F` argument, `~/` expanded against `home`
+ * @param configFile the `-F` argument, `~/` (and on Windows `~\`) expanded against `home`
+ * @param systemFile default: the platform's ({@link systemSshConfig})
  */
-export function configFilesFor(configFile: string | undefined, home: string, systemFile = SYSTEM_SSH_CONFIG): ConfigFile[] {
+export function configFilesFor(configFile: string | undefined, home: string, systemFile?: string,
+  platform: NodeJS.Platform = process.platform): ConfigFile[] {
+  const p = pathFor(platform);
   if (configFile !== undefined) {
     if (configFile.trim().toLowerCase() === 'none') return [];
-    const file = configFile.startsWith('~/') ? path.join(home, configFile.slice(2)) : path.resolve(configFile);
-    return [{ path: file, system: false, required: true }];
+    return [{ path: p.resolve(expandTilde(configFile, home, platform)), system: false, required: true }];
   }
-  return [{ path: path.join(home, '.ssh', 'config'), system: false, required: false }, { path: systemFile, system: true, required: false }];
+  return [
+    { path: p.join(home, '.ssh', 'config'), system: false, required: false },
+    { path: systemFile ?? systemSshConfig(process.env, platform), system: true, required: false },
+  ];
 }
 
 /** A keyword's arguments and the file they came from. */
@@ -67,6 +86,10 @@ export interface HostQuery {
   files: ConfigFile[];
   /** Notes for `-v`: skipped `Match` blocks. */
   onNote?: (message: string) => void;
+  /** Whose path rules `Include` follows; default process.platform. */
+  platform?: NodeJS.Platform;
+  /** Default node:fs. */
+  fs?: ConfigFs;
 }
 
 /**
@@ -101,18 +124,25 @@ function argsOf(value: unknown): string[] {
 }
 
 /** The entries of `dir` whose names match `pattern` (glob(3): `*` and `?` do not match a leading dot), sorted. */
-function globDir(dir: string, pattern: string): string[] {
+function globDir(dir: string, pattern: string, p: path.PlatformPath, files: ConfigFs): string[] {
   let names: string[];
-  try { names = fs.readdirSync(dir); } catch { return []; }
-  return names.filter((n) => (!n.startsWith('.') || pattern.startsWith('.')) && matchPattern(n, pattern)).sort().map((n) => path.join(dir, n));
+  try { names = files.readdirSync(dir); } catch { return []; }
+  return names.filter((n) => (!n.startsWith('.') || pattern.startsWith('.')) && matchPattern(n, pattern)).sort()
+    .map((n) => p.join(dir, n));
 }
 
-/** Expands `*` and `?` in each component of an absolute path, as glob(3) does for `Include`. */
-export function expandGlob(pattern: string): string[] {
-  const parts = pattern.split('/').filter((p) => p !== '');
-  let found = ['/'];
+/**
+ * Expands `*` and `?` in each component of an absolute path, as glob(3) does for `Include`: from the path's root
+ * (`/`, `C:\` or `\\server\share\`), components split on the platform's separators (`/` and `\` on Windows).
+ */
+export function expandGlob(pattern: string, platform: NodeJS.Platform = process.platform,
+  files: ConfigFs = fs): string[] {
+  const p = pathFor(platform);
+  const root = p.parse(pattern).root;
+  const parts = pattern.slice(root.length).split(platform === 'win32' ? /[\\/]/ : '/').filter((c) => c !== '');
+  let found = [root];
   for (const part of parts) {
-    found = /[*?]/.test(part) ? found.flatMap((d) => globDir(d, part)) : found.map((d) => path.join(d, part));
+    found = /[*?]/.test(part) ? found.flatMap((d) => globDir(d, part, p, files)) : found.map((d) => p.join(d, part));
   }
   return found;
 }
@@ -167,7 +197,7 @@ class Evaluation {
     if (this.parsed.has(file)) return this.parsed.get(file)!;
     let lines: Line[] | null = null;
     try {
-      lines = SSHConfig.parse(fs.readFileSync(file, 'utf8'));
+      lines = SSHConfig.parse((this.q.fs ?? fs).readFileSync(file, 'utf8'));
       this.read.push(file);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
@@ -211,10 +241,16 @@ class Evaluation {
 
   private include(patterns: string[], file: string, system: boolean, neverMatch: boolean, depth: number): void {
     if (depth + 1 > MAX_INCLUDE_DEPTH) throw new SluiceError('USAGE', `ssh config ${displayText(file)}: Include nested more than ${MAX_INCLUDE_DEPTH} deep`);
-    for (const p of patterns) {
-      const expanded = p.startsWith('~/') ? path.join(this.q.home, p.slice(2)) : p;
-      const absolute = path.isAbsolute(expanded) ? expanded : path.join(system ? path.dirname(SYSTEM_SSH_CONFIG) : path.join(this.q.home, '.ssh'), expanded);
-      for (const f of expandGlob(absolute)) this.walkFile(f, system, true, neverMatch, depth + 1);
+    const platform = this.q.platform ?? process.platform;
+    const p = pathFor(platform);
+    // Relative Includes: from ~/.ssh in user files, from the system file's folder in system ones (readconf.c).
+    const systemFile = this.q.files.find((f) => f.system)?.path;
+    const systemDir = systemFile ? p.dirname(systemFile) : systemSshDir(process.env, platform);
+    const base = system ? systemDir : p.join(this.q.home, '.ssh');
+    for (const pattern of patterns) {
+      const expanded = expandTilde(pattern, this.q.home, platform);
+      const absolute = p.isAbsolute(expanded) ? expanded : p.join(base, expanded);
+      for (const f of expandGlob(absolute, platform, this.q.fs)) this.walkFile(f, system, true, neverMatch, depth + 1);
     }
   }
 

@@ -2,8 +2,8 @@
  * The expansions ssh(1) applies to path-like ssh_config values (`IdentityFile`, `IdentityAgent`,
  * `UserKnownHostsFile`): `~` first, then `${VAR}` from the environment, then the `%` tokens of ssh_config(5) TOKENS.
  */
-import path from 'node:path';
 import { SluiceError, displayText } from '../errors';
+import { expandTilde, pathFor } from '../sys/platformPaths';
 
 /** What the `%` tokens stand for, for one connection. */
 export interface TokenValues {
@@ -53,16 +53,17 @@ export function expandTokens(text: string, t: TokenValues, where: string): strin
 }
 
 /**
- * A path value as ssh(1) reads it: `~/…` against the home folder, `${VAR}` from `env`, the `%` tokens, and a relative
- * result taken from the current folder.
+ * A path value as ssh(1) reads it: `~/…` (on Windows `~\…` too) against the home folder, `${VAR}` from `env`, the `%`
+ * tokens, and a relative result taken from the current folder, in the local platform's path module.
  * @throws SluiceError USAGE for an unknown token or an unset variable
  */
-export function expandPath(text: string, t: TokenValues, env: NodeJS.ProcessEnv, where: string): string {
-  const tilde = text === '~' ? t.home : text.startsWith('~/') ? path.join(t.home, text.slice(2)) : text;
+export function expandPath(text: string, t: TokenValues, env: NodeJS.ProcessEnv, where: string,
+  platform: NodeJS.Platform = process.platform): string {
+  const tilde = expandTilde(text, t.home, platform);
   const dollars = tilde.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
     const v = env[name];
     if (v === undefined) throw new SluiceError('USAGE', `${where}: the environment variable ${name} is not set (${displayText(text)})`);
     return v;
   });
-  return path.resolve(expandTokens(dollars, t, where));
+  return pathFor(platform).resolve(expandTokens(dollars, t, where));
 }

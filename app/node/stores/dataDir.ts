@@ -1,6 +1,5 @@
 /** Where Sluice keeps its data: one folder per user, shared by the app and the CLI. */
-import os from 'node:os';
-import path from 'node:path';
+import { homeOf, pathFor } from '../sys/platformPaths';
 
 /**
  * The data folder: `SLUICE_HOME` when set, else the per-OS application data folder
@@ -8,9 +7,10 @@ import path from 'node:path';
  * folder Electron's `app.getPath('userData')` names).
  */
 export function resolveHome(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
-  if (env.SLUICE_HOME) return path.resolve(env.SLUICE_HOME);
-  const home = os.homedir();
-  if (platform === 'win32') return path.join(env.APPDATA ?? path.join(home, 'AppData', 'Roaming'), 'Sluice');
-  if (platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'Sluice');
-  return path.join(env.XDG_CONFIG_HOME ?? path.join(home, '.config'), 'sluice');
+  const p = pathFor(platform);
+  if (env.SLUICE_HOME) return p.resolve(env.SLUICE_HOME);
+  const home = homeOf(env, platform);
+  if (platform === 'win32') return p.join(env.APPDATA ?? p.join(home, 'AppData', 'Roaming'), 'Sluice');
+  if (platform === 'darwin') return p.join(home, 'Library', 'Application Support', 'Sluice');
+  return p.join(env.XDG_CONFIG_HOME ?? p.join(home, '.config'), 'sluice');
 }

@@ -9,9 +9,9 @@
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { HostKeyVerdict, StoredKeyRef } from '../../common/model/hostKey';
+import { expandTilde, homeOf, isNullDevice, pathFor, systemSshDir } from '../sys/platformPaths';
 
 /** Files a {@link KnownHosts} reads, in order, and the one file it appends to. */
 export interface KnownHostsPaths {
@@ -37,19 +37,23 @@ const HASH_MAGIC = '|1|';
 const SHA1_SALT_LEN = 20;
 
 /**
- * Where known_hosts lives, like OpenSSH's `UserKnownHostsFile` / `GlobalKnownHostsFile` defaults.
+ * Where known_hosts lives, like OpenSSH's `UserKnownHostsFile` / `GlobalKnownHostsFile` defaults (on Windows
+ * `%ProgramData%\ssh\ssh_known_hosts` is the global one).
  * `SLUICE_KNOWN_HOSTS` (a file path, `~/` expanded) replaces both: only that file is read and written.
- * @param env environment to read `SLUICE_KNOWN_HOSTS` from
+ * @param env environment to read `SLUICE_KNOWN_HOSTS` (and on Windows `ProgramData`, `USERPROFILE`) from
  * @param home the user's home folder
  */
-export function defaultKnownHostsPaths(env: NodeJS.ProcessEnv = process.env, home: string = os.homedir()): KnownHostsPaths {
+export function defaultKnownHostsPaths(env: NodeJS.ProcessEnv = process.env, home?: string,
+  platform: NodeJS.Platform = process.platform): KnownHostsPaths {
+  const p = pathFor(platform);
+  const h = home ?? homeOf(env, platform);
   const override = env.SLUICE_KNOWN_HOSTS;
   if (override !== undefined && override.trim() !== '') {
-    const file = override.startsWith('~/') ? path.join(home, override.slice(2)) : path.resolve(override);
+    const file = p.resolve(expandTilde(override, h, platform));
     return { readPaths: [file], writePath: file };
   }
-  const user = path.join(home, '.ssh', 'known_hosts');
-  return { readPaths: [user, '/etc/ssh/ssh_known_hosts'], writePath: user };
+  const user = p.join(h, '.ssh', 'known_hosts');
+  return { readPaths: [user, p.join(systemSshDir(env, platform), 'ssh_known_hosts')], writePath: user };
 }
 
 /**
@@ -264,10 +268,11 @@ export class KnownHosts {
    * share one write; the file is re-read first, so a key already stored is not written again.
    * Reloads the in-memory view afterwards.
    * @returns true when a line was appended (by this call or a concurrent one sharing it), false when the
-   *   key was already stored
+   *   key was already stored or the write path is the null device (`UserKnownHostsFile none`: nothing is kept)
    */
   async add(host: string, port: number, keyBlob: Buffer): Promise<boolean> {
     const keyType = keyTypeOf(keyBlob);
+    if (isNullDevice(this.paths.writePath)) return false;
     const file = path.resolve(this.paths.writePath);
     const name = knownHostsName(host, port);
     const id = `${file}\0${name}\0${keyBlob.toString('base64')}`;

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SluiceError } from '../errors';
+import { isNullDevice } from '../sys/platformPaths';
 import {
   KnownHosts, hashKnownHostsName, hostFieldMatches, keyTypeOf, knownHostsName, parseKnownHosts, serializeKnownHostsWrite,
   type KnownHostsEntry, type KnownHostsPaths,
@@ -52,6 +53,7 @@ async function readText(file: string): Promise<string> {
 
 /** Writes `text` to `file` through a temporary file + fsync + rename (and an fsync of the folder). */
 async function replaceFile(file: string, text: string): Promise<void> {
+  if (isNullDevice(file)) return; // `UserKnownHostsFile none`: never replace the device with a file
   const dir = path.dirname(file);
   await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
   let mode = 0o600;

@@ -8,16 +8,17 @@
  *
  * Per job rather than queue-wide: runners then work different jobs of the one queue side by side (the app its
  * queue, a CLI run its own batch), a crashed runner strands only its own jobs, and claiming the next job and its
- * lease is one transaction (jobClaim.ts). Hosts are compared by name and heartbeats by the writers' clocks: runners
- * on several hosts sharing one database file (a network home folder) rely on the heartbeat timeout alone.
+ * lease is one transaction (jobClaim.ts). Hosts are compared by machine ID where there is one (a Mac's host name
+ * changes with its network: sys/machineId.ts), else by name, and heartbeats by the writers' clocks: runners on several
+ * hosts sharing one database file (a network home folder) rely on the heartbeat timeout alone.
  */
 import { randomUUID } from 'node:crypto';
-import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { JobState } from '../../common/model/job';
 import { SluiceError } from '../errors';
 import type { QueueDb } from './queueDb';
 import { nodeTimers, type StoreTimers } from './storeTimers';
+import { hostLabel, sameHost } from '../sys/machineId';
 
 /** Who holds a lease: a process, named by pid, host name and start time (ms since the epoch). */
 export interface LeaseOwner {
@@ -60,7 +61,7 @@ export interface LeaseOptions {
   staleAfterMs?: number;
   /** ms since the epoch. */
   now?: () => number;
-  /** This host's name (default `os.hostname()`). */
+  /** This host's label (default sys/machineId.ts hostLabel(): `name [machine id]`). */
   hostname?: string;
   /** Whether a pid of this host is running (default {@link pidAlive}). */
   isAlive?: (pid: number) => boolean;
@@ -86,7 +87,7 @@ export function pidAlive(pid: number): boolean {
 
 /** The calling process as a lease owner. */
 export function currentOwner(): LeaseOwner {
-  return { pid: process.pid, host: os.hostname(), startedAt: Math.round(performance.timeOrigin) };
+  return { pid: process.pid, host: hostLabel(), startedAt: Math.round(performance.timeOrigin) };
 }
 
 /** The leases of `queue.db`. Synchronous; one instance per open {@link QueueDb}. */
@@ -99,7 +100,7 @@ export class LeaseStore {
   constructor(private readonly q: QueueDb, opts: LeaseOptions = {}) {
     this.staleAfterMs = opts.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
     this.now = opts.now ?? Date.now;
-    this.hostname = opts.hostname ?? os.hostname();
+    this.hostname = opts.hostname ?? hostLabel();
     this.isAlive = opts.isAlive ?? pidAlive;
   }
 
@@ -115,8 +116,8 @@ export class LeaseStore {
    */
   isStale(holder: LeaseHolder, asker?: LeaseOwner): boolean {
     const o = holder.owner;
-    if (o.host === this.hostname && !this.isAlive(o.pid)) return true;
-    if (asker && o.host === asker.host && o.pid === asker.pid && o.startedAt !== asker.startedAt) return true;
+    if (sameHost(o.host, this.hostname) && !this.isAlive(o.pid)) return true;
+    if (asker && sameHost(o.host, asker.host) && o.pid === asker.pid && o.startedAt !== asker.startedAt) return true;
     return this.now() - holder.heartbeatAt > this.staleAfterMs;
   }
 

@@ -3,6 +3,9 @@
  * scripts/build-native.js at `npm install`) is loaded. Every caller has a JavaScript fallback for `undefined`:
  * the addon is missing (no compiler at install time), failed to load (built for another platform or ABI), or the
  * user turned it off with `SLUICE_NATIVE=0` (read at every call, so tests and a worker thread see the same switch).
+ * A call that fails for another reason than the one it reports (ENOSPC of a preallocation) falls back too: every
+ * caller catches it (on Windows a handle lookup can fail where Linux never does). `SLUICE_NATIVE_FAULT=a,b` makes the
+ * named functions (tcpInfo, preallocate, dataRanges) throw EBADF, so the suite tests those fallbacks on any platform.
  */
 import path from 'node:path';
 
@@ -40,6 +43,13 @@ export interface NativeAddon {
   preallocate(fd: number, bytes: number): boolean;
   /** The file's data ranges [start, end) up to `size` (SEEK_DATA/SEEK_HOLE), or null when the file system cannot say. */
   dataRanges(fd: number, size: number): Array<[number, number]> | null;
+  /**
+   * Marks the file sparse (Windows FSCTL_SET_SPARSE; false elsewhere and where the file system cannot): absent from
+   * an addon built before it. @throws Error with `code` EBADF when the handle cannot be looked up
+   */
+  setSparse?(fd: number): boolean;
+  /** Whether the file manager hides the entry (Windows hidden/system, macOS UF_HIDDEN; false on Linux). */
+  isHidden?(path: string): boolean;
 }
 
 /** The repository (or packed app) root: three folders above this file, four when it runs compiled from dist/. */
@@ -63,11 +73,28 @@ function load(): { addon?: NativeAddon; error?: string } {
   }
 }
 
+const FAULTABLE = ['tcpInfo', 'preallocate', 'dataRanges', 'setSparse', 'isHidden'] as const;
+
+/** The addon with the functions `SLUICE_NATIVE_FAULT` names throwing EBADF, as a failed handle lookup would. */
+function withFaults(addon: NativeAddon, names: string[]): NativeAddon {
+  const out: NativeAddon = Object.create(addon) as NativeAddon;
+  for (const name of FAULTABLE.filter((n) => names.includes(n))) {
+    Object.defineProperty(out, name, {
+      value: () => {
+        const e = new Error(`EBADF: bad file descriptor, ${name} (SLUICE_NATIVE_FAULT)`);
+        throw Object.assign(e, { code: 'EBADF', syscall: name });
+      },
+    });
+  }
+  return out;
+}
+
 /** The addon, or undefined when it is missing, failed to load, or `SLUICE_NATIVE=0`. Never throws. */
 export function nativeAddon(): NativeAddon | undefined {
   if (process.env.SLUICE_NATIVE === '0') return undefined;
   loaded ??= load();
-  return loaded.addon;
+  const faults = process.env.SLUICE_NATIVE_FAULT;
+  return loaded.addon && faults ? withFaults(loaded.addon, faults.split(',').map((s) => s.trim())) : loaded.addon;
 }
 
 /** Why the addon is not in use (for `-v` output and tests), or undefined when it is. */

@@ -26,8 +26,11 @@ function onMemoryFs(p: string): boolean {
   }
 }
 
-/** What became of a preallocation. */
-export type Preallocation = 'reserved' | 'unsupported' | 'no-addon' | 'memory-fs';
+/** What became of a preallocation; `failed`: the addon's call failed, not for want of space (the download goes on). */
+export type Preallocation = 'reserved' | 'unsupported' | 'no-addon' | 'memory-fs' | 'failed';
+
+/** The errors that mean the space is not there: the download must fail now (DISK_FULL). */
+const NO_SPACE = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
 
 /**
  * Reserves `bytes` for the open file `fd` (from offset 0) without changing its size.
@@ -45,7 +48,9 @@ export function preallocate(fd: number, bytes: number): Preallocation {
 /**
  * Preallocates an open download file; a file system that cannot, or a missing addon, is not an error.
  * @param p the file's path (the user's or its temporary name), named by the error
- * @returns as {@link preallocate}, or `memory-fs` (tmpfs, ramfs: nothing reserved, see above)
+ * @returns as {@link preallocate}, `memory-fs` (tmpfs, ramfs: nothing reserved, see above), or `failed` when the
+ *   addon's call failed for another reason (EBADF from a handle lookup, EINVAL…): the file is written without a
+ *   reservation, as without the addon
  * @throws SluiceError DISK_FULL (ENOSPC, EDQUOT, EFBIG from fallocate) naming `p`
  */
 export function reserveSpace(fd: number, bytes: number, p: string): Preallocation {
@@ -53,6 +58,7 @@ export function reserveSpace(fd: number, bytes: number, p: string): Preallocatio
   try {
     return preallocate(fd, bytes);
   } catch (e) {
+    if (!NO_SPACE.has(String((e as NodeJS.ErrnoException).code))) return 'failed';
     throw fromLocalError(e, p, `reserve ${bytes} bytes for`);
   }
 }

@@ -70,7 +70,9 @@ export async function dataRanges(file: string, size: number): Promise<{ ranges: 
   try {
     const st = await fh.stat();
     if (st.blocks * 512 + MIN_HOLE_BYTES > size) return whole;
-    const native = nativeAddon()?.dataRanges(fh.fd, size);
+    let native: DataRange[] | null | undefined;
+    // A failing addon call (a handle lookup, an unexpected errno) falls back to the scan like a missing addon.
+    try { native = nativeAddon()?.dataRanges(fh.fd, size); } catch { native = undefined; }
     if (native) return { ranges: coalesce(native), source: 'native' };
     return { ranges: coalesce(await scanForData(fh, size)), source: 'scan' };
   } finally {

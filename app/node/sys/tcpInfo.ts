@@ -124,8 +124,7 @@ export function readTcpInfo(socket: net.Socket): Promise<TcpInfo | undefined> {
     try {
       return Promise.resolve(fromRaw(addon.tcpInfo(fd)));
     } catch {
-      // a closed socket (EBADF) or one that is not TCP: the fallback cannot do better
-      return Promise.resolve(undefined);
+      // a failing call (a closed socket, a handle the platform cannot look up): the fallback, as without the addon
     }
   }
   return readBySs(socket);

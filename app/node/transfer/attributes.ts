@@ -12,15 +12,29 @@ import type { TransferRequest } from './types';
 const MAX_SFTP_TIME = 0xffff_ffff;
 
 /**
+ * The bits a file uploaded from Windows gets on the server. Windows has no permission bits: Node reports every file
+ * as 0666 (0444 when read-only), which kept as they are would make the server's copy world-writable. As WinSCP and
+ * FileZilla do: 0644, 0444 for a read-only file, 0755 for one Node marks executable.
+ */
+export function modeFromWindows(mode: number): number {
+  if (mode & 0o111) return 0o755;
+  return mode & 0o200 ? 0o644 : 0o444;
+}
+
+/**
  * What to keep of one source file for `req`.
  * @param item the source's mtime (ms since the epoch; NaN when the server sent none) and mode (0 when unknown)
+ * @param platform the local platform: an upload from Windows maps the mode ({@link modeFromWindows})
  * @returns the mtime in whole seconds (a time outside 1970–2106 is not kept) and the bits, or undefined for neither
  */
-export function attributesToKeep(req: TransferRequest, item: { mtimeMs: number; mode: number }): KeptAttributes | undefined {
+export function attributesToKeep(req: TransferRequest, item: { mtimeMs: number; mode: number },
+  platform: NodeJS.Platform = process.platform): KeptAttributes | undefined {
   const keep: KeptAttributes = {};
   const seconds = Math.floor(item.mtimeMs / 1000);
   if (req.preserveTimes !== false && seconds >= 0 && seconds <= MAX_SFTP_TIME) keep.mtime = seconds;
-  if (req.preservePermissions === true && item.mode > 0) keep.mode = item.mode & 0o7777;
+  if (req.preservePermissions === true && item.mode > 0) {
+    keep.mode = req.direction === 'put' && platform === 'win32' ? modeFromWindows(item.mode) : item.mode & 0o7777;
+  }
   return keep.mtime === undefined && keep.mode === undefined ? undefined : keep;
 }
 

@@ -6,18 +6,21 @@ import fs from 'node:fs';
 import { SluiceError, fromLocalError } from '../errors';
 import type { KeptAttributes } from '../ssh/workerProtocol';
 import { reserveSpace } from '../sys/preallocate';
+import { prepareSegmentedPart } from '../sys/sparsePart';
 
 /**
  * Creates a download's local temporary file at its full size (segments write into it at their offsets), its blocks
- * preallocated where the native/ addon is built (sys/preallocate.ts).
+ * preallocated where the native/ addon is built (sys/preallocate.ts); on Windows marked sparse first instead, so NTFS
+ * does not zero-fill ahead of far segments (sys/sparsePart.ts).
  * @throws SluiceError DISK_FULL when the preallocation finds no room; LOCAL_IO for the open or truncate
  */
 export async function createLocalTemp(p: string, size: number, mode: number): Promise<void> {
   try {
     const h = await fs.promises.open(p, 'w', mode || 0o644);
     try {
+      const sparse = prepareSegmentedPart(h.fd) === 'sparse';
       await h.truncate(size);
-      reserveSpace(h.fd, size, p);
+      if (!sparse) reserveSpace(h.fd, size, p);
     } finally {
       await h.close();
     }

@@ -32,7 +32,7 @@ test('remote paths and breadcrumbs', () => {
   ]);
   assert.deepEqual(
     breadcrumbs('C:\\Users\\me', '\\').map((c) => c.path),
-    ['C:\\', 'C:\\Users', 'C:\\Users\\me'],
+    [':drives', 'C:\\', 'C:\\Users', 'C:\\Users\\me'],
   );
 });
 

@@ -1,7 +1,7 @@
 /** The file panes' keyboard table (renderer/format/paneKeys.ts) and where a move lands. */
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { moveTarget, paneCommand, PAGE_ROWS } from '../../../renderer/format/paneKeys';
+import { isMacPlatform, moveTarget, paneCommand, paneKeyLabels, PAGE_ROWS } from '../../../renderer/format/paneKeys';
 
 test('keys to commands: FileZilla/WinSCP keys, transfers by side', () => {
   assert.deepEqual(paneCommand({ key: 'F5' }, 'local'), { kind: 'refresh' });
@@ -35,4 +35,23 @@ test('moveTarget: clamped steps, Home/End to either end, from nothing focused', 
   assert.equal(moveTarget(10, -1, -1), 9);
   assert.equal(moveTarget(10, -1, -Infinity), 0);
   assert.equal(moveTarget(10, -1, Infinity), 9);
+});
+
+test('macOS: ⌘↑ up, ⌘↓ open, ⌘⌫ delete, ⌘R refresh, ⌘U/⌘D transfer; ⌫ alone is not "up"; labels say ⌘', () => {
+  const mac = (e: Parameters<typeof paneCommand>[0], side: 'local' | 'remote' = 'local') => paneCommand(e, side, true);
+  assert.deepEqual(mac({ key: 'ArrowUp', metaKey: true }), { kind: 'up' });
+  assert.deepEqual(mac({ key: 'ArrowDown', metaKey: true }), { kind: 'open' });
+  assert.deepEqual(mac({ key: 'Backspace', metaKey: true }), { kind: 'delete' });
+  assert.deepEqual(mac({ key: 'r', metaKey: true }), { kind: 'refresh' });
+  assert.deepEqual(mac({ key: 'u', metaKey: true }), { kind: 'transfer' });
+  assert.deepEqual(mac({ key: 'd', metaKey: true }, 'remote'), { kind: 'transfer' });
+  assert.equal(mac({ key: 'Backspace' }), null, '⌫ is the Mac\'s delete key: never "go up"');
+  assert.deepEqual(mac({ key: 'Enter' }), { kind: 'open' });
+  assert.deepEqual(mac({ key: 'ArrowDown' }), { kind: 'move', delta: 1, extend: false });
+  // Elsewhere unchanged.
+  assert.deepEqual(paneCommand({ key: 'Backspace' }, 'local'), { kind: 'up' });
+  assert.equal(paneCommand({ key: 'ArrowUp', metaKey: true }, 'local'), null);
+  assert.deepEqual(paneKeyLabels(true), { up: '⌘↑', delete: '⌘⌫', deleteShort: '⌘⌫', refresh: '⌘R', upload: '⌘U', download: '⌘D' });
+  assert.equal(paneKeyLabels(false).upload, 'Ctrl+U');
+  assert.ok(isMacPlatform({ platform: 'MacIntel' }) && !isMacPlatform({ platform: 'Win32' }) && !isMacPlatform({}));
 });

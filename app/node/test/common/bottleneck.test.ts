@@ -132,3 +132,15 @@ test('a speed limit that requests waited on, at most of its rate, is the verdict
   assert.equal(limiterVerdict({ bytesPerSecond: 4 * MiB, waits: 3, rate: 1 * MiB }), undefined, 'something else holds the rate far below it');
   assert.equal(limiterVerdict({ bytesPerSecond: 0, waits: 3, rate: 1 * MiB }), undefined, 'no limit');
 });
+
+test('without TCP data (Windows) a link or window verdict says so instead of passing for a measurement', () => {
+  const noTcp = classifyInterval(signals({ remoteMean: 64, requestsDone: 320, pingMs: 180, baseRttMs: 1 }));
+  assert.equal(noTcp.verdict, 'link');
+  assert.ok(noTcp.detail.endsWith('; no TCP data on this system: judged from SSH timings alone'), noTcp.detail);
+  const window = classifyInterval(signals({ direction: 'up', windowWait: 0.9, remoteMean: 30, requestsDone: 16, pingMs: 31, baseRttMs: 30 }));
+  assert.match(window.detail, /no TCP data on this system/);
+  const withTcp = classifyInterval(signals({ tcp: { rttMs: 1, cwndBytes: 65536, retransmits: 12 } }));
+  assert.doesNotMatch(withTcp.detail, /no TCP data/);
+  const server = classifyInterval(signals({ remoteMean: 64, requestsDone: 640, pingMs: 1, baseRttMs: 1 }));
+  assert.doesNotMatch(server.detail, /no TCP data/, 'the server verdict needs no TCP data');
+});

@@ -180,8 +180,14 @@ export interface GetFileTask {
   localTemp: string;
   inPlace?: InPlace;
   size: number;
-  mode?: number;
 }
+
+/**
+ * The mode a download's local temporary file is created with: its owner reads and writes it (every segment reopens it
+ * read-write), nobody else sees a partial copy. The source's mode is applied at commit (transfer/localFiles.ts), never
+ * before the last write: a 0444 `.part` could not be reopened by an ordinary user (issue #30).
+ */
+export const LOCAL_PART_MODE = 0o600;
 
 export type CommitMode = 'overwrite' | 'no-clobber';
 

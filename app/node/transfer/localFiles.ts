@@ -4,17 +4,18 @@
  */
 import fs from 'node:fs';
 import { SluiceError, fromLocalError } from '../errors';
-import type { KeptAttributes } from '../ssh/workerProtocol';
+import { LOCAL_PART_MODE, type KeptAttributes } from '../ssh/workerProtocol';
 import { reserveSpace } from '../sys/preallocate';
 
 /**
  * Creates a download's local temporary file at its full size (segments write into it at their offsets), its blocks
- * preallocated where the native/ addon is built (sys/preallocate.ts).
+ * preallocated where the native/ addon is built (sys/preallocate.ts). Its mode is LOCAL_PART_MODE (the owner's, read
+ * and write) until the commit gives it the source's.
  * @throws SluiceError DISK_FULL when the preallocation finds no room; LOCAL_IO for the open or truncate
  */
-export async function createLocalTemp(p: string, size: number, mode: number): Promise<void> {
+export async function createLocalTemp(p: string, size: number): Promise<void> {
   try {
-    const h = await fs.promises.open(p, 'w', mode || 0o644);
+    const h = await fs.promises.open(p, 'w', LOCAL_PART_MODE);
     try {
       await h.truncate(size);
       reserveSpace(h.fd, size, p);
@@ -42,14 +43,31 @@ export async function localFinish(p: string): Promise<number> {
 }
 
 /**
+ * The permission bits a download gets when its source's are not kept exactly (no `-p`): the source's, as a new file
+ * created with them would have them after this process's umask (what `cp` does); 0644 when the server sent none.
+ * @param sourceMode the remote file's mode (0 when unknown)
+ */
+export function downloadedFileMode(sourceMode: number): number {
+  return ((sourceMode & 0o777) || 0o644) & ~process.umask();
+}
+
+/**
  * Gives a finished local temporary file its source's modification time (as its access time too, in seconds) and
- * permission bits, before its rename. Never rejects.
+ * permission bits, before its rename: the bits kept exactly (`keep.mode`, `-p`), else `sourceMode` after the umask
+ * (downloadedFileMode; a file system without permission bits, such as FAT, may refuse that: no warning, nobody asked).
+ * Never rejects.
+ * @param sourceMode the remote file's mode; undefined leaves the mode alone (a file written in place keeps its own)
  * @returns undefined when done (or nothing to keep), else the failure naming the action and `p`
  */
-export async function keepLocalAttributes(p: string, keep?: KeptAttributes): Promise<SluiceError | undefined> {
+export async function keepLocalAttributes(
+  p: string, keep?: KeptAttributes, sourceMode?: number,
+): Promise<SluiceError | undefined> {
   try {
     if (keep?.mtime !== undefined) await fs.promises.utimes(p, keep.mtime, keep.mtime);
     if (keep?.mode !== undefined) await fs.promises.chmod(p, keep.mode);
+    else if (sourceMode !== undefined) {
+      await fs.promises.chmod(p, downloadedFileMode(sourceMode)).catch(() => undefined);
+    }
     return undefined;
   } catch (e) {
     return fromLocalError(e, p, keep?.mode === undefined ? 'set the times of' : 'set the times and permissions of');

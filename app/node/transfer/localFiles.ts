@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import { SluiceError, fromLocalError } from '../errors';
 import { LOCAL_PART_MODE, type KeptAttributes } from '../ssh/workerProtocol';
 import { reserveSpace } from '../sys/preallocate';
+import { renameRetrying } from '../sys/renameRetry';
 
 /**
  * Creates a download's local temporary file at its full size (segments write into it at their offsets), its blocks
@@ -74,18 +75,34 @@ export async function keepLocalAttributes(
   }
 }
 
-/** Moves a verified local temporary file to its final name (no-clobber: link + unlink, atomic refusal). */
+/**
+ * Errors of `link(2)` that mean the file system has no hard links: EPERM (Linux vfat, SMB), ENOTSUP / EOPNOTSUPP
+ * (SMB/NAS mounts), EISDIR (Node on exFAT), ENOSYS; there the commit claims the name another way.
+ */
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EISDIR', 'ENOSYS']);
+
+/**
+ * Moves a verified local temporary file to its final name.
+ * - `overwrite`: rename(2), tried again while another program holds the file (sys/renameRetry.ts).
+ * - `no-clobber`: never replaces a file that appeared meanwhile. link(2) + unlink of the temporary name, which fails
+ *   atomically on an existing target; where the file system has no hard links (exFAT, FAT32, many SMB/NAS mounts),
+ *   the name is claimed by an exclusive create (O_EXCL holds there too) and the file renamed over that empty claim.
+ * @throws SluiceError EXISTS when a no-clobber target exists; LOCAL_IO (or the errno's code) naming `target`
+ */
 export async function localCommit(temp: string, target: string, mode: 'overwrite' | 'no-clobber'): Promise<void> {
   try {
     if (mode === 'overwrite') {
-      await fs.promises.rename(temp, target);
+      await renameRetrying(temp, target);
       return;
     }
     try {
       await fs.promises.link(temp, target);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new SluiceError('EXISTS', `${target} exists`);
-      throw e;
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') throw new SluiceError('EXISTS', `${target} exists`);
+      if (code === undefined || !NO_HARD_LINKS.has(code)) throw e;
+      await renameOverClaim(temp, target);
+      return;
     }
     await fs.promises.unlink(temp);
   } catch (e) {
@@ -93,3 +110,26 @@ export async function localCommit(temp: string, target: string, mode: 'overwrite
   }
 }
 
+/**
+ * The no-clobber commit without hard links: the target's name is created empty and exclusively (EEXIST: someone else
+ * has it), then the temporary file renamed over that claim; a failed rename removes the claim again (only while it is
+ * still the empty file this call made).
+ */
+async function renameOverClaim(temp: string, target: string): Promise<void> {
+  let claim: fs.Stats;
+  try {
+    const h = await fs.promises.open(target, 'wx', LOCAL_PART_MODE);
+    try { claim = await h.stat(); } finally { await h.close(); }
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new SluiceError('EXISTS', `${target} exists`);
+    throw e;
+  }
+  try {
+    await renameRetrying(temp, target);
+  } catch (e) {
+    const now = await fs.promises.stat(target).catch(() => undefined);
+    const ours = now !== undefined && now.size === 0 && now.ino === claim.ino && now.dev === claim.dev;
+    if (ours) await fs.promises.unlink(target).catch(() => undefined);
+    throw e;
+  }
+}

@@ -29,7 +29,9 @@ import { SitesStore, type SecretStore } from './stores/sites';
 import { passphraseSecretId } from './service/authPrompts';
 import type { ServiceHub } from './service/hub';
 import { JobBook, type JobBookOptions } from './service/jobBook';
-import { expandHome, listLocal, localHome, makeLocalFolder, removeLocal, renameLocal } from './service/localFs';
+import {
+  expandHome, listLocal, localHome, makeLocalFolder, removeLocal, renameLocal, withLocalHome,
+} from './service/localFs';
 import { resolveLinks } from './service/remoteListing';
 import { HostKeyDesk } from './service/hostKeyDesk';
 import { CipherMeasurements } from './service/cipherMeasurements';
@@ -319,7 +321,7 @@ export class SluiceService {
       'local.remove': async ({ path: p, recursive }) => removeLocal(p, recursive ?? false),
       'local.home': async () => localHome(),
 
-      'queue.enqueue': async (req) => ({ jobIds: this.queue.enqueue(req) }),
+      'queue.enqueue': async (req) => ({ jobIds: this.queue.enqueue(withLocalHome(req)) }),
       'queue.snapshot': async () => ({ jobs: this.jobs() }),
       'queue.pause': async (ref) => this.queue.perform({ type: 'pause', ...ref }),
       'queue.resume': async (ref) => this.queue.perform({ type: 'resume', ...ref }),

@@ -5,10 +5,27 @@ import * as path from 'node:path';
 import type { FsEntry } from '../../common/ipc/contract';
 import { SluiceError, fromLocalError } from '../errors';
 
-export function expandHome(p: string): string {
-  if (p === '~') return os.homedir();
-  if (p.startsWith('~/')) return path.join(os.homedir(), p.slice(2));
-  return p;
+/**
+ * A local path as the user wrote it, `~` read as their home folder (os.homedir(): USERPROFILE on Windows, not HOME):
+ * `~`, `~/x`, and on Windows `~\x` too (where `\` separates). Other paths (`~user`, relative ones) are returned as
+ * they are.
+ */
+export function expandHome(p: string, platform: NodeJS.Platform = process.platform, home = os.homedir()): string {
+  if (p === '~') return home;
+  const sep = p.startsWith('~/') || (platform === 'win32' && p.startsWith('~\\'));
+  return sep ? (platform === 'win32' ? path.win32 : path.posix).join(home, p.slice(2)) : p;
+}
+
+/**
+ * A queue request's local side with `~` expanded (expandHome): a download's destination, an upload's sources. A
+ * site's local folder `~/x` reached the transfer as written and became `/~/x` under an app started from the Finder.
+ */
+export function withLocalHome<T extends { direction: 'upload' | 'download'; sources: string[]; dest: string }>(
+  req: T,
+): T {
+  return req.direction === 'download'
+    ? { ...req, dest: expandHome(req.dest) }
+    : { ...req, sources: req.sources.map((s) => expandHome(s)) };
 }
 
 export async function exists(p: string): Promise<boolean> {

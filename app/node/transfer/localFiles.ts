@@ -4,19 +4,20 @@
  */
 import fs from 'node:fs';
 import { SluiceError, fromLocalError } from '../errors';
-import { LOCAL_PART_MODE, type KeptAttributes } from '../ssh/workerProtocol';
+import { localPartMode, type KeptAttributes } from '../ssh/workerProtocol';
 import { reserveSpace } from '../sys/preallocate';
 import { renameRetrying } from '../sys/renameRetry';
 
 /**
  * Creates a download's local temporary file at its full size (segments write into it at their offsets), its blocks
- * preallocated where the native/ addon is built (sys/preallocate.ts). Its mode is LOCAL_PART_MODE (the owner's, read
- * and write) until the commit gives it the source's.
+ * preallocated where the native/ addon is built (sys/preallocate.ts). Its mode is localPartMode (the source's, which
+ * its owner may read and write) until the commit gives it the source's.
+ * @param sourceMode the remote file's mode (0 when unknown)
  * @throws SluiceError DISK_FULL when the preallocation finds no room; LOCAL_IO for the open or truncate
  */
-export async function createLocalTemp(p: string, size: number): Promise<void> {
+export async function createLocalTemp(p: string, size: number, sourceMode: number): Promise<void> {
   try {
-    const h = await fs.promises.open(p, 'w', LOCAL_PART_MODE);
+    const h = await fs.promises.open(p, 'w', localPartMode(sourceMode));
     try {
       await h.truncate(size);
       reserveSpace(h.fd, size, p);
@@ -66,7 +67,8 @@ export async function keepLocalAttributes(
   try {
     if (keep?.mtime !== undefined) await fs.promises.utimes(p, keep.mtime, keep.mtime);
     if (keep?.mode !== undefined) await fs.promises.chmod(p, keep.mode);
-    else if (sourceMode !== undefined) {
+    else if (sourceMode !== undefined && localPartMode(sourceMode) !== ((sourceMode & 0o777) || 0o644)) {
+      // Created with owner read and write the source lacks (localPartMode); a source that has them needs no chmod.
       await fs.promises.chmod(p, downloadedFileMode(sourceMode)).catch(() => undefined);
     }
     return undefined;
@@ -118,7 +120,7 @@ export async function localCommit(temp: string, target: string, mode: 'overwrite
 async function renameOverClaim(temp: string, target: string): Promise<void> {
   let claim: fs.Stats;
   try {
-    const h = await fs.promises.open(target, 'wx', LOCAL_PART_MODE);
+    const h = await fs.promises.open(target, 'wx', 0o600);
     try { claim = await h.stat(); } finally { await h.close(); }
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new SluiceError('EXISTS', `${target} exists`);

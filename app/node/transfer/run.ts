@@ -285,7 +285,7 @@ class TransferJob implements FileJob {
     // created by the first segment handle that opens (every one may create it, none truncates).
     if (!this.put) {
       try {
-        await createLocalTemp(f.temp, f.size);
+        await createLocalTemp(f.temp, f.size, f.mode);
       } catch (e) {
         this.giveUp(f, asSluice(e));
         return;

@@ -147,7 +147,9 @@ export class TransferFile implements FileItem, FileInFlight {
       ? conn.call('putFile', {
         channel, localPath: this.src, remoteTemp: this.temp, size: this.size, mode: this.mode, keep: this.keep, inPlace: this.inPlace,
       }, options).then((end) => this.uploadEnded(end))
-      : conn.call('getFile', { channel, remotePath: this.src, localTemp: this.temp, size: this.size, inPlace: this.inPlace }, options)));
+      : conn.call('getFile', {
+        channel, remotePath: this.src, localTemp: this.temp, size: this.size, mode: this.mode, inPlace: this.inPlace,
+      }, options)));
   }
 
   /** Notes whether the server took the attributes (SSH_FXP_FSETSTAT) of an upload that ended; @returns its size */

@@ -30,7 +30,7 @@ import { passphraseSecretId } from './service/authPrompts';
 import type { ServiceHub } from './service/hub';
 import { JobBook, type JobBookOptions } from './service/jobBook';
 import {
-  ListedFolders, expandHome, listLocalAt, localHome, makeLocalFolder, removeLocal, renameLocal,
+  ListedFolders, expandHome, listLocalAt, localHome, makeLocalFolder, removeLocal, renameLocal, withLocalHome,
 } from './service/localFs';
 import { resolveLinks } from './service/remoteListing';
 import { HostKeyDesk } from './service/hostKeyDesk';
@@ -330,7 +330,7 @@ export class SluiceService {
         removeLocal(this.listedLocal.entry(p, 'remove'), recursive ?? false),
       'local.home': async () => localHome(),
 
-      'queue.enqueue': async (req) => ({ jobIds: this.queue.enqueue(req) }),
+      'queue.enqueue': async (req) => ({ jobIds: this.queue.enqueue(withLocalHome(req)) }),
       'queue.snapshot': async () => ({ jobs: this.jobs() }),
       'queue.pause': async (ref) => this.queue.perform({ type: 'pause', ...ref }),
       'queue.resume': async (ref) => this.queue.perform({ type: 'resume', ...ref }),

@@ -87,3 +87,19 @@ test('secrets.json is written through a temporary file that is fsynced before th
   assert.deepEqual(events, [`fsync secrets.json.${process.pid}.tmp`, 'rename secrets.json', ...folderSync]);
   assert.equal(fs.statSync(file).mode & 0o777, 0o600);
 });
+
+test('a secrets.json another program holds (EBUSY on the rename, injected) is written once it lets go', async (t) => {
+  const { store } = setup(t);
+  const realFs = require('node:fs') as typeof fs;
+  const realRename = realFs.renameSync;
+  let calls = 0;
+  realFs.renameSync = (a, b) => {
+    calls++;
+    if (calls <= 2) throw Object.assign(new Error('EBUSY: (injected), rename'), { code: 'EBUSY' });
+    realRename(a, b);
+  };
+  t.after(() => { realFs.renameSync = realRename; });
+  await store.set('site-1', 'hunter2');
+  assert.equal(calls, 3);
+  assert.equal(await store.get('site-1'), 'hunter2');
+});

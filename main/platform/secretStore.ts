@@ -8,6 +8,7 @@ import { safeStorage } from 'electron';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { SecretStore } from '../../app/node/stores/sites';
+import { renameSyncRetrying } from '../../app/node/sys/renameRetry';
 import { SluiceError } from '../../app/common/errors';
 
 export interface SafeStorageSecretStoreOptions {
@@ -115,7 +116,7 @@ export class SafeStorageSecretStore implements SecretStore {
       } finally {
         fs.closeSync(fd);
       }
-      fs.renameSync(tmp, this.opts.file);
+      renameSyncRetrying(tmp, this.opts.file);
     } catch (e) {
       fs.rmSync(tmp, { force: true });
       throw new SluiceError('LOCAL_IO', `Cannot write the saved passwords file ${this.opts.file}: ${(e as Error).message}`, { cause: e });

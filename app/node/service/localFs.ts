@@ -10,9 +10,25 @@ import { SluiceError, fromLocalError } from '../errors';
 import { isHiddenByFlag } from '../sys/hiddenFlag';
 import { expandTilde, homeOf } from '../sys/platformPaths';
 
-/** `~`, `~/x` (and `~\x` on Windows) against the home folder. */
-export function expandHome(p: string, platform: NodeJS.Platform = process.platform): string {
-  return expandTilde(p, homeOf(process.env, platform), platform);
+/**
+ * A local path as the user wrote it, `~` read as their home folder (sys/platformPaths.ts homeOf: USERPROFILE on
+ * Windows): `~`, `~/x`, and on Windows `~\x` too. Other paths (`~user`, relative ones) are returned as they are.
+ */
+export function expandHome(p: string, platform: NodeJS.Platform = process.platform,
+  home = homeOf(process.env, platform)): string {
+  return expandTilde(p, home, platform);
+}
+
+/**
+ * A queue request's local side with `~` expanded (expandHome): a download's destination, an upload's sources. A
+ * site's local folder `~/x` reached the transfer as written and became `/~/x` under an app started from the Finder.
+ */
+export function withLocalHome<T extends { direction: 'upload' | 'download'; sources: string[]; dest: string }>(
+  req: T,
+): T {
+  return req.direction === 'download'
+    ? { ...req, dest: expandHome(req.dest) }
+    : { ...req, sources: req.sources.map((s) => expandHome(s)) };
 }
 
 /** What the local listing needs of the machine; injected in tests of another platform. */

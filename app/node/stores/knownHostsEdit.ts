@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SluiceError } from '../errors';
 import { isNullDevice } from '../sys/platformPaths';
+import { renameRetrying } from '../sys/renameRetry';
 import {
   KnownHosts, hashKnownHostsName, hostFieldMatches, keyTypeOf, knownHostsName, parseKnownHosts, serializeKnownHostsWrite,
   type KnownHostsEntry, type KnownHostsPaths,
@@ -70,7 +71,7 @@ async function replaceFile(file: string, text: string): Promise<void> {
   }
   await fh.close();
   try {
-    await fs.promises.rename(tmp, file);
+    await renameRetrying(tmp, file);
   } catch (err) {
     await fs.promises.rm(tmp, { force: true });
     throw err;

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fromLocalError } from '../errors';
+import { renameSyncRetrying } from '../sys/renameRetry';
 
 /** The file's name in the data folder. */
 export const SECRETS_FILE = 'secrets.json';
@@ -28,7 +29,7 @@ export function forgetStoredSecret(home: string, siteId: string): boolean {
   const tmp = `${file}.${process.pid}.tmp`;
   try {
     writeDurably(tmp, JSON.stringify(all));
-    fs.renameSync(tmp, file);
+    renameSyncRetrying(tmp, file);
   } catch (e) {
     fs.rmSync(tmp, { force: true });
     throw fromLocalError(e, file, 'write');

@@ -25,6 +25,7 @@ import { startProxyInFront, type Toxic, type Toxiproxy } from '../../../e2e/fixt
 import { makeTempDir, removeDir, scratchDir, waitUntil } from '../../../e2e/fixtures/tmp';
 import { startSshd, type SshServer, type SshdOptions, type SshdServer } from '../../../e2e/fixtures/sshd';
 export { generateKeyFile, knownHostsLineFor, makeTempDir, parsableEd25519Pair, removeDir, waitUntil, killOnExit } from '../../../e2e/fixtures/tmp';
+import { giveTo, spawnIdentity, type TestUser } from './asUser';
 import { isolatedHome } from './isolatedHome';
 import { serverWithKnownHosts } from './suites';
 export {
@@ -82,6 +83,8 @@ export interface CliOptions {
   /** Kill the CLI after this long (ms); default 60 s. */
   timeoutMs?: number;
   cwd?: string;
+  /** Run the CLI as this user (asUser.ts: `nobody` when the tests run as root); its HOME is the caller's to give. */
+  user?: TestUser;
 }
 
 let emptyHome: string | undefined;
@@ -120,8 +123,9 @@ export function startCli(args: string[], opts: CliOptions): CliRun {
   const started = Date.now();
   // A CLI that hangs is asked for a Node diagnostic report (SIGUSR2) before it is killed: its JS stack goes into the error.
   const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-cli-report-'));
+  if (opts.user) giveTo(opts.user, reportDir);
   const child = spawn(process.execPath, ['--report-on-signal', `--report-directory=${reportDir}`, CLI_BIN, ...args],
-    { env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    { env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'], ...spawnIdentity(opts.user) });
   let stdout = '';
   let stderr = '';
   let partial = '';

@@ -2,7 +2,7 @@
  * Remote and local refusals through the real CLI. Remote: a read-only sshd (`sftp-server -R`) refuses a put
  * (exit 5, no temporary file left), a missing remote file (exit 5). Local (exit 6): tests run as root, which
  * bypasses permission bits, so a folder made immutable (`chattr +i`), a destination under a regular file, and
- * a full 1 MiB tmpfs stand in for "no permission" and "disk full".
+ * a full 1 MiB tmpfs stand in for "no permission" and "disk full" (unprivileged.test.ts runs the CLI as `nobody`).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

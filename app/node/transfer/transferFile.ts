@@ -147,7 +147,9 @@ export class TransferFile implements FileItem, FileInFlight {
       ? conn.call('putFile', {
         channel, localPath: this.src, remoteTemp: this.temp, size: this.size, mode: this.mode, keep: this.keep, inPlace: this.inPlace,
       }, options).then((end) => this.uploadEnded(end))
-      : conn.call('getFile', { channel, remotePath: this.src, localTemp: this.temp, size: this.size, mode: this.mode, inPlace: this.inPlace }, options)));
+      : conn.call('getFile', {
+        channel, remotePath: this.src, localTemp: this.temp, size: this.size, mode: this.mode, inPlace: this.inPlace,
+      }, options)));
   }
 
   /** Notes whether the server took the attributes (SSH_FXP_FSETSTAT) of an upload that ended; @returns its size */
@@ -301,7 +303,7 @@ export class TransferFile implements FileItem, FileInFlight {
     if (this.put) {
       if (!this.inPlace) await lane.conn.call('rename', { channel: lane.channel, from: this.temp, to: this.dst, mode });
     } else {
-      this.attrsRefused = await keepLocalAttributes(this.temp, this.keep);
+      this.attrsRefused = await keepLocalAttributes(this.temp, this.keep, this.inPlace ? undefined : this.mode);
       if (!this.inPlace) await localCommit(this.temp, this.dst, mode);
     }
     this.to('committed');

@@ -7,7 +7,10 @@ import type { SFTPWrapper } from 'ssh2';
 import {
   COUNTERS_PER_CHANNEL, COUNTER_BYTES, ShortFileError, downloadRange, uploadRange, type RangeOptions,
 } from '../../sftp/pipeline';
-import type { CallContext, GetFileTask, KeptAttributes, PutFileTask, RangeTask, UploadEnd, WorkerOps } from '../workerProtocol';
+import {
+  localPartMode, type CallContext, type GetFileTask, type KeptAttributes, type PutFileTask, type RangeTask,
+  type UploadEnd, type WorkerOps,
+} from '../workerProtocol';
 import { closeSegmentHandles, closeUnlessAborted, handlesAhead, segmentHandles } from './handles';
 import {
   OPEN_MODE, SEGMENT_FLAGS, call, closeRemote, fsetstatRemote, fsyncRemote, openLocal, openRemote, rangeError,
@@ -232,7 +235,9 @@ export async function getFile(t: GetFileTask, ctx: CallContext): Promise<number>
   const from = t.inPlace?.offset ?? 0;
   try {
     // In place (the conflict rule `append`): the target's first `from` bytes stay, the rest is written after them.
-    local = await (t.inPlace ? openLocal(t.localTemp, from > 0 ? 'r+' : 'w') : openLocal(t.localTemp, 'w', t.mode ?? 0o644));
+    local = await (t.inPlace
+      ? openLocal(t.localTemp, from > 0 ? 'r+' : 'w')
+      : openLocal(t.localTemp, 'w', localPartMode(t.mode ?? 0)));
     // A new temporary file gets its blocks before the first byte arrives (sys/preallocate.ts; ENOSPC: DISK_FULL now).
     if (!t.inPlace && t.size > 0) reserveSpace(local.fd, t.size, t.localTemp);
     const n = t.size >= from ? await downloadRange(s, h, local.fd, from, t.size, o) : 0;

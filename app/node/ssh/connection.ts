@@ -72,12 +72,15 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Bytes the call moved since its last report (range and whole-file transfers report; others do not). */
   onProgress?(bytes: number): void;
+  /** The call's range is durable from its start up to `end`, bytes (a range task with RangeTask.checkpointMs). */
+  onDurable?(end: number): void;
 }
 
 interface PendingCall {
   resolve(v: unknown): void;
   reject(e: SluiceError): void;
   onProgress?(bytes: number): void;
+  onDurable?(end: number): void;
 }
 
 export class WorkerConnection {
@@ -137,10 +140,10 @@ export class WorkerConnection {
   call<K extends OpName>(op: K, arg: WorkerOps[K][0], options: CallOptions = {}): Promise<WorkerOps[K][1]> {
     if (this.closedError) return Promise.reject(this.closedError);
     const id = ++this.nextId;
-    const { signal, onProgress } = options;
+    const { signal, onProgress, onDurable } = options;
     const cancel = () => { if (!this.closedError && this.calls.has(id)) this.worker.postMessage({ kind: 'cancel', id } satisfies ToWorker); };
     return new Promise<WorkerOps[K][1]>((resolve, reject) => {
-      this.calls.set(id, { resolve: resolve as (v: unknown) => void, reject, onProgress });
+      this.calls.set(id, { resolve: resolve as (v: unknown) => void, reject, onProgress, onDurable });
       this.worker.postMessage({ kind: 'call', id, op, arg } satisfies ToWorker);
       if (signal?.aborted) cancel();
       else signal?.addEventListener('abort', cancel, { once: true });
@@ -203,6 +206,9 @@ export class WorkerConnection {
         return;
       case 'progress':
         this.calls.get(m.id)?.onProgress?.(m.bytes);
+        return;
+      case 'durable':
+        this.calls.get(m.id)?.onDurable?.(m.end);
         return;
       case 'hostkeys':
         this.hooks.onHostKeys?.(m.keys.map((k) => Buffer.from(k)), m.hop);

@@ -122,6 +122,11 @@ export interface RangeTask {
   end: number;
   /** Permissions an upload segment creates the temporary file with (the first open creates it). */
   mode?: number;
+  /**
+   * For a journal: fsync the file this often (ms) while the range moves, and report each durable prefix
+   * [start, end) as a `durable` message (sftp/rangeCheckpoints.ts). Absent: no checkpoints inside the range.
+   */
+  checkpointMs?: number;
 }
 
 /**
@@ -257,6 +262,8 @@ export interface CallContext {
   signal: AbortSignal;
   /** Reports bytes moved (throttled to a message every PROGRESS_INTERVAL_MS, flushed before the result). */
   progress(bytes: number): void;
+  /** Reports at once that the call's range is durable up to `end` (bytes, exclusive), for a journal. */
+  durable(end: number): void;
 }
 
 export type ToWorker =
@@ -280,6 +287,8 @@ export type FromWorker =
   | { kind: 'keyboard'; id: number; round: KeyboardRound }
   /** Bytes call `id` moved since its last progress message (sent before its result). */
   | { kind: 'progress'; id: number; bytes: number }
+  /** Call `id`'s range is durable from its start up to `end` (RangeTask.checkpointMs). */
+  | { kind: 'durable'; id: number; end: number }
   | { kind: 'hostkeys'; keys: Uint8Array[]; /** Jump host index; absent for the target. */ hop?: number }
   /** A note for `-v` about the target's login: each method tried and how the server answered (never a secret). */
   | { kind: 'auth-note'; message: string }

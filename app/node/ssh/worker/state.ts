@@ -95,6 +95,12 @@ export function callContext(id: number): CallContext & { end(): void } {
       unsent += n;
       if (Date.now() - last >= PROGRESS_INTERVAL_MS) flush();
     },
+    // Bytes first: the coordinator hears them before it hears they are durable.
+    durable: (end) => {
+      if (!state.calls.has(id)) return;
+      flush();
+      post({ kind: 'durable', id, end });
+    },
     end: () => {
       flush();
       state.calls.delete(id);

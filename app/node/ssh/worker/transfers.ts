@@ -13,6 +13,8 @@ import {
   OPEN_MODE, SEGMENT_FLAGS, call, closeRemote, fsetstatRemote, fsyncRemote, openLocal, openRemote, rangeError,
 } from './sftpCalls';
 import { reserveSpace } from '../../sys/preallocate';
+import type { RangeCheckpoints } from '../../sftp/rangeCheckpoints';
+import type { SegmentHandle } from '../../sftp/segmentHandles';
 import { hasExt, requireConn, sftpOf, state } from './state';
 
 /**
@@ -60,6 +62,7 @@ export async function rangeTask(t: RangeTask, direction: 'download' | 'upload', 
   }
   const o = rangeOptions(t.channel, down ? c.info.maxRead : c.info.maxWrite, ctx);
   if (!down) { o.maxInFlight = UPLOAD_MAX_IN_FLIGHT; o.budget = c.uploads; }
+  o.checkpoints = rangeCheckpoints(t, down, s, h, ctx);
   let ok = false;
   try {
     const n = await (down ? downloadRange : uploadRange)(s, h.remote, h.local.fd, t.start, t.end, o);
@@ -73,6 +76,19 @@ export async function rangeTask(t: RangeTask, direction: 'download' | 'upload', 
       await closeSegmentHandles([h], t.remotePath, !o.signal?.aborted);
     }
   }
+}
+
+/**
+ * The checkpoints of a range task that asks for them (RangeTask.checkpointMs): a download fsyncs its local file, an
+ * upload sends fsync@openssh.com on the segment's own handle (none where the server lacks it).
+ */
+function rangeCheckpoints(t: RangeTask, down: boolean, s: SFTPWrapper, h: SegmentHandle<fs.promises.FileHandle>,
+  ctx: CallContext): RangeCheckpoints | undefined {
+  if (!t.checkpointMs || (!down && !hasExt('fsync@openssh.com'))) return undefined;
+  const sync = down
+    ? (done: (err: Error | null) => void) => fs.fdatasync(h.local.fd, done)
+    : (done: (err: Error | null) => void) => s.ext_openssh_fsync(h.remote, (err?: Error | null) => done(err ?? null));
+  return { everyMs: t.checkpointMs, ordered: requireConn().info.ordersRequests, sync, onDurable: (end) => ctx.durable(end) };
 }
 
 /**

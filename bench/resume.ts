@@ -3,8 +3,9 @@
  * same command SIGKILLed at half the full run's time (or once its progress passes half the file: `--kill-at bytes`),
  * then the same command again, which resumes. Prints the seconds of the full run and of the resumed run, their
  * ratio, the bytes the resumed run took from the killed one and what it moved again (done in the killed run's last
- * progress sample, not taken: the requests in flight at the kill come on top). `--rate` puts Toxiproxy with a bandwidth cap (KB/s, each way) in front of the sshd. `--bins` alternates
- * builds (each a bin/sluice.js) within every repetition, for an A/B in one sitting. Figures, not a test.
+ * progress sample, not taken: the requests in flight at the kill come on top). `--rate` puts Toxiproxy with a
+ * bandwidth cap (KB/s, each way) in front of the sshd. `--bins` alternates builds (each a bin/sluice.js) within every
+ * repetition, for an A/B in one sitting. Figures, not a test.
  *
  *   npm run build && node dist/bench/resume.js [--mib 256] [--runs 3] [--get] [--rate 40000] [--kill-at time|bytes] \
  *     [--bins /path/to/before/bin/sluice.js,bin/sluice.js]
@@ -22,7 +23,9 @@ const MiB = 1024 * 1024;
 
 interface Run { seconds: number; code: number | null; resumed: number; done: number }
 
-interface Options { mib: number; runs: number; get: boolean; rateKbps: number; killAt: 'time' | 'bytes'; bins: string[] }
+interface Options {
+  mib: number; runs: number; get: boolean; rateKbps: number; killAt: 'time' | 'bytes'; bins: string[];
+}
 
 function parseArgs(argv: string[]): Options {
   const value = (name: string): string | undefined => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
@@ -39,7 +42,8 @@ function parseArgs(argv: string[]): Options {
 }
 
 /** Runs a CLI with --json; `kill` SIGKILLs it after that many ms, or once a progress event reports that many bytes. */
-function sluice(bin: string, args: string[], env: NodeJS.ProcessEnv, kill?: { ms?: number; bytes?: number }): Promise<Run> {
+function sluice(bin: string, args: string[], env: NodeJS.ProcessEnv,
+  kill?: { ms?: number; bytes?: number }): Promise<Run> {
   const started = Date.now();
   const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'pipe', 'ignore'] });
   const run: Run = { seconds: 0, code: null, resumed: 0, done: 0 };
@@ -87,17 +91,21 @@ async function main(): Promise<void> {
     await writeRandomFile(o.get ? remote : local, size);
     const url = `sftp://${sshd.user}@127.0.0.1:${port}${remote}`;
     const target = o.get ? local : remote;
-    const args = [o.get ? 'get' : 'put', '--json', '--batch', '--no-agent', '-i', sshd.clientKeyPath, ...(o.get ? [url, local] : [local, url])];
-    const how = `${o.get ? 'get' : 'put'} of ${o.mib} MiB${o.rateKbps ? ` at ${o.rateKbps} KB/s (Toxiproxy)` : ' on loopback'}, killed at half its ${o.killAt}`;
+    const args = [o.get ? 'get' : 'put', '--json', '--batch', '--no-agent', '-i', sshd.clientKeyPath,
+      ...(o.get ? [url, local] : [local, url])];
+    const link = o.rateKbps ? ` at ${o.rateKbps} KB/s (Toxiproxy)` : ' on loopback';
+    const how = `${o.get ? 'get' : 'put'} of ${o.mib} MiB${link}, killed at half its ${o.killAt}`;
     console.log(how);
     const ratios = new Map<string, number[]>(o.bins.map((b) => [b, []]));
     for (let i = 0; i < o.runs; i++) {
       for (const bin of o.bins) {
-        const env = { ...servers.env, SLUICE_KNOWN_HOSTS: servers.knownHosts, SLUICE_HOME: path.join(base, `home-${i}-${o.bins.indexOf(bin)}`) };
+        const home = path.join(base, `home-${i}-${o.bins.indexOf(bin)}`);
+        const env = { ...servers.env, SLUICE_KNOWN_HOSTS: servers.knownHosts, SLUICE_HOME: home };
         fs.rmSync(target, { force: true });
         const full = await sluice(bin, args, env);
         fs.rmSync(target);
-        const killed = await sluice(bin, args, env, o.killAt === 'time' ? { ms: (full.seconds * 1000) / 2 } : { bytes: size / 2 });
+        const kill = o.killAt === 'time' ? { ms: (full.seconds * 1000) / 2 } : { bytes: size / 2 };
+        const killed = await sluice(bin, args, env, kill);
         const resumed = await sluice(bin, args, env);
         const same = (await sha256File(local)) === (await sha256File(remote));
         const ratio = resumed.seconds / full.seconds;
@@ -105,14 +113,17 @@ async function main(): Promise<void> {
         // Done in the killed run's last progress sample (acknowledged or written) but not taken: moved again.
         const again = killed.done - resumed.resumed;
         console.log(`run ${i + 1} ${bin}: full ${full.seconds.toFixed(2)} s, killed at ${killed.seconds.toFixed(2)} s `
-          + `(${(killed.done / MiB).toFixed(0)} MiB done), resumed ${resumed.seconds.toFixed(2)} s = ${ratio.toFixed(2)}×; `
-          + `${(resumed.resumed / MiB).toFixed(1)} MiB taken from the killed run, ${(again / MiB).toFixed(1)} MiB of it not; `
+          + `(${(killed.done / MiB).toFixed(0)} MiB done), resumed ${resumed.seconds.toFixed(2)} s = `
+          + `${ratio.toFixed(2)}×; ${(resumed.resumed / MiB).toFixed(1)} MiB taken from the killed run, `
+          + `${(again / MiB).toFixed(1)} MiB of it not; `
           + `exit ${resumed.code}; identical ${same}`);
         fs.rmSync(target);
-        fs.rmSync(env.SLUICE_HOME, { recursive: true, force: true });
+        fs.rmSync(home, { recursive: true, force: true });
       }
     }
-    for (const [bin, r] of ratios) console.log(`${bin}: median ratio ${median(r).toFixed(2)}× (${r.map((x) => x.toFixed(2)).join(', ')}; ${how})`);
+    for (const [bin, r] of ratios) {
+      console.log(`${bin}: median ratio ${median(r).toFixed(2)}× (${r.map((x) => x.toFixed(2)).join(', ')}; ${how})`);
+    }
   } finally {
     await toxi?.stop();
     await servers.stop();

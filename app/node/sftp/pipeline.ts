@@ -156,10 +156,14 @@ export interface RangeOptions {
 }
 
 /** Runs a download's `move` with its checkpoints, if any; it ends once their local fsyncs did (the fd stays open). */
-function withLocalCheckpoints(start: number, o: RangeOptions, move: (cp?: RangeCheckpointer) => Promise<number>): Promise<number> {
+function withLocalCheckpoints(start: number, o: RangeOptions,
+  move: (cp?: RangeCheckpointer) => Promise<number>): Promise<number> {
   if (!o.checkpoints) return move();
   const cp = new RangeCheckpointer(start, o.checkpoints, false);
-  return move(cp).then(async (n) => { await cp.stop(); return n; }, async (e: unknown) => { await cp.stop(); throw e; });
+  return move(cp).then(
+    async (n) => { await cp.stop(); return n; },
+    async (e: unknown) => { await cp.stop(); throw e; },
+  );
 }
 
 /** An SFTP error annotated with the request that failed (read by the worker's error mapping). */

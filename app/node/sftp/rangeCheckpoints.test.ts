@@ -19,7 +19,9 @@ test('the prefix grows only over contiguous completed pieces, in any order', () 
 function manual(upload: boolean, ordered: boolean) {
   const answers: Array<(err: Error | null) => void> = [];
   const durable: number[] = [];
-  const o: RangeCheckpoints = { everyMs: 60_000, ordered, sync: (done) => answers.push(done), onDurable: (end) => durable.push(end) };
+  const o: RangeCheckpoints = {
+    everyMs: 60_000, ordered, sync: (done) => answers.push(done), onDurable: (end) => durable.push(end),
+  };
   const cp = new RangeCheckpointer(0, o, upload);
   const tick = () => (cp as unknown as { tick(): void }).tick();
   return { cp, answers, durable, tick };
@@ -41,7 +43,7 @@ test('a download reports what was written before its fsync started, once the fsy
   await m.cp.stop();
 });
 
-test('an upload on an ordered server counts the WRITEs sent before the fsync once all of them were answered', async () => {
+test('an upload on an ordered server counts the WRITEs sent before the fsync once all were answered', async () => {
   const m = manual(true, true);
   m.cp.sent.complete(0, 30);
   m.cp.done.complete(0, 10);
@@ -59,7 +61,7 @@ test('an upload on an ordered server counts the WRITEs sent before the fsync onc
   await m.cp.stop();
 });
 
-test('an upload on a server that may reorder requests counts only the WRITEs answered before the fsync was sent', async () => {
+test('an upload on a server that may reorder counts only the WRITEs answered before the fsync', async () => {
   const m = manual(true, false);
   m.cp.sent.complete(0, 30);
   m.cp.done.complete(0, 10);

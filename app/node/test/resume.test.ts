@@ -120,7 +120,9 @@ describe('a folder copied into a new name, killed after its first file, run agai
   }
 });
 
-describe('a segment still moving is recorded as it goes: killed before any segment ended, the next run takes its prefix', { skip: skipReason }, () => {
+describe('a moving segment is recorded as it goes: killed before any segment ended, the next run takes its prefix', {
+  skip: skipReason,
+}, () => {
   // #24 item 11. One lane runs two segments of a 40 MiB file at once (16 MiB and 12 MiB: planner.ts), so the first
   // segment ends once 24 MiB moved; the kill comes well before. Before, ranges were recorded only when a segment
   // ended: the journal held nothing and the second run sent everything again.
@@ -129,7 +131,8 @@ describe('a segment still moving is recorded as it goes: killed before any segme
       const size = 40 * MiB;
       const name = `moving-${++proxies}`;
       const { port } = await toxi.createProxy(name, sshd.port);
-      await toxi.addToxic(name, { type: 'bandwidth', stream: direction === 'put' ? 'upstream' : 'downstream', attributes: { rate: RATE_KBPS } });
+      const stream = direction === 'put' ? 'upstream' : 'downstream';
+      await toxi.addToxic(name, { type: 'bandwidth', stream, attributes: { rate: RATE_KBPS } });
       const knownHosts = path.join(work, `known_hosts-${name}`);
       fs.writeFileSync(knownHosts, `${knownHostsLineFor(port, 'ssh-ed25519', sshd.hostKeyBlobs()[0])}\n`);
       const home = path.join(work, `home-${name}`);
@@ -137,7 +140,8 @@ describe('a segment still moving is recorded as it goes: killed before any segme
       const remote = path.join(sshd.root, `${name}.bin`);
       writeRandomFile(direction === 'put' ? local : remote, size);
       const via = { ...sshd, port };
-      const args = [direction, '--json', ...baseFlags(sshd), '--connections', '1', '--channels', '1', '--segment-size', '16M',
+      const args = [direction, '--json', ...baseFlags(sshd), '--connections', '1', '--channels', '1',
+        '--segment-size', '16M',
         ...(direction === 'put' ? [local, urlOf(via, remote)] : [urlOf(via, remote), local])];
       const env = { SLUICE_HOME: home };
 
@@ -159,12 +163,12 @@ describe('a segment still moving is recorded as it goes: killed before any segme
       assert.ok(journalled > 0, `nothing was journalled while ${done} bytes moved and no segment ended`);
       assert.ok(journalled < 24 * MiB, `journalled ${journalled} bytes`);
 
-      await toxi.removeToxic(name, `bandwidth_${direction === 'put' ? 'upstream' : 'downstream'}`);
+      await toxi.removeToxic(name, `bandwidth_${stream}`);
       const second = await runCli(args, { knownHosts, env, timeoutMs: 60_000 });
       assert.equal(second.code, 0, describeRun(second));
       const resumed = second.report?.resumedBytes ?? 0;
       assert.ok(resumed >= journalled, `the second run took ${resumed} bytes, the journal held ${journalled}`);
-      console.log(`# ${direction}: killed ${done} bytes in, before any segment ended; the second run took ${resumed} bytes`);
+      console.log(`# ${direction}: killed ${done} bytes in, no segment ended; the next run took ${resumed} bytes`);
       const target = direction === 'put' ? remote : local;
       assert.equal(await sha256File(target), await sha256File(direction === 'put' ? local : remote), 'identical bytes');
       assert.deepEqual(tempFilesUnder(path.dirname(target)), [], 'no temporary file left');

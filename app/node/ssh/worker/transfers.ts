@@ -88,7 +88,8 @@ function rangeCheckpoints(t: RangeTask, down: boolean, s: SFTPWrapper, h: Segmen
   const sync = down
     ? (done: (err: Error | null) => void) => fs.fdatasync(h.local.fd, done)
     : (done: (err: Error | null) => void) => s.ext_openssh_fsync(h.remote, (err?: Error | null) => done(err ?? null));
-  return { everyMs: t.checkpointMs, ordered: requireConn().info.ordersRequests, sync, onDurable: (end) => ctx.durable(end) };
+  const ordered = requireConn().info.ordersRequests;
+  return { everyMs: t.checkpointMs, ordered, sync, onDurable: (end) => ctx.durable(end) };
 }
 
 /**

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type { SFTPWrapper } from 'ssh2';
 import { patched } from '../ssh2x';
 import type { RateGate } from './rateLimit';
+import { RangeCheckpointer, type RangeCheckpoints } from './rangeCheckpoints';
 import { SLOW_WRITES_MS, burnForTest, pipeStats, slowWriteDelay } from './pipeStats';
 
 /**
@@ -155,6 +156,19 @@ export interface RangeOptions {
    * READ (no round trip of its own), must answer SSH_FX_EOF, else the range fails with {@link LongerFileError}.
    */
   expectEof?: boolean;
+  /** Durable prefixes reported while the range moves (rangeCheckpoints.ts), for a journal. */
+  checkpoints?: RangeCheckpoints;
+}
+
+/** Runs a download's `move` with its checkpoints, if any; it ends once their local fsyncs did (the fd stays open). */
+function withLocalCheckpoints(start: number, o: RangeOptions,
+  move: (cp?: RangeCheckpointer) => Promise<number>): Promise<number> {
+  if (!o.checkpoints) return move();
+  const cp = new RangeCheckpointer(start, o.checkpoints, false);
+  return move(cp).then(
+    async (n) => { await cp.stop(); return n; },
+    async (e: unknown) => { await cp.stop(); throw e; },
+  );
 }
 
 /** An SFTP error annotated with the request that failed (read by the worker's error mapping). */
@@ -361,10 +375,10 @@ export function downloadRange(sftp: SFTPWrapper, handle: Buffer, fd: number, sta
     eof = readsEof(sftp, handle, end, take, pool, o.signal);
     eof.catch(() => undefined); // awaited once the data is in; a failed range does not wait for it
   };
-  const data = runPipeline(start, end, o, (pos, len, done, local) => {
-    sendRead(pos, len, done, local);
+  const data = withLocalCheckpoints(start, o, (cp) => runPipeline(start, end, o, (pos, len, done, local) => {
+    sendRead(pos, len, done, local, cp);
     if (pos + len === end) checkEof();
-  });
+  }));
   if (!o.expectEof) return data;
   return data.then(async (n) => {
     checkEof();
@@ -372,7 +386,8 @@ export function downloadRange(sftp: SFTPWrapper, handle: Buffer, fd: number, sta
     return n;
   });
 
-  function sendRead(pos: number, len: number, done: (err: Error | null, n: number) => void, local: LocalOp): void {
+  function sendRead(pos: number, len: number, done: (err: Error | null, n: number) => void, local: LocalOp,
+    cp: RangeCheckpointer | undefined): void {
     patched(sftp).sluiceReadInto(handle, len, pos, take, (err, n, buf) => {
       pipeStats.readsDone++;
       burnForTest();
@@ -382,6 +397,7 @@ export function downloadRange(sftp: SFTPWrapper, handle: Buffer, fd: number, sta
       local.begin();
       const write = () => fs.write(fd, buf, 0, n, pos, (werr) => {
         pool.give(buf);
+        if (!werr) cp?.done.complete(pos, pos + n);
         done(werr, n);
       });
       if (SLOW_WRITES_MS > 0) setTimeout(write, slowWriteDelay());
@@ -433,6 +449,7 @@ export function uploadRange(sftp: SFTPWrapper, handle: Buffer, fd: number, start
   // since servers that only accept sequential writes exist (rclone: "many SFTP servers only accept
   // sequential writes").
   const reads: Array<{ pos: number; len: number; out: Buffer; n: number; err: Error | null; ready: boolean; done: (err: Error | null, n: number) => void }> = [];
+  const cp = o.checkpoints && new RangeCheckpointer(start, o.checkpoints, true);
   const sendReady = () => {
     while (reads.length && reads[0].ready) {
       const r = reads.shift()!;
@@ -452,11 +469,13 @@ export function uploadRange(sftp: SFTPWrapper, handle: Buffer, fd: number, start
         // The server answers a WRITE only after receiving all of it, so ssh2 has copied every byte into SSH packets
         // (whether it sent the packet at once or queued it behind a full channel window).
         if (!err && reusable && spare.length < SPARE_WRITE_PACKETS) spare.push(out);
+        if (!err) cp?.done.complete(r.pos, r.pos + r.n);
         r.done(err ? tagRemote(err, 'WRITE', r.pos) : null, r.n);
       });
+      cp?.sent.complete(r.pos, r.pos + r.n);
     }
   };
-  return runPipeline(start, end, o, (pos, len, done, local) => {
+  const moving = runPipeline(start, end, o, (pos, len, done, local) => {
     let out: Buffer;
     try {
       out = packetFor(len);
@@ -475,4 +494,6 @@ export function uploadRange(sftp: SFTPWrapper, handle: Buffer, fd: number, start
       sendReady();
     });
   });
+  // An fsync still on its way is not waited for: its reply only comes after the WRITEs sent before it.
+  return cp ? moving.finally(() => { void cp.stop(); }) : moving;
 }

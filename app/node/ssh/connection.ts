@@ -77,6 +77,8 @@ export interface CallOptions {
    * call's result waits for the last one taken. A rejection cancels the call, which then fails with it.
    */
   onItems?(batch: unknown[]): Promise<void> | void;
+  /** The call's range is durable from its start up to `end`, bytes (a range task with RangeTask.checkpointMs). */
+  onDurable?(end: number): void;
 }
 
 interface PendingCall {
@@ -87,6 +89,7 @@ interface PendingCall {
   /** The batches handed over so far, in order; `itemsError`: why one was refused. */
   items?: Promise<void>;
   itemsError?: SluiceError;
+  onDurable?(end: number): void;
 }
 
 export class WorkerConnection {
@@ -146,10 +149,10 @@ export class WorkerConnection {
   call<K extends OpName>(op: K, arg: WorkerOps[K][0], options: CallOptions = {}): Promise<WorkerOps[K][1]> {
     if (this.closedError) return Promise.reject(this.closedError);
     const id = ++this.nextId;
-    const { signal, onProgress, onItems } = options;
+    const { signal, onProgress, onItems, onDurable } = options;
     const cancel = () => { if (!this.closedError && this.calls.has(id)) this.worker.postMessage({ kind: 'cancel', id } satisfies ToWorker); };
     return new Promise<WorkerOps[K][1]>((resolve, reject) => {
-      this.calls.set(id, { resolve: resolve as (v: unknown) => void, reject, onProgress, onItems });
+      this.calls.set(id, { resolve: resolve as (v: unknown) => void, reject, onProgress, onItems, onDurable });
       this.worker.postMessage({ kind: 'call', id, op, arg } satisfies ToWorker);
       if (signal?.aborted) cancel();
       else signal?.addEventListener('abort', cancel, { once: true });
@@ -237,6 +240,9 @@ export class WorkerConnection {
         return;
       case 'progress':
         this.calls.get(m.id)?.onProgress?.(m.bytes);
+        return;
+      case 'durable':
+        this.calls.get(m.id)?.onDurable?.(m.end);
         return;
       case 'hostkeys':
         this.hooks.onHostKeys?.(m.keys.map((k) => Buffer.from(k)), m.hop);

@@ -127,6 +127,11 @@ export interface RangeTask {
    * EOF (a file longer than its listed size is not saved short).
    */
   fileEnd?: boolean;
+  /**
+   * For a journal: fsync the file this often (ms) while the range moves, and report each durable prefix
+   * [start, end) as a `durable` message (sftp/rangeCheckpoints.ts). Absent: no checkpoints inside the range.
+   */
+  checkpointMs?: number;
 }
 
 /**
@@ -284,6 +289,8 @@ export interface CallContext {
    * batches wait for the caller to take them, or the call is cancelled.
    */
   items(batch: unknown[]): Promise<void>;
+  /** Reports at once that the call's range is durable up to `end` (bytes, exclusive), for a journal. */
+  durable(end: number): void;
 }
 
 /** Batches of a call's results (CallContext.items) sent ahead of the caller taking them. */
@@ -314,6 +321,8 @@ export type FromWorker =
   | { kind: 'progress'; id: number; bytes: number }
   /** A batch of call `id`'s results, before its result message (CallContext.items). */
   | { kind: 'items'; id: number; items: unknown[] }
+  /** Call `id`'s range is durable from its start up to `end` (RangeTask.checkpointMs). */
+  | { kind: 'durable'; id: number; end: number }
   | { kind: 'hostkeys'; keys: Uint8Array[]; /** Jump host index; absent for the target. */ hop?: number }
   /** A note for `-v` about the target's login: each method tried and how the server answered (never a secret). */
   | { kind: 'auth-note'; message: string }

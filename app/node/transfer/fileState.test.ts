@@ -48,7 +48,10 @@ function fakeJob(answers: Record<string, (args: Record<string, unknown>) => unkn
     leftovers: { record: () => undefined },
   } as unknown as Session;
   const req: TransferRequest = { id: 'j', direction: 'put', sources: ['/l/a'], dest: '/r/a', recursive: false };
-  const job: FileJob = { session, req, books: new JobBooks(session, req, new Set()), aborted: null, cleanups: [] };
+  const job: FileJob = {
+    session, req, books: new JobBooks(session, req, new Set()), aborted: null, cleanups: [],
+    recordDurable: () => undefined,
+  };
   const lane = { conn, channel: 0 } as unknown as Lane;
   return { job, lane, calls, events };
 }

@@ -361,16 +361,7 @@ class TransferJob implements FileJob {
               throw e;
             }
             if (f.route !== 'segments') return;
-            // A file given up without its temporary copy has nothing durable left to record.
-            if (durable.length && this.req.journal && (!f.ended || f.keptTemp)) {
-              for (const [a, b] of durable) {
-                this.req.journal.recordRange(f.src, a, b);
-                f.recordedEnd = Math.max(f.recordedEnd, b);
-              }
-              // A checkpoint is already a batch (32 MiB or 2 s of segments): written out at once.
-              this.req.journal.flush();
-              f.journalled = true;
-            }
+            this.recordDurable(f, durable);
             moved = true;
             left--;
           }
@@ -379,6 +370,21 @@ class TransferJob implements FileJob {
         fail: (e) => { if (f.route === 'segments' && !this.fallBack(f, e, mode)) this.giveUp(f, e); },
       });
     }
+  }
+
+  /**
+   * Records durable ranges of a segmented file: a finished segment's at a checkpoint, a moving one's prefix
+   * (transferFile.ts CHECKPOINT_MS). A file given up without its temporary copy has nothing left to record.
+   */
+  recordDurable(f: TransferFile, ranges: readonly ByteRange[]): void {
+    if (!ranges.length || !this.req.journal || (f.ended && !f.keptTemp)) return;
+    for (const [a, b] of ranges) {
+      this.req.journal.recordRange(f.src, a, b);
+      f.recordedEnd = Math.max(f.recordedEnd, b);
+    }
+    // A checkpoint is already a batch (a lane's half second, or 32 MiB or 2 s of segments): written out at once.
+    this.req.journal.flush();
+    f.journalled = true;
   }
 
   /**

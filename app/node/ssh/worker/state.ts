@@ -110,6 +110,12 @@ export function callContext(id: number): CallContext & { end(): void } {
       if (ahead < ITEMS_AHEAD || abort.signal.aborted) return Promise.resolve();
       return new Promise<void>((resolve) => { room = resolve; });
     },
+    // Bytes first: the coordinator hears them before it hears they are durable.
+    durable: (end) => {
+      if (!state.calls.has(id)) return;
+      flush();
+      post({ kind: 'durable', id, end });
+    },
     end: () => {
       flush();
       state.calls.delete(id);

@@ -17,6 +17,8 @@ import {
   uploadError,
 } from './sftpCalls';
 import { reserveSpace } from '../../sys/preallocate';
+import type { RangeCheckpoints } from '../../sftp/rangeCheckpoints';
+import type { SegmentHandle } from '../../sftp/segmentHandles';
 import { hasExt, requireConn, sftpOf, state } from './state';
 
 /**
@@ -65,6 +67,7 @@ export async function rangeTask(t: RangeTask, direction: 'download' | 'upload', 
   const o = rangeOptions(t.channel, down ? c.info.maxRead : c.info.maxWrite, ctx);
   if (!down) { o.maxInFlight = UPLOAD_MAX_IN_FLIGHT; o.budget = c.uploads; }
   o.expectEof = down && t.fileEnd === true;
+  o.checkpoints = rangeCheckpoints(t, down, s, h, ctx);
   let ok = false;
   try {
     const n = await (down ? downloadRange : uploadRange)(s, h.remote, h.local.fd, t.start, t.end, o);
@@ -78,6 +81,20 @@ export async function rangeTask(t: RangeTask, direction: 'download' | 'upload', 
       await closeSegmentHandles([h], t.remotePath, !o.signal?.aborted);
     }
   }
+}
+
+/**
+ * The checkpoints of a range task that asks for them (RangeTask.checkpointMs): a download fsyncs its local file, an
+ * upload sends fsync@openssh.com on the segment's own handle (none where the server lacks it).
+ */
+function rangeCheckpoints(t: RangeTask, down: boolean, s: SFTPWrapper, h: SegmentHandle<fs.promises.FileHandle>,
+  ctx: CallContext): RangeCheckpoints | undefined {
+  if (!t.checkpointMs || (!down && !hasExt('fsync@openssh.com'))) return undefined;
+  const sync = down
+    ? (done: (err: Error | null) => void) => fs.fdatasync(h.local.fd, done)
+    : (done: (err: Error | null) => void) => s.ext_openssh_fsync(h.remote, (err?: Error | null) => done(err ?? null));
+  const ordered = requireConn().info.ordersRequests;
+  return { everyMs: t.checkpointMs, ordered, sync, onDurable: (end) => ctx.durable(end) };
 }
 
 /**

@@ -190,18 +190,19 @@ export interface GetFileTask {
   localTemp: string;
   inPlace?: InPlace;
   size: number;
-  /** The source's mode: the temporary file is created with {@link localPartMode} of it. */
+  /** The source's mode: the temporary file is created with {@link tempFileMode} of it. */
   mode?: number;
 }
 
 /**
- * The mode a download's local temporary file is created with (the umask applies): the source's permission bits (0644
- * when unknown) with read and write for its owner, who reopens it read-write for every segment. Bits the source lacks
- * there are taken away at commit (transfer/localFiles.ts), never before the last write: a 0444 `.part` could not be
- * reopened by an ordinary user (issue #30). A source that has them (the usual 0644) needs no chmod at commit.
- * @param sourceMode the remote file's mode (0 when unknown)
+ * The mode a temporary file is created with, both ways (the umask applies): the source's permission bits (0644 when
+ * unknown) with read and write for its owner, who reopens it for writing for every segment. Bits the source lacks
+ * there are set at commit (transfer/localFiles.ts for a download, SSH_FXP_FSETSTAT through transfer/attributes.ts for
+ * an upload), never before the last write: a 0444 temporary file could not be reopened by an ordinary user (#30).
+ * A source that has them (the usual 0644) needs nothing at commit.
+ * @param sourceMode the source's mode (0 when unknown)
  */
-export function localPartMode(sourceMode: number): number {
+export function tempFileMode(sourceMode: number): number {
   return ((sourceMode & 0o777) || 0o644) | 0o600;
 }
 

@@ -5,7 +5,7 @@
  */
 import { SluiceError } from '../errors';
 import type { Session } from '../ssh/session';
-import type { KeptAttributes } from '../ssh/workerProtocol';
+import { tempFileMode, type KeptAttributes } from '../ssh/workerProtocol';
 import type { TransferRequest } from './types';
 
 /** SFTP v3 times are uint32 seconds since the epoch (draft-ietf-secsh-filexfer-02 §5). */
@@ -22,7 +22,8 @@ export function modeFromWindows(mode: number): number {
 }
 
 /**
- * What to keep of one source file for `req`.
+ * What to keep of one source file for `req`: its mode also without `preservePermissions` when it lacks owner read or
+ * write (a read-only upload's temporary file is created writable, {@link tempFileMode}).
  * @param item the source's mtime (ms since the epoch; NaN when the server sent none) and mode (0 when unknown)
  * @param platform the local platform: an upload from Windows maps the mode ({@link modeFromWindows})
  * @returns the mtime in whole seconds (a time outside 1970–2106 is not kept) and the bits, or undefined for neither
@@ -32,8 +33,12 @@ export function attributesToKeep(req: TransferRequest, item: { mtimeMs: number; 
   const keep: KeptAttributes = {};
   const seconds = Math.floor(item.mtimeMs / 1000);
   if (req.preserveTimes !== false && seconds >= 0 && seconds <= MAX_SFTP_TIME) keep.mtime = seconds;
+  const fromWindows = req.direction === 'put' && platform === 'win32';
   if (req.preservePermissions === true && item.mode > 0) {
-    keep.mode = req.direction === 'put' && platform === 'win32' ? modeFromWindows(item.mode) : item.mode & 0o7777;
+    keep.mode = fromWindows ? modeFromWindows(item.mode) : item.mode & 0o7777;
+  } else if (req.direction === 'put' && item.mode > 0 && tempFileMode(item.mode) !== (item.mode & 0o777)) {
+    // The server's temporary file is created writable by its owner (tempFileMode): the bits it lacks, at commit.
+    keep.mode = fromWindows ? modeFromWindows(item.mode) : item.mode & 0o777;
   }
   return keep.mtime === undefined && keep.mode === undefined ? undefined : keep;
 }

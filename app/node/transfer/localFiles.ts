@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import { SluiceError, fromLocalError } from '../errors';
-import { localPartMode, type KeptAttributes } from '../ssh/workerProtocol';
+import { tempFileMode, type KeptAttributes } from '../ssh/workerProtocol';
 import { reserveSpace } from '../sys/preallocate';
 import { renameRetrying } from '../sys/renameRetry';
 import { prepareSegmentedPart } from '../sys/sparsePart';
@@ -12,14 +12,14 @@ import { prepareSegmentedPart } from '../sys/sparsePart';
 /**
  * Creates a download's local temporary file at its full size (segments write into it at their offsets), its blocks
  * preallocated where the native/ addon is built (sys/preallocate.ts); on Windows marked sparse first instead, so NTFS
- * does not zero-fill ahead of far segments (sys/sparsePart.ts). Its mode is localPartMode (the source's, which its
+ * does not zero-fill ahead of far segments (sys/sparsePart.ts). Its mode is tempFileMode (the source's, which its
  * owner may read and write) until the commit gives it the source's.
  * @param sourceMode the remote file's mode (0 when unknown)
  * @throws SluiceError DISK_FULL when the preallocation finds no room; LOCAL_IO for the open or truncate
  */
 export async function createLocalTemp(p: string, size: number, sourceMode: number): Promise<void> {
   try {
-    const h = await fs.promises.open(p, 'w', localPartMode(sourceMode));
+    const h = await fs.promises.open(p, 'w', tempFileMode(sourceMode));
     try {
       const sparse = prepareSegmentedPart(h.fd) === 'sparse';
       await h.truncate(size);
@@ -70,8 +70,8 @@ export async function keepLocalAttributes(
   try {
     if (keep?.mtime !== undefined) await fs.promises.utimes(p, keep.mtime, keep.mtime);
     if (keep?.mode !== undefined) await fs.promises.chmod(p, keep.mode);
-    else if (sourceMode !== undefined && localPartMode(sourceMode) !== ((sourceMode & 0o777) || 0o644)) {
-      // Created with owner read and write the source lacks (localPartMode); a source that has them needs no chmod.
+    else if (sourceMode !== undefined && tempFileMode(sourceMode) !== ((sourceMode & 0o777) || 0o644)) {
+      // Created with owner read and write the source lacks (tempFileMode); a source that has them needs no chmod.
       await fs.promises.chmod(p, downloadedFileMode(sourceMode)).catch(() => undefined);
     }
     return undefined;

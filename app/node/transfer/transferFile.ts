@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import { fromLocalError, SluiceError } from '../errors';
 import type { Lane, Session } from '../ssh/session';
-import type { InPlace, KeptAttributes, UploadEnd } from '../ssh/workerProtocol';
+import { tempFileMode, type InPlace, type KeptAttributes, type UploadEnd } from '../ssh/workerProtocol';
 import { attributesToKeep, warnAttributesNotKept } from './attributes';
 import type { CommitMode } from './conflict';
 import { inUserTerms, tempNameFor } from './fileNames';
@@ -87,6 +87,11 @@ export class TransferFile implements FileItem, FileInFlight {
   private readonly calls = new Set<Promise<unknown>>();
   private readonly put: boolean;
 
+  /** An upload's temporary file is created writable by its owner; a download's mode goes to the worker as it is. */
+  private get createMode(): number {
+    return this.put ? tempFileMode(this.mode) : this.mode;
+  }
+
   /** The target the conflict rule `rename` moved away from (it existed): `dst` is then `NAME (1).ext`. */
   renamedFrom?: string;
 
@@ -153,7 +158,7 @@ export class TransferFile implements FileItem, FileInFlight {
     const { conn, channel } = lane;
     return this.withTask((options) => (this.put
       ? conn.call('putFile', {
-        channel, localPath: this.src, remoteTemp: this.temp, size: this.size, mode: this.mode, keep: this.keep, inPlace: this.inPlace,
+        channel, localPath: this.src, remoteTemp: this.temp, size: this.size, mode: this.createMode, keep: this.keep, inPlace: this.inPlace,
       }, options).then((end) => this.uploadEnded(end))
       : conn.call('getFile', {
         channel, remotePath: this.src, localTemp: this.temp, size: this.size, mode: this.mode, inPlace: this.inPlace,
@@ -180,7 +185,7 @@ export class TransferFile implements FileItem, FileInFlight {
     const journalled = this.job.req.journal !== undefined && !this.noFsync;
     await this.withTask((options) => lane.conn.call(this.put ? 'upload' : 'download', {
       channel: lane.channel, remotePath: this.put ? this.temp : this.src, localPath: this.put ? this.src : this.temp,
-      start, end, mode: this.mode, fileEnd: !this.put && end === this.size,
+      start, end, mode: this.createMode, fileEnd: !this.put && end === this.size,
       checkpointMs: journalled ? CHECKPOINT_MS : undefined,
     }, {
       ...options,
@@ -265,7 +270,7 @@ export class TransferFile implements FileItem, FileInFlight {
   openAhead(lanes: Lane[]): void {
     for (const [conn, channels] of byConnection(lanes)) {
       this.segmentConns.add(conn);
-      conn.call('openAhead', { channels, remotePath: this.temp, mode: this.mode }).catch(() => undefined);
+      conn.call('openAhead', { channels, remotePath: this.temp, mode: this.createMode }).catch(() => undefined);
     }
   }
 

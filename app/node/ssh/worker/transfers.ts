@@ -8,7 +8,7 @@ import {
   COUNTERS_PER_CHANNEL, COUNTER_BYTES, ShortFileError, downloadRange, uploadRange, type RangeOptions,
 } from '../../sftp/pipeline';
 import {
-  localPartMode, type CallContext, type GetFileTask, type KeptAttributes, type PutFileTask, type RangeTask,
+  tempFileMode, type CallContext, type GetFileTask, type KeptAttributes, type PutFileTask, type RangeTask,
   type UploadEnd, type WorkerOps,
 } from '../workerProtocol';
 import { closeSegmentHandles, closeUnlessAborted, handlesAhead, segmentHandles } from './handles';
@@ -254,7 +254,7 @@ export async function getFile(t: GetFileTask, ctx: CallContext): Promise<number>
     // In place (the conflict rule `append`): the target's first `from` bytes stay, the rest is written after them.
     local = await (t.inPlace
       ? openLocal(t.localTemp, from > 0 ? 'r+' : 'w')
-      : openLocal(t.localTemp, 'w', localPartMode(t.mode ?? 0)));
+      : openLocal(t.localTemp, 'w', tempFileMode(t.mode ?? 0)));
     // A new temporary file gets its blocks before the first byte arrives (sys/preallocate.ts; ENOSPC: DISK_FULL now).
     if (!t.inPlace && t.size > 0) reserveSpace(local.fd, t.size, t.localTemp);
     const n = t.size >= from ? await downloadRange(s, h, local.fd, from, t.size, o) : 0;

@@ -1,6 +1,6 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { planSegments, type Segment } from './planner';
+import { routeOf, segmentsOf, planSegments, wantsSegments, type Route, type RouteFacts, type Segment } from './planner';
 
 const MiB = 1024 * 1024;
 const lengths = (segs: Segment[]) => segs.map(([a, b]) => b - a);
@@ -43,4 +43,38 @@ test('a minimum above the maximum is clamped to it', () => {
   const segs = planSegments(10 * MiB, 4, 2 * MiB, 4 * MiB);
   assertCovers(segs, 10 * MiB);
   for (const n of lengths(segs)) assert.ok(n <= 2 * MiB);
+});
+
+test('routeOf: one route per reason (table)', () => {
+  const base: RouteFacts = {
+    put: true, size: 64 * MiB, segmentSize: 16 * MiB, lanes: 4, journalled: false, resuming: false, sparse: false,
+  };
+  const rows: Array<[string, Partial<RouteFacts>, boolean, Route['kind'], RegExp]> = [
+    ['small file', { size: 16 * MiB }, true, 'whole', /fits one segment/],
+    ['empty file', { size: 0 }, true, 'whole', /fits one segment/],
+    ['big, one lane, no journal', { lanes: 1 }, true, 'whole', /one lane/],
+    ['big, one lane, journalled', { lanes: 1, journalled: true }, true, 'segments', /journal/],
+    ['big, several lanes', {}, true, 'segments', /several lanes/],
+    ['big put, server keeps no out-of-order writes', {}, false, 'whole', /out-of-order/],
+    ['big get: the probe does not apply', { put: false }, false, 'segments', /several lanes/],
+    ['small resumed file', { size: MiB, resuming: true }, true, 'segments', /resumed/],
+    ['resumed put, server keeps no out-of-order writes', { resuming: true }, false, 'whole', /out-of-order/],
+    ['small sparse file, one lane', { size: MiB, lanes: 1, sparse: true }, true, 'segments', /sparse/],
+  ];
+  for (const [name, facts, takes, kind, why] of rows) {
+    const route = routeOf({ ...base, ...facts }, takes);
+    assert.equal(route.kind, kind, name);
+    assert.match(route.why, why, name);
+    assert.equal(wantsSegments({ ...base, ...facts }), routeOf({ ...base, ...facts }, true).kind === 'segments', name);
+  }
+});
+
+test('segmentsOf: each missing range cut on its own, offsets kept', () => {
+  const segs = segmentsOf([[0, 3 * MiB], [10 * MiB, 10 * MiB + 100]], 1, 2 * MiB);
+  assert.equal(segs[0][0], 0);
+  assert.ok(segs.every(([a, b]) => b - a <= 2 * MiB), 'none longer than the segment size');
+  assert.deepEqual(segs.at(-1), [10 * MiB, 10 * MiB + 100], 'the second range starts at its own offset');
+  assert.ok(segs.every(([a, b]) => b <= 3 * MiB || a >= 10 * MiB), 'nothing between the ranges');
+  assert.ok(segs.every(([a, b]) => b > a));
+  assert.equal(segs.reduce((n, [a, b]) => n + b - a, 0), 3 * MiB + 100);
 });

@@ -1,6 +1,9 @@
 /**
- * Cuts a big file into the byte ranges (segments) that lanes take by work stealing.
+ * The plan stage's decisions for one file: its route (whole through one handle, or segments over every lane) and the
+ * byte ranges (segments) that lanes take by work stealing.
  */
+import { HEAVY_PER_LANE } from './scheduler';
+import type { ByteRange } from './types';
 
 /** A segment: bytes [start, end) of the file. */
 export type Segment = readonly [start: number, end: number];
@@ -30,4 +33,64 @@ export function planSegments(size: number, slots: number, maxBytes: number, minB
     start += len;
   }
   return out;
+}
+
+/** Segments are not cut smaller than this (4 SSH_FXP_WRITEs of 255 KiB), except a file's last one. */
+export const MIN_SEGMENT_BYTES = 1024 * 1024;
+
+/**
+ * The segments of a file's still-to-move `ranges` (planSegments over each), for `lanes` lanes that each run
+ * HEAVY_PER_LANE segment tasks at once.
+ * @param segmentSize largest segment, bytes (`--segment-size`)
+ */
+export function segmentsOf(ranges: readonly ByteRange[], lanes: number, segmentSize: number): Segment[] {
+  const slots = lanes * HEAVY_PER_LANE;
+  return ranges.flatMap(([from, to]) => planSegments(to - from, slots, segmentSize, MIN_SEGMENT_BYTES)
+    .map(([a, b]) => [from + a, from + b] as const));
+}
+
+/** What the route of one file depends on. */
+export interface RouteFacts {
+  put: boolean;
+  /** Bytes. */
+  size: number;
+  /** `--segment-size`, bytes: a file up to this size goes whole unless resumed or sparse. */
+  segmentSize: number;
+  /** The planned lanes (connections × channels), not only those up now. */
+  lanes: number;
+  /** The job has a journal: a big file goes in segments even on one lane, each recorded when durable. */
+  journalled: boolean;
+  /** The journal holds durable ranges of this file: the ranges still missing go in segments. */
+  resuming: boolean;
+  /** A sparse source: its data ranges only, in segments (sparseUpload.ts). */
+  sparse: boolean;
+}
+
+/** How one file moves, and why (for logs and tests). */
+export interface Route {
+  kind: 'whole' | 'segments';
+  why: string;
+}
+
+/**
+ * The route of one file, one return per reason, in the shape of rclone's doMultiThreadCopy
+ * (fs/operations/multithread.go).
+ * @param takesOutOfOrder for a put, whether the server keeps SSH_FXP_WRITEs sent out of order (outOfOrderProbe.ts;
+ *   only asked when {@link wantsSegments}); ignored for a get
+ */
+export function routeOf(f: RouteFacts, takesOutOfOrder: boolean): Route {
+  if (!f.resuming && !f.sparse) {
+    if (f.size <= f.segmentSize) return { kind: 'whole', why: 'it fits one segment' };
+    if (f.lanes <= 1 && !f.journalled) return { kind: 'whole', why: 'one lane and no journal' };
+  }
+  if (f.put && !takesOutOfOrder) return { kind: 'whole', why: 'the server does not take out-of-order writes' };
+  if (f.resuming) return { kind: 'segments', why: 'the ranges still missing of a resumed file' };
+  if (f.sparse) return { kind: 'segments', why: 'the data ranges of a sparse file' };
+  if (f.lanes > 1) return { kind: 'segments', why: 'bigger than a segment, over several lanes' };
+  return { kind: 'segments', why: 'bigger than a segment, each segment recorded in the journal' };
+}
+
+/** Whether {@link routeOf} would choose segments where the server takes them: a put then asks it. */
+export function wantsSegments(f: RouteFacts): boolean {
+  return routeOf(f, true).kind === 'segments';
 }

@@ -19,18 +19,16 @@ import { leftoverRemote } from './leftoverRemote';
 import { keepsOutOfOrderWrites } from './outOfOrderProbe';
 import { createLocalTemp } from './localFiles';
 import { ensureLocalSpace } from './localSpace';
-import { planSegments } from './planner';
+import { routeOf, segmentsOf, wantsSegments, type RouteFacts } from './planner';
 import { scanJob, type FileItem, type ScanSink } from './scan';
 import { dataWithin, planSparseUpload } from './sparseUpload';
-import { HEAVY_PER_LANE, Scheduler } from './scheduler';
+import { Scheduler } from './scheduler';
 import { TransferFile, type FileJob } from './transferFile';
 import { committedEarlier, resumePlan } from './resume';
 import type { ByteRange, TransferReport, TransferRequest } from './types';
 
 /** A whole-file task this big occupies a lane on its own (see Task.heavy). */
 const HEAVY_FILE_BYTES = 4 * 1024 * 1024;
-/** Segments are not cut smaller than this (4 SSH_FXP_WRITEs of 255 KiB), except a file's last one. */
-const MIN_SEGMENT_BYTES = 1024 * 1024;
 /**
  * Tasks queued before the folder scan waits: far more than the lanes run at once (10 channels × 32 files), and a
  * bound on the memory a tree of many small files holds.
@@ -256,15 +254,18 @@ class TransferJob implements FileJob {
    * those ranges, or starts over when the server cannot take segments.
    */
   private async plan(f: TransferFile, mode: CommitMode, resume?: { missing: ByteRange[]; doneBytes: number; recordedEnd: number }): Promise<void> {
-    const big = f.size > this.session.settings.segmentSize;
     // A sparse source sends its data ranges only, in segments, resumed too (sparseUpload.ts).
     const sparse = this.put ? await planSparseUpload(this.session, f, !resume && this.req.journal !== undefined) : undefined;
-    // With a journal a big file goes in segments even on one lane: each is recorded when it is durable.
-    const wantSegments = resume !== undefined || sparse !== undefined || (big && (this.lanesCount > 1 || this.req.journal !== undefined));
+    const facts: RouteFacts = {
+      put: this.put, size: f.size, segmentSize: this.session.settings.segmentSize, lanes: this.lanesCount,
+      journalled: this.req.journal !== undefined, resuming: resume !== undefined, sparse: sparse !== undefined,
+    };
+    const wanted = wantsSegments(facts);
     // Only while the probe's answer is awaited: once it is known, segments open their handles when they run (a
     // long queue of big files must not hold ten handles each on a server that limits open handles).
-    if (wantSegments && this.put && this.session.outOfOrderWrites === undefined) f.openAhead(this.session.lanes());
-    const segmented = wantSegments && (!this.put || await keepsOutOfOrderWrites(this.session, path.posix.dirname(f.dst)));
+    if (wanted && this.put && this.session.outOfOrderWrites === undefined) f.openAhead(this.session.lanes());
+    const takesOutOfOrder = !wanted || !this.put || await keepsOutOfOrderWrites(this.session, path.posix.dirname(f.dst));
+    const segmented = routeOf(facts, takesOutOfOrder).kind === 'segments';
     if (f.segmentConns.size && !segmented) await f.release();
     if (resume && !segmented) this.req.journal?.restartFile(f.src, 'the server does not take out-of-order writes');
     if (!segmented) {
@@ -338,9 +339,7 @@ class TransferJob implements FileJob {
    */
   private pushSegments(f: TransferFile, mode: CommitMode, ranges: readonly ByteRange[]): void {
     f.route = 'segments';
-    const slots = this.lanesCount * HEAVY_PER_LANE;
-    const segments = ranges.flatMap(([from, to]) => planSegments(to - from, slots, this.session.settings.segmentSize, MIN_SEGMENT_BYTES)
-      .map(([a, b]) => [from + a, from + b] as const));
+    const segments = segmentsOf(ranges, this.lanesCount, this.session.settings.segmentSize);
     let left = segments.length;
     for (const [start, end] of segments) {
       let moved = false;

@@ -4,8 +4,16 @@
  * through this module, with its type declared here. {@link assertSsh2Patched} checks at connect time that the patch
  * is there, so an unpatched install fails with a message naming the fix instead of a TypeError mid-transfer.
  */
-import type { Client, ClientChannel, SFTPWrapper } from 'ssh2';
+import type { Client, ClientChannel, ConnectConfig, SFTPWrapper } from 'ssh2';
 import { SluiceError } from './errors';
+
+/** ssh2's connect options with the ones the patch adds (lib/client.js). */
+export interface PatchedConnectConfig extends ConnectConfig {
+  /** With an OpenSSH server, send the set-up's requests without waiting for each answer (four round trips fewer). */
+  pipelineOpenSSH?: boolean;
+  /** Our identification string already left on `sock` (ssh/preconnect.ts): ssh2 does not send it again. */
+  sluiceIdentSent?: boolean;
+}
 
 /** The methods the patch adds to ssh2's SFTP class (lib/protocol/SFTP.js). */
 export interface PatchedSftp {

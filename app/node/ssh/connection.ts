@@ -9,7 +9,9 @@ import { COUNTERS_PER_CHANNEL } from '../sftp/pipeline';
 import { SIGNAL_SLOTS } from '../sftp/pipeStats';
 import type { KeyboardRound } from './keyboardInteractive';
 import type { PreconnectResolver } from './preconnect';
-import type { ConnectInfo, ConnectParams, FromWorker, OpName, ToWorker, WorkerOps } from './workerProtocol';
+import type {
+  ConnectInfo, ConnectParams, FromWorker, OpName, PrefetchedStat, RemoteStat, ToWorker, WorkerOps,
+} from './workerProtocol';
 
 export interface ConnectionHooks {
   /**
@@ -104,6 +106,8 @@ export class WorkerConnection {
   /** Bottleneck signals (sftp/pipeStats.ts SIG), written by the worker's sampler (ssh/worker/signals.ts). */
   readonly signals = new Float64Array(new SharedArrayBuffer(SIGNAL_SLOTS * 8));
   info: ConnectInfo | null = null;
+  /** The set-up's STAT answers not taken yet (ConnectInfo.prefetchedStats), by path. */
+  private readonly prefetched = new Map<string, PrefetchedStat>();
 
   /**
    * @param id connection number within its pool (for progress and logs)
@@ -127,7 +131,20 @@ export class WorkerConnection {
   async connect(params: Omit<ConnectParams, 'counters' | 'channels'>): Promise<ConnectInfo> {
     this.info = await this.call('connect', { ...params, channels: this.channels, counters: this.counters.buffer as SharedArrayBuffer, signals: this.signals.buffer as SharedArrayBuffer });
     this.channels = this.info.channels;
+    for (const answer of this.info.prefetchedStats ?? []) this.prefetched.set(answer.path, answer);
     return this.info;
+  }
+
+  /**
+   * The answer of the STAT of `path` sent during set-up (ConnectParams.prefetch.stat, following links), once: later
+   * calls, and paths without one, get undefined (then ask the server).
+   * @returns the attributes, null when the path does not exist; rejects with the STAT's error
+   */
+  takePrefetchedStat(path: string): Promise<RemoteStat | null> | undefined {
+    const answer = this.prefetched.get(path);
+    if (!answer) return undefined;
+    this.prefetched.delete(path);
+    return answer.error ? Promise.reject(SluiceError.fromInfo(answer.error)) : Promise.resolve(answer.stat ?? null);
   }
 
   /** Opens `count` more SFTP channels on this connection (within the capacity given at construction). */

@@ -394,9 +394,9 @@ export class Session {
     return this.call('listEach', { path }, { signal, onItems: (batch) => onNames(batch as RemoteEntry[]) });
   }
 
-  /** SSH_FXP_STAT (follows symlinks); null when the path does not exist. */
+  /** SSH_FXP_STAT (follows symlinks); null when the path does not exist. The set-up's answer first, once. */
   stat(path: string): Promise<RemoteStat | null> {
-    return this.call('stat', { path });
+    return this.connections[0]?.takePrefetchedStat(path) ?? this.call('stat', { path });
   }
 
   /** SSH_FXP_REALPATH: canonical absolute form of a remote path ('.' = login folder). */

@@ -47,8 +47,7 @@ export interface ConnectParams {
   /**
    * A job's first requests, sent right behind SSH_FXP_INIT while the channels set up (pipelined OpenSSH set-up
    * only), so their answers come with the VERSION: one round trip less before the first byte moves.
-   * `stat`: SSH_FXP_STAT on the first channel; the next `stat` of each path (channel 0, following links) takes
-   * the answer. `read`: SSH_FXP_OPEN for reading on every channel opened during connect; a download of the path
+   * `stat`: SSH_FXP_STAT on the first channel; connect returns the answers (ConnectInfo.prefetchedStats). `read`: SSH_FXP_OPEN for reading on every channel opened during connect; a download of the path
    * on that channel takes the handle. `probeDir`: the out-of-order write probe runs there on the first channel;
    * `probeOutOfOrder` takes its answer (per server), or probes its own folder when this one could not be written.
    */
@@ -100,6 +99,18 @@ export interface ConnectInfo {
    * (draft-ietf-secsh-filexfer-02 §6), so a request that depends on another's effect waits for its reply there.
    */
   ordersRequests: boolean;
+  /**
+   * The answers of the set-up's SSH_FXP_STATs (ConnectParams.prefetch.stat, following links), in the order asked;
+   * a path is missing when its STAT could not ride on the set-up (a server without the pipelined set-up).
+   */
+  prefetchedStats?: PrefetchedStat[];
+}
+
+/** One answer of a STAT sent during set-up: the path's attributes, null when it does not exist, or the error. */
+export interface PrefetchedStat {
+  path: string;
+  stat?: RemoteStat | null;
+  error?: SluiceErrorInfo;
 }
 
 export interface RemoteStat {

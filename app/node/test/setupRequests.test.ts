@@ -9,9 +9,10 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { startSshd } from '../../../e2e/fixtures/sshd';
 import {
-  baseFlags, describeRun, runCli, sha256File, sshdWithKnownHosts, toxiproxyAvailable, urlOf, withProxiedSshd,
-  writeRandomFile, type CliResult,
+  baseFlags, describeRun, openTrusting, runCli, sha256File, sshdWithKnownHosts, toxiproxyAvailable, urlOf,
+  withProxiedSshd, withTrustedServer, writeRandomFile, type CliResult,
 } from './helpers';
 
 const MiB = 1024 * 1024;
@@ -150,4 +151,25 @@ test('a segmented put: the probe\'s OPENs go out with the set-up, and the segmen
   } finally {
     await s.stop();
   }
+});
+
+test('the set-up\'s STAT answers come back in ConnectInfo; the first stat of each path is answered from there, once', async () => {
+  await withTrustedServer(() => startSshd(), 'sluice-setupreq-info-', async ({ server: srv, dir }) => {
+    const file = path.join(srv.root, 'f.bin');
+    writeRandomFile(file, 1000);
+    const missing = path.join(srv.root, 'none');
+    const session = await openTrusting(srv, dir, { prefetch: { stat: [file, missing, srv.root] } });
+    try {
+      const info = session.connections[0].info!;
+      assert.deepEqual(info.prefetchedStats?.map((a) => [a.path, a.stat?.type ?? a.stat, a.stat?.size]),
+        [[file, 'file', 1000], [missing, null, undefined], [srv.root, 'dir', info.prefetchedStats?.[2].stat?.size]]);
+      // Removed after the set-up: the first stat is the set-up's answer, a second one asks the server.
+      fs.rmSync(file);
+      assert.equal((await session.stat(file))?.size, 1000);
+      assert.equal(await session.stat(file), null);
+      assert.equal(await session.stat(missing), null);
+    } finally {
+      await session.close();
+    }
+  });
 });

@@ -9,12 +9,12 @@ import type { Duplex } from 'node:stream';
 import { Client, type ClientChannel } from 'ssh2';
 import { hostPortLabel } from '../../../common/jumpHosts';
 import { SluiceError, hostNotFoundError } from '../../errors';
-import { setReceiveWindow } from '../../ssh2x';
+import { setReceiveWindow, type PatchedConnectConfig } from '../../ssh2x';
 import { makeAuthHandler } from '../auth';
 import { AuthTrace } from './authTrace';
 import { SSH_IDENT_SOFTWARE, socketTo } from '../preconnect';
 import type { ConnectParams, JumpHopParams } from '../workerProtocol';
-import { ask, failAll, post } from './state';
+import type { WorkerConn } from './conn';
 
 /**
  * Receive window of a hop's forwarded channel, bytes: it carries every SFTP channel of the connection, so it gets the
@@ -50,15 +50,18 @@ export function hopError(e: Error & { level?: string }, hop: JumpHopParams, limi
 }
 
 /** Connects and authenticates hop `i` over `sock`; its host key and password are asked of the coordinator. */
-function connectHop(hop: JumpHopParams, i: number, sock: Duplex, identSent: boolean, limits: Limits): Promise<Client> {
+function connectHop(conn: WorkerConn, hop: JumpHopParams, i: number, sock: Duplex, identSent: boolean,
+  limits: Limits): Promise<Client> {
+  const { link } = conn;
   const client = new Client();
   let refusal: SluiceError | null = null;
   const auth = { ...hop.auth, keys: hop.auth.keys.map((k) => ({ ...k, privateKey: Buffer.from(k.privateKey) })) };
   // What the hop's login tried, for -v and its AUTH_FAILED (worker/authTrace.ts), named by the hop.
-  const trace = new AuthTrace((message) => post({ kind: 'auth-note', message: `jump host ${hop.label}: ${message}` }));
+  const trace = new AuthTrace((message) =>
+    link.post({ kind: 'auth-note', message: `jump host ${hop.label}: ${message}` }));
   const base = makeAuthHandler(auth, {
     password: async () => {
-      const answer = await ask({ kind: 'password', hop: i });
+      const answer = await link.ask({ kind: 'password', hop: i });
       return answer.kind === 'password-answer' ? answer.password : undefined;
     },
     offered: (what) => trace.offered(what),
@@ -70,18 +73,18 @@ function connectHop(hop: JumpHopParams, i: number, sock: Duplex, identSent: bool
   };
   // A hop's rotated keys are learned as the target's are (OpenSSH PROTOCOL §2.5), under the hop's own name.
   client.on('hostkeys', (keys: Array<{ getPublicSSH(): Buffer }>) => {
-    post({ kind: 'hostkeys', keys: keys.map((k) => new Uint8Array(k.getPublicSSH())), hop: i });
+    link.post({ kind: 'hostkeys', keys: keys.map((k) => new Uint8Array(k.getPublicSSH())), hop: i });
   });
   return new Promise<Client>((resolve, reject) => {
     client.once('ready', () => { trace.succeeded(); resolve(client); });
     client.on('error', (e: Error & { level?: string }) => { if (e.level !== 'agent') reject(refusal ?? hopError(e, hop, limits, trace)); });
     client.once('close', () => reject(refusal ?? new SluiceError('CONNECTION_LOST', `jump host ${hop.label}: connection closed during setup`)));
-    client.connect({
+    const config: PatchedConnectConfig = {
       sock, host: hop.host, port: hop.port, username: hop.username, algorithms: hop.algorithms,
       pipelineOpenSSH: true, ident: SSH_IDENT_SOFTWARE, sluiceIdentSent: identSent,
       keepaliveInterval: limits.keepaliveIntervalMs, keepaliveCountMax: limits.keepaliveCountMax, readyTimeout: limits.readyTimeoutMs,
       hostVerifier: (key: Buffer, verify: (ok: boolean) => void) => {
-        void ask({ kind: 'hostkey', key: new Uint8Array(key), hop: i }).then((answer) => {
+        void link.ask({ kind: 'hostkey', key: new Uint8Array(key), hop: i }).then((answer) => {
           if (answer.kind === 'hostkey-answer' && answer.accept) { verify(true); return; }
           const error = answer.kind === 'hostkey-answer' ? answer.error : undefined;
           refusal = error ? SluiceError.fromInfo(error) : new SluiceError('HOSTKEY_REJECTED', `jump host ${hop.label}: host key refused`);
@@ -89,7 +92,8 @@ function connectHop(hop: JumpHopParams, i: number, sock: Duplex, identSent: bool
         });
       },
       authHandler,
-    } as never);
+    };
+    client.connect(config);
   });
 }
 
@@ -117,7 +121,8 @@ function forward(client: Client, hop: JumpHopParams, host: string, port: number,
  * @param prepare applied to the first hop's TCP socket (connect.ts coalesceWritesPerTick)
  * @throws SluiceError naming the hop (AUTH_FAILED, HOSTKEY_*, TIMEOUT, CONNECTION_LOST); the hops opened are closed
  */
-export async function openJumpChain(params: ConnectParams, prepare: (sock: Duplex) => void): Promise<JumpChain> {
+export async function openJumpChain(conn: WorkerConn, params: ConnectParams,
+  prepare: (sock: Duplex) => void): Promise<JumpChain> {
   const jump = params.jump ?? [];
   if (!jump.length) throw new SluiceError('INTERNAL', 'openJumpChain without jump hosts');
   const hops: Client[] = [];
@@ -126,10 +131,13 @@ export async function openJumpChain(params: ConnectParams, prepare: (sock: Duple
   let sock: Duplex = first.sock;
   try {
     for (let i = 0; i < jump.length; i++) {
-      const client = await connectHop(jump[i], i, sock, i === 0 && first.identSent, params);
+      const client = await connectHop(conn, jump[i], i, sock, i === 0 && first.identSent, params);
       hops.push(client);
-      client.on('error', (e: Error & { level?: string }) => { if (e.level !== 'agent') failAll(hopError(e, jump[i], params)); });
-      client.on('close', () => failAll(new SluiceError('CONNECTION_LOST', `jump host ${jump[i].label}: connection lost`)));
+      client.on('error', (e: Error & { level?: string }) => {
+        if (e.level !== 'agent') conn.failAll(hopError(e, jump[i], params));
+      });
+      client.on('close', () =>
+        conn.failAll(new SluiceError('CONNECTION_LOST', `jump host ${jump[i].label}: connection lost`)));
       const next = jump[i + 1] ?? params;
       sock = await forward(client, jump[i], next.host, next.port, params.readyTimeoutMs);
     }

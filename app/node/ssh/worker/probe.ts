@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { SFTPWrapper } from 'ssh2';
 import type { WorkerOps } from '../workerProtocol';
 import { SEGMENT_FLAGS, call, closeRemote, openRemote } from './sftpCalls';
-import { requireConn, sftpOf, state } from './state';
+import type { WorkerConn } from './conn';
 
 /**
  * Writes two ranges of a temporary file in `dir` out of order through two handles opened exactly as a segmented
@@ -31,15 +31,16 @@ export async function probeIn(s: SFTPWrapper, dir: string, ordered: boolean): Pr
     if (handles.length < 2) return false;
     const [h1, h2] = handles;
     const writes = Promise.all([
-      call<void>((cb) => s.write(h2, second, 0, second.length, 8192, cb as never), p, { op: 'WRITE', offset: 8192 }),
-      call<void>((cb) => s.write(h1, first, 0, first.length, 0, cb as never), p, { op: 'WRITE', offset: 0 }),
+      call<void>((cb) => s.write(h2, second, 0, second.length, 8192, cb), p, { op: 'WRITE', offset: 8192 }),
+      call<void>((cb) => s.write(h1, first, 0, first.length, 0, cb), p, { op: 'WRITE', offset: 0 }),
     ]);
     writes.catch(() => undefined);
     reader = reader.catch(() => openRemote(s, p, 'r'));
     handles.push(await reader);
     if (!ordered) await writes;
     const back = Buffer.alloc(12288);
-    const [, got] = await Promise.all([writes, call<number>((cb) => s.read(handles[2], back, 0, back.length, 0, cb as never), p, 'READ')]);
+    const readBack = call<number>((cb) => s.read(handles[2], back, 0, back.length, 0, cb), p, 'READ');
+    const [, got] = await Promise.all([writes, readBack]);
     return got === 12288 && back.subarray(0, 4096).equals(first) && back.subarray(8192).equals(second)
       && back.subarray(4096, 8192).every((b) => b === 0);
   } catch {
@@ -47,7 +48,7 @@ export async function probeIn(s: SFTPWrapper, dir: string, ordered: boolean): Pr
   } finally {
     void reader.then((h) => { if (!handles.includes(h)) handles.push(h); }, () => undefined)
       .then(() => Promise.all(handles.map((h) => closeRemote(s, h, p).catch(() => undefined))))
-      .then(() => call<void>((cb) => s.unlink(p, cb as never), p, 'REMOVE').catch(() => undefined));
+      .then(() => call<void>((cb) => s.unlink(p, cb), p, 'REMOVE').catch(() => undefined));
   }
 }
 
@@ -55,8 +56,9 @@ export async function probeIn(s: SFTPWrapper, dir: string, ordered: boolean): Pr
  * Whether the server accepts out-of-order writes: the answer of the probe sent during set-up when it had one
  * (the answer is per server, whatever folder it ran in), else a probe in `a.dir`; false when neither could run.
  */
-export async function probeOutOfOrder(a: WorkerOps['probeOutOfOrder'][0]): Promise<boolean> {
-  const early = state.prefetchedProbe;
-  state.prefetchedProbe = null;
-  return (early ? await early : null) ?? (await probeIn(sftpOf(0), a.dir, requireConn().info.ordersRequests)) ?? false;
+export async function probeOutOfOrder(conn: WorkerConn, a: WorkerOps['probeOutOfOrder'][0]): Promise<boolean> {
+  const early = conn.prefetchedProbe;
+  conn.prefetchedProbe = null;
+  return (early ? await early : null)
+    ?? (await probeIn(conn.sftpOf(0), a.dir, conn.require().info.ordersRequests)) ?? false;
 }

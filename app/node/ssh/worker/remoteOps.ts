@@ -8,16 +8,15 @@ import { SluiceError, displayText, fromSftpError } from '../../errors';
 import { hiddenSiblingName } from '../../../common/nameBytes';
 import { LeftoverJournal } from '../../stores/leftovers';
 import type { CallContext, RemoteEntry, RemoteStat, WorkerOps } from '../workerProtocol';
-import { handlesAhead } from './handles';
+import type { WorkerConn } from './conn';
 import {
   OPEN_MODE, SEGMENT_FLAGS, SSH_FX_EOF, S_IFMT, S_IFREG, call, closeRemote, openRemote, statOn, statToRemote,
 } from './sftpCalls';
-import { hasExt, requireConn, sftpOf, state } from './state';
 
-export async function openAhead(a: WorkerOps['openAhead'][0]): Promise<void> {
+export async function openAhead(conn: WorkerConn, a: WorkerOps['openAhead'][0]): Promise<void> {
   for (const channel of a.channels) {
-    const s = sftpOf(channel);
-    handlesAhead.add(s, a.remotePath, openRemote(s, a.remotePath, SEGMENT_FLAGS, a.mode));
+    const s = conn.sftpOf(channel);
+    conn.handlesAhead.add(s, a.remotePath, openRemote(s, a.remotePath, SEGMENT_FLAGS, a.mode));
   }
 }
 
@@ -26,8 +25,8 @@ export async function openAhead(a: WorkerOps['openAhead'][0]): Promise<void> {
  * whose handle is closed without waiting for the answer.
  * @throws SluiceError other than a refusal (a lost connection)
  */
-export async function canWrite(a: WorkerOps['canWrite'][0]): Promise<boolean> {
-  const s = sftpOf(a.channel);
+export async function canWrite(conn: WorkerConn, a: WorkerOps['canWrite'][0]): Promise<boolean> {
+  const s = conn.sftpOf(a.channel);
   try {
     const h = await openRemote(s, a.path, OPEN_MODE.WRITE);
     void closeRemote(s, h, a.path).catch(() => undefined);
@@ -39,14 +38,9 @@ export async function canWrite(a: WorkerOps['canWrite'][0]): Promise<boolean> {
   }
 }
 
-export async function stat(a: WorkerOps['stat'][0]): Promise<RemoteStat | null> {
-  const follow = a.follow !== false;
-  const early = follow && (a.channel ?? 0) === 0 ? state.prefetchedStats.get(a.path) : undefined;
-  if (!early) return statOn(sftpOf(a.channel), a.path, follow);
-  state.prefetchedStats.delete(a.path);
-  const st = await early.catch((e: unknown) => { void handlesAhead.drop(a.path); throw e; });
-  if (st?.type !== 'file') void handlesAhead.drop(a.path);
-  return st;
+/** SSH_FXP_STAT, or SSH_FXP_LSTAT with `follow: false`; null when the path does not exist. */
+export async function stat(conn: WorkerConn, a: WorkerOps['stat'][0]): Promise<RemoteStat | null> {
+  return statOn(conn.sftpOf(a.channel), a.path, a.follow !== false);
 }
 
 /** One name of an SSH_FXP_NAME answer; its ATTRS fields are each optional (draft-ietf-secsh-filexfer-02 §5). */
@@ -85,11 +79,11 @@ async function toEntries(s: SFTPWrapper, dir: string, names: DirEntry[]): Promis
 /** One SSH_FXP_READDIR on an open folder handle: its names, or null at end of folder (SSH_FX_EOF). */
 export function readdirOnce(s: SFTPWrapper, h: Buffer, p: string): Promise<DirEntry[] | null> {
   return new Promise((resolve, reject) => {
-    s.readdir(h, ((err: (Error & { code?: number }) | undefined, list: DirEntry[]) => {
+    s.readdir(h, (err: (Error & { code?: number }) | undefined, list: DirEntry[]) => {
       if (err?.code === SSH_FX_EOF) resolve(null);
       else if (err) reject(fromSftpError(err, p));
       else resolve(list);
-    }) as never);
+    });
   });
 }
 
@@ -113,10 +107,10 @@ export const MAX_EMPTY_ANSWERS = 100;
  * @throws SluiceError REMOTE_FAILURE past {@link MAX_LISTING_NAMES} names or {@link MAX_EMPTY_ANSWERS} empty answers;
  *   ABORTED once `signal` fires (no READDIR is sent after it)
  */
-async function readFolder(dir: string, channel: number | undefined, signal: AbortSignal,
+async function readFolder(conn: WorkerConn, dir: string, channel: number | undefined, signal: AbortSignal,
   onNames: (names: RemoteEntry[]) => Promise<void>): Promise<number> {
-  const s = sftpOf(channel);
-  const h = await call<Buffer>((cb) => s.opendir(dir, cb as never), dir);
+  const s = conn.sftpOf(channel);
+  const h = await call<Buffer>((cb) => s.opendir(dir, cb), dir);
   let count = 0;
   let empty = 0;
   try {
@@ -148,24 +142,24 @@ async function readFolder(dir: string, channel: number | undefined, signal: Abor
 }
 
 /** A whole folder's names (see {@link readFolder}). */
-export async function list(a: WorkerOps['list'][0], ctx: CallContext): Promise<RemoteEntry[]> {
+export async function list(conn: WorkerConn, a: WorkerOps['list'][0], ctx: CallContext): Promise<RemoteEntry[]> {
   const out: RemoteEntry[] = [];
-  await readFolder(a.path, a.channel, ctx.signal, async (names) => { out.push(...names); });
+  await readFolder(conn, a.path, a.channel, ctx.signal, async (names) => { out.push(...names); });
   return out;
 }
 
 /** A folder's names handed to the caller as they arrive, with back-pressure (see WorkerOps.listEach). */
-export function listEach(a: WorkerOps['listEach'][0], ctx: CallContext): Promise<number> {
-  return readFolder(a.path, a.channel, ctx.signal, (names) => ctx.items(names));
+export function listEach(conn: WorkerConn, a: WorkerOps['listEach'][0], ctx: CallContext): Promise<number> {
+  return readFolder(conn, a.path, a.channel, ctx.signal, (names) => ctx.items(names));
 }
 
-export async function mkdir(a: WorkerOps['mkdir'][0]): Promise<'created' | 'exists'> {
-  const s = sftpOf(a.channel);
+export async function mkdir(conn: WorkerConn, a: WorkerOps['mkdir'][0]): Promise<'created' | 'exists'> {
+  const s = conn.sftpOf(a.channel);
   try {
-    await call<void>((cb) => s.mkdir(a.path, a.mode === undefined ? {} : { mode: a.mode }, cb as never), a.path);
+    await call<void>((cb) => s.mkdir(a.path, a.mode === undefined ? {} : { mode: a.mode }, cb), a.path);
     return 'created';
   } catch (e) {
-    const st = await stat({ channel: a.channel, path: a.path });
+    const st = await stat(conn, { channel: a.channel, path: a.path });
     if (st?.type === 'dir') return 'exists';
     throw e;
   }
@@ -183,22 +177,25 @@ export function tempSibling(p: string, tag: string): string {
  * first, so a kill between the renames is repaired on the next connection), rename, then remove the old copy
  * (restoring it if the second rename fails). No-clobber: SSH_FXP_RENAME after checking the target.
  */
-export async function rename(a: WorkerOps['rename'][0]): Promise<void> {
-  const s = sftpOf(a.channel);
-  const plain = (from: string, to: string) => call<void>((cb) => s.rename(from, to, cb as never), from === a.from ? a.to : to, 'RENAME');
+export async function rename(conn: WorkerConn, a: WorkerOps['rename'][0]): Promise<void> {
+  const s = conn.sftpOf(a.channel);
+  const plain = (from: string, to: string) =>
+    call<void>((cb) => s.rename(from, to, cb), from === a.from ? a.to : to, 'RENAME');
   if (a.mode === 'no-clobber') {
-    if (await stat({ channel: a.channel, path: a.to, follow: false })) throw new SluiceError('EXISTS', `${a.to} exists (--no-clobber)`);
+    if (await stat(conn, { channel: a.channel, path: a.to, follow: false })) {
+      throw new SluiceError('EXISTS', `${a.to} exists (--no-clobber)`);
+    }
     return plain(a.from, a.to);
   }
-  if (hasExt('posix-rename@openssh.com')) {
-    return call<void>((cb) => s.ext_openssh_rename(a.from, a.to, cb as never), a.to, 'posix-rename@openssh.com');
+  if (conn.hasExt('posix-rename@openssh.com')) {
+    return call<void>((cb) => s.ext_openssh_rename(a.from, a.to, cb), a.to, 'posix-rename@openssh.com');
   }
   try {
     return await plain(a.from, a.to);
   } catch (e) {
-    if (!(await stat({ channel: a.channel, path: a.to, follow: false }))) throw e;
+    if (!(await stat(conn, { channel: a.channel, path: a.to, follow: false }))) throw e;
   }
-  const c = requireConn();
+  const c = conn.require();
   const journal = new LeftoverJournal(c.params.dataDir, { host: c.params.host, port: c.params.port, user: c.params.username });
   const aside = tempSibling(a.to, 'old');
   const entry = journal.record({ kind: 'aside', path: aside, target: a.to });
@@ -209,5 +206,5 @@ export async function rename(a: WorkerOps['rename'][0]): Promise<void> {
     await plain(aside, a.to).then(() => journal.forget(entry), () => undefined);
     throw e;
   }
-  await call<void>((cb) => s.unlink(aside, cb as never), aside, 'REMOVE').then(() => journal.forget(entry), () => undefined);
+  await call<void>((cb) => s.unlink(aside, cb), aside, 'REMOVE').then(() => journal.forget(entry), () => undefined);
 }

@@ -3,20 +3,30 @@
  * mapping of a range copy's errors.
  */
 import fs from 'node:fs';
-import { utils as ssh2Utils, type SFTPWrapper } from 'ssh2';
+import { utils as ssh2Utils, type OpenMode, type SFTPWrapper } from 'ssh2';
 import { SluiceError, fromLocalError, fromSftpError, type SftpOperation, type SluiceErrorInfo } from '../../errors';
 import { LongerFileError, ShortFileError, type TaggedSftpError } from '../../sftp/pipeline';
 import type { KeptAttributes, RemoteStat } from '../workerProtocol';
-import { hasExt } from './state';
 
 export const S_IFMT = 0o170000;
 export const S_IFREG = 0o100000;
 
-/** Promise form of one ssh2 SFTP request; a failure names the request (`what`) and the path. */
-export function call<T>(fn: (cb: (err: Error | null | undefined, v: T) => void) => void, remotePath: string, what?: SftpOperation | string): Promise<T> {
+/**
+ * The callback {@link call} hands to an ssh2 SFTP method. Its value is optional, so one type fits every method's
+ * callback (ssh2's `Callback` of a request answered by a status alone, and `(err, value)` of the others) without casts.
+ */
+export type SftpDone<T> = (err: Error | null | undefined, value?: T) => void;
+
+/**
+ * Promise form of one ssh2 SFTP request; a failure names the request (`what`) and the path.
+ * @param fn sends the request with the callback, e.g. `(done) => s.realpath(p, done)`; `T` is the method's value
+ *   (`void` for a request answered by SSH_FXP_STATUS alone)
+ */
+export function call<T>(fn: (done: SftpDone<T>) => void, remotePath: string,
+  what?: SftpOperation | string): Promise<T> {
   const op = typeof what === 'string' ? { op: what } : what;
   return new Promise<T>((resolve, reject) => {
-    fn((err, v) => (err ? reject(fromSftpError(err, remotePath, op)) : resolve(v)));
+    fn((err, v) => (err ? reject(fromSftpError(err, remotePath, op)) : resolve(v as T)));
   });
 }
 
@@ -28,12 +38,18 @@ export function statToRemote(a: { mode?: number; size?: number; mtime?: number }
   return { type, size: a.size ?? 0, mtimeMs: (a.mtime ?? 0) * 1000, mode: mode & 0o7777 };
 }
 
-export async function openRemote(s: SFTPWrapper, p: string, flags: string | number, mode?: number, op = 'OPEN'): Promise<Buffer> {
-  return call<Buffer>((cb) => s.open(p, flags as never, mode === undefined ? {} : { mode }, cb), p, op);
+/**
+ * SSH_FXP_OPEN (draft-ietf-secsh-filexfer-02 §6.3).
+ * @param flags ssh2's fopen-style string, or SSH_FXF_* bits ({@link OPEN_MODE})
+ * @param mode permissions of a file the open creates; the server's default when undefined
+ */
+export async function openRemote(s: SFTPWrapper, p: string, flags: OpenMode | number, mode?: number,
+  op = 'OPEN'): Promise<Buffer> {
+  return call<Buffer>((cb) => s.open(p, flags, mode === undefined ? {} : { mode }, cb), p, op);
 }
 
 export async function closeRemote(s: SFTPWrapper, h: Buffer, p: string): Promise<void> {
-  await call<void>((cb) => s.close(h, cb as never), p, 'CLOSE');
+  await call<void>((cb) => s.close(h, cb), p, 'CLOSE');
 }
 
 export async function openLocal(p: string, flags: string, mode?: number): Promise<fs.promises.FileHandle> {
@@ -68,9 +84,13 @@ export function uploadError(e: unknown, remotePath: string, localPath: string): 
     + 'before its planned size): the copy is not committed', { cause: e });
 }
 
-export async function fsyncRemote(s: SFTPWrapper, h: Buffer, p: string): Promise<boolean> {
-  if (!hasExt('fsync@openssh.com')) return false;
-  await call<void>((cb) => s.ext_openssh_fsync(h, cb as never), p, 'fsync@openssh.com');
+/**
+ * fsync@openssh.com on an open handle (OpenSSH PROTOCOL §4.6) when the server offers it (`offered`).
+ * @returns whether it was sent and answered OK
+ */
+export async function fsyncRemote(s: SFTPWrapper, h: Buffer, p: string, offered: boolean): Promise<boolean> {
+  if (!offered) return false;
+  await call<unknown>((cb) => s.ext_openssh_fsync(h, cb), p, 'fsync@openssh.com');
   return true;
 }
 
@@ -85,7 +105,7 @@ export async function fsetstatRemote(s: SFTPWrapper, h: Buffer, p: string, keep?
   if (keep?.mode !== undefined) attrs.mode = keep.mode;
   if (attrs.mtime === undefined && attrs.mode === undefined) return undefined;
   try {
-    await call<void>((cb) => s.fsetstat(h, attrs, cb as never), p, 'FSETSTAT');
+    await call<void>((cb) => s.fsetstat(h, attrs, cb), p, 'FSETSTAT');
     return undefined;
   } catch (e) {
     return SluiceError.from(e).toInfo();
@@ -95,8 +115,8 @@ export async function fsetstatRemote(s: SFTPWrapper, h: Buffer, p: string, keep?
 /** SSH_FXP_STAT (or LSTAT when `follow` is false); null when the path does not exist. */
 export async function statOn(s: SFTPWrapper, p: string, follow: boolean): Promise<RemoteStat | null> {
   try {
-    const st = await call<{ mode: number; size: number; mtime: number }>(
-      (cb) => (follow ? s.stat(p, cb as never) : s.lstat(p, cb as never)), p);
+    const st = await call<{ mode?: number; size?: number; mtime?: number }>(
+      (cb) => (follow ? s.stat(p, cb) : s.lstat(p, cb)), p);
     return statToRemote(st);
   } catch (e) {
     if (e instanceof SluiceError && e.code === 'NO_SUCH_FILE') return null;

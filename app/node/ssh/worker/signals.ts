@@ -15,7 +15,7 @@ import { COUNTERS_PER_CHANNEL, COUNTER_OUTSTANDING } from '../../sftp/pipeline';
 import { SIG, pipeStats } from '../../sftp/pipeStats';
 import { channelWindows, sendPing } from '../../ssh2x';
 import { readTcpInfo, type TcpInfo } from '../../sys/tcpInfo';
-import { state, type Conn } from './state';
+import type { OpenConn, WorkerConn } from './conn';
 
 /** Sampling period while requests are outstanding, ms: 40 samples per one-second verdict, a few µs of work each. */
 export const TICK_MS = 25;
@@ -30,7 +30,7 @@ const TCP_TICKS = 40;
 const PING_EVERY_MS = 1000;
 
 /** Requests of the connection awaiting a reply or their local I/O (the channels' `outstanding` counters). */
-function outstanding(c: Conn): number {
+function outstanding(c: OpenConn): number {
   let n = 0;
   for (let ch = 0; ch < c.sftp.length; ch++) n += c.counters[ch * COUNTERS_PER_CHANNEL + COUNTER_OUTSTANDING] || 0;
   return n;
@@ -47,17 +47,17 @@ function writeTcp(sig: Float64Array, t: TcpInfo | undefined): void {
 }
 
 /** The TCP socket under the connection: the first hop's with jump hosts, else the connection's own. */
-function tcpSocket(c: Conn): net.Socket | undefined {
+function tcpSocket(c: OpenConn): net.Socket | undefined {
   const s = (c.hopSock ?? c.sock) as Partial<net.Socket>;
   return typeof s.remoteAddress === 'string' || typeof s.setNoDelay === 'function' ? (s as net.Socket) : undefined;
 }
 
 /**
- * Starts sampling the connection into `buffer` until it closes.
+ * Starts sampling `conn` into `buffer` until it closes.
  * @param buffer the connection's signal memory (SIGNAL_SLOTS float64s), shared with the coordinator
  * @returns stop(), for tests; the timer is unref'd and also stops by itself when the connection is gone
  */
-export function startSignals(buffer: SharedArrayBuffer): () => void {
+export function startSignals(conn: WorkerConn, buffer: SharedArrayBuffer): () => void {
   const sig = new Float64Array(buffer);
   const elu0 = performance.eventLoopUtilization();
   const ping = { sentAt: 0, pending: false, lastMs: 0, lastSent: 0 };
@@ -67,8 +67,8 @@ export function startSignals(buffer: SharedArrayBuffer): () => void {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const sample = (): void => {
-    const c = state.conn;
-    if (!c || state.closedError || stopped) return;
+    const c = conn.open;
+    if (!c || conn.closedError || stopped) return;
     const now = performance.now();
     // Each sample stands for the time since the previous one (in TICK_MS units): idle ticks are sparse, and a tick
     // delayed by a busy loop counts for the time it was held.

@@ -11,7 +11,8 @@ import {
   tempFileMode, type CallContext, type GetFileTask, type KeptAttributes, type PutFileTask, type RangeTask,
   type UploadEnd, type WorkerOps,
 } from '../workerProtocol';
-import { closeSegmentHandles, closeUnlessAborted, handlesAhead, segmentHandles } from './handles';
+import type { WorkerConn } from './conn';
+import { closeSegmentHandles, closeUnlessAborted } from './handles';
 import {
   OPEN_MODE, SEGMENT_FLAGS, call, closeRemote, fsetstatRemote, fsyncRemote, openLocal, openRemote, rangeError,
   uploadError,
@@ -19,14 +20,13 @@ import {
 import { reserveSpace } from '../../sys/preallocate';
 import type { RangeCheckpoints } from '../../sftp/rangeCheckpoints';
 import type { SegmentHandle } from '../../sftp/segmentHandles';
-import { hasExt, requireConn, sftpOf, state } from './state';
 
 /**
  * Pipeline options for one call: its channel's request budget and counters, the speed limits, the call's cancel
  * signal, and its progress reporter.
  */
-export function rangeOptions(channel: number, chunkSize: number, ctx: CallContext): RangeOptions {
-  const c = requireConn();
+export function rangeOptions(conn: WorkerConn, channel: number, chunkSize: number, ctx: CallContext): RangeOptions {
+  const c = conn.require();
   return {
     signal: ctx.signal,
     chunkSize,
@@ -49,14 +49,14 @@ export const UPLOAD_MAX_IN_FLIGHT = 8;
  * Runs one segment: copies [start, end) with the pipeline through the handle pair this channel kept for the file
  * (else opens both sides), and keeps the pair for the file's next segment unless the segment failed.
  */
-export async function rangeTask(t: RangeTask, direction: 'download' | 'upload', ctx: CallContext): Promise<number> {
-  const c = requireConn();
-  const s = sftpOf(t.channel);
+export async function rangeTask(conn: WorkerConn, t: RangeTask, direction: 'download' | 'upload', ctx: CallContext): Promise<number> {
+  const c = conn.require();
+  const s = conn.sftpOf(t.channel);
   const down = direction === 'download';
-  const released = segmentHandles.releaseCount(t.remotePath);
-  let h = segmentHandles.take(t.channel, direction, t.remotePath, t.localPath);
+  const released = conn.segmentHandles.releaseCount(t.remotePath);
+  let h = conn.segmentHandles.take(t.channel, direction, t.remotePath, t.localPath);
   if (!h) {
-    const remote = await (handlesAhead.take(s, t.remotePath) ?? openRemote(s, t.remotePath, down ? 'r' : SEGMENT_FLAGS, down ? undefined : t.mode));
+    const remote = await (conn.handlesAhead.take(s, t.remotePath) ?? openRemote(s, t.remotePath, down ? 'r' : SEGMENT_FLAGS, down ? undefined : t.mode));
     try {
       h = { channel: t.channel, remote, local: await openLocal(t.localPath, down ? 'r+' : 'r') };
     } catch (e) {
@@ -64,10 +64,10 @@ export async function rangeTask(t: RangeTask, direction: 'download' | 'upload', 
       throw e;
     }
   }
-  const o = rangeOptions(t.channel, down ? c.info.maxRead : c.info.maxWrite, ctx);
+  const o = rangeOptions(conn, t.channel, down ? c.info.maxRead : c.info.maxWrite, ctx);
   if (!down) { o.maxInFlight = UPLOAD_MAX_IN_FLIGHT; o.budget = c.uploads; }
   o.expectEof = down && t.fileEnd === true;
-  o.checkpoints = rangeCheckpoints(t, down, s, h, ctx);
+  o.checkpoints = rangeCheckpoints(conn, t, down, s, h, ctx);
   let ok = false;
   try {
     const n = await (down ? downloadRange : uploadRange)(s, h.remote, h.local.fd, t.start, t.end, o);
@@ -77,8 +77,8 @@ export async function rangeTask(t: RangeTask, direction: 'download' | 'upload', 
     throw (down ? rangeError : uploadError)(e, t.remotePath, t.localPath);
   } finally {
     // After an abort the CLOSE may queue behind replies still on their way: not waited for (see closeUnlessAborted).
-    if (!ok || state.closedError || !segmentHandles.putBack(direction, t.remotePath, t.localPath, h, released)) {
-      await closeSegmentHandles([h], t.remotePath, !o.signal?.aborted);
+    if (!ok || conn.closedError || !conn.segmentHandles.putBack(direction, t.remotePath, t.localPath, h, released)) {
+      await closeSegmentHandles(conn, [h], t.remotePath, !o.signal?.aborted);
     }
   }
 }
@@ -87,13 +87,13 @@ export async function rangeTask(t: RangeTask, direction: 'download' | 'upload', 
  * The checkpoints of a range task that asks for them (RangeTask.checkpointMs): a download fsyncs its local file, an
  * upload sends fsync@openssh.com on the segment's own handle (none where the server lacks it).
  */
-function rangeCheckpoints(t: RangeTask, down: boolean, s: SFTPWrapper, h: SegmentHandle<fs.promises.FileHandle>,
-  ctx: CallContext): RangeCheckpoints | undefined {
-  if (!t.checkpointMs || (!down && !hasExt('fsync@openssh.com'))) return undefined;
+function rangeCheckpoints(conn: WorkerConn, t: RangeTask, down: boolean, s: SFTPWrapper,
+  h: SegmentHandle<fs.promises.FileHandle>, ctx: CallContext): RangeCheckpoints | undefined {
+  if (!t.checkpointMs || (!down && !conn.hasExt('fsync@openssh.com'))) return undefined;
   const sync = down
     ? (done: (err: Error | null) => void) => fs.fdatasync(h.local.fd, done)
     : (done: (err: Error | null) => void) => s.ext_openssh_fsync(h.remote, (err?: Error | null) => done(err ?? null));
-  const ordered = requireConn().info.ordersRequests;
+  const ordered = conn.require().info.ordersRequests;
   return { everyMs: t.checkpointMs, ordered, sync, onDurable: (end) => ctx.durable(end) };
 }
 
@@ -101,7 +101,7 @@ function rangeCheckpoints(t: RangeTask, down: boolean, s: SFTPWrapper, h: Segmen
  * A journal checkpoint (see WorkerOps.checkpoint): the WRITEs of every range already answered are made durable.
  * An upload borrows the handle this channel kept for the file; a download fsyncs its local file.
  */
-export async function checkpoint(a: WorkerOps['checkpoint'][0]): Promise<boolean> {
+export async function checkpoint(conn: WorkerConn, a: WorkerOps['checkpoint'][0]): Promise<boolean> {
   if (a.direction === 'download') {
     const fh = await openLocal(a.localPath, 'r+');
     try {
@@ -111,19 +111,19 @@ export async function checkpoint(a: WorkerOps['checkpoint'][0]): Promise<boolean
     }
     return true;
   }
-  if (!hasExt('fsync@openssh.com')) return false;
-  const s = sftpOf(a.channel);
+  if (!conn.hasExt('fsync@openssh.com')) return false;
+  const s = conn.sftpOf(a.channel);
   // The kept handle, unless the channel's other segment holds it: then one opened for the fsync (no create, no truncate).
-  const released = segmentHandles.releaseCount(a.remotePath);
-  const kept = segmentHandles.take(a.channel, 'upload', a.remotePath, a.localPath);
+  const released = conn.segmentHandles.releaseCount(a.remotePath);
+  const kept = conn.segmentHandles.take(a.channel, 'upload', a.remotePath, a.localPath);
   const remote = kept?.remote ?? await openRemote(s, a.remotePath, OPEN_MODE.WRITE);
   try {
-    return await fsyncRemote(s, remote, a.remotePath);
+    return await fsyncRemote(s, remote, a.remotePath, true);
   } finally {
     // The file may have been released while the fsync was on its way (given up on a pause): its handle goes then too.
     if (!kept) await closeRemote(s, remote, a.remotePath).catch(() => undefined);
-    else if (!state.closedError && !segmentHandles.putBack('upload', a.remotePath, a.localPath, kept, released)) {
-      await closeSegmentHandles([kept], a.remotePath);
+    else if (!conn.closedError && !conn.segmentHandles.putBack('upload', a.remotePath, a.localPath, kept, released)) {
+      await closeSegmentHandles(conn, [kept], a.remotePath);
     }
   }
 }
@@ -139,10 +139,10 @@ export async function checkpoint(a: WorkerOps['checkpoint'][0]): Promise<boolean
  *   server that does not order requests its reply is awaited before the other requests
  * @returns the size the server reports after the writes, whether it fsynced, and the FSETSTAT's refusal if any
  */
-export async function finishHandle(s: SFTPWrapper, h: Buffer, p: string, data?: { buf: Buffer; offset: number }, keep?: KeptAttributes): Promise<UploadEnd> {
-  const ordered = requireConn().info.ordersRequests;
+export async function finishHandle(conn: WorkerConn, s: SFTPWrapper, h: Buffer, p: string, data?: { buf: Buffer; offset: number }, keep?: KeptAttributes): Promise<UploadEnd> {
+  const ordered = conn.require().info.ordersRequests;
   const written = data
-    ? call<void>((cb) => s.write(h, data.buf, 0, data.buf.length, data.offset, cb as never), p, { op: 'WRITE', offset: data.offset })
+    ? call<void>((cb) => s.write(h, data.buf, 0, data.buf.length, data.offset, cb), p, { op: 'WRITE', offset: data.offset })
     : Promise.resolve();
   if (!ordered) {
     try {
@@ -154,8 +154,8 @@ export async function finishHandle(s: SFTPWrapper, h: Buffer, p: string, data?: 
   }
   // Before the fsync, which then makes the new times durable too; never rejects.
   const attrs = fsetstatRemote(s, h, p, keep);
-  const synced = fsyncRemote(s, h, p);
-  const stated = call<{ size: number }>((cb) => s.fstat(h, cb as never), p, 'FSTAT');
+  const synced = fsyncRemote(s, h, p, conn.hasExt('fsync@openssh.com'));
+  const stated = call<{ size: number }>((cb) => s.fstat(h, cb), p, 'FSTAT');
   const closed = ordered ? closeRemote(s, h, p) : Promise.allSettled([attrs, synced, stated]).then(() => closeRemote(s, h, p));
   try {
     const [, fsynced, st, refused] = await Promise.all([written, synced, stated, attrs, closed]);
@@ -169,24 +169,24 @@ export async function finishHandle(s: SFTPWrapper, h: Buffer, p: string, data?: 
  * Ends a segmented upload on this connection: {@link finishHandle} on the handle this channel kept from a segment
  * (else one it opens), while the SSH_FXP_CLOSEs of every other handle this connection kept for the file go out.
  */
-export async function finishUpload(a: WorkerOps['finishUpload'][0]): Promise<UploadEnd> {
+export async function finishUpload(conn: WorkerConn, a: WorkerOps['finishUpload'][0]): Promise<UploadEnd> {
   const channel = a.channel ?? 0;
-  const s = sftpOf(channel);
-  const kept = segmentHandles.takeAll(a.path);
+  const s = conn.sftpOf(channel);
+  const kept = conn.segmentHandles.takeAll(a.path);
   const own = kept.find((h) => h.channel === channel);
-  const closingOthers = closeSegmentHandles(kept.filter((h) => h !== own), a.path);
+  const closingOthers = closeSegmentHandles(conn, kept.filter((h) => h !== own), a.path);
   try {
     const h = own?.remote ?? await openRemote(s, a.path, OPEN_MODE.WRITE);
-    return await finishHandle(s, h, a.path, undefined, a.keep);
+    return await finishHandle(conn, s, h, a.path, undefined, a.keep);
   } finally {
     await Promise.all([closingOthers, own?.local.close().catch(() => undefined)]);
   }
 }
 
 /** Closes the handles this connection kept for `remotePath` (segments done, or the file given up). */
-export async function releaseFile(a: WorkerOps['releaseFile'][0]): Promise<void> {
-  await handlesAhead.drop(a.remotePath);
-  await closeSegmentHandles(segmentHandles.takeAll(a.remotePath, a.localPath), a.remotePath, a.direction === 'upload');
+export async function releaseFile(conn: WorkerConn, a: WorkerOps['releaseFile'][0]): Promise<void> {
+  await conn.handlesAhead.drop(a.remotePath);
+  await closeSegmentHandles(conn, conn.segmentHandles.takeAll(a.remotePath, a.localPath), a.remotePath, a.direction === 'upload');
 }
 
 /** Opens an upload's remote file: its temporary name (created, truncated), or the target in place (see InPlace). */
@@ -203,12 +203,12 @@ function openUploadTarget(s: SFTPWrapper, t: PutFileTask): Promise<Buffer> {
  * only the bytes from its offset on are sent, into the target.
  * @returns the remote size after writing (from the fstat), and a refused FSETSTAT
  */
-export async function putFile(t: PutFileTask, ctx: CallContext): Promise<UploadEnd> {
-  const c = requireConn();
-  const s = sftpOf(t.channel);
+export async function putFile(conn: WorkerConn, t: PutFileTask, ctx: CallContext): Promise<UploadEnd> {
+  const c = conn.require();
+  const s = conn.sftpOf(t.channel);
   const local = await openLocal(t.localPath, 'r');
   let h: Buffer | null = null;
-  const o = rangeOptions(t.channel, c.info.maxWrite, ctx);
+  const o = rangeOptions(conn, t.channel, c.info.maxWrite, ctx);
   o.maxInFlight = UPLOAD_MAX_IN_FLIGHT;
   o.budget = c.uploads;
   const from = t.inPlace?.offset ?? 0;
@@ -226,7 +226,7 @@ export async function putFile(t: PutFileTask, ctx: CallContext): Promise<UploadE
       await uploadRange(s, handle, local.fd, from, t.size, o);
     }
     h = null;
-    const end = await finishHandle(s, handle, t.remoteTemp, small ? { buf: small, offset: from } : undefined, t.keep);
+    const end = await finishHandle(conn, s, handle, t.remoteTemp, small ? { buf: small, offset: from } : undefined, t.keep);
     if (small) {
       o.counters![COUNTER_BYTES] += small.length;
       o.onBytes!(small.length);
@@ -240,12 +240,12 @@ export async function putFile(t: PutFileTask, ctx: CallContext): Promise<UploadE
   }
 }
 
-export async function getFile(t: GetFileTask, ctx: CallContext): Promise<number> {
-  const c = requireConn();
-  const s = sftpOf(t.channel);
-  let h: Buffer | null = await (handlesAhead.take(s, t.remotePath) ?? openRemote(s, t.remotePath, 'r'));
-  void handlesAhead.drop(t.remotePath);
-  const o = rangeOptions(t.channel, c.info.maxRead, ctx);
+export async function getFile(conn: WorkerConn, t: GetFileTask, ctx: CallContext): Promise<number> {
+  const c = conn.require();
+  const s = conn.sftpOf(t.channel);
+  let h: Buffer | null = await (conn.handlesAhead.take(s, t.remotePath) ?? openRemote(s, t.remotePath, 'r'));
+  void conn.handlesAhead.drop(t.remotePath);
+  const o = rangeOptions(conn, t.channel, c.info.maxRead, ctx);
   // The file is complete only when a READ at its end says EOF (sent with the last data READ; an empty file's alone).
   o.expectEof = true;
   let local: fs.promises.FileHandle | null = null;

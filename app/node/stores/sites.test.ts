@@ -97,7 +97,7 @@ test('memory secret store and home resolution', async () => {
   assert.equal(await s.get('a'), undefined);
   assert.equal(resolveHome({ SLUICE_HOME: '/tmp/x' }, 'linux'), '/tmp/x');
   assert.equal(resolveHome({ XDG_CONFIG_HOME: '/cfg' }, 'linux'), '/cfg/sluice');
-  assert.equal(resolveHome({ APPDATA: 'C:\\A' }, 'win32'), path.join('C:\\A', 'Sluice'));
+  assert.equal(resolveHome({ APPDATA: 'C:\\A' }, 'win32'), path.win32.join('C:\\A', 'Sluice'));
   assert.match(resolveHome({}, 'darwin'), /Library\/Application Support\/Sluice$/);
 });
 

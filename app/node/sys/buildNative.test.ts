@@ -49,7 +49,8 @@ test('build-native: builds sluice_native.node, which loads in plain Node and rea
     `], { encoding: 'utf8' });
     assert.equal(probe.status, 0, probe.stderr);
     assert.deepEqual(JSON.parse(probe.stdout), {
-      keys: ['dataRanges', 'platform', 'preallocate', 'tcpInfo'], platform: process.platform === 'linux' ? 'linux' : process.platform, ranges: [[0, 10]], sock: 'ENOTSOCK',
+      keys: ['dataRanges', 'isHidden', 'platform', 'preallocate', 'setSparse', 'tcpInfo'],
+      platform: process.platform === 'linux' ? 'linux' : process.platform, ranges: [[0, 10]], sock: 'ENOTSOCK',
     });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -32,7 +32,7 @@ export function ssh2Constants(): Ssh2Constants {
   return require('ssh2/lib/protocol/constants') as Ssh2Constants;
 }
 
-/** The part of ssh2's transport class (lib/protocol/Protocol.js: framing, padding, cipher and MAC, RFC 4253 §6) used. */
+/** What is used of ssh2's transport class (lib/protocol/Protocol.js: framing, padding, cipher, MAC; RFC 4253 §6). */
 export interface Ssh2Protocol {
   start?: () => void;
   parse(chunk: Buffer, i: number, len: number): void;

@@ -4,6 +4,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { SluiceError, exitCodeFor, fromLocalError, fromSftpError, ERROR_CODES, isErrorCode, displayText, isSluiceError, type ErrorCode } from './errors';
+import { SFTP_STATUS } from './errors';
+import { utils as ssh2Utils } from 'ssh2';
 
 test('exitCodeFor maps every code to its documented exit status', () => {
   const expected: Record<ErrorCode, number> = {
@@ -104,6 +106,12 @@ test('fromSftpError maps SFTP status codes (draft-ietf-secsh-filexfer-02 §7)', 
   }
   // The generic text is not repeated as "server: …".
   assert.doesNotMatch(fromSftpError(sftpErr(2, 'No such file'), '/a').message, /server:/);
+});
+
+test('SFTP_STATUS is the one status table (the worker reads EOF from it): its v3 codes are the ones ssh2 speaks', () => {
+  for (const [name, code] of Object.entries(ssh2Utils.sftp.STATUS_CODE)) {
+    assert.equal(SFTP_STATUS[name as keyof typeof SFTP_STATUS], code, name);
+  }
 });
 
 test('fromSftpError maps transport failures and keeps server text printable', () => {

@@ -109,7 +109,7 @@ test('fromSftpError maps SFTP status codes (draft-ietf-secsh-filexfer-02 §7)', 
   assert.doesNotMatch(fromSftpError(sftpErr(2, 'No such file'), '/a').message, /server:/);
 });
 
-test('SFTP_STATUS is the one status table (the worker reads EOF from it): its v3 codes are the ones ssh2 speaks', () => {
+test('SFTP_STATUS is the one status table (the worker reads EOF from it): its v3 codes are ssh2\'s', () => {
   for (const [name, code] of Object.entries(ssh2Utils.sftp.STATUS_CODE)) {
     assert.equal(SFTP_STATUS[name as keyof typeof SFTP_STATUS], code, name);
   }

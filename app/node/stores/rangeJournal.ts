@@ -65,7 +65,8 @@ export class RangeJournal {
 
   /** The stored ranges of a file: sorted, disjoint, not adjacent. */
   ranges(fileId: number): ByteRange[] {
-    const rows = this.q.stmt('SELECT start, end FROM file_ranges WHERE file_id = ? ORDER BY start').all(fileId) as RangeRow[];
+    const rows = this.q.stmt('SELECT start, end FROM file_ranges WHERE file_id = ? ORDER BY start')
+      .all(fileId) as RangeRow[];
     return rows.map((row) => [row.start, row.end]);
   }
 

@@ -7,7 +7,7 @@ import type { EventName, EventPayloads } from '../app/common/ipc/contract';
 import { BatchFinishWatch, type FinishedBatch } from '../app/common/queue/batchFinish';
 import type { QueueEvent } from '../app/common/queue/reducer';
 import type { SluiceService } from '../app/node/service';
-import { formatBytes, formatDuration } from '../app/node/cli/units';
+import { formatBytes, formatDuration } from '../app/common/units';
 
 /** The notification's title and text for a finished batch. */
 export function batchNotice(f: FinishedBatch): { title: string; body: string } {

@@ -115,16 +115,26 @@ export class SluiceError extends Error {
     return { code: this.code, message: this.message };
   }
 
-  /** `e` itself when it is a SluiceError, else a REMOTE_FAILURE carrying its message (and `e` as the cause). */
+  /**
+   * `e` itself when it is a SluiceError; INTERNAL for a programming error of ours (TypeError, RangeError,
+   * ReferenceError, SyntaxError: nothing the server did, and not worth a retry as a remote failure would be);
+   * else a REMOTE_FAILURE; each carrying `e`'s message and `e` as the cause.
+   */
   static from(e: unknown): SluiceError {
     if (e instanceof SluiceError) return e;
-    return new SluiceError('REMOTE_FAILURE', (e as Error)?.message ?? String(e), { cause: e });
+    const code = isProgrammingError(e) ? 'INTERNAL' : 'REMOTE_FAILURE';
+    return new SluiceError(code, (e as Error)?.message ?? String(e), { cause: e });
   }
 
   /** Rebuilds an error from {@link toInfo} data (unknown codes become REMOTE_FAILURE). */
   static fromInfo(info: { code: string; message: string }): SluiceError {
     return new SluiceError(isErrorCode(info.code) ? info.code : 'REMOTE_FAILURE', String(info.message));
   }
+}
+
+/** A JavaScript engine error: a bug in the code that threw it, not a refusal of the server or the system. */
+function isProgrammingError(e: unknown): boolean {
+  return e instanceof TypeError || e instanceof RangeError || e instanceof ReferenceError || e instanceof SyntaxError;
 }
 
 /**

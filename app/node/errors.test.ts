@@ -4,6 +4,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { SluiceError, exitCodeFor, fromLocalError, fromSftpError, ERROR_CODES, isErrorCode, displayText, isSluiceError, type ErrorCode } from './errors';
+import { SFTP_STATUS } from './errors';
+import { toFatal } from './cli/fatal';
+import { utils as ssh2Utils } from 'ssh2';
 
 test('exitCodeFor maps every code to its documented exit status', () => {
   const expected: Record<ErrorCode, number> = {
@@ -104,6 +107,31 @@ test('fromSftpError maps SFTP status codes (draft-ietf-secsh-filexfer-02 §7)', 
   }
   // The generic text is not repeated as "server: …".
   assert.doesNotMatch(fromSftpError(sftpErr(2, 'No such file'), '/a').message, /server:/);
+});
+
+test('SFTP_STATUS is the one status table (the worker reads EOF from it): its v3 codes are ssh2\'s', () => {
+  for (const [name, code] of Object.entries(ssh2Utils.sftp.STATUS_CODE)) {
+    assert.equal(SFTP_STATUS[name as keyof typeof SFTP_STATUS], code, name);
+  }
+});
+
+test('SluiceError.from: our own bugs are INTERNAL, not a remote failure; other errors stay REMOTE_FAILURE', () => {
+  const read = (o: { x: number } | undefined) => o!.x;
+  let bug: unknown;
+  try {
+    read(undefined);
+  } catch (e) {
+    bug = e;
+  }
+  const internal = SluiceError.from(bug);
+  assert.equal(internal.code, 'INTERNAL', 'a local TypeError is not REMOTE_FAILURE');
+  assert.equal(internal.cause, bug);
+  assert.equal(SluiceError.from(new RangeError('offset out of range')).code, 'INTERNAL');
+  assert.equal(SluiceError.from(new Error('No response from server')).code, 'REMOTE_FAILURE');
+  assert.equal(SluiceError.from('text').code, 'REMOTE_FAILURE');
+  const own = new SluiceError('DISK_FULL', 'full');
+  assert.equal(SluiceError.from(own), own);
+  assert.equal(toFatal(new TypeError('x is not a function')).code, 'INTERNAL', "the CLI's error line and JSON say so");
 });
 
 test('fromSftpError maps transport failures and keeps server text printable', () => {

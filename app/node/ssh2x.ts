@@ -4,8 +4,56 @@
  * through this module, with its type declared here. {@link assertSsh2Patched} checks at connect time that the patch
  * is there, so an unpatched install fails with a message naming the fix instead of a TypeError mid-transfer.
  */
-import type { Client, ClientChannel, ConnectConfig, SFTPWrapper } from 'ssh2';
+import type { Client, ClientChannel, ConnectConfig, ParsedKey, SFTPWrapper } from 'ssh2';
 import { SluiceError } from './errors';
+
+// ssh2's modules below are required on first use, each alone: the coordinating thread never needs the rest of ssh2
+// (client, server, agent), and loading it costs start-up time on every CLI run.
+
+/** ssh2's key parser (lib/protocol/keyParser, what `utils.parseKey` re-exports): an Error when the data is no key. */
+export function ssh2ParseKey(data: Buffer | string, passphrase?: string | Buffer): ParsedKey | ParsedKey[] | Error {
+  const { parseKey } = require('ssh2/lib/protocol/keyParser') as { parseKey: typeof ssh2ParseKey };
+  return parseKey(data, passphrase);
+}
+
+/** ssh2's algorithm lists (lib/protocol/constants.js), filtered by what this Node/OpenSSL build can do. */
+export interface Ssh2Constants {
+  SUPPORTED_CIPHER: string[];
+  SUPPORTED_KEX: string[];
+  SUPPORTED_MAC: string[];
+  SUPPORTED_SERVER_HOST_KEY: string[];
+  DEFAULT_KEX: string[];
+  DEFAULT_MAC: string[];
+  DEFAULT_SERVER_HOST_KEY: string[];
+}
+
+/** ssh2's algorithm lists, read when first asked for (~50 ms). */
+export function ssh2Constants(): Ssh2Constants {
+  return require('ssh2/lib/protocol/constants') as Ssh2Constants;
+}
+
+/** What is used of ssh2's transport class (lib/protocol/Protocol.js: framing, padding, cipher, MAC; RFC 4253 §6). */
+export interface Ssh2Protocol {
+  start?: () => void;
+  parse(chunk: Buffer, i: number, len: number): void;
+  channelData(chan: number, data: Buffer): void;
+  cleanup(): void;
+}
+
+/** ssh2's transport class, for in-memory endpoints (ssh/protocolPair.ts). */
+export function ssh2ProtocolClass(): new (config: Record<string, unknown>) => Ssh2Protocol {
+  return require('ssh2/lib/protocol/Protocol.js') as new (config: Record<string, unknown>) => Ssh2Protocol;
+}
+
+/** The CHANNEL_DATA payload size ssh2 sends at most (lib/Channel.js PACKET_SIZE), bytes. */
+export function ssh2PacketSize(): number {
+  return (require('ssh2/lib/Channel.js') as { PACKET_SIZE: number }).PACKET_SIZE;
+}
+
+/** The installed ssh2's version (its package.json). */
+export function ssh2Version(): string {
+  return (require('ssh2/package.json') as { version: string }).version;
+}
 
 /** ssh2's connect options with the ones the patch adds (lib/client.js). */
 export interface PatchedConnectConfig extends ConnectConfig {

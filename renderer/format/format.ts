@@ -3,20 +3,11 @@
  */
 
 import { windowsCrumbs } from '../../app/common/localPaths';
+import { formatBytes as formatByteCount, formatDuration as formatClock } from '../../app/common/units';
 
-const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
-
-/** Formats a byte count with binary units, e.g. `1536` → `"1.5 KiB"`; negative or non-finite → `"—"`. */
+/** Formats a byte count with binary units, e.g. `1536` → `"1.5 KiB"`, `"512 MiB"` (three digits); unknown → `"—"`. */
 export function formatBytes(bytes: number): string {
-  if (!Number.isFinite(bytes) || bytes < 0) return '—';
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < BYTE_UNITS.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  if (unit === 0) return `${value} B`;
-  return `${value >= 100 ? value.toFixed(0) : value.toFixed(1)} ${BYTE_UNITS[unit]}`;
+  return formatByteCount(bytes, { unknown: '—', wholeFrom: 100 });
 }
 
 /** Formats a rate in bytes per second, e.g. `"12.3 MiB/s"`; 0 → `"0 B/s"`. */
@@ -33,14 +24,9 @@ export function formatEta(remainingBytes: number, bytesPerSecond: number): strin
   return formatDuration((remainingBytes / bytesPerSecond) * 1000);
 }
 
-/** Formats a duration in milliseconds as `h:mm:ss` (over an hour) or `m:ss`. */
+/** Formats a duration in milliseconds as `h:mm:ss` (over an hour) or `m:ss`; a negative one as `0:00`. */
 export function formatDuration(ms: number): string {
-  const total = Math.max(0, Math.round(ms / 1000));
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const s = total % 60;
-  const ss = String(s).padStart(2, '0');
-  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${ss}` : `${m}:${ss}`;
+  return formatClock(Math.max(0, ms)) ?? '—';
 }
 
 /** Where and how a date is shown: the user's locale and time zone unless a test names them. */

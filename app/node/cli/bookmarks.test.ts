@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import type { Site } from '../../common/model/site';
 import { applyBookmark, sitePath, withBookmark } from './bookmarks';
 import { resolveOperands } from './jobSetup';
-import { parseRemoteUrl } from './remoteSpec';
+import { parseRemoteUrl } from '../engine/remoteSpec';
 import type { CliOptions } from './program';
 
 const site: Site = {

@@ -19,7 +19,7 @@ import { SluiceError } from '../errors';
 import { resolveHome } from '../stores/dataDir';
 import { SitesStore } from '../stores/sites';
 import type { CliOptions } from './program';
-import type { RemoteSpec } from './remoteSpec';
+import type { RemoteSpec } from '../engine/remoteSpec';
 
 /** The saved sites named `name` (case-insensitively). */
 export type BookmarkLookup = (name: string) => Site[];

@@ -18,7 +18,7 @@ export interface FatalError {
 
 /**
  * Describes a fatal error.
- * @param e what the run threw; anything but a {@link SluiceError} counts as REMOTE_FAILURE with its message
+ * @param e what the run threw; anything else is mapped by SluiceError.from (INTERNAL for a bug of ours)
  * @param exitCode overrides the code's exit code (an interrupt by SIGTERM exits 143, not ABORTED's 130)
  */
 export function toFatal(e: unknown, exitCode?: number): FatalError {

@@ -12,7 +12,9 @@ import { loginAsks } from './loginPrompts';
 import type { CliOptions } from './program';
 import { askHostKey, isInteractive, terminalPrompter } from './prompt';
 import { applyBookmark, storeLookup, type BookmarkLookup } from './bookmarks';
-import { DEFAULT_SSH_PORT, formatRemote, parseRemoteUrl, remoteOperandHint, type RemoteSpec } from './remoteSpec';
+import {
+  DEFAULT_SSH_PORT, formatRemote, parseRemoteUrl, remoteOperandHint, type RemoteSpec,
+} from '../engine/remoteSpec';
 import { connectionOptions } from '../engine/hostOptions';
 import { resolveHostSettings, type HostContext, type HostSettings } from '../engine/hostSettings';
 import type { JobTarget } from '../stores/queueRows';

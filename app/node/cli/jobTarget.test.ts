@@ -12,7 +12,7 @@ import type { Site } from '../../common/model/site';
 import type { HostContext } from '../engine/hostSettings';
 import { applyBookmark } from './bookmarks';
 import { jobTarget } from './jobSetup';
-import { parseRemoteUrl } from './remoteSpec';
+import { parseRemoteUrl } from '../engine/remoteSpec';
 import { runJournalKey } from './resume';
 
 function withConfig(t: { after(fn: () => void): void }, text: string): { file: string; ctx: HostContext } {

@@ -9,7 +9,7 @@ import { SluiceError, displayText } from '../errors';
 import type { EngineOptions } from '../engine/engine';
 import { isPasswordPrompt, type KeyboardRound } from '../ssh/keyboardInteractive';
 import type { TerminalPrompter } from './prompt';
-import type { RemoteSpec } from './remoteSpec';
+import type { RemoteSpec } from '../engine/remoteSpec';
 
 /** What OpenSSH's ssh(1) prints before asking again after a refused password or code. */
 export const TRY_AGAIN = 'Permission denied, please try again.';

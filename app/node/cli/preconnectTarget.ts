@@ -4,7 +4,7 @@
  * jump host. Nothing when that cannot be told quickly and surely: the CLI then connects as usual.
  */
 import { resolveHostSettings } from '../engine/hostSettings';
-import { DEFAULT_SSH_PORT, parseRemoteUrl } from './remoteSpec';
+import { DEFAULT_SSH_PORT, parseRemoteUrl } from '../engine/remoteSpec';
 
 /** The value of `-X VALUE`, `-XVALUE`, `--long VALUE` or `--long=VALUE` in raw arguments (the last one given). */
 export function rawOption(args: readonly string[], short: string, long: string): string | undefined {

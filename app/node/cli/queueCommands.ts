@@ -10,7 +10,7 @@ import { toFatal, writeFatal } from './fatal';
 import { addOperands, addTransferOptions, parseRate, positiveInt, type CliOptions } from './program';
 import { addToQueue, changeState, dropPartialCopies, QUEUE_ORIGIN, resolveJobIds, type ChangeResult } from './queueOps';
 import { QueueRunner, type QueueRunOptions } from './queueRunner';
-import { formatRemote } from './remoteSpec';
+import { formatRemote } from '../engine/remoteSpec';
 import { SIGNAL_EXIT_CODES, guardSignals } from './signals';
 import { formatBytes, plural } from './units';
 

@@ -24,7 +24,7 @@ import { makeOutput, type Output } from './output';
 import { waitFor } from './retry';
 import { transferRequest, type CliOptions } from './program';
 import { cliOptionsOf, dropPartialCopies, QUEUE_ORIGIN, viaOf } from './queueOps';
-import { formatRemote, type RemoteSpec } from './remoteSpec';
+import { formatRemote, type RemoteSpec } from '../engine/remoteSpec';
 import { formatSummary } from './summary';
 import { plural } from './units';
 

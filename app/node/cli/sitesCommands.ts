@@ -15,7 +15,7 @@ import { SitesStore } from '../stores/sites';
 import { applyImport, exportSites, previewImport, writeExport } from '../sites/siteImport';
 import { toFatal, writeFatal } from './fatal';
 import { isInteractive, terminalPrompter } from './prompt';
-import { parseRemoteUrl } from './remoteSpec';
+import { parseRemoteUrl } from '../engine/remoteSpec';
 import { previewLines, siteLine, siteTable } from './sitesOutput';
 import { plural } from './units';
 

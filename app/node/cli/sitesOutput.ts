@@ -1,7 +1,7 @@
 /** What `sluice sites` prints: one line per site, and an import's preview (human lines or JSON lines). */
 import type { Site } from '../../common/model/site';
 import type { ImportPreview } from '../../common/model/siteImport';
-import { formatRemote } from './remoteSpec';
+import { formatRemote } from '../engine/remoteSpec';
 
 /** The columns of a site's line: id, folder/name, URL, authentication. */
 function siteColumns(s: Site): [string, string, string, string] {

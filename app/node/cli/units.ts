@@ -6,28 +6,9 @@
  * powers of 1024 (as curl's `--limit-rate` reads `M` too), `KB`, `MB`, `GB`, `TB` powers of 1000 (SI).
  */
 
-const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'] as const;
+import { formatBytes, formatDuration } from '../../common/units';
 
-/**
- * Formats a byte count with binary units: `0` → `"0 B"`, `1536` → `"1.5 KiB"`, `52428800` → `"50.0 MiB"`.
- * One decimal from KiB up, none for plain bytes.
- * @param bytes a count of bytes; negative or non-finite values (never valid sizes) give `"?"`
- */
-export function formatBytes(bytes: number): string {
-  if (!Number.isFinite(bytes) || bytes < 0) return '?';
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < BYTE_UNITS.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  // 1023.96 KiB would print as "1024.0 KiB": carry into the next unit instead.
-  if (unit > 0 && unit < BYTE_UNITS.length - 1 && Number(value.toFixed(1)) >= 1024) {
-    value /= 1024;
-    unit++;
-  }
-  return unit === 0 ? `${Math.round(value)} B` : `${value.toFixed(1)} ${BYTE_UNITS[unit]}`;
-}
+export { formatBytes, formatDuration };
 
 /**
  * Formats a rate, e.g. `"12.3 MiB/s"`.
@@ -45,19 +26,6 @@ export function formatRate(bytesPerSecond: number): string {
 export function averageRate(bytes: number, elapsedMs: number): number | undefined {
   if (!Number.isFinite(bytes) || !Number.isFinite(elapsedMs) || bytes < 0 || elapsedMs <= 0) return undefined;
   return bytes / (elapsedMs / 1000);
-}
-
-/**
- * Formats a duration as `m:ss`, or `h:mm:ss` from one hour up (rounded to whole seconds).
- * @param ms milliseconds; negative or non-finite gives `undefined`
- */
-export function formatDuration(ms: number): string | undefined {
-  if (!Number.isFinite(ms) || ms < 0) return undefined;
-  const total = Math.round(ms / 1000);
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const ss = String(total % 60).padStart(2, '0');
-  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${ss}` : `${m}:${ss}`;
 }
 
 /**

@@ -174,7 +174,7 @@ export class StoreJournal implements TransferJournal {
     if (fingerprint !== undefined) planned.fingerprint = fingerprint;
     const { files: [row], discardedTempNames } = this.store.files.plan(jobId, [planned]);
     this.fileIds.set(f.src, row.id);
-    const done = row.state === 'committed' ? [] : this.store.journal.ranges(row.id).map((r) => [r.start, r.end] as const);
+    const done = row.state === 'committed' ? [] : this.store.journal.ranges(row.id);
     const abandoned = row.state !== 'committed' && done.length === 0 ? this.takeAbandoned(jobId, f.dst) : [];
     return { temp: row.tempName, done, committed: row.state === 'committed', discarded: discardedTempNames, abandoned };
   }

@@ -11,6 +11,7 @@ import { gatherAuth, type AuthOptions } from '../ssh/auth';
 import { HostKeyPolicy, preferStoredHostKeyAlgorithms, type HostKeyMode, type HostKeyPrompter } from '../ssh/hostKeys';
 import type { JumpHost } from '../ssh/jumpHosts';
 import type { SessionOptions } from '../ssh/session';
+import { ssh2Lists } from '../ssh/ssh2Lists';
 import { hostPortLabel } from '../../common/jumpHosts';
 
 /**
@@ -64,8 +65,7 @@ export interface EngineOptions
  * look "changed". Mutates and returns `algorithms`.
  */
 export function preferStoredHostKeyTypes(algorithms: Algorithms, knownHosts: KnownHosts, host: string, port: number): Algorithms {
-  const { DEFAULT_SERVER_HOST_KEY } = require('ssh2/lib/protocol/constants') as { DEFAULT_SERVER_HOST_KEY: string[] };
-  const list = (algorithms.serverHostKey as string[] | undefined) ?? DEFAULT_SERVER_HOST_KEY;
+  const list = (algorithms.serverHostKey as string[] | undefined) ?? ssh2Lists.DEFAULT_SERVER_HOST_KEY;
   algorithms.serverHostKey = preferStoredHostKeyAlgorithms(knownHosts.storedKeyTypes(host, port), list) as never;
   return algorithms;
 }

@@ -10,7 +10,7 @@ import type { QuickSite } from '../../common/ipc/contract';
 import { SluiceError, displayText } from '../errors';
 import { resolveHostSettings } from '../engine/hostSettings';
 import { homeOf } from '../sys/platformPaths';
-import { DEFAULT_SSH_PORT, parseRemoteUrl, scpStyleUrl, type RemoteSpec } from '../cli/remoteSpec';
+import { DEFAULT_SSH_PORT, parseRemoteUrl, scpStyleUrl, type RemoteSpec } from '../engine/remoteSpec';
 
 /** Where the target is resolved: the environment (HOME, USER) and the ssh_config file (`-F`; `none`: none). */
 export interface QuickContext {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { CipherMeasurement, CipherSpeedRow } from '../../common/model/cipherSpeed';
 import { SluiceError } from '../errors';
+import { ssh2PacketSize } from '../ssh2x';
 import { saveCipherSpeed } from '../stores/cipherSpeed';
 import { fallbackMacOrder, supportedAlgorithms } from './algorithms';
 import type { CipherBenchJob, CipherBenchMessage } from './cipherBenchWorker';
@@ -49,7 +50,7 @@ export interface CipherBenchOptions {
  */
 export function runCipherBench(o: CipherBenchOptions = {}): Promise<CipherMeasurement> {
   const combinations = benchCombinations();
-  const packetBytes = (require('ssh2/lib/Channel.js') as { PACKET_SIZE: number }).PACKET_SIZE;
+  const packetBytes = ssh2PacketSize();
   const job: CipherBenchJob = { combinations, seconds: o.seconds ?? DEFAULT_BENCH_SECONDS, packetBytes };
   const facts = machineFacts();
   const measuredAt = Date.now();

@@ -4,6 +4,7 @@
  */
 import os from 'node:os';
 import type { MachineFacts } from '../../common/model/cipherSpeed';
+import { ssh2Version } from '../ssh2x';
 import { detectAes } from './cpuAes';
 
 let cached: MachineFacts | undefined;
@@ -12,7 +13,7 @@ let cached: MachineFacts | undefined;
 export function machineFacts(): MachineFacts {
   if (cached) return cached;
   const cpus = os.cpus();
-  const ssh2 = (require('ssh2/package.json') as { version: string }).version;
+  const ssh2 = ssh2Version();
   cached = {
     cpuModel: (cpus[0]?.model ?? 'unknown').trim().replace(/\s+/g, ' '),
     cores: typeof os.availableParallelism === 'function' ? os.availableParallelism() : Math.max(1, cpus.length),

@@ -3,12 +3,8 @@
  * remembered passphrase (the app's secret store) or by asking (the CLI's terminal, the app's dialog), a wrong one
  * asked again. Passphrases are never logged nor put in messages.
  */
-import type { ParsedKey } from 'ssh2';
 import { displayText } from '../errors';
-
-// ssh2's key parser alone (what `utils.parseKey` re-exports): the coordinating thread never needs the rest
-// of ssh2 (client, server, agent), and loading it costs start-up time on every CLI run.
-const { parseKey } = require('ssh2/lib/protocol/keyParser') as { parseKey(data: Buffer | string, passphrase?: string | Buffer): ParsedKey | ParsedKey[] | Error };
+import { ssh2ParseKey as parseKey } from '../ssh2x';
 
 /** Passphrase attempts per encrypted key, as ssh(1) (NumberOfPasswordPrompts 3). */
 export const PASSPHRASE_TRIES = 3;

@@ -6,15 +6,7 @@
  * server decrypts them ({@link ProtocolPair.deliver}), so encryption and decryption can be timed apart.
  */
 import { utils } from 'ssh2';
-
-/** The part of ssh2's Protocol class used here. */
-interface Ssh2Protocol {
-  start?: () => void;
-  parse(chunk: Buffer, i: number, len: number): void;
-  channelData(chan: number, data: Buffer): void;
-  cleanup(): void;
-}
-type ProtocolCtor = new (config: Record<string, unknown>) => Ssh2Protocol;
+import { ssh2ProtocolClass, type Ssh2Protocol } from '../ssh2x';
 /** ssh2's onWrite: `cb` (Sluice's patch) is called once the packet is "written", which frees its slab for reuse. */
 type Written = [Buffer, (() => void) | undefined];
 
@@ -51,7 +43,7 @@ export interface ProtocolPair {
  * @throws Error when the key exchange fails (e.g. a name this ssh2 or OpenSSL does not support)
  */
 export async function openProtocolPair(cipher: string, mac: string): Promise<ProtocolPair> {
-  const Protocol = require('ssh2/lib/protocol/Protocol.js') as ProtocolCtor;
+  const Protocol = ssh2ProtocolClass();
   const lists = { cipher: [cipher], mac: [mac], compress: ['none'], lang: [] as string[] };
   const offer = () => ({ kex: ['curve25519-sha256'], serverHostKey: ['ssh-ed25519'], cs: { ...lists }, sc: { ...lists } });
   let received = 0;

@@ -6,24 +6,17 @@
  * garbage collector about 0.6 s of CPU per GiB downloaded (ssh/workerModules.test.ts).
  */
 import type { AlgorithmFamilyName } from '../../common/algorithms';
+import { ssh2Constants, type Ssh2Constants } from '../ssh2x';
 
 /** The lists read from ssh2. */
-export interface Ssh2Lists {
-  SUPPORTED_CIPHER: string[];
-  SUPPORTED_KEX: string[];
-  SUPPORTED_MAC: string[];
-  SUPPORTED_SERVER_HOST_KEY: string[];
-  DEFAULT_KEX: string[];
-  DEFAULT_MAC: string[];
-  DEFAULT_SERVER_HOST_KEY: string[];
-}
+export type Ssh2Lists = Ssh2Constants;
 
 let loaded: Ssh2Lists | undefined;
 
 /** ssh2's lists, each read from ssh2 on first access. */
 export const ssh2Lists = {} as Ssh2Lists;
 for (const key of ['SUPPORTED_CIPHER', 'SUPPORTED_KEX', 'SUPPORTED_MAC', 'SUPPORTED_SERVER_HOST_KEY', 'DEFAULT_KEX', 'DEFAULT_MAC', 'DEFAULT_SERVER_HOST_KEY'] as const) {
-  Object.defineProperty(ssh2Lists, key, { get: () => (loaded ??= require('ssh2/lib/protocol/constants') as Ssh2Lists)[key] });
+  Object.defineProperty(ssh2Lists, key, { get: () => (loaded ??= ssh2Constants())[key] });
 }
 
 /** Supported names per family (for `--help` and error messages). */

@@ -1,19 +1,19 @@
 /** Byte ranges of a file, `[start, end)` in bytes: merging, gaps and sums (pure; used by the range journal). */
 import { SluiceError } from '../errors';
 
-/** The bytes `start` (inclusive) to `end` (exclusive) of a file. */
-export interface ByteRange {
-  start: number;
-  end: number;
-}
+/**
+ * The bytes `start` (inclusive) to `end` (exclusive) of a file: the one range shape of the journal, the transfer
+ * (transfer/types.ts re-exports it) and the pipelines.
+ */
+export type ByteRange = readonly [start: number, end: number];
 
 /**
  * Checks one range: integers, `0 <= start <= end`.
  * @throws SluiceError INVALID_REQUEST otherwise
  */
-export function checkRange(r: ByteRange): void {
-  if (!Number.isSafeInteger(r.start) || !Number.isSafeInteger(r.end) || r.start < 0 || r.end < r.start) {
-    throw new SluiceError('INVALID_REQUEST', `Not a byte range: [${r.start}, ${r.end})`);
+export function checkRange([start, end]: ByteRange): void {
+  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start < 0 || end < start) {
+    throw new SluiceError('INVALID_REQUEST', `Not a byte range: [${start}, ${end})`);
   }
 }
 
@@ -22,12 +22,12 @@ export function checkRange(r: ByteRange): void {
  * empty ones dropped. The input is not modified.
  */
 export function coalesce(ranges: readonly ByteRange[]): ByteRange[] {
-  const sorted = ranges.filter((r) => r.end > r.start).sort((a, b) => a.start - b.start);
-  const out: ByteRange[] = [];
-  for (const r of sorted) {
+  const sorted = ranges.filter(([s, e]) => e > s).sort((a, b) => a[0] - b[0]);
+  const out: [number, number][] = [];
+  for (const [start, end] of sorted) {
     const last = out[out.length - 1];
-    if (last && r.start <= last.end) last.end = Math.max(last.end, r.end);
-    else out.push({ start: r.start, end: r.end });
+    if (last && start <= last[1]) last[1] = Math.max(last[1], end);
+    else out.push([start, end]);
   }
   return out;
 }
@@ -41,16 +41,16 @@ export function coalesce(ranges: readonly ByteRange[]): ByteRange[] {
 export function gaps(done: readonly ByteRange[], size: number): ByteRange[] {
   const out: ByteRange[] = [];
   let at = 0;
-  for (const r of coalesce(done)) {
-    if (r.start >= size) break;
-    if (r.start > at) out.push({ start: at, end: r.start });
-    at = Math.max(at, r.end);
+  for (const [start, end] of coalesce(done)) {
+    if (start >= size) break;
+    if (start > at) out.push([at, start]);
+    at = Math.max(at, end);
   }
-  if (at < size) out.push({ start: at, end: size });
+  if (at < size) out.push([at, size]);
   return out;
 }
 
 /** Bytes covered by `ranges` (overlaps counted once). */
 export function coveredBytes(ranges: readonly ByteRange[]): number {
-  return coalesce(ranges).reduce((n, r) => n + (r.end - r.start), 0);
+  return coalesce(ranges).reduce((n, [start, end]) => n + (end - start), 0);
 }

@@ -12,11 +12,11 @@ const MiB = 1024 * 1024;
 test('fingerprintRanges: whole files up to 2 MiB, each byte once; first and last MiB beyond', () => {
   assert.equal(FINGERPRINT_EDGE_BYTES, MiB);
   assert.deepEqual(fingerprintRanges(0), []);
-  assert.deepEqual(fingerprintRanges(10), [{ start: 0, end: 10 }]);
-  assert.deepEqual(fingerprintRanges(MiB), [{ start: 0, end: MiB }]);
-  assert.deepEqual(fingerprintRanges(MiB + 1), [{ start: 0, end: MiB }, { start: MiB, end: MiB + 1 }]);
-  assert.deepEqual(fingerprintRanges(2 * MiB), [{ start: 0, end: MiB }, { start: MiB, end: 2 * MiB }]);
-  assert.deepEqual(fingerprintRanges(10 * MiB), [{ start: 0, end: MiB }, { start: 9 * MiB, end: 10 * MiB }]);
+  assert.deepEqual(fingerprintRanges(10), [[0, 10]]);
+  assert.deepEqual(fingerprintRanges(MiB), [[0, MiB]]);
+  assert.deepEqual(fingerprintRanges(MiB + 1), [[0, MiB], [MiB, MiB + 1]]);
+  assert.deepEqual(fingerprintRanges(2 * MiB), [[0, MiB], [MiB, 2 * MiB]]);
+  assert.deepEqual(fingerprintRanges(10 * MiB), [[0, MiB], [9 * MiB, 10 * MiB]]);
 });
 
 test('localFingerprint: SHA-256 of the first and last MiB with size and mtime; blind to the middle by design', async (t) => {

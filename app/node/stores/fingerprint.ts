@@ -17,9 +17,9 @@ export const FINGERPRINT_EDGE_BYTES = 1024 * 1024;
 
 /** The byte ranges a fingerprint hashes, in order, for a file of `size` bytes. */
 export function fingerprintRanges(size: number): ByteRange[] {
-  const head = { start: 0, end: Math.min(FINGERPRINT_EDGE_BYTES, size) };
-  const tail = { start: Math.max(FINGERPRINT_EDGE_BYTES, size - FINGERPRINT_EDGE_BYTES), end: size };
-  return [head, tail].filter((r) => r.end > r.start);
+  const head: ByteRange = [0, Math.min(FINGERPRINT_EDGE_BYTES, size)];
+  const tail: ByteRange = [Math.max(FINGERPRINT_EDGE_BYTES, size - FINGERPRINT_EDGE_BYTES), size];
+  return [head, tail].filter(([start, end]) => end > start);
 }
 
 /** The fingerprint of the bytes of {@link fingerprintRanges}, given in order. */
@@ -37,10 +37,11 @@ export interface LocalFileIdentity {
 }
 
 async function readExactly(fh: fs.promises.FileHandle, r: ByteRange, file: string): Promise<Buffer> {
-  const buf = Buffer.alloc(r.end - r.start);
+  const [start, end] = r;
+  const buf = Buffer.alloc(end - start);
   let got = 0;
   while (got < buf.length) {
-    const { bytesRead } = await fh.read(buf, got, buf.length - got, r.start + got);
+    const { bytesRead } = await fh.read(buf, got, buf.length - got, start + got);
     if (bytesRead === 0) throw new SluiceError('LOCAL_IO', `Local file ${file} shrank while its fingerprint was taken`);
     got += bytesRead;
   }

@@ -36,10 +36,10 @@ test('plan stores files; planning an unchanged source again keeps its row, state
   assert.deepEqual([a.state, a.size, a.tempName, a.fingerprint], ['planned', 100, '.a.sluice-1.part', 'fp-a']);
   assert.equal(b.mtimeMs, undefined);
   store.files.setState(a.id, 'moving');
-  store.journal.record(a.id, [{ start: 0, end: 60 }]);
+  store.journal.record(a.id, [[0, 60]]);
   const again = store.files.plan(job, [planned('a', 100, { tempName: '.a.sluice-2.part' }), planned('b', 0, { mtimeMs: undefined, fingerprint: undefined })]);
   assert.deepEqual(again.files.map((f) => [f.id, f.state, f.tempName]), [[a.id, 'moving', '.a.sluice-1.part'], [b.id, 'planned', '.b.sluice-1.part']]);
-  assert.deepEqual(store.journal.missingRanges(a.id, 100), [{ start: 60, end: 100 }], 'the resume finds its partial file and its ranges');
+  assert.deepEqual(store.journal.missingRanges(a.id, 100), [[60, 100]], 'the resume finds its partial file and its ranges');
 });
 
 test('plan: a changed source starts over (new temporary name, no ranges) and the old partial file is reported', (t) => {
@@ -47,7 +47,7 @@ test('plan: a changed source starts over (new temporary name, no ranges) and the
   const job = jobOf(store);
   const [a, b, c] = store.files.plan(job, [planned('a', 100), planned('b', 100), planned('c', 100)]).files;
   store.files.setState(a.id, 'moving');
-  store.journal.record(a.id, [{ start: 0, end: 50 }]);
+  store.journal.record(a.id, [[0, 50]]);
   store.files.setState(b.id, 'failed', { code: 'LOCAL_IO', message: 'x' });
   const res = store.files.plan(job, [
     planned('a', 100, { fingerprint: 'changed', tempName: '.a.sluice-2.part' }),
@@ -77,13 +77,13 @@ test('setState: legal moves only; failed keeps the error, planned and committed 
   const [a] = store.files.plan(job, [planned('a', 100)]).files;
   assert.throws(() => store.files.setState(a.id, 'committed'), (e: unknown) => isSluiceError(e, 'INVALID_STATE') && /planned to committed/.test(e.message));
   store.files.setState(a.id, 'moving');
-  store.journal.record(a.id, [{ start: 0, end: 30 }]);
+  store.journal.record(a.id, [[0, 30]]);
   assert.deepEqual(store.files.setState(a.id, 'failed', { code: 'CONNECTION_LOST', message: 'gone' }).error, { code: 'CONNECTION_LOST', message: 'gone' });
   assert.equal(store.journal.doneBytes(a.id), 30, 'a failed file keeps its ranges for the retry');
   assert.equal(store.files.setState(a.id, 'planned').error, undefined);
   assert.equal(store.journal.doneBytes(a.id), 0, 'planned starts over');
   store.files.setState(a.id, 'moving');
-  store.journal.record(a.id, [{ start: 0, end: 100 }]);
+  store.journal.record(a.id, [[0, 100]]);
   store.files.setState(a.id, 'verifying');
   assert.equal(store.files.setState(a.id, 'committed').state, 'committed');
   assert.deepEqual(store.journal.ranges(a.id), [], 'a committed file needs no journal');
@@ -103,7 +103,7 @@ test('list pages by id and filters by state; recountJob rebuilds the counters fr
   for (const f of files.slice(0, 3)) { store.files.setState(f.id, 'moving'); store.files.setState(f.id, 'verifying'); store.files.setState(f.id, 'committed'); }
   store.files.setState(files[3].id, 'skipped');
   store.files.setState(files[4].id, 'moving');
-  store.journal.record(files[4].id, [{ start: 0, end: 250 }, { start: 900, end: 1000 }]);
+  store.journal.record(files[4].id, [[0, 250], [900, 1000]]);
   assert.deepEqual(store.files.list(job, { states: ['committed', 'skipped'] }).map((f) => f.id), files.slice(0, 4).map((f) => f.id));
   const c = store.files.recountJob(job);
   assert.deepEqual(c, { filesTotal: 25, filesDone: 4, bytesTotal: 25_000, bytesDone: 4 * 1000 + 350 });
@@ -148,7 +148,7 @@ test('discardUnfinished: a cancelled job forgets its partial files (names return
   const [done, partial, waiting, failed] = store.files.plan(job, [planned('done', 10), planned('partial', 10), planned('waiting', 10), planned('failed', 10)]).files;
   for (const s of ['moving', 'verifying', 'committed'] as const) store.files.setState(done.id, s);
   store.files.setState(partial.id, 'moving');
-  store.journal.record(partial.id, [{ start: 0, end: 4 }]);
+  store.journal.record(partial.id, [[0, 4]]);
   store.files.setState(failed.id, 'failed');
   store.files.plan(other, [planned('kept', 10)]);
   assert.deepEqual(store.files.countJob(job), { filesTotal: 4, filesDone: 1, bytesTotal: 40, bytesDone: 14 });

@@ -171,7 +171,7 @@ test('clearFinished deletes finished jobs with their files, ranges and leases, p
   const [a, b, c, d] = store.jobs.addBatch([put('/a'), put('/b'), put('/c'), put('/d')]);
   const [e] = store.jobs.addBatch([put('/e')]);
   const file = store.files.plan(a.id, [{ source: '/a/x', target: '/in/a/x', size: 10, tempName: '.x.part' }]).files[0];
-  store.journal.record(file.id, [{ start: 0, end: 5 }]);
+  store.journal.record(file.id, [[0, 5]]);
   const lease = store.leases.acquire(a.id, { pid: process.pid, host: 'h', startedAt: 1 });
   assert.ok(lease.ok);
   for (const j of [a, b, e]) { store.jobs.setState(j.id, 'running'); store.jobs.setState(j.id, 'done'); }

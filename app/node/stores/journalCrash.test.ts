@@ -21,7 +21,7 @@ const FILES = 8;
 function snapshotAfter(plan: ReturnType<typeof journalPlan>, batch: number, n: number): ByteRange[][] {
   const upTo = Math.min(plan.length, n * batch);
   const per: ByteRange[][] = Array.from({ length: FILES }, () => []);
-  for (const r of plan.slice(0, upTo)) per[r.file].push({ start: r.start, end: r.end });
+  for (const r of plan.slice(0, upTo)) per[r.file].push([r.start, r.end]);
   return per.map(coalesce);
 }
 

@@ -24,19 +24,19 @@ function runsOf(bits: boolean[], want = true): ByteRange[] {
     if (bits[i] !== want) continue;
     const start = i;
     while (i < bits.length && bits[i] === want) i++;
-    out.push({ start, end: i });
+    out.push([start, i]);
   }
   return out;
 }
 
 test('coalesce merges overlapping and adjacent ranges and drops empty ones; gaps and coveredBytes', () => {
-  assert.deepEqual(coalesce([{ start: 10, end: 20 }, { start: 0, end: 5 }, { start: 5, end: 7 }, { start: 15, end: 30 }, { start: 40, end: 40 }]),
-    [{ start: 0, end: 7 }, { start: 10, end: 30 }]);
-  assert.deepEqual(gaps([], 10), [{ start: 0, end: 10 }]);
-  assert.deepEqual(gaps([{ start: 0, end: 10 }], 10), []);
-  assert.deepEqual(gaps([{ start: 2, end: 4 }, { start: 8, end: 20 }], 10), [{ start: 0, end: 2 }, { start: 4, end: 8 }]);
-  assert.deepEqual(gaps([{ start: 12, end: 20 }], 10), [{ start: 0, end: 10 }], 'ranges past the size are ignored');
-  assert.equal(coveredBytes([{ start: 0, end: 10 }, { start: 5, end: 15 }]), 15);
+  assert.deepEqual(coalesce([[10, 20], [0, 5], [5, 7], [15, 30], [40, 40]]),
+    [[0, 7], [10, 30]]);
+  assert.deepEqual(gaps([], 10), [[0, 10]]);
+  assert.deepEqual(gaps([[0, 10]], 10), []);
+  assert.deepEqual(gaps([[2, 4], [8, 20]], 10), [[0, 2], [4, 8]]);
+  assert.deepEqual(gaps([[12, 20]], 10), [[0, 10]], 'ranges past the size are ignored');
+  assert.equal(coveredBytes([[0, 10], [5, 15]]), 15);
 });
 
 test('record coalesces in the database: a seeded random series against a bitmap model (invariant after each)', (t) => {
@@ -52,12 +52,12 @@ test('record coalesces in the database: a seeded random series against a bitmap 
     for (let k = 1 + Math.floor(rnd() * 3); k > 0; k--) {
       const start = Math.floor(rnd() * size);
       const end = Math.min(size, start + Math.floor(rnd() * 40));
-      batch.push({ start, end });
+      batch.push([start, end]);
       bits.fill(true, start, end);
     }
     store.journal.record(a, batch);
     const stored = store.journal.ranges(a);
-    for (let k = 1; k < stored.length; k++) assert.ok(stored[k].start > stored[k - 1].end, `disjoint and not adjacent: ${JSON.stringify(stored)}`);
+    for (let k = 1; k < stored.length; k++) assert.ok(stored[k][0] > stored[k - 1][1], `disjoint and not adjacent: ${JSON.stringify(stored)}`);
     assert.deepEqual(stored, runsOf(bits), `after step ${i}`);
     assert.deepEqual(store.journal.missingRanges(a, size), runsOf(bits, false));
     assert.equal(store.journal.doneBytes(a), bits.filter(Boolean).length);
@@ -68,14 +68,14 @@ test('record coalesces in the database: a seeded random series against a bitmap 
 test('record: ranges of several files in one transaction; unknown files are dropped, malformed ranges refused', (t) => {
   const store = memStore(t);
   const [a, b] = filesOf(store, [100, 100]);
-  store.journal.recordMany([[a, [{ start: 0, end: 10 }]], [b, [{ start: 50, end: 60 }]], [12345, [{ start: 0, end: 1 }]]]);
-  assert.deepEqual([store.journal.ranges(a), store.journal.ranges(b)], [[{ start: 0, end: 10 }], [{ start: 50, end: 60 }]]);
-  for (const bad of [{ start: -1, end: 3 }, { start: 5, end: 4 }, { start: 0.5, end: 2 }, { start: 0, end: Number.NaN }]) {
-    assert.throws(() => store.journal.recordMany([[a, [{ start: 20, end: 30 }]], [b, [bad]]]), (e: unknown) => isSluiceError(e, 'INVALID_REQUEST'));
+  store.journal.recordMany([[a, [[0, 10]]], [b, [[50, 60]]], [12345, [[0, 1]]]]);
+  assert.deepEqual([store.journal.ranges(a), store.journal.ranges(b)], [[[0, 10]], [[50, 60]]]);
+  for (const bad of [[-1, 3], [5, 4], [0.5, 2], [0, Number.NaN]] as const) {
+    assert.throws(() => store.journal.recordMany([[a, [[20, 30]]], [b, [bad]]]), (e: unknown) => isSluiceError(e, 'INVALID_REQUEST'));
   }
-  assert.deepEqual(store.journal.ranges(a), [{ start: 0, end: 10 }], 'a refused batch records nothing');
-  store.journal.record(a, [{ start: 10, end: 10 }]);
-  assert.deepEqual(store.journal.ranges(a), [{ start: 0, end: 10 }], 'an empty range is nothing');
+  assert.deepEqual(store.journal.ranges(a), [[0, 10]], 'a refused batch records nothing');
+  store.journal.record(a, [[10, 10]]);
+  assert.deepEqual(store.journal.ranges(a), [[0, 10]], 'an empty range is nothing');
   store.journal.clear(a);
-  assert.deepEqual(store.journal.missingRanges(a, 100), [{ start: 0, end: 100 }]);
+  assert.deepEqual(store.journal.missingRanges(a, 100), [[0, 100]]);
 });

@@ -9,6 +9,9 @@
  * harmless.
  */
 import { checkRange, coalesce, gaps, type ByteRange } from './byteRanges';
+
+/** A row of file_ranges. */
+interface RangeRow { start: number; end: number }
 import type { QueueDb } from './queueDb';
 
 /** The durable byte ranges of job files. Synchronous; one instance per open {@link QueueDb}. */
@@ -43,26 +46,28 @@ export class RangeJournal {
 
   /**
    * Merges one range into the stored ones. Stored ranges are disjoint and not adjacent, so the ones it touches are
-   * the last starting at or before `r.start` (if it reaches `r.start`) and those starting inside `(r.start, r.end]`.
+   * the last starting at or before r's start (if it reaches it) and those starting inside r's `(start, end]`.
    */
   private merge(fileId: number, r: ByteRange): void {
-    let { start, end } = r;
+    let [start, end] = r;
     const left = this.q.stmt('SELECT start, end FROM file_ranges WHERE file_id = ? AND start <= ? ORDER BY start DESC LIMIT 1')
-      .get(fileId, start) as ByteRange | undefined;
+      .get(fileId, start) as RangeRow | undefined;
     if (left && left.end >= start) {
       if (left.end >= end) return;
       start = left.start;
     }
     const right = this.q.stmt('SELECT MAX(end) AS e FROM file_ranges WHERE file_id = ? AND start > ? AND start <= ?')
-      .get(fileId, r.start, end) as { e: number | null };
+      .get(fileId, r[0], end) as { e: number | null };
     end = Math.max(end, right.e ?? end);
-    this.q.stmt('DELETE FROM file_ranges WHERE file_id = ? AND start >= ? AND start <= ?').run(fileId, start, r.end);
+    this.q.stmt('DELETE FROM file_ranges WHERE file_id = ? AND start >= ? AND start <= ?').run(fileId, start, r[1]);
     this.q.stmt('INSERT INTO file_ranges (file_id, start, end) VALUES (?, ?, ?)').run(fileId, start, end);
   }
 
   /** The stored ranges of a file: sorted, disjoint, not adjacent. */
   ranges(fileId: number): ByteRange[] {
-    return this.q.stmt('SELECT start, end FROM file_ranges WHERE file_id = ? ORDER BY start').all(fileId) as ByteRange[];
+    const rows = this.q.stmt('SELECT start, end FROM file_ranges WHERE file_id = ? ORDER BY start')
+      .all(fileId) as RangeRow[];
+    return rows.map((row) => [row.start, row.end]);
   }
 
   /**

@@ -33,7 +33,7 @@ test('the timer flushes: armed by the first unwritten range, once, and written w
   assert.deepEqual(store.journal.ranges(file), [], 'nothing written before the timer');
   assert.equal(rec.pendingBytes, 2 * MiB);
   assert.equal(timers.fire(), 1);
-  assert.deepEqual(store.journal.ranges(file), [{ start: 0, end: 2 * MiB }]);
+  assert.deepEqual(store.journal.ranges(file), [[0, 2 * MiB]]);
   assert.deepEqual(flushes, [{ files: 1, bytes: 2 * MiB }]);
   assert.deepEqual(timers.delays(), [], 'no timer while nothing is pending');
   rec.record(file, 5 * MiB, 6 * MiB);
@@ -47,15 +47,15 @@ test('64 MiB of new ranges flush at once, without the timer; flush() and close()
   for (let i = 0; i < 63; i++) rec.record(file, i * MiB, (i + 1) * MiB);
   assert.deepEqual(store.journal.ranges(file), []);
   rec.record(file, 63 * MiB, 64 * MiB);
-  assert.deepEqual(store.journal.ranges(file), [{ start: 0, end: 64 * MiB }], 'flushed on size');
+  assert.deepEqual(store.journal.ranges(file), [[0, 64 * MiB]], 'flushed on size');
   assert.deepEqual(timers.delays(), [], 'the size flush disarmed the timer');
   assert.equal(rec.pendingBytes, 0);
   rec.record(file, 100 * MiB, 101 * MiB);
   rec.flush();
-  assert.deepEqual(store.journal.ranges(file), [{ start: 0, end: 64 * MiB }, { start: 100 * MiB, end: 101 * MiB }]);
+  assert.deepEqual(store.journal.ranges(file), [[0, 64 * MiB], [100 * MiB, 101 * MiB]]);
   rec.record(file, 64 * MiB, 100 * MiB);
   rec.close();
-  assert.deepEqual(store.journal.ranges(file), [{ start: 0, end: 101 * MiB }]);
+  assert.deepEqual(store.journal.ranges(file), [[0, 101 * MiB]]);
   assert.deepEqual(timers.delays(), []);
   assert.throws(() => rec.record(file, 5, 4), (e: unknown) => isSluiceError(e, 'INVALID_REQUEST'));
 });
@@ -83,6 +83,6 @@ test('a failed write keeps the ranges pending: the timer reports it and retries,
   rec.record(7, 30, 40);
   fail = false;
   timers.fire();
-  assert.deepEqual(written, [[7, [{ start: 0, end: 20 }, { start: 30, end: 40 }]]], 'written once, coalesced');
+  assert.deepEqual(written, [[7, [[0, 20], [30, 40]]]], 'written once, coalesced');
   assert.equal(rec.pendingBytes, 0);
 });

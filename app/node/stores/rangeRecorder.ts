@@ -56,7 +56,7 @@ export class RangeRecorder {
    * @throws SluiceError INVALID_REQUEST for a malformed range
    */
   record(fileId: number, start: number, end: number): void {
-    const r = { start, end };
+    const r: ByteRange = [start, end];
     checkRange(r);
     if (end === start) return;
     const list = this.pending.get(fileId);

@@ -99,7 +99,7 @@ function furthestRecorded(home: string): number {
   const store = QueueStore.open({ home });
   try {
     const files = store.jobs.list({ limit: 100 }).jobs.flatMap((j) => store.files.list(j.id));
-    return Math.max(0, ...files.flatMap((f) => store.journal.ranges(f.id).map((r) => r.end)));
+    return Math.max(0, ...files.flatMap((f) => store.journal.ranges(f.id).map(([, end]) => end)));
   } finally {
     store.close();
   }

@@ -1,19 +1,11 @@
 /**
- * A job's names and levels: temporary names beside the target, free names for the "rename" conflict answer, errors
- * told with the user's path, and the order of verification levels.
+ * A job's own names: temporary names beside the target, free names for the "rename" conflict answer, and errors told
+ * with the user's path. (Names a server sends are checked by safeNames.ts; what a destination can hold: localNames.ts.)
  */
 import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { SluiceError } from '../errors';
 import { hiddenSiblingName } from '../../common/nameBytes';
-import type { VerifyLevel } from './types';
-
-const LEVEL_STRENGTH: Readonly<Record<VerifyLevel, number>> = { size: 0, 'sha256-reread': 1, 'sha256-remote': 2 };
-
-/** The weaker of two verification levels (`a` undefined: none yet). */
-export function weakerLevel(a: VerifyLevel | undefined, b: VerifyLevel): VerifyLevel {
-  return a === undefined || LEVEL_STRENGTH[b] < LEVEL_STRENGTH[a] ? b : a;
-}
 
 /**
  * Temporary name beside `finalPath` (posix for remote paths, native for local ones): `.NAME.sluice-XXXXXXXX.part`, its

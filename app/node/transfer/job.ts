@@ -5,12 +5,19 @@
 import { ThroughputEstimator } from '../../common/stats/throughput';
 import { SluiceError } from '../errors';
 import type { Session } from '../ssh/session';
-import { inUserTerms, weakerLevel } from './fileNames';
+import { inUserTerms } from './fileNames';
 import { BottleneckSampler } from './bottleneckSampler';
 import { PoolSampler } from './progress';
 import { globalRateLimit } from '../sftp/rateLimit';
 import type { FileItem } from './scan';
 import type { FileFailure, TransferReport, TransferRequest, VerifyLevel } from './types';
+
+const LEVEL_STRENGTH: Readonly<Record<VerifyLevel, number>> = { size: 0, 'sha256-reread': 1, 'sha256-remote': 2 };
+
+/** The weaker of two verification levels (`a` undefined: none yet): the job's report names the weakest it used. */
+function weakerLevel(a: VerifyLevel | undefined, b: VerifyLevel): VerifyLevel {
+  return a === undefined || LEVEL_STRENGTH[b] < LEVEL_STRENGTH[a] ? b : a;
+}
 
 const PROGRESS_INTERVAL_MS = 250;
 /** Files listed in one progress sample (the UI shows the ones in flight). */

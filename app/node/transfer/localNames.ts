@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { unsafeNameReason } from './names';
+import { unsafeNameReason } from './safeNames';
 
 /** The platforms whose naming rules differ; tests inject one ({@link TransferRequest.namePlatform}). */
 export type NamePlatform = 'win32' | 'darwin' | 'linux';

@@ -88,8 +88,7 @@ export async function resumePlan(
     log(`${f.dst}: starting over: ${why}`);
     return { kind: 'fresh' };
   }
-  const left = gaps(j.done.map(([start, end]) => ({ start, end })), f.size);
-  const missing = left.map((r) => [r.start, r.end] as const);
-  const doneBytes = f.size - coveredBytes(left);
+  const missing = gaps(j.done, f.size);
+  const doneBytes = f.size - coveredBytes(missing);
   return { kind: 'resume', missing, doneBytes, recordedEnd };
 }

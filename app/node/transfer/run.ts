@@ -143,7 +143,7 @@ class TransferJob implements FileJob {
     await this.scheduler.drained;
     // Every file ends committed, skipped or failed: one still listed here was lost by a bug, and must say so.
     for (const f of [...this.files]) {
-      this.giveUp(f, new SluiceError('REMOTE_FAILURE', `${f.dst}: the transfer ended without finishing this file (internal error)`));
+      this.giveUp(f, new SluiceError('INTERNAL', `${f.dst}: the transfer ended without finishing this file (internal error)`));
     }
   }
 

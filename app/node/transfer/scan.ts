@@ -10,7 +10,7 @@ import { SluiceError, fromLocalError, isInterruption } from '../errors';
 import type { Session } from '../ssh/session';
 import type { RemoteEntry, RemoteStat } from '../ssh/workerProtocol';
 import { FolderNames, localNameRules, type LocalNameRules } from './localNames';
-import { safeLocalJoin } from './names';
+import { safeLocalJoin } from './safeNames';
 import type { TransferRequest } from './types';
 
 /** One file to move: `src` on the source side, `dst` its final name on the other side. */

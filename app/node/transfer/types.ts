@@ -2,6 +2,7 @@
 import type { Bottleneck } from '../../common/stats/bottleneck';
 import type { LearnedHostKey } from '../ssh/hostKeys';
 import type { NamePlatform } from './localNames';
+import type { ByteRange as StoredRange } from '../stores/byteRanges';
 
 /**
  * What to do with a file whose target exists (transfer/conflict.ts):
@@ -45,8 +46,8 @@ export interface ConflictFiles {
  */
 export type VerifyLevel = 'size' | 'sha256-reread' | 'sha256-remote';
 
-/** A byte range [start, end) of a file. */
-export type ByteRange = readonly [start: number, end: number];
+/** A byte range [start, end) of a file: the journal's shape (stores/byteRanges.ts). */
+export type ByteRange = StoredRange;
 
 /** What the journal knows of a file the job is about to move (see {@link TransferJournal.planFile}). */
 export interface JournalledFile {

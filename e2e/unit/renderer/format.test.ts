@@ -9,6 +9,9 @@ test('bytes, rates, durations and ETA format for people', () => {
   assert.equal(formatBytes(1536), '1.5 KiB');
   assert.equal(formatBytes(5 * 1024 ** 3), '5.0 GiB');
   assert.equal(formatBytes(-1), '—');
+  assert.equal(formatBytes(512 * 1024 ** 2), '512 MiB', 'three digits: no decimal from 100 up');
+  assert.equal(formatBytes(1024 ** 2 - 20), '1.0 MiB', 'never "1024 KiB": carried into the next unit');
+  assert.equal(formatBytes(999.6 * 1024), '1000 KiB');
   assert.equal(formatRate(2 * 1024 * 1024), '2.0 MiB/s');
   assert.equal(formatDuration(61_000), '1:01');
   assert.equal(formatDuration(3_723_000), '1:02:03');

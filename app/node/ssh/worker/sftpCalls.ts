@@ -4,7 +4,9 @@
  */
 import fs from 'node:fs';
 import { utils as ssh2Utils, type OpenMode, type SFTPWrapper } from 'ssh2';
-import { SluiceError, fromLocalError, fromSftpError, type SftpOperation, type SluiceErrorInfo } from '../../errors';
+import {
+  SFTP_STATUS, SluiceError, fromLocalError, fromSftpError, type SftpOperation, type SluiceErrorInfo,
+} from '../../errors';
 import { LongerFileError, ShortFileError, type TaggedSftpError } from '../../sftp/pipeline';
 import type { KeptAttributes, RemoteStat } from '../workerProtocol';
 
@@ -124,8 +126,9 @@ export async function statOn(s: SFTPWrapper, p: string, follow: boolean): Promis
   }
 }
 
-export const { OPEN_MODE, STATUS_CODE } = ssh2Utils.sftp;
-export const SSH_FX_EOF = STATUS_CODE.EOF;
+export const { OPEN_MODE } = ssh2Utils.sftp;
+/** From the one status table, errors.ts SFTP_STATUS. */
+export const SSH_FX_EOF = SFTP_STATUS.EOF;
 
 /**
  * SSH_FXP_OPEN flags of every handle a segmented upload writes through, and of the probe that decides whether it may:

@@ -12,7 +12,6 @@
 import { SluiceError } from '../../errors';
 import { currentOwner, keepLease } from '../lease';
 import { QueueStore } from '../queueStore';
-import type { ByteRange } from '../byteRanges';
 
 /** A deterministic PRNG (mulberry32) in [0, 1), so the parent can rebuild the child's plan from the seed. */
 export function seededRandom(seed: number): () => number {
@@ -27,8 +26,10 @@ export function seededRandom(seed: number): () => number {
 }
 
 /** One range of the plan: which of the files (index into the ids) and which bytes. */
-export interface PlannedRange extends ByteRange {
+export interface PlannedRange {
   file: number;
+  start: number;
+  end: number;
 }
 
 /**

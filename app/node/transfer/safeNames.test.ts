@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as os from 'node:os';
-import { unsafeNameReason, safeLocalJoin, isSafeName, MAX_NAME_BYTES } from './names';
+import { unsafeNameReason, safeLocalJoin, isSafeName, MAX_NAME_BYTES } from './safeNames';
 import { SluiceError } from '../errors';
 
 const hostile: Array<[string, RegExp]> = [

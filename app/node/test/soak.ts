@@ -17,6 +17,7 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { processUsage } from '../../../e2e/fixtures/platformTools';
 import { QueueStore } from '../stores/queueStore';
 import { seededRandom } from '../stores/testing/queueChild';
 import {
@@ -82,16 +83,6 @@ function makeBatches(o: Options, work: string, sshd: SshdServer): Batch[] {
     });
     return { direction, pairs, destDir };
   });
-}
-
-/** The runner's resident memory (bytes) and open descriptors, from /proc; undefined once it is gone. */
-function usage(pid: number): { rss: number; fds: number } | undefined {
-  try {
-    const rssKb = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
-    return { rss: rssKb * 1024, fds: fs.readdirSync(`/proc/${pid}/fd`).length };
-  } catch {
-    return undefined;
-  }
 }
 
 /** Seeded faults on the proxy until `until` (ms since the epoch) or `stop()`; each one printed. */
@@ -188,7 +179,7 @@ function startRunner(env: NodeJS.ProcessEnv, deadline: number, started: number, 
   let stderrTail = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => { stderrTail = (stderrTail + d).slice(-4000); });
   const sampler = setInterval(() => {
-    const u = usage(child.pid!);
+    const u = processUsage(child.pid!);
     if (!u) return;
     const s = Math.round((Date.now() - runnerStart) / 1000);
     samples.push({ s, ...u });

@@ -116,6 +116,27 @@ export default tseslint.config(
     },
   },
   {
+    // Limits (#25 item 6): no function over 80 lines and no file over 450 in product code; blank lines and comments
+    // count (a function's TSDoc is outside it). Tests and their fixtures are exempt.
+    files: ['app/**/*.ts', 'main/**/*.ts', 'renderer/**/*.ts', 'renderer/**/*.tsx'],
+    ignores: ['**/*.test.ts', 'app/node/test/**', 'main/test/**'],
+    rules: {
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: false, skipComments: false }],
+      'max-lines': ['error', { max: 450, skipBlankLines: false, skipComments: false }],
+    },
+  },
+  {
+    // Temporary exceptions, each being split elsewhere this round: transfer/run.ts and ssh/session.ts (the lead);
+    // sftp/pipeline.ts (480 lines: being changed on the #24 item 11 branch, 448 lines there).
+    files: ['app/node/transfer/run.ts', 'app/node/ssh/session.ts', 'app/node/sftp/pipeline.ts'],
+    rules: { 'max-lines': 'off' },
+  },
+  {
+    // Temporary exception: the worker's connect (117 lines; split on the #25 item 4 branch, where it passes).
+    files: ['app/node/ssh/worker/connect.ts'],
+    rules: { 'max-lines-per-function': 'off' },
+  },
+  {
     files: ['bin/**/*.js', 'scripts/**/*.js', '**/*.cjs'],
     languageOptions: { sourceType: 'commonjs' },
   },

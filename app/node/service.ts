@@ -236,7 +236,16 @@ export class SluiceService {
   // Handlers
   // -------------------------------------------------------------------------------------------
 
+  /** The router: every channel of the contract, from the groups below (the compiler checks none is missing). */
   private makeHandlers(): Handlers {
+    return {
+      ...this.siteHandlers(), ...this.sessionHandlers(), ...this.fileHandlers(), ...this.queueHandlers(),
+      ...this.settingsHandlers(),
+    };
+  }
+
+  /** Sites and their folders, import, export, Test connection, quick connect and the key file dialog. */
+  private siteHandlers() {
     return {
       'sites.list': async () => {
         const { folders, sites } = this.store.list();
@@ -292,7 +301,12 @@ export class SluiceService {
       'algorithms.catalog': async () => algorithmCatalog(this.home),
       'folders.create': async ({ path: p }) => { this.store.createFolder(p); },
       'folders.delete': async ({ path: p }) => { this.store.deleteFolder(p); },
+    } satisfies Partial<Handlers>;
+  }
 
+  /** Sessions, their host key and login answers, and known_hosts. */
+  private sessionHandlers() {
+    return {
       'session.connect': async ({ siteId, password }) => {
         await this.sessions.connect(siteId, password);
         return this.sessions.get(siteId)!.status;
@@ -308,7 +322,12 @@ export class SluiceService {
       'knownHosts.list': async () => ({ entries: await this.hostKeys.list(this.store.list().sites), writePath: this.hostKeys.paths.writePath }),
       'knownHosts.remove': async ({ file, line, fingerprint }) => { this.log('warn', await this.hostKeys.remove(file, line, fingerprint)); },
       'auth.answer': async ({ promptId, answers, remember }) => { this.sessions.answerAuth(promptId, answers, remember ?? false); },
+    } satisfies Partial<Handlers>;
+  }
 
+  /** The panes: remote and local listing and edits. */
+  private fileHandlers() {
+    return {
       // Browsing that fails on a dropped connection is tried once more, after the session reconnected (sessions.ts).
       'remote.list': async ({ siteId, path: p }) => this.sessions.browse(siteId, async (s) => {
         const resolved = await s.realpath(p === '~' ? '.' : p.startsWith('~/') ? p.slice(2) : p);
@@ -329,7 +348,12 @@ export class SluiceService {
       'local.remove': async ({ path: p, recursive }) =>
         removeLocal(this.listedLocal.entry(p, 'remove'), recursive ?? false),
       'local.home': async () => localHome(),
+    } satisfies Partial<Handlers>;
+  }
 
+  /** The queue and its conflict answers. */
+  private queueHandlers() {
+    return {
       'queue.enqueue': async (req) => ({ jobIds: this.queue.enqueue(withLocalHome(req)) }),
       'queue.snapshot': async () => ({ jobs: this.jobs() }),
       'queue.pause': async (ref) => this.queue.perform({ type: 'pause', ...ref }),
@@ -343,7 +367,12 @@ export class SluiceService {
       'queue.files': async ({ batchId, limit }) => this.queue.files(batchId, limit ?? 500),
       'queue.clearFinished': async () => this.queue.perform({ type: 'clearFinished' }),
       'conflict.answer': async ({ promptId, choice, forAll }) => this.queue.answerConflict(promptId, choice, forAll ?? false),
+    } satisfies Partial<Handlers>;
+  }
 
+  /** Settings and the cipher measurements. */
+  private settingsHandlers() {
+    return {
       'settings.get': async () => this.settings(),
       'settings.set': async (patch) => {
         if (patch.theme !== undefined) this.store.setSetting('theme', patch.theme);
@@ -359,7 +388,7 @@ export class SluiceService {
 
       'algorithms.measurement': async () => this.ciphers.view(),
       'algorithms.measure': async ({ seconds }) => this.ciphers.measure(seconds),
-    };
+    } satisfies Partial<Handlers>;
   }
 
   private settings(): Settings {

@@ -23,6 +23,73 @@ export function hostText(e: KnownHostEntry): string {
   return `${marker}hashed${e.sites.length ? ` (${e.sites.join(', ')})` : ''}`;
 }
 
+/** The table of key lines; a line of the file Sluice writes has a Remove button. */
+function KnownHostsTable({ entries, onRemove }: { entries: KnownHostEntry[]; onRemove: (e: KnownHostEntry) => void }) {
+  return (
+    <div className="known-hosts-scroll">
+      <table aria-label="Known hosts">
+        <thead>
+          <tr>
+            <th>Host</th>
+            <th>File:line</th>
+            <th>Type</th>
+            <th>Fingerprint</th>
+            <th>First seen</th>
+            <th>Last seen</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {entries.map((e) => (
+            <tr key={`${e.file}:${e.line}`}>
+              <td className="mono">{hostText(e)}</td>
+              <td className="mono">{`${e.file}:${e.line}`}</td>
+              <td>{keyTypeLabel(e.keyType)}</td>
+              <td className="mono">{e.fingerprint}</td>
+              <td>{seenText(e.firstSeen)}</td>
+              <td>{seenText(e.lastSeen)}</td>
+              <td>
+                {e.editable && (
+                  <button
+                    type="button" aria-label={`Remove ${hostText(e)} ${keyTypeLabel(e.keyType)}`}
+                    onClick={() => onRemove(e)}
+                  >
+                    Remove
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Asks before removing `entry`'s line, then removes it and lists again. */
+function RemoveDialog(p: {
+  entry: KnownHostEntry; onDone: () => void; onError: (m: string) => void; reload: () => Promise<void>;
+}) {
+  const bridge = useBridge();
+  const { entry: e } = p;
+  return (
+    <ConfirmDialog
+      title="Remove host key"
+      danger
+      message={`Remove the ${keyTypeLabel(e.keyType)} key ${e.fingerprint} of ${hostText(e)} (${e.file}:${e.line})? `
+        + 'The next connection to that host will ask about its key again.'}
+      confirmLabel="Remove"
+      onCancel={p.onDone}
+      onConfirm={async () => {
+        p.onDone();
+        const r = await bridge.knownHostsRemove({ file: e.file, line: e.line, fingerprint: e.fingerprint });
+        if (!r.ok) p.onError(`Removing ${e.file}:${e.line} failed: ${r.error.message}`);
+        await p.reload();
+      }}
+    />
+  );
+}
+
 /** The manager dialog. */
 export function KnownHostsView({ onClose, onError }: KnownHostsViewProps) {
   const bridge = useBridge();
@@ -46,68 +113,21 @@ export function KnownHostsView({ onClose, onError }: KnownHostsViewProps) {
   }, [load]);
 
   if (removing) {
-    return (
-      <ConfirmDialog
-        title="Remove host key"
-        danger
-        message={`Remove the ${keyTypeLabel(removing.keyType)} key ${removing.fingerprint} of ${hostText(removing)} (${removing.file}:${removing.line})? The next connection to that host will ask about its key again.`}
-        confirmLabel="Remove"
-        onCancel={() => setRemoving(null)}
-        onConfirm={async () => {
-          const e = removing;
-          setRemoving(null);
-          const r = await bridge.knownHostsRemove({ file: e.file, line: e.line, fingerprint: e.fingerprint });
-          if (!r.ok) onError(`Removing ${e.file}:${e.line} failed: ${r.error.message}`);
-          await load();
-        }}
-      />
-    );
+    return <RemoveDialog entry={removing} onDone={() => setRemoving(null)} onError={onError} reload={load} />;
   }
 
   return (
     <Dialog title="Known hosts" onCancel={onClose} className="known-hosts">
       <p className="note">
-        Keys in {writePath || 'known_hosts'} can be removed here; other files are shown read-only. First seen is unknown for keys Sluice did not save.
+        Keys in {writePath || 'known_hosts'} can be removed here; other files are shown read-only. First seen is unknown
+        for keys Sluice did not save.
       </p>
       {entries === null ? (
         <p>Loading…</p>
       ) : entries.length === 0 ? (
         <p>No host keys are saved.</p>
       ) : (
-        <div className="known-hosts-scroll">
-          <table aria-label="Known hosts">
-            <thead>
-              <tr>
-                <th>Host</th>
-                <th>File:line</th>
-                <th>Type</th>
-                <th>Fingerprint</th>
-                <th>First seen</th>
-                <th>Last seen</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {entries.map((e) => (
-                <tr key={`${e.file}:${e.line}`}>
-                  <td className="mono">{hostText(e)}</td>
-                  <td className="mono">{`${e.file}:${e.line}`}</td>
-                  <td>{keyTypeLabel(e.keyType)}</td>
-                  <td className="mono">{e.fingerprint}</td>
-                  <td>{seenText(e.firstSeen)}</td>
-                  <td>{seenText(e.lastSeen)}</td>
-                  <td>
-                    {e.editable && (
-                      <button type="button" aria-label={`Remove ${hostText(e)} ${keyTypeLabel(e.keyType)}`} onClick={() => setRemoving(e)}>
-                        Remove
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <KnownHostsTable entries={entries} onRemove={setRemoving} />
       )}
       <div className="buttons">
         <button type="button" data-autofocus onClick={onClose}>

@@ -59,6 +59,75 @@ export function batchElapsed(view: BatchView, now: number): number | undefined {
   return Math.max(0, end - Math.min(...starts));
 }
 
+/** The name cell: the expander of a batch of several files, the direction and the files done. */
+function BatchName(p: {
+  view: BatchView; expandable: boolean; expanded: boolean; onToggle: (batchId: string) => void;
+}) {
+  const { view, expanded } = p;
+  return (
+    <span className="name" title={`${view.jobs.map((j) => j.source).join(', ')} → ${view.dest}`}>
+      {p.expandable && (
+        <button
+          type="button" className="expander" aria-label={`${expanded ? 'Hide' : 'Show'} files of ${view.name}`}
+          onClick={() => p.onToggle(view.batchId)}
+        >
+          {expanded ? '▾' : '▸'}
+        </button>
+      )}
+      <Icon name={view.direction === 'upload' ? 'up' : 'down'} /> {displayText(view.name, Infinity)}
+      {view.filesTotal > 1 ? <span className="muted"> ({view.filesDone}/{view.filesTotal} files)</span> : null}
+    </span>
+  );
+}
+
+/** The buttons the engine would accept for the batch, and Top. */
+function BatchActions(p: Pick<BatchRowProps, 'view' | 'canTop' | 'onAction' | 'onTop'>) {
+  const { view } = p;
+  return (
+    <span className="actions">
+      {allowedBatchIntents(view.jobs).map((a) => (
+        <button
+          key={a} type="button" aria-label={`${JOB_INTENT_LABEL[a]} ${view.name}`} onClick={() => p.onAction(view, a)}
+        >
+          {JOB_INTENT_LABEL[a]}
+        </button>
+      ))}
+      {p.canTop && (
+        <button
+          type="button" aria-label={`Move ${view.name} to the top`} title="Move to the top of the queue"
+          onClick={() => p.onTop(view)}
+        >
+          Top
+        </button>
+      )}
+    </span>
+  );
+}
+
+/** The lines under a row: why it waits, its site and destination, its error or where it resumed from. */
+function BatchNotes({ view, siteName, waitReason }: Pick<BatchRowProps, 'view' | 'siteName' | 'waitReason'>) {
+  return (
+    <>
+      {view.state === 'queued' && waitReason && (
+        <span className="wait" role="note" aria-label={`${view.name} waits`}>{waitReason}</span>
+      )}
+      <span className="where muted" aria-label={`${view.name} site and destination`}>
+        {siteName} {view.direction === 'upload' ? '→' : '←'} {view.dest}
+      </span>
+      {view.error && (
+        <span className="err" role="note" aria-label={`${view.name} error`}>
+          {view.error.message} ({view.error.code})
+        </span>
+      )}
+      {!view.error && view.resumedFrom !== undefined && (
+        <span className="resumed muted" role="note" aria-label={`${view.name} resumed`}>
+          resumed from {formatBytes(view.resumedFrom)}
+        </span>
+      )}
+    </>
+  );
+}
+
 /** A batch's row. */
 export const BatchRow = memo(function BatchRow(p: BatchRowProps) {
   const { view, siteName, top, expanded, canTop, onToggle, onAction, onTop, onDropBefore } = p;
@@ -97,17 +166,12 @@ export const BatchRow = memo(function BatchRow(p: BatchRowProps) {
         onDropBefore(dragged, view.batchId);
       }}
     >
-      <span className="name" title={`${view.jobs.map((j) => j.source).join(', ')} → ${view.dest}`}>
-        {expandable && (
-          <button type="button" className="expander" aria-label={`${expanded ? 'Hide' : 'Show'} files of ${view.name}`} onClick={() => onToggle(view.batchId)}>
-            {expanded ? '▾' : '▸'}
-          </button>
-        )}
-        <Icon name={view.direction === 'upload' ? 'up' : 'down'} /> {displayText(view.name, Infinity)}
-        {view.filesTotal > 1 ? <span className="muted"> ({view.filesDone}/{view.filesTotal} files)</span> : null}
-      </span>
+      <BatchName view={view} expandable={expandable} expanded={expanded} onToggle={onToggle} />
       <span className={`state state-${shown}`}>{shown}</span>
-      <div className="bar" role="progressbar" aria-label={`${view.name} progress`} aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(pct)}>
+      <div
+        className="bar" role="progressbar" aria-label={`${view.name} progress`} aria-valuemin={0} aria-valuemax={100}
+        aria-valuenow={Math.round(pct)}
+      >
         <div style={{ transform: `scaleX(${pct / 100})` }} />
       </div>
       <span className="muted">
@@ -116,37 +180,15 @@ export const BatchRow = memo(function BatchRow(p: BatchRowProps) {
       </span>
       <span>{view.state === 'running' ? formatRate(view.rate) : ''}</span>
       <span className="time">
-        {elapsed !== undefined && <span aria-label={`${view.name} elapsed`} title="Time taken">{formatDuration(elapsed)}</span>}
-        {eta !== undefined && <span className="muted" aria-label="Time left" title="Time left"> +{formatDuration(eta * 1000)}</span>}
-      </span>
-      <span className="actions">
-        {allowedBatchIntents(view.jobs).map((a) => (
-          <button key={a} type="button" aria-label={`${JOB_INTENT_LABEL[a]} ${view.name}`} onClick={() => onAction(view, a)}>
-            {JOB_INTENT_LABEL[a]}
-          </button>
-        ))}
-        {canTop && (
-          <button type="button" aria-label={`Move ${view.name} to the top`} title="Move to the top of the queue" onClick={() => onTop(view)}>
-            Top
-          </button>
+        {elapsed !== undefined && (
+          <span aria-label={`${view.name} elapsed`} title="Time taken">{formatDuration(elapsed)}</span>
+        )}
+        {eta !== undefined && (
+          <span className="muted" aria-label="Time left" title="Time left"> +{formatDuration(eta * 1000)}</span>
         )}
       </span>
-      {view.state === 'queued' && p.waitReason && (
-        <span className="wait" role="note" aria-label={`${view.name} waits`}>{p.waitReason}</span>
-      )}
-      <span className="where muted" aria-label={`${view.name} site and destination`}>
-        {siteName} {view.direction === 'upload' ? '→' : '←'} {view.dest}
-      </span>
-      {view.error && (
-        <span className="err" role="note" aria-label={`${view.name} error`}>
-          {view.error.message} ({view.error.code})
-        </span>
-      )}
-      {!view.error && view.resumedFrom !== undefined && (
-        <span className="resumed muted" role="note" aria-label={`${view.name} resumed`}>
-          resumed from {formatBytes(view.resumedFrom)}
-        </span>
-      )}
+      <BatchActions view={view} canTop={canTop} onAction={onAction} onTop={onTop} />
+      <BatchNotes view={view} siteName={siteName} waitReason={p.waitReason} />
     </div>
   );
 });

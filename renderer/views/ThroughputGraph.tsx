@@ -6,7 +6,7 @@
  * only when the set of connections changes; otherwise `setData` updates it in place. `annotation` is a slot under the
  * title for one more label (e.g. what limits the transfer). The header's button folds the panel (the layout keeps it).
  */
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode, type RefObject } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { formatRate } from '../format/format';
@@ -63,28 +63,16 @@ function plotOptions(data: SeriesData, size: { width: number; height: number }, 
   };
 }
 
-/** The graph panel, labelled for assistive tech with the current total rate. */
-export function ThroughputGraph({ series, speed, live, annotation, collapsed = false, onToggle }: ThroughputGraphProps) {
-  const host = useRef<HTMLDivElement>(null);
+/**
+ * Draws `data` into `host` with uPlot: the plot is rebuilt when the set of connections changes, else updated in place
+ * with `setData`; it follows the element's size and is destroyed with it.
+ */
+function usePlot(
+  host: RefObject<HTMLDivElement | null>, data: SeriesData, nowRef: RefObject<number>,
+  rangeRef: RefObject<[number, number]>,
+) {
   const plot = useRef<uPlot | null>(null);
   const shape = useRef('');
-  const data = series.toData(live);
-  const points = series.samples.length;
-  // The window slides with the clock (1 s steps), not with the last sample, so an idle link reads as idle.
-  const [now, setNow] = useState(() => Date.now() / 1000);
-  // The right edge: the clock, or the newest sample when it is ahead of the last tick (points right of the x range
-  // would not count for the y range, and a fresh transfer would draw off the top).
-  const xs = data.columns[0];
-  const nowRef = useRef(now);
-  nowRef.current = Math.max(now, (xs[xs.length - 1] as number | undefined) ?? 0);
-  const win = graphWindow(series.samples, nowRef.current);
-  const rangeRef = useRef<[number, number]>([win.from, win.to]);
-  rangeRef.current = [win.from, win.to];
-  useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now() / 1000), 1000);
-    return () => clearInterval(timer);
-  }, []);
-
   useEffect(() => {
     const el = host.current;
     if (!el) return;
@@ -92,7 +80,8 @@ export function ThroughputGraph({ series, speed, live, annotation, collapsed = f
     if (!plot.current || shape.current !== key) {
       plot.current?.destroy();
       const size = { width: Math.max(200, el.clientWidth), height: Math.max(80, el.clientHeight) };
-      plot.current = new uPlot(plotOptions(data, size, () => nowRef.current, () => rangeRef.current), data.columns as uPlot.AlignedData, el);
+      const options = plotOptions(data, size, () => nowRef.current, () => rangeRef.current);
+      plot.current = new uPlot(options, data.columns as uPlot.AlignedData, el);
       shape.current = key;
       // What uPlot was given to draw (the total and each connection), for tests and assistive tech alike.
       (el.parentElement ?? el).dataset.plotted = String(plot.current.series.length - 1);
@@ -114,6 +103,46 @@ export function ThroughputGraph({ series, speed, live, annotation, collapsed = f
       plot.current = null;
     };
   }, []);
+}
+
+/** The legend: the total and each connection's current rate, in their series' colours. */
+function GraphLegend({ speed, connectionIds }: { speed: SiteSpeed; connectionIds: readonly string[] }) {
+  return (
+    <ul className="legend" aria-label="Series">
+      <li aria-label={`Total ${formatRate(speed.total)}`}>
+        <span className="swatch" style={{ background: TOTAL_STYLE.stroke }} /> Total {formatRate(speed.total)}
+      </li>
+      {connectionIds.map((id, i) => (
+        <li key={id} aria-label={`Connection ${id} ${formatRate(speed.perConnection[id] ?? 0)}`} data-connection={id}>
+          <span className="swatch" style={{ background: connectionStyle(i).stroke }} /> Connection {id}{' '}
+          {formatRate(speed.perConnection[id] ?? 0)}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The graph panel, labelled for assistive tech with the current total rate. */
+export function ThroughputGraph({ series, speed, live, annotation, collapsed = false, onToggle }: ThroughputGraphProps) {
+  const host = useRef<HTMLDivElement>(null);
+  const data = series.toData(live);
+  const points = series.samples.length;
+  // The window slides with the clock (1 s steps), not with the last sample, so an idle link reads as idle.
+  const [now, setNow] = useState(() => Date.now() / 1000);
+  // The right edge: the clock, or the newest sample when it is ahead of the last tick (points right of the x range
+  // would not count for the y range, and a fresh transfer would draw off the top).
+  const xs = data.columns[0];
+  const nowRef = useRef(now);
+  nowRef.current = Math.max(now, (xs[xs.length - 1] as number | undefined) ?? 0);
+  const win = graphWindow(series.samples, nowRef.current);
+  const rangeRef = useRef<[number, number]>([win.from, win.to]);
+  rangeRef.current = [win.from, win.to];
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now() / 1000), 1000);
+    return () => clearInterval(timer);
+  }, []);
+
+  usePlot(host, data, nowRef, rangeRef);
 
   return (
     <section className={`graph${win.idle ? ' idle' : ''}${collapsed ? ' collapsed' : ''}`} aria-label="Throughput">
@@ -137,16 +166,7 @@ export function ThroughputGraph({ series, speed, live, annotation, collapsed = f
         <div className="plot-canvas" ref={host} />
         {win.idle && <span className="idle-text">No transfer in the last minute</span>}
       </div>
-      <ul className="legend" aria-label="Series">
-        <li aria-label={`Total ${formatRate(speed.total)}`}>
-          <span className="swatch" style={{ background: TOTAL_STYLE.stroke }} /> Total {formatRate(speed.total)}
-        </li>
-        {data.connectionIds.map((id, i) => (
-          <li key={id} aria-label={`Connection ${id} ${formatRate(speed.perConnection[id] ?? 0)}`} data-connection={id}>
-            <span className="swatch" style={{ background: connectionStyle(i).stroke }} /> Connection {id} {formatRate(speed.perConnection[id] ?? 0)}
-          </li>
-        ))}
-      </ul>
+      <GraphLegend speed={speed} connectionIds={data.connectionIds} />
     </section>
   );
 }

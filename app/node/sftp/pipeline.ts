@@ -232,6 +232,18 @@ function takeRange(s: PumpState, chunk: number): [number, number] | null {
   return [pos, len];
 }
 
+/** Brackets one request's local file operation (s.local, pipeStats); `onAbortedEnd` runs if it ends after an abort. */
+function localOpOf(s: PumpState, onAbortedEnd: () => void): LocalOp {
+  let running = false;
+  const begin = () => { running = true; s.local++; pipeStats.localOps++; };
+  const end = () => {
+    if (!running) return;
+    running = false; s.local--; pipeStats.localOps--;
+    if (s.aborted) onAbortedEnd();
+  };
+  return { begin, end };
+}
+
 /**
  * Runs a pipelined range copy: keeps up to the channel's K requests outstanding, re-requests short
  * reads, and resolves with the byte count once every byte of [start, end) is done.
@@ -286,17 +298,7 @@ function runPipeline(
         o.rate?.charge(len);
         s.inflight++;
         if (c) { c[COUNTER_IN_FLIGHT] += len; c[COUNTER_OUTSTANDING]++; }
-        let localRunning = false;
-        const local: LocalOp = {
-          begin: () => { localRunning = true; s.local++; pipeStats.localOps++; },
-          end: () => {
-            if (!localRunning) return;
-            localRunning = false;
-            s.local--;
-            pipeStats.localOps--;
-            if (s.aborted) finishIfIdle();
-          },
-        };
+        const local = localOpOf(s, finishIfIdle);
         issue(pos, len, (err, n) => {
           local.end();
           if (c) { c[COUNTER_IN_FLIGHT] -= len; c[COUNTER_OUTSTANDING]--; }

@@ -231,6 +231,55 @@ function methodOf(kind: Step['kind']): AuthenticationType {
   return kind;
 }
 
+/** The login's steps in order: the agent, each key, the password (known or askable), keyboard-interactive. */
+function authSteps(m: AuthMaterial, a: LoginAsks): Step[] {
+  const steps: Step[] = [];
+  if (m.agent) steps.push({ kind: 'agent' });
+  for (const key of m.keys) steps.push({ kind: 'key', key });
+  if (m.password !== undefined || a.password) steps.push({ kind: 'password' });
+  if (m.tryKeyboardInteractive) steps.push({ kind: 'keyboard-interactive' });
+  return steps;
+}
+
+/** The agent's method: its keys filtered by the material (and reported to `a.agentKeys`). */
+function agentMethod(m: AuthMaterial, a: LoginAsks): AnyAuthMethod {
+  type AgentKey = Parameters<typeof describeAgentKey>[0];
+  const report = a.agentKeys && ((keys: AgentKey[]) => a.agentKeys?.(keys.map(describeAgentKey)));
+  return { type: 'agent', username: m.username, agent: filteredAgent(m.agent as string, m.agentKeys, report) };
+}
+
+/** A key's publickey method, with its passphrase when it has one. */
+function keyMethod(username: string, k: AuthKey): AnyAuthMethod {
+  const key = asBuffer(k.privateKey);
+  return k.passphrase !== undefined
+    ? { type: 'publickey', username, key, passphrase: k.passphrase }
+    : { type: 'publickey', username, key };
+}
+
+/**
+ * The login's password: the known one, else asked through `a.password` (always asked `again`), undefined when there
+ * is none. A user who gives none when asked has `declined`: neither password method is tried any more.
+ */
+function passwordSource(kbd: KeyboardState, a: LoginAsks) {
+  let declined = false;
+  return {
+    get declined(): boolean {
+      return declined;
+    },
+    async get(again: boolean): Promise<string | undefined> {
+      if (!again && kbd.password !== undefined) return kbd.password;
+      if (!a.password || declined) return undefined;
+      const pw = await a.password(again).catch(() => undefined);
+      if (pw === undefined || pw === '') {
+        declined = true;
+        return undefined;
+      }
+      kbd.password = pw;
+      return pw;
+    },
+  };
+}
+
 /**
  * Returns an ssh2 `authHandler` (ssh2 README "authHandler"; `(methodsLeft, partialSuccess, next)`, where
  * `methodsLeft` is null on the first call) that tries, in order: the agent, each key, the password (asking
@@ -246,46 +295,33 @@ function methodOf(kind: Step['kind']): AuthenticationType {
  * Note: ssh2 emits a client 'error' with `level: 'agent'` when the agent cannot be reached, then goes on.
  * @param asks who answers; a function is the password asker alone
  */
-export function makeAuthHandler(m: AuthMaterial, asks: LoginAsks | ((again: boolean) => Promise<string | undefined>) = {}): AuthHandlerMiddleware {
+export function makeAuthHandler(
+  m: AuthMaterial, asks: LoginAsks | ((again: boolean) => Promise<string | undefined>) = {},
+): AuthHandlerMiddleware {
   const a: LoginAsks = typeof asks === 'function' ? { password: asks } : asks;
-  const steps: Step[] = [];
-  if (m.agent) steps.push({ kind: 'agent' });
-  for (const key of m.keys) steps.push({ kind: 'key', key });
-  if (m.password !== undefined || a.password) steps.push({ kind: 'password' });
-  if (m.tryKeyboardInteractive) steps.push({ kind: 'keyboard-interactive' });
+  const steps = authSteps(m, a);
 
   let next = 0;
   let last: Step['kind'] | undefined;
   let retries = 0;
-  /** The user gave no password when asked: neither password method is tried any more. */
-  let declined = false;
   const kbd: KeyboardState = { password: m.password, passwordUsed: false, rounds: 0 };
+  const pass = passwordSource(kbd, a);
   let roundsBefore = 0;
-
-  /** The password: the known one, else asked (always asked `again`); undefined when there is none. */
-  async function password(again: boolean): Promise<string | undefined> {
-    if (!again && kbd.password !== undefined) return kbd.password;
-    if (!a.password || declined) return undefined;
-    const pw = await a.password(again).catch(() => undefined);
-    if (pw === undefined || pw === '') {
-      declined = true;
-      return undefined;
-    }
-    kbd.password = pw;
-    return pw;
-  }
 
   return (methodsLeft, partialSuccess, callback) => {
     // `false` ends authentication (ssh2 README); @types/ssh2 does not list it.
     const done = callback as unknown as (auth: AnyAuthMethod | false) => void;
-    const allowed = (kind: Step['kind']): boolean => !Array.isArray(methodsLeft) || methodsLeft.includes(methodOf(kind));
+    const allowed = (kind: Step['kind']): boolean =>
+      !Array.isArray(methodsLeft) || methodsLeft.includes(methodOf(kind));
     const offer = (kind: Step['kind'], method: AnyAuthMethod, step?: Step): void => {
       last = kind;
       try { a.offered?.(describeStep(step ?? { kind } as Step)); } catch { /* an observer must not break the login */ }
       done(method);
     };
     const offerPassword = (again: boolean, otherwise: () => void): void => {
-      void password(again).then((pw) => (pw === undefined ? otherwise() : offer('password', { type: 'password', username: m.username, password: pw })));
+      void pass.get(again).then((pw) => (pw === undefined
+        ? otherwise()
+        : offer('password', { type: 'password', username: m.username, password: pw })));
     };
     const offerKeyboard = (again: boolean): void => {
       roundsBefore = kbd.rounds;
@@ -298,23 +334,16 @@ export function makeAuthHandler(m: AuthMaterial, asks: LoginAsks | ((again: bool
         if (!allowed(step.kind)) continue;
         switch (step.kind) {
           case 'agent':
-            offer('agent', {
-              type: 'agent', username: m.username,
-              agent: filteredAgent(m.agent as string, m.agentKeys, a.agentKeys && ((keys) => a.agentKeys?.(keys.map(describeAgentKey)))),
-            });
+            offer('agent', agentMethod(m, a));
             return;
-          case 'key': {
-            const key = asBuffer(step.key.privateKey);
-            offer('key', step.key.passphrase !== undefined
-              ? { type: 'publickey', username: m.username, key, passphrase: step.key.passphrase }
-              : { type: 'publickey', username: m.username, key }, step);
+          case 'key':
+            offer('key', keyMethod(m.username, step.key), step);
             return;
-          }
           case 'password':
             offerPassword(false, advance);
             return;
           case 'keyboard-interactive':
-            if (declined) continue; // the user already declined to give a password
+            if (pass.declined) continue; // the user already declined to give a password
             offerKeyboard(false);
             return;
         }
@@ -323,11 +352,12 @@ export function makeAuthHandler(m: AuthMaterial, asks: LoginAsks | ((again: bool
     };
 
     const refused = partialSuccess !== true;
-    const canRetry = refused && !declined && retries < MAX_LOGIN_RETRIES;
+    const canRetry = refused && !pass.declined && retries < MAX_LOGIN_RETRIES;
     if (last === 'password' && allowed('password') && canRetry && a.password) {
       retries++;
       offerPassword(true, advance);
-    } else if (last === 'keyboard-interactive' && allowed('keyboard-interactive') && (!refused || (canRetry && a.keyboard && kbd.rounds > roundsBefore))) {
+    } else if (last === 'keyboard-interactive' && allowed('keyboard-interactive')
+      && (!refused || (canRetry && a.keyboard && kbd.rounds > roundsBefore))) {
       if (refused) retries++;
       offerKeyboard(refused);
     } else {

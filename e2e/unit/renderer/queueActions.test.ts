@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { err } from '../../../app/common/ipc/result';
 import type { Job } from '../../../app/common/model/job';
 import { JOB_INTENTS } from '../../../app/common/queue/rules';
-import { createFakeBridge } from '../../../renderer/bridge/fakeBridge';
+import { createFakeBridge } from './fakeBridge';
 import { BULK_INTENT_LABEL, JOB_INTENT_LABEL, moveBatchToTop, sendBatchIntent, sendBulkIntent, sendJobIntent } from '../../../renderer/state/queueActions';
 
 const job = { id: 'j7', name: 'big.bin' } as Job;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Job } from '../../../app/common/model/job';
 import type { HostKeyPrompt } from '../../../app/common/ipc/contract';
 import { ok } from '../../../app/common/ipc/result';
-import { createFakeBridge } from '../../../renderer/bridge/fakeBridge';
+import { createFakeBridge } from './fakeBridge';
 import { AppStore } from '../../../renderer/state/store';
 import { filterJobIds, initialAppState, reduceApp, LOG_LIMIT } from '../../../renderer/state/appState';
 import { RateSeries } from '../../../renderer/state/series';

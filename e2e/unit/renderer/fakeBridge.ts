@@ -1,5 +1,5 @@
 /**
- * An in-memory {@link Bridge} for renderer tests and UI work without an engine.
+ * An in-memory {@link Bridge} for the renderer's unit tests (test code: it lives beside them, not in renderer/).
  * It answers every channel from plain data, records every call, and lets a test emit any event.
  * It does not transfer anything: tests drive the queue by emitting `queue.delta` events.
  */
@@ -16,13 +16,13 @@ import {
   type InvokeRequests,
   type InvokeResponses,
   type Settings,
-} from '../../app/common/ipc/contract';
-import { err, ok, type Result } from '../../app/common/ipc/result';
-import type { Job } from '../../app/common/model/job';
-import type { SiteView } from '../../app/common/model/site';
-import type { AlgorithmCatalog } from '../../app/common/algorithms';
-import { DEFAULT_LAYOUT } from '../../app/common/model/layout';
-import { DEFAULT_TRANSFERS } from '../../app/common/model/transferDefaults';
+} from '../../../app/common/ipc/contract';
+import { err, ok, type Result } from '../../../app/common/ipc/result';
+import type { Job } from '../../../app/common/model/job';
+import type { SiteView } from '../../../app/common/model/site';
+import type { AlgorithmCatalog } from '../../../app/common/algorithms';
+import { DEFAULT_LAYOUT } from '../../../app/common/model/layout';
+import { DEFAULT_TRANSFERS } from '../../../app/common/model/transferDefaults';
 
 /** A small `algorithms.catalog` answer (the engine's real one lists every name ssh2 supports). */
 export const FAKE_ALGORITHM_CATALOG: AlgorithmCatalog = {
@@ -68,24 +68,12 @@ export interface FakeData {
   localHome: string;
 }
 
-/** Creates a fake bridge with optional initial data. */
-export function createFakeBridge(init: Partial<FakeData> = {}): FakeBridge {
-  const data: FakeData = {
-    sites: [],
-    folders: [],
-    jobs: [],
-    settings: { theme: 'system', allowInsecureSecretStorage: false, secretStorage: { backend: 'memory', secure: true }, speedLimit: 0, layout: DEFAULT_LAYOUT, transfers: DEFAULT_TRANSFERS },
-    local: { '/home/user': [] },
-    remote: { '/': [] },
-    localHome: '/home/user',
-    ...init,
-  };
-  const calls: FakeCall[] = [];
-  const listeners = new Map<EventName, Set<(payload: never) => void>>();
-  const overrides = new Map<InvokeChannel, FakeHandler>();
-  let nextId = 1;
+type BuiltinHandlers = { [C in InvokeChannel]?: (request: InvokeRequests[C]) => Result<InvokeResponses[C]> };
 
-  const builtin: { [C in InvokeChannel]?: (request: InvokeRequests[C]) => Result<InvokeResponses[C]> } = {
+/** The answers of the channels the fake knows, over `data` (the others answer ok(undefined)). */
+function builtinHandlers(data: FakeData): BuiltinHandlers {
+  let nextId = 1;
+  return {
     'sites.list': () => ok({ folders: [...data.folders].sort(), sites: data.sites }),
     'sites.save': ({ site, password }) => {
       const now = Date.now();
@@ -140,7 +128,24 @@ export function createFakeBridge(init: Partial<FakeData> = {}): FakeBridge {
       return ok(data.settings);
     },
   };
+}
 
+/** Creates a fake bridge with optional initial data. */
+export function createFakeBridge(init: Partial<FakeData> = {}): FakeBridge {
+  const data: FakeData = {
+    sites: [],
+    folders: [],
+    jobs: [],
+    settings: { theme: 'system', allowInsecureSecretStorage: false, secretStorage: { backend: 'memory', secure: true }, speedLimit: 0, layout: DEFAULT_LAYOUT, transfers: DEFAULT_TRANSFERS },
+    local: { '/home/user': [] },
+    remote: { '/': [] },
+    localHome: '/home/user',
+    ...init,
+  };
+  const calls: FakeCall[] = [];
+  const listeners = new Map<EventName, Set<(payload: never) => void>>();
+  const overrides = new Map<InvokeChannel, FakeHandler>();
+  const builtin = builtinHandlers(data);
   const methods: Record<string, unknown> = {};
   const controls: Omit<FakeBridge, keyof BridgeMethods> = {
     calls,

@@ -1,0 +1,106 @@
+/**
+ * The window's two file panes: local (uploads its selection, takes the remote pane's drags as downloads) and remote
+ * (downloads its selection, takes the local pane's drags and files from the OS as uploads), each reloaded when a job
+ * into its folder finishes.
+ */
+import { useCallback, useMemo } from 'react';
+import type { SessionStatus } from '../../app/common/ipc/contract';
+import type { QueueState } from '../../app/common/queue/reducer';
+import { plural, sessionStateText } from '../format/format';
+import { isMacPlatform, paneKeyLabels } from '../format/paneKeys';
+import { useAppState, useBridge, useStore } from '../state/react';
+import { FilePane, type PaneDrag } from './FilePane';
+
+/** A pane reloads when a job into its folder finishes: the token counts such jobs. */
+function reloadToken(queue: QueueState, dir: string | null): string {
+  if (dir === null) return '0';
+  let n = 0;
+  for (const id of queue.order) {
+    const j = queue.byId[id];
+    if (j.dest === dir && (j.state === 'done' || j.state === 'failed')) n++;
+  }
+  return String(n);
+}
+
+/** What the remote pane says while it has no listing. */
+function remotePlaceholder(status: SessionStatus | undefined): string {
+  if (status?.state === 'connecting') return 'Connecting…';
+  if (status?.state === 'reconnecting') return `Connection lost: ${sessionStateText(status)}…`;
+  return 'Select a site and press Connect.';
+}
+
+export interface AppPanesProps {
+  activeSiteId: string | null;
+  status: SessionStatus | undefined;
+  localPath: string | null;
+  setLocalPath: (p: string) => void;
+  remotePath: string | null;
+  setRemotePath: (p: string) => void;
+  onError: (message: string) => void;
+  onInfo: (message: string) => void;
+}
+
+/** The local and the remote pane. */
+export function AppPanes(p: AppPanesProps) {
+  const store = useStore();
+  const bridge = useBridge();
+  const queue = useAppState((s) => s.queue);
+  const { activeSiteId, status, localPath, remotePath } = p;
+  const siteId = activeSiteId ?? '';
+  const connected = status?.state === 'connected';
+  const keyLabels = paneKeyLabels(isMacPlatform());
+  // Only until the first local listing, which carries the engine's separator (FilePane prefers it).
+  const sep: '/' | '\\' = localPath?.includes('\\') ? '\\' : '/';
+  const localToken = useMemo(() => reloadToken(queue, localPath), [queue, localPath]);
+  const remoteToken = useMemo(() => reloadToken(queue, remotePath), [queue, remotePath]);
+  const listLocal = useCallback((path: string) => bridge.localList({ path }), [bridge]);
+  const listRemote = useCallback(
+    (path: string) => bridge.remoteList({ siteId: activeSiteId ?? '', path }), [bridge, activeSiteId]);
+
+  const enqueue = async (direction: 'upload' | 'download', sources: string[], dest: string) => {
+    if (!activeSiteId || sources.length === 0) return;
+    const r = await bridge.queueEnqueue({ siteId: activeSiteId, direction, sources, dest });
+    if (!r.ok) store.localLog('error', `Queueing ${plural(sources.length, 'item')} failed: ${r.error.message}`);
+  };
+  const osDrop = (files: File[], dir: string) => {
+    const paths = files.map((f) => bridge.pathForFile(f)).filter((path) => path !== '');
+    if (paths.length < files.length) {
+      store.localLog('warn', `${plural(files.length - paths.length, 'dropped item')} without a local path ignored`);
+    }
+    void enqueue('upload', paths, dir);
+  };
+  const upload = connected && remotePath ? (paths: string[]) => void enqueue('upload', paths, remotePath) : undefined;
+  const download = connected && localPath ? (paths: string[]) => void enqueue('download', paths, localPath) : undefined;
+
+  return (
+    <div className="panes">
+      <FilePane
+        side="local" title="Local" path={localPath} placeholder="Loading…" sep={sep}
+        reloadToken={localToken} list={listLocal}
+        mkdir={(path) => bridge.localMkdir({ path })}
+        rename={(from, to) => bridge.localRename({ from, to })}
+        remove={(path, recursive) => bridge.localRemove({ path, recursive })}
+        onNavigate={p.setLocalPath}
+        onPaneDrop={(drag: PaneDrag, dir) => void enqueue('download', drag.paths, dir)}
+        transfer={{ label: 'Upload', shortcut: keyLabels.upload, run: upload }}
+        onError={p.onError}
+        onInfo={p.onInfo}
+      />
+      <FilePane
+        side="remote" title="Remote" path={connected ? remotePath : null} placeholder={remotePlaceholder(status)}
+        sep="/"
+        reloadToken={remoteToken} list={listRemote}
+        mkdir={(path) => bridge.remoteMkdir({ siteId, path })}
+        rename={(from, to) => bridge.remoteRename({ siteId, from, to })}
+        remove={(path, recursive) => bridge.remoteRemove({ siteId, path, recursive })}
+        onNavigate={p.setRemotePath}
+        onPaneDrop={(drag: PaneDrag, dir) => void enqueue('upload', drag.paths, dir)}
+        acceptOsFiles
+        onOsDrop={osDrop}
+        transfer={{ label: 'Download', shortcut: keyLabels.download, run: download }}
+        onError={p.onError}
+        onInfo={p.onInfo}
+      />
+    </div>
+  );
+}

@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { SFTPWrapper } from 'ssh2';
-import { COUNTERS_PER_CHANNEL, COUNTER_BYTES, COUNTER_OUTSTANDING, InFlightBudget, RequestSlots, ShortFileError, downloadRange, uploadRange } from './pipeline';
+import { COUNTERS_PER_CHANNEL, COUNTER_BYTES, COUNTER_OUTSTANDING, ShortFileError, downloadRange, uploadRange } from './pipeline';
+import { InFlightBudget, RequestSlots } from './requestBudget';
 import { RateBucket, RateGate } from './rateLimit';
 import { scratchDir } from '../../../e2e/fixtures/tmp';
 

@@ -4,7 +4,7 @@
  */
 import type { Client, SFTPWrapper } from 'ssh2';
 import { SluiceError } from '../../errors';
-import { RequestSlots } from '../../sftp/pipeline';
+import { RequestSlots } from '../../sftp/requestBudget';
 import { awaitingReplies, onChannelData, sendPing, serverSoftware, setReceiveWindow, withEarlyHook } from '../../ssh2x';
 import type { ConnectParams, PrefetchedStat, RemoteStat, WorkerOps } from '../workerProtocol';
 import type { WorkerConn } from './conn';

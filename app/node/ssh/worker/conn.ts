@@ -8,7 +8,7 @@ import type { Duplex } from 'node:stream';
 import type { Client, SFTPWrapper } from 'ssh2';
 import { SluiceError } from '../../errors';
 import { HandlesAhead } from '../../sftp/handlesAhead';
-import type { InFlightBudget, RequestSlots } from '../../sftp/pipeline';
+import type { InFlightBudget, RequestSlots } from '../../sftp/requestBudget';
 import type { RateGate } from '../../sftp/rateLimit';
 import { SegmentHandles } from '../../sftp/segmentHandles';
 import type { HashTraits } from '../remoteHash';

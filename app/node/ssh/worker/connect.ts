@@ -6,7 +6,7 @@
 import type { Duplex } from 'node:stream';
 import { Client, type NegotiatedAlgorithms, type SFTPWrapper } from 'ssh2';
 import { SluiceError } from '../../errors';
-import { InFlightBudget, RequestSlots } from '../../sftp/pipeline';
+import { InFlightBudget, RequestSlots } from '../../sftp/requestBudget';
 import { RateBucket, RateGate } from '../../sftp/rateLimit';
 import { assertSsh2Patched, serverIdent, serverSoftware, sftpLimits, type PatchedConnectConfig } from '../../ssh2x';
 import { SSH_IDENT_SOFTWARE, socketTo } from '../preconnect';

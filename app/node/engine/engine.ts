@@ -9,6 +9,7 @@ import { setGlobalRateLimit } from '../sftp/rateLimit';
 import type { Negotiated, RemoteEntry, RemoteStat } from '../ssh/workerProtocol';
 import { runTransfer } from '../transfer/run';
 import type { TransferReport, TransferRequest } from '../transfer/types';
+import { removeRemote } from './remoteRemove';
 import { sessionOptionsFor, type EngineOptions } from './setup';
 
 export type { EngineOptions } from './setup';
@@ -124,7 +125,7 @@ export class SessionEngine implements Engine {
   readlink(path: string): Promise<string> { return this.session.readlink(path); }
   mkdir(path: string): Promise<'created' | 'exists'> { return this.session.mkdir(path); }
   rename(from: string, to: string): Promise<void> { return this.session.rename(from, to); }
-  remove(path: string, recursive = false): Promise<void> { return this.session.remove(path, recursive); }
+  remove(path: string, recursive = false): Promise<void> { return removeRemote(this.session, path, recursive); }
   close(): Promise<void> { return this.session.close(); }
   setRateLimit(bytesPerSecond: number): void { this.session.setRateLimit(bytesPerSecond); }
 

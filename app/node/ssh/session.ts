@@ -417,17 +417,6 @@ export class Session {
     return this.call('rename', { from, to, mode: 'no-clobber' });
   }
 
-  /** Removes a file, or a folder with `recursive`. */
-  async remove(path: string, recursive = false): Promise<void> {
-    const st = await this.call('stat', { path, follow: false });
-    if (!st) throw new SluiceError('NO_SUCH_FILE', `${path}: no such file or folder`);
-    if (st.type !== 'dir') return this.call('remove', { path });
-    if (recursive) {
-      for (const e of await this.list(path)) await this.remove(`${path.replace(/\/$/, '')}/${e.name}`, true);
-    }
-    return this.call('rmdir', { path });
-  }
-
   /**
    * Sets this site's speed limit for every connection of the pool, now and later, running transfers included
    * (their next request; a waiting one within sftp/rateLimit.ts MAX_WAIT_MS).

@@ -51,6 +51,15 @@ const LAYERS = {
   'bench': { imports: ['app/node', ...common, 'e2e/fixtures'], packages: node },
 };
 
+/**
+ * Unit tests beside pure code (app/common, renderer/) and their `testing/` helpers keep their layer's allow-list, plus
+ * node's test runner and assert: a test of the queue's rules cannot reach the engine, nor a renderer test app/node.
+ */
+const TEST_PACKAGES = ['node:test', 'node:assert', 'node:assert/strict'];
+const PURE_TEST_LAYERS = Object.fromEntries(Object.entries(LAYERS)
+  .filter(([name]) => name === 'app/common' || name === 'renderer' || name.startsWith('renderer/'))
+  .map(([name, layer]) => [name, { ...layer, packages: [...(layer.packages ?? []), ...TEST_PACKAGES] }]));
+
 /** Type-only imports against the direction, each for one file and one module, until the issue named removes it. */
 const TYPE_EXCEPTIONS = [
   // #25 item 3: a per-transfer event sink takes EngineEvent out of ssh/session.ts.
@@ -92,6 +101,11 @@ export default tseslint.config(
     plugins: { sluice: layerRules },
     rules: { 'sluice/layers': ['error', { root: ROOT, layers: LAYERS, typeExceptions: TYPE_EXCEPTIONS }] },
   },
+  {
+    files: ['app/common/**/*.test.ts', 'app/common/**/testing/**/*.ts', 'renderer/**/*.test.ts', 'renderer/**/testing/**/*.ts'],
+    plugins: { sluice: layerRules },
+    rules: { 'sluice/layers': ['error', { root: ROOT, layers: PURE_TEST_LAYERS }] },
+  },
   door(['app/node/service.ts', 'app/node/service/**/*.ts', 'app/node/cli.ts', 'app/node/cli/**/*.ts', 'main/**/*.ts']),
   {
     // No import circles anywhere in the product code.
@@ -119,7 +133,7 @@ export default tseslint.config(
     // Limits (#25 item 6): no function over 80 lines and no file over 450 in product code; blank lines and comments
     // count (a function's TSDoc is outside it). Tests and their fixtures are exempt.
     files: ['app/**/*.ts', 'main/**/*.ts', 'renderer/**/*.ts', 'renderer/**/*.tsx'],
-    ignores: ['**/*.test.ts', 'app/node/test/**', 'main/test/**'],
+    ignores: ['**/*.test.ts', 'app/node/test/**', 'main/test/**', '**/testing/**'],
     rules: {
       'max-lines-per-function': ['error', { max: 80, skipBlankLines: false, skipComments: false }],
       'max-lines': ['error', { max: 450, skipBlankLines: false, skipComments: false }],

@@ -110,7 +110,7 @@ test('queue: bounded concurrency per site, all jobs done, renderer replay equals
   await acceptHostKey(h);
   h.engine.behaviour = () => 'hold';
   const sources = Array.from({ length: 6 }, (_, i) => `/l/f${i}`);
-  // Six drops: six batches, each its own engine transfer (one drop of many files is one transfer: service.queue.test.ts).
+  // Six drops: six batches, each its own engine transfer (one drop of many files is one transfer: service/queue.test.ts).
   const jobIds: string[] = [];
   for (const source of sources) {
     const res = await h.service.invoke('queue.enqueue', { siteId: h.siteId, direction: 'upload', sources: [source], dest: '/r' });
@@ -139,7 +139,7 @@ test('queue: pause aborts and resume re-runs; cancel; retry after failure', asyn
   await acceptHostKey(h);
   let attempt = 0;
   h.engine.behaviour = (s) => (s === '/l/p' ? (attempt++ === 0 ? 'hold' : 'ok') : s === '/l/bad' ? (attempt >= 99 ? 'ok' : 'fail') : 'hold');
-  // Three drops (a drop of several files is one transfer, paused as a whole: service.queue.test.ts).
+  // Three drops (a drop of several files is one transfer, paused as a whole: service/queue.test.ts).
   const ids: string[] = [];
   for (const source of ['/l/p', '/l/c', '/l/bad']) {
     const r = await h.service.invoke('queue.enqueue', { siteId: h.siteId, direction: 'upload', sources: [source], dest: '/r' });

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { averageRate, formatBytes, formatDuration, formatElapsed, formatEta, formatRate, parseByteAmount, plural } from './units';
+import { formatBytes as commonBytes } from '../../common/units';
 
 test('formatBytes: IEC units, one decimal from KiB up, never NaN or Infinity', () => {
   const cases: Array<[number, string]> = [
@@ -10,6 +11,7 @@ test('formatBytes: IEC units, one decimal from KiB up, never NaN or Infinity', (
     [NaN, '?'], [Infinity, '?'], [-1, '?'],
   ];
   for (const [n, want] of cases) assert.equal(formatBytes(n), want, String(n));
+  assert.equal(formatBytes, commonBytes, 'the CLI re-exports the one function (app/common/units.ts)');
 });
 
 test('formatRate: the same units per second; unknown rates say so', () => {

@@ -1,7 +1,7 @@
 /**
  * TEST ONLY: the service (app/node/service.ts) over a fake engine behind the real set-up, with a temp data folder,
  * every event recorded and the queue deltas replayed as a renderer would. Used by service.test.ts and
- * service.queue.test.ts; `reopen` closes a service and opens a new one on the same data folder (an app restart).
+ * service/queue.test.ts; `reopen` closes a service and opens a new one on the same data folder (an app restart).
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';

@@ -1,7 +1,7 @@
 /**
  * TEST ONLY: the service (app/node/service.ts) over the real engine against a private OpenSSH sshd
  * (e2e/fixtures/sshd.ts), with a temp data folder and one saved site; events awaited by name. Used by
- * service.sshd.test.ts and service.resume.test.ts; `reopenSshd` is an app restart on the same data folder.
+ * test/service.sshd.test.ts and test/service.resume.test.ts; `reopenSshd` is an app restart on the same data folder.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';

@@ -1,13 +1,24 @@
 /**
  * Site manager against the real service (SQLite store in a temp folder): validated forms, folders,
  * edit, duplicate, delete with confirmation, advanced settings kept (a jump host list too); theme switching.
+ * Each test starts from an empty store (a fresh service per test) and saves the sites it needs.
  */
 import { expect, test } from './harness/test';
+import type { SiteFields, SluicePage } from './pages/SluicePage';
 
-test('site manager: validation, folders, edit with advanced settings, duplicate, delete; dark theme', async ({ app, page }) => {
+const PROD: SiteFields = { name: 'Prod', folder: 'Work', host: 'prod.example.org', port: 2222, user: 'deploy', connections: 4, channels: 2, ciphers: ['chacha20-poly1305@openssh.com', 'aes128-gcm@openssh.com'] };
+
+/** The Prod site saved under the name given (in folder Work) and selected. */
+async function savedSite(app: SluicePage, name: string): Promise<void> {
+  await app.createSite({ ...PROD, name });
+  await app.siteItem(name).locator('.label').click();
+}
+
+test.beforeEach(async ({ app }) => {
   await app.open();
+});
 
-  // Invalid input is refused field by field, and nothing is saved.
+test('site form: invalid input is refused field by field, and nothing is saved', async ({ app, page }) => {
   await app.siteManager.getByRole('button', { name: 'New site' }).click();
   const form = page.getByRole('dialog', { name: 'New site' });
   await form.getByLabel('Host', { exact: true }).fill('bad host');
@@ -26,11 +37,11 @@ test('site manager: validation, folders, edit with advanced settings, duplicate,
   await form.getByRole('button', { name: 'Cancel' }).click();
   await expect(form).toBeHidden();
   await expect(app.siteManager.getByRole('treeitem')).toHaveCount(0);
+});
 
-  await app.createSite({ name: 'Prod', folder: 'Work', host: 'prod.example.org', port: 2222, user: 'deploy', connections: 4, channels: 2, ciphers: ['chacha20-poly1305@openssh.com', 'aes128-gcm@openssh.com'] });
+test('edit: the advanced settings come back as saved; a new name and a jump host are kept', async ({ app, page }) => {
+  await app.createSite(PROD);
   await expect(app.siteManager.getByRole('treeitem', { name: 'Folder Work' })).toBeVisible();
-
-  // Edit: the advanced settings come back as saved; change the name.
   await app.siteItem('Prod').locator('.label').click();
   await app.siteManager.getByRole('button', { name: 'Edit' }).click();
   const edit = page.getByRole('dialog', { name: 'Edit site Prod' });
@@ -48,8 +59,10 @@ test('site manager: validation, folders, edit with advanced settings, duplicate,
   await expect(again.getByLabel('Jump host')).toHaveValue('deploy@bastion.example.org:2222');
   await again.getByRole('button', { name: 'Cancel' }).click();
   await expect(again).toBeHidden();
+});
 
-  // Duplicate, then delete the copy (confirmation first; Cancel has the focus).
+test('duplicate, then delete the copy: a confirmation first, with Cancel focused', async ({ app, page }) => {
+  await savedSite(app, 'Production');
   await app.siteManager.getByRole('button', { name: 'Duplicate' }).click();
   const copy = app.siteManager.getByRole('treeitem', { name: /Production.+/ });
   await expect(copy).toBeVisible();
@@ -61,8 +74,10 @@ test('site manager: validation, folders, edit with advanced settings, duplicate,
   await confirm.getByRole('button', { name: 'Delete' }).click();
   await expect(app.siteItem(copyName)).toHaveCount(0);
   await expect(app.siteItem('Production')).toBeVisible();
+});
 
-  // A new empty folder, then delete it.
+test('a new empty folder inside a folder, then deleted', async ({ app, page }) => {
+  await savedSite(app, 'Production');
   await app.siteManager.getByRole('treeitem', { name: 'Folder Work' }).locator('.label').first().click();
   await app.siteManager.getByRole('button', { name: 'New folder' }).click();
   const folderDialog = page.getByRole('dialog', { name: 'New folder' });
@@ -74,8 +89,10 @@ test('site manager: validation, folders, edit with advanced settings, duplicate,
   await app.siteManager.getByRole('button', { name: 'Delete' }).click();
   await page.getByRole('alertdialog', { name: 'Delete folder' }).getByRole('button', { name: 'Delete' }).click();
   await expect(staging).toHaveCount(0);
+});
 
-  // Theme: dark is applied to the document and kept by the service.
+test('theme: dark is applied to the document and kept by the service across a reload', async ({ app, page }) => {
+  await savedSite(app, 'Production');
   await page.getByLabel('Theme').selectOption('dark');
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
   await page.reload();

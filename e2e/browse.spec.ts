@@ -1,16 +1,20 @@
 /**
  * File panes against a real sshd: keyboard navigation (arrows, Enter into a folder, Backspace / Alt+Up out) and multi-select, sorting, new folder / rename /
  * delete with confirmation on the remote side, and a download by dragging a remote file to the local pane.
+ * Each test connects a fresh app to its own remote folder (big.bin, a.txt, c.txt), listed in the remote pane.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { Page } from '@playwright/test';
 import { expect, test } from './harness/test';
 import { sha256File, writeRandomFile } from './harness/files';
+import type { SluicePage } from './pages/SluicePage';
 
-test('remote pane: keyboard, sorting, new folder, rename, delete; drag a remote file down to the local pane', async ({ app, sshd, engine, localDir, page }) => {
+let remoteDir = '';
+
+test.beforeEach(async ({ app, sshd, engine, localDir }) => {
   fs.appendFileSync(engine.knownHostsPath, `${sshd.knownHostsLine()}\n`);
-  const remoteDir = path.join(sshd.root, 'browse');
-  fs.mkdirSync(remoteDir, { recursive: true });
+  remoteDir = fs.mkdtempSync(path.join(sshd.root, 'browse-'));
   writeRandomFile(path.join(remoteDir, 'big.bin'), 3 * 1024 * 1024);
   fs.writeFileSync(path.join(remoteDir, 'a.txt'), 'a');
   fs.writeFileSync(path.join(remoteDir, 'c.txt'), 'ccc');
@@ -19,8 +23,18 @@ test('remote pane: keyboard, sorting, new folder, rename, delete; drag a remote 
   await app.createSite({ name: 'Browse', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir });
   await app.startConnect('Browse');
   await app.waitForRemoteListing(remoteDir);
+});
 
-  // Sorting by size, descending: big.bin first.
+/** Creates a remote folder through the pane's New folder dialog and waits for its row. */
+async function newRemoteFolder(app: SluicePage, page: Page, name: string): Promise<void> {
+  await app.remotePane.getByRole('button', { name: 'Remote: new folder' }).click();
+  const mkdir = page.getByRole('dialog', { name: 'New remote folder' });
+  await mkdir.getByLabel('Folder name').fill(name);
+  await mkdir.getByRole('button', { name: 'Create' }).click();
+  await expect(app.remoteRow(name)).toHaveAttribute('data-type', 'dir');
+}
+
+test('sorting: by size, descending, puts big.bin first; by name again', async ({ app }) => {
   const names = () => app.remoteGrid.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('aria-label')));
   await app.remoteGrid.getByRole('button', { name: 'Sort by Size' }).click();
   await app.remoteGrid.getByRole('button', { name: 'Sort by Size' }).click();
@@ -28,16 +42,18 @@ test('remote pane: keyboard, sorting, new folder, rename, delete; drag a remote 
   expect(await names()).toEqual(['big.bin', 'c.txt', 'a.txt']);
   await app.remoteGrid.getByRole('button', { name: 'Sort by Name' }).click();
   expect(await names()).toEqual(['a.txt', 'big.bin', 'c.txt']);
+});
 
-  // Keyboard: focus the grid, arrows move, shift+arrow extends the selection.
+test('keyboard: in the focused grid arrows move, shift+arrow extends the selection', async ({ app, page }) => {
   await app.remoteGrid.focus();
   await page.keyboard.press('ArrowDown');
   await expect(app.remoteRow('a.txt')).toHaveAttribute('aria-selected', 'true');
   await page.keyboard.press('Shift+ArrowDown');
   await expect(app.remoteRow('big.bin')).toHaveAttribute('aria-selected', 'true');
   await expect(app.remotePane).toContainText('2 selected');
+});
 
-  // New folder, then Enter opens it and Backspace comes back.
+test('new folder: a name with a slash is refused; a good one is made on the server', async ({ app, page }) => {
   await app.remotePane.getByRole('button', { name: 'Remote: new folder' }).click();
   const mkdir = page.getByRole('dialog', { name: 'New remote folder' });
   await mkdir.getByLabel('Folder name').fill('bad/name');
@@ -46,10 +62,11 @@ test('remote pane: keyboard, sorting, new folder, rename, delete; drag a remote 
   await mkdir.getByRole('button', { name: 'Create' }).click();
   await expect(app.remoteRow('reports')).toHaveAttribute('data-type', 'dir');
   expect(fs.statSync(path.join(remoteDir, 'reports')).isDirectory()).toBe(true);
-  fs.writeFileSync(path.join(remoteDir, 'reports', 'q1.txt'), 'q1');
+});
 
-  // Keyboard navigation: Home + Enter opens the folder, Backspace goes up with the folder focused again,
-  // Enter opens it again, Alt+Up goes up.
+test('keyboard: Home + Enter opens a folder, Backspace and Alt+Up come back with the folder focused', async ({ app, page }) => {
+  await newRemoteFolder(app, page, 'reports');
+  fs.writeFileSync(path.join(remoteDir, 'reports', 'q1.txt'), 'q1');
   await app.remoteGrid.focus();
   await page.keyboard.press('Home');
   await expect(app.remoteRow('reports')).toHaveAttribute('aria-selected', 'true');
@@ -69,8 +86,9 @@ test('remote pane: keyboard, sorting, new folder, rename, delete; drag a remote 
   await expect(app.remoteRow('reports')).toHaveAttribute('aria-selected', 'true');
   await page.keyboard.press('ArrowDown');
   await expect(app.remoteRow('a.txt')).toHaveAttribute('aria-selected', 'true');
+});
 
-  // Rename with F2.
+test('rename with F2 renames the file on the server', async ({ app, page }) => {
   await app.remoteRow('c.txt').click();
   await page.keyboard.press('F2');
   const rename = page.getByRole('dialog', { name: 'Rename c.txt' });
@@ -78,8 +96,9 @@ test('remote pane: keyboard, sorting, new folder, rename, delete; drag a remote 
   await rename.getByRole('button', { name: 'Rename' }).click();
   await expect(app.remoteRow('renamed.txt')).toBeVisible();
   expect(fs.readFileSync(path.join(remoteDir, 'renamed.txt'), 'utf8')).toBe('ccc');
+});
 
-  // Delete asks first; Cancel keeps the file, Delete removes it.
+test('delete asks first: Cancel (focused) keeps the file, Delete removes it', async ({ app, page }) => {
   await app.remoteRow('a.txt').click();
   await page.keyboard.press('Delete');
   const confirm = page.getByRole('alertdialog', { name: 'Delete from remote' });
@@ -91,8 +110,9 @@ test('remote pane: keyboard, sorting, new folder, rename, delete; drag a remote 
   await page.getByRole('alertdialog', { name: 'Delete from remote' }).getByRole('button', { name: 'Delete' }).click();
   await expect(app.remoteRow('a.txt')).toHaveCount(0);
   expect(fs.existsSync(path.join(remoteDir, 'a.txt'))).toBe(false);
+});
 
-  // Download: drag a remote row to the local pane.
+test('download: a remote row dragged to the local pane arrives with the same SHA-256', async ({ app, localDir }) => {
   await app.dragRemoteToLocal('big.bin');
   await app.waitForJobState('big.bin', 'done');
   await expect(app.localRow('big.bin')).toBeVisible();

@@ -3,7 +3,8 @@
  * and a job in the queue, each button, select and checkbox of the toolbar, the site manager, both panes, the queue
  * and the status bar lies inside the window, is not hidden under another element or cut by its container, shows its
  * whole label, and the window has no horizontal scroll. Narrow toolbars show icons (their names as tooltips) and the
- * queue's bulk actions move into a "More queue actions" menu.
+ * queue's bulk actions move into a "More queue actions" menu. One test per size, each on its own connected app with
+ * local.txt uploaded and remote.txt selected.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -38,10 +39,9 @@ function unreachable(): string[] {
   return bad;
 }
 
-test('every control is reachable at 1024×700, 1400×900 and 1920×1080', async ({ app, sshd, engine, localDir, page }) => {
+test.beforeEach(async ({ app, sshd, engine, localDir }) => {
   fs.appendFileSync(engine.knownHostsPath, `${sshd.knownHostsLine()}\n`);
-  const remoteDir = path.join(sshd.root, 'sizes');
-  fs.mkdirSync(remoteDir, { recursive: true });
+  const remoteDir = fs.mkdtempSync(path.join(sshd.root, 'sizes-'));
   fs.writeFileSync(path.join(remoteDir, 'remote.txt'), 'r');
   fs.writeFileSync(path.join(localDir, 'local.txt'), 'l');
 
@@ -53,8 +53,10 @@ test('every control is reachable at 1024×700, 1400×900 and 1920×1080', async 
   await app.localPane.getByRole('button', { name: 'Local: upload' }).click();
   await app.waitForJobState('local.txt', 'done');
   await app.remoteRow('remote.txt').click();
+});
 
-  for (const { width, height, shot } of SIZES) {
+for (const { width, height, shot } of SIZES) {
+  test(`every control is reachable at ${width}×${height}`, async ({ app, page }) => {
     await page.setViewportSize({ width, height });
     await expect(app.remotePane.getByRole('toolbar', { name: 'Remote actions' })).toContainText('2 items, 1 selected');
     await app.screenshot(shot);
@@ -67,5 +69,5 @@ test('every control is reachable at 1024×700, 1400×900 and 1920×1080', async 
     await app.expectQueueAction('Pause all', false);
     await app.expectQueueAction('Clear finished', true);
     await expect(page.getByRole('menu', { name: 'Queue actions' })).toBeHidden();
-  }
-});
+  });
+}

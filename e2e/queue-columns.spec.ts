@@ -1,19 +1,24 @@
 /**
  * The queue's rows say what a user of FileZilla's queue expects (#23.22): column headers, each row's site and
  * destination, its elapsed time, a failed row's error whole; the footer counts a paused job as paused, not active; a
- * user's pause is logged as what it is (INFO "paused"), not as an orange WARN "transfer interrupted".
+ * user's pause is logged as what it is (INFO "paused"), not as an orange WARN "transfer interrupted". Each test
+ * connects a fresh app to its own remote folder at a 1 MiB/s limit.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { expect, test } from './harness/test';
-import { writeRandomFile } from './harness/files';
+import { emptyDir, writeRandomFile } from './harness/files';
+import type { SluicePage } from './pages/SluicePage';
 
 const MiB = 1024 * 1024;
 
-test('columns, site and destination, elapsed time, whole errors; a paused job counts as paused', async ({ app, sshd, engine, localDir, page }) => {
+let remoteDir = '';
+let deep = '';
+
+test.beforeEach(async ({ app, sshd, engine, localDir }) => {
   fs.appendFileSync(engine.knownHostsPath, `${sshd.knownHostsLine()}\n`);
-  const remoteDir = path.join(sshd.root, 'queue-columns');
-  const deep = path.join(remoteDir, `a-folder-with-a-rather-long-name-${'x'.repeat(60)}`, `and-another-long-one-${'y'.repeat(60)}`);
+  remoteDir = emptyDir(path.join(sshd.root, 'queue-columns'));
+  deep = path.join(remoteDir, `a-folder-with-a-rather-long-name-${'x'.repeat(60)}`, `and-another-long-one-${'y'.repeat(60)}`);
   fs.mkdirSync(deep, { recursive: true });
   fs.writeFileSync(path.join(deep, 'vanishing.txt'), 'soon gone');
   writeRandomFile(path.join(localDir, 'big.bin'), 12 * MiB);
@@ -23,17 +28,26 @@ test('columns, site and destination, elapsed time, whole errors; a paused job co
   await app.startConnect('Columns');
   await app.waitForRemoteListing(remoteDir);
   await app.statusBar.getByLabel('Speed limit').selectOption({ label: '1.0 MiB/s' });
+});
 
+/** Uploads big.bin (12 MiB at 1 MiB/s) and waits until it runs. */
+async function uploadBig(app: SluicePage): Promise<void> {
   await app.localRow('big.bin').click();
   await app.localPane.getByRole('button', { name: 'Local: upload' }).click();
   await app.waitForJobState('big.bin', 'running');
+}
+
+test('columns, a row\'s site and destination, its elapsed time while it runs', async ({ app }) => {
+  await uploadBig(app);
   const columns = app.queue.locator('.row.columns');
   await expect(columns).toHaveText('NameStateProgressSizeSpeedTimeActions');
   await expect(app.jobRow('big.bin').getByLabel('big.bin site and destination')).toHaveText(`Columns → ${remoteDir}`);
   await expect(app.jobRow('big.bin').getByLabel('big.bin elapsed')).toHaveText(/^0:0[1-9]$/, { timeout: 15_000 });
   await expect(app.jobRow('big.bin').getByLabel('big.bin elapsed')).toBeVisible();
+});
 
-  // A user's pause: the job counts as paused, and the log says so plainly.
+test('a user\'s pause: the job counts as paused, and the log says so plainly', async ({ app }) => {
+  await uploadBig(app);
   await app.jobAction('big.bin', 'Pause');
   await app.waitForJobState('big.bin', 'paused');
   await expect(app.queue.getByLabel('Active jobs')).toHaveText('0 active');
@@ -41,8 +55,13 @@ test('columns, site and destination, elapsed time, whole errors; a paused job co
   await expect(app.log).toContainText('INFO big.bin: paused');
   await expect(app.log).not.toContainText('transfer interrupted');
   await expect(app.log).not.toContainText('WARN');
+});
 
-  // A failed download: its error (the whole path and the server's message) is shown whole, wrapped, not cut.
+test('a failed download: its error (the whole path and the server\'s message) is shown whole, wrapped, not cut', async ({ app, page }) => {
+  // The pictures show a paused upload above the failed row, as a queue in use does.
+  await uploadBig(app);
+  await app.jobAction('big.bin', 'Pause');
+  await app.waitForJobState('big.bin', 'paused');
   await app.remoteGrid.focus();
   await page.keyboard.press('Home');
   await page.keyboard.press('Enter');

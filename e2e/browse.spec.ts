@@ -7,14 +7,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from './harness/test';
-import { sha256File, writeRandomFile } from './harness/files';
+import { emptyDir, sha256File, writeRandomFile } from './harness/files';
 import type { SluicePage } from './pages/SluicePage';
 
 let remoteDir = '';
 
 test.beforeEach(async ({ app, sshd, engine, localDir }) => {
   fs.appendFileSync(engine.knownHostsPath, `${sshd.knownHostsLine()}\n`);
-  remoteDir = fs.mkdtempSync(path.join(sshd.root, 'browse-'));
+  remoteDir = emptyDir(path.join(sshd.root, 'browse'));
   writeRandomFile(path.join(remoteDir, 'big.bin'), 3 * 1024 * 1024);
   fs.writeFileSync(path.join(remoteDir, 'a.txt'), 'a');
   fs.writeFileSync(path.join(remoteDir, 'c.txt'), 'ccc');

@@ -8,6 +8,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { emptyDir } from './harness/files';
 import { expect, test } from './harness/test';
 
 const MiB = 1048576;
@@ -16,7 +17,7 @@ test.use({ locale: 'de-DE', timezoneId: 'UTC' });
 let remoteDir = '';
 
 test.beforeEach(async ({ sshd, localDir }) => {
-  remoteDir = fs.mkdtempSync(path.join(sshd.root, 'defaults-'));
+  remoteDir = emptyDir(path.join(sshd.root, 'defaults'));
   fs.writeFileSync(path.join(remoteDir, 'exists.txt'), 'old');
   fs.writeFileSync(path.join(localDir, 'exists.txt'), 'new content');
   const when = new Date(Date.UTC(2024, 2, 5, 6, 7, 0));

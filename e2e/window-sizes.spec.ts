@@ -8,6 +8,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { emptyDir } from './harness/files';
 import { expect, test } from './harness/test';
 
 /** The window sizes, each with the name of its picture (literal: `npm run screenshots` finds names by their shot property). */
@@ -41,7 +42,7 @@ function unreachable(): string[] {
 
 test.beforeEach(async ({ app, sshd, engine, localDir }) => {
   fs.appendFileSync(engine.knownHostsPath, `${sshd.knownHostsLine()}\n`);
-  const remoteDir = fs.mkdtempSync(path.join(sshd.root, 'sizes-'));
+  const remoteDir = emptyDir(path.join(sshd.root, 'sizes'));
   fs.writeFileSync(path.join(remoteDir, 'remote.txt'), 'r');
   fs.writeFileSync(path.join(localDir, 'local.txt'), 'l');
 

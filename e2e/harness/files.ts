@@ -28,3 +28,13 @@ export function sha256File(file: string): string {
 export function fingerprintOf(blob: Buffer): string {
   return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
 }
+
+/**
+ * `dir` made empty (removed with what an earlier test left in it, then created): a spec's tests share the worker's
+ * sshd, and a fixed folder name keeps the pictures the same from run to run. Returns `dir`.
+ */
+export function emptyDir(dir: string): string {
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
+}

@@ -1,12 +1,15 @@
 /**
  * Every piece of the window derives from the current session state (#29.4, #23.21): the title line, Connect and
  * Disconnect, the remote pane and its header follow the session after a disconnect and after a failed connect, and
- * every queue row names its site and destination.
+ * every queue row names its site and destination. Each test starts from a fresh app with three sites saved (Alpha,
+ * Beta, Nowhere on a closed port).
  */
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
+import { emptyDir } from './harness/files';
 import { expect, test } from './harness/test';
+import type { SluicePage } from './pages/SluicePage';
 
 /** A loopback port nothing listens on (bound, then closed). */
 async function closedPort(): Promise<number> {
@@ -17,41 +20,69 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-test('title, Connect, Disconnect and the remote pane follow the session; queue rows name their site', async ({ app, sshd, engine, localDir }) => {
+let alphaDir = '';
+let betaDir = '';
+
+test.beforeEach(async ({ app, sshd, engine, localDir }) => {
   fs.appendFileSync(engine.knownHostsPath, `${sshd.knownHostsLine()}\n`);
-  const alphaDir = path.join(sshd.root, 'identity', 'alpha');
-  const betaDir = path.join(sshd.root, 'identity', 'beta');
-  fs.mkdirSync(alphaDir, { recursive: true });
-  fs.mkdirSync(betaDir, { recursive: true });
+  alphaDir = emptyDir(path.join(sshd.root, 'identity', 'alpha'));
+  betaDir = emptyDir(path.join(sshd.root, 'identity', 'beta'));
   fs.writeFileSync(path.join(alphaDir, 'only.txt'), 'x');
   fs.writeFileSync(path.join(localDir, 'up.txt'), 'up');
   const site = { host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir };
-  const who = `${sshd.user}@${sshd.host}:${sshd.port}`;
-  const title = app.page.getByRole('toolbar', { name: 'Main toolbar' }).getByLabel('Session');
-  const disconnect = app.page.getByRole('toolbar', { name: 'Main toolbar' }).getByRole('button', { name: 'Disconnect' });
-  const connect = app.siteManager.getByRole('button', { name: 'Connect' });
-  const remoteActions = app.remotePane.getByRole('toolbar', { name: 'Remote actions' });
-
   await app.open();
   await app.createSite({ name: 'Alpha', ...site, remoteDir: alphaDir });
   await app.createSite({ name: 'Beta', ...site, remoteDir: betaDir });
   await app.createSite({ name: 'Nowhere', ...site, port: await closedPort() });
-  await expect(title).toHaveText('No site connected');
+});
 
+/** The window's pieces that follow the session. */
+function controls(app: SluicePage) {
+  const toolbar = app.page.getByRole('toolbar', { name: 'Main toolbar' });
+  return {
+    title: toolbar.getByLabel('Session'),
+    disconnect: toolbar.getByRole('button', { name: 'Disconnect' }),
+    connect: app.siteManager.getByRole('button', { name: 'Connect' }),
+    remoteActions: app.remotePane.getByRole('toolbar', { name: 'Remote actions' }),
+  };
+}
+
+/** Connects Alpha, uploads up.txt to it, and disconnects (the window as a day's work leaves it). */
+async function alphaUsedAndLeft(app: SluicePage): Promise<void> {
+  await app.startConnect('Alpha');
+  await app.waitForRemoteListing(alphaDir);
+  await app.localRow('up.txt').click();
+  await app.localPane.getByRole('button', { name: 'Local: upload' }).click();
+  await app.waitForJobState('up.txt', 'done');
+  await controls(app).disconnect.click();
+  await expect(app.remotePane).toContainText('Select a site and press Connect.');
+}
+
+test('connected: the title names the session, Connect is off and Disconnect on, the remote pane counts', async ({ app, sshd }) => {
+  const { title, connect, disconnect, remoteActions } = controls(app);
+  const who = `${sshd.user}@${sshd.host}:${sshd.port}`;
+  await expect(title).toHaveText('No site connected');
   await app.startConnect('Alpha');
   await app.waitForRemoteListing(alphaDir);
   await expect(title).toHaveText(who);
   await expect(connect).toBeDisabled();
   await expect(disconnect).toBeEnabled();
   await expect(remoteActions).toContainText('1 item');
+});
 
-  // A job names its site and where it goes.
+test('a job names its site and where it goes', async ({ app }) => {
+  await app.startConnect('Alpha');
+  await app.waitForRemoteListing(alphaDir);
   await app.localRow('up.txt').click();
   await app.localPane.getByRole('button', { name: 'Local: upload' }).click();
   await app.waitForJobState('up.txt', 'done');
   await expect(app.jobRow('up.txt').getByLabel('up.txt site and destination')).toHaveText(`Alpha → ${alphaDir}`);
+});
 
-  // Disconnect: nothing of Alpha's connection is left in the window.
+test('Disconnect: nothing of the connection is left in the window', async ({ app }) => {
+  const { title, connect, disconnect, remoteActions } = controls(app);
+  await app.startConnect('Alpha');
+  await app.waitForRemoteListing(alphaDir);
   await disconnect.click();
   await expect(app.remotePane).toContainText('Select a site and press Connect.');
   await expect(title).toHaveText('No site connected');
@@ -59,8 +90,11 @@ test('title, Connect, Disconnect and the remote pane follow the session; queue r
   await expect(connect).toBeEnabled();
   await expect(remoteActions).not.toContainText('item');
   await expect(app.statusBar.getByLabel('Cipher')).toHaveText('—');
+});
 
-  // A failed connect: no identity, no Disconnect, no count of the last listing.
+test('a failed connect: no identity, no Disconnect, no count of the last listing; refused, not lost', async ({ app }) => {
+  const { title, disconnect, remoteActions } = controls(app);
+  await alphaUsedAndLeft(app);
   await app.startConnect('Nowhere');
   await expect(app.connectionErrorBanner).toBeVisible({ timeout: 30_000 });
   // A connection never made is not 'lost' (#29.8).
@@ -69,8 +103,11 @@ test('title, Connect, Disconnect and the remote pane follow the session; queue r
   await expect(disconnect).toBeDisabled();
   await expect(remoteActions).not.toContainText('item');
   await app.screenshot('session-connect-failed');
+});
 
-  // Another site: its own folder, and Alpha's job still says Alpha.
+test('another site: its own folder, and the first site\'s job still names the first site', async ({ app }) => {
+  const { remoteActions } = controls(app);
+  await alphaUsedAndLeft(app);
   await app.startConnect('Beta');
   await app.waitForRemoteListing(betaDir);
   await expect(remoteActions).toContainText('0 items');

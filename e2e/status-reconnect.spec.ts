@@ -1,12 +1,13 @@
 /**
  * The smaller truths of #29.8, against the real engine and sshd: the throughput axis reads in round values; while a
  * lost session reconnects the status bar says "reconnecting" in amber and drops the cipher and server lines that no
- * longer hold, the site's icon turns amber, and the job waiting for the connection says why it waits.
+ * longer hold, the site's icon turns amber, and the job waiting for the connection says why it waits. Each test
+ * connects a fresh app and uploads steady.bin at 5 MiB/s.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { expect, test } from './harness/test';
-import { writeRandomFile } from './harness/files';
+import { emptyDir, writeRandomFile } from './harness/files';
 import { requireDist, startTestEngine } from './harness/engine';
 import type { EngineFactory } from '../app/node/engine/engine';
 
@@ -33,10 +34,9 @@ const reconnecting = test.extend({
 /** A rate label with round digits: `0 B/s`, `250 KiB/s`, `1.0 MiB/s`, `2.5 MiB/s`, `1000 KiB/s` (not `95.4`, `977`, `286`). */
 const ROUND = /^(0 B|[1-9]\d?0*(\.[05])? (B|KiB|MiB|GiB))\/s$/;
 
-reconnecting('round rate ticks; "reconnecting" in amber without stale cipher and server; the waiting job says why', async ({ app, sshd, engine, localDir }) => {
+reconnecting.beforeEach(async ({ app, sshd, engine, localDir }) => {
   fs.appendFileSync(engine.knownHostsPath, `${sshd.knownHostsLine()}\n`);
-  const remoteDir = path.join(sshd.root, 'status-reconnect');
-  fs.mkdirSync(remoteDir, { recursive: true });
+  const remoteDir = emptyDir(path.join(sshd.root, 'status-reconnect'));
   writeRandomFile(path.join(localDir, 'steady.bin'), 24 * MiB);
   await app.open();
   await app.createSite({ name: 'Flaky', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir });
@@ -46,13 +46,16 @@ reconnecting('round rate ticks; "reconnecting" in amber without stale cipher and
   await app.localRow('steady.bin').click();
   await app.localPane.getByRole('button', { name: 'Local: upload' }).click();
   await app.waitForJobBytes('steady.bin', 2 * MiB);
+});
 
-  // The rate axis: round values only, up to at least the rate shown.
+reconnecting('the rate axis: round values only, up to at least the rate shown', async ({ app }) => {
   await expect(app.graph).toHaveAttribute('data-y-ticks', /MiB\/s/);
   const ticks = (await app.graph.getAttribute('data-y-ticks'))!.split(', ');
   for (const t of ticks) expect(t, `tick ${t} of ${ticks.join(', ')}`).toMatch(ROUND);
   await app.screenshot('graph-round-ticks');
+});
 
+reconnecting('"reconnecting" in amber without stale cipher and server; the waiting job says why, and finishes once back', async ({ app, sshd }) => {
   const site = app.statusBar.getByLabel('Connected site');
   await expect(app.statusBar.getByLabel('Cipher')).not.toHaveText('—');
   expect(await sshd.killSessions()).toBeGreaterThan(0);

@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { expect, test } from './harness/test';
-import { sha256File, writeRandomFile } from './harness/files';
+import { emptyDir, sha256File, writeRandomFile } from './harness/files';
 import { startProxyInFront, toxiproxyAvailable } from './fixtures/toxiproxy';
 import { skipBecause } from './harness/skip';
 
@@ -17,8 +17,7 @@ function trust(knownHostsPath: string, line: string): void {
 
 test('drop 200 files from the OS onto the remote pane: all done, all identical', async ({ app, sshd, engine, localDir }) => {
   trust(engine.knownHostsPath, sshd.knownHostsLine());
-  const remoteDir = path.join(sshd.root, 'many');
-  fs.mkdirSync(remoteDir, { recursive: true });
+  const remoteDir = emptyDir(path.join(sshd.root, 'many'));
   const batch = path.join(localDir, 'batch');
   const files = Array.from({ length: 200 }, (_, i) => writeRandomFile(path.join(batch, `file-${String(i).padStart(3, '0')}.dat`), 1024 + i * 97));
 
@@ -41,12 +40,20 @@ test('drop 200 files from the OS onto the remote pane: all done, all identical',
   await app.page.keyboard.press('End');
   await expect(app.remoteRow('file-199.dat')).toBeVisible();
   await app.screenshot('queue-200-files');
+});
 
-  // A folder dropped from the OS is uploaded with its contents.
+test('a folder dropped from the OS is uploaded with its contents', async ({ app, sshd, engine, localDir }) => {
+  trust(engine.knownHostsPath, sshd.knownHostsLine());
+  const remoteDir = emptyDir(path.join(sshd.root, 'folder-drop'));
+  await app.open();
+  await app.createSite({ name: 'Many', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir, connections: 2, channels: 2 });
+  await app.startConnect('Many');
+  await app.waitForRemoteListing(remoteDir);
+
   const tree = path.join(localDir, 'album');
   const nested = [writeRandomFile(path.join(tree, 'one.jpg'), 5000), writeRandomFile(path.join(tree, 'sub', 'two.jpg'), 7000)];
   await app.dropOsFiles([tree]);
-  await app.waitForDoneCount(201);
+  await app.waitForDoneCount(1);
   await app.scrollQueueToEnd();
   await app.waitForJobState('album', 'done');
   for (const f of nested) expect(sha256File(path.join(remoteDir, path.relative(localDir, f)))).toBe(sha256File(f));
@@ -92,82 +99,93 @@ test('pause and resume a throttled upload; the file arrives intact', async ({ ap
   }
 });
 
-test('the conflict dialog: overwrite one file, skip for all, rename, then "if newer" for all', async ({ app, sshd, engine, localDir }) => {
-  trust(engine.knownHostsPath, sshd.knownHostsLine());
-  const remoteDir = path.join(sshd.root, 'conflicts');
-  fs.mkdirSync(remoteDir, { recursive: true });
+test.describe('the conflict dialog', () => {
   const names = ['same.txt', 'a.txt', 'b.txt', 'c.txt', 'd.txt'];
-  for (const n of names) {
-    fs.writeFileSync(path.join(remoteDir, n), `old remote ${n}\n`);
-    fs.writeFileSync(path.join(localDir, n), `new local ${n} (longer)\n`);
-  }
-  // For "if newer": c.txt's local copy is a year older than the remote one, d.txt's a year newer.
-  const [y2020, y2021] = [1_588_888_888, 1_588_888_888 + 365 * 86_400];
-  for (const [p, t] of [['c.txt', y2020], ['d.txt', y2021]] as const) fs.utimesSync(path.join(localDir, p), t, t);
-  for (const [p, t] of [['c.txt', y2021], ['d.txt', y2020]] as const) fs.utimesSync(path.join(remoteDir, p), t, t);
+  let remoteDir = '';
 
-  await app.open();
-  await app.createSite({ name: 'Conflicts', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir });
-  await app.startConnect('Conflicts');
-  await app.waitForRemoteListing(remoteDir);
+  test.beforeEach(async ({ app, sshd, engine, localDir }) => {
+    trust(engine.knownHostsPath, sshd.knownHostsLine());
+    remoteDir = emptyDir(path.join(sshd.root, 'conflicts'));
+    for (const n of names) {
+      fs.writeFileSync(path.join(remoteDir, n), `old remote ${n}\n`);
+      fs.writeFileSync(path.join(localDir, n), `new local ${n} (longer)\n`);
+    }
+    // For "if newer": c.txt's local copy is a year older than the remote one, d.txt's a year newer.
+    const [y2020, y2021] = [1_588_888_888, 1_588_888_888 + 365 * 86_400];
+    for (const [p, t] of [['c.txt', y2020], ['d.txt', y2021]] as const) fs.utimesSync(path.join(localDir, p), t, t);
+    for (const [p, t] of [['c.txt', y2021], ['d.txt', y2020]] as const) fs.utimesSync(path.join(remoteDir, p), t, t);
 
-  await app.dragLocalToRemote('same.txt');
-  const dialog = app.conflictDialog;
-  await expect(dialog).toBeVisible();
-  await expect(dialog.getByLabel('Conflicting target')).toHaveText(path.join(remoteDir, 'same.txt'));
-  await expect(dialog).toContainText(/Existing\s*20 B/);
-  await expect(dialog).toContainText(/Incoming\s*28 B/);
-  await expect(dialog.getByRole('button', { name: 'Skip' })).toBeFocused();
-  await app.screenshot('conflict-dialog');
-  await dialog.getByRole('button', { name: 'Overwrite' }).click();
-  await app.waitForJobState('same.txt', 'done');
-  expect(fs.readFileSync(path.join(remoteDir, 'same.txt'), 'utf8')).toBe('new local same.txt (longer)\n');
+    await app.open();
+    await app.createSite({ name: 'Conflicts', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir });
+    await app.startConnect('Conflicts');
+    await app.waitForRemoteListing(remoteDir);
+  });
 
-  // Two files in one drag = one batch, one row: "skip, for all" answers both, and both files show as skipped.
-  await app.localRow('a.txt').click();
-  await app.localRow('b.txt').click({ modifiers: ['Control'] });
-  await app.dragLocalToRemote('a.txt');
-  await expect(dialog).toBeVisible();
-  await dialog.getByLabel(/Apply to all conflicts/).check();
-  await dialog.getByRole('button', { name: 'Skip' }).click();
-  await app.waitForJobState('a.txt and 1 more', 'done');
-  await expect(app.jobRow('a.txt and 1 more').locator('.state')).toHaveText('skipped');
-  await app.expandBatch('a.txt and 1 more');
-  await expect(app.fileRow('a.txt')).toHaveAttribute('data-file-state', 'skipped');
-  await expect(app.fileRow('b.txt')).toHaveAttribute('data-file-state', 'skipped');
-  await expect(dialog).toBeHidden();
-  expect(fs.readFileSync(path.join(remoteDir, 'a.txt'), 'utf8')).toBe('old remote a.txt\n');
-  expect(fs.readFileSync(path.join(remoteDir, 'b.txt'), 'utf8')).toBe('old remote b.txt\n');
+  test('one file: the dialog names the target and both sizes, Skip focused; Overwrite replaces it', async ({ app }) => {
+    await app.dragLocalToRemote('same.txt');
+    const dialog = app.conflictDialog;
+    await expect(dialog).toBeVisible();
+    await expect(dialog.getByLabel('Conflicting target')).toHaveText(path.join(remoteDir, 'same.txt'));
+    await expect(dialog).toContainText(/Existing\s*20 B/);
+    await expect(dialog).toContainText(/Incoming\s*28 B/);
+    await expect(dialog.getByRole('button', { name: 'Skip' })).toBeFocused();
+    await app.screenshot('conflict-dialog');
+    await dialog.getByRole('button', { name: 'Overwrite' }).click();
+    await app.waitForJobState('same.txt', 'done');
+    expect(fs.readFileSync(path.join(remoteDir, 'same.txt'), 'utf8')).toBe('new local same.txt (longer)\n');
+  });
 
-  // Rename: the existing file stays, the upload lands beside it under a free name.
-  fs.writeFileSync(path.join(localDir, 'a.txt'), 'renamed upload of a.txt\n');
-  await app.localRow('a.txt').click();
-  await app.dragLocalToRemote('a.txt');
-  await expect(dialog).toBeVisible();
-  await expect(dialog.getByLabel('Conflicting target')).toHaveText(path.join(remoteDir, 'a.txt'));
-  await dialog.getByRole('button', { name: 'Rename' }).click();
-  await expect(dialog).toBeHidden();
-  await expect(app.queue.getByLabel('Done jobs')).toHaveText('4 done');
-  expect(fs.readFileSync(path.join(remoteDir, 'a.txt'), 'utf8')).toBe('old remote a.txt\n');
-  const added = fs.readdirSync(remoteDir).filter((n) => !names.includes(n));
-  expect(added).toHaveLength(1);
-  expect(added[0]).toMatch(/^a.*\.txt$/);
-  expect(fs.readFileSync(path.join(remoteDir, added[0]), 'utf8')).toBe('renamed upload of a.txt\n');
-  await expect(app.remoteRow(added[0])).toBeVisible();
+  test('two files in one drag = one batch, one row: "skip, for all" answers both, and both show as skipped', async ({ app }) => {
+    const dialog = app.conflictDialog;
+    await app.localRow('a.txt').click();
+    await app.localRow('b.txt').click({ modifiers: ['Control'] });
+    await app.dragLocalToRemote('a.txt');
+    await expect(dialog).toBeVisible();
+    await dialog.getByLabel(/Apply to all conflicts/).check();
+    await dialog.getByRole('button', { name: 'Skip' }).click();
+    await app.waitForJobState('a.txt and 1 more', 'done');
+    await expect(app.jobRow('a.txt and 1 more').locator('.state')).toHaveText('skipped');
+    await app.expandBatch('a.txt and 1 more');
+    await expect(app.fileRow('a.txt')).toHaveAttribute('data-file-state', 'skipped');
+    await expect(app.fileRow('b.txt')).toHaveAttribute('data-file-state', 'skipped');
+    await expect(dialog).toBeHidden();
+    expect(fs.readFileSync(path.join(remoteDir, 'a.txt'), 'utf8')).toBe('old remote a.txt\n');
+    expect(fs.readFileSync(path.join(remoteDir, 'b.txt'), 'utf8')).toBe('old remote b.txt\n');
+  });
 
-  // "If newer", for all: the engine decides per file — the newer d.txt replaces its target, the older c.txt is skipped.
-  await app.localRow('c.txt').click();
-  await app.localRow('d.txt').click({ modifiers: ['Control'] });
-  await app.dragLocalToRemote('c.txt');
-  await expect(dialog).toBeVisible();
-  await dialog.getByLabel(/Apply to all conflicts/).check();
-  await dialog.getByRole('button', { name: 'If newer' }).click();
-  await app.waitForJobState('c.txt and 1 more', 'done');
-  await app.expandBatch('c.txt and 1 more');
-  await expect(app.fileRow('c.txt')).toHaveAttribute('data-file-state', 'skipped');
-  await expect(app.queue.getByRole('note', { name: 'Why c.txt skipped' })).toHaveText('the target is newer');
-  await expect(app.fileRow('d.txt')).toHaveAttribute('data-file-state', 'done');
-  await expect(dialog).toBeHidden();
-  expect(fs.readFileSync(path.join(remoteDir, 'c.txt'), 'utf8')).toBe('old remote c.txt\n');
-  expect(fs.readFileSync(path.join(remoteDir, 'd.txt'), 'utf8')).toBe('new local d.txt (longer)\n');
+  test('Rename: the existing file stays, the upload lands beside it under a free name', async ({ app, localDir }) => {
+    const dialog = app.conflictDialog;
+    fs.writeFileSync(path.join(localDir, 'a.txt'), 'renamed upload of a.txt\n');
+    await app.localRow('a.txt').click();
+    await app.dragLocalToRemote('a.txt');
+    await expect(dialog).toBeVisible();
+    await expect(dialog.getByLabel('Conflicting target')).toHaveText(path.join(remoteDir, 'a.txt'));
+    await dialog.getByRole('button', { name: 'Rename' }).click();
+    await expect(dialog).toBeHidden();
+    await expect(app.queue.getByLabel('Done jobs')).toHaveText('1 done');
+    expect(fs.readFileSync(path.join(remoteDir, 'a.txt'), 'utf8')).toBe('old remote a.txt\n');
+    const added = fs.readdirSync(remoteDir).filter((n) => !names.includes(n));
+    expect(added).toHaveLength(1);
+    expect(added[0]).toMatch(/^a.*\.txt$/);
+    expect(fs.readFileSync(path.join(remoteDir, added[0]), 'utf8')).toBe('renamed upload of a.txt\n');
+    await expect(app.remoteRow(added[0])).toBeVisible();
+  });
+
+  test('"If newer", for all: the engine decides per file; the newer d.txt replaces its target, the older c.txt is skipped', async ({ app }) => {
+    const dialog = app.conflictDialog;
+    await app.localRow('c.txt').click();
+    await app.localRow('d.txt').click({ modifiers: ['Control'] });
+    await app.dragLocalToRemote('c.txt');
+    await expect(dialog).toBeVisible();
+    await dialog.getByLabel(/Apply to all conflicts/).check();
+    await dialog.getByRole('button', { name: 'If newer' }).click();
+    await app.waitForJobState('c.txt and 1 more', 'done');
+    await app.expandBatch('c.txt and 1 more');
+    await expect(app.fileRow('c.txt')).toHaveAttribute('data-file-state', 'skipped');
+    await expect(app.queue.getByRole('note', { name: 'Why c.txt skipped' })).toHaveText('the target is newer');
+    await expect(app.fileRow('d.txt')).toHaveAttribute('data-file-state', 'done');
+    await expect(dialog).toBeHidden();
+    expect(fs.readFileSync(path.join(remoteDir, 'c.txt'), 'utf8')).toBe('old remote c.txt\n');
+    expect(fs.readFileSync(path.join(remoteDir, 'd.txt'), 'utf8')).toBe('new local d.txt (longer)\n');
+  });
 });

@@ -10,40 +10,77 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { expect, test } from './harness/test';
 import { fingerprintOf, writeRandomFile } from './harness/files';
-import { startScriptedServer } from './fixtures/scriptedServer';
+import type { Locator } from '@playwright/test';
+import { startScriptedServer, type ScriptedServer } from './fixtures/scriptedServer';
+import type { SluicePage } from './pages/SluicePage';
 import { startSshd } from './fixtures/sshd';
 
 const PASSWORD = 'Sluice-pw-7f3k9Q';
 const WRONG = 'not-the-pw-Zx81';
 
-test('a password site asks for the password, again when wrong; it never reaches events, the log or the DOM', async ({ app, engine, page, localDir }) => {
-  const server = await startScriptedServer({ password: PASSWORD });
-  const events: string[] = [];
-  const unsubscribe = engine.service.subscribe((event, payload) => events.push(`${event} ${JSON.stringify(payload)}`));
-  try {
+test.describe('a password site (scripted ssh2 server)', () => {
+  let server: ScriptedServer;
+  let events: string[] = [];
+  let unsubscribe = (): void => undefined;
+
+  test.beforeEach(async ({ app, engine, localDir }) => {
+    server = await startScriptedServer({ password: PASSWORD });
+    events = [];
+    unsubscribe = engine.service.subscribe((event, payload) => events.push(`${event} ${JSON.stringify(payload)}`));
     fs.appendFileSync(engine.knownHostsPath, `${server.knownHostsLine()}\n`);
     writeRandomFile(path.join(localDir, 'up.bin'), 64 * 1024);
     await app.open();
     await app.createSite({ name: 'Pw', host: server.host, port: server.port, user: server.user, auth: 'password', localDir, remoteDir: server.root });
-    const userAtHost = `${server.user}@${server.host}`;
+  });
 
-    // A wrong password is asked again in the same dialog, not a hard failure.
+  test.afterEach(async () => {
+    unsubscribe();
+    await server.stop();
+  });
+
+  /** Nowhere: engine events (what the window receives), the log panel, the page's text, markup and inputs. */
+  async function nowhere(app: SluicePage, secrets: string[]): Promise<void> {
+    for (const secret of secrets) {
+      expect(events.filter((e) => e.includes(secret)), `events carrying ${secret}`).toEqual([]);
+      await expect(app.log).not.toContainText(secret);
+      expect(await app.page.content()).not.toContain(secret);
+      const inputs = await app.page.locator('input').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value));
+      expect(inputs).not.toContain(secret);
+    }
+  }
+
+  /** Connect, a wrong password, and the dialog asking again (the test's start). */
+  async function wrongOnce(app: SluicePage): Promise<Locator> {
     await app.startConnect('Pw');
-    const prompt = app.passwordDialog(userAtHost);
+    const prompt = app.passwordDialog(`${server.user}@${server.host}`);
     await expect(prompt).toBeVisible();
     await expect(prompt.getByLabel('Password')).toHaveAttribute('type', 'password');
     await prompt.getByLabel('Password').fill(WRONG);
     await prompt.getByRole('button', { name: 'Connect' }).click();
     await expect(prompt.getByRole('alert')).toHaveText('Wrong password, try again.', { timeout: 30_000 });
+    return prompt;
+  }
+
+  test('a wrong password is asked again in the same dialog, not a hard failure', async ({ app }) => {
+    const prompt = await wrongOnce(app);
     await expect(prompt.getByLabel('Password')).toHaveValue('');
     await app.screenshot('password-retry');
+    await nowhere(app, [WRONG]);
+  });
 
-    // Cancel gives up: the connect fails with a one-line banner, no password in it.
+  test('Cancel gives up: the connect fails with a one-line banner, no password in it; the failure is logged', async ({ app, page }) => {
+    const prompt = await wrongOnce(app);
     await page.keyboard.press('Escape');
     await expect(prompt).toBeHidden();
     await expect(app.connectionErrorBanner).toContainText('AUTH_FAILED', { timeout: 30_000 });
+    await nowhere(app, [WRONG]);
+    expect(events.some((e) => e.startsWith('log ') && /AUTH_FAILED|authentication/i.test(e)), 'the failure was logged').toBe(true);
+  });
 
-    // The right password connects and browses; a transfer runs on the same session.
+  test('the right password connects and browses; a transfer runs on the same session; the password is not stored', async ({ app, engine, page }) => {
+    const prompt = await wrongOnce(app);
+    await page.keyboard.press('Escape');
+    await expect(app.connectionErrorBanner).toContainText('AUTH_FAILED', { timeout: 30_000 });
     await app.startConnect('Pw');
     await expect(prompt).toBeVisible();
     await expect(prompt.getByRole('alert')).toHaveCount(0);
@@ -53,23 +90,11 @@ test('a password site asks for the password, again when wrong; it never reaches 
     await expect(app.connectionErrorBanner).toHaveCount(0);
     await app.dragLocalToRemote('up.bin');
     await app.waitForJobState('up.bin', 'done');
-
-    // Nowhere: engine events (what the window receives), the log panel, the page's text, markup and inputs.
-    for (const secret of [PASSWORD, WRONG]) {
-      expect(events.filter((e) => e.includes(secret)), `events carrying ${secret}`).toEqual([]);
-      await expect(app.log).not.toContainText(secret);
-      expect(await page.content()).not.toContain(secret);
-      const inputs = await page.locator('input').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value));
-      expect(inputs).not.toContain(secret);
-    }
-    expect(events.some((e) => e.startsWith('log ') && /AUTH_FAILED|authentication/i.test(e)), 'the failure was logged').toBe(true);
+    await nowhere(app, [PASSWORD, WRONG]);
     // Not stored either: the site still has no saved password.
     const sites = await engine.service.invoke('sites.list', undefined);
     expect(sites.ok && sites.value.sites.map((s) => s.hasPassword)).toEqual([false]);
-  } finally {
-    unsubscribe();
-    await server.stop();
-  }
+  });
 });
 
 test('a trusted server announcing a new host key: saved to known_hosts, shown as a neutral notice', async ({ app, engine, localDir }) => {

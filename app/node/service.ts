@@ -17,17 +17,12 @@ import {
 import { ok, err, type Result } from '../common/ipc/result';
 import { RECONNECT_POLICY, type RetryPolicy } from '../common/retry';
 import type { Job } from '../common/model/job';
-import type { SiteView } from '../common/model/site';
 import { DEFAULT_LAYOUT, type UiLayout } from '../common/model/layout';
-import os from 'node:os';
-import path from 'node:path';
-import { SluiceError } from './errors';
 import { openEngine, setGlobalRateLimit, type EngineFactory } from './engine/engine';
 import { defaultKnownHostsPaths } from './stores/knownHosts';
 import { QueueStore } from './stores/queueStore';
 import { SitesStore, type SecretStore } from './stores/sites';
-import { passphraseSecretId } from './service/authPrompts';
-import type { ServiceHub } from './service/hub';
+import type { Handlers, ServiceHub } from './service/hub';
 import { JobBook, type JobBookOptions } from './service/jobBook';
 import {
   ListedFolders, expandHome, listLocalAt, localHome, makeLocalFolder, removeLocal, renameLocal, withLocalHome,
@@ -38,16 +33,13 @@ import { CipherMeasurements } from './service/cipherMeasurements';
 import { JobQueue } from './service/queue';
 import { redact, toErrorResult } from './service/results';
 import { SiteSessions } from './service/sessions';
-import { SiteTestRuns, testSite } from './service/siteTest';
-import { quickSite } from './service/quickConnect';
+import { insecureSecretStorageAllowed, siteHandlers, type FileDialogs } from './service/siteHandlers';
+import { SiteTestRuns } from './service/siteTest';
 import { transferDefaults } from './service/transferDefaults';
-import { algorithmCatalog } from './ssh/algorithms';
-import { applyImport, exportSites, previewImport, writeExport, type SiteImportContext } from './sites/siteImport';
-import { expandHome as expandHomeOf } from './sites/source';
-import { homeOf } from './sys/platformPaths';
 
 export type { Engine, EngineFactory, EngineOptions } from './engine/engine';
 export { redact } from './service/results';
+export type { FileDialogs, OpenFileRequest } from './service/siteHandlers';
 
 export interface ServiceOptions {
   /** Data folder (sluice.db and queue.db live here), e.g. `resolveHome()` from app/node/stores/sites.ts. */
@@ -77,22 +69,7 @@ export interface ServiceOptions {
   queueTimings?: Pick<JobBookOptions, 'progressMs' | 'heartbeatMs' | 'filesMs'>;
 }
 
-/** What `dialog.openFile` shows: a title, the folder it starts in, hidden files too. */
-export interface OpenFileRequest {
-  title: string;
-  defaultPath: string;
-  showHidden: boolean;
-}
-
-/** The system's file dialogs, provided by the process that has them (Electron's main process). */
-export interface FileDialogs {
-  /** Asks for one existing file; resolves to its absolute path, or null when the user cancelled. */
-  openFile(request: OpenFileRequest): Promise<string | null>;
-}
-
 export type ServiceListener = <E extends EventName>(event: E, payload: EventPayloads[E]) => void;
-
-type Handlers = { [C in InvokeChannel]: (req: InvokeRequests[C]) => Promise<InvokeResponses[C]> };
 
 const DEFAULT_JOBS_PER_SITE = 4;
 const DEFAULT_READY_TIMEOUT_MS = 120_000;
@@ -239,69 +216,13 @@ export class SluiceService {
   /** The router: every channel of the contract, from the groups below (the compiler checks none is missing). */
   private makeHandlers(): Handlers {
     return {
-      ...this.siteHandlers(), ...this.sessionHandlers(), ...this.fileHandlers(), ...this.queueHandlers(),
+      ...siteHandlers({
+        hub: this.hub, sessions: this.sessions, tests: this.tests, env: this.env, sshConfig: this.sshConfig,
+        dialogs: this.dialogs, home: this.home,
+      }),
+      ...this.sessionHandlers(), ...this.fileHandlers(), ...this.queueHandlers(),
       ...this.settingsHandlers(),
     };
-  }
-
-  /** Sites and their folders, import, export, Test connection, quick connect and the key file dialog. */
-  private siteHandlers() {
-    return {
-      'sites.list': async () => {
-        const { folders, sites } = this.store.list();
-        const views: SiteView[] = await Promise.all(sites.map(async (s) => ({ ...s, hasPassword: (await this.secrets.get(s.id)) !== undefined })));
-        return { folders, sites: views };
-      },
-      'sites.save': async ({ site, password }) => {
-        if (typeof password === 'string') this.checkSecretStorageAllowed();
-        const saved = this.store.save(site);
-        if (typeof password === 'string') await this.secrets.set(saved.id, password);
-        else if (password === null) await this.secrets.delete(saved.id);
-        const s = this.sessions.get(saved.id);
-        if (s) {
-          s.site = saved;
-          s.engine?.setRateLimit(saved.speedLimit ?? 0);
-        }
-        return saved;
-      },
-      'sites.delete': async ({ siteId }) => {
-        const site = this.store.get(siteId);
-        if (!site) throw new SluiceError('NOT_FOUND', `No site with id ${siteId}`);
-        await this.sessions.disconnect(siteId);
-        this.store.delete(siteId);
-        await this.secrets.delete(siteId);
-        if (site.keyPath) await this.secrets.delete(passphraseSecretId(siteId, site.keyPath));
-      },
-      'sites.duplicate': async ({ siteId }) => {
-        const copy = this.store.duplicate(siteId);
-        const secret = await this.secrets.get(siteId);
-        if (secret !== undefined) await this.secrets.set(copy.id, secret).catch(() => undefined);
-        return copy;
-      },
-      'sites.importPreview': async (req) => (await previewImport(this.importContext(), req)).preview,
-      'sites.import': async ({ passwords, ...req }) => applyImport(this.importContext(), req, passwords === false
-        ? { skip: 'not asked for' }
-        : { store: async (siteId, secret) => { this.checkSecretStorageAllowed(); await this.secrets.set(siteId, secret); } }),
-      'sites.export': async ({ path: p, withPasswords, siteIds, overwrite }) => {
-        const { doc, passwords } = await exportSites(this.store, { siteIds, now: this.clock(), passwordOf: withPasswords ? (id) => this.secrets.get(id) : undefined });
-        return writeExport(expandHomeOf(p, homeOf(this.env)), doc, passwords, overwrite ?? false);
-      },
-      'sites.test': async ({ site, password, testId }) => this.tests.run(testId, (signal) => testSite(this.sessions, this.hub, site, password, signal)),
-      'sites.testCancel': async ({ testId }) => this.tests.cancel(testId),
-      'sites.quick': async ({ target }) => {
-        const { quick, resolvedHost, hasPassword, ...site } = quickSite(target, { env: this.env, sshConfig: this.sshConfig }, this.clock());
-        this.store.addTransient(site);
-        return { ...site, hasPassword, quick, ...(resolvedHost ? { resolvedHost } : {}) };
-      },
-      'dialog.openFile': async ({ defaultPath }) => {
-        if (!this.dialogs) throw new SluiceError('INVALID_STATE', 'No file dialog is available here: type the path');
-        const home = homeOf(this.env);
-        return this.dialogs.openFile({ title: 'Choose a private key', defaultPath: defaultPath ?? path.join(home, '.ssh'), showHidden: true });
-      },
-      'algorithms.catalog': async () => algorithmCatalog(this.home),
-      'folders.create': async ({ path: p }) => { this.store.createFolder(p); },
-      'folders.delete': async ({ path: p }) => { this.store.deleteFolder(p); },
-    } satisfies Partial<Handlers>;
   }
 
   /** Sessions, their host key and login answers, and known_hosts. */
@@ -402,25 +323,9 @@ export class SluiceService {
     };
   }
 
-  /** What site imports read with: the store, the login name for sources that name none, `~` and the usual places. */
-  private importContext(): SiteImportContext {
-    let user = this.env.USER ?? this.env.USERNAME;
-    if (!user) {
-      try { user = os.userInfo().username; } catch { user = 'root'; }
-    }
-    return { store: this.store, defaultUser: user, env: this.env };
-  }
-
   /** Whether the user agreed to plain-text secret storage (read by main's safeStorage SecretStore). */
   insecureSecretStorageAllowed(): boolean {
-    return this.store.getSetting<boolean>('allowInsecureSecretStorage') ?? false;
+    return insecureSecretStorageAllowed(this.hub);
   }
 
-  private checkSecretStorageAllowed(): void {
-    const { secure, backend } = this.secrets.status();
-    if (!secure && !this.insecureSecretStorageAllowed()) {
-      throw new SluiceError('INSECURE_SECRET_STORAGE',
-        `Passwords would be stored without encryption (${backend}); agree in Settings first, or use a key or the agent`);
-    }
-  }
 }

@@ -31,8 +31,7 @@ export class FakeWebContents extends EventEmitter {
 }
 
 export const electronMock = {
-  // Quoted: the lint ban on the ipcMain identifier targets production code; this is the test double.
-  'ipcMain': {
+  ipcMain: {
     handlers: new Map<string, Handler>(),
     handle(channel: string, fn: Handler): void {
       if (this.handlers.has(channel)) throw new Error(`Attempted to register a second handler for '${channel}'`);

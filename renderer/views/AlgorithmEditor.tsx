@@ -63,6 +63,53 @@ interface FamilyListProps {
   onChange: (choice: AlgorithmChoice) => void;
 }
 
+/**
+ * Focuses, after a move re-rendered the list, the button whose aria-label was given (or its partner in the row when
+ * it became disabled at an end of the list); returns the setter of that label.
+ */
+function useFocusAfterMove(listRef: React.RefObject<HTMLOListElement | null>) {
+  const [focusAfter, setFocusAfter] = useState<string | null>(null);
+  useEffect(() => {
+    if (!focusAfter || !listRef.current) return;
+    const target = [...listRef.current.querySelectorAll<HTMLButtonElement>('button')].find((b) => b.getAttribute('aria-label') === focusAfter);
+    // At the end of the list the button is disabled: its partner in the row takes the focus.
+    (target && !target.disabled ? target : target?.parentElement?.querySelector<HTMLButtonElement>('button:not(:disabled)'))?.focus();
+    setFocusAfter(null);
+  }, [listRef, focusAfter]);
+  return setFocusAfter;
+}
+
+/** One name of a family: its checkbox, Move up / Move down (enabled names only), and why it is marked. */
+function AlgorithmRow({ row: r, first, last, onToggle, onMove }: {
+  row: ReturnType<typeof rowsOf>[number];
+  /** The first enabled row (no Move up). */
+  first: boolean;
+  /** The last enabled row or below (no Move down). */
+  last: boolean;
+  onToggle: (enabled: boolean) => void;
+  onMove: (delta: -1 | 1, buttonLabel: string) => void;
+}) {
+  const up = `Move ${r.name} up`;
+  const down = `Move ${r.name} down`;
+  return (
+    <li className={`${r.enabled ? 'on' : 'off'}${r.weak ? ' weak' : ''}`}>
+      <label>
+        <input type="checkbox" checked={r.enabled} onChange={(e) => onToggle(e.target.checked)} />
+        <code>{r.name}</code>
+      </label>
+      <span className="row-buttons">
+        <button type="button" aria-label={up} title="More preferred" disabled={!r.enabled || first} onClick={() => onMove(-1, up)}>↑</button>
+        <button type="button" aria-label={down} title="Less preferred" disabled={!r.enabled || last}
+          onClick={() => onMove(1, down)}>↓</button>
+      </span>
+      {/* The reason whole, on its own line under the name (never cut). */}
+      {r.weak && <span className="weak-badge">weak: {r.weak}</span>}
+      {r.unsupported && <span className="weak-badge">not supported by this version of Sluice</span>}
+      {r.aliasOf && <span className="note alias-note">another spelling of {r.aliasOf} (RFC 5647)</span>}
+    </li>
+  );
+}
+
 /** One family: its rows in a list, and Reset. */
 function FamilyList({ family, catalog, choice, error, open, onChange }: FamilyListProps) {
   const fam = familyOf(catalog, family);
@@ -72,15 +119,7 @@ function FamilyList({ family, catalog, choice, error, open, onChange }: FamilyLi
   const listRef = useRef<HTMLOListElement>(null);
   // Open or closed as the user left it (a reset must not fold the list away); a list with an error opens.
   const [expanded, setExpanded] = useState(open);
-  /** The button to focus after a move re-rendered the list (its aria-label). */
-  const [focusAfter, setFocusAfter] = useState<string | null>(null);
-  useEffect(() => {
-    if (!focusAfter || !listRef.current) return;
-    const target = [...listRef.current.querySelectorAll<HTMLButtonElement>('button')].find((b) => b.getAttribute('aria-label') === focusAfter);
-    // At the end of the list the button is disabled: its partner in the row takes the focus.
-    (target && !target.disabled ? target : target?.parentElement?.querySelector<HTMLButtonElement>('button:not(:disabled)'))?.focus();
-    setFocusAfter(null);
-  }, [focusAfter]);
+  const setFocusAfter = useFocusAfterMove(listRef);
 
   const moveRow = (name: string, delta: -1 | 1, label: string) => {
     onChange(move(fam, choice, name, delta));
@@ -93,27 +132,10 @@ function FamilyList({ family, catalog, choice, error, open, onChange }: FamilyLi
         {title} <span className="note">— {choiceSummary(fam, choice)}</span>
       </summary>
       <ol ref={listRef} aria-label={title} className="algorithm-rows">
-        {rows.map((r, i) => {
-          const up = `Move ${r.name} up`;
-          const down = `Move ${r.name} down`;
-          return (
-            <li key={r.name} className={`${r.enabled ? 'on' : 'off'}${r.weak ? ' weak' : ''}`}>
-              <label>
-                <input type="checkbox" checked={r.enabled} onChange={(e) => onChange(toggle(fam, choice, r.name, e.target.checked))} />
-                <code>{r.name}</code>
-              </label>
-              <span className="row-buttons">
-                <button type="button" aria-label={up} title="More preferred" disabled={!r.enabled || i === 0} onClick={() => moveRow(r.name, -1, up)}>↑</button>
-                <button type="button" aria-label={down} title="Less preferred" disabled={!r.enabled || i >= enabledCount - 1}
-                  onClick={() => moveRow(r.name, 1, down)}>↓</button>
-              </span>
-              {/* The reason whole, on its own line under the name (never cut). */}
-              {r.weak && <span className="weak-badge">weak: {r.weak}</span>}
-              {r.unsupported && <span className="weak-badge">not supported by this version of Sluice</span>}
-              {r.aliasOf && <span className="note alias-note">another spelling of {r.aliasOf} (RFC 5647)</span>}
-            </li>
-          );
-        })}
+        {rows.map((r, i) => (
+          <AlgorithmRow key={r.name} row={r} first={i === 0} last={i >= enabledCount - 1}
+            onToggle={(on) => onChange(toggle(fam, choice, r.name, on))} onMove={(delta, label) => moveRow(r.name, delta, label)} />
+        ))}
       </ol>
       {error && <div className="error-text" role="alert">{error}</div>}
       <button type="button" onClick={() => onChange(null)} disabled={choice === null} aria-label={`Reset ${title.toLowerCase()} to defaults`}>

@@ -75,11 +75,46 @@ function useSpeeds(activeSiteId: string | null, status: SessionStatus | undefine
   return { series, queueRate, live, graphSpeed };
 }
 
+/** The status bar's speed limit chooser: saves the `speedLimit` setting. */
+function useSetSpeedLimit() {
+  const store = useStore();
+  const bridge = useBridge();
+  return useCallback(async (speedLimit: number) => {
+    const r = await bridge.settingsSet({ speedLimit });
+    if (r.ok) store.dispatch({ type: 'settings', settings: r.value });
+  }, [bridge, store]);
+}
+
+/** The window's dialogs under the prompts: known hosts, Settings, and what a Disconnect does to running jobs. */
+function AppDialogs({ prompts, site, knownHostsOpen, settingsOpen, onCloseKnownHosts, onCloseSettings, onError }: {
+  prompts: ReturnType<typeof usePrompts>; site: ReturnType<typeof useActiveSite>; knownHostsOpen: boolean;
+  settingsOpen: boolean; onCloseKnownHosts: () => void; onCloseSettings: () => void; onError: (m: string) => void;
+}) {
+  const hostKeyOpen = !!prompts.hostKeyPrompt;
+  const { activeSite, disconnect } = site;
+  return (
+    <PromptDialogs prompts={prompts}>
+      {knownHostsOpen && !hostKeyOpen && <KnownHostsView onClose={onCloseKnownHosts} onError={onError} />}
+      {settingsOpen && !hostKeyOpen && <SettingsDialog onClose={onCloseSettings} onError={onError} />}
+      {site.askDisconnect && activeSite && (
+        <DisconnectDialog
+          siteName={activeSite.name}
+          jobs={site.moving}
+          onAnswer={(a) => {
+            site.setAskDisconnect(false);
+            if (a !== 'stay') void disconnect(a);
+          }}
+        />
+      )}
+    </PromptDialogs>
+  );
+}
+
 /** The whole window. */
 export function App() {
   const store = useStore();
-  const bridge = useBridge();
   const settings = useAppState((s) => s.settings);
+  const setSpeedLimit = useSetSpeedLimit();
   const theme = useTheme();
   const [selection, setSelection] = useState<TreeSelection>(null);
   const [knownHostsOpen, setKnownHostsOpen] = useState(false);
@@ -93,7 +128,6 @@ export function App() {
   const prompts = usePrompts(connect);
   const logError = useCallback((m: string) => store.localLog('error', m), [store]);
   const logInfo = useCallback((m: string) => store.localLog('info', m), [store]);
-  const hostKeyOpen = !!prompts.hostKeyPrompt;
 
   return (
     <div className="app">
@@ -131,27 +165,12 @@ export function App() {
         status={status}
         rate={queueRate}
         speedLimit={settings?.speedLimit}
-        onSpeedLimit={async (speedLimit) => {
-          const r = await bridge.settingsSet({ speedLimit });
-          if (r.ok) store.dispatch({ type: 'settings', settings: r.value });
-        }}
+        onSpeedLimit={setSpeedLimit}
       />
-      <PromptDialogs prompts={prompts}>
-        {knownHostsOpen && !hostKeyOpen && (
-          <KnownHostsView onClose={() => setKnownHostsOpen(false)} onError={logError} />
-        )}
-        {settingsOpen && !hostKeyOpen && <SettingsDialog onClose={() => setSettingsOpen(false)} onError={logError} />}
-        {site.askDisconnect && activeSite && (
-          <DisconnectDialog
-            siteName={activeSite.name}
-            jobs={site.moving}
-            onAnswer={(a) => {
-              site.setAskDisconnect(false);
-              if (a !== 'stay') void disconnect(a);
-            }}
-          />
-        )}
-      </PromptDialogs>
+      <AppDialogs
+        prompts={prompts} site={site} knownHostsOpen={knownHostsOpen} settingsOpen={settingsOpen}
+        onCloseKnownHosts={() => setKnownHostsOpen(false)} onCloseSettings={() => setSettingsOpen(false)} onError={logError}
+      />
     </div>
   );
 }

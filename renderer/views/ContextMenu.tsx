@@ -26,25 +26,20 @@ export interface ContextMenuProps {
   onClose: () => void;
 }
 
-/** The menu, rendered at (x, y); calls `onClose` after an item runs too. */
-export function ContextMenu({ label, x, y, items, onClose }: ContextMenuProps) {
-  const ref = useRef<HTMLUListElement>(null);
+/** Where the menu goes: at (x, y), or up / left of the point when it would overflow the window. */
+function useInsideWindow(ref: React.RefObject<HTMLElement | null>, x: number, y: number) {
   const [pos, setPos] = useState({ left: x, top: y });
-  const enabled = items.map((it, i) => (it.disabled ? -1 : i)).filter((i) => i >= 0);
-  const [active, setActive] = useState(enabled[0] ?? -1);
-
-  // Keep the menu inside the window (open up / left of the point when it would overflow).
   useLayoutEffect(() => {
     const el = ref.current;
     if (!el) return;
     const r = el.getBoundingClientRect();
     setPos({ left: Math.max(0, Math.min(x, window.innerWidth - r.width - 2)), top: Math.max(0, y + r.height > window.innerHeight ? y - r.height : y) });
-  }, [x, y]);
+  }, [ref, x, y]);
+  return pos;
+}
 
-  useEffect(() => {
-    ref.current?.querySelector<HTMLElement>(`[data-index="${active}"]`)?.focus();
-  }, [active]);
-
+/** Calls `onClose` on a mouse press outside the menu, or when the window loses the focus. */
+function useCloseOnClickAway(ref: React.RefObject<HTMLElement | null>, onClose: () => void) {
   useEffect(() => {
     const away = (e: MouseEvent) => {
       if (ref.current && !ref.current.contains(e.target as Node)) onClose();
@@ -55,7 +50,21 @@ export function ContextMenu({ label, x, y, items, onClose }: ContextMenuProps) {
       window.removeEventListener('mousedown', away, true);
       window.removeEventListener('blur', onClose);
     };
-  }, [onClose]);
+  }, [ref, onClose]);
+}
+
+/** The menu, rendered at (x, y); calls `onClose` after an item runs too. */
+export function ContextMenu({ label, x, y, items, onClose }: ContextMenuProps) {
+  const ref = useRef<HTMLUListElement>(null);
+  const pos = useInsideWindow(ref, x, y);
+  const enabled = items.map((it, i) => (it.disabled ? -1 : i)).filter((i) => i >= 0);
+  const [active, setActive] = useState(enabled[0] ?? -1);
+
+  useEffect(() => {
+    ref.current?.querySelector<HTMLElement>(`[data-index="${active}"]`)?.focus();
+  }, [active]);
+
+  useCloseOnClickAway(ref, onClose);
 
   const run = (item: MenuItem) => {
     if (item.disabled) return;

@@ -183,84 +183,100 @@ function rowHandlers(o: {
   };
 }
 
-/** The pane component. */
-export function FilePane(props: FilePaneProps) {
-  const { side, title, path, onError, transfer } = props;
+/** Everything a pane holds: its listing, sorted entries and selection, dialog, menu, drag and drop and edits. */
+function useFilePane(props: FilePaneProps) {
+  const { path, onError, transfer } = props;
   const { listing, loading, error, reload, navigate, showError } =
     usePaneListing(path, props.list, props.reloadToken, props.onNavigate);
   // The engine says which separator its file system uses; the prop is only a guess until the first listing.
   const sep = listing?.sep ?? props.sep;
-  const mac = isMacPlatform();
-  const keys = paneKeyLabels(mac);
   const [sort, setSort] = useState<SortState>({ key: 'name', dir: 'asc' });
   const [showHidden, setShowHidden] = useState(false);
   const [modal, setModal] = useState<PaneModal>(null);
   const gridRef = useRef<HTMLTableElement>(null);
-  const scrollRef = useRef<HTMLDivElement>(null);
   const cwd = listing?.path ?? path ?? '';
-  const { sel, setSel, entries, order, indexOf, selectedEntries, focusIndex } =
-    usePaneEntries(listing, cwd, sort, showHidden);
+  const entries = usePaneEntries(listing, cwd, sort, showHidden);
+  const { sel, setSel, order, indexOf, selectedEntries, focusIndex } = entries;
   const goUp = useGoUp({ path, cwd, sep, listing, order, indexOf, navigate, setSel });
-  const { open, transferSelected, copyPath } =
-    usePaneOpen({ cwd, sep, transfer, selectedEntries, navigate, showError, onError, onInfo: props.onInfo });
-  const { menu, setMenu, openMenuAtFocus, closeMenu } = usePaneMenu(gridRef, focusIndex);
+  const opening = usePaneOpen({ cwd, sep, transfer, selectedEntries, navigate, showError, onError, onInfo: props.onInfo });
+  const menu = usePaneMenu(gridRef, focusIndex);
   const dnd = usePaneDragDrop({ ...props, cwd, sep, sel, order, setSel });
   const edits = usePaneEdits({ ...props, cwd, sep, reload, setModal, setSel, gridRef });
-  const refresh = () => void reload();
+  return {
+    listing, loading, error, reload, navigate, sep, sort, setSort, showHidden, setShowHidden, modal, setModal, gridRef,
+    cwd, ...entries, goUp, ...opening, ...menu, dnd, edits,
+  };
+}
+
+type PaneState = ReturnType<typeof useFilePane>;
+
+/** What the pane's keys, rows, header buttons and menu run. */
+function paneActions(props: FilePaneProps, s: PaneState, mac: boolean) {
+  const { transfer } = props;
+  const { setModal, menu } = s;
+  const keys = paneKeyLabels(mac);
+  const refresh = () => void s.reload();
   const toRename = (entry: FsEntry) => setModal({ kind: 'rename', entry });
   const toDelete = (doomed: FsEntry[]) => setModal({ kind: 'delete', entries: doomed });
-
   const onKeyDown = (e: React.KeyboardEvent) => {
-    if (modal || menu) return;
-    const c = paneCommand(e, side, mac);
+    if (s.modal || menu) return;
+    const c = paneCommand(e, props.side, mac);
     if (!c) return;
     e.preventDefault();
-    runPaneCommand(c, {
-      entries, order, sel, focusIndex, selectedEntries, setSel, setModal, open, goUp, reload: refresh, openMenuAtFocus,
-      transferSelected,
-    });
+    runPaneCommand(c, { ...s, reload: refresh });
   };
-
-  const handlers = rowHandlers({ sel, order, setSel, gridRef, open, setMenu, dnd, dirPath: (n) => join(cwd, n, sep) });
+  const handlers = rowHandlers({ ...s, dirPath: (n) => join(s.cwd, n, s.sep) });
   const menuItems = paneMenuItems({
-    selected: selectedEntries, transfer, open, transferSelected, keys, rename: toRename, remove: toDelete,
-    mkdir: () => setModal({ kind: 'mkdir' }), copyPath, refresh,
+    selected: s.selectedEntries, transfer, open: s.open, transferSelected: s.transferSelected, keys, rename: toRename,
+    remove: toDelete, mkdir: () => setModal({ kind: 'mkdir' }), copyPath: s.copyPath, refresh,
   });
+  return { keys, refresh, toRename, toDelete, onKeyDown, handlers, menuItems };
+}
 
+/** The pane component. */
+export function FilePane(props: FilePaneProps) {
+  const { side, title, path, transfer } = props;
+  const s = useFilePane(props);
+  const { listing, cwd, sep, entries, sel, setSel, setModal, dnd } = s;
+  const a = paneActions(props, s, isMacPlatform());
+  const scrollRef = useRef<HTMLDivElement>(null);
   return (
     <section
       className={`pane ${dnd.dropActive ? 'drop-target' : ''}`}
       aria-label={`${title} pane`}
       data-path={path === null ? '' : cwd}
-      data-loading={loading ? 'true' : 'false'}
+      data-loading={s.loading ? 'true' : 'false'}
       {...dnd.paneDropProps}
     >
       <PaneHeader
-        title={title} cwd={path === null ? null : cwd} sep={sep} keys={keys} count={listing ? entries.length : null}
-        selected={selectedEntries} showHidden={showHidden} transfer={transfer}
-        onNavigate={(p) => void navigate(p)} onUp={goUp} onRefresh={refresh} onTransfer={transferSelected}
-        onMkdir={() => setModal({ kind: 'mkdir' })} onRename={toRename} onDelete={toDelete} onShowHidden={setShowHidden}
+        title={title} cwd={path === null ? null : cwd} sep={sep} keys={a.keys} count={listing ? entries.length : null}
+        selected={s.selectedEntries} showHidden={s.showHidden} transfer={transfer}
+        onNavigate={(p) => void s.navigate(p)} onUp={s.goUp} onRefresh={a.refresh} onTransfer={s.transferSelected}
+        onMkdir={() => setModal({ kind: 'mkdir' })} onRename={a.toRename} onDelete={a.toDelete} onShowHidden={s.setShowHidden}
       />
-      {path !== null && error && (
-        <p
-          className={listing ? 'pane-error error-text' : 'empty error-text'} role="alert" aria-label={`${title} error`}
-        >
-          {error}
-        </p>
-      )}
+      {path !== null && s.error && <PaneError title={title} listed={!!listing} error={s.error} />}
       <PaneGrid
         empty={path === null} placeholder={props.placeholder} listed={!!listing} label={`${title} files`}
-        entries={entries} sel={sel} sort={sort} onSort={setSort} focusIndex={focusIndex} handlers={handlers}
-        gridRef={gridRef} scrollRef={scrollRef} onKeyDown={onKeyDown}
+        entries={entries} sel={sel} sort={s.sort} onSort={s.setSort} focusIndex={s.focusIndex} handlers={a.handlers}
+        gridRef={s.gridRef} scrollRef={scrollRef} onKeyDown={a.onKeyDown}
         onBackgroundMenu={(x, y) => {
           setSel(emptySelection);
-          setMenu({ x, y });
+          s.setMenu({ x, y });
         }}
       />
-      {menu && (
-        <ContextMenu label={`${title} files menu`} x={menu.x} y={menu.y} items={menuItems} onClose={closeMenu} />
+      {s.menu && (
+        <ContextMenu label={`${title} files menu`} x={s.menu.x} y={s.menu.y} items={a.menuItems} onClose={s.closeMenu} />
       )}
-      <PaneDialogs modal={modal} side={side} title={title} names={order} onCancel={() => setModal(null)} {...edits} />
+      <PaneDialogs modal={s.modal} side={side} title={title} names={s.order} onCancel={() => setModal(null)} {...s.edits} />
     </section>
+  );
+}
+
+/** Why the folder could not be listed: under the header, or in place of the grid before any listing. */
+function PaneError({ title, listed, error }: { title: string; listed: boolean; error: string }) {
+  return (
+    <p className={listed ? 'pane-error error-text' : 'empty error-text'} role="alert" aria-label={`${title} error`}>
+      {error}
+    </p>
   );
 }

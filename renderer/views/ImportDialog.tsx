@@ -85,10 +85,9 @@ function ImportOptions({ preview, picks, into, setInto, passwords, setPasswords,
   );
 }
 
-/** The import dialog. */
-export function ImportDialog({ settings, onImported, onClose }: ImportDialogProps) {
+/** The dialog's state: the source, its preview and picks, the options, and Preview and Import. */
+function useSiteImport(onImported: () => void) {
   const bridge = useBridge();
-  const uid = useId();
   const [format, setFormat] = useState<ImportFormat>('openssh');
   const [path, setPath] = useState('');
   const [preview, setPreview] = useState<ImportPreview | null>(null);
@@ -121,34 +120,56 @@ export function ImportDialog({ settings, onImported, onClose }: ImportDialogProp
     setResult(r.value);
     onImported();
   };
+  /** A changed format or file makes the preview stale. */
+  const changeFormat = (f: ImportFormat) => { setFormat(f); setPreview(null); };
+  const changePath = (p: string) => { setPath(p); setPreview(null); };
+  return {
+    format, changeFormat, path, changePath, preview, picks, setPicks, into, setInto, passwords, setPasswords, busy, error,
+    result, load, run,
+  };
+}
 
+type SiteImport = ReturnType<typeof useSiteImport>;
+
+/** Where the sites come from: the format and the file (empty: the format's usual place), and Preview. */
+function SourceForm({ im }: { im: SiteImport }) {
+  const uid = useId();
+  return (
+    <form onSubmit={im.load} className="form-grid" aria-label="Source">
+      <label htmlFor={`${uid}-format`}>Format</label>
+      <select id={`${uid}-format`} value={im.format} onChange={(e) => im.changeFormat(e.target.value as ImportFormat)} data-autofocus>
+        {IMPORT_FORMATS.map((f) => <option key={f} value={f}>{IMPORT_FORMAT_LABELS[f]}</option>)}
+      </select>
+      <label htmlFor={`${uid}-path`}>File</label>
+      <div className="row-with-button">
+        <input id={`${uid}-path`} value={im.path} placeholder={PATH_PLACEHOLDERS[im.format]} autoComplete="off"
+          onChange={(e) => im.changePath(e.target.value)} />
+        <button type="submit" disabled={im.busy}>Preview</button>
+      </div>
+    </form>
+  );
+}
+
+/** The import dialog. */
+export function ImportDialog({ settings, onImported, onClose }: ImportDialogProps) {
+  const im = useSiteImport(onImported);
+  const { preview, picks, result, error } = im;
   return (
     <Dialog title="Import sites" onCancel={onClose} className="import-dialog">
       {result ? <ResultView result={result} onClose={onClose} /> : (
         <>
-          <form onSubmit={load} className="form-grid" aria-label="Source">
-            <label htmlFor={`${uid}-format`}>Format</label>
-            <select id={`${uid}-format`} value={format} onChange={(e) => { setFormat(e.target.value as ImportFormat); setPreview(null); }} data-autofocus>
-              {IMPORT_FORMATS.map((f) => <option key={f} value={f}>{IMPORT_FORMAT_LABELS[f]}</option>)}
-            </select>
-            <label htmlFor={`${uid}-path`}>File</label>
-            <div className="row-with-button">
-              <input id={`${uid}-path`} value={path} placeholder={PATH_PLACEHOLDERS[format]} autoComplete="off"
-                onChange={(e) => { setPath(e.target.value); setPreview(null); }} />
-              <button type="submit" disabled={busy}>Preview</button>
-            </div>
-          </form>
+          <SourceForm im={im} />
           {error && <p className="error-text" role="alert">{error}</p>}
           {preview && (
             <section aria-label="Preview">
               <p className="muted">{preview.source}: {plural(preview.candidates.length, 'site')}, {picks.size} ticked.</p>
-              <PreviewTable preview={preview} picks={picks} setPicks={setPicks} />
-              <ImportOptions preview={preview} picks={picks} into={into} setInto={setInto} passwords={passwords} setPasswords={setPasswords} settings={settings} />
+              <PreviewTable preview={preview} picks={picks} setPicks={im.setPicks} />
+              <ImportOptions preview={preview} picks={picks} into={im.into} setInto={im.setInto} passwords={im.passwords} setPasswords={im.setPasswords} settings={settings} />
             </section>
           )}
           <div className="buttons">
             <button type="button" onClick={onClose}>Cancel</button>
-            <button type="button" className="primary" disabled={!preview || picks.size === 0 || busy} onClick={() => void run()}>
+            <button type="button" className="primary" disabled={!preview || picks.size === 0 || im.busy} onClick={() => void im.run()}>
               Import {plural(picks.size, 'site')}
             </button>
           </div>

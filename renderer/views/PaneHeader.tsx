@@ -31,30 +31,76 @@ export interface PaneHeaderProps {
   onShowHidden: (show: boolean) => void;
 }
 
+/** The pane's title and its folder's breadcrumbs (each one navigates there). */
+function PaneTitle({ title, cwd, sep, onNavigate }: Pick<PaneHeaderProps, 'title' | 'cwd' | 'sep' | 'onNavigate'>) {
+  const crumbs = cwd === null ? [] : breadcrumbs(cwd, sep);
+  return (
+    <div className="pane-title">
+      <h2>{title}</h2>
+      <nav className="crumbs" aria-label={`${title} path`}>
+        <ol>
+          {crumbs.map((c, i) => (
+            <li key={c.path}>
+              <button type="button" onClick={() => onNavigate(c.path)} aria-current={i === crumbs.length - 1 ? 'location' : undefined}>
+                {c.label}
+              </button>
+            </li>
+          ))}
+        </ol>
+      </nav>
+    </div>
+  );
+}
+
+/** Upload or Download of the selection, when the pane has a transfer. */
+function TransferButton({ title, transfer, selected, onTransfer }: Pick<PaneHeaderProps, 'title' | 'selected' | 'onTransfer'> & {
+  transfer: PaneTransfer;
+}) {
+  return (
+    <button
+      type="button"
+      aria-label={`${title}: ${transfer.label.toLowerCase()}`}
+      title={`${transfer.label} the selection (${transfer.shortcut})`}
+      disabled={selected.length === 0 || !transfer.run}
+      onClick={onTransfer}
+    >
+      <Icon name={transfer.label === 'Upload' ? 'toRemote' : 'toLocal'} />
+      <span className="label">{transfer.label}</span>
+    </button>
+  );
+}
+
+/** New folder, Rename and Delete; `readOnly` (Windows' drives) or no folder disables them. */
+function EditButtons(p: PaneHeaderProps & { noFolder: boolean; readOnly: boolean }) {
+  const { title, selected, readOnly } = p;
+  return (
+    <>
+      <button type="button" aria-label={`${title}: new folder`} title="New folder" disabled={p.noFolder || readOnly} onClick={p.onMkdir}>
+        <Icon name="newFolder" />
+        <span className="label">New folder</span>
+      </button>
+      <button type="button" aria-label={`${title}: rename`} title="Rename (F2)" disabled={selected.length !== 1 || readOnly} onClick={() => p.onRename(selected[0])}>
+        <Icon name="rename" />
+        <span className="label">Rename</span>
+      </button>
+      <button type="button" aria-label={`${title}: delete`} title={`Delete (${p.keys.deleteShort})`} disabled={selected.length === 0 || readOnly} onClick={() => p.onDelete([...selected])}>
+        <Icon name="trash" />
+        <span className="label">Delete</span>
+      </button>
+    </>
+  );
+}
+
 /** The header of a pane. */
 export function PaneHeader(p: PaneHeaderProps) {
   const { title, cwd, selected } = p;
-  const crumbs = cwd === null ? [] : breadcrumbs(cwd, p.sep);
   const none = cwd === null;
   // Windows' top level lists drives and shares: nothing to create, rename or delete there.
   const top = isDrivesPath(cwd);
   const count = p.count !== null ? `${plural(p.count, 'item')}${selected.length ? `, ${selected.length} selected` : ''}` : '';
   return (
     <header>
-      <div className="pane-title">
-        <h2>{title}</h2>
-        <nav className="crumbs" aria-label={`${title} path`}>
-          <ol>
-            {crumbs.map((c, i) => (
-              <li key={c.path}>
-                <button type="button" onClick={() => p.onNavigate(c.path)} aria-current={i === crumbs.length - 1 ? 'location' : undefined}>
-                  {c.label}
-                </button>
-              </li>
-            ))}
-          </ol>
-        </nav>
-      </div>
+      <PaneTitle title={title} cwd={cwd} sep={p.sep} onNavigate={p.onNavigate} />
       <div className="pane-actions" role="toolbar" aria-label={`${title} actions`}>
         <button type="button" aria-label={`${title}: up one folder`} title={`Up one folder (${p.keys.up})`} disabled={none} onClick={p.onUp}>
           <Icon name="up" />
@@ -62,30 +108,8 @@ export function PaneHeader(p: PaneHeaderProps) {
         <button type="button" aria-label={`${title}: refresh`} title={`Refresh (${p.keys.refresh})`} disabled={none} onClick={p.onRefresh}>
           ⟳
         </button>
-        {p.transfer && (
-          <button
-            type="button"
-            aria-label={`${title}: ${p.transfer.label.toLowerCase()}`}
-            title={`${p.transfer.label} the selection (${p.transfer.shortcut})`}
-            disabled={selected.length === 0 || !p.transfer.run}
-            onClick={p.onTransfer}
-          >
-            <Icon name={p.transfer.label === 'Upload' ? 'toRemote' : 'toLocal'} />
-            <span className="label">{p.transfer.label}</span>
-          </button>
-        )}
-        <button type="button" aria-label={`${title}: new folder`} title="New folder" disabled={none || top} onClick={p.onMkdir}>
-          <Icon name="newFolder" />
-          <span className="label">New folder</span>
-        </button>
-        <button type="button" aria-label={`${title}: rename`} title="Rename (F2)" disabled={selected.length !== 1 || top} onClick={() => p.onRename(selected[0])}>
-          <Icon name="rename" />
-          <span className="label">Rename</span>
-        </button>
-        <button type="button" aria-label={`${title}: delete`} title={`Delete (${p.keys.deleteShort})`} disabled={selected.length === 0 || top} onClick={() => p.onDelete([...selected])}>
-          <Icon name="trash" />
-          <span className="label">Delete</span>
-        </button>
+        {p.transfer && <TransferButton title={title} transfer={p.transfer} selected={selected} onTransfer={p.onTransfer} />}
+        <EditButtons {...p} noFolder={none} readOnly={top} />
         <span className="count muted" aria-live="polite" title={count}>
           {count}
         </span>

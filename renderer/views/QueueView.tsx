@@ -80,39 +80,34 @@ function useRevealNew(rows: readonly BatchView[], items: readonly Item[], scroll
   }, [rows, items, scrollToIndex]);
 }
 
-/** The header: filters, the bulk buttons for all sites or one, clear finished. */
-function QueueHeader({ queue, views, filter, setFilter }: { queue: QueueState; views: ReadonlyMap<string, BatchView>; filter: QueueFilter; setFilter: (f: QueueFilter) => void }) {
-  const bridge = useBridge();
-  const store = useStore();
-  const sites = useAppState((s) => s.sites.sites);
-  const [scope, setScope] = useState('');
-  const [menu, setMenu] = useState<{ x: number; y: number } | null>(null);
-  const siteIds = useMemo(() => [...new Set([...views.values()].map((v) => v.siteId))], [views]);
-  const siteId = siteIds.includes(scope) ? scope : undefined;
-  const bulk = async (intent: BulkIntentType) => {
-    const error = await sendBulkIntent(bridge, intent, siteId);
-    if (error !== undefined) store.localLog('error', `${BULK_INTENT_LABEL[intent]} failed: ${error}`);
-  };
+/** The filter buttons: which jobs the list shows. */
+function QueueFilters({ filter, setFilter }: { filter: QueueFilter; setFilter: (f: QueueFilter) => void }) {
   return (
-    <header>
-      <h2>Queue</h2>
-      <div className="filters" role="group" aria-label="Queue filter">
-        {FILTERS.map((f) => (
-          <button key={f.id} type="button" aria-pressed={filter === f.id} onClick={() => setFilter(f.id)}>{f.label}</button>
-        ))}
-      </div>
-      <span style={{ flex: 1 }} />
-      <select aria-label="Sites the buttons act on" value={siteId ?? ''} onChange={(e) => setScope(e.target.value)}>
-        <option value="">All sites</option>
-        {siteIds.map((id) => <option key={id} value={id}>{sites.find((s) => s.id === id)?.name ?? id}</option>)}
-      </select>
+    <div className="filters" role="group" aria-label="Queue filter">
+      {FILTERS.map((f) => (
+        <button key={f.id} type="button" aria-pressed={filter === f.id} onClick={() => setFilter(f.id)}>{f.label}</button>
+      ))}
+    </div>
+  );
+}
+
+/** Pause all, Resume all, Retry failed and Clear finished, as buttons and in the narrow layout's "more" menu. */
+function BulkActions({ queue, siteId, bulk }: {
+  queue: QueueState; siteId: string | undefined; bulk: (intent: BulkIntentType) => Promise<void>;
+}) {
+  const bridge = useBridge();
+  const [menu, setMenu] = useState<{ x: number; y: number } | null>(null);
+  const allowed = (intent: BulkIntentType) => can(queue, { type: intent, ...(siteId ? { siteId } : {}) });
+  const canClear = can(queue, { type: 'clearFinished' });
+  return (
+    <>
       <span className="bulk">
         {BULK.map((intent) => (
-          <button key={intent} type="button" disabled={!can(queue, { type: intent, ...(siteId ? { siteId } : {}) })} onClick={() => void bulk(intent)}>
+          <button key={intent} type="button" disabled={!allowed(intent)} onClick={() => void bulk(intent)}>
             {BULK_INTENT_LABEL[intent]}
           </button>
         ))}
-        <button type="button" disabled={!can(queue, { type: 'clearFinished' })} onClick={() => void bridge.queueClearFinished()}>
+        <button type="button" disabled={!canClear} onClick={() => void bridge.queueClearFinished()}>
           Clear finished
         </button>
       </span>
@@ -136,12 +131,76 @@ function QueueHeader({ queue, views, filter, setFilter }: { queue: QueueState; v
           y={menu.y}
           onClose={() => setMenu(null)}
           items={[
-            ...BULK.map((intent) => ({ id: intent, label: BULK_INTENT_LABEL[intent], disabled: !can(queue, { type: intent, ...(siteId ? { siteId } : {}) }), run: () => void bulk(intent) })),
-            { id: 'clear', label: 'Clear finished', disabled: !can(queue, { type: 'clearFinished' }), run: () => void bridge.queueClearFinished() },
+            ...BULK.map((intent) => ({ id: intent, label: BULK_INTENT_LABEL[intent], disabled: !allowed(intent), run: () => void bulk(intent) })),
+            { id: 'clear', label: 'Clear finished', disabled: !canClear, run: () => void bridge.queueClearFinished() },
           ]}
         />
       )}
+    </>
+  );
+}
+
+/** The header: filters, the bulk buttons for all sites or one, clear finished. */
+function QueueHeader({ queue, views, filter, setFilter }: { queue: QueueState; views: ReadonlyMap<string, BatchView>; filter: QueueFilter; setFilter: (f: QueueFilter) => void }) {
+  const bridge = useBridge();
+  const store = useStore();
+  const sites = useAppState((s) => s.sites.sites);
+  const [scope, setScope] = useState('');
+  const siteIds = useMemo(() => [...new Set([...views.values()].map((v) => v.siteId))], [views]);
+  const siteId = siteIds.includes(scope) ? scope : undefined;
+  const bulk = async (intent: BulkIntentType) => {
+    const error = await sendBulkIntent(bridge, intent, siteId);
+    if (error !== undefined) store.localLog('error', `${BULK_INTENT_LABEL[intent]} failed: ${error}`);
+  };
+  return (
+    <header>
+      <h2>Queue</h2>
+      <QueueFilters filter={filter} setFilter={setFilter} />
+      <span style={{ flex: 1 }} />
+      <select aria-label="Sites the buttons act on" value={siteId ?? ''} onChange={(e) => setScope(e.target.value)}>
+        <option value="">All sites</option>
+        {siteIds.map((id) => <option key={id} value={id}>{sites.find((s) => s.id === id)?.name ?? id}</option>)}
+      </select>
+      <BulkActions queue={queue} siteId={siteId} bulk={bulk} />
     </header>
+  );
+}
+
+/** A batch's actions from its row (pause, resume, cancel, retry, to the top, dragged before another, unfolded). */
+function useBatchActions(setExpanded: React.Dispatch<React.SetStateAction<ReadonlySet<string>>>) {
+  const bridge = useBridge();
+  const store = useStore();
+  const report = useCallback((what: string, error: string | undefined) => {
+    if (error !== undefined) store.localLog('error', `${what} failed: ${error}`);
+  }, [store]);
+  const onAction = useCallback(async (view: BatchView, intent: JobIntentType) =>
+    report(`${JOB_INTENT_LABEL[intent]} ${view.name}`, await sendBatchIntent(bridge, view.batchId, intent)), [bridge, report]);
+  const onTop = useCallback(async (view: BatchView) => report(`Moving ${view.name}`, await moveBatchToTop(bridge, view.batchId)), [bridge, report]);
+  const onDropBefore = useCallback(async (dragged: string, before: string) => report('Moving a batch', await moveBatchBefore(bridge, dragged, before)), [bridge, report]);
+  const onToggle = useCallback((batchId: string) => setExpanded((s) => {
+    const next = new Set(s);
+    if (!next.delete(batchId)) next.add(batchId);
+    return next;
+  }), [setExpanded]);
+  return { onAction, onTop, onDropBefore, onToggle };
+}
+
+/** The footer: job counts by state, bytes done of all, and the total speed. */
+function QueueTotals({ queue }: { queue: QueueState }) {
+  const totals = useMemo(() => queueTotals(queue), [queue]);
+  const active = totals.count.queued + totals.count.running;
+  return (
+    <footer className="totals" aria-label="Queue totals">
+      <output aria-label="Jobs total">{plural(queue.order.length, 'job')}</output>
+      <output aria-label="Active jobs">{active} active</output>
+      {totals.count.paused > 0 && <output aria-label="Paused jobs">{totals.count.paused} paused</output>}
+      <output aria-label="Done jobs">{totals.count.done} done</output>
+      <output aria-label="Failed jobs">{totals.count.failed} failed</output>
+      <output aria-label="Bytes transferred">
+        {formatBytes(totals.bytesDone)} / {formatBytes(totals.bytesTotal)}
+      </output>
+      <output aria-label="Total speed">{formatRate(queueSpeed(queue))}</output>
+    </footer>
   );
 }
 
@@ -149,7 +208,6 @@ function QueueHeader({ queue, views, filter, setFilter }: { queue: QueueState; v
 export function QueueView() {
   const queue = useAppState((s) => s.queue);
   const bridge = useBridge();
-  const store = useStore();
   const [filter, setFilter] = useState<QueueFilter>('all');
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -158,7 +216,6 @@ export function QueueView() {
   const rows = useMemo(() => filterBatches(views, filter), [views, filter]);
   const files = useBatchFiles(bridge, expanded, views);
   const items = useMemo(() => listItems(rows, expanded, files), [rows, expanded, files]);
-  const totals = useMemo(() => queueTotals(queue), [queue]);
   const sites = useAppState((s) => s.sites.sites);
   const sessions = useAppState((s) => s.sessions);
   const siteNames = useMemo(() => new Map(sites.map((s) => [s.id, s.name])), [sites]);
@@ -174,20 +231,8 @@ export function QueueView() {
   useFoldFinished(views, expanded, setExpanded);
   useRevealNew(rows, items, virtualizer.scrollToIndex);
 
-  const report = useCallback((what: string, error: string | undefined) => {
-    if (error !== undefined) store.localLog('error', `${what} failed: ${error}`);
-  }, [store]);
-  const onAction = useCallback(async (view: BatchView, intent: JobIntentType) =>
-    report(`${JOB_INTENT_LABEL[intent]} ${view.name}`, await sendBatchIntent(bridge, view.batchId, intent)), [bridge, report]);
-  const onTop = useCallback(async (view: BatchView) => report(`Moving ${view.name}`, await moveBatchToTop(bridge, view.batchId)), [bridge, report]);
-  const onDropBefore = useCallback(async (dragged: string, before: string) => report('Moving a batch', await moveBatchBefore(bridge, dragged, before)), [bridge, report]);
-  const onToggle = useCallback((batchId: string) => setExpanded((s) => {
-    const next = new Set(s);
-    if (!next.delete(batchId)) next.add(batchId);
-    return next;
-  }), []);
+  const { onAction, onTop, onDropBefore, onToggle } = useBatchActions(setExpanded);
 
-  const active = totals.count.queued + totals.count.running;
   return (
     <section className="queue" aria-label="Queue">
       <QueueHeader queue={queue} views={views} filter={filter} setFilter={setFilter} />
@@ -207,17 +252,7 @@ export function QueueView() {
         </div>
         {rows.length === 0 && <p className="muted" style={{ padding: 8 }}>{filter === 'all' ? 'Drag files between the panes to transfer them.' : 'No jobs match this filter.'}</p>}
       </div>
-      <footer className="totals" aria-label="Queue totals">
-        <output aria-label="Jobs total">{plural(queue.order.length, 'job')}</output>
-        <output aria-label="Active jobs">{active} active</output>
-        {totals.count.paused > 0 && <output aria-label="Paused jobs">{totals.count.paused} paused</output>}
-        <output aria-label="Done jobs">{totals.count.done} done</output>
-        <output aria-label="Failed jobs">{totals.count.failed} failed</output>
-        <output aria-label="Bytes transferred">
-          {formatBytes(totals.bytesDone)} / {formatBytes(totals.bytesTotal)}
-        </output>
-        <output aria-label="Total speed">{formatRate(queueSpeed(queue))}</output>
-      </footer>
+      <QueueTotals queue={queue} />
     </section>
   );
 }

@@ -75,6 +75,31 @@ function SiteActions(p: {
   );
 }
 
+/** The manager's title and its New site, New folder, Import… and Export… buttons. */
+function SiteManagerHeader({ currentFolder, canExport, setModal }: {
+  currentFolder: string; canExport: boolean; setModal: (m: SiteModal) => void;
+}) {
+  return (
+    <header>
+      <h2>Sites</h2>
+      <button
+        type="button" onClick={() => setModal({ kind: 'form', form: newSiteForm(currentFolder), hasPassword: false })}
+      >
+        New site
+      </button>
+      <button type="button" onClick={() => setModal({ kind: 'newFolder', parent: currentFolder })}>
+        New folder
+      </button>
+      <button type="button" onClick={() => setModal({ kind: 'import' })}>
+        Import…
+      </button>
+      <button type="button" disabled={!canExport} onClick={() => setModal({ kind: 'export' })}>
+        Export…
+      </button>
+    </header>
+  );
+}
+
 /** The left-hand site list. */
 export function SiteManager({ selection, onSelect, onConnect, draft, onDraftTaken }: SiteManagerProps) {
   const sites = useAppState((s) => s.sites);
@@ -107,23 +132,7 @@ export function SiteManager({ selection, onSelect, onConnect, draft, onDraftTake
   const empty = sites.sites.length === 0 && sites.folders.length === 0;
   return (
     <aside className="sites" aria-label="Site manager">
-      <header>
-        <h2>Sites</h2>
-        <button
-          type="button" onClick={() => setModal({ kind: 'form', form: newSiteForm(currentFolder), hasPassword: false })}
-        >
-          New site
-        </button>
-        <button type="button" onClick={() => setModal({ kind: 'newFolder', parent: currentFolder })}>
-          New folder
-        </button>
-        <button type="button" onClick={() => setModal({ kind: 'import' })}>
-          Import…
-        </button>
-        <button type="button" disabled={sites.sites.length === 0} onClick={() => setModal({ kind: 'export' })}>
-          Export…
-        </button>
-      </header>
+      <SiteManagerHeader currentFolder={currentFolder} canExport={sites.sites.length > 0} setModal={setModal} />
       <ul role="tree" aria-label="Saved sites">
         <SiteTreeLevel
           node={tree} level={1} selection={selection} selectedSiteId={selectedSite?.id} sessions={sessions}

@@ -28,26 +28,40 @@ function useLocalPath() {
   return [localPath, setLocalPath] as const;
 }
 
+/** Each site's remote folder (one value per site), and the active site's. */
+function useRemotePaths(activeSiteId: string | null) {
+  const [remotePaths, setRemotePaths] = useState<Readonly<Record<string, string>>>({});
+  const remotePath = activeSiteId ? remotePaths[activeSiteId] ?? null : null;
+  const setRemotePath = useCallback((p: string) => {
+    if (activeSiteId) setRemotePaths((all) => (all[activeSiteId] === p ? all : { ...all, [activeSiteId]: p }));
+  }, [activeSiteId]);
+  return { remotePath, setRemotePath, setRemotePaths };
+}
+
+/** How many of the site's jobs are running or queued: a Disconnect asks first what becomes of them. */
+function useMovingJobs(siteId: string | null): number {
+  const queue = useAppState((s) => s.queue);
+  return useMemo(() => queue.order.filter((id) => {
+    const j = queue.byId[id];
+    return j.siteId === siteId && (j.state === 'running' || j.state === 'queued');
+  }).length, [queue, siteId]);
+}
+
 /** The active site, its session and folders, Connect and Disconnect. */
 export function useActiveSite() {
   const store = useStore();
   const bridge = useBridge();
   const sites = useAppState((s) => s.sites);
   const sessions = useAppState((s) => s.sessions);
-  const queue = useAppState((s) => s.queue);
   const [activeSiteId, setActiveSiteId] = useState<string | null>(null);
   const [localPath, setLocalPath] = useLocalPath();
-  const [remotePaths, setRemotePaths] = useState<Readonly<Record<string, string>>>({});
   /** The quick-connect bar's unsaved site, while it is the active one. */
   const [quickSite, setQuickSite] = useState<QuickSite | null>(null);
   const [askDisconnect, setAskDisconnect] = useState(false);
 
   const activeSite =
     sites.sites.find((s) => s.id === activeSiteId) ?? (quickSite?.id === activeSiteId ? quickSite : undefined);
-  const remotePath = activeSiteId ? remotePaths[activeSiteId] ?? null : null;
-  const setRemotePath = useCallback((p: string) => {
-    if (activeSiteId) setRemotePaths((all) => (all[activeSiteId] === p ? all : { ...all, [activeSiteId]: p }));
-  }, [activeSiteId]);
+  const { remotePath, setRemotePath, setRemotePaths } = useRemotePaths(activeSiteId);
   const status = activeSiteId ? sessions[activeSiteId] : undefined;
 
   // A password site without a saved password is asked by the engine (auth.prompt), as is a wrong one again.
@@ -70,11 +84,7 @@ export function useActiveSite() {
     [bridge, store, setLocalPath],
   );
 
-  /** The active site's running and queued jobs: a Disconnect asks first what becomes of them. */
-  const moving = useMemo(() => queue.order.filter((id) => {
-    const j = queue.byId[id];
-    return j.siteId === activeSiteId && (j.state === 'running' || j.state === 'queued');
-  }).length, [queue, activeSiteId]);
+  const moving = useMovingJobs(activeSiteId);
 
   const disconnect = async (transfers?: 'pause' | 'cancel') => {
     if (!activeSiteId) return;

@@ -266,8 +266,13 @@ export function packageVersion(from = __dirname): string {
   return 'unknown';
 }
 
-/** Adds the options every `get` and `put` shares (and `sluice queue add get|put`). */
+/** Adds the options every `get` and `put` shares (and `sluice queue add get|put`): what to copy, then how to connect. */
 export function addTransferOptions(cmd: Command, direction: 'get' | 'put'): Command {
+  return addConnectionOptions(addCopyOptions(cmd, direction));
+}
+
+/** The options that say what is copied and how: folders, links, conflicts, times, permissions, verify, output. */
+function addCopyOptions(cmd: Command, direction: 'get' | 'put'): Command {
   cmd.option('-r, --recursive', 'copy folders recursively');
   cmd.option('-L, --dereference', DEREFERENCE_HELP);
   cmd.option('-K, --keep-dirlinks', 'write into a folder symlink inside the destination, like rsync -K (default: '
@@ -290,7 +295,12 @@ export function addTransferOptions(cmd: Command, direction: 'get' | 'put'): Comm
     .option('--verify <level>', VERIFY_HELP, parseVerify, 'size')
     .option('--json', 'newline-delimited JSON events on stdout (fatal errors too, as {"type":"error"} lines)')
     .option('--no-progress', 'no progress bar')
-    .option('-v, --verbose', 'print the negotiated algorithms, each file done, and more')
+    .option('-v, --verbose', 'print the negotiated algorithms, each file done, and more');
+}
+
+/** The options of the connections: algorithms, parallelism, window, keepalives, timeouts, jumps, limit, retries. */
+function addConnectionOptions(cmd: Command): Command {
+  return cmd
     .option('--cipher <list>', 'cipher preference, comma separated', collect)
     .option('--kex <list>', 'key exchange preference, comma separated', collect)
     .option('--mac <list>', 'MAC preference, comma separated', collect)

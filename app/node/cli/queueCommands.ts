@@ -137,11 +137,8 @@ async function runCommand(o: QueueRunOptions): Promise<number> {
   }
 }
 
-/**
- * Adds `sluice queue …` to the program. Each action stores its exit code as the root program's `exitCode` option.
- */
-export function addQueueCommands(program: Command): void {
-  const queue = program.command('queue').description('a persistent queue of transfers, shared with the desktop app').addHelpText('after', QUEUE_HELP);
+/** `queue add get|put`: the operands and options of get and put, stored as jobs instead of run. */
+function addAddCommand(program: Command, queue: Command): void {
   const add = queue.command('add').description('add a get or put to the queue (same operands and options as get/put)');
   for (const direction of ['get', 'put'] as const) {
     addTransferOptions(addOperands(add.command(direction)), direction)
@@ -154,25 +151,20 @@ export function addQueueCommands(program: Command): void {
         }));
       });
   }
+}
+
+/** `queue list`: the jobs, as text or JSON lines. */
+function addListCommand(program: Command, queue: Command): void {
   queue.command('list').description('the jobs in queue order').option('--json', 'one JSON line per job')
     .option('--state <states>', 'only these states, comma separated (queued, running, paused, done, failed, cancelled)', (v) => v.split(','))
     .option('--first <n>', 'at most this many jobs', positiveInt)
     .action(async (o: { json?: boolean; state?: string[]; first?: number }) => {
       program.setOptionValue('exitCode', await withStore(o.json === true, (store) => listJobs(store, o)));
     });
-  queue.command('run').description('work the queue until no job is left to run (exit codes as get/put)')
-    .option('--json', 'newline-delimited JSON events on stdout').option('--no-progress', 'no progress bar').option('-v, --verbose', 'more detail')
-    .option('--batch', 'never prompt').option('--accept-new', 'accept and save unknown host keys')
-    .option('--limit <rate>', 'speed limit for the run (e.g. 10M = 10 MiB/s; default: each job\'s own)', parseRate)
-    .action(async (o: QueueRunOptions) => { program.setOptionValue('exitCode', await runCommand(o)); });
-  stateCommand(program, queue, 'pause', 'pause jobs (a running one stops and keeps its partial copy)', (s, ids) => ({ r: changeState(s, ids, 'paused') }));
-  stateCommand(program, queue, 'resume', 'put paused jobs back in line', (s, ids) => ({ r: changeState(s, ids, 'queued', ['paused']) }));
-  stateCommand(program, queue, 'retry', 'put failed or cancelled jobs back in line', (s, ids) => ({ r: changeState(s, ids, 'queued', ['failed', 'cancelled']) }));
-  stateCommand(program, queue, 'cancel', 'cancel jobs and remove their partial copies', (s, ids) => {
-    const r = changeState(s, ids, 'cancelled');
-    const c = dropPartialCopies(s, r.changed);
-    return { r, extra: c.remoteLater ? `; ${plural(c.remoteLater, 'remote partial file')} will be removed at the next connection to their server` : '' };
-  });
+}
+
+/** `queue clear`: forgets the finished jobs. */
+function addClearCommand(program: Command, queue: Command): void {
   queue.command('clear').description('forget finished jobs (done, failed, cancelled)').option('--json', 'one JSON line with the count')
     .action(async (o: { json?: boolean }) => {
       program.setOptionValue('exitCode', await withStore(o.json === true, (store) => {
@@ -182,4 +174,32 @@ export function addQueueCommands(program: Command): void {
         return 0;
       }));
     });
+}
+
+/** `queue pause|resume|retry|cancel`. */
+function addStateCommands(program: Command, queue: Command): void {
+  stateCommand(program, queue, 'pause', 'pause jobs (a running one stops and keeps its partial copy)', (s, ids) => ({ r: changeState(s, ids, 'paused') }));
+  stateCommand(program, queue, 'resume', 'put paused jobs back in line', (s, ids) => ({ r: changeState(s, ids, 'queued', ['paused']) }));
+  stateCommand(program, queue, 'retry', 'put failed or cancelled jobs back in line', (s, ids) => ({ r: changeState(s, ids, 'queued', ['failed', 'cancelled']) }));
+  stateCommand(program, queue, 'cancel', 'cancel jobs and remove their partial copies', (s, ids) => {
+    const r = changeState(s, ids, 'cancelled');
+    const c = dropPartialCopies(s, r.changed);
+    return { r, extra: c.remoteLater ? `; ${plural(c.remoteLater, 'remote partial file')} will be removed at the next connection to their server` : '' };
+  });
+}
+
+/**
+ * Adds `sluice queue …` to the program. Each action stores its exit code as the root program's `exitCode` option.
+ */
+export function addQueueCommands(program: Command): void {
+  const queue = program.command('queue').description('a persistent queue of transfers, shared with the desktop app').addHelpText('after', QUEUE_HELP);
+  addAddCommand(program, queue);
+  addListCommand(program, queue);
+  queue.command('run').description('work the queue until no job is left to run (exit codes as get/put)')
+    .option('--json', 'newline-delimited JSON events on stdout').option('--no-progress', 'no progress bar').option('-v, --verbose', 'more detail')
+    .option('--batch', 'never prompt').option('--accept-new', 'accept and save unknown host keys')
+    .option('--limit <rate>', 'speed limit for the run (e.g. 10M = 10 MiB/s; default: each job\'s own)', parseRate)
+    .action(async (o: QueueRunOptions) => { program.setOptionValue('exitCode', await runCommand(o)); });
+  addStateCommands(program, queue);
+  addClearCommand(program, queue);
 }

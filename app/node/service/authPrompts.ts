@@ -123,29 +123,36 @@ export function loginOptions(dialogs: AuthPrompts, c: LoginContext, store: Secre
       return c.password;
     };
   }
-  if (site.authMethod === 'key') {
-    options.prompter = {
-      // Unused: ssh/passphrase.ts asks through passphrase() when the prompter has it.
-      secret: async () => '',
-      passphrase: async ({ keyPath, again }) => {
-        const reply = await dialogs.ask({ ...base, kind: 'passphrase', retry: again, keyPath, canRemember: true, prompts: [{ prompt: 'Passphrase', echo: false }] }, c.prompts);
-        if (!reply) return { passphrase: '' };
-        hidden(reply.answers[0]);
-        return { passphrase: reply.answers[0], remember: reply.remember };
-      },
-    };
-    options.passphrases = {
-      get: async (keyPath) => c.passphrases.get(keyPath) ?? (await store.get(passphraseSecretId(site.id, keyPath))),
-      set: (keyPath, passphrase) => store.set(passphraseSecretId(site.id, keyPath), passphrase),
-      delete: async (keyPath) => {
-        c.passphrases.delete(keyPath);
-        await store.delete(passphraseSecretId(site.id, keyPath));
-      },
-      opened: (keyPath, passphrase) => {
-        c.passphrases.set(keyPath, passphrase);
-        hidden(passphrase);
-      },
-    };
-  }
+  if (site.authMethod === 'key') Object.assign(options, keyLoginOptions(dialogs, c, store, base, hidden));
   return options;
+}
+
+/** A key site's login options: an encrypted key's passphrase asked, kept for the session, stored when remembered. */
+function keyLoginOptions(dialogs: AuthPrompts, c: LoginContext, store: SecretStore,
+  base: Pick<AuthPrompt, 'siteId' | 'host' | 'port' | 'user'>, hidden: (answer: string) => void):
+  Pick<LoginOptions, 'prompter' | 'passphrases'> {
+  const siteId = c.site.id;
+  const prompter: Prompter = {
+    // Unused: ssh/passphrase.ts asks through passphrase() when the prompter has it.
+    secret: async () => '',
+    passphrase: async ({ keyPath, again }) => {
+      const reply = await dialogs.ask({ ...base, kind: 'passphrase', retry: again, keyPath, canRemember: true, prompts: [{ prompt: 'Passphrase', echo: false }] }, c.prompts);
+      if (!reply) return { passphrase: '' };
+      hidden(reply.answers[0]);
+      return { passphrase: reply.answers[0], remember: reply.remember };
+    },
+  };
+  const passphrases: PassphraseStore = {
+    get: async (keyPath) => c.passphrases.get(keyPath) ?? (await store.get(passphraseSecretId(siteId, keyPath))),
+    set: (keyPath, passphrase) => store.set(passphraseSecretId(siteId, keyPath), passphrase),
+    delete: async (keyPath) => {
+      c.passphrases.delete(keyPath);
+      await store.delete(passphraseSecretId(siteId, keyPath));
+    },
+    opened: (keyPath, passphrase) => {
+      c.passphrases.set(keyPath, passphrase);
+      hidden(passphrase);
+    },
+  };
+  return { prompter, passphrases };
 }

@@ -5,10 +5,11 @@
  * leftovers (stores/leftovers.ts), which the next transfer to that server removes first.
  */
 import * as fs from 'node:fs';
-import type { Direction } from '../../common/model/job';
+import type { Direction, Job } from '../../common/model/job';
 import { SluiceError } from '../errors';
 import type { Engine } from '../engine/engine';
-import type { LeftoverJournal } from '../stores/leftovers';
+import { LeftoverJournal } from '../stores/leftovers';
+import type { JobBook } from './jobBook';
 
 /** Where the partial copies of a site's cancelled jobs are removed. */
 export interface PartialsPlace {
@@ -42,4 +43,39 @@ export async function removePartials(temps: readonly string[], place: PartialsPl
     }
   }
   return removed;
+}
+
+/** What giving up cancelled jobs' partial copies reads: the queue's book, the sites and their connections. */
+export interface PartialsDesk {
+  book: Pick<JobBook, 'discardUnfinished'>;
+  /** The data folder (the leftovers of uploads whose copies cannot be removed now). */
+  home: string;
+  site(siteId: string): { host: string; port: number; user: string } | undefined;
+  /** The site's engine if it is connected now. */
+  connected(siteId: string): Pick<Engine, 'remove'> | undefined;
+}
+
+/**
+ * Forgets the unfinished files of cancelled jobs (one site's or several) in the queue's book and starts removing
+ * their temporary copies, per site and direction ({@link removePartials}).
+ * @returns the removals under way (they never reject)
+ */
+export function discardPartials(jobs: readonly Job[], d: PartialsDesk): Promise<void>[] {
+  const removals: Promise<void>[] = [];
+  const bySite = new Map<string, Job[]>();
+  for (const j of jobs) bySite.set(j.siteId, [...(bySite.get(j.siteId) ?? []), j]);
+  for (const [siteId, siteJobs] of bySite) {
+    for (const direction of ['upload', 'download'] as const) {
+      const ids = siteJobs.filter((j) => j.direction === direction).map((j) => j.id);
+      const temps = ids.length ? d.book.discardUnfinished(ids) : [];
+      if (temps.length === 0) continue;
+      const site = d.site(siteId);
+      removals.push(removePartials(temps, {
+        direction,
+        remote: d.connected(siteId),
+        leftovers: () => new LeftoverJournal(d.home, { host: site?.host ?? '', port: site?.port ?? 22, user: site?.user ?? '' }),
+      }).then(() => undefined));
+    }
+  }
+  return removals;
 }

@@ -10,11 +10,9 @@
  * conflicts one dialog at a time per batch (conflicts.ts). Queue deltas carry only the jobs that changed.
  */
 import { randomUUID } from 'node:crypto';
-import type { ConflictChoice, InvokeRequests, ProgressSample } from '../../common/ipc/contract';
-import type { Bottleneck } from '../../common/stats/bottleneck';
+import type { ConflictChoice, InvokeRequests } from '../../common/ipc/contract';
 import type { Job } from '../../common/model/job';
 import type { QueueFile } from '../../common/queue/files';
-import { failureText } from '../../common/queue/files';
 import { batchesToStart, follow, type InFlight, type JobOutcome, type QueueFact } from '../../common/queue/lifecycle';
 import { applyQueueEvents, emptyQueue, getJob, jobsInOrder, type JobPatch, type QueueEvent, type QueueState } from '../../common/queue/reducer';
 import { decide, type QueueChange, type QueueIntent } from '../../common/queue/rules';
@@ -22,15 +20,15 @@ import type { RunEnd } from '../../common/queue/runTally';
 import { batchJobs, bytesBeforeRun } from '../../common/queue/batches';
 import { SluiceError } from '../errors';
 import type { Engine } from '../engine/engine';
-import { LeftoverJournal } from '../stores/leftovers';
 import type { EngineEvent } from '../transfer/types';
 import { ConflictPrompts } from './conflicts';
 import { transferDefaults } from './transferDefaults';
 import type { ServiceHub } from './hub';
 import type { JobBook } from './jobBook';
-import { removePartials } from './partials';
-import { BatchRun } from './queueRun';
+import { discardPartials } from './partials';
+import { BatchRun, fileEndRecord, type FileEndEvent } from './queueRun';
 import { errorInfo } from './results';
+import { siteThroughput } from './siteThroughput';
 
 /** What the queue needs of the sessions: a connected engine session for a site. */
 export interface Connector {
@@ -40,8 +38,6 @@ export interface Connector {
   /** The site lost every connection and is reconnecting: its queued jobs wait (see {@link JobQueue.siteBack}). */
   reconnecting(siteId: string): boolean;
 }
-
-type FileEvent = Extract<EngineEvent, { type: 'file' }>;
 
 export class JobQueue {
   private queue: QueueState = emptyQueue;
@@ -166,17 +162,13 @@ export class JobQueue {
   }
 
   /** A file of a run ended: recorded with its job, which settles now when the file was its whole source. */
-  onFile(e: FileEvent): void {
+  onFile(e: FileEndEvent): void {
     const run = this.runs.get(e.jobId);
     if (!run) return;
     const { jobId, outcome } = run.tally.fileEnded(e);
     const stopped = run.stopAs.get(jobId);
     // A file an earlier run committed has its row already; a stopped job's interrupted files are not ends.
-    if (!e.earlier && !(stopped && e.state === 'failed')) {
-      const error = e.state === 'skipped' ? { code: 'SKIPPED', message: e.reason ?? e.error?.message ?? 'skipped' }
-        : e.error && { code: e.error.code, message: failureText(e.error.message, e.path) };
-      this.book.fileEnded({ jobId, source: e.path, target: e.target, size: e.size, state: e.state === 'done' ? 'committed' : e.state, ...(error ? { error } : {}) });
-    }
+    if (!e.earlier && !(stopped && e.state === 'failed')) this.book.fileEnded(fileEndRecord(jobId, e));
     if (outcome) this.settle(run, jobId, outcome);
   }
 
@@ -279,39 +271,19 @@ export class JobQueue {
 
   /** Removes the partial files of cancelled jobs (one site's or several), in the background of the queue. */
   private discardPartials(jobs: readonly Job[]): void {
-    const bySite = new Map<string, Job[]>();
-    for (const j of jobs) bySite.set(j.siteId, [...(bySite.get(j.siteId) ?? []), j]);
-    for (const [siteId, siteJobs] of bySite) {
-      for (const direction of ['upload', 'download'] as const) {
-        const ids = siteJobs.filter((j) => j.direction === direction).map((j) => j.id);
-        const temps = ids.length ? this.book.discardUnfinished(ids) : [];
-        if (temps.length === 0) continue;
-        const site = this.hub.store.get(siteId);
-        const removing = removePartials(temps, {
-          direction,
-          remote: this.connector.connected(siteId),
-          leftovers: () => new LeftoverJournal(this.home, { host: site?.host ?? '', port: site?.port ?? 22, user: site?.user ?? '' }),
-        }).then(() => undefined);
-        this.finishing.add(removing);
-        void removing.finally(() => this.finishing.delete(removing));
-      }
+    const removals = discardPartials(jobs, {
+      book: this.book, home: this.home, site: (siteId) => this.hub.store.get(siteId),
+      connected: (siteId) => this.connector.connected(siteId),
+    });
+    for (const removing of removals) {
+      this.finishing.add(removing);
+      void removing.finally(() => this.finishing.delete(removing));
     }
   }
 
   /** Emits the site's throughput: the sum over its runs, per connection id. */
   private emitProgress(siteId: string, t: number): void {
-    let rate = 0;
-    let busiest: { rate: number; bottleneck?: Bottleneck } | undefined;
-    const perConnection = new Map<number, number>();
-    for (const run of this.runs.values()) {
-      if (!run.sample || run.siteId !== siteId) continue;
-      rate += run.sample.rate;
-      if (run.sample.bottleneck && (!busiest || run.sample.rate > busiest.rate)) busiest = run.sample;
-      for (const c of run.sample.connections) perConnection.set(c.id, (perConnection.get(c.id) ?? 0) + c.rate);
-    }
-    const sample: ProgressSample = { siteId, t, rate, connections: [...perConnection].sort((a, b) => a[0] - b[0]).map(([id, r]) => ({ id, rate: r })),
-      ...(busiest?.bottleneck ? { bottleneck: busiest.bottleneck } : {}) };
-    this.hub.emit('progress', { samples: [sample] });
+    this.hub.emit('progress', { samples: [siteThroughput(this.runs.values(), siteId, t)] });
   }
 
   /** Aborts a running job's run; the job takes `as` when it settles, the run's others go back in line. */

@@ -18,7 +18,9 @@ import type { Bottleneck } from '../../common/stats/bottleneck';
 import { isInterruption, SluiceError } from '../errors';
 import type { Engine } from '../engine/engine';
 import type { StoreJournal } from '../engine/journal';
-import type { ConflictFiles } from '../transfer/types';
+import type { ConflictFiles, EngineEvent } from '../transfer/types';
+import type { FileEndRecord } from '../stores/jobFiles';
+import { failureText } from '../../common/queue/files';
 import { errorInfo } from './results';
 import { runOptions } from './transferDefaults';
 import { DEFAULT_TRANSFERS, type TransferDefaults } from '../../common/model/transferDefaults';
@@ -89,4 +91,14 @@ export class BatchRun {
       return { failure: errorInfo(e) };
     }
   }
+}
+
+/** The engine's event for one file of a run that ended (done, skipped or failed). */
+export type FileEndEvent = Extract<EngineEvent, { type: 'file' }>;
+
+/** The queue database's row for a file of job `jobId` that ended: its paths, size, state, and why when not done. */
+export function fileEndRecord(jobId: string, e: FileEndEvent): FileEndRecord {
+  const error = e.state === 'skipped' ? { code: 'SKIPPED', message: e.reason ?? e.error?.message ?? 'skipped' }
+    : e.error && { code: e.error.code, message: failureText(e.error.message, e.path) };
+  return { jobId, source: e.path, target: e.target, size: e.size, state: e.state === 'done' ? 'committed' : e.state, ...(error ? { error } : {}) };
 }

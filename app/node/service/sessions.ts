@@ -1,21 +1,19 @@
 /**
  * The service's site sessions: opening a site's engine session (or joining the attempt under way) with its saved
- * identity, asking the UI about unknown host keys and showing refused ones, asking login questions (authPrompts.ts),
- * following the pool's connections, re-establishing a session that lost every connection (reconnect.ts: backoff with
+ * identity, asking the UI about unknown host keys and showing refused ones (hostKeyPrompts.ts), asking login
+ * questions (authPrompts.ts), following the pool's connections, re-establishing a session that lost every connection (reconnect.ts: backoff with
  * jitter, the host key checked again; its status says `reconnecting` with the attempt), and disconnecting. Jobs are
  * the queue's: it is told before a site disconnects, when its connections are lost and when it is back, and gets the
  * engine's progress.
  */
-import { randomUUID } from 'node:crypto';
-import type { HostKeyAnswer, HostKeyPrompt, SessionStatus } from '../../common/ipc/contract';
-import type { HostKeyAnswer as PolicyAnswer, HostKeyVerdict } from '../../common/model/hostKey';
+import type { HostKeyAnswer, SessionStatus } from '../../common/ipc/contract';
 import { isTransient } from '../../common/retry';
 import { SluiceError } from '../errors';
 import type { Engine, EngineOptions } from '../engine/engine';
 import { learnedKeysMessage } from '../ssh/hostKeys';
-import type { ChangedKeyTarget } from './hostKeyDesk';
 import type { EngineEvent } from '../transfer/types';
 import { AuthPrompts, loginOptions } from './authPrompts';
+import { HostKeyPrompts, type RefusedVerdict } from './hostKeyPrompts';
 import type { ServiceHub } from './hub';
 import { linksUp, poolStatus, samePool } from './poolStatus';
 import { reconnect } from './reconnect';
@@ -30,24 +28,14 @@ import { errorInfo } from './results';
 /** How long a browsing request that failed on a transient error waits to see the connection's loss reported, ms. */
 const LOSS_SEEN_MS = 2000;
 
-/** A host key the engine refused (changed or revoked), shown once the connect failed. */
-type RefusedVerdict = Extract<HostKeyVerdict, { kind: 'changed' | 'revoked' }>;
-
-interface PendingHostKey {
-  siteId: string;
-  kind: HostKeyPrompt['kind'];
-  resolve: (a: HostKeyAnswer) => void;
-  /** For a changed key that `replace` / `add` may save. */
-  changed?: ChangedKeyTarget;
-}
-
 export class SiteSessions {
   private readonly sessions = new Map<string, SiteSession>();
-  private readonly hostKeyPrompts = new Map<string, PendingHostKey>();
+  private readonly hostKeyPrompts: HostKeyPrompts;
   private readonly auth: AuthPrompts;
 
   constructor(private readonly hub: ServiceHub, private readonly o: SessionsOptions, private readonly hooks: SessionHooks) {
     this.auth = new AuthPrompts(hub);
+    this.hostKeyPrompts = new HostKeyPrompts(hub, o.hostKeys);
   }
 
   /** The session of a site, if there is one. */
@@ -80,28 +68,11 @@ export class SiteSessions {
     return this.sessions.get(siteId)?.reconnecting !== undefined;
   }
 
-  /**
-   * `hostKey.answer`: a changed or revoked key is never accepted for the failed connect (accept-* only close its
-   * dialog). A changed key's `replace`
-   * (typed host name checked here too) or `add` edits known_hosts, so that the next connect trusts it; a failed
-   * edit leaves the prompt open.
-   * @throws SluiceError NOT_FOUND (not open), INVALID_STATE (an answer the prompt's kind does not allow), USAGE
-   */
+  /** `hostKey.answer` (hostKeyPrompts.ts). */
   async answerHostKey(promptId: string, answer: HostKeyAnswer, confirmHost?: string): Promise<void> {
-    const p = this.hostKeyPrompts.get(promptId);
-    if (!p) throw new SluiceError('NOT_FOUND', 'This host-key question is no longer open');
-    const changedOnly = answer === 'replace' || answer === 'add';
-    if (changedOnly && !p.changed) {
-      throw new SluiceError('INVALID_STATE', `"${answer}" is not an answer to a ${p.kind} host key`);
-    }
-    if (changedOnly && p.changed) {
-      const done = await this.o.hostKeys.applyChanged(p.changed, answer as 'replace' | 'add', confirmHost);
-      this.hub.log('warn', done, p.siteId);
-    }
-    this.hostKeyPrompts.delete(promptId);
-    p.resolve(p.kind === 'unknown' ? answer : 'reject');
-    this.hub.emit('prompt.closed', { promptId });
+    await this.hostKeyPrompts.answer(promptId, answer, confirmHost);
   }
+
 
   private setStatus(s: SiteSession, patch: Partial<SessionStatus>): void {
     s.status = { ...s.status, ...patch };
@@ -260,7 +231,7 @@ export class SiteSessions {
     return {
       ...options,
       ...asks,
-      hostKeyPrompt: async (v) => this.askHostKey(s, v),
+      hostKeyPrompt: async (v) => this.hostKeyPrompts.askUnknown(s, v),
       onHostKeyVerdict: (v, server) => {
         if (v.kind === 'changed' || v.kind === 'revoked') seen.refused ??= v;
         this.o.hostKeys.noteVerdict(server.host, server.port, v);
@@ -275,13 +246,6 @@ export class SiteSessions {
     };
   }
 
-  /** Where a host-key prompt points: the key's own host and port, and whether that is a jump host of the site. */
-  private promptTarget(s: SiteSession, v: { identity: { host: string; port: number } }): Pick<HostKeyPrompt, 'host' | 'port' | 'jumpHost'> {
-    const { host, port } = v.identity;
-    const jumpHost = s.target !== undefined && (s.target.host !== host || s.target.port !== port);
-    return jumpHost ? { host, port, jumpHost } : { host, port };
-  }
-
   /** Tells the UI (a neutral notice plus a log line) that a trusted server's announced keys were saved. */
   private reportLearnedKeys(s: SiteSession, e: Extract<EngineEvent, { type: 'hostKeysLearned' }>): void {
     const { host, port, id: siteId } = s.site;
@@ -290,56 +254,14 @@ export class SiteSessions {
     this.hub.log('info', learnedKeysMessage(e.host, e.port, e.keys, e.file), siteId);
   }
 
-  /** Asks the UI about an unknown key; resolves with its answer (reject when the attempt ends first). */
-  private async askHostKey(s: SiteSession, v: Extract<HostKeyVerdict, { kind: 'unknown' }>): Promise<PolicyAnswer> {
-    const promptId = randomUUID();
-    const certAuthority = await this.o.hostKeys.certAuthorityFor(s.site.host, s.site.port);
-    return new Promise<PolicyAnswer>((resolve) => {
-      const onAnswer = (a: HostKeyAnswer): void => {
-        if (a === 'accept-save') this.o.hostKeys.noteSaved(s.site.host, s.site.port, v.identity.keyType, v.identity.fingerprint);
-        resolve(a === 'accept-once' || a === 'accept-save' ? a : 'reject');
-      };
-      this.hostKeyPrompts.set(promptId, { siteId: s.site.id, kind: 'unknown', resolve: onAnswer });
-      s.prompts.add(promptId);
-      this.hub.emit('hostKey.prompt', {
-        promptId, siteId: s.site.id, ...this.promptTarget(s, v), kind: 'unknown',
-        presented: { keyType: v.identity.keyType, fingerprint: v.identity.fingerprint },
-        ...(certAuthority ? { certAuthority } : {}),
-      });
-    });
-  }
-
-  /**
-   * Shows the red dialog for a changed/revoked key (the connect already failed): Cancel closes it; a changed key
-   * may be replaced or added (see answerHostKey).
-   */
+  /** Shows the dialog of a key the engine refused, once the connect failed (hostKeyPrompts.ts). */
   async showRefusedKey(s: SiteSession, v: RefusedVerdict): Promise<void> {
-    const promptId = randomUUID();
-    const { host, port } = s.site;
-    const certAuthority = await this.o.hostKeys.certAuthorityFor(host, port);
-    const stored = v.kind === 'changed' ? v.stored : [v.stored];
-    const changed = v.kind === 'changed' && v.identity.key ? { host, port, key: Buffer.from(v.identity.key, 'base64') } : undefined;
-    this.hostKeyPrompts.set(promptId, { siteId: s.site.id, kind: v.kind, resolve: () => undefined, changed });
-    this.hub.emit('hostKey.prompt', {
-      promptId, siteId: s.site.id, ...this.promptTarget(s, v), kind: v.kind,
-      presented: { keyType: v.identity.keyType, fingerprint: v.identity.fingerprint },
-      previous: this.o.hostKeys.describeStored(host, port, stored),
-      ...(v.kind === 'changed' ? { canEdit: changed !== undefined && this.o.hostKeys.canEdit(stored) } : {}),
-      ...(certAuthority ? { certAuthority } : {}),
-    });
+    await this.hostKeyPrompts.showRefused(s, v);
   }
 
   /** Closes an open host-key or login prompt (its connect attempt ended). */
   closePrompt(promptId: string): void {
-    if (!this.auth.close(promptId)) this.closeHostKeyPrompt(promptId);
-  }
-
-  closeHostKeyPrompt(promptId: string): void {
-    const p = this.hostKeyPrompts.get(promptId);
-    if (!p) return;
-    this.hostKeyPrompts.delete(promptId);
-    p.resolve('reject');
-    this.hub.emit('prompt.closed', { promptId });
+    if (!this.auth.close(promptId)) this.hostKeyPrompts.close(promptId);
   }
 
   async disconnect(siteId: string): Promise<void> {

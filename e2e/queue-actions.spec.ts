@@ -8,30 +8,41 @@ import * as path from 'node:path';
 import type { QueueEvent } from '../app/common/queue/reducer';
 import { expect, test } from './harness/test';
 import { sha256File, writeRandomFile } from './harness/files';
-import { startSshd } from './fixtures/sshd';
+import { startSshd, type SshdServer } from './fixtures/sshd';
 import { FRONT_PROXY, startProxyInFront, toxiproxyAvailable } from './fixtures/toxiproxy';
 import { skipBecause } from './harness/skip';
 
-test('a failed upload shows its error text; Retry runs it again', async ({ app, engine, localDir }) => {
-  const sshd = await startSshd({ readOnly: true });
+test.describe('an upload to a read-only server', () => {
+  let sshd: SshdServer;
   // Every time the engine starts a job it sets it running: count those per job id.
   const starts = new Map<string, number>();
-  const unsubscribe = engine.service.subscribe((event, payload) => {
-    if (event !== 'queue.delta') return;
-    for (const e of (payload as { events: QueueEvent[] }).events) {
-      if (e.type === 'updated' && e.patch.state === 'running') starts.set(e.id, (starts.get(e.id) ?? 0) + 1);
-    }
-  });
-  try {
+  let unsubscribe = (): void => undefined;
+
+  test.beforeEach(async ({ app, engine, localDir }) => {
+    sshd = await startSshd({ readOnly: true });
+    starts.clear();
+    unsubscribe = engine.service.subscribe((event, payload) => {
+      if (event !== 'queue.delta') return;
+      for (const e of (payload as { events: QueueEvent[] }).events) {
+        if (e.type === 'updated' && e.patch.state === 'running') starts.set(e.id, (starts.get(e.id) ?? 0) + 1);
+      }
+    });
     fs.writeFileSync(engine.knownHostsPath, `${sshd.knownHostsLine()}\n`);
     writeRandomFile(path.join(localDir, 'denied.bin'), 32 * 1024);
     await app.open();
     await app.createSite({ name: 'Read-only', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir: sshd.root });
     await app.startConnect('Read-only');
     await app.waitForRemoteListing(sshd.root);
-
     await app.dragLocalToRemote('denied.bin');
     await app.waitForJobState('denied.bin', 'failed');
+  });
+
+  test.afterEach(async () => {
+    unsubscribe();
+    await sshd.stop();
+  });
+
+  test('fails once: its error text shown, counted failed, listed under the Failed filter', async ({ app }) => {
     const error = app.jobRow('denied.bin').getByRole('note', { name: 'denied.bin error' });
     await expect(error).toContainText(/permission denied/i);
     await expect(app.queue.getByLabel('Failed jobs')).toHaveText('1 failed');
@@ -40,7 +51,11 @@ test('a failed upload shows its error text; Retry runs it again', async ({ app, 
     await app.screenshot('queue-failed');
     const jobId = (await app.jobRow('denied.bin').getAttribute('data-job-id'))!;
     expect(starts.get(jobId)).toBe(1);
+  });
 
+  test('Retry runs the same job again: started twice, failed again with its error, still one job, nothing written', async ({ app }) => {
+    const error = app.jobRow('denied.bin').getByRole('note', { name: 'denied.bin error' });
+    const jobId = (await app.jobRow('denied.bin').getAttribute('data-job-id'))!;
     await app.jobAction('denied.bin', 'Retry');
     await expect.poll(() => starts.get(jobId), { message: 'the retried job started again' }).toBe(2);
     await app.waitForJobState('denied.bin', 'failed');
@@ -48,10 +63,7 @@ test('a failed upload shows its error text; Retry runs it again', async ({ app, 
     await expect(app.queue.getByLabel('Failed jobs')).toHaveText('1 failed');
     await expect(app.queue.getByLabel('Jobs total')).toHaveText('1 job');
     expect(fs.existsSync(path.join(sshd.root, 'denied.bin'))).toBe(false);
-  } finally {
-    unsubscribe();
-    await sshd.stop();
-  }
+  });
 });
 
 test('cancel a running upload, then Retry completes it intact', async ({ app, sshd, engine, localDir }) => {

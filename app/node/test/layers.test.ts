@@ -165,3 +165,17 @@ test('an import circle fails lint', { timeout: 60_000 }, async () => {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a unit test beside app/common or renderer/ code keeps its layer, plus node:test and node:assert', { timeout: 60_000 }, async () => {
+  const testImports = "import test from 'node:test';\nimport assert from 'node:assert/strict';\nexport const t = [test, assert];\n";
+  assert.deepEqual(await messagesFor(`${testImports}${value('emptyQueue', './reducer')}`, 'app/common/queue/planted.test.ts'), []);
+  assert.deepEqual(await messagesFor(`${testImports}${value('reduceApp', './appState')}`, 'renderer/state/planted.test.ts'), []);
+  assert.match((await messagesFor(value('SluiceError', '../node/errors'), 'app/common/planted.test.ts')).join('\n'),
+    allowList('app/common'), 'a test of app/common may not reach the engine');
+  assert.match((await messagesFor(value('readFileSync', 'node:fs'), 'app/common/planted.test.ts')).join('\n'),
+    /app\/common may not import the package 'node:fs'/);
+  assert.match((await messagesFor(value('openEngine', '../../app/node/engine/engine'), 'renderer/state/testing/planted.ts'))
+    .join('\n'), allowList('renderer/state'), 'a renderer test helper neither');
+  // app/node's tests may still reach any layer and the fixtures.
+  assert.deepEqual(await messagesFor(value('startSshd', '../../../e2e/fixtures/sshd'), 'app/node/sftp/planted.test.ts'), []);
+});

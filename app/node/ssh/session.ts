@@ -175,7 +175,7 @@ export class Session {
   private static poolInputs(o: SessionOptions) {
     return {
       cores: os.availableParallelism(), connections: o.connections, channels: o.channels,
-      segmentedPut: o.prefetch?.probeDir !== undefined, reserveExecSession: o.reserveExecSession,
+      segmentedPut: o.prefetch?.probeDir !== undefined, reserveExecChannel: o.reserveExecChannel,
     };
   }
 
@@ -187,9 +187,9 @@ export class Session {
     this.emit({ type: 'log', level: 'info', message: `RTT ${(this.rttMs ?? 0).toFixed(1)} ms: using ${plan.connections} ${plan.connections === 1 ? 'connection' : 'connections'} × ${plan.channelsPerConnection} ${plan.channelsPerConnection === 1 ? 'channel' : 'channels'}, ${this.channelWindow / 1048576} MiB channel window` });
   }
 
-  /** SFTP channels per connection of an auto-sized pool on a slow link (one fewer with `reserveExecSession`). */
+  /** SFTP channels per connection of an auto-sized pool on a slow link (one fewer with `reserveExecChannel`). */
   private get autoChannels(): number {
-    return AUTO_TUNE.channels - (this.options.reserveExecSession ? 1 : 0);
+    return AUTO_TUNE.channels - (this.options.reserveExecChannel ? 1 : 0);
   }
 
   private emit(e: PoolEvent): void {

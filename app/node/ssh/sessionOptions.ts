@@ -51,11 +51,11 @@ export interface SessionOptions {
   /** The job's first requests, sent with the first connection's channel set-up (see ConnectParams.prefetch). */
   prefetch?: ConnectParams['prefetch'];
   /**
-   * Leave one session per connection free for an exec channel (`--verify sha256` hashes with `sha256sum`): an
+   * Leave one channel per connection free for an exec (`--verify sha256` hashes with `sha256sum`; RFC 4254 §6.5): an
    * auto-sized pool then opens one SFTP channel fewer than OpenSSH's MaxSessions (10), which would otherwise refuse
    * the exec ("no more sessions"). Explicit `channels` are kept as given.
    */
-  reserveExecSession?: boolean;
+  reserveExecChannel?: boolean;
   /** Data folder (leftovers journal, cipher-speed.json for the default algorithm orders); default stores/dataDir.ts resolveHome(). */
   dataDir?: string;
   /** This site's speed limit, bytes per second (0 or absent: none); Session.setRateLimit changes it. */

@@ -60,12 +60,6 @@ const PURE_TEST_LAYERS = Object.fromEntries(Object.entries(LAYERS)
   .filter(([name]) => name === 'app/common' || name === 'renderer' || name.startsWith('renderer/'))
   .map(([name, layer]) => [name, { ...layer, packages: [...(layer.packages ?? []), ...TEST_PACKAGES] }]));
 
-/** Type-only imports against the direction, each for one file and one module, until the issue named removes it. */
-const TYPE_EXCEPTIONS = [
-  // #25 item 3: a per-transfer event sink takes EngineEvent out of ssh/session.ts.
-  { file: 'app/node/ssh/session', types: 'app/node/transfer/types' },
-];
-
 /**
  * The engine's one door (docs/ARCHITECTURE.md): the service, the CLI and main/ open engines with engine/engine.ts
  * openEngine, never by composing the set-up pieces (known_hosts, host-key policy, algorithms, identities) or a
@@ -105,7 +99,7 @@ export default tseslint.config(
     // Tests and their helpers may reach the fixtures (private sshd, scripted server, Toxiproxy) and any layer.
     ignores: ['**/*.test.ts', '**/*.test.tsx', 'app/node/test/**', 'main/test/**', 'app/**/testing/**'],
     plugins: { sluice: layerRules },
-    rules: { 'sluice/layers': ['error', { root: ROOT, layers: LAYERS, typeExceptions: TYPE_EXCEPTIONS }] },
+    rules: { 'sluice/layers': ['error', { root: ROOT, layers: LAYERS }] },
   },
   {
     files: ['app/common/**/*.test.ts', 'app/common/**/testing/**/*.ts', 'renderer/**/*.test.ts', 'renderer/**/testing/**/*.ts'],

@@ -67,6 +67,7 @@ function retryingJob(direction: 'get' | 'put', operands: string[], given: CliOpt
     connected: (engine) => { if (o.verbose) say(connectedLine(spec, engine)); },
     openJournal: () => (target ? openRunJournal(direction, target, sources, dest, say) : null),
     request: transferRequest(direction, sources, dest, o),
+    onEvent: (e) => out.event(e),
     say,
     retrying: (n) => out.retry(n),
   }, { policy: { ...DEFAULT_RETRY_POLICY, tries: Math.max(1, o.retries) } });

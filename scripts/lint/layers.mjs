@@ -1,7 +1,7 @@
 // The layer rule of eslint.config.mjs (docs/ARCHITECTURE.md "Layers"), after vscode's code-layering rule: every
 // linted file belongs to a layer, and each layer lists what it may import: other layers (repo folders or files) and
 // packages. Anything not listed is refused, type-only imports included (`import type`, `export type … from`,
-// `import('…').T`), and so is a file in no layer. Type-only exceptions name the one importing file and module.
+// `import('…').T`), with no exception, and so is a file in no layer.
 import path from 'node:path';
 
 /** The layer of a repo-relative path without extension: the longest layer name that is it or a folder above it. */
@@ -55,7 +55,7 @@ const rule = {
     schema: [{ type: 'object' }],
   },
   create(context) {
-    const { root, layers, typeExceptions = [] } = context.options[0];
+    const { root, layers } = context.options[0];
     const names = Object.keys(layers);
     const file = repoPath(root, context.filename);
     const own = layerOf(file, names);
@@ -78,7 +78,6 @@ const rule = {
       }
       const target = repoPath(root, path.resolve(path.dirname(context.filename), spec));
       if (layerOf(target, names) === own || layerOf(target, imports)) return;
-      if (typeOnly && typeExceptions.some((e) => e.file === file && target === e.types)) return;
       const what = typeOnly ? `${target} (not even its types)` : target;
       context.report({ node: source, message: `${own} may not import ${what} (its allow-list: ${list(imports)}; `
         + 'docs/ARCHITECTURE.md)' });

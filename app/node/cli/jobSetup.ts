@@ -155,7 +155,7 @@ export function engineOptions(job: { direction: 'get' | 'put'; spec: RemoteSpec;
     channelWindow: o.window,
     rateLimit: o.limit,
     prefetch: setupRequests(job.direction, job.sources, job.dest, o),
-    reserveExecSession: o.verify === 'sha256',
+    reserveExecChannel: o.verify === 'sha256',
     onWarning: (m) => out.info(`sluice: warning: ${m}`),
     onEvent: (e) => out.event(e),
   };

@@ -226,7 +226,7 @@ export class QueueRunner {
       if (opts.resume !== false) journal = StoreJournal.ofClaims(this.store, claims);
       // The conflict rule is the one `queue add` was given (--conflict, --no-clobber), kept with the job's options.
       const req = transferRequest(put ? 'put' : 'get', claims.map((c) => c.job.source), first.dest, opts, `queue-${first.batchId}`);
-      const report = await engine.transfer({ ...req, journal }, controller.signal);
+      const report = await engine.transfer({ ...req, journal }, { signal: controller.signal, onEvent: (e) => sink.event(e) });
       end = { report };
       out.done();
       if (opts.json) process.stdout.write(`${JSON.stringify({ type: 'report', batchId: first.batchId, ...report })}\n`);

@@ -13,7 +13,7 @@ import { RetrySchedule, isTransient, type RetryPolicy } from '../../common/retry
 import { SluiceError, isSluiceError } from '../errors';
 import type { Engine } from '../engine/engine';
 import type { StoreJournal } from '../engine/journal';
-import type { TransferJournal, TransferReport, TransferRequest } from '../transfer/types';
+import type { EventSink, TransferJournal, TransferReport, TransferRequest } from '../transfer/types';
 import type { RetryNotice } from './output';
 import { journalOutcome } from './resume';
 import { formatBytes } from './units';
@@ -59,6 +59,8 @@ export interface JobParts {
   openJournal(): RunJournal | null;
   /** The job; each try runs it with its own journal. */
   request: Omit<TransferRequest, 'journal'>;
+  /** Each try's transfer events (progress, file ends, log lines: the bar and `-v`). */
+  onEvent?: EventSink;
   /** An informational line for the user. */
   say(line: string): void;
   /** Says that the run tries again (Output.retry). */
@@ -142,7 +144,8 @@ export class RetryingJob {
       this.current = await this.parts.connect();
       this.parts.connected?.(this.current);
       this.journal = this.parts.openJournal();
-      return { report: await this.current.transfer({ ...this.parts.request, destDecision: this.destDecision, journal: this.journal ?? undefined }, signal) };
+      return { report: await this.current.transfer({ ...this.parts.request, destDecision: this.destDecision, journal: this.journal ?? undefined },
+        { signal, onEvent: this.parts.onEvent }) };
     } catch (error) {
       return { error };
     }

@@ -1,9 +1,13 @@
-/** The engine's door: what it learned about the server (ServerTraits), its pool, and transfers run through it. */
+/**
+ * The engine's door: what it learned about the server (ServerTraits), its pool, and transfers run through it, each
+ * with its own event sink.
+ */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SessionEngine, openEngine } from './engine';
+import type { EngineEvent } from '../transfer/types';
 import { makeTempDir, removeDir, sha256File, startScriptedServer, startSsh2SftpServer, startSshd, writeRandomFile, openTrusting, trustingOptions } from '../test/helpers';
 
 let local: string;
@@ -65,6 +69,43 @@ test('openEngine; a server with neither check-file nor exec: sha256 jobs read th
     assert.deepEqual(engine.traits.extensions, {});
     assert.equal(engine.pool.connections, 1);
     assert.equal(engine.pool.authMethod, 'publickey');
+  } finally {
+    await engine.close();
+    await server.stop();
+  }
+});
+
+test('each transfer has its own event sink: two jobs at once hear only their own events, the pool only its own', { timeout: 60_000 }, async () => {
+  const server = await startSshd();
+  const pool: EngineEvent[] = [];
+  const engine = await openEngine(trustingOptions(server, local, {
+    connections: 1, channels: 2, segmentSize: 1024 * 1024, onEvent: (e) => pool.push(e),
+  }));
+  try {
+    const up = path.join(local, 'up.bin');
+    writeRandomFile(up, 3 * 1024 * 1024);
+    writeRandomFile(path.join(server.root, 'down.bin'), 2 * 1024 * 1024);
+    const heard: Record<string, EngineEvent[]> = { put: [], get: [] };
+    const [put, get] = await Promise.all([
+      engine.transfer({ id: 'put', direction: 'put', sources: [up], dest: path.join(server.root, 'up.bin'), recursive: false },
+        { onEvent: (e) => heard.put.push(e) }),
+      engine.transfer({ id: 'get', direction: 'get', sources: [path.join(server.root, 'down.bin')], dest: path.join(local, 'down.bin'), recursive: false },
+        { onEvent: (e) => heard.get.push(e) }),
+    ]);
+    assert.deepEqual([put.failed, get.failed], [[], []]);
+    for (const job of ['put', 'get']) {
+      const events = heard[job];
+      assert.ok(events.some((e) => e.type === 'progress'), `${job}: progress samples`);
+      assert.deepEqual(events.filter((e) => e.type === 'file').map((e) => e.type === 'file' && e.state), ['done'], `${job}: its one file`);
+      const others = events.filter((e) => 'jobId' in e && e.jobId !== job);
+      assert.deepEqual(others, [], `${job} hears no other job's events`);
+      assert.ok(events.every((e) => e.type !== 'connection' && e.type !== 'hostKeysLearned'), `${job}: no pool events`);
+    }
+    assert.ok(heard.put.some((e) => e.type === 'log' && /out-of-order writes/.test(e.message)), 'the probe is said to the job that asked');
+    assert.equal(engine.traits.outOfOrderWrites, true, 'and its answer is kept by the engine');
+    assert.ok(pool.some((e) => e.type === 'connection' && e.state === 'up'), 'the pool says its connection came up');
+    assert.deepEqual(pool.filter((e) => e.type === 'progress' || e.type === 'file' || /out-of-order/.test('message' in e ? e.message : '')), [],
+      'no transfer event reaches the pool\'s listener');
   } finally {
     await engine.close();
     await server.stop();

@@ -2,45 +2,22 @@
  * The engine's door: {@link openEngine} turns user-level settings (engine/setup.ts) into a site's pool
  * (ssh/session.ts) with its transfers (transfer/run.ts) on it, and keeps what it learned about the server. The CLI,
  * the service and (through the service) the e2e harness open engines only here. The ssh layer knows nothing of
- * transfers; this module puts the two together.
+ * transfers; this module puts the two together. Events: the pool's own (ssh/sessionOptions.ts PoolEvent, a part of
+ * EngineEvent) go to EngineOptions.onEvent as they are; each transfer's go to the sink given with it.
  */
 import { Session } from '../ssh/session';
 import { setGlobalRateLimit } from '../sftp/rateLimit';
-import type { Negotiated, RemoteEntry, RemoteStat } from '../ssh/workerProtocol';
+import type { RemoteEntry, RemoteStat } from '../ssh/workerProtocol';
 import { runTransfer } from '../transfer/run';
-import type { TransferReport, TransferRequest } from '../transfer/types';
+import type { TransferOptions, TransferReport, TransferRequest } from '../transfer/types';
 import { removeRemote } from './remoteRemove';
+import { ServerRecord, type ServerTraits } from './serverTraits';
 import { sessionOptionsFor, type EngineOptions } from './setup';
 
 export type { EngineOptions } from './setup';
+export type { ServerTraits } from './serverTraits';
 /** The process-wide speed limit over every engine (bytes per second, 0 = none): sftp/rateLimit.ts. */
 export { setGlobalRateLimit };
-
-/**
- * The one record of what the engine learned about the server: the negotiated algorithms, its SFTP extensions and
- * request sizes, whether its SFTP server answers in request order, whether it keeps out-of-order writes (after the
- * probe), and how `sha256` verification could hash its copies (after such a job).
- */
-export interface ServerTraits {
-  /** Key exchange, host key, cipher and MAC of the first connection. */
-  negotiated: Negotiated;
-  /** The server's identification line (RFC 4253 §4.2), e.g. `SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3`. */
-  serverVersion?: string;
-  extensions: Record<string, string>;
-  /** Largest SSH_FXP_READ / SSH_FXP_WRITE used, bytes (limits@openssh.com, capped at 255 KiB). */
-  maxRead: number;
-  maxWrite: number;
-  /** OpenSSH's sftp-server: requests are answered in order (see ConnectInfo.ordersRequests). */
-  ordersRequests: boolean;
-  /** The out-of-order write probe's answer: segmented uploads allowed. Undefined before the probe. */
-  outOfOrderWrites?: boolean;
-  /**
-   * How the last `verify: 'sha256'` job hashed the server's copies: `server` (every file hashed by the server:
-   * check-file-name or `sha256sum` over exec), `reread` (exec was allowed, yet a file was read back over SFTP).
-   * Undefined before such a job. Which method works is learned per connection in the worker (ssh/remoteHash.ts).
-   */
-  remoteHash?: 'server' | 'reread';
-}
 
 /** How the engine laid out its pool (the CLI's `-v` line). */
 export interface PoolLayout {
@@ -76,8 +53,11 @@ export interface Engine {
   rename(from: string, to: string): Promise<void>;
   /** Removes a file, or a folder with `recursive`. */
   remove(path: string, recursive?: boolean): Promise<void>;
-  /** Runs a get or put job over every lane of the pool (transfer/run.ts). */
-  transfer(req: TransferRequest, signal?: AbortSignal): Promise<TransferReport>;
+  /**
+   * Runs a get or put job over every lane of the pool (transfer/run.ts). The job's progress samples, file ends and
+   * log lines go to `o.onEvent` only (the pool's own events go to EngineOptions.onEvent); `o.signal` stops it.
+   */
+  transfer(req: TransferRequest, o?: TransferCall): Promise<TransferReport>;
   /**
    * Sets this site's speed limit, running transfers included (the process-wide one: {@link setGlobalRateLimit}).
    * @param bytesPerSecond bytes per second; 0 = unlimited
@@ -88,27 +68,21 @@ export interface Engine {
   close(): Promise<void>;
 }
 
+/** How one transfer is run: its signal and its own event sink. */
+export type TransferCall = Pick<TransferOptions, 'signal' | 'onEvent'>;
+
 /** How the service (and its tests) open an engine; {@link openEngine} by default. */
 export type EngineFactory = (o: EngineOptions) => Promise<Engine>;
 
 /** The {@link Engine} over a Session: the product's only implementation. */
 export class SessionEngine implements Engine {
-  private remoteHash: ServerTraits['remoteHash'];
+  /** What this engine's jobs learned about the server (engine/serverTraits.ts). */
+  readonly server = new ServerRecord();
 
   constructor(readonly session: Session) {}
 
   get traits(): ServerTraits {
-    const info = this.session.connections[0]?.info;
-    return {
-      negotiated: { ...this.session.negotiated },
-      serverVersion: this.session.serverVersion,
-      extensions: { ...(info?.extensions ?? {}) },
-      maxRead: info?.maxRead ?? 0,
-      maxWrite: info?.maxWrite ?? 0,
-      ordersRequests: info?.ordersRequests ?? false,
-      outOfOrderWrites: this.session.outOfOrderWrites,
-      remoteHash: this.remoteHash,
-    };
+    return this.server.traits(this.session);
   }
 
   get pool(): PoolLayout {
@@ -129,10 +103,9 @@ export class SessionEngine implements Engine {
   close(): Promise<void> { return this.session.close(); }
   setRateLimit(bytesPerSecond: number): void { this.session.setRateLimit(bytesPerSecond); }
 
-  async transfer(req: TransferRequest, signal?: AbortSignal): Promise<TransferReport> {
-    const report = await runTransfer(this.session, req, signal);
-    if (report.verify === 'sha256-remote') this.remoteHash = 'server';
-    else if (report.verify === 'sha256-reread' && req.allowExec !== false) this.remoteHash = 'reread';
+  async transfer(req: TransferRequest, o: TransferCall = {}): Promise<TransferReport> {
+    const report = await runTransfer(this.session, req, { ...o, server: this.server });
+    this.server.learnFrom(req, report);
     return report;
   }
 }

@@ -69,12 +69,12 @@ test('limits changed mid-transfer take effect: a global limit set while running 
       setGlobalRateLimit(0);
     }
   };
-  const engine = new SessionEngine(await openTrusting(server, local, { connections: 1, channels: 2, segmentSize: 4 * MiB, rateLimit: MiB, onEvent }));
+  const engine = new SessionEngine(await openTrusting(server, local, { connections: 1, channels: 2, segmentSize: 4 * MiB, rateLimit: MiB }));
   try {
     const src = path.join(local, 'changing.bin');
     writeRandomFile(src, size);
     const dest = path.join(server.root, 'changing.bin');
-    const report = await engine.transfer({ id: 'changing', direction: 'put', sources: [src], dest, recursive: false });
+    const report = await engine.transfer({ id: 'changing', direction: 'put', sources: [src], dest, recursive: false }, { onEvent });
     assert.deepEqual(report.failed, []);
     assert.equal(await sha256File(dest), await sha256File(src));
     assert.equal(phase, 'lifted');

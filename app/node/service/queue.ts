@@ -20,7 +20,7 @@ import type { RunEnd } from '../../common/queue/runTally';
 import { batchJobs, bytesBeforeRun } from '../../common/queue/batches';
 import { SluiceError } from '../errors';
 import type { Engine } from '../engine/engine';
-import type { EngineEvent } from '../transfer/types';
+import type { EngineEvent, EventSink } from '../transfer/types';
 import { ConflictPrompts } from './conflicts';
 import { transferDefaults } from './transferDefaults';
 import type { ServiceHub } from './hub';
@@ -37,6 +37,8 @@ export interface Connector {
   connected(siteId: string): Engine | undefined;
   /** The site lost every connection and is reconnecting: its queued jobs wait (see {@link JobQueue.siteBack}). */
   reconnecting(siteId: string): boolean;
+  /** The site's session: its `events` take a transfer's events (progress, file ends, log lines) the pool's way. */
+  get(siteId: string): { events?: EventSink } | undefined;
 }
 
 export class JobQueue {
@@ -351,7 +353,7 @@ export class JobQueue {
     const end = await run.transfer(engine, (jobId, target, files) =>
       this.conflicts.ask({ batchId: run.batchId, jobId, order: run.jobs.findIndex((j) => j.id === jobId),
         direction: first.direction, target, files }, run.controller.signal),
-    transferDefaults(this.hub.store));
+    transferDefaults(this.hub.store), this.connector.get(run.siteId)?.events);
     this.book.endRun(run.journal, run.journalOutcome(end));
     this.settleRest(run, end);
   }

@@ -18,7 +18,7 @@ import type { Bottleneck } from '../../common/stats/bottleneck';
 import { isInterruption, SluiceError } from '../errors';
 import type { Engine } from '../engine/engine';
 import type { StoreJournal } from '../engine/journal';
-import type { ConflictFiles, EngineEvent } from '../transfer/types';
+import type { ConflictFiles, EngineEvent, EventSink } from '../transfer/types';
 import type { FileEndRecord } from '../stores/jobFiles';
 import { failureText } from '../../common/queue/files';
 import { errorInfo } from './results';
@@ -69,11 +69,11 @@ export class BatchRun {
 
   /**
    * Runs the transfer on `engine` with Settings → Transfers (`defaults`); `ask` answers conflicts (with the job whose
-   * target exists) when the conflict rule is `ask`.
+   * target exists) when the conflict rule is `ask`; `onEvent` hears the transfer's own events.
    * @returns the report, or the error the transfer failed with
    */
   async transfer(engine: Engine, ask: (jobId: string, target: string, files: ConflictFiles) => Promise<ConflictChoice>,
-    defaults: TransferDefaults = DEFAULT_TRANSFERS): Promise<RunEnd> {
+    defaults: TransferDefaults = DEFAULT_TRANSFERS, onEvent?: EventSink): Promise<RunEnd> {
     const first = this.jobs[0];
     try {
       if (this.controller.signal.aborted) throw this.controller.signal.reason;
@@ -85,7 +85,7 @@ export class BatchRun {
         recursive: true,
         ...runOptions(defaults, (target, files) => ask(this.tally.jobOfTarget(target), target, files)),
         ...(this.journal ? { journal: this.journal } : {}),
-      }, this.controller.signal);
+      }, { signal: this.controller.signal, onEvent });
       return { report };
     } catch (e) {
       return { failure: errorInfo(e) };

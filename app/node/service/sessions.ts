@@ -237,7 +237,7 @@ export class SiteSessions {
         this.o.hostKeys.noteVerdict(server.host, server.port, v);
       },
       onWarning: (msg) => this.hub.log('warn', msg, site.id),
-      onEvent: (e) => this.onEngineEvent(s, e),
+      onEvent: (s.events ??= (e) => this.onEngineEvent(s, e)),
       // The site's own numbers, else Settings → Transfers; unset: the engine sizes the pool from the measured RTT.
       connections: site.connections ?? transferDefaults(this.hub.store).connections ?? undefined,
       channels: site.channels ?? transferDefaults(this.hub.store).channels ?? undefined,

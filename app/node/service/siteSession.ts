@@ -32,6 +32,11 @@ export interface SiteSession {
   stopReconnect?: AbortController;
   /** Called on the session's next connection event or status change (see SiteSessions.browse (service/sessions.ts)). */
   changed: Set<() => void>;
+  /**
+   * The site's event routing (the queue's progress and file ends, the site's log, the pool status): its engine's pool
+   * events, and each transfer's own (Engine.transfer's onEvent, given by the queue).
+   */
+  events?: (e: EngineEvent) => void;
   /** The host and port the site resolved to (ssh_config), to tell its own host-key prompts from a jump host's. */
   target?: { host: string; port: number };
   /** Where its password and passphrases are read and remembered; default the service's (a test of an unsaved site: none kept). */

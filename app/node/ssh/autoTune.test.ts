@@ -18,7 +18,7 @@ test('pool size follows the measured RTT: one connection and channel on loopback
   const dir = await makeTempDir('sluice-autotune-');
   const tox = toxiproxyAvailable() ? await startToxiproxy() : null;
   try {
-    const open = (port: number, onEvent?: (e: EngineEvent) => void) => openTrusting(srv, dir, { port, onEvent });
+    const open = (port: number) => openTrusting(srv, dir, { port });
 
     // A busy machine can make a loopback RTT read over 5 ms (7.2 ms once with two busy loops on the 2 cores): up to
     // three sessions, the first that measures loopback as loopback is checked.
@@ -45,13 +45,14 @@ test('pool size follows the measured RTT: one connection and channel on loopback
     const src = path.join(dir, 'f.bin');
     fs.writeFileSync(src, randomBytes(40 * 1024 * 1024));
     const busy = new Set<string>();
-    const session = await open(proxy.port, (e) => {
+    const onEvent = (e: EngineEvent): void => {
       if (e.type === 'progress') for (const c of e.connections) c.channels.forEach((ch, i) => { if (ch.bytes > 0) busy.add(`${c.id}:${i}`); });
-    });
+    };
+    const session = await open(proxy.port);
     try {
       assert.ok((session.rttMs ?? 0) >= AUTO_TUNE.rttMs && session.rttMs! < 200, `proxied RTT ${session.rttMs} ms`);
       assert.ok(session.channelWindow > SSH2_DEFAULT_WINDOW, `window ${session.channelWindow}`);
-      const report = await runTransfer(session, { id: 'auto', direction: 'put', sources: [src], dest: srv.root, recursive: false });
+      const report = await runTransfer(session, { id: 'auto', direction: 'put', sources: [src], dest: srv.root, recursive: false }, { onEvent });
       assert.deepEqual(report.failed, []);
       assert.ok(fs.readFileSync(path.join(srv.root, 'f.bin')).equals(fs.readFileSync(src)));
       await session.whenPoolSettled();

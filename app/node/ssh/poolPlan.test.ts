@@ -15,7 +15,7 @@ test('before the RTT is known and on a fast link: 1 connection × 1 channel (2 f
 test('on a slow link: OpenSSH\'s 10 sessions as channels (9 with a session kept for exec), 1 connection on 2 cores, 2 on more', () => {
   assert.deepEqual(planPool({ cores: 2, rttMs: slow }), { connections: 1, channelsPerConnection: 10, slowLink: true });
   assert.deepEqual(planPool({ cores: 8, rttMs: slow }), { connections: 2, channelsPerConnection: 10, slowLink: true });
-  assert.equal(planPool({ cores: 2, rttMs: slow, reserveExecSession: true }).channelsPerConnection, 9);
+  assert.equal(planPool({ cores: 2, rttMs: slow, reserveExecChannel: true }).channelsPerConnection, 9);
 });
 
 test('--connections N keeps the planned channels per connection (it gave N × 1 before)', () => {

@@ -44,8 +44,8 @@ export interface PoolInputs {
   channels?: number;
   /** A put that will cut a file into segments (the CLI knows before connecting). */
   segmentedPut?: boolean;
-  /** Leave one of OpenSSH's 10 sessions free for an exec channel (`--verify sha256`). */
-  reserveExecSession?: boolean;
+  /** Leave one of OpenSSH's 10 channels per connection (MaxSessions) free for an exec (`--verify sha256`). */
+  reserveExecChannel?: boolean;
 }
 
 /** The pool to open: connections, and SFTP channels on each. */
@@ -58,13 +58,13 @@ export interface PoolPlan {
 
 /**
  * Sizes the pool ({@link AUTO_TUNE}). On a slow link every connection gets the planned channels (10, or 9 with
- * `reserveExecSession`), also when the user chose only the number of connections; on a fast one a connection gets
+ * `reserveExecChannel`), also when the user chose only the number of connections; on a fast one a connection gets
  * 1 channel (2 for a segmented put of an auto-sized pool). Connections: the user's, else 1 on a fast link and
  * {@link autoConnections} on a slow one when channels were not chosen either.
  */
 export function planPool(i: PoolInputs): PoolPlan {
   const slowLink = i.rttMs !== undefined && i.rttMs >= AUTO_TUNE.rttMs;
-  const slowChannels = AUTO_TUNE.channels - (i.reserveExecSession ? 1 : 0);
+  const slowChannels = AUTO_TUNE.channels - (i.reserveExecChannel ? 1 : 0);
   const fastChannels = i.connections === undefined && i.segmentedPut ? AUTO_TUNE.segmentedPutChannels : 1;
   const channelsPerConnection = i.channels ?? (slowLink ? slowChannels : fastChannels);
   const connections = i.connections ?? (slowLink && i.channels === undefined ? autoConnections(i.cores) : 1);

@@ -36,6 +36,62 @@ export interface ProtocolPair {
   close(): void;
 }
 
+/** Parses every packet queued for `to`, freeing each one's slab as it goes. */
+function drain(q: Written[], to: Ssh2Protocol): void {
+  while (q.length) {
+    const [d, cb] = q.shift()!;
+    to.parse(d, 0, d.length);
+    cb?.();
+  }
+}
+
+/** The memory between the two transports: what each end wrote, until the other parses it; the handshake's state. */
+class MemoryWire {
+  readonly toServer: Written[] = [];
+  readonly toClient: Written[] = [];
+  /** After the handshake: packets are queued as written (their slabs are freed once parsed). */
+  bulk = false;
+  failed: Error | undefined;
+  private handshakes = 0;
+  private wake: () => void = () => undefined;
+  /** Callbacks both ends share: a failure or a completed handshake wakes {@link handshake}. */
+  readonly events = {
+    onError: (e: Error) => {
+      this.failed ??= e;
+      this.wake();
+    },
+    onHandshakeComplete: () => {
+      this.handshakes++;
+      this.wake();
+    },
+  };
+
+  /** ssh2's onWrite into `q`: during the handshake every write is copied (ssh2 may reuse its buffers). */
+  writer(q: Written[]): (data: Buffer, cb?: () => void) => void {
+    return (data, cb) => {
+      q.push(this.bulk ? [data, cb] : [Buffer.from(data), cb]);
+      this.wake();
+    };
+  }
+
+  /** Passes packets both ways until both ends completed the key exchange or one failed. */
+  async handshake(client: Ssh2Protocol, server: Ssh2Protocol): Promise<void> {
+    while (this.handshakes < 2 && !this.failed) {
+      if (this.toServer.length || this.toClient.length) {
+        drain(this.toServer, server);
+        drain(this.toClient, client);
+        continue;
+      }
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+        setImmediate(resolve);
+      });
+    }
+    drain(this.toServer, server);
+    drain(this.toClient, client);
+  }
+}
+
 /**
  * Makes a pair and runs its key exchange.
  * @param cipher a cipher name ssh2 supports (`aes128-gcm@openssh.com`, `aes256-ctr`)
@@ -47,54 +103,23 @@ export async function openProtocolPair(cipher: string, mac: string): Promise<Pro
   const lists = { cipher: [cipher], mac: [mac], compress: ['none'], lang: [] as string[] };
   const offer = () => ({ kex: ['curve25519-sha256'], serverHostKey: ['ssh-ed25519'], cs: { ...lists }, sc: { ...lists } });
   let received = 0;
-  let bulk = false;
-  const toServer: Written[] = [];
-  const toClient: Written[] = [];
-  let failed: Error | undefined;
-  let handshakes = 0;
-  let wake: () => void = () => undefined;
+  const wire = new MemoryWire();
   const handlers = { CHANNEL_DATA: (_self: unknown, _chan: number, data: Buffer) => { received += data.length; } };
-  const common = {
-    offer: undefined as unknown,
-    messageHandlers: handlers,
-    onError: (e: Error) => { failed ??= e; wake(); },
-    onHandshakeComplete: () => { handshakes++; wake(); },
-  };
-  // During the handshake every write is copied (ssh2 may reuse its buffers); bulk packets are queued as they are.
-  const write = (q: Written[]) => (data: Buffer, cb?: () => void) => {
-    q.push(bulk ? [data, cb] : [Buffer.from(data), cb]);
-    wake();
-  };
-  const client = new Protocol({ ...common, offer: offer(), onWrite: write(toServer), hostVerifier: (_k: unknown, cb: (ok: boolean) => void) => cb(true) });
-  const server = new Protocol({ ...common, server: true, hostKeys: { 'ssh-ed25519': serverHostKey() }, offer: offer(), onWrite: write(toClient) });
-  const drain = (q: Written[], to: Ssh2Protocol) => {
-    while (q.length) {
-      const [d, cb] = q.shift()!;
-      to.parse(d, 0, d.length);
-      cb?.();
-    }
-  };
+  const common = { ...wire.events, messageHandlers: handlers };
+  const client = new Protocol({ ...common, offer: offer(), onWrite: wire.writer(wire.toServer), hostVerifier: (_k: unknown, cb: (ok: boolean) => void) => cb(true) });
+  const server = new Protocol({ ...common, server: true, hostKeys: { 'ssh-ed25519': serverHostKey() }, offer: offer(), onWrite: wire.writer(wire.toClient) });
   client.start?.();
   server.start?.();
-  while (handshakes < 2 && !failed) {
-    if (toServer.length || toClient.length) {
-      drain(toServer, server);
-      drain(toClient, client);
-      continue;
-    }
-    await new Promise<void>((resolve) => { wake = resolve; setImmediate(resolve); });
-  }
-  drain(toServer, server);
-  drain(toClient, client);
-  if (failed) {
+  await wire.handshake(client, server);
+  if (wire.failed) {
     client.cleanup();
     server.cleanup();
-    throw new Error(`key exchange with ${cipher}${mac ? ` + ${mac}` : ''} failed: ${failed.message}`);
+    throw new Error(`key exchange with ${cipher}${mac ? ` + ${mac}` : ''} failed: ${wire.failed.message}`);
   }
-  bulk = true;
+  wire.bulk = true;
   return {
     send: (data) => client.channelData(0, data),
-    deliver: () => drain(toServer, server),
+    deliver: () => drain(wire.toServer, server),
     get received() { return received; },
     close: () => { client.cleanup(); server.cleanup(); },
   };

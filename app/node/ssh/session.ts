@@ -4,10 +4,7 @@
  * connection.
  */
 import * as os from 'node:os';
-import type { Algorithms } from 'ssh2';
 import { SluiceError } from '../errors';
-import type { AuthMaterial } from './auth';
-import type { KeyboardRound } from './keyboardInteractive';
 import { WorkerConnection, type CallOptions } from './connection';
 import { AUTO_TUNE, planPool, type PoolPlan } from './poolPlan';
 import { SESSION_DEFAULTS, SSH2_DEFAULT_WINDOW, channelWindowFor } from './sessionDefaults';
@@ -15,69 +12,11 @@ import { RateBucket, globalRateLimit, type RateLimitStats } from '../sftp/rateLi
 import { resolveHome } from '../stores/dataDir';
 import { LeftoverJournal } from '../stores/leftovers';
 import type { HostKeyPolicy } from './hostKeys';
-import { JumpHosts, atJumpHost, type JumpHost } from './jumpHosts';
-import type { ConnectParams, Negotiated, RemoteEntry, RemoteStat, WorkerOps } from './workerProtocol';
-import type { EngineEvent } from '../transfer/types';
+import { JumpHosts, atJumpHost } from './jumpHosts';
+import type { Negotiated, RemoteEntry, RemoteStat, WorkerOps } from './workerProtocol';
+import type { PoolEvent, SessionOptions } from './sessionOptions';
 
-export interface SessionOptions {
-  host: string;
-  port: number;
-  username: string;
-  auth: AuthMaterial;
-  /** ssh2 algorithm lists (app/node/ssh/algorithms.ts buildAlgorithms). */
-  algorithms?: Algorithms;
-  /**
-   * SSH connections (N), each in its own worker thread. Default: chosen from the measured RTT when neither
-   * `connections` nor `channels` is given (see {@link AUTO_TUNE}).
-   */
-  connections?: number;
-  /** SFTP channels per connection (M). Default: chosen with `connections`. */
-  channels?: number;
-  /** Outstanding SSH_FXP_READ/WRITE requests per channel (K). Default 64. */
-  requests?: number;
-  /** Receive window per SFTP channel in bytes (≥ 2 MiB). Default: from the measured RTT ({@link channelWindowFor}). */
-  channelWindow?: number;
-  /** Files in flight per channel (small files overlap their round trips). Default 32. */
-  filesPerChannel?: number;
-  /** Files larger than this are cut into segments spread over channels, in bytes. Default 16 MiB. */
-  segmentSize?: number;
-  /** ms between keepalives; 0 disables. Default 15000. */
-  keepaliveIntervalMs?: number;
-  /** Missed keepalives before the connection is dropped. Default 3. */
-  keepaliveCountMax?: number;
-  /** ms allowed for connect + handshake + auth. Default 20000. */
-  readyTimeoutMs?: number;
-  /** The job's first requests, sent with the first connection's channel set-up (see ConnectParams.prefetch). */
-  prefetch?: ConnectParams['prefetch'];
-  /**
-   * Leave one session per connection free for an exec channel (`--verify sha256` hashes with `sha256sum`): an
-   * auto-sized pool then opens one SFTP channel fewer than OpenSSH's MaxSessions (10), which would otherwise refuse
-   * the exec ("no more sessions"). Explicit `channels` are kept as given.
-   */
-  reserveExecSession?: boolean;
-  /** Data folder (leftovers journal, cipher-speed.json for the default algorithm orders); default stores/dataDir.ts resolveHome(). */
-  dataDir?: string;
-  /** This site's speed limit, bytes per second (0 or absent: none); {@link Session.setRateLimit} changes it. */
-  rateLimit?: number;
-  hostKeys: HostKeyPolicy;
-  /**
-   * The password, when the server wants one and none was given, or `again` after it refused one (asked again while
-   * the server allows: it closes the connection at its limit, OpenSSH's MaxAuthTries). Undefined or '' = none.
-   */
-  askPassword?: (again: boolean) => Promise<string | undefined>;
-  /**
-   * Answers a keyboard-interactive round (RFC 4256: name, instruction, prompts with their echo flags) that the
-   * password did not answer (ssh/keyboardInteractive.ts); rejects to end the login with that error (AUTH_FAILED
-   * naming the prompt in --batch mode). Absent: such a login fails AUTH_FAILED.
-   */
-  askKeyboard?: (round: KeyboardRound) => Promise<string[]>;
-  /**
-   * Jump hosts (ssh_config(5) ProxyJump), in the order they are visited: every connection of the pool reaches the
-   * target through them (ssh/worker/jump.ts), and their host keys go through `hostKeys` too.
-   */
-  jump?: JumpHost[];
-  onEvent?: (e: EngineEvent) => void;
-}
+export type { PoolEvent, SessionOptions } from './sessionOptions';
 
 export { AUTO_TUNE } from './poolPlan';
 
@@ -101,8 +40,6 @@ export class Session {
   private readonly poolListeners = new Set<(e: PoolChange) => void>();
   private growing: Promise<void> = Promise.resolve();
   private closing = false;
-  /** Per-host answer of the out-of-order write probe, for this session. */
-  outOfOrderWrites: boolean | undefined;
   negotiated: Negotiated = { kex: '', serverHostKey: '', cipher: '', mac: '' };
   /** The server's identification line (RFC 4253 §4.2) seen by the first connection. */
   serverVersion = '';
@@ -238,7 +175,7 @@ export class Session {
   private static poolInputs(o: SessionOptions) {
     return {
       cores: os.availableParallelism(), connections: o.connections, channels: o.channels,
-      segmentedPut: o.prefetch?.probeDir !== undefined, reserveExecSession: o.reserveExecSession,
+      segmentedPut: o.prefetch?.probeDir !== undefined, reserveExecChannel: o.reserveExecChannel,
     };
   }
 
@@ -250,12 +187,12 @@ export class Session {
     this.emit({ type: 'log', level: 'info', message: `RTT ${(this.rttMs ?? 0).toFixed(1)} ms: using ${plan.connections} ${plan.connections === 1 ? 'connection' : 'connections'} × ${plan.channelsPerConnection} ${plan.channelsPerConnection === 1 ? 'channel' : 'channels'}, ${this.channelWindow / 1048576} MiB channel window` });
   }
 
-  /** SFTP channels per connection of an auto-sized pool on a slow link (one fewer with `reserveExecSession`). */
+  /** SFTP channels per connection of an auto-sized pool on a slow link (one fewer with `reserveExecChannel`). */
   private get autoChannels(): number {
-    return AUTO_TUNE.channels - (this.options.reserveExecSession ? 1 : 0);
+    return AUTO_TUNE.channels - (this.options.reserveExecChannel ? 1 : 0);
   }
 
-  private emit(e: EngineEvent): void {
+  private emit(e: PoolEvent): void {
     this.options.onEvent?.(e);
   }
 
@@ -430,11 +367,6 @@ export class Session {
   /** This site's speed limit and its counters (bytes granted while limited, waits, changes). */
   rateLimitStats(): RateLimitStats {
     return this.siteLimit.stats();
-  }
-
-  /** Emits an engine event to the session's listener. */
-  publish(e: EngineEvent): void {
-    this.emit(e);
   }
 
   async close(): Promise<void> {

@@ -14,7 +14,7 @@ export { CLI_BIN };
 import { sessionOptionsFor, type EngineOptions } from '../engine/setup';
 import { Session } from '../ssh/session';
 import { QueueStore } from '../stores/queueStore';
-import type { EngineEvent, TransferReport } from '../transfer/types';
+import type { EngineEvent, ServerLearnings, TransferReport } from '../transfer/types';
 
 export { SSHD_PATH, startSshd, startTestServer, type SshServer, type SshdServer } from '../../../e2e/fixtures/sshd';
 export { fakeFileEntry, startScriptedServer, type ScriptedServer } from '../../../e2e/fixtures/scriptedServer';
@@ -339,6 +339,18 @@ export function describeRun(r: CliResult): string {
  */
 export async function openSession(o: EngineOptions): Promise<Session> {
   return Session.open(await sessionOptionsFor(o));
+}
+
+const learnedBySession = new WeakMap<Session, ServerLearnings>();
+
+/**
+ * What transfers on `session` learned about its server (the out-of-order answer): one record per session, as an
+ * engine keeps one (engine/serverTraits.ts), for tests that run transfer/run.ts runTransfer on a bare session.
+ */
+export function learnedOf(session: Session): ServerLearnings {
+  let known = learnedBySession.get(session);
+  if (!known) learnedBySession.set(session, known = {});
+  return known;
 }
 
 /**

@@ -133,7 +133,7 @@ describe('a listing streams into the walk and stops at once (scripted server)', 
       const from = server.stats.endlessAnswers ?? 0;
       const dest = path.join(work, 'abort-out');
       const job = runTransfer(session, { id: 'endless', direction: 'get', sources: [src], dest, recursive: true },
-        abort.signal);
+        { signal: abort.signal });
       await waitUntil('the listing under way', () => (server.stats.endlessAnswers ?? 0) - from >= 20, 30_000);
       abort.abort();
       await assert.rejects(job, (e: unknown) => e instanceof SluiceError && e.code === 'ABORTED');

@@ -65,10 +65,10 @@ test('an upward type-only import fails lint too, in each form a type comes throu
     assert.match(messages, allowList(layer), `${file}: ${code}`);
     assert.match(messages, /not even its types/);
   }
-  // The one exception: ssh/session.ts's EngineEvent type (#25 item 3 removes it); any other ssh/ file is refused.
-  assert.deepEqual(await messagesFor(type('EngineEvent', '../transfer/types'), 'app/node/ssh/session.ts'), []);
-  assert.match((await messagesFor(value('EngineEvent', '../transfer/types'), 'app/node/ssh/session.ts')).join('\n'),
-    allowList('app/node/ssh'), 'the exception is for types only');
+  // No exception: the pool (ssh/session.ts), which once took EngineEvent from transfer/, is refused like any file.
+  const poolEvents = (await messagesFor(type('EngineEvent', '../transfer/types'), 'app/node/ssh/session.ts')).join('\n');
+  assert.match(poolEvents, allowList('app/node/ssh'), 'ssh/session.ts may not take a type from transfer/');
+  assert.match(poolEvents, /app\/node\/transfer\/types \(not even its types\)/);
 });
 
 test('what a layer lists passes; a file in no layer, a package off its list fail', { timeout: 60_000 }, async () => {

@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import { openEngine, type EngineFactory, type SessionEngine } from '../engine/engine';
 import { COUNTER_BYTES, COUNTER_OUTSTANDING, COUNTERS_PER_CHANNEL } from '../sftp/pipeline';
 import { QueueStore } from '../stores/queueStore';
-import type { EngineEvent, TransferReport } from '../transfer/types';
+import type { EngineEvent, TransferEvent, TransferReport } from '../transfer/types';
 import type { EventPayloads } from '../../common/ipc/contract';
 import { SSHD_PATH } from '../../../e2e/fixtures/sshd';
 import { waitUntil } from '../../../e2e/fixtures/tmp';
@@ -44,8 +44,9 @@ function throttledEngines(rate = RATE): {
     const e = await openEngine({ ...o, segmentSize: 4 * MiB, onEvent: (ev) => { events.push(ev); o.onEvent?.(ev); } }) as SessionEngine;
     e.setRateLimit(rate);
     const transfer = e.transfer.bind(e);
-    e.transfer = (req, signal) => {
-      const running = transfer(req, signal).then((report) => {
+    e.transfer = (req, call) => {
+      const onEvent = (ev: TransferEvent): void => { events.push(ev); call?.onEvent?.(ev); };
+      const running = transfer(req, { ...call, onEvent }).then((report) => {
         reports.push(report);
         return report;
       });

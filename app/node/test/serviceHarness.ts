@@ -9,12 +9,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { SluiceService, type Engine, type EngineOptions, type ServiceOptions } from '../service';
 import { sessionOptionsFor } from '../engine/setup';
-import type { SessionOptions } from '../ssh/session';
+import type { PoolEvent, SessionOptions } from '../ssh/session';
 import { MemorySecretStore, type SecretStore } from '../stores/sites';
 import type { EventName, EventPayloads } from '../../common/ipc/contract';
 import { applyQueueEvents, emptyQueue, type QueueState } from '../../common/queue/reducer';
 import type { SiteInput } from '../../common/model/site';
-import type { ConflictFiles, EngineEvent, JournalledFile, TransferReport, TransferRequest } from '../transfer/types';
+import type { ConflictFiles, EventSink, JournalledFile, TransferReport, TransferRequest } from '../transfer/types';
 
 export const WAIT_MS = 5000;
 
@@ -31,11 +31,12 @@ export function ed25519Blob(fill: number): Buffer {
 export type Behaviour = 'ok' | 'fail' | 'hold' | 'conflict' | 'skip' | 'earlier';
 
 /** What the fake engine was opened with: the set-up's resolved options, with the service's event listener. */
-export type Opened = SessionOptions & { onEvent: (e: EngineEvent) => void };
+export type Opened = SessionOptions & { onEvent: (e: PoolEvent) => void };
 
 /**
  * A fake engine behind the real set-up (engine/setup.ts: known_hosts, host-key policy, algorithms, identities): a
- * transfer takes its sources in turn, each following `behaviour(source)` and ending with a `file` event; `hold`
+ * transfer takes its sources in turn, each following `behaviour(source)` and ending with a `file` event (to the
+ * transfer's own `onEvent`, as the engine's transfers send them; the pool's events go to the opened `onEvent`); `hold`
  * waits for `release(source)` or abort. `opened` holds the resolved options of every connect that got past the
  * set-up; `requests` every transfer asked for; `removed` every remote path removed. With the request's journal it
  * plans each file (`fileSize` bytes), and a held file that starts from zero records its first half as durable, with
@@ -71,7 +72,7 @@ export class FakeEngine {
     if (failure) throw Object.assign(new Error(failure.message), { code: failure.code });
     o.onEvent({ type: 'connection', id: 0, state: 'up' });
     o.onEvent({ type: 'log', level: 'info', message: `auth ok with ${o.auth.password ?? 'no password'}` });
-    return this.session(o);
+    return this.engine();
   };
 
   release(source: string): void {
@@ -82,7 +83,7 @@ export class FakeEngine {
     return this.holds.has(source);
   }
 
-  private session(o: Opened): Engine {
+  private engine(): Engine {
     return {
       traits: {
         negotiated: { kex: 'curve25519-sha256', serverHostKey: 'ssh-ed25519', cipher: 'aes128-gcm@openssh.com', mac: '' },
@@ -98,22 +99,22 @@ export class FakeEngine {
       rename: async () => undefined,
       remove: async (p) => { this.removed.push(p); },
       close: async () => undefined,
-      transfer: (req, signal) => this.transfer(o, req, signal),
+      transfer: (req, call) => this.transfer(req, call?.onEvent ?? (() => undefined), call?.signal),
     };
   }
 
-  private async transfer(o: Opened, req: TransferRequest, signal?: AbortSignal): Promise<TransferReport> {
+  private async transfer(req: TransferRequest, onEvent: EventSink, signal?: AbortSignal): Promise<TransferReport> {
     this.requests.push(req);
     this.running++;
     this.maxRunning = Math.max(this.maxRunning, this.running);
     try {
-      o.onEvent({
+      onEvent({
         type: 'progress', jobId: req.id, t: 1000, bytesDone: 50, bytesTotal: 100, filesDone: 0, filesTotal: 1, rate: 10,
         scanning: false, files: [], bottleneck: { verdict: 'server', detail: 'replies take 80 ms, a round trip 1.0 ms' },
         connections: [{ id: 0, bytes: 50, rate: 6, inFlightBytes: 0, outstanding: 0, channels: [] }, { id: 1, bytes: 0, rate: 4, inFlightBytes: 0, outstanding: 0, channels: [] }],
       });
       const report: TransferReport = { files: 0, skipped: 0, bytes: 0, movedBytes: 0, failed: [], verify: 'size', elapsedMs: 1 };
-      for (const source of req.sources) await this.one(o, req, source, report, signal);
+      for (const source of req.sources) await this.one(onEvent, req, source, report, signal);
       return report;
     } finally {
       this.running--;
@@ -136,7 +137,7 @@ export class FakeEngine {
   }
 
   /** One source of a transfer, reported with a `file` event and counted in `report`. */
-  private async one(o: Opened, req: TransferRequest, source: string, report: TransferReport, signal?: AbortSignal): Promise<void> {
+  private async one(onEvent: EventSink, req: TransferRequest, source: string, report: TransferReport, signal?: AbortSignal): Promise<void> {
     const b = this.behaviour(source);
     const target = `${req.dest}/${path.basename(source)}`;
     const file = { type: 'file' as const, jobId: req.id, path: source, target, size: this.fileSize };
@@ -153,19 +154,19 @@ export class FakeEngine {
     if (b === 'fail') {
       const error = { code: 'PERMISSION_DENIED', message: `OPEN ${target} (temporary .${path.basename(source)}.sluice-0badc0de.part): permission denied` };
       report.failed.push({ path: source, ...error });
-      o.onEvent({ ...file, state: 'failed', error });
+      onEvent({ ...file, state: 'failed', error });
     } else if (b === 'skip' || answer === 'skip') {
       report.skipped++;
-      o.onEvent({ ...file, state: 'skipped', reason: 'the target exists' });
+      onEvent({ ...file, state: 'skipped', reason: 'the target exists' });
     } else if (b === 'earlier') {
       report.skipped++;
-      o.onEvent({ ...file, state: 'skipped', reason: 'already copied by an earlier run of this job', earlier: true });
+      onEvent({ ...file, state: 'skipped', reason: 'already copied by an earlier run of this job', earlier: true });
     } else {
       report.files++;
       report.bytes += this.fileSize;
       if (plan && req.direction === 'get') fs.rmSync(plan.temp, { force: true });
       req.journal?.fileEnded(source, 'committed');
-      o.onEvent({ ...file, state: 'done', verify: 'size' });
+      onEvent({ ...file, state: 'done', verify: 'size' });
     }
   }
 }

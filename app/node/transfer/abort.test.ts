@@ -9,6 +9,7 @@ import { makeTempDir, removeDir } from '../../../e2e/fixtures/tmp';
 import { openSession } from '../test/helpers';
 import { SluiceError } from '../errors';
 import { runTransfer } from './run';
+import type { EngineEvent } from './types';
 
 const SIZE = 24 * 1024 * 1024;
 
@@ -35,14 +36,14 @@ for (const direction of ['put', 'get'] as const) {
         auth: { identityFiles: [srv.clientKeyPath], useAgent: false, env: {} },
         knownHostsPaths: { readPaths: [kh], writePath: kh }, hostKeyMode: 'strict',
         connections: 1, channels: 1, requests: 4,
-        onEvent: (e) => {
-          if (e.type === 'progress' && e.bytesDone > 0 && !abortedAt) { abortedAt = e.bytesDone; abort.abort(); }
-        },
       });
+      const onEvent = (e: EngineEvent): void => {
+        if (e.type === 'progress' && e.bytesDone > 0 && !abortedAt) { abortedAt = e.bytesDone; abort.abort(); }
+      };
       try {
         const started = Date.now();
         await assert.rejects(
-          runTransfer(session, { id: 'a', direction, sources: [direction === 'put' ? local : remote], dest: direction === 'put' ? srv.root : path.join(dir, 'out.bin'), recursive: false }, abort.signal),
+          runTransfer(session, { id: 'a', direction, sources: [direction === 'put' ? local : remote], dest: direction === 'put' ? srv.root : path.join(dir, 'out.bin'), recursive: false }, { signal: abort.signal, onEvent }),
           (e: unknown) => e instanceof SluiceError && e.code === 'ABORTED',
         );
         const elapsed = Date.now() - started;

@@ -45,7 +45,7 @@ async function transfer(server: SshServer, req: Omit<TransferRequest, 'id'>) {
   const events: EngineEvent[] = [];
   const s = await openTrusting(server, local, { connections: 1, channels: 3, segmentSize: MiB, onEvent: (e) => events.push(e) });
   try {
-    const report = await within('transfer', 60_000, runTransfer(s, { id: 'j', ...req }));
+    const report = await within('transfer', 60_000, runTransfer(s, { id: 'j', ...req }, { onEvent: (e) => events.push(e) }));
     const warnings = events.flatMap((e) => (e.type === 'log' && e.level === 'warn' ? [e.message] : []));
     return { report, warnings };
   } finally {

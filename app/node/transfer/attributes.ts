@@ -4,9 +4,8 @@
  * system would not take them (the files still commit).
  */
 import { SluiceError } from '../errors';
-import type { Session } from '../ssh/session';
 import { tempFileMode, type KeptAttributes } from '../ssh/workerProtocol';
-import type { TransferRequest } from './types';
+import type { EventSink, TransferRequest } from './types';
 
 /** SFTP v3 times are uint32 seconds since the epoch (draft-ietf-secsh-filexfer-02 §5). */
 const MAX_SFTP_TIME = 0xffff_ffff;
@@ -50,11 +49,11 @@ const warned = new WeakSet<object>();
  * Warns once per job that attributes could not be kept (later refusals in the same job are not repeated).
  * @param e the refusal, in the user's terms (names the request, the user's path and the server's status and text)
  */
-export function warnAttributesNotKept(job: { session: Session; books: object }, keep: KeptAttributes, e: SluiceError): void {
+export function warnAttributesNotKept(job: { books: { events: EventSink } }, keep: KeptAttributes, e: SluiceError): void {
   if (warned.has(job.books)) return;
   warned.add(job.books);
   const what = keep.mode === undefined ? 'modification times' : keep.mtime === undefined ? 'permissions' : 'modification times and permissions';
-  job.session.publish({
+  job.books.events({
     type: 'log', level: 'warn',
     message: `${what} could not be kept (${e.message}); the files are committed without them (not repeated for this job's other files)`,
   });

@@ -59,7 +59,7 @@ async function transfer(dir: Direction, src: string, names: string[], dst: strin
     const req: TransferRequest = {
       id: `conflict-${caseNo}`, direction: dir, sources: names.map((n) => path.join(src, n)), dest: dst, recursive: false, conflict, ...more,
     };
-    const report = await within('transfer', 60_000, runTransfer(s, req));
+    const report = await within('transfer', 60_000, runTransfer(s, req, { onEvent: (e) => events.push(e) }));
     const logs = (level: string) => events.flatMap((e) => (e.type === 'log' && e.level === level ? [e.message] : []));
     const skipped = new Map(events.flatMap((e) => (e.type === 'file' && e.state === 'skipped' ? [[path.basename(e.target), e.reason ?? '']] as const : [])));
     return { report, skipped, warnings: logs('warn'), infos: logs('info') };

@@ -38,10 +38,12 @@ trustedServerHooks(() => startSshd(), 'sluice-fail-', async (t) => {
   srcSha = await sha256File(src);
 }, !hasSshd && 'no sshd');
 
-/** A session whose events can be awaited. */
+/** A session whose events, and those of the transfers run with {@link Observed.onEvent}, can be awaited. */
 interface Observed {
   session: Session;
   events: EngineEvent[];
+  /** The sink to give each transfer: its events join the pool's in `events`. */
+  onEvent: (e: EngineEvent) => void;
   /** Resolves with the first event (seen or future) matching `pred`. */
   next<E extends EngineEvent>(pred: (e: EngineEvent) => e is E, ms?: number): Promise<E>;
 }
@@ -50,19 +52,21 @@ async function open(connections: number,
   o: { port?: number; knownHosts?: string; keepaliveIntervalMs?: number; keepaliveCountMax?: number; rateLimit?: number } = {}): Promise<Observed> {
   const events: EngineEvent[] = [];
   const waiters = new Set<{ pred: (e: EngineEvent) => boolean; resolve: (e: EngineEvent) => void }>();
+  const onEvent = (e: EngineEvent): void => {
+    events.push(e);
+    for (const w of [...waiters]) if (w.pred(e)) { waiters.delete(w); w.resolve(e); }
+  };
   const session = await openBounded({
     host: server.host, port: o.port ?? server.port, username: server.user,
     auth: { identityFiles: [server.clientKeyPath], useAgent: false, env: {}, home: local },
     hostKeyMode: 'strict', knownHostsPaths: { readPaths: [o.knownHosts ?? knownHosts], writePath: o.knownHosts ?? knownHosts },
     connections, channels: 2, keepaliveIntervalMs: o.keepaliveIntervalMs ?? 1_000, keepaliveCountMax: o.keepaliveCountMax ?? 3, rateLimit: o.rateLimit,
-    onEvent: (e) => {
-      events.push(e);
-      for (const w of [...waiters]) if (w.pred(e)) { waiters.delete(w); w.resolve(e); }
-    },
+    onEvent: (e) => onEvent(e),
   });
   return {
     session,
     events,
+    onEvent,
     next<E extends EngineEvent>(pred: (e: EngineEvent) => e is E, ms = 30_000): Promise<E> {
       const seen = events.find(pred);
       if (seen) return Promise.resolve(seen as E);
@@ -123,7 +127,7 @@ describe('failover on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} not inst
         const remote = path.join(server.root, `one-${direction}.bin`);
         if (direction === 'get') fs.copyFileSync(src, remote);
         const target = direction === 'get' ? path.join(local, 'one.back') : remote;
-        const running = runTransfer(o.session, job(`kill1-${direction}`, direction, direction === 'get' ? remote : src, target));
+        const running = runTransfer(o.session, job(`kill1-${direction}`, direction, direction === 'get' ? remote : src, target), { onEvent: o.onEvent });
         running.catch(() => undefined);
         await o.next(isMidway(`kill1-${direction}`, BIG));
         const victim = childPids(server.pid)[1];
@@ -154,7 +158,7 @@ describe('failover on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} not inst
       const remote = path.join(server.root, 'verify.bin');
       fs.copyFileSync(src, remote);
       const target = path.join(local, 'verify.back');
-      const running = runTransfer(o.session, job('kill-verify', 'get', remote, target, 'sha256'));
+      const running = runTransfer(o.session, job('kill-verify', 'get', remote, target, 'sha256'), { onEvent: o.onEvent });
       running.catch(() => undefined);
       // The remote half of the check runs `sha256sum` through an exec channel of the committing connection.
       // Wait for the sha256sum process itself, not the `bash -c` around it: killing the shell while its
@@ -184,7 +188,7 @@ describe('failover on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} not inst
         const remote = path.join(server.root, `all-${direction}.bin`);
         if (direction === 'get') fs.copyFileSync(src, remote);
         const target = direction === 'get' ? path.join(local, 'all.back') : remote;
-        const running = runTransfer(o.session, job(`killall-${direction}`, direction, direction === 'get' ? remote : src, target));
+        const running = runTransfer(o.session, job(`killall-${direction}`, direction, direction === 'get' ? remote : src, target), { onEvent: o.onEvent });
         running.catch(() => undefined);
         await o.next(isMidway(`killall-${direction}`, BIG));
         await waitUntil('one sshd process per connection', () => childPids(server.pid).length === 4, 10_000);
@@ -250,7 +254,7 @@ describe('failover on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} not inst
       fs.copyFileSync(src, remote);
       const target = path.join(local, 'stall.back');
       try {
-        const running = runTransfer(o.session, job('stall', 'get', remote, target, 'size'));
+        const running = runTransfer(o.session, job('stall', 'get', remote, target, 'size'), { onEvent: o.onEvent });
         running.catch(() => undefined);
         // A transfer that ends (or fails) before its midway fails here at once, with what it said.
         await Promise.race([

@@ -42,14 +42,13 @@ function fakeJob(answers: Record<string, (args: Record<string, unknown>) => unkn
     },
   };
   const session = {
-    publish: (e: EngineEvent) => events.push(e),
     call: conn.call,
     connections: [],
     leftovers: { record: () => undefined },
   } as unknown as Session;
   const req: TransferRequest = { id: 'j', direction: 'put', sources: ['/l/a'], dest: '/r/a', recursive: false };
   const job: FileJob = {
-    session, req, books: new JobBooks(session, req, new Set()), aborted: null, cleanups: [],
+    session, req, books: new JobBooks(session, req, new Set(), (e) => events.push(e)), aborted: null, cleanups: [],
     recordDurable: () => undefined,
   };
   const lane = { conn, channel: 0 } as unknown as Lane;

@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { EngineEvent } from './types';
-import { makeTempDir, openTrusting, removeDir, sha256File, startSshd, tempFilesUnder, within, writeRandomFile, type SshdServer } from '../test/helpers';
+import { learnedOf, makeTempDir, openTrusting, removeDir, sha256File, startSshd, tempFilesUnder, within, writeRandomFile, type SshdServer } from '../test/helpers';
 import { runTransfer } from './run';
 
 const MiB = 1024 * 1024;
@@ -71,12 +71,12 @@ describe('put into a folder where files cannot be created', () => {
         const s = await openTrusting(server, work, { connections: 1, channels: 3, segmentSize: MiB, onEvent: (e) => events.push(e) });
         try {
           // A first upload where files can be created: the server is known to take segments, so big.bin tries them.
-          const warm = await within('warm-up', 60_000, runTransfer(s, { id: 'warm', direction: 'put', sources: [path.join(src, 'big.bin')], dest: open, recursive: false }));
+          const warm = await within('warm-up', 60_000, runTransfer(s, { id: 'warm', direction: 'put', sources: [path.join(src, 'big.bin')], dest: open, recursive: false }, { onEvent: (e) => events.push(e), server: learnedOf(s) }));
           assert.equal(warm.segmentedUploads, true);
           events.length = 0;
           const report = await within('transfer', 60_000, runTransfer(s, {
             id: 'locked', direction: 'put', sources: Object.keys(sizes).map((n) => path.join(src, n)), dest: locked, recursive: false, verify: 'sha256',
-          }));
+          }, { onEvent: (e) => events.push(e), server: learnedOf(s) }));
           assert.equal(report.files, 2, JSON.stringify(report));
           assert.equal(report.segmentedUploads, true, 'a temporary file refused by the folder is no refusal of segments');
           assert.equal(report.failed.length, 1);
@@ -116,7 +116,7 @@ describe('put into a folder where files cannot be created', () => {
         const events: EngineEvent[] = [];
         const s = await openTrusting(server, work, { connections: 1, channels: 1, onEvent: (e) => events.push(e) });
         try {
-          const report = await within('transfer', 60_000, runTransfer(s, { id: 'frozen', direction: 'put', sources: [src], dest: locked, recursive: false }));
+          const report = await within('transfer', 60_000, runTransfer(s, { id: 'frozen', direction: 'put', sources: [src], dest: locked, recursive: false }, { onEvent: (e) => events.push(e), server: learnedOf(s) }));
           assert.equal(report.files, 0);
           assert.equal(report.failed[0]?.code, 'PERMISSION_DENIED');
           assert.match(report.failed[0].message, /^OPEN \(create\) .*frozen\.bin \(temporary \.frozen\.bin\.sluice-[0-9a-f]{8}\.part\): permission denied/);

@@ -10,7 +10,7 @@ import { BottleneckSampler } from './bottleneckSampler';
 import { PoolSampler } from './progress';
 import { globalRateLimit } from '../sftp/rateLimit';
 import type { FileItem } from './scan';
-import type { FileFailure, TransferReport, TransferRequest, VerifyLevel } from './types';
+import type { EventSink, FileFailure, TransferReport, TransferRequest, VerifyLevel } from './types';
 
 const LEVEL_STRENGTH: Readonly<Record<VerifyLevel, number>> = { size: 0, 'sha256-reread': 1, 'sha256-remote': 2 };
 
@@ -73,8 +73,12 @@ export class JobBooks {
   private timer: NodeJS.Timeout | undefined;
   private weakerSaid = false;
 
-  /** @param inFlight files planned and not yet committed, skipped or failed (listed in progress samples) */
-  constructor(private readonly session: Session, private readonly req: TransferRequest, private readonly inFlight: ReadonlySet<FileInFlight>) {
+  /**
+   * @param inFlight files planned and not yet committed, skipped or failed (listed in progress samples)
+   * @param events the job's own event sink (its progress samples, file ends and log lines)
+   */
+  constructor(session: Session, private readonly req: TransferRequest, private readonly inFlight: ReadonlySet<FileInFlight>,
+    readonly events: EventSink) {
     this.sampler = new PoolSampler(() => session.connections);
     this.bottlenecks = new BottleneckSampler(() => session.connections, Date.now, () => [session.rateLimitStats(), globalRateLimit().stats()]);
   }
@@ -101,7 +105,7 @@ export class JobBooks {
     const inFlight = [...this.inFlight];
     // The verifying phase: every file still in flight is having its hashes compared, nothing moves.
     const verifying = this.req.verify === 'sha256' && inFlight.every((f) => f.phase === 'verifying') ? inFlight : [];
-    this.session.publish({
+    this.events({
       type: 'progress', jobId: this.req.id, t: Date.now(), bytesDone: this.bytesDone, bytesTotal: this.bytesTotal,
       filesDone: this.filesDone, filesTotal: this.filesTotal, rate: this.rate.rate(), scanning: this.scanning,
       connections, bottleneck, filesSkipped: this.filesPassed, bytesSkipped: this.bytesPassed,
@@ -114,7 +118,7 @@ export class JobBooks {
     f: NamedFile, state: 'done' | 'failed' | 'skipped', error?: SluiceError, verify?: VerifyLevel, reason?: string,
     earlier?: boolean, warned?: boolean,
   ): void {
-    this.session.publish({
+    this.events({
       type: 'file', jobId: this.req.id, path: f.src, target: f.dst, size: f.size ?? 0, state, verify, error: error?.toInfo(), reason,
       ...(earlier ? { earlier } : {}), ...(f.renamedFrom !== undefined ? { renamedFrom: f.renamedFrom } : {}),
       ...(warned ? { warned } : {}),
@@ -160,7 +164,7 @@ export class JobBooks {
   verifiedWeaker(why: string | undefined): void {
     if (this.weakerSaid || why === undefined) return;
     this.weakerSaid = true;
-    this.session.publish({
+    this.events({
       type: 'log', level: 'warn',
       message: `verified sha256-reread, not sha256-remote: the server did not hash the files itself (${why}), so they were read back over SFTP`,
     });

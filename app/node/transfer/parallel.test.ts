@@ -13,7 +13,7 @@ import type { Session } from '../ssh/session';
 import type { EngineEvent } from './types';
 import {
   SSHD_PATH, sha256File, startSshd, tempFilesUnder, treeOf, within, writeRandomFile, type SshdServer, openBounded,
-  trustedServerHooks,
+  learnedOf, trustedServerHooks,
 } from '../test/helpers';
 import { runTransfer } from './run';
 
@@ -105,13 +105,13 @@ describe('parallel engine on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} n
       assert.equal(s.connections.length, 4);
       assert.equal(s.lanes().length, 8);
       const remote = path.join(server.root, 'big.bin');
-      const r = await within('put 300 MiB', 80_000, runTransfer(s, { id: 'up', direction: 'put', sources: [bigSrc], dest: remote, recursive: false, verify: 'sha256' }));
+      const r = await within('put 300 MiB', 80_000, runTransfer(s, { id: 'up', direction: 'put', sources: [bigSrc], dest: remote, recursive: false, verify: 'sha256' }, { onEvent: (e) => events.push(e), server: learnedOf(s) }));
       t.diagnostic(`put 300 MiB with sha256 verify: ${r.elapsedMs} ms`);
       assert.deepEqual(r.failed, []);
       assert.equal(r.files, 1);
       assert.equal(r.bytes, BIG);
       assert.equal(r.segmentedUploads, true, 'OpenSSH accepts out-of-order writes: the upload is segmented');
-      assert.equal(s.outOfOrderWrites, true);
+      assert.equal(learnedOf(s).outOfOrderWrites, true);
       assert.equal(r.verify, 'sha256-remote');
       assert.equal(fs.statSync(remote).size, BIG);
       assert.equal(await sha256File(remote), bigSha, 'remote bytes equal the source');
@@ -132,7 +132,7 @@ describe('parallel engine on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} n
     const s = await open(events, { connections: 4, channels: 2 });
     try {
       const back = path.join(local, 'big.back');
-      const r = await within('get 300 MiB', 80_000, runTransfer(s, { id: 'down', direction: 'get', sources: [path.join(server.root, 'big.bin')], dest: back, recursive: false, verify: 'sha256' }));
+      const r = await within('get 300 MiB', 80_000, runTransfer(s, { id: 'down', direction: 'get', sources: [path.join(server.root, 'big.bin')], dest: back, recursive: false, verify: 'sha256' }, { onEvent: (e) => events.push(e), server: learnedOf(s) }));
       t.diagnostic(`get 300 MiB with sha256 verify: ${r.elapsedMs} ms`);
       assert.deepEqual(r.failed, []);
       assert.equal(r.files, 1);
@@ -183,7 +183,7 @@ describe('parallel engine on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} n
     const events: EngineEvent[] = [];
     const s = await open(events, { connections: 4, channels: 1 });
     try {
-      const up = await within('put -r 1000 files', 60_000, runTransfer(s, { id: 'many-up', direction: 'put', sources: [srcRoot], dest: server.root, recursive: true }));
+      const up = await within('put -r 1000 files', 60_000, runTransfer(s, { id: 'many-up', direction: 'put', sources: [srcRoot], dest: server.root, recursive: true }, { onEvent: (e) => events.push(e), server: learnedOf(s) }));
       t.diagnostic(`put -r 1000 files: ${up.elapsedMs} ms`);
       assert.deepEqual(up.failed, []);
       assert.equal(up.files, 1000);
@@ -196,7 +196,7 @@ describe('parallel engine on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} n
 
       const back = path.join(local, 'many-back');
       fs.mkdirSync(back);
-      const down = await within('get -r 1000 files', 60_000, runTransfer(s, { id: 'many-down', direction: 'get', sources: [path.join(server.root, 'many')], dest: back, recursive: true }));
+      const down = await within('get -r 1000 files', 60_000, runTransfer(s, { id: 'many-down', direction: 'get', sources: [path.join(server.root, 'many')], dest: back, recursive: true }, { onEvent: (e) => events.push(e), server: learnedOf(s) }));
       t.diagnostic(`get -r 1000 files: ${down.elapsedMs} ms`);
       assert.deepEqual(down.failed, []);
       assert.equal(down.files, 1000);

@@ -12,7 +12,7 @@ import type { EngineEvent } from './types';
 import {
   SSHD_PATH, makeTempDir, removeDir, sha256File, startScriptedServer, startSshd, tempFilesUnder, within, writeRandomFile,
   type ScriptedServer, type SshServer,
-  openTrusting,
+  learnedOf, openTrusting,
 } from '../test/helpers';
 import { runTransfer } from './run';
 
@@ -63,15 +63,15 @@ describe('upload probe on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} not 
     const events: EngineEvent[] = [];
     const s = await open(server, events, 2 * MiB);
     try {
-      assert.equal(s.outOfOrderWrites, undefined, 'not probed before the first upload');
+      assert.equal(learnedOf(s).outOfOrderWrites, undefined, 'not probed before the first upload');
       const dst = path.join(server.root, 'os.bin');
-      const r1 = await within('put', 30_000, runTransfer(s, { id: 'p1', direction: 'put', sources: [src], dest: dst, recursive: false }));
+      const r1 = await within('put', 30_000, runTransfer(s, { id: 'p1', direction: 'put', sources: [src], dest: dst, recursive: false }, { onEvent: (e) => events.push(e), server: learnedOf(s) }));
       assert.deepEqual(r1.failed, []);
       assert.equal(r1.segmentedUploads, true);
-      assert.equal(s.outOfOrderWrites, true);
+      assert.equal(learnedOf(s).outOfOrderWrites, true);
       assert.equal(await sha256File(dst), want);
       assert.deepEqual(busyConnections(events, 'p1'), [0, 1], 'segments went over both connections');
-      const r2 = await within('second put', 30_000, runTransfer(s, { id: 'p2', direction: 'put', sources: [src], dest: `${dst}.2`, recursive: false }));
+      const r2 = await within('second put', 30_000, runTransfer(s, { id: 'p2', direction: 'put', sources: [src], dest: `${dst}.2`, recursive: false }, { onEvent: (e) => events.push(e), server: learnedOf(s) }));
       assert.equal(r2.segmentedUploads, true);
       assert.equal(await sha256File(`${dst}.2`), want);
       assert.deepEqual(probeLogs(events), ['server accepts out-of-order writes: uploads are segmented'], 'probed once per session');
@@ -103,11 +103,11 @@ describe('upload probe on a server that rejects out-of-order writes', () => {
     const s = await open(rejecting, events, 64 * 1024);
     try {
       const dst = path.join(rejecting.root, 'rej-small.bin');
-      const r = await within('put', 40_000, runTransfer(s, { id: 'up', direction: 'put', sources: [src], dest: dst, recursive: false, verify: 'sha256' }));
+      const r = await within('put', 40_000, runTransfer(s, { id: 'up', direction: 'put', sources: [src], dest: dst, recursive: false, verify: 'sha256' }, { onEvent: (e) => events.push(e), server: learnedOf(s) }));
       assert.deepEqual(r.failed, []);
       assert.equal(r.files, 1);
       assert.equal(r.segmentedUploads, false);
-      assert.equal(s.outOfOrderWrites, false);
+      assert.equal(learnedOf(s).outOfOrderWrites, false);
       assert.equal(await sha256File(dst), want, 'uploaded bytes equal the source');
       assert.equal(busyConnections(events, 'up').length, 1, 'one handle on one connection carried the whole file');
       assert.deepEqual(probeLogs(events), ['server rejects out-of-order writes: each upload goes through one handle in order']);
@@ -115,7 +115,7 @@ describe('upload probe on a server that rejects out-of-order writes', () => {
 
       // The server serves reads at any offset: downloads are still cut into segments over both connections.
       const back = path.join(local, 'rej-small.back');
-      const g = await within('get', 40_000, runTransfer(s, { id: 'down', direction: 'get', sources: [dst], dest: back, recursive: false }));
+      const g = await within('get', 40_000, runTransfer(s, { id: 'down', direction: 'get', sources: [dst], dest: back, recursive: false }, { onEvent: (e) => events.push(e), server: learnedOf(s) }));
       assert.deepEqual(g.failed, []);
       assert.equal(await sha256File(back), want);
       assert.deepEqual(busyConnections(events, 'down'), [0, 1]);
@@ -137,7 +137,7 @@ describe('upload probe on a server that rejects out-of-order writes', () => {
     const s = await open(rejecting, events, 1 * MiB);
     try {
       const dst = path.join(rejecting.root, 'rej.bin');
-      const r = await within('put', 40_000, runTransfer(s, { id: 'up', direction: 'put', sources: [src], dest: dst, recursive: false }));
+      const r = await within('put', 40_000, runTransfer(s, { id: 'up', direction: 'put', sources: [src], dest: dst, recursive: false }, { onEvent: (e) => events.push(e), server: learnedOf(s) }));
       assert.deepEqual(r.failed, []);
       assert.equal(r.segmentedUploads, false);
       assert.equal(await sha256File(dst), want, 'uploaded bytes equal the source');
@@ -155,7 +155,7 @@ describe('upload probe on a server that rejects out-of-order writes', () => {
     const s = await open(accepting, events, 1 * MiB);
     try {
       const dst = path.join(accepting.root, 'acc.bin');
-      const r = await within('put', 40_000, runTransfer(s, { id: 'up', direction: 'put', sources: [src], dest: dst, recursive: false }));
+      const r = await within('put', 40_000, runTransfer(s, { id: 'up', direction: 'put', sources: [src], dest: dst, recursive: false }, { onEvent: (e) => events.push(e), server: learnedOf(s) }));
       assert.deepEqual(r.failed, []);
       assert.equal(r.segmentedUploads, true);
       assert.equal(await sha256File(dst), want);

@@ -22,7 +22,7 @@ test('a job shorter than one sampling interval still reports its rate in its las
   try {
     const src = path.join(local, 'small.bin');
     writeRandomFile(src, 256 * 1024);
-    const report = await runTransfer(session, { id: 'short', direction: 'put', sources: [src], dest: path.join(server.root, 'small.bin'), recursive: false });
+    const report = await runTransfer(session, { id: 'short', direction: 'put', sources: [src], dest: path.join(server.root, 'small.bin'), recursive: false }, { onEvent: (e) => events.push(e) });
     assert.deepEqual(report.failed, []);
     const samples = events.filter((e): e is Progress => e.type === 'progress' && e.jobId === 'short');
     assert.equal(samples.at(-1)!.bytesDone, 256 * 1024);

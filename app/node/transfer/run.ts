@@ -25,7 +25,7 @@ import { dataWithin, planSparseUpload } from './sparseUpload';
 import { Scheduler } from './scheduler';
 import { TransferFile, type FileJob } from './transferFile';
 import { committedEarlier, resumePlan } from './resume';
-import type { ByteRange, TransferReport, TransferRequest } from './types';
+import type { ByteRange, EventSink, ServerLearnings, TransferOptions, TransferReport, TransferRequest } from './types';
 
 /** A whole-file task this big occupies a lane on its own (see Task.heavy). */
 const HEAVY_FILE_BYTES = 4 * 1024 * 1024;
@@ -45,15 +45,16 @@ const MAX_SOURCE_RESTARTS = 2;
 const asSluice = SluiceError.from;
 
 /**
- * Runs a transfer job on the session.
+ * Runs a transfer job on the session; its events go to `o.onEvent` only, and what it learns of the server (the
+ * out-of-order answer) to `o.server`.
  *
  * @returns a report listing files done, skipped and failed (per-file failures do not throw)
  * @throws SluiceError USAGE for impossible targets (several sources into a non-folder), the session's fatal
  *   host-key error, or ABORTED when `signal` fired
  */
-export async function runTransfer(session: Session, req: TransferRequest, signal?: AbortSignal): Promise<TransferReport> {
-  if (signal?.aborted) throw new SluiceError('ABORTED', 'transfer interrupted');
-  return new TransferJob(session, req).run(signal);
+export async function runTransfer(session: Session, req: TransferRequest, o: TransferOptions = {}): Promise<TransferReport> {
+  if (o.signal?.aborted) throw new SluiceError('ABORTED', 'transfer interrupted');
+  return new TransferJob(session, req, o.onEvent ?? (() => undefined), o.server ?? {}).run(o.signal);
 }
 
 /** The job stage: plans each file, queues its tasks on the scheduler and settles how every file ends. */
@@ -84,12 +85,13 @@ class TransferJob implements FileJob {
   /** Scanned files waiting for a planning slot, first come first served. */
   private readonly waitingToPlan: Array<() => void> = [];
 
-  constructor(readonly session: Session, readonly req: TransferRequest) {
+  constructor(readonly session: Session, readonly req: TransferRequest, private readonly events: EventSink,
+    private readonly server: ServerLearnings) {
     this.put = req.direction === 'put';
     const lanes = session.lanes();
     this.scheduler = new Scheduler(lanes, session.settings.filesPerChannel);
     this.lanesCount = Math.max(lanes.length, session.settings.connections * session.settings.channels);
-    this.books = new JobBooks(session, req, this.files);
+    this.books = new JobBooks(session, req, this.files, events);
     this.conflictSide = conflictSideOf(session, this.put, req, (level, m) => this.log(level, m));
   }
 
@@ -124,7 +126,7 @@ class TransferJob implements FileJob {
     }
     if (this.aborted) throw this.aborted;
     if (this.session.fatalError) throw this.session.fatalError;
-    const report: TransferReport = this.books.report(this.put ? this.session.outOfOrderWrites : undefined);
+    const report: TransferReport = this.books.report(this.put ? this.server.outOfOrderWrites : undefined);
     if (this.resumedBytes) report.resumedBytes = this.resumedBytes;
     if (this.appendedAfterBytes) report.appendedAfterBytes = this.appendedAfterBytes;
     return report;
@@ -153,16 +155,16 @@ class TransferJob implements FileJob {
       fail: (item, e) => this.books.fileFailed(item, e),
       skip: (item, reason) => {
         this.books.fileSkipped(item, reason, undefined, false, true);
-        this.session.publish({ type: 'log', level: 'warn', message: `skipped ${item.src}: ${reason}` });
+        this.events({ type: 'log', level: 'warn', message: `skipped ${item.src}: ${reason}` });
       },
-      log: (level, message) => this.session.publish({ type: 'log', level, message }),
+      log: (level, message) => this.events({ type: 'log', level, message }),
       stopped: () => this.aborted !== null,
       signal: this.scanStop.signal,
     };
   }
 
   private log(level: 'info' | 'warn', message: string): void {
-    this.session.publish({ type: 'log', level, message });
+    this.events({ type: 'log', level, message });
   }
 
   /** How many times each upload was sent again because its source changed meanwhile. */
@@ -255,7 +257,7 @@ class TransferJob implements FileJob {
    */
   private async plan(f: TransferFile, mode: CommitMode, resume?: { missing: ByteRange[]; doneBytes: number; recordedEnd: number }): Promise<void> {
     // A sparse source sends its data ranges only, in segments, resumed too (sparseUpload.ts).
-    const sparse = this.put ? await planSparseUpload(this.session, f, !resume && this.req.journal !== undefined) : undefined;
+    const sparse = this.put ? await planSparseUpload(this.session, f, !resume && this.req.journal !== undefined, this.events) : undefined;
     const facts: RouteFacts = {
       put: this.put, size: f.size, segmentSize: this.session.settings.segmentSize, lanes: this.lanesCount,
       journalled: this.req.journal !== undefined, resuming: resume !== undefined, sparse: sparse !== undefined,
@@ -263,8 +265,8 @@ class TransferJob implements FileJob {
     const wanted = wantsSegments(facts);
     // Only while the probe's answer is awaited: once it is known, segments open their handles when they run (a
     // long queue of big files must not hold ten handles each on a server that limits open handles).
-    if (wanted && this.put && this.session.outOfOrderWrites === undefined) f.openAhead(this.session.lanes());
-    const takesOutOfOrder = !wanted || !this.put || await keepsOutOfOrderWrites(this.session, path.posix.dirname(f.dst));
+    if (wanted && this.put && this.server.outOfOrderWrites === undefined) f.openAhead(this.session.lanes());
+    const takesOutOfOrder = !wanted || !this.put || await keepsOutOfOrderWrites(this.session, path.posix.dirname(f.dst), this.server, this.events);
     const segmented = routeOf(facts, takesOutOfOrder).kind === 'segments';
     if (f.segmentConns.size && !segmented) await f.release();
     if (resume && !segmented) this.req.journal?.restartFile(f.src, 'the server does not take out-of-order writes');
@@ -395,8 +397,8 @@ class TransferJob implements FileJob {
     if (!this.put || f.route !== 'segments' || f.ended || this.aborted || !refusedByServer(e)) return false;
     // The folder refuses new files, not the segments: one handle decides whether the target is written in place.
     if (!tempCreationRefused(e, f.temp)) {
-      this.session.outOfOrderWrites = false;
-      this.session.publish({ type: 'log', level: 'warn', message: `segmented upload of ${f.dst} failed (${inUserTerms(e, f.temp, f.dst).message}): sending it again through one handle; later uploads use one handle` });
+      this.server.outOfOrderWrites = false;
+      this.events({ type: 'log', level: 'warn', message: `segmented upload of ${f.dst} failed (${inUserTerms(e, f.temp, f.dst).message}): sending it again through one handle; later uploads use one handle` });
     }
     // Running segments count their own bytes back out when the cancel reaches them; finished ones are undone here.
     f.cancelRunning();

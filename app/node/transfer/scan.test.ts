@@ -30,7 +30,7 @@ async function put(req: Partial<TransferRequest> & Pick<TransferRequest, 'source
   const events: EngineEvent[] = [];
   const s = await openTrusting(server, local, { connections: 1, channels: 1, onEvent: (e) => events.push(e) });
   try {
-    const report = await within('put', 30_000, runTransfer(s, { id: 'scan', direction: 'put', recursive: true, ...req }));
+    const report = await within('put', 30_000, runTransfer(s, { id: 'scan', direction: 'put', recursive: true, ...req }, { onEvent: (e) => events.push(e) }));
     return { report, files: events.filter((e): e is FileEvent => e.type === 'file') };
   } finally {
     await s.close();

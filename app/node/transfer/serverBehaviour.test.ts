@@ -12,7 +12,7 @@ import { Client } from 'ssh2';
 import type { EngineEvent, TransferRequest } from './types';
 import {
   makeTempDir, removeDir, sha256File, startScriptedServer, startSsh2SftpServer, tempFilesUnder, waitUntil, within, writeRandomFile,
-  openTrusting, type ScriptedServer,
+  learnedOf, openTrusting, type ScriptedServer,
 } from '../test/helpers';
 import { DEFAULT_EXTENSIONS } from '../../../e2e/fixtures/ssh2SftpServer';
 import { runTransfer } from './run';
@@ -30,7 +30,7 @@ async function transfer(server: ScriptedServer, req: Omit<TransferRequest, 'id' 
   const events: EngineEvent[] = [];
   const s = await openTrusting(server, local, { connections: opts.connections ?? 1, channels: opts.channels ?? 2, segmentSize: opts.segmentSize, onEvent: (e) => events.push(e) });
   try {
-    const report = await within('transfer', 60_000, runTransfer(s, { id: 'j', recursive: false, ...req }));
+    const report = await within('transfer', 60_000, runTransfer(s, { id: 'j', recursive: false, ...req }, { onEvent: (e) => events.push(e), server: learnedOf(s) }));
     return { report, events, files: events.filter((e): e is FileEvent => e.type === 'file'), session: s };
   } finally {
     await s.close();
@@ -155,10 +155,10 @@ describe('a segmented upload the server refuses after the probe passed', () => {
     try {
       const src = path.join(local, 'fb.src');
       writeRandomFile(src, 4 * MiB + 3);
-      const first = await within('first put', 30_000, runTransfer(s, { id: 'a', direction: 'put', sources: [src], dest: path.join(server.root, 'a.bin'), recursive: false }));
+      const first = await within('first put', 30_000, runTransfer(s, { id: 'a', direction: 'put', sources: [src], dest: path.join(server.root, 'a.bin'), recursive: false }, { onEvent: (e) => events.push(e), server: learnedOf(s) }));
       assert.equal(first.segmentedUploads, true);
       server.overrides.rejectOutOfOrderWrites = true;
-      const second = await within('second put', 30_000, runTransfer(s, { id: 'b', direction: 'put', sources: [src], dest: path.join(server.root, 'b.bin'), recursive: false }));
+      const second = await within('second put', 30_000, runTransfer(s, { id: 'b', direction: 'put', sources: [src], dest: path.join(server.root, 'b.bin'), recursive: false }, { onEvent: (e) => events.push(e), server: learnedOf(s) }));
       assert.deepEqual(second.failed, []);
       assert.equal(second.segmentedUploads, false, 'later uploads use one handle');
       assert.equal(await sha256File(path.join(server.root, 'b.bin')), await sha256File(src));

@@ -31,13 +31,13 @@ async function uploadWhileChanging(src: string, dst: string, segmented: boolean,
   const warnings: string[] = [];
   const s = await openTrusting(server, local, {
     connections: 1, channels: 2, segmentSize: segmented ? MiB : 64 * MiB, rateLimit: 4 * MiB,
-    onEvent: (e) => {
-      if (e.type === 'log' && e.level === 'warn') warnings.push(e.message);
-      if (e.type === 'progress' && e.bytesDone > 0) change(e);
-    },
   });
+  const onEvent = (e: EngineEvent): void => {
+    if (e.type === 'log' && e.level === 'warn') warnings.push(e.message);
+    if (e.type === 'progress' && e.bytesDone > 0) change(e);
+  };
   try {
-    const report = await within('upload', 90_000, runTransfer(s, { id: 'chg', direction: 'put', sources: [src], dest: dst, recursive: false }));
+    const report = await within('upload', 90_000, runTransfer(s, { id: 'chg', direction: 'put', sources: [src], dest: dst, recursive: false }, { onEvent }));
     return { report, warnings };
   } finally {
     await s.close();

@@ -8,7 +8,7 @@
 import { SluiceError } from '../errors';
 import type { Session } from '../ssh/session';
 import { dataRanges } from '../sys/sparse';
-import type { ByteRange } from './types';
+import type { ByteRange, EventSink } from './types';
 
 /** A sparse upload is planned only when its holes add up to this much; below, the file goes as usual. */
 export const MIN_SKIPPED_BYTES = 1024 * 1024;
@@ -25,8 +25,9 @@ export interface SparsePlan {
  *   would show through the holes, so it is removed first (never on a resume: its recorded ranges are kept)
  * @returns the plan, or undefined for a file that is sent whole (not sparse, its ranges could not be read — the
  *   upload's own read then reports the error — or an earlier temporary file could not be removed)
+ * @param events the job's event sink (the plan is said as an `info` log line)
  */
-export async function planSparseUpload(session: Session, f: { src: string; dst: string; size: number; temp: string }, removeTemp: boolean): Promise<SparsePlan | undefined> {
+export async function planSparseUpload(session: Session, f: { src: string; dst: string; size: number; temp: string }, removeTemp: boolean, events: EventSink): Promise<SparsePlan | undefined> {
   // A file smaller than that cannot have that many holes: not even opened.
   if (f.size <= MIN_SKIPPED_BYTES) return undefined;
   const found = await dataRanges(f.src, f.size).catch(() => undefined);
@@ -41,7 +42,7 @@ export async function planSparseUpload(session: Session, f: { src: string; dst: 
   if (removeTemp && !(await session.call('remove', { path: f.temp }).then(() => true, (e: unknown) => SluiceError.from(e).code === 'NO_SUCH_FILE'))) {
     return undefined;
   }
-  session.publish({
+  events({
     type: 'log', level: 'info',
     message: `${f.src} is sparse: sending its ${ranges.length} data ${ranges.length === 1 ? 'range' : 'ranges'}, ${sent} of ${f.size} bytes (holes found by ${found.source === 'native' ? 'SEEK_DATA/SEEK_HOLE' : 'a zero-block scan'})`,
   });

@@ -1,6 +1,6 @@
 /** Shapes of a transfer job, its report and the engine's events. */
 import type { Bottleneck } from '../../common/stats/bottleneck';
-import type { LearnedHostKey } from '../ssh/hostKeys';
+import type { PoolEvent } from '../ssh/sessionOptions';
 import type { NamePlatform } from './localNames';
 import type { ByteRange as StoredRange } from '../stores/byteRanges';
 
@@ -215,7 +215,8 @@ export interface ConnectionSample {
   bottleneck?: Bottleneck;
 }
 
-export type EngineEvent =
+/** What a transfer tells its sink: progress samples (every 250 ms) and each file's end. */
+export type TransferEvent =
   | {
     type: 'progress'; jobId: string; t: number; bytesDone: number; bytesTotal: number; filesDone: number; filesTotal: number;
     /** Bytes per second over the sliding window. */
@@ -250,7 +251,31 @@ export type EngineEvent =
     /** A skip the scan also said as a warn `log` event (a special file, a symlink not followed): print it once. */
     warned?: boolean;
   }
-  | { type: 'connection'; id: number; state: 'up' | 'down'; reason?: string }
-  | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }
-  /** Keys a trusted server announced and proved (hostkeys-00@openssh.com), appended to `file` (never empty). */
-  | { type: 'hostKeysLearned'; host: string; port: number; keys: LearnedHostKey[]; file: string };
+  /** A transfer's log line (a skipped special file, the probe's answer, a fallback, attributes not kept). */
+  | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string };
+
+/** Every event of the engine: a transfer's (to its own sink) and the pool's (ssh/sessionOptions.ts PoolEvent). */
+export type EngineEvent = TransferEvent | PoolEvent;
+
+/** Where one transfer's events go: its own sink, given to runTransfer (engine.transfer's `onEvent`). */
+export type EventSink = (e: TransferEvent) => void;
+
+/**
+ * What transfers learn about a server and keep for the next job on it: whether it keeps out-of-order writes
+ * (draft-ietf-secsh-filexfer-02 §6 lets a server apply writes through several handles as it likes; the probe,
+ * transfer/outOfOrderProbe.ts, asks once). The engine holds it with the rest of what it knows (engine/serverTraits.ts).
+ */
+export interface ServerLearnings {
+  /** Segmented uploads allowed; undefined before the probe. A refused segmented upload sets it false. */
+  outOfOrderWrites?: boolean;
+}
+
+/** How one transfer runs (transfer/run.ts runTransfer). */
+export interface TransferOptions {
+  /** Stops the job (ABORTED): running requests are cancelled, kept partial files stay for the next run. */
+  signal?: AbortSignal;
+  /** The job's own event sink: its progress samples, file ends and log lines. Absent: they are dropped. */
+  onEvent?: EventSink;
+  /** What is known of the server, read and added to by this job; absent: a fresh record (the probe asks again). */
+  server?: ServerLearnings;
+}

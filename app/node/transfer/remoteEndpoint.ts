@@ -26,7 +26,7 @@ export class RemoteSource implements SourceEndpoint {
     return st?.type === 'file' ? { size: st.size, mtimeMs: st.mtimeMs } : null;
   }
 
-  /** Not checked: a STAT per file would cost a round trip, and the read's own end (fileEnd) catches a longer file. */
+  /** Not checked (a download never was): an SSH_FXP_STAT per file would cost each one a round trip. */
   checkUnchanged(): Promise<void> {
     return Promise.resolve();
   }

@@ -142,11 +142,6 @@ export default tseslint.config(
     },
   },
   {
-    // Temporary exception until #25 items 1 and 2 reshape it (endpoints, the file's outcomes returned to the job).
-    files: ['app/node/transfer/run.ts'],
-    rules: { 'max-lines': 'off' },
-  },
-  {
     files: ['bin/**/*.js', 'scripts/**/*.js', '**/*.cjs'],
     languageOptions: { sourceType: 'commonjs' },
   },

@@ -87,8 +87,8 @@ function transientFailure(o: Outcome): { code: string; message: string } | undef
 export class RetryingJob {
   private current: Engine | null = null;
   private journal: RunJournal | null = null;
-  /** How the first try read the destination, kept for the next tries (TransferRequest.destDecision). */
-  private readonly destDecision: { isDir?: boolean } = {};
+  /** How the first try read the destination (TransferRequest.onDestination), passed to the next tries. */
+  private destIsDir: boolean | undefined;
   private kept = 0;
 
   constructor(private readonly parts: JobParts, private readonly options: RetryOptions) {}
@@ -144,8 +144,11 @@ export class RetryingJob {
       this.current = await this.parts.connect();
       this.parts.connected?.(this.current);
       this.journal = this.parts.openJournal();
-      return { report: await this.current.transfer({ ...this.parts.request, destDecision: this.destDecision, journal: this.journal ?? undefined },
-        { signal, onEvent: this.parts.onEvent }) };
+      const request: TransferRequest = {
+        ...this.parts.request, destIsDir: this.destIsDir, journal: this.journal ?? undefined,
+        onDestination: (isDir) => { this.destIsDir ??= isDir; },
+      };
+      return { report: await this.current.transfer(request, { signal, onEvent: this.parts.onEvent }) };
     } catch (error) {
       return { error };
     }

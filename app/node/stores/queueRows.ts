@@ -18,7 +18,7 @@ export interface JobOptions {
   /** Speed limit in bytes per second; absent = unlimited. */
   speedLimit?: number;
   /**
-   * How the job's first run read its destination (TransferRequest.destDecision): an existing folder the source went
+   * How the job's first run read its destination (TransferRequest.destIsDir): an existing folder the source went
    * into (`true`), or the source's new name (`false`). Kept so that a later run, after the first created it, does not
    * put the source inside it.
    */

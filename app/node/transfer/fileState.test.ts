@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import type { Lane, Session } from '../ssh/session';
 import { SluiceError } from '../errors';
 import { advance, canAdvance, isFinalPhase, type FilePhase } from './fileState';
-import { JobBooks } from './job';
-import { TransferFile, type FileJob } from './transferFile';
+import { endpointsFor } from './direction';
+import { TransferFile, type FileContext } from './transferFile';
 import type { EngineEvent, TransferRequest } from './types';
 
 const PHASES: FilePhase[] = ['planned', 'moving', 'verifying', 'committed', 'skipped', 'failed'];
@@ -47,10 +47,7 @@ function fakeJob(answers: Record<string, (args: Record<string, unknown>) => unkn
     leftovers: { record: () => undefined },
   } as unknown as Session;
   const req: TransferRequest = { id: 'j', direction: 'put', sources: ['/l/a'], dest: '/r/a', recursive: false };
-  const job: FileJob = {
-    session, req, books: new JobBooks(session, req, new Set(), (e) => events.push(e)), aborted: null, cleanups: [],
-    recordDurable: () => undefined,
-  };
+  const job: FileContext = { ends: endpointsFor(session, req, { events: (e) => events.push(e), server: {} }), req, aborted: () => null, count: () => undefined };
   const lane = { conn, channel: 0 } as unknown as Lane;
   return { job, lane, calls, events };
 }
@@ -64,13 +61,13 @@ const ITEM = { src: SOURCE, dst: '/r/a', size: 10, mode: 0o644, mtimeMs: 0 };
 
 test('a whole upload goes planned -> moving -> verifying -> committed, renaming its temporary file last', async () => {
   const { job, lane, calls } = fakeJob({ putFile: () => ({ size: 10, fsynced: true }), rename: () => undefined, releaseFile: () => undefined });
-  const f = new TransferFile(ITEM, job);
+  const f = new TransferFile(ITEM, job.ends.dest.tempName(ITEM.dst), job);
   assert.equal(f.phase, 'planned');
   assert.match(f.temp, /^\/r\/\.a\.sluice-[0-9a-f]{8}\.part$/);
   const moving = f.moveWhole(lane);
   assert.equal(f.phase, 'moving');
   const size = await moving;
-  assert.equal(await f.commit(lane, 'overwrite', size), 'size');
+  assert.equal((await f.commit(lane, 'overwrite', size)).level, 'size');
   assert.equal(f.phase, 'committed');
   assert.ok(f.ended);
   assert.deepEqual(calls, ['putFile', 'rename']);
@@ -78,14 +75,14 @@ test('a whole upload goes planned -> moving -> verifying -> committed, renaming 
 
 test('a size mismatch leaves the file verifying (the job fails it); commit never renames', async () => {
   const { job, lane, calls } = fakeJob({ putFile: () => ({ size: 9, fsynced: true }), rename: () => undefined, finishUpload: () => ({ size: 9 }) });
-  const f = new TransferFile(ITEM, job);
+  const f = new TransferFile(ITEM, job.ends.dest.tempName(ITEM.dst), job);
   const size = await f.moveWhole(lane);
   await assert.rejects(f.commit(lane, 'overwrite', size), (e: SluiceError) => e.code === 'VERIFY_FAILED' && /expected 10/.test(e.message));
   assert.equal(f.phase, 'verifying');
   assert.ok(!calls.includes('rename'));
-  f.abort('failed');
+  const cleanup = f.abort('failed');
   assert.equal(f.phase, 'failed');
-  await Promise.all(job.cleanups);
+  await cleanup;
   assert.ok(calls.includes('remove'), 'the temporary file is removed');
   assert.throws(() => f.to('moving'), /internal error/);
 });
@@ -93,7 +90,7 @@ test('a size mismatch leaves the file verifying (the job fails it); commit never
 test('an interrupted job commits nothing, even a file fully moved and verified', async () => {
   const { job, lane, calls } = fakeJob({ putFile: () => ({ size: 10, fsynced: true }), rename: () => undefined, remove: () => undefined });
   const aborted = new SluiceError('ABORTED', 'transfer interrupted');
-  const f = new TransferFile(ITEM, { ...job, aborted });
+  const f = new TransferFile(ITEM, '/r/.a.sluice-00000000.part', { ...job, aborted: () => aborted });
   await assert.rejects(f.commit(lane, 'overwrite', await f.moveWhole(lane)), (e: SluiceError) => e === aborted);
   assert.ok(!calls.includes('rename'));
   assert.equal(f.phase, 'verifying');
@@ -105,7 +102,7 @@ test('a connection lost while verifying lets the retried task move the file agai
     putFile: () => ({ size: 10, fsynced: true }),
     rename: () => { if (renames++ === 0) throw new SluiceError('CONNECTION_LOST', 'gone'); },
   });
-  const f = new TransferFile(ITEM, job);
+  const f = new TransferFile(ITEM, job.ends.dest.tempName(ITEM.dst), job);
   await assert.rejects(f.commit(lane, 'overwrite', await f.moveWhole(lane)), /gone/);
   assert.equal(f.phase, 'verifying');
   const size = await f.moveWhole(lane);

@@ -47,7 +47,7 @@ test('a minimum above the maximum is clamped to it', () => {
 
 test('routeOf: one route per reason (table)', () => {
   const base: RouteFacts = {
-    put: true, size: 64 * MiB, segmentSize: 16 * MiB, lanes: 4, journalled: false, resuming: false, sparse: false,
+    size: 64 * MiB, segmentSize: 16 * MiB, lanes: 4, journalled: false, resuming: false, sparse: false,
   };
   const rows: Array<[string, Partial<RouteFacts>, boolean, Route['kind'], RegExp]> = [
     ['small file', { size: 16 * MiB }, true, 'whole', /fits one segment/],
@@ -55,10 +55,9 @@ test('routeOf: one route per reason (table)', () => {
     ['big, one lane, no journal', { lanes: 1 }, true, 'whole', /one lane/],
     ['big, one lane, journalled', { lanes: 1, journalled: true }, true, 'segments', /journal/],
     ['big, several lanes', {}, true, 'segments', /several lanes/],
-    ['big put, server keeps no out-of-order writes', {}, false, 'whole', /out-of-order/],
-    ['big get: the probe does not apply', { put: false }, false, 'segments', /several lanes/],
+    ['big file, the destination keeps no out-of-order writes', {}, false, 'whole', /out-of-order/],
     ['small resumed file', { size: MiB, resuming: true }, true, 'segments', /resumed/],
-    ['resumed put, server keeps no out-of-order writes', { resuming: true }, false, 'whole', /out-of-order/],
+    ['resumed file, the destination keeps no out-of-order writes', { resuming: true }, false, 'whole', /out-of-order/],
     ['small sparse file, one lane', { size: MiB, lanes: 1, sparse: true }, true, 'segments', /sparse/],
   ];
   for (const [name, facts, takes, kind, why] of rows) {

@@ -51,7 +51,6 @@ export function segmentsOf(ranges: readonly ByteRange[], lanes: number, segmentS
 
 /** What the route of one file depends on. */
 export interface RouteFacts {
-  put: boolean;
   /** Bytes. */
   size: number;
   /** `--segment-size`, bytes: a file up to this size goes whole unless resumed or sparse. */
@@ -75,22 +74,22 @@ export interface Route {
 /**
  * The route of one file, one return per reason, in the shape of rclone's doMultiThreadCopy
  * (fs/operations/multithread.go).
- * @param takesOutOfOrder for a put, whether the server keeps SSH_FXP_WRITEs sent out of order (outOfOrderProbe.ts;
- *   only asked when {@link wantsSegments}); ignored for a get
+ * @param takesOutOfOrder whether the destination keeps writes sent out of order (a local file does; a server is asked
+ *   once, outOfOrderProbe.ts, only when {@link wantsSegments})
  */
 export function routeOf(f: RouteFacts, takesOutOfOrder: boolean): Route {
   if (!f.resuming && !f.sparse) {
     if (f.size <= f.segmentSize) return { kind: 'whole', why: 'it fits one segment' };
     if (f.lanes <= 1 && !f.journalled) return { kind: 'whole', why: 'one lane and no journal' };
   }
-  if (f.put && !takesOutOfOrder) return { kind: 'whole', why: 'the server does not take out-of-order writes' };
+  if (!takesOutOfOrder) return { kind: 'whole', why: 'the destination does not take out-of-order writes' };
   if (f.resuming) return { kind: 'segments', why: 'the ranges still missing of a resumed file' };
   if (f.sparse) return { kind: 'segments', why: 'the data ranges of a sparse file' };
   if (f.lanes > 1) return { kind: 'segments', why: 'bigger than a segment, over several lanes' };
   return { kind: 'segments', why: 'bigger than a segment, each segment recorded in the journal' };
 }
 
-/** Whether {@link routeOf} would choose segments where the server takes them: a put then asks it. */
+/** Whether {@link routeOf} would choose segments where the destination takes them: a server is then asked. */
 export function wantsSegments(f: RouteFacts): boolean {
   return routeOf(f, true).kind === 'segments';
 }

@@ -6,25 +6,23 @@
  * target is written in place: the conflict rule `append` (append.ts), or an upload into a folder where the temporary
  * file cannot be created (inPlace.ts).
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { SluiceError, isInterruption } from '../errors';
 import type { Lane, Session } from '../ssh/session';
 import { cleanLeftovers } from '../stores/leftovers';
-import { conflictSideOf, resolveConflict, type CommitMode, type ConflictSide, type Resolution } from './conflict';
-import { inUserTerms, refusedByServer } from './fileNames';
-import { InPlaceNotices, targetWritable, tempCreationRefused } from './inPlace';
+import { warnAttributesNotKept } from './attributes';
+import { admit, type AdmitContext } from './admit';
+import type { CommitMode } from './conflict';
+import { conflictSideFor, endpointsFor } from './direction';
+import type { Endpoints } from './endpoints';
+import { refusedByServer } from './fileNames';
+import { InPlaceNotices } from './inPlace';
 import { JobBooks } from './job';
 import { leftoverRemote } from './leftoverRemote';
-import { keepsOutOfOrderWrites } from './outOfOrderProbe';
-import { createLocalTemp } from './localFiles';
-import { ensureLocalSpace } from './localSpace';
-import { routeOf, segmentsOf, wantsSegments, type RouteFacts } from './planner';
+import { planFile, type PlanContext } from './planFile';
+import { segmentsOf } from './planner';
 import { scanJob, type FileItem, type ScanSink } from './scan';
-import { dataWithin, planSparseUpload } from './sparseUpload';
 import { Scheduler } from './scheduler';
-import { TransferFile, type FileJob } from './transferFile';
-import { committedEarlier, resumePlan } from './resume';
+import { TransferFile, type FileContext } from './transferFile';
 import type { ByteRange, EventSink, ServerLearnings, TransferOptions, TransferReport, TransferRequest } from './types';
 
 /** A whole-file task this big occupies a lane on its own (see Task.heavy). */
@@ -58,9 +56,10 @@ export async function runTransfer(session: Session, req: TransferRequest, o: Tra
 }
 
 /** The job stage: plans each file, queues its tasks on the scheduler and settles how every file ends. */
-class TransferJob implements FileJob {
+class TransferJob {
   readonly books: JobBooks;
-  readonly cleanups: Array<Promise<unknown>> = [];
+  /** Clean-ups of files given up, awaited before the job returns. */
+  private readonly cleanups: Array<Promise<unknown>> = [];
   /** Files given up with their partial copy kept for the next run (interrupted, disconnected). */
   private readonly keptFiles: TransferFile[] = [];
   aborted: SluiceError | null = null;
@@ -70,7 +69,11 @@ class TransferJob implements FileJob {
   private readonly scanStop = new AbortController();
   /** Files planned and not yet committed, skipped or failed. */
   private readonly files = new Set<TransferFile>();
-  private readonly put: boolean;
+  /** The job's source and destination (direction.ts): everything that differs between a put and a get. */
+  private readonly ends: Endpoints;
+  /** What each file needs from the job, and what its plan depends on. */
+  private readonly fileContext: FileContext;
+  private readonly planContext: PlanContext;
   private readonly scheduler: Scheduler;
   /** The planned pool, not the lanes up right now: an auto-sized pool is still growing when the job starts. */
   private readonly lanesCount: number;
@@ -78,7 +81,8 @@ class TransferJob implements FileJob {
   private resumedBytes = 0;
   /** Bytes `append` kept at targets of files committed (not sent). */
   private appendedAfterBytes = 0;
-  private readonly conflictSide: ConflictSide;
+  /** What the conflict and resume stages need (admit.ts). */
+  private readonly admitContext: AdmitContext;
   private readonly inPlaceNotices = new InPlaceNotices((level, m) => this.log(level, m));
   /** Files in the conflict and plan stages (at most MAX_FILES_PLANNING). */
   private readonly planning = new Set<Promise<void>>();
@@ -86,13 +90,22 @@ class TransferJob implements FileJob {
   private readonly waitingToPlan: Array<() => void> = [];
 
   constructor(readonly session: Session, readonly req: TransferRequest, private readonly events: EventSink,
-    private readonly server: ServerLearnings) {
-    this.put = req.direction === 'put';
+    server: ServerLearnings) {
+    this.ends = endpointsFor(session, req, { events, server });
+    this.fileContext = {
+      ends: this.ends, req, aborted: () => this.aborted,
+      count: (done, moved) => { this.books.bytesDone += done; this.books.bytesMoved += moved; },
+    };
     const lanes = session.lanes();
     this.scheduler = new Scheduler(lanes, session.settings.filesPerChannel);
     this.lanesCount = Math.max(lanes.length, session.settings.connections * session.settings.channels);
+    this.planContext = {
+      ends: this.ends, journal: req.journal, segmentSize: session.settings.segmentSize, lanes: this.lanesCount,
+      lanesNow: () => session.lanes(),
+    };
     this.books = new JobBooks(session, req, this.files, events);
-    this.conflictSide = conflictSideOf(session, this.put, req, (level, m) => this.log(level, m));
+    const conflictSide = conflictSideFor(session, req, (level, m) => this.log(level, m));
+    this.admitContext = { req, dest: this.ends.dest, conflictSide, log: (m) => this.log('warn', m) };
   }
 
   async run(signal?: AbortSignal): Promise<TransferReport> {
@@ -118,15 +131,15 @@ class TransferJob implements FileJob {
       signal?.removeEventListener('abort', onAbort);
       this.books.stopSampling();
       // A file with durable ranges in the journal keeps its temporary copy: the next run resumes it.
-      for (const f of this.files) this.cleanups.push(f.release().then(() => (f.journalled ? undefined : f.removeTemp())));
+      for (const f of this.files) this.cleanups.push(f.close());
       await Promise.all(this.cleanups);
       // Drained: no range is recorded any more. Kept partial downloads give back the disk reserved past their records.
-      await Promise.all([...this.files].filter((f) => f.journalled).concat(this.keptFiles).map((f) => f.keepTemp()));
+      await Promise.all([...this.files].filter((f) => f.resumable).concat(this.keptFiles).map((f) => f.keepTemp()));
       this.req.journal?.flush();
     }
     if (this.aborted) throw this.aborted;
     if (this.session.fatalError) throw this.session.fatalError;
-    const report: TransferReport = this.books.report(this.put ? this.server.outOfOrderWrites : undefined);
+    const report: TransferReport = this.books.report(this.ends.dest.segmentedWrites());
     if (this.resumedBytes) report.resumedBytes = this.resumedBytes;
     if (this.appendedAfterBytes) report.appendedAfterBytes = this.appendedAfterBytes;
     return report;
@@ -158,6 +171,10 @@ class TransferJob implements FileJob {
         this.events({ type: 'log', level: 'warn', message: `skipped ${item.src}: ${reason}` });
       },
       log: (level, message) => this.events({ type: 'log', level, message }),
+      destination: (isDir, fresh) => {
+        if (fresh) this.req.journal?.recordDestIsDir?.(isDir);
+        this.req.onDestination?.(isDir);
+      },
       stopped: () => this.aborted !== null,
       signal: this.scanStop.signal,
     };
@@ -203,107 +220,44 @@ class TransferJob implements FileJob {
     this.planning.add(planned);
   }
 
-  /** The conflict and plan stages of one file; their failures are the file's (never rejects). */
+  /** The conflict, resume and plan stages of one file; their failures are the file's (never rejects). */
   private async resolveAndPlan(raw: FileItem): Promise<void> {
     this.books.filesTotal++;
     this.books.bytesTotal += raw.size;
-    let resolved: Resolution;
-    try {
-      // A resumed job's own earlier commit is not a conflict: its target is there because of this job.
-      const earlier = this.req.journal?.resuming ? await committedEarlier(this.session, this.put, this.req.journal, raw, this.req.preserveTimes !== false) : undefined;
-      if (earlier !== undefined) {
-        this.books.fileCommittedEarlier({ ...raw, dst: earlier });
-        return;
-      }
-      resolved = await resolveConflict(this.conflictSide, this.req.conflict, raw);
-    } catch (e) {
-      this.books.fileFailed(raw, asSluice(e));
+    const a = await admit(this.admitContext, raw);
+    if (a.kind === 'earlier') return this.books.fileCommittedEarlier(a.item);
+    if (a.kind === 'skip') return this.books.fileSkipped(raw, a.reason, undefined, true);
+    if (a.kind === 'failed') {
+      this.books.fileFailed(a.item, a.error);
+      if (a.planned) this.req.journal?.fileEnded(a.item.src, 'failed', a.error.toInfo());
       return;
     }
-    if (resolved.kind === 'skip') {
-      this.books.fileSkipped(raw, resolved.reason, undefined, true);
-      return;
-    }
-    const f = new TransferFile(resolved.item, this);
-    if (resolved.item.dst !== raw.dst) f.renamedFrom = raw.dst;
+    const { resolved, start } = a;
+    const f = new TransferFile(a.item, start.temp, this.fileContext);
     this.files.add(f);
     try {
-      const journal = this.req.journal;
-      const resume = journal ? await resumePlan(this.session, this.put, journal, f, { log: (m) => this.log('warn', m) }) : { kind: 'fresh' as const };
-      if (resume.kind === 'committed') {
-        this.files.delete(f);
-        f.to('skipped');
-        this.books.fileCommittedEarlier(f);
-        return;
-      }
+      const resume = start.kind === 'resume' ? start : undefined;
       // A download fails before any byte moves when what it still writes cannot fit (localSpace.ts).
-      if (!this.put) await ensureLocalSpace(f.dst, f.size - (resume.kind === 'resume' ? resume.doneBytes : resolved.kind === 'append' ? resolved.offset : 0));
+      await this.ends.dest.ensureRoom(f.dst, f.size - (resume?.doneBytes ?? (resolved.kind === 'append' ? resolved.offset : 0)));
       // A partial copy the journal recorded at the temporary name is this job's own: resumed rather than appended to.
-      if (resolved.kind === 'append' && resume.kind !== 'resume') {
+      if (resolved.kind === 'append' && !resume) {
         f.writeInPlace(resolved.offset);
         this.books.bytesTotal -= resolved.offset;
-        this.pushWhole(f, 'overwrite');
-        return;
+        return this.pushWhole(f, 'overwrite');
       }
-      await this.plan(f, resolved.kind === 'write' ? resolved.mode : 'overwrite', resume.kind === 'resume' ? resume : undefined);
+      const mode = resolved.kind === 'write' ? resolved.mode : 'overwrite';
+      const plan = await planFile(this.planContext, f, resume);
+      if (plan.kind === 'whole') return this.pushWhole(f, mode);
+      this.resumedBytes += resume?.doneBytes ?? 0;
+      this.pushSegments(f, mode, plan.ranges);
     } catch (e) {
       this.giveUp(f, asSluice(e));
     }
   }
 
-  /**
-   * Queues a file whole or in segments; a resumed file (`resume`: the ranges still missing) goes in segments over
-   * those ranges, or starts over when the server cannot take segments.
-   */
-  private async plan(f: TransferFile, mode: CommitMode, resume?: { missing: ByteRange[]; doneBytes: number; recordedEnd: number }): Promise<void> {
-    // A sparse source sends its data ranges only, in segments, resumed too (sparseUpload.ts).
-    const sparse = this.put ? await planSparseUpload(this.session, f, !resume && this.req.journal !== undefined, this.events) : undefined;
-    const facts: RouteFacts = {
-      put: this.put, size: f.size, segmentSize: this.session.settings.segmentSize, lanes: this.lanesCount,
-      journalled: this.req.journal !== undefined, resuming: resume !== undefined, sparse: sparse !== undefined,
-    };
-    const wanted = wantsSegments(facts);
-    // Only while the probe's answer is awaited: once it is known, segments open their handles when they run (a
-    // long queue of big files must not hold ten handles each on a server that limits open handles).
-    if (wanted && this.put && this.server.outOfOrderWrites === undefined) f.openAhead(this.session.lanes());
-    const takesOutOfOrder = !wanted || !this.put || await keepsOutOfOrderWrites(this.session, path.posix.dirname(f.dst), this.server, this.events);
-    const segmented = routeOf(facts, takesOutOfOrder).kind === 'segments';
-    if (f.segmentConns.size && !segmented) await f.release();
-    if (resume && !segmented) this.req.journal?.restartFile(f.src, 'the server does not take out-of-order writes');
-    if (!segmented) {
-      this.pushWhole(f, mode);
-      return;
-    }
-    if (resume) {
-      f.resumeAfter(resume.doneBytes);
-      f.recordedEnd = resume.recordedEnd;
-      this.resumedBytes += resume.doneBytes;
-      const left = sparse ? dataWithin(resume.missing, sparse.ranges, f.size) : { ranges: resume.missing, holeBytes: 0 };
-      f.skipHoles(left.holeBytes);
-      this.pushSegments(f, mode, left.ranges);
-      return;
-    }
-    if (sparse) {
-      f.skipHoles(sparse.holeBytes);
-      this.pushSegments(f, mode, sparse.ranges);
-      return;
-    }
-    // A segmented download's temporary file exists at full length before segments write into it; an upload's is
-    // created by the first segment handle that opens (every one may create it, none truncates).
-    if (!this.put) {
-      try {
-        await createLocalTemp(f.temp, f.size, f.mode);
-      } catch (e) {
-        this.giveUp(f, asSluice(e));
-        return;
-      }
-    }
-    this.pushSegments(f, mode, [[0, f.size]]);
-  }
-
   /** Queues a file as one task through one handle, in order (once `before` settled). */
   private pushWhole(f: TransferFile, mode: CommitMode, before?: Promise<unknown>): void {
-    f.route = 'whole';
+    f.planWhole();
     this.scheduler.push({
       priority: 1,
       heavy: f.size >= HEAVY_FILE_BYTES,
@@ -326,9 +280,7 @@ class TransferJob implements FileJob {
     try {
       return await f.moveWhole(lane);
     } catch (e) {
-      const se = asSluice(e);
-      if (!this.put || mode !== 'overwrite' || f.inPlace || this.aborted || !tempCreationRefused(se, f.temp)) throw e;
-      if (!(await targetWritable(lane, f.dst))) throw e;
+      if (mode !== 'overwrite' || this.aborted || !(await this.ends.dest.writesInPlaceAfter(lane, f, asSluice(e)))) throw e;
       this.inPlaceNotices.writingInPlace(f.dst);
       f.writeInPlace(0);
       return f.moveWhole(lane);
@@ -340,7 +292,7 @@ class TransferJob implements FileJob {
    * the file. With a journal, each durable segment is recorded.
    */
   private pushSegments(f: TransferFile, mode: CommitMode, ranges: readonly ByteRange[]): void {
-    f.route = 'segments';
+    f.planSegments();
     const segments = segmentsOf(ranges, this.lanesCount, this.session.settings.segmentSize);
     let left = segments.length;
     for (const [start, end] of segments) {
@@ -349,43 +301,25 @@ class TransferJob implements FileJob {
         priority: 0,
         heavy: true,
         run: async (lane) => {
-          // route 'whole': the file fell back to one handle; this segment's work is void, its failure too.
-          if (f.ended || f.route !== 'segments') return;
+          // Not segmented any more: the file fell back to one handle; this segment's work is void, its failure too.
+          if (f.ended || !f.segmented) return;
           // A retry after the connection died inside finish() must neither move the range again nor count it
           // twice (left would pass 0 and the file would be dropped without a word).
           if (!moved) {
-            let durable: ByteRange[];
             try {
-              durable = await f.moveRange(lane, start, end);
+              if (!(await f.moveRange(lane, start, end))) return;
             } catch (e) {
-              if (f.route !== 'segments' || this.fallBack(f, asSluice(e), mode)) return;
+              if (!f.segmented || this.fallBack(f, asSluice(e), mode)) return;
               throw e;
             }
-            if (f.route !== 'segments') return;
-            this.recordDurable(f, durable);
             moved = true;
             left--;
           }
           if (left === 0 && !f.ended) await this.finish(lane, f, mode);
         },
-        fail: (e) => { if (f.route === 'segments' && !this.fallBack(f, e, mode)) this.giveUp(f, e); },
+        fail: (e) => { if (f.segmented && !this.fallBack(f, e, mode)) this.giveUp(f, e); },
       });
     }
-  }
-
-  /**
-   * Records durable ranges of a segmented file: a finished segment's at a checkpoint, a moving one's prefix
-   * (transferFile.ts CHECKPOINT_MS). A file given up without its temporary copy has nothing left to record.
-   */
-  recordDurable(f: TransferFile, ranges: readonly ByteRange[]): void {
-    if (!ranges.length || !this.req.journal || (f.ended && !f.keptTemp)) return;
-    for (const [a, b] of ranges) {
-      this.req.journal.recordRange(f.src, a, b);
-      f.recordedEnd = Math.max(f.recordedEnd, b);
-    }
-    // A checkpoint is already a batch (a lane's half second, or 32 MiB or 2 s of segments): written out at once.
-    this.req.journal.flush();
-    f.journalled = true;
   }
 
   /**
@@ -394,28 +328,21 @@ class TransferJob implements FileJob {
    * @returns false when the file cannot fall back (a download, a second failure, a lost connection, an interrupt)
    */
   private fallBack(f: TransferFile, e: SluiceError, mode: CommitMode): boolean {
-    if (!this.put || f.route !== 'segments' || f.ended || this.aborted || !refusedByServer(e)) return false;
-    // The folder refuses new files, not the segments: one handle decides whether the target is written in place.
-    if (!tempCreationRefused(e, f.temp)) {
-      this.server.outOfOrderWrites = false;
-      this.events({ type: 'log', level: 'warn', message: `segmented upload of ${f.dst} failed (${inUserTerms(e, f.temp, f.dst).message}): sending it again through one handle; later uploads use one handle` });
-    }
-    // Running segments count their own bytes back out when the cancel reaches them; finished ones are undone here.
-    f.cancelRunning();
-    f.undoSegments();
-    f.journalled = false;
-    this.req.journal?.restartFile(f.src, 'sent again through one handle');
-    this.pushWhole(f, mode, f.release());
+    if (!f.segmented || f.ended || this.aborted || !refusedByServer(e)) return false;
+    if (!this.ends.dest.segmentsRefused(f, e)) return false;
+    this.pushWhole(f, mode, f.fallBackToWhole());
     return true;
   }
 
   /** Verifies and commits a file; a failure removes its temporary file, a lost connection retries the task. */
   private async finish(lane: Lane, f: TransferFile, mode: CommitMode, knownSize?: number): Promise<void> {
     try {
-      const level = await f.commit(lane, mode, knownSize);
+      const committed = await f.commit(lane, mode, knownSize);
       this.appendedAfterBytes += f.inPlace?.offset ?? 0;
       this.files.delete(f);
-      this.books.fileCommitted(f, level);
+      this.books.verifiedWeaker(committed.weakerWhy);
+      if (committed.attrsNotKept) warnAttributesNotKept(this, committed.attrsNotKept.keep, committed.attrsNotKept.error);
+      this.books.fileCommitted(f, committed.level);
       this.req.journal?.fileEnded(f.src, 'committed');
     } catch (e) {
       const se = asSluice(e);
@@ -423,7 +350,7 @@ class TransferJob implements FileJob {
         this.files.delete(f);
         this.books.fileSkipped(f, 'the target exists', se);
         this.req.journal?.fileEnded(f.src, 'skipped');
-        f.abort('skipped');
+        this.cleanups.push(f.abort('skipped'));
         return;
       }
       if (se.code.startsWith('CONNECTION') || se.code === 'TIMEOUT') throw se;
@@ -440,17 +367,16 @@ class TransferJob implements FileJob {
   private async sendChangedAgain(f: TransferFile, e: SluiceError): Promise<boolean> {
     const tries = (this.sourceRestarts.get(f.src) ?? 0) + 1;
     if (tries > MAX_SOURCE_RESTARTS || this.aborted) return false;
-    const st = await fs.promises.stat(f.src).catch(() => null);
-    if (!st?.isFile()) return false;
+    const st = await this.ends.source.stat(f.src);
+    if (!st) return false;
     this.sourceRestarts.set(f.src, tries);
     this.log('warn', `${e.message}: sending it again (${tries} of ${MAX_SOURCE_RESTARTS})`);
     this.files.delete(f);
     f.discardProgress();
     this.books.filesTotal--;
     this.books.bytesTotal -= f.size;
-    f.journalled = false;
     this.req.journal?.restartFile(f.src, 'the source changed while it was sent');
-    f.abort('failed');
+    this.cleanups.push(f.abort('failed'));
     await this.enqueue({ src: f.src, dst: f.dst, size: st.size, mode: f.mode, mtimeMs: st.mtimeMs });
     return true;
   }
@@ -463,8 +389,8 @@ class TransferJob implements FileJob {
     // An interrupted or disconnected file with durable ranges in the job's journal keeps its temporary copy: the next run
     // resumes it. A checkpoint still on its way (its fsync queued behind the aborted WRITEs) records nothing once the
     // copy is removed (see the `keptTemp` test where ranges are recorded).
-    const resumable = isInterruption(e.code) && f.journalled;
-    f.abort('failed', resumable);
+    const resumable = isInterruption(e.code) && f.resumable;
+    this.cleanups.push(f.abort('failed', resumable));
     if (resumable) this.keptFiles.push(f);
     if (!resumable) this.req.journal?.fileEnded(f.src, 'failed', e.toInfo());
   }

@@ -111,3 +111,24 @@ describe('~ in remote paths', () => {
     assert.equal(fs.readFileSync(path.join(server.root, 'inbox', 'home.txt'), 'utf8'), 'to the home folder');
   });
 });
+
+describe('how DEST is read (cp semantics), once per run', () => {
+  test('a try reads DEST as the run\'s first did (TransferRequest.destIsDir) and says how it read it', { timeout: 60_000 }, async () => {
+    const tree = path.join(local, 'dest-tree');
+    fs.mkdirSync(tree, { recursive: true });
+    fs.writeFileSync(path.join(tree, 'x.txt'), 'x');
+    const made = path.join(server.root, 'made-by-first-try');
+    fs.mkdirSync(made, { recursive: true });
+    const told: boolean[] = [];
+    // The first try found no DEST and created it: the tree is DEST itself, even though DEST is a folder now.
+    const retried = await put({ sources: [tree], dest: made, destIsDir: false, onDestination: (isDir) => told.push(isDir) });
+    assert.deepEqual(retried.report.failed, []);
+    assert.equal(fs.readFileSync(path.join(made, 'x.txt'), 'utf8'), 'x', 'the tree is DEST, not put inside it');
+    assert.ok(!fs.existsSync(path.join(made, 'dest-tree')));
+    // A first try reads DEST as it is: an existing folder the tree goes into.
+    const first = await put({ sources: [tree], dest: made, onDestination: (isDir) => told.push(isDir) });
+    assert.deepEqual(first.report.failed, []);
+    assert.equal(fs.readFileSync(path.join(made, 'dest-tree', 'x.txt'), 'utf8'), 'x');
+    assert.deepEqual(told, [false, true], 'each try says how it read DEST, before anything is made there');
+  });
+});

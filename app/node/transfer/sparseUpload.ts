@@ -5,8 +5,6 @@
  * size: some servers refuse it). The copy is byte-identical; `--verify sha256` hashes it whole.
  * Where the ranges come from: sys/sparse.ts (SEEK_DATA/SEEK_HOLE through the native/ addon, else a zero-block scan).
  */
-import { SluiceError } from '../errors';
-import type { Session } from '../ssh/session';
 import { dataRanges } from '../sys/sparse';
 import type { ByteRange, EventSink } from './types';
 
@@ -21,13 +19,15 @@ export interface SparsePlan {
 
 /**
  * Plans the upload of `f` as its data ranges when its holes add up to MIN_SKIPPED_BYTES or more.
- * @param removeTemp a fresh start with a journal: the temporary name may be an earlier run's (resume.ts), whose bytes
- *   would show through the holes, so it is removed first (never on a resume: its recorded ranges are kept)
+ * @param clearTemp given for a fresh start with a journal: the temporary name may be an earlier run's (resume.ts),
+ *   whose bytes would show through the holes, so it is removed first (never on a resume: its recorded ranges are
+ *   kept); it resolves false when the file could not be removed
  * @returns the plan, or undefined for a file that is sent whole (not sparse, its ranges could not be read — the
  *   upload's own read then reports the error — or an earlier temporary file could not be removed)
  * @param events the job's event sink (the plan is said as an `info` log line)
  */
-export async function planSparseUpload(session: Session, f: { src: string; dst: string; size: number; temp: string }, removeTemp: boolean, events: EventSink): Promise<SparsePlan | undefined> {
+export async function planSparseUpload(f: { src: string; size: number },
+  clearTemp: (() => Promise<boolean>) | undefined, events: EventSink): Promise<SparsePlan | undefined> {
   // A file smaller than that cannot have that many holes: not even opened.
   if (f.size <= MIN_SKIPPED_BYTES) return undefined;
   const found = await dataRanges(f.src, f.size).catch(() => undefined);
@@ -39,9 +39,7 @@ export async function planSparseUpload(session: Session, f: { src: string; dst: 
   const holeBytes = f.size - sent;
   if (holeBytes < MIN_SKIPPED_BYTES) return undefined;
   // A temporary file that cannot be removed goes whole: its OPEN truncates it.
-  if (removeTemp && !(await session.call('remove', { path: f.temp }).then(() => true, (e: unknown) => SluiceError.from(e).code === 'NO_SUCH_FILE'))) {
-    return undefined;
-  }
+  if (clearTemp && !(await clearTemp())) return undefined;
   events({
     type: 'log', level: 'info',
     message: `${f.src} is sparse: sending its ${ranges.length} data ${ranges.length === 1 ? 'range' : 'ranges'}, ${sent} of ${f.size} bytes (holes found by ${found.source === 'native' ? 'SEEK_DATA/SEEK_HOLE' : 'a zero-block scan'})`,

@@ -93,7 +93,7 @@ export interface TransferJournal {
    */
   committedTarget?(f: { src: string; size: number; mtimeMs: number }): Promise<string | undefined>;
   /**
-   * How an earlier run of the job read its destination (see TransferRequest.destDecision), when it recorded it.
+   * How an earlier run of the job read its destination (see TransferRequest.destIsDir), when it recorded it.
    * Optional: without it every run reads the destination afresh.
    */
   destIsDir?(): boolean | undefined;
@@ -112,10 +112,13 @@ export interface TransferRequest {
   /** Remote folder or path (put), local folder or path (get); cp semantics. */
   dest: string;
   /**
-   * Shared by the tries of one run (cli/retry.ts): how the first try read `dest` — an existing folder the sources go
-   * into, or their new name — so that a retry after that try created it does not put the sources inside it.
+   * How an earlier try of the same run read `dest` (cli/retry.ts, from {@link onDestination}) — an existing folder
+   * the sources go into, or their new name — so that a retry after that try created it does not put the sources
+   * inside it. Absent: the journal's record, else `dest` as it is now.
    */
-  destDecision?: { isDir?: boolean };
+  destIsDir?: boolean;
+  /** Told once how this try reads `dest` (a folder the sources go into, or their new name), before anything is made. */
+  onDestination?(isDir: boolean): void;
   /** Walk folders (-r). */
   recursive: boolean;
   conflict?: ConflictPolicy;
@@ -278,4 +281,10 @@ export interface TransferOptions {
   onEvent?: EventSink;
   /** What is known of the server, read and added to by this job; absent: a fresh record (the probe asks again). */
   server?: ServerLearnings;
+}
+
+/** What a job reports and learns besides its files: its event sink, and what it learns about the server. */
+export interface JobFeedback {
+  events: EventSink;
+  server: ServerLearnings;
 }

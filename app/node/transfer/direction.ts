@@ -7,10 +7,10 @@ import { conflictSideOf, type ConflictSide } from './conflict';
 import { Endpoints } from './endpoints';
 import { LocalDestination, LocalSource } from './localEndpoint';
 import { RemoteDestination, RemoteSource } from './remoteEndpoint';
-import type { JobFeedback, TransferRequest } from './types';
+import type { RunFeedback, TransferRequest } from './types';
 
 /** The source and destination endpoints of a job; `feedback` takes their log lines and the server's answers. */
-export function endpointsFor(session: Session, req: Pick<TransferRequest, 'direction'>, feedback: JobFeedback): Endpoints {
+export function endpointsFor(session: Session, req: Pick<TransferRequest, 'direction'>, feedback: RunFeedback): Endpoints {
   return req.direction === 'put'
     ? new Endpoints(new LocalSource(feedback.events), new RemoteDestination(session, feedback))
     : new Endpoints(new RemoteSource(session), new LocalDestination());

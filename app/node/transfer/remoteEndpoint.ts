@@ -12,7 +12,7 @@ import type { DestinationEndpoint, EndpointFile, FileEnd, SourceEndpoint } from 
 import { inUserTerms, tempNameFor } from './fileNames';
 import { targetWritable, tempCreationRefused } from './inPlace';
 import { keepsOutOfOrderWrites } from './outOfOrderProbe';
-import type { FileTimes, JobFeedback } from './types';
+import type { FileTimes, RunFeedback } from './types';
 
 /** A remote file a job reads. */
 export class RemoteSource implements SourceEndpoint {
@@ -43,7 +43,7 @@ export class RemoteDestination implements DestinationEndpoint {
   readonly pathKey = 'remotePath';
   readonly finishReleasesLane = true;
 
-  constructor(private readonly session: Session, private readonly feedback: JobFeedback) {}
+  constructor(private readonly session: Session, private readonly feedback: RunFeedback) {}
 
   tempName(dst: string): string {
     return tempNameFor(dst, true);

@@ -16,7 +16,7 @@ import { conflictSideFor, endpointsFor } from './direction';
 import type { Endpoints } from './endpoints';
 import { refusedByServer } from './fileNames';
 import { InPlaceNotices } from './inPlace';
-import { JobBooks } from './job';
+import { RunBooks } from './runBooks';
 import { leftoverRemote } from './leftoverRemote';
 import { planFile, type PlanContext } from './planFile';
 import { segmentsOf } from './planner';
@@ -52,12 +52,12 @@ const asSluice = SluiceError.from;
  */
 export async function runTransfer(session: Session, req: TransferRequest, o: TransferOptions = {}): Promise<TransferReport> {
   if (o.signal?.aborted) throw new SluiceError('ABORTED', 'transfer interrupted');
-  return new TransferJob(session, req, o.onEvent ?? (() => undefined), o.server ?? {}).run(o.signal);
+  return new TransferRun(session, req, o.onEvent ?? (() => undefined), o.server ?? {}).run(o.signal);
 }
 
 /** The job stage: plans each file, queues its tasks on the scheduler and settles how every file ends. */
-class TransferJob {
-  readonly books: JobBooks;
+class TransferRun {
+  readonly books: RunBooks;
   /** Clean-ups of files given up, awaited before the job returns. */
   private readonly cleanups: Array<Promise<unknown>> = [];
   /** Files given up with their partial copy kept for the next run (interrupted, disconnected). */
@@ -103,7 +103,7 @@ class TransferJob {
       ends: this.ends, journal: req.journal, segmentSize: session.settings.segmentSize, lanes: this.lanesCount,
       lanesNow: () => session.lanes(),
     };
-    this.books = new JobBooks(session, req, this.files, events);
+    this.books = new RunBooks(session, req, this.files, events);
     const conflictSide = conflictSideFor(session, req, (level, m) => this.log(level, m));
     this.admitContext = { req, dest: this.ends.dest, conflictSide, log: (m) => this.log('warn', m) };
   }

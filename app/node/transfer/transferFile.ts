@@ -21,7 +21,7 @@ import type { CommitMode } from './conflict';
 import type { EndpointFile, Endpoints } from './endpoints';
 import { inUserTerms } from './fileNames';
 import { advance, isFinalPhase, type FilePhase } from './fileState';
-import type { FileInFlight } from './job';
+import type { FileInFlight } from './runBooks';
 import type { FileItem } from './scan';
 import type { ByteRange, TransferRequest, VerifyLevel } from './types';
 
@@ -38,7 +38,7 @@ export interface FileContext {
 /** A committed file: the verification it reached, and what the job says once about it. */
 export interface Committed {
   level: VerifyLevel;
-  /** `--verify sha256` read the copy back: why the server did not hash it (JobBooks.verifiedWeaker). */
+  /** `--verify sha256` read the copy back: why the server did not hash it (RunBooks.verifiedWeaker). */
   weakerWhy?: string;
   /** The attributes the target could not be given (committed without them), in the user's terms. */
   attrsNotKept?: { keep: KeptAttributes; error: SluiceError };

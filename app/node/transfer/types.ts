@@ -284,7 +284,7 @@ export interface TransferOptions {
 }
 
 /** What a job reports and learns besides its files: its event sink, and what it learns about the server. */
-export interface JobFeedback {
+export interface RunFeedback {
   events: EventSink;
   server: ServerLearnings;
 }

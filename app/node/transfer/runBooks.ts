@@ -1,5 +1,5 @@
 /**
- * One transfer job's books: its counters, the per-file events it publishes, the progress samples sent at a fixed
+ * One transfer run's books (engine.transfer: a "run"; "job" is the queue's): its counters, the per-file events it publishes, the progress samples sent at a fixed
  * rate (never per packet), the worker tasks running for it, and its report. Holds no transfer logic.
  */
 import { ThroughputEstimator } from '../../common/stats/throughput';
@@ -48,7 +48,7 @@ function verifyingTotals(files: readonly FileInFlight[]): { files: number; bytes
   return { files: files.length, bytes, hashedBytes };
 }
 
-export class JobBooks {
+export class RunBooks {
   readonly started = Date.now();
   readonly failed: FileFailure[] = [];
   filesTotal = 0;

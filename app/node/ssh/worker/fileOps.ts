@@ -3,6 +3,7 @@
  * statvfs@openssh.com, and a STAT that keeps the owner, group and access time.
  */
 import { SluiceError, displayText } from '../../errors';
+import { serverSoftware } from '../../ssh2x';
 import type { FsStats, RemoteStat, WorkerOps } from '../workerProtocol';
 import type { WorkerConn } from './conn';
 import { call, statOn } from './sftpCalls';
@@ -19,12 +20,16 @@ export function setMode(conn: WorkerConn, a: WorkerOps['setMode'][0]): Promise<v
 }
 
 /**
- * SSH_FXP_SYMLINK (draft-ietf-secsh-filexfer-02 §6.10). OpenSSH's sftp-server reads the two paths in the other
- * order than the draft (OpenSSH PROTOCOL §3.1); ssh2 swaps them for a server that says it is OpenSSH.
+ * SSH_FXP_SYMLINK (draft-ietf-secsh-filexfer-02 §6.10). OpenSSH's sftp-server reads the two paths in the other order
+ * than the draft (OpenSSH PROTOCOL §3.1: target first, then the link), and so do ProFTPD's mod_sftp and SFTPGo (Go's
+ * pkg/sftp), as tests here show (WinSCP reverses them for these servers too). ssh2 sends OpenSSH's order only to a
+ * server whose identification says OpenSSH or dropbear, the draft's to the others: for those the two are given to it
+ * swapped, so every server gets OpenSSH's order.
  */
 export function symlink(conn: WorkerConn, a: WorkerOps['symlink'][0]): Promise<void> {
   const s = conn.sftpOf(a.channel);
-  return call<void>((cb) => s.symlink(a.target, a.path, cb), a.path, 'SYMLINK');
+  const openSshOrder = /^(?:OpenSSH|dropbear)/i.test(serverSoftware(conn.require().client));
+  return call<void>((cb) => (openSshOrder ? s.symlink(a.target, a.path, cb) : s.symlink(a.path, a.target, cb)), a.path, 'SYMLINK');
 }
 
 /** One uint64 of the answer as a number (ssh2 gives a number, or a bigint or string past 2^53 with biOpt). */

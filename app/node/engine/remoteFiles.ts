@@ -4,6 +4,7 @@
  * parents), a move, a symlink, SETSTAT of a mode, statvfs. Requests go out on the first connection's channels in
  * turn, at most `inFlight` at once ({@link InFlight}).
  */
+import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { SluiceError, displayText, isSluiceError } from '../errors';
 import type { Session } from '../ssh/session';
@@ -22,6 +23,8 @@ export class InFlight {
   private readonly waiters: Array<() => void> = [];
 
   constructor(readonly limit: number, private readonly signal?: AbortSignal) {
+    // Each call in flight listens to the signal (ssh/connection.ts cancels it): past Node's 10, not a leak.
+    if (signal) setMaxListeners(limit * 2 + 16, signal);
     signal?.addEventListener('abort', () => { for (const w of this.waiters.splice(0)) w(); }, { once: true });
   }
 

@@ -10,7 +10,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { unprivilegedUser, type TestUser } from './asUser';
 import {
-  SSHD_PATH, describeRun, runCli, sshdWithKnownHosts, startTestServer, trustedServerHooks, urlOf, type SshServer, type SshdServer,
+  SSHD_PATH, describeRun, runCli, sshdWithKnownHosts, startCli, startTestServer, toxiproxyAvailable, trustedServerHooks, urlOf,
+  withProxiedSshd, type SshServer, type SshdServer,
 } from './helpers';
 import { startCliInTerminal } from './terminal';
 
@@ -290,5 +291,29 @@ describe(`permission denied, as ${typeof user === 'string' ? 'nobody' : user.nam
     assert.ok(!fs.existsSync(path.join(mine, 'free.txt')), 'what could be removed was');
     assert.ok(fs.existsSync(path.join(mine, 'locked/kept.txt')));
     assert.equal(fs.readFileSync(path.join(sshd.root, 'roots.txt'), 'utf8'), 'r');
+  });
+});
+
+describe('Ctrl-C', { skip: toxiproxyAvailable() ? false : 'toxiproxy-server not installed' }, () => {
+  test('rm -r at 50 ms RTT: the first SIGINT ends it at once with 130, the rest of the tree kept', async () => {
+    const toxics = (['upstream', 'downstream'] as const).map((stream) => ({ type: 'latency' as const, stream, attributes: { latency: 25 } }));
+    await withProxiedSshd({ tempPrefix: 'sluice-files-int-', toxics }, async ({ srv, proxyPort, dir }) => {
+      const kh = path.join(dir, 'known_hosts');
+      fs.writeFileSync(kh, `${srv.knownHostsLine(proxyPort)}\n`);
+      const tree = path.join(srv.root, 'big');
+      for (let d = 0; d < 20; d++) {
+        fs.mkdirSync(path.join(tree, `d${d}`), { recursive: true });
+        for (let i = 0; i < 100; i++) fs.writeFileSync(path.join(tree, `d${d}`, `f${i}`), '');
+      }
+      const run = startCli(['rm', '--batch', '--no-agent', '-i', srv.clientKeyPath, '-v', '-r', urlOf({ ...srv, port: proxyPort }, tree)],
+        { knownHosts: kh });
+      await run.waitForStderr(/removed /);
+      run.child.kill('SIGINT');
+      const r = await run.result;
+      assert.equal(r.code, 130, describeRun(r));
+      assert.match(r.stderr, /interrupted/);
+      const left = fs.readdirSync(tree).reduce((n, d) => n + fs.readdirSync(path.join(tree, d)).length, 0);
+      assert.ok(left > 0 && left < 2000, `some files removed, the rest kept (${left} left)`);
+    });
   });
 });

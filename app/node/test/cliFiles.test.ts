@@ -90,6 +90,24 @@ describe('ls', () => {
   });
 });
 
+describe('saved sites', () => {
+  test('a site\'s name as the host: its server, key and folder (sftp://NAME/x is x in the site\'s folder)', async () => {
+    const remote = freshRemote();
+    fs.mkdirSync(path.join(remote, 'sub'));
+    fs.writeFileSync(path.join(remote, 'sub/in-site.txt'), 's');
+    const home = fs.mkdtempSync(path.join(path.dirname(knownHosts), 'home-'));
+    const env = { SLUICE_HOME: home, TZ: 'UTC' };
+    let r = await runCli(['sites', 'add', 'box', url(remote), '-i', server.clientKeyPath], { knownHosts, env });
+    assert.equal(r.code, 0, describeRun(r));
+    r = await runCli(['ls', '--batch', '--no-agent', 'sftp://box/sub'], { knownHosts, env });
+    assert.equal(r.code, 0, describeRun(r));
+    assert.equal(r.stdout, 'in-site.txt\n');
+    r = await runCli(['rm', '--batch', '--no-agent', '-r', 'sftp://box/sub'], { knownHosts, env });
+    assert.equal(r.code, 0, describeRun(r));
+    assert.deepEqual(fs.readdirSync(remote), []);
+  });
+});
+
 describe('ls -l in a terminal', () => {
   test('sftp\'s long layout at 80 columns, a symlink with its target', async () => {
     const remote = freshRemote();

@@ -18,8 +18,9 @@ import { runLs, type LsOptions } from './lsCommand';
 import { intIn, nonNegativeInt, positiveInt } from './program';
 
 const FILES_HELP = `
-Every operand is an sftp:// URL, as for get and put: sftp://[user@]host[:port]/path,
-a saved site's name as the host, an ssh_config Host alias; -J for jump hosts.
+Every operand is an sftp:// URL, as for get and put:
+sftp://[user@]host[:port]/path, a saved site's name as the host, an ssh_config
+Host alias; -J for jump hosts.
 --json prints one JSON object per line on stdout (an entry of ls and stat, a
 {"type":"report"} line of the other commands, {"type":"error"} lines).
 Exit codes as get/put: 0 done, 1 failed, 2 usage, 3 authentication, 4 host key,

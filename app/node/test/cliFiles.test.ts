@@ -90,6 +90,18 @@ describe('ls', () => {
   });
 });
 
+describe('help', () => {
+  test('each file command\'s --help fits 80 columns and names its usage', async () => {
+    for (const c of ['ls', 'stat', 'mkdir', 'rm', 'mv', 'chmod', 'ln', 'df']) {
+      const r = await startCliInTerminal([c, '--help'], { knownHosts: '/dev/null', cols: 80 }).result;
+      assert.equal(r.code, 0, r.raw);
+      const long = r.raw.split(/\r?\n/).map((l) => l.replace(/\r/g, '')).filter((l) => [...l].length > 80);
+      assert.deepEqual(long, [], `sluice ${c} --help`);
+      assert.match(r.lines[0], new RegExp(`^Usage: sluice ${c} \\[options\\] <`));
+    }
+  });
+});
+
 describe('saved sites', () => {
   test('a site\'s name as the host: its server, key and folder (sftp://NAME/x is x in the site\'s folder)', async () => {
     const remote = freshRemote();

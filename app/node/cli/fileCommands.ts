@@ -12,7 +12,7 @@ import { remoteChild } from '../engine/remoteFiles';
 import { removeEmptyFolder, removeTree } from '../engine/remoteRemove';
 import { parseRemoteUrl } from '../engine/remoteSpec';
 import { TRANSFER_LIMITS } from '../../common/transferLimits';
-import { dfLines, entryJson, fsUsage, statText } from './fileFormat';
+import { dfLines, entryJson, fsUsage, jsonLine, statText } from './fileFormat';
 import { runFileCommand, type FileCommandOptions, type FileContext } from './fileSession';
 import { runLs, type LsOptions } from './lsCommand';
 import { intIn, nonNegativeInt, positiveInt } from './program';
@@ -114,7 +114,7 @@ async function eachPath(ctx: FileContext, paths: string[], one: (p: string) => P
 }
 
 function report(ctx: FileContext, fields: Record<string, unknown>): void {
-  if (ctx.json) ctx.print(JSON.stringify({ type: 'report', ...fields }));
+  if (ctx.json) ctx.print(jsonLine({ type: 'report', ...fields }));
 }
 
 async function statCommand(ctx: FileContext, o: { dereference?: boolean }): Promise<void> {
@@ -122,7 +122,7 @@ async function statCommand(ctx: FileContext, o: { dereference?: boolean }): Prom
     const st = await ctx.files.stat(p, o.dereference === true);
     if (!st) throw new SluiceError('NO_SUCH_FILE', `${displayText(p)}: no such file or folder`);
     const e = { ...st, name: path.posix.basename(p) || p, target: st.type === 'symlink' ? await ctx.files.readlink(p) : undefined };
-    if (ctx.json) ctx.print(JSON.stringify(entryJson(p, e)));
+    if (ctx.json) ctx.print(jsonLine(entryJson(p, e)));
     else for (const line of statText(p, e)) ctx.print(line);
   });
 }
@@ -174,7 +174,7 @@ async function lnCommand(ctx: FileContext, target: string, o: { symbolic?: boole
 async function dfCommand(ctx: FileContext, o: { inodes?: boolean }): Promise<void> {
   await eachPath(ctx, ctx.paths, async (p) => {
     const s = await ctx.files.statvfs(p);
-    if (ctx.json) ctx.print(JSON.stringify({ path: p, ...fsUsage(s), blockSize: s.frsize || s.bsize, namemax: s.namemax }));
+    if (ctx.json) ctx.print(jsonLine({ path: p, ...fsUsage(s), blockSize: s.frsize || s.bsize, namemax: s.namemax }));
     else for (const line of dfLines(p, s, o.inodes)) ctx.print(line);
   });
 }

@@ -63,6 +63,15 @@ export function columns(names: readonly string[], width: number): string[] {
   return lines;
 }
 
+/**
+ * One `--json` line: JSON.stringify, with the characters it leaves raw that reorder or control a terminal (C1, the
+ * line and paragraph separators, the bidi controls) written as `\uNNNN` escapes: the same data, safe to look at.
+ */
+export function jsonLine(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 const iso = (ms: number | undefined): string | undefined => (ms === undefined ? undefined : new Date(ms).toISOString());
 
 /**

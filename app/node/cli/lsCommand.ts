@@ -9,7 +9,7 @@ import { SluiceError, displayText } from '../errors';
 import { FILE_OPS_IN_FLIGHT, InFlight, remoteChild } from '../engine/remoteFiles';
 import { eachInOrder, walkTree, type SkippedLink, type TreeEntry } from '../engine/remoteTree';
 import { DEFAULT_MAX_DEPTH } from '../transfer/scan';
-import { columns, entryJson, longLine, type ShownEntry } from './fileFormat';
+import { columns, entryJson, jsonLine, longLine, type ShownEntry } from './fileFormat';
 import type { FileContext } from './fileSession';
 
 export interface LsOptions {
@@ -33,7 +33,7 @@ function skippedText(s: SkippedLink, maxDepth: number): string {
 function printEntries(ctx: FileContext, o: LsOptions, dir: string | undefined, entries: ShownEntry[]): void {
   const now = Date.now();
   if (ctx.json) {
-    for (const e of entries) ctx.print(JSON.stringify(entryJson(dir === undefined ? e.name : remoteChild(dir, e.name), e)));
+    for (const e of entries) ctx.print(jsonLine(entryJson(dir === undefined ? e.name : remoteChild(dir, e.name), e)));
   } else if (o.long) {
     for (const e of entries) ctx.print(longLine(e, now));
   } else if (process.stdout.isTTY) {
@@ -77,7 +77,7 @@ export async function runLs(ctx: FileContext, o: LsOptions): Promise<void> {
       enter: o.recursive ? visible : () => false, signal: ctx.signal,
       onSkipped: (s) => {
         ctx.say(`sluice: ls: ${skippedText(s, maxDepth)}`);
-        if (ctx.json) ctx.print(JSON.stringify({ type: 'skipped', reason: s.kind, path: s.path, target: s.target || undefined }));
+        if (ctx.json) ctx.print(jsonLine({ type: 'skipped', reason: s.kind, path: s.path, target: s.target || undefined }));
       },
     }, canonical);
     await eachInOrder(tree, (folder, entries, error) => {

@@ -146,6 +146,10 @@ export class RemoteFiles {
       if (isSluiceError(e, 'EXISTS')) {
         throw new SluiceError('EXISTS', `cannot move ${displayText(from)} to ${displayText(to)}: the target exists (use -f to replace it)`);
       }
+      // The worker's RENAME names the target; a missing source is the user's path to name.
+      if (isSluiceError(e, 'NO_SUCH_FILE') && !(await this.stat(from, false).catch(() => true))) {
+        throw new SluiceError('NO_SUCH_FILE', `cannot move ${displayText(from)}: no such file or folder`, { cause: e });
+      }
       throw e;
     }
   }

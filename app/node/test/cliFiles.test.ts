@@ -87,6 +87,9 @@ describe('ls', () => {
     assert.equal(r.code, 0, describeRun(r));
     assert.ok(!r.stdout.includes('\x1b') && !r.stdout.includes('\u202e'), r.stdout);
     assert.match(r.stdout, /evil\\x1b\[2Jname\\u202etxt\.exe$/m);
+    const json = await sluice('ls', ['--json', url(remote)]);
+    assert.ok(!json.stdout.includes('\x1b') && !json.stdout.includes('\u202e'), json.stdout);
+    assert.equal(jsonLines(json.stdout)[0].name, 'evil\x1b[2Jname\u202etxt.exe', 'the same name, escaped in JSON');
   });
 });
 
@@ -248,6 +251,9 @@ describe('rm, mv, chmod', () => {
     assert.equal(fs.readFileSync(path.join(remote, 'b'), 'utf8'), 'A');
     r = await sluice('mv', [url(`${remote}/b`), url(`${remote}/dir`)]);
     assert.equal(r.code, 0, describeRun(r));
+    r = await sluice('mv', [url(`${remote}/nothing`), url(`${remote}/elsewhere`)]);
+    assert.equal(r.code, 5, describeRun(r));
+    assert.match(r.stderr, /mv: cannot move .*\/nothing: no such file or folder/);
     assert.deepEqual(fs.readdirSync(path.join(remote, 'dir')), ['b']);
   });
 

@@ -14,6 +14,7 @@ import {
   withProxiedSshd, type SshServer, type SshdServer,
 } from './helpers';
 import { startCliInTerminal } from './terminal';
+import { startSsh2SftpServer } from '../../../e2e/fixtures/ssh2SftpServer';
 
 let server: SshServer;
 let knownHosts: string;
@@ -198,6 +199,22 @@ describe('stat, mkdir, ln -s, df', () => {
     const [d] = jsonLines(r.stdout);
     const local = fs.statfsSync(server.root);
     assert.equal(d.size, local.blocks * local.bsize);
+    r = await sluice('df', [url(`${server.root}/missing`)]);
+    assert.equal(r.code, 5, describeRun(r));
+    assert.match(r.stderr, /missing: no such file/);
+  });
+
+  test('df on a server without statvfs@openssh.com: a message naming the extension, exit 1', async () => {
+    const bare = await startSsh2SftpServer({ extensions: {} });
+    try {
+      const kh = path.join(path.dirname(knownHosts), 'known_hosts-bare');
+      fs.writeFileSync(kh, `${bare.knownHostsLine()}\n`);
+      const r = await runCli(['df', '--batch', '--no-agent', '-i', bare.clientKeyPath, `sftp://u@127.0.0.1:${bare.port}${bare.root}`], { knownHosts: kh });
+      assert.equal(r.code, 1, describeRun(r));
+      assert.match(r.stderr, /^sluice: df: .*: the server does not offer statvfs@openssh\.com \(an OpenSSH extension\), so it cannot tell the size/m);
+    } finally {
+      await bare.stop();
+    }
   });
 
   test('a URL whose path holds NUL (%00) is a usage error before connecting', async () => {

@@ -125,6 +125,17 @@ describe('saved sites', () => {
 });
 
 describe('ls -l in a terminal', () => {
+  test('ls on a terminal: names in columns down then across, within 80 columns', async () => {
+    const remote = freshRemote();
+    for (let i = 0; i < 30; i++) fs.writeFileSync(path.join(remote, `name-${String(i).padStart(2, '0')}.txt`), '');
+    const screen = await startCliInTerminal(['ls', ...flags(), url(remote)], { knownHosts, cols: 80 }).result;
+    assert.equal(screen.code, 0, screen.raw);
+    // 13-character cells (11 + 2): 6 columns of 5 rows, each column read down, as ls -C.
+    assert.equal(screen.lines[0], 'name-00.txt  name-05.txt  name-10.txt  name-15.txt  name-20.txt  name-25.txt');
+    assert.equal(screen.lines[4], 'name-04.txt  name-09.txt  name-14.txt  name-19.txt  name-24.txt  name-29.txt');
+    assert.deepEqual(screen.cursor, { x: 0, y: 5 });
+  });
+
   test('sftp\'s long layout at 80 columns, a symlink with its target', async () => {
     const remote = freshRemote();
     fs.writeFileSync(path.join(remote, 'data.bin'), Buffer.alloc(1234));
@@ -329,6 +340,13 @@ describe(`permission denied, as ${typeof user === 'string' ? 'nobody' : user.nam
       fs.chownSync(path.join(mine, 'free.txt'), u.uid, u.gid);
     }
     fs.chmodSync(path.join(mine, 'locked'), 0o755); // root's: nothing inside can be removed by the account
+    fs.mkdirSync(path.join(sshd.root, 'tree/secret'), { recursive: true });
+    fs.writeFileSync(path.join(sshd.root, 'tree/open.txt'), 'o');
+    fs.chmodSync(path.join(sshd.root, 'tree/secret'), 0o700); // root's, not listable by the account
+    const l = await as('ls', ['-R', urlAs(`${sshd.root}/tree`)]);
+    assert.equal(l.code, 5, describeRun(l));
+    assert.equal(l.stdout, `${sshd.root}/tree:\nopen.txt\nsecret\n\n${sshd.root}/tree/secret:\n`);
+    assert.match(l.stderr, /tree\/secret: permission denied/);
     let r = await as('rm', [urlAs(`${sshd.root}/roots.txt`)]);
     assert.equal(r.code, 5, describeRun(r));
     assert.match(r.stderr, new RegExp(`^sluice: rm: REMOVE ${sshd.root}/roots\\.txt: permission denied \\(SSH_FX_PERMISSION_DENIED[),]`, 'm'));

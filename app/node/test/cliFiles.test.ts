@@ -363,6 +363,22 @@ describe(`permission denied, as ${typeof user === 'string' ? 'nobody' : user.nam
     assert.ok(fs.existsSync(path.join(mine, 'locked/kept.txt')));
     assert.equal(fs.readFileSync(path.join(sshd.root, 'roots.txt'), 'utf8'), 'r');
   });
+
+  test('chmod -R reaches inside a folder the account could not list until its mode changed (u+rX)', async () => {
+    const u = user as TestUser;
+    const shut = path.join(sshd.root, 'shut');
+    fs.mkdirSync(path.join(shut, 'in'), { recursive: true });
+    fs.writeFileSync(path.join(shut, 'in/f.txt'), 'f');
+    for (const p of [shut, path.join(shut, 'in'), path.join(shut, 'in/f.txt')]) if (u.switchTo) fs.chownSync(p, u.uid, u.gid);
+    fs.chmodSync(path.join(shut, 'in/f.txt'), 0o200);
+    fs.chmodSync(path.join(shut, 'in'), 0o300);
+    fs.chmodSync(shut, 0o000);
+    const r = await as('chmod', ['-R', '--json', 'u+rX', urlAs(shut)]);
+    assert.equal(r.code, 0, describeRun(r));
+    assert.equal(fs.statSync(shut).mode & 0o777, 0o500);
+    assert.equal(fs.statSync(path.join(shut, 'in')).mode & 0o777, 0o700);
+    assert.equal(fs.statSync(path.join(shut, 'in/f.txt')).mode & 0o777, 0o600);
+  });
 });
 
 describe('Ctrl-C', { skip: toxiproxyAvailable() ? false : 'toxiproxy-server not installed' }, () => {

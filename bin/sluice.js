@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 'use strict';
 // Thin launcher: the CLI is compiled to dist/ by `npm run build` (run by `prepare` on install).
-if (process.argv[2] === 'get' || process.argv[2] === 'put') {
+const REMOTE_COMMANDS = ['get', 'put', 'ls', 'stat', 'mkdir', 'rm', 'mv', 'chmod', 'ln', 'df'];
+if (REMOTE_COMMANDS.includes(process.argv[2])) {
   // Let the first connection worker load ssh2 on the other core, and open the TCP connection to the first
   // sftp:// operand's server (as ~/.ssh/config resolves it, or its first jump host: the worker works that out itself
   // with cli/preconnectTarget.js), while the CLI itself loads. A malformed URL or configuration is reported by the CLI.

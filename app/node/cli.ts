@@ -18,6 +18,7 @@ import { buildProgram, helpHintPerCommand, transferRequest, type CliOptions } fr
 import { addQueueCommands } from './cli/queueCommands';
 import { addSitesCommands } from './cli/sitesCommands';
 import { addBenchCiphersCommand } from './cli/benchCiphers';
+import { addFileCommands } from './cli/fileCommands';
 import { withBookmark } from './cli/bookmarks';
 import { connectedLine, engineOptions, jobTarget, openJobEngine, resolveOperands } from './cli/jobSetup';
 import { SIGNAL_EXIT_CODES, guardSignals, type HandledSignal } from './cli/signals';
@@ -140,6 +141,7 @@ export async function main(argv: string[]): Promise<number> {
   const program = buildProgram(run);
   addQueueCommands(program);
   addSitesCommands(program);
+  addFileCommands(program);
   addBenchCiphersCommand(program);
   helpHintPerCommand(program);
   try {

@@ -12,6 +12,8 @@ import { runTransfer } from '../transfer/run';
 import type { TransferOptions, TransferReport, TransferRequest } from '../transfer/types';
 import { removeRemote } from './remoteRemove';
 import { ServerRecord, type ServerTraits } from './serverTraits';
+import { RemoteFiles } from './remoteFiles';
+import { SluiceError } from '../errors';
 import { sessionOptionsFor, type EngineOptions } from './setup';
 
 export type { EngineOptions } from './setup';
@@ -117,4 +119,13 @@ export class SessionEngine implements Engine {
  */
 export async function openEngine(o: EngineOptions): Promise<Engine> {
   return new SessionEngine(await Session.open(await sessionOptionsFor(o)));
+}
+
+/**
+ * The file manager's operations (engine/remoteFiles.ts) on an engine {@link openEngine} opened.
+ * @throws SluiceError INTERNAL for another implementation of {@link Engine} (a test's fake)
+ */
+export function remoteFilesOf(engine: Engine): RemoteFiles {
+  if (!(engine instanceof SessionEngine)) throw new SluiceError('INTERNAL', 'file operations need an engine over a session');
+  return new RemoteFiles(engine.session);
 }

@@ -4,7 +4,7 @@
  * counters cross the thread boundary (see workerProtocol.ts). This file only dispatches: every operation is
  * `op(conn, arg, ctx)`, given the worker's one connection (worker/conn.ts) and its call's context (cancel signal,
  * progress, batches) explicitly, as vscode's IServerChannel.call(ctx, …); the operations live in worker/connect.ts,
- * worker/channels.ts, worker/remoteOps.ts, worker/transfers.ts and worker/probe.ts.
+ * worker/channels.ts, worker/remoteOps.ts, worker/fileOps.ts, worker/transfers.ts and worker/probe.ts.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -16,6 +16,7 @@ import type { CallContext, OpName, ToWorker, WorkerOps } from './workerProtocol'
 import { addChannels, setChannelWindow } from './worker/channels';
 import { WorkerConn } from './worker/conn';
 import { connect } from './worker/connect';
+import { setMode, statLong, statvfs, symlink } from './worker/fileOps';
 import { CoordinatorLink } from './worker/link';
 import { probeOutOfOrder } from './worker/probe';
 import { canWrite, list, listEach, mkdir, openAhead, rename, stat } from './worker/remoteOps';
@@ -85,6 +86,10 @@ const ops: { [K in OpName]: Op<K> } = {
   stat,
   list,
   listEach,
+  statLong,
+  setMode,
+  symlink,
+  statvfs,
   realpath: (conn, a) => call<string>((cb) => conn.sftpOf(a.channel).realpath(a.path, cb), a.path, 'REALPATH'),
   readlink: (conn, a) => call<string>((cb) => conn.sftpOf(a.channel).readlink(a.path, cb), a.path, 'READLINK'),
   mkdir,

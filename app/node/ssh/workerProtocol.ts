@@ -118,6 +118,14 @@ export interface RemoteStat {
   size: number;
   mtimeMs: number;
   mode: number;
+  /** Only where asked for (`long`): the owner's and group's numeric ids, the access time (ms), the file type bits. */
+  uid?: number;
+  gid?: number;
+  atimeMs?: number;
+  /** S_IFMT bits of the mode (a socket, a FIFO, a device among `other`); only with `long`. */
+  format?: number;
+  /** Only with `long`: the `ls -l` line the server sent in its SSH_FXP_NAME answer (draft-02 §7), untrusted text. */
+  longname?: string;
 }
 
 export interface RemoteEntry extends RemoteStat {
@@ -217,6 +225,20 @@ export function tempFileMode(sourceMode: number): number {
   return ((sourceMode & 0o777) || 0o644) | 0o600;
 }
 
+/** A statvfs@openssh.com answer (OpenSSH PROTOCOL §4.4): sizes in blocks of `frsize` bytes, inode counts. */
+export interface FsStats {
+  bsize: number;
+  frsize: number;
+  blocks: number;
+  bfree: number;
+  bavail: number;
+  files: number;
+  ffree: number;
+  favail: number;
+  flag: number;
+  namemax: number;
+}
+
 export type CommitMode = 'overwrite' | 'no-clobber';
 
 /** Operation name → [argument, result]. */
@@ -235,7 +257,15 @@ export interface WorkerOps {
    * Lists a folder as `list` does, handing its names to the caller as they arrive (CallContext.items, a batch per
    * READDIR answer, read on only while at most ITEMS_AHEAD batches wait unconsumed); resolves with the count of names.
    */
-  listEach: [{ channel?: number; path: string }, number];
+  listEach: [{ channel?: number; path: string; long?: boolean }, number];
+  /** SSH_FXP_STAT (LSTAT with `follow: false`) with the owner, group and access time (RemoteStat `long` fields). */
+  statLong: [{ channel?: number; path: string; follow?: boolean }, RemoteStat | null];
+  /** SSH_FXP_SETSTAT of the permission bits (draft-ietf-secsh-filexfer-02 §6.9); follows a symlink, as chmod(2). */
+  setMode: [{ channel?: number; path: string; mode: number }, void];
+  /** SSH_FXP_SYMLINK: a link at `path` naming `target` (stored as given). */
+  symlink: [{ channel?: number; target: string; path: string }, void];
+  /** statvfs@openssh.com (OpenSSH PROTOCOL §4.4) of the file system holding `path`; REMOTE_FAILURE where not offered. */
+  statvfs: [{ channel?: number; path: string }, FsStats];
   realpath: [{ channel?: number; path: string }, string];
   /** SSH_FXP_READLINK: what a symbolic link points to, as stored in the link (relative or absolute). */
   readlink: [{ channel?: number; path: string }, string];

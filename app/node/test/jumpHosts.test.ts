@@ -122,6 +122,27 @@ describe('jump hosts', { skip }, () => {
     assert.ok(!fs.existsSync(path.join(local, 'direct.bin')));
   });
 
+  test('the file commands through -J and through an alias\'s ProxyJump: mkdir -p, ls -l, mv, rm -r (#26 item 8)', async () => {
+    const { remote } = freshCase();
+    const jump = ['-J', `${jn.bastion.user}@127.0.0.1:${jn.bastion.port}`, '-i', jn.target.clientKeyPath];
+    let r = await run(['mkdir', ...base, ...jump, '-p', targetUrl(`${remote}/a/b`)]);
+    assert.equal(r.code, 0, describeRun(r));
+    assert.ok(fs.statSync(path.join(remote, 'a/b')).isDirectory());
+    const config = path.join(work, `config-${caseNo}`);
+    fs.writeFileSync(config, ['Host target', '  HostName 127.0.0.1', `  Port ${jn.target.port}`, `  User ${jn.target.user}`,
+      `  IdentityFile ${jn.target.clientKeyPath}`, '  ProxyJump bastion', 'Host bastion', '  HostName 127.0.0.1',
+      `  Port ${jn.bastion.port}`, `  User ${jn.bastion.user}`, `  IdentityFile ${jn.bastion.clientKeyPath}`, ''].join('\n'));
+    const env = { HOME: path.join(work, 'nohome') };
+    r = await run(['mv', ...base, '-F', config, `sftp://target${remote}/a/b`, `sftp://target${remote}/a/c`], env);
+    assert.equal(r.code, 0, describeRun(r));
+    r = await run(['ls', ...base, '-F', config, '-l', `sftp://target${remote}/a`], env);
+    assert.equal(r.code, 0, describeRun(r));
+    assert.match(r.stdout, /^drwx[-rwxsStT]{6} +\d+ \S+ +\S+ +\d+ \w{3} [ \d]\d \d\d:\d\d c\n$/);
+    r = await run(['rm', ...base, ...jump, '-r', targetUrl(`${remote}/a`)]);
+    assert.equal(r.code, 0, describeRun(r));
+    assert.deepEqual(fs.readdirSync(remote), []);
+  });
+
   test('a jump host\'s own UserKnownHostsFile and StrictHostKeyChecking apply to it, the target\'s to the target (as ssh -J)', async () => {
     const { remote, file } = freshCase();
     const targetKh = path.join(work, `kh-target-${caseNo}`);

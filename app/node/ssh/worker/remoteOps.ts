@@ -11,6 +11,7 @@ import type { CallContext, RemoteEntry, RemoteStat, WorkerOps } from '../workerP
 import type { WorkerConn } from './conn';
 import {
   OPEN_MODE, SEGMENT_FLAGS, SSH_FX_EOF, S_IFMT, S_IFREG, call, closeRemote, openRemote, statOn, statToRemote,
+  statToRemoteLong,
 } from './sftpCalls';
 
 export async function openAhead(conn: WorkerConn, a: WorkerOps['openAhead'][0]): Promise<void> {
@@ -44,7 +45,11 @@ export async function stat(conn: WorkerConn, a: WorkerOps['stat'][0]): Promise<R
 }
 
 /** One name of an SSH_FXP_NAME answer; its ATTRS fields are each optional (draft-ietf-secsh-filexfer-02 §5). */
-export type DirEntry = { filename: string; attrs: { mode?: number; size?: number; mtime?: number } };
+export type DirEntry = {
+  filename: string;
+  longname?: string;
+  attrs: { mode?: number; size?: number; mtime?: number; atime?: number; uid?: number; gid?: number };
+};
 
 /** LSTATs of names listed without attributes sent at once (a server that never sends ATTRS in NAME answers). */
 const BARE_STATS_AT_ONCE = 32;
@@ -60,14 +65,15 @@ function isBare(e: DirEntry): boolean {
  * ATTRS field is optional) are asked with SSH_FXP_LSTAT, at most {@link BARE_STATS_AT_ONCE} at a time; one that
  * no longer exists is left out, one whose LSTAT fails keeps what the listing said.
  */
-async function toEntries(s: SFTPWrapper, dir: string, names: DirEntry[]): Promise<RemoteEntry[]> {
-  const out = names.map((e): RemoteEntry | null => (isBare(e) ? null : { name: e.filename, ...statToRemote(e.attrs) }));
+async function toEntries(s: SFTPWrapper, dir: string, names: DirEntry[], long = false): Promise<RemoteEntry[]> {
+  const attrsOf = (e: DirEntry) => (long ? statToRemoteLong(e.attrs, e.longname) : statToRemote(e.attrs));
+  const out = names.map((e): RemoteEntry | null => (isBare(e) ? null : { name: e.filename, ...attrsOf(e) }));
   const bare = names.flatMap((e, i) => (isBare(e) ? [i] : []));
   let next = 0;
   const statOne = async (i: number): Promise<void> => {
     const name = names[i].filename;
     const p = dir.endsWith('/') ? dir + name : `${dir}/${name}`;
-    const st = await statOn(s, p, false).catch(() => statToRemote(names[i].attrs));
+    const st = await statOn(s, p, false, long).catch(() => attrsOf(names[i]));
     if (st) out[i] = { name, ...st };
   };
   await Promise.all(Array.from({ length: Math.min(BARE_STATS_AT_ONCE, bare.length) }, async () => {
@@ -108,7 +114,7 @@ export const MAX_EMPTY_ANSWERS = 100;
  *   ABORTED once `signal` fires (no READDIR is sent after it)
  */
 async function readFolder(conn: WorkerConn, dir: string, channel: number | undefined, signal: AbortSignal,
-  onNames: (names: RemoteEntry[]) => Promise<void>): Promise<number> {
+  onNames: (names: RemoteEntry[]) => Promise<void>, long = false): Promise<number> {
   const s = conn.sftpOf(channel);
   const h = await call<Buffer>((cb) => s.opendir(dir, cb), dir);
   let count = 0;
@@ -132,7 +138,7 @@ async function readFolder(conn: WorkerConn, dir: string, channel: number | undef
           throw new SluiceError('REMOTE_FAILURE', `READDIR ${displayText(dir)}: the folder lists more than `
             + `${MAX_LISTING_NAMES.toLocaleString('en-US')} names, the limit of one listing; not read further`);
         }
-        const entries = await toEntries(s, dir, names.filter((e) => e.filename !== '.' && e.filename !== '..'));
+        const entries = await toEntries(s, dir, names.filter((e) => e.filename !== '.' && e.filename !== '..'), long);
         if (entries.length) await onNames(entries);
       }
     }
@@ -148,9 +154,12 @@ export async function list(conn: WorkerConn, a: WorkerOps['list'][0], ctx: CallC
   return out;
 }
 
-/** A folder's names handed to the caller as they arrive, with back-pressure (see WorkerOps.listEach). */
+/**
+ * A folder's names handed to the caller as they arrive, with back-pressure (see WorkerOps.listEach); with `long`,
+ * each with its owner, group, access time and the server's `ls -l` line.
+ */
 export function listEach(conn: WorkerConn, a: WorkerOps['listEach'][0], ctx: CallContext): Promise<number> {
-  return readFolder(conn, a.path, a.channel, ctx.signal, (names) => ctx.items(names));
+  return readFolder(conn, a.path, a.channel, ctx.signal, (names) => ctx.items(names), a.long === true);
 }
 
 export async function mkdir(conn: WorkerConn, a: WorkerOps['mkdir'][0]): Promise<'created' | 'exists'> {

@@ -40,6 +40,15 @@ export function statToRemote(a: { mode?: number; size?: number; mtime?: number }
   return { type, size: a.size ?? 0, mtimeMs: (a.mtime ?? 0) * 1000, mode: mode & 0o7777 };
 }
 
+/** ATTRS with the owner, group and access time kept (RemoteStat's `long` fields), and a listing's `longname`. */
+export function statToRemoteLong(a: { mode?: number; size?: number; mtime?: number; atime?: number; uid?: number; gid?: number },
+  longname?: string): RemoteStat {
+  const st: RemoteStat = { ...statToRemote(a), uid: a.uid, gid: a.gid, format: (a.mode ?? 0) & S_IFMT };
+  if (a.atime !== undefined) st.atimeMs = a.atime * 1000;
+  if (longname !== undefined) st.longname = longname;
+  return st;
+}
+
 /**
  * SSH_FXP_OPEN (draft-ietf-secsh-filexfer-02 §6.3).
  * @param flags ssh2's fopen-style string, or SSH_FXF_* bits ({@link OPEN_MODE})
@@ -115,11 +124,11 @@ export async function fsetstatRemote(s: SFTPWrapper, h: Buffer, p: string, keep?
 }
 
 /** SSH_FXP_STAT (or LSTAT when `follow` is false); null when the path does not exist. */
-export async function statOn(s: SFTPWrapper, p: string, follow: boolean): Promise<RemoteStat | null> {
+export async function statOn(s: SFTPWrapper, p: string, follow: boolean, long = false): Promise<RemoteStat | null> {
   try {
     const st = await call<{ mode?: number; size?: number; mtime?: number }>(
       (cb) => (follow ? s.stat(p, cb) : s.lstat(p, cb)), p);
-    return statToRemote(st);
+    return long ? statToRemoteLong(st) : statToRemote(st);
   } catch (e) {
     if (e instanceof SluiceError && e.code === 'NO_SUCH_FILE') return null;
     throw e;

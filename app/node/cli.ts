@@ -29,7 +29,7 @@ import { CLOSED_PIPE_EXIT_CODE, onStdoutClosed, quietOnClosedPipe, stdoutClosed 
 import { DEFAULT_RETRY_POLICY } from '../common/retry';
 import type { TransferReport } from './transfer/types';
 
-export { parseRate, parseSize, parseWindow } from './cli/program';
+export { parseRate, parseSize, parseWindow } from './cli/optionParsers';
 
 /** Exit code for a finished job: 0, or the shared category of every failure (else 1). */
 export function exitCodeForReport(r: TransferReport): number {

@@ -15,7 +15,8 @@ import { TRANSFER_LIMITS } from '../../common/transferLimits';
 import { dfLines, entryJson, fsUsage, jsonLine, statText } from './fileFormat';
 import { runFileCommand, type FileCommandOptions, type FileContext } from './fileSession';
 import { runLs, type LsOptions } from './lsCommand';
-import { intIn, nonNegativeInt, positiveInt } from './program';
+import { addAlgorithmOptions, addLoginOptions, addReachOptions } from './connectionOptions';
+import { intIn } from './optionParsers';
 
 const FILES_HELP = `
 Every operand is an sftp:// URL, as for get and put:
@@ -26,29 +27,12 @@ Host alias; -J for jump hosts.
 Exit codes as get/put: 0 done, 1 failed, 2 usage, 3 authentication, 4 host key,
 5 not found or permission denied, 7 host not found, 130 interrupted.`;
 
-function collect(v: string, prev: string[] = []): string[] {
-  return [...prev, v];
-}
-
 /** The connection options of every file command (get/put's, without the transfer ones). */
 function addConnectOptions(cmd: Command): Command {
-  return cmd
-    .option('-i, --identity <file>', 'private key file (repeatable)', collect)
-    .option('--no-agent', 'do not use ssh-agent')
-    .option('--batch', 'never prompt (unknown host keys are refused unless --accept-new)')
-    .option('--accept-new', 'accept and save unknown host keys (changed keys are still refused)')
+  return addReachOptions(addAlgorithmOptions(addLoginOptions(cmd)
     .option('--json', 'one JSON object per line on stdout')
     .option('--no-progress', 'accepted for symmetry with get and put (file commands draw no bar)')
-    .option('-v, --verbose', 'say what is done, and the negotiated algorithms')
-    .option('--cipher <list>', 'cipher preference, comma separated', collect)
-    .option('--kex <list>', 'key exchange preference, comma separated', collect)
-    .option('--mac <list>', 'MAC preference, comma separated', collect)
-    .option('--host-key-algorithms <list>', 'host key algorithm preference, comma separated', collect)
-    .option('--keepalive <ms>', 'keepalive interval in ms, 0 = off', nonNegativeInt)
-    .option('--keepalive-count <n>', 'missed keepalives before the connection is dropped', positiveInt)
-    .option('--connect-timeout <ms>', 'connect + authentication timeout in ms', positiveInt)
-    .option('-J, --jump <hosts>', 'jump hosts, like ssh -J (none: connect directly)')
-    .option('-F, --ssh-config <file>', 'OpenSSH client configuration file to read instead of ~/.ssh/config');
+    .option('-v, --verbose', 'say what is done, and the negotiated algorithms')));
 }
 
 /** A file command: its operands, options and the action run once connected. */

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CommanderError, type Command } from 'commander';
-import { buildProgram, packageVersion, parseRate, transferRequest, type CliOptions } from './program';
+import { parseRate } from './optionParsers';
+import { buildProgram, packageVersion, transferRequest, type CliOptions } from './program';
 
 /** The program with a recording runner and captured output. */
 function harness(): { program: Command; runs: Array<{ direction: string; operands: string[]; opts: CliOptions }>; out: () => string } {

@@ -4,13 +4,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { DEFAULT_RETRY_POLICY } from '../../common/retry';
-import { TRANSFER_LIMITS, type Range } from '../../common/transferLimits';
+import { TRANSFER_LIMITS } from '../../common/transferLimits';
 import { AUTO_TUNE, SESSION_DEFAULTS, WINDOW_TUNE } from '../ssh/session';
 import { DEFAULT_MAX_DEPTH } from '../transfer/scan';
-import { CONFLICT_RULES, type ConflictRule, type TransferRequest } from '../transfer/types';
-import { parseByteAmount } from './units';
+import type { ConflictRule, TransferRequest } from '../transfer/types';
+import { addAlgorithmOptions, addLoginOptions, addReachOptions } from './connectionOptions';
+import { intIn, nonNegativeInt, parseConflict, parseRate, parseSize, parseVerify, parseWindow } from './optionParsers';
 
 /** The options of `get` and `put`, as commander parses them. */
 export interface CliOptions {
@@ -146,105 +147,13 @@ const CONFLICT_HELP = 'when a target exists: overwrite (default, like cp and sft
   + 'to the second, else skip); size (overwrite when the sizes differ, else skip); rename (write NAME (1).ext beside it); append '
   + '(resume a partial target: when its bytes have the SHA-256 of the source\'s start, send only the rest into it, else overwrite)';
 
-const JUMP_HELP = 'jump hosts, like ssh -J: [user@]host[:port] (or an ssh_config alias), several separated by commas, visited in '
-  + 'order; overrides ProxyJump of the ssh config; none: connect directly. Each jump host\'s host key is checked like the target\'s';
-const SSH_CONFIG_HELP = 'OpenSSH client configuration file to read instead of ~/.ssh/config and /etc/ssh/ssh_config, like sftp -F '
-  + '(none: read none); Host aliases, HostName, Port, User, IdentityFile, ProxyJump, … apply (see the README)';
-
 const DEREFERENCE_HELP = 'follow symlinks in the folder walk, like cp -L (default, both ways: a file symlink is copied only '
   + 'when its target is inside the tree; others are reported and skipped)';
-
-/** `--first`, `--keepalive-count`, …: a whole number ≥ 1. @throws InvalidArgumentError otherwise */
-export function positiveInt(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number ≥ 1');
-  return n;
-}
-
-/**
- * A parser of a whole number within `range` (`--connections`, `--channels`, `--requests`).
- * @returns the parser; it throws InvalidArgumentError naming the range for anything else
- */
-export function intIn(range: Range): (v: string) => number {
-  return (v) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < range.min || n > range.max) throw new InvalidArgumentError(`must be a whole number from ${range.text}`);
-    return n;
-  };
-}
-
-/** `--keepalive`: a whole number ≥ 0. @throws InvalidArgumentError otherwise */
-export function nonNegativeInt(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number ≥ 0');
-  return n;
-}
-
-/**
- * A size within `range`, read as rsync reads sizes (units.ts parseByteAmount): K, M, G and KiB, MiB, GiB are powers
- * of 1024, KB, MB, GB powers of 1000.
- * @throws InvalidArgumentError for other text, or naming the range
- */
-function sizeIn(v: string, range: Range): number {
-  const n = parseByteAmount(v);
-  if (n === undefined) throw new InvalidArgumentError('expected a size such as 16M (16 MiB), 512K, 16MB (16,000,000 bytes) or 1048576');
-  if (n < range.min || n > range.max) throw new InvalidArgumentError(`must be from ${range.text}`);
-  return n;
-}
-
-/**
- * `--segment-size`: sizes such as 16M, 512K, 1G, 16MiB or plain bytes; units are binary (K = 1024).
- * @returns bytes
- * @throws InvalidArgumentError for other text or a size outside {@link TRANSFER_LIMITS}.segmentSize (64K to 1024G)
- */
-export function parseSize(v: string): number {
-  return sizeIn(v, TRANSFER_LIMITS.segmentSize);
-}
 
 /** What `--limit` says about its units, for the help. */
 export const LIMIT_HELP = 'speed limit per second, read as rsync --bwlimit reads it: 10M or 10MiB = 10 MiB/s (1024-based, '
   + 'as curl --limit-rate 10M too); 10MB = 10 MB/s = 10,000,000 bytes/s (SI); K, G alike; no unit: bytes/s; a '
   + 'trailing /s and decimals are fine (1.5M); 0 = none';
-
-/**
- * `--limit`: a rate such as 10M, 512K, 1.5M, 10MiB/s, 10MB/s or plain bytes per second, units as {@link parseSize}
- * (10M = 10 MiB/s, 10MB = 10,000,000 bytes/s); 0 means no limit. For `get`, `put` and `sluice queue run`.
- * @returns bytes per second (whole), 0 for none
- * @throws InvalidArgumentError for other text, or a limit under 1 KiB/s other than 0
- */
-export function parseRate(v: string): number {
-  const n = parseByteAmount(v, { perSecond: true });
-  if (n === undefined) throw new InvalidArgumentError('expected a rate such as 10M (10 MiB/s), 10MB (10,000,000 bytes/s), 512K, 1.5M or 0 (no limit)');
-  // 0.4 rounds to 0 bytes/s: only a written zero means "no limit".
-  const writtenZero = /^0*(\.0*)?\s*[a-z/]*$/i.test(v.trim());
-  if ((n === 0 && !writtenZero) || (n !== 0 && n < 1024)) throw new InvalidArgumentError('must be 0 (no limit) or at least 1K (1 KiB/s)');
-  return n;
-}
-
-/**
- * `--window`: a size within {@link TRANSFER_LIMITS}.window, 2 MiB (ssh2's own window) to 256 MiB.
- * @returns bytes
- * @throws InvalidArgumentError for other text or outside that range
- */
-export function parseWindow(v: string): number {
-  return sizeIn(v, TRANSFER_LIMITS.window);
-}
-
-/** `--conflict`: one of {@link CONFLICT_RULES}. @throws InvalidArgumentError otherwise */
-export function parseConflict(v: string): ConflictRule {
-  const rule = CONFLICT_RULES.find((r) => r === v);
-  if (!rule) throw new InvalidArgumentError(CONFLICT_RULES.join(', '));
-  return rule;
-}
-
-function parseVerify(v: string): 'size' | 'sha256' {
-  if (v !== 'size' && v !== 'sha256') throw new InvalidArgumentError('size or sha256');
-  return v;
-}
-
-function collect(v: string, prev: string[] = []): string[] {
-  return [...prev, v];
-}
 
 /**
  * The version in Sluice's package.json, found by walking up from this file (dist/app/node/cli/ once built).
@@ -282,11 +191,7 @@ function addCopyOptions(cmd: Command, direction: 'get' | 'put'): Command {
     cmd.option('--max-depth <n>', `with -r, folders nested deeper than this below a source are reported and not copied, `
       + `${TRANSFER_LIMITS.maxDepth.text} (default ${DEFAULT_MAX_DEPTH}, like OpenSSH's sftp)`, intIn(TRANSFER_LIMITS.maxDepth));
   }
-  return cmd
-    .option('-i, --identity <file>', 'private key file (repeatable)', collect)
-    .option('--no-agent', 'do not use ssh-agent')
-    .option('--batch', 'never prompt (unknown host keys are refused unless --accept-new)')
-    .option('--accept-new', 'accept and save unknown host keys (changed keys are still refused)')
+  return addLoginOptions(cmd)
     .option('--no-clobber', 'do not overwrite existing files (skip them): the same as --conflict skip')
     .addOption(new Option('--conflict <rule>', CONFLICT_HELP).argParser(parseConflict).conflicts('clobber'))
     .option('--no-resume', 'neither resume an interrupted run of the same command nor record this one for a later resume')
@@ -300,22 +205,13 @@ function addCopyOptions(cmd: Command, direction: 'get' | 'put'): Command {
 
 /** The options of the connections: algorithms, parallelism, window, keepalives, timeouts, jumps, limit, retries. */
 function addConnectionOptions(cmd: Command): Command {
-  return cmd
-    .option('--cipher <list>', 'cipher preference, comma separated', collect)
-    .option('--kex <list>', 'key exchange preference, comma separated', collect)
-    .option('--mac <list>', 'MAC preference, comma separated', collect)
-    .option('--host-key-algorithms <list>', 'host key algorithm preference, comma separated', collect)
+  return addReachOptions(addAlgorithmOptions(cmd)
     .option('--connections <n>', `SSH connections, each in its own thread, ${TRANSFER_LIMITS.connections.text} (default: ${AUTO_TUNE.connections} with ${AUTO_TUNE.channels} channels each when the measured RTT is ≥ ${AUTO_TUNE.rttMs} ms, else 1 with 1 channel, ${AUTO_TUNE.segmentedPutChannels} for a put of a file above --segment-size)`, intIn(TRANSFER_LIMITS.connections))
     .option('--channels <n>', `SFTP channels per connection, ${TRANSFER_LIMITS.channels.text} (default: see --connections)`, intIn(TRANSFER_LIMITS.channels))
     .option('--requests <n>', `outstanding requests per channel, ${TRANSFER_LIMITS.requests.text}`, intIn(TRANSFER_LIMITS.requests), SESSION_DEFAULTS.requests)
     .addOption(new Option('--segment-size <size>', `split files larger than this across channels, ${TRANSFER_LIMITS.segmentSize.text} (16M = 16 MiB)`)
       .argParser(parseSize).default(SESSION_DEFAULTS.segmentSize, `${SESSION_DEFAULTS.segmentSize / 1048576} MiB`))
-    .option('--window <size>', `receive window per SFTP channel, ${TRANSFER_LIMITS.window.text} (default: RTT × ${WINDOW_TUNE.bytesPerSecond / 1048576} MiB/s, from 2M up to ${WINDOW_TUNE.maxBytes / 1048576}M)`, parseWindow)
-    .option('--keepalive <ms>', `keepalive interval in ms, 0 = off (default: ssh_config ServerAliveInterval, else ${SESSION_DEFAULTS.keepaliveIntervalMs})`, nonNegativeInt)
-    .option('--keepalive-count <n>', `missed keepalives before the connection is dropped (default: ServerAliveCountMax, else ${SESSION_DEFAULTS.keepaliveCountMax})`, positiveInt)
-    .option('--connect-timeout <ms>', `connect + authentication timeout in ms (default: ConnectTimeout, else ${SESSION_DEFAULTS.readyTimeoutMs})`, positiveInt)
-    .option('-J, --jump <hosts>', JUMP_HELP)
-    .option('-F, --ssh-config <file>', SSH_CONFIG_HELP)
+    .option('--window <size>', `receive window per SFTP channel, ${TRANSFER_LIMITS.window.text} (default: RTT × ${WINDOW_TUNE.bytesPerSecond / 1048576} MiB/s, from 2M up to ${WINDOW_TUNE.maxBytes / 1048576}M)`, parseWindow))
     .option('--limit <rate>', LIMIT_HELP, parseRate)
     .option('--retries <n>', RETRIES_HELP, nonNegativeInt, DEFAULT_RETRY_POLICY.tries);
 }

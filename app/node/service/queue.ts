@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type { ConflictChoice, InvokeRequests, ProgressSample } from '../../common/ipc/contract';
 import type { Bottleneck } from '../../common/stats/bottleneck';
 import type { Job } from '../../common/model/job';
+import type { ConflictDefault } from '../../common/model/transferDefaults';
 import type { QueueFile } from '../../common/queue/files';
 import { failureText } from '../../common/queue/files';
 import { batchesToStart, follow, type InFlight, type JobOutcome, type QueueFact } from '../../common/queue/lifecycle';
@@ -54,6 +55,8 @@ export class JobQueue {
   private closing = false;
   /** Jobs a disconnect paused (then running or queued), per site: they resume when the user connects it again. */
   private readonly pausedByDisconnect = new Map<string, Set<string>>();
+  /** Batches whose conflict rule is their own, not Settings' (see {@link enqueue}). */
+  private readonly batchConflict = new Map<string, Exclude<ConflictDefault, 'ask'>>();
 
   /**
    * Loads the queue from `book`; queued jobs start once the caller's turn ends.
@@ -73,12 +76,18 @@ export class JobQueue {
     return jobsInOrder(this.queue);
   }
 
-  /** `queue.enqueue`: one job per source, in one new batch, stored before it is shown; returns the job ids. */
-  enqueue(req: InvokeRequests['queue.enqueue']): string[] {
+  /**
+   * `queue.enqueue`: one job per source, in one new batch, stored before it is shown; returns the job ids.
+   * @param conflict the batch's rule for an existing target whatever Settings says (an edited file's upload, which
+   *   checked the server itself: app/node/edit/); not stored, so a restart's run of the batch asks as Settings say
+   */
+  enqueue(req: InvokeRequests['queue.enqueue'], conflict?: Exclude<ConflictDefault, 'ask'>): string[] {
     if (!this.hub.store.get(req.siteId)) throw new SluiceError('NOT_FOUND', `No site with id ${req.siteId}`);
     const jobIds = req.sources.map(() => randomUUID());
-    const decision = decide(this.queue, { type: 'enqueue', ...req, batchId: randomUUID(), jobIds }, this.hub.clock());
+    const batchId = randomUUID();
+    const decision = decide(this.queue, { type: 'enqueue', ...req, batchId, jobIds }, this.hub.clock());
     if (!decision.ok) throw new SluiceError(decision.refusal.code, decision.refusal.message);
+    if (conflict) this.batchConflict.set(batchId, conflict);
     for (const e of decision.events) if (e.type === 'added') this.book.add(e.jobs);
     this.carryOut(decision);
     return jobIds;
@@ -379,9 +388,14 @@ export class JobQueue {
     const end = await run.transfer(engine, (jobId, target, files) =>
       this.conflicts.ask({ batchId: run.batchId, jobId, order: run.jobs.findIndex((j) => j.id === jobId),
         direction: first.direction, target, files }, run.controller.signal),
-    transferDefaults(this.hub.store));
+    { ...transferDefaults(this.hub.store), ...this.ownConflict(run.batchId) });
     this.book.endRun(run.journal, run.journalOutcome(end));
     this.settleRest(run, end);
+  }
+
+  private ownConflict(batchId: string): { conflict?: Exclude<ConflictDefault, 'ask'> } {
+    const conflict = this.batchConflict.get(batchId);
+    return conflict ? { conflict } : {};
   }
 
   /** Settles the run's jobs that are still open once its transfer ended. */

@@ -53,9 +53,17 @@ test('open, saves in place, by rename and by backup-and-write are uploaded; clos
   const command = `${editor} inplace "v2 from the editor command" {file}`;
   assert.ok((await c.service.invoke('settings.set', { editorCommand: command })).ok);
 
+  const missing = await c.service.invoke('edit.open', { siteId: c.siteId, path: path.join(c.server.root, 'nope.txt') });
+  assert.equal(missing.ok ? '' : missing.error.code, 'NO_SUCH_FILE');
+  assert.match(missing.ok ? '' : missing.error.message, /Cannot edit .*nope\.txt: no such file/);
+  const folder = await c.service.invoke('edit.open', { siteId: c.siteId, path: c.server.root });
+  assert.equal(folder.ok ? '' : folder.error.code, 'USAGE');
+  assert.deepEqual(fs.readdirSync(path.join(c.home, 'edits')), [], 'no private folder is left by a refused open');
+
   const firstUpload = c.next('edit.changed',
     (v) => v.state === 'uploaded' && read(remote) === 'v2 from the editor command');
-  const view = await open(c, remote);
+  const [view, again] = await Promise.all([open(c, remote), open(c, remote)]);
+  assert.equal(again.editId, view.editId, 'opening the file twice opens one edit');
   assert.equal(view.state, 'editing');
   assert.equal(view.remotePath, remote);
   const dir = path.dirname(view.localPath);

@@ -50,6 +50,7 @@ export class EditDesk {
     const already = [...this.edits.values()]
       .find((e) => e.record.siteId === siteId && e.record.remotePath === remotePath);
     if (already) {
+      await already.opened;
       await this.ports.openEditor(already.localPath);
       return already.view();
     }
@@ -62,14 +63,17 @@ export class EditDesk {
     const edit = new OpenEdit(record, dir, localPath, this.ports);
     this.edits.set(editId, edit);
     edit.set('downloading');
-    try {
-      await edit.download();
-    } catch (e) {
-      this.drop(edit);
-      throw e;
-    }
-    await this.watch(edit);
-    edit.set('editing');
+    edit.opened = (async () => {
+      try {
+        await edit.download();
+      } catch (e) {
+        this.drop(edit);
+        throw e;
+      }
+      await this.watch(edit);
+      edit.set('editing');
+    })();
+    await edit.opened;
     await this.ports.openEditor(localPath);
     return edit.view();
   }
@@ -89,6 +93,7 @@ export class EditDesk {
       throw new SluiceError('INVALID_STATE', `${what}: nothing for ${choice} to settle`);
     }
     if (choice === 'reopen') {
+      edit.dirty = false;
       edit.set('downloading');
       try {
         await edit.download();

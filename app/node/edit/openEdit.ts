@@ -31,6 +31,8 @@ export class OpenEdit {
   /** Overwrite once, whatever the server has (the user's answer to a conflict). */
   force = false;
   busy?: Promise<void>;
+  /** Settles once the first download is in the private copy and watched (a second open of the file waits for it). */
+  opened: Promise<void> = Promise.resolve();
   jobId?: string;
   watch?: SaveWatch;
   closed = false;

@@ -150,6 +150,15 @@ test('a remote file changed since it was opened is a conflict: nothing overwritt
   const after = nextState(c, id, 'uploaded', () => read(other) === 'port=8\n');
   await editorSaves('backup', 'port=8\n', view.localPath);
   await after;
+
+  fs.writeFileSync(other, 'port=9 # theirs, kept\n');
+  conflict = nextState(c, id, 'conflict');
+  await editorSaves('inplace', 'port=10 given up\n', view.localPath);
+  await conflict;
+  assert.ok((await c.service.invoke('edit.close', { editId: id, force: true })).ok, 'close anyway');
+  assert.ok(!fs.existsSync(path.dirname(view.localPath)), 'the private folder is gone');
+  assert.equal(read(other), 'port=9 # theirs, kept\n');
+  assert.deepEqual(c.service.pendingEdits(), []);
 });
 
 test('a save while disconnected is kept (failed, unsent), survives a restart and is uploaded when the site connects',

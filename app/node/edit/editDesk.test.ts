@@ -225,3 +225,33 @@ test('a save whose upload loses the connection is uploaded after the reconnect, 
     'the upload went back in line at the loss and ran again');
   assert.deepEqual(states, ['uploading', 'uploaded'], 'the edit was never failed by the lost connection');
 });
+
+test('quitting during an upload: the next start cancels the stopped job, keeps the save and sends it on connect',
+  slow, async (t) => {
+    const c = await setupSshd(t, { site: { speedLimit: 2 * 1048576 } });
+    await connectAccepting(c);
+    const remote = path.join(c.server.root, 'data.csv');
+    fs.writeFileSync(remote, 'a,b\n');
+    const view = await open(c, remote);
+    const source = path.join(c.home, 'big-save.txt');
+    fs.writeFileSync(source, randomBytes(6 * 1048576).toString('hex'));
+    const moving = c.next('queue.delta', (d) => d.events.some((e) => e.type === 'updated'
+      && c.service.jobs().find((j) => j.id === e.id)?.direction === 'upload' && (e.patch.bytesDone ?? 0) >= 1048576));
+    await editorSaves('rename', `@${source}`, view.localPath);
+    await moving;
+    assert.equal(c.service.pendingEdits().length, 1, 'the app would ask before quitting');
+    const stopped = c.service.jobs().find((j) => j.direction === 'upload');
+    assert.ok(stopped);
+
+    const c2 = await reopenSshd(c);
+    const list = await c2.service.invoke('edit.list', undefined);
+    assert.ok(list.ok);
+    assert.deepEqual(list.value.map((v) => [v.state, v.unsent]), [['failed', true]]);
+    assert.equal(c2.service.jobs().find((j) => j.id === stopped.id)?.state, 'cancelled',
+      'the upload the quit stopped is not resumed blindly');
+    assert.equal(read(remote), 'a,b\n', 'the server still has the old file');
+    const sent = nextState(c2, view.editId, 'uploaded');
+    assert.ok((await c2.service.invoke('session.connect', { siteId: c.siteId })).ok);
+    await sent;
+    assert.equal(await sha256File(remote), await sha256File(source), 'the save reached the server after the restart');
+  });

@@ -49,6 +49,7 @@ test('open, saves in place, by rename and by backup-and-write are uploaded; clos
   await connectAccepting(c);
   const remote = path.join(c.server.root, 'notes.txt');
   fs.writeFileSync(remote, 'v1\n');
+  fs.chmodSync(remote, 0o751);
   const editor = `${JSON.stringify(process.execPath)} ${JSON.stringify(STAND_IN)}`;
   const command = `${editor} inplace "v2 from the editor command" {file}`;
   assert.ok((await c.service.invoke('settings.set', { editorCommand: command })).ok);
@@ -94,6 +95,7 @@ test('open, saves in place, by rename and by backup-and-write are uploaded; clos
   assert.ok(!fs.existsSync(dir), 'the private folder is gone');
   assert.deepEqual((await c.service.invoke('edit.list', undefined)).ok && [], []);
   assert.equal(read(remote), 'v4 saved as vim does, a longer line\n');
+  assert.equal(fs.statSync(remote).mode & 0o7777, 0o751, 'the saves kept the remote file\'s permission bits');
 });
 
 test('a remote file changed since it was opened is a conflict: nothing overwritten; overwrite, rename and reopen '

@@ -20,5 +20,6 @@ test('{file} is replaced where it stands, else the file is the last word', () =>
 
 test('a program that cannot start is a USAGE error naming it', async () => {
   await assert.rejects(launchEditor('/nonexistent/editor -w', '/tmp/x'),
-    (e: Error & { code?: string }) => e.code === 'USAGE' && /Cannot start the editor \/nonexistent\/editor: .*ENOENT/.test(e.message));
+    (e: Error & { code?: string }) => e.code === 'USAGE'
+      && /Cannot start the editor \/nonexistent\/editor: .*ENOENT/.test(e.message));
 });

@@ -115,7 +115,10 @@ export class OpenEdit {
       return;
     }
     this.force = false;
-    const job = await this.transfer('upload', staged, path.posix.dirname(r.remotePath));
+    // The commit renames a new file over the old one: it keeps the old one's permission bits only when told.
+    const mode = found?.type === 'file' ? found.mode & 0o7777 : undefined;
+    if (mode !== undefined) await fs.promises.chmod(staged, mode);
+    const job = await this.transfer('upload', staged, path.posix.dirname(r.remotePath), mode !== undefined);
     if (job.state !== 'done') throw jobError(job, `Upload of ${r.remotePath}`);
     await this.uploaded(hash, staged);
   }
@@ -134,8 +137,9 @@ export class OpenEdit {
   }
 
   /** One transfer through the queue, awaited to its end. */
-  async transfer(direction: 'upload' | 'download', source: string, dest: string): Promise<JobEnd> {
-    const jobId = this.ports.enqueue({ siteId: this.record.siteId, direction, source, dest, conflict: 'overwrite' });
+  async transfer(direction: 'upload' | 'download', source: string, dest: string, keepMode = false): Promise<JobEnd> {
+    const jobId = this.ports.enqueue({ siteId: this.record.siteId, direction, source, dest, conflict: 'overwrite',
+      ...(keepMode ? { preservePermissions: true } : {}) });
     this.jobId = jobId;
     try {
       return await this.ports.settled(jobId);

@@ -16,10 +16,12 @@ export interface EditTransfer {
   /** The folder it lands in, under the source's base name. */
   dest: string;
   conflict: Exclude<ConflictDefault, 'ask'>;
+  /** The target gets the source's permission bits (an edited file keeps the remote file's mode). */
+  preservePermissions?: boolean;
 }
 
 /** A remote file's STAT as the edit desk reads it: null when it does not exist; `dir` for anything not a file. */
-export type RemoteFileStat = (RemoteVersion & { type: 'file' | 'dir' | 'symlink' | 'other' }) | null;
+export type RemoteFileStat = (RemoteVersion & { type: 'file' | 'dir' | 'symlink' | 'other'; mode: number }) | null;
 
 /** How a job ended: done, failed (with its error) or cancelled (also when it left the queue unseen). */
 export type JobEnd = Pick<Job, 'state' | 'error'>;

@@ -73,7 +73,7 @@ export function editPorts(d: EditPortDeps): EditPorts {
     home: d.home,
     clock: () => d.hub.clock(),
     enqueue: (t) => d.queue.enqueue({ siteId: t.siteId, direction: t.direction, sources: [t.source], dest: t.dest },
-      t.conflict)[0],
+      { conflict: t.conflict, ...(t.preservePermissions ? { preservePermissions: true } : {}) })[0],
     settled: (jobId) => jobSettled(d.subscribe, () => d.queue.jobs(), jobId),
     jobs: () => d.queue.jobs(),
     cancelJob: (jobId) => d.queue.perform({ type: 'cancel', jobId }),

@@ -44,6 +44,12 @@ export interface Connector {
 
 type FileEvent = Extract<EngineEvent, { type: 'file' }>;
 
+/** What a batch may set for itself over Settings → Transfers (JobQueue.enqueue). */
+export interface BatchSettings {
+  conflict?: Exclude<ConflictDefault, 'ask'>;
+  preservePermissions?: boolean;
+}
+
 export class JobQueue {
   private queue: QueueState = emptyQueue;
   /** Runs in flight, by batch id (the engine's job id). */
@@ -55,8 +61,8 @@ export class JobQueue {
   private closing = false;
   /** Jobs a disconnect paused (then running or queued), per site: they resume when the user connects it again. */
   private readonly pausedByDisconnect = new Map<string, Set<string>>();
-  /** Batches whose conflict rule is their own, not Settings' (see {@link enqueue}). */
-  private readonly batchConflict = new Map<string, Exclude<ConflictDefault, 'ask'>>();
+  /** Batches with settings of their own over Settings → Transfers (see {@link enqueue}). */
+  private readonly batchOwn = new Map<string, BatchSettings>();
 
   /**
    * Loads the queue from `book`; queued jobs start once the caller's turn ends.
@@ -78,16 +84,17 @@ export class JobQueue {
 
   /**
    * `queue.enqueue`: one job per source, in one new batch, stored before it is shown; returns the job ids.
-   * @param conflict the batch's rule for an existing target whatever Settings says (an edited file's upload, which
-   *   checked the server itself: app/node/edit/); not stored, so a restart's run of the batch asks as Settings say
+   * @param own the batch's conflict rule and permission keeping whatever Settings say (an edited file's upload, which
+   *   checked the server itself and keeps the file's mode: app/node/edit/); not stored, so a restart's run of the
+   *   batch follows Settings
    */
-  enqueue(req: InvokeRequests['queue.enqueue'], conflict?: Exclude<ConflictDefault, 'ask'>): string[] {
+  enqueue(req: InvokeRequests['queue.enqueue'], own?: BatchSettings): string[] {
     if (!this.hub.store.get(req.siteId)) throw new SluiceError('NOT_FOUND', `No site with id ${req.siteId}`);
     const jobIds = req.sources.map(() => randomUUID());
     const batchId = randomUUID();
     const decision = decide(this.queue, { type: 'enqueue', ...req, batchId, jobIds }, this.hub.clock());
     if (!decision.ok) throw new SluiceError(decision.refusal.code, decision.refusal.message);
-    if (conflict) this.batchConflict.set(batchId, conflict);
+    if (own) this.batchOwn.set(batchId, own);
     for (const e of decision.events) if (e.type === 'added') this.book.add(e.jobs);
     this.carryOut(decision);
     return jobIds;
@@ -388,14 +395,9 @@ export class JobQueue {
     const end = await run.transfer(engine, (jobId, target, files) =>
       this.conflicts.ask({ batchId: run.batchId, jobId, order: run.jobs.findIndex((j) => j.id === jobId),
         direction: first.direction, target, files }, run.controller.signal),
-    { ...transferDefaults(this.hub.store), ...this.ownConflict(run.batchId) });
+    { ...transferDefaults(this.hub.store), ...this.batchOwn.get(run.batchId) });
     this.book.endRun(run.journal, run.journalOutcome(end));
     this.settleRest(run, end);
-  }
-
-  private ownConflict(batchId: string): { conflict?: Exclude<ConflictDefault, 'ask'> } {
-    const conflict = this.batchConflict.get(batchId);
-    return conflict ? { conflict } : {};
   }
 
   /** Settles the run's jobs that are still open once its transfer ended. */

@@ -89,6 +89,25 @@ test('open, saves in place, by rename and by backup-and-write are uploaded; clos
   assert.deepEqual(jobs.map((j) => `${j.direction} ${j.state}`),
     ['download done', 'upload done', 'upload done', 'upload done'], 'each transfer was a queued job');
 
+  // A link is edited through its target, and stays a link (no editor started from here on).
+  assert.ok((await c.service.invoke('settings.set', { editorCommand: '' })).ok);
+  const link = path.join(c.server.root, 'notes-link');
+  fs.symlinkSync('notes.txt', link);
+  const viaLink = await open(c, link);
+  assert.equal(viaLink.editId, view.editId, 'the link\'s target is the file already open');
+  const target = path.join(c.server.root, 'linked.conf');
+  fs.writeFileSync(target, 'x=1\n');
+  fs.symlinkSync('linked.conf', path.join(c.server.root, 'conf-link'));
+  const linked = await open(c, path.join(c.server.root, 'conf-link'));
+  assert.equal(linked.remotePath, target);
+  assert.equal(path.basename(linked.localPath), 'conf-link', 'the copy has the name the user opened');
+  const viaLinkSent = nextState(c, linked.editId, 'uploaded');
+  await editorSaves('rename', 'x=2\n', linked.localPath);
+  await viaLinkSent;
+  assert.equal(read(target), 'x=2\n');
+  assert.ok(fs.lstatSync(path.join(c.server.root, 'conf-link')).isSymbolicLink(), 'the link is still a link');
+  assert.ok((await c.service.invoke('edit.close', { editId: linked.editId })).ok);
+
   const closed = c.next('edit.closed', (e) => e.editId === view.editId);
   assert.ok((await c.service.invoke('edit.close', { editId: view.editId })).ok);
   await closed;

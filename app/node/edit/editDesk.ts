@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import type { EditChoice, EditView } from '../../common/model/edit';
 import { isFinished } from '../../common/model/job';
 import { SluiceError } from '../errors';
+import { errorInfoOf } from './errorInfo';
 import { OpenEdit } from './openEdit';
 import type { EditPorts } from './ports';
 import { hashFile, loadRecords, makePrivateFolder, removePrivateFolder, saveRecord } from './privateCopies';
@@ -42,11 +43,17 @@ export class EditDesk {
   }
 
   /**
-   * Downloads `remotePath` into a new private folder, watches it, opens it in the editor; an edit of the same file
-   * already open is opened in the editor again.
+   * Downloads `opened` (a link: its target) into a new private folder under the name opened, watches it, opens it in
+   * the editor; an edit of the same file already open is opened in the editor again.
    * @throws SluiceError NO_SUCH_FILE, USAGE (a folder), the download's error (the private folder is removed then)
    */
-  async open(siteId: string, remotePath: string): Promise<EditView> {
+  async open(siteId: string, opened: string): Promise<EditView> {
+    // A link is edited through its target: the commit renames a new file over the path it uploads to, and over a link
+    // that would replace the link itself.
+    const remotePath = await this.ports.realpath(siteId, opened).catch((e: unknown) => {
+      if (errorInfoOf(e).code !== 'NO_SUCH_FILE') throw e;
+      throw new SluiceError('NO_SUCH_FILE', `Cannot edit ${opened}: no such file on the server`);
+    });
     const already = [...this.edits.values()]
       .find((e) => e.record.siteId === siteId && e.record.remotePath === remotePath);
     if (already) {
@@ -57,7 +64,7 @@ export class EditDesk {
     if (this.edits.size >= MAX_EDITS) {
       throw new SluiceError('INVALID_STATE', `${MAX_EDITS} files are open for editing: close one first`);
     }
-    const { editId, dir, localPath } = makePrivateFolder(this.ports.home, remotePath);
+    const { editId, dir, localPath } = makePrivateFolder(this.ports.home, opened);
     const localName = path.basename(localPath);
     const record = { editId, siteId, remotePath, localName, expected: null, syncedHash: null };
     const edit = new OpenEdit(record, dir, localPath, this.ports);

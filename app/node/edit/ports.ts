@@ -37,6 +37,8 @@ export interface EditPorts {
   /** The queue's jobs now (a restart's leftovers of edits are cancelled: their saves are checked and sent again). */
   jobs(): readonly Job[];
   cancelJob(jobId: string): void;
+  /** SSH_FXP_REALPATH: the canonical path, links resolved (NO_SUCH_FILE when it does not exist). */
+  realpath(siteId: string, path: string): Promise<string>;
   /** SSH_FXP_STAT of `path` on the site's session (connecting it, or waiting for its reconnect). */
   stat(siteId: string, path: string): Promise<RemoteFileStat>;
   /** Opens a private copy in the user's editor (Settings' command, else the system's default application). */

@@ -78,6 +78,7 @@ export function editPorts(d: EditPortDeps): EditPorts {
     jobs: () => d.queue.jobs(),
     cancelJob: (jobId) => d.queue.perform({ type: 'cancel', jobId }),
     stat: (siteId, p) => d.sessions.browse(siteId, (engine) => engine.stat(p)),
+    realpath: (siteId, p) => d.sessions.browse(siteId, (engine) => engine.realpath(p)),
     openEditor: async (file) => {
       const command = d.hub.store.getSetting<string>('editorCommand');
       if (command) return launchEditor(command, file, d.env);

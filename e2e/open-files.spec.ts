@@ -42,12 +42,16 @@ test('open files: editing, uploaded at, a conflict answered with Overwrite, clos
   for (const label of ['Overwrite', 'Save as new name', 'Reopen']) await expect(line.getByRole('button', { name: label })).toBeVisible();
   expect(fs.readFileSync(remote, 'utf8')).toBe('changed on the server by someone else\n');
   await app.screenshot('open-files-conflict');
+  // Closing a file whose save is not on the server takes a second click, named for what it loses.
+  await line.getByRole('button', { name: 'Close', exact: true }).click();
+  await expect(line.getByRole('button', { name: 'Close anyway (the save is lost)' })).toBeVisible();
+  expect(fs.existsSync(localPath)).toBe(true);
 
   await line.getByRole('button', { name: 'Overwrite' }).click();
   await expect(line).toHaveAttribute('data-state', 'uploaded');
   expect(fs.readFileSync(remote, 'utf8')).toBe('third\n');
 
-  await line.getByRole('button', { name: 'Close' }).click();
+  await line.getByRole('button', { name: 'Close', exact: true }).click();
   await expect(line).toHaveCount(0);
   expect(fs.existsSync(path.dirname(localPath))).toBe(false);
 });

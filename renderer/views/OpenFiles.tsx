@@ -73,7 +73,7 @@ export function OpenFiles({ onError }: { onError: (message: string) => void }) {
               </button>
             )}
             <button type="button" onClick={() => close(v)}>
-              {confirming === v.editId ? 'Close anyway (the save is lost)' : 'Close'}
+              {confirming === v.editId && v.unsent ? 'Close anyway (the save is lost)' : 'Close'}
             </button>
           </div>
         );

@@ -36,7 +36,8 @@ const LAYERS = {
   'app/node/transfer': { imports: [...sshBase, 'app/node/ssh'], packages: node },
   'app/node/engine': { imports: belowEngine, packages: [...node, 'ssh2'] },
   'app/node/cli': { imports: belowTop, packages: [...node, 'commander', 'cli-progress'] },
-  'app/node/service': { imports: belowTop, packages: node },
+  'app/node/edit': { imports: leaves, packages: [...node, 'chokidar'] },
+  'app/node/service': { imports: [...belowTop, 'app/node/edit'], packages: node },
   'main': {
     imports: [...common, 'app/node/service', 'app/node/stores', 'app/node/sys'], packages: [...node, 'electron'],
   },

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { SluiceService } from '../app/node/service';
 import { resolveHome } from '../app/node/stores/sites';
 import { applyAppUserModelId } from './appIdentity';
+import { openInDefaultApp, QuitGuard } from './editing';
 import { registerService, attachWindow } from './ipc/register';
 import { menuTemplate } from './menu';
 import { checkNativeModulesAtStart } from './nativeModules';
@@ -24,11 +25,17 @@ const PRELOAD = path.join(__dirname, 'preload', 'preload.js');
 
 let mainWindow: BrowserWindow | null = null;
 let service: SluiceService | null = null;
+/** Quitting or closing the window with an edited file's save not uploaded asks first (main/editing.ts). */
+const quitGuard = new QuitGuard(() => service?.pendingEdits() ?? [], () => mainWindow);
 
 function createWindow(svc: SluiceService): BrowserWindow {
   const win = createMainWindow(PRELOAD);
   attachWindow(svc, win.webContents);
   win.once('ready-to-show', () => win.show());
+  // Closing the last window quits, except on macOS (the service, and its uploads, go on there).
+  win.on('close', (event) => {
+    if (process.platform !== 'darwin' && !quitGuard.mayQuit(() => app.quit())) event.preventDefault();
+  });
   win.on('closed', () => { mainWindow = null; });
   void win.loadURL(`${APP_ORIGIN}/index.html`);
   return win;
@@ -47,7 +54,8 @@ async function start(): Promise<void> {
     allowInsecure: () => service?.insecureSecretStorageAllowed() ?? false,
     warn: (m) => console.warn(`[sluice] ${m}`),
   });
-  service = new SluiceService({ home, secrets, dialogs: electronFileDialogs(() => mainWindow) });
+  const dialogs = electronFileDialogs(() => mainWindow);
+  service = new SluiceService({ home, secrets, dialogs, openPath: openInDefaultApp });
   registerService(service);
   notifyFinishedBatches(service);
   keepAwakeWhileTransferring(service);
@@ -78,8 +86,9 @@ if (!app.requestSingleInstanceLock()) {
   let closing = false;
   app.on('before-quit', (event) => {
     if (!service || closing) return;
-    closing = true;
     event.preventDefault();
+    if (!quitGuard.mayQuit(() => app.quit())) return;
+    closing = true;
     void service.close().finally(() => app.quit());
   });
   app.whenReady().then(start).catch((e: unknown) => {

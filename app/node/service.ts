@@ -36,6 +36,8 @@ import { SiteSessions } from './service/sessions';
 import { insecureSecretStorageAllowed, siteHandlers, type FileDialogs } from './service/siteHandlers';
 import { SiteTestRuns } from './service/siteTest';
 import { transferDefaults } from './service/transferDefaults';
+import { editHandlers, startEditDesk } from './service/editPorts';
+import type { EditDesk } from './edit/editDesk';
 
 export type { Engine, EngineFactory, EngineOptions } from './engine/engine';
 export { redact } from './service/results';
@@ -65,6 +67,8 @@ export interface ServiceOptions {
   reconnectPolicy?: RetryPolicy;
   /** The system's file dialogs (main/platform/dialogs.ts; the e2e harness's stand-in); none: `dialog.openFile` is refused. */
   dialogs?: FileDialogs;
+  /** Opens a file in the system's default application: '' or an error message (main/: Electron's shell.openPath). */
+  openPath?: (file: string) => Promise<string>;
   /** How often the queue writes counters and file ends and renews its leases (tests); see JobBookOptions. */
   queueTimings?: Pick<JobBookOptions, 'progressMs' | 'heartbeatMs' | 'filesMs'>;
 }
@@ -97,6 +101,7 @@ export class SluiceService {
   private readonly sshConfig: string | undefined;
   private readonly dialogs: FileDialogs | undefined;
   private readonly hub: ServiceHub;
+  private readonly edits: EditDesk;
   private closed = false;
 
   constructor(opts: ServiceOptions) {
@@ -129,9 +134,9 @@ export class SluiceService {
       hostKeys: this.hostKeys,
     }, {
       beforeDisconnect: (siteId) => this.queue.pauseSite(siteId),
-      onConnected: (siteId) => this.queue.siteConnected(siteId),
+      onConnected: (siteId) => { this.queue.siteConnected(siteId); this.edits.siteBack(siteId); },
       onConnectionLost: (siteId) => this.queue.siteReconnecting(siteId),
-      onReconnected: (siteId) => this.queue.siteBack(siteId),
+      onReconnected: (siteId) => { this.queue.siteBack(siteId); this.edits.siteBack(siteId); },
       onProgress: (siteId, e) => this.queue.onProgress(siteId, e),
       onFile: (_siteId, e) => this.queue.onFile(e),
     });
@@ -142,6 +147,8 @@ export class SluiceService {
       onError: (what, e) => this.log('error', `Queue database: ${what} failed: ${e instanceof Error ? e.message : String(e)}`),
     });
     this.queue = new JobQueue(hub, this.sessions, opts.jobsPerSite ?? DEFAULT_JOBS_PER_SITE, () => this.closed, book, opts.home);
+    this.edits = startEditDesk({ home: opts.home, hub, queue: this.queue, sessions: this.sessions, env,
+      subscribe: (l) => this.subscribe(l), openPath: opts.openPath });
     this.handlers = this.makeHandlers();
     setGlobalRateLimit(this.store.getSetting<number>('speedLimit') ?? 0);
   }
@@ -181,6 +188,11 @@ export class SluiceService {
     return this.queue.jobs();
   }
 
+  /** Edited files with a save not on the server yet (main/ asks before quitting while there is one). */
+  pendingEdits(): ReturnType<EditDesk['pendingEdits']> {
+    return this.edits.pendingEdits();
+  }
+
   /**
    * Stops the running jobs (stored as queued: they resume on the next start, from the partial files their journal
    * keeps), lets their transfers end (at most CLOSE_GRACE_MS), disconnects every session, waits for the runs to settle
@@ -188,6 +200,7 @@ export class SluiceService {
    */
   async close(): Promise<void> {
     if (this.closed) return;
+    await this.edits.shutdown();
     this.ciphers.close();
     this.queue.beginClose();
     await this.queue.runsEnded(CLOSE_GRACE_MS);
@@ -221,7 +234,7 @@ export class SluiceService {
         dialogs: this.dialogs, home: this.home,
       }),
       ...this.sessionHandlers(), ...this.fileHandlers(), ...this.queueHandlers(),
-      ...this.settingsHandlers(),
+      ...this.settingsHandlers(), ...editHandlers(this.edits),
     };
   }
 
@@ -297,6 +310,7 @@ export class SluiceService {
       'settings.get': async () => this.settings(),
       'settings.set': async (patch) => {
         if (patch.theme !== undefined) this.store.setSetting('theme', patch.theme);
+        if (patch.editorCommand !== undefined) this.store.setSetting('editorCommand', patch.editorCommand);
         if (patch.allowInsecureSecretStorage !== undefined) this.store.setSetting('allowInsecureSecretStorage', patch.allowInsecureSecretStorage);
         if (patch.layout !== undefined) this.store.setSetting('layout', patch.layout);
         if (patch.transfers !== undefined) this.store.setSetting('transfers', patch.transfers);
@@ -315,6 +329,7 @@ export class SluiceService {
   private settings(): Settings {
     return {
       theme: this.store.getSetting<Theme>('theme') ?? 'system',
+      ...(this.store.getSetting<string>('editorCommand') ? { editorCommand: this.store.getSetting<string>('editorCommand') } : {}),
       allowInsecureSecretStorage: this.store.getSetting<boolean>('allowInsecureSecretStorage') ?? false,
       secretStorage: this.secrets.status(),
       speedLimit: this.store.getSetting<number>('speedLimit') ?? 0,

@@ -24,6 +24,8 @@ const EVENTS: { readonly [E in EventName]: true } = {
   'prompt.closed': true,
   'session.status': true,
   'log': true,
+  'edit.changed': true,
+  'edit.closed': true,
 };
 
 type GetPathForFile = typeof webUtils.getPathForFile;
@@ -72,6 +74,10 @@ export const api: Bridge = {
   queueFiles: call('queue.files'),
   queueClearFinished: call('queue.clearFinished'),
   conflictAnswer: call('conflict.answer'),
+  editOpen: call('edit.open'),
+  editList: call('edit.list'),
+  editResolve: call('edit.resolve'),
+  editClose: call('edit.close'),
   settingsGet: call('settings.get'),
   settingsSet: call('settings.set'),
   algorithmsMeasurement: call('algorithms.measurement'),

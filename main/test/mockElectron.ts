@@ -70,6 +70,13 @@ export const electronMock = {
       this.opened.push(url);
       return Promise.resolve();
     },
+    /** Files given to openPath, and what it answers ('' = opened, else the OS's error). */
+    openedPaths: [] as string[],
+    openPathAnswer: '',
+    openPath(file: string): Promise<string> {
+      this.openedPaths.push(file);
+      return Promise.resolve(this.openPathAnswer);
+    },
   },
   safeStorage: {
     available: true,

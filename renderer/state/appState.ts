@@ -154,6 +154,9 @@ function reduceEvent(state: AppState, action: EventAction): AppState {
       const log = [...state.log, ...action.payload.lines];
       return { ...state, log: log.length > LOG_LIMIT ? log.slice(log.length - LOG_LIMIT) : log };
     }
+    case 'edit.changed':
+    case 'edit.closed':
+      return state; // edited files are not in the app's state yet (#26 item 1: the engine side first)
   }
 }
 

@@ -16,6 +16,7 @@ import { AppNotices, AppToolbar } from './AppToolbar';
 import { DisconnectDialog } from './DisconnectDialog';
 import { KnownHostsView } from './KnownHostsView';
 import { LogPanel } from './LogPanel';
+import { OpenFiles } from './OpenFiles';
 import { QueueView } from './QueueView';
 import { SettingsDialog } from './SettingsDialog';
 import { SiteManager, type TreeSelection } from './SiteManager';
@@ -145,6 +146,7 @@ export function App() {
         onSave={(quick) => setSiteDraft(quickToForm(quick))}
       />
       <AppNotices status={status} />
+      <OpenFiles onError={logError} />
       <div className="main">
         <SiteManager
           selection={selection} onSelect={setSelection} onConnect={(s) => void connect(s)}

@@ -24,6 +24,7 @@ import type { LogLine, ProgressSample, SessionStatus } from './status';
 import type { AuthPrompt, HostKeyPrompt, HostKeysLearned, KnownHostEntry } from './prompts';
 import type { AlgorithmsMeasurementView } from '../model/cipherSpeed';
 import { CONFLICT_DEFAULTS } from '../model/transferDefaults';
+import { EDIT_CHOICES, type EditView } from '../model/edit';
 import { CONFLICT_CHOICES } from './payloads';
 import type { Listing, SitesTree, QuickSite, Settings, ConflictPrompt } from './payloads';
 
@@ -190,9 +191,23 @@ export const invokeSchemas = {
   'queue.clearFinished': none,
   'conflict.answer': z.strictObject({ promptId: id, choice: z.enum(CONFLICT_CHOICES), forAll: z.boolean() }),
 
+  /**
+   * Edit a remote file in a local editor (#26 item 1): downloads it through the queue into a private folder, opens it
+   * (Settings' editor command, else the system's default application) and uploads each save; answers once opened.
+   */
+  'edit.open': remotePath,
+  /** The "Open files" list: every edited file and where it stands. */
+  'edit.list': none,
+  /** Settles a conflict (`overwrite`, `rename`: a free name beside it, `reopen`: the server's file) or retries a failure. */
+  'edit.resolve': z.strictObject({ editId: id, choice: z.enum(EDIT_CHOICES) }),
+  /** Removes the private copy; INVALID_STATE while a save is not uploaded, unless `force`. */
+  'edit.close': z.strictObject({ editId: id, force: z.boolean().optional() }),
+
   'settings.get': none,
   'settings.set': z.strictObject({
     theme: z.enum(['light', 'dark', 'system']).optional(),
+    /** The command files open in for editing (`code -w`, `gvim -f {file}`); '' = the system's default application. */
+    editorCommand: z.string().max(4096).optional(),
     allowInsecureSecretStorage: z.boolean().optional(),
     /** Bytes per second, 0 = none (at least 1 KiB/s otherwise). */
     speedLimit: z.number().int().min(0).max(2 ** 40).refine((n) => n === 0 || n >= 1024, 'a speed limit is 0 (none) or at least 1024 bytes/s').optional(),
@@ -274,6 +289,10 @@ export interface InvokeResponses {
   'queue.files': { files: QueueFile[]; total: number };
   'queue.clearFinished': void;
   'conflict.answer': void;
+  'edit.open': EditView;
+  'edit.list': EditView[];
+  'edit.resolve': EditView;
+  'edit.close': void;
   'settings.get': Settings;
   'settings.set': Settings;
   'algorithms.measurement': AlgorithmsMeasurementView;
@@ -310,6 +329,10 @@ export interface EventPayloads {
   'session.status': SessionStatus;
   /** Log lines, redacted (no passwords, no key material). */
   'log': { lines: LogLine[] };
+  /** An edited file's state changed (downloading, editing, uploading, uploaded, conflict, failed). */
+  'edit.changed': EditView;
+  /** An edited file was closed: its private copy is gone. */
+  'edit.closed': { editId: string };
 }
 
 export type EventName = keyof EventPayloads;
@@ -325,6 +348,8 @@ const EVENT_NAME_RECORD: { [E in EventName]: true } = {
   'prompt.closed': true,
   'session.status': true,
   'log': true,
+  'edit.changed': true,
+  'edit.closed': true,
 };
 
 /** Every event name. */

@@ -56,6 +56,8 @@ export type Theme = 'light' | 'dark' | 'system';
 
 export interface Settings {
   theme: Theme;
+  /** Settings' editor command for editing remote files (app/node/edit/launch.ts); absent: the default application. */
+  editorCommand?: string;
   /** The user agreed to store passwords although the OS offers only plain-text storage (Linux `basic_text`). */
   allowInsecureSecretStorage: boolean;
   /** Read-only: how passwords are stored. `secure: false` means the UI must warn before saving one. */

@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ConflictChoice, InvokeRequests } from '../../common/ipc/contract';
 import type { Job } from '../../common/model/job';
+import type { ConflictDefault } from '../../common/model/transferDefaults';
 import type { QueueFile } from '../../common/queue/files';
 import { batchesToStart, follow, type InFlight, type JobOutcome, type QueueFact } from '../../common/queue/lifecycle';
 import { applyQueueEvents, emptyQueue, getJob, jobsInOrder, type JobPatch, type QueueEvent, type QueueState } from '../../common/queue/reducer';
@@ -41,6 +42,12 @@ export interface Connector {
   get(siteId: string): { events?: EventSink } | undefined;
 }
 
+/** What a batch may set for itself over Settings → Transfers (JobQueue.enqueue). */
+export interface BatchSettings {
+  conflict?: Exclude<ConflictDefault, 'ask'>;
+  preservePermissions?: boolean;
+}
+
 export class JobQueue {
   private queue: QueueState = emptyQueue;
   /** Runs in flight, by batch id (the engine's job id). */
@@ -52,6 +59,8 @@ export class JobQueue {
   private closing = false;
   /** Jobs a disconnect paused (then running or queued), per site: they resume when the user connects it again. */
   private readonly pausedByDisconnect = new Map<string, Set<string>>();
+  /** Batches with settings of their own over Settings → Transfers (see {@link enqueue}). */
+  private readonly batchOwn = new Map<string, BatchSettings>();
 
   /**
    * Loads the queue from `book`; queued jobs start once the caller's turn ends.
@@ -71,12 +80,19 @@ export class JobQueue {
     return jobsInOrder(this.queue);
   }
 
-  /** `queue.enqueue`: one job per source, in one new batch, stored before it is shown; returns the job ids. */
-  enqueue(req: InvokeRequests['queue.enqueue']): string[] {
+  /**
+   * `queue.enqueue`: one job per source, in one new batch, stored before it is shown; returns the job ids.
+   * @param own the batch's conflict rule and permission keeping whatever Settings say (an edited file's upload, which
+   *   checked the server itself and keeps the file's mode: app/node/edit/); not stored, so a restart's run of the
+   *   batch follows Settings
+   */
+  enqueue(req: InvokeRequests['queue.enqueue'], own?: BatchSettings): string[] {
     if (!this.hub.store.get(req.siteId)) throw new SluiceError('NOT_FOUND', `No site with id ${req.siteId}`);
     const jobIds = req.sources.map(() => randomUUID());
-    const decision = decide(this.queue, { type: 'enqueue', ...req, batchId: randomUUID(), jobIds }, this.hub.clock());
+    const batchId = randomUUID();
+    const decision = decide(this.queue, { type: 'enqueue', ...req, batchId, jobIds }, this.hub.clock());
     if (!decision.ok) throw new SluiceError(decision.refusal.code, decision.refusal.message);
+    if (own) this.batchOwn.set(batchId, own);
     for (const e of decision.events) if (e.type === 'added') this.book.add(e.jobs);
     this.carryOut(decision);
     return jobIds;
@@ -353,7 +369,7 @@ export class JobQueue {
     const end = await run.transfer(engine, (jobId, target, files) =>
       this.conflicts.ask({ batchId: run.batchId, jobId, order: run.jobs.findIndex((j) => j.id === jobId),
         direction: first.direction, target, files }, run.controller.signal),
-    transferDefaults(this.hub.store), this.connector.get(run.siteId)?.events);
+    { ...transferDefaults(this.hub.store), ...this.batchOwn.get(run.batchId) }, this.connector.get(run.siteId)?.events);
     this.book.endRun(run.journal, run.journalOutcome(end));
     this.settleRest(run, end);
   }

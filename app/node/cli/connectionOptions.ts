@@ -3,7 +3,7 @@
  * algorithms to offer, and how to reach and keep the server (keepalives, timeouts, jump hosts, ssh_config).
  */
 import type { Command } from 'commander';
-import { SESSION_DEFAULTS } from '../ssh/session';
+import { POOL_DEFAULTS } from '../ssh/connectionPool';
 import { collect, nonNegativeInt, positiveInt } from './optionParsers';
 
 const JUMP_HELP = 'jump hosts, like ssh -J: [user@]host[:port] (or an ssh_config alias), several separated by commas, visited in '
@@ -32,9 +32,9 @@ export function addAlgorithmOptions(cmd: Command): Command {
 /** Keepalives, the connect timeout, jump hosts (ssh -J) and the ssh_config file (ssh_config(5)). */
 export function addReachOptions(cmd: Command): Command {
   return cmd
-    .option('--keepalive <ms>', `keepalive interval in ms, 0 = off (default: ssh_config ServerAliveInterval, else ${SESSION_DEFAULTS.keepaliveIntervalMs})`, nonNegativeInt)
-    .option('--keepalive-count <n>', `missed keepalives before the connection is dropped (default: ServerAliveCountMax, else ${SESSION_DEFAULTS.keepaliveCountMax})`, positiveInt)
-    .option('--connect-timeout <ms>', `connect + authentication timeout in ms (default: ConnectTimeout, else ${SESSION_DEFAULTS.readyTimeoutMs})`, positiveInt)
+    .option('--keepalive <ms>', `keepalive interval in ms, 0 = off (default: ssh_config ServerAliveInterval, else ${POOL_DEFAULTS.keepaliveIntervalMs})`, nonNegativeInt)
+    .option('--keepalive-count <n>', `missed keepalives before the connection is dropped (default: ServerAliveCountMax, else ${POOL_DEFAULTS.keepaliveCountMax})`, positiveInt)
+    .option('--connect-timeout <ms>', `connect + authentication timeout in ms (default: ConnectTimeout, else ${POOL_DEFAULTS.readyTimeoutMs})`, positiveInt)
     .option('-J, --jump <hosts>', JUMP_HELP)
     .option('-F, --ssh-config <file>', SSH_CONFIG_HELP);
 }

@@ -75,7 +75,7 @@ async function rmOne(ctx: FileContext, p: string, o: { recursive?: boolean; forc
     return said(p, st.type);
   }
   if (!o.recursive) {
-    await removeEmptyFolder(ctx.files.session, p);
+    await removeEmptyFolder(ctx.files.pool, p);
     total.folders++;
     return said(p, 'dir');
   }

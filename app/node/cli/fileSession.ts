@@ -9,7 +9,7 @@ import { SluiceError, displayText, exitCodeFor, terminalText, type ErrorCode } f
 import { remoteFilesOf, type Engine } from '../engine/engine';
 import type { RemoteFiles } from '../engine/remoteFiles';
 import { parseRemoteUrl, remoteOperandHint, type RemoteSpec } from '../engine/remoteSpec';
-import { SESSION_DEFAULTS } from '../ssh/session';
+import { POOL_DEFAULTS } from '../ssh/connectionPool';
 import { applyBookmark, storeLookup, withBookmark } from './bookmarks';
 import { CLOSED_PIPE_EXIT_CODE, onStdoutClosed, stdoutClosed } from './closedPipe';
 import { toFatal, writeFatal, type FatalError } from './fatal';
@@ -68,8 +68,8 @@ export function resolveRemotes(command: string, operands: string[]): { spec: Rem
 /** get/put's options for a file command: one connection, one channel, no transfer settings. */
 function asCliOptions(o: FileCommandOptions): CliOptions {
   return {
-    ...o, clobber: true, resume: false, verify: 'size', progress: false, requests: SESSION_DEFAULTS.requests,
-    segmentSize: SESSION_DEFAULTS.segmentSize, retries: 1, connections: 1, channels: 1,
+    ...o, clobber: true, resume: false, verify: 'size', progress: false, requests: POOL_DEFAULTS.requests,
+    segmentSize: POOL_DEFAULTS.segmentSize, retries: 1, connections: 1, channels: 1,
   };
 }
 

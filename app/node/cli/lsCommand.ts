@@ -71,7 +71,7 @@ export async function runLs(ctx: FileContext, o: LsOptions): Promise<void> {
   const slots = new InFlight(FILE_OPS_IN_FLIGHT, ctx.signal);
   const visible = (e: TreeEntry) => o.all === true || !e.name.startsWith('.');
   for (const root of folders) {
-    const canonical = o.dereference ? await ctx.files.session.realpath(root) : root;
+    const canonical = o.dereference ? await ctx.files.pool.realpath(root) : root;
     const tree = walkTree(ctx.files, root, {
       inFlight: slots, long: o.long || ctx.json, targets: o.long || ctx.json, follow: o.dereference, maxDepth,
       enter: o.recursive ? visible : () => false, signal: ctx.signal,

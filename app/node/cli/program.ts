@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Command, Option } from 'commander';
 import { DEFAULT_RETRY_POLICY } from '../../common/retry';
 import { TRANSFER_LIMITS } from '../../common/transferLimits';
-import { AUTO_TUNE, SESSION_DEFAULTS, WINDOW_TUNE } from '../ssh/session';
+import { AUTO_TUNE, POOL_DEFAULTS, WINDOW_TUNE } from '../ssh/connectionPool';
 import { DEFAULT_MAX_DEPTH } from '../transfer/scan';
 import type { ConflictRule, TransferRequest } from '../transfer/types';
 import { addAlgorithmOptions, addLoginOptions, addReachOptions } from './connectionOptions';
@@ -51,10 +51,10 @@ export interface CliOptions {
   requests: number;
   segmentSize: number;
   window?: number;
-  /** `--keepalive` ms; absent: ssh_config ServerAliveInterval, else SESSION_DEFAULTS. */
+  /** `--keepalive` ms; absent: ssh_config ServerAliveInterval, else POOL_DEFAULTS. */
   keepalive?: number;
   keepaliveCount?: number;
-  /** `--connect-timeout` ms; absent: ssh_config ConnectTimeout, else SESSION_DEFAULTS. */
+  /** `--connect-timeout` ms; absent: ssh_config ConnectTimeout, else POOL_DEFAULTS. */
   connectTimeout?: number;
   /** `-J`: jump hosts (ProxyJump syntax), `none` to ignore the configuration's ProxyJump. */
   jump?: string;
@@ -208,9 +208,9 @@ function addConnectionOptions(cmd: Command): Command {
   return addReachOptions(addAlgorithmOptions(cmd)
     .option('--connections <n>', `SSH connections, each in its own thread, ${TRANSFER_LIMITS.connections.text} (default: ${AUTO_TUNE.connections} with ${AUTO_TUNE.channels} channels each when the measured RTT is ≥ ${AUTO_TUNE.rttMs} ms, else 1 with 1 channel, ${AUTO_TUNE.segmentedPutChannels} for a put of a file above --segment-size)`, intIn(TRANSFER_LIMITS.connections))
     .option('--channels <n>', `SFTP channels per connection, ${TRANSFER_LIMITS.channels.text} (default: see --connections)`, intIn(TRANSFER_LIMITS.channels))
-    .option('--requests <n>', `outstanding requests per channel, ${TRANSFER_LIMITS.requests.text}`, intIn(TRANSFER_LIMITS.requests), SESSION_DEFAULTS.requests)
+    .option('--requests <n>', `outstanding requests per channel, ${TRANSFER_LIMITS.requests.text}`, intIn(TRANSFER_LIMITS.requests), POOL_DEFAULTS.requests)
     .addOption(new Option('--segment-size <size>', `split files larger than this across channels, ${TRANSFER_LIMITS.segmentSize.text} (16M = 16 MiB)`)
-      .argParser(parseSize).default(SESSION_DEFAULTS.segmentSize, `${SESSION_DEFAULTS.segmentSize / 1048576} MiB`))
+      .argParser(parseSize).default(POOL_DEFAULTS.segmentSize, `${POOL_DEFAULTS.segmentSize / 1048576} MiB`))
     .option('--window <size>', `receive window per SFTP channel, ${TRANSFER_LIMITS.window.text} (default: RTT × ${WINDOW_TUNE.bytesPerSecond / 1048576} MiB/s, from 2M up to ${WINDOW_TUNE.maxBytes / 1048576}M)`, parseWindow))
     .option('--limit <rate>', LIMIT_HELP, parseRate)
     .option('--retries <n>', RETRIES_HELP, nonNegativeInt, DEFAULT_RETRY_POLICY.tries);

@@ -15,7 +15,7 @@ function harness(sessionOpen: boolean, platform: NodeJS.Platform = 'linux') {
     write: (t) => { log.lines.push(t); },
     quit: (code, message) => { log.quits.push([code, message]); },
   });
-  return { source, log, guard, openSession: () => { open = true; } };
+  return { source, log, guard, openPool: () => { open = true; } };
 }
 
 test('exit codes are 128 + the signal number', () => {

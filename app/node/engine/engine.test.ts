@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { SessionEngine, openEngine } from './engine';
+import { PoolEngine, openEngine } from './engine';
 import type { EngineEvent } from '../transfer/types';
 import { makeTempDir, removeDir, sha256File, startScriptedServer, startSsh2SftpServer, startSshd, writeRandomFile, openTrusting, trustingOptions } from '../test/helpers';
 
@@ -16,7 +16,7 @@ after(async () => { if (local) await removeDir(local); });
 
 test('OpenSSH: its sftp-server answers in order, limits and extensions are known, the probe result is kept, sha256sum hashes its copies', { timeout: 60_000 }, async () => {
   const server = await startSshd();
-  const engine = new SessionEngine(await openTrusting(server, local, { connections: 1, channels: 2, segmentSize: 1024 * 1024 }));
+  const engine = new PoolEngine(await openTrusting(server, local, { connections: 1, channels: 2, segmentSize: 1024 * 1024 }));
   try {
     const before = engine.traits;
     assert.equal(before.ordersRequests, true);
@@ -47,7 +47,7 @@ test('OpenSSH: its sftp-server answers in order, limits and extensions are known
 
 test('a server built on ssh2: not taken to answer in order', { timeout: 60_000 }, async () => {
   const server = await startScriptedServer();
-  const engine = new SessionEngine(await openTrusting(server, local, { connections: 1, channels: 1 }));
+  const engine = new PoolEngine(await openTrusting(server, local, { connections: 1, channels: 1 }));
   try {
     assert.equal(engine.traits.ordersRequests, false);
     assert.ok(fs.existsSync(server.root));

@@ -1,11 +1,11 @@
 /**
  * The engine's door: {@link openEngine} turns user-level settings (engine/setup.ts) into a site's pool
- * (ssh/session.ts) with its transfers (transfer/run.ts) on it, and keeps what it learned about the server. The CLI,
+ * (ssh/connectionPool.ts) with its transfers (transfer/run.ts) on it, and keeps what it learned about the server. The CLI,
  * the service and (through the service) the e2e harness open engines only here. The ssh layer knows nothing of
- * transfers; this module puts the two together. Events: the pool's own (ssh/sessionOptions.ts PoolEvent, a part of
+ * transfers; this module puts the two together. Events: the pool's own (ssh/poolOptions.ts PoolEvent, a part of
  * EngineEvent) go to EngineOptions.onEvent as they are; each transfer's go to the sink given with it.
  */
-import { Session } from '../ssh/session';
+import { ConnectionPool } from '../ssh/connectionPool';
 import { setGlobalRateLimit } from '../sftp/rateLimit';
 import type { RemoteEntry, RemoteStat } from '../ssh/workerProtocol';
 import { runTransfer } from '../transfer/run';
@@ -76,12 +76,12 @@ export type TransferCall = Pick<TransferOptions, 'signal' | 'onEvent'>;
 /** How the service (and its tests) open an engine; {@link openEngine} by default. */
 export type EngineFactory = (o: EngineOptions) => Promise<Engine>;
 
-/** The {@link Engine} over a Session: the product's only implementation. */
-export class SessionEngine implements Engine {
+/** The {@link Engine} over a ConnectionPool: the product's only implementation. */
+export class PoolEngine implements Engine {
   /** What this engine's jobs learned about the server (engine/serverTraits.ts). */
   readonly server = new ServerRecord();
 
-  constructor(readonly session: Session) {}
+  constructor(readonly session: ConnectionPool) {}
 
   get traits(): ServerTraits {
     return this.server.traits(this.session);
@@ -118,7 +118,7 @@ export class SessionEngine implements Engine {
  * @throws SluiceError USAGE, UNSUPPORTED_KEY, HOSTKEY_*, AUTH_FAILED, TIMEOUT, CONNECTION_LOST
  */
 export async function openEngine(o: EngineOptions): Promise<Engine> {
-  return new SessionEngine(await Session.open(await sessionOptionsFor(o)));
+  return new PoolEngine(await ConnectionPool.open(await sessionOptionsFor(o)));
 }
 
 /**
@@ -126,6 +126,6 @@ export async function openEngine(o: EngineOptions): Promise<Engine> {
  * @throws SluiceError INTERNAL for another implementation of {@link Engine} (a test's fake)
  */
 export function remoteFilesOf(engine: Engine): RemoteFiles {
-  if (!(engine instanceof SessionEngine)) throw new SluiceError('INTERNAL', 'file operations need an engine over a session');
+  if (!(engine instanceof PoolEngine)) throw new SluiceError('INTERNAL', 'file operations need an engine over a session');
   return new RemoteFiles(engine.session);
 }

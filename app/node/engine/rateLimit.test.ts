@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { globalRateLimit } from '../sftp/rateLimit';
 import type { EngineEvent } from '../transfer/types';
 import { openTrusting, sha256File, sshdWithKnownHosts, writeRandomFile, type SshdServer } from '../test/helpers';
-import { SessionEngine, setGlobalRateLimit } from './engine';
+import { PoolEngine, setGlobalRateLimit } from './engine';
 
 const KiB = 1024;
 const MiB = 1024 * 1024;
@@ -26,7 +26,7 @@ after(async () => {
 
 test('limited put and get: identical bytes, every byte charged to the site and the global bucket', { timeout: 60_000 }, async () => {
   setGlobalRateLimit(32 * MiB);
-  const engine = new SessionEngine(await openTrusting(server, local, { connections: 1, channels: 2, segmentSize: MiB, rateLimit: 8 * MiB }));
+  const engine = new PoolEngine(await openTrusting(server, local, { connections: 1, channels: 2, segmentSize: MiB, rateLimit: 8 * MiB }));
   try {
     const big = path.join(local, 'big.bin');
     const small = path.join(local, 'small.bin');
@@ -69,7 +69,7 @@ test('limits changed mid-transfer take effect: a global limit set while running 
       setGlobalRateLimit(0);
     }
   };
-  const engine = new SessionEngine(await openTrusting(server, local, { connections: 1, channels: 2, segmentSize: 4 * MiB, rateLimit: MiB }));
+  const engine = new PoolEngine(await openTrusting(server, local, { connections: 1, channels: 2, segmentSize: 4 * MiB, rateLimit: MiB }));
   try {
     const src = path.join(local, 'changing.bin');
     writeRandomFile(src, size);

@@ -63,7 +63,7 @@ class ModeWalk {
 
   /** Lists `dir`, starting each entry's change as its name arrives. */
   private async listInto(dir: string, started: Array<Promise<void>>): Promise<void> {
-    await this.slots.run(() => this.files.session.call('listEach', { path: dir }, {
+    await this.slots.run(() => this.files.pool.call('listEach', { path: dir }, {
       signal: this.o.signal,
       onItems: (batch) => {
         for (const e of batch as RemoteEntry[]) started.push(this.entry(remoteChild(dir, e.name), e));

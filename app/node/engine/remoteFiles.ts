@@ -7,7 +7,7 @@
 import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { SluiceError, displayText, isSluiceError } from '../errors';
-import type { Session } from '../ssh/session';
+import type { ConnectionPool } from '../ssh/connectionPool';
 import type { FsStats, RemoteStat, WorkerOps } from '../ssh/workerProtocol';
 import { expandRemoteHome } from '../transfer/scan';
 
@@ -71,27 +71,27 @@ export function remoteChild(dir: string, name: string): string {
 export class RemoteFiles {
   private next = 0;
 
-  constructor(readonly session: Session) {}
+  constructor(readonly pool: ConnectionPool) {}
 
   /** SFTP channels of the first connection (requests are spread over them). */
   private get channels(): number {
-    return this.session.connections[0]?.channels ?? 1;
+    return this.pool.connections[0]?.channels ?? 1;
   }
 
   /** Sends one worker operation on the next channel in turn. */
   call<K extends keyof WorkerOps>(op: K, arg: WorkerOps[K][0], signal?: AbortSignal): Promise<WorkerOps[K][1]> {
     const channel = this.next++ % this.channels;
-    return this.session.call(op, { ...arg, channel }, signal ? { signal } : undefined);
+    return this.pool.call(op, { ...arg, channel }, signal ? { signal } : undefined);
   }
 
   /** The SFTP extensions the server offered (name → version). */
   get extensions(): Record<string, string> {
-    return this.session.connections[0]?.info?.extensions ?? {};
+    return this.pool.connections[0]?.info?.extensions ?? {};
   }
 
   /** `''`, `~` and `~/x` against the login folder (SSH_FXP_REALPATH of `.`); other paths as they are. */
   resolve(p: string): Promise<string> {
-    return expandRemoteHome(this.session, p);
+    return expandRemoteHome(this.pool, p);
   }
 
   /** STAT (LSTAT with `follow` false) with owner, group and access time; null when nothing is there. */

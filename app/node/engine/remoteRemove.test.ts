@@ -6,14 +6,14 @@ import { startTestServer } from '../../../e2e/fixtures/sshd';
 import { makeTempDir, removeDir } from '../../../e2e/fixtures/tmp';
 import { SluiceError } from '../errors';
 import { openTrusting } from '../test/helpers';
-import type { Session } from '../ssh/session';
+import type { ConnectionPool } from '../ssh/connectionPool';
 import { RemoteFiles } from './remoteFiles';
 import { removeRemote, removeTree } from './remoteRemove';
 
 test('removeRemote: a file, an empty folder, a tree only with recursive, a link not followed, a missing path', async () => {
   const srv = await startTestServer();
   const dir = await makeTempDir('sluice-remove-');
-  const session = await openTrusting(srv, dir);
+  const pool = await openTrusting(srv, dir);
   try {
     const root = srv.root;
     fs.mkdirSync(path.join(root, 'tree/sub'), { recursive: true });
@@ -23,17 +23,17 @@ test('removeRemote: a file, an empty folder, a tree only with recursive, a link 
     fs.mkdirSync(path.join(root, 'empty'));
     fs.writeFileSync(path.join(root, 'file.txt'), 'f');
 
-    await removeRemote(session, path.join(root, 'file.txt'));
-    await removeRemote(session, path.join(root, 'empty'));
-    await assert.rejects(removeRemote(session, path.join(root, 'tree')), 'a folder with contents needs recursive');
+    await removeRemote(pool, path.join(root, 'file.txt'));
+    await removeRemote(pool, path.join(root, 'empty'));
+    await assert.rejects(removeRemote(pool, path.join(root, 'tree')), 'a folder with contents needs recursive');
     assert.ok(fs.existsSync(path.join(root, 'tree/sub/a.txt')));
-    await removeRemote(session, path.join(root, 'tree'), true);
+    await removeRemote(pool, path.join(root, 'tree'), true);
     assert.deepEqual(fs.readdirSync(root).sort(), ['keep.txt']);
     assert.equal(fs.readFileSync(path.join(root, 'keep.txt'), 'utf8'), 'kept', 'the link was removed, not its target');
-    await assert.rejects(removeRemote(session, path.join(root, 'gone')),
+    await assert.rejects(removeRemote(pool, path.join(root, 'gone')),
       (e: unknown) => e instanceof SluiceError && e.code === 'NO_SUCH_FILE');
   } finally {
-    await session.close();
+    await pool.close();
     await srv.stop();
     await removeDir(dir);
   }
@@ -80,7 +80,7 @@ function heldServer(tree: Record<string, string[]>) {
       await new Promise((r) => setImmediate(r));
     }
   };
-  return { files: new RemoteFiles(session as unknown as Session), seen, answerAll, pending };
+  return { files: new RemoteFiles(session as unknown as ConnectionPool), seen, answerAll, pending };
 }
 
 test('removeTree: requests in flight across folders up to the bound; everything removed, folders last', async () => {

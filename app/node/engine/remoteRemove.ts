@@ -5,7 +5,7 @@
  * OpenSSH's sftp and lftp send one request at a time.
  */
 import { SluiceError, displayText, isSluiceError } from '../errors';
-import type { Session } from '../ssh/session';
+import type { ConnectionPool } from '../ssh/connectionPool';
 import type { RemoteEntry } from '../ssh/workerProtocol';
 import { FILE_OPS_IN_FLIGHT, InFlight, RemoteFiles, remoteChild, unlessAborted } from './remoteFiles';
 
@@ -57,7 +57,7 @@ class TreeRemoval {
   async removeFolder(dir: string): Promise<boolean> {
     const children: Array<Promise<boolean>> = [];
     try {
-      await this.slots.run(() => this.files.session.call('listEach', { path: dir }, {
+      await this.slots.run(() => this.files.pool.call('listEach', { path: dir }, {
         signal: this.o.signal,
         onItems: (batch) => {
           for (const e of batch as RemoteEntry[]) {
@@ -100,16 +100,16 @@ export function removeTree(files: RemoteFiles, dir: string, o: RemoveOptions = {
  * @throws SluiceError NO_SUCH_FILE when nothing is there; FOLDER_NOT_EMPTY for a folder with something in it without
  *   `recursive`; the server's refusal of any request, naming its path (the first one, for a tree)
  */
-export async function removeRemote(session: Session, path: string, recursive = false): Promise<void> {
-  const st = await session.call('stat', { path, follow: false });
+export async function removeRemote(pool: ConnectionPool, path: string, recursive = false): Promise<void> {
+  const st = await pool.call('stat', { path, follow: false });
   if (!st) throw new SluiceError('NO_SUCH_FILE', `${displayText(path)}: no such file or folder`);
-  if (st.type !== 'dir') return session.call('remove', { path });
+  if (st.type !== 'dir') return pool.call('remove', { path });
   if (recursive) {
-    const outcome = await removeTree(new RemoteFiles(session), path);
+    const outcome = await removeTree(new RemoteFiles(pool), path);
     if (outcome.failed.length) throw outcome.failed[0];
     return undefined;
   }
-  return removeEmptyFolder(session, path);
+  return removeEmptyFolder(pool, path);
 }
 
 /**
@@ -117,11 +117,11 @@ export async function removeRemote(session: Session, path: string, recursive = f
  * refusal is often a bare SSH_FX_FAILURE), FOLDER_NOT_EMPTY says so.
  * @throws SluiceError FOLDER_NOT_EMPTY, else the server's refusal
  */
-export async function removeEmptyFolder(session: Session, path: string): Promise<void> {
+export async function removeEmptyFolder(pool: ConnectionPool, path: string): Promise<void> {
   try {
-    await session.call('rmdir', { path });
+    await pool.call('rmdir', { path });
   } catch (e) {
-    const names = await session.list(path).catch(() => []);
+    const names = await pool.list(path).catch(() => []);
     if (names.length === 0) throw e;
     throw new SluiceError('FOLDER_NOT_EMPTY', `cannot remove ${displayText(path)}: the folder is not empty `
       + `(${names.length === 1 ? '1 entry' : `${names.length} entries`}; use -r to remove it with everything in it)`, { cause: e });

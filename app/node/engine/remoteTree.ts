@@ -75,7 +75,7 @@ class Walk {
 
   private async list(node: TreeFolder, canonical: string, lineage: readonly string[]): Promise<TreeEntry[]> {
     const names: TreeEntry[] = [];
-    await this.o.inFlight.run(() => this.files.session.call('listEach', { path: node.path, long: this.o.long }, {
+    await this.o.inFlight.run(() => this.files.pool.call('listEach', { path: node.path, long: this.o.long }, {
       signal: this.o.signal,
       onItems: (batch) => {
         this.entries += batch.length;
@@ -101,7 +101,7 @@ class Walk {
     const p = remoteChild(dir, e.name);
     const tasks: Array<Promise<void>> = [];
     if (this.o.targets) tasks.push(this.o.inFlight.run(() => this.files.readlink(p)).then((t) => { e.target = t; }, () => undefined));
-    if (this.o.follow) tasks.push(this.o.inFlight.run(() => this.files.session.call('stat', { path: p })).then((st) => { e.targetType = st?.type; }, () => undefined));
+    if (this.o.follow) tasks.push(this.o.inFlight.run(() => this.files.pool.call('stat', { path: p })).then((st) => { e.targetType = st?.type; }, () => undefined));
     await Promise.all(tasks);
   }
 
@@ -117,7 +117,7 @@ class Walk {
     if (e.type === 'dir') return this.folder(p, parent.depth + 1, remoteChild(canonical, e.name), lineage);
     // A link: its canonical path decides whether it was listed already; the walk goes on meanwhile.
     const link: TreeFolder = { path: p, depth: parent.depth + 1, children: [], listing: Promise.resolve([]) };
-    link.listing = this.o.inFlight.run(() => this.files.session.realpath(p)).then((real) => {
+    link.listing = this.o.inFlight.run(() => this.files.pool.realpath(p)).then((real) => {
       if (this.seen.has(real)) {
         this.o.onSkipped?.({ path: p, target: real, kind: lineage.includes(real) ? 'loop' : 'seen' });
         return [];

@@ -1,10 +1,10 @@
 /**
  * What the engine knows about a server: read from the pool's first connection (algorithms, SFTP extensions and
  * request sizes, answer order), and learned by its transfers (the out-of-order write probe, draft-ietf-secsh-filexfer-02
- * §6; how `sha256` verification hashed). The pool (ssh/session.ts) keeps only its connections; what jobs learn is
+ * §6; how `sha256` verification hashed). The pool (ssh/connectionPool.ts) keeps only its connections; what jobs learn is
  * kept here, one record per engine, and each job reads and adds to it ({@link ServerLearnings}).
  */
-import type { Session } from '../ssh/session';
+import type { ConnectionPool } from '../ssh/connectionPool';
 import type { Negotiated } from '../ssh/workerProtocol';
 import type { ServerLearnings, TransferReport, TransferRequest } from '../transfer/types';
 
@@ -46,11 +46,11 @@ export class ServerRecord implements ServerLearnings {
   }
 
   /** The whole record: the pool's first connection's facts and what jobs learned (a copy). */
-  traits(session: Session): ServerTraits {
-    const info = session.connections[0]?.info;
+  traits(pool: ConnectionPool): ServerTraits {
+    const info = pool.connections[0]?.info;
     return {
-      negotiated: { ...session.negotiated },
-      serverVersion: session.serverVersion,
+      negotiated: { ...pool.negotiated },
+      serverVersion: pool.serverVersion,
       extensions: { ...(info?.extensions ?? {}) },
       maxRead: info?.maxRead ?? 0,
       maxWrite: info?.maxWrite ?? 0,

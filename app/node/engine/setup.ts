@@ -1,6 +1,6 @@
 /**
  * The engine's set-up from user-level settings: loads known_hosts, builds the host-key policy and the algorithm
- * lists, gathers identities, and turns them into the options of a site's pool (ssh/session.ts). The CLI and the
+ * lists, gathers identities, and turns them into the options of a site's pool (ssh/connectionPool.ts). The CLI and the
  * service give the same {@link EngineOptions}; only this module composes the ssh/ set-up pieces.
  */
 import type { Algorithms } from 'ssh2';
@@ -10,7 +10,7 @@ import { buildAlgorithms, type AlgorithmChoice } from '../ssh/algorithms';
 import { gatherAuth, type AuthOptions } from '../ssh/auth';
 import { HostKeyPolicy, preferStoredHostKeyAlgorithms, type HostKeyMode, type HostKeyPrompter } from '../ssh/hostKeys';
 import type { JumpHost } from '../ssh/jumpHosts';
-import type { SessionOptions } from '../ssh/session';
+import type { PoolOptions } from '../ssh/connectionPool';
 import { ssh2Lists } from '../ssh/ssh2Lists';
 import { hostPortLabel } from '../../common/jumpHosts';
 
@@ -39,7 +39,7 @@ export interface JumpHostOptions {
 
 /** What opening an engine takes: the server, who logs in and how, trust, algorithms, and the pool's tuning. */
 export interface EngineOptions
-  extends Omit<SessionOptions, 'auth' | 'hostKeys' | 'algorithms' | 'username' | 'jump'> {
+  extends Omit<PoolOptions, 'auth' | 'hostKeys' | 'algorithms' | 'username' | 'jump'> {
   /** Login name; default `os.userInfo().username` (see ssh/auth.ts gatherAuth). */
   username?: string;
   /** Identity files, agent, password, prompter (ssh/auth.ts AuthOptions). */
@@ -77,7 +77,7 @@ export function preferStoredHostKeyTypes(algorithms: Algorithms, knownHosts: Kno
  *
  * @throws SluiceError USAGE (an unknown algorithm name), UNSUPPORTED_KEY (an identity file ssh2 cannot use)
  */
-export async function sessionOptionsFor(o: EngineOptions): Promise<SessionOptions> {
+export async function sessionOptionsFor(o: EngineOptions): Promise<PoolOptions> {
   const algorithms = buildAlgorithms(o.algorithms ?? {}, o.dataDir);
   const paths = o.knownHostsPaths ?? defaultKnownHostsPaths();
   const knownHosts = await KnownHosts.load(paths);

@@ -7,14 +7,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Session } from '../ssh/session';
+import type { ConnectionPool } from '../ssh/connectionPool';
 import { fakeFileEntry, openTrusting, startScriptedServer, trustedServerHooks, type ScriptedServer } from '../test/helpers';
 
 let server: ScriptedServer;
 let local: string;
 trustedServerHooks(() => startScriptedServer(), 'sluice-listing-', (t) => { ({ server, dir: local } = t); });
 
-const open = (): Promise<Session> => openTrusting(server, local, { connections: 1, channels: 1 });
+const open = (): Promise<ConnectionPool> => openTrusting(server, local, { connections: 1, channels: 1 });
 
 /** A listing of `n` entries (with "." and ".." first, as servers send them). */
 function entries(n: number) {

@@ -7,7 +7,7 @@ import { startSshd } from '../../../e2e/fixtures/sshd';
 import { startToxiproxy, toxiproxyAvailable } from '../../../e2e/fixtures/toxiproxy';
 import { makeTempDir, removeDir } from '../../../e2e/fixtures/tmp';
 import * as os from 'node:os';
-import { AUTO_TUNE, SSH2_DEFAULT_WINDOW } from './session';
+import { AUTO_TUNE, SSH2_DEFAULT_WINDOW } from './connectionPool';
 import { planPool } from './poolPlan';
 import type { EngineEvent } from '../transfer/types';
 import { openTrusting, withProxiedSshd, withTrustedServer } from '../test/helpers';
@@ -48,18 +48,18 @@ test('pool size follows the measured RTT: one connection and channel on loopback
     const onEvent = (e: EngineEvent): void => {
       if (e.type === 'progress') for (const c of e.connections) c.channels.forEach((ch, i) => { if (ch.bytes > 0) busy.add(`${c.id}:${i}`); });
     };
-    const session = await open(proxy.port);
+    const pool = await open(proxy.port);
     try {
-      assert.ok((session.rttMs ?? 0) >= AUTO_TUNE.rttMs && session.rttMs! < 200, `proxied RTT ${session.rttMs} ms`);
-      assert.ok(session.channelWindow > SSH2_DEFAULT_WINDOW, `window ${session.channelWindow}`);
-      const report = await runTransfer(session, { id: 'auto', direction: 'put', sources: [src], dest: srv.root, recursive: false }, { onEvent });
+      assert.ok((pool.rttMs ?? 0) >= AUTO_TUNE.rttMs && pool.rttMs! < 200, `proxied RTT ${pool.rttMs} ms`);
+      assert.ok(pool.channelWindow > SSH2_DEFAULT_WINDOW, `window ${pool.channelWindow}`);
+      const report = await runTransfer(pool, { id: 'auto', direction: 'put', sources: [src], dest: srv.root, recursive: false }, { onEvent });
       assert.deepEqual(report.failed, []);
       assert.ok(fs.readFileSync(path.join(srv.root, 'f.bin')).equals(fs.readFileSync(src)));
-      await session.whenPoolSettled();
-      assert.equal(session.connections.length, AUTO_TUNE.connections);
+      await pool.whenPoolSettled();
+      assert.equal(pool.connections.length, AUTO_TUNE.connections);
       assert.ok(busy.size >= AUTO_TUNE.channels, `channels that carried bytes: ${[...busy].join(', ')}`);
     } finally {
-      await session.close();
+      await pool.close();
     }
   } finally {
     await tox?.stop();
@@ -75,17 +75,17 @@ test('a server that allows fewer sessions than the automatic channel count still
   await withProxiedSshd({ tempPrefix: 'sluice-maxsessions-', toxics, sshd: { extraConfig: [`MaxSessions ${maxSessions}`] } }, async ({ srv, proxyPort, dir }) => {
     const data = randomBytes(20 * 1024 * 1024);
     fs.writeFileSync(path.join(srv.root, 'm.bin'), data);
-    const session = await openTrusting(srv, dir, { port: proxyPort });
+    const pool = await openTrusting(srv, dir, { port: proxyPort });
     try {
-      assert.ok((session.rttMs ?? 0) >= AUTO_TUNE.rttMs, `proxied RTT ${session.rttMs} ms`);
-      const report = await runTransfer(session, { id: 'm', direction: 'get', sources: [path.join(srv.root, 'm.bin')], dest: dir, recursive: false });
+      assert.ok((pool.rttMs ?? 0) >= AUTO_TUNE.rttMs, `proxied RTT ${pool.rttMs} ms`);
+      const report = await runTransfer(pool, { id: 'm', direction: 'get', sources: [path.join(srv.root, 'm.bin')], dest: dir, recursive: false });
       assert.deepEqual(report.failed, []);
       assert.ok(fs.readFileSync(path.join(dir, 'm.bin')).equals(data));
-      await session.whenPoolSettled();
+      await pool.whenPoolSettled();
       assert.ok(AUTO_TUNE.channels > maxSessions);
-      assert.equal(session.connections[0].channels, maxSessions, `channels on the first connection: ${session.connections[0].channels}`);
+      assert.equal(pool.connections[0].channels, maxSessions, `channels on the first connection: ${pool.connections[0].channels}`);
     } finally {
-      await session.close();
+      await pool.close();
     }
   });
 });

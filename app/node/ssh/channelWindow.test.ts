@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { Client, type SFTPWrapper } from 'ssh2';
 import { startSshd } from '../../../e2e/fixtures/sshd';
 import { openTrusting, withTrustedServer } from '../test/helpers';
-import { AUTO_TUNE, SSH2_DEFAULT_WINDOW, WINDOW_TUNE, channelWindowFor } from './session';
+import { AUTO_TUNE, SSH2_DEFAULT_WINDOW, WINDOW_TUNE, channelWindowFor } from './connectionPool';
 import { parseWindow } from '../cli';
 import { runTransfer } from '../transfer/run';
 
@@ -91,14 +91,14 @@ test('a session applies the requested channel window and still moves identical b
     } finally {
       await auto.close();
     }
-    const session = await open(8 * MiB);
+    const pool = await open(8 * MiB);
     try {
-      assert.equal(session.channelWindow, 8 * MiB);
-      const report = await runTransfer(session, { id: 'w', direction: 'get', sources: [path.join(srv.root, 'big.bin')], dest: dir, recursive: false });
+      assert.equal(pool.channelWindow, 8 * MiB);
+      const report = await runTransfer(pool, { id: 'w', direction: 'get', sources: [path.join(srv.root, 'big.bin')], dest: dir, recursive: false });
       assert.deepEqual(report.failed, []);
       assert.ok(fs.readFileSync(path.join(dir, 'big.bin')).equals(data));
     } finally {
-      await session.close();
+      await pool.close();
     }
   });
 });

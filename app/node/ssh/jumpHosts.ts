@@ -1,7 +1,7 @@
 /**
  * A pool's jump hosts on the coordinating side (ssh_config(5) ProxyJump): what each connection worker gets to open its
  * own chain of hops (ssh/worker/jump.ts), a hop's password asked once however many connections need it, and how a
- * hop's refusals name it. Host keys of hops go through the pool's host-key policy (ssh/session.ts), or the hop's own
+ * hop's refusals name it. Host keys of hops go through the pool's host-key policy (ssh/connectionPool.ts), or the hop's own
  * when its known_hosts files or mode differ from the target's.
  */
 import { SluiceError } from '../errors';

@@ -6,7 +6,7 @@ import { startSsh2SftpServer, type KeyboardRoundScript } from '../../../e2e/fixt
 import { makeTempDir, removeDir } from '../../../e2e/fixtures/tmp';
 import { SluiceError } from '../errors';
 import type { EngineOptions } from '../engine/engine';
-import { openSession } from '../test/helpers';
+import { openPool } from '../test/helpers';
 import { runTransfer } from '../transfer/run';
 import { isPasswordPrompt, passwordAnswers, type KeyboardRound } from './keyboardInteractive';
 
@@ -48,16 +48,16 @@ test('a password and then a one-time code: the given password answers only the p
   const dir = await makeTempDir('sluice-kbd-');
   try {
     const rounds: KeyboardRound[] = [];
-    const session = await openSession(optionsFor(srv, dir, {
+    const pool = await openPool(optionsFor(srv, dir, {
       auth: { password: 's3cret' },
       askKeyboard: async (round) => { rounds.push(round); return ['654321']; },
     }));
     try {
-      assert.equal(session.authMethod, 'keyboard-interactive');
+      assert.equal(pool.authMethod, 'keyboard-interactive');
       assert.deepEqual(rounds, [{ name: '', instructions: '', prompts: [{ prompt: 'Verification code: ', echo: true }], again: false }]);
       assert.deepEqual(srv.keyboardAnswers, [['s3cret'], ['654321']], 'the password went to the password prompt only');
     } finally {
-      await session.close();
+      await pool.close();
     }
   } finally {
     await srv.stop();
@@ -71,13 +71,13 @@ test('without a password every prompt is asked, with the round\'s name and instr
   try {
     const rounds: KeyboardRound[] = [];
     const codes = ['000000', '654321'];
-    const session = await openSession(optionsFor(srv, dir, {
+    const pool = await openPool(optionsFor(srv, dir, {
       askKeyboard: async (round) => {
         rounds.push(round);
         return round.prompts.map((p) => (isPasswordPrompt(p.prompt) ? 's3cret' : codes.shift() ?? ''));
       },
     }));
-    await session.close();
+    await pool.close();
     assert.deepEqual(rounds.map((r) => [r.name, r.instructions, r.prompts.map((p) => `${p.prompt}|${p.echo}`).join(), r.again]), [
       ['Sluice test login', 'Two steps.', 'Password: |false', false],
       ['', '', 'Verification code: |true', false],
@@ -95,7 +95,7 @@ test('a prompt no one can answer (no prompter, as --batch) fails AUTH_FAILED nam
   const srv = await startSsh2SftpServer({ keyboardInteractive: PASSWORD_THEN_CODE });
   const dir = await makeTempDir('sluice-kbd-');
   try {
-    await assert.rejects(openSession(optionsFor(srv, dir, { auth: { password: 's3cret' } })), (e: unknown) => {
+    await assert.rejects(openPool(optionsFor(srv, dir, { auth: { password: 's3cret' } })), (e: unknown) => {
       assert.ok(e instanceof SluiceError);
       assert.equal(e.code, 'AUTH_FAILED');
       assert.match(e.message, /"Verification code:" \(keyboard-interactive\)/);
@@ -113,17 +113,17 @@ test('a wrong password is asked again until it is right; at the server\'s limit 
   const dir = await makeTempDir('sluice-pw-');
   try {
     const asked: boolean[] = [];
-    const session = await openSession(optionsFor(srv, dir, {
+    const pool = await openPool(optionsFor(srv, dir, {
       auth: { password: 'wrong-1' },
       askPassword: async (again) => { asked.push(again); return asked.length === 1 ? 'wrong-2' : 'right'; },
     }));
-    await session.close();
+    await pool.close();
     assert.deepEqual(asked, [true, true], 'asked again after each refusal');
     assert.deepEqual(srv.passwordAttempts, ['wrong-1', 'wrong-2', 'right']);
 
     srv.passwordAttempts.length = 0;
     const always: boolean[] = [];
-    await assert.rejects(openSession(optionsFor(srv, dir, { askPassword: async (again) => { always.push(again); return 'wrong'; } })), (e: unknown) => {
+    await assert.rejects(openPool(optionsFor(srv, dir, { askPassword: async (again) => { always.push(again); return 'wrong'; } })), (e: unknown) => {
       assert.ok(e instanceof SluiceError);
       assert.equal(e.code, 'AUTH_FAILED');
       assert.match(e.message, /closed the connection after 3 password or keyboard-interactive tries/);
@@ -142,12 +142,12 @@ test('the time a person takes to answer does not count against the connect timeo
   const dir = await makeTempDir('sluice-kbd-');
   try {
     // The prompter answers later than readyTimeoutMs: a person reading a code off their phone.
-    const session = await openSession(optionsFor(srv, dir, {
+    const pool = await openPool(optionsFor(srv, dir, {
       readyTimeoutMs: 1500,
       askKeyboard: () => new Promise((resolve) => setTimeout(() => resolve(['123456']), 2500)),
     }));
-    assert.equal(session.authMethod, 'keyboard-interactive');
-    await session.close();
+    assert.equal(pool.authMethod, 'keyboard-interactive');
+    await pool.close();
   } finally {
     await srv.stop();
     await removeDir(dir);
@@ -159,22 +159,22 @@ test('a keyboard-interactive login widens one connection instead of asking again
   const dir = await makeTempDir('sluice-kbd-');
   try {
     let asked = 0;
-    const session = await openSession(optionsFor(srv, dir, {
+    const pool = await openPool(optionsFor(srv, dir, {
       askKeyboard: async (round) => { asked++; assert.deepEqual(round.prompts, [{ prompt: 'Verification code: ', echo: false }]); return ['123456']; },
       connections: 3, channels: 2,
     }));
     try {
-      assert.equal(session.authMethod, 'keyboard-interactive');
+      assert.equal(pool.authMethod, 'keyboard-interactive');
       assert.equal(asked, 1);
       assert.equal(srv.connections, 1, 'only one SSH connection was made');
-      assert.equal(session.lanes().length, 6, 'the one connection carries connections × channels SFTP channels');
+      assert.equal(pool.lanes().length, 6, 'the one connection carries connections × channels SFTP channels');
       const src = path.join(dir, 'f.bin');
       fs.writeFileSync(src, Buffer.alloc(300_000, 7));
-      const report = await runTransfer(session, { id: 'k', direction: 'put', sources: [src], dest: srv.root, recursive: false });
+      const report = await runTransfer(pool, { id: 'k', direction: 'put', sources: [src], dest: srv.root, recursive: false });
       assert.equal(report.failed.length, 0);
       assert.deepEqual(fs.readFileSync(path.join(srv.root, 'f.bin')), fs.readFileSync(src));
     } finally {
-      await session.close();
+      await pool.close();
     }
   } finally {
     await srv.stop();

@@ -90,7 +90,7 @@ export class LeftoverJournal {
   }
 }
 
-/** The remote operations {@link cleanLeftovers} needs (a Session provides them). */
+/** The remote operations {@link cleanLeftovers} needs (a ConnectionPool provides them). */
 export interface LeftoverRemote {
   exists(path: string): Promise<boolean>;
   remove(path: string): Promise<void>;

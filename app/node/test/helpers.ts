@@ -12,7 +12,7 @@ import { CLI_BIN } from '../cli';
 
 export { CLI_BIN };
 import { sessionOptionsFor, type EngineOptions } from '../engine/setup';
-import { Session } from '../ssh/session';
+import { ConnectionPool } from '../ssh/connectionPool';
 import { QueueStore } from '../stores/queueStore';
 import type { EngineEvent, ServerLearnings, TransferReport } from '../transfer/types';
 
@@ -334,32 +334,32 @@ export function describeRun(r: CliResult): string {
 }
 
 /**
- * A site's pool (Session) opened with the engine's set-up (engine/setup.ts), for tests below the engine's door;
+ * A site's pool (ConnectionPool) opened with the engine's set-up (engine/setup.ts), for tests below the engine's door;
  * the product opens engines with engine/engine.ts openEngine.
  */
-export async function openSession(o: EngineOptions): Promise<Session> {
-  return Session.open(await sessionOptionsFor(o));
+export async function openPool(o: EngineOptions): Promise<ConnectionPool> {
+  return ConnectionPool.open(await sessionOptionsFor(o));
 }
 
-const learnedBySession = new WeakMap<Session, ServerLearnings>();
+const learnedByPool = new WeakMap<ConnectionPool, ServerLearnings>();
 
 /**
  * What transfers on `session` learned about its server (the out-of-order answer): one record per session, as an
  * engine keeps one (engine/serverTraits.ts), for tests that run transfer/run.ts runTransfer on a bare session.
  */
-export function learnedOf(session: Session): ServerLearnings {
-  let known = learnedBySession.get(session);
-  if (!known) learnedBySession.set(session, known = {});
+export function learnedOf(pool: ConnectionPool): ServerLearnings {
+  let known = learnedByPool.get(pool);
+  if (!known) learnedByPool.set(pool, known = {});
   return known;
 }
 
 /**
- * openSession bounded to 30 s; a session that opens after the deadline is closed, so its worker threads
+ * openPool bounded to 30 s; a session that opens after the deadline is closed, so its worker threads
  * cannot keep the test process alive.
  */
-export function openBounded(o: EngineOptions): Promise<Session> {
-  const opening = openSession(o);
-  return within('openSession', 30_000, opening).catch((e: unknown) => {
+export function openBounded(o: EngineOptions): Promise<ConnectionPool> {
+  const opening = openPool(o);
+  return within('openPool', 30_000, opening).catch((e: unknown) => {
     opening.then((s) => s.close(), () => undefined);
     throw e;
   });
@@ -383,7 +383,7 @@ export function trustingOptions(server: SshServer, dir: string, o: Partial<Engin
 }
 
 /** A bounded session on `server` with {@link trustingOptions}. */
-export function openTrusting(server: SshServer, dir: string, o: Partial<EngineOptions> = {}): Promise<Session> {
+export function openTrusting(server: SshServer, dir: string, o: Partial<EngineOptions> = {}): Promise<ConnectionPool> {
   return openBounded(trustingOptions(server, dir, o));
 }
 

@@ -127,24 +127,24 @@ describe('a listing streams into the walk and stops at once (scripted server)', 
     fs.mkdirSync(src);
     fs.writeFileSync(path.join(src, 'x'), 'x');
     server.overrides.endlessReaddir = 'names';
-    const session = await openTrusting(server, work, { connections: 1, channels: 1 });
+    const pool = await openTrusting(server, work, { connections: 1, channels: 1 });
     try {
       const abort = new AbortController();
       const from = server.stats.endlessAnswers ?? 0;
       const dest = path.join(work, 'abort-out');
-      const job = runTransfer(session, { id: 'endless', direction: 'get', sources: [src], dest, recursive: true },
+      const job = runTransfer(pool, { id: 'endless', direction: 'get', sources: [src], dest, recursive: true },
         { signal: abort.signal });
       await waitUntil('the listing under way', () => (server.stats.endlessAnswers ?? 0) - from >= 20, 30_000);
       abort.abort();
       await assert.rejects(job, (e: unknown) => e instanceof SluiceError && e.code === 'ABORTED');
       // One channel, answered in order: once a STAT is answered, every READDIR sent before it was too.
-      await session.stat(path.join(src, 'x'));
+      await pool.stat(path.join(src, 'x'));
       const after = server.stats.endlessAnswers;
-      for (let i = 0; i < 3; i++) await session.stat(path.join(src, 'x'));
+      for (let i = 0; i < 3; i++) await pool.stat(path.join(src, 'x'));
       assert.equal(server.stats.endlessAnswers, after, 'READDIRs went on after the job stopped');
     } finally {
       server.overrides.endlessReaddir = undefined;
-      await session.close();
+      await pool.close();
     }
   });
 });

@@ -162,17 +162,17 @@ describe('listings are bounded and give way to a signal (scripted server)', () =
     await withTrustedServer(() => startScriptedServer({ overrides: { endlessReaddir: 'names' } }), 'sluice-endless-', async (t) => {
       const src = path.join(t.server.root, 'endless');
       fs.mkdirSync(src);
-      const session = await openTrusting(t.server, t.dir, { connections: 1, channels: 1 });
+      const pool = await openTrusting(t.server, t.dir, { connections: 1, channels: 1 });
       try {
         const limit = /READDIR .*endless: the folder lists more than 1,000,000 names, the limit of one listing/;
-        await assert.rejects(session.list(src), limit);
+        await assert.rejects(pool.list(src), limit);
         assert.ok((t.server.stats.endlessAnswers ?? 0) <= 1_002, `read on after the limit: ${t.server.stats.endlessAnswers} answers`);
         let names = 0;
-        await assert.rejects(session.listEach(src, (batch) => { names += batch.length; }), limit);
+        await assert.rejects(pool.listEach(src, (batch) => { names += batch.length; }), limit);
         assert.equal(names, 1_000_000, 'every name up to the limit handed over, none after');
         assert.ok((t.server.stats.endlessAnswers ?? 0) <= 2_004, `read on after the limit: ${t.server.stats.endlessAnswers} answers`);
       } finally {
-        await session.close();
+        await pool.close();
       }
     });
   });

@@ -28,14 +28,14 @@ const type = (name: string, from: string) => `import type { ${name} } from '${fr
 test('an upward value import fails lint in every layer (its allow-list)', { timeout: 60_000 }, async () => {
   const planted: Array<[string, string, string]> = [
     [value('runTransfer', '../transfer/run'), 'app/node/sftp/planted.ts', 'app/node/sftp'],
-    [value('Session', '../ssh/session'), 'app/node/stores/planted.ts', 'app/node/stores'],
+    [value('ConnectionPool', '../ssh/connectionPool'), 'app/node/stores/planted.ts', 'app/node/stores'],
     [value('runTransfer', '../transfer/run'), 'app/node/ssh/planted.ts', 'app/node/ssh'],
     [value('openEngine', '../engine/engine'), 'app/node/sites/planted.ts', 'app/node/sites'],
     [value('runTransfer', '../transfer/run'), 'app/node/sys/planted.ts', 'app/node/sys'],
     [value('openEngine', '../engine/engine'), 'app/node/transfer/planted.ts', 'app/node/transfer'],
     [value('Service', '../service'), 'app/node/engine/planted.ts', 'app/node/engine'],
     [value('formatRate', '../cli/units'), 'app/node/service/planted.ts', 'app/node/service'],
-    [value('Session', './ssh/session'), 'app/node/ssh2x.ts', 'app/node/ssh2x'],
+    [value('ConnectionPool', './ssh/connectionPool'), 'app/node/ssh2x.ts', 'app/node/ssh2x'],
     [value('SluiceError', '../node/errors'), 'app/common/planted.ts', 'app/common'],
     [value('openEngine', '../../app/node/engine/engine'), 'renderer/views/planted.ts', 'renderer/views'],
     [value('bridge', '../bridge/bridge'), 'renderer/format/planted.ts', 'renderer/format'],
@@ -65,9 +65,9 @@ test('an upward type-only import fails lint too, in each form a type comes throu
     assert.match(messages, allowList(layer), `${file}: ${code}`);
     assert.match(messages, /not even its types/);
   }
-  // No exception: the pool (ssh/session.ts), which once took EngineEvent from transfer/, is refused like any file.
-  const poolEvents = (await messagesFor(type('EngineEvent', '../transfer/types'), 'app/node/ssh/session.ts')).join('\n');
-  assert.match(poolEvents, allowList('app/node/ssh'), 'ssh/session.ts may not take a type from transfer/');
+  // No exception: the pool (ssh/connectionPool.ts), which once took EngineEvent from transfer/, is refused like any file.
+  const poolEvents = (await messagesFor(type('EngineEvent', '../transfer/types'), 'app/node/ssh/connectionPool.ts')).join('\n');
+  assert.match(poolEvents, allowList('app/node/ssh'), 'ssh/connectionPool.ts may not take a type from transfer/');
   assert.match(poolEvents, /app\/node\/transfer\/types \(not even its types\)/);
 });
 
@@ -135,14 +135,14 @@ test('docs/ARCHITECTURE.md has a row for every layer, with what it may import', 
   }
 });
 
-test('the service, the CLI and main/ open engines only through openEngine: the set-up pieces and Session are refused', { timeout: 60_000 }, async () => {
+test('the service, the CLI and main/ open engines only through openEngine: the set-up pieces and ConnectionPool are refused', { timeout: 60_000 }, async () => {
   const door = /no-restricted-imports: .*open engines through engine\/engine\.ts openEngine/;
-  assert.match((await messagesFor("import { Session } from '../ssh/session';\nexport const s = Session;\n", 'app/node/service/planted.ts')).join('\n'), door);
+  assert.match((await messagesFor("import { ConnectionPool } from '../ssh/connectionPool';\nexport const s = ConnectionPool;\n", 'app/node/service/planted.ts')).join('\n'), door);
   assert.match((await messagesFor("import { gatherAuth } from '../ssh/auth';\nexport const g = gatherAuth;\n", 'app/node/cli/planted.ts')).join('\n'), door);
   assert.match((await messagesFor("import { KnownHosts } from './stores/knownHosts';\nexport const k = KnownHosts;\n", 'app/node/service.ts')).join('\n'), door);
   assert.match((await messagesFor("import { sessionOptionsFor } from '../app/node/engine/setup';\nexport const o = sessionOptionsFor;\n", 'main/planted.ts')).join('\n'), door);
   assert.deepEqual(await messagesFor(
-    "import { openEngine } from '../engine/engine';\nimport { AUTO_TUNE } from '../ssh/session';\nimport type { HostKeyPolicy } from '../ssh/hostKeys';\n"
+    "import { openEngine } from '../engine/engine';\nimport { AUTO_TUNE } from '../ssh/connectionPool';\nimport type { HostKeyPolicy } from '../ssh/hostKeys';\n"
     + 'export const o = [openEngine, AUTO_TUNE];\nexport type P = HostKeyPolicy;\n', 'app/node/cli/planted.ts'), [],
   'the door itself, other exports of the same modules and types pass');
 });

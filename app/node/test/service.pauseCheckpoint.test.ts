@@ -11,7 +11,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { openEngine, type EngineFactory, type SessionEngine } from '../engine/engine';
+import { openEngine, type EngineFactory, type PoolEngine } from '../engine/engine';
 import { SSHD_PATH } from '../../../e2e/fixtures/sshd';
 import { startProxyInFront, toxiproxyAvailable } from '../../../e2e/fixtures/toxiproxy';
 import { connectAccepting, setupSshd, waitJobs } from './sshdService';
@@ -30,7 +30,7 @@ function checkpointWatch(): { factory: EngineFactory; firstCheckpoint: Promise<v
   let sent!: () => void;
   const firstCheckpoint = new Promise<void>((resolve) => { sent = resolve; });
   const factory: EngineFactory = async (o) => {
-    const e = await openEngine({ ...o, segmentSize: 4 * MiB }) as SessionEngine;
+    const e = await openEngine({ ...o, segmentSize: 4 * MiB }) as PoolEngine;
     const watch = (): void => {
       for (const c of e.session.connections) {
         if ((c as { watched?: boolean }).watched) continue;

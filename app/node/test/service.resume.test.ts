@@ -13,7 +13,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { openEngine, type EngineFactory, type SessionEngine } from '../engine/engine';
+import { openEngine, type EngineFactory, type PoolEngine } from '../engine/engine';
 import { COUNTER_BYTES, COUNTER_OUTSTANDING, COUNTERS_PER_CHANNEL } from '../sftp/pipeline';
 import { QueueStore } from '../stores/queueStore';
 import type { EngineEvent, TransferEvent, TransferReport } from '../transfer/types';
@@ -34,14 +34,14 @@ const sha256 = (file: string): string => createHash('sha256').update(fs.readFile
 
 /** Engines opened through the service, throttled to `rate`: their transfers (settled or not), reports and events seen. */
 function throttledEngines(rate = RATE): {
-  factory: EngineFactory; engines: SessionEngine[]; transfers: Array<Promise<unknown>>; reports: TransferReport[]; events: EngineEvent[];
+  factory: EngineFactory; engines: PoolEngine[]; transfers: Array<Promise<unknown>>; reports: TransferReport[]; events: EngineEvent[];
 } {
-  const engines: SessionEngine[] = [];
+  const engines: PoolEngine[] = [];
   const transfers: Array<Promise<unknown>> = [];
   const reports: TransferReport[] = [];
   const events: EngineEvent[] = [];
   const factory: EngineFactory = async (o) => {
-    const e = await openEngine({ ...o, segmentSize: 4 * MiB, onEvent: (ev) => { events.push(ev); o.onEvent?.(ev); } }) as SessionEngine;
+    const e = await openEngine({ ...o, segmentSize: 4 * MiB, onEvent: (ev) => { events.push(ev); o.onEvent?.(ev); } }) as PoolEngine;
     e.setRateLimit(rate);
     const transfer = e.transfer.bind(e);
     e.transfer = (req, call) => {
@@ -60,7 +60,7 @@ function throttledEngines(rate = RATE): {
 }
 
 /** SSH_FXP_READ/WRITE payload bytes counted on every channel of the engines' pools, and requests outstanding. */
-function wire(engines: readonly SessionEngine[]): { bytes: number; outstanding: number } {
+function wire(engines: readonly PoolEngine[]): { bytes: number; outstanding: number } {
   let bytes = 0;
   let outstanding = 0;
   for (const c of engines.flatMap((e) => e.session.connections)) {

@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { SluiceService, type Engine, type EngineOptions, type ServiceOptions } from '../service';
 import { sessionOptionsFor } from '../engine/setup';
-import type { PoolEvent, SessionOptions } from '../ssh/session';
+import type { PoolEvent, PoolOptions } from '../ssh/connectionPool';
 import { MemorySecretStore, type SecretStore } from '../stores/sites';
 import type { EventName, EventPayloads } from '../../common/ipc/contract';
 import { applyQueueEvents, emptyQueue, type QueueState } from '../../common/queue/reducer';
@@ -31,7 +31,7 @@ export function ed25519Blob(fill: number): Buffer {
 export type Behaviour = 'ok' | 'fail' | 'hold' | 'conflict' | 'skip' | 'earlier';
 
 /** What the fake engine was opened with: the set-up's resolved options, with the service's event listener. */
-export type Opened = SessionOptions & { onEvent: (e: PoolEvent) => void };
+export type Opened = PoolOptions & { onEvent: (e: PoolEvent) => void };
 
 /**
  * A fake engine behind the real set-up (engine/setup.ts: known_hosts, host-key policy, algorithms, identities): a

@@ -158,18 +158,18 @@ test('the set-up\'s STAT answers come back in ConnectInfo; the first stat of eac
     const file = path.join(srv.root, 'f.bin');
     writeRandomFile(file, 1000);
     const missing = path.join(srv.root, 'none');
-    const session = await openTrusting(srv, dir, { prefetch: { stat: [file, missing, srv.root] } });
+    const pool = await openTrusting(srv, dir, { prefetch: { stat: [file, missing, srv.root] } });
     try {
-      const info = session.connections[0].info!;
+      const info = pool.connections[0].info!;
       assert.deepEqual(info.prefetchedStats?.map((a) => [a.path, a.stat?.type ?? a.stat, a.stat?.size]),
         [[file, 'file', 1000], [missing, null, undefined], [srv.root, 'dir', info.prefetchedStats?.[2].stat?.size]]);
       // Removed after the set-up: the first stat is the set-up's answer, a second one asks the server.
       fs.rmSync(file);
-      assert.equal((await session.stat(file))?.size, 1000);
-      assert.equal(await session.stat(file), null);
-      assert.equal(await session.stat(missing), null);
+      assert.equal((await pool.stat(file))?.size, 1000);
+      assert.equal(await pool.stat(file), null);
+      assert.equal(await pool.stat(missing), null);
     } finally {
-      await session.close();
+      await pool.close();
     }
   });
 });

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { startSshd } from '../../../e2e/fixtures/sshd';
 import { startToxiproxy, toxiproxyAvailable } from '../../../e2e/fixtures/toxiproxy';
 import { makeTempDir, removeDir } from '../../../e2e/fixtures/tmp';
-import { openSession } from '../test/helpers';
+import { openPool } from '../test/helpers';
 import { SluiceError } from '../errors';
 import { runTransfer } from './run';
 import type { EngineEvent } from './types';
@@ -31,7 +31,7 @@ for (const direction of ['put', 'get'] as const) {
       fs.writeFileSync(direction === 'put' ? local : remote, randomBytes(SIZE));
       const abort = new AbortController();
       let abortedAt = 0;
-      const session = await openSession({
+      const pool = await openPool({
         host: '127.0.0.1', port: proxy.port, username: srv.user,
         auth: { identityFiles: [srv.clientKeyPath], useAgent: false, env: {} },
         knownHostsPaths: { readPaths: [kh], writePath: kh }, hostKeyMode: 'strict',
@@ -43,7 +43,7 @@ for (const direction of ['put', 'get'] as const) {
       try {
         const started = Date.now();
         await assert.rejects(
-          runTransfer(session, { id: 'a', direction, sources: [direction === 'put' ? local : remote], dest: direction === 'put' ? srv.root : path.join(dir, 'out.bin'), recursive: false }, { signal: abort.signal, onEvent }),
+          runTransfer(pool, { id: 'a', direction, sources: [direction === 'put' ? local : remote], dest: direction === 'put' ? srv.root : path.join(dir, 'out.bin'), recursive: false }, { signal: abort.signal, onEvent }),
           (e: unknown) => e instanceof SluiceError && e.code === 'ABORTED',
         );
         const elapsed = Date.now() - started;
@@ -53,7 +53,7 @@ for (const direction of ['put', 'get'] as const) {
         if (direction === 'put') assert.deepEqual(fs.readdirSync(srv.root), []);
         else assert.deepEqual(fs.readdirSync(dir), ['known_hosts']);
       } finally {
-        await session.close();
+        await pool.close();
       }
     } finally {
       await tox.stop();

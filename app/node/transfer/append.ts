@@ -10,13 +10,13 @@
  * of the source: the next `append` hashes that longer prefix and goes on from its end.
  */
 import type { HashMethod } from '../ssh/remoteHash';
-import type { Session } from '../ssh/session';
+import type { ConnectionPool } from '../ssh/connectionPool';
 import type { FileItem } from './scan';
 import type { FileTimes } from './types';
 
 /** What `append` needs from its job: the worker calls that hash, and where to say what it decided. */
 export interface HashingSide {
-  session: Pick<Session, 'stat' | 'call'>;
+  session: Pick<ConnectionPool, 'stat' | 'call'>;
   /** An upload: the target is remote and the source local (else the reverse). */
   put: boolean;
   /** The remote side may be hashed over an exec channel (`sha256sum`); else check-file-name or a re-read. */

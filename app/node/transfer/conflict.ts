@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import { SluiceError } from '../errors';
-import type { Session } from '../ssh/session';
+import type { ConnectionPool } from '../ssh/connectionPool';
 import { appendDecision, type HashingSide } from './append';
 import { nextFreeName } from './fileNames';
 import type { FileItem } from './scan';
@@ -56,7 +56,7 @@ async function refuseLocalTarget(side: ConflictSide, dst: string, append: boolea
 }
 
 /** The size and mtime of a target, or null when it does not exist (remote for a put, local for a get). */
-export function targetTimes(session: Pick<Session, 'stat'>, put: boolean, p: string): Promise<FileTimes | null> {
+export function targetTimes(session: Pick<ConnectionPool, 'stat'>, put: boolean, p: string): Promise<FileTimes | null> {
   return (put ? session.stat(p) : fs.promises.lstat(p).catch(() => null))
     .then((s) => (s ? { size: s.size, mtimeMs: s.mtimeMs } : null));
 }

@@ -2,7 +2,7 @@
  * The one place a job's direction is read: a put reads local files and writes remote ones, a get the reverse
  * (endpoints.ts). A remote-to-remote copy or a sync would add a pair here, not a branch in the job.
  */
-import type { Session } from '../ssh/session';
+import type { ConnectionPool } from '../ssh/connectionPool';
 import { conflictSideOf, type ConflictSide } from './conflict';
 import { Endpoints } from './endpoints';
 import { LocalDestination, LocalSource } from './localEndpoint';
@@ -10,14 +10,14 @@ import { RemoteDestination, RemoteSource } from './remoteEndpoint';
 import type { RunFeedback, TransferRequest } from './types';
 
 /** The source and destination endpoints of a job; `feedback` takes their log lines and the server's answers. */
-export function endpointsFor(session: Session, req: Pick<TransferRequest, 'direction'>, feedback: RunFeedback): Endpoints {
+export function endpointsFor(pool: ConnectionPool, req: Pick<TransferRequest, 'direction'>, feedback: RunFeedback): Endpoints {
   return req.direction === 'put'
-    ? new Endpoints(new LocalSource(feedback.events), new RemoteDestination(session, feedback))
-    : new Endpoints(new RemoteSource(session), new LocalDestination());
+    ? new Endpoints(new LocalSource(feedback.events), new RemoteDestination(pool, feedback))
+    : new Endpoints(new RemoteSource(pool), new LocalDestination());
 }
 
 /** The conflict stage's view of a job (conflict.ts): the destination it checks, and both sides `append` hashes. */
-export function conflictSideFor(session: Session, req: Pick<TransferRequest, 'direction' | 'allowExec' | 'force'>,
+export function conflictSideFor(pool: ConnectionPool, req: Pick<TransferRequest, 'direction' | 'allowExec' | 'force'>,
   log: ConflictSide['log']): ConflictSide {
-  return conflictSideOf(session, req.direction === 'put', req, log);
+  return conflictSideOf(pool, req.direction === 'put', req, log);
 }

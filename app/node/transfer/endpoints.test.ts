@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { SluiceError } from '../errors';
-import type { Lane, Session } from '../ssh/session';
+import type { Lane, ConnectionPool } from '../ssh/connectionPool';
 import { endpointsFor } from './direction';
 import type { EndpointFile } from './endpoints';
 import type { EngineEvent } from './types';
@@ -26,13 +26,13 @@ function fakeSession(answers: Record<string, (args: Record<string, unknown>) => 
     return answers[op]?.(args);
   };
   const feedback = { events: (e: EngineEvent) => events.push(e), server: { outOfOrderWrites } };
-  const session = {
+  const pool = {
     call,
     leftovers: { record: (l: { path: string }) => leftovers.push(l.path) },
     stat: async (p: string) => (p === '/r/there' ? { type: 'file', size: 3, mtimeMs: 1000, mode: 0o644 } : null),
-  } as unknown as Session;
+  } as unknown as ConnectionPool;
   const lane = { conn: { call }, channel: 2 } as unknown as Lane;
-  return { session, feedback, lane, calls, events, leftovers };
+  return { session: pool, feedback, lane, calls, events, leftovers };
 }
 
 const file = (src: string, temp: string, dst = '/x/dst'): EndpointFile => ({

@@ -11,7 +11,7 @@
  */
 import { SluiceError } from '../errors';
 import type { CallOptions } from '../ssh/connection';
-import type { Lane } from '../ssh/session';
+import type { Lane } from '../ssh/connectionPool';
 import type { InPlace, KeptAttributes } from '../ssh/workerProtocol';
 import type { CommitMode } from './conflict';
 import type { SparsePlan } from './sparseUpload';

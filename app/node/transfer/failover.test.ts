@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { SluiceError } from '../errors';
-import type { Session } from '../ssh/session';
+import type { ConnectionPool } from '../ssh/connectionPool';
 import type { EngineEvent, TransferReport, TransferRequest } from './types';
 import { childPids, commandLine, parentPid } from '../../../e2e/fixtures/platformTools';
 import {
@@ -40,7 +40,7 @@ trustedServerHooks(() => startSshd(), 'sluice-fail-', async (t) => {
 
 /** A session whose events, and those of the transfers run with {@link Observed.onEvent}, can be awaited. */
 interface Observed {
-  session: Session;
+  pool: ConnectionPool;
   events: EngineEvent[];
   /** The sink to give each transfer: its events join the pool's in `events`. */
   onEvent: (e: EngineEvent) => void;
@@ -64,7 +64,7 @@ async function open(connections: number,
     onEvent: (e) => onEvent(e),
   });
   return {
-    session,
+    pool: session,
     events,
     onEvent,
     next<E extends EngineEvent>(pred: (e: EngineEvent) => e is E, ms = 30_000): Promise<E> {
@@ -127,7 +127,7 @@ describe('failover on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} not inst
         const remote = path.join(server.root, `one-${direction}.bin`);
         if (direction === 'get') fs.copyFileSync(src, remote);
         const target = direction === 'get' ? path.join(local, 'one.back') : remote;
-        const running = runTransfer(o.session, job(`kill1-${direction}`, direction, direction === 'get' ? remote : src, target), { onEvent: o.onEvent });
+        const running = runTransfer(o.pool, job(`kill1-${direction}`, direction, direction === 'get' ? remote : src, target), { onEvent: o.onEvent });
         running.catch(() => undefined);
         await o.next(isMidway(`kill1-${direction}`, BIG));
         const victim = childPids(server.pid)[1];
@@ -139,14 +139,14 @@ describe('failover on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} not inst
         assert.equal(r.bytes, BIG, 'bytes of the lost attempts are not counted twice');
         assert.equal(await sha256File(target), srcSha, 'identical bytes');
         assert.equal(o.events.filter(isDown).length, 1, `one connection down (${down.reason})`);
-        assert.equal(o.session.connections.length, 3);
-        assert.ok(!o.session.connections.some((c) => c.id === down.id), 'the lost connection is no longer live');
+        assert.equal(o.pool.connections.length, 3);
+        assert.ok(!o.pool.connections.some((c) => c.id === down.id), 'the lost connection is no longer live');
         assert.deepEqual(tempFilesUnder(direction === 'get' ? local : server.root), []);
         const last = o.events.filter((e): e is Progress => e.type === 'progress' && e.jobId === `kill1-${direction}`).at(-1)!;
         assert.ok(last.connections.filter((c) => c.id !== down.id && c.bytes > 0).length >= 2, 'the others carried the rest');
         fs.rmSync(target);
       } finally {
-        await o.session.close();
+        await o.pool.close();
       }
     });
   }
@@ -158,7 +158,7 @@ describe('failover on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} not inst
       const remote = path.join(server.root, 'verify.bin');
       fs.copyFileSync(src, remote);
       const target = path.join(local, 'verify.back');
-      const running = runTransfer(o.session, job('kill-verify', 'get', remote, target, 'sha256'), { onEvent: o.onEvent });
+      const running = runTransfer(o.pool, job('kill-verify', 'get', remote, target, 'sha256'), { onEvent: o.onEvent });
       running.catch(() => undefined);
       // The remote half of the check runs `sha256sum` through an exec channel of the committing connection.
       // Wait for the sha256sum process itself, not the `bash -c` around it: killing the shell while its
@@ -177,7 +177,7 @@ describe('failover on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} not inst
       assert.deepEqual(tempFilesUnder(local), []);
       fs.rmSync(target);
     } finally {
-      await o.session.close();
+      await o.pool.close();
     }
   });
 
@@ -188,7 +188,7 @@ describe('failover on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} not inst
         const remote = path.join(server.root, `all-${direction}.bin`);
         if (direction === 'get') fs.copyFileSync(src, remote);
         const target = direction === 'get' ? path.join(local, 'all.back') : remote;
-        const running = runTransfer(o.session, job(`killall-${direction}`, direction, direction === 'get' ? remote : src, target), { onEvent: o.onEvent });
+        const running = runTransfer(o.pool, job(`killall-${direction}`, direction, direction === 'get' ? remote : src, target), { onEvent: o.onEvent });
         running.catch(() => undefined);
         await o.next(isMidway(`killall-${direction}`, BIG));
         await waitUntil('one sshd process per connection', () => childPids(server.pid).length === 4, 10_000);
@@ -217,10 +217,10 @@ describe('failover on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} not inst
         if (direction === 'get') assert.deepEqual(tempFilesUnder(local), [], 'the local temporary file is removed');
         // The job may fail on the workers' errors a moment before the last 'closed' message arrives.
         await waitUntil('four connections reported down', () => o.events.filter(isDown).length === 4, 10_000);
-        assert.equal(o.session.connections.length, 0);
-        await assert.rejects(o.session.stat('/'), (e: unknown) => e instanceof SluiceError && e.code === 'CONNECTION_LOST');
+        assert.equal(o.pool.connections.length, 0);
+        await assert.rejects(o.pool.stat('/'), (e: unknown) => e instanceof SluiceError && e.code === 'CONNECTION_LOST');
       } finally {
-        await o.session.close();
+        await o.pool.close();
         for (const f of tempFilesUnder(server.root)) fs.rmSync(f);
       }
     });
@@ -254,7 +254,7 @@ describe('failover on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} not inst
       fs.copyFileSync(src, remote);
       const target = path.join(local, 'stall.back');
       try {
-        const running = runTransfer(o.session, job('stall', 'get', remote, target, 'size'), { onEvent: o.onEvent });
+        const running = runTransfer(o.pool, job('stall', 'get', remote, target, 'size'), { onEvent: o.onEvent });
         running.catch(() => undefined);
         // A transfer that ends (or fails) before its midway fails here at once, with what it said.
         await Promise.race([
@@ -283,7 +283,7 @@ describe('failover on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} not inst
           fs.rmSync(target);
         }
       } finally {
-        await o.session.close();
+        await o.pool.close();
       }
     });
 

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import type { Lane, Session } from '../ssh/session';
+import type { Lane, ConnectionPool } from '../ssh/connectionPool';
 import { SluiceError } from '../errors';
 import { advance, canAdvance, isFinalPhase, type FilePhase } from './fileState';
 import { endpointsFor } from './direction';
@@ -41,13 +41,13 @@ function fakeJob(answers: Record<string, (args: Record<string, unknown>) => unkn
       return answer(args);
     },
   };
-  const session = {
+  const pool = {
     call: conn.call,
     connections: [],
     leftovers: { record: () => undefined },
-  } as unknown as Session;
+  } as unknown as ConnectionPool;
   const req: TransferRequest = { id: 'j', direction: 'put', sources: ['/l/a'], dest: '/r/a', recursive: false };
-  const job: FileContext = { ends: endpointsFor(session, req, { events: (e) => events.push(e), server: {} }), req, aborted: () => null, count: () => undefined };
+  const job: FileContext = { ends: endpointsFor(pool, req, { events: (e) => events.push(e), server: {} }), req, aborted: () => null, count: () => undefined };
   const lane = { conn, channel: 0 } as unknown as Lane;
   return { job, lane, calls, events };
 }

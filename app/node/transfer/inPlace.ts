@@ -9,7 +9,7 @@
  */
 import path from 'node:path';
 import { displayText, type SluiceError } from '../errors';
-import type { Lane } from '../ssh/session';
+import type { Lane } from '../ssh/connectionPool';
 
 /** Whether `e` is the server refusing to create the temporary file `temp` (permission denied on its OPEN). */
 export function tempCreationRefused(e: SluiceError, temp: string): boolean {

@@ -4,7 +4,7 @@
  * segmented probes it once per server record (ssh/worker/probe.ts), and the engine's record of the server
  * (engine/serverTraits.ts, passed to each job as {@link ServerLearnings}) keeps the answer.
  */
-import type { Session } from '../ssh/session';
+import type { ConnectionPool } from '../ssh/connectionPool';
 import type { EventSink, ServerLearnings } from './types';
 
 /** A probe on its way, per server record: every file that asks meanwhile waits for the same answer. */
@@ -12,18 +12,18 @@ const probing = new WeakMap<ServerLearnings, Promise<boolean>>();
 
 /**
  * Whether the server keeps out-of-order writes, probed in `dir` (a folder the upload writes into) on first call.
- * @param session the pool whose server is asked
+ * @param pool the pool whose server is asked
  * @param dir remote folder the probe may create its scratch file in
  * @param server what is known of the server: read first, and the answer is kept there
  * @param events the asking job's event sink (the answer is said as an `info` log line)
  * @returns the answer; false when the probe itself failed (not kept: a later upload asks again)
  */
-export function keepsOutOfOrderWrites(session: Session, dir: string, server: ServerLearnings,
+export function keepsOutOfOrderWrites(pool: ConnectionPool, dir: string, server: ServerLearnings,
   events: EventSink): Promise<boolean> {
   if (server.outOfOrderWrites !== undefined) return Promise.resolve(server.outOfOrderWrites);
   let probe = probing.get(server);
   if (!probe) {
-    probe = session.call('probeOutOfOrder', { dir }).then((ok) => {
+    probe = pool.call('probeOutOfOrder', { dir }).then((ok) => {
       server.outOfOrderWrites = ok;
       events({
         type: 'log', level: 'info',

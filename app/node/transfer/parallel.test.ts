@@ -1,5 +1,5 @@
 /**
- * The parallel engine against a private OpenSSH sshd, through the Session API: a 300 MiB file both ways over
+ * The parallel engine against a private OpenSSH sshd, through the ConnectionPool API: a 300 MiB file both ways over
  * 4 connections × 2 channels (SHA-256 on both ends, segmented upload, every connection carrying bytes),
  * progress sampled at a fixed rate with per-connection and per-channel figures, and 1000 small files in
  * nested folders over 4 connections.
@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { EngineOptions } from '../engine/setup';
-import type { Session } from '../ssh/session';
+import type { ConnectionPool } from '../ssh/connectionPool';
 import type { EngineEvent } from './types';
 import {
   SSHD_PATH, sha256File, startSshd, tempFilesUnder, treeOf, within, writeRandomFile, type SshdServer, openBounded,
@@ -30,7 +30,7 @@ let knownHosts: string;
 trustedServerHooks(() => startSshd(), 'sluice-par-', (t) => { ({ server, dir: local, knownHosts } = t); }, !hasSshd && 'no sshd');
 
 /** Opens a session on the fixture sshd with its key, known_hosts and no agent; events go to `events`. */
-function open(events: EngineEvent[], o: Partial<EngineOptions> = {}): Promise<Session> {
+function open(events: EngineEvent[], o: Partial<EngineOptions> = {}): Promise<ConnectionPool> {
   return openBounded({
     host: server.host, port: server.port, username: server.user,
     auth: { identityFiles: [server.clientKeyPath], useAgent: false, env: {}, home: local },

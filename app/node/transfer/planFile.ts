@@ -3,7 +3,7 @@
  * cover — the whole file, a resumed file's missing ranges, a sparse source's data ranges — with the file prepared
  * for them (handles opened ahead, a local temporary file created at full length, earlier bytes counted as done).
  */
-import type { Lane } from '../ssh/session';
+import type { Lane } from '../ssh/connectionPool';
 import type { Endpoints } from './endpoints';
 import { routeOf, wantsSegments } from './planner';
 import type { ResumePlan } from './resume';

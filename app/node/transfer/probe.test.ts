@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Session } from '../ssh/session';
+import type { ConnectionPool } from '../ssh/connectionPool';
 import type { EngineEvent } from './types';
 import {
   SSHD_PATH, makeTempDir, removeDir, sha256File, startScriptedServer, startSshd, tempFilesUnder, within, writeRandomFile,
@@ -31,7 +31,7 @@ after(async () => {
   if (local) await removeDir(local);
 });
 
-function open(server: SshServer, events: EngineEvent[], segmentSize: number): Promise<Session> {
+function open(server: SshServer, events: EngineEvent[], segmentSize: number): Promise<ConnectionPool> {
   return openTrusting(server, local, { connections: 2, channels: 1, segmentSize, onEvent: (e) => events.push(e) });
 }
 

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { SluiceError } from '../errors';
-import type { Lane, Session } from '../ssh/session';
+import type { Lane, ConnectionPool } from '../ssh/connectionPool';
 import { tempFileMode, type KeptAttributes } from '../ssh/workerProtocol';
 import type { CommitMode } from './conflict';
 import type { DestinationEndpoint, EndpointFile, FileEnd, SourceEndpoint } from './endpoints';
@@ -19,10 +19,10 @@ export class RemoteSource implements SourceEndpoint {
   readonly side = 'remote';
   readonly pathKey = 'remotePath';
 
-  constructor(private readonly session: Session) {}
+  constructor(private readonly pool: ConnectionPool) {}
 
   async stat(p: string): Promise<FileTimes | null> {
-    const st = await this.session.stat(p).catch(() => null);
+    const st = await this.pool.stat(p).catch(() => null);
     return st?.type === 'file' ? { size: st.size, mtimeMs: st.mtimeMs } : null;
   }
 
@@ -43,7 +43,7 @@ export class RemoteDestination implements DestinationEndpoint {
   readonly pathKey = 'remotePath';
   readonly finishReleasesLane = true;
 
-  constructor(private readonly session: Session, private readonly feedback: RunFeedback) {}
+  constructor(private readonly pool: ConnectionPool, private readonly feedback: RunFeedback) {}
 
   tempName(dst: string): string {
     return tempNameFor(dst, true);
@@ -55,12 +55,12 @@ export class RemoteDestination implements DestinationEndpoint {
   }
 
   async stat(p: string): Promise<FileTimes | null> {
-    const st = await this.session.stat(p);
+    const st = await this.pool.stat(p);
     return st ? { size: st.size, mtimeMs: st.mtimeMs } : null;
   }
 
   remove(p: string): Promise<boolean> {
-    return this.session.call('remove', { path: p }).then(() => true, (e: unknown) => SluiceError.from(e).code === 'NO_SUCH_FILE');
+    return this.pool.call('remove', { path: p }).then(() => true, (e: unknown) => SluiceError.from(e).code === 'NO_SUCH_FILE');
   }
 
   /** The server's space is not known ahead: its write says when it runs out. */
@@ -69,7 +69,7 @@ export class RemoteDestination implements DestinationEndpoint {
   }
 
   takesOutOfOrder(dst: string): Promise<boolean> {
-    return keepsOutOfOrderWrites(this.session, path.posix.dirname(dst), this.feedback.server, this.feedback.events);
+    return keepsOutOfOrderWrites(this.pool, path.posix.dirname(dst), this.feedback.server, this.feedback.events);
   }
 
   /**
@@ -105,7 +105,7 @@ export class RemoteDestination implements DestinationEndpoint {
   /** A temporary file a lost connection kept is recorded for the next connection (stores/leftovers.ts). */
   removeTemp(f: EndpointFile): Promise<unknown> {
     if (f.inPlace) return Promise.resolve();
-    const { session } = this;
+    const { pool: session } = this;
     return session.call('remove', { path: f.temp }).catch((e: unknown) => {
       if (SluiceError.from(e).code !== 'NO_SUCH_FILE') session.leftovers.record({ kind: 'temp', path: f.temp });
     });

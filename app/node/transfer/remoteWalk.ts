@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { SluiceError, fromLocalError, isInterruption } from '../errors';
-import type { Session } from '../ssh/session';
+import type { ConnectionPool } from '../ssh/connectionPool';
 import type { RemoteEntry, RemoteStat } from '../ssh/workerProtocol';
 import { FolderNames, type LocalNameRules } from './localNames';
 import { safeLocalJoin } from './safeNames';
@@ -18,9 +18,9 @@ import { eachLimited, remoteJoin, WALK_CONCURRENCY, type ScanSink } from './scan
  * A lost connection or an abort still ends the walk (thrown).
  * @returns the target's attributes, null when the target does not exist, undefined when the entry was failed
  */
-async function statLink(session: Session, sink: ScanSink, src: string, dst: string): Promise<RemoteStat | null | undefined> {
+async function statLink(pool: ConnectionPool, sink: ScanSink, src: string, dst: string): Promise<RemoteStat | null | undefined> {
   try {
-    return await session.stat(src);
+    return await pool.stat(src);
   } catch (err) {
     const e = SluiceError.from(err);
     if (isInterruption(e.code)) throw e;
@@ -31,7 +31,7 @@ async function statLink(session: Session, sink: ScanSink, src: string, dst: stri
 
 /** A get's folder walk: the depth limit and, per folder, the real paths of the folders above it. */
 export interface RemoteWalk {
-  session: Session;
+  pool: ConnectionPool;
   sink: ScanSink;
   /** Folders deeper than this below the source are failed, not walked (TransferRequest.maxDepth). */
   maxDepth: number;
@@ -67,13 +67,13 @@ async function linkedLocalFolder(w: RemoteWalk, dir: string): Promise<string | u
  * @returns the entry as its target, or undefined when it was reported (failed or skipped)
  */
 async function remoteLink(w: RemoteWalk, e: RemoteEntry, src: string, dst: string): Promise<RemoteEntry | undefined> {
-  const target = await statLink(w.session, w.sink, src, dst);
+  const target = await statLink(w.pool, w.sink, src, dst);
   if (target === undefined) return undefined;
   if (!target) { w.sink.skip({ src, dst }, 'a symlink whose target does not exist'); return undefined; }
   const st = { ...e, ...target };
   if (w.follow) return st;
   if (st.type === 'dir') { w.sink.skip({ src, dst }, 'a folder symlink (use -L to follow)'); return undefined; }
-  const real = await w.session.realpath(src).catch(() => undefined);
+  const real = await w.pool.realpath(src).catch(() => undefined);
   if (real === undefined || w.treeRoot === undefined || !remoteInside(w.treeRoot, real)) {
     const to = real ?? 'a target the server does not resolve';
     w.sink.skip({ src, dst }, `a symlink to ${to}, outside the folder being copied (use -L to follow)`);
@@ -140,7 +140,7 @@ async function walkNames(w: RemoteWalk, remoteDir: string, localDir: string, nam
  */
 export async function walkGet(w: RemoteWalk, remoteDir: string, localDir: string, ancestors: ReadonlySet<string>,
   depth: number): Promise<void> {
-  const { session, sink } = w;
+  const { pool: session, sink } = w;
   if (depth > w.maxDepth) {
     sink.fail({ src: remoteDir, dst: localDir }, new SluiceError('REMOTE_FAILURE',
       `${remoteDir}: folder not copied, it is nested deeper than ${w.maxDepth} levels below the source (--max-depth)`));

@@ -7,7 +7,7 @@
  * file cannot be created (inPlace.ts).
  */
 import { SluiceError, isInterruption } from '../errors';
-import type { Lane, Session } from '../ssh/session';
+import type { Lane, ConnectionPool } from '../ssh/connectionPool';
 import { cleanLeftovers } from '../stores/leftovers';
 import { warnAttributesNotKept } from './attributes';
 import { admit, type AdmitContext } from './admit';
@@ -50,9 +50,9 @@ const asSluice = SluiceError.from;
  * @throws SluiceError USAGE for impossible targets (several sources into a non-folder), the session's fatal
  *   host-key error, or ABORTED when `signal` fired
  */
-export async function runTransfer(session: Session, req: TransferRequest, o: TransferOptions = {}): Promise<TransferReport> {
+export async function runTransfer(pool: ConnectionPool, req: TransferRequest, o: TransferOptions = {}): Promise<TransferReport> {
   if (o.signal?.aborted) throw new SluiceError('ABORTED', 'transfer interrupted');
-  return new TransferRun(session, req, o.onEvent ?? (() => undefined), o.server ?? {}).run(o.signal);
+  return new TransferRun(pool, req, o.onEvent ?? (() => undefined), o.server ?? {}).run(o.signal);
 }
 
 /** The job stage: plans each file, queues its tasks on the scheduler and settles how every file ends. */
@@ -89,22 +89,22 @@ class TransferRun {
   /** Scanned files waiting for a planning slot, first come first served. */
   private readonly waitingToPlan: Array<() => void> = [];
 
-  constructor(readonly session: Session, readonly req: TransferRequest, private readonly events: EventSink,
+  constructor(readonly pool: ConnectionPool, readonly req: TransferRequest, private readonly events: EventSink,
     server: ServerLearnings) {
-    this.ends = endpointsFor(session, req, { events, server });
+    this.ends = endpointsFor(pool, req, { events, server });
     this.fileContext = {
       ends: this.ends, req, aborted: () => this.aborted,
       count: (done, moved) => { this.books.bytesDone += done; this.books.bytesMoved += moved; },
     };
-    const lanes = session.lanes();
-    this.scheduler = new Scheduler(lanes, session.settings.filesPerChannel);
-    this.lanesCount = Math.max(lanes.length, session.settings.connections * session.settings.channels);
+    const lanes = pool.lanes();
+    this.scheduler = new Scheduler(lanes, pool.settings.filesPerChannel);
+    this.lanesCount = Math.max(lanes.length, pool.settings.connections * pool.settings.channels);
     this.planContext = {
-      ends: this.ends, journal: req.journal, segmentSize: session.settings.segmentSize, lanes: this.lanesCount,
-      lanesNow: () => session.lanes(),
+      ends: this.ends, journal: req.journal, segmentSize: pool.settings.segmentSize, lanes: this.lanesCount,
+      lanesNow: () => pool.lanes(),
     };
-    this.books = new RunBooks(session, req, this.files, events);
-    const conflictSide = conflictSideFor(session, req, (level, m) => this.log(level, m));
+    this.books = new RunBooks(pool, req, this.files, events);
+    const conflictSide = conflictSideFor(pool, req, (level, m) => this.log(level, m));
     this.admitContext = { req, dest: this.ends.dest, conflictSide, log: (m) => this.log('warn', m) };
   }
 
@@ -114,7 +114,7 @@ class TransferRun {
       this.stopAll(this.aborted);
     };
     signal?.addEventListener('abort', onAbort, { once: true });
-    const stopWatchingPool = this.session.onPoolChange((change) => {
+    const stopWatchingPool = this.pool.onPoolChange((change) => {
       if (change.type === 'lanes') this.scheduler.addLanes(change.lanes);
       // A connection met a changed or revoked host key: nothing more may run on this server.
       else this.stopAll(change.error);
@@ -125,7 +125,7 @@ class TransferRun {
     } catch (e) {
       this.scheduler.stop(asSluice(e));
       await this.scheduler.drained;
-      throw this.session.fatalError ?? e;
+      throw this.pool.fatalError ?? e;
     } finally {
       stopWatchingPool();
       signal?.removeEventListener('abort', onAbort);
@@ -138,7 +138,7 @@ class TransferRun {
       this.req.journal?.flush();
     }
     if (this.aborted) throw this.aborted;
-    if (this.session.fatalError) throw this.session.fatalError;
+    if (this.pool.fatalError) throw this.pool.fatalError;
     const report: TransferReport = this.books.report(this.ends.dest.segmentedWrites());
     if (this.resumedBytes) report.resumedBytes = this.resumedBytes;
     if (this.appendedAfterBytes) report.appendedAfterBytes = this.appendedAfterBytes;
@@ -147,8 +147,8 @@ class TransferRun {
 
   private async scanAndDrain(): Promise<void> {
     try {
-      if (this.session.leftovers.pending().length) await cleanLeftovers(this.session.leftovers, leftoverRemote(this.session));
-      await this.untilStopped(scanJob(this.session, this.req, this.sink()));
+      if (this.pool.leftovers.pending().length) await cleanLeftovers(this.pool.leftovers, leftoverRemote(this.pool));
+      await this.untilStopped(scanJob(this.pool, this.req, this.sink()));
     } finally {
       // Files still in their conflict or plan stage may yet queue tasks (or create a download's temporary file).
       await Promise.allSettled(this.planning);
@@ -293,7 +293,7 @@ class TransferRun {
    */
   private pushSegments(f: TransferFile, mode: CommitMode, ranges: readonly ByteRange[]): void {
     f.planSegments();
-    const segments = segmentsOf(ranges, this.lanesCount, this.session.settings.segmentSize);
+    const segments = segmentsOf(ranges, this.lanesCount, this.pool.settings.segmentSize);
     let left = segments.length;
     for (const [start, end] of segments) {
       let moved = false;

@@ -4,7 +4,7 @@
  */
 import { ThroughputEstimator } from '../../common/stats/throughput';
 import { SluiceError } from '../errors';
-import type { Session } from '../ssh/session';
+import type { ConnectionPool } from '../ssh/connectionPool';
 import { inUserTerms } from './fileNames';
 import { BottleneckSampler } from './bottleneckSampler';
 import { PoolSampler } from './progress';
@@ -77,10 +77,10 @@ export class RunBooks {
    * @param inFlight files planned and not yet committed, skipped or failed (listed in progress samples)
    * @param events the job's own event sink (its progress samples, file ends and log lines)
    */
-  constructor(session: Session, private readonly req: TransferRequest, private readonly inFlight: ReadonlySet<FileInFlight>,
+  constructor(pool: ConnectionPool, private readonly req: TransferRequest, private readonly inFlight: ReadonlySet<FileInFlight>,
     readonly events: EventSink) {
-    this.sampler = new PoolSampler(() => session.connections);
-    this.bottlenecks = new BottleneckSampler(() => session.connections, Date.now, () => [session.rateLimitStats(), globalRateLimit().stats()]);
+    this.sampler = new PoolSampler(() => pool.connections);
+    this.bottlenecks = new BottleneckSampler(() => pool.connections, Date.now, () => [pool.rateLimitStats(), globalRateLimit().stats()]);
   }
 
   /** Starts the progress samples (every PROGRESS_INTERVAL_MS). */

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { SluiceError, fromLocalError } from '../errors';
-import type { Session } from '../ssh/session';
+import type { ConnectionPool } from '../ssh/connectionPool';
 import { FolderNames, localNameRules } from './localNames';
 import { DEFAULT_MAX_DEPTH, walkGet } from './remoteWalk';
 import { safeLocalJoin } from './safeNames';
@@ -26,7 +26,7 @@ function remoteBase(p: string): string {
  * Resolves `~` and `~/…` (and the empty path) against the login folder: SSH_FXP_REALPATH of "." (servers differ on
  * what they make of a literal `~`; only the app expanded it before). Other paths are returned as they are.
  */
-export async function expandRemoteHome(session: Pick<Session, 'realpath'>, p: string): Promise<string> {
+export async function expandRemoteHome(session: Pick<ConnectionPool, 'realpath'>, p: string): Promise<string> {
   if (p !== '' && p !== '~' && !p.startsWith('~/')) return p;
   const home = await session.realpath('.');
   const rest = p.startsWith('~/') ? p.slice(2) : '';
@@ -48,7 +48,7 @@ function inside(root: string, p: string): boolean {
 }
 
 interface LocalWalk {
-  session: Session;
+  pool: ConnectionPool;
   sink: ScanSink;
   follow: boolean;
   /** Real path of the folder being copied: a symlink is copied by default only when its target lies inside it. */
@@ -66,9 +66,9 @@ interface LocalWalk {
  */
 async function linkedRemoteFolder(w: LocalWalk, dir: string): Promise<string | undefined> {
   if (w.keepDirlinks || dir === w.destRoot) return undefined;
-  const st = await w.session.call('stat', { path: dir, follow: false });
+  const st = await w.pool.call('stat', { path: dir, follow: false });
   if (st?.type !== 'symlink') return undefined;
-  const to = await w.session.call('readlink', { path: dir }).catch(() => '?');
+  const to = await w.pool.call('readlink', { path: dir }).catch(() => '?');
   return `${dir}: folder not written, it is a symlink to ${to} inside the destination (-K writes into it)`;
 }
 
@@ -93,7 +93,7 @@ async function localEntry(w: LocalWalk, src: string, dst: string, isLink: boolea
 
 /** @param ancestors real paths of the folders above `localDir` (a followed folder symlink must not loop) */
 async function walkPut(w: LocalWalk, localDir: string, remoteDir: string, ancestors: ReadonlySet<string>): Promise<void> {
-  const made = await w.session.call('mkdir', { path: remoteDir });
+  const made = await w.pool.call('mkdir', { path: remoteDir });
   const linked = made === 'exists' ? await linkedRemoteFolder(w, remoteDir) : undefined;
   if (linked) { w.sink.fail({ src: localDir, dst: remoteDir }, new SluiceError('REMOTE_FAILURE', linked)); return; }
   let entries: fs.Dirent[];
@@ -133,9 +133,9 @@ function decideDest(req: TransferRequest, sink: ScanSink, isDirNow: boolean): bo
 }
 
 /** A put's sources against its remote destination. */
-async function scanPut(session: Session, req: TransferRequest, sink: ScanSink): Promise<void> {
-  const destPath = await expandRemoteHome(session, req.dest);
-  const destStat = await session.stat(destPath);
+async function scanPut(pool: ConnectionPool, req: TransferRequest, sink: ScanSink): Promise<void> {
+  const destPath = await expandRemoteHome(pool, req.dest);
+  const destStat = await pool.stat(destPath);
   const destIsDir = decideDest(req, sink, destStat?.type === 'dir');
   if (!destStat && destPath.endsWith('/')) throw new SluiceError('NO_SUCH_FILE', `folder ${destPath} does not exist on the server`);
   if (req.sources.length > 1 && !destIsDir) throw new SluiceError('USAGE', `target ${destPath} is not a folder (several sources need a folder)`);
@@ -151,7 +151,7 @@ async function scanPut(session: Session, req: TransferRequest, sink: ScanSink): 
     if (st.isDirectory()) {
       if (!req.recursive) { sink.fail({ src, dst: target }, new SluiceError('USAGE', `${src} is a folder (use -r)`)); continue; }
       const treeRoot = await fs.promises.realpath(src).catch(() => path.resolve(src));
-      const walk = { session, sink, follow: req.followSymlinks === true, treeRoot };
+      const walk = { pool, sink, follow: req.followSymlinks === true, treeRoot };
       const dest = { destRoot: destPath, keepDirlinks: req.keepDirlinks === true };
       await walkPut({ ...walk, ...dest }, src, target, new Set([treeRoot]));
     } else if (st.isFile()) {
@@ -163,7 +163,7 @@ async function scanPut(session: Session, req: TransferRequest, sink: ScanSink): 
 }
 
 /** A get's remote sources against its local destination. */
-async function scanGet(session: Session, req: TransferRequest, sink: ScanSink): Promise<void> {
+async function scanGet(pool: ConnectionPool, req: TransferRequest, sink: ScanSink): Promise<void> {
   const destPath = path.resolve(req.dest);
   const destStat = await fs.promises.stat(destPath).catch(() => null);
   const destIsDir = decideDest(req, sink, destStat?.isDirectory() ?? false);
@@ -172,8 +172,8 @@ async function scanGet(session: Session, req: TransferRequest, sink: ScanSink): 
   const rules = await localNameRules(destPath, req.recursive || req.sources.length > 1, req.namePlatform);
   const topNames = new FolderNames(rules);
   for (const src0 of req.sources) {
-    const src = await expandRemoteHome(session, src0);
-    const st = await session.stat(src).catch((e: unknown) => { sink.fail({ src, dst: destPath }, SluiceError.from(e)); return undefined; });
+    const src = await expandRemoteHome(pool, src0);
+    const st = await pool.stat(src).catch((e: unknown) => { sink.fail({ src, dst: destPath }, SluiceError.from(e)); return undefined; });
     if (st === undefined) continue;
     if (st === null) { sink.fail({ src, dst: destPath }, new SluiceError('NO_SUCH_FILE', `${src}: no such file or folder on the server`)); continue; }
     let target = destPath;
@@ -186,7 +186,7 @@ async function scanGet(session: Session, req: TransferRequest, sink: ScanSink): 
     if (st.type === 'dir') {
       if (!req.recursive) sink.fail({ src, dst: target }, new SluiceError('USAGE', `${src} is a folder (use -r)`));
       else {
-        const walk = { session, sink, maxDepth: req.maxDepth ?? DEFAULT_MAX_DEPTH, follow: req.followSymlinks === true,
+        const walk = { pool, sink, maxDepth: req.maxDepth ?? DEFAULT_MAX_DEPTH, follow: req.followSymlinks === true,
           names: rules };
         const dest = { destRoot: destPath, keepDirlinks: req.keepDirlinks === true };
         await walkGet({ ...walk, ...dest }, src, target, new Set(), 0);
@@ -205,6 +205,6 @@ async function scanGet(session: Session, req: TransferRequest, sink: ScanSink): 
  * @throws SluiceError USAGE (several sources into a non-folder), NO_SUCH_FILE / LOCAL_IO (a destination folder
  *   named with a trailing slash that does not exist)
  */
-export function scanJob(session: Session, req: TransferRequest, sink: ScanSink): Promise<void> {
-  return req.direction === 'put' ? scanPut(session, req, sink) : scanGet(session, req, sink);
+export function scanJob(pool: ConnectionPool, req: TransferRequest, sink: ScanSink): Promise<void> {
+  return req.direction === 'put' ? scanPut(pool, req, sink) : scanGet(pool, req, sink);
 }

@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SluiceError } from '../errors';
 import type { WorkerConnection } from '../ssh/connection';
-import type { Lane } from '../ssh/session';
+import type { Lane } from '../ssh/connectionPool';
 import { Scheduler, type Task } from './scheduler';
 
 /** A lane on a fake connection whose `closed` flag the test flips. */

@@ -5,7 +5,7 @@
  * connection is gone, queued tasks fail at once.
  */
 import { SluiceError } from '../errors';
-import type { Lane } from '../ssh/session';
+import type { Lane } from '../ssh/connectionPool';
 
 export interface Task {
   /** Lower runs first among queued tasks (e.g. finish what is started before starting more). */

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SegmentHandles } from '../sftp/segmentHandles';
-import type { Session } from '../ssh/session';
+import type { ConnectionPool } from '../ssh/connectionPool';
 import {
   fakeFileEntry, makeTempDir, removeDir, sha256File, startScriptedServer, tempFilesUnder, writeRandomFile,
   type ScriptedServer, openTrusting, waitUntil,
@@ -77,7 +77,7 @@ describe('segments on a live server', () => {
     if (local) await removeDir(local);
   });
 
-  const open = (): Promise<Session> => openTrusting(server, local, { connections: 1, channels: 2, segmentSize: 1 * MiB });
+  const open = (): Promise<ConnectionPool> => openTrusting(server, local, { connections: 1, channels: 2, segmentSize: 1 * MiB });
 
   test('a 24-segment file opens each channel\'s handle once per direction and leaves no handle open', { timeout: 60_000 }, async () => {
     const src = path.join(local, 'seg.src');

@@ -14,7 +14,7 @@
  */
 import { SluiceError } from '../errors';
 import type { CallOptions } from '../ssh/connection';
-import type { Lane } from '../ssh/session';
+import type { Lane } from '../ssh/connectionPool';
 import type { InPlace, KeptAttributes } from '../ssh/workerProtocol';
 import { attributesToKeep } from './attributes';
 import type { CommitMode } from './conflict';

@@ -1,6 +1,6 @@
 /** Shapes of a transfer job, its report and the engine's events. */
 import type { Bottleneck } from '../../common/stats/bottleneck';
-import type { PoolEvent } from '../ssh/sessionOptions';
+import type { PoolEvent } from '../ssh/poolOptions';
 import type { NamePlatform } from './localNames';
 import type { ByteRange as StoredRange } from '../stores/byteRanges';
 
@@ -257,7 +257,7 @@ export type TransferEvent =
   /** A transfer's log line (a skipped special file, the probe's answer, a fallback, attributes not kept). */
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string };
 
-/** Every event of the engine: a transfer's (to its own sink) and the pool's (ssh/sessionOptions.ts PoolEvent). */
+/** Every event of the engine: a transfer's (to its own sink) and the pool's (ssh/poolOptions.ts PoolEvent). */
 export type EngineEvent = TransferEvent | PoolEvent;
 
 /** Where one transfer's events go: its own sink, given to runTransfer (engine.transfer's `onEvent`). */

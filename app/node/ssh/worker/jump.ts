@@ -18,7 +18,7 @@ import type { WorkerConn } from './conn';
 
 /**
  * Receive window of a hop's forwarded channel, bytes: it carries every SFTP channel of the connection, so it gets the
- * largest SFTP window Sluice uses (session.ts WINDOW_TUNE.maxBytes) instead of ssh2's 2 MiB.
+ * largest SFTP window Sluice uses (connectionPool.ts WINDOW_TUNE.maxBytes) instead of ssh2's 2 MiB.
  */
 export const JUMP_CHANNEL_WINDOW = 16 * 1024 * 1024;
 

@@ -1,5 +1,5 @@
 /**
- * Host keys across the connections of one Session: every connection verifies the key, an unknown key is
+ * Host keys across the connections of one ConnectionPool: every connection verifies the key, an unknown key is
  * asked about once for the whole pool, a refusal stops before more connections are opened, and a key that
  * changes between the first connection and the others stops the whole session before any authentication
  * on the new connection (a TCP switch sends the first connection to the real sshd, the rest to an impostor).
@@ -13,7 +13,7 @@ import type { Connection, Server as Ssh2Server } from 'ssh2';
 import type { HostKeyVerdict } from '../../common/model/hostKey';
 import { SluiceError } from '../errors';
 import type { EngineOptions } from '../engine/setup';
-import type { Session } from './session';
+import type { ConnectionPool } from './connectionPool';
 import type { EngineEvent } from '../transfer/types';
 import { childPids } from '../../../e2e/fixtures/sshd';
 import {
@@ -50,7 +50,7 @@ interface Observed {
 
 
 function open(target: { port: number; user: string; clientKeyPath: string }, knownHosts: string, obs: Observed,
-  o: Partial<EngineOptions> = {}): Promise<Session> {
+  o: Partial<EngineOptions> = {}): Promise<ConnectionPool> {
   return openBounded({
     host: '127.0.0.1', port: target.port, username: target.user,
     auth: { identityFiles: [target.clientKeyPath], useAgent: false, env: {}, home: local },

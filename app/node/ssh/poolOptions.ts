@@ -1,5 +1,5 @@
 /**
- * What a site's pool (ssh/session.ts) is opened with, and the events the pool itself raises. Events of a transfer
+ * What a site's pool (ssh/connectionPool.ts) is opened with, and the events the pool itself raises. Events of a transfer
  * never pass through here: each transfer has its own sink (engine/engine.ts Engine.transfer).
  */
 import type { Algorithms } from 'ssh2';
@@ -20,7 +20,7 @@ export type PoolEvent =
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }
   | { type: 'hostKeysLearned'; host: string; port: number; keys: LearnedHostKey[]; file: string };
 
-export interface SessionOptions {
+export interface PoolOptions {
   host: string;
   port: number;
   username: string;
@@ -58,7 +58,7 @@ export interface SessionOptions {
   reserveExecChannel?: boolean;
   /** Data folder (leftovers journal, cipher-speed.json for the default algorithm orders); default stores/dataDir.ts resolveHome(). */
   dataDir?: string;
-  /** This site's speed limit, bytes per second (0 or absent: none); Session.setRateLimit changes it. */
+  /** This site's speed limit, bytes per second (0 or absent: none); ConnectionPool.setRateLimit changes it. */
   rateLimit?: number;
   hostKeys: HostKeyPolicy;
   /**

@@ -7,20 +7,20 @@ import * as os from 'node:os';
 import { SluiceError } from '../errors';
 import { WorkerConnection, type CallOptions } from './connection';
 import { AUTO_TUNE, planPool, type PoolPlan } from './poolPlan';
-import { SESSION_DEFAULTS, SSH2_DEFAULT_WINDOW, channelWindowFor } from './sessionDefaults';
+import { POOL_DEFAULTS, SSH2_DEFAULT_WINDOW, channelWindowFor } from './poolDefaults';
 import { RateBucket, globalRateLimit, type RateLimitStats } from '../sftp/rateLimit';
 import { resolveHome } from '../stores/dataDir';
 import { LeftoverJournal } from '../stores/leftovers';
 import type { HostKeyPolicy } from './hostKeys';
 import { JumpHosts, atJumpHost } from './jumpHosts';
 import type { Negotiated, RemoteEntry, RemoteStat, WorkerOps } from './workerProtocol';
-import type { PoolEvent, SessionOptions } from './sessionOptions';
+import type { PoolEvent, PoolOptions } from './poolOptions';
 
-export type { PoolEvent, SessionOptions } from './sessionOptions';
+export type { PoolEvent, PoolOptions } from './poolOptions';
 
 export { AUTO_TUNE } from './poolPlan';
 
-export { SESSION_DEFAULTS, SSH2_DEFAULT_WINDOW, WINDOW_TUNE, channelWindowFor } from './sessionDefaults';
+export { POOL_DEFAULTS, SSH2_DEFAULT_WINDOW, WINDOW_TUNE, channelWindowFor } from './poolDefaults';
 
 export type PoolChange = { type: 'lanes'; lanes: Lane[] } | { type: 'fatal'; error: SluiceError };
 
@@ -30,7 +30,7 @@ export interface Lane {
   channel: number;
 }
 
-export class Session {
+export class ConnectionPool {
   private readonly conns: WorkerConnection[] = [];
   private fatal: SluiceError | null = null;
   /** The key each connection's target (`ID`) or jump host (`ID:HOP`) presented and the policy accepted. */
@@ -48,23 +48,23 @@ export class Session {
   /** Receive window of every SFTP channel, in bytes ({@link channelWindowFor} unless given). */
   channelWindow = SSH2_DEFAULT_WINDOW;
   authMethod = '';
-  readonly settings: typeof SESSION_DEFAULTS;
+  readonly settings: typeof POOL_DEFAULTS;
   /** Remote files left behind on this server by earlier runs (cleaned by the next transfer). */
   readonly leftovers: LeftoverJournal;
   /** This site's speed limit, shared with its connection workers (each request also takes from the process's). */
   private readonly siteLimit: RateBucket;
   private readonly jump: JumpHosts;
 
-  private constructor(readonly options: SessionOptions) {
+  private constructor(readonly options: PoolOptions) {
     this.settings = {
-      connections: options.connections ?? SESSION_DEFAULTS.connections,
-      channels: planPool(Session.poolInputs(options)).channelsPerConnection,
-      requests: options.requests ?? SESSION_DEFAULTS.requests,
-      filesPerChannel: options.filesPerChannel ?? SESSION_DEFAULTS.filesPerChannel,
-      segmentSize: options.segmentSize ?? SESSION_DEFAULTS.segmentSize,
-      keepaliveIntervalMs: options.keepaliveIntervalMs ?? SESSION_DEFAULTS.keepaliveIntervalMs,
-      keepaliveCountMax: options.keepaliveCountMax ?? SESSION_DEFAULTS.keepaliveCountMax,
-      readyTimeoutMs: options.readyTimeoutMs ?? SESSION_DEFAULTS.readyTimeoutMs,
+      connections: options.connections ?? POOL_DEFAULTS.connections,
+      channels: planPool(ConnectionPool.poolInputs(options)).channelsPerConnection,
+      requests: options.requests ?? POOL_DEFAULTS.requests,
+      filesPerChannel: options.filesPerChannel ?? POOL_DEFAULTS.filesPerChannel,
+      segmentSize: options.segmentSize ?? POOL_DEFAULTS.segmentSize,
+      keepaliveIntervalMs: options.keepaliveIntervalMs ?? POOL_DEFAULTS.keepaliveIntervalMs,
+      keepaliveCountMax: options.keepaliveCountMax ?? POOL_DEFAULTS.keepaliveCountMax,
+      readyTimeoutMs: options.readyTimeoutMs ?? POOL_DEFAULTS.readyTimeoutMs,
     };
     this.password = options.auth.password;
     this.siteLimit = new RateBucket({ bytesPerSecond: options.rateLimit });
@@ -79,8 +79,8 @@ export class Session {
    *
    * @throws SluiceError HOSTKEY_* | AUTH_FAILED | TIMEOUT | CONNECTION_LOST
    */
-  static async open(options: SessionOptions): Promise<Session> {
-    const s = new Session(options);
+  static async open(options: PoolOptions): Promise<ConnectionPool> {
+    const s = new ConnectionPool(options);
     try {
       const first = await s.addConnection();
       s.negotiated = first.info!.negotiated;
@@ -95,7 +95,7 @@ export class Session {
         s.emit({ type: 'log', level: 'info', message: `keyboard-interactive login: using ${first.channels} ${first.channels === 1 ? 'channel' : 'channels'} on one connection instead of ${s.settings.connections} connections` });
         return s;
       }
-      s.applyPlan(planPool({ ...Session.poolInputs(options), rttMs: s.rttMs }));
+      s.applyPlan(planPool({ ...ConnectionPool.poolInputs(options), rttMs: s.rttMs }));
       s.growing = s.growPool();
       // A pool whose channels were planned (auto-sized, or only `connections` given) grows in the background: a
       // small job is done on the first connection before the others would even have authenticated; a big one gains
@@ -172,7 +172,7 @@ export class Session {
   }
 
   /** What the pool is planned from, before the RTT is known ({@link planPool}). */
-  private static poolInputs(o: SessionOptions) {
+  private static poolInputs(o: PoolOptions) {
     return {
       cores: os.availableParallelism(), connections: o.connections, channels: o.channels,
       segmentedPut: o.prefetch?.probeDir !== undefined, reserveExecChannel: o.reserveExecChannel,

@@ -13,7 +13,7 @@ export const SSH2_DEFAULT_WINDOW = 2 * 1024 * 1024;
  * round trip, so ssh2's fixed 2 MiB caps a channel near 20 MB/s at 50 ms; on loopback a larger window only
  * costs cache misses (measured slower), so low RTTs keep 2 MiB.
  *
- * @param rttMs round-trip time in ms (see Session.measureRtt)
+ * @param rttMs round-trip time in ms (see ConnectionPool.measureRtt)
  * @returns window in bytes, a multiple of 64 KiB
  */
 export function channelWindowFor(rttMs: number): number {
@@ -27,7 +27,7 @@ export function channelWindowFor(rttMs: number): number {
 export const WINDOW_TUNE = { bytesPerSecond: 128 * 1024 * 1024, maxBytes: 16 * 1024 * 1024 };
 
 /** A session's settings when none are given: pool, requests per channel, files per channel, segments, keepalives, timeouts (ms, bytes). */
-export const SESSION_DEFAULTS = {
+export const POOL_DEFAULTS = {
   connections: 1,
   channels: 1,
   requests: 64,

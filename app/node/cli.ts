@@ -17,6 +17,7 @@ import { makeOutput, type Output } from './cli/output';
 import { buildProgram, helpHintPerCommand, transferRequest, type CliOptions } from './cli/program';
 import { addQueueCommands } from './cli/queueCommands';
 import { addSitesCommands } from './cli/sitesCommands';
+import { addSyncCommand } from './cli/syncCommand';
 import { addBenchCiphersCommand } from './cli/benchCiphers';
 import { withBookmark } from './cli/bookmarks';
 import { connectedLine, engineOptions, jobTarget, openJobEngine, resolveOperands } from './cli/jobSetup';
@@ -139,6 +140,7 @@ export async function main(argv: string[]): Promise<number> {
   const program = buildProgram(run);
   addQueueCommands(program);
   addSitesCommands(program);
+  addSyncCommand(program);
   addBenchCiphersCommand(program);
   helpHintPerCommand(program);
   try {

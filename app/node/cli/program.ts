@@ -299,7 +299,7 @@ function addCopyOptions(cmd: Command, direction: 'get' | 'put'): Command {
 }
 
 /** The options of the connections: algorithms, parallelism, window, keepalives, timeouts, jumps, limit, retries. */
-function addConnectionOptions(cmd: Command): Command {
+export function addConnectionOptions(cmd: Command): Command {
   return cmd
     .option('--cipher <list>', 'cipher preference, comma separated', collect)
     .option('--kex <list>', 'key exchange preference, comma separated', collect)

@@ -2,13 +2,14 @@
  * `sluice sync --dry-run` as a person sees it: the real CLI in an 80-column pseudo-terminal (terminal.ts) against a
  * private sshd, a local tree onto a remote one and back: each path with its action and reason, a long path wrapped
  * without losing a character, a hostile remote name escaped, the counts and bytes; nothing changed on either side.
- * Then --json, the refusals (no --dry-run, --checksum, --max-delete) and the filters on the command line.
+ * Then --json, the refusals (no --dry-run, --checksum, --max-delete), the filters on the command line, and a
+ * folder the (scripted) server cannot list: no deletion planned, exit 5 naming it.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { describeRun, runCli, sshdWithKnownHosts, treeOf, type SshdServer } from './helpers';
+import { describeRun, runCli, sshdWithKnownHosts, startScriptedServer, treeOf, type SshdServer } from './helpers';
 import { startCliInTerminal } from './terminal';
 
 let sshd: SshdServer;
@@ -132,4 +133,31 @@ test('sync --help fits 80 columns and says that only --dry-run runs for now', as
   assert.equal(r.lines[0], 'Usage: sluice sync [options] <src> <dest>');
   assert.deepEqual(r.raw.split(/\r?\n/).filter((l) => [...l.replace(/\r/g, '')].length > 80), []);
   assert.match(r.text, /^For now sync plans only: --dry-run \(-n\) is required\.$/m);
+});
+
+test('a folder the server cannot list: --delete plans no deletion, exit 5 naming the folder and the reason', async () => {
+  const server = await startScriptedServer();
+  try {
+    const kh = path.join(local, 'known_hosts-scripted');
+    fs.writeFileSync(kh, `${server.knownHostsLine()}\n`);
+    const dest = path.join(server.root, 'dest');
+    fs.mkdirSync(dest);
+    fs.writeFileSync(path.join(dest, 'extra.txt'), 'only here');
+    // The server lists a folder `locked` that it then refuses to open.
+    server.overrides.readdir = (p) => (p === dest ? [
+      { filename: 'extra.txt', attrs: { mode: 0o100644, size: 9, mtime: 1 } },
+      { filename: 'locked', attrs: { mode: 0o40755, size: 0, mtime: 1 } },
+    ] : undefined);
+    const url = `sftp://${server.user}@127.0.0.1:${server.port}${dest}`;
+    const r = await runCli(['sync', '-n', '--delete', '--batch', '--no-agent', '-i', server.clientKeyPath,
+      path.join(local, 'site'), url], { knownHosts: kh });
+    assert.equal(r.code, 5, describeRun(r));
+    assert.doesNotMatch(r.stdout, /^delete/m, 'no deletion planned');
+    assert.match(r.stdout, /2 paths only in DEST, kept: deletions withheld/);
+    assert.match(r.stderr, /cannot list DEST locked: /);
+    assert.match(r.stderr, /no deletion planned: the listing of DEST locked failed: .*no such file/i);
+    assert.ok(fs.existsSync(path.join(dest, 'extra.txt')));
+  } finally {
+    await server.stop();
+  }
 });

@@ -119,6 +119,12 @@ export async function walkTree(read: ReadFolder, limits: WalkLimits, rootExists 
   const maxDepth = limits.maxDepth ?? 64;
   const queue: string[] = [''];
   let counted = 0;
+  const cancelled = new Promise<never>((_, reject) => {
+    const fire = (): void => reject(new SluiceError('ABORTED', 'listing cancelled'));
+    if (limits.signal?.aborted) fire();
+    else limits.signal?.addEventListener('abort', fire, { once: true });
+  });
+  cancelled.catch(() => undefined);
   const overflow = (rel: string): void => {
     if (!listing.complete) return;
     listing.complete = false;
@@ -126,6 +132,7 @@ export async function walkTree(read: ReadFolder, limits: WalkLimits, rootExists 
     queue.length = 0;
   };
   const readOne = async (rel: string): Promise<void> => {
+    if (limits.signal?.aborted) throw new SluiceError('ABORTED', 'listing cancelled');
     if (!listing.complete) return;
     const depth = rel === '' ? 0 : rel.split('/').length;
     if (depth > maxDepth) {
@@ -137,12 +144,14 @@ export async function walkTree(read: ReadFolder, limits: WalkLimits, rootExists 
     const onAbort = (): void => folder.abort();
     limits.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      await read(rel, (names) => {
+      const reading = read(rel, (names) => {
         batches.push(names);
         counted += names.length;
         // Counted as the names arrive: a folder that never ends is cut here, not after it ends.
         if (counted > maxEntries) { overflow(rel); folder.abort(); }
       }, folder.signal);
+      // The worker stops sending READDIRs on abort but waits for one in flight; the walk does not wait for it.
+      await Promise.race([reading, cancelled]);
     } catch (err) {
       const e = SluiceError.from(err);
       if (limits.signal?.aborted || (isInterruption(e.code) && listing.complete)) throw e;

@@ -147,4 +147,20 @@ describe('remote listing against a misbehaving server', () => {
       delete server.overrides.endlessReaddir;
     }
   });
+
+  test('a READDIR the server never answers: the signal ends the walk at once with ABORTED', async () => {
+    let asked!: () => void;
+    const readdirAsked = new Promise<void>((resolve) => { asked = resolve; });
+    // Read on each READDIR: says the walk is waiting on the server, and leaves the request unanswered.
+    Object.defineProperty(server.overrides, 'unansweredReaddir', { configurable: true, get: () => { asked(); return true; } });
+    const ac = new AbortController();
+    try {
+      const walk = listRemoteTree(session, path.join(server.root, 'tree'), { filter: compileFilters([]), signal: ac.signal });
+      await within('READDIR sent', 30_000, readdirAsked);
+      ac.abort();
+      await within('cancelled walk', 10_000, assert.rejects(walk, (e: Error & { code?: string }) => e.code === 'ABORTED'));
+    } finally {
+      delete server.overrides.unansweredReaddir;
+    }
+  });
 });

@@ -165,7 +165,8 @@ async function runSync(src: string, dest: string, given: SyncOptions, rules: Fil
     return report(plan, s, d, given);
   } catch (e) {
     const signal = guard.received;
-    return writeFatal(toFatal(e, signal && SIGNAL_EXIT_CODES[signal]), given.json === true);
+    const f = toFatal(e, signal && SIGNAL_EXIT_CODES[signal]);
+    return writeFatal(signal && f.code === 'ABORTED' ? { ...f, message: `${f.message} (${signal})` } : f, given.json === true);
   } finally {
     await engine?.close().catch(() => undefined);
     guard.dispose();

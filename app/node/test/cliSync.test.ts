@@ -3,13 +3,13 @@
  * private sshd, a local tree onto a remote one and back: each path with its action and reason, a long path wrapped
  * without losing a character, a hostile remote name escaped, the counts and bytes; nothing changed on either side.
  * Then --json, the refusals (no --dry-run, --checksum, --max-delete), the filters on the command line, and a
- * folder the (scripted) server cannot list: no deletion planned, exit 5 naming it.
+ * folder the (scripted) server cannot list: no deletion planned, exit 5 naming it; Ctrl-C during a stalled READDIR.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { describeRun, runCli, sshdWithKnownHosts, startScriptedServer, treeOf, type SshdServer } from './helpers';
+import { describeRun, runCli, sshdWithKnownHosts, startScriptedServer, treeOf, within, type SshdServer } from './helpers';
 import { startCliInTerminal } from './terminal';
 
 let sshd: SshdServer;
@@ -157,6 +157,28 @@ test('a folder the server cannot list: --delete plans no deletion, exit 5 naming
     assert.match(r.stderr, /cannot list DEST locked: /);
     assert.match(r.stderr, /no deletion planned: the listing of DEST locked failed: .*no such file/i);
     assert.ok(fs.existsSync(path.join(dest, 'extra.txt')));
+  } finally {
+    await server.stop();
+  }
+});
+
+test('Ctrl-C while the server sits on a READDIR: the dry run ends at once, exit 130, on a clean line', async () => {
+  const server = await startScriptedServer();
+  try {
+    const kh = path.join(local, 'known_hosts-stalled');
+    fs.writeFileSync(kh, `${server.knownHostsLine()}\n`);
+    let asked!: () => void;
+    const readdirAsked = new Promise<void>((resolve) => { asked = resolve; });
+    Object.defineProperty(server.overrides, 'unansweredReaddir', { configurable: true, get: () => { asked(); return true; } });
+    const url = `sftp://${server.user}@127.0.0.1:${server.port}${server.root}`;
+    const run = startCliInTerminal(['sync', '-n', '--batch', '--no-agent', '-i', server.clientKeyPath,
+      path.join(local, 'site'), url], { knownHosts: kh, cols: 80 });
+    await within('READDIR sent', 30_000, readdirAsked);
+    run.write('\x03');
+    const r = await within('sync after Ctrl-C', 20_000, run.result);
+    assert.equal(r.code, 130, r.raw);
+    assert.match(r.text, /^sluice: listing cancelled \(SIGINT\)$/m, r.text);
+    assert.equal(r.cursor.x, 0, 'the prompt comes back on a line of its own');
   } finally {
     await server.stop();
   }

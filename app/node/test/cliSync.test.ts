@@ -183,3 +183,12 @@ test('Ctrl-C while the server sits on a READDIR: the dry run ends at once, exit 
     await server.stop();
   }
 });
+
+test('an ssh_config Host alias (-F) names the server as for get and put', async () => {
+  const cfg = path.join(local, 'ssh_config');
+  fs.writeFileSync(cfg, `Host synchost\n  HostName 127.0.0.1\n  Port ${sshd.port}\n  User ${sshd.user}\n  IdentityFile ${sshd.clientKeyPath}\n`);
+  const r = await runCli(['sync', '-n', '--batch', '--no-agent', '-F', cfg, path.join(local, 'site'), `sftp://synchost${sshd.root}/www`],
+    { knownHosts });
+  assert.equal(r.code, 0, describeRun(r));
+  assert.match(r.stdout, /^update {2}index\.html/m);
+});

@@ -14,7 +14,7 @@ const node = ['node:*'];
 const leaves = ['app/common', 'app/node/errors', 'app/node/sys'];
 const sshBase = [...leaves, 'app/node/ssh2x', 'app/node/sftp', 'app/node/stores'];
 const belowEngine = [...sshBase, 'app/node/ssh', 'app/node/transfer'];
-const belowTop = [...belowEngine, 'app/node/engine', 'app/node/sites'];
+const belowTop = [...belowEngine, 'app/node/engine', 'app/node/sites', 'app/node/sync'];
 
 /**
  * The layers (docs/ARCHITECTURE.md "Layers", the same rows): a layer is a repo folder or file (without extension); a
@@ -35,6 +35,7 @@ const LAYERS = {
   'app/node/ssh': { imports: sshBase, packages: [...node, 'ssh2', 'ssh-config', 'cpu-features'] },
   'app/node/transfer': { imports: [...sshBase, 'app/node/ssh'], packages: node },
   'app/node/engine': { imports: belowEngine, packages: [...node, 'ssh2'] },
+  'app/node/sync': { imports: belowEngine, packages: [...node, 'picomatch'] },
   'app/node/cli': { imports: belowTop, packages: [...node, 'commander', 'cli-progress'] },
   'app/node/edit': { imports: leaves, packages: [...node, 'chokidar'] },
   'app/node/service': { imports: [...belowTop, 'app/node/edit'], packages: node },

@@ -17,6 +17,7 @@ import { makeOutput, type Output } from './cli/output';
 import { buildProgram, helpHintPerCommand, transferRequest, type CliOptions } from './cli/program';
 import { addQueueCommands } from './cli/queueCommands';
 import { addSitesCommands } from './cli/sitesCommands';
+import { addSyncCommand } from './cli/syncCommand';
 import { addBenchCiphersCommand } from './cli/benchCiphers';
 import { addFileCommands } from './cli/fileCommands';
 import { withBookmark } from './cli/bookmarks';
@@ -142,6 +143,7 @@ export async function main(argv: string[]): Promise<number> {
   addQueueCommands(program);
   addSitesCommands(program);
   addFileCommands(program);
+  addSyncCommand(program);
   addBenchCiphersCommand(program);
   helpHintPerCommand(program);
   try {

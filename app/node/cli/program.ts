@@ -204,7 +204,7 @@ function addCopyOptions(cmd: Command, direction: 'get' | 'put'): Command {
 }
 
 /** The options of the connections: algorithms, parallelism, window, keepalives, timeouts, jumps, limit, retries. */
-function addConnectionOptions(cmd: Command): Command {
+export function addConnectionOptions(cmd: Command): Command {
   return addReachOptions(addAlgorithmOptions(cmd)
     .option('--connections <n>', `SSH connections, each in its own thread, ${TRANSFER_LIMITS.connections.text} (default: ${AUTO_TUNE.connections} with ${AUTO_TUNE.channels} channels each when the measured RTT is ≥ ${AUTO_TUNE.rttMs} ms, else 1 with 1 channel, ${AUTO_TUNE.segmentedPutChannels} for a put of a file above --segment-size)`, intIn(TRANSFER_LIMITS.connections))
     .option('--channels <n>', `SFTP channels per connection, ${TRANSFER_LIMITS.channels.text} (default: see --connections)`, intIn(TRANSFER_LIMITS.channels))

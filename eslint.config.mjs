@@ -30,7 +30,8 @@ const LAYERS = {
   'app/node/sftp': { imports: ['app/node/errors', 'app/node/ssh2x'], packages: [...node, 'ssh2'] },
   'app/node/stores': { imports: leaves, packages: [...node, 'better-sqlite3', 'zod'] },
   'app/node/sites': {
-    imports: [...leaves, 'app/node/stores'], packages: [...node, 'ssh-config', 'fast-xml-parser', 'zod'],
+    imports: [...leaves, 'app/node/stores'],
+    packages: [...node, 'ssh-config', 'fast-xml-parser', 'zod'],
   },
   'app/node/ssh': { imports: sshBase, packages: [...node, 'ssh2', 'ssh-config', 'cpu-features'] },
   'app/node/transfer': { imports: [...sshBase, 'app/node/ssh'], packages: node },
@@ -39,18 +40,23 @@ const LAYERS = {
   'app/node/cli': { imports: belowTop, packages: [...node, 'commander', 'cli-progress'] },
   'app/node/edit': { imports: leaves, packages: [...node, 'chokidar'] },
   'app/node/service': { imports: [...belowTop, 'app/node/edit'], packages: node },
-  'main': {
-    imports: [...common, 'app/node/service', 'app/node/stores', 'app/node/sys'], packages: [...node, 'electron'],
+  main: {
+    imports: [...common, 'app/node/service', 'app/node/stores', 'app/node/sys'],
+    packages: [...node, 'electron'],
   },
   'main/preload': { imports: common, packages: ['electron'] },
-  'renderer': { imports: [...common, 'renderer/views', 'renderer/state', 'renderer/bridge', 'renderer/format'],
-    packages: ['react', 'react-dom/client'] },
-  'renderer/views': { imports: [...common, 'renderer/state', 'renderer/bridge', 'renderer/format'],
-    packages: ['react', '@tanstack/react-virtual', 'uplot', 'uplot/dist/uPlot.min.css'] },
+  renderer: {
+    imports: [...common, 'renderer/views', 'renderer/state', 'renderer/bridge', 'renderer/format'],
+    packages: ['react', 'react-dom/client'],
+  },
+  'renderer/views': {
+    imports: [...common, 'renderer/state', 'renderer/bridge', 'renderer/format'],
+    packages: ['react', '@tanstack/react-virtual', 'uplot', 'uplot/dist/uPlot.min.css'],
+  },
   'renderer/state': { imports: [...common, 'renderer/format'], packages: ['react'] },
   'renderer/format': { imports: common },
   'renderer/bridge': { imports: common },
-  'bench': { imports: ['app/node', ...common, 'e2e/fixtures'], packages: node },
+  bench: { imports: ['app/node', ...common, 'e2e/fixtures'], packages: node },
 };
 
 /**
@@ -58,9 +64,11 @@ const LAYERS = {
  * node's test runner and assert: a test of the queue's rules cannot reach the engine, nor a renderer test app/node.
  */
 const TEST_PACKAGES = ['node:test', 'node:assert', 'node:assert/strict'];
-const PURE_TEST_LAYERS = Object.fromEntries(Object.entries(LAYERS)
-  .filter(([name]) => name === 'app/common' || name === 'renderer' || name.startsWith('renderer/'))
-  .map(([name, layer]) => [name, { ...layer, packages: [...(layer.packages ?? []), ...TEST_PACKAGES] }]));
+const PURE_TEST_LAYERS = Object.fromEntries(
+  Object.entries(LAYERS)
+    .filter(([name]) => name === 'app/common' || name === 'renderer' || name.startsWith('renderer/'))
+    .map(([name, layer]) => [name, { ...layer, packages: [...(layer.packages ?? []), ...TEST_PACKAGES] }]),
+);
 
 /**
  * The engine's one door (docs/ARCHITECTURE.md): the service, the CLI and main/ open engines with engine/engine.ts
@@ -69,31 +77,77 @@ const PURE_TEST_LAYERS = Object.fromEntries(Object.entries(LAYERS)
  */
 function door(files) {
   const pieces = {
-    'ssh/session': ['Session'], 'ssh/auth': ['gatherAuth'], 'ssh/algorithms': ['buildAlgorithms'], 'ssh/hostKeys': ['HostKeyPolicy'],
-    'stores/knownHosts': ['KnownHosts'], 'engine/setup': ['sessionOptionsFor', 'preferStoredHostKeyTypes'],
+    'ssh/session': ['Session'],
+    'ssh/auth': ['gatherAuth'],
+    'ssh/algorithms': ['buildAlgorithms'],
+    'ssh/hostKeys': ['HostKeyPolicy'],
+    'stores/knownHosts': ['KnownHosts'],
+    'engine/setup': ['sessionOptionsFor', 'preferStoredHostKeyTypes'],
   };
   const patterns = Object.entries(pieces).map(([mod, importNames]) => ({
-    group: [`./${mod}`, `../${mod}`, `**/app/node/${mod}`], importNames, allowTypeImports: true,
+    group: [`./${mod}`, `../${mod}`, `**/app/node/${mod}`],
+    importNames,
+    allowTypeImports: true,
     message: 'open engines through engine/engine.ts openEngine (the one door, docs/ARCHITECTURE.md).',
   }));
-  return { files, ignores: ['**/*.test.ts'], rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns }] } };
+  return {
+    files,
+    ignores: ['**/*.test.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns }] },
+  };
 }
 
-const IPC_MAIN_BAN = { selector: "Identifier[name='ipcMain']", message: 'Only main/ipc/validatedIpc.ts touches ipcMain.' };
+const IPC_MAIN_BAN = {
+  selector: "Identifier[name='ipcMain']",
+  message: 'Only main/ipc/validatedIpc.ts touches ipcMain.',
+};
 // The import graph and the lint zones must see every edge between repo files.
 const REQUIRE_BAN = {
-  selector: "CallExpression[callee.name='require'][arguments.0.value=/^\\.{1,2}\\//]", message: 'Import repo files; do not require() them.',
+  selector: "CallExpression[callee.name='require'][arguments.0.value=/^\\.{1,2}\\//]",
+  message: 'Import repo files; do not require() them.',
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'bench/results/**', 'renderer/dist/**', 'test-results/**', 'playwright-report/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'bench/results/**',
+      'renderer/dist/**',
+      'test-results/**',
+      'playwright-report/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { console: 'readonly', process: 'readonly', require: 'readonly', module: 'writable', __dirname: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', Buffer: 'readonly' } },
+    languageOptions: {
+      globals: {
+        console: 'readonly',
+        process: 'readonly',
+        require: 'readonly',
+        module: 'writable',
+        __dirname: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        Buffer: 'readonly',
+      },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-require-imports': 'off',
+      // Prettier (npm run format) wraps code at 120 columns; this catches what it cannot wrap: comments. A string or a
+      // template literal may run past (prettier keeps them whole, and a message stays greppable).
+      'max-len': [
+        'error',
+        {
+          code: 120,
+          ignoreUrls: true,
+          ignoreStrings: true,
+          ignoreTemplateLiterals: true,
+          ignoreRegExpLiterals: true,
+        },
+      ],
     },
   },
   {
@@ -104,7 +158,12 @@ export default tseslint.config(
     rules: { 'sluice/layers': ['error', { root: ROOT, layers: LAYERS }] },
   },
   {
-    files: ['app/common/**/*.test.ts', 'app/common/**/testing/**/*.ts', 'renderer/**/*.test.ts', 'renderer/**/testing/**/*.ts'],
+    files: [
+      'app/common/**/*.test.ts',
+      'app/common/**/testing/**/*.ts',
+      'renderer/**/*.test.ts',
+      'renderer/**/testing/**/*.ts',
+    ],
     plugins: { sluice: layerRules },
     rules: { 'sluice/layers': ['error', { root: ROOT, layers: PURE_TEST_LAYERS }] },
   },

@@ -1,4 +1,5 @@
-// Playwright: the renderer in Debian's Chromium against the real engine (e2e/harness) and a private sshd (e2e/fixtures).
+// Playwright: the renderer in Debian's Chromium against the real engine (e2e/harness) and a private sshd
+// (e2e/fixtures).
 import { defineConfig } from '@playwright/test';
 import { existsSync } from 'node:fs';
 import { chromiumPath } from './e2e/fixtures/platformTools';
@@ -9,7 +10,7 @@ const chromium = chromiumPath();
 if (chromium !== undefined && !existsSync(chromium)) {
   console.error(`e2e: no Chromium at ${chromium} (SLUICE_CHROMIUM). Point it at a Chromium/Chrome binary or unset it.`);
 } else if (chromium === undefined) {
-  console.error('e2e: no system Chromium (Debian: apt-get install chromium); using Playwright\'s own browser.');
+  console.error("e2e: no system Chromium (Debian: apt-get install chromium); using Playwright's own browser.");
 }
 
 export default defineConfig({
@@ -26,7 +27,13 @@ export default defineConfig({
     viewport: { width: 1400, height: 860 },
     launchOptions: {
       executablePath: chromium,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+      ],
     },
     trace: 'retain-on-failure',
   },

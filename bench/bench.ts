@@ -2,7 +2,8 @@
  * `npm run bench`: Sluice against OpenSSH `sftp`, lftp and rclone, in one run on this machine, on loopback and at
  * 50 ms RTT (Toxiproxy, 25 ms latency each way). Figures, not tests. See bench/README.md.
  *
- * Usage: node dist/bench/bench.js [--quick] [--reps N] [--budget MIN] [--only REGEX] [--dir PATH] [--cpu-prof] [--perf] [--no-readme]
+ * Usage: node dist/bench/bench.js [--quick] [--reps N] [--budget MIN] [--only REGEX] [--dir PATH] [--cpu-prof] [--perf]
+ * [--no-readme]
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -12,10 +13,27 @@ import { startSshd, type SshdServer } from '../e2e/fixtures/sshd';
 import { startToxiproxy, toxiproxyAvailable, type Toxiproxy } from '../e2e/fixtures/toxiproxy';
 import { buildCases, FULL_SIZES, QUICK_SIZES, type BenchCase, type DataSet, type Link, type Sizes } from './cases';
 import { installed, type Endpoint, type Job } from './clients';
-import { haveTimeBin, installCleanup, runTimed, sha256File, treeManifest, writeRandomFile, writeRandomTree, type RunResult } from './measure';
+import {
+  haveTimeBin,
+  installCleanup,
+  runTimed,
+  sha256File,
+  treeManifest,
+  writeRandomFile,
+  writeRandomTree,
+  type RunResult,
+} from './measure';
 import { summarizeProfiles } from './profile';
 import { summarizePerf } from './perf';
-import { detailTable, replaceMarkedBlock, summaryTable, transferPhaseTable, type CaseResult, type RowResult, type RunRecord } from './report';
+import {
+  detailTable,
+  replaceMarkedBlock,
+  summaryTable,
+  transferPhaseTable,
+  type CaseResult,
+  type RowResult,
+  type RunRecord,
+} from './report';
 
 /** Command-line options of the bench. */
 export interface BenchOptions {
@@ -23,7 +41,9 @@ export interface BenchOptions {
   reps: number;
   /** Only run `<case id>/<client id>` pairs matching this. */
   only?: RegExp;
-  /** Parent folder for the test data and the sshd's files (default: /dev/shm when it has room, else the OS temp dir). */
+  /**
+   * Parent folder for the test data and the sshd's files (default: /dev/shm when it has room, else the OS temp dir).
+   */
   dir?: string;
   cpuProf: boolean;
   /** Record Sluice (defaults) and sftp with `perf record` (bench/perf.ts); their figures then include perf's cost. */
@@ -69,8 +89,7 @@ export function parseArgs(argv: string[]): BenchOptions {
     else if (a === '--budget') {
       o.budgetMinutes = Number(value());
       if (!(o.budgetMinutes > 0)) throw new Error(`--budget must be a number of minutes > 0\n${USAGE}`);
-    }
-    else if (a === '--no-readme') o.readme = false;
+    } else if (a === '--no-readme') o.readme = false;
     else if (a === '--help' || a === '-h') throw new Error(USAGE);
     else throw new Error(`unknown option ${a}\n${USAGE}`);
   }
@@ -96,7 +115,9 @@ function pickBaseDir(o: BenchOptions, sizes: Sizes): string {
     const st = fs.statfsSync('/dev/shm');
     fs.accessSync('/dev/shm', fs.constants.W_OK);
     if (st.bavail * st.bsize > need) return '/dev/shm';
-  } catch { /* no tmpfs: fall back */ }
+  } catch {
+    /* no tmpfs: fall back */
+  }
   return os.tmpdir();
 }
 
@@ -122,7 +143,9 @@ async function prepareData(base: string, serverRoot: string, sizes: Sizes, neede
     log(`preparing ${name}.bin (${bytes / 1024 ** 2} MiB of random data)…`);
     sha[name] = await writeRandomFile(path.join(localDir, `${name}.bin`), bytes);
     // Same inode on the server side: both sources stay in the page cache once, and nothing writes to them.
-    try { fs.linkSync(path.join(localDir, `${name}.bin`), path.join(remoteDir, `${name}.bin`)); } catch {
+    try {
+      fs.linkSync(path.join(localDir, `${name}.bin`), path.join(remoteDir, `${name}.bin`));
+    } catch {
       fs.copyFileSync(path.join(localDir, `${name}.bin`), path.join(remoteDir, `${name}.bin`));
     }
   }
@@ -156,7 +179,11 @@ async function verify(c: BenchCase, data: DataSets, dest: string): Promise<strin
 }
 
 function describeFailure(r: RunResult): string {
-  const last = r.outputTail.split('\n').filter((l) => l.trim() && !/^Command exited with/.test(l)).slice(-2).join(' / ');
+  const last = r.outputTail
+    .split('\n')
+    .filter((l) => l.trim() && !/^Command exited with/.test(l))
+    .slice(-2)
+    .join(' / ');
   if (r.timedOut) return `timed out after ${r.wallSeconds.toFixed(0)} s${last ? ` (last output: ${last})` : ''}`;
   return `exit ${r.exitCode ?? r.signal}${last ? `: ${last}` : ''}`;
 }
@@ -178,7 +205,8 @@ let runCounter = 0;
 async function runOnce(c: BenchCase, env: Env, variantIndex: number): Promise<RunRecord> {
   const ep = env.endpoints[c.link] as Endpoint;
   const n = ++runCounter;
-  const destDir = c.direction === 'up' ? path.join(env.serverRoot, 'runs', String(n)) : path.join(env.base, 'runs', String(n));
+  const destDir =
+    c.direction === 'up' ? path.join(env.serverRoot, 'runs', String(n)) : path.join(env.base, 'runs', String(n));
   fs.mkdirSync(destDir, { recursive: true });
   const source = path.join(c.direction === 'up' ? env.data.localDir : env.data.remoteDir, SOURCE_NAME[c.data]);
   const job: Job = { direction: c.direction, shape: c.data === 'tree' ? 'tree' : 'file', source, destDir };
@@ -188,10 +216,20 @@ async function runOnce(c: BenchCase, env: Env, variantIndex: number): Promise<Ru
   try {
     const inv = client.invoke(job, ep, scratch);
     const r = await runTimed({
-      cmd: inv.cmd, args: inv.args, env: { ...env.childEnv, ...inv.env }, timeoutMs: c.timeoutMs, timeFile: path.join(scratch, 'time.txt'),
+      cmd: inv.cmd,
+      args: inv.args,
+      env: { ...env.childEnv, ...inv.env },
+      timeoutMs: c.timeoutMs,
+      timeFile: path.join(scratch, 'time.txt'),
       sampleGroup: client.leavesChildren,
     });
-    const rec: RunRecord = { ok: false, seconds: r.wallSeconds, cpuUser: r.cpuUser, cpuSys: r.cpuSys, maxRssKb: r.maxRssKb };
+    const rec: RunRecord = {
+      ok: false,
+      seconds: r.wallSeconds,
+      cpuUser: r.cpuUser,
+      cpuSys: r.cpuSys,
+      maxRssKb: r.maxRssKb,
+    };
     const pool = /pool planned: (\d+) connections? × (\d+) channels?/.exec(r.outputTail);
     if (pool) rec.pool = `${pool[1]}×${pool[2]}`;
     if (!r.ok) rec.error = describeFailure(r);
@@ -220,9 +258,25 @@ interface CaseState {
 }
 
 function initCase(c: BenchCase, o: BenchOptions): CaseState {
-  const result: CaseResult = { id: c.id, title: c.title, link: c.link, unit: c.unit, bytes: c.bytes, files: c.files, target: c.target?.text, rows: [] };
-  const rows = c.clients.map((cl, i) => ({ cl, i })).filter(({ cl }) => !o.only || o.only.test(`${c.id}/${cl.id}`))
-    .map(({ cl, i }) => ({ i, done: false, timeouts: 0, row: { client: cl.id, family: cl.family, label: cl.label, runs: [] } as RowResult }));
+  const result: CaseResult = {
+    id: c.id,
+    title: c.title,
+    link: c.link,
+    unit: c.unit,
+    bytes: c.bytes,
+    files: c.files,
+    target: c.target?.text,
+    rows: [],
+  };
+  const rows = c.clients
+    .map((cl, i) => ({ cl, i }))
+    .filter(({ cl }) => !o.only || o.only.test(`${c.id}/${cl.id}`))
+    .map(({ cl, i }) => ({
+      i,
+      done: false,
+      timeouts: 0,
+      row: { client: cl.id, family: cl.family, label: cl.label, runs: [] } as RowResult,
+    }));
   result.rows = rows.map((r) => r.row);
   return { bench: c, result, rows };
 }
@@ -238,7 +292,11 @@ async function runRep(st: CaseState, rep: number, env: Env, o: BenchOptions, dea
     if (r.done) continue;
     if (rep > 0) {
       const first = r.row.runs[0]?.seconds ?? 0;
-      if (Date.now() + first * 1000 > deadline) { r.done = true; r.row.note = `${r.row.runs.length} run(s): time budget of ${o.budgetMinutes} min used up`; continue; }
+      if (Date.now() + first * 1000 > deadline) {
+        r.done = true;
+        r.row.note = `${r.row.runs.length} run(s): time budget of ${o.budgetMinutes} min used up`;
+        continue;
+      }
     }
     if (!announced) {
       announced = true;
@@ -254,7 +312,10 @@ async function runRep(st: CaseState, rep: number, env: Env, o: BenchOptions, dea
     if (rec.error?.startsWith('timed out')) {
       r.timeouts++;
       // One retry (the machine is shared: a stall can be someone else's), then give up on this client here.
-      if (r.timeouts >= 2) { r.done = true; r.row.note = 'not repeated after two timeouts'; }
+      if (r.timeouts >= 2) {
+        r.done = true;
+        r.row.note = 'not repeated after two timeouts';
+      }
     } else if (rec.ok && rec.seconds > SLOW_RUN_SECONDS && rep + 1 < o.reps) {
       r.done = true;
       r.row.note = `not repeated (a run took over ${SLOW_RUN_SECONDS} s)`;
@@ -264,7 +325,10 @@ async function runRep(st: CaseState, rep: number, env: Env, o: BenchOptions, dea
 }
 
 function stamp(d: Date): string {
-  return d.toISOString().replace(/:\d\d\.\d+Z$/, 'Z').replace(/:/g, '');
+  return d
+    .toISOString()
+    .replace(/:\d\d\.\d+Z$/, 'Z')
+    .replace(/:/g, '');
 }
 
 /** Facts about the machine and the tools, recorded with the results. */
@@ -272,13 +336,23 @@ function machineInfo(base: string): Record<string, string> {
   const cpu = os.cpus();
   let fsType = 'unknown';
   try {
-    const mounts = fs.readFileSync('/proc/mounts', 'utf8').split('\n').map((l) => l.split(' '));
-    const best = mounts.filter((m) => m[1] && (base === m[1] || base.startsWith(m[1].endsWith('/') ? m[1] : `${m[1]}/`)))
+    const mounts = fs
+      .readFileSync('/proc/mounts', 'utf8')
+      .split('\n')
+      .map((l) => l.split(' '));
+    const best = mounts
+      .filter((m) => m[1] && (base === m[1] || base.startsWith(m[1].endsWith('/') ? m[1] : `${m[1]}/`)))
       .sort((a, b) => b[1].length - a[1].length)[0];
     if (best) fsType = `${best[2]} (${best[1]})`;
-  } catch { /* not Linux */ }
+  } catch {
+    /* not Linux */
+  }
   let commit = 'unknown';
-  try { commit = execFileSync('git', ['-C', REPO, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim(); } catch { /* no git */ }
+  try {
+    commit = execFileSync('git', ['-C', REPO, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  } catch {
+    /* no git */
+  }
   return {
     cpu: `${cpu[0]?.model ?? 'unknown'} × ${cpu.length}`,
     kernel: `${os.type()} ${os.release()}`,
@@ -288,7 +362,10 @@ function machineInfo(base: string): Record<string, string> {
     rclone: version('rclone', ['version']),
     dataDir: `${base} on ${fsType}`,
     sluiceCommit: commit,
-    loadAverageAtStart: os.loadavg().map((x) => x.toFixed(2)).join(' '),
+    loadAverageAtStart: os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' '),
   };
 }
 
@@ -304,17 +381,28 @@ const NOTES = [
 
 async function main(): Promise<number> {
   let o: BenchOptions;
-  try { o = parseArgs(process.argv.slice(2)); } catch (e) { process.stderr.write(`${(e as Error).message}\n`); return 2; }
+  try {
+    o = parseArgs(process.argv.slice(2));
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n`);
+    return 2;
+  }
   installCleanup();
   const started = new Date();
   const sizes = o.quick ? QUICK_SIZES : FULL_SIZES;
   const resultsDir = path.join(REPO, 'bench', 'results');
   const runStamp = `${stamp(started)}${o.quick ? '-quick' : ''}${o.only ? '-partial' : ''}`;
   const profRoot = o.cpuProf ? path.join(resultsDir, `prof-${runStamp}`) : undefined;
-  if (o.perf && !installed('perf')) { process.stderr.write('--perf needs Linux perf (apt-get install linux-perf)\n'); return 2; }
+  if (o.perf && !installed('perf')) {
+    process.stderr.write('--perf needs Linux perf (apt-get install linux-perf)\n');
+    return 2;
+  }
   const perfRoot = o.perf ? path.join(resultsDir, `prof-${runStamp}-perf`) : undefined;
-  const cases = buildCases(sizes, profRoot ? (id) => path.join(profRoot, id) : undefined, perfRoot ? (id) => path.join(perfRoot, id) : undefined)
-    .filter((c) => !o.only || c.clients.some((cl) => o.only?.test(`${c.id}/${cl.id}`)));
+  const cases = buildCases(
+    sizes,
+    profRoot ? (id) => path.join(profRoot, id) : undefined,
+    perfRoot ? (id) => path.join(perfRoot, id) : undefined,
+  ).filter((c) => !o.only || c.clients.some((cl) => o.only?.test(`${c.id}/${cl.id}`)));
   const wantRtt = cases.some((c) => c.link === 'rtt50');
   const skipped: string[] = [];
   if (wantRtt && !toxiproxyAvailable()) skipped.push('50 ms RTT cases: toxiproxy-server not installed');
@@ -323,12 +411,20 @@ async function main(): Promise<number> {
 
   const parent = pickBaseDir(o, sizes);
   const base = fs.mkdtempSync(path.join(parent, 'sluice-bench-'));
-  const removeBase = (): void => { try { fs.rmSync(base, { recursive: true, force: true }); } catch { /* best effort */ } };
+  const removeBase = (): void => {
+    try {
+      fs.rmSync(base, { recursive: true, force: true });
+    } catch {
+      /* best effort */
+    }
+  };
   process.on('exit', removeBase);
   // The fixture puts the sshd (and its served folder) under the OS temp dir: point it at the same place as our data.
   process.env.TMPDIR = base;
   const info = machineInfo(base);
-  log(`Sluice bench ${o.quick ? '(quick) ' : ''}— ${o.reps} rep(s), data in ${info.dataDir}, ${info.cpu}, load ${info.loadAverageAtStart}`);
+  log(
+    `Sluice bench ${o.quick ? '(quick) ' : ''}— ${o.reps} rep(s), data in ${info.dataDir}, ${info.cpu}, load ${info.loadAverageAtStart}`,
+  );
 
   let sshd: SshdServer | undefined;
   let proxy: Toxiproxy | undefined;
@@ -337,7 +433,13 @@ async function main(): Promise<number> {
     sshd = await startSshd();
     const knownHosts = path.join(base, 'known_hosts');
     const endpoints: Partial<Record<Link, Endpoint>> = {};
-    const endpoint = (port: number): Endpoint => ({ host: '127.0.0.1', port, user: sshd!.user, keyPath: sshd!.clientKeyPath, knownHostsPath: knownHosts });
+    const endpoint = (port: number): Endpoint => ({
+      host: '127.0.0.1',
+      port,
+      user: sshd!.user,
+      keyPath: sshd!.clientKeyPath,
+      knownHostsPath: knownHosts,
+    });
     endpoints.loopback = endpoint(sshd.port);
     fs.writeFileSync(knownHosts, `${sshd.knownHostsLine()}\n`);
     if (runnable.some((c) => c.link === 'rtt50')) proxy = await startToxiproxy();
@@ -349,7 +451,10 @@ async function main(): Promise<number> {
         await proxy.addToxic('sshd', { type: 'latency', stream, attributes: { latency: 25, jitter: 0 } });
       }
       endpoints.rtt50 = endpoint(port);
-      fs.appendFileSync(knownHosts, `${sshd.knownHostsLine().replace(/^\[127\.0\.0\.1\]:\d+/, `[127.0.0.1]:${port}`)}\n`);
+      fs.appendFileSync(
+        knownHosts,
+        `${sshd.knownHostsLine().replace(/^\[127\.0\.0\.1\]:\d+/, `[127.0.0.1]:${port}`)}\n`,
+      );
     };
     const home = path.join(base, 'home');
     fs.mkdirSync(home);
@@ -377,7 +482,10 @@ async function main(): Promise<number> {
   }
 
   const finished = new Date();
-  info.loadAverageAtEnd = os.loadavg().map((x) => x.toFixed(2)).join(' ');
+  info.loadAverageAtEnd = os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
   info.durationMinutes = ((finished.getTime() - started.getTime()) / 60_000).toFixed(1);
   const ran = results.filter((r) => r.result.rows.length);
   const phaseTable = transferPhaseTable(ran.map((r) => r.result));
@@ -404,13 +512,23 @@ async function main(): Promise<number> {
     '## Every client',
     '',
     ...ran.flatMap((r) => [`### ${r.result.title}`, '', detailTable(r.result), '']),
-    ...(profiles ? ['## Where Sluice\'s CPU goes (node --cpu-prof, self time)', '', profiles, ''] : []),
-    ...(perfSummary ? ['## CPU per thread and process (perf record -e cpu-clock; these runs include perf\'s own cost)', '', perfSummary, ''] : []),
+    ...(profiles ? ["## Where Sluice's CPU goes (node --cpu-prof, self time)", '', profiles, ''] : []),
+    ...(perfSummary
+      ? [
+          "## CPU per thread and process (perf record -e cpu-clock; these runs include perf's own cost)",
+          '',
+          perfSummary,
+          '',
+        ]
+      : []),
   ].join('\n');
 
   fs.mkdirSync(resultsDir, { recursive: true });
   const jsonPath = path.join(resultsDir, `${runStamp}.json`);
-  fs.writeFileSync(jsonPath, `${JSON.stringify({ started: started.toISOString(), options: { ...o, only: o.only?.source }, machine: info, skipped, sizes, cases: ran.map((r) => r.result) }, null, 2)}\n`);
+  fs.writeFileSync(
+    jsonPath,
+    `${JSON.stringify({ started: started.toISOString(), options: { ...o, only: o.only?.source }, machine: info, skipped, sizes, cases: ran.map((r) => r.result) }, null, 2)}\n`,
+  );
   fs.writeFileSync(path.join(resultsDir, `${runStamp}.md`), md);
   const partial = o.quick || o.only !== undefined;
   const latest = path.join(resultsDir, partial ? 'latest-quick.md' : 'latest.md');
@@ -424,8 +542,12 @@ async function main(): Promise<number> {
   if (o.readme && !partial && fs.existsSync(readme)) {
     const block = `${summary}\n\n${started.toISOString().slice(0, 10)}, ${info.cpu}, medians of ${o.reps}; details and notes: [bench/results/latest.md](../bench/results/latest.md).`;
     const updated = replaceMarkedBlock(fs.readFileSync(readme, 'utf8'), block);
-    if (updated === null) log('docs/benchmarks.md has no <!-- bench:start --> / <!-- bench:end --> markers: not updated');
-    else { fs.writeFileSync(readme, updated); log('docs/benchmarks.md benchmark table updated'); }
+    if (updated === null)
+      log('docs/benchmarks.md has no <!-- bench:start --> / <!-- bench:end --> markers: not updated');
+    else {
+      fs.writeFileSync(readme, updated);
+      log('docs/benchmarks.md benchmark table updated');
+    }
   } else if (partial) {
     log('quick or --only run: docs/benchmarks.md and latest.md left alone (wrote latest-quick.md)');
   }
@@ -433,8 +555,13 @@ async function main(): Promise<number> {
 }
 
 if (require.main === module) {
-  main().then((code) => { process.exitCode = code; }, (e) => {
-    process.stderr.write(`bench failed: ${(e as Error).stack ?? e}\n`);
-    process.exitCode = 1;
-  });
+  main().then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e) => {
+      process.stderr.write(`bench failed: ${(e as Error).stack ?? e}\n`);
+      process.exitCode = 1;
+    },
+  );
 }

@@ -85,12 +85,22 @@ export function sluiceClient(id: string, extra: string[], cpuProfDir?: string): 
       const url = (p: string): string => `sftp://${ep.user}@${ep.host}:${ep.port}${plain(p)}`;
       const args = [
         ...(cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : []),
-        sluiceBin(), job.direction === 'up' ? 'put' : 'get',
+        sluiceBin(),
+        job.direction === 'up' ? 'put' : 'get',
         ...(job.shape === 'tree' ? ['-r'] : []),
         // -v prints the pool it chose ("N connections × M channels"), which the report records.
-        '--batch', '--no-agent', '-i', ep.keyPath, '--no-progress', '-v', '--cipher', CIPHER, ...extra,
+        '--batch',
+        '--no-agent',
+        '-i',
+        ep.keyPath,
+        '--no-progress',
+        '-v',
+        '--cipher',
+        CIPHER,
+        ...extra,
       ];
-      if (job.direction === 'up') args.push(plain(job.source), url(job.shape === 'tree' ? `${job.destDir}/` : target(job)));
+      if (job.direction === 'up')
+        args.push(plain(job.source), url(job.shape === 'tree' ? `${job.destDir}/` : target(job)));
       else args.push(url(job.source), job.shape === 'tree' ? `${plain(job.destDir)}/` : plain(target(job)));
       return { cmd: process.execPath, args, env: { SLUICE_KNOWN_HOSTS: ep.knownHostsPath } };
     },
@@ -115,8 +125,24 @@ export function withPerf(variant: ClientVariant, dir: string): ClientVariant {
 
 /** ssh(1) options shared by `sftp` and lftp's connect program: no user config, no agent, strict host keys. */
 function sshOptions(ep: Endpoint): string[] {
-  return ['-F', '/dev/null', '-i', plain(ep.keyPath), '-o', 'IdentitiesOnly=yes', '-o', `UserKnownHostsFile=${plain(ep.knownHostsPath)}`,
-    '-o', 'GlobalKnownHostsFile=/dev/null', '-o', 'StrictHostKeyChecking=yes', '-o', 'BatchMode=yes', '-c', CIPHER];
+  return [
+    '-F',
+    '/dev/null',
+    '-i',
+    plain(ep.keyPath),
+    '-o',
+    'IdentitiesOnly=yes',
+    '-o',
+    `UserKnownHostsFile=${plain(ep.knownHostsPath)}`,
+    '-o',
+    'GlobalKnownHostsFile=/dev/null',
+    '-o',
+    'StrictHostKeyChecking=yes',
+    '-o',
+    'BatchMode=yes',
+    '-c',
+    CIPHER,
+  ];
 }
 
 /**
@@ -130,17 +156,24 @@ export function opensshClient(id: string, tuning: string[]): ClientVariant {
     label: tuning.length ? `OpenSSH sftp ${tuning.join(' ')}` : 'OpenSSH sftp',
     invoke(job, ep, scratch) {
       const verb = job.direction === 'up' ? 'put' : 'get';
-      const line = job.shape === 'tree'
-        ? `${verb} -r ${plain(job.source)} ${plain(job.destDir)}`
-        : `${verb} ${plain(job.source)} ${plain(target(job))}`;
+      const line =
+        job.shape === 'tree'
+          ? `${verb} -r ${plain(job.source)} ${plain(job.destDir)}`
+          : `${verb} ${plain(job.source)} ${plain(target(job))}`;
       const batch = path.join(scratch, `${id}.batch`);
       fs.writeFileSync(batch, `${line}\n`);
-      return { cmd: 'sftp', args: ['-b', batch, ...sshOptions(ep), ...tuning, '-P', String(ep.port), `${ep.user}@${ep.host}`] };
+      return {
+        cmd: 'sftp',
+        args: ['-b', batch, ...sshOptions(ep), ...tuning, '-P', String(ep.port), `${ep.user}@${ep.host}`],
+      };
     },
   };
 }
 
-/** lftp over `ssh` (its sftp:// connect program): `pget -n 4` for downloads, `put` for uploads, `mirror --parallel=8` for folders. */
+/**
+ * lftp over `ssh` (its sftp:// connect program): `pget -n 4` for downloads, `put` for uploads, `mirror --parallel=8`
+ * for folders.
+ */
 export function lftpClient(): ClientVariant {
   return {
     id: 'lftp',
@@ -150,11 +183,19 @@ export function lftpClient(): ClientVariant {
     invoke(job, ep) {
       const src = plain(job.source);
       const dst = plain(target(job));
-      const op = job.shape === 'tree'
-        ? (job.direction === 'up' ? `mirror -R --parallel=8 ${src} ${dst}` : `mirror --parallel=8 ${src} ${dst}`)
-        : (job.direction === 'up' ? `put ${src} -o ${dst}` : `pget -n 4 ${src} -o ${dst}`);
+      const op =
+        job.shape === 'tree'
+          ? job.direction === 'up'
+            ? `mirror -R --parallel=8 ${src} ${dst}`
+            : `mirror --parallel=8 ${src} ${dst}`
+          : job.direction === 'up'
+            ? `put ${src} -o ${dst}`
+            : `pget -n 4 ${src} -o ${dst}`;
       const script = [
-        'set cmd:fail-exit yes', 'set net:max-retries 3', 'set net:timeout 60', 'set xfer:clobber on',
+        'set cmd:fail-exit yes',
+        'set net:max-retries 3',
+        'set net:timeout 60',
+        'set xfer:clobber on',
         `set sftp:connect-program "ssh -a -x ${sshOptions(ep).join(' ')}"`,
         // "user," = empty password, so lftp never asks for one; ssh authenticates with the key.
         `open -u ${ep.user}, sftp://${ep.host}:${ep.port}`,
@@ -165,22 +206,39 @@ export function lftpClient(): ClientVariant {
   };
 }
 
-/** rclone with an on-the-fly `:sftp,…:` remote: `--transfers 8 --multi-thread-streams 4` (downloads above 16 MiB split). */
+/**
+ * rclone with an on-the-fly `:sftp,…:` remote: `--transfers 8 --multi-thread-streams 4` (downloads above 16 MiB split).
+ */
 export function rcloneClient(): ClientVariant {
   return {
     id: 'rclone',
     family: 'rclone',
     label: 'rclone (--transfers 8 --multi-thread-streams 4)',
     invoke(job, ep) {
-      const remote = `:sftp,host=${ep.host},port=${ep.port},user=${ep.user},key_file=${plain(ep.keyPath)},`
-        + `known_hosts_file=${plain(ep.knownHostsPath)},ciphers=${CIPHER}:`;
+      const remote =
+        `:sftp,host=${ep.host},port=${ep.port},user=${ep.user},key_file=${plain(ep.keyPath)},` +
+        `known_hosts_file=${plain(ep.knownHostsPath)},ciphers=${CIPHER}:`;
       const side = (p: string, remoteSide: boolean): string => (remoteSide ? `${remote}${plain(p)}` : plain(p));
       const up = job.direction === 'up';
       return {
         cmd: 'rclone',
-        args: ['--config', '/dev/null', job.shape === 'tree' ? 'copy' : 'copyto',
-          '--transfers', '8', '--multi-thread-streams', '4', '--multi-thread-cutoff', '16M', '--retries', '1', '--low-level-retries', '1',
-          side(job.source, !up), side(target(job), up)],
+        args: [
+          '--config',
+          '/dev/null',
+          job.shape === 'tree' ? 'copy' : 'copyto',
+          '--transfers',
+          '8',
+          '--multi-thread-streams',
+          '4',
+          '--multi-thread-cutoff',
+          '16M',
+          '--retries',
+          '1',
+          '--low-level-retries',
+          '1',
+          side(job.source, !up),
+          side(target(job), up),
+        ],
       };
     },
   };
@@ -190,6 +248,11 @@ export function rcloneClient(): ClientVariant {
 export function installed(cmd: string): boolean {
   const dirs = (process.env.PATH ?? '').split(':').filter(Boolean);
   return dirs.some((d) => {
-    try { fs.accessSync(path.join(d, cmd), fs.constants.X_OK); return true; } catch { return false; }
+    try {
+      fs.accessSync(path.join(d, cmd), fs.constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
   });
 }

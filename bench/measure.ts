@@ -50,11 +50,20 @@ export function installCleanup(): void {
   if (hooked) return;
   hooked = true;
   const killAll = (): void => {
-    for (const pgid of live) { try { process.kill(-pgid, 'SIGKILL'); } catch { /* gone */ } }
+    for (const pgid of live) {
+      try {
+        process.kill(-pgid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
   };
   process.on('exit', killAll);
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(sig, () => { killAll(); process.exit(130); });
+    process.on(sig, () => {
+      killAll();
+      process.exit(130);
+    });
   }
 }
 
@@ -70,14 +79,20 @@ export function haveTimeBin(): boolean {
 export function runTimed(spec: RunSpec): Promise<RunResult> {
   installCleanup();
   const timed = haveTimeBin();
-  try { fs.rmSync(spec.timeFile, { force: true }); } catch { /* fresh file below */ }
+  try {
+    fs.rmSync(spec.timeFile, { force: true });
+  } catch {
+    /* fresh file below */
+  }
   const cmd = timed ? TIME_BIN : spec.cmd;
   const args = timed ? ['-o', spec.timeFile, '-f', '%U %S %e %M', spec.cmd, ...spec.args] : spec.args;
   return new Promise((resolve) => {
     const started = process.hrtime.bigint();
     const child = spawn(cmd, args, { env: spec.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let tail = '';
-    const keep = (d: Buffer): void => { tail = (tail + d.toString()).slice(-4000); };
+    const keep = (d: Buffer): void => {
+      tail = (tail + d.toString()).slice(-4000);
+    };
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
     let timedOut = false;
@@ -85,13 +100,28 @@ export function runTimed(spec: RunSpec): Promise<RunResult> {
     if (pgid !== undefined) live.add(pgid);
     const sampler = spec.sampleGroup && pgid !== undefined ? new DescendantCpuSampler(pgid) : undefined;
     const killTree = (): void => {
-      if (pgid !== undefined) { try { process.kill(-pgid, 'SIGKILL'); } catch { /* gone */ } }
+      if (pgid !== undefined) {
+        try {
+          process.kill(-pgid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }
       if (sampler) {
         sampler.sample();
-        for (const pid of sampler.alive()) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+        for (const pid of sampler.alive()) {
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {
+            /* gone */
+          }
+        }
       }
     };
-    const timer = setTimeout(() => { timedOut = true; killTree(); }, spec.timeoutMs);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killTree();
+    }, spec.timeoutMs);
     let finished = false;
     const finish = (exitCode: number | null, signal: string | null, extra = ''): void => {
       if (finished) return;
@@ -102,11 +132,21 @@ export function runTimed(spec: RunSpec): Promise<RunResult> {
       // Leftovers of a finished client (e.g. an ssh that outlived lftp) must not run into the next measurement.
       killTree();
       if (pgid !== undefined) live.delete(pgid);
-      const result: RunResult = { ok: exitCode === 0 && !timedOut, exitCode, signal, timedOut, wallSeconds, outputTail: (tail + extra).trim() };
+      const result: RunResult = {
+        ok: exitCode === 0 && !timedOut,
+        exitCode,
+        signal,
+        timedOut,
+        wallSeconds,
+        outputTail: (tail + extra).trim(),
+      };
       if (timed && !timedOut) Object.assign(result, readTimeFile(spec.timeFile));
       if (sampler && !timedOut) {
         const g = sampler.totals();
-        if (g.user + g.sys > (result.cpuUser ?? 0) + (result.cpuSys ?? 0)) { result.cpuUser = g.user; result.cpuSys = g.sys; }
+        if (g.user + g.sys > (result.cpuUser ?? 0) + (result.cpuSys ?? 0)) {
+          result.cpuUser = g.user;
+          result.cpuSys = g.sys;
+        }
       }
       resolve(result);
     };
@@ -134,16 +174,23 @@ class DescendantCpuSampler {
 
   /** Every 100 ms for the first 2 s (short runs: connect tests), then every 500 ms. */
   private schedule(): void {
-    this.timer = setTimeout(() => {
-      this.sample();
-      this.samples++;
-      if (this.timer) this.schedule();
-    }, this.samples < 20 ? 100 : 500);
+    this.timer = setTimeout(
+      () => {
+        this.sample();
+        this.samples++;
+        if (this.timer) this.schedule();
+      },
+      this.samples < 20 ? 100 : 500,
+    );
   }
 
   sample(): void {
     let entries: string[];
-    try { entries = fs.readdirSync('/proc'); } catch { return; }
+    try {
+      entries = fs.readdirSync('/proc');
+    } catch {
+      return;
+    }
     const stats = new Map<number, string[]>();
     for (const e of entries) {
       if (!/^\d+$/.test(e)) continue;
@@ -152,7 +199,9 @@ class DescendantCpuSampler {
         // Fields after "(comm) ": state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime
         // cutime cstime priority nice threads itrealvalue starttime …
         stats.set(Number(e), stat.slice(stat.lastIndexOf(')') + 2).split(' '));
-      } catch { /* exited meanwhile */ }
+      } catch {
+        /* exited meanwhile */
+      }
     }
     const inTree = (pid: number): boolean => {
       for (let p = pid, hops = 0; p > 1 && hops < 64; hops++) {
@@ -184,7 +233,9 @@ class DescendantCpuSampler {
       try {
         const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
         if (stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] === t.start) out.push(pid);
-      } catch { /* gone */ }
+      } catch {
+        /* gone */
+      }
     }
     return out;
   }
@@ -193,7 +244,10 @@ class DescendantCpuSampler {
   totals(): { user: number; sys: number } {
     let user = 0;
     let sys = 0;
-    for (const t of this.seen.values()) { user += t.user; sys += t.sys; }
+    for (const t of this.seen.values()) {
+      user += t.user;
+      sys += t.sys;
+    }
     return { user: user / CLOCK_TICKS, sys: sys / CLOCK_TICKS };
   }
 }
@@ -201,7 +255,11 @@ class DescendantCpuSampler {
 /** Parses time(1)'s `-f '%U %S %e %M'` output (the last line; a non-zero exit adds a line before it). */
 export function readTimeFile(file: string): Pick<RunResult, 'cpuUser' | 'cpuSys' | 'maxRssKb'> {
   let text = '';
-  try { text = fs.readFileSync(file, 'utf8'); } catch { return {}; }
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return {};
+  }
   const line = text.trim().split('\n').pop() ?? '';
   const [u, s, , m] = line.trim().split(/\s+/).map(Number);
   if (![u, s].every(Number.isFinite)) return {};

@@ -12,17 +12,44 @@ test('perf samples: Node threads by kind (from any of their samples), other proc
   const script = [
     // pid 100 starts as perf-exec, then execs node: one main thread.
     sample('perf-exec', 100, 100, ['ffffffff81000000 do_execveat_common ([kernel.kallsyms])']),
-    ...times(3, sample('node', 100, 100, ['v8::internal::Scanner::Next (/usr/bin/node)', 'node::Start (/usr/bin/node)'])),
+    ...times(
+      3,
+      sample('node', 100, 100, ['v8::internal::Scanner::Next (/usr/bin/node)', 'node::Start (/usr/bin/node)']),
+    ),
     // The connection worker: one sample proves it; the others have chains cut short (OpenSSL assembly) or pass
     // through uv__work_done, which runs on the loop's own thread.
-    sample('node', 100, 107, ['Builtins_LoadIC (/usr/bin/node)', 'node::worker::Worker::Run (/usr/bin/node)', 'start_thread (libc.so.6)']),
+    sample('node', 100, 107, [
+      'Builtins_LoadIC (/usr/bin/node)',
+      'node::worker::Worker::Run (/usr/bin/node)',
+      'start_thread (libc.so.6)',
+    ]),
     ...times(4, sample('node', 100, 107, ['_aesni_ctr32_ghash_6x (/usr/bin/node)'])),
-    ...times(2, sample('node', 100, 107, ['ffffffff81500000 _copy_to_iter ([kernel.kallsyms])', 'uv__read (/usr/bin/node)', 'uv__work_done (/usr/bin/node)'])),
+    ...times(
+      2,
+      sample('node', 100, 107, [
+        'ffffffff81500000 _copy_to_iter ([kernel.kallsyms])',
+        'uv__read (/usr/bin/node)',
+        'uv__work_done (/usr/bin/node)',
+      ]),
+    ),
     sample('node', 100, 107, ['__memmove_avx512_unaligned_erms (libc.so.6)']),
     // A libuv pool thread writing a file.
-    ...times(5, sample('node', 100, 110, ['ffffffff81600000 copy_folio_from_iter_atomic ([kernel.kallsyms])', 'uv__fs_work (/usr/bin/node)', 'worker (/usr/bin/node)'])),
+    ...times(
+      5,
+      sample('node', 100, 110, [
+        'ffffffff81600000 copy_folio_from_iter_atomic ([kernel.kallsyms])',
+        'uv__fs_work (/usr/bin/node)',
+        'worker (/usr/bin/node)',
+      ]),
+    ),
     // A V8 helper thread.
-    ...times(2, sample('node', 100, 103, ['v8::internal::Scavenger::Process (/usr/bin/node)', 'node::(anonymous namespace)::PlatformWorkerThread (/usr/bin/node)'])),
+    ...times(
+      2,
+      sample('node', 100, 103, [
+        'v8::internal::Scavenger::Process (/usr/bin/node)',
+        'node::(anonymous namespace)::PlatformWorkerThread (/usr/bin/node)',
+      ]),
+    ),
     // OpenSSH's client: two processes.
     ...times(6, sample('ssh', 200, 200, ['_aesni_ctr32_ghash_6x (libcrypto.so.3)'])),
     ...times(3, sample('sftp', 201, 201, ['ffffffff81600000 copy_folio_from_iter_atomic ([kernel.kallsyms])'])),

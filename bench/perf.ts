@@ -18,7 +18,10 @@ export const PERF_HZ = 999;
  * @returns the command and arguments to spawn instead
  */
 export function perfRecordCommand(file: string, cmd: string, args: string[]): { cmd: string; args: string[] } {
-  return { cmd: 'perf', args: ['record', '-q', '-e', 'cpu-clock', '-F', String(PERF_HZ), '-g', '-o', file, '--', cmd, ...args] };
+  return {
+    cmd: 'perf',
+    args: ['record', '-q', '-e', 'cpu-clock', '-F', String(PERF_HZ), '-g', '-o', file, '--', cmd, ...args],
+  };
 }
 
 /** CPU seconds by thread kind, and for Sluice's connection worker threads by what the sampled code was. */
@@ -27,7 +30,9 @@ export interface PerfBreakdown {
   workerLeaf: Map<string, number>;
 }
 
-const add = (m: Map<string, number>, k: string, v: number): void => { m.set(k, (m.get(k) ?? 0) + v); };
+const add = (m: Map<string, number>, k: string, v: number): void => {
+  m.set(k, (m.get(k) ?? 0) + v);
+};
 
 const WORKER = 'node: connection worker threads';
 
@@ -40,7 +45,8 @@ function provenKind(frames: string[]): string | undefined {
   if (has(/node::worker::Worker::Run\b|Worker::StartThread.*lambda/)) return WORKER;
   // uv__work_done runs on the loop's own thread; uv__fs_work and the pool's `worker` only on pool threads.
   if (has(/\buv__fs_work\b|^\S+ worker \(/)) return 'node: libuv pool (file I/O)';
-  if (has(/PlatformWorkerThread|WorkerThreadsTaskRunner|DelayedTaskScheduler/)) return 'node: V8 helper threads (GC, compiler)';
+  if (has(/PlatformWorkerThread|WorkerThreadsTaskRunner|DelayedTaskScheduler/))
+    return 'node: V8 helper threads (GC, compiler)';
   return undefined;
 }
 
@@ -60,7 +66,10 @@ function leafKind(frame: string | undefined): string {
  * sample. Processes other than Node count by name (`ssh`, `sftp`); Node's threads by kind.
  */
 export function addPerfScript(text: string, into: PerfBreakdown): void {
-  const perThread = new Map<string, { comm: string; main: boolean; kind?: string; samples: number; leaves: Map<string, number> }>();
+  const perThread = new Map<
+    string,
+    { comm: string; main: boolean; kind?: string; samples: number; leaves: Map<string, number> }
+  >();
   for (const block of text.split(/\n\s*\n/)) {
     const lines = block.split('\n').filter((l) => l.trim() !== '');
     if (!lines.length) continue;
@@ -69,14 +78,14 @@ export function addPerfScript(text: string, into: PerfBreakdown): void {
     const [, comm, pid, tid] = head;
     const frames = lines.slice(1).map((l) => l.trim());
     let t = perThread.get(`${pid}/${tid}`);
-    if (!t) perThread.set(`${pid}/${tid}`, t = { comm, main: pid === tid, samples: 0, leaves: new Map() });
+    if (!t) perThread.set(`${pid}/${tid}`, (t = { comm, main: pid === tid, samples: 0, leaves: new Map() }));
     t.comm = comm; // the name after exec: a child starts under its parent's (perf-exec, time)
     t.samples++;
     t.kind ??= provenKind(frames);
     add(t.leaves, leafKind(frames[0]), 1);
   }
   for (const t of perThread.values()) {
-    const kind = !t.comm.startsWith('node') ? t.comm : t.main ? 'node: main thread' : t.kind ?? 'node: other threads';
+    const kind = !t.comm.startsWith('node') ? t.comm : t.main ? 'node: main thread' : (t.kind ?? 'node: other threads');
     add(into.threads, kind, t.samples / PERF_HZ);
     if (kind === WORKER) for (const [k, n] of t.leaves) add(into.workerLeaf, k, n / PERF_HZ);
   }
@@ -88,11 +97,15 @@ export function breakdownLines(b: PerfBreakdown, runs: number, bytes: number): s
   const scale = (s: number): number => (perGiB ? s / runs / (bytes / 1024 ** 3) : s / runs);
   const unit = perGiB ? 'CPU-s per GiB' : 'CPU-s per run';
   const total = [...b.threads.values()].reduce((x, y) => x + y, 0);
-  const rows = [...b.threads.entries()].sort((x, y) => y[1] - x[1]).map(([k, v]) => `| ${k} | ${scale(v).toFixed(2)} |`);
+  const rows = [...b.threads.entries()]
+    .sort((x, y) => y[1] - x[1])
+    .map(([k, v]) => `| ${k} | ${scale(v).toFixed(2)} |`);
   const out = [`| thread or process | ${unit} |`, '|---|---|', ...rows, `| **all** | **${scale(total).toFixed(2)}** |`];
   const workerTotal = [...b.workerLeaf.values()].reduce((x, y) => x + y, 0);
   if (workerTotal > 0) {
-    const parts = [...b.workerLeaf.entries()].sort((x, y) => y[1] - x[1]).map(([k, v]) => `${k} ${scale(v).toFixed(2)}`);
+    const parts = [...b.workerLeaf.entries()]
+      .sort((x, y) => y[1] - x[1])
+      .map(([k, v]) => `${k} ${scale(v).toFixed(2)}`);
     out.push('', `Connection worker threads, by innermost frame: ${parts.join(', ')}.`);
   }
   return out;
@@ -106,13 +119,20 @@ export function breakdownLines(b: PerfBreakdown, runs: number, bytes: number): s
 export function summarizePerf(root: string, bytesOf: (caseId: string) => number): string {
   const out: string[] = [];
   for (const { caseId, client, dir } of caseClientDirs(root)) {
-    const files = fs.readdirSync(dir).filter((f) => f.endsWith('.data')).map((f) => path.join(dir, f));
+    const files = fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.data'))
+      .map((f) => path.join(dir, f));
     if (!files.length) continue;
     const b: PerfBreakdown = { threads: new Map(), workerLeaf: new Map() };
     let runs = 0;
     for (const f of files) {
       try {
-        const text = execFileSync('perf', ['script', '-i', f, '-F', 'comm,pid,tid,ip,sym,dso'], { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] });
+        const text = execFileSync('perf', ['script', '-i', f, '-F', 'comm,pid,tid,ip,sym,dso'], {
+          encoding: 'utf8',
+          maxBuffer: 1 << 30,
+          stdio: ['ignore', 'pipe', 'ignore'],
+        });
         addPerfScript(text, b);
         runs++;
       } catch {
@@ -120,7 +140,12 @@ export function summarizePerf(root: string, bytesOf: (caseId: string) => number)
       }
     }
     if (!runs) continue;
-    out.push(`**${caseId} / ${client}** (${runs} run${runs > 1 ? 's' : ''})`, '', ...breakdownLines(b, runs, bytesOf(caseId)), '');
+    out.push(
+      `**${caseId} / ${client}** (${runs} run${runs > 1 ? 's' : ''})`,
+      '',
+      ...breakdownLines(b, runs, bytesOf(caseId)),
+      '',
+    );
   }
   return out.join('\n');
 }

@@ -48,7 +48,7 @@ export function topFunctions(times: SelfTimes, limit = 8): string {
   const total = busy.reduce((s, [, v]) => s + v, 0);
   if (!total) return '  (no samples)';
   busy.sort((a, b) => b[1] - a[1]);
-  const lines = busy.slice(0, limit).map(([k, v]) => `  - ${(100 * v / total).toFixed(1)} % \`${k}\``);
+  const lines = busy.slice(0, limit).map(([k, v]) => `  - ${((100 * v) / total).toFixed(1)} % \`${k}\``);
   return [`  busy ${(total / 1e6).toFixed(2)} s sampled, idle ${(idle / 1e6).toFixed(2)} s`, ...lines].join('\n');
 }
 
@@ -90,12 +90,26 @@ export function summarizeProfiles(root: string): string {
     for (const f of files) {
       const thread = Number(path.basename(f).split('.')[4]);
       let profile: CpuProfile;
-      try { profile = JSON.parse(fs.readFileSync(f, 'utf8')) as CpuProfile; } catch { continue; }
+      try {
+        profile = JSON.parse(fs.readFileSync(f, 'utf8')) as CpuProfile;
+      } catch {
+        continue;
+      }
       if (thread === 0) addSelfTimes(profile, main);
-      else { addSelfTimes(profile, workers); workerFiles++; }
+      else {
+        addSelfTimes(profile, workers);
+        workerFiles++;
+      }
     }
-    out.push(`**${caseDir} / ${client}** (${files.length} profiles in \`${path.relative(path.resolve(root, '..', '..', '..'), dir)}\`)`,
-      '', '- main thread:', topFunctions(main), `- worker threads (${workerFiles} profiles):`, topFunctions(workers), '');
+    out.push(
+      `**${caseDir} / ${client}** (${files.length} profiles in \`${path.relative(path.resolve(root, '..', '..', '..'), dir)}\`)`,
+      '',
+      '- main thread:',
+      topFunctions(main),
+      `- worker threads (${workerFiles} profiles):`,
+      topFunctions(workers),
+      '',
+    );
   }
   return out.join('\n');
 }

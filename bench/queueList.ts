@@ -1,8 +1,9 @@
 /**
  * Is listing 100,000 queued jobs fast? (issue #14: "Listing 100,000 jobs stays fast (a benchmark figure, not a timed
  * test)"). Fills a fresh queue.db (SLUICE_HOME in a temporary folder) with N jobs in batches of 1,000, then times:
- * the store's first page (50 jobs), a page deep in the queue by cursor and by offset, the whole queue by cursor, and the
- * CLI as a user runs it: `sluice queue list --first 50`, `sluice queue list > /dev/null`, `sluice queue list --json`.
+ * the store's first page (50 jobs), a page deep in the queue by cursor and by offset, the whole queue by cursor, and
+ * the CLI as a user runs it: `sluice queue list --first 50`, `sluice queue list > /dev/null`, `sluice queue list
+ * --json`.
  *
  *   npm run build && node dist/bench/queueList.js [--jobs 100000] [--runs 3]
  */
@@ -44,8 +45,12 @@ function fill(store: QueueStore, jobs: number): number {
     const batch: NewJob[] = [];
     for (let i = b; i < Math.min(jobs, b + 1000); i++) {
       batch.push({
-        target: { user: 'alice', host: 'files.example.com', port: 22 }, direction: 'upload', source: `/home/alice/photos/2026/img-${String(i).padStart(6, '0')}.jpg`,
-        dest: '/srv/photos/', conflict: 'overwrite', options: { origin: 'queue', verify: 'size', cli: { recursive: false } },
+        target: { user: 'alice', host: 'files.example.com', port: 22 },
+        direction: 'upload',
+        source: `/home/alice/photos/2026/img-${String(i).padStart(6, '0')}.jpg`,
+        dest: '/srv/photos/',
+        conflict: 'overwrite',
+        options: { origin: 'queue', verify: 'size', cli: { recursive: false } },
       });
     }
     store.jobs.addBatch(batch);
@@ -64,20 +69,35 @@ function main(): void {
     const deep = Math.floor(jobs * 0.9);
     rows.push([`store: page at offset ${deep} (50)`, timed(runs, () => store.jobs.list({ limit: 50, offset: deep }))]);
     rows.push(['store: count', timed(runs, () => store.jobs.count())]);
-    rows.push([`store: all ${jobs} by cursor (pages of 5,000)`, timed(runs, () => {
-      for (let p = store.jobs.list({ limit: 5000 }); p.next; p = store.jobs.list({ limit: 5000, after: p.next })) { /* paging */ }
-    })]);
+    rows.push([
+      `store: all ${jobs} by cursor (pages of 5,000)`,
+      timed(runs, () => {
+        for (let p = store.jobs.list({ limit: 5000 }); p.next; p = store.jobs.list({ limit: 5000, after: p.next })) {
+          /* paging */
+        }
+      }),
+    ]);
     store.close();
     const env = { ...process.env, SLUICE_HOME: home };
-    const cli = (args: string[]) => timed(runs, () => {
-      const r = spawnSync(process.execPath, [sluiceBin(), 'queue', 'list', ...args], { env, stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 30 });
-      if (r.status !== 0) throw new Error(`sluice queue list ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-    });
-    rows.push(['node --version (process start, for scale)', timed(runs, () => spawnSync(process.execPath, ['--version']))]);
+    const cli = (args: string[]) =>
+      timed(runs, () => {
+        const r = spawnSync(process.execPath, [sluiceBin(), 'queue', 'list', ...args], {
+          env,
+          stdio: ['ignore', 'ignore', 'pipe'],
+          maxBuffer: 1 << 30,
+        });
+        if (r.status !== 0) throw new Error(`sluice queue list ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+      });
+    rows.push([
+      'node --version (process start, for scale)',
+      timed(runs, () => spawnSync(process.execPath, ['--version'])),
+    ]);
     rows.push(['sluice queue list --first 50', cli(['--first', '50'])]);
     rows.push([`sluice queue list (all ${jobs}, to /dev/null)`, cli([])]);
     rows.push([`sluice queue list --json (all ${jobs})`, cli(['--json'])]);
-    process.stdout.write(`queue listing, ${jobs} jobs, median of ${runs} (${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(2)})\n`);
+    process.stdout.write(
+      `queue listing, ${jobs} jobs, median of ${runs} (${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(2)})\n`,
+    );
     for (const [what, ms] of rows) process.stdout.write(`  ${what.padEnd(52)} ${ms.toFixed(1).padStart(9)} ms\n`);
   } finally {
     fs.rmSync(home, { recursive: true, force: true });

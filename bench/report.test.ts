@@ -4,14 +4,40 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { median, readTimeFile, treeManifest, writeRandomTree } from './measure';
-import { detailTable, replaceMarkedBlock, rowStats, speedup, summarize, summaryTable, transferPhaseTable, transferPhases, type CaseResult } from './report';
+import {
+  detailTable,
+  replaceMarkedBlock,
+  rowStats,
+  speedup,
+  summarize,
+  summaryTable,
+  transferPhaseTable,
+  transferPhases,
+  type CaseResult,
+} from './report';
 
-function caseOf(unit: 'MB/s' | 's', rows: Array<[string, 'sluice' | 'openssh' | 'lftp', number[], boolean?]>): CaseResult {
+function caseOf(
+  unit: 'MB/s' | 's',
+  rows: Array<[string, 'sluice' | 'openssh' | 'lftp', number[], boolean?]>,
+): CaseResult {
   return {
-    id: 'x', title: 'x', link: 'loopback', unit, bytes: 1e9, files: 1,
+    id: 'x',
+    title: 'x',
+    link: 'loopback',
+    unit,
+    bytes: 1e9,
+    files: 1,
     rows: rows.map(([client, family, secs, fail]) => ({
-      client, family, label: client,
-      runs: secs.map((s, i) => ({ ok: !(fail && i === 0), seconds: s, cpuUser: 1, cpuSys: 0.5, error: fail && i === 0 ? 'boom' : undefined })),
+      client,
+      family,
+      label: client,
+      runs: secs.map((s, i) => ({
+        ok: !(fail && i === 0),
+        seconds: s,
+        cpuUser: 1,
+        cpuSys: 0.5,
+        error: fail && i === 0 ? 'boom' : undefined,
+      })),
     })),
   };
 }
@@ -37,7 +63,12 @@ test('speedup is "times faster" for both units', () => {
 });
 
 test('summarize picks sftp, the best peer and the best Sluice row', () => {
-  const c = caseOf('s', [['sluice', 'sluice', [10]], ['sluice-c4', 'sluice', [4]], ['sftp', 'openssh', [100]], ['lftp', 'lftp', [20]]]);
+  const c = caseOf('s', [
+    ['sluice', 'sluice', [10]],
+    ['sluice-c4', 'sluice', [4]],
+    ['sftp', 'openssh', [100]],
+    ['lftp', 'lftp', [20]],
+  ]);
   const s = summarize(c, (sl) => sl <= 5);
   assert.equal(s.sftp, 100);
   assert.equal(s.bestPeer?.row.client, 'lftp');
@@ -51,7 +82,10 @@ test('summarize picks sftp, the best peer and the best Sluice row', () => {
 
 test('replaceMarkedBlock swaps only the marked text, and refuses without markers', () => {
   const readme = 'intro\n<!-- bench:start -->\nold\n<!-- bench:end -->\nrest\n';
-  assert.equal(replaceMarkedBlock(readme, 'new table'), 'intro\n<!-- bench:start -->\nnew table\n<!-- bench:end -->\nrest\n');
+  assert.equal(
+    replaceMarkedBlock(readme, 'new table'),
+    'intro\n<!-- bench:start -->\nnew table\n<!-- bench:end -->\nrest\n',
+  );
   assert.equal(replaceMarkedBlock('no markers', 'x'), null);
 });
 
@@ -83,16 +117,35 @@ test('treeManifest changes when one byte of one file changes', () => {
   }
 });
 
-test('transfer phase subtracts each client\'s own connect median from its wall time', () => {
+test("transfer phase subtracts each client's own connect median from its wall time", () => {
   const connect: CaseResult = {
-    id: 'connect-rtt50', title: 'connect', link: 'rtt50', unit: 's', bytes: 1, files: 1,
+    id: 'connect-rtt50',
+    title: 'connect',
+    link: 'rtt50',
+    unit: 's',
+    bytes: 1,
+    files: 1,
     rows: [
-      { client: 'sluice', family: 'sluice', label: 'sluice', runs: [{ ok: true, seconds: 1 }, { ok: true, seconds: 0.9 }, { ok: true, seconds: 1.1 }] },
+      {
+        client: 'sluice',
+        family: 'sluice',
+        label: 'sluice',
+        runs: [
+          { ok: true, seconds: 1 },
+          { ok: true, seconds: 0.9 },
+          { ok: true, seconds: 1.1 },
+        ],
+      },
       { client: 'sftp', family: 'openssh', label: 'sftp', runs: [{ ok: true, seconds: 1.2 }] },
     ],
   };
   const mid: CaseResult = {
-    id: 'mid-down-rtt50', title: 'mid', link: 'rtt50', unit: 'MB/s', bytes: 100e6, files: 1,
+    id: 'mid-down-rtt50',
+    title: 'mid',
+    link: 'rtt50',
+    unit: 'MB/s',
+    bytes: 100e6,
+    files: 1,
     rows: [
       { client: 'sluice', family: 'sluice', label: 'sluice', runs: [{ ok: true, seconds: 2 }] },
       { client: 'sftp', family: 'openssh', label: 'sftp', runs: [{ ok: true, seconds: 5.2 }] },
@@ -105,6 +158,9 @@ test('transfer phase subtracts each client\'s own connect median from its wall t
   assert.equal(phases[0].sftp, 25);
   assert.equal(phases[0].ratio, 4);
   assert.deepEqual(phases[0].setup, { sftp: 1.2, sluice: 1 });
-  assert.match(transferPhaseTable([connect, mid]), /\| mid \| 25\.0 MB\/s \| 100 MB\/s \| 4\.00× \| 1\.20 s \/ 1\.00 s \|/);
+  assert.match(
+    transferPhaseTable([connect, mid]),
+    /\| mid \| 25\.0 MB\/s \| 100 MB\/s \| 4\.00× \| 1\.20 s \/ 1\.00 s \|/,
+  );
   assert.equal(transferPhaseTable([mid]), '');
 });

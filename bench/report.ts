@@ -1,7 +1,7 @@
 /**
- * Turning measured runs into medians, Sluice/peer ratios and Markdown tables (stdout, results files, the docs/benchmarks.md block).
- * Ratios are always "times faster than": MB/s ÷ MB/s for throughput, seconds ÷ seconds (peer over Sluice) for times,
- * so a ratio above 1 means Sluice was faster.
+ * Turning measured runs into medians, Sluice/peer ratios and Markdown tables (stdout, results files, the
+ * docs/benchmarks.md block). Ratios are always "times faster than": MB/s ÷ MB/s for throughput, seconds ÷ seconds (peer
+ * over Sluice) for times, so a ratio above 1 means Sluice was faster.
  */
 import type { BenchCase } from './cases';
 import type { Family } from './clients';
@@ -76,7 +76,10 @@ export function speedup(unit: CaseResult['unit'], sluice: number, peer: number):
   return unit === 'MB/s' ? sluice / peer : peer / sluice;
 }
 
-interface Pick { row: RowResult; value: number }
+interface Pick {
+  row: RowResult;
+  value: number;
+}
 
 function bestOf(c: CaseResult, rows: RowResult[]): Pick | undefined {
   let best: Pick | undefined;
@@ -96,7 +99,10 @@ export interface CaseSummary {
   targetMet?: boolean;
 }
 
-export function summarize(c: CaseResult, targetMet?: (sluice: number, sftp: number | undefined) => boolean | undefined): CaseSummary {
+export function summarize(
+  c: CaseResult,
+  targetMet?: (sluice: number, sftp: number | undefined) => boolean | undefined,
+): CaseSummary {
   const sluiceRows = c.rows.filter((r) => r.family === 'sluice');
   const peerRows = c.rows.filter((r) => r.family !== 'sluice');
   const sftpRow = c.rows.find((r) => r.client === 'sftp');
@@ -127,7 +133,10 @@ function shortLabel(r: RowResult): string {
   return r.label.replace(/ \(.*\)$/, '');
 }
 
-/** The one-table overview (the docs/benchmarks.md block): per case sftp, best peer, Sluice defaults and best, ratios, target. */
+/**
+ * The one-table overview (the docs/benchmarks.md block): per case sftp, best peer, Sluice defaults and best, ratios,
+ * target.
+ */
 export function summaryTable(cases: Array<{ result: CaseResult; bench?: BenchCase }>): string {
   const lines = [
     '| case | OpenSSH sftp | best peer | Sluice, defaults | Sluice, best (settings) | best ÷ sftp | best ÷ best peer | target |',
@@ -135,11 +144,14 @@ export function summaryTable(cases: Array<{ result: CaseResult; bench?: BenchCas
   ];
   for (const { result: c, bench } of cases) {
     const s = summarize(c, bench?.target?.met);
-    const ratio = (p: number | undefined): number | undefined => (s.sluiceBest && p !== undefined ? speedup(c.unit, s.sluiceBest.value, p) : undefined);
+    const ratio = (p: number | undefined): number | undefined =>
+      s.sluiceBest && p !== undefined ? speedup(c.unit, s.sluiceBest.value, p) : undefined;
     const target = c.target ? `${c.target}${s.targetMet === undefined ? '' : s.targetMet ? ' ✅' : ' ❌'}` : '';
-    lines.push(`| ${c.title} | ${fmtValue(c.unit, s.sftp)} | ${s.bestPeer ? `${fmtValue(c.unit, s.bestPeer.value)} (${shortLabel(s.bestPeer.row)})` : '—'} `
-      + `| ${fmtValue(c.unit, s.sluiceDefault)} | ${s.sluiceBest ? `${fmtValue(c.unit, s.sluiceBest.value)} (${shortLabel(s.sluiceBest.row)})` : '—'} `
-      + `| ${fmtRatio(ratio(s.sftp))} | ${fmtRatio(ratio(s.bestPeer?.value))} | ${target} |`);
+    lines.push(
+      `| ${c.title} | ${fmtValue(c.unit, s.sftp)} | ${s.bestPeer ? `${fmtValue(c.unit, s.bestPeer.value)} (${shortLabel(s.bestPeer.row)})` : '—'} ` +
+        `| ${fmtValue(c.unit, s.sluiceDefault)} | ${s.sluiceBest ? `${fmtValue(c.unit, s.sluiceBest.value)} (${shortLabel(s.sluiceBest.row)})` : '—'} ` +
+        `| ${fmtRatio(ratio(s.sftp))} | ${fmtRatio(ratio(s.bestPeer?.value))} | ${target} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -179,7 +191,13 @@ export function transferPhases(cases: CaseResult[]): TransferPhase[] {
     };
     const [sftpSetup, sftp] = phase('sftp');
     const [sluiceSetup, sluice] = phase('sluice');
-    out.push({ title: c.title, setup: { sftp: sftpSetup, sluice: sluiceSetup }, sftp, sluice, ratio: sftp && sluice ? sluice / sftp : undefined });
+    out.push({
+      title: c.title,
+      setup: { sftp: sftpSetup, sluice: sluiceSetup },
+      sftp,
+      sluice,
+      ratio: sftp && sluice ? sluice / sftp : undefined,
+    });
   }
   return out;
 }
@@ -191,8 +209,11 @@ export function transferPhaseTable(cases: CaseResult[]): string {
   const lines = [
     '| case | OpenSSH sftp | Sluice, defaults | Sluice ÷ sftp | set-up subtracted (sftp / Sluice) |',
     '|---|---|---|---|---|',
-    ...phases.map((p) => `| ${p.title} | ${fmtValue('MB/s', p.sftp)} | ${fmtValue('MB/s', p.sluice)} | ${fmtRatio(p.ratio)} `
-      + `| ${fmtValue('s', p.setup.sftp)} / ${fmtValue('s', p.setup.sluice)} |`),
+    ...phases.map(
+      (p) =>
+        `| ${p.title} | ${fmtValue('MB/s', p.sftp)} | ${fmtValue('MB/s', p.sluice)} | ${fmtRatio(p.ratio)} ` +
+        `| ${fmtValue('s', p.setup.sftp)} / ${fmtValue('s', p.setup.sluice)} |`,
+    ),
   ];
   return lines.join('\n');
 }
@@ -207,13 +228,20 @@ export function detailTable(c: CaseResult): string {
   ];
   for (const r of c.rows) {
     const st = rowStats(c, r);
-    const vs = (x: number | undefined): string => (x !== undefined && st.value !== undefined && r.family !== 'sluice'
-      ? fmtRatio(speedup(c.unit, x, st.value)) : '');
+    const vs = (x: number | undefined): string =>
+      x !== undefined && st.value !== undefined && r.family !== 'sluice' ? fmtRatio(speedup(c.unit, x, st.value)) : '';
     const errors = [...new Set(r.runs.filter((x) => !x.ok).map((x) => x.error ?? 'failed'))];
     const pools = [...new Set(r.runs.map((x) => x.pool).filter(Boolean))];
-    const note = [pools.length ? `pool ${pools.join(', ')} (connections×channels)` : '', r.note, ...errors].filter(Boolean).join('; ').replace(/\|/g, '/').replace(/\s+/g, ' ').slice(0, 300);
-    lines.push(`| ${r.label} | ${fmtValue(c.unit, st.value)} | ${st.okRuns}/${st.totalRuns} | ${st.cpu === undefined ? '—' : st.cpu.toFixed(2)} `
-      + `| ${st.maxRssMB === undefined ? '—' : `${st.maxRssMB.toFixed(0)} MB`} | ${vs(s.sluiceDefault)} | ${vs(s.sluiceBest?.value)} | ${note} |`);
+    const note = [pools.length ? `pool ${pools.join(', ')} (connections×channels)` : '', r.note, ...errors]
+      .filter(Boolean)
+      .join('; ')
+      .replace(/\|/g, '/')
+      .replace(/\s+/g, ' ')
+      .slice(0, 300);
+    lines.push(
+      `| ${r.label} | ${fmtValue(c.unit, st.value)} | ${st.okRuns}/${st.totalRuns} | ${st.cpu === undefined ? '—' : st.cpu.toFixed(2)} ` +
+        `| ${st.maxRssMB === undefined ? '—' : `${st.maxRssMB.toFixed(0)} MB`} | ${vs(s.sluiceDefault)} | ${vs(s.sluiceBest?.value)} | ${note} |`,
+    );
   }
   return lines.join('\n');
 }

@@ -21,10 +21,20 @@ import { installCleanup, median, sha256File, writeRandomFile } from './measure';
 const CLI = path.resolve(__dirname, '..', '..', 'bin', 'sluice.js');
 const MiB = 1024 * 1024;
 
-interface Run { seconds: number; code: number | null; resumed: number; done: number }
+interface Run {
+  seconds: number;
+  code: number | null;
+  resumed: number;
+  done: number;
+}
 
 interface Options {
-  mib: number; runs: number; get: boolean; rateKbps: number; killAt: 'time' | 'bytes'; bins: string[];
+  mib: number;
+  runs: number;
+  get: boolean;
+  rateKbps: number;
+  killAt: 'time' | 'bytes';
+  bins: string[];
 }
 
 function parseArgs(argv: string[]): Options {
@@ -42,8 +52,12 @@ function parseArgs(argv: string[]): Options {
 }
 
 /** Runs a CLI with --json; `kill` SIGKILLs it after that many ms, or once a progress event reports that many bytes. */
-function sluice(bin: string, args: string[], env: NodeJS.ProcessEnv,
-  kill?: { ms?: number; bytes?: number }): Promise<Run> {
+function sluice(
+  bin: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  kill?: { ms?: number; bytes?: number },
+): Promise<Run> {
   const started = Date.now();
   const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'pipe', 'ignore'] });
   const run: Run = { seconds: 0, code: null, resumed: 0, done: 0 };
@@ -60,10 +74,12 @@ function sluice(bin: string, args: string[], env: NodeJS.ProcessEnv,
       if (kill?.bytes !== undefined && e.type === 'progress' && (e.bytesDone ?? 0) >= kill.bytes) child.kill('SIGKILL');
     }
   });
-  return new Promise((resolve) => child.on('exit', (code) => {
-    clearTimeout(timer);
-    resolve({ ...run, code, seconds: (Date.now() - started) / 1000 });
-  }));
+  return new Promise((resolve) =>
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ ...run, code, seconds: (Date.now() - started) / 1000 });
+    }),
+  );
 }
 
 /** A proxy with a bandwidth cap of `rateKbps` each way in front of `port`; its port. */
@@ -91,8 +107,15 @@ async function main(): Promise<void> {
     await writeRandomFile(o.get ? remote : local, size);
     const url = `sftp://${sshd.user}@127.0.0.1:${port}${remote}`;
     const target = o.get ? local : remote;
-    const args = [o.get ? 'get' : 'put', '--json', '--batch', '--no-agent', '-i', sshd.clientKeyPath,
-      ...(o.get ? [url, local] : [local, url])];
+    const args = [
+      o.get ? 'get' : 'put',
+      '--json',
+      '--batch',
+      '--no-agent',
+      '-i',
+      sshd.clientKeyPath,
+      ...(o.get ? [url, local] : [local, url]),
+    ];
     const link = o.rateKbps ? ` at ${o.rateKbps} KB/s (Toxiproxy)` : ' on loopback';
     const how = `${o.get ? 'get' : 'put'} of ${o.mib} MiB${link}, killed at half its ${o.killAt}`;
     console.log(how);
@@ -112,11 +135,13 @@ async function main(): Promise<void> {
         ratios.get(bin)!.push(ratio);
         // Done in the killed run's last progress sample (acknowledged or written) but not taken: moved again.
         const again = killed.done - resumed.resumed;
-        console.log(`run ${i + 1} ${bin}: full ${full.seconds.toFixed(2)} s, killed at ${killed.seconds.toFixed(2)} s `
-          + `(${(killed.done / MiB).toFixed(0)} MiB done), resumed ${resumed.seconds.toFixed(2)} s = `
-          + `${ratio.toFixed(2)}×; ${(resumed.resumed / MiB).toFixed(1)} MiB taken from the killed run, `
-          + `${(again / MiB).toFixed(1)} MiB of it not; `
-          + `exit ${resumed.code}; identical ${same}`);
+        console.log(
+          `run ${i + 1} ${bin}: full ${full.seconds.toFixed(2)} s, killed at ${killed.seconds.toFixed(2)} s ` +
+            `(${(killed.done / MiB).toFixed(0)} MiB done), resumed ${resumed.seconds.toFixed(2)} s = ` +
+            `${ratio.toFixed(2)}×; ${(resumed.resumed / MiB).toFixed(1)} MiB taken from the killed run, ` +
+            `${(again / MiB).toFixed(1)} MiB of it not; ` +
+            `exit ${resumed.code}; identical ${same}`,
+        );
         fs.rmSync(target);
         fs.rmSync(home, { recursive: true, force: true });
       }
@@ -131,4 +156,7 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((e: unknown) => { console.error((e as Error).message); process.exit(1); });
+main().catch((e: unknown) => {
+  console.error((e as Error).message);
+  process.exit(1);
+});

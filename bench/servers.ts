@@ -26,7 +26,10 @@ export interface BenchServers {
 export async function startBenchServers(base: string, rtt: boolean): Promise<BenchServers> {
   const sshd = await startSshd();
   let toxi: Toxiproxy | undefined;
-  const stop = async () => { await toxi?.stop(); await sshd.stop(); };
+  const stop = async () => {
+    await toxi?.stop();
+    await sshd.stop();
+  };
   try {
     const knownHosts = path.join(base, 'known_hosts');
     fs.writeFileSync(knownHosts, `${sshd.knownHostsLine()}\n`);
@@ -34,7 +37,8 @@ export async function startBenchServers(base: string, rtt: boolean): Promise<Ben
     if (rtt) {
       toxi = await startToxiproxy();
       rttPort = (await toxi.createProxy('sshd', sshd.port)).port;
-      for (const stream of ['upstream', 'downstream'] as const) await toxi.addToxic('sshd', { type: 'latency', stream, attributes: { latency: 25, jitter: 0 } });
+      for (const stream of ['upstream', 'downstream'] as const)
+        await toxi.addToxic('sshd', { type: 'latency', stream, attributes: { latency: 25, jitter: 0 } });
       fs.appendFileSync(knownHosts, `${sshd.knownHostsLine(rttPort)}\n`);
     }
     const home = path.join(base, 'home');

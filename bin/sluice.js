@@ -11,7 +11,14 @@ if (REMOTE_COMMANDS.includes(process.argv[2])) {
     args: process.argv.slice(3),
   });
 }
-require('../dist/app/node/cli.js').main(process.argv).then(
-  (code) => { process.exitCode = code; },
-  (err) => { process.stderr.write(`sluice: ${err && err.message ? err.message : err}\n`); process.exitCode = 1; },
-);
+require('../dist/app/node/cli.js')
+  .main(process.argv)
+  .then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err) => {
+      process.stderr.write(`sluice: ${err && err.message ? err.message : err}\n`);
+      process.exitCode = 1;
+    },
+  );

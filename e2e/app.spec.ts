@@ -51,7 +51,11 @@ test.describe('a new site', () => {
     await app.screenshot('site-manager');
   });
 
-  test('its unknown host key: the fingerprint, Cancel focused; Accept and save writes known_hosts and connects', async ({ app, sshd, engine }) => {
+  test('its unknown host key: the fingerprint, Cancel focused; Accept and save writes known_hosts and connects', async ({
+    app,
+    sshd,
+    engine,
+  }) => {
     await app.startConnect('Test server');
     const dialog = app.hostKeyDialog('unknown');
     await expect(dialog).toBeVisible();
@@ -61,12 +65,18 @@ test.describe('a new site', () => {
     await app.answerUnknownHostKey('Accept and save');
 
     await app.waitForRemoteListing(remoteDir);
-    expect(fs.readFileSync(engine.knownHostsPath, 'utf8')).toContain(sshd.knownHostsLine().split(' ').slice(1).join(' '));
+    expect(fs.readFileSync(engine.knownHostsPath, 'utf8')).toContain(
+      sshd.knownHostsLine().split(' ').slice(1).join(' '),
+    );
     await expect(app.statusBar.getByLabel('Cipher')).not.toHaveText('—');
     await expect(app.statusBar.getByLabel('Key exchange')).not.toHaveText('—');
   });
 
-  test('browse: folders first, hidden files only on request, into a folder and back by breadcrumb', async ({ app, sshd, engine }) => {
+  test('browse: folders first, hidden files only on request, into a folder and back by breadcrumb', async ({
+    app,
+    sshd,
+    engine,
+  }) => {
     await connectTrusted(app, sshd, engine.knownHostsPath);
     await expect(app.remoteRow('readme.txt')).toBeVisible();
     await expect(app.localRow('.hidden')).toHaveCount(0);
@@ -75,12 +85,19 @@ test.describe('a new site', () => {
     await app.remoteRow('existing-folder').dblclick();
     await app.waitForRemoteListing(path.join(remoteDir, 'existing-folder'));
     await expect(app.remoteRow('inner.txt')).toBeVisible();
-    await app.remotePane.getByRole('navigation', { name: 'Remote path' }).getByRole('button', { name: path.basename(remoteDir) }).click();
+    await app.remotePane
+      .getByRole('navigation', { name: 'Remote path' })
+      .getByRole('button', { name: path.basename(remoteDir) })
+      .click();
     await app.waitForRemoteListing(remoteDir);
     await app.screenshot('browser');
   });
 
-  test('upload by drag and drop: the file arrives identical, the graph is drawn, the queue counts it done', async ({ app, sshd, engine }) => {
+  test('upload by drag and drop: the file arrives identical, the graph is drawn, the queue counts it done', async ({
+    app,
+    sshd,
+    engine,
+  }) => {
     await connectTrusted(app, sshd, engine.knownHostsPath);
     await app.dragLocalToRemote('hello.bin');
     await app.waitForJobState('hello.bin', 'done');
@@ -107,7 +124,15 @@ test.describe('a changed host key', () => {
     fs.writeFileSync(path.join(localDir, 'secret.txt'), 'must not leave\n');
 
     await app.open();
-    await app.createSite({ name: 'Spoofed', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir });
+    await app.createSite({
+      name: 'Spoofed',
+      host: sshd.host,
+      port: sshd.port,
+      user: sshd.user,
+      keyPath: sshd.clientKeyPath,
+      localDir,
+      remoteDir,
+    });
     await app.startConnect('Spoofed');
     await expect(app.hostKeyDialog('changed')).toBeVisible();
   });
@@ -118,12 +143,22 @@ test.describe('a changed host key', () => {
     await expect(app.hostKeyDialog('changed')).toBeHidden();
   }
 
-  test('the red dialog: both fingerprints, where the saved key is, Cancel the default', async ({ app, sshd, engine }) => {
+  test('the red dialog: both fingerprints, where the saved key is, Cancel the default', async ({
+    app,
+    sshd,
+    engine,
+  }) => {
     const dialog = app.hostKeyDialog('changed');
     await expect(dialog.getByLabel('New fingerprint')).toHaveText(fingerprintOf(sshd.hostKeyBlobs()[0]));
-    await expect(dialog.getByLabel('Saved key fingerprint')).toHaveText(fingerprintOf(Buffer.from(oldPub[1], 'base64')));
+    await expect(dialog.getByLabel('Saved key fingerprint')).toHaveText(
+      fingerprintOf(Buffer.from(oldPub[1], 'base64')),
+    );
     await expect(dialog).toContainText('ED25519');
-    await expect(dialog.getByRole('button')).toHaveText(['Cancel', 'Add as an additional key', 'Replace the saved key…']);
+    await expect(dialog.getByRole('button')).toHaveText([
+      'Cancel',
+      'Add as an additional key',
+      'Replace the saved key…',
+    ]);
     await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused();
     await expect(dialog.getByLabel('Saved key location')).toHaveText(`${engine.knownHostsPath}:1`);
     await expect(dialog.getByLabel('Saved key seen')).toHaveText('first seen unknown, last seen unknown');
@@ -133,7 +168,12 @@ test.describe('a changed host key', () => {
     await refuse(app);
   });
 
-  test('refused: the remote pane has nothing to drop onto, a drop "from the OS" enqueues nothing, known_hosts unchanged', async ({ app, engine, localDir, harness }) => {
+  test('refused: the remote pane has nothing to drop onto, a drop "from the OS" enqueues nothing, known_hosts unchanged', async ({
+    app,
+    engine,
+    localDir,
+    harness,
+  }) => {
     await refuse(app);
     await expect(app.remoteGrid).toHaveCount(0);
     await app.dropOsFiles([path.join(localDir, 'secret.txt')]);
@@ -143,10 +183,14 @@ test.describe('a changed host key', () => {
     expect(fs.readFileSync(engine.knownHostsPath, 'utf8')).toBe(knownBefore);
   });
 
-  test('the error banner is one compact line that leaves the layout alone; the OpenSSH text is in Details and the log', async ({ app }) => {
+  test('the error banner is one compact line that leaves the layout alone; the OpenSSH text is in Details and the log', async ({
+    app,
+  }) => {
     await refuse(app);
     const banner = app.connectionErrorBanner;
-    await expect(banner).toContainText('Spoofed: The server’s host key has changed. Connection refused. (HOSTKEY_CHANGED)');
+    await expect(banner).toContainText(
+      'Spoofed: The server’s host key has changed. Connection refused. (HOSTKEY_CHANGED)',
+    );
     expect((await banner.boundingBox())!.height).toBeLessThan(44);
     const panes = await app.page.locator('.panes').boundingBox();
     expect(panes!.height, 'the panes keep their height under a banner').toBeGreaterThan(250);

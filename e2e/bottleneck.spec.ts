@@ -9,16 +9,31 @@ import { sha256File, writeRandomFile } from './harness/files';
 import { startProxyInFront, toxiproxyAvailable } from './fixtures/toxiproxy';
 import { skipBecause } from './harness/skip';
 
-test('the graph labels a bandwidth-capped upload "limited by: the network link"', async ({ app, sshd, localDir, page }) => {
+test('the graph labels a bandwidth-capped upload "limited by: the network link"', async ({
+  app,
+  sshd,
+  localDir,
+  page,
+}) => {
   skipBecause(!toxiproxyAvailable(), 'toxiproxy-server is not installed (/usr/local/bin/toxiproxy-server)');
-  const { toxi, port } = await startProxyInFront(sshd.port, [{ type: 'bandwidth', stream: 'upstream', attributes: { rate: 4096 } }]);
+  const { toxi, port } = await startProxyInFront(sshd.port, [
+    { type: 'bandwidth', stream: 'upstream', attributes: { rate: 4096 } },
+  ]);
   try {
     const remoteDir = path.join(sshd.root, 'capped');
     fs.mkdirSync(remoteDir, { recursive: true });
     const local = writeRandomFile(path.join(localDir, 'capped.bin'), 32 * 1024 * 1024);
 
     await app.open();
-    await app.createSite({ name: 'Capped', host: sshd.host, port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir });
+    await app.createSite({
+      name: 'Capped',
+      host: sshd.host,
+      port,
+      user: sshd.user,
+      keyPath: sshd.clientKeyPath,
+      localDir,
+      remoteDir,
+    });
     await app.startConnect('Capped');
     await expect(app.hostKeyDialog('unknown')).toBeVisible();
     await app.answerUnknownHostKey('Accept once');

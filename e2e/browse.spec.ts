@@ -1,7 +1,8 @@
 /**
- * File panes against a real sshd: keyboard navigation (arrows, Enter into a folder, Backspace / Alt+Up out) and multi-select, sorting, new folder / rename /
- * delete with confirmation on the remote side, and a download by dragging a remote file to the local pane.
- * Each test connects a fresh app to its own remote folder (big.bin, a.txt, c.txt), listed in the remote pane.
+ * File panes against a real sshd: keyboard navigation (arrows, Enter into a folder, Backspace / Alt+Up out) and
+ * multi-select, sorting, new folder / rename / delete with confirmation on the remote side, and a download by dragging
+ * a remote file to the local pane. Each test connects a fresh app to its own remote folder (big.bin, a.txt, c.txt),
+ * listed in the remote pane.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -20,7 +21,15 @@ test.beforeEach(async ({ app, sshd, engine, localDir }) => {
   fs.writeFileSync(path.join(remoteDir, 'c.txt'), 'ccc');
 
   await app.open();
-  await app.createSite({ name: 'Browse', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir });
+  await app.createSite({
+    name: 'Browse',
+    host: sshd.host,
+    port: sshd.port,
+    user: sshd.user,
+    keyPath: sshd.clientKeyPath,
+    localDir,
+    remoteDir,
+  });
   await app.startConnect('Browse');
   await app.waitForRemoteListing(remoteDir);
 });
@@ -35,10 +44,14 @@ async function newRemoteFolder(app: SluicePage, page: Page, name: string): Promi
 }
 
 test('sorting: by size, descending, puts big.bin first; by name again', async ({ app }) => {
-  const names = () => app.remoteGrid.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('aria-label')));
+  const names = () =>
+    app.remoteGrid.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('aria-label')));
   await app.remoteGrid.getByRole('button', { name: 'Sort by Size' }).click();
   await app.remoteGrid.getByRole('button', { name: 'Sort by Size' }).click();
-  await expect(app.remoteGrid.getByRole('columnheader', { name: 'Sort by Size' })).toHaveAttribute('aria-sort', 'descending');
+  await expect(app.remoteGrid.getByRole('columnheader', { name: 'Sort by Size' })).toHaveAttribute(
+    'aria-sort',
+    'descending',
+  );
   expect(await names()).toEqual(['big.bin', 'c.txt', 'a.txt']);
   await app.remoteGrid.getByRole('button', { name: 'Sort by Name' }).click();
   expect(await names()).toEqual(['a.txt', 'big.bin', 'c.txt']);
@@ -64,7 +77,10 @@ test('new folder: a name with a slash is refused; a good one is made on the serv
   expect(fs.statSync(path.join(remoteDir, 'reports')).isDirectory()).toBe(true);
 });
 
-test('keyboard: Home + Enter opens a folder, Backspace and Alt+Up come back with the folder focused', async ({ app, page }) => {
+test('keyboard: Home + Enter opens a folder, Backspace and Alt+Up come back with the folder focused', async ({
+  app,
+  page,
+}) => {
   await newRemoteFolder(app, page, 'reports');
   fs.writeFileSync(path.join(remoteDir, 'reports', 'q1.txt'), 'q1');
   await app.remoteGrid.focus();

@@ -7,7 +7,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { expect, test } from './harness/test';
 
-test('conflicts of one drop come in the listing order, each with the number still waiting', async ({ app, sshd, engine, localDir }) => {
+test('conflicts of one drop come in the listing order, each with the number still waiting', async ({
+  app,
+  sshd,
+  engine,
+  localDir,
+}) => {
   fs.appendFileSync(engine.knownHostsPath, `${sshd.knownHostsLine()}\n`);
   const remoteDir = path.join(sshd.root, 'conflict-order');
   fs.mkdirSync(remoteDir, { recursive: true });
@@ -18,7 +23,17 @@ test('conflicts of one drop come in the listing order, each with the number stil
   }
 
   await app.open();
-  await app.createSite({ name: 'Order', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir, connections: 2, channels: 4 });
+  await app.createSite({
+    name: 'Order',
+    host: sshd.host,
+    port: sshd.port,
+    user: sshd.user,
+    keyPath: sshd.clientKeyPath,
+    localDir,
+    remoteDir,
+    connections: 2,
+    channels: 4,
+  });
   await app.startConnect('Order');
   await app.waitForRemoteListing(remoteDir);
   await app.dropOsFiles(names.map((n) => path.join(localDir, n)));
@@ -33,5 +48,6 @@ test('conflicts of one drop come in the listing order, each with the number stil
     await dialog.getByRole('button', { name: i % 2 ? 'Skip' : 'Overwrite' }).click();
   }
   await app.waitForJobState('f-000.txt and 5 more', 'done');
-  for (const [i, n] of names.entries()) expect(fs.readFileSync(path.join(remoteDir, n), 'utf8')).toBe(`${i % 2 ? 'old' : 'new'} ${n}\n`);
+  for (const [i, n] of names.entries())
+    expect(fs.readFileSync(path.join(remoteDir, n), 'utf8')).toBe(`${i % 2 ? 'old' : 'new'} ${n}\n`);
 });

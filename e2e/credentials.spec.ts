@@ -30,7 +30,15 @@ test.describe('a password site (scripted ssh2 server)', () => {
     fs.appendFileSync(engine.knownHostsPath, `${server.knownHostsLine()}\n`);
     writeRandomFile(path.join(localDir, 'up.bin'), 64 * 1024);
     await app.open();
-    await app.createSite({ name: 'Pw', host: server.host, port: server.port, user: server.user, auth: 'password', localDir, remoteDir: server.root });
+    await app.createSite({
+      name: 'Pw',
+      host: server.host,
+      port: server.port,
+      user: server.user,
+      auth: 'password',
+      localDir,
+      remoteDir: server.root,
+    });
   });
 
   test.afterEach(async () => {
@@ -41,10 +49,15 @@ test.describe('a password site (scripted ssh2 server)', () => {
   /** Nowhere: engine events (what the window receives), the log panel, the page's text, markup and inputs. */
   async function nowhere(app: SluicePage, secrets: string[]): Promise<void> {
     for (const secret of secrets) {
-      expect(events.filter((e) => e.includes(secret)), `events carrying ${secret}`).toEqual([]);
+      expect(
+        events.filter((e) => e.includes(secret)),
+        `events carrying ${secret}`,
+      ).toEqual([]);
       await expect(app.log).not.toContainText(secret);
       expect(await app.page.content()).not.toContain(secret);
-      const inputs = await app.page.locator('input').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value));
+      const inputs = await app.page
+        .locator('input')
+        .evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value));
       expect(inputs).not.toContain(secret);
     }
   }
@@ -68,16 +81,26 @@ test.describe('a password site (scripted ssh2 server)', () => {
     await nowhere(app, [WRONG]);
   });
 
-  test('Cancel gives up: the connect fails with a one-line banner, no password in it; the failure is logged', async ({ app, page }) => {
+  test('Cancel gives up: the connect fails with a one-line banner, no password in it; the failure is logged', async ({
+    app,
+    page,
+  }) => {
     const prompt = await wrongOnce(app);
     await page.keyboard.press('Escape');
     await expect(prompt).toBeHidden();
     await expect(app.connectionErrorBanner).toContainText('AUTH_FAILED', { timeout: 30_000 });
     await nowhere(app, [WRONG]);
-    expect(events.some((e) => e.startsWith('log ') && /AUTH_FAILED|authentication/i.test(e)), 'the failure was logged').toBe(true);
+    expect(
+      events.some((e) => e.startsWith('log ') && /AUTH_FAILED|authentication/i.test(e)),
+      'the failure was logged',
+    ).toBe(true);
   });
 
-  test('the right password connects and browses; a transfer runs on the same session; the password is not stored', async ({ app, engine, page }) => {
+  test('the right password connects and browses; a transfer runs on the same session; the password is not stored', async ({
+    app,
+    engine,
+    page,
+  }) => {
     const prompt = await wrongOnce(app);
     await page.keyboard.press('Escape');
     await expect(app.connectionErrorBanner).toContainText('AUTH_FAILED', { timeout: 30_000 });
@@ -97,21 +120,35 @@ test.describe('a password site (scripted ssh2 server)', () => {
   });
 });
 
-test('a trusted server announcing a new host key: saved to known_hosts, shown as a neutral notice', async ({ app, engine, localDir }) => {
+test('a trusted server announcing a new host key: saved to known_hosts, shown as a neutral notice', async ({
+  app,
+  engine,
+  localDir,
+}) => {
   const sshd = await startSshd({ hostKeyTypes: ['ed25519', 'ecdsa'] });
   try {
     // Only the ed25519 key is known; OpenSSH announces both after authentication (UpdateHostKeys).
     fs.writeFileSync(engine.knownHostsPath, `${sshd.knownHostsLine()}\n`);
     const [, ecdsa] = sshd.hostKeyBlobs();
     await app.open();
-    await app.createSite({ name: 'Rotating', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir: sshd.root });
+    await app.createSite({
+      name: 'Rotating',
+      host: sshd.host,
+      port: sshd.port,
+      user: sshd.user,
+      keyPath: sshd.clientKeyPath,
+      localDir,
+      remoteDir: sshd.root,
+    });
     await app.startConnect('Rotating');
     await app.waitForRemoteListing(sshd.root);
     await expect(app.hostKeyDialog('unknown')).toHaveCount(0);
 
     const notice = app.notices;
     await expect(notice).toHaveCount(1, { timeout: 15_000 });
-    await expect(notice).toContainText(`${sshd.host}:${sshd.port} announced 1 new host key (ecdsa-sha2-nistp256); saved to known_hosts.`);
+    await expect(notice).toContainText(
+      `${sshd.host}:${sshd.port} announced 1 new host key (ecdsa-sha2-nistp256); saved to known_hosts.`,
+    );
     await expect(app.log).toContainText('announced 1 new host key (hostkeys-00@openssh.com)');
     const known = fs.readFileSync(engine.knownHostsPath, 'utf8');
     expect(known).toContain(ecdsa.toString('base64'));

@@ -21,7 +21,15 @@ test.beforeEach(async ({ app, sshd, engine, localDir }) => {
   first = writeRandomFile(path.join(localDir, 'first.bin'), 12 * MiB);
   writeRandomFile(path.join(localDir, 'second.bin'), 12 * MiB);
   await app.open();
-  await app.createSite({ name: 'Leaving', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir });
+  await app.createSite({
+    name: 'Leaving',
+    host: sshd.host,
+    port: sshd.port,
+    user: sshd.user,
+    keyPath: sshd.clientKeyPath,
+    localDir,
+    remoteDir,
+  });
   await app.startConnect('Leaving');
   await app.waitForRemoteListing(remoteDir);
   await pieces(app).limit.selectOption({ label: '1.0 MiB/s' });
@@ -51,7 +59,9 @@ test('Disconnect asks while a transfer runs; Stay, the default answer (Enter), c
   await expect(app.jobRow('first.bin')).toHaveAttribute('data-state', 'running');
 });
 
-test('Pause and disconnect: paused, counted as paused; connecting again resumes it to an identical file', async ({ app }) => {
+test('Pause and disconnect: paused, counted as paused; connecting again resumes it to an identical file', async ({
+  app,
+}) => {
   const { disconnect, ask, title, limit } = pieces(app);
   await disconnect.click();
   await ask.getByRole('button', { name: 'Pause and disconnect' }).click();
@@ -65,7 +75,9 @@ test('Pause and disconnect: paused, counted as paused; connecting again resumes 
   expect(sha256File(path.join(remoteDir, 'first.bin'))).toBe(sha256File(first));
 });
 
-test('Cancel transfers and disconnect: cancelled, nothing partial left behind (a finished file kept)', async ({ app }) => {
+test('Cancel transfers and disconnect: cancelled, nothing partial left behind (a finished file kept)', async ({
+  app,
+}) => {
   const { disconnect, ask, title, limit } = pieces(app);
   await limit.selectOption({ label: 'unlimited' });
   await app.waitForJobState('first.bin', 'done');

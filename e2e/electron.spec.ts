@@ -24,7 +24,10 @@ function electronBinary(): string | null {
 
 test('electron smoke: the window loads the renderer with exactly the contract bridge', async () => {
   const exe = electronBinary();
-  skipBecause(!exe, 'no Electron binary on this machine (node_modules/electron/dist is empty; set ELECTRON_PATH to run this spec)');
+  skipBecause(
+    !exe,
+    'no Electron binary on this machine (node_modules/electron/dist is empty; set ELECTRON_PATH to run this spec)',
+  );
   const main = path.join(ROOT, 'dist', 'main', 'index.js');
   skipBecause(!fs.existsSync(main), `${main} missing: run npm run build first`);
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-electron-'));

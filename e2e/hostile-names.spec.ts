@@ -7,7 +7,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { expect, test } from './harness/test';
 
-test('remote names with bidi and control characters are shown escaped in the file pane', async ({ app, sshd, engine, localDir }) => {
+test('remote names with bidi and control characters are shown escaped in the file pane', async ({
+  app,
+  sshd,
+  engine,
+  localDir,
+}) => {
   fs.appendFileSync(engine.knownHostsPath, `${sshd.knownHostsLine()}\n`);
   const remoteDir = path.join(sshd.root, 'spoof');
   fs.mkdirSync(remoteDir, { recursive: true });
@@ -18,7 +23,15 @@ test('remote names with bidi and control characters are shown escaped in the fil
   fs.writeFileSync(path.join(remoteDir, 'plain.txt'), 'plain\n');
 
   await app.open();
-  await app.createSite({ name: 'Spoof', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir });
+  await app.createSite({
+    name: 'Spoof',
+    host: sshd.host,
+    port: sshd.port,
+    user: sshd.user,
+    keyPath: sshd.clientKeyPath,
+    localDir,
+    remoteDir,
+  });
   await app.startConnect('Spoof');
   await app.waitForRemoteListing(remoteDir);
 

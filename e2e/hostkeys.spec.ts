@@ -7,7 +7,12 @@ import * as path from 'node:path';
 import { expect, test } from './harness/test';
 import { fingerprintOf } from './harness/files';
 
-test('a changed key is replaced only after the exact host name is typed; then the site connects', async ({ app, sshd, engine, localDir }) => {
+test('a changed key is replaced only after the exact host name is typed; then the site connects', async ({
+  app,
+  sshd,
+  engine,
+  localDir,
+}) => {
   // The client key's public half stands in for the "old" host key of this [host]:port.
   const oldPub = fs.readFileSync(`${sshd.clientKeyPath}.pub`, 'utf8').trim().split(/\s+/);
   const hostPattern = `[${sshd.host}]:${sshd.port}`;
@@ -18,7 +23,15 @@ test('a changed key is replaced only after the exact host name is typed; then th
   fs.writeFileSync(path.join(remoteDir, 'after-replace.txt'), 'hello\n');
 
   await app.open();
-  await app.createSite({ name: 'Reinstalled', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir });
+  await app.createSite({
+    name: 'Reinstalled',
+    host: sshd.host,
+    port: sshd.port,
+    user: sshd.user,
+    keyPath: sshd.clientKeyPath,
+    localDir,
+    remoteDir,
+  });
   await app.startConnect('Reinstalled');
   const dialog = app.hostKeyDialog('changed');
   await expect(dialog).toBeVisible();
@@ -51,7 +64,11 @@ test('a changed key is replaced only after the exact host name is typed; then th
   expect(type).toBe(oldPub[0]);
 });
 
-test('the known-hosts manager lists each line with file:line, type, fingerprint and dates, and removes one after confirming', async ({ app, sshd, engine }) => {
+test('the known-hosts manager lists each line with file:line, type, fingerprint and dates, and removes one after confirming', async ({
+  app,
+  sshd,
+  engine,
+}) => {
   const pub = fs.readFileSync(`${sshd.clientKeyPath}.pub`, 'utf8').trim().split(/\s+/);
   const keep = `keep.example ${pub[0]} ${pub[1]}\n`;
   fs.writeFileSync(engine.knownHostsPath, `# comment\n${keep}gone.example ${pub[0]} ${pub[1]}\n`);

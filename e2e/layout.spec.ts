@@ -50,35 +50,51 @@ test.beforeEach(async ({ app, page }) => {
   await app.open();
 });
 
-test('idle: the panes get most of the height; the graph is one line, the log takes the rest of the column', async ({ app, page }) => {
+test('idle: the panes get most of the height; the graph is one line, the log takes the rest of the column', async ({
+  app,
+  page,
+}) => {
   const workspace = page.locator('.workspace');
   const panes = page.locator('.panes');
   const graph = page.getByRole('region', { name: 'Throughput' });
   const logPanel = page.getByRole('region', { name: 'Log' });
-  expect(await height(panes) / await height(workspace)).toBeGreaterThan(0.6);
+  expect((await height(panes)) / (await height(workspace))).toBeGreaterThan(0.6);
   await expect(app.graph).toHaveAccessibleName(/^Throughput graph, idle, total 0 B\/s$/);
   await expect(graph).toContainText('No transfer in the last minute');
   expect(await height(graph)).toBeLessThan(70);
-  expect(await height(logPanel)).toBeGreaterThan(2 * await height(graph));
+  expect(await height(logPanel)).toBeGreaterThan(2 * (await height(graph)));
   await app.screenshot('layout-idle-1400x900');
 });
 
-test('splitters: the panes | queue one dragged up 120 px; the queue | graph one moved 2 steps left from the keyboard', async ({ page }) => {
+test('splitters: the panes | queue one dragged up 120 px; the queue | graph one moved 2 steps left from the keyboard', async ({
+  page,
+}) => {
   const graph = page.getByRole('region', { name: 'Throughput' });
   const { sideBefore } = await moveSplitters(page);
   expect(Math.round(await width(graph))).toBe(sideBefore + 32);
 });
 
-test('the splitters and the folded log are kept in the service\'s settings and come back with the window', async ({ app, engine, page }) => {
+test("the splitters and the folded log are kept in the service's settings and come back with the window", async ({
+  app,
+  engine,
+  page,
+}) => {
   const logPanel = page.getByRole('region', { name: 'Log' });
   const { rows, cols } = splitters(page);
   const { bottomBefore, sideBefore } = await moveSplitters(page);
   await logPanel.getByRole('button', { name: 'Hide the log' }).click();
   await expect(app.log).toBeHidden();
-  await expect.poll(async () => {
-    const r = await engine.service.invoke('settings.get', undefined);
-    return r.ok ? r.value.layout : null;
-  }).toMatchObject({ bottomHeight: bottomBefore + 120, sideWidth: sideBefore + 32, logCollapsed: true, graphCollapsed: false });
+  await expect
+    .poll(async () => {
+      const r = await engine.service.invoke('settings.get', undefined);
+      return r.ok ? r.value.layout : null;
+    })
+    .toMatchObject({
+      bottomHeight: bottomBefore + 120,
+      sideWidth: sideBefore + 32,
+      logCollapsed: true,
+      graphCollapsed: false,
+    });
   await page.reload();
   await expect(app.localGrid).toBeVisible();
   await expect(rows).toHaveAttribute('aria-valuenow', String(bottomBefore + 120));
@@ -92,27 +108,45 @@ test('the splitters and the folded log are kept in the service\'s settings and c
   await expect(rows).toHaveAttribute('aria-valuenow', String(bottomBefore - 8));
 });
 
-test('a 48 MiB upload: the graph\'s window is the transfer (a few seconds), its shape a good part of the width', async ({ app, sshd, engine, localDir, page }) => {
+test("a 48 MiB upload: the graph's window is the transfer (a few seconds), its shape a good part of the width", async ({
+  app,
+  sshd,
+  engine,
+  localDir,
+  page,
+}) => {
   const workspace = page.locator('.workspace');
   const panes = page.locator('.panes');
   const graph = page.getByRole('region', { name: 'Throughput' });
   fs.appendFileSync(engine.knownHostsPath, `${sshd.knownHostsLine()}\n`);
   const remoteDir = emptyDir(path.join(sshd.root, 'layout'));
   writeRandomFile(path.join(localDir, 'up48.bin'), 48 * MiB);
-  await app.createSite({ name: 'Layout', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir });
+  await app.createSite({
+    name: 'Layout',
+    host: sshd.host,
+    port: sshd.port,
+    user: sshd.user,
+    keyPath: sshd.clientKeyPath,
+    localDir,
+    remoteDir,
+  });
   await app.startConnect('Layout');
   await app.waitForRemoteListing(remoteDir);
   await app.localRow('up48.bin').click();
   await app.localPane.getByRole('button', { name: 'Local: upload' }).click();
   await app.waitForJobState('up48.bin', 'done');
   await expect(graph).not.toContainText('No transfer in the last minute');
-  await expect.poll(async () => Number(await app.graph.getAttribute('data-window-seconds')), { message: 'window of the transfer' }).toBeLessThan(20);
+  await expect
+    .poll(async () => Number(await app.graph.getAttribute('data-window-seconds')), {
+      message: 'window of the transfer',
+    })
+    .toBeLessThan(20);
   // How much of the window the burst fills depends on how long the upload took (a loaded machine is slower), so the
   // share is only required to be visible; the window's bound above is what makes it 3x or more wider than a 60 s one.
   expect(Number(await app.graph.getAttribute('data-active-share'))).toBeGreaterThan(0);
-  expect(await height(graph), "drawn again, not the idle line").toBeGreaterThan(90);
+  expect(await height(graph), 'drawn again, not the idle line').toBeGreaterThan(90);
   await app.screenshot('layout-graph-48mib-1400x900');
   await page.setViewportSize({ width: 1024, height: 700 });
-  await expect.poll(async () => await height(panes) / await height(workspace)).toBeGreaterThan(0.5);
+  await expect.poll(async () => (await height(panes)) / (await height(workspace))).toBeGreaterThan(0.5);
   await app.screenshot('layout-1024x700');
 });

@@ -28,7 +28,10 @@ function recordEvents(service: { subscribe(l: (event: string, payload: unknown) 
 /** Asserts `secrets` are in no event, nor in the log panel, the page's markup or its inputs. */
 async function nowhere(app: SluicePage, events: string[], secrets: string[]): Promise<void> {
   for (const secret of secrets) {
-    expect(events.filter((e) => e.includes(secret)), `events carrying ${secret}`).toEqual([]);
+    expect(
+      events.filter((e) => e.includes(secret)),
+      `events carrying ${secret}`,
+    ).toEqual([]);
     await expect(app.log).not.toContainText(secret);
     expect(await app.page.content()).not.toContain(secret);
     const inputs = await app.page.locator('input').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value));
@@ -36,7 +39,12 @@ async function nowhere(app: SluicePage, events: string[], secrets: string[]): Pr
   }
 }
 
-test('an encrypted key: the passphrase dialog, again when wrong, remembered on request; the next connect asks nothing', async ({ app, sshd, engine, localDir }) => {
+test('an encrypted key: the passphrase dialog, again when wrong, remembered on request; the next connect asks nothing', async ({
+  app,
+  sshd,
+  engine,
+  localDir,
+}) => {
   const keyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-e2e-key-'));
   try {
     const keyPath = path.join(keyDir, 'id_locked');
@@ -46,7 +54,15 @@ test('an encrypted key: the passphrase dialog, again when wrong, remembered on r
     fs.appendFileSync(engine.knownHostsPath, `${sshd.knownHostsLine()}\n`);
     const events = recordEvents(engine.service);
     await app.open();
-    await app.createSite({ name: 'Locked key', host: sshd.host, port: sshd.port, user: sshd.user, keyPath, localDir, remoteDir: sshd.root });
+    await app.createSite({
+      name: 'Locked key',
+      host: sshd.host,
+      port: sshd.port,
+      user: sshd.user,
+      keyPath,
+      localDir,
+      remoteDir: sshd.root,
+    });
 
     await app.startConnect('Locked key');
     const dialog = app.passphraseDialog;
@@ -69,23 +85,46 @@ test('an encrypted key: the passphrase dialog, again when wrong, remembered on r
     await app.startConnect('Locked key');
     await app.waitForRemoteListing(sshd.root);
     await expect(dialog).toHaveCount(0);
-    expect(events.filter((e) => e.startsWith('auth.prompt ')).length, 'asked twice the first time, never the second').toBe(2);
+    expect(
+      events.filter((e) => e.startsWith('auth.prompt ')).length,
+      'asked twice the first time, never the second',
+    ).toBe(2);
     await nowhere(app, events, [PHRASE, 'not-the-phrase-3']);
   } finally {
     fs.rmSync(keyDir, { recursive: true, force: true });
   }
 });
 
-test('keyboard-interactive: the saved password answers the password prompt, the one-time code is asked with the server\'s text', async ({ app, engine, localDir }) => {
-  const server = await startScriptedServer({ keyboardInteractive: [
-    { prompts: [{ prompt: 'Password: ', echo: false }], answers: [PASSWORD] },
-    { name: 'Second factor', instructions: 'Type the code your authenticator app shows.', prompts: [{ prompt: 'Verification code: ', echo: true }], answers: ['314159'] },
-  ] });
+test("keyboard-interactive: the saved password answers the password prompt, the one-time code is asked with the server's text", async ({
+  app,
+  engine,
+  localDir,
+}) => {
+  const server = await startScriptedServer({
+    keyboardInteractive: [
+      { prompts: [{ prompt: 'Password: ', echo: false }], answers: [PASSWORD] },
+      {
+        name: 'Second factor',
+        instructions: 'Type the code your authenticator app shows.',
+        prompts: [{ prompt: 'Verification code: ', echo: true }],
+        answers: ['314159'],
+      },
+    ],
+  });
   try {
     fs.appendFileSync(engine.knownHostsPath, `${server.knownHostsLine()}\n`);
     const events = recordEvents(engine.service);
     await app.open();
-    await app.createSite({ name: '2FA', host: server.host, port: server.port, user: server.user, auth: 'password', password: PASSWORD, localDir, remoteDir: server.root });
+    await app.createSite({
+      name: '2FA',
+      host: server.host,
+      port: server.port,
+      user: server.user,
+      auth: 'password',
+      password: PASSWORD,
+      localDir,
+      remoteDir: server.root,
+    });
     await app.startConnect('2FA');
     const dialog = app.loginDialog(`${server.user}@${server.host}`);
     await expect(dialog).toBeVisible();
@@ -112,7 +151,10 @@ const reconnecting = test.extend({
     let opens = 0;
     const engine = await startTestEngine({
       engine: async (o) => {
-        if (++opens === 2) throw Object.assign(new Error('connection refused (the spec fails the first attempt)'), { code: 'CONNECTION_LOST' });
+        if (++opens === 2)
+          throw Object.assign(new Error('connection refused (the spec fails the first attempt)'), {
+            code: 'CONNECTION_LOST',
+          });
         return openEngine(o);
       },
       reconnectPolicy: { tries: 4, baseDelayMs: 2500, maxDelayMs: 5000, totalDelayMs: 30_000 },
@@ -122,22 +164,33 @@ const reconnecting = test.extend({
   },
 });
 
-reconnecting('killed connections come back by themselves; the status bar says "reconnecting (attempt 2)" meanwhile', async ({ app, sshd, engine, localDir }) => {
-  fs.writeFileSync(path.join(sshd.root, 'still-here.txt'), 'x');
-  fs.appendFileSync(engine.knownHostsPath, `${sshd.knownHostsLine()}\n`);
-  await app.open();
-  await app.createSite({ name: 'Flaky', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir: sshd.root });
-  await app.startConnect('Flaky');
-  await app.waitForRemoteListing(sshd.root);
-  const site = app.statusBar.getByLabel('Connected site');
-  await expect(site).toHaveText('Flaky (connected)');
+reconnecting(
+  'killed connections come back by themselves; the status bar says "reconnecting (attempt 2)" meanwhile',
+  async ({ app, sshd, engine, localDir }) => {
+    fs.writeFileSync(path.join(sshd.root, 'still-here.txt'), 'x');
+    fs.appendFileSync(engine.knownHostsPath, `${sshd.knownHostsLine()}\n`);
+    await app.open();
+    await app.createSite({
+      name: 'Flaky',
+      host: sshd.host,
+      port: sshd.port,
+      user: sshd.user,
+      keyPath: sshd.clientKeyPath,
+      localDir,
+      remoteDir: sshd.root,
+    });
+    await app.startConnect('Flaky');
+    await app.waitForRemoteListing(sshd.root);
+    const site = app.statusBar.getByLabel('Connected site');
+    await expect(site).toHaveText('Flaky (connected)');
 
-  expect(await sshd.killSessions()).toBeGreaterThan(0);
-  await expect(site).toHaveText('Flaky (reconnecting (attempt 1))');
-  await expect(site).toHaveText('Flaky (reconnecting (attempt 2))');
-  await expect(app.remotePane).toContainText('Connection lost: reconnecting (attempt 2)');
-  await app.screenshot('reconnecting');
-  await expect(site).toHaveText('Flaky (connected)', { timeout: 30_000 });
-  await app.waitForRemoteListing(sshd.root);
-  await expect(app.remoteRow('still-here.txt')).toBeVisible();
-});
+    expect(await sshd.killSessions()).toBeGreaterThan(0);
+    await expect(site).toHaveText('Flaky (reconnecting (attempt 1))');
+    await expect(site).toHaveText('Flaky (reconnecting (attempt 2))');
+    await expect(app.remotePane).toContainText('Connection lost: reconnecting (attempt 2)');
+    await app.screenshot('reconnecting');
+    await expect(site).toHaveText('Flaky (connected)', { timeout: 30_000 });
+    await app.waitForRemoteListing(sshd.root);
+    await expect(app.remoteRow('still-here.txt')).toBeVisible();
+  },
+);

@@ -8,7 +8,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { expect, test } from './harness/test';
 
-test('open files: editing, uploaded at, a conflict answered with Overwrite, closed', async ({ app, sshd, engine, localDir }) => {
+test('open files: editing, uploaded at, a conflict answered with Overwrite, closed', async ({
+  app,
+  sshd,
+  engine,
+  localDir,
+}) => {
   fs.appendFileSync(engine.knownHostsPath, `${sshd.knownHostsLine()}\n`);
   const srv = path.join(sshd.root, 'edit');
   fs.mkdirSync(srv, { recursive: true });
@@ -17,7 +22,15 @@ test('open files: editing, uploaded at, a conflict answered with Overwrite, clos
 
   await app.open();
   await expect(app.page.getByRole('region', { name: 'Open files' })).toHaveCount(0);
-  await app.createSite({ name: 'Edit', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir: srv });
+  await app.createSite({
+    name: 'Edit',
+    host: sshd.host,
+    port: sshd.port,
+    user: sshd.user,
+    keyPath: sshd.clientKeyPath,
+    localDir,
+    remoteDir: srv,
+  });
   await app.startConnect('Edit');
   await app.waitForRemoteListing(srv);
   const sites = await engine.service.invoke('sites.list', undefined);
@@ -39,7 +52,8 @@ test('open files: editing, uploaded at, a conflict answered with Overwrite, clos
   fs.writeFileSync(localPath, 'third\n');
   await expect(line).toHaveAttribute('data-state', 'conflict');
   await expect(line).toContainText('changed on the server: not uploaded');
-  for (const label of ['Overwrite', 'Save as new name', 'Reopen']) await expect(line.getByRole('button', { name: label })).toBeVisible();
+  for (const label of ['Overwrite', 'Save as new name', 'Reopen'])
+    await expect(line.getByRole('button', { name: label })).toBeVisible();
   expect(fs.readFileSync(remote, 'utf8')).toBe('changed on the server by someone else\n');
   await app.screenshot('open-files-conflict');
   // Closing a file whose save is not on the server takes a second click, named for what it loses.

@@ -6,7 +6,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { expect, test } from './harness/test';
 
-test('a folder that fails to open leaves the pane where it was: listing, breadcrumbs, Up and uploads', async ({ app, sshd, engine, localDir, page }) => {
+test('a folder that fails to open leaves the pane where it was: listing, breadcrumbs, Up and uploads', async ({
+  app,
+  sshd,
+  engine,
+  localDir,
+  page,
+}) => {
   fs.appendFileSync(engine.knownHostsPath, `${sshd.knownHostsLine()}\n`);
   const srv = path.join(sshd.root, 'pane-folder', 'srv');
   fs.mkdirSync(path.join(srv, 'gone'), { recursive: true });
@@ -14,7 +20,15 @@ test('a folder that fails to open leaves the pane where it was: listing, breadcr
   fs.writeFileSync(path.join(localDir, 'up.txt'), 'uploaded');
 
   await app.open();
-  await app.createSite({ name: 'Folder', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir: srv });
+  await app.createSite({
+    name: 'Folder',
+    host: sshd.host,
+    port: sshd.port,
+    user: sshd.user,
+    keyPath: sshd.clientKeyPath,
+    localDir,
+    remoteDir: srv,
+  });
   await app.startConnect('Folder');
   await app.waitForRemoteListing(srv);
   await expect(app.remotePane).toContainText('2 items');
@@ -28,7 +42,9 @@ test('a folder that fails to open leaves the pane where it was: listing, breadcr
   await expect(app.remotePane).toHaveAttribute('data-loading', 'false');
   await expect(app.remotePane).toHaveAttribute('data-path', srv);
   await expect(app.remoteRow('alpha.txt')).toBeVisible();
-  await expect(app.remotePane.getByRole('navigation', { name: 'Remote path' }).locator('[aria-current="location"]')).toHaveText('srv');
+  await expect(
+    app.remotePane.getByRole('navigation', { name: 'Remote path' }).locator('[aria-current="location"]'),
+  ).toHaveText('srv');
   await expect(app.remotePane).toContainText('2 items');
   await app.screenshot('pane-folder-open-failed');
 

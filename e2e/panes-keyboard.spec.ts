@@ -13,10 +13,24 @@ import type { SluicePage } from './pages/SluicePage';
 import type { SshdServer } from './fixtures/sshd';
 
 /** Trusts the server, creates a site for `remoteDir` and connects (the remote pane lists it). */
-async function connect(app: SluicePage, sshd: SshdServer, knownHostsPath: string, localDir: string, remoteDir: string): Promise<void> {
+async function connect(
+  app: SluicePage,
+  sshd: SshdServer,
+  knownHostsPath: string,
+  localDir: string,
+  remoteDir: string,
+): Promise<void> {
   fs.appendFileSync(knownHostsPath, `${sshd.knownHostsLine()}\n`);
   await app.open();
-  await app.createSite({ name: 'Keys', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir });
+  await app.createSite({
+    name: 'Keys',
+    host: sshd.host,
+    port: sshd.port,
+    user: sshd.user,
+    keyPath: sshd.clientKeyPath,
+    localDir,
+    remoteDir,
+  });
   await app.startConnect('Keys');
   await app.waitForRemoteListing(remoteDir);
   await expect(app.localPane).toHaveAttribute('data-path', localDir);
@@ -36,7 +50,10 @@ test.describe('keyboard and context menu', () => {
     await connect(app, sshd, engine.knownHostsPath, localDir, remoteDir);
   });
 
-  test('local pane: End selects the last row, Home the first; Ctrl+U uploads the selection into the remote folder', async ({ app, page }) => {
+  test('local pane: End selects the last row, Home the first; Ctrl+U uploads the selection into the remote folder', async ({
+    app,
+    page,
+  }) => {
     await app.localGrid.focus();
     await page.keyboard.press('Home');
     await expect(app.localRow('a-first.txt')).toHaveAttribute('aria-selected', 'true');
@@ -59,7 +76,7 @@ test.describe('keyboard and context menu', () => {
     expect(sha256File(path.join(localDir, 'down.bin'))).toBe(sha256File(path.join(remoteDir, 'down.bin')));
   });
 
-  test('F5: a file made on the server behind the app\'s back shows up', async ({ app, page }) => {
+  test("F5: a file made on the server behind the app's back shows up", async ({ app, page }) => {
     await app.remoteGrid.focus();
     fs.writeFileSync(path.join(remoteDir, 'appeared.txt'), 'new');
     await expect(app.remoteRow('appeared.txt')).toHaveCount(0);
@@ -67,7 +84,10 @@ test.describe('keyboard and context menu', () => {
     await expect(app.remoteRow('appeared.txt')).toBeVisible();
   });
 
-  test('Enter opens the folder (Home: folders sort first), Backspace comes back with the folder focused', async ({ app, page }) => {
+  test('Enter opens the folder (Home: folders sort first), Backspace comes back with the folder focused', async ({
+    app,
+    page,
+  }) => {
     await app.remoteGrid.focus();
     await page.keyboard.press('Home');
     await expect(app.remoteRow('inbox')).toHaveAttribute('aria-selected', 'true');
@@ -83,7 +103,9 @@ test.describe('keyboard and context menu', () => {
     await page.keyboard.press('End');
     await expect(app.remoteRow('zz-last.txt')).toHaveAttribute('aria-selected', 'true');
     await page.keyboard.press('Delete');
-    const confirm = page.getByRole('alertdialog', { name: 'Delete from remote' }).or(page.getByRole('dialog', { name: 'Delete from remote' }));
+    const confirm = page
+      .getByRole('alertdialog', { name: 'Delete from remote' })
+      .or(page.getByRole('dialog', { name: 'Delete from remote' }));
     await expect(confirm).toContainText('Delete "zz-last.txt"');
     await confirm.getByRole('button', { name: 'Cancel' }).click();
     expect(fs.existsSync(path.join(remoteDir, 'zz-last.txt'))).toBe(true);
@@ -94,7 +116,10 @@ test.describe('keyboard and context menu', () => {
     expect(fs.existsSync(path.join(remoteDir, 'zz-last.txt'))).toBe(false);
   });
 
-  test('Shift+F10 opens the menu on the selection, focused on its first item; Escape closes it and the grid has the focus', async ({ app, page }) => {
+  test('Shift+F10 opens the menu on the selection, focused on its first item; Escape closes it and the grid has the focus', async ({
+    app,
+    page,
+  }) => {
     fs.writeFileSync(path.join(remoteDir, 'appeared.txt'), 'new');
     await app.remoteGrid.focus();
     await page.keyboard.press('F5');
@@ -106,14 +131,24 @@ test.describe('keyboard and context menu', () => {
     const menu = page.getByRole('menu', { name: 'Remote files menu' });
     await expect(menu).toBeVisible();
     await expect(menu.getByRole('menuitem', { name: /^Download/ })).toBeFocused();
-    await expect(menu.getByRole('menuitem')).toHaveText([/^Download/, /^Rename/, /^Delete/, /^New folder/, /^Copy path/, /^Refresh/]);
+    await expect(menu.getByRole('menuitem')).toHaveText([
+      /^Download/,
+      /^Rename/,
+      /^Delete/,
+      /^New folder/,
+      /^Copy path/,
+      /^Refresh/,
+    ]);
     await app.screenshot('context-menu');
     await page.keyboard.press('Escape');
     await expect(menu).toBeHidden();
     await expect(app.remoteGrid).toBeFocused();
   });
 
-  test('the ContextMenu key, arrows to New folder, Enter: the dialog, and the folder is made on the server', async ({ app, page }) => {
+  test('the ContextMenu key, arrows to New folder, Enter: the dialog, and the folder is made on the server', async ({
+    app,
+    page,
+  }) => {
     const menu = page.getByRole('menu', { name: 'Remote files menu' });
     await app.remoteGrid.focus();
     await page.keyboard.press('Home');
@@ -141,10 +176,17 @@ test.describe('keyboard and context menu', () => {
   });
 });
 
-test('a 20,000-entry remote folder: a window of rows in the DOM, End reaches the last, scrolling keeps frames coming', async ({ app, sshd, engine, localDir, page }) => {
+test('a 20,000-entry remote folder: a window of rows in the DOM, End reaches the last, scrolling keeps frames coming', async ({
+  app,
+  sshd,
+  engine,
+  localDir,
+  page,
+}) => {
   const remoteDir = path.join(sshd.root, 'large');
   fs.mkdirSync(remoteDir, { recursive: true });
-  for (let i = 0; i < 20_000; i++) fs.closeSync(fs.openSync(path.join(remoteDir, `entry-${String(i).padStart(5, '0')}.dat`), 'w'));
+  for (let i = 0; i < 20_000; i++)
+    fs.closeSync(fs.openSync(path.join(remoteDir, `entry-${String(i).padStart(5, '0')}.dat`), 'w'));
   await connect(app, sshd, engine.knownHostsPath, localDir, remoteDir);
 
   await expect(app.remotePane).toContainText('20000 items');
@@ -172,9 +214,17 @@ test('a 20,000-entry remote folder: a window of rows in the DOM, End reaches the
       requestAnimationFrame(frame);
     });
     gaps.sort((a, b) => a - b);
-    return { frames: gaps.length, median: gaps[Math.floor(gaps.length / 2)], max: gaps[gaps.length - 1], maxRows, scrolled: scroller.scrollTop };
+    return {
+      frames: gaps.length,
+      median: gaps[Math.floor(gaps.length / 2)],
+      max: gaps[gaps.length - 1],
+      maxRows,
+      scrolled: scroller.scrollTop,
+    };
   });
-  console.log(`20,000-entry folder: ${stats.frames} frames in 3 s of scrolling (median gap ${stats.median.toFixed(1)} ms, max ${stats.max.toFixed(1)} ms), at most ${stats.maxRows} rows in the DOM, scrolled ${stats.scrolled} px`);
+  console.log(
+    `20,000-entry folder: ${stats.frames} frames in 3 s of scrolling (median gap ${stats.median.toFixed(1)} ms, max ${stats.max.toFixed(1)} ms), at most ${stats.maxRows} rows in the DOM, scrolled ${stats.scrolled} px`,
+  );
   expect(stats.maxRows).toBeLessThan(100);
   expect(stats.scrolled).toBeGreaterThan(1000);
   expect(stats.frames).toBeGreaterThanOrEqual(30);

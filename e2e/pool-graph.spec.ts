@@ -3,7 +3,8 @@
  * one graph series per connection (solid, in the legend with its rate) beside the total, the status bar shows the
  * engine's own pool (2/2, each connection with its channels), and the status bar, the queue footer and the graph's
  * total show one speed (renderer/state/speeds.ts). A global speed limit keeps the upload running for a few seconds.
- * When the server cuts one connection of two, the status bar shows it down and the session stays connected on the other.
+ * When the server cuts one connection of two, the status bar shows it down and the session stays connected on the
+ * other.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -23,7 +24,17 @@ test.describe('an upload over 2 connections × 2 channels', () => {
     remoteDir = emptyDir(path.join(sshd.root, 'pool'));
     local = writeRandomFile(path.join(localDir, 'big.bin'), 64 * MiB);
     await app.open();
-    await app.createSite({ name: 'Pool', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir, connections: 2, channels: 2 });
+    await app.createSite({
+      name: 'Pool',
+      host: sshd.host,
+      port: sshd.port,
+      user: sshd.user,
+      keyPath: sshd.clientKeyPath,
+      localDir,
+      remoteDir,
+      connections: 2,
+      channels: 2,
+    });
     await app.startConnect('Pool');
     await app.waitForRemoteListing(remoteDir);
   });
@@ -43,23 +54,33 @@ test.describe('an upload over 2 connections × 2 channels', () => {
     await expect(pool.getByLabel('Connection 2 up, 2 SFTP channels')).toBeVisible();
   });
 
-  test('both connections carry the upload: two connection series beside the total, each in the legend', async ({ app, page }) => {
+  test('both connections carry the upload: two connection series beside the total, each in the legend', async ({
+    app,
+    page,
+  }) => {
     await startUpload(app);
     const legend = page.getByRole('list', { name: 'Series' });
-    await expect.poll(async () => Number(await app.graph.getAttribute('data-connections')), { message: 'connection series' }).toBeGreaterThanOrEqual(2);
+    await expect
+      .poll(async () => Number(await app.graph.getAttribute('data-connections')), { message: 'connection series' })
+      .toBeGreaterThanOrEqual(2);
     await expect(legend.getByRole('listitem', { name: /^Connection 1 / })).toBeVisible();
     await expect(legend.getByRole('listitem', { name: /^Connection 2 / })).toBeVisible();
     // Each connection moves bytes (a non-zero rate in its legend entry at some point while the upload runs).
     await expect(legend.getByRole('listitem', { name: /^Connection 1 (?!0 B\/s)/ })).toBeVisible();
     await expect(legend.getByRole('listitem', { name: /^Connection 2 (?!0 B\/s)/ })).toBeVisible();
     // uPlot was given the total and both connections to draw.
-    await expect.poll(async () => Number(await app.graph.getAttribute('data-plotted')), { message: 'series plotted' }).toBeGreaterThanOrEqual(3);
+    await expect
+      .poll(async () => Number(await app.graph.getAttribute('data-plotted')), { message: 'series plotted' })
+      .toBeGreaterThanOrEqual(3);
     // A few seconds of history in the picture (about 4 samples a second).
     await expect.poll(async () => Number(await app.graph.getAttribute('data-points'))).toBeGreaterThanOrEqual(12);
     await app.screenshot('graph-connections');
   });
 
-  test('one speed: the status bar, the queue footer and the graph\'s total read alike in one frame', async ({ app, page }) => {
+  test("one speed: the status bar, the queue footer and the graph's total read alike in one frame", async ({
+    app,
+    page,
+  }) => {
     await startUpload(app);
     // Read once both connections move bytes (as the series test sees them).
     const legend = page.getByRole('list', { name: 'Series' });
@@ -68,7 +89,10 @@ test.describe('an upload over 2 connections × 2 channels', () => {
     const speeds = await page.evaluate(() => ({
       status: document.querySelector('[aria-label="Speed"]')?.textContent,
       footer: document.querySelector('[aria-label="Total speed"]')?.textContent,
-      graph: document.querySelector('.graph [role="img"]')?.getAttribute('aria-label')?.replace(/^.*total /, ''),
+      graph: document
+        .querySelector('.graph [role="img"]')
+        ?.getAttribute('aria-label')
+        ?.replace(/^.*total /, ''),
     }));
     expect(speeds.status, JSON.stringify(speeds)).not.toBe('0 B/s');
     expect(speeds.footer).toBe(speeds.status);
@@ -85,7 +109,12 @@ test.describe('an upload over 2 connections × 2 channels', () => {
   });
 });
 
-test('one connection of two cut by the server mid-upload: its series goes, the status bar shows it down, the upload ends on the other', async ({ app, sshd, engine, localDir }) => {
+test('one connection of two cut by the server mid-upload: its series goes, the status bar shows it down, the upload ends on the other', async ({
+  app,
+  sshd,
+  engine,
+  localDir,
+}) => {
   fs.appendFileSync(engine.knownHostsPath, `${sshd.knownHostsLine()}\n`);
   const remoteDir = path.join(sshd.root, 'cut');
   fs.mkdirSync(remoteDir, { recursive: true });
@@ -93,7 +122,17 @@ test('one connection of two cut by the server mid-upload: its series goes, the s
   const local = writeRandomFile(path.join(localDir, 'cut.bin'), 48 * MiB);
   const before = new Set(childPids(sshd.pid));
   await app.open();
-  await app.createSite({ name: 'Cut', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir, connections: 2, channels: 1 });
+  await app.createSite({
+    name: 'Cut',
+    host: sshd.host,
+    port: sshd.port,
+    user: sshd.user,
+    keyPath: sshd.clientKeyPath,
+    localDir,
+    remoteDir,
+    connections: 2,
+    channels: 1,
+  });
   await app.startConnect('Cut');
   await app.waitForRemoteListing(remoteDir);
   const pool = app.statusBar.getByLabel('Pool');
@@ -105,13 +144,23 @@ test('one connection of two cut by the server mid-upload: its series goes, the s
   await app.localRow('cut.bin').click();
   await app.localPane.getByRole('button', { name: 'Local: upload' }).click();
   await app.waitForJobState('cut.bin', 'running');
-  await expect.poll(async () => Number(await app.graph.getAttribute('data-connections')), { message: 'connection series' }).toBe(2);
+  await expect
+    .poll(async () => Number(await app.graph.getAttribute('data-connections')), { message: 'connection series' })
+    .toBe(2);
 
   // The newest per-connection sshd process is this site's second connection: SIGKILL it (and its children).
-  const mine = childPids(sshd.pid).filter((p) => !before.has(p)).sort((a, b) => a - b);
+  const mine = childPids(sshd.pid)
+    .filter((p) => !before.has(p))
+    .sort((a, b) => a - b);
   expect(mine.length, 'per-connection sshd processes of the site').toBe(2);
   const victim = mine[1];
-  for (const p of [...descendantPids(victim), victim]) { try { process.kill(p, 'SIGKILL'); } catch { /* gone already */ } }
+  for (const p of [...descendantPids(victim), victim]) {
+    try {
+      process.kill(p, 'SIGKILL');
+    } catch {
+      /* gone already */
+    }
+  }
 
   await expect(app.statusBar.getByLabel('Connections')).toHaveText('1/2');
   await expect(pool.getByLabel(/^Connection \d down$/)).toHaveCount(1);

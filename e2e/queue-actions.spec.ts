@@ -30,7 +30,15 @@ test.describe('an upload to a read-only server', () => {
     fs.writeFileSync(engine.knownHostsPath, `${sshd.knownHostsLine()}\n`);
     writeRandomFile(path.join(localDir, 'denied.bin'), 32 * 1024);
     await app.open();
-    await app.createSite({ name: 'Read-only', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir: sshd.root });
+    await app.createSite({
+      name: 'Read-only',
+      host: sshd.host,
+      port: sshd.port,
+      user: sshd.user,
+      keyPath: sshd.clientKeyPath,
+      localDir,
+      remoteDir: sshd.root,
+    });
     await app.startConnect('Read-only');
     await app.waitForRemoteListing(sshd.root);
     await app.dragLocalToRemote('denied.bin');
@@ -53,7 +61,9 @@ test.describe('an upload to a read-only server', () => {
     expect(starts.get(jobId)).toBe(1);
   });
 
-  test('Retry runs the same job again: started twice, failed again with its error, still one job, nothing written', async ({ app }) => {
+  test('Retry runs the same job again: started twice, failed again with its error, still one job, nothing written', async ({
+    app,
+  }) => {
     const error = app.jobRow('denied.bin').getByRole('note', { name: 'denied.bin error' });
     const jobId = (await app.jobRow('denied.bin').getAttribute('data-job-id'))!;
     await app.jobAction('denied.bin', 'Retry');
@@ -69,14 +79,25 @@ test.describe('an upload to a read-only server', () => {
 test('cancel a running upload, then Retry completes it intact', async ({ app, sshd, engine, localDir }) => {
   skipBecause(!toxiproxyAvailable(), 'toxiproxy-server is not installed (/usr/local/bin/toxiproxy-server)');
   // 2 MB/s client -> server: an 8 MiB upload runs for ~4 s, long enough to cancel it mid-way.
-  const { toxi, port } = await startProxyInFront(sshd.port, [{ type: 'bandwidth', stream: 'upstream', attributes: { rate: 2048 } }]);
+  const { toxi, port } = await startProxyInFront(sshd.port, [
+    { type: 'bandwidth', stream: 'upstream', attributes: { rate: 2048 } },
+  ]);
   try {
     const remoteDir = path.join(sshd.root, 'cancel');
     fs.mkdirSync(remoteDir, { recursive: true });
     fs.writeFileSync(engine.knownHostsPath, `${sshd.knownHostsLine(port)}\n`);
     const local = writeRandomFile(path.join(localDir, 'big.bin'), 8 * 1024 * 1024);
     await app.open();
-    await app.createSite({ name: 'Cancel', host: sshd.host, port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir, connections: 1 });
+    await app.createSite({
+      name: 'Cancel',
+      host: sshd.host,
+      port,
+      user: sshd.user,
+      keyPath: sshd.clientKeyPath,
+      localDir,
+      remoteDir,
+      connections: 1,
+    });
     await app.startConnect('Cancel');
     await app.waitForRemoteListing(remoteDir);
 
@@ -86,7 +107,11 @@ test('cancel a running upload, then Retry completes it intact', async ({ app, ss
     await app.waitForJobState('big.bin', 'cancelled');
     await expect(app.jobRow('big.bin').getByRole('button', { name: 'Retry big.bin' })).toBeVisible();
     expect(fs.existsSync(path.join(remoteDir, 'big.bin')), 'nothing under the final name after a cancel').toBe(false);
-    await expect.poll(() => fs.readdirSync(remoteDir).filter((n) => n.includes('.sluice-')), { message: 'no partial file kept after a cancel' }).toEqual([]);
+    await expect
+      .poll(() => fs.readdirSync(remoteDir).filter((n) => n.includes('.sluice-')), {
+        message: 'no partial file kept after a cancel',
+      })
+      .toEqual([]);
 
     // Retry on an unthrottled link, so the rest of the suite stays quick.
     await toxi.removeToxic(FRONT_PROXY, 'bandwidth_upstream');

@@ -18,13 +18,25 @@ let deep = '';
 test.beforeEach(async ({ app, sshd, engine, localDir }) => {
   fs.appendFileSync(engine.knownHostsPath, `${sshd.knownHostsLine()}\n`);
   remoteDir = emptyDir(path.join(sshd.root, 'queue-columns'));
-  deep = path.join(remoteDir, `a-folder-with-a-rather-long-name-${'x'.repeat(60)}`, `and-another-long-one-${'y'.repeat(60)}`);
+  deep = path.join(
+    remoteDir,
+    `a-folder-with-a-rather-long-name-${'x'.repeat(60)}`,
+    `and-another-long-one-${'y'.repeat(60)}`,
+  );
   fs.mkdirSync(deep, { recursive: true });
   fs.writeFileSync(path.join(deep, 'vanishing.txt'), 'soon gone');
   writeRandomFile(path.join(localDir, 'big.bin'), 12 * MiB);
 
   await app.open();
-  await app.createSite({ name: 'Columns', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir });
+  await app.createSite({
+    name: 'Columns',
+    host: sshd.host,
+    port: sshd.port,
+    user: sshd.user,
+    keyPath: sshd.clientKeyPath,
+    localDir,
+    remoteDir,
+  });
   await app.startConnect('Columns');
   await app.waitForRemoteListing(remoteDir);
   await app.statusBar.getByLabel('Speed limit').selectOption({ label: '1.0 MiB/s' });
@@ -37,7 +49,7 @@ async function uploadBig(app: SluicePage): Promise<void> {
   await app.waitForJobState('big.bin', 'running');
 }
 
-test('columns, a row\'s site and destination, its elapsed time while it runs', async ({ app }) => {
+test("columns, a row's site and destination, its elapsed time while it runs", async ({ app }) => {
   await uploadBig(app);
   const columns = app.queue.locator('.row.columns');
   await expect(columns).toHaveText('NameStateProgressSizeSpeedTimeActions');
@@ -46,7 +58,7 @@ test('columns, a row\'s site and destination, its elapsed time while it runs', a
   await expect(app.jobRow('big.bin').getByLabel('big.bin elapsed')).toBeVisible();
 });
 
-test('a user\'s pause: the job counts as paused, and the log says so plainly', async ({ app }) => {
+test("a user's pause: the job counts as paused, and the log says so plainly", async ({ app }) => {
   await uploadBig(app);
   await app.jobAction('big.bin', 'Pause');
   await app.waitForJobState('big.bin', 'paused');
@@ -57,7 +69,10 @@ test('a user\'s pause: the job counts as paused, and the log says so plainly', a
   await expect(app.log).not.toContainText('WARN');
 });
 
-test('a failed download: its error (the whole path and the server\'s message) is shown whole, wrapped, not cut', async ({ app, page }) => {
+test("a failed download: its error (the whole path and the server's message) is shown whole, wrapped, not cut", async ({
+  app,
+  page,
+}) => {
   // The pictures show a paused upload above the failed row, as a queue in use does.
   await uploadBig(app);
   await app.jobAction('big.bin', 'Pause');
@@ -75,7 +90,11 @@ test('a failed download: its error (the whole path and the server\'s message) is
   await app.waitForJobState('vanishing.txt', 'failed');
   const error = app.jobRow('vanishing.txt').getByRole('note', { name: 'vanishing.txt error' });
   await expect(error).toContainText(path.join(deep, 'vanishing.txt'));
-  const box = await error.evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth, height: el.clientHeight }));
+  const box = await error.evaluate((el) => ({
+    scroll: el.scrollWidth,
+    client: el.clientWidth,
+    height: el.clientHeight,
+  }));
   expect(box.scroll).toBeLessThanOrEqual(box.client);
   expect(box.height).toBeGreaterThan(20);
   const sizes = [

@@ -15,12 +15,22 @@ const singles = Array.from({ length: 12 }, (_, i) => `single-${String(i).padStar
 
 test.beforeEach(async ({ app, sshd, engine, localDir }) => {
   fs.appendFileSync(engine.knownHostsPath, `${sshd.knownHostsLine()}\n`);
-  const files = Array.from({ length: 300 }, (_, i) => writeRandomFile(path.join(localDir, 'many', `f${String(i).padStart(4, '0')}.bin`), 16 * 1024));
+  const files = Array.from({ length: 300 }, (_, i) =>
+    writeRandomFile(path.join(localDir, 'many', `f${String(i).padStart(4, '0')}.bin`), 16 * 1024),
+  );
   for (const name of singles) fs.writeFileSync(path.join(localDir, name), name);
   const remoteDir = emptyDir(path.join(sshd.root, 'long-batch'));
 
   await app.open();
-  await app.createSite({ name: 'Long', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir });
+  await app.createSite({
+    name: 'Long',
+    host: sshd.host,
+    port: sshd.port,
+    user: sshd.user,
+    keyPath: sshd.clientKeyPath,
+    localDir,
+    remoteDir,
+  });
   await app.startConnect('Long');
   await app.waitForRemoteListing(remoteDir);
   await app.statusBar.getByLabel('Speed limit').selectOption({ label: '1.0 MiB/s' });

@@ -11,7 +11,9 @@ import { SluicePage } from './pages/SluicePage';
 import { startHarness } from './harness/server';
 import { createSyntheticService } from './harness/syntheticService';
 
-test('10,000 jobs: virtualized rows, frames keep coming while progress streams and the list scrolls', async ({ page }) => {
+test('10,000 jobs: virtualized rows, frames keep coming while progress streams and the list scrolls', async ({
+  page,
+}) => {
   const service = createSyntheticService(10_000, 200);
   const harness = await startHarness({ service });
   try {

@@ -22,7 +22,9 @@ test('restart the service mid-queue: the queue comes back from queue.db and fini
   // then about 1 s of data): with 512 KiB files all 40 could be in flight at once and end together (seen in CI), so
   // the first file done came with the last. Now some files start only after others ended, and the restart comes
   // after the first ones, with files not yet done.
-  const { toxi, port } = await startProxyInFront(sshd.port, [{ type: 'bandwidth', stream: 'upstream', attributes: { rate: 2048 } }]);
+  const { toxi, port } = await startProxyInFront(sshd.port, [
+    { type: 'bandwidth', stream: 'upstream', attributes: { rate: 2048 } },
+  ]);
   let engine: TestEngine | undefined;
   let harness: Harness | undefined;
   try {
@@ -31,13 +33,25 @@ test('restart the service mid-queue: the queue comes back from queue.db and fini
     const localDir = fs.mkdtempSync(path.join(engine.home, 'local-'));
     const remoteDir = path.join(sshd.root, 'restart');
     fs.mkdirSync(remoteDir, { recursive: true });
-    const files = Array.from({ length: 40 }, (_, i) => writeRandomFile(path.join(localDir, `part-${String(i).padStart(2, '0')}.bin`), 1024 * 1024));
+    const files = Array.from({ length: 40 }, (_, i) =>
+      writeRandomFile(path.join(localDir, `part-${String(i).padStart(2, '0')}.bin`), 1024 * 1024),
+    );
     const batch = 'part-00.bin and 39 more';
 
     harness = await startHarness({ service: engine.service });
     let app = new SluicePage(page, harness);
     await app.open();
-    await app.createSite({ name: 'Restart', host: sshd.host, port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir, connections: 1, channels: 2 });
+    await app.createSite({
+      name: 'Restart',
+      host: sshd.host,
+      port,
+      user: sshd.user,
+      keyPath: sshd.clientKeyPath,
+      localDir,
+      remoteDir,
+      connections: 1,
+      channels: 2,
+    });
     await app.startConnect('Restart');
     await app.waitForRemoteListing(remoteDir);
     await app.dropOsFiles(files);
@@ -70,8 +84,13 @@ test('restart the service mid-queue: the queue comes back from queue.db and fini
     await toxi.removeToxic(FRONT_PROXY, 'bandwidth_upstream');
     await app.waitForJobState(batch, 'done', 60_000);
     await expect(app.queue.getByLabel('Failed jobs')).toHaveText('0 failed');
-    for (const f of files) expect(sha256File(path.join(remoteDir, path.basename(f))), path.basename(f)).toBe(sha256File(f));
-    await expect.poll(() => fs.readdirSync(remoteDir).filter((n) => n.includes('.sluice-')), { message: 'no temporary file left' }).toEqual([]);
+    for (const f of files)
+      expect(sha256File(path.join(remoteDir, path.basename(f))), path.basename(f)).toBe(sha256File(f));
+    await expect
+      .poll(() => fs.readdirSync(remoteDir).filter((n) => n.includes('.sluice-')), {
+        message: 'no temporary file left',
+      })
+      .toEqual([]);
   } finally {
     await harness?.stop();
     await engine?.close();

@@ -19,7 +19,10 @@ test.afterAll(() => fs.rmSync(configFile, { force: true }));
 let remoteDir = '';
 
 test.beforeEach(async ({ app, sshd }) => {
-  fs.writeFileSync(configFile, `Host qbox\n  HostName ${sshd.host}\n  Port ${sshd.port}\n  User ${sshd.user}\n  IdentityFile ${sshd.clientKeyPath}\n`);
+  fs.writeFileSync(
+    configFile,
+    `Host qbox\n  HostName ${sshd.host}\n  Port ${sshd.port}\n  User ${sshd.user}\n  IdentityFile ${sshd.clientKeyPath}\n`,
+  );
   remoteDir = path.join(sshd.root, 'quick');
   fs.mkdirSync(remoteDir, { recursive: true });
   fs.writeFileSync(path.join(remoteDir, 'hello.txt'), 'hello');
@@ -41,7 +44,11 @@ test('an unreadable target is refused in the bar, naming what is wrong; nothing 
   await expect(app.remotePane).toContainText('Select a site and press Connect.');
 });
 
-test('an ssh_config alias and a folder: the configuration\'s user, port and key; the host key asked once; no site saved', async ({ app, sshd, page }) => {
+test("an ssh_config alias and a folder: the configuration's user, port and key; the host key asked once; no site saved", async ({
+  app,
+  sshd,
+  page,
+}) => {
   await app.quickConnectTo(`sftp://qbox${remoteDir}`);
   await app.answerUnknownHostKey('Accept and save');
   await app.waitForRemoteListing(remoteDir);
@@ -59,15 +66,27 @@ test('an ssh_config alias and a folder: the configuration\'s user, port and key;
   await app.screenshot('quick-connect-1024x700');
 });
 
-test('user@host:port: the agent method tries ~/.ssh/id_ed25519 of the service\'s HOME, as ssh(1) would', async ({ app, sshd, engine, page }) => {
+test("user@host:port: the agent method tries ~/.ssh/id_ed25519 of the service's HOME, as ssh(1) would", async ({
+  app,
+  sshd,
+  engine,
+  page,
+}) => {
   await quickConnectWithDefaultKey(app, sshd, engine);
-  await expect(page.getByRole('toolbar', { name: 'Main toolbar' })).toContainText(`${sshd.user}@${sshd.host}:${sshd.port}`);
+  await expect(page.getByRole('toolbar', { name: 'Main toolbar' })).toContainText(
+    `${sshd.user}@${sshd.host}:${sshd.port}`,
+  );
   await expect(app.remoteGrid).toBeVisible({ timeout: 30_000 });
   await expect(app.remotePane).toHaveAttribute('data-loading', 'false');
   await expect(app.remotePane).not.toHaveAttribute('data-path', remoteDir);
 });
 
-test('Save as site: the form is filled from the quick connection; saved, it is in the tree', async ({ app, sshd, engine, page }) => {
+test('Save as site: the form is filled from the quick connection; saved, it is in the tree', async ({
+  app,
+  sshd,
+  engine,
+  page,
+}) => {
   await quickConnectWithDefaultKey(app, sshd, engine);
   await expect(app.remoteGrid).toBeVisible({ timeout: 30_000 });
   await app.quickConnect.getByRole('button', { name: 'Save as site' }).click();
@@ -81,5 +100,7 @@ test('Save as site: the form is filled from the quick connection; saved, it is i
   await expect(form).toBeHidden();
   await expect(app.siteItem('Quick box')).toBeVisible();
   const listed = await engine.service.invoke('sites.list', undefined);
-  expect(listed.ok && listed.value.sites.map((s) => [s.name, s.host, s.port, s.user, s.authMethod])).toEqual([['Quick box', sshd.host, sshd.port, sshd.user, 'agent']]);
+  expect(listed.ok && listed.value.sites.map((s) => [s.name, s.host, s.port, s.user, s.authMethod])).toEqual([
+    ['Quick box', sshd.host, sshd.port, sshd.user, 'agent'],
+  ]);
 });

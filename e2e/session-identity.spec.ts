@@ -58,7 +58,10 @@ async function alphaUsedAndLeft(app: SluicePage): Promise<void> {
   await expect(app.remotePane).toContainText('Select a site and press Connect.');
 }
 
-test('connected: the title names the session, Connect is off and Disconnect on, the remote pane counts', async ({ app, sshd }) => {
+test('connected: the title names the session, Connect is off and Disconnect on, the remote pane counts', async ({
+  app,
+  sshd,
+}) => {
   const { title, connect, disconnect, remoteActions } = controls(app);
   const who = `${sshd.user}@${sshd.host}:${sshd.port}`;
   await expect(title).toHaveText('No site connected');
@@ -92,7 +95,9 @@ test('Disconnect: nothing of the connection is left in the window', async ({ app
   await expect(app.statusBar.getByLabel('Cipher')).toHaveText('—');
 });
 
-test('a failed connect: no identity, no Disconnect, no count of the last listing; refused, not lost', async ({ app }) => {
+test('a failed connect: no identity, no Disconnect, no count of the last listing; refused, not lost', async ({
+  app,
+}) => {
   const { title, disconnect, remoteActions } = controls(app);
   await alphaUsedAndLeft(app);
   await app.startConnect('Nowhere');
@@ -105,7 +110,7 @@ test('a failed connect: no identity, no Disconnect, no count of the last listing
   await app.screenshot('session-connect-failed');
 });
 
-test('another site: its own folder, and the first site\'s job still names the first site', async ({ app }) => {
+test("another site: its own folder, and the first site's job still names the first site", async ({ app }) => {
   const { remoteActions } = controls(app);
   await alphaUsedAndLeft(app);
   await app.startConnect('Beta');

@@ -26,7 +26,11 @@ test.beforeEach(async ({ sshd, localDir }) => {
   fs.chmodSync(path.join(localDir, 'run.sh'), 0o777);
 });
 
-test('transfer defaults: a bad speed limit refused; saved, stored by the service and the status bar\'s limit', async ({ app, engine, page }) => {
+test("transfer defaults: a bad speed limit refused; saved, stored by the service and the status bar's limit", async ({
+  app,
+  engine,
+  page,
+}) => {
   await app.open();
   await page.getByRole('toolbar', { name: 'Main toolbar' }).getByRole('button', { name: 'Settings' }).click();
   const dialog = page.getByRole('dialog', { name: 'Settings' });
@@ -53,7 +57,14 @@ test('transfer defaults: a bad speed limit refused; saved, stored by the service
   await page.setViewportSize({ width: 1400, height: 900 });
   await dialog.getByRole('button', { name: 'Close' }).click();
   const got = await engine.service.invoke('settings.get', undefined);
-  expect(got.ok && got.value.transfers).toEqual({ connections: 2, channels: 1, conflict: 'skip', verify: 'sha256', preserveTimes: true, preservePermissions: true });
+  expect(got.ok && got.value.transfers).toEqual({
+    connections: 2,
+    channels: 1,
+    conflict: 'skip',
+    verify: 'sha256',
+    preserveTimes: true,
+    preservePermissions: true,
+  });
   expect(got.ok && got.value.speedLimit).toBe(50 * MiB);
   await expect(app.statusBar.getByLabel('Speed limit')).toHaveValue(String(50 * MiB));
 });
@@ -61,12 +72,27 @@ test('transfer defaults: a bad speed limit refused; saved, stored by the service
 test.describe('with the defaults saved (2 × 1, skip, sha256, permissions kept, 50 MiB/s)', () => {
   test.beforeEach(async ({ app, sshd, engine, localDir }) => {
     const saved = await engine.service.invoke('settings.set', {
-      transfers: { connections: 2, channels: 1, conflict: 'skip', verify: 'sha256', preserveTimes: true, preservePermissions: true },
+      transfers: {
+        connections: 2,
+        channels: 1,
+        conflict: 'skip',
+        verify: 'sha256',
+        preserveTimes: true,
+        preservePermissions: true,
+      },
       speedLimit: 50 * MiB,
     });
     expect(saved.ok).toBe(true);
     await app.open();
-    await app.createSite({ name: 'Defaults', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir });
+    await app.createSite({
+      name: 'Defaults',
+      host: sshd.host,
+      port: sshd.port,
+      user: sshd.user,
+      keyPath: sshd.clientKeyPath,
+      localDir,
+      remoteDir,
+    });
     await app.startConnect('Defaults');
     await app.answerUnknownHostKey('Accept and save');
     await app.waitForRemoteListing(remoteDir);
@@ -92,12 +118,17 @@ test.describe('with the defaults saved (2 × 1, skip, sha256, permissions kept, 
     expect(fs.statSync(path.join(remoteDir, 'run.sh')).mode & 0o777).toBe(0o777);
   });
 
-  test('dates: the file list, the known-hosts list and the log in de-DE\'s own format', async ({ app, page }) => {
+  test("dates: the file list, the known-hosts list and the log in de-DE's own format", async ({ app, page }) => {
     await expect(app.localRow('exists.txt')).toContainText('05.03.2024, 06:07');
     await expect(app.log).toContainText(/^\d{2}:\d{2}:\d{2} INFO/);
     await page.getByRole('toolbar', { name: 'Main toolbar' }).getByRole('button', { name: 'Known hosts' }).click();
     const known = page.getByRole('dialog', { name: /Known hosts/ });
-    await expect(known.locator('td').filter({ hasText: /^\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}$/ }).first()).toBeVisible();
+    await expect(
+      known
+        .locator('td')
+        .filter({ hasText: /^\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}$/ })
+        .first(),
+    ).toBeVisible();
     await expect(known).not.toContainText('UTC');
   });
 });

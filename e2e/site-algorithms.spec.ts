@@ -27,7 +27,10 @@ test.beforeEach(async ({ app, sshd, page }) => {
 
 test('a test of a server that accepts and never says a word waits until "Cancel test"', async () => {
   const sockets = new Set<net.Socket>();
-  const silent = net.createServer((sock) => { sockets.add(sock); sock.on('error', () => undefined); });
+  const silent = net.createServer((sock) => {
+    sockets.add(sock);
+    sock.on('error', () => undefined);
+  });
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
   try {
     await form.getByLabel('Port', { exact: true }).fill(String((silent.address() as net.AddressInfo).port));
@@ -42,9 +45,14 @@ test('a test of a server that accepts and never says a word waits until "Cancel 
   }
 });
 
-test('a weak cipher: marked with its reason, off by default; enabled it goes last, moves up from the keyboard; reset', async ({ app, page }) => {
+test('a weak cipher: marked with its reason, off by default; enabled it goes last, moves up from the keyboard; reset', async ({
+  app,
+  page,
+}) => {
   const ciphers = await app.algorithmList(form, 'Ciphers');
-  const cbc = ciphers.getByRole('listitem').filter({ has: page.getByRole('checkbox', { name: 'aes128-cbc', exact: true }) });
+  const cbc = ciphers
+    .getByRole('listitem')
+    .filter({ has: page.getByRole('checkbox', { name: 'aes128-cbc', exact: true }) });
   await expect(cbc).toContainText('weak: CBC mode');
   await expect(cbc.getByRole('checkbox')).not.toBeChecked();
   const defaults = await app.enabledAlgorithms(form, 'Ciphers');
@@ -66,7 +74,9 @@ test('a weak cipher: marked with its reason, off by default; enabled it goes las
   expect(await app.enabledAlgorithms(form, 'Ciphers')).toEqual(defaults);
 });
 
-test('only ciphers the server refuses (OpenSSH offers no CBC since 7.4): the test fails at the key exchange', async ({ app }) => {
+test('only ciphers the server refuses (OpenSSH offers no CBC since 7.4): the test fails at the key exchange', async ({
+  app,
+}) => {
   await app.chooseAlgorithms(form, 'Ciphers', ['aes128-cbc', '3des-cbc']);
   await form.getByRole('button', { name: 'Test connection' }).click();
   const result = form.getByLabel('Test result');
@@ -75,7 +85,10 @@ test('only ciphers the server refuses (OpenSSH offers no CBC since 7.4): the tes
   await expect(result).toContainText('NEGOTIATION_FAILED');
 });
 
-test('restricted to aes256-ctr: the host-key dialog comes over the form, then the negotiated set', async ({ app, sshd }) => {
+test('restricted to aes256-ctr: the host-key dialog comes over the form, then the negotiated set', async ({
+  app,
+  sshd,
+}) => {
   await app.chooseAlgorithms(form, 'Ciphers', ['aes256-ctr']);
   await form.getByRole('button', { name: 'Test connection' }).click();
   await expect(app.hostKeyDialog('unknown')).toBeVisible();
@@ -90,7 +103,12 @@ test('restricted to aes256-ctr: the host-key dialog comes over the form, then th
   await app.screenshot('site-test-connection');
 });
 
-test('the saved site restricted to aes256-ctr: the status bar shows the set and the server; the editor the list', async ({ app, sshd, engine, page }) => {
+test('the saved site restricted to aes256-ctr: the status bar shows the set and the server; the editor the list', async ({
+  app,
+  sshd,
+  engine,
+  page,
+}) => {
   fs.appendFileSync(engine.knownHostsPath, `${sshd.knownHostsLine()}\n`);
   await app.chooseAlgorithms(form, 'Ciphers', ['aes256-ctr']);
   await form.getByRole('button', { name: 'Save' }).click();

@@ -43,7 +43,12 @@ test('the form: Save in view at 1400×860 and 1024×700, Advanced folded', async
   await expect(save).toBeInViewport({ ratio: 1 });
 });
 
-test('Browse… for the key: cancelled leaves the field as it was; chosen fills it; the dialog starts in ~/.ssh', async ({ app, sshd, engine, page }) => {
+test('Browse… for the key: cancelled leaves the field as it was; chosen fills it; the dialog starts in ~/.ssh', async ({
+  app,
+  sshd,
+  engine,
+  page,
+}) => {
   const form = await keyedForm(page, sshd);
   await form.getByRole('button', { name: 'Browse…' }).click();
   await expect.poll(() => dialogs.asked.length).toBe(1);
@@ -58,7 +63,11 @@ test('Browse… for the key: cancelled leaves the field as it was; chosen fills 
   await app.screenshot('site-form');
 });
 
-test('Advanced at 1024×700: one AES-GCM row per key size, a weak reason whole, Save still in view', async ({ app, sshd, page }) => {
+test('Advanced at 1024×700: one AES-GCM row per key size, a weak reason whole, Save still in view', async ({
+  app,
+  sshd,
+  page,
+}) => {
   const form = await keyedForm(page, sshd);
   await form.getByLabel('Key file').fill(sshd.clientKeyPath);
   const save = form.getByRole('button', { name: 'Save' });
@@ -68,11 +77,21 @@ test('Advanced at 1024×700: one AES-GCM row per key size, a weak reason whole, 
   expect(names).toContain('aes128-gcm@openssh.com');
   expect(names.filter((n) => n.startsWith('aes128-gcm'))).toEqual(['aes128-gcm@openssh.com']);
   expect(names.filter((n) => n.startsWith('aes256-gcm'))).toEqual(['aes256-gcm@openssh.com']);
-  const cbc = ciphers.getByRole('listitem').filter({ has: page.getByRole('checkbox', { name: 'aes128-cbc', exact: true }) });
+  const cbc = ciphers
+    .getByRole('listitem')
+    .filter({ has: page.getByRole('checkbox', { name: 'aes128-cbc', exact: true }) });
   const reason = cbc.locator('.weak-badge');
   await reason.scrollIntoViewIfNeeded();
-  await expect(reason).toHaveText('weak: CBC mode (plaintext recovery, CVE-2008-5161); off by default since OpenSSH 7.4');
-  expect(await reason.evaluate((el) => el.scrollWidth <= el.clientWidth && el.getBoundingClientRect().right <= el.closest('li')!.getBoundingClientRect().right)).toBe(true);
+  await expect(reason).toHaveText(
+    'weak: CBC mode (plaintext recovery, CVE-2008-5161); off by default since OpenSSH 7.4',
+  );
+  expect(
+    await reason.evaluate(
+      (el) =>
+        el.scrollWidth <= el.clientWidth &&
+        el.getBoundingClientRect().right <= el.closest('li')!.getBoundingClientRect().right,
+    ),
+  ).toBe(true);
   await expect(save).toBeInViewport({ ratio: 1 });
   await app.screenshot('site-form-advanced-1024x700');
 });
@@ -91,7 +110,14 @@ test('the key chosen with Browse… logs in', async ({ app, sshd, engine, page }
 
 test('a password goes to the secret store, never into the site row', async ({ app, sshd, engine }) => {
   const secret = 'correct horse battery staple';
-  await app.createSite({ name: 'Pw', host: sshd.host, port: sshd.port, user: sshd.user, auth: 'password', password: secret });
+  await app.createSite({
+    name: 'Pw',
+    host: sshd.host,
+    port: sshd.port,
+    user: sshd.user,
+    auth: 'password',
+    password: secret,
+  });
   const listed = await engine.service.invoke('sites.list', undefined);
   expect(listed.ok && listed.value.sites.find((s) => s.name === 'Pw')?.hasPassword).toBe(true);
   for (const f of fs.readdirSync(engine.home).filter((n) => n.startsWith('sluice.db'))) {

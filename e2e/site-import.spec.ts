@@ -31,16 +31,22 @@ async function importTicked(): Promise<void> {
   await expect(dialog.getByRole('status', { name: 'Import result' })).toContainText('Imported 2 sites');
 }
 
-test('the FileZilla preview: duplicates of a saved site unticked, notes, entries not imported; no password shown', async ({ app }) => {
+test('the FileZilla preview: duplicates of a saved site unticked, notes, entries not imported; no password shown', async ({
+  app,
+}) => {
   const table = dialog.getByRole('table', { name: 'Sites found' });
   await expect(table.getByRole('row')).toHaveCount(5);
   await expect(dialog.getByLabel('Import Production files')).not.toBeChecked();
   await expect(dialog.getByLabel('Import Production again')).not.toBeChecked();
   await expect(dialog.getByLabel('Import Backup')).toBeChecked();
   await expect(dialog.getByLabel('Import Deploy key')).toBeChecked();
-  await expect(table.getByRole('row', { name: /Production files/ })).toContainText('duplicate: alice@files.example.com:2222 is already the saved site "Existing"');
-  await expect(table.getByRole('row', { name: /Deploy key/ })).toContainText('PuTTY\'s format');
-  await expect(dialog.getByRole('list', { name: 'Not imported' })).toContainText('skipped "Work/Legacy/Old FTP": FTP entry (Sluice speaks SFTP only)');
+  await expect(table.getByRole('row', { name: /Production files/ })).toContainText(
+    'duplicate: alice@files.example.com:2222 is already the saved site "Existing"',
+  );
+  await expect(table.getByRole('row', { name: /Deploy key/ })).toContainText("PuTTY's format");
+  await expect(dialog.getByRole('list', { name: 'Not imported' })).toContainText(
+    'skipped "Work/Legacy/Old FTP": FTP entry (Sluice speaks SFTP only)',
+  );
   await expect(dialog).not.toContainText('s3cr3t');
   await app.screenshot('site-import-preview');
 });
@@ -71,8 +77,16 @@ test('export: every site as Sluice JSON, with its folder, without passwords', as
   const exportDialog = page.getByRole('dialog', { name: 'Export sites' });
   await exportDialog.getByLabel('File', { exact: true }).fill(file);
   await exportDialog.getByRole('button', { name: 'Export' }).click();
-  await expect(exportDialog.getByRole('status', { name: 'Export result' })).toContainText(`Exported 3 sites to ${file}`);
-  const doc = JSON.parse(fs.readFileSync(file, 'utf8')) as { sites: Array<{ name: string; folder: string; password?: string }> };
-  expect(doc.sites.map((s) => `${s.folder}|${s.name}`).sort()).toEqual(['FileZilla/Work/Legacy|Deploy key', 'FileZilla|Backup', '|Existing']);
+  await expect(exportDialog.getByRole('status', { name: 'Export result' })).toContainText(
+    `Exported 3 sites to ${file}`,
+  );
+  const doc = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+    sites: Array<{ name: string; folder: string; password?: string }>;
+  };
+  expect(doc.sites.map((s) => `${s.folder}|${s.name}`).sort()).toEqual([
+    'FileZilla/Work/Legacy|Deploy key',
+    'FileZilla|Backup',
+    '|Existing',
+  ]);
   expect(doc.sites.some((s) => s.password !== undefined)).toBe(false);
 });

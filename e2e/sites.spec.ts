@@ -6,7 +6,16 @@
 import { expect, test } from './harness/test';
 import type { SiteFields, SluicePage } from './pages/SluicePage';
 
-const PROD: SiteFields = { name: 'Prod', folder: 'Work', host: 'prod.example.org', port: 2222, user: 'deploy', connections: 4, channels: 2, ciphers: ['chacha20-poly1305@openssh.com', 'aes128-gcm@openssh.com'] };
+const PROD: SiteFields = {
+  name: 'Prod',
+  folder: 'Work',
+  host: 'prod.example.org',
+  port: 2222,
+  user: 'deploy',
+  connections: 4,
+  channels: 2,
+  ciphers: ['chacha20-poly1305@openssh.com', 'aes128-gcm@openssh.com'],
+};
 
 /** The Prod site saved under the name given (in folder Work) and selected. */
 async function savedSite(app: SluicePage, name: string): Promise<void> {
@@ -47,7 +56,10 @@ test('edit: the advanced settings come back as saved; a new name and a jump host
   const edit = page.getByRole('dialog', { name: 'Edit site Prod' });
   await expect(edit.getByLabel('Connections')).toHaveValue('4');
   await expect(edit.getByLabel('Channels per connection')).toHaveValue('2');
-  expect(await app.enabledAlgorithms(edit, 'Ciphers')).toEqual(['chacha20-poly1305@openssh.com', 'aes128-gcm@openssh.com']);
+  expect(await app.enabledAlgorithms(edit, 'Ciphers')).toEqual([
+    'chacha20-poly1305@openssh.com',
+    'aes128-gcm@openssh.com',
+  ]);
   await expect(edit.getByLabel('Port', { exact: true })).toHaveValue('2222');
   await edit.getByLabel('Name', { exact: true }).fill('Production');
   await edit.getByLabel('Jump host').fill('deploy@bastion.example.org:2222');

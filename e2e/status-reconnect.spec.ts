@@ -21,7 +21,10 @@ const reconnecting = test.extend({
     const engine = await startTestEngine({
       // The first reconnect attempt fails, so the session stays "reconnecting" for a few seconds.
       engine: async (o) => {
-        if (++opens === 2) throw Object.assign(new Error('connection refused (the spec fails the first attempt)'), { code: 'CONNECTION_LOST' });
+        if (++opens === 2)
+          throw Object.assign(new Error('connection refused (the spec fails the first attempt)'), {
+            code: 'CONNECTION_LOST',
+          });
         return openEngine(o);
       },
       reconnectPolicy: { tries: 4, baseDelayMs: 2500, maxDelayMs: 5000, totalDelayMs: 30_000 },
@@ -31,7 +34,10 @@ const reconnecting = test.extend({
   },
 });
 
-/** A rate label with round digits: `0 B/s`, `250 KiB/s`, `1.0 MiB/s`, `2.5 MiB/s`, `1000 KiB/s` (not `95.4`, `977`, `286`). */
+/**
+ * A rate label with round digits: `0 B/s`, `250 KiB/s`, `1.0 MiB/s`, `2.5 MiB/s`, `1000 KiB/s` (not `95.4`, `977`,
+ * `286`).
+ */
 const ROUND = /^(0 B|[1-9]\d?0*(\.[05])? (B|KiB|MiB|GiB))\/s$/;
 
 reconnecting.beforeEach(async ({ app, sshd, engine, localDir }) => {
@@ -39,7 +45,15 @@ reconnecting.beforeEach(async ({ app, sshd, engine, localDir }) => {
   const remoteDir = emptyDir(path.join(sshd.root, 'status-reconnect'));
   writeRandomFile(path.join(localDir, 'steady.bin'), 24 * MiB);
   await app.open();
-  await app.createSite({ name: 'Flaky', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir });
+  await app.createSite({
+    name: 'Flaky',
+    host: sshd.host,
+    port: sshd.port,
+    user: sshd.user,
+    keyPath: sshd.clientKeyPath,
+    localDir,
+    remoteDir,
+  });
   await app.startConnect('Flaky');
   await app.waitForRemoteListing(remoteDir);
   await app.statusBar.getByLabel('Speed limit').selectOption({ label: '5.0 MiB/s' });
@@ -55,22 +69,27 @@ reconnecting('the rate axis: round values only, up to at least the rate shown', 
   await app.screenshot('graph-round-ticks');
 });
 
-reconnecting('"reconnecting" in amber without stale cipher and server; the waiting job says why, and finishes once back', async ({ app, sshd }) => {
-  const site = app.statusBar.getByLabel('Connected site');
-  await expect(app.statusBar.getByLabel('Cipher')).not.toHaveText('—');
-  expect(await sshd.killSessions()).toBeGreaterThan(0);
-  await expect(site).toHaveText(/^Flaky \(reconnecting/);
-  await expect(site).toHaveClass(/reconnecting/);
-  await expect(site).toHaveCSS('color', 'rgb(178, 106, 0)');
-  await expect(app.statusBar.getByLabel('Cipher')).toHaveText('—');
-  await expect(app.statusBar.getByLabel('Server version')).toHaveText('—');
-  await expect(app.siteItem('Flaky').locator('.icon')).toHaveClass(/conn-reconnecting/);
-  await app.waitForJobState('steady.bin', 'queued');
-  await expect(app.jobRow('steady.bin').getByRole('note', { name: 'steady.bin waits' })).toHaveText(/^waiting for the connection to Flaky \(reconnecting/);
-  await app.screenshot('status-reconnecting');
+reconnecting(
+  '"reconnecting" in amber without stale cipher and server; the waiting job says why, and finishes once back',
+  async ({ app, sshd }) => {
+    const site = app.statusBar.getByLabel('Connected site');
+    await expect(app.statusBar.getByLabel('Cipher')).not.toHaveText('—');
+    expect(await sshd.killSessions()).toBeGreaterThan(0);
+    await expect(site).toHaveText(/^Flaky \(reconnecting/);
+    await expect(site).toHaveClass(/reconnecting/);
+    await expect(site).toHaveCSS('color', 'rgb(178, 106, 0)');
+    await expect(app.statusBar.getByLabel('Cipher')).toHaveText('—');
+    await expect(app.statusBar.getByLabel('Server version')).toHaveText('—');
+    await expect(app.siteItem('Flaky').locator('.icon')).toHaveClass(/conn-reconnecting/);
+    await app.waitForJobState('steady.bin', 'queued');
+    await expect(app.jobRow('steady.bin').getByRole('note', { name: 'steady.bin waits' })).toHaveText(
+      /^waiting for the connection to Flaky \(reconnecting/,
+    );
+    await app.screenshot('status-reconnecting');
 
-  await expect(site).toHaveText('Flaky (connected)', { timeout: 30_000 });
-  await app.statusBar.getByLabel('Speed limit').selectOption({ label: 'unlimited' });
-  await app.waitForJobState('steady.bin', 'done');
-  await expect(app.jobRow('steady.bin').getByRole('note', { name: 'steady.bin waits' })).toHaveCount(0);
-});
+    await expect(site).toHaveText('Flaky (connected)', { timeout: 30_000 });
+    await app.statusBar.getByLabel('Speed limit').selectOption({ label: 'unlimited' });
+    await app.waitForJobState('steady.bin', 'done');
+    await expect(app.jobRow('steady.bin').getByRole('note', { name: 'steady.bin waits' })).toHaveCount(0);
+  },
+);

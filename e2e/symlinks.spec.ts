@@ -7,7 +7,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { expect, test } from './harness/test';
 
-test('links resolved: a link to a file downloads, a link to a folder opens, a broken link says so', async ({ app, sshd, engine, localDir }) => {
+test('links resolved: a link to a file downloads, a link to a folder opens, a broken link says so', async ({
+  app,
+  sshd,
+  engine,
+  localDir,
+}) => {
   fs.appendFileSync(engine.knownHostsPath, `${sshd.knownHostsLine()}\n`);
   const srv = path.join(sshd.root, 'links', 'srv');
   fs.mkdirSync(path.join(srv, 'docs'), { recursive: true });
@@ -18,7 +23,15 @@ test('links resolved: a link to a file downloads, a link to a folder opens, a br
   fs.symlinkSync(path.join(srv, 'missing.txt'), path.join(srv, 'dangling'));
 
   await app.open();
-  await app.createSite({ name: 'Links', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir: srv });
+  await app.createSite({
+    name: 'Links',
+    host: sshd.host,
+    port: sshd.port,
+    user: sshd.user,
+    keyPath: sshd.clientKeyPath,
+    localDir,
+    remoteDir: srv,
+  });
   await app.startConnect('Links');
   await app.waitForRemoteListing(srv);
 
@@ -32,12 +45,17 @@ test('links resolved: a link to a file downloads, a link to a folder opens, a br
   const dangling = app.remoteRow('dangling');
   await expect(dangling).toHaveAttribute('data-link', 'broken');
   await expect(dangling.getByRole('gridcell').nth(1)).toHaveText('broken link');
-  await expect(dangling.getByRole('gridcell').first()).toHaveAttribute('title', `Broken link to ${path.join(srv, 'missing.txt')}`);
+  await expect(dangling.getByRole('gridcell').first()).toHaveAttribute(
+    'title',
+    `Broken link to ${path.join(srv, 'missing.txt')}`,
+  );
   await app.screenshot('symlinks');
 
   // A broken link says so and the pane stays where it is.
   await dangling.dblclick();
-  await expect(app.remotePane.getByRole('alert', { name: 'Remote error' })).toHaveText(`${path.join(srv, 'dangling')}: broken link, ${path.join(srv, 'missing.txt')} does not exist`);
+  await expect(app.remotePane.getByRole('alert', { name: 'Remote error' })).toHaveText(
+    `${path.join(srv, 'dangling')}: broken link, ${path.join(srv, 'missing.txt')} does not exist`,
+  );
   await expect(app.remotePane).toHaveAttribute('data-path', srv);
 
   // A link to a file is a file: a double-click downloads what it points to.

@@ -15,14 +15,31 @@ function trust(knownHostsPath: string, line: string): void {
   fs.appendFileSync(knownHostsPath, `${line}\n`);
 }
 
-test('drop 200 files from the OS onto the remote pane: all done, all identical', async ({ app, sshd, engine, localDir }) => {
+test('drop 200 files from the OS onto the remote pane: all done, all identical', async ({
+  app,
+  sshd,
+  engine,
+  localDir,
+}) => {
   trust(engine.knownHostsPath, sshd.knownHostsLine());
   const remoteDir = emptyDir(path.join(sshd.root, 'many'));
   const batch = path.join(localDir, 'batch');
-  const files = Array.from({ length: 200 }, (_, i) => writeRandomFile(path.join(batch, `file-${String(i).padStart(3, '0')}.dat`), 1024 + i * 97));
+  const files = Array.from({ length: 200 }, (_, i) =>
+    writeRandomFile(path.join(batch, `file-${String(i).padStart(3, '0')}.dat`), 1024 + i * 97),
+  );
 
   await app.open();
-  await app.createSite({ name: 'Many', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir, connections: 2, channels: 2 });
+  await app.createSite({
+    name: 'Many',
+    host: sshd.host,
+    port: sshd.port,
+    user: sshd.user,
+    keyPath: sshd.clientKeyPath,
+    localDir,
+    remoteDir,
+    connections: 2,
+    channels: 2,
+  });
   await app.startConnect('Many');
   await app.waitForRemoteListing(remoteDir);
 
@@ -30,7 +47,8 @@ test('drop 200 files from the OS onto the remote pane: all done, all identical',
   await expect(app.queue.getByLabel('Jobs total')).toHaveText('200 jobs');
   await app.waitForDoneCount(200);
   await expect(app.queue.getByLabel('Failed jobs')).toHaveText('0 failed');
-  for (const f of files) expect(sha256File(path.join(remoteDir, path.basename(f))), path.basename(f)).toBe(sha256File(f));
+  for (const f of files)
+    expect(sha256File(path.join(remoteDir, path.basename(f))), path.basename(f)).toBe(sha256File(f));
   // The queue is virtualized: far fewer rows in the DOM than jobs.
   const rendered = await app.queue.getByRole('listitem').count();
   expect(rendered).toBeGreaterThan(0);
@@ -46,12 +64,25 @@ test('a folder dropped from the OS is uploaded with its contents', async ({ app,
   trust(engine.knownHostsPath, sshd.knownHostsLine());
   const remoteDir = emptyDir(path.join(sshd.root, 'folder-drop'));
   await app.open();
-  await app.createSite({ name: 'Many', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir, connections: 2, channels: 2 });
+  await app.createSite({
+    name: 'Many',
+    host: sshd.host,
+    port: sshd.port,
+    user: sshd.user,
+    keyPath: sshd.clientKeyPath,
+    localDir,
+    remoteDir,
+    connections: 2,
+    channels: 2,
+  });
   await app.startConnect('Many');
   await app.waitForRemoteListing(remoteDir);
 
   const tree = path.join(localDir, 'album');
-  const nested = [writeRandomFile(path.join(tree, 'one.jpg'), 5000), writeRandomFile(path.join(tree, 'sub', 'two.jpg'), 7000)];
+  const nested = [
+    writeRandomFile(path.join(tree, 'one.jpg'), 5000),
+    writeRandomFile(path.join(tree, 'sub', 'two.jpg'), 7000),
+  ];
   await app.dropOsFiles([tree]);
   await app.waitForDoneCount(1);
   await app.scrollQueueToEnd();
@@ -65,14 +96,24 @@ test('a folder dropped from the OS is uploaded with its contents', async ({ app,
 test('pause and resume a throttled upload; the file arrives intact', async ({ app, sshd, localDir }) => {
   skipBecause(!toxiproxyAvailable(), 'toxiproxy-server is not installed (/usr/local/bin/toxiproxy-server)');
   // 4 MB/s client -> server: a 24 MiB upload takes ~6 s, long enough to pause early.
-  const { toxi, port } = await startProxyInFront(sshd.port, [{ type: 'bandwidth', stream: 'upstream', attributes: { rate: 4096 } }]);
+  const { toxi, port } = await startProxyInFront(sshd.port, [
+    { type: 'bandwidth', stream: 'upstream', attributes: { rate: 4096 } },
+  ]);
   try {
     const remoteDir = path.join(sshd.root, 'pause');
     fs.mkdirSync(remoteDir, { recursive: true });
     const local = writeRandomFile(path.join(localDir, 'slow.bin'), 24 * 1024 * 1024);
 
     await app.open();
-    await app.createSite({ name: 'Slow link', host: sshd.host, port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir });
+    await app.createSite({
+      name: 'Slow link',
+      host: sshd.host,
+      port,
+      user: sshd.user,
+      keyPath: sshd.clientKeyPath,
+      localDir,
+      remoteDir,
+    });
     await app.startConnect('Slow link');
     await expect(app.hostKeyDialog('unknown')).toBeVisible();
     await app.answerUnknownHostKey('Accept once');
@@ -89,7 +130,10 @@ test('pause and resume a throttled upload; the file arrives intact', async ({ ap
     // Integrity: a paused upload has not reached its final name.
     expect(fs.existsSync(path.join(remoteDir, 'slow.bin')), 'no final file while paused').toBe(false);
     // How far the engine got before the pause took effect (in-flight writes drain first); reported, not asserted.
-    test.info().annotations.push({ type: 'bytes at pause', description: `${await row.getAttribute('data-bytes-done')} of ${24 * 1024 * 1024}` });
+    test.info().annotations.push({
+      type: 'bytes at pause',
+      description: `${await row.getAttribute('data-bytes-done')} of ${24 * 1024 * 1024}`,
+    });
 
     await app.jobAction('slow.bin', 'Resume');
     await app.waitForJobState('slow.bin', 'done', 90_000);
@@ -112,11 +156,27 @@ test.describe('the conflict dialog', () => {
     }
     // For "if newer": c.txt's local copy is a year older than the remote one, d.txt's a year newer.
     const [y2020, y2021] = [1_588_888_888, 1_588_888_888 + 365 * 86_400];
-    for (const [p, t] of [['c.txt', y2020], ['d.txt', y2021]] as const) fs.utimesSync(path.join(localDir, p), t, t);
-    for (const [p, t] of [['c.txt', y2021], ['d.txt', y2020]] as const) fs.utimesSync(path.join(remoteDir, p), t, t);
+    for (const [p, t] of [
+      ['c.txt', y2020],
+      ['d.txt', y2021],
+    ] as const)
+      fs.utimesSync(path.join(localDir, p), t, t);
+    for (const [p, t] of [
+      ['c.txt', y2021],
+      ['d.txt', y2020],
+    ] as const)
+      fs.utimesSync(path.join(remoteDir, p), t, t);
 
     await app.open();
-    await app.createSite({ name: 'Conflicts', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir });
+    await app.createSite({
+      name: 'Conflicts',
+      host: sshd.host,
+      port: sshd.port,
+      user: sshd.user,
+      keyPath: sshd.clientKeyPath,
+      localDir,
+      remoteDir,
+    });
     await app.startConnect('Conflicts');
     await app.waitForRemoteListing(remoteDir);
   });
@@ -135,7 +195,9 @@ test.describe('the conflict dialog', () => {
     expect(fs.readFileSync(path.join(remoteDir, 'same.txt'), 'utf8')).toBe('new local same.txt (longer)\n');
   });
 
-  test('two files in one drag = one batch, one row: "skip, for all" answers both, and both show as skipped', async ({ app }) => {
+  test('two files in one drag = one batch, one row: "skip, for all" answers both, and both show as skipped', async ({
+    app,
+  }) => {
     const dialog = app.conflictDialog;
     await app.localRow('a.txt').click();
     await app.localRow('b.txt').click({ modifiers: ['Control'] });
@@ -171,7 +233,9 @@ test.describe('the conflict dialog', () => {
     await expect(app.remoteRow(added[0])).toBeVisible();
   });
 
-  test('"If newer", for all: the engine decides per file; the newer d.txt replaces its target, the older c.txt is skipped', async ({ app }) => {
+  test('"If newer", for all: the engine decides per file; the newer d.txt replaces its target, the older c.txt is skipped', async ({
+    app,
+  }) => {
     const dialog = app.conflictDialog;
     await app.localRow('c.txt').click();
     await app.localRow('d.txt').click({ modifiers: ['Control'] });

@@ -11,7 +11,10 @@ import * as path from 'node:path';
 import { emptyDir } from './harness/files';
 import { expect, test } from './harness/test';
 
-/** The window sizes, each with the name of its picture (literal: `npm run screenshots` finds names by their shot property). */
+/**
+ * The window sizes, each with the name of its picture (literal: `npm run screenshots` finds names by their shot
+ * property).
+ */
 const SIZES = [
   { width: 1024, height: 700, shot: 'window-1024x700' },
   { width: 1400, height: 900, shot: 'window-1400x900' },
@@ -22,21 +25,40 @@ const SIZES = [
 function unreachable(): string[] {
   const bad: string[] = [];
   const regions = ['.toolbar', '.sites', '.pane', '.queue', '.statusbar'];
-  for (const el of document.querySelectorAll<HTMLElement>(regions.map((r) => `${r} button, ${r} select, ${r} input`).join(', '))) {
+  for (const el of document.querySelectorAll<HTMLElement>(
+    regions.map((r) => `${r} button, ${r} select, ${r} input`).join(', '),
+  )) {
     const style = getComputedStyle(el);
     // Not rendered (display: none here or above, e.g. the bulk buttons a narrow queue moves into its menu).
-    if (el.getClientRects().length === 0 || style.visibility === 'hidden' || el.closest('[hidden], .row, .file-line')) continue;
+    if (el.getClientRects().length === 0 || style.visibility === 'hidden' || el.closest('[hidden], .row, .file-line'))
+      continue;
     const name = el.getAttribute('aria-label') ?? el.textContent?.trim() ?? el.tagName;
     const r = el.getBoundingClientRect();
-    if (r.width === 0 || r.height === 0) { bad.push(`${name}: no size`); continue; }
-    if (r.left < 0 || r.top < 0 || r.right > innerWidth + 0.5 || r.bottom > innerHeight + 0.5) { bad.push(`${name}: outside the window`); continue; }
+    if (r.width === 0 || r.height === 0) {
+      bad.push(`${name}: no size`);
+      continue;
+    }
+    if (r.left < 0 || r.top < 0 || r.right > innerWidth + 0.5 || r.bottom > innerHeight + 0.5) {
+      bad.push(`${name}: outside the window`);
+      continue;
+    }
     const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-    const corners = [[r.left + 2, r.top + 2], [r.right - 2, r.bottom - 2]].map(([x, y]) => document.elementFromPoint(x, y));
-    if (!hit || !(el === hit || el.contains(hit) || hit.contains(el) && hit.tagName === 'LABEL')) { bad.push(`${name}: covered`); continue; }
-    if (corners.some((c) => !c || !(el === c || el.contains(c) || c.contains(el)))) { bad.push(`${name}: cut`); continue; }
+    const corners = [
+      [r.left + 2, r.top + 2],
+      [r.right - 2, r.bottom - 2],
+    ].map(([x, y]) => document.elementFromPoint(x, y));
+    if (!hit || !(el === hit || el.contains(hit) || (hit.contains(el) && hit.tagName === 'LABEL'))) {
+      bad.push(`${name}: covered`);
+      continue;
+    }
+    if (corners.some((c) => !c || !(el === c || el.contains(c) || c.contains(el)))) {
+      bad.push(`${name}: cut`);
+      continue;
+    }
     if (el.tagName === 'BUTTON' && el.scrollWidth > el.clientWidth + 1) bad.push(`${name}: label cut`);
   }
-  if (document.documentElement.scrollWidth > innerWidth) bad.push(`window scrolls sideways (${document.documentElement.scrollWidth} > ${innerWidth})`);
+  if (document.documentElement.scrollWidth > innerWidth)
+    bad.push(`window scrolls sideways (${document.documentElement.scrollWidth} > ${innerWidth})`);
   return bad;
 }
 
@@ -47,7 +69,15 @@ test.beforeEach(async ({ app, sshd, engine, localDir }) => {
   fs.writeFileSync(path.join(localDir, 'local.txt'), 'l');
 
   await app.open();
-  await app.createSite({ name: 'Sizes', host: sshd.host, port: sshd.port, user: sshd.user, keyPath: sshd.clientKeyPath, localDir, remoteDir });
+  await app.createSite({
+    name: 'Sizes',
+    host: sshd.host,
+    port: sshd.port,
+    user: sshd.user,
+    keyPath: sshd.clientKeyPath,
+    localDir,
+    remoteDir,
+  });
   await app.startConnect('Sizes');
   await app.waitForRemoteListing(remoteDir);
   await app.localRow('local.txt').click();
@@ -63,7 +93,9 @@ for (const { width, height, shot } of SIZES) {
     await app.screenshot(shot);
     // A queue row's name column gets the room left by the others (not cut to a few letters).
     const name = app.jobRow('local.txt').locator('.name');
-    expect(await name.evaluate((el) => el.scrollWidth <= el.clientWidth), `local.txt whole at ${width}×${height}`).toBe(true);
+    expect(await name.evaluate((el) => el.scrollWidth <= el.clientWidth), `local.txt whole at ${width}×${height}`).toBe(
+      true,
+    );
     expect(await page.evaluate(unreachable), `${width}×${height}`).toEqual([]);
     // The queue's bulk actions: buttons, or behind the menu when the queue is narrow (1024 and 1400 wide).
     await expect(app.queue.getByRole('button', { name: 'More queue actions' })).toBeVisible({ visible: width < 1920 });

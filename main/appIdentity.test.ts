@@ -7,9 +7,13 @@ import { APP_USER_MODEL_ID, applyAppUserModelId } from './appIdentity';
 /** dist/main -> the repo. */
 const ROOT = path.join(__dirname, '..', '..');
 
-test('the AUMID is set on Windows only, and equals electron-builder.yml appId (the NSIS shortcut\'s)', () => {
+test("the AUMID is set on Windows only, and equals electron-builder.yml appId (the NSIS shortcut's)", () => {
   const calls: string[] = [];
-  const app = { setAppUserModelId: (id: string) => { calls.push(id); } };
+  const app = {
+    setAppUserModelId: (id: string) => {
+      calls.push(id);
+    },
+  };
   assert.equal(applyAppUserModelId(app, 'linux'), false);
   assert.equal(applyAppUserModelId(app, 'darwin'), false);
   assert.deepEqual(calls, []);

@@ -14,8 +14,10 @@ export const APP_USER_MODEL_ID = 'io.github.sluice-sftp.sluice';
  * Sets the AUMID on Windows, before the first window or notification; elsewhere nothing (macOS and Linux take the
  * bundle identifier and the .desktop file instead). Returns whether it was set.
  */
-export function applyAppUserModelId(app: Pick<App, 'setAppUserModelId'>,
-  platform: NodeJS.Platform = process.platform): boolean {
+export function applyAppUserModelId(
+  app: Pick<App, 'setAppUserModelId'>,
+  platform: NodeJS.Platform = process.platform,
+): boolean {
   if (platform !== 'win32') return false;
   app.setAppUserModelId(APP_USER_MODEL_ID);
   return true;

@@ -26,10 +26,12 @@ export function quitQuestion(pending: readonly EditView[]): MessageBoxOptions {
     defaultId: 0,
     cancelId: 0,
     noLink: true,
-    message: one ? 'An edited file has a save that is not on the server yet'
+    message: one
+      ? 'An edited file has a save that is not on the server yet'
       : `${pending.length} edited files have saves that are not on the server yet`,
-    detail: `${lines.join('\n')}\n\nIf you quit now, ${one ? 'it is' : 'they are'} sent the next time the site `
-      + 'connects.',
+    detail:
+      `${lines.join('\n')}\n\nIf you quit now, ${one ? 'it is' : 'they are'} sent the next time the site ` +
+      'connects.',
   };
 }
 
@@ -45,7 +47,10 @@ export class QuitGuard {
    * @param pending the service's pendingEdits
    * @param parent the window the question is modal to (null: none)
    */
-  constructor(private readonly pending: () => EditView[], private readonly parent: () => BrowserWindow | null) {}
+  constructor(
+    private readonly pending: () => EditView[],
+    private readonly parent: () => BrowserWindow | null,
+  ) {}
 
   /**
    * Whether quitting may go on now. When not, the question is shown (unless it is already) and `quit` is called if

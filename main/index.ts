@@ -26,7 +26,10 @@ const PRELOAD = path.join(__dirname, 'preload', 'preload.js');
 let mainWindow: BrowserWindow | null = null;
 let service: SluiceService | null = null;
 /** Quitting or closing the window with an edited file's save not uploaded asks first (main/editing.ts). */
-const quitGuard = new QuitGuard(() => service?.pendingEdits() ?? [], () => mainWindow);
+const quitGuard = new QuitGuard(
+  () => service?.pendingEdits() ?? [],
+  () => mainWindow,
+);
 
 function createWindow(svc: SluiceService): BrowserWindow {
   const win = createMainWindow(PRELOAD);
@@ -36,7 +39,9 @@ function createWindow(svc: SluiceService): BrowserWindow {
   win.on('close', (event) => {
     if (process.platform !== 'darwin' && !quitGuard.mayQuit(() => app.quit())) event.preventDefault();
   });
-  win.on('closed', () => { mainWindow = null; });
+  win.on('closed', () => {
+    mainWindow = null;
+  });
   void win.loadURL(`${APP_ORIGIN}/index.html`);
   return win;
 }
@@ -91,8 +96,11 @@ if (!app.requestSingleInstanceLock()) {
     closing = true;
     void service.close().finally(() => app.quit());
   });
-  app.whenReady().then(start).catch((e: unknown) => {
-    console.error('[sluice] failed to start:', e);
-    app.exit(1);
-  });
+  app
+    .whenReady()
+    .then(start)
+    .catch((e: unknown) => {
+      console.error('[sluice] failed to start:', e);
+      app.exit(1);
+    });
 }

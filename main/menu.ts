@@ -17,20 +17,40 @@ export function menuTemplate(platform: NodeJS.Platform, devTools: boolean): Menu
     {
       label: 'Edit',
       submenu: [
-        { role: 'undo' }, { role: 'redo' }, { type: 'separator' },
-        { role: 'cut' }, { role: 'copy' }, { role: 'paste' }, { role: 'selectAll' },
+        { role: 'undo' },
+        { role: 'redo' },
+        { type: 'separator' },
+        { role: 'cut' },
+        { role: 'copy' },
+        { role: 'paste' },
+        { role: 'selectAll' },
       ],
     },
     {
       label: 'View',
       submenu: [
-        { role: 'resetZoom' }, { role: 'zoomIn' }, { role: 'zoomOut' }, { type: 'separator' },
+        { role: 'resetZoom' },
+        { role: 'zoomIn' },
+        { role: 'zoomOut' },
+        { type: 'separator' },
         { role: 'togglefullscreen' },
-        ...(devTools ? [{ type: 'separator' } as const, { role: 'reload' } as const, { role: 'toggleDevTools' } as const] : []),
+        ...(devTools
+          ? [{ type: 'separator' } as const, { role: 'reload' } as const, { role: 'toggleDevTools' } as const]
+          : []),
       ],
     },
     { role: 'windowMenu' },
-    { role: 'help', submenu: [{ label: 'Sluice on GitHub', click: () => { openExternalSafely(PROJECT_URL); } }] },
+    {
+      role: 'help',
+      submenu: [
+        {
+          label: 'Sluice on GitHub',
+          click: () => {
+            openExternalSafely(PROJECT_URL);
+          },
+        },
+      ],
+    },
   );
   return template;
 }

@@ -41,18 +41,41 @@ export interface NativeLoadFailure {
 export const REBUILD_COMMAND = 'npm run native:electron';
 
 /** Node.js releases by NODE_MODULE_VERSION (nodejs.org/en/about/previous-releases), to name the other runtime. */
-const NODE_ABIS: Record<string, string> = { '108': 'Node.js 18', '115': 'Node.js 20', '127': 'Node.js 22', '137': 'Node.js 24' };
+const NODE_ABIS: Record<string, string> = {
+  '108': 'Node.js 18',
+  '115': 'Node.js 20',
+  '127': 'Node.js 22',
+  '137': 'Node.js 24',
+};
 
 /**
  * The native modules of this app: better-sqlite3, ssh2's crypto binding, cpu-features, and every .node file of the
  * native/ addon when it is built (`appRoot`/native/build/Release).
  * @param appRoot  the repo root or the app.asar root (dist/main/.. /..)
  */
-export function nativeModuleSpecs(appRoot: string, readdir: (dir: string) => string[] = fs.readdirSync): NativeModuleSpec[] {
+export function nativeModuleSpecs(
+  appRoot: string,
+  readdir: (dir: string) => string[] = fs.readdirSync,
+): NativeModuleSpec[] {
   const specs: NativeModuleSpec[] = [
-    { name: 'better-sqlite3', file: 'better-sqlite3/build/Release/better_sqlite3.node', fatal: true, without: 'saved sites, the queue and known hosts cannot be opened' },
-    { name: 'ssh2', file: 'ssh2/lib/protocol/crypto/build/Release/sshcrypto.node', fatal: false, without: 'ssh2 falls back to its JavaScript ciphers: transfers are slower' },
-    { name: 'cpu-features', file: 'cpu-features/build/Release/cpufeatures.node', fatal: false, without: 'ssh2 cannot see which ciphers this CPU accelerates' },
+    {
+      name: 'better-sqlite3',
+      file: 'better-sqlite3/build/Release/better_sqlite3.node',
+      fatal: true,
+      without: 'saved sites, the queue and known hosts cannot be opened',
+    },
+    {
+      name: 'ssh2',
+      file: 'ssh2/lib/protocol/crypto/build/Release/sshcrypto.node',
+      fatal: false,
+      without: 'ssh2 falls back to its JavaScript ciphers: transfers are slower',
+    },
+    {
+      name: 'cpu-features',
+      file: 'cpu-features/build/Release/cpufeatures.node',
+      fatal: false,
+      without: 'ssh2 cannot see which ciphers this CPU accelerates',
+    },
   ];
   const nativeDir = path.join(appRoot, 'native', 'build', 'Release');
   let built: string[] = [];
@@ -61,7 +84,13 @@ export function nativeModuleSpecs(appRoot: string, readdir: (dir: string) => str
   } catch {
     built = []; // native/ not built: its JavaScript fallbacks run
   }
-  for (const f of built) specs.push({ name: `native/${f}`, file: path.join(nativeDir, f), fatal: false, without: 'TCP_INFO, preallocation and sparse-file reads use their fallbacks' });
+  for (const f of built)
+    specs.push({
+      name: `native/${f}`,
+      file: path.join(nativeDir, f),
+      fatal: false,
+      without: 'TCP_INFO, preallocation and sparse-file reads use their fallbacks',
+    });
   return specs;
 }
 
@@ -95,7 +124,10 @@ export function loadNow(specifier: string): unknown {
  * Loads each module's .node file (`load`: {@link loadNow} by default).
  * @returns the failures, classified; empty when everything loaded
  */
-export function probeNativeModules(specs: NativeModuleSpec[], load: (file: string) => unknown = loadNow): NativeLoadFailure[] {
+export function probeNativeModules(
+  specs: NativeModuleSpec[],
+  load: (file: string) => unknown = loadNow,
+): NativeLoadFailure[] {
   const failures: NativeLoadFailure[] = [];
   for (const spec of specs) {
     try {
@@ -104,8 +136,21 @@ export function probeNativeModules(specs: NativeModuleSpec[], load: (file: strin
       const message = e instanceof Error ? e.message : String(e);
       const abi = parseAbiMismatch(message);
       const code = (e as { code?: string }).code;
-      const kind = abi ? 'abi-mismatch' : code === 'MODULE_NOT_FOUND' || /cannot find module|no such file/i.test(message) ? 'missing' : 'other';
-      failures.push({ name: spec.name, file: spec.file, kind, compiledAbi: abi?.compiled, runtimeAbi: abi?.required, message, fatal: spec.fatal, without: spec.without });
+      const kind = abi
+        ? 'abi-mismatch'
+        : code === 'MODULE_NOT_FOUND' || /cannot find module|no such file/i.test(message)
+          ? 'missing'
+          : 'other';
+      failures.push({
+        name: spec.name,
+        file: spec.file,
+        kind,
+        compiledAbi: abi?.compiled,
+        runtimeAbi: abi?.required,
+        message,
+        fatal: spec.fatal,
+        without: spec.without,
+      });
     }
   }
   return failures;
@@ -126,13 +171,20 @@ export function describeFailure(f: NativeLoadFailure, electronVersion: string): 
 }
 
 /** The dialog's title and text for these failures; `fix` says what to run (checkout) or do (installed app). */
-export function failureReport(failures: NativeLoadFailure[], opts: { packaged: boolean; electronVersion: string }): { fatal: boolean; title: string; detail: string } {
+export function failureReport(
+  failures: NativeLoadFailure[],
+  opts: { packaged: boolean; electronVersion: string },
+): { fatal: boolean; title: string; detail: string } {
   const fatal = failures.some((f) => f.fatal);
   const fix = opts.packaged
     ? 'This installation is damaged: its native modules do not match its Electron. Reinstall Sluice.'
     : `Rebuild them for Electron ${opts.electronVersion}, then start again:\n\n    ${REBUILD_COMMAND}\n\n(npm start does this; npm test rebuilds them for Node again.)`;
   const title = fatal ? 'Sluice cannot start: a native module does not load' : 'Sluice: a native module does not load';
-  return { fatal, title, detail: `${failures.map((f) => describeFailure(f, opts.electronVersion)).join('\n\n')}\n\n${fix}` };
+  return {
+    fatal,
+    title,
+    detail: `${failures.map((f) => describeFailure(f, opts.electronVersion)).join('\n\n')}\n\n${fix}`,
+  };
 }
 
 /**
@@ -143,12 +195,21 @@ export function failureReport(failures: NativeLoadFailure[], opts: { packaged: b
 export function checkNativeModulesAtStart(appRoot: string, load?: (file: string) => unknown): boolean {
   const failures = probeNativeModules(nativeModuleSpecs(appRoot), load);
   if (failures.length === 0) return true;
-  const report = failureReport(failures, { packaged: app.isPackaged, electronVersion: process.versions.electron ?? 'unknown' });
+  const report = failureReport(failures, {
+    packaged: app.isPackaged,
+    electronVersion: process.versions.electron ?? 'unknown',
+  });
   console.error(`[sluice] ${report.title}\n${report.detail}`);
   if (report.fatal) {
     dialog.showErrorBox(report.title, report.detail);
     return false;
   }
-  void dialog.showMessageBox({ type: 'warning', title: report.title, message: report.title, detail: report.detail, buttons: ['Continue'] });
+  void dialog.showMessageBox({
+    type: 'warning',
+    title: report.title,
+    message: report.title,
+    detail: report.detail,
+    buttons: ['Continue'],
+  });
   return true;
 }

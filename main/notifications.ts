@@ -24,7 +24,8 @@ export function batchNotice(f: FinishedBatch): { title: string; body: string } {
 /** The queue events in a service event (a snapshot as one). */
 function queueEvents<E extends EventName>(event: E, payload: EventPayloads[E]): readonly QueueEvent[] {
   if (event === 'queue.delta') return (payload as EventPayloads['queue.delta']).events;
-  if (event === 'queue.snapshot') return [{ type: 'snapshot', jobs: (payload as EventPayloads['queue.snapshot']).jobs }];
+  if (event === 'queue.snapshot')
+    return [{ type: 'snapshot', jobs: (payload as EventPayloads['queue.snapshot']).jobs }];
   return [];
 }
 
@@ -32,7 +33,10 @@ function queueEvents<E extends EventName>(event: E, payload: EventPayloads[E]): 
  * Shows a notification for each batch that finishes after a minute or more of work, where the platform supports
  * notifications. @returns the unsubscribe function
  */
-export function notifyFinishedBatches(service: Pick<SluiceService, 'subscribe' | 'jobs'>, watch = new BatchFinishWatch()): () => void {
+export function notifyFinishedBatches(
+  service: Pick<SluiceService, 'subscribe' | 'jobs'>,
+  watch = new BatchFinishWatch(),
+): () => void {
   watch.push([{ type: 'snapshot', jobs: service.jobs() }]);
   return service.subscribe((event, payload) => {
     for (const f of watch.push(queueEvents(event, payload))) {

@@ -8,15 +8,33 @@ const electron = installElectronMock();
 const { keepAwakeWhileTransferring } = require('./powerSave') as typeof import('./powerSave');
 
 const job = (id: string, state: Job['state']): Job => ({
-  id, batchId: 'b', siteId: 's', direction: 'download', source: `/r/${id}`, dest: '/l', name: id, state,
-  bytesDone: 0, bytesTotal: 1, filesDone: 0, filesTotal: 1, rate: 0, createdAt: 1, startedAt: 0,
+  id,
+  batchId: 'b',
+  siteId: 's',
+  direction: 'download',
+  source: `/r/${id}`,
+  dest: '/l',
+  name: id,
+  state,
+  bytesDone: 0,
+  bytesTotal: 1,
+  filesDone: 0,
+  filesTotal: 1,
+  rate: 0,
+  createdAt: 1,
+  startedAt: 0,
 });
 
 test('the blocker (prevent-app-suspension) is held from the first running job until none runs, then released', () => {
   let listener: ((event: string, payload: unknown) => void) | undefined;
   const service = {
     jobs: () => [job('a', 'queued'), job('b', 'done')],
-    subscribe: (l: typeof listener) => { listener = l; return () => { listener = undefined; }; },
+    subscribe: (l: typeof listener) => {
+      listener = l;
+      return () => {
+        listener = undefined;
+      };
+    },
   };
   const active = electron.powerSaveBlocker.active;
   active.clear();

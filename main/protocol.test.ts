@@ -6,7 +6,8 @@ import * as path from 'node:path';
 import { installElectronMock } from './test/mockElectron';
 
 installElectronMock();
-const { resolveAppPath, serveAppRequest, CONTENT_SECURITY_POLICY } = require('./protocol') as typeof import('./protocol');
+const { resolveAppPath, serveAppRequest, CONTENT_SECURITY_POLICY } =
+  require('./protocol') as typeof import('./protocol');
 
 function fixture(t: { after: (fn: () => void) => void }): { root: string; outside: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-proto-'));
@@ -25,7 +26,11 @@ test('paths resolve inside the root; escapes, other hosts and odd bytes are refu
   const root = '/srv/app';
   assert.deepEqual(resolveAppPath('app://sluice/', root), { file: '/srv/app/index.html' });
   assert.deepEqual(resolveAppPath('app://sluice/assets/app.js?v=1#x', root), { file: '/srv/app/assets/app.js' });
-  for (const url of ['app://sluice/%2e%2e/%2e%2e/etc/passwd', 'app://sluice/../../etc/passwd', 'app://sluice/a/..%2f..%2f..%2fetc/passwd']) {
+  for (const url of [
+    'app://sluice/%2e%2e/%2e%2e/etc/passwd',
+    'app://sluice/../../etc/passwd',
+    'app://sluice/a/..%2f..%2f..%2fetc/passwd',
+  ]) {
     const r = resolveAppPath(url, root);
     assert.ok('status' in r || r.file.startsWith('/srv/app/'), `${url} -> ${JSON.stringify(r)}`);
   }

@@ -89,7 +89,10 @@ export async function serveAppRequest(request: { url: string; method: string }, 
     if (inside.startsWith('..') || path.isAbsolute(inside)) return new Response(null, { status: 403, headers });
     const body = await fs.promises.readFile(real);
     const type = MIME[path.extname(real).toLowerCase()] ?? 'application/octet-stream';
-    return new Response(request.method === 'HEAD' ? null : body, { status: 200, headers: { ...headers, 'Content-Type': type } });
+    return new Response(request.method === 'HEAD' ? null : body, {
+      status: 200,
+      headers: { ...headers, 'Content-Type': type },
+    });
   } catch {
     return new Response(null, { status: 404, headers });
   }

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { FakeWebContents, installElectronMock } from './test/mockElectron';
 
 const electron = installElectronMock();
-const { mainWindowOptions, createMainWindow, hardenWebContents, isAllowedExternalUrl } = require('./window') as typeof import('./window');
+const { mainWindowOptions, createMainWindow, hardenWebContents, isAllowedExternalUrl } =
+  require('./window') as typeof import('./window');
 const { menuTemplate } = require('./menu') as typeof import('./menu');
 
 test('window options: isolated, sandboxed, no Node, web security on', () => {
@@ -36,7 +37,15 @@ test('createMainWindow passes exactly the factory options to BrowserWindow', () 
 
 function prevented(wc: FakeWebContents, event: string, ...args: unknown[]): boolean {
   let value = false;
-  wc.emit(event, { preventDefault: () => { value = true; } }, ...args);
+  wc.emit(
+    event,
+    {
+      preventDefault: () => {
+        value = true;
+      },
+    },
+    ...args,
+  );
   return value;
 }
 
@@ -46,16 +55,26 @@ test('hardenWebContents blocks navigation, new windows, webviews and permissions
   electron.shell.opened.length = 0;
 
   assert.ok(prevented(wc, 'will-navigate', 'https://evil.example/'));
-  assert.ok(prevented(wc, 'will-navigate', 'app://sluice/other.html'), 'even in-app navigation is blocked (single page app)');
+  assert.ok(
+    prevented(wc, 'will-navigate', 'app://sluice/other.html'),
+    'even in-app navigation is blocked (single page app)',
+  );
   assert.ok(prevented(wc, 'will-navigate', 'https://github.com/sluice-sftp/sluice/issues'));
-  assert.deepEqual(electron.shell.opened, ['https://github.com/sluice-sftp/sluice/issues'], 'only the allowlisted link went to the browser');
+  assert.deepEqual(
+    electron.shell.opened,
+    ['https://github.com/sluice-sftp/sluice/issues'],
+    'only the allowlisted link went to the browser',
+  );
   assert.ok(prevented(wc, 'will-redirect', 'https://evil.example/'));
   assert.ok(!prevented(wc, 'will-redirect', 'app://sluice/index.html'));
   assert.ok(prevented(wc, 'will-attach-webview'));
 
   assert.deepEqual(wc.windowOpenHandler?.({ url: 'https://evil.example/' }), { action: 'deny' });
   assert.deepEqual(wc.windowOpenHandler?.({ url: 'https://github.com/sluice-sftp/sluice' }), { action: 'deny' });
-  assert.deepEqual(electron.shell.opened, ['https://github.com/sluice-sftp/sluice/issues', 'https://github.com/sluice-sftp/sluice']);
+  assert.deepEqual(electron.shell.opened, [
+    'https://github.com/sluice-sftp/sluice/issues',
+    'https://github.com/sluice-sftp/sluice',
+  ]);
 
   for (const permission of ['media', 'geolocation', 'notifications', 'clipboard-read', 'openExternal']) {
     const granted = await new Promise<boolean>((resolve) => wc.permissionRequestHandler?.(wc, permission, resolve));
@@ -68,15 +87,23 @@ test('external URL allowlist: https prefixes only, no look-alikes', () => {
   assert.ok(isAllowedExternalUrl('https://github.com/sluice-sftp/sluice'));
   assert.ok(isAllowedExternalUrl('https://github.com/sluice-sftp/sluice/releases'));
   for (const bad of [
-    'https://github.com/sluice-sftp/sluice-evil', 'http://github.com/sluice-sftp/sluice', 'https://user@github.com/sluice-sftp/sluice',
-    'https://github.com.evil.example/sluice-sftp/sluice', 'javascript:alert(1)', 'file:///etc/passwd', 'not a url', 'smb://host/share',
-  ]) assert.equal(isAllowedExternalUrl(bad), false, bad);
+    'https://github.com/sluice-sftp/sluice-evil',
+    'http://github.com/sluice-sftp/sluice',
+    'https://user@github.com/sluice-sftp/sluice',
+    'https://github.com.evil.example/sluice-sftp/sluice',
+    'javascript:alert(1)',
+    'file:///etc/passwd',
+    'not a url',
+    'smb://host/share',
+  ])
+    assert.equal(isAllowedExternalUrl(bad), false, bad);
 });
 
 test('menu offers the usual edit shortcuts; developer tools only when asked', () => {
   const roles = (t: ReturnType<typeof menuTemplate>): string[] => JSON.stringify(t).match(/"role":"(\w+)"/g) ?? [];
   const release = roles(menuTemplate('linux', false)).join();
-  for (const r of ['undo', 'redo', 'cut', 'copy', 'paste', 'selectAll', 'quit']) assert.ok(release.includes(`"${r}"`), r);
+  for (const r of ['undo', 'redo', 'cut', 'copy', 'paste', 'selectAll', 'quit'])
+    assert.ok(release.includes(`"${r}"`), r);
   assert.ok(!release.includes('toggleDevTools'));
   assert.ok(roles(menuTemplate('linux', true)).join().includes('toggleDevTools'));
   assert.ok(roles(menuTemplate('darwin', false)).join().includes('appMenu'));

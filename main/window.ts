@@ -5,10 +5,10 @@
 import { BrowserWindow, shell, type BrowserWindowConstructorOptions, type WebContents } from 'electron';
 import { APP_ORIGIN } from './protocol';
 
-/** External pages the app may open in the user's browser (exact origin + path prefix). Never server-provided strings. */
-export const EXTERNAL_URL_ALLOWLIST: readonly string[] = [
-  'https://github.com/sluice-sftp/sluice',
-];
+/**
+ * External pages the app may open in the user's browser (exact origin + path prefix). Never server-provided strings.
+ */
+export const EXTERNAL_URL_ALLOWLIST: readonly string[] = ['https://github.com/sluice-sftp/sluice'];
 
 /**
  * Options of the main window: sandboxed, context-isolated renderer without Node, web security on.

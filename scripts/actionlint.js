@@ -23,14 +23,20 @@ function findActionlint(env = process.env) {
     if (dir && fs.existsSync(path.join(dir, exe))) return path.join(dir, exe);
   }
   const goBins = [env.GOBIN, env.GOPATH && path.join(env.GOPATH, 'bin'), path.join(os.homedir(), 'go', 'bin')];
-  return goBins.filter(Boolean).map((d) => path.join(d, exe)).find((f) => fs.existsSync(f));
+  return goBins
+    .filter(Boolean)
+    .map((d) => path.join(d, exe))
+    .find((f) => fs.existsSync(f));
 }
 
 /** The workflow files, relative to `root`. */
 function workflowFiles(root = ROOT) {
   const dir = path.join(root, '.github', 'workflows');
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort()
+  return fs
+    .readdirSync(dir)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort()
     .map((f) => path.posix.join('.github/workflows', f));
 }
 

@@ -18,10 +18,12 @@ const dir = path.join(root, 'native');
 const output = path.join(dir, 'build', 'Release', 'sluice_native.node');
 
 function warn(why) {
-  process.stderr.write(`sluice: native addon not built (${why}).\n`
-    + '  The engine works without it: no TCP_INFO except through `ss` on Linux, no preallocation of downloads,\n'
-    + '  sparse uploads found by a scan for zero blocks. To build it later: install a C++ compiler and Python 3,\n'
-    + '  then `npm run build:native`.\n');
+  process.stderr.write(
+    `sluice: native addon not built (${why}).\n` +
+      '  The engine works without it: no TCP_INFO except through `ss` on Linux, no preallocation of downloads,\n' +
+      '  sparse uploads found by a scan for zero blocks. To build it later: install a C++ compiler and Python 3,\n' +
+      '  then `npm run build:native`.\n',
+  );
 }
 
 function main() {

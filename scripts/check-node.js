@@ -51,14 +51,19 @@ function satisfies(version, range) {
 /** The paragraph printed when `version` is outside `range`, or null when it is inside. */
 function verdict(version, range) {
   if (satisfies(version, range)) return null;
-  return `sluice: Node ${version} is outside the supported range ${range} (package.json "engines").\n`
-    + '  Install a Node inside it (e.g. the current 20.x or 22.x LTS), then run this again.\n';
+  return (
+    `sluice: Node ${version} is outside the supported range ${range} (package.json "engines").\n` +
+    '  Install a Node inside it (e.g. the current 20.x or 22.x LTS), then run this again.\n'
+  );
 }
 
 function main() {
   const range = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')).engines.node;
   const text = verdict(process.versions.node, range);
-  if (text) { process.stderr.write(text); return 1; }
+  if (text) {
+    process.stderr.write(text);
+    return 1;
+  }
   process.stdout.write(`Node ${process.versions.node} is inside the supported range ${range}\n`);
   return 0;
 }

@@ -40,7 +40,9 @@ async function beforePack(context, deps = {}) {
   }
   const platform = context.electronPlatformName === 'mas' ? 'darwin' : context.electronPlatformName;
   if (platform && platform !== process.platform) {
-    throw new Error(`sluice: native modules cannot be cross-compiled from ${process.platform} to ${platform}; package on ${platform}`);
+    throw new Error(
+      `sluice: native modules cannot be cross-compiled from ${process.platform} to ${platform}; package on ${platform}`,
+    );
   }
   const framework = context.packager && context.packager.info && context.packager.info.framework;
   const root = deps.root || ROOT;
@@ -87,7 +89,9 @@ function productionPackages(root) {
  */
 function auditPackedApp(resourcesDir, root = ROOT) {
   // electron-builder's own copy (a staged project may have no dev dependencies of its own).
-  const asar = require(require.resolve('@electron/asar', { paths: [root, ...(require.main ? require.main.paths : [])] }));
+  const asar = require(
+    require.resolve('@electron/asar', { paths: [root, ...(require.main ? require.main.paths : [])] }),
+  );
   const archive = path.join(resourcesDir, 'app.asar');
   const files = asar.listPackage(archive, { isPack: false }).map((f) => f.split(path.sep).join('/'));
   const listed = new Set(files);
@@ -99,15 +103,24 @@ function auditPackedApp(resourcesDir, root = ROOT) {
 
 /** @param context  electron-builder's AfterPackContext `{ appOutDir, electronPlatformName, packager }` */
 async function afterPack(context) {
-  const resources = context.electronPlatformName === 'darwin' || context.electronPlatformName === 'mas'
-    ? path.join(context.appOutDir, `${context.packager.appInfo.productFilename}.app`, 'Contents', 'Resources')
-    : path.join(context.appOutDir, 'resources');
+  const resources =
+    context.electronPlatformName === 'darwin' || context.electronPlatformName === 'mas'
+      ? path.join(context.appOutDir, `${context.packager.appInfo.productFilename}.app`, 'Contents', 'Resources')
+      : path.join(context.appOutDir, 'resources');
   const audit = auditPackedApp(resources);
   const problems = [];
-  if (audit.missingDeps.length) problems.push(`production dependencies missing from app.asar: ${audit.missingDeps.join(', ')} (is node_modules a complete npm install? a symlinked node_modules confuses electron-builder's npm list)`);
-  if (audit.packedNative.length) problems.push(`.node files packed inside app.asar instead of unpacked (add them to asarUnpack): ${audit.packedNative.join(', ')}`);
+  if (audit.missingDeps.length)
+    problems.push(
+      `production dependencies missing from app.asar: ${audit.missingDeps.join(', ')} (is node_modules a complete npm install? a symlinked node_modules confuses electron-builder's npm list)`,
+    );
+  if (audit.packedNative.length)
+    problems.push(
+      `.node files packed inside app.asar instead of unpacked (add them to asarUnpack): ${audit.packedNative.join(', ')}`,
+    );
   if (problems.length) throw new Error(`sluice: the packed app would not start: ${problems.join('; ')}`);
-  console.log(`sluice: app.asar holds all ${productionClosure(ROOT).length} production dependencies; ${audit.nodeFiles.length} .node files unpacked`);
+  console.log(
+    `sluice: app.asar holds all ${productionClosure(ROOT).length} production dependencies; ${audit.nodeFiles.length} .node files unpacked`,
+  );
 }
 
 module.exports = { beforePack, afterPack, auditPackedApp, productionClosure, productionPackages, archName };

@@ -21,23 +21,43 @@ const electronVersion = require('electron/package.json').version;
 const FAILING = new Set(['HIGH', 'CRITICAL']);
 
 const run = require('@doyensec/electronegativity');
-run({
-  input, output, isSarif: output.endsWith('.sarif'), customScan: [], excludeFromScan: [],
-  severitySet: undefined, confidenceSet: undefined, isRelative: true, isVerbose: false,
-  electronUpgrade: undefined, electronVersionOverride: electronVersion, parserPlugins: [],
-}, false).then((result) => {
-  for (const e of result.errors) console.error(`electronegativity: could not parse ${e.file}: ${e.message ?? e.error ?? ''}`);
-  let failing = 0;
-  for (const issue of result.issues) {
-    const severity = issue.severity.name;
-    if (FAILING.has(severity)) failing++;
-    console.log(`${severity.padEnd(13)} ${issue.confidence.name.padEnd(9)} ${issue.id.padEnd(32)} ${issue.file}:${issue.location.line}`);
-  }
-  console.log(`electronegativity: ${result.atomicChecks} atomic + ${result.globalChecks} global checks over ${path.relative(process.cwd(), input) || '.'}, `
-    + `${result.issues.length} finding(s), ${failing} high/critical${tmpDir ? '' : `; report: ${output}`}`);
-  if (tmpDir) fs.rmSync(tmpDir, { recursive: true, force: true });
-  process.exit(failing > 0 || result.errors.length > 0 ? 1 : 0);
-}, (e) => {
-  console.error(`electronegativity failed: ${e && e.stack ? e.stack : e}`);
-  process.exit(2);
-});
+run(
+  {
+    input,
+    output,
+    isSarif: output.endsWith('.sarif'),
+    customScan: [],
+    excludeFromScan: [],
+    severitySet: undefined,
+    confidenceSet: undefined,
+    isRelative: true,
+    isVerbose: false,
+    electronUpgrade: undefined,
+    electronVersionOverride: electronVersion,
+    parserPlugins: [],
+  },
+  false,
+).then(
+  (result) => {
+    for (const e of result.errors)
+      console.error(`electronegativity: could not parse ${e.file}: ${e.message ?? e.error ?? ''}`);
+    let failing = 0;
+    for (const issue of result.issues) {
+      const severity = issue.severity.name;
+      if (FAILING.has(severity)) failing++;
+      console.log(
+        `${severity.padEnd(13)} ${issue.confidence.name.padEnd(9)} ${issue.id.padEnd(32)} ${issue.file}:${issue.location.line}`,
+      );
+    }
+    console.log(
+      `electronegativity: ${result.atomicChecks} atomic + ${result.globalChecks} global checks over ${path.relative(process.cwd(), input) || '.'}, ` +
+        `${result.issues.length} finding(s), ${failing} high/critical${tmpDir ? '' : `; report: ${output}`}`,
+    );
+    if (tmpDir) fs.rmSync(tmpDir, { recursive: true, force: true });
+    process.exit(failing > 0 || result.errors.length > 0 ? 1 : 0);
+  },
+  (e) => {
+    console.error(`electronegativity failed: ${e && e.stack ? e.stack : e}`);
+    process.exit(2);
+  },
+);

@@ -20,8 +20,17 @@ const LINUX_SIZES = [16, 24, 32, 48, 64, 128, 256, 512, 1024];
 const ICO_SIZES = [16, 24, 32, 48, 64, 128, 256];
 /** ICNS element types with PNG payloads and their pixel size (Apple's Icon Services types, macOS 10.7+). */
 const ICNS_TYPES = [
-  ['icp4', 16], ['icp5', 32], ['icp6', 64], ['ic07', 128], ['ic08', 256], ['ic09', 512], ['ic10', 1024],
-  ['ic11', 32], ['ic12', 64], ['ic13', 256], ['ic14', 512],
+  ['icp4', 16],
+  ['icp5', 32],
+  ['icp6', 64],
+  ['ic07', 128],
+  ['ic08', 256],
+  ['ic09', 512],
+  ['ic10', 1024],
+  ['ic11', 32],
+  ['ic12', 64],
+  ['ic13', 256],
+  ['ic14', 512],
 ];
 
 /** An ICO file of PNG images: ICONDIR, one ICONDIRENTRY each (width/height 0 means 256), then the PNGs. */
@@ -61,10 +70,11 @@ function icnsFrom(elements) {
 /** The Chromium to render with: SLUICE_CHROMIUM, else the platform's usual install when present, else Playwright's. */
 function chromiumPath() {
   if (process.env.SLUICE_CHROMIUM) return process.env.SLUICE_CHROMIUM;
-  const candidates = {
-    linux: ['/usr/bin/chromium', '/usr/bin/chromium-browser'],
-    darwin: ['/Applications/Chromium.app/Contents/MacOS/Chromium'],
-  }[process.platform] ?? [];
+  const candidates =
+    {
+      linux: ['/usr/bin/chromium', '/usr/bin/chromium-browser'],
+      darwin: ['/Applications/Chromium.app/Contents/MacOS/Chromium'],
+    }[process.platform] ?? [];
   return candidates.find((p) => fs.existsSync(p));
 }
 
@@ -77,9 +87,10 @@ async function render(svg, sizes) {
     const out = new Map();
     for (const size of sizes) {
       await page.setViewportSize({ width: size, height: size });
-      const html = '<html><body style="margin:0;background:transparent">'
-        + `<img src="data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}" width="${size}" height="${size}"`
-        + ' style="display:block"></body></html>';
+      const html =
+        '<html><body style="margin:0;background:transparent">' +
+        `<img src="data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}" width="${size}" height="${size}"` +
+        ' style="display:block"></body></html>';
       await page.setContent(html);
       await page.locator('img').evaluate((img) => img.decode());
       out.set(size, await page.screenshot({ omitBackground: true, clip: { x: 0, y: 0, width: size, height: size } }));
@@ -106,5 +117,8 @@ async function main() {
 module.exports = { icoFrom, icnsFrom, LINUX_SIZES, ICO_SIZES, ICNS_TYPES };
 
 if (require.main === module) {
-  main().catch((e) => { console.error(`make-icons: ${e instanceof Error ? e.message : String(e)}`); process.exit(1); });
+  main().catch((e) => {
+    console.error(`make-icons: ${e instanceof Error ? e.message : String(e)}`);
+    process.exit(1);
+  });
 }

@@ -35,13 +35,28 @@ const MARKER = path.join(ROOT, 'node_modules', '.sluice-native-abi.json');
  * `fallback`: the code using it has a JavaScript fallback, so a build that does not load is set aside, not fatal.
  */
 const NATIVE_BUILDS = [
-  { name: 'better-sqlite3', dir: 'node_modules/better-sqlite3', binaries: ['build/Release/better_sqlite3.node'], gypArgs: () => ['--release'] },
   {
-    name: 'ssh2', dir: 'node_modules/ssh2/lib/protocol/crypto', binaries: ['build/Release/sshcrypto.node'], fallback: true,
+    name: 'better-sqlite3',
+    dir: 'node_modules/better-sqlite3',
+    binaries: ['build/Release/better_sqlite3.node'],
+    gypArgs: () => ['--release'],
+  },
+  {
+    name: 'ssh2',
+    dir: 'node_modules/ssh2/lib/protocol/crypto',
+    binaries: ['build/Release/sshcrypto.node'],
+    fallback: true,
     // ssh2's own install.js passes the OpenSSL major; Electron links BoringSSL, whose API is OpenSSL 1.1's.
     gypArgs: (t) => [`--real_openssl_major=${t.runtime === 'electron' ? 1 : /^\d+/.exec(process.versions.openssl)[0]}`],
   },
-  { name: 'cpu-features', dir: 'node_modules/cpu-features', binaries: ['build/Release/cpufeatures.node'], gypArgs: () => [], buildcheck: true, fallback: true },
+  {
+    name: 'cpu-features',
+    dir: 'node_modules/cpu-features',
+    binaries: ['build/Release/cpufeatures.node'],
+    gypArgs: () => [],
+    buildcheck: true,
+    fallback: true,
+  },
   { name: 'native', dir: 'native', binaries: null, gypArgs: () => [], optional: true, fallback: true },
 ];
 
@@ -84,7 +99,10 @@ function binariesOf(build, dir) {
   if (build.binaries) return build.binaries.map((f) => path.join(dir, f));
   const rel = path.join(dir, 'build', 'Release');
   if (!fs.existsSync(rel)) return [];
-  return fs.readdirSync(rel).filter((f) => f.endsWith('.node')).map((f) => path.join(rel, f));
+  return fs
+    .readdirSync(rel)
+    .filter((f) => f.endsWith('.node'))
+    .map((f) => path.join(rel, f));
 }
 
 /** The marker's content, or null when absent or unreadable. */
@@ -98,7 +116,12 @@ function readMarker(file = MARKER) {
 
 /** Writes the marker for `target` with the modules built and those set aside (`disabled`) (atomic rename). */
 function writeMarker(target, builds, file = MARKER, disabled = []) {
-  const body = { ...target, modules: builds.map((b) => b.name).sort(), disabled: [...disabled].sort(), writtenAt: new Date().toISOString() };
+  const body = {
+    ...target,
+    modules: builds.map((b) => b.name).sort(),
+    disabled: [...disabled].sort(),
+    writtenAt: new Date().toISOString(),
+  };
   fs.writeFileSync(`${file}.tmp`, `${JSON.stringify(body, null, 2)}\n`);
   fs.renameSync(`${file}.tmp`, file);
   return body;
@@ -123,15 +146,38 @@ function markerMatches(marker, target, names) {
 function planRebuild({ marker, target, builds, runner, force = false, exists = fs.existsSync }) {
   // A module set aside for exactly this target (its build did not load) stays without files until the target changes.
   const setAside = new Set(markerMatches(marker, target, []) ? marker.disabled || [] : []);
-  const missing = builds.filter((b) => !setAside.has(b.name) && (b.files.length === 0 || b.files.some((f) => !exists(f))));
-  if (!force && missing.length === 0 && markerMatches(marker, target, builds.map((b) => b.name))) return { keep: true, rebuild: [] };
+  const missing = builds.filter(
+    (b) => !setAside.has(b.name) && (b.files.length === 0 || b.files.some((f) => !exists(f))),
+  );
+  if (
+    !force &&
+    missing.length === 0 &&
+    markerMatches(
+      marker,
+      target,
+      builds.map((b) => b.name),
+    )
+  )
+    return { keep: true, rebuild: [] };
   const rebuild = [];
   const probeable = !force && runner.canProbe(target);
   for (const b of builds) {
-    if (force) { rebuild.push({ name: b.name, reason: '--force' }); continue; }
+    if (force) {
+      rebuild.push({ name: b.name, reason: '--force' });
+      continue;
+    }
     if (setAside.has(b.name)) continue;
-    if (missing.includes(b)) { rebuild.push({ name: b.name, reason: 'no .node file built' }); continue; }
-    if (!probeable) { rebuild.push({ name: b.name, reason: `${target.runtime} ${target.version} cannot be run here to check the build` }); continue; }
+    if (missing.includes(b)) {
+      rebuild.push({ name: b.name, reason: 'no .node file built' });
+      continue;
+    }
+    if (!probeable) {
+      rebuild.push({
+        name: b.name,
+        reason: `${target.runtime} ${target.version} cannot be run here to check the build`,
+      });
+      continue;
+    }
     const failed = runner.probe(target, b.files).find((r) => !r.ok);
     if (failed) rebuild.push({ name: b.name, reason: firstLine(failed.error) });
   }
@@ -146,11 +192,15 @@ function firstLine(s) {
  * Brings every native module to `target`: plans, fetches the headers (before any module's build folder is
  * cleaned, so a failed download leaves the old builds working), rebuilds what the plan says, checks the result
  * loads when the runtime can be run here, and writes the marker.
- * @param runner  {@link planRebuild}'s runner plus `prepare(target)` and `rebuild(build, target)` (scripts/native-gyp.js)
+ * @param runner  {@link planRebuild}'s runner plus `prepare(target)` and `rebuild(build, target)`
+ * (scripts/native-gyp.js)
  * @returns `{ action: 'kept'|'rebuilt'|'marked', rebuilt: string[], reasons }`
  * @throws  Error naming the module and the runtime when a build or the check after it fails
  */
-function ensureAbi(target, { root = ROOT, runner, markerFile = MARKER, force = false, log = console.log, builds } = {}) {
+function ensureAbi(
+  target,
+  { root = ROOT, runner, markerFile = MARKER, force = false, log = console.log, builds } = {},
+) {
   const present = builds || presentBuilds(root);
   const marker = readMarker(markerFile);
   const plan = planRebuild({ marker, target, builds: present, runner, force });
@@ -161,19 +211,40 @@ function ensureAbi(target, { root = ROOT, runner, markerFile = MARKER, force = f
   }
   const rebuilding = plan.rebuild.map((r) => r.name);
   // Set aside earlier for this same target and not rebuilt now: still set aside.
-  const carried = markerMatches(marker, target, []) ? (marker.disabled || []).filter((n) => !rebuilding.includes(n)) : [];
+  const carried = markerMatches(marker, target, [])
+    ? (marker.disabled || []).filter((n) => !rebuilding.includes(n))
+    : [];
   let built = present;
   let disabled = carried;
   if (plan.rebuild.length) {
     for (const r of plan.rebuild) log(`native-abi: ${r.name} needs a build for ${label}: ${r.reason}`);
     runner.prepare(target);
-    const skipped = rebuildAll(rebuilding.map((n) => present.find((b) => b.name === n)), target, runner, log);
+    const skipped = rebuildAll(
+      rebuilding.map((n) => present.find((b) => b.name === n)),
+      target,
+      runner,
+      log,
+    );
     built = present.filter((b) => !skipped.includes(b.name));
-    disabled = carried.concat(verifyBuilt(target, built.filter((b) => rebuilding.includes(b.name)), runner, root, log));
+    disabled = carried.concat(
+      verifyBuilt(
+        target,
+        built.filter((b) => rebuilding.includes(b.name)),
+        runner,
+        root,
+        log,
+      ),
+    );
   }
   writeMarker(target, built, markerFile, disabled);
-  log(`native-abi: native modules built for ${label}${plan.rebuild.length ? ` (rebuilt: ${plan.rebuild.map((r) => r.name).join(', ')})` : ''}`);
-  return { action: plan.rebuild.length ? 'rebuilt' : 'marked', rebuilt: plan.rebuild.map((r) => r.name), reasons: plan.rebuild };
+  log(
+    `native-abi: native modules built for ${label}${plan.rebuild.length ? ` (rebuilt: ${plan.rebuild.map((r) => r.name).join(', ')})` : ''}`,
+  );
+  return {
+    action: plan.rebuild.length ? 'rebuilt' : 'marked',
+    rebuilt: plan.rebuild.map((r) => r.name),
+    reasons: plan.rebuild,
+  };
 }
 
 /**
@@ -188,7 +259,9 @@ function rebuildAll(builds, target, runner, log) {
       runner.rebuild(b, target);
     } catch (e) {
       if (!b.optional) throw e;
-      log(`native-abi: ${b.name} was not built (${e instanceof Error ? e.message : e}); its JavaScript fallbacks are used`);
+      log(
+        `native-abi: ${b.name} was not built (${e instanceof Error ? e.message : e}); its JavaScript fallbacks are used`,
+      );
       skipped.push(b.name);
     }
   }
@@ -206,7 +279,10 @@ function verifyBuilt(target, builds, runner, root, log) {
   const canProbe = runner.canProbe(target);
   const disabled = [];
   for (const b of fresh) {
-    if (b.files.length === 0 || b.files.some((f) => !fs.existsSync(f))) throw new Error(`native-abi: ${b.name}: node-gyp finished but ${b.files.join(', ') || path.join(b.absDir, 'build/Release/*.node')} is missing`);
+    if (b.files.length === 0 || b.files.some((f) => !fs.existsSync(f)))
+      throw new Error(
+        `native-abi: ${b.name}: node-gyp finished but ${b.files.join(', ') || path.join(b.absDir, 'build/Release/*.node')} is missing`,
+      );
     if (!canProbe) continue;
     const failed = runner.probe(target, b.files).find((r) => !r.ok);
     if (!failed) continue;
@@ -221,7 +297,10 @@ function verifyBuilt(target, builds, runner, root, log) {
 
 function parseArgs(argv) {
   const opts = { mode: argv[0], force: argv.includes('--force') };
-  const val = (flag) => { const i = argv.indexOf(flag); return i >= 0 ? argv[i + 1] : undefined; };
+  const val = (flag) => {
+    const i = argv.indexOf(flag);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
   opts.arch = val('--arch') || process.arch;
   opts.electronVersion = val('--electron-version');
   opts.checkRuntime = argv[1] && !argv[1].startsWith('--') ? argv[1] : 'node';
@@ -237,13 +316,33 @@ function check(target, runner) {
   const marker = readMarker();
   console.log(`marker: ${marker ? `${marker.runtime} ${marker.version} (ABI ${marker.abi}, ${marker.arch})` : 'none'}`);
   if (!runner.canProbe(target)) {
-    console.log(`${target.runtime} ${target.version} cannot be run here; the marker ${markerMatches(marker, target, presentBuilds().map((b) => b.name)) ? 'matches' : 'does not match'}`);
-    return markerMatches(marker, target, presentBuilds().map((b) => b.name)) ? 0 : 1;
+    console.log(
+      `${target.runtime} ${target.version} cannot be run here; the marker ${
+        markerMatches(
+          marker,
+          target,
+          presentBuilds().map((b) => b.name),
+        )
+          ? 'matches'
+          : 'does not match'
+      }`,
+    );
+    return markerMatches(
+      marker,
+      target,
+      presentBuilds().map((b) => b.name),
+    )
+      ? 0
+      : 1;
   }
   let bad = 0;
   for (const b of presentBuilds()) {
-    for (const r of b.files.length ? runner.probe(target, b.files) : [{ file: `${b.absDir}/build/Release/*.node`, ok: false, error: 'not built' }]) {
-      console.log(`${r.ok ? 'ok  ' : 'FAIL'} ${b.name} ${path.relative(ROOT, r.file)}${r.ok ? '' : `: ${firstLine(r.error)}`}`);
+    for (const r of b.files.length
+      ? runner.probe(target, b.files)
+      : [{ file: `${b.absDir}/build/Release/*.node`, ok: false, error: 'not built' }]) {
+      console.log(
+        `${r.ok ? 'ok  ' : 'FAIL'} ${b.name} ${path.relative(ROOT, r.file)}${r.ok ? '' : `: ${firstLine(r.error)}`}`,
+      );
       if (!r.ok) bad++;
     }
   }
@@ -271,29 +370,35 @@ async function whyUnreachable(url) {
  */
 function downloadFailureText({ what, version, url, reason }) {
   const thing = what === 'electron' ? `Electron ${version}` : `Electron ${version}'s headers`;
-  const needed = what === 'electron' ? '`npm start` runs the desktop app in it'
-    : 'the native modules must be rebuilt against them for the desktop app';
-  return [
-    `sluice: could not download ${thing} from ${url}${reason ? ` (${reason})` : ''}: ${needed}.`,
-    'Nothing was changed (the native modules were not touched), and the command line works meanwhile:',
-    '`node bin/sluice.js --help`, or `npm link` once and then `sluice`.',
-    'To start the app, run `npm start` again where the download is reachable, or give it a copy: a mirror of',
-    'Electron\'s releases in ELECTRON_MIRROR, a mirror of its headers in SLUICE_ELECTRON_HEADERS_URL or the headers',
-    'unpacked in SLUICE_ELECTRON_NODEDIR (docs/packaging.md). SLUICE_DEBUG=1 shows the download\'s own output.',
-  ].join('\n') + '\n';
+  const needed =
+    what === 'electron'
+      ? '`npm start` runs the desktop app in it'
+      : 'the native modules must be rebuilt against them for the desktop app';
+  return (
+    [
+      `sluice: could not download ${thing} from ${url}${reason ? ` (${reason})` : ''}: ${needed}.`,
+      'Nothing was changed (the native modules were not touched), and the command line works meanwhile:',
+      '`node bin/sluice.js --help`, or `npm link` once and then `sluice`.',
+      'To start the app, run `npm start` again where the download is reachable, or give it a copy: a mirror of',
+      "Electron's releases in ELECTRON_MIRROR, a mirror of its headers in SLUICE_ELECTRON_HEADERS_URL or the headers",
+      "unpacked in SLUICE_ELECTRON_NODEDIR (docs/packaging.md). SLUICE_DEBUG=1 shows the download's own output.",
+    ].join('\n') + '\n'
+  );
 }
 
 /** Prints {@link downloadFailureText} (and with `verbose` the download's own output first); returns the exit code 1. */
 async function reportDownloadFailure(failure, output, verbose, probeUrl) {
   if (verbose && output) process.stderr.write(`${output.trimEnd()}\n\n`);
-  const reason = (probeUrl && await whyUnreachable(probeUrl)) || firstErrorLine(output);
+  const reason = (probeUrl && (await whyUnreachable(probeUrl))) || firstErrorLine(output);
   process.stderr.write(downloadFailureText({ ...failure, reason }));
   return 1;
 }
 
 /** The first line of a tool's output that reads as an error, without its class name ("fetch failed"). */
 function firstErrorLine(output) {
-  const line = String(output || '').split('\n').map((l) => l.replace(/^gyp ERR! (stack )?/, '').trim())
+  const line = String(output || '')
+    .split('\n')
+    .map((l) => l.replace(/^gyp ERR! (stack )?/, '').trim())
     .find((l) => /error|failed|refused|not found/i.test(l) && !/^at /.test(l));
   return line ? line.replace(/^\w*Error: /, '') : undefined;
 }
@@ -305,7 +410,8 @@ function firstErrorLine(output) {
  */
 async function ensureElectronBinary(target, verbose) {
   const { downloadElectron, electronMirror } = require('./native-gyp');
-  const onDownload = () => console.log(`native-abi: downloading Electron ${target.version} (about 100 MB, once: cached by @electron/get)`);
+  const onDownload = () =>
+    console.log(`native-abi: downloading Electron ${target.version} (about 100 MB, once: cached by @electron/get)`);
   const got = downloadElectron(ROOT, { stdio: verbose ? 'inherit' : 'pipe', onDownload });
   if (got.exe) return null;
   const mirror = electronMirror();
@@ -320,7 +426,9 @@ async function main(argv, env = process.env) {
   const runner = gypRunner({ root: ROOT });
   if (opts.mode === 'check') return check(targetFor(opts.checkRuntime, opts), runner);
   if (opts.mode !== 'node' && opts.mode !== 'electron') {
-    console.error('usage: node scripts/native-abi.js node|electron|check [node|electron] [--force] [--arch A] [--electron-version V] [--verbose]');
+    console.error(
+      'usage: node scripts/native-abi.js node|electron|check [node|electron] [--force] [--arch A] [--electron-version V] [--verbose]',
+    );
     return 2;
   }
   const target = targetFor(opts.mode, opts);
@@ -343,8 +451,20 @@ async function main(argv, env = process.env) {
 }
 
 module.exports = {
-  NATIVE_BUILDS, MARKER, nodeTarget, electronTarget, presentBuilds, readMarker, writeMarker, markerMatches, planRebuild, ensureAbi,
+  NATIVE_BUILDS,
+  MARKER,
+  nodeTarget,
+  electronTarget,
+  presentBuilds,
+  readMarker,
+  writeMarker,
+  markerMatches,
+  planRebuild,
+  ensureAbi,
   downloadFailureText,
 };
 
-if (require.main === module) main(process.argv.slice(2)).then((code) => { process.exitCode = code; });
+if (require.main === module)
+  main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });

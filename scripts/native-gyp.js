@@ -19,7 +19,11 @@ function targetFlags(target, env = process.env) {
   if (target.runtime === 'electron') {
     flags.push('--runtime=electron', '--build-from-source');
     if (env.SLUICE_ELECTRON_NODEDIR) flags.push(`--nodedir=${env.SLUICE_ELECTRON_NODEDIR}`);
-    else flags.push(`--dist-url=${env.SLUICE_ELECTRON_HEADERS_URL || ELECTRON_HEADERS_URL}`, `--devdir=${path.join(os.homedir(), '.electron-gyp')}`);
+    else
+      flags.push(
+        `--dist-url=${env.SLUICE_ELECTRON_HEADERS_URL || ELECTRON_HEADERS_URL}`,
+        `--devdir=${path.join(os.homedir(), '.electron-gyp')}`,
+      );
     return flags;
   }
   const nodedir = env.npm_config_nodedir || installedNodeHeaders();
@@ -56,13 +60,20 @@ function downloadElectron(root, { stdio = 'pipe', env = process.env, onDownload 
   if (exe()) return { exe: exe(), output: '' };
   if (!fs.existsSync(path.join(dir, 'install.js'))) return { exe: null, output: `no ${path.join(dir, 'install.js')}` };
   if (onDownload) onDownload();
-  const res = spawnSync(process.execPath, [path.join(dir, 'install.js')], { stdio, env, encoding: 'utf8', timeout: 600_000 });
+  const res = spawnSync(process.execPath, [path.join(dir, 'install.js')], {
+    stdio,
+    env,
+    encoding: 'utf8',
+    timeout: 600_000,
+  });
   return { exe: exe(), output: `${res.stdout || ''}${res.stderr || ''}` };
 }
 
 /** Where Electron's release zips come from: @electron/get's ELECTRON_MIRROR, else GitHub. */
 function electronMirror(env = process.env) {
-  return env.ELECTRON_MIRROR || env.npm_config_electron_mirror || 'https://github.com/electron/electron/releases/download/';
+  return (
+    env.ELECTRON_MIRROR || env.npm_config_electron_mirror || 'https://github.com/electron/electron/releases/download/'
+  );
 }
 
 // Loaded in the target runtime: dlopen each file given in argv with RTLD_NOW (a missing symbol, e.g. an OpenSSL
@@ -77,7 +88,8 @@ function gypRunner({ root, stdio = 'inherit' }) {
   const nodeGyp = require.resolve('node-gyp/bin/node-gyp.js', { paths: [root, __dirname] });
   let electronExe;
   const runtimeExe = (target) => {
-    if (target.runtime === 'node') return target.version === process.versions.node && target.arch === process.arch ? process.execPath : null;
+    if (target.runtime === 'node')
+      return target.version === process.versions.node && target.arch === process.arch ? process.execPath : null;
     if (target.arch !== process.arch) return null;
     if (electronExe === undefined) electronExe = electronExecutable(root);
     return electronExe;
@@ -86,8 +98,17 @@ function gypRunner({ root, stdio = 'inherit' }) {
     const res = spawnSync(process.execPath, [nodeGyp, ...args], { cwd, stdio: io, env: process.env, encoding: 'utf8' });
     if (res.status === 0) return;
     // With stdio 'pipe' node-gyp's own reason is in stderr: its first error lines go into the message.
-    const why = typeof res.stderr === 'string' ? res.stderr.split('\n').filter((l) => /gyp ERR!/.test(l)).slice(0, 4).join(' | ') : '';
-    const err = new Error(`native-abi: ${what} failed (node-gyp ${args.join(' ')} in ${cwd}, exit ${res.status ?? res.signal})${why ? `: ${why}` : ''}`);
+    const why =
+      typeof res.stderr === 'string'
+        ? res.stderr
+            .split('\n')
+            .filter((l) => /gyp ERR!/.test(l))
+            .slice(0, 4)
+            .join(' | ')
+        : '';
+    const err = new Error(
+      `native-abi: ${what} failed (node-gyp ${args.join(' ')} in ${cwd}, exit ${res.status ?? res.signal})${why ? `: ${why}` : ''}`,
+    );
     err.output = `${res.stdout || ''}${res.stderr || ''}`;
     throw err;
   };
@@ -96,7 +117,8 @@ function gypRunner({ root, stdio = 'inherit' }) {
     probe(target, files) {
       const env = { ...process.env, ELECTRON_RUN_AS_NODE: '1' };
       const res = spawnSync(runtimeExe(target), ['-e', PROBE, JSON.stringify(files)], { env, encoding: 'utf8' });
-      if (res.status !== 0) return files.map((file) => ({ file, ok: false, error: `probe exited ${res.status}: ${res.stderr}` }));
+      if (res.status !== 0)
+        return files.map((file) => ({ file, ok: false, error: `probe exited ${res.status}: ${res.stderr}` }));
       return JSON.parse(res.stdout);
     },
     /** Fetches the target's headers before any build folder is cleaned (node-gyp rebuild starts with clean). */
@@ -108,14 +130,24 @@ function gypRunner({ root, stdio = 'inherit' }) {
         gyp(['install', ...flags], root, `fetching ${target.runtime} ${target.version} headers`, 'pipe');
       } catch (e) {
         const url = flags.find((f) => f.startsWith('--dist-url='));
-        e.download = { what: 'headers', version: target.version, url: url ? url.slice('--dist-url='.length) : undefined };
+        e.download = {
+          what: 'headers',
+          version: target.version,
+          url: url ? url.slice('--dist-url='.length) : undefined,
+        };
         throw e;
       }
     },
     rebuild(build, target) {
       if (build.buildcheck) writeBuildcheck(build.absDir);
-      console.log(`native-abi: building ${build.name} for ${target.runtime} ${target.version} in ${path.relative(root, build.absDir)}`);
-      gyp(['rebuild', ...targetFlags(target), ...build.gypArgs(target)], build.absDir, `building ${build.name} for ${target.runtime} ${target.version}`);
+      console.log(
+        `native-abi: building ${build.name} for ${target.runtime} ${target.version} in ${path.relative(root, build.absDir)}`,
+      );
+      gyp(
+        ['rebuild', ...targetFlags(target), ...build.gypArgs(target)],
+        build.absDir,
+        `building ${build.name} for ${target.runtime} ${target.version}`,
+      );
     },
   };
 }

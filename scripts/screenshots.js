@@ -4,9 +4,10 @@
  * `npm run screenshots`: refreshes docs/screenshots from ONE run of the Playwright specs, so that the set is
  * consistent (same build, same window size, neutral paths). The run writes test-results/screenshots/ (ignored by
  * git; Playwright empties test-results at the start); only when it passes, wrote every picture the specs name and
- * all pictures have one size (except those whose name ends in their size, e.g. `window-1024x700`) are they copied into docs/screenshots; a picture there that no spec writes any more is
- * removed (and named). HOME is a fresh scratch folder for the run, so the local pane shows an empty neutral home
- * (/home/alice in the pictures: e2e/fixtures/neutralPaths.ts) rather than the machine's.
+ * all pictures have one size (except those whose name ends in their size, e.g. `window-1024x700`) are they copied into
+ * docs/screenshots; a picture there that no spec writes any more is removed (and named). HOME is a fresh scratch folder
+ * for the run, so the local pane shows an empty neutral home (/home/alice in the pictures:
+ * e2e/fixtures/neutralPaths.ts) rather than the machine's.
  *
  *   npm run screenshots                # build, build:renderer, then this
  *   node scripts/screenshots.js        # the run and the copy (dist/ and renderer/dist built)
@@ -61,7 +62,8 @@ function plan({ expected, written, existing }) {
   const problems = [];
   const got = new Set(written.map((w) => w.name));
   const missing = expected.filter((n) => !got.has(n));
-  if (missing.length) problems.push(`not written by this run (a spec skipped or failed before it): ${missing.join(', ')}`);
+  if (missing.length)
+    problems.push(`not written by this run (a spec skipped or failed before it): ${missing.join(', ')}`);
   const sizes = new Map();
   for (const w of written) {
     // A picture of a deliberate window size says it in its name (`-1024x700`) and must have that size.
@@ -94,16 +96,23 @@ function main(argv) {
   console.log('screenshots: running every Playwright spec once (this takes several minutes)');
   const playwright = path.join(ROOT, 'node_modules', '.bin', 'playwright');
   const run = spawnSync(playwright, ['test', ...argv], {
-    cwd: ROOT, stdio: 'inherit', env: { ...process.env, HOME: home, USERPROFILE: home, SLUICE_SCREENSHOT_DIR: RUN_DIR },
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, HOME: home, USERPROFILE: home, SLUICE_SCREENSHOT_DIR: RUN_DIR },
   });
   fs.rmSync(home, { recursive: true, force: true });
   if (run.status !== 0) {
-    console.error(`screenshots: the e2e run failed (exit ${run.status ?? run.signal}); docs/screenshots left as it was`);
+    console.error(
+      `screenshots: the e2e run failed (exit ${run.status ?? run.signal}); docs/screenshots left as it was`,
+    );
     return 1;
   }
   const files = fs.existsSync(RUN_DIR) ? fs.readdirSync(RUN_DIR).filter((f) => f.endsWith('.png')) : [];
   const written = files.map((f) => ({ name: f.slice(0, -4), ...pngSize(fs.readFileSync(path.join(RUN_DIR, f))) }));
-  const existing = fs.readdirSync(DOCS_DIR).filter((f) => f.endsWith('.png')).map((f) => f.slice(0, -4));
+  const existing = fs
+    .readdirSync(DOCS_DIR)
+    .filter((f) => f.endsWith('.png'))
+    .map((f) => f.slice(0, -4));
   const p = plan({ expected: expectedNames(), written, existing });
   if (p.problems.length) {
     for (const m of p.problems) console.error(`screenshots: ${m}`);
@@ -118,7 +127,8 @@ function main(argv) {
   const size = `${written[0].width}×${written[0].height}`;
   console.log(`screenshots: ${p.copy.length} pictures (${size}) copied into docs/screenshots from one run`);
   const missingDocs = unlisted(p.copy, fs.readFileSync(path.join(DOCS_DIR, 'README.md'), 'utf8'));
-  if (missingDocs.length) console.log(`screenshots: add to docs/screenshots/README.md: ${missingDocs.map((n) => `${n}.png`).join(', ')}`);
+  if (missingDocs.length)
+    console.log(`screenshots: add to docs/screenshots/README.md: ${missingDocs.map((n) => `${n}.png`).join(', ')}`);
   return 0;
 }
 

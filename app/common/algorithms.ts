@@ -20,9 +20,9 @@ export const WEAK_ALGORITHMS: Readonly<Record<AlgorithmFamilyName, Readonly<Reco
     'aes256-cbc': 'CBC mode (plaintext recovery, CVE-2008-5161); off by default since OpenSSH 7.4',
     'blowfish-cbc': 'CBC mode and a 64-bit block',
     'cast128-cbc': 'CBC mode and a 64-bit block',
-    'arcfour': 'RC4 (RFC 8758)',
-    'arcfour128': 'RC4 (RFC 8758)',
-    'arcfour256': 'RC4 (RFC 8758)',
+    arcfour: 'RC4 (RFC 8758)',
+    arcfour128: 'RC4 (RFC 8758)',
+    arcfour256: 'RC4 (RFC 8758)',
   },
   kex: {
     'diffie-hellman-group1-sha1': '1024-bit group and SHA-1 (RFC 9142)',
@@ -52,7 +52,9 @@ export const WEAK_ALGORITHMS: Readonly<Record<AlgorithmFamilyName, Readonly<Reco
  * @param name an algorithm name as OpenSSH and ssh2 spell it (`aes128-cbc`)
  */
 export function weakReason(family: AlgorithmFamilyName, name: string): string | undefined {
-  return Object.prototype.hasOwnProperty.call(WEAK_ALGORITHMS[family], name) ? WEAK_ALGORITHMS[family][name] : undefined;
+  return Object.prototype.hasOwnProperty.call(WEAK_ALGORITHMS[family], name)
+    ? WEAK_ALGORITHMS[family][name]
+    : undefined;
 }
 
 /** Whether `name` is marked weak in `family` (see {@link WEAK_ALGORITHMS}). */
@@ -61,7 +63,9 @@ export function isWeakAlgorithm(family: AlgorithmFamilyName, name: string): bool
 }
 
 /** The algorithm lists of a site (app/common/model/site.ts) per family, as the site form and the store name them. */
-export const SITE_ALGORITHM_FIELDS: Readonly<Record<AlgorithmFamilyName, 'ciphers' | 'kex' | 'macs' | 'hostKeyAlgorithms'>> = {
+export const SITE_ALGORITHM_FIELDS: Readonly<
+  Record<AlgorithmFamilyName, 'ciphers' | 'kex' | 'macs' | 'hostKeyAlgorithms'>
+> = {
   cipher: 'ciphers',
   kex: 'kex',
   hmac: 'macs',
@@ -70,9 +74,9 @@ export const SITE_ALGORITHM_FIELDS: Readonly<Record<AlgorithmFamilyName, 'cipher
 
 /**
  * Names ssh2 accepts for the same algorithm as another name: `aes128-gcm` / `aes256-gcm` are RFC 5647's AES-GCM, which
- * OpenSSH implements as `aes128-gcm@openssh.com` / `aes256-gcm@openssh.com` (RFC 5647 negotiates the MAC as the cipher's
- * own name, which OpenSSH's variant drops: the MAC is implied). ssh2 lists both spellings of the one cipher (its
- * SUPPORTED_CIPHER), so the site form shows one row, under OpenSSH's name; OpenSSH servers offer only that one.
+ * OpenSSH implements as `aes128-gcm@openssh.com` / `aes256-gcm@openssh.com` (RFC 5647 negotiates the MAC as the
+ * cipher's own name, which OpenSSH's variant drops: the MAC is implied). ssh2 lists both spellings of the one cipher
+ * (its SUPPORTED_CIPHER), so the site form shows one row, under OpenSSH's name; OpenSSH servers offer only that one.
  */
 export const ALGORITHM_ALIASES: Readonly<Record<AlgorithmFamilyName, Readonly<Record<string, string>>>> = {
   cipher: { 'aes128-gcm': 'aes128-gcm@openssh.com', 'aes256-gcm': 'aes256-gcm@openssh.com' },

@@ -30,6 +30,8 @@ export function displayText(text: string, max = 300): string {
  * breaks themselves kept. The last guard of every CLI line that can carry server text.
  */
 export function terminalText(text: string): string {
-  return text.split('\n').map((l) => displayText(l, Infinity)).join('\n');
+  return text
+    .split('\n')
+    .map((l) => displayText(l, Infinity))
+    .join('\n');
 }
-

@@ -32,7 +32,10 @@ export type ErrorCode =
   | 'SOURCE_CHANGED'
   /** The server's name does not resolve (getaddrinfo ENOTFOUND, EAI_AGAIN): a mistyped host or alias, or no DNS. */
   | 'HOST_NOT_FOUND'
-  /** The server and Sluice share no algorithm of a family (RFC 4253 §7.1: no matching cipher, MAC, key exchange, host key). */
+  /**
+   * The server and Sluice share no algorithm of a family (RFC 4253 §7.1: no matching cipher, MAC, key exchange, host
+   * key).
+   */
   | 'NEGOTIATION_FAILED'
   // The service's and IPC's own (app/common/ipc/contract.ts IpcErrorCode).
   | 'INVALID_REQUEST'
@@ -160,4 +163,3 @@ export function isSluiceError(e: unknown, code?: ErrorCode): e is SluiceError {
 export function exitCodeFor(code: ErrorCode): number {
   return EXIT_CODES[code] ?? 1;
 }
-

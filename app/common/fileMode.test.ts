@@ -2,7 +2,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { modeString, octalMode, parseModeChange } from './fileMode';
 
-test('modeString: ls -l\'s letters for types, setuid/setgid/sticky with and without x', () => {
+test("modeString: ls -l's letters for types, setuid/setgid/sticky with and without x", () => {
   assert.equal(modeString(0o755, 'dir'), 'drwxr-xr-x');
   assert.equal(modeString(0o100644, 'file'), '-rw-r--r--');
   assert.equal(modeString(0o777, 'symlink'), 'lrwxrwxrwx');
@@ -16,7 +16,7 @@ test('modeString: ls -l\'s letters for types, setuid/setgid/sticky with and with
   assert.equal(octalMode(0o644), '0644');
 });
 
-test('parseModeChange: octal and chmod(1)\'s symbolic clauses; anything else undefined', () => {
+test("parseModeChange: octal and chmod(1)'s symbolic clauses; anything else undefined", () => {
   const apply = (mode: string, from: number, dir = false) => parseModeChange(mode)!(from, dir);
   assert.equal(apply('755', 0o600), 0o755);
   assert.equal(apply('4750', 0o600), 0o4750);

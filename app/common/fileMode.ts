@@ -6,7 +6,13 @@
 const S_IFMT = 0o170000;
 /** The type letters of `ls -l` by S_IFMT value (OpenSSH's sftp prints the same through strmode(3)). */
 const TYPE_LETTERS: Readonly<Record<number, string>> = {
-  0o140000: 's', 0o120000: 'l', 0o100000: '-', 0o060000: 'b', 0o040000: 'd', 0o020000: 'c', 0o010000: 'p',
+  0o140000: 's',
+  0o120000: 'l',
+  0o100000: '-',
+  0o060000: 'b',
+  0o040000: 'd',
+  0o020000: 'c',
+  0o010000: 'p',
 };
 
 /** The letter for a type as the engine names it, when the S_IFMT bits are not known. */
@@ -19,7 +25,7 @@ const KIND_LETTERS: Readonly<Record<string, string>> = { file: '-', dir: 'd', sy
  * @param format the S_IFMT bits, when known (a socket, FIFO or device among `other`)
  */
 export function modeString(mode: number, kind: string, format?: number): string {
-  const fmt = format || (mode & S_IFMT);
+  const fmt = format || mode & S_IFMT;
   const type = TYPE_LETTERS[fmt] ?? KIND_LETTERS[kind] ?? '?';
   const triple = (shift: number, special: number, lower: string, upper: string): string => {
     const bits = (mode >> shift) & 7;
@@ -43,12 +49,18 @@ const WHO_BITS: Readonly<Record<string, number>> = { u: 0o4700, g: 0o2070, o: 0o
 /** The bits a permission letter stands for, for every class (masked by the clause's `who` later). */
 function permBits(p: string, current: number, isDir: boolean): number {
   switch (p) {
-    case 'r': return 0o444;
-    case 'w': return 0o222;
-    case 'x': return 0o111;
-    case 'X': return isDir || (current & 0o111) !== 0 ? 0o111 : 0;
-    case 's': return 0o6000;
-    case 't': return 0o1000;
+    case 'r':
+      return 0o444;
+    case 'w':
+      return 0o222;
+    case 'x':
+      return 0o111;
+    case 'X':
+      return isDir || (current & 0o111) !== 0 ? 0o111 : 0;
+    case 's':
+      return 0o6000;
+    case 't':
+      return 0o1000;
     default: {
       // u, g, o: copy that class's current rwx to every class
       const shift = p === 'u' ? 6 : p === 'g' ? 3 : 0;

@@ -23,7 +23,10 @@ export function isJumpNone(text: string): boolean {
   return text.trim().toLowerCase() === 'none';
 }
 
-/** A host name, an IPv4 address or an ssh_config alias: no blanks, `@`, `,`, `/`, `:` or brackets; not starting with `-`. */
+/**
+ * A host name, an IPv4 address or an ssh_config alias: no blanks, `@`, `,`, `/`, `:` or brackets; not starting with
+ * `-`.
+ */
 const HOST = /^[^\s@,/:[\]]+$/;
 const IPV6 = /^[0-9a-f:.]+(%[\w.-]+)?$/i;
 
@@ -62,7 +65,8 @@ function parseHop(raw: string): JumpHop | string {
   if (user !== undefined) hop.user = user;
   if (portText !== undefined) {
     const port = Number(portText);
-    if (!/^\d{1,5}$/.test(portText) || port < 1 || port > 65535) return `"${raw.trim()}": "${portText}" is not a port number (1–65535)`;
+    if (!/^\d{1,5}$/.test(portText) || port < 1 || port > 65535)
+      return `"${raw.trim()}": "${portText}" is not a port number (1–65535)`;
     hop.port = port;
   }
   return hop;

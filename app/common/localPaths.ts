@@ -34,7 +34,10 @@ export function parentLocal(p: string, sep: LocalSep): string {
   }
   const root = windowsRoot(p);
   if (p === DRIVES_PATH || root === undefined) return DRIVES_PATH;
-  const rest = p.slice(root.length).split(/[\\/]+/).filter(Boolean);
+  const rest = p
+    .slice(root.length)
+    .split(/[\\/]+/)
+    .filter(Boolean);
   return rest.length <= 1 ? (rest.length === 0 ? DRIVES_PATH : root) : root + rest.slice(0, -1).join('\\');
 }
 
@@ -62,7 +65,10 @@ export function windowsCrumbs(p: string): LocalCrumb[] {
   if (root === undefined) return [top];
   const crumbs = [top, { label: root.slice(0, -1), path: root }];
   let acc = root.slice(0, -1);
-  for (const part of p.slice(root.length).split(/[\\/]+/).filter(Boolean)) {
+  for (const part of p
+    .slice(root.length)
+    .split(/[\\/]+/)
+    .filter(Boolean)) {
     acc = `${acc}\\${part}`;
     crumbs.push({ label: part, path: acc });
   }

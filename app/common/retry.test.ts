@@ -14,7 +14,10 @@ function sequence(...values: number[]): () => number {
 }
 
 /** The waits of every retry `schedule` grants for one code, until it stops; and why it stopped. */
-function drain(schedule: RetrySchedule, code = 'CONNECTION_LOST'): { delays: number[]; attempts: number[]; end: RetryDecision } {
+function drain(
+  schedule: RetrySchedule,
+  code = 'CONNECTION_LOST',
+): { delays: number[]; attempts: number[]; end: RetryDecision } {
   const delays: number[] = [];
   const attempts: number[] = [];
   for (;;) {
@@ -29,18 +32,45 @@ test('transient: lost, reset, refused or stalled connections and timeouts; every
   const transient = ERROR_CODES.filter(isTransient).sort();
   // A refused connection stays transient: a server being restarted refuses for a while (#29 gave it its own code).
   assert.deepEqual(transient, ['CONNECTION_LOST', 'CONNECTION_REFUSED', 'CONNECTION_STALLED', 'TIMEOUT']);
-  for (const code of ['HOST_NOT_FOUND', 'AUTH_FAILED', 'HOSTKEY_CHANGED', 'HOSTKEY_UNKNOWN', 'PERMISSION_DENIED', 'NO_SUCH_FILE', 'DISK_FULL', 'REMOTE_FAILURE', 'USAGE', 'ABORTED']) {
+  for (const code of [
+    'HOST_NOT_FOUND',
+    'AUTH_FAILED',
+    'HOSTKEY_CHANGED',
+    'HOSTKEY_UNKNOWN',
+    'PERMISSION_DENIED',
+    'NO_SUCH_FILE',
+    'DISK_FULL',
+    'REMOTE_FAILURE',
+    'USAGE',
+    'ABORTED',
+  ]) {
     assert.equal(isTransient(code), false, code);
   }
 });
 
 test('each wait lies between the base and three times the previous one (the base for the first), capped', () => {
   const p = { baseDelayMs: 1000, maxDelayMs: 10_000 };
-  assert.equal(nextDelayMs(undefined, p, () => 0), 1000);
-  assert.equal(nextDelayMs(undefined, p, () => 0.5), 2000);
-  assert.equal(nextDelayMs(2000, p, () => 0.5), 3500);
-  assert.equal(nextDelayMs(2000, p, () => 0.999999), 6000);
-  assert.equal(nextDelayMs(8000, p, () => 0.999999), 10_000, 'the cap');
+  assert.equal(
+    nextDelayMs(undefined, p, () => 0),
+    1000,
+  );
+  assert.equal(
+    nextDelayMs(undefined, p, () => 0.5),
+    2000,
+  );
+  assert.equal(
+    nextDelayMs(2000, p, () => 0.5),
+    3500,
+  );
+  assert.equal(
+    nextDelayMs(2000, p, () => 0.999999),
+    6000,
+  );
+  assert.equal(
+    nextDelayMs(8000, p, () => 0.999999),
+    10_000,
+    'the cap',
+  );
   for (let i = 0; i < 200; i++) {
     const prev = 1000 + i * 37;
     const d = nextDelayMs(prev, p, Math.random);
@@ -50,10 +80,15 @@ test('each wait lies between the base and three times the previous one (the base
 
 test('the default grants 4 retries (5 tries), attempts numbered 2..5, and never waits more than 2 minutes in all', () => {
   assert.deepEqual(drain(new RetrySchedule(DEFAULT_RETRY_POLICY, () => 0)), {
-    delays: [2000, 2000, 2000, 2000], attempts: [2, 3, 4, 5], end: { retry: false, why: 'tries' },
+    delays: [2000, 2000, 2000, 2000],
+    attempts: [2, 3, 4, 5],
+    end: { retry: false, why: 'tries' },
   });
   // The longest waits the jitter can draw: 6, 18 and 54 s, then the 60 s cap cut to the 42 s the 2 minutes leave.
-  assert.deepEqual(drain(new RetrySchedule(DEFAULT_RETRY_POLICY, () => 0.9999999)).delays, [6000, 18_000, 54_000, 42_000]);
+  assert.deepEqual(
+    drain(new RetrySchedule(DEFAULT_RETRY_POLICY, () => 0.9999999)).delays,
+    [6000, 18_000, 54_000, 42_000],
+  );
   for (let i = 0; i < 100; i++) {
     const { delays } = drain(new RetrySchedule(DEFAULT_RETRY_POLICY));
     assert.equal(delays.length, 4);
@@ -62,7 +97,10 @@ test('the default grants 4 retries (5 tries), attempts numbered 2..5, and never 
 });
 
 test('no time left for a wait: no more tries, whatever the count allows', () => {
-  const s = new RetrySchedule({ tries: 10, baseDelayMs: 1000, maxDelayMs: 5000, totalDelayMs: 2500 }, sequence(0, 0, 0));
+  const s = new RetrySchedule(
+    { tries: 10, baseDelayMs: 1000, maxDelayMs: 5000, totalDelayMs: 2500 },
+    sequence(0, 0, 0),
+  );
   assert.deepEqual(drain(s), { delays: [1000, 1000, 500], attempts: [2, 3, 4], end: { retry: false, why: 'time' } });
   assert.equal(s.attempts, 4);
 });
@@ -73,6 +111,9 @@ test('a permanent code ends the run at once, even with tries left; one try allow
   assert.deepEqual(s.next('ABORTED'), { retry: false, why: 'permanent' });
   assert.equal(s.attempts, 1);
   assert.equal(s.next('TIMEOUT').retry, true);
-  assert.deepEqual(new RetrySchedule({ ...DEFAULT_RETRY_POLICY, tries: 1 }).next('CONNECTION_LOST'), { retry: false, why: 'tries' });
+  assert.deepEqual(new RetrySchedule({ ...DEFAULT_RETRY_POLICY, tries: 1 }).next('CONNECTION_LOST'), {
+    retry: false,
+    why: 'tries',
+  });
   assert.throws(() => new RetrySchedule({ ...DEFAULT_RETRY_POLICY, tries: 0 }), RangeError);
 });

@@ -23,13 +23,23 @@ export interface RetryPolicy {
  * The CLI's default: 5 tries, waits from 2 s growing about ×2 per try (decorrelated jitter), at most 60 s each and
  * 120 s in all — a worst case of 6 + 18 + 54 + 42 s between the five tries, about 40 s on average.
  */
-export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = { tries: 5, baseDelayMs: 2000, maxDelayMs: 60_000, totalDelayMs: 120_000 };
+export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
+  tries: 5,
+  baseDelayMs: 2000,
+  maxDelayMs: 60_000,
+  totalDelayMs: 120_000,
+};
 
 /**
  * The app's reconnect (a site's session lost every connection): the lost session counts as the first try, then up to 5
  * attempts, waits from 1 s growing about ×2 (decorrelated jitter), at most 30 s each and 2 minutes in all.
  */
-export const RECONNECT_POLICY: Readonly<RetryPolicy> = { tries: 6, baseDelayMs: 1000, maxDelayMs: 30_000, totalDelayMs: 120_000 };
+export const RECONNECT_POLICY: Readonly<RetryPolicy> = {
+  tries: 6,
+  baseDelayMs: 1000,
+  maxDelayMs: 30_000,
+  totalDelayMs: 120_000,
+};
 
 /**
  * True for a failure another try may cure: the connection was lost, reset, refused (a server restarting) or stalled,
@@ -49,7 +59,11 @@ export function isTransient(code: string): boolean {
  * @param random uniform in [0, 1) (Math.random, or a fixed sequence in tests)
  * @returns ms, a whole number
  */
-export function nextDelayMs(previousMs: number | undefined, p: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>, random: () => number): number {
+export function nextDelayMs(
+  previousMs: number | undefined,
+  p: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>,
+  random: () => number,
+): number {
   const high = Math.max(p.baseDelayMs, 3 * (previousMs ?? p.baseDelayMs));
   return Math.round(Math.min(p.maxDelayMs, p.baseDelayMs + random() * (high - p.baseDelayMs)));
 }
@@ -59,15 +73,21 @@ export type RetryDecision =
   | { retry: true; /** The number of the next try (2 for the first retry). */ attempt: number; delayMs: number }
   | { retry: false; why: 'permanent' | 'tries' | 'time' };
 
-/** A run's retries: counts its tries and the time it waited, and decides after each failure. Not reusable across runs. */
+/**
+ * A run's retries: counts its tries and the time it waited, and decides after each failure. Not reusable across runs.
+ */
 export class RetrySchedule {
   private tried = 1;
   private previousMs: number | undefined;
   private waitedMs = 0;
 
   /** @param random uniform in [0, 1); default Math.random */
-  constructor(readonly policy: Readonly<RetryPolicy>, private readonly random: () => number = Math.random) {
-    if (!Number.isInteger(policy.tries) || policy.tries < 1) throw new RangeError(`tries must be a whole number ≥ 1, got ${policy.tries}`);
+  constructor(
+    readonly policy: Readonly<RetryPolicy>,
+    private readonly random: () => number = Math.random,
+  ) {
+    if (!Number.isInteger(policy.tries) || policy.tries < 1)
+      throw new RangeError(`tries must be a whole number ≥ 1, got ${policy.tries}`);
   }
 
   /** Tries made so far (the first one counts from the start). */

@@ -58,21 +58,30 @@ function printReport(report: TransferReport, out: Output, json: boolean): void {
 
 /** The run's tries (cli/retry.ts): each connects, opens the journal and transfers. */
 function retryingJob(direction: 'get' | 'put', operands: string[], given: CliOptions, out: Output): RetryingJob {
-  const { spec, sources, dest: typed } = resolveOperands(direction, operands.slice(0, -1), operands[operands.length - 1]);
+  const {
+    spec,
+    sources,
+    dest: typed,
+  } = resolveOperands(direction, operands.slice(0, -1), operands[operands.length - 1]);
   const o = withBookmark(given, spec.bookmark);
   const say = (line: string): void => out.info(line);
   // The journal and the queue know the server as resolved, and a get's target however its destination is written.
   const target = o.resume ? jobTarget(spec, o) : undefined;
   const dest = target && direction === 'get' ? recognizedGetDest(target, sources, typed) : typed;
-  return new RetryingJob({
-    connect: () => openJobEngine(engineOptions({ direction, spec, sources, dest }, o, out), spec, o),
-    connected: (engine) => { if (o.verbose) say(connectedLine(spec, engine)); },
-    openJournal: () => (target ? openRunJournal(direction, target, sources, dest, say) : null),
-    request: transferRequest(direction, sources, dest, o),
-    onEvent: (e) => out.event(e),
-    say,
-    retrying: (n) => out.retry(n),
-  }, { policy: { ...DEFAULT_RETRY_POLICY, tries: Math.max(1, o.retries) } });
+  return new RetryingJob(
+    {
+      connect: () => openJobEngine(engineOptions({ direction, spec, sources, dest }, o, out), spec, o),
+      connected: (engine) => {
+        if (o.verbose) say(connectedLine(spec, engine));
+      },
+      openJournal: () => (target ? openRunJournal(direction, target, sources, dest, say) : null),
+      request: transferRequest(direction, sources, dest, o),
+      onEvent: (e) => out.event(e),
+      say,
+      retrying: (n) => out.retry(n),
+    },
+    { policy: { ...DEFAULT_RETRY_POLICY, tries: Math.max(1, o.retries) } },
+  );
 }
 
 /**
@@ -101,11 +110,17 @@ async function run(direction: 'get' | 'put', operands: string[], o: CliOptions):
   const guard = guardSignals({
     cancel: () => abort.abort(),
     cleanupPending: () => job !== null && job.engine !== null,
-    write: (text) => { out?.halt(); process.stderr.write(`${text}\n`); },
+    write: (text) => {
+      out?.halt();
+      process.stderr.write(`${text}\n`);
+    },
     quit: (exitCode, message) => {
       job?.abandon();
       out?.done();
-      if (json) process.stdout.write(`${JSON.stringify({ type: 'error', code: 'ABORTED', message, exitCode } satisfies FatalError)}\n`);
+      if (json)
+        process.stdout.write(
+          `${JSON.stringify({ type: 'error', code: 'ABORTED', message, exitCode } satisfies FatalError)}\n`,
+        );
       process.exit(exitCode);
     },
   });

@@ -3,20 +3,56 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { SluiceError, exitCodeFor, fromLocalError, fromSftpError, ERROR_CODES, isErrorCode, displayText, isSluiceError, type ErrorCode } from './errors';
+import {
+  SluiceError,
+  exitCodeFor,
+  fromLocalError,
+  fromSftpError,
+  ERROR_CODES,
+  isErrorCode,
+  displayText,
+  isSluiceError,
+  type ErrorCode,
+} from './errors';
 import { SFTP_STATUS } from './errors';
 import { toFatal } from './cli/fatal';
 import { utils as ssh2Utils } from 'ssh2';
 
 test('exitCodeFor maps every code to its documented exit status', () => {
   const expected: Record<ErrorCode, number> = {
-    CONNECTION_LOST: 1, CONNECTION_REFUSED: 1, CONNECTION_STALLED: 1, TIMEOUT: 1, VERIFY_FAILED: 1, REMOTE_FAILURE: 1, EXISTS: 1, UNSAFE_NAME: 1, SOURCE_CHANGED: 1, NEGOTIATION_FAILED: 1,
-    USAGE: 2, AUTH_FAILED: 3, UNSUPPORTED_KEY: 3,
-    HOSTKEY_UNKNOWN: 4, HOSTKEY_CHANGED: 4, HOSTKEY_REVOKED: 4, HOSTKEY_REJECTED: 4,
-    NO_SUCH_FILE: 5, PERMISSION_DENIED: 5, LOCAL_IO: 6, DISK_FULL: 6, HOST_NOT_FOUND: 7, ABORTED: 130,
+    CONNECTION_LOST: 1,
+    CONNECTION_REFUSED: 1,
+    CONNECTION_STALLED: 1,
+    TIMEOUT: 1,
+    VERIFY_FAILED: 1,
+    REMOTE_FAILURE: 1,
+    EXISTS: 1,
+    UNSAFE_NAME: 1,
+    SOURCE_CHANGED: 1,
+    NEGOTIATION_FAILED: 1,
+    USAGE: 2,
+    AUTH_FAILED: 3,
+    UNSUPPORTED_KEY: 3,
+    HOSTKEY_UNKNOWN: 4,
+    HOSTKEY_CHANGED: 4,
+    HOSTKEY_REVOKED: 4,
+    HOSTKEY_REJECTED: 4,
+    NO_SUCH_FILE: 5,
+    PERMISSION_DENIED: 5,
+    LOCAL_IO: 6,
+    DISK_FULL: 6,
+    HOST_NOT_FOUND: 7,
+    ABORTED: 130,
     // the service's and IPC's own codes (one code set since app/common/errors.ts)
-    INVALID_REQUEST: 2, UNKNOWN_CHANNEL: 2, NOT_FOUND: 5,
-    FORBIDDEN_SENDER: 1, NOT_CONNECTED: 1, FOLDER_NOT_EMPTY: 1, INSECURE_SECRET_STORAGE: 1, INVALID_STATE: 1, INTERNAL: 1,
+    INVALID_REQUEST: 2,
+    UNKNOWN_CHANNEL: 2,
+    NOT_FOUND: 5,
+    FORBIDDEN_SENDER: 1,
+    NOT_CONNECTED: 1,
+    FOLDER_NOT_EMPTY: 1,
+    INSECURE_SECRET_STORAGE: 1,
+    INVALID_STATE: 1,
+    INTERNAL: 1,
   };
   assert.deepEqual([...ERROR_CODES].sort(), Object.keys(expected).sort());
   for (const [code, exit] of Object.entries(expected)) assert.equal(exitCodeFor(code as ErrorCode), exit, code);
@@ -59,7 +95,10 @@ test('fromLocalError maps fs errnos and names the path', () => {
     assert.match(e.message, text, code);
     assert.match(e.message, /\/data\/out\/file\.bin/, code);
   }
-  assert.match(fromLocalError(errno('EACCES'), '/x', 'write').message, /^Cannot write \/x: permission denied \(EACCES\)$/);
+  assert.match(
+    fromLocalError(errno('EACCES'), '/x', 'write').message,
+    /^Cannot write \/x: permission denied \(EACCES\)$/,
+  );
   const abort = Object.assign(new Error('aborted'), { name: 'AbortError', code: 'ABORT_ERR' });
   assert.equal(fromLocalError(abort, '/x').code, 'ABORTED');
   const already = new SluiceError('USAGE', 'u');
@@ -71,7 +110,10 @@ test('fromLocalError on a real fs failure', async () => {
   const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'sluice-err-'));
   try {
     const missing = path.join(dir, 'missing', 'f');
-    const caught = await fs.promises.readFile(missing).then(() => null, (e: unknown) => e);
+    const caught = await fs.promises.readFile(missing).then(
+      () => null,
+      (e: unknown) => e,
+    );
     const e = fromLocalError(caught, missing);
     assert.equal(e.code, 'LOCAL_IO');
     assert.ok(e.message.includes(missing));
@@ -109,7 +151,7 @@ test('fromSftpError maps SFTP status codes (draft-ietf-secsh-filexfer-02 §7)', 
   assert.doesNotMatch(fromSftpError(sftpErr(2, 'No such file'), '/a').message, /server:/);
 });
 
-test('SFTP_STATUS is the one status table (the worker reads EOF from it): its v3 codes are ssh2\'s', () => {
+test("SFTP_STATUS is the one status table (the worker reads EOF from it): its v3 codes are ssh2's", () => {
   for (const [name, code] of Object.entries(ssh2Utils.sftp.STATUS_CODE)) {
     assert.equal(SFTP_STATUS[name as keyof typeof SFTP_STATUS], code, name);
   }

@@ -5,7 +5,14 @@
  */
 
 export {
-  ERROR_CODES, SluiceError, exitCodeFor, isErrorCode, isInterruption, isSluiceError, type ErrorCode, type SluiceErrorInfo,
+  ERROR_CODES,
+  SluiceError,
+  exitCodeFor,
+  isErrorCode,
+  isInterruption,
+  isSluiceError,
+  type ErrorCode,
+  type SluiceErrorInfo,
 } from '../common/errors';
 import { SluiceError, type ErrorCode } from '../common/errors';
 
@@ -47,8 +54,9 @@ const LOCAL_REASONS: Readonly<Record<string, [ErrorCode, string]>> = {
 
 /**
  * Maps a Node fs error to a {@link SluiceError} whose message names the local path:
- * ENOSPC/EDQUOT/EFBIG → DISK_FULL ("Local disk full: PATH (…)"); EACCES/EPERM/EROFS → LOCAL_IO "permission denied"; ENOENT and other
- * errno codes → LOCAL_IO; EEXIST → EXISTS; an AbortError → ABORTED. A SluiceError is returned unchanged.
+ * ENOSPC/EDQUOT/EFBIG → DISK_FULL ("Local disk full: PATH (…)"); EACCES/EPERM/EROFS → LOCAL_IO "permission denied";
+ * ENOENT and other errno codes → LOCAL_IO; EEXIST → EXISTS; an AbortError → ABORTED. A SluiceError is returned
+ * unchanged.
  * @param e what a `node:fs` call threw or passed to its callback
  * @param path the local path involved
  * @param action optional verb for the message, e.g. `'write'` → "cannot write /x: …"
@@ -63,7 +71,11 @@ export function fromLocalError(e: unknown, path: string, action?: string): Sluic
   const known = errno ? LOCAL_REASONS[errno] : undefined;
   const prefix = action ? `Cannot ${action} ${displayText(path)}` : `Local file ${displayText(path)}`;
   if (known?.[0] === 'DISK_FULL') {
-    return new SluiceError('DISK_FULL', `Local disk full: ${displayText(path)} (${action ? `cannot ${action}: ` : ''}${known[1]}, ${errno})`, { cause: e });
+    return new SluiceError(
+      'DISK_FULL',
+      `Local disk full: ${displayText(path)} (${action ? `cannot ${action}: ` : ''}${known[1]}, ${errno})`,
+      { cause: e },
+    );
   }
   if (errno === 'ENAMETOOLONG') {
     return new SluiceError('LOCAL_IO', `${prefix}: ${localNameTooLong(path)} (${errno})`, { cause: e });
@@ -140,20 +152,40 @@ const SFTP_REASONS: Readonly<Record<number, [ErrorCode, string]>> = {
 
 /**
  * HOST_NOT_FOUND for a connection whose host name does not resolve (getaddrinfo ENOTFOUND: no such name; EAI_AGAIN:
- * the resolver could not answer, e.g. no network), as ssh(1)'s "Could not resolve hostname"; undefined for any other error.
+ * the resolver could not answer, e.g. no network), as ssh(1)'s "Could not resolve hostname"; undefined for any other
+ * error.
  * @param host the name that was looked up (after ssh_config's HostName)
  */
 export function hostNotFoundError(e: unknown, host: string): SluiceError | undefined {
   const code = asErrnoLike(e).code;
-  if (code === 'ENOTFOUND') return new SluiceError('HOST_NOT_FOUND', `host not found: ${displayText(host, 200)} (the name does not resolve: getaddrinfo ENOTFOUND)`, { cause: e });
+  if (code === 'ENOTFOUND')
+    return new SluiceError(
+      'HOST_NOT_FOUND',
+      `host not found: ${displayText(host, 200)} (the name does not resolve: getaddrinfo ENOTFOUND)`,
+      { cause: e },
+    );
   if (code === 'EAI_AGAIN') {
-    return new SluiceError('HOST_NOT_FOUND', `host not found: ${displayText(host, 200)} (the name could not be looked up now: getaddrinfo EAI_AGAIN; is the network up?)`, { cause: e });
+    return new SluiceError(
+      'HOST_NOT_FOUND',
+      `host not found: ${displayText(host, 200)} (the name could not be looked up now: getaddrinfo EAI_AGAIN; is the network up?)`,
+      { cause: e },
+    );
   }
   return undefined;
 }
 
 /** Socket-level errno codes that mean the connection is gone. */
-const CONNECTION_ERRNOS = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ECONNREFUSED', 'ENETUNREACH', 'EHOSTUNREACH', 'ENOTCONN', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_WRITE_AFTER_END']);
+const CONNECTION_ERRNOS = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'ECONNABORTED',
+  'ECONNREFUSED',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'ENOTCONN',
+  'ERR_STREAM_DESTROYED',
+  'ERR_STREAM_WRITE_AFTER_END',
+]);
 
 /** Below NAME_MAX, the shortest limit a common server file system has (eCryptfs: 143 bytes). */
 const SHORT_NAME_MAX_BYTES = 143;
@@ -188,11 +220,11 @@ export interface SftpOperation {
 /**
  * Maps an error from an ssh2 SFTP call to a {@link SluiceError} whose message names the request, the remote path,
  * the offset where one applies, the status name and the server's own text, e.g.
- * "WRITE /srv/.x.sluice-8f49be65.part at offset 1048576: the server reported a failure (SSH_FX_FAILURE, server: Disk quota exceeded)".
- * `err.code` is the numeric SFTP status (draft-ietf-secsh-filexfer-02 §7): 2 → NO_SUCH_FILE,
- * 3 → PERMISSION_DENIED, 4/5/8 → REMOTE_FAILURE, 6/7 → CONNECTION_LOST. ssh2's "No response from server" (channel
- * closed with requests pending) and socket errnos → CONNECTION_LOST; an AbortError → ABORTED. A SluiceError is
- * returned unchanged.
+ * "WRITE /srv/.x.sluice-8f49be65.part at offset 1048576: the server reported a failure (SSH_FX_FAILURE, server: Disk
+ * quota exceeded)". `err.code` is the numeric SFTP status (draft-ietf-secsh-filexfer-02 §7): 2 → NO_SUCH_FILE, 3 →
+ * PERMISSION_DENIED, 4/5/8 → REMOTE_FAILURE, 6/7 → CONNECTION_LOST. ssh2's "No response from server" (channel closed
+ * with requests pending) and socket errnos → CONNECTION_LOST; an AbortError → ABORTED. A SluiceError is returned
+ * unchanged.
  * @param remotePath the path the request was about (callers that know the user's path add it in front)
  * @param what the request and its offset, when known
  */
@@ -210,12 +242,15 @@ export function fromSftpError(e: unknown, remotePath: string, what: SftpOperatio
     const status = sftpStatusName(err.code);
     if (known) {
       // The server's text adds detail only when it says more than the generic status string.
-      const generic = /^(failure|no such file|permission denied|eof|bad message|operation unsupported|unknown status)$/i;
+      const generic =
+        /^(failure|no such file|permission denied|eof|bad message|operation unsupported|unknown status)$/i;
       const extra = serverText && !generic.test(serverText.trim()) ? `, server: ${displayText(serverText, 200)}` : '';
-      const reason = err.code === SFTP_STATUS.BAD_MESSAGE ? nameTooLongReason(remotePath) ?? known[1] : known[1];
+      const reason = err.code === SFTP_STATUS.BAD_MESSAGE ? (nameTooLongReason(remotePath) ?? known[1]) : known[1];
       return new SluiceError(known[0], `${where}: ${reason} (${status}${extra})`, { cause: e });
     }
-    return new SluiceError('REMOTE_FAILURE', `${where}: SFTP ${status} (server: ${displayText(serverText, 200)})`, { cause: e });
+    return new SluiceError('REMOTE_FAILURE', `${where}: SFTP ${status} (server: ${displayText(serverText, 200)})`, {
+      cause: e,
+    });
   }
   if (typeof err.code === 'string' && CONNECTION_ERRNOS.has(err.code)) {
     return new SluiceError('CONNECTION_LOST', `${where}: connection lost (${err.code})`, { cause: e });
@@ -224,10 +259,16 @@ export function fromSftpError(e: unknown, remotePath: string, what: SftpOperatio
     return new SluiceError('TIMEOUT', `${where}: timed out (ETIMEDOUT)`, { cause: e });
   }
   if (/no response from server|not connected|channel (is )?closed|connection (lost|closed)/i.test(serverText)) {
-    return new SluiceError('CONNECTION_LOST', `${where}: connection lost (${displayText(serverText, 200)})`, { cause: e });
+    return new SluiceError('CONNECTION_LOST', `${where}: connection lost (${displayText(serverText, 200)})`, {
+      cause: e,
+    });
   }
   if (/does not support this extended request/i.test(serverText)) {
-    return new SluiceError('REMOTE_FAILURE', `${where}: operation not supported by the server (${displayText(serverText, 200)})`, { cause: e });
+    return new SluiceError(
+      'REMOTE_FAILURE',
+      `${where}: operation not supported by the server (${displayText(serverText, 200)})`,
+      { cause: e },
+    );
   }
   return new SluiceError('REMOTE_FAILURE', `${where}: ${displayText(serverText, 200)}`, { cause: e });
 }

@@ -17,7 +17,10 @@ import { DEFAULT_TRANSFERS } from '../common/model/transferDefaults';
 test('sites: passwords go to the SecretStore only; validation and unknown channels fail as data', async (t) => {
   const secrets = new MemorySecretStore();
   const h = await harness(t, { secrets });
-  const saved = await h.service.invoke('sites.save', { site: { name: 'P', folder: 'Work', host: 'h', port: 22, user: 'u', authMethod: 'password' }, password: 'hunter2' });
+  const saved = await h.service.invoke('sites.save', {
+    site: { name: 'P', folder: 'Work', host: 'h', port: 22, user: 'u', authMethod: 'password' },
+    password: 'hunter2',
+  });
   assert.ok(saved.ok);
   assert.equal(await secrets.get(saved.value.id), 'hunter2');
   const list = await h.service.invoke('sites.list', undefined);
@@ -32,7 +35,9 @@ test('sites: passwords go to the SecretStore only; validation and unknown channe
   assert.ok((await h.service.invoke('sites.delete', { siteId: saved.value.id })).ok);
   assert.equal(await secrets.get(saved.value.id), undefined);
 
-  const bad = await h.service.invoke('sites.save', { site: { name: '', folder: '', host: 'h', port: 22, user: 'u', authMethod: 'agent' } });
+  const bad = await h.service.invoke('sites.save', {
+    site: { name: '', folder: '', host: 'h', port: 22, user: 'u', authMethod: 'agent' },
+  });
   assert.equal(bad.ok ? '' : bad.error.code, 'INVALID_REQUEST');
   const unknown = await h.service.invoke('nope.nope', {});
   assert.equal(unknown.ok ? '' : unknown.error.code, 'UNKNOWN_CHANNEL');
@@ -51,7 +56,14 @@ test('sites: an insecure secret store refuses passwords until the user agrees', 
   assert.ok(!listed.value.sites.some((x) => x.name === 'P'), 'nothing saved when the password is refused');
   const settings = await h.service.invoke('settings.set', { allowInsecureSecretStorage: true, theme: 'dark' });
   assert.ok(settings.ok);
-  assert.deepEqual(settings.value, { theme: 'dark', allowInsecureSecretStorage: true, secretStorage: { backend: 'basic_text', secure: false }, speedLimit: 0, layout: DEFAULT_LAYOUT, transfers: DEFAULT_TRANSFERS });
+  assert.deepEqual(settings.value, {
+    theme: 'dark',
+    allowInsecureSecretStorage: true,
+    secretStorage: { backend: 'basic_text', secure: false },
+    speedLimit: 0,
+    layout: DEFAULT_LAYOUT,
+    transfers: DEFAULT_TRANSFERS,
+  });
   assert.ok((await h.service.invoke('sites.save', { site, password: 'pw' })).ok);
 });
 
@@ -99,7 +111,11 @@ test('host key: reject fails the connect; a changed key fails and shows the red 
   assert.equal(p.previous?.length, 1);
   assert.notEqual(p.previous?.[0].fingerprint, p.presented.fingerprint);
   assert.ok((await h.service.invoke('hostKey.answer', { promptId: p.promptId, answer: 'accept-save' })).ok);
-  assert.match(fs.readFileSync(h.knownHosts, 'utf8'), /^\[127\.0\.0\.1\]:2222 ssh-ed25519 \S+\n$/, 'accepting a changed key changes nothing');
+  assert.match(
+    fs.readFileSync(h.knownHosts, 'utf8'),
+    /^\[127\.0\.0\.1\]:2222 ssh-ed25519 \S+\n$/,
+    'accepting a changed key changes nothing',
+  );
   const status = await h.service.invoke('session.list', undefined);
   assert.ok(status.ok);
   assert.equal(status.value[0].state, 'failed');
@@ -110,10 +126,16 @@ test('queue: bounded concurrency per site, all jobs done, renderer replay equals
   await acceptHostKey(h);
   h.engine.behaviour = () => 'hold';
   const sources = Array.from({ length: 6 }, (_, i) => `/l/f${i}`);
-  // Six drops: six batches, each its own engine transfer (one drop of many files is one transfer: service/queue.test.ts).
+  // Six drops: six batches, each its own engine transfer (one drop of many files is one transfer:
+  // service/queue.test.ts).
   const jobIds: string[] = [];
   for (const source of sources) {
-    const res = await h.service.invoke('queue.enqueue', { siteId: h.siteId, direction: 'upload', sources: [source], dest: '/r' });
+    const res = await h.service.invoke('queue.enqueue', {
+      siteId: h.siteId,
+      direction: 'upload',
+      sources: [source],
+      dest: '/r',
+    });
     assert.ok(res.ok);
     jobIds.push(...res.value.jobIds);
   }
@@ -128,7 +150,10 @@ test('queue: bounded concurrency per site, all jobs done, renderer replay equals
   assert.deepEqual(jobsInOrder(h.replayed()), h.service.jobs());
   const snap = await h.service.invoke('queue.snapshot', undefined);
   assert.ok(snap.ok);
-  assert.deepEqual(snap.value.jobs.map((j) => j.name), ['f0', 'f1', 'f2', 'f3', 'f4', 'f5']);
+  assert.deepEqual(
+    snap.value.jobs.map((j) => j.name),
+    ['f0', 'f1', 'f2', 'f3', 'f4', 'f5'],
+  );
   assert.ok((await h.service.invoke('queue.clearFinished', undefined)).ok);
   assert.equal(h.service.jobs().length, 0);
   assert.equal(h.replayed().order.length, 0);
@@ -138,11 +163,17 @@ test('queue: pause aborts and resume re-runs; cancel; retry after failure', asyn
   const h = await harness(t);
   await acceptHostKey(h);
   let attempt = 0;
-  h.engine.behaviour = (s) => (s === '/l/p' ? (attempt++ === 0 ? 'hold' : 'ok') : s === '/l/bad' ? (attempt >= 99 ? 'ok' : 'fail') : 'hold');
+  h.engine.behaviour = (s) =>
+    s === '/l/p' ? (attempt++ === 0 ? 'hold' : 'ok') : s === '/l/bad' ? (attempt >= 99 ? 'ok' : 'fail') : 'hold';
   // Three drops (a drop of several files is one transfer, paused as a whole: service/queue.test.ts).
   const ids: string[] = [];
   for (const source of ['/l/p', '/l/c', '/l/bad']) {
-    const r = await h.service.invoke('queue.enqueue', { siteId: h.siteId, direction: 'upload', sources: [source], dest: '/r' });
+    const r = await h.service.invoke('queue.enqueue', {
+      siteId: h.siteId,
+      direction: 'upload',
+      sources: [source],
+      dest: '/r',
+    });
     assert.ok(r.ok);
     ids.push(...r.value.jobIds);
   }
@@ -169,7 +200,12 @@ test('queue: pause aborts and resume re-runs; cancel; retry after failure', asyn
 test('queue: a failed connect fails the queued jobs of the site once, without reconnecting per job', async (t) => {
   const h = await harness(t);
   const prompt = h.next('hostKey.prompt');
-  const r = await h.service.invoke('queue.enqueue', { siteId: h.siteId, direction: 'download', sources: ['/r/a', '/r/b', '/r/c'], dest: '/l' });
+  const r = await h.service.invoke('queue.enqueue', {
+    siteId: h.siteId,
+    direction: 'download',
+    sources: ['/r/a', '/r/b', '/r/c'],
+    dest: '/l',
+  });
   assert.ok(r.ok);
   await h.service.invoke('hostKey.answer', { promptId: (await prompt).promptId, answer: 'reject' });
   await until(h, () => h.service.jobs().every((j) => j.state === 'failed'), 'all failed');
@@ -182,7 +218,12 @@ test('conflicts: one dialog at a time per batch, "for all" answers the rest', as
   await acceptHostKey(h);
   h.engine.behaviour = () => 'conflict';
   const first = h.next('conflict.prompt');
-  const r = await h.service.invoke('queue.enqueue', { siteId: h.siteId, direction: 'upload', sources: ['/l/x', '/l/y', '/l/z'], dest: '/r' });
+  const r = await h.service.invoke('queue.enqueue', {
+    siteId: h.siteId,
+    direction: 'upload',
+    sources: ['/l/x', '/l/y', '/l/z'],
+    dest: '/r',
+  });
   assert.ok(r.ok);
   const p = await first;
   assert.equal(p.target, '/r/x');
@@ -203,17 +244,36 @@ test('progress samples sum per connection; log lines are redacted', async (t) =>
   assert.ok((await connecting).ok);
   assert.equal(h.engine.opened[0].auth.password, 's3cret-pw');
   const logs = h.events.filter((e) => e.name === 'log').map((e) => JSON.stringify(e.payload));
-  assert.ok(logs.some((l) => l.includes('auth ok with ***')), logs.join('\n'));
+  assert.ok(
+    logs.some((l) => l.includes('auth ok with ***')),
+    logs.join('\n'),
+  );
   assert.ok(!logs.some((l) => l.includes('s3cret-pw')));
 
   h.engine.behaviour = () => 'hold';
   const sample = h.next('progress', (p) => p.samples[0].rate > 0);
-  const r = await h.service.invoke('queue.enqueue', { siteId: h.siteId, direction: 'upload', sources: ['/l/a'], dest: '/r' });
+  const r = await h.service.invoke('queue.enqueue', {
+    siteId: h.siteId,
+    direction: 'upload',
+    sources: ['/l/a'],
+    dest: '/r',
+  });
   assert.ok(r.ok);
   const s = (await sample).samples[0];
   assert.equal(s.rate, 10);
-  assert.deepEqual(s.connections, [{ id: 1, rate: 6 }, { id: 2, rate: 4 }], 'connection numbers from 1, as the pool status');
-  assert.deepEqual(s.bottleneck, { verdict: 'server', detail: 'replies take 80 ms, a round trip 1.0 ms' }, 'the graph gets the run\'s verdict');
+  assert.deepEqual(
+    s.connections,
+    [
+      { id: 1, rate: 6 },
+      { id: 2, rate: 4 },
+    ],
+    'connection numbers from 1, as the pool status',
+  );
+  assert.deepEqual(
+    s.bottleneck,
+    { verdict: 'server', detail: 'replies take 80 ms, a round trip 1.0 ms' },
+    "the graph gets the run's verdict",
+  );
   await until(h, () => h.engine.isHeld('/l/a'), 'held');
   const zero = h.next('progress', (p) => p.samples[0].rate === 0);
   h.engine.release('/l/a');
@@ -228,10 +288,15 @@ test('local browsing: list, mkdir, rename refuses to overwrite, remove', async (
   assert.ok((await h.service.invoke('local.mkdir', { path: path.join(dir, 'sub') })).ok);
   const list = await h.service.invoke('local.list', { path: dir });
   assert.ok(list.ok);
-  assert.deepEqual(list.value.entries.map((e) => [e.name, e.type, e.type === 'file' ? e.size : 0]).sort(), [['a.txt', 'file', 3], ['sub', 'dir', 0]]);
+  assert.deepEqual(list.value.entries.map((e) => [e.name, e.type, e.type === 'file' ? e.size : 0]).sort(), [
+    ['a.txt', 'file', 3],
+    ['sub', 'dir', 0],
+  ]);
   const clash = await h.service.invoke('local.rename', { from: path.join(dir, 'a.txt'), to: path.join(dir, 'sub') });
   assert.equal(clash.ok ? '' : clash.error.code, 'EXISTS');
-  assert.ok((await h.service.invoke('local.rename', { from: path.join(dir, 'a.txt'), to: path.join(dir, 'b.txt') })).ok);
+  assert.ok(
+    (await h.service.invoke('local.rename', { from: path.join(dir, 'a.txt'), to: path.join(dir, 'b.txt') })).ok,
+  );
   assert.ok((await h.service.invoke('local.remove', { path: path.join(dir, 'b.txt') })).ok);
   const missing = await h.service.invoke('local.list', { path: path.join(dir, 'nope') });
   assert.equal(missing.ok ? '' : missing.error.code, 'LOCAL_IO');
@@ -261,10 +326,15 @@ test('local.remove and local.rename act only on entries of folders the local pan
     await h.service.invoke('local.rename', { from: path.join(shown, 'a.txt'), to: path.join(hidden, 'deep', 'a.txt') }),
   ];
   for (const r of refused) assert.equal(r.ok ? '' : r.error.code, 'INVALID_REQUEST', JSON.stringify(r));
-  assert.match(refused[0].ok ? '' : refused[0].error.message, /Cannot remove .*hidden: it is not in a folder the local pane has listed/);
+  assert.match(
+    refused[0].ok ? '' : refused[0].error.message,
+    /Cannot remove .*hidden: it is not in a folder the local pane has listed/,
+  );
   assert.equal(fs.readFileSync(path.join(hidden, 'keep.txt'), 'utf8'), 'keep');
   assert.deepEqual(fs.readdirSync(shown), ['a.txt']);
-  assert.ok((await h.service.invoke('local.rename', { from: path.join(shown, 'a.txt'), to: path.join(shown, 'b.txt') })).ok);
+  assert.ok(
+    (await h.service.invoke('local.rename', { from: path.join(shown, 'a.txt'), to: path.join(shown, 'b.txt') })).ok,
+  );
   assert.ok((await h.service.invoke('local.remove', { path: path.join(shown, 'b.txt') })).ok);
   assert.deepEqual(fs.readdirSync(shown), []);
 });
@@ -273,7 +343,18 @@ test('site ciphers are validated and passed to the engine', async (t) => {
   const h = await harness(t, { site: { ciphers: ['aes256-gcm@openssh.com', 'aes128-ctr'] } });
   await acceptHostKey(h);
   assert.deepEqual(h.engine.opened[0].algorithms?.cipher, ['aes256-gcm@openssh.com', 'aes128-ctr']);
-  const bad = await h.service.invoke('sites.save', { site: { id: h.siteId, name: 'Lab', folder: '', host: '127.0.0.1', port: 2222, user: 'u', authMethod: 'agent', ciphers: ['rot13'] } });
+  const bad = await h.service.invoke('sites.save', {
+    site: {
+      id: h.siteId,
+      name: 'Lab',
+      folder: '',
+      host: '127.0.0.1',
+      port: 2222,
+      user: 'u',
+      authMethod: 'agent',
+      ciphers: ['rot13'],
+    },
+  });
   assert.ok(bad.ok);
   assert.ok((await h.service.invoke('session.disconnect', { siteId: h.siteId })).ok);
   const res = await h.service.invoke('session.connect', { siteId: h.siteId });
@@ -286,9 +367,15 @@ test('quick connect: an unsaved site is found for this run only, never listed; a
   const h = await harness(t);
   const quick = await h.service.invoke('sites.quick', { target: 'deploy@files.example.org:2222' });
   assert.ok(quick.ok);
-  assert.deepEqual([quick.value.host, quick.value.port, quick.value.user, quick.value.quick], ['files.example.org', 2222, 'deploy', true]);
+  assert.deepEqual(
+    [quick.value.host, quick.value.port, quick.value.user, quick.value.quick],
+    ['files.example.org', 2222, 'deploy', true],
+  );
   const listed = await h.service.invoke('sites.list', undefined);
-  assert.ok(listed.ok && !listed.value.sites.some((x) => x.id === quick.value.id || x.host === 'files.example.org'), 'not a saved site');
+  assert.ok(
+    listed.ok && !listed.value.sites.some((x) => x.id === quick.value.id || x.host === 'files.example.org'),
+    'not a saved site',
+  );
   const bad = await h.service.invoke('sites.quick', { target: 'host:0' });
   assert.equal(bad.ok ? '' : bad.error.code, 'USAGE');
   const again = await reopen(h);
@@ -307,7 +394,7 @@ test('layout: the splitters and folds are kept in settings across a restart; a w
   assert.deepEqual(got.ok && got.value.layout, layout);
 });
 
-test('speed limits: the global one is kept in settings and applied to the process; a site\'s reaches its engine, at connect and when saved', async (t) => {
+test("speed limits: the global one is kept in settings and applied to the process; a site's reaches its engine, at connect and when saved", async (t) => {
   const h = await harness(t);
   const set = await h.service.invoke('settings.set', { speedLimit: 10 * 1048576 });
   assert.ok(set.ok);
@@ -328,12 +415,12 @@ test('speed limits: the global one is kept in settings and applied to the proces
   const { hasPassword: _hp, id, createdAt: _c, updatedAt: _u, ...input } = site;
   assert.ok((await again.service.invoke('sites.save', { site: { ...input, id, speedLimit: 2 * 1048576 } })).ok);
   await acceptHostKey(again);
-  assert.equal(again.engine.opened.at(-1)?.rateLimit, 2 * 1048576, 'the engine opens with the site\'s limit');
+  assert.equal(again.engine.opened.at(-1)?.rateLimit, 2 * 1048576, "the engine opens with the site's limit");
   assert.ok((await again.service.invoke('sites.save', { site: { ...input, id, speedLimit: 4 * 1048576 } })).ok);
   assert.deepEqual(again.engine.rateLimits.slice(-1), [4 * 1048576], 'a saved change reaches the open engine');
 });
 
-test('the session status carries the engine\'s pool once connected, and drops it on disconnect', async (t) => {
+test("the session status carries the engine's pool once connected, and drops it on disconnect", async (t) => {
   const h = await harness(t);
   await acceptHostKey(h);
   const list = await h.service.invoke('session.list', undefined);

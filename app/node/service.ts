@@ -11,8 +11,14 @@
  * other programs' sites, exporting Sluice JSON).
  */
 import {
-  invokeSchemas, type EventName, type EventPayloads, type InvokeChannel, type InvokeRequests, type InvokeResponses,
-  type Settings, type Theme,
+  invokeSchemas,
+  type EventName,
+  type EventPayloads,
+  type InvokeChannel,
+  type InvokeRequests,
+  type InvokeResponses,
+  type Settings,
+  type Theme,
 } from '../common/ipc/contract';
 import { ok, err, type Result } from '../common/ipc/result';
 import { RECONNECT_POLICY, type RetryPolicy } from '../common/retry';
@@ -25,7 +31,14 @@ import { SitesStore, type SecretStore } from './stores/sites';
 import type { Handlers, ServiceHub } from './service/hub';
 import { JobBook, type JobBookOptions } from './service/jobBook';
 import {
-  ListedFolders, expandHome, listLocalAt, localHome, makeLocalFolder, removeLocal, renameLocal, withLocalHome,
+  ListedFolders,
+  expandHome,
+  listLocalAt,
+  localHome,
+  makeLocalFolder,
+  removeLocal,
+  renameLocal,
+  withLocalHome,
 } from './service/localFs';
 import { resolveLinks } from './service/remoteListing';
 import { HostKeyDesk } from './service/hostKeyDesk';
@@ -33,6 +46,7 @@ import { CipherMeasurements } from './service/cipherMeasurements';
 import { JobQueue } from './service/queue';
 import { redact, toErrorResult } from './service/results';
 import { SiteSessions } from './service/sessions';
+import type { SessionHooks } from './service/siteSession';
 import { insecureSecretStorageAllowed, siteHandlers, type FileDialogs } from './service/siteHandlers';
 import { SiteTestRuns } from './service/siteTest';
 import { transferDefaults } from './service/transferDefaults';
@@ -58,14 +72,20 @@ export interface ServiceOptions {
    * the timer waits while one is answered). Default 120000.
    */
   readyTimeoutMs?: number;
-  /** The OpenSSH client configuration for sites' hosts (`ssh -F`; `none`: none); default ~/.ssh/config + /etc/ssh/ssh_config. */
+  /**
+   * The OpenSSH client configuration for sites' hosts (`ssh -F`; `none`: none); default ~/.ssh/config +
+   * /etc/ssh/ssh_config.
+   */
   sshConfig?: string;
   /** Environment for SSH_AUTH_SOCK and known_hosts defaults; default process.env. */
   env?: NodeJS.ProcessEnv;
   clock?: () => number;
   /** How a session that lost every connection is re-established (tries and waits); default RECONNECT_POLICY. */
   reconnectPolicy?: RetryPolicy;
-  /** The system's file dialogs (main/platform/dialogs.ts; the e2e harness's stand-in); none: `dialog.openFile` is refused. */
+  /**
+   * The system's file dialogs (main/platform/dialogs.ts; the e2e harness's stand-in); none: `dialog.openFile` is
+   * refused.
+   */
   dialogs?: FileDialogs;
   /** Opens a file in the system's default application: '' or an error message (main/: Electron's shell.openPath). */
   openPath?: (file: string) => Promise<string>;
@@ -113,44 +133,83 @@ export class SluiceService {
     this.env = env;
     this.sshConfig = opts.sshConfig;
     this.dialogs = opts.dialogs;
-    const hub: ServiceHub = this.hub = {
+    const hub: ServiceHub = (this.hub = {
       store: this.store,
       secrets: this.secrets,
       clock: () => this.clock(),
       emit: (event, payload) => this.emit(event, payload),
       log: (level, message, siteId) => this.log(level, message, siteId),
-    };
-    const knownHostsPaths = opts.knownHostsPath ? { readPaths: [opts.knownHostsPath], writePath: opts.knownHostsPath } : defaultKnownHostsPaths(env);
-    this.hostKeys = new HostKeyDesk(knownHostsPaths, opts.home, (m) => this.log('warn', m), () => this.clock());
-    this.ciphers = new CipherMeasurements(opts.home, (level, m) => this.log(level, m));
-    this.sessions = new SiteSessions(hub, {
-      engine: opts.engine ?? openEngine,
-      env,
-      readyTimeoutMs: opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
-      knownHostsPaths: opts.knownHostsPath ? { readPaths: [opts.knownHostsPath], writePath: opts.knownHostsPath } : undefined,
-      sshConfig: opts.sshConfig,
-      home: opts.home,
-      reconnectPolicy: opts.reconnectPolicy ?? RECONNECT_POLICY,
-      hostKeys: this.hostKeys,
-    }, {
-      beforeDisconnect: (siteId) => this.queue.pauseSite(siteId),
-      onConnected: (siteId) => { this.queue.siteConnected(siteId); this.edits.siteBack(siteId); },
-      onConnectionLost: (siteId) => this.queue.siteReconnecting(siteId),
-      onReconnected: (siteId) => { this.queue.siteBack(siteId); this.edits.siteBack(siteId); },
-      onProgress: (siteId, e) => this.queue.onProgress(siteId, e),
-      onFile: (_siteId, e) => this.queue.onFile(e),
     });
+    const knownHostsPaths = opts.knownHostsPath
+      ? { readPaths: [opts.knownHostsPath], writePath: opts.knownHostsPath }
+      : defaultKnownHostsPaths(env);
+    this.hostKeys = new HostKeyDesk(
+      knownHostsPaths,
+      opts.home,
+      (m) => this.log('warn', m),
+      () => this.clock(),
+    );
+    this.ciphers = new CipherMeasurements(opts.home, (level, m) => this.log(level, m));
+    this.sessions = new SiteSessions(
+      hub,
+      {
+        engine: opts.engine ?? openEngine,
+        env,
+        readyTimeoutMs: opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
+        knownHostsPaths: opts.knownHostsPath
+          ? { readPaths: [opts.knownHostsPath], writePath: opts.knownHostsPath }
+          : undefined,
+        sshConfig: opts.sshConfig,
+        home: opts.home,
+        reconnectPolicy: opts.reconnectPolicy ?? RECONNECT_POLICY,
+        hostKeys: this.hostKeys,
+      },
+      this.sessionHooks(),
+    );
     const book = new JobBook(QueueStore.open({ home: opts.home }), {
       ...opts.queueTimings,
       onLeaseLost: (jobId) => this.queue.leaseLost(jobId),
       onForeign: (jobs) => this.queue.mirror(jobs),
-      onError: (what, e) => this.log('error', `Queue database: ${what} failed: ${e instanceof Error ? e.message : String(e)}`),
+      onError: (what, e) =>
+        this.log('error', `Queue database: ${what} failed: ${e instanceof Error ? e.message : String(e)}`),
     });
-    this.queue = new JobQueue(hub, this.sessions, opts.jobsPerSite ?? DEFAULT_JOBS_PER_SITE, () => this.closed, book, opts.home);
-    this.edits = startEditDesk({ home: opts.home, hub, queue: this.queue, sessions: this.sessions, env,
-      subscribe: (l) => this.subscribe(l), openPath: opts.openPath });
+    this.queue = new JobQueue(
+      hub,
+      this.sessions,
+      opts.jobsPerSite ?? DEFAULT_JOBS_PER_SITE,
+      () => this.closed,
+      book,
+      opts.home,
+    );
+    this.edits = startEditDesk({
+      home: opts.home,
+      hub,
+      queue: this.queue,
+      sessions: this.sessions,
+      env,
+      subscribe: (l) => this.subscribe(l),
+      openPath: opts.openPath,
+    });
     this.handlers = this.makeHandlers();
     setGlobalRateLimit(this.store.getSetting<number>('speedLimit') ?? 0);
+  }
+
+  /** What the site sessions tell the queue and the edits: a site going down, lost, back, its progress and file ends. */
+  private sessionHooks(): SessionHooks {
+    return {
+      beforeDisconnect: (siteId) => this.queue.pauseSite(siteId),
+      onConnected: (siteId) => {
+        this.queue.siteConnected(siteId);
+        this.edits.siteBack(siteId);
+      },
+      onConnectionLost: (siteId) => this.queue.siteReconnecting(siteId),
+      onReconnected: (siteId) => {
+        this.queue.siteBack(siteId);
+        this.edits.siteBack(siteId);
+      },
+      onProgress: (siteId, e) => this.queue.onProgress(siteId, e),
+      onFile: (_siteId, e) => this.queue.onFile(e),
+    };
   }
 
   // -------------------------------------------------------------------------------------------
@@ -164,10 +223,15 @@ export class SluiceService {
   async invoke<C extends InvokeChannel>(channel: C, payload: InvokeRequests[C]): Promise<Result<InvokeResponses[C]>>;
   async invoke(channel: string, payload: unknown): Promise<Result<unknown>>;
   async invoke(channel: string, payload: unknown): Promise<Result<unknown>> {
-    if (!Object.prototype.hasOwnProperty.call(invokeSchemas, channel)) return err('UNKNOWN_CHANNEL', `Unknown channel ${channel}`);
+    if (!Object.prototype.hasOwnProperty.call(invokeSchemas, channel))
+      return err('UNKNOWN_CHANNEL', `Unknown channel ${channel}`);
     const c = channel as InvokeChannel;
     const parsed = invokeSchemas[c].safeParse(payload);
-    if (!parsed.success) return err('INVALID_REQUEST', `Invalid ${c} request: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(payload)'}: ${i.message}`).join('; ')}`);
+    if (!parsed.success)
+      return err(
+        'INVALID_REQUEST',
+        `Invalid ${c} request: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(payload)'}: ${i.message}`).join('; ')}`,
+      );
     if (this.closed) return err('INVALID_STATE', 'The service is closed');
     try {
       const handler = this.handlers[c] as (req: unknown) => Promise<unknown>;
@@ -213,7 +277,11 @@ export class SluiceService {
 
   private emit<E extends EventName>(event: E, payload: EventPayloads[E]): void {
     for (const l of this.listeners) {
-      try { l(event, payload); } catch { /* a listener must not break the engine */ }
+      try {
+        l(event, payload);
+      } catch {
+        /* a listener must not break the engine */
+      }
     }
   }
 
@@ -230,11 +298,19 @@ export class SluiceService {
   private makeHandlers(): Handlers {
     return {
       ...siteHandlers({
-        hub: this.hub, sessions: this.sessions, tests: this.tests, env: this.env, sshConfig: this.sshConfig,
-        dialogs: this.dialogs, home: this.home,
+        hub: this.hub,
+        sessions: this.sessions,
+        tests: this.tests,
+        env: this.env,
+        sshConfig: this.sshConfig,
+        dialogs: this.dialogs,
+        home: this.home,
       }),
-      ...this.sessionHandlers(), ...this.fileHandlers(), ...this.queueHandlers(),
-      ...this.settingsHandlers(), ...editHandlers(this.edits),
+      ...this.sessionHandlers(),
+      ...this.fileHandlers(),
+      ...this.queueHandlers(),
+      ...this.settingsHandlers(),
+      ...editHandlers(this.edits),
     };
   }
 
@@ -246,16 +322,26 @@ export class SluiceService {
         return this.sessions.get(siteId)!.status;
       },
       // `transfers: 'cancel'`: the site's running and queued jobs are cancelled, and their runs given up to 10 s to end
-      // (partial files removed through the connection), before it closes; else they pause and resume on the next connect.
+      // (partial files removed through the connection), before it closes; else they pause and resume on the next
+      // connect.
       'session.disconnect': async ({ siteId, transfers }) => {
         if (transfers === 'cancel' && this.queue.cancelSite(siteId)) await this.queue.runsEnded(10_000);
         await this.sessions.disconnect(siteId);
       },
       'session.list': async () => this.sessions.statuses(),
-      'hostKey.answer': async ({ promptId, answer, confirmHost }) => { await this.sessions.answerHostKey(promptId, answer, confirmHost); },
-      'knownHosts.list': async () => ({ entries: await this.hostKeys.list(this.store.list().sites), writePath: this.hostKeys.paths.writePath }),
-      'knownHosts.remove': async ({ file, line, fingerprint }) => { this.log('warn', await this.hostKeys.remove(file, line, fingerprint)); },
-      'auth.answer': async ({ promptId, answers, remember }) => { this.sessions.answerAuth(promptId, answers, remember ?? false); },
+      'hostKey.answer': async ({ promptId, answer, confirmHost }) => {
+        await this.sessions.answerHostKey(promptId, answer, confirmHost);
+      },
+      'knownHosts.list': async () => ({
+        entries: await this.hostKeys.list(this.store.list().sites),
+        writePath: this.hostKeys.paths.writePath,
+      }),
+      'knownHosts.remove': async ({ file, line, fingerprint }) => {
+        this.log('warn', await this.hostKeys.remove(file, line, fingerprint));
+      },
+      'auth.answer': async ({ promptId, answers, remember }) => {
+        this.sessions.answerAuth(promptId, answers, remember ?? false);
+      },
     } satisfies Partial<Handlers>;
   }
 
@@ -263,13 +349,20 @@ export class SluiceService {
   private fileHandlers() {
     return {
       // Browsing that fails on a dropped connection is tried once more, after the session reconnected (sessions.ts).
-      'remote.list': async ({ siteId, path: p }) => this.sessions.browse(siteId, async (s) => {
-        const resolved = await s.realpath(p === '~' ? '.' : p.startsWith('~/') ? p.slice(2) : p);
-        return { path: resolved, entries: await resolveLinks(s, resolved, await s.list(resolved)) };
-      }),
-      'remote.mkdir': async ({ siteId, path: p }) => { await (await this.sessions.engineFor(siteId)).mkdir(p); },
-      'remote.rename': async ({ siteId, from, to }) => { await (await this.sessions.engineFor(siteId)).rename(from, to); },
-      'remote.remove': async ({ siteId, path: p, recursive }) => { await (await this.sessions.engineFor(siteId)).remove(p, recursive ?? false); },
+      'remote.list': async ({ siteId, path: p }) =>
+        this.sessions.browse(siteId, async (s) => {
+          const resolved = await s.realpath(p === '~' ? '.' : p.startsWith('~/') ? p.slice(2) : p);
+          return { path: resolved, entries: await resolveLinks(s, resolved, await s.list(resolved)) };
+        }),
+      'remote.mkdir': async ({ siteId, path: p }) => {
+        await (await this.sessions.engineFor(siteId)).mkdir(p);
+      },
+      'remote.rename': async ({ siteId, from, to }) => {
+        await (await this.sessions.engineFor(siteId)).rename(from, to);
+      },
+      'remote.remove': async ({ siteId, path: p, recursive }) => {
+        await (await this.sessions.engineFor(siteId)).remove(p, recursive ?? false);
+      },
 
       'local.list': async ({ path: p }) => {
         const listing = await listLocalAt(expandHome(p));
@@ -300,7 +393,8 @@ export class SluiceService {
       'queue.move': async ({ batchId, to }) => this.queue.perform({ type: 'move', batchId, to }),
       'queue.files': async ({ batchId, limit }) => this.queue.files(batchId, limit ?? 500),
       'queue.clearFinished': async () => this.queue.perform({ type: 'clearFinished' }),
-      'conflict.answer': async ({ promptId, choice, forAll }) => this.queue.answerConflict(promptId, choice, forAll ?? false),
+      'conflict.answer': async ({ promptId, choice, forAll }) =>
+        this.queue.answerConflict(promptId, choice, forAll ?? false),
     } satisfies Partial<Handlers>;
   }
 
@@ -311,7 +405,8 @@ export class SluiceService {
       'settings.set': async (patch) => {
         if (patch.theme !== undefined) this.store.setSetting('theme', patch.theme);
         if (patch.editorCommand !== undefined) this.store.setSetting('editorCommand', patch.editorCommand);
-        if (patch.allowInsecureSecretStorage !== undefined) this.store.setSetting('allowInsecureSecretStorage', patch.allowInsecureSecretStorage);
+        if (patch.allowInsecureSecretStorage !== undefined)
+          this.store.setSetting('allowInsecureSecretStorage', patch.allowInsecureSecretStorage);
         if (patch.layout !== undefined) this.store.setSetting('layout', patch.layout);
         if (patch.transfers !== undefined) this.store.setSetting('transfers', patch.transfers);
         if (patch.speedLimit !== undefined) {
@@ -329,7 +424,9 @@ export class SluiceService {
   private settings(): Settings {
     return {
       theme: this.store.getSetting<Theme>('theme') ?? 'system',
-      ...(this.store.getSetting<string>('editorCommand') ? { editorCommand: this.store.getSetting<string>('editorCommand') } : {}),
+      ...(this.store.getSetting<string>('editorCommand')
+        ? { editorCommand: this.store.getSetting<string>('editorCommand') }
+        : {}),
       allowInsecureSecretStorage: this.store.getSetting<boolean>('allowInsecureSecretStorage') ?? false,
       secretStorage: this.secrets.status(),
       speedLimit: this.store.getSetting<number>('speedLimit') ?? 0,
@@ -342,5 +439,4 @@ export class SluiceService {
   insecureSecretStorageAllowed(): boolean {
     return insecureSecretStorageAllowed(this.hub);
   }
-
 }

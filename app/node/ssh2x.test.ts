@@ -12,11 +12,18 @@ test('the installed ssh2 is the patched one', () => {
 });
 
 test('an unpatched ssh2 is refused with the missing methods and the command that applies the patch', () => {
-  const unpatched = { sluiceReadInto() { /* one method of four */ } };
-  assert.throws(() => assertSsh2Patched(unpatched), (e: unknown) => {
-    assert.ok(e instanceof SluiceError);
-    assert.match(e.message, /ssh2 is not patched \(missing sluiceWriteBuffer, sluiceSendWrite, sluiceExtended\)/);
-    assert.match(e.message, /npx patch-package/);
-    return true;
-  });
+  const unpatched = {
+    sluiceReadInto() {
+      /* one method of four */
+    },
+  };
+  assert.throws(
+    () => assertSsh2Patched(unpatched),
+    (e: unknown) => {
+      assert.ok(e instanceof SluiceError);
+      assert.match(e.message, /ssh2 is not patched \(missing sluiceWriteBuffer, sluiceSendWrite, sluiceExtended\)/);
+      assert.match(e.message, /npx patch-package/);
+      return true;
+    },
+  );
 });

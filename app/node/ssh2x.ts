@@ -66,9 +66,16 @@ export interface PatchedConnectConfig extends ConnectConfig {
 /** The methods the patch adds to ssh2's SFTP class (lib/protocol/SFTP.js). */
 export interface PatchedSftp {
   /** An SSH_FXP_READ whose buffer `alloc` provides only when its DATA reply arrives (len bytes at most). */
-  sluiceReadInto(handle: Buffer, len: number, position: number, alloc: (len: number) => Buffer,
-    cb: (err: Error | undefined, bytesRead: number, buffer: Buffer | undefined) => void): void;
-  /** A whole SSH_FXP_WRITE packet for `len` data bytes; the caller fills the data part (the buffer's last len bytes). */
+  sluiceReadInto(
+    handle: Buffer,
+    len: number,
+    position: number,
+    alloc: (len: number) => Buffer,
+    cb: (err: Error | undefined, bytesRead: number, buffer: Buffer | undefined) => void,
+  ): void;
+  /**
+   * A whole SSH_FXP_WRITE packet for `len` data bytes; the caller fills the data part (the buffer's last len bytes).
+   */
   sluiceWriteBuffer(handle: Buffer, len: number): Buffer;
   /** Sends a packet from sluiceWriteBuffer for file offset `position`; true when ssh2 sent it at once (as write()). */
   sluiceSendWrite(out: Buffer, position: number, cb: (err?: Error) => void): boolean;
@@ -76,7 +83,12 @@ export interface PatchedSftp {
   sluiceExtended(name: string, data: Buffer, cb: (e: Error | undefined, reply?: Buffer) => void): void;
 }
 
-const PATCHED_METHODS: ReadonlyArray<keyof PatchedSftp> = ['sluiceReadInto', 'sluiceWriteBuffer', 'sluiceSendWrite', 'sluiceExtended'];
+const PATCHED_METHODS: ReadonlyArray<keyof PatchedSftp> = [
+  'sluiceReadInto',
+  'sluiceWriteBuffer',
+  'sluiceSendWrite',
+  'sluiceExtended',
+];
 
 /**
  * Throws unless ssh2's SFTP class carries the patch's methods.
@@ -84,11 +96,15 @@ const PATCHED_METHODS: ReadonlyArray<keyof PatchedSftp> = ['sluiceReadInto', 'sl
  * @throws SluiceError REMOTE_FAILURE naming the missing methods and `npx patch-package`
  */
 export function assertSsh2Patched(sftpPrototype?: object): void {
-  const proto = sftpPrototype ?? (require('ssh2/lib/protocol/SFTP.js') as { SFTP: { prototype: object } }).SFTP.prototype;
+  const proto =
+    sftpPrototype ?? (require('ssh2/lib/protocol/SFTP.js') as { SFTP: { prototype: object } }).SFTP.prototype;
   const missing = PATCHED_METHODS.filter((m) => typeof (proto as Record<string, unknown>)[m] !== 'function');
   if (missing.length) {
-    throw new SluiceError('REMOTE_FAILURE', `ssh2 is not patched (missing ${missing.join(', ')}): run \`npx patch-package\` in the `
-      + 'Sluice folder to apply patches/ssh2+1.17.0.patch (npm install does it unless install scripts are disabled)');
+    throw new SluiceError(
+      'REMOTE_FAILURE',
+      `ssh2 is not patched (missing ${missing.join(', ')}): run \`npx patch-package\` in the ` +
+        'Sluice folder to apply patches/ssh2+1.17.0.patch (npm install does it unless install scripts are disabled)',
+    );
   }
 }
 
@@ -98,12 +114,18 @@ export function patched(sftp: SFTPWrapper): PatchedSftp {
 }
 
 /** What the server announced in SSH_FXP_VERSION, and the request sizes ssh2 took from `limits@openssh.com`. */
-export function sftpLimits(sftp: SFTPWrapper): { maxReadLen: number; maxWriteLen: number; extensions: Record<string, string> } {
+export function sftpLimits(sftp: SFTPWrapper): {
+  maxReadLen: number;
+  maxWriteLen: number;
+  extensions: Record<string, string>;
+} {
   const s = sftp as unknown as { _maxReadLen: number; _maxWriteLen: number; _extensions: Record<string, string> };
   return { maxReadLen: s._maxReadLen, maxWriteLen: s._maxWriteLen, extensions: { ...s._extensions } };
 }
 
-/** The server's SSH software version from its identification string (`OpenSSH_9.2p1 …`, `mod_sftp`), '' before it came. */
+/**
+ * The server's SSH software version from its identification string (`OpenSSH_9.2p1 …`, `mod_sftp`), '' before it came.
+ */
 export function serverSoftware(conn: Client | SFTPWrapper): string {
   const c = conn as unknown as { _remoteVer?: string; _client?: { _remoteVer?: string } };
   return c._remoteVer ?? c._client?._remoteVer ?? '';
@@ -149,12 +171,16 @@ export function awaitingReplies(sftp: SFTPWrapper): boolean {
 export function onChannelData(sftp: SFTPWrapper, onData: () => void): void {
   const inner = sftp as unknown as { push(data: Buffer | null): boolean };
   const push = inner.push.bind(inner);
-  inner.push = (data) => { onData(); return push(data); };
+  inner.push = (data) => {
+    onData();
+    return push(data);
+  };
 }
 
 /**
- * Sets a channel's receive window (RFC 4254 §5.2; an SFTP channel, or a jump host's direct-tcpip channel): the patch makes ssh2's window adjustments top up to
- * `incoming.maxWindow`, so the next data packet sends the larger SSH_MSG_CHANNEL_WINDOW_ADJUST.
+ * Sets a channel's receive window (RFC 4254 §5.2; an SFTP channel, or a jump host's direct-tcpip channel): the patch
+ * makes ssh2's window adjustments top up to `incoming.maxWindow`, so the next data packet sends the larger
+ * SSH_MSG_CHANNEL_WINDOW_ADJUST.
  */
 export function setReceiveWindow(sftp: SFTPWrapper | ClientChannel, bytes: number): void {
   (sftp as unknown as { incoming: { maxWindow?: number } }).incoming.maxWindow = bytes;
@@ -182,7 +208,10 @@ export function holdReadyTimeout(client: Client, sock: { destroy(): void }, ms: 
   return () => {
     if (ms <= 0) return;
     c._readyTimeout = setTimeout(() => {
-      client.emit('error', Object.assign(new Error('Timed out while waiting for handshake'), { level: 'client-timeout' }));
+      client.emit(
+        'error',
+        Object.assign(new Error('Timed out while waiting for handshake'), { level: 'client-timeout' }),
+      );
       sock.destroy();
     }, ms);
   };
@@ -207,8 +236,10 @@ export interface ChannelWindow {
 export function channelWindows(channels: ReadonlyArray<SFTPWrapper>): ChannelWindow[] {
   return channels.map((ch) => {
     const c = ch as unknown as {
-      outgoing?: { window?: number; state?: string }; incoming?: { window?: number; maxWindow?: number };
-      _waitWindow?: boolean; _buffer?: unknown[];
+      outgoing?: { window?: number; state?: string };
+      incoming?: { window?: number; maxWindow?: number };
+      _waitWindow?: boolean;
+      _buffer?: unknown[];
     };
     const open = c.outgoing?.state === undefined || c.outgoing.state === 'open';
     return {

@@ -5,12 +5,32 @@ import { channelWindows } from './ssh2x';
 
 const channel = (o: Record<string, unknown>) => o as unknown as SFTPWrapper;
 
-test('channelWindows reads ssh2\'s flow-control fields: data queued for WINDOW_ADJUST, windows both ways', () => {
+test("channelWindows reads ssh2's flow-control fields: data queued for WINDOW_ADJUST, windows both ways", () => {
   const [idle, waiting, queued, closed, bare] = channelWindows([
-    channel({ outgoing: { window: 1 << 20, state: 'open' }, incoming: { window: 2 << 20 }, _waitWindow: false, _buffer: [] }),
-    channel({ outgoing: { window: 0, state: 'open' }, incoming: { window: 100, maxWindow: 8 << 20 }, _waitWindow: true, _buffer: [] }),
-    channel({ outgoing: { window: 10, state: 'open' }, incoming: { window: 0 }, _waitWindow: false, _buffer: [Buffer.alloc(1)] }),
-    channel({ outgoing: { window: 0, state: 'closed' }, incoming: { window: 0 }, _waitWindow: true, _buffer: [Buffer.alloc(1)] }),
+    channel({
+      outgoing: { window: 1 << 20, state: 'open' },
+      incoming: { window: 2 << 20 },
+      _waitWindow: false,
+      _buffer: [],
+    }),
+    channel({
+      outgoing: { window: 0, state: 'open' },
+      incoming: { window: 100, maxWindow: 8 << 20 },
+      _waitWindow: true,
+      _buffer: [],
+    }),
+    channel({
+      outgoing: { window: 10, state: 'open' },
+      incoming: { window: 0 },
+      _waitWindow: false,
+      _buffer: [Buffer.alloc(1)],
+    }),
+    channel({
+      outgoing: { window: 0, state: 'closed' },
+      incoming: { window: 0 },
+      _waitWindow: true,
+      _buffer: [Buffer.alloc(1)],
+    }),
     channel({}),
   ]);
   assert.deepEqual(idle, { outgoing: 1 << 20, waitingForWindow: false, incoming: 2 << 20, incomingMax: 2 << 20 });

@@ -25,10 +25,16 @@ export interface TestEngine {
  */
 const DIST = process.env.SLUICE_E2E_DIST ? path.resolve(process.env.SLUICE_E2E_DIST) : path.join(REPO_ROOT, 'dist');
 
-/** A compiled engine module (e.g. `app/node/engine/engine.js`, for a spec's engine wrapper), from the same dist/ the service loads. */
+/**
+ * A compiled engine module (e.g. `app/node/engine/engine.js`, for a spec's engine wrapper), from the same dist/ the
+ * service loads.
+ */
 export function requireDist<T>(relative: string): T {
   const file = path.join(DIST, relative);
-  if (!fs.existsSync(file)) throw new Error(`e2e: ${file} is missing; run \`npm run build\` first (the engine runs compiled, with worker threads)`);
+  if (!fs.existsSync(file))
+    throw new Error(
+      `e2e: ${file} is missing; run \`npm run build\` first (the engine runs compiled, with worker threads)`,
+    );
   return require(file) as T;
 }
 
@@ -51,7 +57,9 @@ export async function restartTestEngine(engine: TestEngine, opts: Partial<Servic
 
 function openTestEngine(home: string, knownHostsPath: string, opts: Partial<ServiceOptions>): TestEngine {
   const { SluiceService: Service } = requireDist<{ SluiceService: typeof SluiceService }>('app/node/service.js');
-  const { MemorySecretStore: Secrets } = requireDist<{ MemorySecretStore: typeof MemorySecretStore }>('app/node/stores/sites.js');
+  const { MemorySecretStore: Secrets } = requireDist<{ MemorySecretStore: typeof MemorySecretStore }>(
+    'app/node/stores/sites.js',
+  );
   const service = new Service({
     home,
     secrets: new Secrets(),

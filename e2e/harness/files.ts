@@ -1,4 +1,7 @@
-/** TEST ONLY: helpers for the files a spec creates and checks (remote paths are local paths here: the sshd is on this machine). */
+/**
+ * TEST ONLY: helpers for the files a spec creates and checks (remote paths are local paths here: the sshd is on this
+ * machine).
+ */
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -8,7 +11,7 @@ export function writeRandomFile(file: string, size: number): string {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const fd = fs.openSync(file, 'w');
   try {
-    for (let left = size; left > 0; ) {
+    for (let left = size; left > 0;) {
       const n = Math.min(left, 1024 * 1024);
       fs.writeSync(fd, randomBytes(n));
       left -= n;

@@ -58,7 +58,8 @@ const MIME: Record<string, string> = {
 export async function startHarness(opts: HarnessOptions): Promise<Harness> {
   const dist = opts.distDir ?? DEFAULT_DIST;
   const indexFile = path.join(dist, 'index.html');
-  if (!fs.existsSync(indexFile)) throw new Error(`e2e harness: ${indexFile} is missing; run \`npm run build:renderer\` first`);
+  if (!fs.existsSync(indexFile))
+    throw new Error(`e2e harness: ${indexFile} is missing; run \`npm run build:renderer\` first`);
   const shim = shimSource();
   const index = fs
     .readFileSync(indexFile, 'utf8')
@@ -77,7 +78,8 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
       return void res.end(shim);
     }
     const file = path.resolve(dist, `.${decodeURIComponent(url.pathname)}`);
-    if (!file.startsWith(dist + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile()) return void res.writeHead(404).end();
+    if (!file.startsWith(dist + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile())
+      return void res.writeHead(404).end();
     res.writeHead(200, { 'content-type': MIME[path.extname(file)] ?? 'application/octet-stream' });
     fs.createReadStream(file).pipe(res);
   });
@@ -93,7 +95,10 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
 
   wss.on('connection', (ws) => {
     sockets.add(ws);
-    const coalescer = new EventCoalescer((event, payload) => sendTo(ws, { kind: 'event', event, payload }), opts.coalesceMs ?? 100);
+    const coalescer = new EventCoalescer(
+      (event, payload) => sendTo(ws, { kind: 'event', event, payload }),
+      opts.coalesceMs ?? 100,
+    );
     const unsubscribe = opts.service.subscribe((event, payload) => coalescer.push(event, payload));
     if (dropTable.length) sendTo(ws, { kind: 'dropTable', id: 0, entries: dropTable });
     ws.on('message', (data) => {
@@ -141,7 +146,10 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
           (ws) =>
             new Promise<void>((resolve, reject) => {
               const id = nextAck++;
-              const timer = setTimeout(() => reject(new Error('e2e harness: page did not acknowledge the drop table')), 10_000);
+              const timer = setTimeout(
+                () => reject(new Error('e2e harness: page did not acknowledge the drop table')),
+                10_000,
+              );
               acks.set(id, () => {
                 clearTimeout(timer);
                 acks.delete(id);

@@ -11,7 +11,8 @@ export const WS_PATH = '/__harness/ws';
 export const SHIM_PATH = '/__harness/shim.js';
 
 /** Messages page -> harness. */
-export type ClientMessage = { kind: 'invoke'; id: number; channel: string; payload?: unknown } | { kind: 'ack'; id: number };
+export type ClientMessage =
+  { kind: 'invoke'; id: number; channel: string; payload?: unknown } | { kind: 'ack'; id: number };
 
 /** Messages harness -> page. */
 export type ServerMessage =

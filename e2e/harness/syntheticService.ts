@@ -7,7 +7,13 @@ import type { EventName, EventPayloads, InvokeChannel, SessionStatus } from '../
 import { err, ok, type Result } from '../../app/common/ipc/result';
 import type { Job } from '../../app/common/model/job';
 import type { SiteView } from '../../app/common/model/site';
-import { applyQueueEvents, emptyQueue, jobsInOrder, type QueueEvent, type QueueState } from '../../app/common/queue/reducer';
+import {
+  applyQueueEvents,
+  emptyQueue,
+  jobsInOrder,
+  type QueueEvent,
+  type QueueState,
+} from '../../app/common/queue/reducer';
 import type { HarnessService } from './server';
 
 type Listener = <E extends EventName>(event: E, payload: EventPayloads[E]) => void;
@@ -36,7 +42,13 @@ export function createSyntheticService(jobCount = 10_000, running = 200): Synthe
     updatedAt: now,
     hasPassword: false,
   };
-  let status: SessionStatus = { siteId: site.id, siteName: site.name, state: 'disconnected', connectionsUp: 0, connections: 4 };
+  let status: SessionStatus = {
+    siteId: site.id,
+    siteName: site.name,
+    state: 'disconnected',
+    connectionsUp: 0,
+    connections: 4,
+  };
   const jobs: Job[] = Array.from({ length: jobCount }, (_, i) => ({
     id: `job-${i}`,
     // One drop each: 10,000 rows.
@@ -89,16 +101,34 @@ export function createSyntheticService(jobCount = 10_000, running = 200): Synthe
     if (events.length) apply(events);
     const rate = active * 3_000_000;
     emit('progress', {
-      samples: [{ siteId: site.id, t: Date.now(), rate, connections: [1, 2, 3, 4].map((id) => ({ id, rate: (rate / 4) * (0.8 + 0.1 * id) })) }],
+      samples: [
+        {
+          siteId: site.id,
+          t: Date.now(),
+          rate,
+          connections: [1, 2, 3, 4].map((id) => ({ id, rate: (rate / 4) * (0.8 + 0.1 * id) })),
+        },
+      ],
     });
   };
 
   const handlers: Partial<Record<InvokeChannel, (req: unknown) => unknown>> = {
     'sites.list': () => ({ folders: [], sites: [site] }),
-    'settings.get': () => ({ theme: 'system', allowInsecureSecretStorage: false, secretStorage: { backend: 'memory', secure: true } }),
+    'settings.get': () => ({
+      theme: 'system',
+      allowInsecureSecretStorage: false,
+      secretStorage: { backend: 'memory', secure: true },
+    }),
     'session.list': () => [status],
     'session.connect': () => {
-      status = { ...status, state: 'connected', connectionsUp: 4, cipher: 'aes128-gcm@openssh.com', kex: 'curve25519-sha256', home: '/upload' };
+      status = {
+        ...status,
+        state: 'connected',
+        connectionsUp: 4,
+        cipher: 'aes128-gcm@openssh.com',
+        kex: 'curve25519-sha256',
+        home: '/upload',
+      };
       emit('session.status', status);
       return status;
     },

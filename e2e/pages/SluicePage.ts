@@ -157,7 +157,9 @@ export class SluicePage {
     await this.openAdvanced(dialog);
     const list = dialog.getByRole('list', { name: title, exact: true });
     // A closed <details> hides its list from the accessibility tree: find the group by its summary.
-    const group = dialog.locator('details.algorithm-family').filter({ has: this.page.locator('summary', { hasText: title }) });
+    const group = dialog
+      .locator('details.algorithm-family')
+      .filter({ has: this.page.locator('summary', { hasText: title }) });
     if ((await group.getAttribute('open')) === null) await group.locator('summary').click();
     await expect(list).toBeVisible();
     return list;
@@ -166,7 +168,8 @@ export class SluicePage {
   /** Sets a family's list in an open site form through its checkboxes: exactly `names` enabled, in this order. */
   async chooseAlgorithms(dialog: Locator, title: string, names: string[]): Promise<void> {
     const list = await this.algorithmList(dialog, title);
-    for (const name of await this.enabledAlgorithms(dialog, title)) await list.getByRole('checkbox', { name, exact: true }).uncheck();
+    for (const name of await this.enabledAlgorithms(dialog, title))
+      await list.getByRole('checkbox', { name, exact: true }).uncheck();
     // Each one enabled goes last: checking them in order gives the order.
     for (const name of names) await list.getByRole('checkbox', { name, exact: true }).check();
     expect(await this.enabledAlgorithms(dialog, title)).toEqual(names);
@@ -178,7 +181,10 @@ export class SluicePage {
     return list.locator('li.on code').allTextContents();
   }
 
-  /** Types a target into the quick-connect bar and presses its Connect (does not wait: a host-key dialog may come first). */
+  /**
+   * Types a target into the quick-connect bar and presses its Connect (does not wait: a host-key dialog may come
+   * first).
+   */
   async quickConnectTo(target: string): Promise<void> {
     await this.quickConnect.getByLabel('Quick connect').fill(target);
     await this.quickConnect.getByRole('button', { name: 'Connect', exact: true }).click();
@@ -252,7 +258,8 @@ export class SluicePage {
   /** Expands a batch's row into its files (and waits until its first line is there). */
   async expandBatch(name: string): Promise<void> {
     const row = this.jobRow(name);
-    if ((await row.getAttribute('aria-expanded')) !== 'true') await row.getByRole('button', { name: `Show files of ${name}` }).click();
+    if ((await row.getAttribute('aria-expanded')) !== 'true')
+      await row.getByRole('button', { name: `Show files of ${name}` }).click();
     await expect(row).toHaveAttribute('aria-expanded', 'true');
   }
 
@@ -270,18 +277,25 @@ export class SluicePage {
   async waitForJobBytes(name: string, bytes: number, timeout = 60_000): Promise<void> {
     const row = this.jobRow(name);
     await expect
-      .poll(async () => Number((await row.getAttribute('data-bytes-done')) ?? 0), { timeout, message: `${name} moves ${bytes} bytes` })
+      .poll(async () => Number((await row.getAttribute('data-bytes-done')) ?? 0), {
+        timeout,
+        message: `${name} moves ${bytes} bytes`,
+      })
       .toBeGreaterThanOrEqual(bytes);
   }
 
   /** Presses a job's action button (Pause, Resume, Cancel, Retry) in its queue row. */
   async jobAction(name: string, action: 'Pause' | 'Resume' | 'Cancel' | 'Retry'): Promise<void> {
-    await this.jobRow(name).getByRole('button', { name: `${action} ${name}` }).click();
+    await this.jobRow(name)
+      .getByRole('button', { name: `${action} ${name}` })
+      .click();
   }
 
   /** Presses a row's "Move to top". */
   async moveToTop(name: string): Promise<void> {
-    await this.jobRow(name).getByRole('button', { name: `Move ${name} to the top` }).click();
+    await this.jobRow(name)
+      .getByRole('button', { name: `Move ${name} to the top` })
+      .click();
   }
 
   /**
@@ -305,7 +319,9 @@ export class SluicePage {
 
   /** A queue-wide action on every site, or on the site picked first (`Pause all`, `Resume all`, `Retry failed`). */
   async queueBulk(action: 'Pause all' | 'Resume all' | 'Retry failed', siteName?: string): Promise<void> {
-    await this.queue.getByLabel('Sites the buttons act on').selectOption(siteName ? { label: siteName } : { value: '' });
+    await this.queue
+      .getByLabel('Sites the buttons act on')
+      .selectOption(siteName ? { label: siteName } : { value: '' });
     await (await this.queueActionControl(action)).click();
   }
 

@@ -37,7 +37,10 @@ function showNeutralPaths(rules: NeutralRule[]): void {
     const display = nav.style.display;
     nav.style.display = 'none';
     nav.after(copy);
-    undo.push(() => { copy.remove(); nav.style.display = display; });
+    undo.push(() => {
+      copy.remove();
+      nav.style.display = display;
+    });
   }
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
@@ -46,16 +49,22 @@ function showNeutralPaths(rules: NeutralRule[]): void {
     const after = apply(before);
     if (after === before) continue;
     node.nodeValue = after;
-    undo.push(() => { if (node.nodeValue === after) node.nodeValue = before; }); // unless React wrote it since
+    undo.push(() => {
+      if (node.nodeValue === after) node.nodeValue = before;
+    }); // unless React wrote it since
   }
   for (const el of Array.from(document.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('input, textarea'))) {
     const before = el.value;
     const after = apply(before);
     if (after === before) continue;
     el.value = after;
-    undo.push(() => { if (el.value === after) el.value = before; });
+    undo.push(() => {
+      if (el.value === after) el.value = before;
+    });
   }
-  (window as unknown as { __sluiceUndoNeutral?: () => void }).__sluiceUndoNeutral = () => { for (const u of undo.reverse()) u(); };
+  (window as unknown as { __sluiceUndoNeutral?: () => void }).__sluiceUndoNeutral = () => {
+    for (const u of undo.reverse()) u();
+  };
 }
 
 /**

@@ -29,7 +29,10 @@ export class EventCoalescer {
   constructor(
     private readonly send: Send,
     private readonly intervalMs = 100,
-    private readonly timers: Timers = { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout) },
+    private readonly timers: Timers = {
+      setTimeout: (fn, ms) => setTimeout(fn, ms),
+      clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+    },
   ) {}
 
   /** Takes one service event. */
@@ -79,7 +82,8 @@ export class EventCoalescer {
     }
     if (this.logs.length) {
       const lines = this.logs;
-      if (this.droppedLogs) lines.unshift({ t: lines[0].t, level: 'warn', message: `${this.droppedLogs} log lines skipped` });
+      if (this.droppedLogs)
+        lines.unshift({ t: lines[0].t, level: 'warn', message: `${this.droppedLogs} log lines skipped` });
       this.logs = [];
       this.droppedLogs = 0;
       this.send('log', { lines });
@@ -96,6 +100,10 @@ export class EventCoalescer {
   }
 
   private schedule(): void {
-    if (this.timer === undefined) this.timer = this.timers.setTimeout(() => { this.timer = undefined; this.flush(); }, this.intervalMs);
+    if (this.timer === undefined)
+      this.timer = this.timers.setTimeout(() => {
+        this.timer = undefined;
+        this.flush();
+      }, this.intervalMs);
   }
 }

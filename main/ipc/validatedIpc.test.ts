@@ -8,12 +8,19 @@ const electron = installElectronMock();
 const { registerInvokeHandlers, isAppUrl } = require('./validatedIpc') as typeof import('./validatedIpc');
 
 const mainFrame = { url: 'app://sluice/index.html', routingId: 1, processId: 4 };
-interface Frame { url: string; routingId: number; processId: number }
+interface Frame {
+  url: string;
+  routingId: number;
+  processId: number;
+}
 function eventFrom(frame: Frame | null, main: Frame | null = mainFrame): unknown {
   return { senderFrame: frame, sender: main ? { mainFrame: main } : {} };
 }
 
-function setup(t: { after: (fn: () => void) => void }): { calls: Array<[InvokeChannel, unknown]>; call: (channel: string, event: unknown, payload: unknown) => Promise<Result<unknown>> } {
+function setup(t: { after: (fn: () => void) => void }): {
+  calls: Array<[InvokeChannel, unknown]>;
+  call: (channel: string, event: unknown, payload: unknown) => Promise<Result<unknown>>;
+} {
   const calls: Array<[InvokeChannel, unknown]> = [];
   const unregister = registerInvokeHandlers(async (channel, payload) => {
     calls.push([channel, payload]);
@@ -48,9 +55,18 @@ test('a valid call from the app main frame reaches the service with the parsed p
 test('unknown senders are refused before validation or the service', async (t) => {
   const { calls, call } = setup(t);
   const senders = [
-    eventFrom({ url: 'https://evil.example/', routingId: 1, processId: 4 }, { url: 'https://evil.example/', routingId: 1, processId: 4 }),
-    eventFrom({ url: 'file:///tmp/index.html', routingId: 1, processId: 4 }, { url: 'file:///tmp/index.html', routingId: 1, processId: 4 }),
-    eventFrom({ url: 'app://evil/index.html', routingId: 1, processId: 4 }, { url: 'app://evil/index.html', routingId: 1, processId: 4 }),
+    eventFrom(
+      { url: 'https://evil.example/', routingId: 1, processId: 4 },
+      { url: 'https://evil.example/', routingId: 1, processId: 4 },
+    ),
+    eventFrom(
+      { url: 'file:///tmp/index.html', routingId: 1, processId: 4 },
+      { url: 'file:///tmp/index.html', routingId: 1, processId: 4 },
+    ),
+    eventFrom(
+      { url: 'app://evil/index.html', routingId: 1, processId: 4 },
+      { url: 'app://evil/index.html', routingId: 1, processId: 4 },
+    ),
     eventFrom(null),
     eventFrom({ url: 'app://sluice/frame.html', routingId: 7, processId: 4 }), // a subframe, even of our origin
     eventFrom({ ...mainFrame }, null), // a sender without a main frame
@@ -85,5 +101,6 @@ test('malformed payloads are refused with INVALID_REQUEST; service errors become
 
 test('isAppUrl', () => {
   assert.ok(isAppUrl('app://sluice/index.html'));
-  for (const u of ['app://sluice.evil/x', 'app://sluiceevil/', 'https://sluice/', 'about:blank', '', undefined]) assert.equal(isAppUrl(u), false, String(u));
+  for (const u of ['app://sluice.evil/x', 'app://sluiceevil/', 'https://sluice/', 'about:blank', '', undefined])
+    assert.equal(isAppUrl(u), false, String(u));
 });

@@ -38,11 +38,19 @@ export function isTrustedSender(event: Pick<IpcMainInvokeEvent, 'senderFrame' | 
 }
 
 /** Validates and forwards one invocation; exported for tests. */
-export async function handleInvoke(channel: InvokeChannel, event: Pick<IpcMainInvokeEvent, 'senderFrame' | 'sender'>, payload: unknown, invoke: Invoke): Promise<Result<unknown>> {
+export async function handleInvoke(
+  channel: InvokeChannel,
+  event: Pick<IpcMainInvokeEvent, 'senderFrame' | 'sender'>,
+  payload: unknown,
+  invoke: Invoke,
+): Promise<Result<unknown>> {
   if (!isTrustedSender(event)) return err('FORBIDDEN_SENDER', 'IPC from an untrusted frame was refused');
   const parsed = invokeSchemas[channel].safeParse(payload);
   if (!parsed.success) {
-    return err('INVALID_REQUEST', `Invalid ${channel} request: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(payload)'}: ${i.message}`).join('; ')}`);
+    return err(
+      'INVALID_REQUEST',
+      `Invalid ${channel} request: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(payload)'}: ${i.message}`).join('; ')}`,
+    );
   }
   try {
     return await invoke(channel, parsed.data);
@@ -56,7 +64,9 @@ export async function handleInvoke(channel: InvokeChannel, event: Pick<IpcMainIn
  */
 export function registerInvokeHandlers(invoke: Invoke): () => void {
   for (const channel of INVOKE_CHANNELS) {
-    ipcMain.handle(invokeIpcChannel(channel), (event, payload: unknown) => handleInvoke(channel, event, payload, invoke));
+    ipcMain.handle(invokeIpcChannel(channel), (event, payload: unknown) =>
+      handleInvoke(channel, event, payload, invoke),
+    );
   }
   return () => {
     for (const channel of INVOKE_CHANNELS) ipcMain.removeHandler(invokeIpcChannel(channel));

@@ -22,17 +22,40 @@ test('openFile: modal to the window, hidden files shown, the chosen path or null
   const win = { id: 1 };
   const dialogs = electronFileDialogs(() => win as never);
   fake.answers.push({ canceled: false, filePaths: ['/home/me/.ssh/id_ed25519'] }, { canceled: true, filePaths: [] });
-  assert.equal(await dialogs.openFile({ title: 'Choose a private key', defaultPath: '/home/me/.ssh', showHidden: true }), '/home/me/.ssh/id_ed25519');
-  assert.equal(await dialogs.openFile({ title: 'Choose a private key', defaultPath: '/home/me/.ssh', showHidden: false }), null);
+  assert.equal(
+    await dialogs.openFile({ title: 'Choose a private key', defaultPath: '/home/me/.ssh', showHidden: true }),
+    '/home/me/.ssh/id_ed25519',
+  );
+  assert.equal(
+    await dialogs.openFile({ title: 'Choose a private key', defaultPath: '/home/me/.ssh', showHidden: false }),
+    null,
+  );
   assert.deepEqual(fake.calls, [
-    { parent: win, options: { title: 'Choose a private key', defaultPath: '/home/me/.ssh', properties: ['openFile', 'dontAddToRecent', 'showHiddenFiles'] } },
-    { parent: win, options: { title: 'Choose a private key', defaultPath: '/home/me/.ssh', properties: ['openFile', 'dontAddToRecent'] } },
+    {
+      parent: win,
+      options: {
+        title: 'Choose a private key',
+        defaultPath: '/home/me/.ssh',
+        properties: ['openFile', 'dontAddToRecent', 'showHiddenFiles'],
+      },
+    },
+    {
+      parent: win,
+      options: {
+        title: 'Choose a private key',
+        defaultPath: '/home/me/.ssh',
+        properties: ['openFile', 'dontAddToRecent'],
+      },
+    },
   ]);
 });
 
 test('openFile without a window opens an unparented dialog', async () => {
   fake.calls.length = 0;
   fake.answers.push({ canceled: false, filePaths: ['/k'] });
-  assert.equal(await electronFileDialogs(() => null).openFile({ title: 't', defaultPath: '/', showHidden: true }), '/k');
+  assert.equal(
+    await electronFileDialogs(() => null).openFile({ title: 't', defaultPath: '/', showHidden: true }),
+    '/k',
+  );
   assert.equal(fake.calls[0].parent, undefined);
 });

@@ -20,7 +20,6 @@ export interface SafeStorageSecretStoreOptions {
   warn?: (message: string) => void;
 }
 
-
 export class SafeStorageSecretStore implements SecretStore {
   constructor(private readonly opts: SafeStorageSecretStoreOptions) {}
 
@@ -54,11 +53,15 @@ export class SafeStorageSecretStore implements SecretStore {
 
   async set(siteId: string, secret: string): Promise<void> {
     const { secure, backend } = this.status();
-    if (backend === 'unavailable') throw new SluiceError('INSECURE_SECRET_STORAGE', 'The OS offers no secret storage; the password was not saved');
+    if (backend === 'unavailable')
+      throw new SluiceError('INSECURE_SECRET_STORAGE', 'The OS offers no secret storage; the password was not saved');
     if (!secure) {
       if (!this.opts.allowInsecure()) {
         this.opts.warn?.(`Refusing to save a password: secret storage backend is ${backend} (not encrypted)`);
-        throw new SluiceError('INSECURE_SECRET_STORAGE', `Passwords would be stored without encryption (${backend}); agree in Settings first`);
+        throw new SluiceError(
+          'INSECURE_SECRET_STORAGE',
+          `Passwords would be stored without encryption (${backend}); agree in Settings first`,
+        );
       }
       this.opts.warn?.(`Saving a password with the ${backend} backend (not encrypted), as agreed in Settings`);
     }
@@ -85,7 +88,11 @@ export class SafeStorageSecretStore implements SecretStore {
       text = fs.readFileSync(this.opts.file, 'utf8');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return {};
-      throw new SluiceError('LOCAL_IO', `Cannot read the saved passwords file ${this.opts.file}: ${(e as Error).message}`, { cause: e });
+      throw new SluiceError(
+        'LOCAL_IO',
+        `Cannot read the saved passwords file ${this.opts.file}: ${(e as Error).message}`,
+        { cause: e },
+      );
     }
     let data: unknown;
     try {
@@ -100,7 +107,10 @@ export class SafeStorageSecretStore implements SecretStore {
   }
 
   private corrupt(why: string): SluiceError {
-    return new SluiceError('LOCAL_IO', `The saved passwords file ${this.opts.file} is damaged: ${why}. It was left as it is; move it aside to start a new one (its passwords are then asked for again)`);
+    return new SluiceError(
+      'LOCAL_IO',
+      `The saved passwords file ${this.opts.file} is damaged: ${why}. It was left as it is; move it aside to start a new one (its passwords are then asked for again)`,
+    );
   }
 
   /** Temporary file, fsync, rename, fsync of the folder: after a crash the file is the old one or the new one. */
@@ -119,7 +129,11 @@ export class SafeStorageSecretStore implements SecretStore {
       renameSyncRetrying(tmp, this.opts.file);
     } catch (e) {
       fs.rmSync(tmp, { force: true });
-      throw new SluiceError('LOCAL_IO', `Cannot write the saved passwords file ${this.opts.file}: ${(e as Error).message}`, { cause: e });
+      throw new SluiceError(
+        'LOCAL_IO',
+        `Cannot write the saved passwords file ${this.opts.file}: ${(e as Error).message}`,
+        { cause: e },
+      );
     }
     syncFolder(dir);
   }

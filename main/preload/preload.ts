@@ -16,14 +16,14 @@ const call = (channel: InvokeChannel) => (request?: unknown) => ipcRenderer.invo
 const EVENTS: { readonly [E in EventName]: true } = {
   'queue.snapshot': true,
   'queue.delta': true,
-  'progress': true,
+  progress: true,
   'hostKey.prompt': true,
   'auth.prompt': true,
   'hostKey.learned': true,
   'conflict.prompt': true,
   'prompt.closed': true,
   'session.status': true,
-  'log': true,
+  log: true,
   'edit.changed': true,
   'edit.closed': true,
 };
@@ -90,7 +90,9 @@ export const api: Bridge = {
     const channel = `sluice:event:${event}`;
     const forward = (_e: IpcRendererEvent, payload: EventPayloads[E]): void => listener(payload);
     ipcRenderer.on(channel, forward);
-    return () => { ipcRenderer.removeListener(channel, forward); };
+    return () => {
+      ipcRenderer.removeListener(channel, forward);
+    };
   },
 
   pathForFile(file: object): string {

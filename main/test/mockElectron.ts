@@ -11,13 +11,22 @@ type Handler = (event: unknown, ...args: unknown[]) => unknown;
 /** A minimal webContents: an EventEmitter plus the calls hardenWebContents and attachWindow make. */
 export class FakeWebContents extends EventEmitter {
   windowOpenHandler?: (details: { url: string }) => { action: string };
-  permissionRequestHandler?: (wc: unknown, permission: string, callback: (granted: boolean) => void, details?: unknown) => void;
+  permissionRequestHandler?: (
+    wc: unknown,
+    permission: string,
+    callback: (granted: boolean) => void,
+    details?: unknown,
+  ) => void;
   permissionCheckHandler?: (...args: unknown[]) => boolean;
   sent: Array<{ channel: string; payload: unknown }> = [];
   destroyed = false;
   readonly session = {
-    setPermissionRequestHandler: (h: FakeWebContents['permissionRequestHandler']) => { this.permissionRequestHandler = h; },
-    setPermissionCheckHandler: (h: FakeWebContents['permissionCheckHandler']) => { this.permissionCheckHandler = h; },
+    setPermissionRequestHandler: (h: FakeWebContents['permissionRequestHandler']) => {
+      this.permissionRequestHandler = h;
+    },
+    setPermissionCheckHandler: (h: FakeWebContents['permissionCheckHandler']) => {
+      this.permissionCheckHandler = h;
+    },
   };
   setWindowOpenHandler(h: FakeWebContents['windowOpenHandler']): void {
     this.windowOpenHandler = h;

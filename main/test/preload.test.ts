@@ -5,12 +5,20 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as RealElectron from 'electron';
 import { installElectronMock } from './mockElectron';
-import { BRIDGE_METHOD_NAMES, EVENT_NAMES, INVOKE_CHANNELS, eventIpcChannel, invokeIpcChannel, methodName } from '../../app/common/ipc/contract';
+import {
+  BRIDGE_METHOD_NAMES,
+  EVENT_NAMES,
+  INVOKE_CHANNELS,
+  eventIpcChannel,
+  invokeIpcChannel,
+  methodName,
+} from '../../app/common/ipc/contract';
 import type * as SandboxElectron from '../preload/electronSandbox';
 
 // Compile-time: Electron's real objects fit the Node-free `electron` the preload is type-checked against
-// (main/preload/tsconfig.json maps it to electronSandbox.d.ts); a member Electron lacks or types otherwise fails the build.
-void ((null as unknown as Pick<typeof RealElectron, keyof typeof SandboxElectron>) satisfies typeof SandboxElectron);
+// (main/preload/tsconfig.json maps it to electronSandbox.d.ts); a member Electron lacks or types otherwise fails the
+// build.
+void (null as unknown as Pick<typeof RealElectron, keyof typeof SandboxElectron> satisfies typeof SandboxElectron);
 
 const electron = installElectronMock();
 require('../preload/preload');
@@ -28,7 +36,10 @@ test('window.sluice is the only exposed key and holds exactly the allowlist', ()
 test('each method invokes its own contract channel with the request', async () => {
   electron.ipcRenderer.invoked.length = 0;
   for (const channel of INVOKE_CHANNELS) await exposed()[methodName(channel)]({ probe: channel });
-  assert.deepEqual(electron.ipcRenderer.invoked, INVOKE_CHANNELS.map((c) => ({ channel: invokeIpcChannel(c), payload: { probe: c } })));
+  assert.deepEqual(
+    electron.ipcRenderer.invoked,
+    INVOKE_CHANNELS.map((c) => ({ channel: invokeIpcChannel(c), payload: { probe: c } })),
+  );
 });
 
 test('on() subscribes to contract events only and hides the IPC event object', () => {

@@ -64,7 +64,12 @@ export const emptySelection: Selection = { selected: new Set(), anchor: null, fo
  * @param order the visible names in display order
  * @param mode `replace` (plain click), `toggle` (ctrl/cmd-click), `range` (shift-click from the anchor)
  */
-export function select(sel: Selection, order: readonly string[], name: string, mode: 'replace' | 'toggle' | 'range'): Selection {
+export function select(
+  sel: Selection,
+  order: readonly string[],
+  name: string,
+  mode: 'replace' | 'toggle' | 'range',
+): Selection {
   if (mode === 'toggle') {
     const next = new Set(sel.selected);
     if (next.has(name)) next.delete(name);

@@ -1,6 +1,19 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { breadcrumbs, plural, summarizeError, formatBytes, formatDate, formatTime, formatDuration, formatEta, formatRate, joinRemote, parentRemote, percent } from './format';
+import {
+  breadcrumbs,
+  plural,
+  summarizeError,
+  formatBytes,
+  formatDate,
+  formatTime,
+  formatDuration,
+  formatEta,
+  formatRate,
+  joinRemote,
+  parentRemote,
+  percent,
+} from './format';
 import { moveFocus, select, sortEntries, toggleSort, validateName, emptySelection, type ListedEntry } from './entries';
 
 test('bytes, rates, durations and ETA format for people', () => {
@@ -39,10 +52,21 @@ test('remote paths and breadcrumbs', () => {
   );
 });
 
-const e = (name: string, type: ListedEntry['type'], size = 0, mtimeMs = 0): ListedEntry => ({ name, type, size, mtimeMs });
+const e = (name: string, type: ListedEntry['type'], size = 0, mtimeMs = 0): ListedEntry => ({
+  name,
+  type,
+  size,
+  mtimeMs,
+});
 
 test('sorting puts folders first, sorts numerically, and hides dot-files unless asked', () => {
-  const list = [e('b10.txt', 'file', 5), e('.hidden', 'file', 1), e('b2.txt', 'file', 50), e('zdir', 'dir'), e('adir', 'dir')];
+  const list = [
+    e('b10.txt', 'file', 5),
+    e('.hidden', 'file', 1),
+    e('b2.txt', 'file', 50),
+    e('zdir', 'dir'),
+    e('adir', 'dir'),
+  ];
   assert.deepEqual(
     sortEntries(list, { key: 'name', dir: 'asc' }, false).map((x) => x.name),
     ['adir', 'zdir', 'b2.txt', 'b10.txt'],
@@ -79,10 +103,14 @@ test('typed names are validated', () => {
 });
 
 test('banner texts stay one short line', () => {
-  const openssh = '@@@@@@@@@@@\n@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @\n@@@@@@@@@@@\nIT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!\nlots more';
+  const openssh =
+    '@@@@@@@@@@@\n@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @\n@@@@@@@@@@@\nIT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!\nlots more';
   assert.equal(summarizeError('HOSTKEY_CHANGED', openssh), 'The server’s host key has changed. Connection refused.');
   assert.equal(summarizeError('X', openssh), 'WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!');
-  assert.equal(summarizeError('AUTH_FAILED', 'All configured authentication methods failed'), 'All configured authentication methods failed');
+  assert.equal(
+    summarizeError('AUTH_FAILED', 'All configured authentication methods failed'),
+    'All configured authentication methods failed',
+  );
   const long = summarizeError('X', 'a'.repeat(500));
   assert.equal(long.length, 160);
   assert.ok(long.endsWith('…'));
@@ -90,7 +118,7 @@ test('banner texts stay one short line', () => {
   assert.equal(plural(0, 'item'), '0 items');
 });
 
-test('dates: one format, the locale\'s own (date and time; the log\'s time with seconds)', () => {
+test("dates: one format, the locale's own (date and time; the log's time with seconds)", () => {
   const t = Date.UTC(2026, 10, 28, 14, 5, 9);
   const utc = { timeZone: 'UTC' };
   assert.equal(formatDate(t, { ...utc, locale: 'de-DE' }), '28.11.2026, 14:05');

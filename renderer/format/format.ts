@@ -46,7 +46,9 @@ function dateFormat(style: DateStyle, withDate: boolean): Intl.DateTimeFormat {
   if (!f) {
     f = new Intl.DateTimeFormat(style.locale, {
       ...(withDate ? { year: 'numeric', month: '2-digit', day: '2-digit' } : {}),
-      hour: '2-digit', minute: '2-digit', ...(style.seconds ? { second: '2-digit' } : {}),
+      hour: '2-digit',
+      minute: '2-digit',
+      ...(style.seconds ? { second: '2-digit' } : {}),
       ...(style.timeZone ? { timeZone: style.timeZone } : {}),
     });
     dateFormats.set(key, f);
@@ -129,7 +131,10 @@ export function summarizeError(code: string, message: string, max = 160): string
   const known = ERROR_SUMMARIES[code];
   if (known) return known;
   // OpenSSH frames its warnings with lines of @ and a lone @ at both ends of each line.
-  const text = message.replace(/(^|\s)@+(?=\s|$)/g, ' ').replace(/\s+/g, ' ').trim();
+  const text = message
+    .replace(/(^|\s)@+(?=\s|$)/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   const cut = text.search(/[.!](\s|$)/);
   const first = cut > 0 ? text.slice(0, cut + 1) : text;
   return first.length > max ? `${first.slice(0, max - 1)}…` : first;
@@ -137,5 +142,7 @@ export function summarizeError(code: string, message: string, max = 160): string
 
 /** A session's state for the status bar: `connected`, or `reconnecting (attempt 2)` while a lost session reconnects. */
 export function sessionStateText(status: { state: string; attempt?: number }): string {
-  return status.state === 'reconnecting' && status.attempt !== undefined ? `reconnecting (attempt ${status.attempt})` : status.state;
+  return status.state === 'reconnecting' && status.attempt !== undefined
+    ? `reconnecting (attempt ${status.attempt})`
+    : status.state;
 }

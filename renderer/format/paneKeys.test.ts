@@ -19,7 +19,11 @@ test('keys to commands: FileZilla/WinSCP keys, transfers by side', () => {
   assert.deepEqual(paneCommand({ key: 'F2' }, 'local'), { kind: 'rename' });
   assert.deepEqual(paneCommand({ key: 'A', ctrlKey: true }, 'local'), { kind: 'selectAll' });
   assert.deepEqual(paneCommand({ key: ' ' }, 'local'), { kind: 'toggle' });
-  assert.deepEqual(paneCommand({ key: 'End', shiftKey: true }, 'local'), { kind: 'move', delta: Infinity, extend: true });
+  assert.deepEqual(paneCommand({ key: 'End', shiftKey: true }, 'local'), {
+    kind: 'move',
+    delta: Infinity,
+    extend: true,
+  });
   assert.deepEqual(paneCommand({ key: 'PageDown' }, 'local'), { kind: 'move', delta: PAGE_ROWS, extend: false });
   assert.equal(paneCommand({ key: 'x' }, 'local'), null);
   assert.equal(paneCommand({ key: 'Enter', shiftKey: true }, 'local'), null);
@@ -51,7 +55,14 @@ test('macOS: ⌘↑ up, ⌘↓ open, ⌘⌫ delete, ⌘R refresh, ⌘U/⌘D tran
   // Elsewhere unchanged.
   assert.deepEqual(paneCommand({ key: 'Backspace' }, 'local'), { kind: 'up' });
   assert.equal(paneCommand({ key: 'ArrowUp', metaKey: true }, 'local'), null);
-  assert.deepEqual(paneKeyLabels(true), { up: '⌘↑', delete: '⌘⌫', deleteShort: '⌘⌫', refresh: '⌘R', upload: '⌘U', download: '⌘D' });
+  assert.deepEqual(paneKeyLabels(true), {
+    up: '⌘↑',
+    delete: '⌘⌫',
+    deleteShort: '⌘⌫',
+    refresh: '⌘R',
+    upload: '⌘U',
+    download: '⌘D',
+  });
   assert.equal(paneKeyLabels(false).upload, 'Ctrl+U');
   assert.ok(isMacPlatform({ platform: 'MacIntel' }) && !isMacPlatform({ platform: 'Win32' }) && !isMacPlatform({}));
 });

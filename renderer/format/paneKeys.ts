@@ -24,9 +24,13 @@ export function paneKeyLabels(mac: boolean): PaneKeyLabels {
   return mac
     ? { up: '⌘↑', delete: '⌘⌫', deleteShort: '⌘⌫', refresh: '⌘R', upload: '⌘U', download: '⌘D' }
     : {
-      up: 'Backspace, Alt+Up', delete: 'Delete', deleteShort: 'Del', refresh: 'F5',
-      upload: 'Ctrl+U', download: 'Ctrl+D',
-    };
+        up: 'Backspace, Alt+Up',
+        delete: 'Delete',
+        deleteShort: 'Del',
+        refresh: 'F5',
+        upload: 'Ctrl+U',
+        download: 'Ctrl+D',
+      };
 }
 
 /** True on a Mac, from the renderer's navigator (`MacIntel` also on Apple silicon). */
@@ -62,7 +66,14 @@ export type PaneCommand =
 export const PAGE_ROWS = 20;
 
 /** Moves: a row, a page, or to either end (a delta past the list is clamped by moveFocus). */
-const MOVES: Readonly<Record<string, number>> = { ArrowDown: 1, ArrowUp: -1, PageDown: PAGE_ROWS, PageUp: -PAGE_ROWS, Home: -Infinity, End: Infinity };
+const MOVES: Readonly<Record<string, number>> = {
+  ArrowDown: 1,
+  ArrowUp: -1,
+  PageDown: PAGE_ROWS,
+  PageUp: -PAGE_ROWS,
+  Home: -Infinity,
+  End: Infinity,
+};
 
 /**
  * The command of a key press in a pane, or null when the pane leaves it alone.
@@ -88,13 +99,20 @@ export function paneCommand(e: PaneKey, side: 'local' | 'remote', mac = false): 
   if (k === 'ContextMenu' || (k === 'F10' && e.shiftKey)) return { kind: 'menu' };
   if (e.shiftKey && k !== ' ') return null;
   switch (k) {
-    case 'Enter': return { kind: 'open' };
-    case 'Backspace': return { kind: 'up' };
-    case 'F2': return { kind: 'rename' };
-    case 'Delete': return { kind: 'delete' };
-    case 'F5': return { kind: 'refresh' };
-    case ' ': return { kind: 'toggle' };
-    default: return null;
+    case 'Enter':
+      return { kind: 'open' };
+    case 'Backspace':
+      return { kind: 'up' };
+    case 'F2':
+      return { kind: 'rename' };
+    case 'Delete':
+      return { kind: 'delete' };
+    case 'F5':
+      return { kind: 'refresh' };
+    case ' ':
+      return { kind: 'toggle' };
+    default:
+      return null;
   }
 }
 

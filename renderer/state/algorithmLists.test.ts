@@ -15,9 +15,15 @@ const ciphers: AlgorithmFamilyCatalog = {
 
 test('rows: the defaults on in their order, the rest off; a weak one marked and off by default', () => {
   const rows = rowsOf(ciphers, null);
-  assert.deepEqual(rows.map((r) => [r.name, r.enabled]), [
-    ['aes128-gcm@openssh.com', true], ['chacha20-poly1305@openssh.com', true], ['aes256-ctr', true], ['aes128-cbc', false],
-  ]);
+  assert.deepEqual(
+    rows.map((r) => [r.name, r.enabled]),
+    [
+      ['aes128-gcm@openssh.com', true],
+      ['chacha20-poly1305@openssh.com', true],
+      ['aes256-ctr', true],
+      ['aes128-cbc', false],
+    ],
+  );
   assert.equal(rows[3].weak, 'CBC mode');
   assert.equal(choiceSummary(ciphers, null), 'default order (3 on)');
 });
@@ -39,7 +45,13 @@ test('toggle and move: an enabled name goes last; moves stop at the ends; the de
 
 test('a saved name this engine lacks stays visible, marked; a family with nothing on is reported', () => {
   const rows = rowsOf(ciphers, ['twofish-cbc', 'aes256-ctr']);
-  assert.deepEqual(rows.slice(0, 2).map((r) => [r.name, r.enabled, r.unsupported ?? false]), [['twofish-cbc', true, true], ['aes256-ctr', true, false]]);
+  assert.deepEqual(
+    rows.slice(0, 2).map((r) => [r.name, r.enabled, r.unsupported ?? false]),
+    [
+      ['twofish-cbc', true, true],
+      ['aes256-ctr', true, false],
+    ],
+  );
   let only: string[] | null = ['aes256-ctr'];
   only = toggle(ciphers, only, 'aes256-ctr', false);
   assert.deepEqual(only, []);
@@ -50,6 +62,14 @@ test('a saved RFC 5647 spelling (aes128-gcm) is not "unsupported": it says which
   const withAliases: AlgorithmFamilyCatalog = { ...ciphers, aliases: { 'aes128-gcm': 'aes128-gcm@openssh.com' } };
   const rows = rowsOf(withAliases, ['aes128-gcm', 'aes256-ctr']);
   assert.deepEqual(rows[0], { name: 'aes128-gcm', enabled: true, aliasOf: 'aes128-gcm@openssh.com' });
-  assert.equal(rows.filter((r) => r.name.startsWith('aes128-gcm')).length, 2, 'the saved spelling and the supported name');
-  assert.equal(rowsOf(withAliases, null).some((r) => r.name === 'aes128-gcm'), false, 'an alias is never a row of its own');
+  assert.equal(
+    rows.filter((r) => r.name.startsWith('aes128-gcm')).length,
+    2,
+    'the saved spelling and the supported name',
+  );
+  assert.equal(
+    rowsOf(withAliases, null).some((r) => r.name === 'aes128-gcm'),
+    false,
+    'an alias is never a row of its own',
+  );
 });

@@ -41,11 +41,19 @@ export function enabledNames(family: AlgorithmFamilyCatalog, choice: AlgorithmCh
 export function rowsOf(family: AlgorithmFamilyCatalog, choice: AlgorithmChoice): AlgorithmRow[] {
   const enabled = enabledNames(family, choice);
   const row = (name: string, on: boolean): AlgorithmRow => ({
-    name, enabled: on,
+    name,
+    enabled: on,
     ...(family.weak[name] !== undefined ? { weak: family.weak[name] } : {}),
-    ...(family.aliases?.[name] !== undefined ? { aliasOf: family.aliases[name] } : family.supported.includes(name) ? {} : { unsupported: true }),
+    ...(family.aliases?.[name] !== undefined
+      ? { aliasOf: family.aliases[name] }
+      : family.supported.includes(name)
+        ? {}
+        : { unsupported: true }),
   });
-  return [...enabled.map((n) => row(n, true)), ...family.supported.filter((n) => !enabled.includes(n)).map((n) => row(n, false))];
+  return [
+    ...enabled.map((n) => row(n, true)),
+    ...family.supported.filter((n) => !enabled.includes(n)).map((n) => row(n, false)),
+  ];
 }
 
 /** A list equal to the defaults is stored as none (null), so the site follows a later change of the default order. */
@@ -55,13 +63,25 @@ function normalized(family: AlgorithmFamilyCatalog, names: string[]): AlgorithmC
 }
 
 /** Turns `name` on (appended after the enabled ones: least preferred) or off. */
-export function toggle(family: AlgorithmFamilyCatalog, choice: AlgorithmChoice, name: string, on: boolean): AlgorithmChoice {
+export function toggle(
+  family: AlgorithmFamilyCatalog,
+  choice: AlgorithmChoice,
+  name: string,
+  on: boolean,
+): AlgorithmChoice {
   const enabled = enabledNames(family, choice).filter((n) => n !== name);
   return normalized(family, on ? [...enabled, name] : enabled);
 }
 
-/** Moves an enabled `name` one place up (-1: more preferred) or down (+1); unchanged at either end or when it is off. */
-export function move(family: AlgorithmFamilyCatalog, choice: AlgorithmChoice, name: string, delta: -1 | 1): AlgorithmChoice {
+/**
+ * Moves an enabled `name` one place up (-1: more preferred) or down (+1); unchanged at either end or when it is off.
+ */
+export function move(
+  family: AlgorithmFamilyCatalog,
+  choice: AlgorithmChoice,
+  name: string,
+  delta: -1 | 1,
+): AlgorithmChoice {
   const enabled = [...enabledNames(family, choice)];
   const i = enabled.indexOf(name);
   const j = i + delta;

@@ -98,7 +98,10 @@ export function reduceApp(state: AppState, action: AppAction): AppState {
       return { ...state, sessions };
     }
     case 'queueResync':
-      return { ...state, queue: applyQueueEvents(emptyQueue, [{ type: 'snapshot', jobs: action.jobs }, ...action.since]) };
+      return {
+        ...state,
+        queue: applyQueueEvents(emptyQueue, [{ type: 'snapshot', jobs: action.jobs }, ...action.since]),
+      };
     case 'promptAnswered':
       return dropPrompt(state, action.promptId);
     case 'noticeDismissed': {
@@ -124,7 +127,12 @@ function reduceEvent(state: AppState, action: EventAction): AppState {
       for (const s of action.payload.samples) {
         const perConnection: Record<string, number> = {};
         for (const c of s.connections) perConnection[String(c.id)] = c.rate;
-        series[s.siteId] = (series[s.siteId] ?? RateSeries.empty()).push({ t: s.t, total: s.rate, perConnection, bottleneck: s.bottleneck });
+        series[s.siteId] = (series[s.siteId] ?? RateSeries.empty()).push({
+          t: s.t,
+          total: s.rate,
+          perConnection,
+          bottleneck: s.bottleneck,
+        });
       }
       return { ...state, series };
     }
@@ -179,8 +187,12 @@ function dropPrompt(state: AppState, promptId: string): AppState {
   const hostKeyPrompts = state.hostKeyPrompts.filter((p) => p.promptId !== promptId);
   const authPrompts = state.authPrompts.filter((p) => p.promptId !== promptId);
   const conflictPrompts = state.conflictPrompts.filter((p) => p.promptId !== promptId);
-  if (hostKeyPrompts.length === state.hostKeyPrompts.length && authPrompts.length === state.authPrompts.length
-    && conflictPrompts.length === state.conflictPrompts.length) return state;
+  if (
+    hostKeyPrompts.length === state.hostKeyPrompts.length &&
+    authPrompts.length === state.authPrompts.length &&
+    conflictPrompts.length === state.conflictPrompts.length
+  )
+    return state;
   return { ...state, hostKeyPrompts, authPrompts, conflictPrompts };
 }
 

@@ -38,29 +38,41 @@ export function fieldLabel(prompt: string): string {
 
 /** Maps a login prompt to its dialog state. */
 export function authView(p: AuthPrompt): AuthView {
-  const fields = p.prompts.map((q) => ({ label: fieldLabel(q.prompt), type: q.echo ? 'text' as const : 'password' as const }));
+  const fields = p.prompts.map((q) => ({
+    label: fieldLabel(q.prompt),
+    type: q.echo ? ('text' as const) : ('password' as const),
+  }));
   switch (p.kind) {
     case 'password':
       return {
         title: `Password for ${p.user}@${p.host}`,
         retryText: p.retry ? 'Wrong password, try again.' : undefined,
         explanation: `The server ${who(p)} asks for the account's password. It is used for this session only.`,
-        fields, submitLabel: 'Connect', remember: false,
+        fields,
+        submitLabel: 'Connect',
+        remember: false,
       };
     case 'passphrase':
       return {
         title: 'Passphrase for key',
         retryText: p.retry ? 'Wrong passphrase, try again.' : undefined,
         explanation: `The key file ${p.keyPath ?? ''} is encrypted. Its passphrase unlocks it for ${who(p)}.`,
-        fields, submitLabel: 'Unlock', remember: p.canRemember === true,
+        fields,
+        submitLabel: 'Unlock',
+        remember: p.canRemember === true,
       };
     case 'keyboard-interactive': {
-      const server = [p.name, p.instructions].map((t) => t?.trim() ?? '').filter((t) => t !== '').join('\n');
+      const server = [p.name, p.instructions]
+        .map((t) => t?.trim() ?? '')
+        .filter((t) => t !== '')
+        .join('\n');
       return {
         title: `Login to ${p.user}@${p.host}`,
         retryText: p.retry ? 'The server refused the answer, try again.' : undefined,
         explanation: server || `The server ${who(p)} asks:`,
-        fields, submitLabel: 'Continue', remember: false,
+        fields,
+        submitLabel: 'Continue',
+        remember: false,
       };
     }
   }

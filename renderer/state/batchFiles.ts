@@ -32,10 +32,14 @@ export interface FetchedFiles {
 
 function jobLine(job: Job): LineState {
   switch (job.state) {
-    case 'queued': return 'waiting';
-    case 'running': return 'moving';
-    case 'done': return job.filesSkipped && job.filesSkipped >= job.filesDone ? 'skipped' : 'done';
-    default: return job.state;
+    case 'queued':
+      return 'waiting';
+    case 'running':
+      return 'moving';
+    case 'done':
+      return job.filesSkipped && job.filesSkipped >= job.filesDone ? 'skipped' : 'done';
+    default:
+      return job.state;
   }
 }
 
@@ -52,9 +56,22 @@ export function fileLines(view: BatchView, fetched: FetchedFiles | undefined): F
   for (const f of fetched?.files ?? []) byJob.set(f.jobId, [...(byJob.get(f.jobId) ?? []), f]);
   return view.jobs.flatMap((job): FileLineView[] => {
     const files = byJob.get(job.id);
-    if (!files) return [{ key: job.id, name: job.name, path: job.source, state: jobLine(job), ...(job.error ? { note: job.error.message } : {}) }];
+    if (!files)
+      return [
+        {
+          key: job.id,
+          name: job.name,
+          path: job.source,
+          state: jobLine(job),
+          ...(job.error ? { note: job.error.message } : {}),
+        },
+      ];
     return files.map((f) => ({
-      key: `${job.id}\n${f.source}`, name: relativeName(job, f.source), path: f.target, state: fileLine(f.state), size: f.size,
+      key: `${job.id}\n${f.source}`,
+      name: relativeName(job, f.source),
+      path: f.target,
+      state: fileLine(f.state),
+      size: f.size,
       ...(f.error ? { note: f.error.message } : {}),
     }));
   });

@@ -1,7 +1,8 @@
 /**
- * The window's layout (app/common/model/layout.ts fitLayout) and the graph's time window (renderer/state/graphWindow.ts):
- * saved sizes fitted into a smaller window without losing the panes; a short upload fills the graph instead of being a
- * spike in a fixed minute; a long one is shown from its start; an idle graph says so.
+ * The window's layout (app/common/model/layout.ts fitLayout) and the graph's time window
+ * (renderer/state/graphWindow.ts): saved sizes fitted into a smaller window without losing the panes; a short upload
+ * fills the graph instead of being a spike in a fixed minute; a long one is shown from its start; an idle graph says
+ * so.
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -24,7 +25,8 @@ const at = (t: number, total: number): RateSample => ({ t: t * 1000, total, perC
 
 test('graphWindow: a half-second upload fills a good part of the width, not 1/120 of a fixed minute', () => {
   // Zero samples every 250 ms, a burst from 100.0 to 100.5 s, then zeros again.
-  const samples = [99, 99.25, 99.5, 99.75].map((t) => at(t, 0))
+  const samples = [99, 99.25, 99.5, 99.75]
+    .map((t) => at(t, 0))
     .concat([100, 100.25, 100.5].map((t) => at(t, 90e6)))
     .concat([100.75, 101, 101.25].map((t) => at(t, 0)));
   const w = graphWindow(samples, 104);
@@ -41,7 +43,13 @@ test('graphWindow: while bytes move the window ends now and starts with the burs
   const w = graphWindow(run, 1100);
   assert.ok(Math.abs(w.to - 1100) < 1e-9, 'ends now');
   assert.ok(w.from < 1000 && w.from > 990, `from the burst's start (${w.from})`);
-  const twoBursts = [at(500, 1e6), at(501, 1e6), ...Array.from({ length: 30 }, (_, i) => at(502 + i, 0)), at(540, 1e6), at(541, 1e6)];
+  const twoBursts = [
+    at(500, 1e6),
+    at(501, 1e6),
+    ...Array.from({ length: 30 }, (_, i) => at(502 + i, 0)),
+    at(540, 1e6),
+    at(541, 1e6),
+  ];
   assert.ok(graphWindow(twoBursts, 541).from > 530, 'the earlier burst, 39 s before, is not part of this one');
 });
 

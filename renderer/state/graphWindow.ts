@@ -15,8 +15,8 @@ export const BURST_GAP_S = 10;
 export const IDLE_AFTER_S = 60;
 
 /**
- * The x range in seconds since the epoch; `idle`: nothing moved lately; `activeShare`: the part of the range the burst's
- * shape takes (from its rise to its last moving sample), 0–1.
+ * The x range in seconds since the epoch; `idle`: nothing moved lately; `activeShare`: the part of the range the
+ * burst's shape takes (from its rise to its last moving sample), 0–1.
  */
 export interface GraphWindow {
   from: number;
@@ -31,8 +31,13 @@ export interface GraphWindow {
  */
 export function graphWindow(samples: readonly RateSample[], nowS: number): GraphWindow {
   let last = -1;
-  for (let i = samples.length - 1; i >= 0; i--) if (samples[i].total > 0) { last = i; break; }
-  if (last < 0 || nowS - samples[last].t / 1000 > IDLE_AFTER_S) return { from: nowS - IDLE_AFTER_S, to: nowS, idle: true, activeShare: 0 };
+  for (let i = samples.length - 1; i >= 0; i--)
+    if (samples[i].total > 0) {
+      last = i;
+      break;
+    }
+  if (last < 0 || nowS - samples[last].t / 1000 > IDLE_AFTER_S)
+    return { from: nowS - IDLE_AFTER_S, to: nowS, idle: true, activeShare: 0 };
   // The burst's first moving sample: walk back while no zero stretch is longer than BURST_GAP_S.
   let first = last;
   for (let i = last - 1; i >= 0; i--) {

@@ -69,7 +69,7 @@ export function hostKeyView(prompt: HostKeyPrompt): HostKeyView {
           `The key presented by ${where} does not match the key saved for it. Someone may be intercepting the connection ` +
           '(a man-in-the-middle attack), or the server was reinstalled. The connection has been stopped and nothing will be transferred. ' +
           (prompt.canEdit
-            ? 'Only if the server\'s administrator confirmed the new fingerprint: replace the saved key, or add the new one ' +
+            ? "Only if the server's administrator confirmed the new fingerprint: replace the saved key, or add the new one " +
               'next to it (several servers behind one name).'
             : `If the change is expected, remove the old key (ssh-keygen -R ${name}) and connect again.`),
         actions: [

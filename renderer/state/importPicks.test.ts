@@ -5,15 +5,28 @@ import type { ImportCandidateView, ImportPreview } from '../../app/common/model/
 import { defaultPicks, pickedPasswords, rowNotes, serverOf, toggled } from './importPicks';
 
 const candidate = (index: number, extra: Partial<ImportCandidateView> = {}): ImportCandidateView => ({
-  index, origin: `o${index}`, hasPassword: false, notes: [],
-  site: { name: `s${index}`, folder: '', host: `h${index}.example`, port: 22, user: 'u', authMethod: 'agent' }, ...extra,
+  index,
+  origin: `o${index}`,
+  hasPassword: false,
+  notes: [],
+  site: { name: `s${index}`, folder: '', host: `h${index}.example`, port: 22, user: 'u', authMethod: 'agent' },
+  ...extra,
 });
 const preview: ImportPreview = {
-  format: 'filezilla', source: '/x.xml', digest: '0'.repeat(64), notes: [],
+  format: 'filezilla',
+  source: '/x.xml',
+  digest: '0'.repeat(64),
+  notes: [],
   candidates: [
     candidate(0, { hasPassword: true }),
-    candidate(1, { duplicateOf: { id: 'a', name: 'A', folder: '', reason: 'u@h1.example:22 is already the saved site "A"' }, notes: ['not imported: x'] }),
-    candidate(2, { hasPassword: true, site: { name: 's2', folder: 'F', host: 'h2.example', port: 2222, user: 'bob', authMethod: 'password' } }),
+    candidate(1, {
+      duplicateOf: { id: 'a', name: 'A', folder: '', reason: 'u@h1.example:22 is already the saved site "A"' },
+      notes: ['not imported: x'],
+    }),
+    candidate(2, {
+      hasPassword: true,
+      site: { name: 's2', folder: 'F', host: 'h2.example', port: 2222, user: 'bob', authMethod: 'password' },
+    }),
   ],
 };
 
@@ -30,5 +43,8 @@ test('the passwords of the ticked candidates are counted; rows say server, dupli
   assert.equal(pickedPasswords(preview, new Set([1, 2])), 1);
   assert.equal(serverOf(preview.candidates[0]), 'u@h0.example');
   assert.equal(serverOf(preview.candidates[2]), 'bob@h2.example:2222');
-  assert.deepEqual(rowNotes(preview.candidates[1]), ['duplicate: u@h1.example:22 is already the saved site "A"', 'not imported: x']);
+  assert.deepEqual(rowNotes(preview.candidates[1]), [
+    'duplicate: u@h1.example:22 is already the saved site "A"',
+    'not imported: x',
+  ]);
 });

@@ -35,7 +35,7 @@ export function rowNotes(c: ImportCandidateView): string[] {
 /** What the path field says when left empty. */
 export const PATH_PLACEHOLDERS: Readonly<Record<ImportFormat, string>> = {
   openssh: 'empty: ~/.ssh/config',
-  filezilla: 'empty: FileZilla\'s sitemanager.xml in its usual place',
+  filezilla: "empty: FileZilla's sitemanager.xml in its usual place",
   winscp: 'the WinSCP.ini file (empty on Windows: the registry)',
   putty: 'empty: ~/.putty/sessions (on Windows: the registry)',
   sluice: 'the .json file of a Sluice export',

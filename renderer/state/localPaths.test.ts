@@ -5,7 +5,14 @@
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { DRIVES_PATH, isDrivesPath, joinLocal, parentLocal, windowsCrumbs, windowsRoot } from '../../app/common/localPaths';
+import {
+  DRIVES_PATH,
+  isDrivesPath,
+  joinLocal,
+  parentLocal,
+  windowsCrumbs,
+  windowsRoot,
+} from '../../app/common/localPaths';
 import { newSiteForm, validateSiteForm } from './siteForm';
 
 test('Windows roots: drives (either separator, any case) and UNC shares', () => {
@@ -20,11 +27,17 @@ test('Windows roots: drives (either separator, any case) and UNC shares', () => 
 test('Up on Windows: folder → parent → drive root → This PC, which stays; shares alike', () => {
   const ups = (p: string) => {
     const seen = [p];
-    for (let i = 0; i < 6 && seen[seen.length - 1] !== DRIVES_PATH; i++) seen.push(parentLocal(seen[seen.length - 1], '\\'));
+    for (let i = 0; i < 6 && seen[seen.length - 1] !== DRIVES_PATH; i++)
+      seen.push(parentLocal(seen[seen.length - 1], '\\'));
     return seen;
   };
   assert.deepEqual(ups('C:\\Users\\me'), ['C:\\Users\\me', 'C:\\Users', 'C:\\', DRIVES_PATH]);
-  assert.deepEqual(ups('\\\\nas\\media\\films\\2024'), ['\\\\nas\\media\\films\\2024', '\\\\nas\\media\\films', '\\\\nas\\media\\', DRIVES_PATH]);
+  assert.deepEqual(ups('\\\\nas\\media\\films\\2024'), [
+    '\\\\nas\\media\\films\\2024',
+    '\\\\nas\\media\\films',
+    '\\\\nas\\media\\',
+    DRIVES_PATH,
+  ]);
   assert.equal(parentLocal(DRIVES_PATH, '\\'), DRIVES_PATH);
   assert.equal(parentLocal('C:\\Users\\', '\\'), 'C:\\');
   // POSIX is as before.
@@ -50,7 +63,7 @@ test('Windows breadcrumbs: This PC, the drive or the share, then each folder', (
   assert.deepEqual(windowsCrumbs(DRIVES_PATH), [{ label: 'This PC', path: DRIVES_PATH }]);
 });
 
-test('a site\'s local folder may be a UNC share; the remote folder may not', () => {
+test("a site's local folder may be a UNC share; the remote folder may not", () => {
   const base = { ...newSiteForm(), name: 'n', host: 'h', user: 'u' };
   assert.equal(validateSiteForm({ ...base, localDir: '\\\\nas\\media\\in' }).ok, true);
   const remote = validateSiteForm({ ...base, remoteDir: '\\\\nas\\media' });

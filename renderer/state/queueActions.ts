@@ -9,7 +9,12 @@ import type { Job } from '../../app/common/model/job';
 import type { BulkIntentType, JobIntentType } from '../../app/common/queue/rules';
 
 /** Button labels (and the first word of their accessible names). */
-export const JOB_INTENT_LABEL: Readonly<Record<JobIntentType, string>> = { pause: 'Pause', resume: 'Resume', cancel: 'Cancel', retry: 'Retry' };
+export const JOB_INTENT_LABEL: Readonly<Record<JobIntentType, string>> = {
+  pause: 'Pause',
+  resume: 'Resume',
+  cancel: 'Cancel',
+  retry: 'Retry',
+};
 
 type JobOrBatch = { jobId: string } | { batchId: string };
 
@@ -27,13 +32,21 @@ export async function sendJobIntent(bridge: Bridge, job: Job, intent: JobIntentT
 }
 
 /** Sends `intent` for every job of a batch (a row's button); resolves to the engine's refusal, else undefined. */
-export async function sendBatchIntent(bridge: Bridge, batchId: string, intent: JobIntentType): Promise<string | undefined> {
+export async function sendBatchIntent(
+  bridge: Bridge,
+  batchId: string,
+  intent: JobIntentType,
+): Promise<string | undefined> {
   const r = await INVOKE[intent](bridge, { batchId });
   return r.ok ? undefined : r.error.message;
 }
 
 /** The header's bulk buttons: label and channel. */
-export const BULK_INTENT_LABEL: Readonly<Record<BulkIntentType, string>> = { pauseAll: 'Pause all', resumeAll: 'Resume all', retryFailed: 'Retry failed' };
+export const BULK_INTENT_LABEL: Readonly<Record<BulkIntentType, string>> = {
+  pauseAll: 'Pause all',
+  resumeAll: 'Resume all',
+  retryFailed: 'Retry failed',
+};
 
 const BULK: Readonly<Record<BulkIntentType, (bridge: Bridge, req: { siteId?: string }) => Promise<Result<void>>>> = {
   pauseAll: (bridge, req) => bridge.queuePauseAll(req),
@@ -41,14 +54,24 @@ const BULK: Readonly<Record<BulkIntentType, (bridge: Bridge, req: { siteId?: str
   retryFailed: (bridge, req) => bridge.queueRetryFailed(req),
 };
 
-/** Sends a bulk intent for the whole queue, or for one site's jobs; resolves to the engine's refusal, else undefined. */
-export async function sendBulkIntent(bridge: Bridge, intent: BulkIntentType, siteId?: string): Promise<string | undefined> {
+/**
+ * Sends a bulk intent for the whole queue, or for one site's jobs; resolves to the engine's refusal, else undefined.
+ */
+export async function sendBulkIntent(
+  bridge: Bridge,
+  intent: BulkIntentType,
+  siteId?: string,
+): Promise<string | undefined> {
   const r = await BULK[intent](bridge, siteId === undefined ? {} : { siteId });
   return r.ok ? undefined : r.error.message;
 }
 
 /** Moves a batch just before another (a row dropped on a row); resolves to the engine's refusal, else undefined. */
-export async function moveBatchBefore(bridge: Bridge, batchId: string, beforeBatchId: string): Promise<string | undefined> {
+export async function moveBatchBefore(
+  bridge: Bridge,
+  batchId: string,
+  beforeBatchId: string,
+): Promise<string | undefined> {
   if (batchId === beforeBatchId) return undefined;
   const r = await bridge.queueMove({ batchId, to: { before: beforeBatchId } });
   return r.ok ? undefined : r.error.message;

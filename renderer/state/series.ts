@@ -27,7 +27,10 @@ export class RateSeries {
     readonly windowMs: number,
   ) {}
 
-  /** An empty series keeping `windowMs` of history (default 5 min: the graph shows a whole transfer, state/graphWindow.ts). */
+  /**
+   * An empty series keeping `windowMs` of history (default 5 min: the graph shows a whole transfer,
+   * state/graphWindow.ts).
+   */
   static empty(windowMs = 300_000): RateSeries {
     return new RateSeries([], windowMs);
   }
@@ -80,7 +83,11 @@ export interface SeriesStyle {
 export const CONNECTION_COLORS = ['#E69F00', '#009E73', '#CC79A7', '#D55E00', '#56B4E9', '#999999', '#8C564B'] as const;
 
 /** The total's line: solid, 2 px, with a light fill under it. */
-export const TOTAL_STYLE: SeriesStyle & { fill: string } = { stroke: '#0072B2', width: 2, fill: 'rgba(0,114,178,0.10)' };
+export const TOTAL_STYLE: SeriesStyle & { fill: string } = {
+  stroke: '#0072B2',
+  width: 2,
+  fill: 'rgba(0,114,178,0.10)',
+};
 
 /** The style of the `index`-th connection series (0-based, in the graph's order): solid, 2 px, colours cycled. */
 export function connectionStyle(index: number): SeriesStyle {

@@ -101,7 +101,16 @@ export function quickToForm(site: Site): SiteForm {
 }
 
 /** The fields folded under the form's "Advanced" section. */
-export const ADVANCED_FIELDS: readonly SiteFormField[] = ['connections', 'channels', 'speedLimit', 'jumpHost', 'ciphers', 'kex', 'macs', 'hostKeyAlgorithms'];
+export const ADVANCED_FIELDS: readonly SiteFormField[] = [
+  'connections',
+  'channels',
+  'speedLimit',
+  'jumpHost',
+  'ciphers',
+  'kex',
+  'macs',
+  'hostKeyAlgorithms',
+];
 
 /** Whether a form has anything set under "Advanced" (the section then starts open). */
 export function hasAdvanced(form: SiteForm): boolean {
@@ -132,7 +141,10 @@ function limitField(raw: string): { value?: number; error?: string } {
   return { value: n };
 }
 
-/** Validates every field; on success builds the `sites.save` request (password: string = set, null = forget, undefined = keep). */
+/**
+ * Validates every field; on success builds the `sites.save` request (password: string = set, null = forget, undefined =
+ * keep).
+ */
 export function validateSiteForm(form: SiteForm): SiteFormResult {
   const errors: Partial<Record<SiteFormField, string>> = {};
   const name = form.name.trim();
@@ -148,7 +160,12 @@ export function validateSiteForm(form: SiteForm): SiteFormResult {
   if (!user) errors.user = 'User is required';
   const keyPath = form.keyPath.trim();
   if (form.authMethod === 'key' && !keyPath) errors.keyPath = 'Choose a private key file';
-  const connections = intField(form.connections, TRANSFER_LIMITS.connections.min, TRANSFER_LIMITS.connections.max, 'Connections');
+  const connections = intField(
+    form.connections,
+    TRANSFER_LIMITS.connections.min,
+    TRANSFER_LIMITS.connections.max,
+    'Connections',
+  );
   if (connections.error) errors.connections = connections.error;
   const channels = intField(form.channels, TRANSFER_LIMITS.channels.min, TRANSFER_LIMITS.channels.max, 'Channels');
   if (channels.error) errors.channels = channels.error;
@@ -156,15 +173,20 @@ export function validateSiteForm(form: SiteForm): SiteFormResult {
   if (speedLimit.error) errors.speedLimit = speedLimit.error;
   const jumpHost = form.jumpHost.trim();
   const jump = jumpHost ? parseJumpHosts(jumpHost) : null;
-  if (jump && !jump.ok) errors.jumpHost = `Not a jump host list: ${jump.error}. Write [user@]host[:port], several separated by commas`;
+  if (jump && !jump.ok)
+    errors.jumpHost = `Not a jump host list: ${jump.error}. Write [user@]host[:port], several separated by commas`;
   const lists: Partial<Record<AlgorithmField, string[]>> = {};
   for (const [family, field] of Object.entries(SITE_ALGORITHM_FIELDS) as Array<[AlgorithmFamilyName, AlgorithmField]>) {
     const list = form[field];
     if (list === null) continue;
-    if (list.length === 0) errors[field] = `Enable at least one ${FAMILY_LABELS[family].one}, or reset the list to the defaults`;
+    if (list.length === 0)
+      errors[field] = `Enable at least one ${FAMILY_LABELS[family].one}, or reset the list to the defaults`;
     else lists[field] = list;
   }
-  for (const [field, value] of [['localDir', form.localDir], ['remoteDir', form.remoteDir]] as const) {
+  for (const [field, value] of [
+    ['localDir', form.localDir],
+    ['remoteDir', form.remoteDir],
+  ] as const) {
     const v = value.trim();
     // Absolute: /x, C:\x, ~ or ~/x; a local folder may also be a UNC share (\\server\share\x).
     const unc = field === 'localDir' && /^[\\/]{2}[^\\/]+[\\/]+[^\\/]+/.test(v);

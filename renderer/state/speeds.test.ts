@@ -12,15 +12,35 @@ import { liveConnections, queueSpeed, siteSpeed } from './speeds';
 
 function job(id: string, siteId: string, state: Job['state'], rate: number): Job {
   return {
-    id, batchId: id, siteId, direction: 'upload', source: `/l/${id}`, dest: '/r', name: id, state,
-    bytesDone: 0, bytesTotal: 100, filesDone: 0, filesTotal: 1, rate, createdAt: 1, priority: 0,
+    id,
+    batchId: id,
+    siteId,
+    direction: 'upload',
+    source: `/l/${id}`,
+    dest: '/r',
+    name: id,
+    state,
+    bytesDone: 0,
+    bytesTotal: 100,
+    filesDone: 0,
+    filesTotal: 1,
+    rate,
+    createdAt: 1,
+    priority: 0,
   } as Job;
 }
 
-const queue = applyQueueEvents(emptyQueue, [{
-  type: 'snapshot',
-  jobs: [job('a', 's1', 'running', 300), job('b', 's1', 'running', 200), job('c', 's2', 'running', 50), job('d', 's1', 'done', 999)],
-}]);
+const queue = applyQueueEvents(emptyQueue, [
+  {
+    type: 'snapshot',
+    jobs: [
+      job('a', 's1', 'running', 300),
+      job('b', 's1', 'running', 200),
+      job('c', 's2', 'running', 50),
+      job('d', 's1', 'done', 999),
+    ],
+  },
+]);
 
 test('queueSpeed: running jobs only, every site or one; the same number as the queue totals', () => {
   assert.equal(queueSpeed(queue), 550);
@@ -28,21 +48,37 @@ test('queueSpeed: running jobs only, every site or one; the same number as the q
   assert.equal(queueSpeed(queue), queueTotals(queue).rate);
 });
 
-test('siteSpeed: the total is the queue\'s; connections from the latest sample, only live ones, 0 once nothing runs', () => {
+test("siteSpeed: the total is the queue's; connections from the latest sample, only live ones, 0 once nothing runs", () => {
   const series = RateSeries.empty().push({ t: 1000, total: 480, perConnection: { 1: 280, 2: 200 } });
-  const live = liveConnections({ connections: 2, channels: 1, links: [{ connection: 1, up: true, channels: 1 }, { connection: 2, up: false, channels: 0 }] });
+  const live = liveConnections({
+    connections: 2,
+    channels: 1,
+    links: [
+      { connection: 1, up: true, channels: 1 },
+      { connection: 2, up: false, channels: 0 },
+    ],
+  });
   assert.deepEqual(siteSpeed(queue, 's1', series), { total: 500, perConnection: { 1: 280, 2: 200 } });
   assert.deepEqual(siteSpeed(queue, 's1', series, live), { total: 500, perConnection: { 1: 280 } });
-  const idle = applyQueueEvents(queue, [{ type: 'updated', id: 'a', patch: { state: 'done' } }, { type: 'updated', id: 'b', patch: { state: 'done' } }]);
+  const idle = applyQueueEvents(queue, [
+    { type: 'updated', id: 'a', patch: { state: 'done' } },
+    { type: 'updated', id: 'b', patch: { state: 'done' } },
+  ]);
   assert.deepEqual(siteSpeed(idle, 's1', series), { total: 0, perConnection: { 1: 0, 2: 0 } });
   assert.equal(liveConnections(undefined), undefined);
 });
 
 test('series: a connection down loses its column; connection styles are solid 2 px and distinct from the total', () => {
-  const s = RateSeries.empty().push({ t: 1000, total: 3, perConnection: { 1: 1, 2: 2 } }).push({ t: 2000, total: 3, perConnection: { 1: 3 } });
+  const s = RateSeries.empty()
+    .push({ t: 1000, total: 3, perConnection: { 1: 1, 2: 2 } })
+    .push({ t: 2000, total: 3, perConnection: { 1: 3 } });
   assert.deepEqual(s.toData().connectionIds, ['1', '2']);
   assert.deepEqual(s.toData(new Set(['1'])).connectionIds, ['1']);
-  assert.deepEqual(s.toData(new Set(['1'])).columns, [[1, 2], [3, 3], [1, 3]]);
+  assert.deepEqual(s.toData(new Set(['1'])).columns, [
+    [1, 2],
+    [3, 3],
+    [1, 3],
+  ]);
   const styles = Array.from({ length: CONNECTION_COLORS.length }, (_, i) => connectionStyle(i));
   assert.ok(styles.every((st) => st.width === 2 && !('dash' in st)));
   assert.equal(new Set(styles.map((st) => st.stroke)).size, CONNECTION_COLORS.length);

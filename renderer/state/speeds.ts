@@ -1,8 +1,8 @@
 /**
  * The one speed source of the window: every rate the UI shows (queue rows and footer, the status bar, the graph's
  * legend and label) is read here, from the same engine numbers: the running jobs' rates (each run's sliding-window
- * rate, given to its first unsettled job: app/common/queue/runTally.ts) and, per connection, the latest progress sample.
- * Pure, so it is unit-tested under node:test.
+ * rate, given to its first unsettled job: app/common/queue/runTally.ts) and, per connection, the latest progress
+ * sample. Pure, so it is unit-tested under node:test.
  */
 import type { PoolStatus } from '../../app/common/ipc/contract';
 import type { Job } from '../../app/common/model/job';
@@ -35,12 +35,19 @@ export function queueSpeed(queue: QueueState, siteId?: string): number {
  * connection's rate is the latest sample's, while the site has a running job and the connection is up (else 0).
  * @param live the pool's connections up now (their numbers as text); every sampled connection when undefined
  */
-export function siteSpeed(queue: QueueState, siteId: string, series: RateSeries, live?: ReadonlySet<string>): SiteSpeed {
+export function siteSpeed(
+  queue: QueueState,
+  siteId: string,
+  series: RateSeries,
+  live?: ReadonlySet<string>,
+): SiteSpeed {
   const total = queueSpeed(queue, siteId);
   const latest = series.samples[series.samples.length - 1];
   const running = queue.jobs.some((j) => j.siteId === siteId && j.state === 'running');
   const perConnection: Record<string, number> = {};
-  if (latest) for (const [id, rate] of Object.entries(latest.perConnection)) if (!live || live.has(id)) perConnection[id] = running ? rate : 0;
+  if (latest)
+    for (const [id, rate] of Object.entries(latest.perConnection))
+      if (!live || live.has(id)) perConnection[id] = running ? rate : 0;
   return { total, perConnection };
 }
 

@@ -1,4 +1,6 @@
-/** Settings → Transfers' speed limit field (renderer/state/transferForm.ts): MiB/s as typed <-> the speedLimit setting. */
+/**
+ * Settings → Transfers' speed limit field (renderer/state/transferForm.ts): MiB/s as typed <-> the speedLimit setting.
+ */
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { limitText, parseLimitMiB } from './transferForm';

@@ -9,7 +9,8 @@ const MiB = 1048576;
 export function parseLimitMiB(text: string): { ok: true; bytesPerSecond: number } | { ok: false; error: string } {
   const t = text.trim();
   if (t === '' || /^0+(\.0*)?$/.test(t)) return { ok: true, bytesPerSecond: 0 };
-  if (!/^\d+(\.\d+)?$/.test(t)) return { ok: false, error: 'Speed limit must be a number of MiB/s, e.g. 10 or 0.5 (empty: none)' };
+  if (!/^\d+(\.\d+)?$/.test(t))
+    return { ok: false, error: 'Speed limit must be a number of MiB/s, e.g. 10 or 0.5 (empty: none)' };
   const n = Math.round(Number(t) * MiB);
   if (n < 1024) return { ok: false, error: 'Speed limit must be at least 0.001 MiB/s (empty: none)' };
   if (n > 2 ** 40) return { ok: false, error: 'Speed limit must be at most 1048576 MiB/s (empty: none)' };

@@ -7,7 +7,15 @@
 import { useEffect, useRef, useState } from 'react';
 import type { AlgorithmCatalog, AlgorithmFamilyName } from '../../app/common/algorithms';
 import { ALGORITHM_FAMILIES, SITE_ALGORITHM_FIELDS } from '../../app/common/algorithms';
-import { FAMILY_LABELS, choiceSummary, familyOf, move, rowsOf, toggle, type AlgorithmChoice } from '../state/algorithmLists';
+import {
+  FAMILY_LABELS,
+  choiceSummary,
+  familyOf,
+  move,
+  rowsOf,
+  toggle,
+  type AlgorithmChoice,
+} from '../state/algorithmLists';
 import { useBridge } from '../state/react';
 import type { AlgorithmField } from '../state/siteForm';
 
@@ -26,28 +34,53 @@ export interface AlgorithmEditorProps {
 /** The engine's catalog (`algorithms.catalog`), read once per form; null while it loads, or with the error. */
 export function useAlgorithmCatalog(): { catalog: AlgorithmCatalog | null; catalogError: string | null } {
   const bridge = useBridge();
-  const [state, setState] = useState<{ catalog: AlgorithmCatalog | null; catalogError: string | null }>({ catalog: null, catalogError: null });
+  const [state, setState] = useState<{ catalog: AlgorithmCatalog | null; catalogError: string | null }>({
+    catalog: null,
+    catalogError: null,
+  });
   useEffect(() => {
     let live = true;
     void bridge.algorithmsCatalog().then((r) => {
-      if (live) setState(r.ok ? { catalog: r.value, catalogError: null } : { catalog: null, catalogError: r.error.message });
+      if (live)
+        setState(r.ok ? { catalog: r.value, catalogError: null } : { catalog: null, catalogError: r.error.message });
     });
-    return () => { live = false; };
+    return () => {
+      live = false;
+    };
   }, [bridge]);
   return state;
 }
 
 /** Every family's list. */
-export function AlgorithmEditor({ catalog, catalogError, choices, errors, onChange, initiallyOpen = [] }: AlgorithmEditorProps) {
-  if (catalogError) return <p className="error-text" role="alert">Algorithm lists unavailable: {catalogError}</p>;
+export function AlgorithmEditor({
+  catalog,
+  catalogError,
+  choices,
+  errors,
+  onChange,
+  initiallyOpen = [],
+}: AlgorithmEditorProps) {
+  if (catalogError)
+    return (
+      <p className="error-text" role="alert">
+        Algorithm lists unavailable: {catalogError}
+      </p>
+    );
   if (!catalog) return <p className="note">Loading the algorithm lists…</p>;
   return (
     <div className="algorithm-lists">
       {ALGORITHM_FAMILIES.map((family) => {
         const field = SITE_ALGORITHM_FIELDS[family];
         return (
-          <FamilyList key={family} family={family} catalog={catalog} choice={choices[field]} error={errors[field]}
-            open={initiallyOpen.includes(family)} onChange={(c) => onChange(field, c)} />
+          <FamilyList
+            key={family}
+            family={family}
+            catalog={catalog}
+            choice={choices[field]}
+            error={errors[field]}
+            open={initiallyOpen.includes(family)}
+            onChange={(c) => onChange(field, c)}
+          />
         );
       })}
     </div>
@@ -71,16 +104,27 @@ function useFocusAfterMove(listRef: React.RefObject<HTMLOListElement | null>) {
   const [focusAfter, setFocusAfter] = useState<string | null>(null);
   useEffect(() => {
     if (!focusAfter || !listRef.current) return;
-    const target = [...listRef.current.querySelectorAll<HTMLButtonElement>('button')].find((b) => b.getAttribute('aria-label') === focusAfter);
+    const target = [...listRef.current.querySelectorAll<HTMLButtonElement>('button')].find(
+      (b) => b.getAttribute('aria-label') === focusAfter,
+    );
     // At the end of the list the button is disabled: its partner in the row takes the focus.
-    (target && !target.disabled ? target : target?.parentElement?.querySelector<HTMLButtonElement>('button:not(:disabled)'))?.focus();
+    (target && !target.disabled
+      ? target
+      : target?.parentElement?.querySelector<HTMLButtonElement>('button:not(:disabled)')
+    )?.focus();
     setFocusAfter(null);
   }, [listRef, focusAfter]);
   return setFocusAfter;
 }
 
 /** One name of a family: its checkbox, Move up / Move down (enabled names only), and why it is marked. */
-function AlgorithmRow({ row: r, first, last, onToggle, onMove }: {
+function AlgorithmRow({
+  row: r,
+  first,
+  last,
+  onToggle,
+  onMove,
+}: {
   row: ReturnType<typeof rowsOf>[number];
   /** The first enabled row (no Move up). */
   first: boolean;
@@ -98,9 +142,24 @@ function AlgorithmRow({ row: r, first, last, onToggle, onMove }: {
         <code>{r.name}</code>
       </label>
       <span className="row-buttons">
-        <button type="button" aria-label={up} title="More preferred" disabled={!r.enabled || first} onClick={() => onMove(-1, up)}>↑</button>
-        <button type="button" aria-label={down} title="Less preferred" disabled={!r.enabled || last}
-          onClick={() => onMove(1, down)}>↓</button>
+        <button
+          type="button"
+          aria-label={up}
+          title="More preferred"
+          disabled={!r.enabled || first}
+          onClick={() => onMove(-1, up)}
+        >
+          ↑
+        </button>
+        <button
+          type="button"
+          aria-label={down}
+          title="Less preferred"
+          disabled={!r.enabled || last}
+          onClick={() => onMove(1, down)}
+        >
+          ↓
+        </button>
       </span>
       {/* The reason whole, on its own line under the name (never cut). */}
       {r.weak && <span className="weak-badge">weak: {r.weak}</span>}
@@ -127,18 +186,37 @@ function FamilyList({ family, catalog, choice, error, open, onChange }: FamilyLi
   };
 
   return (
-    <details className="algorithm-family" open={expanded || error !== undefined} onToggle={(e) => setExpanded(e.currentTarget.open)}>
+    <details
+      className="algorithm-family"
+      open={expanded || error !== undefined}
+      onToggle={(e) => setExpanded(e.currentTarget.open)}
+    >
       <summary>
         {title} <span className="note">— {choiceSummary(fam, choice)}</span>
       </summary>
       <ol ref={listRef} aria-label={title} className="algorithm-rows">
         {rows.map((r, i) => (
-          <AlgorithmRow key={r.name} row={r} first={i === 0} last={i >= enabledCount - 1}
-            onToggle={(on) => onChange(toggle(fam, choice, r.name, on))} onMove={(delta, label) => moveRow(r.name, delta, label)} />
+          <AlgorithmRow
+            key={r.name}
+            row={r}
+            first={i === 0}
+            last={i >= enabledCount - 1}
+            onToggle={(on) => onChange(toggle(fam, choice, r.name, on))}
+            onMove={(delta, label) => moveRow(r.name, delta, label)}
+          />
         ))}
       </ol>
-      {error && <div className="error-text" role="alert">{error}</div>}
-      <button type="button" onClick={() => onChange(null)} disabled={choice === null} aria-label={`Reset ${title.toLowerCase()} to defaults`}>
+      {error && (
+        <div className="error-text" role="alert">
+          {error}
+        </div>
+      )}
+      <button
+        type="button"
+        onClick={() => onChange(null)}
+        disabled={choice === null}
+        aria-label={`Reset ${title.toLowerCase()} to defaults`}
+      >
         Reset to defaults
       </button>
     </details>

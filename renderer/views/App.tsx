@@ -72,7 +72,9 @@ function useSpeeds(activeSiteId: string | null, status: SessionStatus | undefine
   const queueRate = useMemo(() => queueSpeed(queue), [queue]);
   const live = useMemo(() => liveConnections(status?.state === 'connected' ? status.pool : undefined), [status]);
   const graphSpeed = useMemo(
-    () => siteSpeed(queue, activeSiteId ?? '', series, live), [queue, activeSiteId, series, live]);
+    () => siteSpeed(queue, activeSiteId ?? '', series, live),
+    [queue, activeSiteId, series, live],
+  );
   return { series, queueRate, live, graphSpeed };
 }
 
@@ -80,16 +82,32 @@ function useSpeeds(activeSiteId: string | null, status: SessionStatus | undefine
 function useSetSpeedLimit() {
   const store = useStore();
   const bridge = useBridge();
-  return useCallback(async (speedLimit: number) => {
-    const r = await bridge.settingsSet({ speedLimit });
-    if (r.ok) store.dispatch({ type: 'settings', settings: r.value });
-  }, [bridge, store]);
+  return useCallback(
+    async (speedLimit: number) => {
+      const r = await bridge.settingsSet({ speedLimit });
+      if (r.ok) store.dispatch({ type: 'settings', settings: r.value });
+    },
+    [bridge, store],
+  );
 }
 
 /** The window's dialogs under the prompts: known hosts, Settings, and what a Disconnect does to running jobs. */
-function AppDialogs({ prompts, site, knownHostsOpen, settingsOpen, onCloseKnownHosts, onCloseSettings, onError }: {
-  prompts: ReturnType<typeof usePrompts>; site: ReturnType<typeof useActiveSite>; knownHostsOpen: boolean;
-  settingsOpen: boolean; onCloseKnownHosts: () => void; onCloseSettings: () => void; onError: (m: string) => void;
+function AppDialogs({
+  prompts,
+  site,
+  knownHostsOpen,
+  settingsOpen,
+  onCloseKnownHosts,
+  onCloseSettings,
+  onError,
+}: {
+  prompts: ReturnType<typeof usePrompts>;
+  site: ReturnType<typeof useActiveSite>;
+  knownHostsOpen: boolean;
+  settingsOpen: boolean;
+  onCloseKnownHosts: () => void;
+  onCloseSettings: () => void;
+  onError: (m: string) => void;
 }) {
   const hostKeyOpen = !!prompts.hostKeyPrompt;
   const { activeSite, disconnect } = site;
@@ -133,8 +151,11 @@ export function App() {
   return (
     <div className="app">
       <AppToolbar
-        title={sessionTitle(status, activeSite)} theme={theme} canDisconnect={sessionLive(status)}
-        onKnownHosts={() => setKnownHostsOpen(true)} onSettings={() => setSettingsOpen(true)}
+        title={sessionTitle(status, activeSite)}
+        theme={theme}
+        canDisconnect={sessionLive(status)}
+        onKnownHosts={() => setKnownHostsOpen(true)}
+        onSettings={() => setSettingsOpen(true)}
         onDisconnect={() => void disconnect()}
       />
       <QuickConnectBar
@@ -149,29 +170,36 @@ export function App() {
       <OpenFiles onError={logError} />
       <div className="main">
         <SiteManager
-          selection={selection} onSelect={setSelection} onConnect={(s) => void connect(s)}
-          draft={siteDraft} onDraftTaken={draftTaken}
+          selection={selection}
+          onSelect={setSelection}
+          onConnect={(s) => void connect(s)}
+          draft={siteDraft}
+          onDraftTaken={draftTaken}
         />
         <WorkspaceLayout
           panes={<AppPanes {...site} onError={logError} onInfo={logInfo} />}
           queue={<QueueView />}
           graph={(fold) => (
             <ThroughputGraph
-              series={series} speed={graphSpeed} live={live} annotation={<LimitedBy series={series} />} {...fold}
+              series={series}
+              speed={graphSpeed}
+              live={live}
+              annotation={<LimitedBy series={series} />}
+              {...fold}
             />
           )}
           log={(fold) => <LogPanel {...fold} />}
         />
       </div>
-      <StatusBar
-        status={status}
-        rate={queueRate}
-        speedLimit={settings?.speedLimit}
-        onSpeedLimit={setSpeedLimit}
-      />
+      <StatusBar status={status} rate={queueRate} speedLimit={settings?.speedLimit} onSpeedLimit={setSpeedLimit} />
       <AppDialogs
-        prompts={prompts} site={site} knownHostsOpen={knownHostsOpen} settingsOpen={settingsOpen}
-        onCloseKnownHosts={() => setKnownHostsOpen(false)} onCloseSettings={() => setSettingsOpen(false)} onError={logError}
+        prompts={prompts}
+        site={site}
+        knownHostsOpen={knownHostsOpen}
+        settingsOpen={settingsOpen}
+        onCloseKnownHosts={() => setKnownHostsOpen(false)}
+        onCloseSettings={() => setSettingsOpen(false)}
+        onError={logError}
       />
     </div>
   );

@@ -55,7 +55,9 @@ export function AppPanes(p: AppPanesProps) {
   const remoteToken = useMemo(() => reloadToken(queue, remotePath), [queue, remotePath]);
   const listLocal = useCallback((path: string) => bridge.localList({ path }), [bridge]);
   const listRemote = useCallback(
-    (path: string) => bridge.remoteList({ siteId: activeSiteId ?? '', path }), [bridge, activeSiteId]);
+    (path: string) => bridge.remoteList({ siteId: activeSiteId ?? '', path }),
+    [bridge, activeSiteId],
+  );
 
   const enqueue = async (direction: 'upload' | 'download', sources: string[], dest: string) => {
     if (!activeSiteId || sources.length === 0) return;
@@ -75,8 +77,13 @@ export function AppPanes(p: AppPanesProps) {
   return (
     <div className="panes">
       <FilePane
-        side="local" title="Local" path={localPath} placeholder="Loading…" sep={sep}
-        reloadToken={localToken} list={listLocal}
+        side="local"
+        title="Local"
+        path={localPath}
+        placeholder="Loading…"
+        sep={sep}
+        reloadToken={localToken}
+        list={listLocal}
         mkdir={(path) => bridge.localMkdir({ path })}
         rename={(from, to) => bridge.localRename({ from, to })}
         remove={(path, recursive) => bridge.localRemove({ path, recursive })}
@@ -87,9 +94,13 @@ export function AppPanes(p: AppPanesProps) {
         onInfo={p.onInfo}
       />
       <FilePane
-        side="remote" title="Remote" path={connected ? remotePath : null} placeholder={remotePlaceholder(status)}
+        side="remote"
+        title="Remote"
+        path={connected ? remotePath : null}
+        placeholder={remotePlaceholder(status)}
         sep="/"
-        reloadToken={remoteToken} list={listRemote}
+        reloadToken={remoteToken}
+        list={listRemote}
         mkdir={(path) => bridge.remoteMkdir({ siteId, path })}
         rename={(from, to) => bridge.remoteRename({ siteId, from, to })}
         remove={(path, recursive) => bridge.remoteRemove({ siteId, path, recursive })}

@@ -27,7 +27,8 @@ export function usePrompts(connect: (site: SiteView) => Promise<void>) {
     const { promptId, siteId } = hostKeyPrompt;
     store.dispatch({ type: 'promptAnswered', promptId });
     const r = await bridge.hostKeyAnswer(
-      confirmHost === undefined ? { promptId, answer } : { promptId, answer, confirmHost });
+      confirmHost === undefined ? { promptId, answer } : { promptId, answer, confirmHost },
+    );
     if (!r.ok) {
       store.localLog('error', `Host key answer failed: ${r.error.message}`);
       return;
@@ -51,8 +52,14 @@ export function usePrompts(connect: (site: SiteView) => Promise<void>) {
   };
   const hostKeySite = hostKeyPrompt ? sites.sites.find((s) => s.id === hostKeyPrompt.siteId)?.name : undefined;
   return {
-    hostKeyPrompt, authPrompt, conflictPrompt, conflictsPending: conflictPrompts.length - 1, hostKeySite,
-    answerHostKey, answerAuth, answerConflict,
+    hostKeyPrompt,
+    authPrompt,
+    conflictPrompt,
+    conflictsPending: conflictPrompts.length - 1,
+    hostKeySite,
+    answerHostKey,
+    answerAuth,
+    answerConflict,
   };
 }
 

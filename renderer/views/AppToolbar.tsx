@@ -26,7 +26,9 @@ export function AppToolbar(p: AppToolbarProps) {
   return (
     <div className="toolbar" role="toolbar" aria-label="Main toolbar">
       <h1>Sluice</h1>
-      <span className="muted" aria-label="Session">{p.title}</span>
+      <span className="muted" aria-label="Session">
+        {p.title}
+      </span>
       <span className="spacer" />
       <button type="button" onClick={p.onKnownHosts}>
         Known hosts

@@ -53,8 +53,8 @@ export function AuthDialog({ prompt, onAnswer }: AuthDialogProps) {
         </div>
         {view.remember && (
           <label>
-            <input type="checkbox" checked={remember} onChange={(e) => setRemember(e.target.checked)} /> Remember the passphrase (in the
-            system's secret store)
+            <input type="checkbox" checked={remember} onChange={(e) => setRemember(e.target.checked)} /> Remember the
+            passphrase (in the system's secret store)
           </label>
         )}
         <div className="buttons">
@@ -70,7 +70,14 @@ export function AuthDialog({ prompt, onAnswer }: AuthDialogProps) {
   );
 }
 
-function FieldRow(p: { id: string; label: string; type: 'password' | 'text'; value: string; autoFocus: boolean; onChange: (v: string) => void }) {
+function FieldRow(p: {
+  id: string;
+  label: string;
+  type: 'password' | 'text';
+  value: string;
+  autoFocus: boolean;
+  onChange: (v: string) => void;
+}) {
   return (
     <>
       <label htmlFor={p.id}>{p.label}</label>

@@ -34,7 +34,13 @@ export function Banner({ level, text, details, detailsTitle, label, onDismiss }:
             Details
           </button>
         )}
-        <button type="button" className="banner-close" aria-label={`Dismiss: ${label}`} title="Dismiss" onClick={onDismiss}>
+        <button
+          type="button"
+          className="banner-close"
+          aria-label={`Dismiss: ${label}`}
+          title="Dismiss"
+          onClick={onDismiss}
+        >
           ✕
         </button>
       </div>

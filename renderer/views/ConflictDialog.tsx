@@ -10,7 +10,9 @@ import { Dialog } from './Dialog';
 
 export interface ConflictDialogProps {
   prompt: ConflictPrompt;
-  /** How many more conflict dialogs (of other batches) are waiting after this one; its own batch's are `prompt.waiting`. */
+  /**
+   * How many more conflict dialogs (of other batches) are waiting after this one; its own batch's are `prompt.waiting`.
+   */
   pending: number;
   onAnswer: (choice: ConflictChoice, forAll: boolean) => void;
 }
@@ -20,7 +22,8 @@ export function ConflictDialog({ prompt, pending, onAnswer }: ConflictDialogProp
   const [forAll, setForAll] = useState(false);
   const waiting = (prompt.waiting ?? 0) + pending;
   const checkId = useId();
-  const describe = (f?: { size: number; mtimeMs: number }) => (f ? `${formatBytes(f.size)}, modified ${formatDate(f.mtimeMs)}` : 'unknown');
+  const describe = (f?: { size: number; mtimeMs: number }) =>
+    f ? `${formatBytes(f.size)}, modified ${formatDate(f.mtimeMs)}` : 'unknown';
   return (
     <Dialog title="File already exists" onCancel={() => onAnswer('skip', false)}>
       <p>
@@ -41,18 +44,30 @@ export function ConflictDialog({ prompt, pending, onAnswer }: ConflictDialogProp
         )}
       </dl>
       <label htmlFor={checkId}>
-        <input id={checkId} type="checkbox" checked={forAll} onChange={(e) => setForAll(e.target.checked)} /> Apply to all conflicts in
-        this transfer
+        <input id={checkId} type="checkbox" checked={forAll} onChange={(e) => setForAll(e.target.checked)} /> Apply to
+        all conflicts in this transfer
       </label>
-      {waiting > 0 && <p className="muted" aria-label="Conflicts waiting">{waiting} more like this</p>}
+      {waiting > 0 && (
+        <p className="muted" aria-label="Conflicts waiting">
+          {waiting} more like this
+        </p>
+      )}
       <div className="buttons">
         <button type="button" onClick={() => onAnswer('overwrite', forAll)}>
           Overwrite
         </button>
-        <button type="button" title="Overwrite when the incoming file is newer (to the second), else skip" onClick={() => onAnswer('newer', forAll)}>
+        <button
+          type="button"
+          title="Overwrite when the incoming file is newer (to the second), else skip"
+          onClick={() => onAnswer('newer', forAll)}
+        >
           If newer
         </button>
-        <button type="button" title="Overwrite when the sizes differ, else skip" onClick={() => onAnswer('size', forAll)}>
+        <button
+          type="button"
+          title="Overwrite when the sizes differ, else skip"
+          onClick={() => onAnswer('size', forAll)}
+        >
           If size differs
         </button>
         <button type="button" onClick={() => onAnswer('rename', forAll)}>

@@ -33,7 +33,10 @@ function useInsideWindow(ref: React.RefObject<HTMLElement | null>, x: number, y:
     const el = ref.current;
     if (!el) return;
     const r = el.getBoundingClientRect();
-    setPos({ left: Math.max(0, Math.min(x, window.innerWidth - r.width - 2)), top: Math.max(0, y + r.height > window.innerHeight ? y - r.height : y) });
+    setPos({
+      left: Math.max(0, Math.min(x, window.innerWidth - r.width - 2)),
+      top: Math.max(0, y + r.height > window.innerHeight ? y - r.height : y),
+    });
   }, [ref, x, y]);
   return pos;
 }
@@ -95,7 +98,15 @@ export function ContextMenu({ label, x, y, items, onClose }: ContextMenuProps) {
   };
 
   return (
-    <ul ref={ref} className="context-menu" role="menu" aria-label={label} style={{ left: pos.left, top: pos.top }} onKeyDown={onKeyDown} onContextMenu={(e) => e.preventDefault()}>
+    <ul
+      ref={ref}
+      className="context-menu"
+      role="menu"
+      aria-label={label}
+      style={{ left: pos.left, top: pos.top }}
+      onKeyDown={onKeyDown}
+      onContextMenu={(e) => e.preventDefault()}
+    >
       {items.map((item, i) => (
         <li
           key={item.id}

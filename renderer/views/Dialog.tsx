@@ -24,7 +24,8 @@ export function Dialog({ title, onCancel, children, className, alert, describedB
   useEffect(() => {
     const el = ref.current;
     if (!el) return;
-    const target = el.querySelector<HTMLElement>('[data-autofocus]') ?? el.querySelector<HTMLElement>('input, select, button');
+    const target =
+      el.querySelector<HTMLElement>('[data-autofocus]') ?? el.querySelector<HTMLElement>('input, select, button');
     target?.focus();
   }, []);
 
@@ -35,7 +36,9 @@ export function Dialog({ title, onCancel, children, className, alert, describedB
       return;
     }
     if (e.key !== 'Tab' || !ref.current) return;
-    const focusable = [...ref.current.querySelectorAll<HTMLElement>('input, select, textarea, button:not(:disabled), [tabindex="0"]')];
+    const focusable = [
+      ...ref.current.querySelectorAll<HTMLElement>('input, select, textarea, button:not(:disabled), [tabindex="0"]'),
+    ];
     if (focusable.length === 0) return;
     const first = focusable[0];
     const last = focusable[focusable.length - 1];
@@ -108,7 +111,16 @@ export interface PromptDialogProps {
 }
 
 /** One validated text field (new folder, rename, password). */
-export function PromptDialog({ title, label, initial = '', submitLabel, validate, onSubmit, onCancel, type = 'text' }: PromptDialogProps) {
+export function PromptDialog({
+  title,
+  label,
+  initial = '',
+  submitLabel,
+  validate,
+  onSubmit,
+  onCancel,
+  type = 'text',
+}: PromptDialogProps) {
   const inputId = useId();
   const errId = useId();
   const ref = useRef<HTMLInputElement>(null);
@@ -161,5 +173,3 @@ export function PromptDialog({ title, label, initial = '', submitLabel, validate
     </Dialog>
   );
 }
-
-

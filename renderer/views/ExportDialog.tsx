@@ -35,26 +35,51 @@ export function ExportDialog({ onClose }: ExportDialogProps) {
     <Dialog title="Export sites" onCancel={onClose}>
       {done ? (
         <div role="status" aria-label="Export result">
-          <p>Exported {plural(done.sites, 'site')}{done.passwords ? ` with ${plural(done.passwords, 'password')}` : ''} to {done.path}.</p>
-          <div className="buttons"><button type="button" className="primary" onClick={onClose} data-autofocus>Close</button></div>
+          <p>
+            Exported {plural(done.sites, 'site')}
+            {done.passwords ? ` with ${plural(done.passwords, 'password')}` : ''} to {done.path}.
+          </p>
+          <div className="buttons">
+            <button type="button" className="primary" onClick={onClose} data-autofocus>
+              Close
+            </button>
+          </div>
         </div>
       ) : (
         <form onSubmit={submit}>
           <div className="form-grid">
             <label htmlFor={`${uid}-path`}>File</label>
-            <input id={`${uid}-path`} value={path} onChange={(e) => setPath(e.target.value)} autoComplete="off" data-autofocus />
+            <input
+              id={`${uid}-path`}
+              value={path}
+              onChange={(e) => setPath(e.target.value)}
+              autoComplete="off"
+              data-autofocus
+            />
             <label className="full">
-              <input type="checkbox" checked={withPasswords} onChange={(e) => setWithPasswords(e.target.checked)} /> Include the stored passwords
+              <input type="checkbox" checked={withPasswords} onChange={(e) => setWithPasswords(e.target.checked)} />{' '}
+              Include the stored passwords
             </label>
-            {withPasswords && <p className="full error-text">The file will hold the passwords in plain text (readable by you only).</p>}
+            {withPasswords && (
+              <p className="full error-text">The file will hold the passwords in plain text (readable by you only).</p>
+            )}
             <label className="full">
-              <input type="checkbox" checked={overwrite} onChange={(e) => setOverwrite(e.target.checked)} /> Replace the file if it exists
+              <input type="checkbox" checked={overwrite} onChange={(e) => setOverwrite(e.target.checked)} /> Replace the
+              file if it exists
             </label>
           </div>
-          {error && <p className="error-text" role="alert">{error}</p>}
+          {error && (
+            <p className="error-text" role="alert">
+              {error}
+            </p>
+          )}
           <div className="buttons">
-            <button type="button" onClick={onClose}>Cancel</button>
-            <button type="submit" className="primary">Export</button>
+            <button type="button" onClick={onClose}>
+              Cancel
+            </button>
+            <button type="submit" className="primary">
+              Export
+            </button>
           </div>
         </form>
       )}

@@ -69,8 +69,14 @@ const parent = parentLocal;
  * walk back and forth.
  */
 function useGoUp(o: {
-  path: string | null; cwd: string; sep: '/' | '\\'; listing: Listing | null; order: readonly string[];
-  indexOf: Map<string, number>; navigate: (p: string) => Promise<void>; setSel: (s: Selection) => void;
+  path: string | null;
+  cwd: string;
+  sep: '/' | '\\';
+  listing: Listing | null;
+  order: readonly string[];
+  indexOf: Map<string, number>;
+  navigate: (p: string) => Promise<void>;
+  setSel: (s: Selection) => void;
 }) {
   const { listing, order, indexOf, setSel } = o;
   const focusAfterLoad = useRef<{ name: string; dir: string } | null>(null);
@@ -84,7 +90,10 @@ function useGoUp(o: {
     if (o.path === null) return;
     const up = parent(o.cwd, o.sep);
     if (up === o.cwd) return;
-    const name = o.cwd.slice(up.length).replace(/^[/\\]+/, '').replace(/[/\\]+$/, '');
+    const name = o.cwd
+      .slice(up.length)
+      .replace(/^[/\\]+/, '')
+      .replace(/[/\\]+$/, '');
     focusAfterLoad.current = { name, dir: up };
     void o.navigate(up);
   };
@@ -95,18 +104,25 @@ function usePaneEntries(listing: Listing | null, cwd: string, sort: SortState, s
   const [sel, setSel] = useState<Selection>(emptySelection);
   useEffect(() => setSel(emptySelection), [cwd]);
   const entries = useMemo(
-    () => (listing ? sortEntries(listing.entries, sort, showHidden) : []), [listing, sort, showHidden]);
+    () => (listing ? sortEntries(listing.entries, sort, showHidden) : []),
+    [listing, sort, showHidden],
+  );
   const order = useMemo(() => entries.map((e) => e.name), [entries]);
   const indexOf = useMemo(() => new Map(order.map((n, i) => [n, i])), [order]);
   const selectedEntries = useMemo(() => entries.filter((e) => sel.selected.has(e.name)), [entries, sel]);
-  const focusIndex = sel.focus === null ? -1 : indexOf.get(sel.focus) ?? -1;
+  const focusIndex = sel.focus === null ? -1 : (indexOf.get(sel.focus) ?? -1);
   return { sel, setSel, entries, order, indexOf, selectedEntries, focusIndex };
 }
 
 /** What opening, transferring and copying do in a pane. */
 function usePaneOpen(o: {
-  cwd: string; sep: '/' | '\\'; transfer?: PaneTransfer; selectedEntries: readonly FsEntry[];
-  navigate: (p: string) => Promise<void>; showError: (m: string) => void; onError: (m: string) => void;
+  cwd: string;
+  sep: '/' | '\\';
+  transfer?: PaneTransfer;
+  selectedEntries: readonly FsEntry[];
+  navigate: (p: string) => Promise<void>;
+  showError: (m: string) => void;
+  onError: (m: string) => void;
   onInfo?: (m: string) => void;
 }) {
   const { cwd, sep, transfer, selectedEntries, onError } = o;
@@ -124,16 +140,17 @@ function usePaneOpen(o: {
     if (entry.type === 'dir') void o.navigate(target);
     else if (entry.link?.broken) {
       o.showError(`${target}: broken link, ${entry.link.target || 'its target'} does not exist`);
-    }
-    else if (entry.type === 'symlink') void o.navigate(target);
+    } else if (entry.type === 'symlink') void o.navigate(target);
     else if (entry.type === 'file' && transfer) transferPaths([target]);
   };
   const transferSelected = () => transferPaths(selectedEntries.map((e) => join(cwd, e.name, sep)));
   const copyPath = () => {
     const text = selectedEntries.length ? selectedEntries.map((e) => join(cwd, e.name, sep)).join('\n') : cwd;
-    void copyText(text).then((ok) => (ok
-      ? o.onInfo?.(`Copied ${text.includes('\n') ? `${selectedEntries.length} paths` : text}`)
-      : onError('Copying the path failed: no clipboard')));
+    void copyText(text).then((ok) =>
+      ok
+        ? o.onInfo?.(`Copied ${text.includes('\n') ? `${selectedEntries.length} paths` : text}`)
+        : onError('Copying the path failed: no clipboard'),
+    );
   };
   return { open, transferSelected, copyPath };
 }
@@ -143,8 +160,8 @@ function usePaneMenu(gridRef: React.RefObject<HTMLTableElement | null>, focusInd
   const [menu, setMenu] = useState<MenuAt | null>(null);
   /** Opens the menu at the focused row (keyboard), else at the grid's top left. */
   const openMenuAtFocus = () => {
-    const row = focusIndex >= 0
-      ? gridRef.current?.querySelector<HTMLElement>(`tbody tr[data-index="${focusIndex}"]`) : null;
+    const row =
+      focusIndex >= 0 ? gridRef.current?.querySelector<HTMLElement>(`tbody tr[data-index="${focusIndex}"]`) : null;
     const box = (row ?? gridRef.current)?.getBoundingClientRect();
     if (box) setMenu({ x: box.left + 24, y: row ? box.bottom : box.top + 30 });
   };
@@ -157,9 +174,13 @@ function usePaneMenu(gridRef: React.RefObject<HTMLTableElement | null>, focusInd
 
 /** What the grid's rows do with the pointer: select, open, the menu, and drag and drop. */
 function rowHandlers(o: {
-  sel: Selection; order: readonly string[]; setSel: (s: Selection) => void;
+  sel: Selection;
+  order: readonly string[];
+  setSel: (s: Selection) => void;
   gridRef: React.RefObject<HTMLTableElement | null>;
-  open: (entry: FsEntry) => void; setMenu: (m: MenuAt) => void; dnd: ReturnType<typeof usePaneDragDrop>;
+  open: (entry: FsEntry) => void;
+  setMenu: (m: MenuAt) => void;
+  dnd: ReturnType<typeof usePaneDragDrop>;
   dirPath: (name: string) => string;
 }): RowHandlers {
   const { sel, order, setSel, gridRef, dnd } = o;
@@ -186,8 +207,12 @@ function rowHandlers(o: {
 /** Everything a pane holds: its listing, sorted entries and selection, dialog, menu, drag and drop and edits. */
 function useFilePane(props: FilePaneProps) {
   const { path, onError, transfer } = props;
-  const { listing, loading, error, reload, navigate, showError } =
-    usePaneListing(path, props.list, props.reloadToken, props.onNavigate);
+  const { listing, loading, error, reload, navigate, showError } = usePaneListing(
+    path,
+    props.list,
+    props.reloadToken,
+    props.onNavigate,
+  );
   // The engine says which separator its file system uses; the prop is only a guess until the first listing.
   const sep = listing?.sep ?? props.sep;
   const [sort, setSort] = useState<SortState>({ key: 'name', dir: 'asc' });
@@ -198,13 +223,40 @@ function useFilePane(props: FilePaneProps) {
   const entries = usePaneEntries(listing, cwd, sort, showHidden);
   const { sel, setSel, order, indexOf, selectedEntries, focusIndex } = entries;
   const goUp = useGoUp({ path, cwd, sep, listing, order, indexOf, navigate, setSel });
-  const opening = usePaneOpen({ cwd, sep, transfer, selectedEntries, navigate, showError, onError, onInfo: props.onInfo });
+  const opening = usePaneOpen({
+    cwd,
+    sep,
+    transfer,
+    selectedEntries,
+    navigate,
+    showError,
+    onError,
+    onInfo: props.onInfo,
+  });
   const menu = usePaneMenu(gridRef, focusIndex);
   const dnd = usePaneDragDrop({ ...props, cwd, sep, sel, order, setSel });
   const edits = usePaneEdits({ ...props, cwd, sep, reload, setModal, setSel, gridRef });
   return {
-    listing, loading, error, reload, navigate, sep, sort, setSort, showHidden, setShowHidden, modal, setModal, gridRef,
-    cwd, ...entries, goUp, ...opening, ...menu, dnd, edits,
+    listing,
+    loading,
+    error,
+    reload,
+    navigate,
+    sep,
+    sort,
+    setSort,
+    showHidden,
+    setShowHidden,
+    modal,
+    setModal,
+    gridRef,
+    cwd,
+    ...entries,
+    goUp,
+    ...opening,
+    ...menu,
+    dnd,
+    edits,
   };
 }
 
@@ -227,8 +279,16 @@ function paneActions(props: FilePaneProps, s: PaneState, mac: boolean) {
   };
   const handlers = rowHandlers({ ...s, dirPath: (n) => join(s.cwd, n, s.sep) });
   const menuItems = paneMenuItems({
-    selected: s.selectedEntries, transfer, open: s.open, transferSelected: s.transferSelected, keys, rename: toRename,
-    remove: toDelete, mkdir: () => setModal({ kind: 'mkdir' }), copyPath: s.copyPath, refresh,
+    selected: s.selectedEntries,
+    transfer,
+    open: s.open,
+    transferSelected: s.transferSelected,
+    keys,
+    rename: toRename,
+    remove: toDelete,
+    mkdir: () => setModal({ kind: 'mkdir' }),
+    copyPath: s.copyPath,
+    refresh,
   });
   return { keys, refresh, toRename, toDelete, onKeyDown, handlers, menuItems };
 }
@@ -249,25 +309,60 @@ export function FilePane(props: FilePaneProps) {
       {...dnd.paneDropProps}
     >
       <PaneHeader
-        title={title} cwd={path === null ? null : cwd} sep={sep} keys={a.keys} count={listing ? entries.length : null}
-        selected={s.selectedEntries} showHidden={s.showHidden} transfer={transfer}
-        onNavigate={(p) => void s.navigate(p)} onUp={s.goUp} onRefresh={a.refresh} onTransfer={s.transferSelected}
-        onMkdir={() => setModal({ kind: 'mkdir' })} onRename={a.toRename} onDelete={a.toDelete} onShowHidden={s.setShowHidden}
+        title={title}
+        cwd={path === null ? null : cwd}
+        sep={sep}
+        keys={a.keys}
+        count={listing ? entries.length : null}
+        selected={s.selectedEntries}
+        showHidden={s.showHidden}
+        transfer={transfer}
+        onNavigate={(p) => void s.navigate(p)}
+        onUp={s.goUp}
+        onRefresh={a.refresh}
+        onTransfer={s.transferSelected}
+        onMkdir={() => setModal({ kind: 'mkdir' })}
+        onRename={a.toRename}
+        onDelete={a.toDelete}
+        onShowHidden={s.setShowHidden}
       />
       {path !== null && s.error && <PaneError title={title} listed={!!listing} error={s.error} />}
       <PaneGrid
-        empty={path === null} placeholder={props.placeholder} listed={!!listing} label={`${title} files`}
-        entries={entries} sel={sel} sort={s.sort} onSort={s.setSort} focusIndex={s.focusIndex} handlers={a.handlers}
-        gridRef={s.gridRef} scrollRef={scrollRef} onKeyDown={a.onKeyDown}
+        empty={path === null}
+        placeholder={props.placeholder}
+        listed={!!listing}
+        label={`${title} files`}
+        entries={entries}
+        sel={sel}
+        sort={s.sort}
+        onSort={s.setSort}
+        focusIndex={s.focusIndex}
+        handlers={a.handlers}
+        gridRef={s.gridRef}
+        scrollRef={scrollRef}
+        onKeyDown={a.onKeyDown}
         onBackgroundMenu={(x, y) => {
           setSel(emptySelection);
           s.setMenu({ x, y });
         }}
       />
       {s.menu && (
-        <ContextMenu label={`${title} files menu`} x={s.menu.x} y={s.menu.y} items={a.menuItems} onClose={s.closeMenu} />
+        <ContextMenu
+          label={`${title} files menu`}
+          x={s.menu.x}
+          y={s.menu.y}
+          items={a.menuItems}
+          onClose={s.closeMenu}
+        />
       )}
-      <PaneDialogs modal={s.modal} side={side} title={title} names={s.order} onCancel={() => setModal(null)} {...s.edits} />
+      <PaneDialogs
+        modal={s.modal}
+        side={side}
+        title={title}
+        names={s.order}
+        onCancel={() => setModal(null)}
+        {...s.edits}
+      />
     </section>
   );
 }

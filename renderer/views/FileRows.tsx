@@ -38,11 +38,25 @@ export interface FileRowsProps {
 /** The tooltip of a link's name: where it points, and whether that is missing. */
 export function linkTitle(entry: FsEntry): string | undefined {
   if (!entry.link) return undefined;
-  return entry.link.broken ? `Broken link to ${entry.link.target || 'an unreadable target'}` : `Link to ${entry.link.target}`;
+  return entry.link.broken
+    ? `Broken link to ${entry.link.target || 'an unreadable target'}`
+    : `Link to ${entry.link.target}`;
 }
 
 /** One row: name with its icon (a link: the target's, marked), size, modification date. */
-function FileRow({ entry, index, selected, focused, h }: { entry: FsEntry; index: number; selected: boolean; focused: boolean; h: RowHandlers }) {
+function FileRow({
+  entry,
+  index,
+  selected,
+  focused,
+  h,
+}: {
+  entry: FsEntry;
+  index: number;
+  selected: boolean;
+  focused: boolean;
+  h: RowHandlers;
+}) {
   const isDir = entry.type === 'dir';
   const broken = entry.link?.broken === true;
   return (

@@ -56,7 +56,11 @@ export function HostKeyDialog({ prompt, siteName, onAnswer }: HostKeyDialogProps
             ))}
         </dl>
         {confirming ? (
-          <ReplaceConfirm host={prompt.host} onCancel={() => setConfirming(false)} onReplace={(typed) => onAnswer('replace', typed)} />
+          <ReplaceConfirm
+            host={prompt.host}
+            onCancel={() => setConfirming(false)}
+            onReplace={(typed) => onAnswer('replace', typed)}
+          />
         ) : (
           <div className="buttons">
             {view.actions.map((a) => (
@@ -78,7 +82,15 @@ export function HostKeyDialog({ prompt, siteName, onAnswer }: HostKeyDialogProps
 }
 
 /** The typed confirmation of "Replace the saved key": the button is enabled only for the exact host name. */
-function ReplaceConfirm({ host, onCancel, onReplace }: { host: string; onCancel: () => void; onReplace: (typed: string) => void }) {
+function ReplaceConfirm({
+  host,
+  onCancel,
+  onReplace,
+}: {
+  host: string;
+  onCancel: () => void;
+  onReplace: (typed: string) => void;
+}) {
   const [typed, setTyped] = useState('');
   const inputId = useId();
   const exact = typed === host;
@@ -93,7 +105,15 @@ function ReplaceConfirm({ host, onCancel, onReplace }: { host: string; onCancel:
       <label htmlFor={inputId}>
         Type the host name <span className="mono">{host}</span> to replace the saved key
       </label>
-      <input id={inputId} className="mono" autoFocus autoComplete="off" spellCheck={false} value={typed} onChange={(e) => setTyped(e.target.value)} />
+      <input
+        id={inputId}
+        className="mono"
+        autoFocus
+        autoComplete="off"
+        spellCheck={false}
+        value={typed}
+        onChange={(e) => setTyped(e.target.value)}
+      />
       <div className="buttons">
         <button type="button" onClick={onCancel}>
           Back

@@ -1,5 +1,17 @@
 /** Small inline SVG icons (no icon font or emoji font needed), decorative: hidden from assistive tech. */
-export type IconName = 'folder' | 'file' | 'link' | 'server' | 'up' | 'down' | 'toRemote' | 'toLocal' | 'newFolder' | 'rename' | 'trash' | 'more';
+export type IconName =
+  | 'folder'
+  | 'file'
+  | 'link'
+  | 'server'
+  | 'up'
+  | 'down'
+  | 'toRemote'
+  | 'toLocal'
+  | 'newFolder'
+  | 'rename'
+  | 'trash'
+  | 'more';
 
 const PATHS: Record<IconName, string> = {
   folder: 'M1.5 3.5h4l1.5 1.5h7.5v8h-13z',
@@ -19,8 +31,23 @@ const PATHS: Record<IconName, string> = {
 /** One 16×16 stroked icon in the current text colour. */
 export function Icon({ name, className }: { name: IconName; className?: string }) {
   return (
-    <svg className={`icon icon-${name} ${className ?? ''}`} width="14" height="14" viewBox="0 0 16 16" aria-hidden="true" focusable="false">
-      <path d={PATHS[name]} fill={name === 'folder' ? 'currentColor' : 'none'} fillOpacity={name === 'folder' ? 0.25 : undefined} stroke="currentColor" strokeWidth="1.2" strokeLinejoin="round" strokeLinecap="round" />
+    <svg
+      className={`icon icon-${name} ${className ?? ''}`}
+      width="14"
+      height="14"
+      viewBox="0 0 16 16"
+      aria-hidden="true"
+      focusable="false"
+    >
+      <path
+        d={PATHS[name]}
+        fill={name === 'folder' ? 'currentColor' : 'none'}
+        fillOpacity={name === 'folder' ? 0.25 : undefined}
+        stroke="currentColor"
+        strokeWidth="1.2"
+        strokeLinejoin="round"
+        strokeLinecap="round"
+      />
     </svg>
   );
 }

@@ -51,7 +51,8 @@ function KnownHostsTable({ entries, onRemove }: { entries: KnownHostEntry[]; onR
               <td>
                 {e.editable && (
                   <button
-                    type="button" aria-label={`Remove ${hostText(e)} ${keyTypeLabel(e.keyType)}`}
+                    type="button"
+                    aria-label={`Remove ${hostText(e)} ${keyTypeLabel(e.keyType)}`}
                     onClick={() => onRemove(e)}
                   >
                     Remove
@@ -68,7 +69,10 @@ function KnownHostsTable({ entries, onRemove }: { entries: KnownHostEntry[]; onR
 
 /** Asks before removing `entry`'s line, then removes it and lists again. */
 function RemoveDialog(p: {
-  entry: KnownHostEntry; onDone: () => void; onError: (m: string) => void; reload: () => Promise<void>;
+  entry: KnownHostEntry;
+  onDone: () => void;
+  onError: (m: string) => void;
+  reload: () => Promise<void>;
 }) {
   const bridge = useBridge();
   const { entry: e } = p;
@@ -76,8 +80,10 @@ function RemoveDialog(p: {
     <ConfirmDialog
       title="Remove host key"
       danger
-      message={`Remove the ${keyTypeLabel(e.keyType)} key ${e.fingerprint} of ${hostText(e)} (${e.file}:${e.line})? `
-        + 'The next connection to that host will ask about its key again.'}
+      message={
+        `Remove the ${keyTypeLabel(e.keyType)} key ${e.fingerprint} of ${hostText(e)} (${e.file}:${e.line})? ` +
+        'The next connection to that host will ask about its key again.'
+      }
       confirmLabel="Remove"
       onCancel={p.onDone}
       onConfirm={async () => {

@@ -7,7 +7,6 @@ import { useAppState } from '../state/react';
 import { formatTime } from '../format/format';
 import { displayText } from '../../app/common/displayText';
 
-
 /** The log panel. */
 export function LogPanel({ collapsed = false, onToggle }: { collapsed?: boolean; onToggle?: () => void }) {
   const lines = useAppState((s) => s.log);
@@ -21,7 +20,13 @@ export function LogPanel({ collapsed = false, onToggle }: { collapsed?: boolean;
       <h2>
         Log
         {onToggle && (
-          <button type="button" className="fold" aria-expanded={!collapsed} aria-label={collapsed ? 'Show the log' : 'Hide the log'} onClick={onToggle}>
+          <button
+            type="button"
+            className="fold"
+            aria-expanded={!collapsed}
+            aria-label={collapsed ? 'Show the log' : 'Hide the log'}
+            onClick={onToggle}
+          >
             {collapsed ? '▸' : '▾'}
           </button>
         )}

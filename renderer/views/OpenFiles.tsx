@@ -13,17 +13,25 @@ import { useBridge } from '../state/react';
 /** What a line says of its file's state. */
 export function editStateText(v: EditView): string {
   switch (v.state) {
-    case 'downloading': return 'downloading';
-    case 'editing': return 'editing';
-    case 'uploading': return 'uploading';
-    case 'uploaded': return `uploaded at ${formatTime(v.uploadedAt)}`;
-    case 'conflict': return `${v.conflict?.found ? 'changed on' : 'gone from'} the server: not uploaded`;
-    case 'failed': return `failed: ${displayText(v.error?.message ?? 'unknown error')}`;
+    case 'downloading':
+      return 'downloading';
+    case 'editing':
+      return 'editing';
+    case 'uploading':
+      return 'uploading';
+    case 'uploaded':
+      return `uploaded at ${formatTime(v.uploadedAt)}`;
+    case 'conflict':
+      return `${v.conflict?.found ? 'changed on' : 'gone from'} the server: not uploaded`;
+    case 'failed':
+      return `failed: ${displayText(v.error?.message ?? 'unknown error')}`;
   }
 }
 
 const CHOICES: ReadonlyArray<[EditChoice, string]> = [
-  ['overwrite', 'Overwrite'], ['rename', 'Save as new name'], ['reopen', 'Reopen'],
+  ['overwrite', 'Overwrite'],
+  ['rename', 'Save as new name'],
+  ['reopen', 'Reopen'],
 ];
 
 /** The edited files' list, shown while there is one. */
@@ -32,13 +40,21 @@ export function OpenFiles({ onError }: { onError: (message: string) => void }) {
   const [edits, setEdits] = useState<EditView[]>([]);
   const [confirming, setConfirming] = useState<string>();
   useEffect(() => {
-    const put = (v: EditView) => setEdits((all) => (all.some((e) => e.editId === v.editId)
-      ? all.map((e) => (e.editId === v.editId ? v : e)) : [...all, v]));
+    const put = (v: EditView) =>
+      setEdits((all) =>
+        all.some((e) => e.editId === v.editId) ? all.map((e) => (e.editId === v.editId ? v : e)) : [...all, v],
+      );
     const offChanged = bridge.on('edit.changed', put);
-    const offClosed = bridge.on('edit.closed',
-      ({ editId }) => setEdits((all) => all.filter((e) => e.editId !== editId)));
-    void bridge.editList().then((r) => { if (r.ok) r.value.forEach(put); });
-    return () => { offChanged(); offClosed(); };
+    const offClosed = bridge.on('edit.closed', ({ editId }) =>
+      setEdits((all) => all.filter((e) => e.editId !== editId)),
+    );
+    void bridge.editList().then((r) => {
+      if (r.ok) r.value.forEach(put);
+    });
+    return () => {
+      offChanged();
+      offClosed();
+    };
   }, [bridge]);
   if (edits.length === 0) return null;
 
@@ -59,16 +75,29 @@ export function OpenFiles({ onError }: { onError: (message: string) => void }) {
         const name = displayText(v.remotePath);
         const bad = v.state === 'conflict' || v.state === 'failed';
         return (
-          <div key={v.editId} className={`banner banner-${bad ? 'error' : 'info'}`} role="group"
-            aria-label={`Edited file ${name}`} data-state={v.state}>
+          <div
+            key={v.editId}
+            className={`banner banner-${bad ? 'error' : 'info'}`}
+            role="group"
+            aria-label={`Edited file ${name}`}
+            data-state={v.state}
+          >
             <span className="banner-text" title={name}>{`${name} — ${editStateText(v)}`}</span>
-            {v.state === 'conflict' && CHOICES.map(([choice, label]) => (
-              <button key={choice} type="button"
-                onClick={() => void act(label, () => bridge.editResolve({ editId: v.editId, choice }))}>{label}</button>
-            ))}
+            {v.state === 'conflict' &&
+              CHOICES.map(([choice, label]) => (
+                <button
+                  key={choice}
+                  type="button"
+                  onClick={() => void act(label, () => bridge.editResolve({ editId: v.editId, choice }))}
+                >
+                  {label}
+                </button>
+              ))}
             {v.state === 'failed' && (
-              <button type="button"
-                onClick={() => void act('Retry', () => bridge.editResolve({ editId: v.editId, choice: 'retry' }))}>
+              <button
+                type="button"
+                onClick={() => void act('Retry', () => bridge.editResolve({ editId: v.editId, choice: 'retry' }))}
+              >
                 Retry
               </button>
             )}

@@ -7,7 +7,8 @@ import { validateName } from '../format/entries';
 import { ConfirmDialog, PromptDialog } from './Dialog';
 
 /** Which dialog a pane shows. */
-export type PaneModal = { kind: 'mkdir' } | { kind: 'rename'; entry: FsEntry } | { kind: 'delete'; entries: FsEntry[] } | null;
+export type PaneModal =
+  { kind: 'mkdir' } | { kind: 'rename'; entry: FsEntry } | { kind: 'delete'; entries: FsEntry[] } | null;
 
 export interface PaneDialogsProps {
   modal: PaneModal;
@@ -25,7 +26,16 @@ export interface PaneDialogsProps {
 /** The open dialog of a pane, if any. */
 export function PaneDialogs({ modal, side, title, names, onCancel, onMkdir, onRename, onDelete }: PaneDialogsProps) {
   if (modal?.kind === 'mkdir') {
-    return <PromptDialog title={`New ${side} folder`} label="Folder name" submitLabel="Create" validate={validateName} onCancel={onCancel} onSubmit={onMkdir} />;
+    return (
+      <PromptDialog
+        title={`New ${side} folder`}
+        label="Folder name"
+        submitLabel="Create"
+        validate={validateName}
+        onCancel={onCancel}
+        onSubmit={onMkdir}
+      />
+    );
   }
   if (modal?.kind === 'rename') {
     const { entry } = modal;
@@ -35,7 +45,9 @@ export function PaneDialogs({ modal, side, title, names, onCancel, onMkdir, onRe
         label="New name"
         initial={entry.name}
         submitLabel="Rename"
-        validate={(v) => validateName(v) ?? (v !== entry.name && names.includes(v) ? 'A file with this name exists' : null)}
+        validate={(v) =>
+          validateName(v) ?? (v !== entry.name && names.includes(v) ? 'A file with this name exists' : null)
+        }
         onCancel={onCancel}
         onSubmit={(name) => onRename(entry, name)}
       />

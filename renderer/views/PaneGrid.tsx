@@ -84,7 +84,11 @@ export function PaneGrid(p: PaneGridProps) {
             </tr>
           </thead>
           <FileRows
-            entries={p.entries} sel={p.sel} scrollRef={p.scrollRef} focusIndex={p.focusIndex} handlers={p.handlers}
+            entries={p.entries}
+            sel={p.sel}
+            scrollRef={p.scrollRef}
+            focusIndex={p.focusIndex}
+            handlers={p.handlers}
           />
         </table>
       )}

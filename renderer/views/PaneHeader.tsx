@@ -41,7 +41,11 @@ function PaneTitle({ title, cwd, sep, onNavigate }: Pick<PaneHeaderProps, 'title
         <ol>
           {crumbs.map((c, i) => (
             <li key={c.path}>
-              <button type="button" onClick={() => onNavigate(c.path)} aria-current={i === crumbs.length - 1 ? 'location' : undefined}>
+              <button
+                type="button"
+                onClick={() => onNavigate(c.path)}
+                aria-current={i === crumbs.length - 1 ? 'location' : undefined}
+              >
                 {c.label}
               </button>
             </li>
@@ -53,7 +57,12 @@ function PaneTitle({ title, cwd, sep, onNavigate }: Pick<PaneHeaderProps, 'title
 }
 
 /** Upload or Download of the selection, when the pane has a transfer. */
-function TransferButton({ title, transfer, selected, onTransfer }: Pick<PaneHeaderProps, 'title' | 'selected' | 'onTransfer'> & {
+function TransferButton({
+  title,
+  transfer,
+  selected,
+  onTransfer,
+}: Pick<PaneHeaderProps, 'title' | 'selected' | 'onTransfer'> & {
   transfer: PaneTransfer;
 }) {
   return (
@@ -75,15 +84,33 @@ function EditButtons(p: PaneHeaderProps & { noFolder: boolean; readOnly: boolean
   const { title, selected, readOnly } = p;
   return (
     <>
-      <button type="button" aria-label={`${title}: new folder`} title="New folder" disabled={p.noFolder || readOnly} onClick={p.onMkdir}>
+      <button
+        type="button"
+        aria-label={`${title}: new folder`}
+        title="New folder"
+        disabled={p.noFolder || readOnly}
+        onClick={p.onMkdir}
+      >
         <Icon name="newFolder" />
         <span className="label">New folder</span>
       </button>
-      <button type="button" aria-label={`${title}: rename`} title="Rename (F2)" disabled={selected.length !== 1 || readOnly} onClick={() => p.onRename(selected[0])}>
+      <button
+        type="button"
+        aria-label={`${title}: rename`}
+        title="Rename (F2)"
+        disabled={selected.length !== 1 || readOnly}
+        onClick={() => p.onRename(selected[0])}
+      >
         <Icon name="rename" />
         <span className="label">Rename</span>
       </button>
-      <button type="button" aria-label={`${title}: delete`} title={`Delete (${p.keys.deleteShort})`} disabled={selected.length === 0 || readOnly} onClick={() => p.onDelete([...selected])}>
+      <button
+        type="button"
+        aria-label={`${title}: delete`}
+        title={`Delete (${p.keys.deleteShort})`}
+        disabled={selected.length === 0 || readOnly}
+        onClick={() => p.onDelete([...selected])}
+      >
         <Icon name="trash" />
         <span className="label">Delete</span>
       </button>
@@ -97,24 +124,44 @@ export function PaneHeader(p: PaneHeaderProps) {
   const none = cwd === null;
   // Windows' top level lists drives and shares: nothing to create, rename or delete there.
   const top = isDrivesPath(cwd);
-  const count = p.count !== null ? `${plural(p.count, 'item')}${selected.length ? `, ${selected.length} selected` : ''}` : '';
+  const count =
+    p.count !== null ? `${plural(p.count, 'item')}${selected.length ? `, ${selected.length} selected` : ''}` : '';
   return (
     <header>
       <PaneTitle title={title} cwd={cwd} sep={p.sep} onNavigate={p.onNavigate} />
       <div className="pane-actions" role="toolbar" aria-label={`${title} actions`}>
-        <button type="button" aria-label={`${title}: up one folder`} title={`Up one folder (${p.keys.up})`} disabled={none} onClick={p.onUp}>
+        <button
+          type="button"
+          aria-label={`${title}: up one folder`}
+          title={`Up one folder (${p.keys.up})`}
+          disabled={none}
+          onClick={p.onUp}
+        >
           <Icon name="up" />
         </button>
-        <button type="button" aria-label={`${title}: refresh`} title={`Refresh (${p.keys.refresh})`} disabled={none} onClick={p.onRefresh}>
+        <button
+          type="button"
+          aria-label={`${title}: refresh`}
+          title={`Refresh (${p.keys.refresh})`}
+          disabled={none}
+          onClick={p.onRefresh}
+        >
           ⟳
         </button>
-        {p.transfer && <TransferButton title={title} transfer={p.transfer} selected={selected} onTransfer={p.onTransfer} />}
+        {p.transfer && (
+          <TransferButton title={title} transfer={p.transfer} selected={selected} onTransfer={p.onTransfer} />
+        )}
         <EditButtons {...p} noFolder={none} readOnly={top} />
         <span className="count muted" aria-live="polite" title={count}>
           {count}
         </span>
         <label title="Show hidden files">
-          <input type="checkbox" checked={p.showHidden} onChange={(e) => p.onShowHidden(e.target.checked)} aria-label={`${title}: show hidden files`} />
+          <input
+            type="checkbox"
+            checked={p.showHidden}
+            onChange={(e) => p.onShowHidden(e.target.checked)}
+            aria-label={`${title}: show hidden files`}
+          />
           <span className="label"> Hidden</span>
         </label>
       </div>

@@ -6,7 +6,10 @@ import type { SessionStatus } from '../../app/common/ipc/contract';
 
 /** One line per connection for the tooltip and the accessible name: `connection 1: up, 4 SFTP channels`. */
 export function poolDescription(pool: NonNullable<SessionStatus['pool']>): string {
-  const links = pool.links.map((l) => `connection ${l.connection}: ${l.up ? `up, ${l.channels} SFTP channel${l.channels === 1 ? '' : 's'}` : 'down'}`);
+  const links = pool.links.map(
+    (l) =>
+      `connection ${l.connection}: ${l.up ? `up, ${l.channels} SFTP channel${l.channels === 1 ? '' : 's'}` : 'down'}`,
+  );
   const rtt = pool.rttMs !== undefined ? `; RTT ${pool.rttMs} ms` : '';
   return `${pool.connections} connection${pool.connections === 1 ? '' : 's'} × ${pool.channels} channel${pool.channels === 1 ? '' : 's'} planned${rtt}; ${links.join('; ')}`;
 }
@@ -16,9 +19,15 @@ export function PoolSegment({ status }: { status: SessionStatus | undefined }) {
   const pool = status?.state === 'connected' ? status.pool : undefined;
   return (
     <span className="pool">
-      Connections: <output aria-label="Connections">{status ? `${status.connectionsUp}/${status.connections}` : '—'}</output>
+      Connections:{' '}
+      <output aria-label="Connections">{status ? `${status.connectionsUp}/${status.connections}` : '—'}</output>
       {pool && (
-        <output className="pool-links" aria-label="Pool" title={poolDescription(pool)} data-up={pool.links.filter((l) => l.up).length}>
+        <output
+          className="pool-links"
+          aria-label="Pool"
+          title={poolDescription(pool)}
+          data-up={pool.links.filter((l) => l.up).length}
+        >
           {pool.links.map((l) => (
             <span
               key={l.connection}

@@ -45,7 +45,13 @@ export const BATCH_DRAG_TYPE = 'application/x-sluice-batch';
 export function QueueColumns() {
   return (
     <div className="row columns" role="presentation" aria-hidden="true">
-      <span>Name</span><span>State</span><span>Progress</span><span>Size</span><span>Speed</span><span>Time</span><span>Actions</span>
+      <span>Name</span>
+      <span>State</span>
+      <span>Progress</span>
+      <span>Size</span>
+      <span>Speed</span>
+      <span>Time</span>
+      <span>Actions</span>
     </div>
   );
 }
@@ -61,21 +67,31 @@ export function batchElapsed(view: BatchView, now: number): number | undefined {
 
 /** The name cell: the expander of a batch of several files, the direction and the files done. */
 function BatchName(p: {
-  view: BatchView; expandable: boolean; expanded: boolean; onToggle: (batchId: string) => void;
+  view: BatchView;
+  expandable: boolean;
+  expanded: boolean;
+  onToggle: (batchId: string) => void;
 }) {
   const { view, expanded } = p;
   return (
     <span className="name" title={`${view.jobs.map((j) => j.source).join(', ')} → ${view.dest}`}>
       {p.expandable && (
         <button
-          type="button" className="expander" aria-label={`${expanded ? 'Hide' : 'Show'} files of ${view.name}`}
+          type="button"
+          className="expander"
+          aria-label={`${expanded ? 'Hide' : 'Show'} files of ${view.name}`}
           onClick={() => p.onToggle(view.batchId)}
         >
           {expanded ? '▾' : '▸'}
         </button>
       )}
       <Icon name={view.direction === 'upload' ? 'up' : 'down'} /> {displayText(view.name, Infinity)}
-      {view.filesTotal > 1 ? <span className="muted"> ({view.filesDone}/{view.filesTotal} files)</span> : null}
+      {view.filesTotal > 1 ? (
+        <span className="muted">
+          {' '}
+          ({view.filesDone}/{view.filesTotal} files)
+        </span>
+      ) : null}
     </span>
   );
 }
@@ -87,14 +103,19 @@ function BatchActions(p: Pick<BatchRowProps, 'view' | 'canTop' | 'onAction' | 'o
     <span className="actions">
       {allowedBatchIntents(view.jobs).map((a) => (
         <button
-          key={a} type="button" aria-label={`${JOB_INTENT_LABEL[a]} ${view.name}`} onClick={() => p.onAction(view, a)}
+          key={a}
+          type="button"
+          aria-label={`${JOB_INTENT_LABEL[a]} ${view.name}`}
+          onClick={() => p.onAction(view, a)}
         >
           {JOB_INTENT_LABEL[a]}
         </button>
       ))}
       {p.canTop && (
         <button
-          type="button" aria-label={`Move ${view.name} to the top`} title="Move to the top of the queue"
+          type="button"
+          aria-label={`Move ${view.name} to the top`}
+          title="Move to the top of the queue"
           onClick={() => p.onTop(view)}
         >
           Top
@@ -109,7 +130,9 @@ function BatchNotes({ view, siteName, waitReason }: Pick<BatchRowProps, 'view' |
   return (
     <>
       {view.state === 'queued' && waitReason && (
-        <span className="wait" role="note" aria-label={`${view.name} waits`}>{waitReason}</span>
+        <span className="wait" role="note" aria-label={`${view.name} waits`}>
+          {waitReason}
+        </span>
       )}
       <span className="where muted" aria-label={`${view.name} site and destination`}>
         {siteName} {view.direction === 'upload' ? '→' : '←'} {view.dest}
@@ -169,7 +192,11 @@ export const BatchRow = memo(function BatchRow(p: BatchRowProps) {
       <BatchName view={view} expandable={expandable} expanded={expanded} onToggle={onToggle} />
       <span className={`state state-${shown}`}>{shown}</span>
       <div
-        className="bar" role="progressbar" aria-label={`${view.name} progress`} aria-valuemin={0} aria-valuemax={100}
+        className="bar"
+        role="progressbar"
+        aria-label={`${view.name} progress`}
+        aria-valuemin={0}
+        aria-valuemax={100}
         aria-valuenow={Math.round(pct)}
       >
         <div style={{ transform: `scaleX(${pct / 100})` }} />
@@ -181,10 +208,15 @@ export const BatchRow = memo(function BatchRow(p: BatchRowProps) {
       <span>{view.state === 'running' ? formatRate(view.rate) : ''}</span>
       <span className="time">
         {elapsed !== undefined && (
-          <span aria-label={`${view.name} elapsed`} title="Time taken">{formatDuration(elapsed)}</span>
+          <span aria-label={`${view.name} elapsed`} title="Time taken">
+            {formatDuration(elapsed)}
+          </span>
         )}
         {eta !== undefined && (
-          <span className="muted" aria-label="Time left" title="Time left"> +{formatDuration(eta * 1000)}</span>
+          <span className="muted" aria-label="Time left" title="Time left">
+            {' '}
+            +{formatDuration(eta * 1000)}
+          </span>
         )}
       </span>
       <BatchActions view={view} canTop={canTop} onAction={onAction} onTop={onTop} />
@@ -202,10 +234,27 @@ export function filesHeight(lines: number, more: number): number {
 }
 
 /** An expanded batch's files: a bounded box that scrolls on its own (the queue's own rows go on below it). */
-export function FileList({ name, lines, more, top }: { name: string; lines: readonly FileLineView[]; more: number; top: number }) {
+export function FileList({
+  name,
+  lines,
+  more,
+  top,
+}: {
+  name: string;
+  lines: readonly FileLineView[];
+  more: number;
+  top: number;
+}) {
   return (
-    <div className="file-list" role="list" aria-label={`Files of ${name}`} style={{ transform: `translateY(${top}px)`, height: filesHeight(lines.length, more) }}>
-      {lines.map((line) => <FileLineRow key={line.key} line={line} />)}
+    <div
+      className="file-list"
+      role="list"
+      aria-label={`Files of ${name}`}
+      style={{ transform: `translateY(${top}px)`, height: filesHeight(lines.length, more) }}
+    >
+      {lines.map((line) => (
+        <FileLineRow key={line.key} line={line} />
+      ))}
       {more > 0 && <MoreLine count={more} />}
     </div>
   );
@@ -222,10 +271,17 @@ export const FileLineRow = memo(function FileLineRow({ line }: { line: FileLineV
       data-file-state={line.state}
       style={{ height: LINE_HEIGHT }}
     >
-      <span className="name" title={line.path}>{line.name}</span>
+      <span className="name" title={line.path}>
+        {line.name}
+      </span>
       <span className={`state state-${line.state}`}>{line.state}</span>
       <span className="muted">{line.size !== undefined ? formatBytes(line.size) : ''}</span>
-      <span className={line.state === 'failed' ? 'err' : 'muted'} role={line.note ? 'note' : undefined} aria-label={line.note ? `Why ${line.name} ${line.state}` : undefined} title={line.note}>
+      <span
+        className={line.state === 'failed' ? 'err' : 'muted'}
+        role={line.note ? 'note' : undefined}
+        aria-label={line.note ? `Why ${line.name} ${line.state}` : undefined}
+        title={line.note}
+      >
         {line.note ?? ''}
       </span>
     </div>

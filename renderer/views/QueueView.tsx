@@ -13,7 +13,14 @@ import type { SessionStatus } from '../../app/common/ipc/contract';
 import { formatBytes, formatRate, plural, sessionStateText } from '../format/format';
 import { filterBatches, type QueueFilter } from '../state/appState';
 import { fileLines, unlisted, type FetchedFiles, type FileLineView } from '../state/batchFiles';
-import { BULK_INTENT_LABEL, JOB_INTENT_LABEL, moveBatchBefore, moveBatchToTop, sendBatchIntent, sendBulkIntent } from '../state/queueActions';
+import {
+  BULK_INTENT_LABEL,
+  JOB_INTENT_LABEL,
+  moveBatchBefore,
+  moveBatchToTop,
+  sendBatchIntent,
+  sendBulkIntent,
+} from '../state/queueActions';
 import { useAppState, useBridge, useStore } from '../state/react';
 import { BatchRow, FileList, filesHeight, QueueColumns, ROW_HEIGHT } from './QueueRows';
 import { queueSpeed } from '../state/speeds';
@@ -34,13 +41,23 @@ type Item =
   | { kind: 'batch'; key: string; view: BatchView }
   | { kind: 'files'; key: string; view: BatchView; lines: FileLineView[]; more: number };
 
-function listItems(rows: readonly BatchView[], expanded: ReadonlySet<string>, files: ReadonlyMap<string, FetchedFiles>): Item[] {
+function listItems(
+  rows: readonly BatchView[],
+  expanded: ReadonlySet<string>,
+  files: ReadonlyMap<string, FetchedFiles>,
+): Item[] {
   const items: Item[] = [];
   for (const view of rows) {
     items.push({ kind: 'batch', key: view.batchId, view });
     if (!expanded.has(view.batchId)) continue;
     const fetched = files.get(view.batchId);
-    items.push({ kind: 'files', key: `${view.batchId}\nfiles`, view, lines: fileLines(view, fetched), more: unlisted(fetched) });
+    items.push({
+      kind: 'files',
+      key: `${view.batchId}\nfiles`,
+      view,
+      lines: fileLines(view, fetched),
+      more: unlisted(fetched),
+    });
   }
   return items;
 }
@@ -52,7 +69,11 @@ function waitReason(status: SessionStatus | undefined): string | undefined {
 }
 
 /** A batch expanded while it ran folds when it is done, so the rows after it come back into view. */
-function useFoldFinished(views: ReadonlyMap<string, BatchView>, expanded: ReadonlySet<string>, setExpanded: (f: (s: ReadonlySet<string>) => ReadonlySet<string>) => void): void {
+function useFoldFinished(
+  views: ReadonlyMap<string, BatchView>,
+  expanded: ReadonlySet<string>,
+  setExpanded: (f: (s: ReadonlySet<string>) => ReadonlySet<string>) => void,
+): void {
   const wasDone = useRef(new Map<string, boolean>());
   useEffect(() => {
     const fold: string[] = [];
@@ -67,7 +88,11 @@ function useFoldFinished(views: ReadonlyMap<string, BatchView>, expanded: Readon
 }
 
 /** Scrolls the newest of the batches that just appeared into view (not those of the first load). */
-function useRevealNew(rows: readonly BatchView[], items: readonly Item[], scrollToIndex: (i: number, o: { align: 'auto' }) => void): void {
+function useRevealNew(
+  rows: readonly BatchView[],
+  items: readonly Item[],
+  scrollToIndex: (i: number, o: { align: 'auto' }) => void,
+): void {
   const seen = useRef<ReadonlySet<string>>(new Set());
   useEffect(() => {
     const before = seen.current;
@@ -85,15 +110,23 @@ function QueueFilters({ filter, setFilter }: { filter: QueueFilter; setFilter: (
   return (
     <div className="filters" role="group" aria-label="Queue filter">
       {FILTERS.map((f) => (
-        <button key={f.id} type="button" aria-pressed={filter === f.id} onClick={() => setFilter(f.id)}>{f.label}</button>
+        <button key={f.id} type="button" aria-pressed={filter === f.id} onClick={() => setFilter(f.id)}>
+          {f.label}
+        </button>
       ))}
     </div>
   );
 }
 
 /** Pause all, Resume all, Retry failed and Clear finished, as buttons and in the narrow layout's "more" menu. */
-function BulkActions({ queue, siteId, bulk }: {
-  queue: QueueState; siteId: string | undefined; bulk: (intent: BulkIntentType) => Promise<void>;
+function BulkActions({
+  queue,
+  siteId,
+  bulk,
+}: {
+  queue: QueueState;
+  siteId: string | undefined;
+  bulk: (intent: BulkIntentType) => Promise<void>;
 }) {
   const bridge = useBridge();
   const [menu, setMenu] = useState<{ x: number; y: number } | null>(null);
@@ -131,7 +164,12 @@ function BulkActions({ queue, siteId, bulk }: {
           y={menu.y}
           onClose={() => setMenu(null)}
           items={[
-            ...BULK.map((intent) => ({ id: intent, label: BULK_INTENT_LABEL[intent], disabled: !allowed(intent), run: () => void bulk(intent) })),
+            ...BULK.map((intent) => ({
+              id: intent,
+              label: BULK_INTENT_LABEL[intent],
+              disabled: !allowed(intent),
+              run: () => void bulk(intent),
+            })),
             { id: 'clear', label: 'Clear finished', disabled: !canClear, run: () => void bridge.queueClearFinished() },
           ]}
         />
@@ -141,7 +179,17 @@ function BulkActions({ queue, siteId, bulk }: {
 }
 
 /** The header: filters, the bulk buttons for all sites or one, clear finished. */
-function QueueHeader({ queue, views, filter, setFilter }: { queue: QueueState; views: ReadonlyMap<string, BatchView>; filter: QueueFilter; setFilter: (f: QueueFilter) => void }) {
+function QueueHeader({
+  queue,
+  views,
+  filter,
+  setFilter,
+}: {
+  queue: QueueState;
+  views: ReadonlyMap<string, BatchView>;
+  filter: QueueFilter;
+  setFilter: (f: QueueFilter) => void;
+}) {
   const bridge = useBridge();
   const store = useStore();
   const sites = useAppState((s) => s.sites.sites);
@@ -159,7 +207,11 @@ function QueueHeader({ queue, views, filter, setFilter }: { queue: QueueState; v
       <span style={{ flex: 1 }} />
       <select aria-label="Sites the buttons act on" value={siteId ?? ''} onChange={(e) => setScope(e.target.value)}>
         <option value="">All sites</option>
-        {siteIds.map((id) => <option key={id} value={id}>{sites.find((s) => s.id === id)?.name ?? id}</option>)}
+        {siteIds.map((id) => (
+          <option key={id} value={id}>
+            {sites.find((s) => s.id === id)?.name ?? id}
+          </option>
+        ))}
       </select>
       <BulkActions queue={queue} siteId={siteId} bulk={bulk} />
     </header>
@@ -170,18 +222,34 @@ function QueueHeader({ queue, views, filter, setFilter }: { queue: QueueState; v
 function useBatchActions(setExpanded: React.Dispatch<React.SetStateAction<ReadonlySet<string>>>) {
   const bridge = useBridge();
   const store = useStore();
-  const report = useCallback((what: string, error: string | undefined) => {
-    if (error !== undefined) store.localLog('error', `${what} failed: ${error}`);
-  }, [store]);
-  const onAction = useCallback(async (view: BatchView, intent: JobIntentType) =>
-    report(`${JOB_INTENT_LABEL[intent]} ${view.name}`, await sendBatchIntent(bridge, view.batchId, intent)), [bridge, report]);
-  const onTop = useCallback(async (view: BatchView) => report(`Moving ${view.name}`, await moveBatchToTop(bridge, view.batchId)), [bridge, report]);
-  const onDropBefore = useCallback(async (dragged: string, before: string) => report('Moving a batch', await moveBatchBefore(bridge, dragged, before)), [bridge, report]);
-  const onToggle = useCallback((batchId: string) => setExpanded((s) => {
-    const next = new Set(s);
-    if (!next.delete(batchId)) next.add(batchId);
-    return next;
-  }), [setExpanded]);
+  const report = useCallback(
+    (what: string, error: string | undefined) => {
+      if (error !== undefined) store.localLog('error', `${what} failed: ${error}`);
+    },
+    [store],
+  );
+  const onAction = useCallback(
+    async (view: BatchView, intent: JobIntentType) =>
+      report(`${JOB_INTENT_LABEL[intent]} ${view.name}`, await sendBatchIntent(bridge, view.batchId, intent)),
+    [bridge, report],
+  );
+  const onTop = useCallback(
+    async (view: BatchView) => report(`Moving ${view.name}`, await moveBatchToTop(bridge, view.batchId)),
+    [bridge, report],
+  );
+  const onDropBefore = useCallback(
+    async (dragged: string, before: string) => report('Moving a batch', await moveBatchBefore(bridge, dragged, before)),
+    [bridge, report],
+  );
+  const onToggle = useCallback(
+    (batchId: string) =>
+      setExpanded((s) => {
+        const next = new Set(s);
+        if (!next.delete(batchId)) next.add(batchId);
+        return next;
+      }),
+    [setExpanded],
+  );
   return { onAction, onTop, onDropBefore, onToggle };
 }
 
@@ -223,7 +291,10 @@ export function QueueView() {
   const virtualizer = useVirtualizer({
     count: items.length,
     getScrollElement: () => scrollRef.current,
-    estimateSize: (i) => { const it = items[i]; return it.kind === 'batch' ? ROW_HEIGHT : filesHeight(it.lines.length, it.more); },
+    estimateSize: (i) => {
+      const it = items[i];
+      return it.kind === 'batch' ? ROW_HEIGHT : filesHeight(it.lines.length, it.more);
+    },
     getItemKey,
     overscan: 8,
   });
@@ -238,19 +309,43 @@ export function QueueView() {
       <QueueHeader queue={queue} views={views} filter={filter} setFilter={setFilter} />
       {rows.length > 0 && <QueueColumns />}
       <div className="scroller" ref={scrollRef}>
-        <div role="list" aria-label="Transfers" aria-rowcount={rows.length} style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+        <div
+          role="list"
+          aria-label="Transfers"
+          aria-rowcount={rows.length}
+          style={{ height: virtualizer.getTotalSize(), position: 'relative' }}
+        >
           {virtualizer.getVirtualItems().map((v) => {
             const item = items[v.index];
-            if (item.kind === 'files') return <FileList key={item.key} name={item.view.name} lines={item.lines} more={item.more} top={v.start} />;
+            if (item.kind === 'files')
+              return (
+                <FileList key={item.key} name={item.view.name} lines={item.lines} more={item.more} top={v.start} />
+              );
             const canTop = can(queue, { type: 'move', batchId: item.view.batchId, to: 'top' });
             return (
-              <BatchRow key={item.key} view={item.view} siteName={siteNames.get(item.view.siteId) ?? item.view.siteId}
-                waitReason={waitReason(sessions[item.view.siteId])} index={v.index} measure={virtualizer.measureElement} top={v.start} expanded={expanded.has(item.key)} canTop={canTop}
-                onToggle={onToggle} onAction={onAction} onTop={onTop} onDropBefore={onDropBefore} />
+              <BatchRow
+                key={item.key}
+                view={item.view}
+                siteName={siteNames.get(item.view.siteId) ?? item.view.siteId}
+                waitReason={waitReason(sessions[item.view.siteId])}
+                index={v.index}
+                measure={virtualizer.measureElement}
+                top={v.start}
+                expanded={expanded.has(item.key)}
+                canTop={canTop}
+                onToggle={onToggle}
+                onAction={onAction}
+                onTop={onTop}
+                onDropBefore={onDropBefore}
+              />
             );
           })}
         </div>
-        {rows.length === 0 && <p className="muted" style={{ padding: 8 }}>{filter === 'all' ? 'Drag files between the panes to transfer them.' : 'No jobs match this filter.'}</p>}
+        {rows.length === 0 && (
+          <p className="muted" style={{ padding: 8 }}>
+            {filter === 'all' ? 'Drag files between the panes to transfer them.' : 'No jobs match this filter.'}
+          </p>
+        )}
       </div>
       <QueueTotals queue={queue} />
     </section>

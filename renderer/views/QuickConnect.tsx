@@ -47,20 +47,37 @@ export function QuickConnectBar({ current, onConnect, onSave }: QuickConnectProp
       <input
         id={`${uid}-target`}
         value={target}
-        onChange={(e) => { setTarget(e.target.value); setError(null); }}
+        onChange={(e) => {
+          setTarget(e.target.value);
+          setError(null);
+        }}
         placeholder="user@host:port, sftp://host/path or a ~/.ssh/config alias"
         aria-invalid={error !== null}
         aria-describedby={error ? `${uid}-err` : undefined}
         autoComplete="off"
         spellCheck={false}
       />
-      <button type="submit" disabled={busy}>Connect</button>
-      <button type="button" disabled={!current} onClick={() => current && onSave(current)}
-        title={current ? `Save ${current.name} as a site` : 'Connect with quick connect first'}>
+      <button type="submit" disabled={busy}>
+        Connect
+      </button>
+      <button
+        type="button"
+        disabled={!current}
+        onClick={() => current && onSave(current)}
+        title={current ? `Save ${current.name} as a site` : 'Connect with quick connect first'}
+      >
         Save as site
       </button>
-      {current?.resolvedHost && <span className="muted quick-resolved">{current.host} → {current.resolvedHost}</span>}
-      {error && <span id={`${uid}-err`} className="error-text" role="alert">{error}</span>}
+      {current?.resolvedHost && (
+        <span className="muted quick-resolved">
+          {current.host} → {current.resolvedHost}
+        </span>
+      )}
+      {error && (
+        <span id={`${uid}-err`} className="error-text" role="alert">
+          {error}
+        </span>
+      )}
     </form>
   );
 }

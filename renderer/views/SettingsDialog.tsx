@@ -1,7 +1,8 @@
 /**
- * Settings: Transfers (TransferSettings.tsx, issue #23 item 22), then Ciphers (issue #15): this machine's cipher measurement (`algorithms.measurement`) as a table, fastest per
- * core first, the cipher and MAC orders new connections offer by default and where they come from, and "Measure"
- * (`algorithms.measure`, a few seconds), after which the defaults follow the new figures.
+ * Settings: Transfers (TransferSettings.tsx, issue #23 item 22), then Ciphers (issue #15): this machine's cipher
+ * measurement (`algorithms.measurement`) as a table, fastest per core first, the cipher and MAC orders new connections
+ * offer by default and where they come from, and "Measure" (`algorithms.measure`, a few seconds), after which the
+ * defaults follow the new figures.
  */
 import { useCallback, useEffect, useState } from 'react';
 import { combinationName, formatMBps, type AlgorithmsMeasurementView } from '../../app/common/model/cipherSpeed';
@@ -21,7 +22,12 @@ export function orderSourceText(v: AlgorithmsMeasurementView): string {
   if (v.defaults.source === 'measurement' && v.measurement) {
     return `from the measurement of ${formatDate(v.measurement.measuredAt)}, fastest per core first`;
   }
-  const aes = v.facts.aes === null ? 'unknown AES support (treated as present)' : v.facts.aes ? 'this CPU has AES instructions' : 'this CPU has no AES instructions';
+  const aes =
+    v.facts.aes === null
+      ? 'unknown AES support (treated as present)'
+      : v.facts.aes
+        ? 'this CPU has AES instructions'
+        : 'this CPU has no AES instructions';
   return `no measurement yet: the AES rule (${aes}), ${v.facts.aes === false ? 'chacha20-poly1305' : 'aes128-gcm'} first`;
 }
 
@@ -44,7 +50,14 @@ function SpeedTable({ view }: { view: AlgorithmsMeasurementView }) {
         </thead>
         <tbody>
           {rows.map((r) => (
-            <tr key={combinationName(r)} className={r.cipher === view.defaults.cipher[0] && (r.mac === null || r.mac === view.defaults.hmac[0]) ? 'first' : undefined}>
+            <tr
+              key={combinationName(r)}
+              className={
+                r.cipher === view.defaults.cipher[0] && (r.mac === null || r.mac === view.defaults.hmac[0])
+                  ? 'first'
+                  : undefined
+              }
+            >
               <td className="mono">{combinationName(r)}</td>
               <td className="num">{formatMBps(r.perCoreMBps)}</td>
               <td className="num">{formatMBps(r.encryptMBps)}</td>
@@ -89,16 +102,22 @@ export function SettingsDialog({ onClose, onError }: SettingsDialogProps) {
       {settings ? <TransferSettings settings={settings} /> : <p>Loading…</p>}
       <h3>Ciphers, measured on this machine</h3>
       <p className="note">
-        Each cipher (and each CTR cipher with each MAC) moves 32 KiB SSH packets through the engine&apos;s own packet code, encrypting and decrypting on
-        one core. MB/s per core = bytes / CPU seconds; MB = 10⁶ bytes. The command line does the same: <span className="mono">sluice bench-ciphers</span>.
+        Each cipher (and each CTR cipher with each MAC) moves 32 KiB SSH packets through the engine&apos;s own packet
+        code, encrypting and decrypting on one core. MB/s per core = bytes / CPU seconds; MB = 10⁶ bytes. The command
+        line does the same: <span className="mono">sluice bench-ciphers</span>.
       </p>
       {view === null ? <p>Loading…</p> : <SpeedTable view={view} />}
       {f && (
         <p className="note" aria-label="Machine">
-          {f.cpuModel}, {f.cores} cores, AES instructions {f.aes === null ? 'unknown' : f.aes ? 'yes' : 'no'}; Node {f.node}, OpenSSL {f.openssl}, ssh2 {f.ssh2}
+          {f.cpuModel}, {f.cores} cores, AES instructions {f.aes === null ? 'unknown' : f.aes ? 'yes' : 'no'}; Node{' '}
+          {f.node}, OpenSSL {f.openssl}, ssh2 {f.ssh2}
         </p>
       )}
-      {view?.note && <p className="note" role="status">{view.note}</p>}
+      {view?.note && (
+        <p className="note" role="status">
+          {view.note}
+        </p>
+      )}
       {view && (
         <dl aria-label="Default order">
           <dt>Default ciphers</dt>

@@ -82,8 +82,10 @@ function useSiteFormState(p: SiteFormDialogProps) {
     setSubmitted(true);
     if (!result.ok) return;
     if (insecure && wantsPassword && !allowInsecure) {
-      setSaveError('Passwords can only be stored in plain text on this system: tick the box to agree, or leave the '
-        + 'password empty.');
+      setSaveError(
+        'Passwords can only be stored in plain text on this system: tick the box to agree, or leave the ' +
+          'password empty.',
+      );
       return;
     }
     setSaving(true);
@@ -92,14 +94,27 @@ function useSiteFormState(p: SiteFormDialogProps) {
     setSaveError(error);
   };
   return {
-    form, set, errors, saving, saveError, allowInsecure, setAllowInsecure, askInsecure: insecure && wantsPassword,
-    test, testConnection, submit,
+    form,
+    set,
+    errors,
+    saving,
+    saveError,
+    allowInsecure,
+    setAllowInsecure,
+    askInsecure: insecure && wantsPassword,
+    test,
+    testConnection,
+    submit,
   };
 }
 
 /** Test connection (Cancel test while it runs), Cancel, Save. */
 function FormButtons(p: {
-  running: boolean; onTest: () => void; onCancelTest: () => void; onCancel: () => void; saving: boolean;
+  running: boolean;
+  onTest: () => void;
+  onCancelTest: () => void;
+  onCancel: () => void;
+  saving: boolean;
 }) {
   return (
     <div className="buttons">
@@ -152,15 +167,23 @@ export function SiteFormDialog(props: SiteFormDialogProps) {
           {text('port', 'Port', { inputMode: 'numeric' })}
           {text('user', 'User')}
           <AuthFields
-            kit={kit} hasPassword={props.hasPassword} settings={props.settings} askInsecure={s.askInsecure}
-            allowInsecure={s.allowInsecure} onAllowInsecure={s.setAllowInsecure}
-            browseError={browseError} onBrowse={() => void browseKey()}
+            kit={kit}
+            hasPassword={props.hasPassword}
+            settings={props.settings}
+            askInsecure={s.askInsecure}
+            allowInsecure={s.allowInsecure}
+            onAllowInsecure={s.setAllowInsecure}
+            browseError={browseError}
+            onBrowse={() => void browseKey()}
           />
           {text('localDir', 'Local folder')}
           {text('remoteDir', 'Remote folder')}
         </div>
         <AdvancedFields
-          kit={kit} open={advancedOpen || advancedError} onToggle={setAdvancedOpen} initiallyOpen={openAtStart}
+          kit={kit}
+          open={advancedOpen || advancedError}
+          onToggle={setAdvancedOpen}
+          initiallyOpen={openAtStart}
         />
         {testState && <SiteTestResult state={testState} />}
         {s.saveError && (
@@ -169,8 +192,11 @@ export function SiteFormDialog(props: SiteFormDialogProps) {
           </p>
         )}
         <FormButtons
-          running={testState?.kind === 'running'} onTest={() => void s.testConnection()} onCancelTest={test.cancel}
-          onCancel={onCancel} saving={s.saving}
+          running={testState?.kind === 'running'}
+          onTest={() => void s.testConnection()}
+          onCancelTest={test.cancel}
+          onCancel={onCancel}
+          saving={s.saving}
         />
       </form>
     </Dialog>

@@ -25,9 +25,12 @@ export interface SiteManagerProps {
 
 /** The buttons under the tree: Connect, Edit, Duplicate, Delete of the selected site or folder. */
 function SiteActions(p: {
-  selection: TreeSelection; selectedSite: SiteView | undefined; canConnect: boolean;
+  selection: TreeSelection;
+  selectedSite: SiteView | undefined;
+  canConnect: boolean;
   onConnect: (site: SiteView) => void;
-  onSelect: (sel: TreeSelection) => void; setModal: (m: SiteModal) => void;
+  onSelect: (sel: TreeSelection) => void;
+  setModal: (m: SiteModal) => void;
   run: (what: string, action: () => Promise<unknown>) => Promise<void>;
 }) {
   const bridge = useBridge();
@@ -35,7 +38,9 @@ function SiteActions(p: {
   return (
     <div className="site-actions" role="toolbar" aria-label="Site actions">
       <button
-        type="button" className="primary" disabled={!p.canConnect}
+        type="button"
+        className="primary"
+        disabled={!p.canConnect}
         onClick={() => selectedSite && p.onConnect(selectedSite)}
       >
         Connect
@@ -43,8 +48,10 @@ function SiteActions(p: {
       <button
         type="button"
         disabled={!selectedSite}
-        onClick={() => selectedSite &&
-          setModal({ kind: 'form', form: siteToForm(selectedSite), hasPassword: selectedSite.hasPassword })}
+        onClick={() =>
+          selectedSite &&
+          setModal({ kind: 'form', form: siteToForm(selectedSite), hasPassword: selectedSite.hasPassword })
+        }
       >
         Edit
       </button>
@@ -76,14 +83,21 @@ function SiteActions(p: {
 }
 
 /** The manager's title and its New site, New folder, Import… and Export… buttons. */
-function SiteManagerHeader({ currentFolder, canExport, setModal }: {
-  currentFolder: string; canExport: boolean; setModal: (m: SiteModal) => void;
+function SiteManagerHeader({
+  currentFolder,
+  canExport,
+  setModal,
+}: {
+  currentFolder: string;
+  canExport: boolean;
+  setModal: (m: SiteModal) => void;
 }) {
   return (
     <header>
       <h2>Sites</h2>
       <button
-        type="button" onClick={() => setModal({ kind: 'form', form: newSiteForm(currentFolder), hasPassword: false })}
+        type="button"
+        onClick={() => setModal({ kind: 'form', form: newSiteForm(currentFolder), hasPassword: false })}
       >
         New site
       </button>
@@ -116,8 +130,11 @@ export function SiteManager({ selection, onSelect, onConnect, draft, onDraftTake
   const selectedSite = selection?.kind === 'site' ? sites.sites.find((s) => s.id === selection.id) : undefined;
   const selectedState = selectedSite ? sessions[selectedSite.id]?.state : undefined;
   /** Connect applies to a site with no session under way (connected, connecting or reconnecting: Disconnect does). */
-  const canConnect = !!selectedSite &&
-    selectedState !== 'connected' && selectedState !== 'connecting' && selectedState !== 'reconnecting';
+  const canConnect =
+    !!selectedSite &&
+    selectedState !== 'connected' &&
+    selectedState !== 'connecting' &&
+    selectedState !== 'reconnecting';
   const currentFolder = selection?.kind === 'folder' ? selection.path : (selectedSite?.folder ?? '');
 
   const run = async (what: string, action: () => Promise<unknown>) => {
@@ -135,17 +152,32 @@ export function SiteManager({ selection, onSelect, onConnect, draft, onDraftTake
       <SiteManagerHeader currentFolder={currentFolder} canExport={sites.sites.length > 0} setModal={setModal} />
       <ul role="tree" aria-label="Saved sites">
         <SiteTreeLevel
-          node={tree} level={1} selection={selection} selectedSiteId={selectedSite?.id} sessions={sessions}
-          onSelect={onSelect} onConnect={onConnect}
+          node={tree}
+          level={1}
+          selection={selection}
+          selectedSiteId={selectedSite?.id}
+          sessions={sessions}
+          onSelect={onSelect}
+          onConnect={onConnect}
         />
         {empty && <li className="muted">No saved sites yet.</li>}
       </ul>
       <SiteActions
-        selection={selection} selectedSite={selectedSite} canConnect={canConnect} onConnect={onConnect}
-        onSelect={onSelect} setModal={setModal} run={run}
+        selection={selection}
+        selectedSite={selectedSite}
+        canConnect={canConnect}
+        onConnect={onConnect}
+        onSelect={onSelect}
+        setModal={setModal}
+        run={run}
       />
       <SiteManagerDialogs
-        modal={modal} setModal={setModal} folders={sites.folders} settings={settings} onSelect={onSelect} run={run}
+        modal={modal}
+        setModal={setModal}
+        folders={sites.folders}
+        settings={settings}
+        onSelect={onSelect}
+        run={run}
       />
     </aside>
   );

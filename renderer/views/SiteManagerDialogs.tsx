@@ -41,9 +41,11 @@ function DeleteDialog(p: SiteManagerDialogsProps & { site: SiteView | null; fold
   return (
     <ConfirmDialog
       title={site ? 'Delete site' : 'Delete folder'}
-      message={site
-        ? `Delete the site "${site.name}"? Its stored password is deleted too.`
-        : `Delete the folder "${folder}"? Only empty folders can be deleted.`}
+      message={
+        site
+          ? `Delete the site "${site.name}"? Its stored password is deleted too.`
+          : `Delete the folder "${folder}"? Only empty folders can be deleted.`
+      }
       confirmLabel="Delete"
       danger
       onCancel={() => p.setModal(null)}
@@ -92,14 +94,18 @@ export function SiteManagerDialogs(p: SiteManagerDialogsProps) {
   const { modal, setModal } = p;
   if (modal === null) return null;
   switch (modal.kind) {
-    case 'form': return <FormDialog {...p} form={modal.form} hasPassword={modal.hasPassword} />;
+    case 'form':
+      return <FormDialog {...p} form={modal.form} hasPassword={modal.hasPassword} />;
     case 'import':
       return (
         <ImportDialog
-          settings={p.settings} onImported={() => void store.refreshSites()} onClose={() => setModal(null)}
+          settings={p.settings}
+          onImported={() => void store.refreshSites()}
+          onClose={() => setModal(null)}
         />
       );
-    case 'export': return <ExportDialog onClose={() => setModal(null)} />;
+    case 'export':
+      return <ExportDialog onClose={() => setModal(null)} />;
     case 'newFolder':
       return (
         <PromptDialog
@@ -115,7 +121,9 @@ export function SiteManagerDialogs(p: SiteManagerDialogsProps) {
           }}
         />
       );
-    case 'deleteSite': return <DeleteDialog {...p} site={modal.site} folder="" />;
-    case 'deleteFolder': return <DeleteDialog {...p} site={null} folder={modal.path} />;
+    case 'deleteSite':
+      return <DeleteDialog {...p} site={modal.site} folder="" />;
+    case 'deleteFolder':
+      return <DeleteDialog {...p} site={null} folder={modal.path} />;
   }
 }

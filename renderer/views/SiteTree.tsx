@@ -60,7 +60,11 @@ export function SiteTreeLevel(p: SiteTreeLevelProps) {
         const selected = selection?.kind === 'folder' && selection.path === f.path;
         return (
           <li
-            key={`f:${f.path}`} role="treeitem" aria-expanded="true" aria-selected={selected} aria-level={level}
+            key={`f:${f.path}`}
+            role="treeitem"
+            aria-expanded="true"
+            aria-selected={selected}
+            aria-level={level}
             aria-label={`Folder ${f.name}`}
           >
             <div className="label folder-label" onClick={() => p.onSelect({ kind: 'folder', path: f.path })}>
@@ -72,7 +76,9 @@ export function SiteTreeLevel(p: SiteTreeLevelProps) {
           </li>
         );
       })}
-      {node.sites.map((s) => <SiteItem key={`s:${s.id}`} {...p} site={s} />)}
+      {node.sites.map((s) => (
+        <SiteItem key={`s:${s.id}`} {...p} site={s} />
+      ))}
     </>
   );
 }

@@ -29,7 +29,11 @@ function SpeedLimitSelect({ value, onChange }: { value: number; onChange: (n: nu
   const options = SPEED_LIMITS.includes(value) ? SPEED_LIMITS : [...SPEED_LIMITS, value].sort((a, b) => a - b);
   return (
     <select aria-label="Speed limit" value={value} onChange={(e) => onChange(Number(e.target.value))}>
-      {options.map((n) => <option key={n} value={n}>{n === 0 ? 'unlimited' : formatRate(n)}</option>)}
+      {options.map((n) => (
+        <option key={n} value={n}>
+          {n === 0 ? 'unlimited' : formatRate(n)}
+        </option>
+      ))}
     </select>
   );
 }
@@ -59,7 +63,10 @@ export function StatusBar({ status: session, rate, speedLimit, onSpeedLimit }: S
         Host key: <output aria-label="Host-key algorithm">{status?.serverHostKey ?? '—'}</output>
       </span>
       <span className="shrink" title={status?.serverVersion && displayText(status.serverVersion)}>
-        Server: <output aria-label="Server version">{status?.serverVersion ? serverSoftwareText(status.serverVersion) : '—'}</output>
+        Server:{' '}
+        <output aria-label="Server version">
+          {status?.serverVersion ? serverSoftwareText(status.serverVersion) : '—'}
+        </output>
       </span>
       <PoolSegment status={session} />
       <span>

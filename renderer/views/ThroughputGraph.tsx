@@ -43,7 +43,12 @@ function yLabels(u: uPlot, ticks: number[]): string[] {
   return labels;
 }
 
-function plotOptions(data: SeriesData, size: { width: number; height: number }, now: () => number, range: () => [number, number]): uPlot.Options {
+function plotOptions(
+  data: SeriesData,
+  size: { width: number; height: number },
+  now: () => number,
+  range: () => [number, number],
+): uPlot.Options {
   const axisFont = '11px system-ui, sans-serif';
   const grid = { stroke: 'rgba(128,128,128,0.2)' };
   return {
@@ -52,13 +57,31 @@ function plotOptions(data: SeriesData, size: { width: number; height: number }, 
     cursor: { show: false },
     scales: { x: { time: false, range }, y: { range: (_u, _min, max) => [0, rateTop(Math.max(1000, max))] } },
     axes: [
-      { stroke: 'currentColor', font: axisFont, grid, incrs: [1, 2, 5, 10, 15, 30, 60, 120, 300], values: (_u, ticks) => ticks.map((t) => secondsAgo(t, now())) },
-      { stroke: 'currentColor', size: 84, font: axisFont, grid, splits: (u) => rateTicks(u.scales.y.max ?? 1000), values: yLabels },
+      {
+        stroke: 'currentColor',
+        font: axisFont,
+        grid,
+        incrs: [1, 2, 5, 10, 15, 30, 60, 120, 300],
+        values: (_u, ticks) => ticks.map((t) => secondsAgo(t, now())),
+      },
+      {
+        stroke: 'currentColor',
+        size: 84,
+        font: axisFont,
+        grid,
+        splits: (u) => rateTicks(u.scales.y.max ?? 1000),
+        values: yLabels,
+      },
     ],
     series: [
       {},
       { label: 'Total', ...TOTAL_STYLE, value: rateValue },
-      ...data.connectionIds.map((id, i) => ({ label: `Connection ${id}`, ...connectionStyle(i), points: { show: false }, value: rateValue })),
+      ...data.connectionIds.map((id, i) => ({
+        label: `Connection ${id}`,
+        ...connectionStyle(i),
+        points: { show: false },
+        value: rateValue,
+      })),
     ],
   };
 }
@@ -68,7 +91,9 @@ function plotOptions(data: SeriesData, size: { width: number; height: number }, 
  * with `setData`; it follows the element's size and is destroyed with it.
  */
 function usePlot(
-  host: RefObject<HTMLDivElement | null>, data: SeriesData, nowRef: RefObject<number>,
+  host: RefObject<HTMLDivElement | null>,
+  data: SeriesData,
+  nowRef: RefObject<number>,
   rangeRef: RefObject<[number, number]>,
 ) {
   const plot = useRef<uPlot | null>(null);
@@ -80,7 +105,12 @@ function usePlot(
     if (!plot.current || shape.current !== key) {
       plot.current?.destroy();
       const size = { width: Math.max(200, el.clientWidth), height: Math.max(80, el.clientHeight) };
-      const options = plotOptions(data, size, () => nowRef.current, () => rangeRef.current);
+      const options = plotOptions(
+        data,
+        size,
+        () => nowRef.current,
+        () => rangeRef.current,
+      );
       plot.current = new uPlot(options, data.columns as uPlot.AlignedData, el);
       shape.current = key;
       // What uPlot was given to draw (the total and each connection), for tests and assistive tech alike.
@@ -123,7 +153,14 @@ function GraphLegend({ speed, connectionIds }: { speed: SiteSpeed; connectionIds
 }
 
 /** The graph panel, labelled for assistive tech with the current total rate. */
-export function ThroughputGraph({ series, speed, live, annotation, collapsed = false, onToggle }: ThroughputGraphProps) {
+export function ThroughputGraph({
+  series,
+  speed,
+  live,
+  annotation,
+  collapsed = false,
+  onToggle,
+}: ThroughputGraphProps) {
   const host = useRef<HTMLDivElement>(null);
   const data = series.toData(live);
   const points = series.samples.length;
@@ -149,8 +186,15 @@ export function ThroughputGraph({ series, speed, live, annotation, collapsed = f
       <h2>
         Throughput
         {onToggle && (
-          <button type="button" className="fold" aria-expanded={!collapsed} aria-label={collapsed ? 'Show the throughput graph' : 'Hide the throughput graph'}
-            onClick={onToggle}>{collapsed ? '▸' : '▾'}</button>
+          <button
+            type="button"
+            className="fold"
+            aria-expanded={!collapsed}
+            aria-label={collapsed ? 'Show the throughput graph' : 'Hide the throughput graph'}
+            onClick={onToggle}
+          >
+            {collapsed ? '▸' : '▾'}
+          </button>
         )}
       </h2>
       {annotation}

@@ -11,7 +11,11 @@ import { limitText, parseLimitMiB } from '../state/transferForm';
 import { useBridge, useStore } from '../state/react';
 
 const CONFLICT_LABELS: Record<ConflictDefault, string> = {
-  ask: 'Ask', overwrite: 'Overwrite', skip: 'Skip', newer: 'Overwrite if the source is newer', size: 'Overwrite if the size differs',
+  ask: 'Ask',
+  overwrite: 'Overwrite',
+  skip: 'Skip',
+  newer: 'Overwrite if the source is newer',
+  size: 'Overwrite if the size differs',
   rename: 'Keep both (rename the new one)',
 };
 
@@ -24,8 +28,14 @@ function useTransferSettingsForm(settings: Settings) {
   const [form, setForm] = useState<TransferDefaults>(settings.transfers);
   const [limit, setLimitText] = useState(limitText(settings.speedLimit));
   const [message, setMessage] = useState<Message>(null);
-  const set = <K extends keyof TransferDefaults>(k: K, v: TransferDefaults[K]) => { setForm((f) => ({ ...f, [k]: v })); setMessage(null); };
-  const setLimit = (text: string) => { setLimitText(text); setMessage(null); };
+  const set = <K extends keyof TransferDefaults>(k: K, v: TransferDefaults[K]) => {
+    setForm((f) => ({ ...f, [k]: v }));
+    setMessage(null);
+  };
+  const setLimit = (text: string) => {
+    setLimitText(text);
+    setMessage(null);
+  };
   const parsedLimit = parseLimitMiB(limit);
 
   const save = async (e: React.FormEvent) => {
@@ -45,15 +55,33 @@ function useTransferSettingsForm(settings: Settings) {
 type FormState = ReturnType<typeof useTransferSettingsForm>;
 
 /** A pool number (connections or channels): Auto, or 1 to `max`. */
-function CountSelect({ uid, field, label, max, f }: {
-  uid: string; field: 'connections' | 'channels'; label: string; max: number; f: FormState;
+function CountSelect({
+  uid,
+  field,
+  label,
+  max,
+  f,
+}: {
+  uid: string;
+  field: 'connections' | 'channels';
+  label: string;
+  max: number;
+  f: FormState;
 }) {
   return (
     <>
       <label htmlFor={`${uid}-${field}`}>{label}</label>
-      <select id={`${uid}-${field}`} value={f.form[field] ?? ''} onChange={(e) => f.set(field, e.target.value === '' ? null : Number(e.target.value))}>
+      <select
+        id={`${uid}-${field}`}
+        value={f.form[field] ?? ''}
+        onChange={(e) => f.set(field, e.target.value === '' ? null : Number(e.target.value))}
+      >
         <option value="">Auto (from the round-trip time)</option>
-        {Array.from({ length: max }, (_, i) => <option key={i + 1} value={i + 1}>{i + 1}</option>)}
+        {Array.from({ length: max }, (_, i) => (
+          <option key={i + 1} value={i + 1}>
+            {i + 1}
+          </option>
+        ))}
       </select>
     </>
   );
@@ -64,11 +92,23 @@ function ConflictAndVerify({ uid, f }: { uid: string; f: FormState }) {
   return (
     <>
       <label htmlFor={`${uid}-conflict`}>When a file exists</label>
-      <select id={`${uid}-conflict`} value={f.form.conflict} onChange={(e) => f.set('conflict', e.target.value as ConflictDefault)}>
-        {(Object.keys(CONFLICT_LABELS) as ConflictDefault[]).map((c) => <option key={c} value={c}>{CONFLICT_LABELS[c]}</option>)}
+      <select
+        id={`${uid}-conflict`}
+        value={f.form.conflict}
+        onChange={(e) => f.set('conflict', e.target.value as ConflictDefault)}
+      >
+        {(Object.keys(CONFLICT_LABELS) as ConflictDefault[]).map((c) => (
+          <option key={c} value={c}>
+            {CONFLICT_LABELS[c]}
+          </option>
+        ))}
       </select>
       <label htmlFor={`${uid}-verify`}>Verify each file</label>
-      <select id={`${uid}-verify`} value={f.form.verify} onChange={(e) => f.set('verify', e.target.value as TransferDefaults['verify'])}>
+      <select
+        id={`${uid}-verify`}
+        value={f.form.verify}
+        onChange={(e) => f.set('verify', e.target.value as TransferDefaults['verify'])}
+      >
         <option value="size">By size</option>
         <option value="sha256">By SHA-256 of both sides</option>
       </select>
@@ -83,9 +123,20 @@ function LimitField({ uid, f }: { uid: string; f: FormState }) {
     <>
       <label htmlFor={`${uid}-limit`}>Speed limit (MiB/s)</label>
       <div>
-        <input id={`${uid}-limit`} value={f.limit} inputMode="decimal" placeholder="none" aria-invalid={!parsedLimit.ok}
-          aria-describedby={parsedLimit.ok ? undefined : `${uid}-limit-err`} onChange={(e) => f.setLimit(e.target.value)} />
-        {!parsedLimit.ok && <div id={`${uid}-limit-err`} className="error-text" role="alert">{parsedLimit.error}</div>}
+        <input
+          id={`${uid}-limit`}
+          value={f.limit}
+          inputMode="decimal"
+          placeholder="none"
+          aria-invalid={!parsedLimit.ok}
+          aria-describedby={parsedLimit.ok ? undefined : `${uid}-limit-err`}
+          onChange={(e) => f.setLimit(e.target.value)}
+        />
+        {!parsedLimit.ok && (
+          <div id={`${uid}-limit-err`} className="error-text" role="alert">
+            {parsedLimit.error}
+          </div>
+        )}
       </div>
     </>
   );
@@ -96,11 +147,20 @@ function KeepBoxes({ f }: { f: FormState }) {
   return (
     <>
       <label className="full">
-        <input type="checkbox" checked={f.form.preserveTimes} onChange={(e) => f.set('preserveTimes', e.target.checked)} /> Keep modification times
+        <input
+          type="checkbox"
+          checked={f.form.preserveTimes}
+          onChange={(e) => f.set('preserveTimes', e.target.checked)}
+        />{' '}
+        Keep modification times
       </label>
       <label className="full">
-        <input type="checkbox" checked={f.form.preservePermissions} onChange={(e) => f.set('preservePermissions', e.target.checked)} /> Keep permissions
-        (otherwise the receiving side&apos;s umask applies)
+        <input
+          type="checkbox"
+          checked={f.form.preservePermissions}
+          onChange={(e) => f.set('preservePermissions', e.target.checked)}
+        />{' '}
+        Keep permissions (otherwise the receiving side&apos;s umask applies)
       </label>
     </>
   );
@@ -121,8 +181,14 @@ export function TransferSettings({ settings }: { settings: Settings }) {
         <KeepBoxes f={f} />
       </div>
       <div className="buttons">
-        {message && <span className={message.error ? 'error-text' : 'note'} role="status">{message.text}</span>}
-        <button type="submit" className="primary" disabled={!f.parsedLimit.ok}>Save transfer defaults</button>
+        {message && (
+          <span className={message.error ? 'error-text' : 'note'} role="status">
+            {message.text}
+          </span>
+        )}
+        <button type="submit" className="primary" disabled={!f.parsedLimit.ok}>
+          Save transfer defaults
+        </button>
       </div>
     </form>
   );

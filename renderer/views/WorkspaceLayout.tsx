@@ -49,13 +49,16 @@ export function WorkspaceLayout({ panes, queue, graph, log }: WorkspaceLayoutPro
 
   // The layout being saved stays shown until the store has it: a second key press while the first one's save is on
   // its way then steps from the new value, not from the old saved one.
-  const commit = useCallback(async (next: UiLayout) => {
-    setDragging(next);
-    const r = await bridge.settingsSet({ layout: next });
-    if (r.ok) store.dispatch({ type: 'settings', settings: r.value });
-    else store.localLog('error', `Saving the layout failed: ${r.error.message}`);
-    setDragging((shown) => (shown === next ? null : shown));
-  }, [bridge, store]);
+  const commit = useCallback(
+    async (next: UiLayout) => {
+      setDragging(next);
+      const r = await bridge.settingsSet({ layout: next });
+      if (r.ok) store.dispatch({ type: 'settings', settings: r.value });
+      else store.localLog('error', `Saving the layout failed: ${r.error.message}`);
+      setDragging((shown) => (shown === next ? null : shown));
+    },
+    [bridge, store],
+  );
   const change = (patch: Partial<UiLayout>) => setDragging({ ...(dragging ?? saved), ...patch });
   const save = (patch: Partial<UiLayout>) => void commit({ ...(dragging ?? saved), ...patch });
 
@@ -63,22 +66,50 @@ export function WorkspaceLayout({ panes, queue, graph, log }: WorkspaceLayoutPro
   const column = Math.max(1, layout.bottomHeight - 6 - L.splitter);
   const bothOpen = !layout.graphCollapsed && !layout.logCollapsed;
   return (
-    <div className="workspace" ref={ref} style={{ gridTemplateRows: `minmax(0, 1fr) ${L.splitter}px ${layout.bottomHeight}px` }}>
+    <div
+      className="workspace"
+      ref={ref}
+      style={{ gridTemplateRows: `minmax(0, 1fr) ${L.splitter}px ${layout.bottomHeight}px` }}
+    >
       {panes}
-      <Splitter orientation="horizontal" label="Resize the file panes and the queue" value={layout.bottomHeight} min={L.bottomMin}
-        max={Math.max(L.bottomMin, size.height - L.panesMin - L.splitter)} direction={-1}
-        onChange={(v) => change({ bottomHeight: v })} onCommit={(v) => save({ bottomHeight: v })} />
+      <Splitter
+        orientation="horizontal"
+        label="Resize the file panes and the queue"
+        value={layout.bottomHeight}
+        min={L.bottomMin}
+        max={Math.max(L.bottomMin, size.height - L.panesMin - L.splitter)}
+        direction={-1}
+        onChange={(v) => change({ bottomHeight: v })}
+        onCommit={(v) => save({ bottomHeight: v })}
+      />
       <div className="bottom" style={{ gridTemplateColumns: `minmax(0, 1fr) ${L.splitter}px ${layout.sideWidth}px` }}>
         {queue}
-        <Splitter orientation="vertical" label="Resize the queue and the graph" value={layout.sideWidth} min={L.sideMin}
-          max={Math.max(L.sideMin, size.width - L.queueMin - L.splitter)} direction={-1}
-          onChange={(v) => change({ sideWidth: v })} onCommit={(v) => save({ sideWidth: v })} />
+        <Splitter
+          orientation="vertical"
+          label="Resize the queue and the graph"
+          value={layout.sideWidth}
+          min={L.sideMin}
+          max={Math.max(L.sideMin, size.width - L.queueMin - L.splitter)}
+          direction={-1}
+          onChange={(v) => change({ sideWidth: v })}
+          onCommit={(v) => save({ sideWidth: v })}
+        />
         <div className="side" style={{ '--graph-share': layout.graphShare } as React.CSSProperties}>
-          {graph({ collapsed: layout.graphCollapsed, onToggle: () => save({ graphCollapsed: !layout.graphCollapsed }) })}
+          {graph({
+            collapsed: layout.graphCollapsed,
+            onToggle: () => save({ graphCollapsed: !layout.graphCollapsed }),
+          })}
           {bothOpen && (
-            <Splitter orientation="horizontal" label="Resize the graph and the log" value={layout.graphShare * column}
-              min={0.1 * column} max={0.9 * column} direction={1}
-              onChange={(v) => change({ graphShare: v / column })} onCommit={(v) => save({ graphShare: v / column })} />
+            <Splitter
+              orientation="horizontal"
+              label="Resize the graph and the log"
+              value={layout.graphShare * column}
+              min={0.1 * column}
+              max={0.9 * column}
+              direction={1}
+              onChange={(v) => change({ graphShare: v / column })}
+              onCommit={(v) => save({ graphShare: v / column })}
+            />
           )}
           {log({ collapsed: layout.logCollapsed, onToggle: () => save({ logCollapsed: !layout.logCollapsed }) })}
         </div>

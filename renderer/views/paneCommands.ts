@@ -39,18 +39,24 @@ export function runPaneCommand(c: PaneCommand, x: PaneCommandContext): void {
       if (entry) x.open(entry);
       return;
     }
-    case 'up': return x.goUp();
+    case 'up':
+      return x.goUp();
     case 'rename':
       if (x.selectedEntries.length === 1) x.setModal({ kind: 'rename', entry: x.selectedEntries[0] });
       return;
     case 'delete':
       if (x.selectedEntries.length > 0) x.setModal({ kind: 'delete', entries: [...x.selectedEntries] });
       return;
-    case 'refresh': return x.reload();
+    case 'refresh':
+      return x.reload();
     case 'selectAll':
       return x.setSel({ selected: new Set(order), anchor: order[0] ?? null, focus: sel.focus ?? order[0] ?? null });
-    case 'toggle': if (sel.focus !== null) x.setSel(select(sel, order, sel.focus, 'toggle')); return;
-    case 'menu': return x.openMenuAtFocus();
-    case 'transfer': return x.transferSelected();
+    case 'toggle':
+      if (sel.focus !== null) x.setSel(select(sel, order, sel.focus, 'toggle'));
+      return;
+    case 'menu':
+      return x.openMenuAtFocus();
+    case 'transfer':
+      return x.transferSelected();
   }
 }

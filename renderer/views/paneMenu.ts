@@ -36,16 +36,33 @@ export function paneMenuItems(m: PaneMenuInput): MenuItem[] {
   const one = m.selected.length === 1 ? m.selected[0] : undefined;
   const items: MenuItem[] = [];
   const keys = m.keys ?? paneKeyLabels(false);
-  if (one && (one.type === 'dir' || one.type === 'symlink')) items.push({ id: 'open', label: 'Open', shortcut: 'Enter', run: () => m.open(one) });
+  if (one && (one.type === 'dir' || one.type === 'symlink'))
+    items.push({ id: 'open', label: 'Open', shortcut: 'Enter', run: () => m.open(one) });
   if (m.transfer) {
     items.push({
-      id: 'transfer', label: m.transfer.label, shortcut: m.transfer.shortcut,
-      disabled: m.selected.length === 0 || !m.transfer.run, run: m.transferSelected,
+      id: 'transfer',
+      label: m.transfer.label,
+      shortcut: m.transfer.shortcut,
+      disabled: m.selected.length === 0 || !m.transfer.run,
+      run: m.transferSelected,
     });
   }
   items.push(
-    { id: 'rename', label: 'Rename', shortcut: 'F2', disabled: !one, run: () => one && m.rename(one), separator: items.length > 0 },
-    { id: 'delete', label: 'Delete', shortcut: keys.delete, disabled: m.selected.length === 0, run: () => m.remove([...m.selected]) },
+    {
+      id: 'rename',
+      label: 'Rename',
+      shortcut: 'F2',
+      disabled: !one,
+      run: () => one && m.rename(one),
+      separator: items.length > 0,
+    },
+    {
+      id: 'delete',
+      label: 'Delete',
+      shortcut: keys.delete,
+      disabled: m.selected.length === 0,
+      run: () => m.remove([...m.selected]),
+    },
     { id: 'mkdir', label: 'New folder', run: m.mkdir, separator: true },
     { id: 'copy', label: 'Copy path', run: m.copyPath },
     { id: 'refresh', label: 'Refresh', shortcut: keys.refresh, run: m.refresh },

@@ -14,8 +14,19 @@ import { AlgorithmEditor, useAlgorithmCatalog } from './AlgorithmEditor';
 export type FieldInputProps = { id: string; 'aria-invalid': boolean; 'aria-describedby'?: string };
 
 /** The fields typed as text. */
-export type TextField = 'name' | 'folder' | 'host' | 'port' | 'user' | 'keyPath' | 'localDir' | 'remoteDir'
-  | 'connections' | 'channels' | 'speedLimit' | 'jumpHost';
+export type TextField =
+  | 'name'
+  | 'folder'
+  | 'host'
+  | 'port'
+  | 'user'
+  | 'keyPath'
+  | 'localDir'
+  | 'remoteDir'
+  | 'connections'
+  | 'channels'
+  | 'speedLimit'
+  | 'jumpHost';
 
 /** Draws the form's fields over its state. */
 export interface FieldKit {
@@ -28,7 +39,10 @@ export interface FieldKit {
 
 /** The kit for one form: `uid` makes the ids unique, `errors` are shown once the form was submitted. */
 export function fieldKit(
-  uid: string, form: SiteForm, errors: Partial<Record<SiteFormField, string>>, set: FieldKit['set'],
+  uid: string,
+  form: SiteForm,
+  errors: Partial<Record<SiteFormField, string>>,
+  set: FieldKit['set'],
 ): FieldKit {
   const field: FieldKit['field'] = (key, label, input) => {
     const id = `${uid}-${key}`;
@@ -74,7 +88,9 @@ export function AuthFields(p: AuthFieldsProps) {
     <>
       {field('authMethod', 'Authentication', (a) => (
         <select
-          {...a} value={form.authMethod} onChange={(e) => set('authMethod', e.target.value as SiteForm['authMethod'])}
+          {...a}
+          value={form.authMethod}
+          onChange={(e) => set('authMethod', e.target.value as SiteForm['authMethod'])}
         >
           <option value="agent">SSH agent</option>
           <option value="key">Key file</option>
@@ -85,13 +101,22 @@ export function AuthFields(p: AuthFieldsProps) {
         field('keyPath', 'Key file', (a) => (
           <div className="key-file">
             <input
-              {...a} value={form.keyPath} onChange={(e) => set('keyPath', e.target.value)} autoComplete="off"
+              {...a}
+              value={form.keyPath}
+              onChange={(e) => set('keyPath', e.target.value)}
+              autoComplete="off"
               placeholder="/home/me/.ssh/id_ed25519"
             />
-            <button type="button" onClick={p.onBrowse}>Browse…</button>
+            <button type="button" onClick={p.onBrowse}>
+              Browse…
+            </button>
           </div>
         ))}
-      {form.authMethod === 'key' && p.browseError && <p className="full error-text" role="alert">{p.browseError}</p>}
+      {form.authMethod === 'key' && p.browseError && (
+        <p className="full error-text" role="alert">
+          {p.browseError}
+        </p>
+      )}
       {form.authMethod === 'password' &&
         field('password', 'Password', (a) => (
           <input
@@ -106,16 +131,18 @@ export function AuthFields(p: AuthFieldsProps) {
       {form.authMethod === 'password' && p.hasPassword && (
         <label className="full">
           <input
-            type="checkbox" checked={form.forgetPassword} onChange={(e) => set('forgetPassword', e.target.checked)}
-          />
-          {' '}Forget the stored password
+            type="checkbox"
+            checked={form.forgetPassword}
+            onChange={(e) => set('forgetPassword', e.target.checked)}
+          />{' '}
+          Forget the stored password
         </label>
       )}
       {p.askInsecure && (
         <label className="full error-text">
           <input type="checkbox" checked={p.allowInsecure} onChange={(e) => p.onAllowInsecure(e.target.checked)} /> This
-          system has no secure password store ({p.settings?.secretStorage.backend}). Store the password in plain
-          text anyway
+          system has no secure password store ({p.settings?.secretStorage.backend}). Store the password in plain text
+          anyway
         </label>
       )}
     </>
@@ -141,10 +168,14 @@ export function AdvancedFields(p: AdvancedFieldsProps) {
       <fieldset>
         <legend>Connection</legend>
         <div className="form-grid">
-          {text('connections', 'Connections',
-            { inputMode: 'numeric', placeholder: `auto (${connections.min}–${connections.max})` })}
-          {text('channels', 'Channels per connection',
-            { inputMode: 'numeric', placeholder: `auto (${channels.min}–${channels.max})` })}
+          {text('connections', 'Connections', {
+            inputMode: 'numeric',
+            placeholder: `auto (${connections.min}–${connections.max})`,
+          })}
+          {text('channels', 'Channels per connection', {
+            inputMode: 'numeric',
+            placeholder: `auto (${channels.min}–${channels.max})`,
+          })}
           {text('speedLimit', 'Speed limit (MiB/s)', { inputMode: 'decimal', placeholder: 'none' })}
           {text('jumpHost', 'Jump host', { placeholder: 'as ~/.ssh/config says (e.g. user@bastion:22)' })}
         </div>

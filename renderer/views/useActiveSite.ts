@@ -31,20 +31,27 @@ function useLocalPath() {
 /** Each site's remote folder (one value per site), and the active site's. */
 function useRemotePaths(activeSiteId: string | null) {
   const [remotePaths, setRemotePaths] = useState<Readonly<Record<string, string>>>({});
-  const remotePath = activeSiteId ? remotePaths[activeSiteId] ?? null : null;
-  const setRemotePath = useCallback((p: string) => {
-    if (activeSiteId) setRemotePaths((all) => (all[activeSiteId] === p ? all : { ...all, [activeSiteId]: p }));
-  }, [activeSiteId]);
+  const remotePath = activeSiteId ? (remotePaths[activeSiteId] ?? null) : null;
+  const setRemotePath = useCallback(
+    (p: string) => {
+      if (activeSiteId) setRemotePaths((all) => (all[activeSiteId] === p ? all : { ...all, [activeSiteId]: p }));
+    },
+    [activeSiteId],
+  );
   return { remotePath, setRemotePath, setRemotePaths };
 }
 
 /** How many of the site's jobs are running or queued: a Disconnect asks first what becomes of them. */
 function useMovingJobs(siteId: string | null): number {
   const queue = useAppState((s) => s.queue);
-  return useMemo(() => queue.order.filter((id) => {
-    const j = queue.byId[id];
-    return j.siteId === siteId && (j.state === 'running' || j.state === 'queued');
-  }).length, [queue, siteId]);
+  return useMemo(
+    () =>
+      queue.order.filter((id) => {
+        const j = queue.byId[id];
+        return j.siteId === siteId && (j.state === 'running' || j.state === 'queued');
+      }).length,
+    [queue, siteId],
+  );
 }
 
 /** The active site, its session and folders, Connect and Disconnect. */
@@ -93,14 +100,27 @@ export function useActiveSite() {
       return;
     }
     const r = await bridge.sessionDisconnect(
-      transfers ? { siteId: activeSiteId, transfers } : { siteId: activeSiteId });
+      transfers ? { siteId: activeSiteId, transfers } : { siteId: activeSiteId },
+    );
     if (!r.ok) store.localLog('error', `Disconnect failed: ${r.error.message}`);
     setRemotePaths(({ [activeSiteId]: _dropped, ...rest }) => rest);
     await store.refreshSessions();
   };
 
   return {
-    activeSiteId, activeSite, status, quickSite, setQuickSite, localPath, setLocalPath, remotePath, setRemotePath,
-    connect, disconnect, moving, askDisconnect, setAskDisconnect,
+    activeSiteId,
+    activeSite,
+    status,
+    quickSite,
+    setQuickSite,
+    localPath,
+    setLocalPath,
+    remotePath,
+    setRemotePath,
+    connect,
+    disconnect,
+    moving,
+    askDisconnect,
+    setAskDisconnect,
   };
 }

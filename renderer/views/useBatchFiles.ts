@@ -17,7 +17,11 @@ interface Fetching {
 }
 
 /** The fetched files per expanded batch id. */
-export function useBatchFiles(bridge: Bridge, expanded: ReadonlySet<string>, views: ReadonlyMap<string, BatchView>): ReadonlyMap<string, FetchedFiles> {
+export function useBatchFiles(
+  bridge: Bridge,
+  expanded: ReadonlySet<string>,
+  views: ReadonlyMap<string, BatchView>,
+): ReadonlyMap<string, FetchedFiles> {
   const [files, setFiles] = useState<ReadonlyMap<string, FetchedFiles>>(new Map());
   const state = useRef(new Map<string, Fetching>());
   const latest = useRef(views);
@@ -48,8 +52,11 @@ export function useBatchFiles(bridge: Bridge, expanded: ReadonlySet<string>, vie
     }
   }, [bridge, expanded, views]);
 
-  useEffect(() => () => {
-    for (const f of state.current.values()) clearTimeout(f.timer);
-  }, []);
+  useEffect(
+    () => () => {
+      for (const f of state.current.values()) clearTimeout(f.timer);
+    },
+    [],
+  );
   return files;
 }

@@ -45,22 +45,25 @@ export function usePaneListing(
   const seq = useRef(0);
 
   /** Lists `target`; on success shows it and commits its path. Returns false when it failed or was superseded. */
-  const fetch = useCallback(async (target: string): Promise<boolean> => {
-    const n = ++seq.current;
-    setLoading(true);
-    const r = await list(target);
-    if (n !== seq.current) return false;
-    setLoading(false);
-    if (!r.ok) {
-      setError(r.error.message);
-      return false;
-    }
-    shown.current = { listing: r.value, list };
-    setListing(r.value);
-    setError(null);
-    commit(r.value.path);
-    return true;
-  }, [list, commit]);
+  const fetch = useCallback(
+    async (target: string): Promise<boolean> => {
+      const n = ++seq.current;
+      setLoading(true);
+      const r = await list(target);
+      if (n !== seq.current) return false;
+      setLoading(false);
+      if (!r.ok) {
+        setError(r.error.message);
+        return false;
+      }
+      shown.current = { listing: r.value, list };
+      setListing(r.value);
+      setError(null);
+      commit(r.value.path);
+      return true;
+    },
+    [list, commit],
+  );
 
   useEffect(() => {
     if (path === null) {
@@ -95,9 +98,12 @@ export function usePaneListing(
     void reload();
   }, [reloadToken, reload]);
 
-  const navigate = useCallback(async (target: string) => {
-    await fetch(target);
-  }, [fetch]);
+  const navigate = useCallback(
+    async (target: string) => {
+      await fetch(target);
+    },
+    [fetch],
+  );
 
   return { listing, loading, error, reload, navigate, showError: setError };
 }

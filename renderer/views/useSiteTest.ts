@@ -35,15 +35,18 @@ export function useSiteTest(): SiteTest {
     if (testId) void bridge.sitesTestCancel({ testId });
   }, [bridge]);
 
-  const start = useCallback(async (site: SiteInput, password: string | undefined) => {
-    const testId = newTestId();
-    running.current = testId;
-    setState({ kind: 'running' });
-    const r = await bridge.sitesTest(password === undefined ? { site, testId } : { site, password, testId });
-    if (running.current !== testId) return;
-    running.current = null;
-    setState(r.ok ? { kind: 'done', report: r.value } : { kind: 'error', message: r.error.message });
-  }, [bridge]);
+  const start = useCallback(
+    async (site: SiteInput, password: string | undefined) => {
+      const testId = newTestId();
+      running.current = testId;
+      setState({ kind: 'running' });
+      const r = await bridge.sitesTest(password === undefined ? { site, testId } : { site, password, testId });
+      if (running.current !== testId) return;
+      running.current = null;
+      setState(r.ok ? { kind: 'done', report: r.value } : { kind: 'error', message: r.error.message });
+    },
+    [bridge],
+  );
 
   const clearResult = useCallback(() => setState((t) => (t?.kind === 'running' ? t : null)), []);
 

@@ -27,13 +27,18 @@ function repoPath(root, abs) {
 
 /** Import sources of a module, each with whether only types come through it. */
 function importListener(check) {
-  const typeOnlyImport = (n) => n.importKind === 'type'
-    || (n.specifiers.length > 0 && n.specifiers.every((s) => s.type === 'ImportSpecifier' && s.importKind === 'type'));
+  const typeOnlyImport = (n) =>
+    n.importKind === 'type' ||
+    (n.specifiers.length > 0 && n.specifiers.every((s) => s.type === 'ImportSpecifier' && s.importKind === 'type'));
   const literal = (n) => (n && n.type === 'Literal' && typeof n.value === 'string' ? n : undefined);
   return {
     ImportDeclaration: (n) => check(n.source, typeOnlyImport(n)),
-    ExportNamedDeclaration: (n) => n.source && check(n.source, n.exportKind === 'type'
-      || (n.specifiers.length > 0 && n.specifiers.every((s) => s.exportKind === 'type'))),
+    ExportNamedDeclaration: (n) =>
+      n.source &&
+      check(
+        n.source,
+        n.exportKind === 'type' || (n.specifiers.length > 0 && n.specifiers.every((s) => s.exportKind === 'type')),
+      ),
     ExportAllDeclaration: (n) => check(n.source, n.exportKind === 'type'),
     ImportExpression: (n) => literal(n.source) && check(n.source, false),
     TSImportType: (n) => {
@@ -61,8 +66,12 @@ const rule = {
     const own = layerOf(file, names);
     if (!own) {
       return {
-        Program: (n) => context.report({ node: n, message: `${file} is in no layer: give its folder a row in `
-          + 'eslint.config.mjs LAYERS and docs/ARCHITECTURE.md' }),
+        Program: (n) =>
+          context.report({
+            node: n,
+            message:
+              `${file} is in no layer: give its folder a row in ` + 'eslint.config.mjs LAYERS and docs/ARCHITECTURE.md',
+          }),
       };
     }
     const { imports = [], packages = [] } = layers[own];
@@ -71,16 +80,22 @@ const rule = {
       const spec = source.value;
       if (!spec.startsWith('.') && !path.isAbsolute(spec)) {
         if (!packageAllowed(spec, packages)) {
-          context.report({ node: source, message: `${own} may not import the package '${spec}' (its packages: `
-            + `${list(packages)}; docs/ARCHITECTURE.md)` });
+          context.report({
+            node: source,
+            message:
+              `${own} may not import the package '${spec}' (its packages: ` +
+              `${list(packages)}; docs/ARCHITECTURE.md)`,
+          });
         }
         return;
       }
       const target = repoPath(root, path.resolve(path.dirname(context.filename), spec));
       if (layerOf(target, names) === own || layerOf(target, imports)) return;
       const what = typeOnly ? `${target} (not even its types)` : target;
-      context.report({ node: source, message: `${own} may not import ${what} (its allow-list: ${list(imports)}; `
-        + 'docs/ARCHITECTURE.md)' });
+      context.report({
+        node: source,
+        message: `${own} may not import ${what} (its allow-list: ${list(imports)}; ` + 'docs/ARCHITECTURE.md)',
+      });
     });
   },
 };

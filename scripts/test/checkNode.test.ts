@@ -10,7 +10,7 @@ import { ROOT, checkNode } from './scriptsApi';
 
 const RANGE = '^20.19.0 || >=22.12.0';
 
-test('package.json states the range; the Node running the tests (CI\'s) is inside it', () => {
+test("package.json states the range; the Node running the tests (CI's) is inside it", () => {
   const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
   assert.equal(pkg.engines.node, RANGE);
   assert.equal(checkNode().satisfies(process.versions.node, RANGE), true);
@@ -24,8 +24,11 @@ test('the range: 20.19+ and 22.12+ in, 18, 20.18, 21 and 22.11 out, with one par
   for (const v of ['20.19.0', '20.20.2', '22.12.0', '24.1.0']) assert.equal(satisfies(v, RANGE), true, v);
   for (const v of ['18.20.0', '20.18.3', '21.7.0', '22.11.0']) assert.equal(satisfies(v, RANGE), false, v);
   assert.equal(verdict('20.20.2', RANGE), null);
-  assert.equal(verdict('20.18.3', RANGE), 'sluice: Node 20.18.3 is outside the supported range ^20.19.0 || >=22.12.0 (package.json "engines").\n'
-    + '  Install a Node inside it (e.g. the current 20.x or 22.x LTS), then run this again.\n');
+  assert.equal(
+    verdict('20.18.3', RANGE),
+    'sluice: Node 20.18.3 is outside the supported range ^20.19.0 || >=22.12.0 (package.json "engines").\n' +
+      '  Install a Node inside it (e.g. the current 20.x or 22.x LTS), then run this again.\n',
+  );
   assert.throws(() => satisfies('20.20.2', '~20.1'), /cannot read "~20.1" in the Node range/);
 });
 

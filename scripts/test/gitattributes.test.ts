@@ -12,7 +12,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ROOT } from './scriptsApi';
 
-interface PatchEffect { type: string; path: string }
+interface PatchEffect {
+  type: string;
+  path: string;
+}
 const fromRoot = (m: string): unknown => require(require.resolve(m, { paths: [ROOT] }));
 const { parsePatchFile } = fromRoot('patch-package/dist/patch/parse') as {
   parsePatchFile(text: string): PatchEffect[];
@@ -25,7 +28,9 @@ const { executeEffects } = fromRoot('patch-package/dist/patch/apply') as {
 };
 
 const gitMissing = spawnSync('git', ['--version']).error ? 'git is not on PATH' : false;
-const PATCHES = fs.readdirSync(path.join(ROOT, 'patches')).filter((f) => f.endsWith('.patch'))
+const PATCHES = fs
+  .readdirSync(path.join(ROOT, 'patches'))
+  .filter((f) => f.endsWith('.patch'))
   .map((f) => `patches/${f}`);
 /** The files the rules pin: every patch and each kind of script (shell, CI entry point, CLI launcher, scripts/). */
 const PINNED = [...PATCHES, '.ci/run', 'scripts/build-sftpgo.sh', 'bin/sluice.js', 'scripts/run-tests.js'];
@@ -56,30 +61,50 @@ function windowsCheckout(t: { after(fn: () => void): void }, withAttributes: boo
 
 const hasCrlf = (file: string): boolean => fs.readFileSync(file).includes('\r\n');
 
-test('a core.autocrlf=true checkout keeps the patches and scripts LF (without .gitattributes it would not)',
-  { skip: gitMissing }, (t) => {
-  assert.ok(PATCHES.length > 0, 'patches/ holds the ssh2 patch');
-  const bare = windowsCheckout(t, false);
-  assert.deepEqual(PINNED.filter((f) => !hasCrlf(path.join(bare, f))), [], 'the control checkout converts all to CRLF');
-  const pinned = windowsCheckout(t, true);
-  assert.deepEqual(PINNED.filter((f) => hasCrlf(path.join(pinned, f))), [], 'no pinned file has CRLF');
-  for (const f of PINNED) {
-    const same = fs.readFileSync(path.join(pinned, f)).equals(fs.readFileSync(path.join(ROOT, f)));
-    assert.ok(same, `${f} is byte for byte the committed file`);
-  }
-});
+test(
+  'a core.autocrlf=true checkout keeps the patches and scripts LF (without .gitattributes it would not)',
+  { skip: gitMissing },
+  (t) => {
+    assert.ok(PATCHES.length > 0, 'patches/ holds the ssh2 patch');
+    const bare = windowsCheckout(t, false);
+    assert.deepEqual(
+      PINNED.filter((f) => !hasCrlf(path.join(bare, f))),
+      [],
+      'the control checkout converts all to CRLF',
+    );
+    const pinned = windowsCheckout(t, true);
+    assert.deepEqual(
+      PINNED.filter((f) => hasCrlf(path.join(pinned, f))),
+      [],
+      'no pinned file has CRLF',
+    );
+    for (const f of PINNED) {
+      const same = fs.readFileSync(path.join(pinned, f)).equals(fs.readFileSync(path.join(ROOT, f)));
+      assert.ok(same, `${f} is byte for byte the committed file`);
+    }
+  },
+);
 
 test('git check-attr reports eol=lf for the pinned files of this checkout', { skip: gitMissing }, (t) => {
   const r = spawnSync('git', ['check-attr', 'eol', '--', ...PINNED], { cwd: ROOT, encoding: 'utf8' });
-  if (r.status !== 0) { t.skip(`not a git checkout: ${r.stderr.trim()}`); return; }
+  if (r.status !== 0) {
+    t.skip(`not a git checkout: ${r.stderr.trim()}`);
+    return;
+  }
   const lines = r.stdout.trim().split('\n');
-  assert.deepEqual(lines, PINNED.map((f) => `${f}: eol: lf`));
+  assert.deepEqual(
+    lines,
+    PINNED.map((f) => `${f}: eol: lf`),
+  );
 });
 
 /** Applies `patchText` with patch-package to the files it names, unpatched again from this tree's node_modules
  * (patched at install) by the committed patch in reverse; returns the folder. */
-function applyToPristine(t: { after(fn: () => void): void }, committed: string, patchText: string):
-  { dir: string; files: string[] } {
+function applyToPristine(
+  t: { after(fn: () => void): void },
+  committed: string,
+  patchText: string,
+): { dir: string; files: string[] } {
   const effects = parsePatchFile(committed);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-patch-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -93,19 +118,26 @@ function applyToPristine(t: { after(fn: () => void): void }, committed: string, 
   return { dir, files };
 }
 
-test('patch-package applies the checked-out patch exactly; a CRLF copy would leave "\\r" in ssh2',
-  { skip: gitMissing }, (t) => {
-  const pinned = windowsCheckout(t, true);
-  for (const p of PATCHES) {
-    const committed = fs.readFileSync(path.join(ROOT, p), 'utf8');
-    const good = applyToPristine(t, committed, fs.readFileSync(path.join(pinned, p), 'utf8'));
-    assert.ok(good.files.length > 0, `${p} patches at least one file`);
-    for (const f of good.files) {
-      const got = fs.readFileSync(path.join(good.dir, f), 'utf8');
-      assert.equal(got, fs.readFileSync(path.join(ROOT, f), 'utf8'), `${f} as npm install patched it`);
+test(
+  'patch-package applies the checked-out patch exactly; a CRLF copy would leave "\\r" in ssh2',
+  { skip: gitMissing },
+  (t) => {
+    const pinned = windowsCheckout(t, true);
+    for (const p of PATCHES) {
+      const committed = fs.readFileSync(path.join(ROOT, p), 'utf8');
+      const good = applyToPristine(t, committed, fs.readFileSync(path.join(pinned, p), 'utf8'));
+      assert.ok(good.files.length > 0, `${p} patches at least one file`);
+      for (const f of good.files) {
+        const got = fs.readFileSync(path.join(good.dir, f), 'utf8');
+        assert.equal(got, fs.readFileSync(path.join(ROOT, f), 'utf8'), `${f} as npm install patched it`);
+      }
+      const bad = applyToPristine(t, committed, committed.replace(/\n/g, '\r\n'));
+      const corrupted = bad.files.filter((f) => fs.readFileSync(path.join(bad.dir, f), 'utf8').includes('\r'));
+      assert.deepEqual(
+        corrupted,
+        bad.files,
+        'a CRLF patch writes "\\r" into each file it touches (why the rule exists)',
+      );
     }
-    const bad = applyToPristine(t, committed, committed.replace(/\n/g, '\r\n'));
-    const corrupted = bad.files.filter((f) => fs.readFileSync(path.join(bad.dir, f), 'utf8').includes('\r'));
-    assert.deepEqual(corrupted, bad.files, 'a CRLF patch writes "\\r" into each file it touches (why the rule exists)');
-  }
-});
+  },
+);

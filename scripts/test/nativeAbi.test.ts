@@ -22,8 +22,14 @@ const BUILDS: Build[] = [
 ];
 
 const scratch: string[] = [];
-after(() => { for (const d of scratch) fs.rmSync(d, { recursive: true, force: true }); });
-const mkScratch = (prefix: string): string => { const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix)); scratch.push(d); return d; };
+after(() => {
+  for (const d of scratch) fs.rmSync(d, { recursive: true, force: true });
+});
+const mkScratch = (prefix: string): string => {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  scratch.push(d);
+  return d;
+};
 
 /** A checkout with modules a and b built for `builtFor`; native/ absent. */
 function checkout(builtFor: Target): { root: string; builtFor: Map<string, string> } {
@@ -48,25 +54,52 @@ function fakeRunner(builtFor: Map<string, string>, electronRuns = false): Runner
     canProbe: (t) => t.runtime === 'node' || electronRuns,
     probe(t, files) {
       calls.push(`probe ${t.runtime}@${t.abi}`);
-      return files.map((file) => builtFor.get(file) === `${t.runtime}@${t.abi}` ? { file, ok: true } : { file, ok: false, error: `compiled against NODE_MODULE_VERSION ${builtFor.get(file)}; this runtime requires ${t.abi}\n(more lines)` });
+      return files.map((file) =>
+        builtFor.get(file) === `${t.runtime}@${t.abi}`
+          ? { file, ok: true }
+          : {
+              file,
+              ok: false,
+              error: `compiled against NODE_MODULE_VERSION ${builtFor.get(file)}; this runtime requires ${t.abi}\n(more lines)`,
+            },
+      );
     },
-    prepare(t) { calls.push(`headers ${t.runtime}@${t.version}`); },
+    prepare(t) {
+      calls.push(`headers ${t.runtime}@${t.version}`);
+    },
     rebuild(b, t) {
       calls.push(`rebuild ${b.name} ${t.runtime}@${t.abi}`);
-      const out = b.binaries ? b.binaries.map((f) => path.join(b.absDir, f)) : [path.join(b.absDir, 'build', 'Release', 'sluice_native.node')];
-      for (const f of out) { fs.mkdirSync(path.dirname(f), { recursive: true }); fs.writeFileSync(f, 'y'); builtFor.set(f, `${t.runtime}@${t.abi}`); }
+      const out = b.binaries
+        ? b.binaries.map((f) => path.join(b.absDir, f))
+        : [path.join(b.absDir, 'build', 'Release', 'sluice_native.node')];
+      for (const f of out) {
+        fs.mkdirSync(path.dirname(f), { recursive: true });
+        fs.writeFileSync(f, 'y');
+        builtFor.set(f, `${t.runtime}@${t.abi}`);
+      }
     },
   };
 }
 
 const quiet = (): void => undefined;
 const ensure = (root: string, t: Target, runner: Runner, force = false) =>
-  abi.ensureAbi(t, { root, runner, markerFile: path.join(root, 'marker.json'), builds: abi.presentBuilds(root, BUILDS), log: quiet, force });
+  abi.ensureAbi(t, {
+    root,
+    runner,
+    markerFile: path.join(root, 'marker.json'),
+    builds: abi.presentBuilds(root, BUILDS),
+    log: quiet,
+    force,
+  });
 
 test('node -> electron -> node: a marker that matches costs no process, each change of runtime rebuilds every module once', () => {
   const { root, builtFor } = checkout(NODE20);
   const runner = fakeRunner(builtFor);
-  assert.equal(ensure(root, NODE20, runner).action, 'marked', 'no marker yet: probed in Node, loads, so only the marker is written');
+  assert.equal(
+    ensure(root, NODE20, runner).action,
+    'marked',
+    'no marker yet: probed in Node, loads, so only the marker is written',
+  );
   assert.deepEqual(runner.calls, ['probe node@115', 'probe node@115']);
   assert.deepEqual(abi.readMarker(path.join(root, 'marker.json'))?.modules, ['a', 'b']);
   runner.calls.length = 0;
@@ -76,7 +109,11 @@ test('node -> electron -> node: a marker that matches costs no process, each cha
   const toElectron = ensure(root, ELECTRON, runner);
   assert.deepEqual([toElectron.action, toElectron.rebuilt], ['rebuilt', ['a', 'b']]);
   assert.match(toElectron.reasons[0].reason, /electron 45\.4\.1 cannot be run here/);
-  assert.deepEqual(runner.calls, ['headers electron@45.4.1', 'rebuild a electron@150', 'rebuild b electron@150'], 'headers first, before any build folder is cleaned');
+  assert.deepEqual(
+    runner.calls,
+    ['headers electron@45.4.1', 'rebuild a electron@150', 'rebuild b electron@150'],
+    'headers first, before any build folder is cleaned',
+  );
   assert.equal(abi.readMarker(path.join(root, 'marker.json'))?.runtime, 'electron');
   runner.calls.length = 0;
   assert.equal(ensure(root, ELECTRON, runner).action, 'kept');
@@ -84,7 +121,10 @@ test('node -> electron -> node: a marker that matches costs no process, each cha
   const back = ensure(root, NODE20, runner);
   assert.deepEqual([back.action, back.rebuilt], ['rebuilt', ['a', 'b']]);
   assert.match(back.reasons[0].reason, /NODE_MODULE_VERSION electron@150/, 'the reason is the load error in Node');
-  assert.deepEqual((runner.calls as string[]).filter((c) => c.startsWith('rebuild')), ['rebuild a node@115', 'rebuild b node@115']);
+  assert.deepEqual(
+    (runner.calls as string[]).filter((c) => c.startsWith('rebuild')),
+    ['rebuild a node@115', 'rebuild b node@115'],
+  );
   assert.deepEqual(abi.readMarker(path.join(root, 'marker.json'))?.abi, '115');
 });
 
@@ -96,7 +136,10 @@ test('a new Node version (ABI 115 -> 127) re-probes and rebuilds; --force rebuil
   assert.deepEqual(r.rebuilt, ['a', 'b']);
   assert.equal(abi.readMarker(path.join(root, 'marker.json'))?.version, '22.12.0');
   runner.calls.length = 0;
-  assert.deepEqual(ensure(root, NODE22, runner, true).reasons.map((x) => x.reason), ['--force', '--force']);
+  assert.deepEqual(
+    ensure(root, NODE22, runner, true).reasons.map((x) => x.reason),
+    ['--force', '--force'],
+  );
 });
 
 test('only what fails to load is rebuilt; native/ appearing later is built alone', () => {
@@ -118,31 +161,52 @@ test('native/ failing to build (no compiler) is reported, left out of the marker
   fs.writeFileSync(path.join(root, 'native', 'binding.gyp'), '{}');
   const runner = fakeRunner(builtFor);
   const fakeRebuild = runner.rebuild;
-  runner.rebuild = (b, t) => { if (b.name === 'native') throw new Error('gyp ERR! stack Error: not found: make'); fakeRebuild(b, t); };
+  runner.rebuild = (b, t) => {
+    if (b.name === 'native') throw new Error('gyp ERR! stack Error: not found: make');
+    fakeRebuild(b, t);
+  };
   const logs: string[] = [];
-  const r = abi.ensureAbi(NODE20, { root, runner, markerFile: path.join(root, 'marker.json'), builds: abi.presentBuilds(root, BUILDS), log: (l) => logs.push(l) });
+  const r = abi.ensureAbi(NODE20, {
+    root,
+    runner,
+    markerFile: path.join(root, 'marker.json'),
+    builds: abi.presentBuilds(root, BUILDS),
+    log: (l) => logs.push(l),
+  });
   assert.deepEqual(r.rebuilt, ['native']);
-  assert.ok(logs.some((l) => /native was not built \(gyp ERR! stack Error: not found: make\); its JavaScript fallbacks are used/.test(l)), logs.join('\n'));
+  assert.ok(
+    logs.some((l) =>
+      /native was not built \(gyp ERR! stack Error: not found: make\); its JavaScript fallbacks are used/.test(l),
+    ),
+    logs.join('\n'),
+  );
   assert.deepEqual(abi.readMarker(path.join(root, 'marker.json'))?.modules, ['a', 'b']);
   runner.calls.length = 0;
   ensure(root, NODE20, runner);
   assert.ok(runner.calls.includes('headers node@20.20.2'), 'the next run tries native/ again');
 
-  runner.rebuild = (b) => { throw new Error(`node-gyp failed for ${b.name}`); };
+  runner.rebuild = (b) => {
+    throw new Error(`node-gyp failed for ${b.name}`);
+  };
   assert.throws(() => ensure(root, ELECTRON, runner), /node-gyp failed for a/);
 });
 
 test('a failed header download touches no module and writes no marker; a build that still fails to load is an error naming it', () => {
   const { root, builtFor } = checkout(NODE20);
   const runner = fakeRunner(builtFor);
-  runner.prepare = () => { throw new Error('fetching electron 45.4.1 headers failed'); };
+  runner.prepare = () => {
+    throw new Error('fetching electron 45.4.1 headers failed');
+  };
   assert.throws(() => ensure(root, ELECTRON, runner), /headers failed/);
   assert.deepEqual(runner.calls, [], 'no rebuild started');
   assert.equal(abi.readMarker(path.join(root, 'marker.json')), null);
 
   const stubborn = fakeRunner(builtFor, true);
   stubborn.rebuild = () => undefined; // node-gyp "succeeds" but leaves the Node build
-  assert.throws(() => ensure(root, ELECTRON, stubborn), /a was rebuilt for electron 45\.4\.1 but .*a\.node still fails to load/);
+  assert.throws(
+    () => ensure(root, ELECTRON, stubborn),
+    /a was rebuilt for electron 45\.4\.1 but .*a\.node still fails to load/,
+  );
 });
 
 test('a module with a JavaScript fallback whose new build still does not load is set aside (.node.disabled) and stays aside for that target', () => {
@@ -150,13 +214,28 @@ test('a module with a JavaScript fallback whose new build still does not load is
   const runner = fakeRunner(builtFor, true);
   const fakeRebuild = runner.rebuild;
   // b (like ssh2's binding against BoringSSL) builds but does not load in Electron.
-  runner.rebuild = (b, t) => { fakeRebuild(b, t); if (b.name === 'b' && t.runtime === 'electron') builtFor.set(path.join(b.absDir, 'build/Release/b.node'), 'undefined symbol: ERR_set_mark'); };
+  runner.rebuild = (b, t) => {
+    fakeRebuild(b, t);
+    if (b.name === 'b' && t.runtime === 'electron')
+      builtFor.set(path.join(b.absDir, 'build/Release/b.node'), 'undefined symbol: ERR_set_mark');
+  };
   const logs: string[] = [];
-  const r = abi.ensureAbi(ELECTRON, { root, runner, markerFile: path.join(root, 'marker.json'), builds: abi.presentBuilds(root, BUILDS), log: (l) => logs.push(l) });
+  const r = abi.ensureAbi(ELECTRON, {
+    root,
+    runner,
+    markerFile: path.join(root, 'marker.json'),
+    builds: abi.presentBuilds(root, BUILDS),
+    log: (l) => logs.push(l),
+  });
   assert.deepEqual(r.rebuilt, ['a', 'b']);
   const b = path.join(root, 'node_modules/b/lib/build/Release/b.node');
   assert.deepEqual([fs.existsSync(b), fs.existsSync(`${b}.disabled`)], [false, true]);
-  assert.ok(logs.some((l) => /WARNING b was rebuilt for electron 45\.4\.1 but .*b\.node still fails to load.*set aside/.test(l)), logs.join('\n'));
+  assert.ok(
+    logs.some((l) =>
+      /WARNING b was rebuilt for electron 45\.4\.1 but .*b\.node still fails to load.*set aside/.test(l),
+    ),
+    logs.join('\n'),
+  );
   assert.deepEqual(abi.readMarker(path.join(root, 'marker.json'))?.disabled, ['b']);
   runner.calls.length = 0;
   assert.equal(ensure(root, ELECTRON, runner).action, 'kept', 'no rebuild loop for the set-aside module');
@@ -180,12 +259,27 @@ test('beforePack builds for the packaged Electron and arch (arm64), refuses anot
     fs.writeFileSync(path.join(root, b.dir, b.binaries![0]), 'x');
   }
   const runner = fakeRunner(builtFor);
-  const context = { arch: 3, electronPlatformName: process.platform, packager: { info: { framework: { version: '45.4.1' } } } };
+  const context = {
+    arch: 3,
+    electronPlatformName: process.platform,
+    packager: { info: { framework: { version: '45.4.1' } } },
+  };
   await hooks().beforePack(context, { root, runner, markerFile: path.join(root, 'm.json'), log: quiet });
-  assert.deepEqual(runner.calls, ['headers electron@45.4.1', 'rebuild better-sqlite3 electron@150', 'rebuild ssh2 electron@150', 'rebuild cpu-features electron@150']);
+  assert.deepEqual(runner.calls, [
+    'headers electron@45.4.1',
+    'rebuild better-sqlite3 electron@150',
+    'rebuild ssh2 electron@150',
+    'rebuild cpu-features electron@150',
+  ]);
   assert.equal(abi.readMarker(path.join(root, 'm.json'))?.arch, 'arm64');
   runner.calls.length = 0;
-  await assert.rejects(hooks().beforePack({ ...context, electronPlatformName: process.platform === 'win32' ? 'linux' : 'win32' }, { root, runner, log: quiet }), /cannot be cross-compiled/);
+  await assert.rejects(
+    hooks().beforePack(
+      { ...context, electronPlatformName: process.platform === 'win32' ? 'linux' : 'win32' },
+      { root, runner, log: quiet },
+    ),
+    /cannot be cross-compiled/,
+  );
   await hooks().beforePack(context, { root, runner, env: { SLUICE_NATIVE_REBUILD: 'skip' }, log: quiet });
   assert.deepEqual(runner.calls, []);
 });
@@ -210,29 +304,42 @@ function ssh2Copy(): string {
   fs.copyFileSync(path.join(src, 'binding.gyp'), path.join(dest, 'binding.gyp'));
   fs.symlinkSync(fs.realpathSync(path.join(ROOT, 'node_modules', 'nan')), path.join(root, 'node_modules', 'nan'));
   fs.mkdirSync(path.join(root, 'node_modules', 'electron'));
-  fs.copyFileSync(path.join(ROOT, 'node_modules', 'electron', 'package.json'), path.join(root, 'node_modules', 'electron', 'package.json'));
+  fs.copyFileSync(
+    path.join(ROOT, 'node_modules', 'electron', 'package.json'),
+    path.join(root, 'node_modules', 'electron', 'package.json'),
+  );
   return root;
 }
 
-test('real node-gyp: ssh2\'s binding built for this Node loads; an Electron header download that fails leaves it built', { timeout: 120_000 }, () => {
-  const root = ssh2Copy();
-  const runner = nativeGyp().gypRunner({ root, stdio: 'pipe' });
-  const builds = abi.presentBuilds(root, abi.NATIVE_BUILDS.filter((b) => b.name === 'ssh2'));
-  const markerFile = path.join(root, 'marker.json');
-  const r = abi.ensureAbi(abi.nodeTarget(), { root, runner, builds, markerFile, log: quiet });
-  assert.deepEqual([r.action, r.rebuilt], ['rebuilt', ['ssh2']]);
-  const built = path.join(builds[0].absDir, 'build', 'Release', 'sshcrypto.node');
-  assert.deepEqual(runner.probe(abi.nodeTarget(), [built]), [{ file: built, ok: true }]);
-  const before = fs.statSync(built).mtimeMs;
+test(
+  "real node-gyp: ssh2's binding built for this Node loads; an Electron header download that fails leaves it built",
+  { timeout: 120_000 },
+  () => {
+    const root = ssh2Copy();
+    const runner = nativeGyp().gypRunner({ root, stdio: 'pipe' });
+    const builds = abi.presentBuilds(
+      root,
+      abi.NATIVE_BUILDS.filter((b) => b.name === 'ssh2'),
+    );
+    const markerFile = path.join(root, 'marker.json');
+    const r = abi.ensureAbi(abi.nodeTarget(), { root, runner, builds, markerFile, log: quiet });
+    assert.deepEqual([r.action, r.rebuilt], ['rebuilt', ['ssh2']]);
+    const built = path.join(builds[0].absDir, 'build', 'Release', 'sshcrypto.node');
+    assert.deepEqual(runner.probe(abi.nodeTarget(), [built]), [{ file: built, ok: true }]);
+    const before = fs.statSync(built).mtimeMs;
 
-  const saved = process.env.SLUICE_ELECTRON_HEADERS_URL;
-  process.env.SLUICE_ELECTRON_HEADERS_URL = 'http://127.0.0.1:1'; // refused at once: no headers
-  try {
-    assert.throws(() => abi.ensureAbi(abi.electronTarget(root), { root, runner, builds, markerFile, log: quiet }),
-      /fetching electron \S+ headers failed \(node-gyp install --target=\S+ --arch=\S+ --runtime=electron/);
-  } finally {
-    if (saved === undefined) delete process.env.SLUICE_ELECTRON_HEADERS_URL; else process.env.SLUICE_ELECTRON_HEADERS_URL = saved;
-  }
-  assert.equal(fs.statSync(built).mtimeMs, before, 'the Node build is untouched');
-  assert.equal(abi.readMarker(markerFile)?.runtime, 'node');
-});
+    const saved = process.env.SLUICE_ELECTRON_HEADERS_URL;
+    process.env.SLUICE_ELECTRON_HEADERS_URL = 'http://127.0.0.1:1'; // refused at once: no headers
+    try {
+      assert.throws(
+        () => abi.ensureAbi(abi.electronTarget(root), { root, runner, builds, markerFile, log: quiet }),
+        /fetching electron \S+ headers failed \(node-gyp install --target=\S+ --arch=\S+ --runtime=electron/,
+      );
+    } finally {
+      if (saved === undefined) delete process.env.SLUICE_ELECTRON_HEADERS_URL;
+      else process.env.SLUICE_ELECTRON_HEADERS_URL = saved;
+    }
+    assert.equal(fs.statSync(built).mtimeMs, before, 'the Node build is untouched');
+    assert.equal(abi.readMarker(markerFile)?.runtime, 'node');
+  },
+);

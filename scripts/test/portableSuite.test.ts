@@ -10,7 +10,14 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  chromiumPath, childPids, commandLine, parentPid, pidAlive, processTable, sshdPath, sshdPrivsepDir,
+  chromiumPath,
+  childPids,
+  commandLine,
+  parentPid,
+  pidAlive,
+  processTable,
+  sshdPath,
+  sshdPrivsepDir,
 } from '../../e2e/fixtures/platformTools';
 import { cliEnv } from '../../app/node/test/helpers';
 import { ROOT } from './scriptsApi';
@@ -35,7 +42,10 @@ function suiteFiles(): string[] {
   const walk = (rel: string): void => {
     for (const e of fs.readdirSync(path.join(ROOT, rel), { withFileTypes: true })) {
       const child = path.posix.join(rel, e.name);
-      if (e.isDirectory()) { if (e.name !== 'node_modules' && e.name !== 'dist') walk(child); continue; }
+      if (e.isDirectory()) {
+        if (e.name !== 'node_modules' && e.name !== 'dist') walk(child);
+        continue;
+      }
       if (/\.(test|spec)\.ts$/.test(e.name) || (helperDirs.test(child) && /\.ts$/.test(e.name))) out.push(child);
     }
   };
@@ -48,14 +58,16 @@ test('no test source hard-codes sshd, its privsep folder, Chromium, /proc, /tmp 
   assert.ok(files.length > 100, `scanned ${files.length} files`);
   const found: string[] = [];
   for (const f of files) {
-    fs.readFileSync(path.join(ROOT, f), 'utf8').split('\n').forEach((line, i) => {
-      for (const [what, re] of HARD_CODED) if (re.test(line)) found.push(`${f}:${i + 1}: ${what}`);
-    });
+    fs.readFileSync(path.join(ROOT, f), 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        for (const [what, re] of HARD_CODED) if (re.test(line)) found.push(`${f}:${i + 1}: ${what}`);
+      });
   }
   assert.deepEqual(found, [], 'ask e2e/fixtures/platformTools.ts instead');
 });
 
-test('platformTools: environment variables first, then each platform\'s own places', () => {
+test("platformTools: environment variables first, then each platform's own places", () => {
   assert.equal(sshdPath({ SLUICE_SSHD: '/opt/x/sshd' }, 'linux'), '/opt/x/sshd');
   assert.equal(sshdPath({ SystemRoot: 'D:\\Win', PATH: '' }, 'win32'), 'D:\\Win\\System32\\OpenSSH\\sshd.exe');
   assert.equal(sshdPrivsepDir({}, 'linux'), '/run/sshd');
@@ -63,7 +75,7 @@ test('platformTools: environment variables first, then each platform\'s own plac
   assert.equal(sshdPrivsepDir({}, 'win32'), undefined);
   assert.equal(sshdPrivsepDir({ SLUICE_SSHD_PRIVSEP_DIR: '/var/empty/x' }, 'linux'), '/var/empty/x');
   assert.equal(chromiumPath({ SLUICE_CHROMIUM: '/opt/chrome' }, 'linux'), '/opt/chrome');
-  assert.equal(chromiumPath({}, 'win32'), undefined, 'Windows: Playwright\'s own browser');
+  assert.equal(chromiumPath({}, 'win32'), undefined, "Windows: Playwright's own browser");
   const here = sshdPath();
   if (!fs.existsSync(here)) console.log(`# platformTools: no sshd at ${here} here (SLUICE_SSHD names one)`);
 });
@@ -72,7 +84,10 @@ test('platformTools: the process table knows a child, its parent and command lin
   const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)', 'portable-marker'], { stdio: 'ignore' });
   const pid = child.pid!;
   try {
-    assert.ok(processTable().some((r) => r.pid === process.pid), 'this process is in the table');
+    assert.ok(
+      processTable().some((r) => r.pid === process.pid),
+      'this process is in the table',
+    );
     assert.ok(childPids(process.pid).includes(pid));
     assert.equal(parentPid(pid), process.pid);
     assert.equal(pidAlive(pid), true);
@@ -85,15 +100,17 @@ test('platformTools: the process table knows a child, its parent and command lin
   assert.equal(pidAlive(pid), false, 'reaped: gone');
 });
 
-test('a CLI under test has its home as HOME and USERPROFILE (Windows\' os.homedir()), or the test\'s own', async () => {
+test("a CLI under test has its home as HOME and USERPROFILE (Windows' os.homedir()), or the test's own", async () => {
   const env = cliEnv({ knownHosts: path.join(ROOT, 'kh') });
   assert.ok(env.HOME && env.USERPROFILE === env.HOME, 'USERPROFILE follows HOME');
   const own = cliEnv({ knownHosts: path.join(ROOT, 'kh'), env: { HOME: path.join(ROOT, 'x') } });
-  assert.equal(own.USERPROFILE, path.join(ROOT, 'x'), 'a test\'s HOME is its USERPROFILE too');
+  assert.equal(own.USERPROFILE, path.join(ROOT, 'x'), "a test's HOME is its USERPROFILE too");
   const script = 'process.stdout.write(require("os").homedir())';
   const child = spawn(process.execPath, ['-e', script], { env, stdio: 'pipe' });
   let out = '';
-  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
   await new Promise((r) => child.once('close', r));
-  assert.equal(out, env.HOME, 'the child\'s os.homedir() is the test home');
+  assert.equal(out, env.HOME, "the child's os.homedir() is the test home");
 });

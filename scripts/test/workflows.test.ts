@@ -10,12 +10,24 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ROOT } from './scriptsApi';
 
-interface Step { name?: string; run?: string; uses?: string; with?: Record<string, unknown>; if?: string }
+interface Step {
+  name?: string;
+  run?: string;
+  uses?: string;
+  with?: Record<string, unknown>;
+  if?: string;
+}
 interface Job {
-  'runs-on': string; container?: string; steps: Step[]; env?: Record<string, string>;
+  'runs-on': string;
+  container?: string;
+  steps: Step[];
+  env?: Record<string, string>;
   strategy?: { matrix: { include: Array<Record<string, string>> } };
 }
-interface Workflow { on: Record<string, unknown>; jobs: Record<string, Job> }
+interface Workflow {
+  on: Record<string, unknown>;
+  jobs: Record<string, Job>;
+}
 const actionlint = require(path.join(ROOT, 'scripts', 'actionlint.js')) as {
   findActionlint(): string | undefined;
   workflowFiles(root?: string): string[];
@@ -24,7 +36,8 @@ const actionlint = require(path.join(ROOT, 'scripts', 'actionlint.js')) as {
 const yaml = require(require.resolve('js-yaml', { paths: [ROOT] })) as { load(text: string): unknown };
 
 const WORKFLOW = '.github/workflows/ci.yml';
-const noActionlint = actionlint.findActionlint() ? false
+const noActionlint = actionlint.findActionlint()
+  ? false
   : 'actionlint not installed (go install github.com/rhysd/actionlint/cmd/actionlint@v1.7.12; .ci/run does)';
 if (noActionlint) console.log(`# workflows.test: ${noActionlint}`);
 
@@ -37,7 +50,8 @@ test('actionlint passes the workflow, and refuses a broken copy of it', { skip: 
   t.after(() => fs.rmSync(scratch, { recursive: true, force: true }));
   fs.mkdirSync(path.join(scratch, '.github', 'workflows'), { recursive: true });
   const text = fs.readFileSync(path.join(ROOT, WORKFLOW), 'utf8');
-  const broken = text.replace('runs-on: ${{ matrix.os }}', 'runs-on: ${{ matrix.oss }}')
+  const broken = text
+    .replace('runs-on: ${{ matrix.os }}', 'runs-on: ${{ matrix.oss }}')
     .replace('timeout-minutes: 60', 'timeout-minute: 60');
   assert.notEqual(broken, text);
   fs.writeFileSync(path.join(scratch, WORKFLOW), broken);
@@ -63,16 +77,25 @@ test('Linux, macOS arm64 and Windows build the native addon, run the tests and k
   const runners = others.strategy!.matrix.include.map((m) => m.os).sort();
   assert.deepEqual(runners, ['macos-14', 'windows-2022'], 'macos-14 is an arm64 (M1) runner');
   const steps = scriptOf(others);
-  const expected = [['native addon', /npm run build:native/], ['unit and integration', /node scripts\/run-tests\.js/],
-    ['e2e', /npx playwright test/], ['lint', /npm run lint/]] as const;
+  const expected = [
+    ['native addon', /npm run build:native/],
+    ['unit and integration', /node scripts\/run-tests\.js/],
+    ['e2e', /npx playwright test/],
+    ['lint', /npm run lint/],
+  ] as const;
   for (const [what, re] of expected) assert.match(steps, re, what);
 
   const targets = Object.fromEntries(installers.strategy!.matrix.include.map((m) => [m.os, m.target]));
   assert.deepEqual(targets, {
-    'ubuntu-24.04': '--linux AppImage deb --x64', 'macos-14': '--mac dmg --arm64', 'windows-2022': '--win nsis --x64',
+    'ubuntu-24.04': '--linux AppImage deb --x64',
+    'macos-14': '--mac dmg --arm64',
+    'windows-2022': '--win nsis --x64',
   });
   assert.match(scriptOf(installers), /npx electron-builder \$\{\{ matrix\.target \}\} --publish never/);
-  assert.ok(installers.steps.some((s) => s.uses?.startsWith('actions/upload-artifact@')), 'kept as artifacts');
+  assert.ok(
+    installers.steps.some((s) => s.uses?.startsWith('actions/upload-artifact@')),
+    'kept as artifacts',
+  );
   assert.equal(installers.env?.CSC_IDENTITY_AUTO_DISCOVERY, 'false', 'unsigned');
 });
 

@@ -17,10 +17,20 @@ test('validators accept good payloads and reject malformed ones', () => {
   assert.ok(invokeSchemas['sites.save'].safeParse({ site }).success);
   assert.ok(!invokeSchemas['sites.save'].safeParse({ site: { ...site, port: 0 } }).success);
   assert.ok(!invokeSchemas['sites.save'].safeParse({ site: { ...site, host: 'a b' } }).success);
-  assert.ok(!invokeSchemas['sites.save'].safeParse({ site: { ...site, secret: 'x' } }).success, 'unknown keys rejected');
-  assert.ok(invokeSchemas['queue.enqueue'].safeParse({ siteId: 's', direction: 'upload', sources: ['/a'], dest: '/b' }).success);
-  assert.ok(!invokeSchemas['queue.enqueue'].safeParse({ siteId: 's', direction: 'sideways', sources: ['/a'], dest: '/b' }).success);
-  assert.ok(!invokeSchemas['queue.enqueue'].safeParse({ siteId: 's', direction: 'upload', sources: [], dest: '/b' }).success);
+  assert.ok(
+    !invokeSchemas['sites.save'].safeParse({ site: { ...site, secret: 'x' } }).success,
+    'unknown keys rejected',
+  );
+  assert.ok(
+    invokeSchemas['queue.enqueue'].safeParse({ siteId: 's', direction: 'upload', sources: ['/a'], dest: '/b' }).success,
+  );
+  assert.ok(
+    !invokeSchemas['queue.enqueue'].safeParse({ siteId: 's', direction: 'sideways', sources: ['/a'], dest: '/b' })
+      .success,
+  );
+  assert.ok(
+    !invokeSchemas['queue.enqueue'].safeParse({ siteId: 's', direction: 'upload', sources: [], dest: '/b' }).success,
+  );
   assert.ok(!invokeSchemas['hostKey.answer'].safeParse({ promptId: 'p', answer: 'yes' }).success);
 });
 

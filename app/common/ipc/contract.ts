@@ -15,9 +15,15 @@ import type { Job } from '../model/job';
 import type { Site } from '../model/site';
 import type { AlgorithmCatalog } from '../algorithms';
 import type { SiteTestReport } from '../model/siteTest';
-import { exportSchema, importPreviewSchema, importSchema, type ExportResult, type ImportPreview, type ImportResult } from '../model/siteImport';
-import { parseJumpHosts } from '../jumpHosts';
-import { TRANSFER_LIMITS } from '../transferLimits';
+import {
+  exportSchema,
+  importPreviewSchema,
+  importSchema,
+  type ExportResult,
+  type ImportPreview,
+  type ImportResult,
+} from '../model/siteImport';
+import { siteInputSchema } from './siteInput';
 import type { QueueFile } from '../queue/files';
 import type { QueueEvent } from '../queue/reducer';
 import type { LogLine, ProgressSample, SessionStatus } from './status';
@@ -29,9 +35,28 @@ import { CONFLICT_CHOICES } from './payloads';
 import type { Listing, SitesTree, QuickSite, Settings, ConflictPrompt } from './payloads';
 
 export type { LogLine, PoolStatus, ProgressSample, SessionState, SessionStatus } from './status';
-export type { AuthPrompt, HostKeyAnswer, HostKeyId, HostKeyPrompt, HostKeysLearned, KnownHostEntry, SavedHostKey } from './prompts';
+export type {
+  AuthPrompt,
+  HostKeyAnswer,
+  HostKeyId,
+  HostKeyPrompt,
+  HostKeysLearned,
+  KnownHostEntry,
+  SavedHostKey,
+} from './prompts';
 export { CONFLICT_CHOICES } from './payloads';
-export type { ConflictChoice, ConflictPrompt, FsEntry, IpcErrorCode, Listing, QuickSite, Settings, SitesTree, Theme } from './payloads';
+export { siteInputSchema } from './siteInput';
+export type {
+  ConflictChoice,
+  ConflictPrompt,
+  FsEntry,
+  IpcErrorCode,
+  Listing,
+  QuickSite,
+  Settings,
+  SitesTree,
+  Theme,
+} from './payloads';
 
 // ---------------------------------------------------------------------------------------------
 // Request validators
@@ -40,30 +65,6 @@ export type { ConflictChoice, ConflictPrompt, FsEntry, IpcErrorCode, Listing, Qu
 const id = z.string().min(1).max(200);
 const path = z.string().min(1).max(4096);
 const folderPath = z.string().max(1024);
-/** A site's algorithm list (names checked against ssh2's lists by the engine, which names an unknown one). */
-const algorithmList = z.array(z.string().min(1).max(100).regex(/^[A-Za-z0-9][A-Za-z0-9@.+_-]*$/, 'not an algorithm name')).max(40).optional();
-
-export const siteInputSchema = z.strictObject({
-  id: id.optional(),
-  name: z.string().trim().min(1).max(200),
-  folder: folderPath,
-  host: z.string().trim().min(1).max(255).regex(/^[^\s/@]+$/, 'host must not contain spaces, / or @'),
-  port: z.number().int().min(1).max(65535),
-  user: z.string().trim().min(1).max(255),
-  authMethod: z.enum(['agent', 'key', 'password']),
-  keyPath: path.optional(),
-  localDir: path.optional(),
-  remoteDir: path.optional(),
-  connections: z.number().int().min(TRANSFER_LIMITS.connections.min).max(TRANSFER_LIMITS.connections.max).optional(),
-  channels: z.number().int().min(TRANSFER_LIMITS.channels.min).max(TRANSFER_LIMITS.channels.max).optional(),
-  ciphers: algorithmList,
-  kex: algorithmList,
-  macs: algorithmList,
-  hostKeyAlgorithms: algorithmList,
-  speedLimit: z.number().int().min(1024).max(2 ** 40).optional(),
-  jumpHost: z.string().trim().min(1).max(1024).refine((v) => parseJumpHosts(v).ok, { message: 'not a jump host list ([user@]host[:port], comma separated)' }).optional(),
-});
-
 const none = z.undefined();
 const siteRef = z.strictObject({ siteId: id });
 const remotePath = z.strictObject({ siteId: id, path });
@@ -96,16 +97,22 @@ export const invokeSchemas = {
    * A failed connection is a report naming the step (not a failed Result).
    */
   /** `testId` (chosen by the caller) lets `sites.testCancel` stop the test. */
-  'sites.test': z.strictObject({ site: siteInputSchema, password: z.string().max(4096).optional(), testId: id.optional() }),
+  'sites.test': z.strictObject({
+    site: siteInputSchema,
+    password: z.string().max(4096).optional(),
+    testId: id.optional(),
+  }),
   'sites.testCancel': z.strictObject({ testId: id }),
   /**
    * The quick-connect bar: `user@host:port`, an `sftp://` URL or a `~/.ssh/config` alias (read as the CLI reads its
-   * operands, resolved through ssh_config) as an unsaved site to pass to `session.connect`. USAGE for an unreadable one.
+   * operands, resolved through ssh_config) as an unsaved site to pass to `session.connect`. USAGE for an unreadable
+   * one.
    */
   'sites.quick': z.strictObject({ target: z.string().max(2048) }),
   /**
    * The system's file dialog (Electron's, in the main process; the e2e harness stands in): a private key for the site
-   * form's Browse…, starting in `defaultPath` (else ~/.ssh), hidden files shown. Answers the path, or null when cancelled.
+   * form's Browse…, starting in `defaultPath` (else ~/.ssh), hidden files shown. Answers the path, or null when
+   * cancelled.
    */
   'dialog.openFile': z.strictObject({ purpose: z.enum(['keyFile']), defaultPath: path.optional() }),
   /** Per algorithm family: the names the engine supports, its default order, and the weak ones with their reason. */
@@ -136,7 +143,11 @@ export const invokeSchemas = {
   /** Every key line of the known_hosts files Sluice reads, with first/last seen and the saved sites it matches. */
   'knownHosts.list': none,
   /** Removes one line of the file Sluice writes, if it still holds that key (INVALID_STATE otherwise). */
-  'knownHosts.remove': z.strictObject({ file: z.string().min(1).max(4096), line: z.number().int().min(1), fingerprint: z.string().min(1).max(200) }),
+  'knownHosts.remove': z.strictObject({
+    file: z.string().min(1).max(4096),
+    line: z.number().int().min(1),
+    fingerprint: z.string().min(1).max(200),
+  }),
   /**
    * Answers an `auth.prompt`: one answer per prompt, in order; no `answers` cancels (the connect then fails
    * AUTH_FAILED, or goes on without the key for a passphrase). `remember` keeps a passphrase in the secret store.
@@ -184,7 +195,10 @@ export const invokeSchemas = {
   /** Retry every failed job (of the site); cancelled jobs stay cancelled. */
   'queue.retryFailed': siteScope,
   /** Moves a batch (with all its jobs) to the top, the bottom, or before another batch. */
-  'queue.move': z.strictObject({ batchId: id, to: z.union([z.enum(['top', 'bottom']), z.strictObject({ before: id })]) }),
+  'queue.move': z.strictObject({
+    batchId: id,
+    to: z.union([z.enum(['top', 'bottom']), z.strictObject({ before: id })]),
+  }),
   /** The files of a batch known so far (planned or ended), in the order they were found; at most `limit` (500). */
   'queue.files': z.strictObject({ batchId: id, limit: z.number().int().min(1).max(5000).optional() }),
   /** Removes done and cancelled jobs; refused (INVALID_STATE) when there are none. */
@@ -198,7 +212,10 @@ export const invokeSchemas = {
   'edit.open': remotePath,
   /** The "Open files" list: every edited file and where it stands. */
   'edit.list': none,
-  /** Settles a conflict (`overwrite`, `rename`: a free name beside it, `reopen`: the server's file) or retries a failure. */
+  /**
+   * Settles a conflict (`overwrite`, `rename`: a free name beside it, `reopen`: the server's file) or retries a
+   * failure.
+   */
   'edit.resolve': z.strictObject({ editId: id, choice: z.enum(EDIT_CHOICES) }),
   /** Removes the private copy; INVALID_STATE while a save is not uploaded, unless `force`. */
   'edit.close': z.strictObject({ editId: id, force: z.boolean().optional() }),
@@ -210,25 +227,38 @@ export const invokeSchemas = {
     editorCommand: z.string().max(4096).optional(),
     allowInsecureSecretStorage: z.boolean().optional(),
     /** Bytes per second, 0 = none (at least 1 KiB/s otherwise). */
-    speedLimit: z.number().int().min(0).max(2 ** 40).refine((n) => n === 0 || n >= 1024, 'a speed limit is 0 (none) or at least 1024 bytes/s').optional(),
-    layout: z.strictObject({
-      bottomHeight: z.number().int().min(0).max(10_000),
-      sideWidth: z.number().int().min(0).max(10_000),
-      graphShare: z.number().min(0.1).max(0.9),
-      graphCollapsed: z.boolean(),
-      logCollapsed: z.boolean(),
-    }).optional(),
-    transfers: z.strictObject({
-      connections: z.number().int().min(1).max(16).nullable(),
-      channels: z.number().int().min(1).max(8).nullable(),
-      conflict: z.enum(CONFLICT_DEFAULTS),
-      verify: z.enum(['size', 'sha256']),
-      preserveTimes: z.boolean(),
-      preservePermissions: z.boolean(),
-    }).optional(),
+    speedLimit: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 40)
+      .refine((n) => n === 0 || n >= 1024, 'a speed limit is 0 (none) or at least 1024 bytes/s')
+      .optional(),
+    layout: z
+      .strictObject({
+        bottomHeight: z.number().int().min(0).max(10_000),
+        sideWidth: z.number().int().min(0).max(10_000),
+        graphShare: z.number().min(0.1).max(0.9),
+        graphCollapsed: z.boolean(),
+        logCollapsed: z.boolean(),
+      })
+      .optional(),
+    transfers: z
+      .strictObject({
+        connections: z.number().int().min(1).max(16).nullable(),
+        channels: z.number().int().min(1).max(8).nullable(),
+        conflict: z.enum(CONFLICT_DEFAULTS),
+        verify: z.enum(['size', 'sha256']),
+        preserveTimes: z.boolean(),
+        preservePermissions: z.boolean(),
+      })
+      .optional(),
   }),
 
-  /** This machine's stored cipher measurement (issue #15), the cipher and MAC orders new connections offer, the machine's facts. */
+  /**
+   * This machine's stored cipher measurement (issue #15), the cipher and MAC orders new connections offer, the
+   * machine's facts.
+   */
   'algorithms.measurement': none,
   /**
    * Times every AEAD cipher and CTR + MAC pair on this machine (`seconds` each, default 0.25: about 5 s in all), stores
@@ -317,7 +347,7 @@ export interface EventPayloads {
   /** Queue changes in order (added / updated / removed), coalesced to ~10 batches per second. */
   'queue.delta': { events: QueueEvent[] };
   /** Throughput samples for the graph, possibly several per batch (one per site per engine tick). */
-  'progress': { samples: ProgressSample[] };
+  progress: { samples: ProgressSample[] };
   'hostKey.prompt': HostKeyPrompt;
   /** A login question (password, keyboard-interactive round, key passphrase): answer with `auth.answer`. */
   'auth.prompt': AuthPrompt;
@@ -328,7 +358,7 @@ export interface EventPayloads {
   'prompt.closed': { promptId: string };
   'session.status': SessionStatus;
   /** Log lines, redacted (no passwords, no key material). */
-  'log': { lines: LogLine[] };
+  log: { lines: LogLine[] };
   /** An edited file's state changed (downloading, editing, uploading, uploaded, conflict, failed). */
   'edit.changed': EditView;
   /** An edited file was closed: its private copy is gone. */
@@ -340,14 +370,14 @@ export type EventName = keyof EventPayloads;
 const EVENT_NAME_RECORD: { [E in EventName]: true } = {
   'queue.snapshot': true,
   'queue.delta': true,
-  'progress': true,
+  progress: true,
   'hostKey.prompt': true,
   'auth.prompt': true,
   'hostKey.learned': true,
   'conflict.prompt': true,
   'prompt.closed': true,
   'session.status': true,
-  'log': true,
+  log: true,
   'edit.changed': true,
   'edit.closed': true,
 };

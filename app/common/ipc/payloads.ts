@@ -9,7 +9,6 @@ import type { SiteView } from '../model/site';
 import type { UiLayout } from '../model/layout';
 import type { TransferDefaults } from '../model/transferDefaults';
 
-
 /** One directory entry, local or remote. */
 export interface FsEntry {
   name: string;
@@ -95,7 +94,19 @@ export type ConflictChoice = (typeof CONFLICT_CHOICES)[number];
 /** Every {@link ConflictChoice}. */
 export const CONFLICT_CHOICES = ['overwrite', 'skip', 'rename', 'newer', 'size'] as const;
 
-/** Error codes of the service and IPC themselves; a failed Result may carry any {@link ErrorCode} (app/common/errors.ts). */
-export type IpcErrorCode = Extract<ErrorCode,
-  'INVALID_REQUEST' | 'UNKNOWN_CHANNEL' | 'FORBIDDEN_SENDER' | 'NOT_FOUND' | 'NOT_CONNECTED' | 'FOLDER_NOT_EMPTY'
-  | 'INSECURE_SECRET_STORAGE' | 'INVALID_STATE' | 'INTERNAL'>;
+/**
+ * Error codes of the service and IPC themselves; a failed Result may carry any {@link ErrorCode}
+ * (app/common/errors.ts).
+ */
+export type IpcErrorCode = Extract<
+  ErrorCode,
+  | 'INVALID_REQUEST'
+  | 'UNKNOWN_CHANNEL'
+  | 'FORBIDDEN_SENDER'
+  | 'NOT_FOUND'
+  | 'NOT_CONNECTED'
+  | 'FOLDER_NOT_EMPTY'
+  | 'INSECURE_SECRET_STORAGE'
+  | 'INVALID_STATE'
+  | 'INTERNAL'
+>;

@@ -93,7 +93,7 @@ export interface HostKeysLearned {
  * - `password`: the site's password (none saved or given, or `retry`: the server refused the previous one — "wrong
  *   password, try again"; asked again up to the server's limit of tries, OpenSSH's MaxAuthTries).
  * - `keyboard-interactive`: one round of RFC 4256 (§3.2): the server's `name`, `instructions` and `prompts`, each
- *   hidden unless `echo`; a saved password answered the round's password prompt already (see ssh/keyboardInteractive.ts).
+ * hidden unless `echo`; a saved password answered the round's password prompt already (see ssh/keyboardInteractive.ts).
  *   `retry`: the server refused the previous answers.
  * - `passphrase`: the passphrase of the encrypted key file `keyPath` (`retry`: the previous one was wrong);
  *   `canRemember`: the answer may be kept in the secret store (the answer's `remember`).

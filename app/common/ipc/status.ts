@@ -13,7 +13,10 @@ export interface PoolStatus {
   connections: number;
   /** SFTP channels planned per connection. */
   channels: number;
-  /** Every planned connection by number (from 1, as {@link ProgressSample} connection ids): up with its open SFTP channels, or down (0 channels). */
+  /**
+   * Every planned connection by number (from 1, as {@link ProgressSample} connection ids): up with its open SFTP
+   * channels, or down (0 channels).
+   */
   links: Array<{ connection: number; up: boolean; channels: number }>;
   /** Round-trip time measured on the first connection, ms. */
   rttMs?: number;
@@ -45,7 +48,6 @@ export interface SessionStatus {
   /** Why the session failed; while `reconnecting`, why it was lost (or why the last attempt failed). */
   error?: { code: string; message: string };
 }
-
 
 /** One throughput sample for the graph (about 4 per second per connected site). */
 export interface ProgressSample {

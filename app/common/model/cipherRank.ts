@@ -7,27 +7,53 @@ import type { CipherSpeedRow } from './cipherSpeed';
 
 /**
  * Figures closer than this fraction of the faster one are a tie: repeated measurements of one machine differ by up to
- * ~3 % (the two AES-GCM key sizes swapped places from one run to the next), and a default order must not flip with them.
+ * ~3 % (the two AES-GCM key sizes swapped places from one run to the next), and a default order must not flip with
+ * them.
  */
 export const TIE_FRACTION = 0.05;
 
 /** OpenSSH's default client orders (ssh_config(5) `Ciphers`, `MACs`), which break ties. */
-const OPENSSH_CIPHERS = ['chacha20-poly1305@openssh.com', 'aes128-ctr', 'aes192-ctr', 'aes256-ctr', 'aes128-gcm@openssh.com', 'aes256-gcm@openssh.com'];
-const OPENSSH_MACS = ['umac-64-etm@openssh.com', 'umac-128-etm@openssh.com', 'hmac-sha2-256-etm@openssh.com', 'hmac-sha2-512-etm@openssh.com',
-  'hmac-sha1-etm@openssh.com', 'umac-64@openssh.com', 'umac-128@openssh.com', 'hmac-sha2-256', 'hmac-sha2-512', 'hmac-sha1'];
+const OPENSSH_CIPHERS = [
+  'chacha20-poly1305@openssh.com',
+  'aes128-ctr',
+  'aes192-ctr',
+  'aes256-ctr',
+  'aes128-gcm@openssh.com',
+  'aes256-gcm@openssh.com',
+];
+const OPENSSH_MACS = [
+  'umac-64-etm@openssh.com',
+  'umac-128-etm@openssh.com',
+  'hmac-sha2-256-etm@openssh.com',
+  'hmac-sha2-512-etm@openssh.com',
+  'hmac-sha1-etm@openssh.com',
+  'umac-64@openssh.com',
+  'umac-128@openssh.com',
+  'hmac-sha2-256',
+  'hmac-sha2-512',
+  'hmac-sha1',
+];
 
 /**
- * Names ordered by a score, highest first. Names within {@link TIE_FRACTION} of a group's fastest form a tie, ordered by
- * `prefer` (names not in it after those in it, by score).
+ * Names ordered by a score, highest first. Names within {@link TIE_FRACTION} of a group's fastest form a tie, ordered
+ * by `prefer` (names not in it after those in it, by score).
  */
 function byScore(scores: Map<string, number>, prefer: readonly string[]): string[] {
-  const rank = (name: string): number => { const i = prefer.indexOf(name); return i < 0 ? prefer.length : i; };
+  const rank = (name: string): number => {
+    const i = prefer.indexOf(name);
+    return i < 0 ? prefer.length : i;
+  };
   const sorted = [...scores.entries()].map(([name, score]) => ({ name, score })).sort((a, b) => b.score - a.score);
   const out: string[] = [];
   for (let start = 0; start < sorted.length;) {
     let end = start + 1;
     while (end < sorted.length && sorted[end].score >= sorted[start].score * (1 - TIE_FRACTION)) end++;
-    out.push(...sorted.slice(start, end).sort((a, b) => rank(a.name) - rank(b.name) || b.score - a.score).map((e) => e.name));
+    out.push(
+      ...sorted
+        .slice(start, end)
+        .sort((a, b) => rank(a.name) - rank(b.name) || b.score - a.score)
+        .map((e) => e.name),
+    );
     start = end;
   }
   return out;

@@ -28,7 +28,10 @@ export type MachineFacts = z.infer<typeof machineFactsSchema>;
 /** One measured combination: an AEAD cipher (mac null) or a CTR cipher with one MAC. Speeds in MB/s (10^6 bytes/s). */
 export const cipherSpeedRowSchema = z.object({
   cipher: z.string().min(1),
-  /** The MAC for a CTR cipher; null for an AEAD cipher (its tag authenticates, RFC 5647 / OpenSSH PROTOCOL.chacha20poly1305). */
+  /**
+   * The MAC for a CTR cipher; null for an AEAD cipher (its tag authenticates, RFC 5647 / OpenSSH
+   * PROTOCOL.chacha20poly1305).
+   */
   mac: z.string().min(1).nullable(),
   /** Bytes of CHANNEL_DATA payload sent and received; each byte was encrypted once and decrypted once. */
   bytes: z.number().min(0),
@@ -38,7 +41,9 @@ export const cipherSpeedRowSchema = z.object({
   wallSeconds: z.number().min(0),
   /** Bytes / CPU seconds of the measuring thread: one core both encrypting and decrypting (the ranking figure). */
   perCoreMBps: z.number().min(0),
-  /** Bytes / CPU seconds encrypting (the thread's CPU time split by the median batches' times; an upload's client side). */
+  /**
+   * Bytes / CPU seconds encrypting (the thread's CPU time split by the median batches' times; an upload's client side).
+   */
   encryptMBps: z.number().min(0),
   /** Bytes / CPU seconds decrypting (split likewise; a download's client side). */
   decryptMBps: z.number().min(0),
@@ -100,5 +105,6 @@ export function sameMachine(a: MachineFacts, b: MachineFacts): boolean {
 /** The facts that differ between a stored measurement's machine and this one (`CPU model: X ≠ Y`), for notes. */
 export function factDifferences(stored: MachineFacts, here: MachineFacts): string[] {
   return (Object.keys(machineFactsSchema.shape) as Array<keyof MachineFacts>)
-    .filter((k) => stored[k] !== here[k]).map((k) => `${k} ${String(stored[k])} ≠ ${String(here[k])}`);
+    .filter((k) => stored[k] !== here[k])
+    .map((k) => `${k} ${String(stored[k])} ≠ ${String(here[k])}`);
 }

@@ -17,7 +17,13 @@ export interface UiLayout {
 }
 
 /** The file panes first: about two thirds of a 900-pixel window's height go to them. */
-export const DEFAULT_LAYOUT: UiLayout = { bottomHeight: 260, sideWidth: 380, graphShare: 0.6, graphCollapsed: false, logCollapsed: false };
+export const DEFAULT_LAYOUT: UiLayout = {
+  bottomHeight: 260,
+  sideWidth: 380,
+  graphShare: 0.6,
+  graphCollapsed: false,
+  logCollapsed: false,
+};
 
 /** What the file panes and the queue keep at least, whatever the saved sizes (px). */
 export const LAYOUT_LIMITS = { panesMin: 200, bottomMin: 110, queueMin: 320, sideMin: 220, splitter: 6 } as const;
@@ -31,7 +37,13 @@ export const LAYOUT_LIMITS = { panesMin: 200, bottomMin: 110, queueMin: 320, sid
 export function fitLayout(layout: UiLayout, workspace: { width: number; height: number }): UiLayout {
   const L = LAYOUT_LIMITS;
   const clamp = (v: number, lo: number, hi: number) => Math.round(Math.max(lo, Math.min(hi, v)));
-  const bottomHeight = workspace.height > 0 ? clamp(layout.bottomHeight, L.bottomMin, Math.max(L.bottomMin, workspace.height - L.panesMin - L.splitter)) : layout.bottomHeight;
-  const sideWidth = workspace.width > 0 ? clamp(layout.sideWidth, L.sideMin, Math.max(L.sideMin, workspace.width - L.queueMin - L.splitter)) : layout.sideWidth;
+  const bottomHeight =
+    workspace.height > 0
+      ? clamp(layout.bottomHeight, L.bottomMin, Math.max(L.bottomMin, workspace.height - L.panesMin - L.splitter))
+      : layout.bottomHeight;
+  const sideWidth =
+    workspace.width > 0
+      ? clamp(layout.sideWidth, L.sideMin, Math.max(L.sideMin, workspace.width - L.queueMin - L.splitter))
+      : layout.sideWidth;
   return { ...layout, bottomHeight, sideWidth, graphShare: Math.max(0.1, Math.min(0.9, layout.graphShare)) };
 }

@@ -75,7 +75,10 @@ const source = {
   /** The file (or PuTTY's sessions folder) to read; `~/` is the home folder; absent: the format's usual place. */
   path: filePath.optional(),
   /** The source's text instead of a file (tests, pasted text). */
-  text: z.string().max(16 * 1024 * 1024).optional(),
+  text: z
+    .string()
+    .max(16 * 1024 * 1024)
+    .optional(),
 };
 const notBoth = (r: { path?: string; text?: string }): boolean => r.path === undefined || r.text === undefined;
 
@@ -83,15 +86,17 @@ const notBoth = (r: { path?: string; text?: string }): boolean => r.path === und
 export const importPreviewSchema = z.strictObject(source).refine(notBoth, 'give a path or a text, not both');
 
 /** `sites.import`: the picked candidates of the same source (same digest) saved, passwords into the secret store. */
-export const importSchema = z.strictObject({
-  ...source,
-  digest: z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 in hex'),
-  pick: z.array(z.number().int().min(0)).max(100_000),
-  /** A folder the imported sites (and their folders) go under, e.g. `Imported/FileZilla`. */
-  intoFolder: z.string().max(1024).optional(),
-  /** Store the source's passwords (default true). */
-  passwords: z.boolean().optional(),
-}).refine(notBoth, 'give a path or a text, not both');
+export const importSchema = z
+  .strictObject({
+    ...source,
+    digest: z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 in hex'),
+    pick: z.array(z.number().int().min(0)).max(100_000),
+    /** A folder the imported sites (and their folders) go under, e.g. `Imported/FileZilla`. */
+    intoFolder: z.string().max(1024).optional(),
+    /** Store the source's passwords (default true). */
+    passwords: z.boolean().optional(),
+  })
+  .refine(notBoth, 'give a path or a text, not both');
 
 /** `sites.export`: every site (or the given ones) as Sluice JSON in a file, passwords only when asked. */
 export const exportSchema = z.strictObject({

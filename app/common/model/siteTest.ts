@@ -8,7 +8,14 @@
 export type SiteTestStep = 'settings' | 'connect' | 'key exchange' | 'host key' | 'authentication' | 'sftp';
 
 /** Every {@link SiteTestStep}, in order. */
-export const SITE_TEST_STEPS: readonly SiteTestStep[] = ['settings', 'connect', 'key exchange', 'host key', 'authentication', 'sftp'];
+export const SITE_TEST_STEPS: readonly SiteTestStep[] = [
+  'settings',
+  'connect',
+  'key exchange',
+  'host key',
+  'authentication',
+  'sftp',
+];
 
 /** A test connection that logged in and opened SFTP. */
 export interface SiteTestSuccess {
@@ -34,7 +41,9 @@ export interface SiteTestSuccess {
 export interface SiteTestFailure {
   ok: false;
   step: SiteTestStep;
-  /** The error's code (app/common/errors.ts) and message (names the server and carries its own text when it sent one). */
+  /**
+   * The error's code (app/common/errors.ts) and message (names the server and carries its own text when it sent one).
+   */
   code: string;
   message: string;
 }
@@ -50,6 +59,7 @@ export function stepOfError(code: string, pastHostKey: boolean): SiteTestStep {
   if (code === 'NEGOTIATION_FAILED') return 'key exchange';
   if (code.startsWith('HOSTKEY_')) return 'host key';
   if (code === 'AUTH_FAILED' || code === 'UNSUPPORTED_KEY') return 'authentication';
-  if (code === 'REMOTE_FAILURE' || code === 'PERMISSION_DENIED' || code === 'NO_SUCH_FILE') return pastHostKey ? 'sftp' : 'connect';
+  if (code === 'REMOTE_FAILURE' || code === 'PERMISSION_DENIED' || code === 'NO_SUCH_FILE')
+    return pastHostKey ? 'sftp' : 'connect';
   return pastHostKey ? 'authentication' : 'connect';
 }

@@ -26,5 +26,10 @@ export interface TransferDefaults {
 
 /** What a new installation uses: the engine's own defaults (auto pool, ask, size, times kept, umask). */
 export const DEFAULT_TRANSFERS: TransferDefaults = {
-  connections: null, channels: null, conflict: 'ask', verify: 'size', preserveTimes: true, preservePermissions: false,
+  connections: null,
+  channels: null,
+  conflict: 'ask',
+  verify: 'size',
+  preserveTimes: true,
+  preservePermissions: false,
 };

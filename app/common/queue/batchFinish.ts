@@ -64,7 +64,13 @@ export class BatchFinishWatch {
       const durationMs = Math.max(...ends) - Math.min(...starts);
       if (durationMs < this.minMs) continue;
       const count = (s: string) => jobs.filter((j) => j.state === s).length;
-      out.push({ view: summariseBatch(jobs), durationMs, done: count('done'), failed: count('failed'), cancelled: count('cancelled') });
+      out.push({
+        view: summariseBatch(jobs),
+        durationMs,
+        done: count('done'),
+        failed: count('failed'),
+        cancelled: count('cancelled'),
+      });
     }
     return out;
   }

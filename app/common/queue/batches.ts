@@ -66,9 +66,19 @@ export function batchJobs(state: QueueState, batchId: string): readonly Job[] {
 export function summariseBatch(jobs: readonly Job[]): BatchView {
   const first = jobs[0];
   const view: BatchView = {
-    batchId: first.batchId, jobs, name: jobs.length === 1 ? first.name : `${first.name} and ${jobs.length - 1} more`,
-    state: batchState(jobs), siteId: first.siteId, direction: first.direction, dest: first.dest,
-    bytesDone: 0, bytesTotal: 0, filesDone: 0, filesTotal: 0, filesSkipped: 0, rate: 0,
+    batchId: first.batchId,
+    jobs,
+    name: jobs.length === 1 ? first.name : `${first.name} and ${jobs.length - 1} more`,
+    state: batchState(jobs),
+    siteId: first.siteId,
+    direction: first.direction,
+    dest: first.dest,
+    bytesDone: 0,
+    bytesTotal: 0,
+    filesDone: 0,
+    filesTotal: 0,
+    filesSkipped: 0,
+    rate: 0,
   };
   for (const j of jobs) {
     view.bytesDone += j.bytesDone;
@@ -88,9 +98,13 @@ export function summariseBatch(jobs: readonly Job[]): BatchView {
  * elsewhere) and what the run's jobs start from (`durable`: their earlier runs' durable bytes; absent = 0).
  * More than 0: the run resumes the batch.
  */
-export function bytesBeforeRun(jobs: readonly Job[], runIds: ReadonlySet<string>, durable: ReadonlyMap<string, number>): number {
+export function bytesBeforeRun(
+  jobs: readonly Job[],
+  runIds: ReadonlySet<string>,
+  durable: ReadonlyMap<string, number>,
+): number {
   let bytes = 0;
-  for (const j of jobs) bytes += runIds.has(j.id) ? durable.get(j.id) ?? 0 : j.bytesDone;
+  for (const j of jobs) bytes += runIds.has(j.id) ? (durable.get(j.id) ?? 0) : j.bytesDone;
   return bytes;
 }
 

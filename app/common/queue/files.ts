@@ -25,10 +25,15 @@ export interface QueueFile {
 /** How a stored file state reads in the list. */
 export function fileLine(state: FileState): FileLine {
   switch (state) {
-    case 'planned': return 'waiting';
-    case 'moving': case 'verifying': return 'moving';
-    case 'committed': return 'done';
-    default: return state;
+    case 'planned':
+      return 'waiting';
+    case 'moving':
+    case 'verifying':
+      return 'moving';
+    case 'committed':
+      return 'done';
+    default:
+      return state;
   }
 }
 
@@ -50,7 +55,10 @@ export function failureText(message: string, userPath?: string): string {
 }
 
 /** A job's error from its failed files: the first one's text, and how many more failed. */
-export function failureSummary(failed: ReadonlyArray<{ path: string; code: string; message: string }>): { code: string; message: string } {
+export function failureSummary(failed: ReadonlyArray<{ path: string; code: string; message: string }>): {
+  code: string;
+  message: string;
+} {
   const [first] = failed;
   const more = failed.length > 1 ? ` (and ${failed.length - 1} more)` : '';
   return { code: first.code, message: `${failureText(first.message, first.path)}${more}` };

@@ -46,7 +46,11 @@ export function batchRefusal(state: QueueState, intent: BatchIntent): Refusal | 
 
 /** What an accepted batch intent does: the per-job change of each job that accepts it. */
 export function batchChange(state: QueueState, intent: BatchIntent, now: number): QueueChange {
-  return merge(batchJobs(state, intent.batchId).filter((j) => canJob(j, intent.type)).map((j) => jobChange(j, intent.type, now)));
+  return merge(
+    batchJobs(state, intent.batchId)
+      .filter((j) => canJob(j, intent.type))
+      .map((j) => jobChange(j, intent.type, now)),
+  );
 }
 
 /** The jobs a bulk intent changes, in queue order. */
@@ -58,7 +62,10 @@ export function bulkTargets(state: QueueState, intent: BulkIntent): Job[] {
 /** Why a bulk intent is refused (nothing it would change), or undefined. */
 export function bulkRefusal(state: QueueState, intent: BulkIntent): Refusal | undefined {
   if (bulkTargets(state, intent).length > 0) return undefined;
-  return { code: 'INVALID_STATE', message: `No ${BULK[intent.type].which}${intent.siteId === undefined ? '' : ' on this site'}` };
+  return {
+    code: 'INVALID_STATE',
+    message: `No ${BULK[intent.type].which}${intent.siteId === undefined ? '' : ' on this site'}`,
+  };
 }
 
 /** What an accepted bulk intent does. */

@@ -18,7 +18,10 @@ interface JobRule {
   change(job: Job, now: number): QueueChange;
 }
 
-const stop = (job: Job, as: 'paused' | 'cancelled'): QueueChange => ({ events: [], effects: [{ type: 'stop', jobId: job.id, as }] });
+const stop = (job: Job, as: 'paused' | 'cancelled'): QueueChange => ({
+  events: [],
+  effects: [{ type: 'stop', jobId: job.id, as }],
+});
 const schedule = (job: Job): QueueEffect[] => [{ type: 'schedule', siteId: job.siteId }];
 
 /**
@@ -36,7 +39,8 @@ const JOB_RULES: Readonly<Record<JobIntentType, JobRule>> = {
   },
   cancel: {
     from: ['queued', 'running', 'paused', 'failed'],
-    change: (job, now) => (job.state === 'running' ? stop(job, 'cancelled') : update(job, { state: 'cancelled', rate: 0, finishedAt: now })),
+    change: (job, now) =>
+      job.state === 'running' ? stop(job, 'cancelled') : update(job, { state: 'cancelled', rate: 0, finishedAt: now }),
   },
   retry: {
     from: ['failed', 'cancelled'],

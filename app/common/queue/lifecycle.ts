@@ -53,7 +53,12 @@ export function follow(state: QueueState, fact: QueueFact, now: number): QueueCh
     case 'started': {
       const job = getJob(state, fact.jobId);
       if (job?.state !== 'queued') return { events: [], effects: [] };
-      const patch: JobPatch = { state: 'running', startedAt: now, error: undefined, resumedFrom: fact.resumedFrom || undefined };
+      const patch: JobPatch = {
+        state: 'running',
+        startedAt: now,
+        error: undefined,
+        resumedFrom: fact.resumedFrom || undefined,
+      };
       if (fact.bytesDone !== undefined) patch.bytesDone = fact.bytesDone;
       return { events: [updated(job, patch)], effects: [] };
     }
@@ -66,13 +71,19 @@ export function follow(state: QueueState, fact: QueueFact, now: number): QueueCh
       const jobs = state.jobs.filter((j) => j.siteId === fact.siteId);
       return {
         events: jobs.filter((j) => j.state === 'queued').map((j) => updated(j, { state: 'paused' })),
-        effects: jobs.filter((j) => j.state === 'running').map((j): QueueEffect => ({ type: 'stop', jobId: j.id, as: 'paused' })),
+        effects: jobs
+          .filter((j) => j.state === 'running')
+          .map((j): QueueEffect => ({ type: 'stop', jobId: j.id, as: 'paused' })),
       };
     }
     case 'siteUnreachable': {
-      const failing = state.jobs.filter((j) => j.siteId === fact.siteId
-        && (j.id === fact.jobId || (j.state === 'queued' && !fact.inFlight.has(j.id))));
-      return { events: failing.map((j) => updated(j, { state: 'failed', rate: 0, finishedAt: now, error: fact.error })), effects: [] };
+      const failing = state.jobs.filter(
+        (j) => j.siteId === fact.siteId && (j.id === fact.jobId || (j.state === 'queued' && !fact.inFlight.has(j.id))),
+      );
+      return {
+        events: failing.map((j) => updated(j, { state: 'failed', rate: 0, finishedAt: now, error: fact.error })),
+        effects: [],
+      };
     }
   }
 }
@@ -85,8 +96,12 @@ function settledPatch(job: Job, outcome: JobOutcome, now: number): JobPatch {
   switch (outcome.state) {
     case 'done':
       return {
-        state: 'done', rate: 0, finishedAt: now, filesDone: outcome.files,
-        bytesDone: Math.max(job.bytesDone, outcome.bytes), bytesTotal: Math.max(job.bytesTotal, outcome.bytes),
+        state: 'done',
+        rate: 0,
+        finishedAt: now,
+        filesDone: outcome.files,
+        bytesDone: Math.max(job.bytesDone, outcome.bytes),
+        bytesTotal: Math.max(job.bytesTotal, outcome.bytes),
         ...(outcome.skipped ? { filesSkipped: outcome.skipped } : {}),
       };
     case 'failed':

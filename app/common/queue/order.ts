@@ -26,7 +26,8 @@ function target(state: QueueState, to: BatchPlace): MoveTarget | undefined {
 
 /** True when `ids` already stand as one block at `to` (checked in O(ids), for the renderer's every row). */
 function alreadyThere(order: readonly string[], ids: readonly string[], to: MoveTarget, state: QueueState): boolean {
-  const at = to === 'top' ? 0 : to === 'bottom' ? order.length - ids.length : (state.index.get(to.before) ?? -1) - ids.length;
+  const at =
+    to === 'top' ? 0 : to === 'bottom' ? order.length - ids.length : (state.index.get(to.before) ?? -1) - ids.length;
   return at >= 0 && ids.every((id, i) => order[at + i] === id);
 }
 
@@ -36,9 +37,19 @@ export function moveRefusal(state: QueueState, intent: MoveIntent): Refusal | un
   if (jobs.length === 0) return { code: 'NOT_FOUND', message: `No batch ${intent.batchId}` };
   const to = target(state, intent.to);
   if (!to) return { code: 'NOT_FOUND', message: `No batch ${typeof intent.to === 'object' ? intent.to.before : ''}` };
-  if (typeof intent.to === 'object' && intent.to.before === intent.batchId) return { code: 'INVALID_REQUEST', message: 'A batch cannot move before itself' };
-  if (!jobs.some((j) => j.state === 'queued' || j.state === 'paused')) return { code: 'INVALID_STATE', message: 'Only a batch with jobs waiting to run can move' };
-  if (alreadyThere(state.order, jobs.map((j) => j.id), to, state)) return { code: 'INVALID_STATE', message: 'The batch is already there' };
+  if (typeof intent.to === 'object' && intent.to.before === intent.batchId)
+    return { code: 'INVALID_REQUEST', message: 'A batch cannot move before itself' };
+  if (!jobs.some((j) => j.state === 'queued' || j.state === 'paused'))
+    return { code: 'INVALID_STATE', message: 'Only a batch with jobs waiting to run can move' };
+  if (
+    alreadyThere(
+      state.order,
+      jobs.map((j) => j.id),
+      to,
+      state,
+    )
+  )
+    return { code: 'INVALID_STATE', message: 'The batch is already there' };
   return undefined;
 }
 

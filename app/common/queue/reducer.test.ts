@@ -1,6 +1,15 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { applyQueueEvents, compactQueueEvents, emptyQueue, getJob, jobsInOrder, queueTotals, reduceQueue, type QueueEvent } from './reducer';
+import {
+  applyQueueEvents,
+  compactQueueEvents,
+  emptyQueue,
+  getJob,
+  jobsInOrder,
+  queueTotals,
+  reduceQueue,
+  type QueueEvent,
+} from './reducer';
 import { canTransition, etaSeconds } from '../model/job';
 import { job } from './testing/jobs';
 
@@ -19,7 +28,11 @@ test('legal transitions apply, illegal ones are ignored and return the same stat
   const same = reduceQueue(s, { type: 'updated', id: 'a', patch: { state: 'running' } });
   assert.equal(same, s, 'done is terminal');
   assert.equal(reduceQueue(s, { type: 'updated', id: 'zz', patch: { rate: 1 } }), s, 'unknown id is a no-op');
-  assert.equal(reduceQueue(s, { type: 'updated', id: 'a', patch: { bytesDone: 100 } }), s, 'no-change patch is a no-op');
+  assert.equal(
+    reduceQueue(s, { type: 'updated', id: 'a', patch: { bytesDone: 100 } }),
+    s,
+    'no-change patch is a no-op',
+  );
 });
 
 test('the transition table matches the documented lifecycle', () => {
@@ -39,13 +52,20 @@ test('removed and snapshot events', () => {
   assert.deepEqual(s.order, ['a', 'c']);
   assert.equal(s.byId.b, undefined);
   s = reduceQueue(s, { type: 'snapshot', jobs: [job('x')] });
-  assert.deepEqual(jobsInOrder(s).map((j) => j.id), ['x']);
+  assert.deepEqual(
+    jobsInOrder(s).map((j) => j.id),
+    ['x'],
+  );
 });
 
 test('a batch over 10,000 jobs does not mutate the previous state', () => {
   const jobs = Array.from({ length: 10_000 }, (_, i) => job(`j${i}`));
   const s0 = reduceQueue(emptyQueue, { type: 'added', jobs });
-  const events: QueueEvent[] = jobs.map((j) => ({ type: 'updated', id: j.id, patch: { state: 'running', bytesDone: 50, rate: 10 } }));
+  const events: QueueEvent[] = jobs.map((j) => ({
+    type: 'updated',
+    id: j.id,
+    patch: { state: 'running', bytesDone: 50, rate: 10 },
+  }));
   const s1 = applyQueueEvents(s0, events);
   assert.equal(s0.byId.j5.state, 'queued');
   assert.equal(s1.byId.j5.state, 'running');
@@ -71,7 +91,11 @@ test('compaction folds progress updates but keeps each state change', () => {
     { type: 'updated', id: 'a', patch: { state: 'done', bytesDone: 100, rate: 0 } },
   ]);
   const start = reduceQueue(emptyQueue, { type: 'added', jobs: [job('a'), job('b')] });
-  assert.deepEqual(applyQueueEvents(start, out), applyQueueEvents(start, events), 'compacted replay equals full replay');
+  assert.deepEqual(
+    applyQueueEvents(start, out),
+    applyQueueEvents(start, events),
+    'compacted replay equals full replay',
+  );
 });
 
 test('eta from rate', () => {
@@ -91,7 +115,9 @@ test('byId is a read-only view over the job array; updates keep untouched jobs a
   assert.ok('b' in s1.byId && !('zz' in s1.byId));
   assert.equal(s1.byId.zz, undefined);
   assert.equal(s1.byId.toString.name, 'toString', 'ids shadow nothing and are found like any other');
-  assert.throws(() => { (s1.byId as Record<string, unknown>).a = job('x'); }, TypeError);
+  assert.throws(() => {
+    (s1.byId as Record<string, unknown>).a = job('x');
+  }, TypeError);
   assert.equal(getJob(reduceQueue(s1, { type: 'removed', ids: ['a'] }), 'b')?.id, 'b', 'index rebuilt after removal');
 });
 
@@ -102,11 +128,19 @@ test('moved: jobs move as one block to the top, the bottom or before a job; a no
   assert.deepEqual(order({ type: 'moved', ids: ['a'], to: 'bottom' }), ['b', 'c', 'd', 'a']);
   assert.deepEqual(order({ type: 'moved', ids: ['d', 'a'], to: { before: 'c' } }), ['b', 'd', 'a', 'c']);
   const moved = reduceQueue(s, { type: 'moved', ids: ['c'], to: 'top' });
-  assert.deepEqual(moved.jobs.map((j) => j.id), ['c', 'a', 'b', 'd'], 'jobs follow the order');
+  assert.deepEqual(
+    moved.jobs.map((j) => j.id),
+    ['c', 'a', 'b', 'd'],
+    'jobs follow the order',
+  );
   assert.equal(moved.index.get('a'), 1);
   assert.equal(reduceQueue(s, { type: 'moved', ids: ['a', 'b'], to: 'top' }), s, 'already there');
   assert.equal(reduceQueue(s, { type: 'moved', ids: ['zz'], to: 'top' }), s);
   assert.equal(reduceQueue(s, { type: 'moved', ids: ['a'], to: { before: 'a' } }), s);
-  const compacted = compactQueueEvents([{ type: 'updated', id: 'a', patch: { rate: 1 } }, { type: 'moved', ids: ['a'], to: 'bottom' }, { type: 'updated', id: 'a', patch: { rate: 2 } }]);
+  const compacted = compactQueueEvents([
+    { type: 'updated', id: 'a', patch: { rate: 1 } },
+    { type: 'moved', ids: ['a'], to: 'bottom' },
+    { type: 'updated', id: 'a', patch: { rate: 2 } },
+  ]);
   assert.equal(compacted.length, 3, 'a move is kept between the updates around it');
 });

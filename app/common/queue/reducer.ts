@@ -4,7 +4,9 @@
  */
 import { canTransition, type Job, type JobState } from '../model/job';
 
-/** Fields an `updated` event may change; identity fields (id, batchId, siteId, direction, source, dest) never change. */
+/**
+ * Fields an `updated` event may change; identity fields (id, batchId, siteId, direction, source, dest) never change.
+ */
 export type JobPatch = Partial<Omit<Job, 'id' | 'batchId' | 'siteId' | 'direction' | 'source' | 'dest' | 'createdAt'>>;
 
 export type QueueEvent =

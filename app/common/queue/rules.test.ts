@@ -8,7 +8,16 @@ import assert from 'node:assert/strict';
 import { JOB_STATES, type JobState } from '../model/job';
 import { applyQueueEvents, getJob, type JobPatch } from './reducer';
 import {
-  JOB_INTENTS, allowedIntents, can, canJob, decide, jobName, jobRefusal, type EnqueueIntent, type JobIntentType, type QueueEffect,
+  JOB_INTENTS,
+  allowedIntents,
+  can,
+  canJob,
+  decide,
+  jobName,
+  jobRefusal,
+  type EnqueueIntent,
+  type JobIntentType,
+  type QueueEffect,
 } from './rules';
 import { job, queueOf } from './testing/jobs';
 
@@ -24,8 +33,16 @@ interface Accepted {
 
 const stopAs = (as: 'paused' | 'cancelled'): QueueEffect[] => [{ type: 'stop', jobId: 'j', as }];
 const scheduleSite: QueueEffect[] = [{ type: 'schedule', siteId: 's' }];
-const cancelled: Accepted = { patch: { state: 'cancelled', rate: 0, finishedAt: NOW }, effects: [], after: 'cancelled' };
-const retried: Accepted = { patch: { state: 'queued', error: undefined, rate: 0, finishedAt: undefined }, effects: scheduleSite, after: 'queued' };
+const cancelled: Accepted = {
+  patch: { state: 'cancelled', rate: 0, finishedAt: NOW },
+  effects: [],
+  after: 'cancelled',
+};
+const retried: Accepted = {
+  patch: { state: 'queued', error: undefined, rate: 0, finishedAt: undefined },
+  effects: scheduleSite,
+  after: 'queued',
+};
 
 /** Every state × every job intent: what is accepted and what it does; anything missing is refused. */
 const TABLE: Record<JobState, Partial<Record<JobIntentType, Accepted>>> = {
@@ -50,13 +67,20 @@ for (const state of JOB_STATES) {
   for (const intent of JOB_INTENTS) {
     const expected = TABLE[state][intent];
     test(`${intent} a ${state} job: ${expected ? 'accepted' : 'refused'}`, () => {
-      const j = job('j', { state, rate: state === 'running' ? 10 : 0, error: state === 'failed' ? { code: 'X', message: 'x' } : undefined });
+      const j = job('j', {
+        state,
+        rate: state === 'running' ? 10 : 0,
+        error: state === 'failed' ? { code: 'X', message: 'x' } : undefined,
+      });
       const queue = queueOf(j, job('other', { state }));
       const decision = decide(queue, { type: intent, jobId: 'j' }, NOW);
       assert.equal(canJob(j, intent), expected !== undefined, 'canJob agrees with decide');
       assert.equal(can(queue, { type: intent, jobId: 'j' }), expected !== undefined, 'can agrees with decide');
       if (!expected) {
-        assert.deepEqual(decision, { ok: false, refusal: { code: 'INVALID_STATE', message: `Cannot ${intent} a ${state} job` } });
+        assert.deepEqual(decision, {
+          ok: false,
+          refusal: { code: 'INVALID_STATE', message: `Cannot ${intent} a ${state} job` },
+        });
         assert.deepEqual(jobRefusal(j, intent), { code: 'INVALID_STATE', message: `Cannot ${intent} a ${state} job` });
         return;
       }
@@ -85,7 +109,10 @@ test('allowedIntents lists the accepted intents of each state in button order', 
 test('an intent for an unknown job is refused NOT_FOUND', () => {
   const queue = queueOf(job('a'));
   for (const intent of JOB_INTENTS) {
-    assert.deepEqual(decide(queue, { type: intent, jobId: 'nope' }), { ok: false, refusal: { code: 'NOT_FOUND', message: 'No job nope' } });
+    assert.deepEqual(decide(queue, { type: intent, jobId: 'nope' }), {
+      ok: false,
+      refusal: { code: 'NOT_FOUND', message: 'No job nope' },
+    });
     assert.equal(can(queue, { type: intent, jobId: 'nope' }), false);
   }
 });
@@ -99,11 +126,21 @@ test('clearFinished removes done and cancelled jobs only, and is refused when th
   const cleared = applyQueueEvents(queue, decision.ok ? decision.events : []);
   assert.deepEqual(cleared.order, ['j0', 'j1', 'j2', 'j4']);
   assert.equal(can(cleared, { type: 'clearFinished' }), false);
-  assert.deepEqual(decide(cleared, { type: 'clearFinished' }), { ok: false, refusal: { code: 'INVALID_STATE', message: 'No finished jobs to clear' } });
+  assert.deepEqual(decide(cleared, { type: 'clearFinished' }), {
+    ok: false,
+    refusal: { code: 'INVALID_STATE', message: 'No finished jobs to clear' },
+  });
 });
 
 const enqueue = (over: Partial<EnqueueIntent> = {}): EnqueueIntent => ({
-  type: 'enqueue', siteId: 's2', direction: 'download', sources: ['/r/a.txt', '/r/dir/'], dest: '/l', batchId: 'b9', jobIds: ['n1', 'n2'], ...over,
+  type: 'enqueue',
+  siteId: 's2',
+  direction: 'download',
+  sources: ['/r/a.txt', '/r/dir/'],
+  dest: '/l',
+  batchId: 'b9',
+  jobIds: ['n1', 'n2'],
+  ...over,
 });
 
 test('enqueue adds one queued job per source in one batch and schedules the site', () => {
@@ -114,15 +151,30 @@ test('enqueue adds one queued job per source in one batch and schedules the site
   const next = applyQueueEvents(queue, decision.events);
   assert.deepEqual(next.order, ['a', 'n1', 'n2']);
   assert.deepEqual(getJob(next, 'n2'), {
-    id: 'n2', batchId: 'b9', siteId: 's2', direction: 'download', source: '/r/dir/', dest: '/l', name: 'dir', state: 'queued',
-    bytesDone: 0, bytesTotal: 0, filesDone: 0, filesTotal: 0, rate: 0, createdAt: NOW,
+    id: 'n2',
+    batchId: 'b9',
+    siteId: 's2',
+    direction: 'download',
+    source: '/r/dir/',
+    dest: '/l',
+    name: 'dir',
+    state: 'queued',
+    bytesDone: 0,
+    bytesTotal: 0,
+    filesDone: 0,
+    filesTotal: 0,
+    rate: 0,
+    createdAt: NOW,
   });
   assert.equal(getJob(next, 'n1')?.name, 'a.txt');
 });
 
 test('enqueue is refused without sources, without one distinct id per source, or with an id already queued', () => {
   const queue = queueOf(job('a'));
-  const code = (intent: EnqueueIntent): string => { const d = decide(queue, intent); return d.ok ? 'ok' : d.refusal.code; };
+  const code = (intent: EnqueueIntent): string => {
+    const d = decide(queue, intent);
+    return d.ok ? 'ok' : d.refusal.code;
+  };
   assert.equal(code(enqueue({ sources: [], jobIds: [] })), 'INVALID_REQUEST');
   assert.equal(code(enqueue({ jobIds: ['n1'] })), 'INVALID_REQUEST');
   assert.equal(code(enqueue({ jobIds: ['n1', 'n1'] })), 'INVALID_REQUEST');

@@ -53,7 +53,9 @@ export function refusal(state: QueueState, intent: QueueIntent): Refusal | undef
       return enqueueRefusal(state, intent);
     case 'move':
       return moveRefusal(state, intent);
-    case 'pauseAll': case 'resumeAll': case 'retryFailed':
+    case 'pauseAll':
+    case 'resumeAll':
+    case 'retryFailed':
       return bulkRefusal(state, intent);
     default: {
       if ('batchId' in intent) return batchRefusal(state, intent);
@@ -80,10 +82,15 @@ function change(state: QueueState, intent: QueueIntent, now: number): QueueChang
     case 'clearFinished':
       return { events: [{ type: 'removed', ids: state.jobs.filter(isClearable).map((j) => j.id) }], effects: [] };
     case 'enqueue':
-      return { events: [{ type: 'added', jobs: newJobs(intent, now) }], effects: [{ type: 'schedule', siteId: intent.siteId }] };
+      return {
+        events: [{ type: 'added', jobs: newJobs(intent, now) }],
+        effects: [{ type: 'schedule', siteId: intent.siteId }],
+      };
     case 'move':
       return moveChange(state, intent);
-    case 'pauseAll': case 'resumeAll': case 'retryFailed':
+    case 'pauseAll':
+    case 'resumeAll':
+    case 'retryFailed':
       return bulkChange(state, intent, now);
     default:
       if ('batchId' in intent) return batchChange(state, intent, now);
@@ -98,13 +105,27 @@ function enqueueRefusal(state: QueueState, intent: EnqueueIntent): Refusal | und
   }
   const taken = intent.jobIds.find((id) => state.index.has(id));
   if (taken !== undefined) return { code: 'INVALID_STATE', message: `Job ${taken} is already in the queue` };
-  return state.jobs.some((j) => j.batchId === intent.batchId) ? { code: 'INVALID_STATE', message: `Batch ${intent.batchId} is already in the queue` } : undefined;
+  return state.jobs.some((j) => j.batchId === intent.batchId)
+    ? { code: 'INVALID_STATE', message: `Batch ${intent.batchId} is already in the queue` }
+    : undefined;
 }
 
 function newJobs(intent: EnqueueIntent, now: number): Job[] {
   return intent.sources.map((source, i) => ({
-    id: intent.jobIds[i], batchId: intent.batchId, siteId: intent.siteId, direction: intent.direction, source, dest: intent.dest,
-    name: jobName(source), state: 'queued', bytesDone: 0, bytesTotal: 0, filesDone: 0, filesTotal: 0, rate: 0, createdAt: now,
+    id: intent.jobIds[i],
+    batchId: intent.batchId,
+    siteId: intent.siteId,
+    direction: intent.direction,
+    source,
+    dest: intent.dest,
+    name: jobName(source),
+    state: 'queued',
+    bytesDone: 0,
+    bytesTotal: 0,
+    filesDone: 0,
+    filesTotal: 0,
+    rate: 0,
+    createdAt: now,
   }));
 }
 

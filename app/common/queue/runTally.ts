@@ -43,7 +43,14 @@ export interface RunSample {
 
 /** How the transfer ended: its report, or the error it threw. */
 export type RunEnd =
-  | { report: { files: number; skipped: number; bytes: number; failed: ReadonlyArray<{ path: string; code: string; message: string }> } }
+  | {
+      report: {
+        files: number;
+        skipped: number;
+        bytes: number;
+        failed: ReadonlyArray<{ path: string; code: string; message: string }>;
+      };
+    }
   | { failure: JobError };
 
 interface JobTally {
@@ -77,11 +84,22 @@ export class RunTally {
     this.sources = new PathOwners(sources.map((s) => [s.source, s.jobId] as const));
     this.targets = new PathOwners(sources.map((s) => [s.target ?? s.source, s.jobId] as const));
     for (const s of sources) {
-      this.tallies.set(s.jobId, { files: 0, committed: 0, skipped: 0, bytes: 0, earlierFiles: 0, earlierBytes: 0, bytesTotal: 0, failures: [] });
+      this.tallies.set(s.jobId, {
+        files: 0,
+        committed: 0,
+        skipped: 0,
+        bytes: 0,
+        earlierFiles: 0,
+        earlierBytes: 0,
+        bytesTotal: 0,
+        failures: [],
+      });
     }
   }
 
-  /** The job a file of the run belongs to: the deepest source that is the file or a folder above it (else the first). */
+  /**
+   * The job a file of the run belongs to: the deepest source that is the file or a folder above it (else the first).
+   */
   jobOf(path: string): string {
     return this.sources.ownerOf(path);
   }
@@ -114,7 +132,10 @@ export class RunTally {
       t.committed++;
       t.bytes += f.size;
       t.bytesTotal += f.size;
-      if (f.state === 'skipped') { t.earlierFiles++; t.earlierBytes += f.size; }
+      if (f.state === 'skipped') {
+        t.earlierFiles++;
+        t.earlierBytes += f.size;
+      }
     } else if (f.state === 'skipped') {
       t.skipped++;
     } else {
@@ -123,7 +144,14 @@ export class RunTally {
     }
     const whole = this.sources.exactly(f.path) === jobId;
     if (!whole || !this.open.delete(jobId)) return { jobId };
-    if (f.state === 'failed') return { jobId, outcome: { state: 'failed', error: { code: f.error?.code ?? 'INTERNAL', message: failureText(f.error?.message ?? 'failed', f.path) } } };
+    if (f.state === 'failed')
+      return {
+        jobId,
+        outcome: {
+          state: 'failed',
+          error: { code: f.error?.code ?? 'INTERNAL', message: failureText(f.error?.message ?? 'failed', f.path) },
+        },
+      };
     return { jobId, outcome: { state: 'done', files: 1, bytes: t.bytes, skipped: t.skipped } };
   }
 
@@ -136,19 +164,43 @@ export class RunTally {
       const t = this.tallies.get(open[0])!;
       const filesDone = s.filesDone + t.skipped + t.earlierFiles;
       const bytesDone = s.bytesDone + t.earlierBytes;
-      return [{ jobId: open[0], patch: { bytesDone, bytesTotal: Math.max(s.bytesTotal, bytesDone), filesDone, filesTotal: Math.max(s.filesTotal, filesDone), rate: s.rate } }];
+      return [
+        {
+          jobId: open[0],
+          patch: {
+            bytesDone,
+            bytesTotal: Math.max(s.bytesTotal, bytesDone),
+            filesDone,
+            filesTotal: Math.max(s.filesTotal, filesDone),
+            rate: s.rate,
+          },
+        },
+      ];
     }
     const moving = new Map<string, { bytes: number; size: number; files: number }>();
     for (const f of s.files) {
       const id = this.jobOf(f.path);
       const m = moving.get(id);
-      if (m) { m.bytes += f.bytes; m.size += f.size; m.files++; } else moving.set(id, { bytes: f.bytes, size: f.size, files: 1 });
+      if (m) {
+        m.bytes += f.bytes;
+        m.size += f.size;
+        m.files++;
+      } else moving.set(id, { bytes: f.bytes, size: f.size, files: 1 });
     }
     return open.map((jobId, i) => {
       const t = this.tallies.get(jobId)!;
       const m = moving.get(jobId) ?? { bytes: 0, size: 0, files: 0 };
       const filesDone = t.committed + t.skipped;
-      return { jobId, patch: { bytesDone: t.bytes + m.bytes, bytesTotal: t.bytesTotal + m.size, filesDone, filesTotal: t.files + m.files, rate: i === 0 ? s.rate : 0 } };
+      return {
+        jobId,
+        patch: {
+          bytesDone: t.bytes + m.bytes,
+          bytesTotal: t.bytesTotal + m.size,
+          filesDone,
+          filesTotal: t.files + m.files,
+          rate: i === 0 ? s.rate : 0,
+        },
+      };
     });
   }
 

@@ -1,19 +1,41 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  BottleneckTracker, classifyInterval, limiterVerdict, idleRttMs, limitedByText, replyLatencyMs, transferBottleneck, type Bottleneck, type IntervalSignals,
+  BottleneckTracker,
+  classifyInterval,
+  limiterVerdict,
+  idleRttMs,
+  limitedByText,
+  replyLatencyMs,
+  transferBottleneck,
+  type Bottleneck,
+  type IntervalSignals,
 } from './bottleneck';
 
 /** A healthy second on a fast link: 8 of 64 requests waiting, answered in 4 ms (a few round trips). */
 function signals(o: Partial<IntervalSignals> = {}): IntervalSignals {
   return {
-    intervalMs: 1000, bytes: 50e6, requestsDone: 2000, remoteMean: 8, localMean: 0.5, requestLimit: 64, windowWait: 0,
-    receiveWindowBytes: 16 * 1048576, elu: 0.4, pingMs: 1, baseRttMs: 1, direction: 'down', ...o,
+    intervalMs: 1000,
+    bytes: 50e6,
+    requestsDone: 2000,
+    remoteMean: 8,
+    localMean: 0.5,
+    requestLimit: 64,
+    windowWait: 0,
+    receiveWindowBytes: 16 * 1048576,
+    elu: 0.4,
+    pingMs: 1,
+    baseRttMs: 1,
+    direction: 'down',
+    ...o,
   };
 }
 
 test('idle: nothing moved and nothing waited', () => {
-  assert.equal(classifyInterval(signals({ bytes: 0, remoteMean: 0, localMean: 0, requestsDone: 0 })).verdict, 'unknown');
+  assert.equal(
+    classifyInterval(signals({ bytes: 0, remoteMean: 0, localMean: 0, requestsDone: 0 })).verdict,
+    'unknown',
+  );
 });
 
 test('client-cpu: the worker thread busy nearly all the time wins over everything else', () => {
@@ -23,26 +45,33 @@ test('client-cpu: the worker thread busy nearly all the time wins over everythin
   assert.notEqual(classifyInterval(signals({ elu: 0.85 })).verdict, 'client-cpu');
 });
 
-test('window: data queued for the peer\'s WINDOW_ADJUST most of the time', () => {
+test("window: data queued for the peer's WINDOW_ADJUST most of the time", () => {
   assert.equal(classifyInterval(signals({ windowWait: 0.7, direction: 'up' })).verdict, 'window');
   assert.notEqual(classifyInterval(signals({ windowWait: 0.3, direction: 'up' })).verdict, 'window');
 });
 
 test('window: a download moving one receive window per round trip', () => {
   // 2 MiB window, 100 ms RTT: at most 20 MiB/s; moving that much is window-bound.
-  const s = signals({ bytes: 20 * 1048576, receiveWindowBytes: 2 * 1048576, pingMs: 100, baseRttMs: 100, requestsDone: 80, remoteMean: 8 });
+  const s = signals({
+    bytes: 20 * 1048576,
+    receiveWindowBytes: 2 * 1048576,
+    pingMs: 100,
+    baseRttMs: 100,
+    requestsDone: 80,
+    remoteMean: 8,
+  });
   assert.equal(classifyInterval(s).verdict, 'window');
   // The same rate with 16 MiB windows is not.
   assert.notEqual(classifyInterval({ ...s, receiveWindowBytes: 16 * 1048576 }).verdict, 'window');
 });
 
-test('window: TCP says the peer\'s receive window held the sender', () => {
+test("window: TCP says the peer's receive window held the sender", () => {
   const b = classifyInterval(signals({ tcp: { rttMs: 1, cwndBytes: 1e6, retransmits: 0, rwndLimited: 0.8 } }));
   assert.equal(b.verdict, 'window');
   assert.match(b.detail, /TCP/);
 });
 
-test('local-disk: most of the requests\' time goes to local reads and writes', () => {
+test("local-disk: most of the requests' time goes to local reads and writes", () => {
   assert.equal(classifyInterval(signals({ localMean: 40, remoteMean: 10 })).verdict, 'local-disk');
   assert.notEqual(classifyInterval(signals({ localMean: 4, remoteMean: 10 })).verdict, 'local-disk');
 });
@@ -64,23 +93,36 @@ test('link, bandwidth-bound: the keepalive queues behind our data', () => {
   assert.match(b.detail, /bandwidth-bound/);
 });
 
-test('through a proxy or jump host, TCP_INFO\'s round trip (to the next hop) does not replace the SSH one', () => {
+test("through a proxy or jump host, TCP_INFO's round trip (to the next hop) does not replace the SSH one", () => {
   // Toxiproxy on loopback adding 25 ms each way: TCP sees 0.02 ms to the proxy, SSH measured 50 ms end to end.
   const tcp = { rttMs: 0.02, minRttMs: 0.02, cwndBytes: 1e6, retransmits: 0 };
   assert.equal(idleRttMs({ baseRttMs: 50, tcp }), 50);
-  assert.equal(idleRttMs({ baseRttMs: 0.3, tcp: { ...tcp, minRttMs: 0.5 } }), 0.5, 'a direct link: the higher of the two');
-  assert.equal(idleRttMs({ tcp }), 0.02, 'no SSH figure: TCP\'s');
+  assert.equal(
+    idleRttMs({ baseRttMs: 0.3, tcp: { ...tcp, minRttMs: 0.5 } }),
+    0.5,
+    'a direct link: the higher of the two',
+  );
+  assert.equal(idleRttMs({ tcp }), 0.02, "no SSH figure: TCP's");
   // Every request slot busy, each answered in about the 52 ms the keepalive takes: RTT-bound, not a queueing link.
-  const b = classifyInterval(signals({ remoteMean: 2, requestLimit: 2, requestsDone: 38, pingMs: 52, baseRttMs: 50, tcp, bytes: 1e6 }));
+  const b = classifyInterval(
+    signals({ remoteMean: 2, requestLimit: 2, requestsDone: 38, pingMs: 52, baseRttMs: 50, tcp, bytes: 1e6 }),
+  );
   assert.equal(b.verdict, 'link');
   assert.match(b.detail, /RTT-bound/, b.detail);
 });
 
-test('link, not window: an upload over a full link runs out of the server\'s window too (its adjustments queue)', () => {
-  const b = classifyInterval(signals({ direction: 'up', windowWait: 0.9, remoteMean: 30, requestsDone: 16, pingMs: 300, baseRttMs: 2 }));
+test("link, not window: an upload over a full link runs out of the server's window too (its adjustments queue)", () => {
+  const b = classifyInterval(
+    signals({ direction: 'up', windowWait: 0.9, remoteMean: 30, requestsDone: 16, pingMs: 300, baseRttMs: 2 }),
+  );
   assert.equal(b.verdict, 'link');
   // The same window wait with a keepalive at the idle RTT: the window is the limit.
-  assert.equal(classifyInterval(signals({ direction: 'up', windowWait: 0.9, remoteMean: 30, requestsDone: 16, pingMs: 31, baseRttMs: 30 })).verdict, 'window');
+  assert.equal(
+    classifyInterval(
+      signals({ direction: 'up', windowWait: 0.9, remoteMean: 30, requestsDone: 16, pingMs: 31, baseRttMs: 30 }),
+    ).verdict,
+    'window',
+  );
 });
 
 test('link, RTT-bound: every request slot busy, replies in one round trip', () => {
@@ -115,7 +157,10 @@ test('tracker: the first verdict shows at once, a new one only after winning twi
 });
 
 test('transfer verdict: the verdict carrying the most bytes; unknown when none has one', () => {
-  const c = (verdict: Bottleneck['verdict'], rate: number) => ({ bottleneck: { verdict, detail: `${verdict} detail` }, rate });
+  const c = (verdict: Bottleneck['verdict'], rate: number) => ({
+    bottleneck: { verdict, detail: `${verdict} detail` },
+    rate,
+  });
   assert.equal(transferBottleneck([c('link', 10), c('server', 30), c('link', 15)]).verdict, 'server');
   assert.equal(transferBottleneck([c('unknown', 100), c('local-disk', 1)]).verdict, 'local-disk');
   assert.equal(transferBottleneck([c('unknown', 100)]).verdict, 'unknown');
@@ -129,7 +174,11 @@ test('a speed limit that requests waited on, at most of its rate, is the verdict
   assert.deepEqual(held, { verdict: 'speed-limit', detail: '3.9 MiB/s of a 4.0 MiB/s limit' });
   assert.equal(limitedByText(held!), 'limited by: your speed limit (3.9 MiB/s of a 4.0 MiB/s limit)');
   assert.equal(limiterVerdict({ bytesPerSecond: 4 * MiB, waits: 0, rate: 4 * MiB }), undefined, 'nobody waited on it');
-  assert.equal(limiterVerdict({ bytesPerSecond: 4 * MiB, waits: 3, rate: 1 * MiB }), undefined, 'something else holds the rate far below it');
+  assert.equal(
+    limiterVerdict({ bytesPerSecond: 4 * MiB, waits: 3, rate: 1 * MiB }),
+    undefined,
+    'something else holds the rate far below it',
+  );
   assert.equal(limiterVerdict({ bytesPerSecond: 0, waits: 3, rate: 1 * MiB }), undefined, 'no limit');
 });
 
@@ -137,7 +186,9 @@ test('without TCP data (Windows) a link or window verdict says so instead of pas
   const noTcp = classifyInterval(signals({ remoteMean: 64, requestsDone: 320, pingMs: 180, baseRttMs: 1 }));
   assert.equal(noTcp.verdict, 'link');
   assert.ok(noTcp.detail.endsWith('; no TCP data on this system: judged from SSH timings alone'), noTcp.detail);
-  const window = classifyInterval(signals({ direction: 'up', windowWait: 0.9, remoteMean: 30, requestsDone: 16, pingMs: 31, baseRttMs: 30 }));
+  const window = classifyInterval(
+    signals({ direction: 'up', windowWait: 0.9, remoteMean: 30, requestsDone: 16, pingMs: 31, baseRttMs: 30 }),
+  );
   assert.match(window.detail, /no TCP data on this system/);
   const withTcp = classifyInterval(signals({ tcp: { rttMs: 1, cwndBytes: 65536, retransmits: 12 } }));
   assert.doesNotMatch(withTcp.detail, /no TCP data/);

@@ -141,7 +141,10 @@ export function idleRttMs(s: Pick<IntervalSignals, 'baseRttMs' | 'tcp'>): number
 
 function windowVerdict(s: IntervalSignals, rate: number): Bottleneck | undefined {
   if (s.windowWait >= T.windowWait) {
-    return { verdict: 'window', detail: `sender waited on the server's SSH channel window ${pct(s.windowWait)} of the time` };
+    return {
+      verdict: 'window',
+      detail: `sender waited on the server's SSH channel window ${pct(s.windowWait)} of the time`,
+    };
   }
   if (s.tcp?.rwndLimited !== undefined && s.tcp.rwndLimited >= T.windowWait) {
     return { verdict: 'window', detail: `TCP receive window full ${pct(s.tcp.rwndLimited)} of the time` };
@@ -149,10 +152,19 @@ function windowVerdict(s: IntervalSignals, rate: number): Bottleneck | undefined
   // The idle RTT, not the keepalive's: on a full link the keepalive queues behind a window of data, and rate × that
   // time is the window whatever limits the rate.
   const rtt = idleRttMs(s);
-  if (s.direction === 'down' && s.receiveWindowBytes && rtt !== undefined && rtt >= 1 && s.remoteMean >= T.minRemoteMean) {
+  if (
+    s.direction === 'down' &&
+    s.receiveWindowBytes &&
+    rtt !== undefined &&
+    rtt >= 1 &&
+    s.remoteMean >= T.minRemoteMean
+  ) {
     const bdp = (rate * rtt) / 1000;
     if (bdp >= T.windowBdpShare * s.receiveWindowBytes) {
-      return { verdict: 'window', detail: `our SSH channel windows (${mib(s.receiveWindowBytes)}) hold one round trip (${ms(rtt)}) of data` };
+      return {
+        verdict: 'window',
+        detail: `our SSH channel windows (${mib(s.receiveWindowBytes)}) hold one round trip (${ms(rtt)}) of data`,
+      };
     }
   }
   return undefined;
@@ -166,12 +178,18 @@ function windowVerdict(s: IntervalSignals, rate: number): Bottleneck | undefined
  */
 function fullLink(s: IntervalSignals): Bottleneck | undefined {
   if (s.tcp && s.tcp.retransmits > 0) {
-    return { verdict: 'link', detail: `${s.tcp.retransmits} TCP retransmissions, congestion window ${mib(s.tcp.cwndBytes)}` };
+    return {
+      verdict: 'link',
+      detail: `${s.tcp.retransmits} TCP retransmissions, congestion window ${mib(s.tcp.cwndBytes)}`,
+    };
   }
   const ping = s.pingMs;
   const base = idleRttMs(s);
   if (ping !== undefined && base !== undefined && ping >= T.queueRatio * base && ping - base >= T.queueExtraMs) {
-    return { verdict: 'link', detail: `bandwidth-bound: a round trip takes ${ms(ping)} behind our data, ${ms(base)} idle` };
+    return {
+      verdict: 'link',
+      detail: `bandwidth-bound: a round trip takes ${ms(ping)} behind our data, ${ms(base)} idle`,
+    };
   }
   return undefined;
 }
@@ -180,12 +198,23 @@ function remoteVerdict(s: IntervalSignals): Bottleneck {
   const latency = replyLatencyMs(s);
   const ping = s.pingMs;
   const base = idleRttMs(s);
-  if (latency !== undefined && ping !== undefined && latency >= T.serverLatencyRatio * ping && latency - ping >= T.serverExtraMs) {
-    return { verdict: 'server', detail: `replies take ${ms(latency)}, a round trip ${ms(ping)}: the server is slow to answer` };
+  if (
+    latency !== undefined &&
+    ping !== undefined &&
+    latency >= T.serverLatencyRatio * ping &&
+    latency - ping >= T.serverExtraMs
+  ) {
+    return {
+      verdict: 'server',
+      detail: `replies take ${ms(latency)}, a round trip ${ms(ping)}: the server is slow to answer`,
+    };
   }
   if (s.requestLimit > 0 && s.remoteMean >= T.slotsFull * s.requestLimit) {
     const rtt = ping ?? base;
-    return { verdict: 'link', detail: `RTT-bound: all ${s.requestLimit} requests in flight, each a round trip${rtt !== undefined ? ` of ${ms(rtt)}` : ''}` };
+    return {
+      verdict: 'link',
+      detail: `RTT-bound: all ${s.requestLimit} requests in flight, each a round trip${rtt !== undefined ? ` of ${ms(rtt)}` : ''}`,
+    };
   }
   return { verdict: 'unknown', detail: `${s.remoteMean.toFixed(1)} of ${s.requestLimit} requests outstanding` };
 }
@@ -216,7 +245,10 @@ function classifySignals(s: IntervalSignals): Bottleneck {
   if (window) return window;
   const busy = s.localMean + s.remoteMean;
   if (busy > 0 && s.localMean / busy >= T.localShare) {
-    return { verdict: 'local-disk', detail: `requests spend ${pct(s.localMean / busy)} of their time on local reads and writes` };
+    return {
+      verdict: 'local-disk',
+      detail: `requests spend ${pct(s.localMean / busy)} of their time on local reads and writes`,
+    };
   }
   if (s.remoteMean < T.minRemoteMean) {
     return { verdict: 'unknown', detail: `only ${s.remoteMean.toFixed(1)} requests outstanding on average` };
@@ -234,7 +266,9 @@ export class BottleneckTracker {
   private candidate: BottleneckVerdict | undefined;
   private wins = 0;
 
-  /** @param switchAfter intervals in a row a new verdict must win (default {@link BOTTLENECK_THRESHOLDS.switchAfter}) */
+  /**
+   * @param switchAfter intervals in a row a new verdict must win (default {@link BOTTLENECK_THRESHOLDS.switchAfter})
+   */
   constructor(private readonly switchAfter: number = T.switchAfter) {}
 
   /** Feeds one interval's verdict; returns the verdict to show. */
@@ -246,7 +280,10 @@ export class BottleneckTracker {
       return this.shown;
     }
     if (next.verdict === this.candidate) this.wins++;
-    else { this.candidate = next.verdict; this.wins = 1; }
+    else {
+      this.candidate = next.verdict;
+      this.wins = 1;
+    }
     if ((this.shown.verdict === 'unknown' && next.verdict !== 'unknown') || this.wins >= this.switchAfter) {
       this.shown = next;
       this.candidate = undefined;
@@ -274,11 +311,13 @@ export function transferBottleneck(connections: ReadonlyArray<{ bottleneck: Bott
   }
   let best: BottleneckVerdict | undefined;
   for (const [v, w] of weight) if (best === undefined || w > weight.get(best)!) best = v;
-  if (best === undefined) return { verdict: 'unknown', detail: connections.length ? connections[0].bottleneck.detail : 'no connection' };
+  if (best === undefined)
+    return { verdict: 'unknown', detail: connections.length ? connections[0].bottleneck.detail : 'no connection' };
   const of = connections.filter((c) => c.bottleneck.verdict === best);
-  const detail = of.length === 1 || of.length === connections.length
-    ? `${of[0].bottleneck.detail}${connections.length > 1 ? ` (${of.length} of ${connections.length} connections)` : ''}`
-    : `${of.length} of ${connections.length} connections: ${of[0].bottleneck.detail}`;
+  const detail =
+    of.length === 1 || of.length === connections.length
+      ? `${of[0].bottleneck.detail}${connections.length > 1 ? ` (${of.length} of ${connections.length} connections)` : ''}`
+      : `${of.length} of ${connections.length} connections: ${of[0].bottleneck.detail}`;
   return { verdict: best, detail };
 }
 

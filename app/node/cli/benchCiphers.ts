@@ -6,7 +6,11 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import {
-  combinationName, formatMBps, type CipherMeasurement, type CipherSpeedRow, type DefaultAlgorithmOrders,
+  combinationName,
+  formatMBps,
+  type CipherMeasurement,
+  type CipherSpeedRow,
+  type DefaultAlgorithmOrders,
 } from '../../common/model/cipherSpeed';
 import { ordersFromMeasurement } from '../ssh/algorithms';
 import { DEFAULT_BENCH_SECONDS, runCipherBench } from '../ssh/cipherBench';
@@ -34,17 +38,25 @@ MACs fastest first.
 
 function parseSeconds(v: string): number {
   const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0 || n > 60) throw new InvalidArgumentError('seconds per combination, more than 0 and at most 60');
+  if (!Number.isFinite(n) || n <= 0 || n > 60)
+    throw new InvalidArgumentError('seconds per combination, more than 0 and at most 60');
   return n;
 }
 
 /** The table, fastest per core first, as aligned text lines. */
 export function formatSpeedTable(rows: readonly CipherSpeedRow[]): string[] {
   const sorted = [...rows].sort((a, b) => b.perCoreMBps - a.perCoreMBps);
-  const cells = sorted.map((r) => [combinationName(r), ...[r.perCoreMBps, r.encryptMBps, r.decryptMBps, r.wallMBps].map(formatMBps)]);
+  const cells = sorted.map((r) => [
+    combinationName(r),
+    ...[r.perCoreMBps, r.encryptMBps, r.decryptMBps, r.wallMBps].map(formatMBps),
+  ]);
   const head = ['cipher (+ MAC)', 'MB/s per core', 'encrypt', 'decrypt', 'wall'];
   const width = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
-  const line = (c: string[]) => c.map((v, i) => (i === 0 ? v.padEnd(width[i]) : v.padStart(width[i]))).join('  ').trimEnd();
+  const line = (c: string[]) =>
+    c
+      .map((v, i) => (i === 0 ? v.padEnd(width[i]) : v.padStart(width[i])))
+      .join('  ')
+      .trimEnd();
   return [line(head), ...cells.map(line)];
 }
 
@@ -65,7 +77,10 @@ async function benchCiphers(o: BenchCiphersOptions): Promise<number> {
       seconds: o.seconds,
       onRow: (row, i, total) => {
         if (json) process.stdout.write(`${JSON.stringify({ type: 'row', ...row })}\n`);
-        else process.stderr.write(`sluice: ${i}/${total} ${combinationName(row)}: ${formatMBps(row.perCoreMBps)} MB/s per core\n`);
+        else
+          process.stderr.write(
+            `sluice: ${i}/${total} ${combinationName(row)}: ${formatMBps(row.perCoreMBps)} MB/s per core\n`,
+          );
       },
     });
     const saved = o.save ? saveCipherSpeed(resolveHome(), measurement) : null;
@@ -75,8 +90,10 @@ async function benchCiphers(o: BenchCiphersOptions): Promise<number> {
     } else {
       for (const l of formatSpeedTable(measurement.rows)) process.stdout.write(`${l}\n`);
       const f = measurement.facts;
-      process.stdout.write(`${f.cpuModel}, ${f.cores} cores, AES instructions ${f.aes === null ? 'unknown' : f.aes ? 'yes' : 'no'}; `
-        + `Node ${f.node}, OpenSSL ${f.openssl}, ssh2 ${f.ssh2}; ${measurement.cpuClock} CPU clock\n`);
+      process.stdout.write(
+        `${f.cpuModel}, ${f.cores} cores, AES instructions ${f.aes === null ? 'unknown' : f.aes ? 'yes' : 'no'}; ` +
+          `Node ${f.node}, OpenSSL ${f.openssl}, ssh2 ${f.ssh2}; ${measurement.cpuClock} CPU clock\n`,
+      );
       for (const l of trailer(orders, saved)) process.stdout.write(`${l}\n`);
     }
     return 0;
@@ -87,7 +104,8 @@ async function benchCiphers(o: BenchCiphersOptions): Promise<number> {
 
 /** Adds `sluice bench-ciphers` to the program; its exit code goes to the root program's `exitCode` option. */
 export function addBenchCiphersCommand(program: Command): void {
-  program.command('bench-ciphers')
+  program
+    .command('bench-ciphers')
     .description('time every cipher (and CTR + MAC pair) on this machine; the fastest become the default order')
     .option('--seconds <n>', 'seconds per combination', parseSeconds, DEFAULT_BENCH_SECONDS)
     .option('--no-save', 'print only: do not store the measurement (the default orders stay)')

@@ -36,7 +36,11 @@ export function storeLookup(home: () => string = () => resolveHome()): BookmarkL
       sites = [];
       if (fs.existsSync(path.join(dir, 'sluice.db'))) {
         const store = new SitesStore(dir);
-        try { sites = store.list().sites; } finally { store.close(); }
+        try {
+          sites = store.list().sites;
+        } finally {
+          store.close();
+        }
       }
     }
     const wanted = name.toLowerCase();
@@ -64,12 +68,19 @@ export function applyBookmark(spec: RemoteSpec, text: string, lookup: BookmarkLo
   if (found.length === 0) return spec;
   if (found.length > 1) {
     const where = found.map((s) => `"${s.folder ? `${s.folder}/` : ''}${s.name}"`).join(', ');
-    throw new SluiceError('USAGE', `${found.length} saved sites are named ${spec.host} (${where}): rename one (sluice sites list shows them)`);
+    throw new SluiceError(
+      'USAGE',
+      `${found.length} saved sites are named ${spec.host} (${where}): rename one (sluice sites list shows them)`,
+    );
   }
   const site = found[0];
   return {
-    ...spec, host: site.host, port: urlGivesPort(text) ? spec.port : site.port, user: spec.user ?? site.user,
-    path: sitePath(spec.path, site.remoteDir), bookmark: site,
+    ...spec,
+    host: site.host,
+    port: urlGivesPort(text) ? spec.port : site.port,
+    user: spec.user ?? site.user,
+    path: sitePath(spec.path, site.remoteDir),
+    bookmark: site,
   };
 }
 

@@ -6,10 +6,12 @@ import type { Command } from 'commander';
 import { POOL_DEFAULTS } from '../ssh/connectionPool';
 import { collect, nonNegativeInt, positiveInt } from './optionParsers';
 
-const JUMP_HELP = 'jump hosts, like ssh -J: [user@]host[:port] (or an ssh_config alias), several separated by commas, visited in '
-  + 'order; overrides ProxyJump of the ssh config; none: connect directly. Each jump host\'s host key is checked like the target\'s';
-const SSH_CONFIG_HELP = 'OpenSSH client configuration file to read instead of ~/.ssh/config and /etc/ssh/ssh_config, like sftp -F '
-  + '(none: read none); Host aliases, HostName, Port, User, IdentityFile, ProxyJump, … apply (see the README)';
+const JUMP_HELP =
+  'jump hosts, like ssh -J: [user@]host[:port] (or an ssh_config alias), several separated by commas, visited in ' +
+  "order; overrides ProxyJump of the ssh config; none: connect directly. Each jump host's host key is checked like the target's";
+const SSH_CONFIG_HELP =
+  'OpenSSH client configuration file to read instead of ~/.ssh/config and /etc/ssh/ssh_config, like sftp -F ' +
+  '(none: read none); Host aliases, HostName, Port, User, IdentityFile, ProxyJump, … apply (see the README)';
 
 /** `-i`, `--no-agent`, `--batch`, `--accept-new`: keys, the agent and host-key prompts. */
 export function addLoginOptions(cmd: Command): Command {
@@ -32,9 +34,21 @@ export function addAlgorithmOptions(cmd: Command): Command {
 /** Keepalives, the connect timeout, jump hosts (ssh -J) and the ssh_config file (ssh_config(5)). */
 export function addReachOptions(cmd: Command): Command {
   return cmd
-    .option('--keepalive <ms>', `keepalive interval in ms, 0 = off (default: ssh_config ServerAliveInterval, else ${POOL_DEFAULTS.keepaliveIntervalMs})`, nonNegativeInt)
-    .option('--keepalive-count <n>', `missed keepalives before the connection is dropped (default: ServerAliveCountMax, else ${POOL_DEFAULTS.keepaliveCountMax})`, positiveInt)
-    .option('--connect-timeout <ms>', `connect + authentication timeout in ms (default: ConnectTimeout, else ${POOL_DEFAULTS.readyTimeoutMs})`, positiveInt)
+    .option(
+      '--keepalive <ms>',
+      `keepalive interval in ms, 0 = off (default: ssh_config ServerAliveInterval, else ${POOL_DEFAULTS.keepaliveIntervalMs})`,
+      nonNegativeInt,
+    )
+    .option(
+      '--keepalive-count <n>',
+      `missed keepalives before the connection is dropped (default: ServerAliveCountMax, else ${POOL_DEFAULTS.keepaliveCountMax})`,
+      positiveInt,
+    )
+    .option(
+      '--connect-timeout <ms>',
+      `connect + authentication timeout in ms (default: ConnectTimeout, else ${POOL_DEFAULTS.readyTimeoutMs})`,
+      positiveInt,
+    )
     .option('-J, --jump <hosts>', JUMP_HELP)
     .option('-F, --ssh-config <file>', SSH_CONFIG_HELP);
 }

@@ -37,7 +37,11 @@ export interface FatalStreams {
  * errors), and the JSON line on stdout when `json`.
  * @returns `f.exitCode`
  */
-export function writeFatal(f: FatalError, json: boolean, opts: { humanAlreadyShown?: boolean; streams?: FatalStreams } = {}): number {
+export function writeFatal(
+  f: FatalError,
+  json: boolean,
+  opts: { humanAlreadyShown?: boolean; streams?: FatalStreams } = {},
+): number {
   const streams = opts.streams ?? { stdout: process.stdout, stderr: process.stderr };
   if (!opts.humanAlreadyShown) streams.stderr.write(`sluice: ${terminalText(f.message)}\n`);
   if (json) streams.stdout.write(`${JSON.stringify(f)}\n`);

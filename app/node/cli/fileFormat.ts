@@ -33,18 +33,28 @@ export function lsDate(ms: number, now = Date.now()): string {
  * one whose 2nd to 5th fields are links, owner, group and size) when its size agrees with the ATTRS', else the
  * numeric ids, as `sftp -n` shows them, and `?` for the unknown link count.
  */
-export function ownership(e: Pick<RemoteStat, 'longname' | 'uid' | 'gid' | 'size'>): { links: string; owner: string; group: string } {
+export function ownership(e: Pick<RemoteStat, 'longname' | 'uid' | 'gid' | 'size'>): {
+  links: string;
+  owner: string;
+  group: string;
+} {
   const m = e.longname === undefined ? null : /^\S{10}\S?\s+(\d+)\s+(\S+)\s+(\S+)\s+(\d+)\s/.exec(e.longname);
   if (m && Number(m[4]) === e.size) return { links: m[1], owner: displayText(m[2], 32), group: displayText(m[3], 32) };
-  return { links: '?', owner: e.uid === undefined ? '?' : String(e.uid), group: e.gid === undefined ? '?' : String(e.gid) };
+  return {
+    links: '?',
+    owner: e.uid === undefined ? '?' : String(e.uid),
+    group: e.gid === undefined ? '?' : String(e.gid),
+  };
 }
 
 /** One `ls -l` line: `-rw-r--r--    1 alice    staff        1234 Nov 28 07:34 name -> target`. */
 export function longLine(e: ShownEntry, now = Date.now()): string {
   const { links, owner, group } = ownership(e);
   const link = e.type === 'symlink' && e.target !== undefined ? ` -> ${displayText(e.target, Infinity)}` : '';
-  return `${modeString(e.mode, e.type, e.format)} ${links.padStart(4)} ${owner.padEnd(8)} ${group.padEnd(8)} `
-    + `${String(e.size).padStart(8)} ${lsDate(e.mtimeMs, now)} ${displayText(e.name, Infinity)}${link}`;
+  return (
+    `${modeString(e.mode, e.type, e.format)} ${links.padStart(4)} ${owner.padEnd(8)} ${group.padEnd(8)} ` +
+    `${String(e.size).padStart(8)} ${lsDate(e.mtimeMs, now)} ${displayText(e.name, Infinity)}${link}`
+  );
 }
 
 /** Names laid out in columns across `width` (ls -C: down the columns first), each escaped. */
@@ -68,8 +78,10 @@ export function columns(names: readonly string[], width: number): string[] {
  * line and paragraph separators, the bidi controls) written as `\uNNNN` escapes: the same data, safe to look at.
  */
 export function jsonLine(value: unknown): string {
-  return JSON.stringify(value).replace(/[\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value).replace(
+    /[\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 const iso = (ms: number | undefined): string | undefined => (ms === undefined ? undefined : new Date(ms).toISOString());
@@ -82,20 +94,40 @@ const iso = (ms: number | undefined): string | undefined => (ms === undefined ? 
 export function entryJson(path: string, e: ShownEntry): Record<string, unknown> {
   const own = e.longname === undefined ? undefined : ownership(e);
   return {
-    path, name: e.name, type: e.type, size: e.size, mode: octalMode(e.mode),
-    permissions: modeString(e.mode, e.type, e.format), mtime: iso(e.mtimeMs), atime: iso(e.atimeMs), uid: e.uid, gid: e.gid,
-    owner: own && own.owner !== String(e.uid) ? own.owner : undefined, group: own && own.group !== String(e.gid) ? own.group : undefined,
+    path,
+    name: e.name,
+    type: e.type,
+    size: e.size,
+    mode: octalMode(e.mode),
+    permissions: modeString(e.mode, e.type, e.format),
+    mtime: iso(e.mtimeMs),
+    atime: iso(e.atimeMs),
+    uid: e.uid,
+    gid: e.gid,
+    owner: own && own.owner !== String(e.uid) ? own.owner : undefined,
+    group: own && own.group !== String(e.gid) ? own.group : undefined,
     target: e.target,
   };
 }
 
-const TYPE_NAMES: Readonly<Record<string, string>> = { file: 'regular file', dir: 'folder', symlink: 'symbolic link', other: 'special file' };
+const TYPE_NAMES: Readonly<Record<string, string>> = {
+  file: 'regular file',
+  dir: 'folder',
+  symlink: 'symbolic link',
+  other: 'special file',
+};
 
 /** `sluice stat`'s lines for one path (as stat(1)'s, shorter). */
 export function statText(path: string, e: ShownEntry): string[] {
   const link = e.target !== undefined ? ` -> ${displayText(e.target, Infinity)}` : '';
   const ids = (label: string, n: number | undefined) => `${label}: ${n === undefined ? '?' : n}`;
-  const when = (ms: number | undefined) => (ms === undefined ? '?' : new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC'));
+  const when = (ms: number | undefined) =>
+    ms === undefined
+      ? '?'
+      : new Date(ms)
+          .toISOString()
+          .replace('T', ' ')
+          .replace(/\.\d+Z$/, ' UTC');
   return [
     `  File: ${displayText(path, Infinity)}${link}`,
     `  Type: ${TYPE_NAMES[e.type] ?? e.type}`,
@@ -109,19 +141,30 @@ export function statText(path: string, e: ShownEntry): string[] {
 /** Sizes of a statvfs answer in bytes and inodes. */
 export function fsUsage(s: FsStats): { size: number; used: number; avail: number; inodes: number; inodesFree: number } {
   const unit = s.frsize || s.bsize;
-  return { size: s.blocks * unit, used: (s.blocks - s.bfree) * unit, avail: s.bavail * unit, inodes: s.files, inodesFree: s.ffree };
+  return {
+    size: s.blocks * unit,
+    used: (s.blocks - s.bfree) * unit,
+    avail: s.bavail * unit,
+    inodes: s.files,
+    inodesFree: s.ffree,
+  };
 }
 
 /** `df -h`'s header and line for one path. */
 export function dfLines(path: string, s: FsStats, inodes = false): string[] {
   const u = fsUsage(s);
-  const pct = (used: number, avail: number) => (used + avail > 0 ? `${Math.ceil((used * 100) / (used + avail))}%` : '-');
+  const pct = (used: number, avail: number) =>
+    used + avail > 0 ? `${Math.ceil((used * 100) / (used + avail))}%` : '-';
   if (inodes) {
     const used = u.inodes - u.inodesFree;
-    return ['  Inodes     IUsed     IFree IUse% Path',
-      `${String(u.inodes).padStart(8)} ${String(used).padStart(9)} ${String(s.favail).padStart(9)} ${pct(used, s.favail).padStart(5)} ${displayText(path, Infinity)}`];
+    return [
+      '  Inodes     IUsed     IFree IUse% Path',
+      `${String(u.inodes).padStart(8)} ${String(used).padStart(9)} ${String(s.favail).padStart(9)} ${pct(used, s.favail).padStart(5)} ${displayText(path, Infinity)}`,
+    ];
   }
-  return ['      Size       Used      Avail Use% Path',
-    `${formatBytes(u.size).padStart(10)} ${formatBytes(u.used).padStart(10)} ${formatBytes(u.avail).padStart(10)} `
-    + `${pct(u.used, u.avail).padStart(4)} ${displayText(path, Infinity)}`];
+  return [
+    '      Size       Used      Avail Use% Path',
+    `${formatBytes(u.size).padStart(10)} ${formatBytes(u.used).padStart(10)} ${formatBytes(u.avail).padStart(10)} ` +
+      `${pct(u.used, u.avail).padStart(4)} ${displayText(path, Infinity)}`,
+  ];
 }

@@ -18,9 +18,24 @@ import type { CliOptions } from './program';
 import { SIGNAL_EXIT_CODES, guardSignals } from './signals';
 
 /** The connection options every file command takes (a subset of get/put's). */
-export type FileCommandOptions = Pick<CliOptions, 'identity' | 'agent' | 'batch' | 'acceptNew' | 'json' | 'verbose'
-  | 'cipher' | 'kex' | 'mac' | 'hostKeyAlgorithms' | 'keepalive' | 'keepaliveCount' | 'connectTimeout' | 'jump'
-  | 'sshConfig'>;
+export type FileCommandOptions = Pick<
+  CliOptions,
+  | 'identity'
+  | 'agent'
+  | 'batch'
+  | 'acceptNew'
+  | 'json'
+  | 'verbose'
+  | 'cipher'
+  | 'kex'
+  | 'mac'
+  | 'hostKeyAlgorithms'
+  | 'keepalive'
+  | 'keepaliveCount'
+  | 'connectTimeout'
+  | 'jump'
+  | 'sshConfig'
+>;
 
 /** What a command's action gets: the server's file operations, its paths (`~` resolved), and where to say things. */
 export interface FileContext {
@@ -52,7 +67,10 @@ export function resolveRemotes(command: string, operands: string[]): { spec: Rem
     const parsed = parseRemoteUrl(text);
     if (!parsed) {
       const hint = remoteOperandHint(text, (p) => fs.existsSync(p));
-      throw new SluiceError('USAGE', `${command} needs sftp:// URLs, got ${JSON.stringify(text)}${hint ? `: ${hint}` : ''}`);
+      throw new SluiceError(
+        'USAGE',
+        `${command} needs sftp:// URLs, got ${JSON.stringify(text)}${hint ? `: ${hint}` : ''}`,
+      );
     }
     const p = applyBookmark(parsed, text, lookup);
     if (spec && (p.host !== spec.host || p.port !== spec.port || (p.user ?? '') !== (spec.user ?? ''))) {
@@ -68,8 +86,16 @@ export function resolveRemotes(command: string, operands: string[]): { spec: Rem
 /** get/put's options for a file command: one connection, one channel, no transfer settings. */
 function asCliOptions(o: FileCommandOptions): CliOptions {
   return {
-    ...o, clobber: true, resume: false, verify: 'size', progress: false, requests: POOL_DEFAULTS.requests,
-    segmentSize: POOL_DEFAULTS.segmentSize, retries: 1, connections: 1, channels: 1,
+    ...o,
+    clobber: true,
+    resume: false,
+    verify: 'size',
+    progress: false,
+    requests: POOL_DEFAULTS.requests,
+    segmentSize: POOL_DEFAULTS.segmentSize,
+    retries: 1,
+    connections: 1,
+    channels: 1,
   };
 }
 
@@ -85,8 +111,12 @@ export function exitCodeOfFailures(codes: readonly ErrorCode[]): number {
  * @param operands the command's sftp:// URLs
  * @returns the exit code: the action's, raised to the failures' ({@link exitCodeOfFailures}) or a signal's
  */
-export async function runFileCommand(command: string, operands: string[], given: FileCommandOptions,
-  action: (ctx: FileContext) => Promise<void>): Promise<number> {
+export async function runFileCommand(
+  command: string,
+  operands: string[],
+  given: FileCommandOptions,
+  action: (ctx: FileContext) => Promise<void>,
+): Promise<number> {
   const json = given.json === true;
   const abort = new AbortController();
   let engine: Engine | null = null;
@@ -96,7 +126,10 @@ export async function runFileCommand(command: string, operands: string[], given:
     cleanupPending: () => false,
     write: (text) => process.stderr.write(`${text}\n`),
     quit: (exitCode, message) => {
-      if (json) process.stdout.write(`${JSON.stringify({ type: 'error', code: 'ABORTED', message, exitCode } satisfies FatalError)}\n`);
+      if (json)
+        process.stdout.write(
+          `${JSON.stringify({ type: 'error', code: 'ABORTED', message, exitCode } satisfies FatalError)}\n`,
+        );
       process.exit(exitCode);
     },
   });
@@ -105,23 +138,38 @@ export async function runFileCommand(command: string, operands: string[], given:
     const { spec, paths } = resolveRemotes(command, operands);
     const o = { ...withBookmark(asCliOptions(given), spec.bookmark), connections: 1, channels: 1 };
     const say = (line: string) => process.stderr.write(`${terminalText(line)}\n`);
-    const out = { info: (m: string) => say(m), event: (e: { type: string; level?: string; message?: string }) => {
-      if (e.type === 'log' && (o.verbose || e.level === 'warn') && e.message) say(`sluice: ${e.message}`);
-    } };
+    const out = {
+      info: (m: string) => say(m),
+      event: (e: { type: string; level?: string; message?: string }) => {
+        if (e.type === 'log' && (o.verbose || e.level === 'warn') && e.message) say(`sluice: ${e.message}`);
+      },
+    };
     const stats = paths.filter((p) => p.startsWith('/'));
-    engine = await openJobEngine({ ...engineOptions({ direction: 'get', spec, sources: [], dest: '' }, o, out), prefetch: { stat: stats } }, spec, o);
+    engine = await openJobEngine(
+      { ...engineOptions({ direction: 'get', spec, sources: [], dest: '' }, o, out), prefetch: { stat: stats } },
+      spec,
+      o,
+    );
     if (o.verbose) say(connectedLine(spec, engine));
     const files = remoteFilesOf(engine);
     const resolved: string[] = [];
     for (const p of paths) resolved.push(await files.resolve(p));
     await action({
-      files, paths: resolved, signal: abort.signal, json, verbose: o.verbose === true, say,
+      files,
+      paths: resolved,
+      signal: abort.signal,
+      json,
+      verbose: o.verbose === true,
+      say,
       print: (line) => process.stdout.write(`${line}\n`),
       failed: (e) => {
         const f = toFatal(e);
         failures.push(f.code);
         say(`sluice: ${command}: ${f.message}`);
-        if (json) process.stdout.write(`${JSON.stringify({ type: 'error', code: f.code, message: displayText(f.message, Infinity) })}\n`);
+        if (json)
+          process.stdout.write(
+            `${JSON.stringify({ type: 'error', code: f.code, message: displayText(f.message, Infinity) })}\n`,
+          );
       },
     });
     if (stdoutClosed()) return CLOSED_PIPE_EXIT_CODE;

@@ -24,7 +24,15 @@ function withConfig(t: { after(fn: () => void): void }, text: string): { file: s
 }
 
 const site: Site = {
-  id: 's1', name: 'local', folder: '', host: '127.0.0.1', port: 2311, user: 'root', authMethod: 'key', createdAt: 1, updatedAt: 1,
+  id: 's1',
+  name: 'local',
+  folder: '',
+  host: '127.0.0.1',
+  port: 2311,
+  user: 'root',
+  authMethod: 'key',
+  createdAt: 1,
+  updatedAt: 1,
 };
 const spec = (url: string) => applyBookmark(parseRemoteUrl(url)!, url, (n) => (n === 'local' ? [site] : []));
 
@@ -38,12 +46,20 @@ test('an alias, a saved site and the plain URL of one server are one target', (t
   assert.deepEqual(jobTarget(spec('sftp://root@MyServer:2311/x'), o, ctx), want);
 });
 
-test('defaults: no user anywhere is the local user, no port is 22; the URL\'s user and port win over the alias\'s', (t) => {
+test("defaults: no user anywhere is the local user, no port is 22; the URL's user and port win over the alias's", (t) => {
   const { file, ctx } = withConfig(t, 'Host box\n  HostName Box.Example.COM\n  User alice\n  Port 2222\n');
   const o = { sshConfig: file };
-  assert.deepEqual(jobTarget(spec('sftp://other.example.com/x'), o, ctx), { user: 'me', host: 'other.example.com', port: 22 });
+  assert.deepEqual(jobTarget(spec('sftp://other.example.com/x'), o, ctx), {
+    user: 'me',
+    host: 'other.example.com',
+    port: 22,
+  });
   assert.deepEqual(jobTarget(spec('sftp://box/x'), o, ctx), { user: 'alice', host: 'box.example.com', port: 2222 });
-  assert.deepEqual(jobTarget(spec('sftp://bob@box:2200/x'), o, ctx), { user: 'bob', host: 'box.example.com', port: 2200 });
+  assert.deepEqual(jobTarget(spec('sftp://bob@box:2200/x'), o, ctx), {
+    user: 'bob',
+    host: 'box.example.com',
+    port: 2200,
+  });
 });
 
 test('a journal key: the login folder is ~, local paths absolute', () => {

@@ -6,7 +6,17 @@ import { LimitLines, makeOutput } from './output';
 
 function progress(verdict?: BottleneckVerdict): EngineEvent {
   return {
-    type: 'progress', jobId: 'j', t: 0, bytesDone: 0, bytesTotal: 1, filesDone: 0, filesTotal: 1, rate: 0, scanning: false, connections: [], files: [],
+    type: 'progress',
+    jobId: 'j',
+    t: 0,
+    bytesDone: 0,
+    bytesTotal: 1,
+    filesDone: 0,
+    filesTotal: 1,
+    rate: 0,
+    scanning: false,
+    connections: [],
+    files: [],
     ...(verdict ? { bottleneck: { verdict, detail: `${verdict} because` } } : {}),
   };
 }
@@ -23,14 +33,26 @@ test('-v "limited by" lines: one per change of verdict, none for the first unkno
 });
 
 test('the lines go to stderr with -v only; --json carries the verdict in the progress event', () => {
-  const write = (into: string[]) => ({ write: (s: string) => { into.push(s); return true; }, isTTY: false });
+  const write = (into: string[]) => ({
+    write: (s: string) => {
+      into.push(s);
+      return true;
+    },
+    isTTY: false,
+  });
   const quiet: string[] = [];
-  makeOutput({ progress: false }, 'down', { stdout: write([]), stderr: write(quiet) } as never).event(progress('window'));
+  makeOutput({ progress: false }, 'down', { stdout: write([]), stderr: write(quiet) } as never).event(
+    progress('window'),
+  );
   assert.deepEqual(quiet, []);
   const verbose: string[] = [];
-  makeOutput({ progress: false, verbose: true }, 'down', { stdout: write([]), stderr: write(verbose) } as never).event(progress('window'));
+  makeOutput({ progress: false, verbose: true }, 'down', { stdout: write([]), stderr: write(verbose) } as never).event(
+    progress('window'),
+  );
   assert.deepEqual(verbose, ['sluice: limited by: the SSH channel window (window because)\n']);
   const json: string[] = [];
-  makeOutput({ progress: false, json: true }, 'down', { stdout: write(json), stderr: write([]) } as never).event(progress('local-disk'));
+  makeOutput({ progress: false, json: true }, 'down', { stdout: write(json), stderr: write([]) } as never).event(
+    progress('local-disk'),
+  );
   assert.deepEqual(JSON.parse(json[0]).bottleneck, { verdict: 'local-disk', detail: 'local-disk because' });
 });

@@ -20,9 +20,14 @@ export const TRY_AGAIN = 'Permission denied, please try again.';
  * @param output where the name, instruction and "try again" go (the prompter writes the questions)
  * @returns one answer per prompt, in order; rejects with SluiceError('ABORTED') on Ctrl-C or end of input
  */
-export async function askKeyboardRound(prompter: TerminalPrompter, round: KeyboardRound, output: NodeJS.WritableStream = process.stderr): Promise<string[]> {
+export async function askKeyboardRound(
+  prompter: TerminalPrompter,
+  round: KeyboardRound,
+  output: NodeJS.WritableStream = process.stderr,
+): Promise<string[]> {
   if (round.again) output.write(`${TRY_AGAIN}\n`);
-  for (const text of [round.name, round.instructions]) if (text.trim() !== '') output.write(`${displayText(text.trim(), 1000)}\n`);
+  for (const text of [round.name, round.instructions])
+    if (text.trim() !== '') output.write(`${displayText(text.trim(), 1000)}\n`);
   const answers: string[] = [];
   for (const p of round.prompts) {
     const question = displayText(p.prompt, 200);
@@ -35,13 +40,19 @@ export async function askKeyboardRound(prompter: TerminalPrompter, round: Keyboa
  * The AUTH_FAILED of a keyboard-interactive prompt that --batch (or a run without a terminal) cannot answer: it names
  * the prompt, and says SLUICE_PASSWORD answers a password prompt.
  */
-export function batchKeyboardRefusal(spec: Pick<RemoteSpec, 'user' | 'host' | 'port'>, round: KeyboardRound): SluiceError {
+export function batchKeyboardRefusal(
+  spec: Pick<RemoteSpec, 'user' | 'host' | 'port'>,
+  round: KeyboardRound,
+): SluiceError {
   const first = round.prompts[0]?.prompt.trim() ?? '';
   const who = `${spec.user ? `${spec.user}@` : ''}${spec.host}:${spec.port}`;
   const asks = round.again ? 'refused the answer and asks again' : 'asks';
   const hint = isPasswordPrompt(first) ? '; give the password in SLUICE_PASSWORD' : '';
-  return new SluiceError('AUTH_FAILED', `authentication failed for ${who}: the server ${asks} "${displayText(first, 100)}" (keyboard-interactive), `
-    + `which cannot be answered without a terminal (--batch)${hint}`);
+  return new SluiceError(
+    'AUTH_FAILED',
+    `authentication failed for ${who}: the server ${asks} "${displayText(first, 100)}" (keyboard-interactive), ` +
+      `which cannot be answered without a terminal (--batch)${hint}`,
+  );
 }
 
 /** OpenSSH's default NumberOfPasswordPrompts (ssh_config(5)): password questions per login before giving up. */
@@ -53,10 +64,17 @@ export const DEFAULT_PASSWORD_PROMPTS = 3;
  * keyboard-interactive round with a hidden prompt) is asked at most `passwordPrompts` times in all (ssh_config's
  * NumberOfPasswordPrompts, 3 by default); then the login goes on without it, and fails.
  */
-export function loginAsks(spec: Pick<RemoteSpec, 'user' | 'host' | 'port'>, prompter: TerminalPrompter | undefined,
-  output: NodeJS.WritableStream = process.stderr, passwordPrompts = DEFAULT_PASSWORD_PROMPTS): Pick<EngineOptions, 'askPassword' | 'askKeyboard'> {
+export function loginAsks(
+  spec: Pick<RemoteSpec, 'user' | 'host' | 'port'>,
+  prompter: TerminalPrompter | undefined,
+  output: NodeJS.WritableStream = process.stderr,
+  passwordPrompts = DEFAULT_PASSWORD_PROMPTS,
+): Pick<EngineOptions, 'askPassword' | 'askKeyboard'> {
   if (!prompter) {
-    return { askKeyboard: async (round) => (round.prompts.length === 0 ? [] : Promise.reject(batchKeyboardRefusal(spec, round))) };
+    return {
+      askKeyboard: async (round) =>
+        round.prompts.length === 0 ? [] : Promise.reject(batchKeyboardRefusal(spec, round)),
+    };
   }
   let asked = 0;
   const who = `${spec.user ? `${spec.user}@` : ''}${spec.host}:${spec.port}`;
@@ -70,7 +88,10 @@ export function loginAsks(spec: Pick<RemoteSpec, 'user' | 'host' | 'port'>, prom
     askKeyboard: async (round) => {
       if (round.prompts.some((p) => !p.echo)) {
         if (asked >= passwordPrompts) {
-          throw new SluiceError('AUTH_FAILED', `authentication failed for ${who}: ${passwordPrompts} answers refused (NumberOfPasswordPrompts)`);
+          throw new SluiceError(
+            'AUTH_FAILED',
+            `authentication failed for ${who}: ${passwordPrompts} answers refused (NumberOfPasswordPrompts)`,
+          );
         }
         asked++;
       }

@@ -24,7 +24,8 @@ export interface LsOptions {
 function skippedText(s: SkippedLink, maxDepth: number): string {
   const path = displayText(s.path, Infinity);
   const target = displayText(s.target, Infinity);
-  if (s.kind === 'loop') return `${path}: a symlink loop (it leads to ${target}, a folder above it): listed once, not entered again`;
+  if (s.kind === 'loop')
+    return `${path}: a symlink loop (it leads to ${target}, a folder above it): listed once, not entered again`;
   if (s.kind === 'seen') return `${path}: a symlink to ${target}, a folder listed already: not listed again`;
   return `${path}: deeper than --max-depth ${maxDepth}: not listed`;
 }
@@ -37,7 +38,11 @@ function printEntries(ctx: FileContext, o: LsOptions, dir: string | undefined, e
   } else if (o.long) {
     for (const e of entries) ctx.print(longLine(e, now));
   } else if (process.stdout.isTTY) {
-    for (const line of columns(entries.map((e) => e.name), process.stdout.columns || 80)) ctx.print(line);
+    for (const line of columns(
+      entries.map((e) => e.name),
+      process.stdout.columns || 80,
+    ))
+      ctx.print(line);
   } else {
     for (const e of entries) ctx.print(displayText(e.name, Infinity));
   }
@@ -47,7 +52,14 @@ function printEntries(ctx: FileContext, o: LsOptions, dir: string | undefined, e
 async function sortOperands(ctx: FileContext, o: LsOptions): Promise<{ files: ShownEntry[]; folders: string[] }> {
   const files: ShownEntry[] = [];
   const folders: string[] = [];
-  const stats = await Promise.all(ctx.paths.map((p) => ctx.files.stat(p, true).then((st) => st, (e: unknown) => SluiceError.from(e))));
+  const stats = await Promise.all(
+    ctx.paths.map((p) =>
+      ctx.files.stat(p, true).then(
+        (st) => st,
+        (e: unknown) => SluiceError.from(e),
+      ),
+    ),
+  );
   for (const [i, p] of ctx.paths.entries()) {
     const st = stats[i];
     if (st instanceof SluiceError) ctx.failed(st);
@@ -72,14 +84,25 @@ export async function runLs(ctx: FileContext, o: LsOptions): Promise<void> {
   const visible = (e: TreeEntry) => o.all === true || !e.name.startsWith('.');
   for (const root of folders) {
     const canonical = o.dereference ? await ctx.files.pool.realpath(root) : root;
-    const tree = walkTree(ctx.files, root, {
-      inFlight: slots, long: o.long || ctx.json, targets: o.long || ctx.json, follow: o.dereference, maxDepth,
-      enter: o.recursive ? visible : () => false, signal: ctx.signal,
-      onSkipped: (s) => {
-        ctx.say(`sluice: ls: ${skippedText(s, maxDepth)}`);
-        if (ctx.json) ctx.print(jsonLine({ type: 'skipped', reason: s.kind, path: s.path, target: s.target || undefined }));
+    const tree = walkTree(
+      ctx.files,
+      root,
+      {
+        inFlight: slots,
+        long: o.long || ctx.json,
+        targets: o.long || ctx.json,
+        follow: o.dereference,
+        maxDepth,
+        enter: o.recursive ? visible : () => false,
+        signal: ctx.signal,
+        onSkipped: (s) => {
+          ctx.say(`sluice: ls: ${skippedText(s, maxDepth)}`);
+          if (ctx.json)
+            ctx.print(jsonLine({ type: 'skipped', reason: s.kind, path: s.path, target: s.target || undefined }));
+        },
       },
-    }, canonical);
+      canonical,
+    );
     await eachInOrder(tree, (folder, entries, error) => {
       if (!ctx.json && headers) {
         if (!first) ctx.print('');

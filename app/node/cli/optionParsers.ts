@@ -21,7 +21,8 @@ export function positiveInt(v: string): number {
 export function intIn(range: Range): (v: string) => number {
   return (v) => {
     const n = Number(v);
-    if (!Number.isInteger(n) || n < range.min || n > range.max) throw new InvalidArgumentError(`must be a whole number from ${range.text}`);
+    if (!Number.isInteger(n) || n < range.min || n > range.max)
+      throw new InvalidArgumentError(`must be a whole number from ${range.text}`);
     return n;
   };
 }
@@ -40,7 +41,8 @@ export function nonNegativeInt(v: string): number {
  */
 function sizeIn(v: string, range: Range): number {
   const n = parseByteAmount(v);
-  if (n === undefined) throw new InvalidArgumentError('expected a size such as 16M (16 MiB), 512K, 16MB (16,000,000 bytes) or 1048576');
+  if (n === undefined)
+    throw new InvalidArgumentError('expected a size such as 16M (16 MiB), 512K, 16MB (16,000,000 bytes) or 1048576');
   if (n < range.min || n > range.max) throw new InvalidArgumentError(`must be from ${range.text}`);
   return n;
 }
@@ -62,10 +64,14 @@ export function parseSize(v: string): number {
  */
 export function parseRate(v: string): number {
   const n = parseByteAmount(v, { perSecond: true });
-  if (n === undefined) throw new InvalidArgumentError('expected a rate such as 10M (10 MiB/s), 10MB (10,000,000 bytes/s), 512K, 1.5M or 0 (no limit)');
+  if (n === undefined)
+    throw new InvalidArgumentError(
+      'expected a rate such as 10M (10 MiB/s), 10MB (10,000,000 bytes/s), 512K, 1.5M or 0 (no limit)',
+    );
   // 0.4 rounds to 0 bytes/s: only a written zero means "no limit".
   const writtenZero = /^0*(\.0*)?\s*[a-z/]*$/i.test(v.trim());
-  if ((n === 0 && !writtenZero) || (n !== 0 && n < 1024)) throw new InvalidArgumentError('must be 0 (no limit) or at least 1K (1 KiB/s)');
+  if ((n === 0 && !writtenZero) || (n !== 0 && n < 1024))
+    throw new InvalidArgumentError('must be 0 (no limit) or at least 1K (1 KiB/s)');
   return n;
 }
 

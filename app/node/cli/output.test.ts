@@ -7,17 +7,27 @@ import { humanText, makeOutput, retryLine } from './output';
 function sink(): { stream: PassThrough; text: () => string } {
   const stream = new PassThrough();
   let text = '';
-  stream.on('data', (d: Buffer) => { text += d.toString(); });
+  stream.on('data', (d: Buffer) => {
+    text += d.toString();
+  });
   return { stream, text: () => text };
 }
 
 const failed = (code: string, message: string): EngineEvent => ({
-  type: 'file', jobId: 'j', path: '/home/u/a.bin', target: '/srv/a.bin', size: 3, state: 'failed', error: { code, message },
+  type: 'file',
+  jobId: 'j',
+  path: '/home/u/a.bin',
+  target: '/srv/a.bin',
+  size: 3,
+  state: 'failed',
+  error: { code, message },
 });
 
 test('a failed file is said once, as it fails: its source and target paths and its message', () => {
-  assert.equal(humanText(failed('PERMISSION_DENIED', 'Remote /srv/.a.bin.sluice-0123abcd.part: permission denied'), false),
-    'sluice: FAILED /home/u/a.bin → /srv/a.bin: Remote /srv/.a.bin.sluice-0123abcd.part: permission denied');
+  assert.equal(
+    humanText(failed('PERMISSION_DENIED', 'Remote /srv/.a.bin.sluice-0123abcd.part: permission denied'), false),
+    'sluice: FAILED /home/u/a.bin → /srv/a.bin: Remote /srv/.a.bin.sluice-0123abcd.part: permission denied',
+  );
 });
 
 test('a file cancelled by an interrupt shows nothing: "transfer interrupted" is said once for the job', () => {
@@ -25,7 +35,15 @@ test('a file cancelled by an interrupt shows nothing: "transfer interrupted" is 
 });
 
 test('-v shows each file done with its size in IEC units and the level reached', () => {
-  const done: EngineEvent = { type: 'file', jobId: 'j', path: '/l/x', target: '/r/x', size: 3 * 1024 * 1024, state: 'done', verify: 'sha256-reread' };
+  const done: EngineEvent = {
+    type: 'file',
+    jobId: 'j',
+    path: '/l/x',
+    target: '/r/x',
+    size: 3 * 1024 * 1024,
+    state: 'done',
+    verify: 'sha256-reread',
+  };
   assert.equal(humanText(done, true), 'sluice: done /l/x → /r/x (3.0 MiB, verified: sha256-reread)');
   assert.equal(humanText(done, false), undefined);
 });
@@ -50,7 +68,11 @@ test('--json: every event as one JSON line on stdout, nothing on stderr', () => 
   const o = makeOutput({ json: true, progress: true }, 'up  ', { stdout: out.stream, stderr: err.stream });
   o.event(failed('ABORTED', 'transfer interrupted'));
   o.info('hello');
-  const lines = out.text().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = out
+    .text()
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   assert.equal(lines[0].type, 'file');
   assert.deepEqual(lines[1], { type: 'log', level: 'info', message: 'hello' });
   assert.equal(err.text(), '');
@@ -58,15 +80,26 @@ test('--json: every event as one JSON line on stdout, nothing on stderr', () => 
 
 test('a retry: one stderr line with the reason, the wait and the try; under --json a "retry" line on stdout', () => {
   const notice = {
-    type: 'retry' as const, attempt: 2, of: 5, delayMs: 3240, code: 'CONNECTION_LOST', message: 'connection to h:22 failed: read ECONNRESET', movedBytes: 1234,
+    type: 'retry' as const,
+    attempt: 2,
+    of: 5,
+    delayMs: 3240,
+    code: 'CONNECTION_LOST',
+    message: 'connection to h:22 failed: read ECONNRESET',
+    movedBytes: 1234,
   };
-  assert.equal(retryLine(notice), 'sluice: connection to h:22 failed: read ECONNRESET; retrying in 3.2 s (attempt 2 of 5)');
+  assert.equal(
+    retryLine(notice),
+    'sluice: connection to h:22 failed: read ECONNRESET; retrying in 3.2 s (attempt 2 of 5)',
+  );
   const human = { out: sink(), err: sink() };
   makeOutput({ progress: false }, 'up  ', { stdout: human.out.stream, stderr: human.err.stream }).retry(notice);
   assert.equal(human.err.text(), `${retryLine(notice)}\n`);
   assert.equal(human.out.text(), '');
   const json = { out: sink(), err: sink() };
-  makeOutput({ json: true, progress: false }, 'up  ', { stdout: json.out.stream, stderr: json.err.stream }).retry(notice);
+  makeOutput({ json: true, progress: false }, 'up  ', { stdout: json.out.stream, stderr: json.err.stream }).retry(
+    notice,
+  );
   assert.deepEqual(JSON.parse(json.out.text()), notice);
   assert.equal(json.err.text(), '');
 });
@@ -74,8 +107,14 @@ test('a retry: one stderr line with the reason, the wait and the try; under --js
 test('a run that may retry does not name files failed by a transient code as they fail (the summary names those left)', () => {
   assert.equal(humanText(failed('CONNECTION_LOST', 'connection lost'), false, true), undefined);
   assert.equal(humanText(failed('TIMEOUT', 'timed out'), false, true), undefined);
-  assert.equal(humanText(failed('CONNECTION_LOST', 'connection lost'), false, false), 'sluice: FAILED /home/u/a.bin → /srv/a.bin: connection lost');
-  assert.equal(humanText(failed('PERMISSION_DENIED', 'denied'), false, true), 'sluice: FAILED /home/u/a.bin → /srv/a.bin: denied');
+  assert.equal(
+    humanText(failed('CONNECTION_LOST', 'connection lost'), false, false),
+    'sluice: FAILED /home/u/a.bin → /srv/a.bin: connection lost',
+  );
+  assert.equal(
+    humanText(failed('PERMISSION_DENIED', 'denied'), false, true),
+    'sluice: FAILED /home/u/a.bin → /srv/a.bin: denied',
+  );
 });
 
 test('the bar: not drawn again once every file ended (no empty bar after a failure); drawn again after a retry', () => {
@@ -84,7 +123,17 @@ test('the bar: not drawn again once every file ended (no empty bar after a failu
   err.stream.columns = 80;
   const o = makeOutput({ progress: true, mayRetry: true }, 'down', { stdout: sink().stream, stderr: err.stream });
   const progress = (filesDone: number): EngineEvent => ({
-    type: 'progress', jobId: 'j', t: 0, bytesDone: 0, bytesTotal: 10, filesDone, filesTotal: 1, rate: 0, scanning: false, connections: [], files: [],
+    type: 'progress',
+    jobId: 'j',
+    t: 0,
+    bytesDone: 0,
+    bytesTotal: 10,
+    filesDone,
+    filesTotal: 1,
+    rate: 0,
+    scanning: false,
+    connections: [],
+    files: [],
   });
   o.event(failed('PERMISSION_DENIED', 'denied'));
   o.event(progress(0));

@@ -72,12 +72,19 @@ export interface Output {
  * @param label the progress bar's label (`'up  '` or `'down'`)
  * @param streams default process.stdout / process.stderr; the bar is drawn only when `streams.stderr.isTTY`
  */
-export function makeOutput(o: OutputOptions, label: string, streams: OutputStreams = { stdout: process.stdout, stderr: process.stderr }): Output {
+export function makeOutput(
+  o: OutputOptions,
+  label: string,
+  streams: OutputStreams = { stdout: process.stdout, stderr: process.stderr },
+): Output {
   const notes = new JobNotes();
   if (o.json) {
     return {
       info: (msg) => streams.stdout.write(`${JSON.stringify({ type: 'log', level: 'info', message: msg })}\n`),
-      event: (e) => { if (e.type === 'file') notes.note(e); streams.stdout.write(`${JSON.stringify(e)}\n`); },
+      event: (e) => {
+        if (e.type === 'file') notes.note(e);
+        streams.stdout.write(`${JSON.stringify(e)}\n`);
+      },
       retry: (n) => streams.stdout.write(`${JSON.stringify(n)}\n`),
       notes,
       done: () => undefined,
@@ -85,7 +92,10 @@ export function makeOutput(o: OutputOptions, label: string, streams: OutputStrea
     };
   }
   let bar = streams.stderr.isTTY === true && o.progress ? new ProgressBar(label, streams.stderr) : null;
-  const line = (text: string): void => { bar?.stop(); streams.stderr.write(`${terminalText(text)}\n`); };
+  const line = (text: string): void => {
+    bar?.stop();
+    streams.stderr.write(`${terminalText(text)}\n`);
+  };
   const limits = new LimitLines();
   let failedFiles = 0;
   return {
@@ -102,10 +112,16 @@ export function makeOutput(o: OutputOptions, label: string, streams: OutputStrea
       else if (e.type === 'progress' && (bar?.active || inFlight(e, failedFiles))) bar?.update(e);
     },
     // The next try counts its files afresh: the ones this try failed are sent again.
-    retry: (n) => { failedFiles = 0; line(retryLine(n)); },
+    retry: (n) => {
+      failedFiles = 0;
+      line(retryLine(n));
+    },
     notes,
     done: () => bar?.stop(),
-    halt: () => { bar?.stop(); bar = null; },
+    halt: () => {
+      bar?.stop();
+      bar = null;
+    },
   };
 }
 
@@ -119,9 +135,9 @@ function inFlight(e: ProgressEvent, failedFiles: number): boolean {
 
 /**
  * The stderr line for an event, or undefined when it shows none. A failed file is said once, as it fails, with its
- * message (`sluice: FAILED SOURCE → TARGET: MESSAGE`, the hint in the message); the summary does not repeat it. A file that failed because the job was interrupted (ABORTED) shows nothing: the CLI says
- * "transfer interrupted" once for the whole job; with `mayRetry`, neither does one failed by a transient code (see
- * {@link OutputOptions.mayRetry}).
+ * message (`sluice: FAILED SOURCE → TARGET: MESSAGE`, the hint in the message); the summary does not repeat it. A file
+ * that failed because the job was interrupted (ABORTED) shows nothing: the CLI says "transfer interrupted" once for the
+ * whole job; with `mayRetry`, neither does one failed by a transient code (see {@link OutputOptions.mayRetry}).
  */
 export function humanText(e: EngineEvent, verbose: boolean, mayRetry = false): string | undefined {
   switch (e.type) {

@@ -29,8 +29,11 @@ export function preconnectTarget(args: readonly string[]): { host: string; port:
     const spec = url ? parseRemoteUrl(url) : null;
     if (!spec) return undefined;
     const h = resolveHostSettings({
-      host: spec.host, port: spec.port === DEFAULT_SSH_PORT ? undefined : spec.port, user: spec.user,
-      jump: rawOption(args, '-J', '--jump'), configFile: rawOption(args, '-F', '--ssh-config'),
+      host: spec.host,
+      port: spec.port === DEFAULT_SSH_PORT ? undefined : spec.port,
+      user: spec.user,
+      jump: rawOption(args, '-J', '--jump'),
+      configFile: rawOption(args, '-F', '--ssh-config'),
     });
     const first = h.jump[0] ?? h;
     return { host: first.host, port: first.port };

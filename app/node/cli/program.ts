@@ -58,7 +58,10 @@ export interface CliOptions {
   connectTimeout?: number;
   /** `-J`: jump hosts (ProxyJump syntax), `none` to ignore the configuration's ProxyJump. */
   jump?: string;
-  /** `-F`: the OpenSSH client configuration file to read instead of ~/.ssh/config and /etc/ssh/ssh_config (`none`: none). */
+  /**
+   * `-F`: the OpenSSH client configuration file to read instead of ~/.ssh/config and /etc/ssh/ssh_config (`none`:
+   * none).
+   */
   sshConfig?: string;
   /** `--limit`: speed limit in bytes per second (0 = none). */
   limit?: number;
@@ -128,32 +131,39 @@ Exit codes: 0 done and verified, 1 some transfer failed, 2 usage,
 Ctrl-C, Ctrl+Break, SIGTERM and SIGHUP cancel and remove temporary files; a
 second one quits at once (a .part file may remain).`;
 
-const VERIFY_HELP = 'size (default): the size on the other side is checked; sha256: SHA-256 of both sides, and the report names '
-  + 'the level reached: sha256-remote (the server hashed its own copy: sha256sum over exec, or the check-file-name extension) '
-  + 'or sha256-reread (the file read back over SFTP and hashed here: a server whose read path corrupts data can fool it)';
+const VERIFY_HELP =
+  'size (default): the size on the other side is checked; sha256: SHA-256 of both sides, and the report names ' +
+  'the level reached: sha256-remote (the server hashed its own copy: sha256sum over exec, or the check-file-name extension) ' +
+  'or sha256-reread (the file read back over SFTP and hashed here: a server whose read path corrupts data can fool it)';
 
-const TIMES_HELP = 'do not give targets their source\'s modification time (kept by default, like scp -p and rsync -t; '
-  + 'a server that refuses it gets one warning and the files still arrive)';
+const TIMES_HELP =
+  "do not give targets their source's modification time (kept by default, like scp -p and rsync -t; " +
+  'a server that refuses it gets one warning and the files still arrive)';
 
-const PERMS_HELP = 'give targets their source\'s permission bits exactly, like scp -p and rsync -p (default: new files get '
-  + 'the source\'s bits less the umask of the receiving side, like cp)';
+const PERMS_HELP =
+  "give targets their source's permission bits exactly, like scp -p and rsync -p (default: new files get " +
+  "the source's bits less the umask of the receiving side, like cp)";
 
 /** What `--retries` does, for the help. */
-export const RETRIES_HELP = 'tries in all, like rclone\'s --retries: a lost, refused or stalled connection or a timeout once '
-  + 'connected is tried again with a fresh connection (the host key checked again), resuming where the journal says, after '
-  + 'a wait of 2 s growing about ×2 per try with jitter (60 s at most, 2 min in all); 0 or 1: no retry. Permanent '
-  + 'failures (authentication, host key, permission denied, no such file, disk full) are never retried';
-const CONFLICT_HELP = 'when a target exists: overwrite (default, like cp and sftp); skip; newer (overwrite when the source is newer, '
-  + 'to the second, else skip); size (overwrite when the sizes differ, else skip); rename (write NAME (1).ext beside it); append '
-  + '(resume a partial target: when its bytes have the SHA-256 of the source\'s start, send only the rest into it, else overwrite)';
+export const RETRIES_HELP =
+  "tries in all, like rclone's --retries: a lost, refused or stalled connection or a timeout once " +
+  'connected is tried again with a fresh connection (the host key checked again), resuming where the journal says, after ' +
+  'a wait of 2 s growing about ×2 per try with jitter (60 s at most, 2 min in all); 0 or 1: no retry. Permanent ' +
+  'failures (authentication, host key, permission denied, no such file, disk full) are never retried';
+const CONFLICT_HELP =
+  'when a target exists: overwrite (default, like cp and sftp); skip; newer (overwrite when the source is newer, ' +
+  'to the second, else skip); size (overwrite when the sizes differ, else skip); rename (write NAME (1).ext beside it); append ' +
+  "(resume a partial target: when its bytes have the SHA-256 of the source's start, send only the rest into it, else overwrite)";
 
-const DEREFERENCE_HELP = 'follow symlinks in the folder walk, like cp -L (default, both ways: a file symlink is copied only '
-  + 'when its target is inside the tree; others are reported and skipped)';
+const DEREFERENCE_HELP =
+  'follow symlinks in the folder walk, like cp -L (default, both ways: a file symlink is copied only ' +
+  'when its target is inside the tree; others are reported and skipped)';
 
 /** What `--limit` says about its units, for the help. */
-export const LIMIT_HELP = 'speed limit per second, read as rsync --bwlimit reads it: 10M or 10MiB = 10 MiB/s (1024-based, '
-  + 'as curl --limit-rate 10M too); 10MB = 10 MB/s = 10,000,000 bytes/s (SI); K, G alike; no unit: bytes/s; a '
-  + 'trailing /s and decimals are fine (1.5M); 0 = none';
+export const LIMIT_HELP =
+  'speed limit per second, read as rsync --bwlimit reads it: 10M or 10MiB = 10 MiB/s (1024-based, ' +
+  'as curl --limit-rate 10M too); 10MB = 10 MB/s = 10,000,000 bytes/s (SI); K, G alike; no unit: bytes/s; a ' +
+  'trailing /s and decimals are fine (1.5M); 0 = none';
 
 /**
  * The version in Sluice's package.json, found by walking up from this file (dist/app/node/cli/ once built).
@@ -163,7 +173,10 @@ export function packageVersion(from = __dirname): string {
   let dir = from;
   for (let i = 0; i < 8; i++) {
     try {
-      const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
       if (pkg.name === 'sluice' && typeof pkg.version === 'string') return pkg.version;
     } catch {
       // no package.json here: look further up
@@ -175,7 +188,9 @@ export function packageVersion(from = __dirname): string {
   return 'unknown';
 }
 
-/** Adds the options every `get` and `put` shares (and `sluice queue add get|put`): what to copy, then how to connect. */
+/**
+ * Adds the options every `get` and `put` shares (and `sluice queue add get|put`): what to copy, then how to connect.
+ */
 export function addTransferOptions(cmd: Command, direction: 'get' | 'put'): Command {
   return addConnectionOptions(addCopyOptions(cmd, direction));
 }
@@ -184,17 +199,27 @@ export function addTransferOptions(cmd: Command, direction: 'get' | 'put'): Comm
 function addCopyOptions(cmd: Command, direction: 'get' | 'put'): Command {
   cmd.option('-r, --recursive', 'copy folders recursively');
   cmd.option('-L, --dereference', DEREFERENCE_HELP);
-  cmd.option('-K, --keep-dirlinks', 'write into a folder symlink inside the destination, like rsync -K (default: '
-    + 'such a folder is reported and not written through)');
+  cmd.option(
+    '-K, --keep-dirlinks',
+    'write into a folder symlink inside the destination, like rsync -K (default: ' +
+      'such a folder is reported and not written through)',
+  );
   if (direction === 'get') {
     cmd.option('-f, --force', 'replace a read-only target, like cp -f (default: it is reported and kept)');
-    cmd.option('--max-depth <n>', `with -r, folders nested deeper than this below a source are reported and not copied, `
-      + `${TRANSFER_LIMITS.maxDepth.text} (default ${DEFAULT_MAX_DEPTH}, like OpenSSH's sftp)`, intIn(TRANSFER_LIMITS.maxDepth));
+    cmd.option(
+      '--max-depth <n>',
+      `with -r, folders nested deeper than this below a source are reported and not copied, ` +
+        `${TRANSFER_LIMITS.maxDepth.text} (default ${DEFAULT_MAX_DEPTH}, like OpenSSH's sftp)`,
+      intIn(TRANSFER_LIMITS.maxDepth),
+    );
   }
   return addLoginOptions(cmd)
     .option('--no-clobber', 'do not overwrite existing files (skip them): the same as --conflict skip')
     .addOption(new Option('--conflict <rule>', CONFLICT_HELP).argParser(parseConflict).conflicts('clobber'))
-    .option('--no-resume', 'neither resume an interrupted run of the same command nor record this one for a later resume')
+    .option(
+      '--no-resume',
+      'neither resume an interrupted run of the same command nor record this one for a later resume',
+    )
     .option('--no-times', TIMES_HELP)
     .option('-p, --perms', PERMS_HELP)
     .option('--verify <level>', VERIFY_HELP, parseVerify, 'size')
@@ -205,13 +230,38 @@ function addCopyOptions(cmd: Command, direction: 'get' | 'put'): Command {
 
 /** The options of the connections: algorithms, parallelism, window, keepalives, timeouts, jumps, limit, retries. */
 export function addConnectionOptions(cmd: Command): Command {
-  return addReachOptions(addAlgorithmOptions(cmd)
-    .option('--connections <n>', `SSH connections, each in its own thread, ${TRANSFER_LIMITS.connections.text} (default: ${AUTO_TUNE.connections} with ${AUTO_TUNE.channels} channels each when the measured RTT is ≥ ${AUTO_TUNE.rttMs} ms, else 1 with 1 channel, ${AUTO_TUNE.segmentedPutChannels} for a put of a file above --segment-size)`, intIn(TRANSFER_LIMITS.connections))
-    .option('--channels <n>', `SFTP channels per connection, ${TRANSFER_LIMITS.channels.text} (default: see --connections)`, intIn(TRANSFER_LIMITS.channels))
-    .option('--requests <n>', `outstanding requests per channel, ${TRANSFER_LIMITS.requests.text}`, intIn(TRANSFER_LIMITS.requests), POOL_DEFAULTS.requests)
-    .addOption(new Option('--segment-size <size>', `split files larger than this across channels, ${TRANSFER_LIMITS.segmentSize.text} (16M = 16 MiB)`)
-      .argParser(parseSize).default(POOL_DEFAULTS.segmentSize, `${POOL_DEFAULTS.segmentSize / 1048576} MiB`))
-    .option('--window <size>', `receive window per SFTP channel, ${TRANSFER_LIMITS.window.text} (default: RTT × ${WINDOW_TUNE.bytesPerSecond / 1048576} MiB/s, from 2M up to ${WINDOW_TUNE.maxBytes / 1048576}M)`, parseWindow))
+  return addReachOptions(
+    addAlgorithmOptions(cmd)
+      .option(
+        '--connections <n>',
+        `SSH connections, each in its own thread, ${TRANSFER_LIMITS.connections.text} (default: ${AUTO_TUNE.connections} with ${AUTO_TUNE.channels} channels each when the measured RTT is ≥ ${AUTO_TUNE.rttMs} ms, else 1 with 1 channel, ${AUTO_TUNE.segmentedPutChannels} for a put of a file above --segment-size)`,
+        intIn(TRANSFER_LIMITS.connections),
+      )
+      .option(
+        '--channels <n>',
+        `SFTP channels per connection, ${TRANSFER_LIMITS.channels.text} (default: see --connections)`,
+        intIn(TRANSFER_LIMITS.channels),
+      )
+      .option(
+        '--requests <n>',
+        `outstanding requests per channel, ${TRANSFER_LIMITS.requests.text}`,
+        intIn(TRANSFER_LIMITS.requests),
+        POOL_DEFAULTS.requests,
+      )
+      .addOption(
+        new Option(
+          '--segment-size <size>',
+          `split files larger than this across channels, ${TRANSFER_LIMITS.segmentSize.text} (16M = 16 MiB)`,
+        )
+          .argParser(parseSize)
+          .default(POOL_DEFAULTS.segmentSize, `${POOL_DEFAULTS.segmentSize / 1048576} MiB`),
+      )
+      .option(
+        '--window <size>',
+        `receive window per SFTP channel, ${TRANSFER_LIMITS.window.text} (default: RTT × ${WINDOW_TUNE.bytesPerSecond / 1048576} MiB/s, from 2M up to ${WINDOW_TUNE.maxBytes / 1048576}M)`,
+        parseWindow,
+      ),
+  )
     .option('--limit <rate>', LIMIT_HELP, parseRate)
     .option('--retries <n>', RETRIES_HELP, nonNegativeInt, DEFAULT_RETRY_POLICY.tries);
 }
@@ -230,8 +280,13 @@ export function buildProgram(runCommand: RunCommand): Command {
     // A command's line in the list of commands is its usage (`get [options] <source...> <dest>`).
     .configureHelp({ subcommandTerm: (cmd) => `${cmd.name()} ${cmd.usage()}` });
   for (const direction of ['get', 'put'] as const) {
-    const cmd = program.command(direction)
-      .description(direction === 'get' ? 'download SOURCE… (sftp:// URLs) to DEST' : 'upload SOURCE… (local paths) to DEST (an sftp:// URL)');
+    const cmd = program
+      .command(direction)
+      .description(
+        direction === 'get'
+          ? 'download SOURCE… (sftp:// URLs) to DEST'
+          : 'upload SOURCE… (local paths) to DEST (an sftp:// URL)',
+      );
     addOperands(cmd);
     addTransferOptions(cmd, direction)
       .addHelpText('after', `${direction === 'get' ? GET_EXAMPLES : PUT_EXAMPLES}\n${REFERENCE}`)
@@ -266,11 +321,18 @@ export function conflictRuleOf(o: Pick<CliOptions, 'clobber' | 'conflict'>): Con
 }
 
 /**
- * The engine request for a parsed command: cp semantics, `--conflict` (`--no-clobber` as `skip`), `--verify`, `--no-times` as
- * `preserveTimes: false`, `-p` as `preservePermissions`, and `-L` as `followSymlinks` (both ways; the engine's default
- * without it: a file symlink is copied only when its target is inside the tree, the others are reported and skipped).
+ * The engine request for a parsed command: cp semantics, `--conflict` (`--no-clobber` as `skip`), `--verify`,
+ * `--no-times` as `preserveTimes: false`, `-p` as `preservePermissions`, and `-L` as `followSymlinks` (both ways; the
+ * engine's default without it: a file symlink is copied only when its target is inside the tree, the others are
+ * reported and skipped).
  */
-export function transferRequest(direction: 'get' | 'put', sources: string[], dest: string, o: CliOptions, id = `${direction}-${Date.now()}`): TransferRequest {
+export function transferRequest(
+  direction: 'get' | 'put',
+  sources: string[],
+  dest: string,
+  o: CliOptions,
+  id = `${direction}-${Date.now()}`,
+): TransferRequest {
   const req: TransferRequest = {
     id,
     direction,

@@ -7,8 +7,18 @@ const MiB = 1024 * 1024;
 
 function progress(over: Partial<ProgressEvent>): ProgressEvent {
   return {
-    type: 'progress', jobId: 'j', t: 0, bytesDone: 0, bytesTotal: 0, filesDone: 0, filesTotal: 1, rate: 0, scanning: false,
-    connections: [], files: [], ...over,
+    type: 'progress',
+    jobId: 'j',
+    t: 0,
+    bytesDone: 0,
+    bytesTotal: 0,
+    filesDone: 0,
+    filesTotal: 1,
+    rate: 0,
+    scanning: false,
+    connections: [],
+    files: [],
+    ...over,
   };
 }
 
@@ -18,13 +28,23 @@ function fakeTerminal(columns = 200): { stream: PassThrough & BarStream; text: (
   stream.isTTY = true;
   stream.columns = columns;
   let text = '';
-  stream.on('data', (d: Buffer) => { text += d.toString(); });
+  stream.on('data', (d: Buffer) => {
+    text += d.toString();
+  });
   return { stream, text: () => text };
 }
 
 test('progressFields: sizes and rate in IEC units; the total is a size, not raw bytes; one file shows no file count', () => {
   const f = progressFields(progress({ bytesDone: 25 * MiB, bytesTotal: 50 * MiB, rate: MiB }), 'up  ');
-  assert.deepEqual(f, { label: 'up  ', fraction: 0.5, sizeDone: '25.0 MiB', sizeTotal: '50.0 MiB', files: undefined, speed: '1.0 MiB/s', eta: '0:25' });
+  assert.deepEqual(f, {
+    label: 'up  ',
+    fraction: 0.5,
+    sizeDone: '25.0 MiB',
+    sizeTotal: '50.0 MiB',
+    files: undefined,
+    speed: '1.0 MiB/s',
+    eta: '0:25',
+  });
   assert.equal(progressFields(progress({ filesTotal: 3, filesDone: 1 }), 'up  ').files, '1/3 files');
 });
 
@@ -36,7 +56,17 @@ test('progressFields: no ETA while unknown (no rate yet, or the folders are stil
 });
 
 test('progressFields: files skipped by the conflict rule or done by an earlier run count as done (the bar reaches 100 %)', () => {
-  const f = progressFields(progress({ bytesDone: 6 * MiB, bytesTotal: 10 * MiB, filesDone: 687, filesTotal: 2000, filesSkipped: 1313, bytesSkipped: 4 * MiB }), 'down');
+  const f = progressFields(
+    progress({
+      bytesDone: 6 * MiB,
+      bytesTotal: 10 * MiB,
+      filesDone: 687,
+      filesTotal: 2000,
+      filesSkipped: 1313,
+      bytesSkipped: 4 * MiB,
+    }),
+    'down',
+  );
   assert.equal(f.fraction, 1);
   assert.equal(f.files, '2000/2000 files');
   assert.equal(f.sizeDone, '10.0 MiB');
@@ -53,7 +83,8 @@ test('the drawn bar shows "25.0 MiB/50.0 MiB" and MiB/s, never the raw total, Na
   assert.match(drawn, /up {3}\[[^\]]*\] 50% \| 25\.0 MiB\/50\.0 MiB \| 1\.0 MiB\/s \| ETA 0:25/);
   assert.match(drawn, /\| 0 B\/50\.0 MiB \| 0 B\/s(?! \| ETA)/, 'the first draw, before any rate: no ETA');
   assert.doesNotMatch(drawn, /52428800|NaN|Infinity|NF|\{\w+\}/);
-  // eslint-disable-next-line no-control-regex -- cursor save/restore (ESC 7, ESC 8) would put the cursor back on the bar's line
+  // Cursor save/restore (ESC 7, ESC 8) would put the cursor back on the bar's line.
+  // eslint-disable-next-line no-control-regex
   assert.doesNotMatch(drawn, /\x1b[78]/);
 });
 
@@ -81,13 +112,36 @@ test('the bar fits the terminal and is drawn again at the new width when it is r
   const lines = [...term.text().matchAll(/\x1b\[1G([^\x1b]*)\x1b\[0K/g)].map((m) => m[1]);
   assert.ok(lines[0].length <= 79 && lines[0].includes('ETA 0:25'), lines[0]);
   assert.match(redrawn, /50%/, 'redrawn at once on resize');
-  assert.ok(lines.slice(1).every((l) => l.length <= 39), lines.join('\n'));
+  assert.ok(
+    lines.slice(1).every((l) => l.length <= 39),
+    lines.join('\n'),
+  );
 });
 
 test('progressFields: the verifying phase shows the bytes hashed, the hashing rate since it began, and its ETA', () => {
-  const one = progressFields(progress({ bytesDone: 64 * MiB, bytesTotal: 64 * MiB, verifying: { files: 1, bytes: 64 * MiB, hashedBytes: 16 * MiB } }), 'down', 2000);
-  assert.deepEqual(one, { label: 'verify', fraction: 0.25, sizeDone: '16.0 MiB', sizeTotal: '64.0 MiB', files: undefined, speed: '8.0 MiB/s', eta: '0:06' });
-  const tree = progressFields(progress({ filesDone: 3, filesTotal: 5, verifying: { files: 2, bytes: 2 * MiB, hashedBytes: 0 } }), 'up  ', 0);
+  const one = progressFields(
+    progress({
+      bytesDone: 64 * MiB,
+      bytesTotal: 64 * MiB,
+      verifying: { files: 1, bytes: 64 * MiB, hashedBytes: 16 * MiB },
+    }),
+    'down',
+    2000,
+  );
+  assert.deepEqual(one, {
+    label: 'verify',
+    fraction: 0.25,
+    sizeDone: '16.0 MiB',
+    sizeTotal: '64.0 MiB',
+    files: undefined,
+    speed: '8.0 MiB/s',
+    eta: '0:06',
+  });
+  const tree = progressFields(
+    progress({ filesDone: 3, filesTotal: 5, verifying: { files: 2, bytes: 2 * MiB, hashedBytes: 0 } }),
+    'up  ',
+    0,
+  );
   assert.equal(tree.files, '3/5 files');
   assert.equal(tree.fraction, 0);
   assert.equal(tree.eta, undefined, 'no rate yet: no ETA');

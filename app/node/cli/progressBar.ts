@@ -66,18 +66,40 @@ export type BarStream = NodeJS.WritableStream & { isTTY?: boolean; columns?: num
  */
 export class BarTerminal {
   constructor(private readonly stream: BarStream) {}
-  cursorSave(): void { /* never: see the class comment */ }
-  cursorRestore(): void { /* never: see the class comment */ }
-  cursor(enabled: boolean): void { this.stream.write(enabled ? '\x1b[?25h' : '\x1b[?25l'); }
-  lineWrapping(enabled: boolean): void { this.stream.write(enabled ? '\x1b[?7h' : '\x1b[?7l'); }
-  cursorTo(x: number | null, y: number | null): void { readline.cursorTo(this.stream, x ?? 0, y ?? undefined); }
-  write(s: string): void { this.stream.write(s); }
-  clearRight(): void { readline.clearLine(this.stream, 1); }
-  clearLine(): void { readline.clearLine(this.stream, 0); }
-  newline(): void { this.stream.write('\n'); }
-  isTTY(): boolean { return this.stream.isTTY === true; }
+  cursorSave(): void {
+    /* never: see the class comment */
+  }
+  cursorRestore(): void {
+    /* never: see the class comment */
+  }
+  cursor(enabled: boolean): void {
+    this.stream.write(enabled ? '\x1b[?25h' : '\x1b[?25l');
+  }
+  lineWrapping(enabled: boolean): void {
+    this.stream.write(enabled ? '\x1b[?7h' : '\x1b[?7l');
+  }
+  cursorTo(x: number | null, y: number | null): void {
+    readline.cursorTo(this.stream, x ?? 0, y ?? undefined);
+  }
+  write(s: string): void {
+    this.stream.write(s);
+  }
+  clearRight(): void {
+    readline.clearLine(this.stream, 1);
+  }
+  clearLine(): void {
+    readline.clearLine(this.stream, 0);
+  }
+  newline(): void {
+    this.stream.write('\n');
+  }
+  isTTY(): boolean {
+    return this.stream.isTTY === true;
+  }
   /** Columns now (they change on SIGWINCH); 80 when the stream does not say. */
-  getWidth(): number { return this.stream.columns || 80; }
+  getWidth(): number {
+    return this.stream.columns || 80;
+  }
 }
 
 /** A single progress bar, started by the first progress event and redrawn at most 4 times a second. */
@@ -92,7 +114,10 @@ export class ProgressBar {
    * @param label text before the bar (`'up  '` or `'down'`)
    * @param stream where to draw (default process.stderr); cli-progress draws nothing unless it is a TTY
    */
-  constructor(private readonly label: string, private readonly stream: BarStream = process.stderr) {}
+  constructor(
+    private readonly label: string,
+    private readonly stream: BarStream = process.stderr,
+  ) {}
 
   /** Whether a bar is on the screen now. */
   get active(): boolean {
@@ -101,13 +126,21 @@ export class ProgressBar {
 
   /** Shows `e`: starts the bar on the first event, then moves it. */
   update(e: ProgressEvent): void {
-    this.verifyingSince = e.verifying ? this.verifyingSince ?? Date.now() : undefined;
-    this.fields = progressFields(e, this.label, this.verifyingSince === undefined ? 0 : Date.now() - this.verifyingSince);
+    this.verifyingSince = e.verifying ? (this.verifyingSince ?? Date.now()) : undefined;
+    this.fields = progressFields(
+      e,
+      this.label,
+      this.verifyingSince === undefined ? 0 : Date.now() - this.verifyingSince,
+    );
     const value = Math.round(this.fields.fraction * 1000);
     if (!this.bar) {
       const options: cliProgress.Options & { terminal: BarTerminal } = {
         format: (_o, params) => (this.fields ? fitBar(this.fields, params.maxWidth) : ''),
-        hideCursor: true, stream: this.stream, fps: 4, forceRedraw: true, terminal: new BarTerminal(this.stream),
+        hideCursor: true,
+        stream: this.stream,
+        fps: 4,
+        forceRedraw: true,
+        terminal: new BarTerminal(this.stream),
       };
       this.bar = new cliProgress.SingleBar(options);
       this.stream.on('resize', this.onResize);

@@ -10,7 +10,12 @@ import { askHostKey, terminalPrompter, type PromptInput } from './prompt';
 import { SluiceError } from '../errors';
 
 /** A fake TTY: a PassThrough with isTTY and a recorded setRawMode. */
-function fakeTerminal(isTTY = true): { input: PromptInput & PassThrough; output: PassThrough; written: () => string; rawCalls: boolean[] } {
+function fakeTerminal(isTTY = true): {
+  input: PromptInput & PassThrough;
+  output: PassThrough;
+  written: () => string;
+  rawCalls: boolean[];
+} {
   const input = new PassThrough() as PassThrough & PromptInput;
   const rawCalls: boolean[] = [];
   input.isTTY = isTTY;
@@ -165,18 +170,32 @@ test('choose: aliases are accepted when typed in full, without being listed', as
 test('askHostKey: yes (listed), y and save save the key; once, no and Enter keep working', async () => {
   const identity = { host: 'files.example.com', port: 2222, keyType: 'ssh-ed25519', fingerprint: 'SHA256:abc' };
   const answers: Array<[string, string]> = [
-    ['yes\r', 'accept-save'], ['y\r', 'accept-save'], ['Y\r', 'accept-save'], ['save\r', 'accept-save'], ['1\r', 'accept-save'],
-    ['once\r', 'accept-once'], ['o\r', 'accept-once'], ['2\r', 'accept-once'], ['no\r', 'reject'], ['n\r', 'reject'], ['\r', 'reject'],
+    ['yes\r', 'accept-save'],
+    ['y\r', 'accept-save'],
+    ['Y\r', 'accept-save'],
+    ['save\r', 'accept-save'],
+    ['1\r', 'accept-save'],
+    ['once\r', 'accept-once'],
+    ['o\r', 'accept-once'],
+    ['2\r', 'accept-once'],
+    ['no\r', 'reject'],
+    ['n\r', 'reject'],
+    ['\r', 'reject'],
   ];
   for (const [typed, want] of answers) {
     const term = fakeTerminal();
     const warning = new PassThrough();
     let shown = '';
-    warning.on('data', (d: Buffer) => { shown += d.toString(); });
+    warning.on('data', (d: Buffer) => {
+      shown += d.toString();
+    });
     const r = askHostKey(terminalPrompter(term), identity, warning);
     term.input.write(typed);
     assert.equal(await r, want, JSON.stringify(typed));
-    assert.match(shown, /The authenticity of host 'files\.example\.com' \(port 2222\) can't be established\.\nED25519 key fingerprint is SHA256:abc\./);
+    assert.match(
+      shown,
+      /The authenticity of host 'files\.example\.com' \(port 2222\) can't be established\.\nED25519 key fingerprint is SHA256:abc\./,
+    );
     assert.match(term.written(), /\[yes\].*\n {2}1\) yes {2}2\) once {2}3\) no \(default\)\n/);
   }
 });
@@ -189,13 +208,20 @@ test('secret on a real pseudo-terminal: no echo, isInteractive true', async (t) 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-pty-'));
   try {
     const child = path.join(dir, 'child.js');
-    fs.writeFileSync(child, `
+    fs.writeFileSync(
+      child,
+      `
       const p = require(${JSON.stringify(path.join(__dirname, 'prompt.js'))});
       p.terminalPrompter().secret('Passphrase: ').then(
         (s) => { process.stdout.write('RESULT ' + JSON.stringify({ length: s.length, ok: s === 'top-secret-1', interactive: p.isInteractive() }) + '\\n'); process.exit(0); },
         (e) => { process.stdout.write('FAILED ' + e.code + '\\n'); process.exit(1); });
-    `);
-    const proc = spawn('script', ['-qfec', `${JSON.stringify(process.execPath)} ${JSON.stringify(child)}`, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    `,
+    );
+    const proc = spawn(
+      'script',
+      ['-qfec', `${JSON.stringify(process.execPath)} ${JSON.stringify(child)}`, '/dev/null'],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    );
     let seen = '';
     const result = new Promise<string>((resolve) => {
       const timer = setTimeout(() => resolve(`timeout; output so far: ${JSON.stringify(seen)}`), 15000);

@@ -37,7 +37,11 @@ export interface TerminalPrompter extends Prompter {
    * Enter alone gives `defaultChoice` when set. After 3 invalid answers: `defaultChoice`, else ABORTED.
    */
   choose<T extends string>(
-    question: string, choices: T[], defaultChoice?: T, aliases?: Readonly<Record<string, T>>): Promise<T>;
+    question: string,
+    choices: T[],
+    defaultChoice?: T,
+    aliases?: Readonly<Record<string, T>>,
+  ): Promise<T>;
 }
 
 /** How many invalid answers are tolerated before giving up (bounded loop). */
@@ -150,7 +154,9 @@ async function confirmOver(readLine: ReadLine, output: NodeJS.WritableStream, qu
 
 /** The choice an answer (trimmed, lower-cased) names, if any; '' names none (the default is the caller's). */
 function choiceFor<T extends string>(
-  choices: T[], answer: string, aliases?: Readonly<Record<string, T>>,
+  choices: T[],
+  answer: string,
+  aliases?: Readonly<Record<string, T>>,
 ): T | undefined {
   if (/^\d+$/.test(answer)) {
     const n = Number(answer);
@@ -166,7 +172,11 @@ function choiceFor<T extends string>(
 
 /** {@link TerminalPrompter.choose} over `readLine`. */
 async function chooseOver<T extends string>(
-  readLine: ReadLine, output: NodeJS.WritableStream, question: string, choices: T[], defaultChoice?: T,
+  readLine: ReadLine,
+  output: NodeJS.WritableStream,
+  question: string,
+  choices: T[],
+  defaultChoice?: T,
   aliases?: Readonly<Record<string, T>>,
 ): Promise<T> {
   if (choices.length === 0) throw new Error('choose() needs at least one choice');
@@ -185,8 +195,12 @@ async function chooseOver<T extends string>(
 /** Returns a {@link TerminalPrompter} over `io` (default process.stdin / process.stderr). */
 export function terminalPrompter(io?: PromptIO): TerminalPrompter {
   const t: Terminal = {
-    input: io?.input ?? process.stdin, output: io?.output ?? process.stderr, decoder: new StringDecoder('utf8'),
-    pending: '', skipLf: false, ended: false,
+    input: io?.input ?? process.stdin,
+    output: io?.output ?? process.stderr,
+    decoder: new StringDecoder('utf8'),
+    pending: '',
+    skipLf: false,
+    ended: false,
   };
   /** Serialises prompts: two connections asking at once must not interleave on the terminal. */
   let queue: Promise<unknown> = Promise.resolve();
@@ -228,11 +242,19 @@ export const HOST_KEY_CHOICES = ['yes', 'once', 'no'] as const;
  * @returns the answer for the host-key policy; rejects with SluiceError('ABORTED') on Ctrl-C or end of input
  */
 export async function askHostKey(
-  prompter: TerminalPrompter, identity: HostKeyIdentity, output: NodeJS.WritableStream = process.stderr,
+  prompter: TerminalPrompter,
+  identity: HostKeyIdentity,
+  output: NodeJS.WritableStream = process.stderr,
 ): Promise<HostKeyAnswer> {
-  output.write(`The authenticity of host '${identity.host}' (port ${identity.port}) can't be established.\n`
-    + `${keyTypeLabel(identity.keyType)} key fingerprint is ${identity.fingerprint}.\n`);
-  const a = await prompter.choose('Save it to known_hosts and connect [yes], connect this once [once], or [no]?',
-    [...HOST_KEY_CHOICES], 'no', { save: 'yes' });
+  output.write(
+    `The authenticity of host '${identity.host}' (port ${identity.port}) can't be established.\n` +
+      `${keyTypeLabel(identity.keyType)} key fingerprint is ${identity.fingerprint}.\n`,
+  );
+  const a = await prompter.choose(
+    'Save it to known_hosts and connect [yes], connect this once [once], or [no]?',
+    [...HOST_KEY_CHOICES],
+    'no',
+    { save: 'yes' },
+  );
   return a === 'once' ? 'accept-once' : a === 'yes' ? 'accept-save' : 'reject';
 }

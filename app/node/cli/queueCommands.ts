@@ -31,7 +31,9 @@ Examples:
   sluice queue resume --all
   sluice queue clear              # forgets done, failed and cancelled jobs`;
 
-/** Runs `action` on the opened queue store, then closes it; errors become the CLI's fatal error. @returns the exit code */
+/**
+ * Runs `action` on the opened queue store, then closes it; errors become the CLI's fatal error. @returns the exit code
+ */
 async function withStore(json: boolean, action: (store: QueueStore) => number | Promise<number>): Promise<number> {
   let store: QueueStore | undefined;
   try {
@@ -47,7 +49,10 @@ async function withStore(json: boolean, action: (store: QueueStore) => number | 
 /** Where a job goes, as a URL for a put and a local path for a get. */
 function route(job: QueuedJob): string {
   const t = job.target;
-  const server = 'host' in t ? formatRemote({ host: t.host, port: t.port, user: t.user || undefined, path: '' }) : `site ${t.siteId}`;
+  const server =
+    'host' in t
+      ? formatRemote({ host: t.host, port: t.port, user: t.user || undefined, path: '' })
+      : `site ${t.siteId}`;
   return job.direction === 'upload' ? `${job.source} → ${server}${job.dest}` : `${server}${job.source} → ${job.dest}`;
 }
 
@@ -66,7 +71,9 @@ function progressText(job: QueuedJob): string {
 function originText(job: QueuedJob): string {
   if (job.options.origin === QUEUE_ORIGIN) return '';
   if (job.options.origin !== 'cli') return ' (app)';
-  return job.state === 'done' || job.state === 'cancelled' ? ' (a get/put)' : ' (an interrupted get/put: run it again to resume)';
+  return job.state === 'done' || job.state === 'cancelled'
+    ? ' (a get/put)'
+    : ' (an interrupted get/put: run it again to resume)';
 }
 
 /** One human line of `queue list`. */
@@ -81,7 +88,11 @@ function listJobs(store: QueueStore, o: { json?: boolean; state?: string[]; firs
   let left = o.first ?? Infinity;
   const write = (text: string): boolean => process.stdout.write(text);
   if (!o.json && store.jobs.count(states) > 0) write(`${LIST_HEADER}\n`);
-  for (let page = store.jobs.list({ limit: Math.min(5000, left), states }); ; page = store.jobs.list({ limit: Math.min(5000, left), after: page.next, states })) {
+  for (
+    let page = store.jobs.list({ limit: Math.min(5000, left), states });
+    ;
+    page = store.jobs.list({ limit: Math.min(5000, left), after: page.next, states })
+  ) {
     write(page.jobs.map((j) => `${o.json ? JSON.stringify({ type: 'job', ...j }) : listLine(j)}\n`).join(''));
     left -= page.jobs.length;
     if (!page.next || left <= 0) break;
@@ -97,9 +108,13 @@ function listJobs(store: QueueStore, o: { json?: boolean; state?: string[]; firs
  */
 function reportChange(verb: string, r: ChangeResult, json: boolean, all: boolean, extra = ''): number {
   if (json) {
-    process.stdout.write(`${JSON.stringify({ type: verb, changed: r.changed.map((j) => j.id), unchanged: r.unchanged.map((u) => ({ id: u.job.id, why: u.why })) })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ type: verb, changed: r.changed.map((j) => j.id), unchanged: r.unchanged.map((u) => ({ id: u.job.id, why: u.why })) })}\n`,
+    );
   } else if (all) {
-    const alone = r.unchanged.length ? ` (${plural(r.unchanged.length, 'other job')} left as ${r.unchanged.length === 1 ? 'it is' : 'they are'})` : '';
+    const alone = r.unchanged.length
+      ? ` (${plural(r.unchanged.length, 'other job')} left as ${r.unchanged.length === 1 ? 'it is' : 'they are'})`
+      : '';
     process.stderr.write(`sluice: ${verb}: ${plural(r.changed.length, 'job')}${alone}${extra}\n`);
   } else {
     process.stderr.write(`sluice: ${verb}: ${plural(r.changed.length, 'job')}${extra}\n`);
@@ -109,14 +124,27 @@ function reportChange(verb: string, r: ChangeResult, json: boolean, all: boolean
 }
 
 /** `queue pause|resume|cancel|retry`. */
-function stateCommand(program: Command, queue: Command, name: string, description: string, act: (store: QueueStore, ids: string[]) => { r: ChangeResult; extra?: string }): void {
-  queue.command(name).description(description).argument('[ids...]', 'job ids (or their first characters)')
-    .option('--all', 'every job of the queue').option('--json', 'one JSON line with the jobs changed')
+function stateCommand(
+  program: Command,
+  queue: Command,
+  name: string,
+  description: string,
+  act: (store: QueueStore, ids: string[]) => { r: ChangeResult; extra?: string },
+): void {
+  queue
+    .command(name)
+    .description(description)
+    .argument('[ids...]', 'job ids (or their first characters)')
+    .option('--all', 'every job of the queue')
+    .option('--json', 'one JSON line with the jobs changed')
     .action(async (ids: string[], o: { all?: boolean; json?: boolean }) => {
-      program.setOptionValue('exitCode', await withStore(o.json === true, (store) => {
-        const { r, extra } = act(store, resolveJobIds(store, ids, o.all === true));
-        return reportChange(name, r, o.json === true, o.all === true, extra);
-      }));
+      program.setOptionValue(
+        'exitCode',
+        await withStore(o.json === true, (store) => {
+          const { r, extra } = act(store, resolveJobIds(store, ids, o.all === true));
+          return reportChange(name, r, o.json === true, o.all === true, extra);
+        }),
+      );
     });
 }
 
@@ -127,8 +155,14 @@ async function runCommand(o: QueueRunOptions): Promise<number> {
   const guard = guardSignals({
     cancel: () => stop.abort(),
     cleanupPending: () => true,
-    write: (text) => { runner?.halt(); process.stderr.write(`${text}\n`); },
-    quit: (exitCode) => { runner?.halt(); process.exit(exitCode); },
+    write: (text) => {
+      runner?.halt();
+      process.stderr.write(`${text}\n`);
+    },
+    quit: (exitCode) => {
+      runner?.halt();
+      process.exit(exitCode);
+    },
   });
   try {
     const code = await withStore(o.json === true, (store) => (runner = new QueueRunner(store, o, stop.signal)).run());
@@ -142,22 +176,39 @@ async function runCommand(o: QueueRunOptions): Promise<number> {
 function addAddCommand(program: Command, queue: Command): void {
   const add = queue.command('add').description('add a get or put to the queue (same operands and options as get/put)');
   for (const direction of ['get', 'put'] as const) {
-    addTransferOptions(addOperands(add.command(direction)), direction)
-      .action(async (operands: string[], o: CliOptions) => {
-        program.setOptionValue('exitCode', await withStore(o.json === true, (store) => {
-          const jobs = addToQueue(store, direction, operands, o);
-          if (o.json) process.stdout.write(`${JSON.stringify({ type: 'queued', batchId: jobs[0].batchId, jobs: jobs.map((j) => ({ id: j.id, source: j.source, dest: j.dest })) })}\n`);
-          else process.stderr.write(`sluice: queued ${plural(jobs.length, 'job')}: ${jobs.map((j) => j.id.slice(0, 8)).join(' ')} (sluice queue run works the queue)\n`);
-          return 0;
-        }));
-      });
+    addTransferOptions(addOperands(add.command(direction)), direction).action(
+      async (operands: string[], o: CliOptions) => {
+        program.setOptionValue(
+          'exitCode',
+          await withStore(o.json === true, (store) => {
+            const jobs = addToQueue(store, direction, operands, o);
+            if (o.json)
+              process.stdout.write(
+                `${JSON.stringify({ type: 'queued', batchId: jobs[0].batchId, jobs: jobs.map((j) => ({ id: j.id, source: j.source, dest: j.dest })) })}\n`,
+              );
+            else
+              process.stderr.write(
+                `sluice: queued ${plural(jobs.length, 'job')}: ${jobs.map((j) => j.id.slice(0, 8)).join(' ')} (sluice queue run works the queue)\n`,
+              );
+            return 0;
+          }),
+        );
+      },
+    );
   }
 }
 
 /** `queue list`: the jobs, as text or JSON lines. */
 function addListCommand(program: Command, queue: Command): void {
-  queue.command('list').description('the jobs in queue order').option('--json', 'one JSON line per job')
-    .option('--state <states>', 'only these states, comma separated (queued, running, paused, done, failed, cancelled)', (v) => v.split(','))
+  queue
+    .command('list')
+    .description('the jobs in queue order')
+    .option('--json', 'one JSON line per job')
+    .option(
+      '--state <states>',
+      'only these states, comma separated (queued, running, paused, done, failed, cancelled)',
+      (v) => v.split(','),
+    )
     .option('--first <n>', 'at most this many jobs', positiveInt)
     .action(async (o: { json?: boolean; state?: string[]; first?: number }) => {
       program.setOptionValue('exitCode', await withStore(o.json === true, (store) => listJobs(store, o)));
@@ -166,26 +217,43 @@ function addListCommand(program: Command, queue: Command): void {
 
 /** `queue clear`: forgets the finished jobs. */
 function addClearCommand(program: Command, queue: Command): void {
-  queue.command('clear').description('forget finished jobs (done, failed, cancelled)').option('--json', 'one JSON line with the count')
+  queue
+    .command('clear')
+    .description('forget finished jobs (done, failed, cancelled)')
+    .option('--json', 'one JSON line with the count')
     .action(async (o: { json?: boolean }) => {
-      program.setOptionValue('exitCode', await withStore(o.json === true, (store) => {
-        const n = store.jobs.clearFinished();
-        if (o.json) process.stdout.write(`${JSON.stringify({ type: 'cleared', jobs: n })}\n`);
-        else process.stderr.write(`sluice: cleared ${plural(n, 'finished job')}\n`);
-        return 0;
-      }));
+      program.setOptionValue(
+        'exitCode',
+        await withStore(o.json === true, (store) => {
+          const n = store.jobs.clearFinished();
+          if (o.json) process.stdout.write(`${JSON.stringify({ type: 'cleared', jobs: n })}\n`);
+          else process.stderr.write(`sluice: cleared ${plural(n, 'finished job')}\n`);
+          return 0;
+        }),
+      );
     });
 }
 
 /** `queue pause|resume|retry|cancel`. */
 function addStateCommands(program: Command, queue: Command): void {
-  stateCommand(program, queue, 'pause', 'pause jobs (a running one stops and keeps its partial copy)', (s, ids) => ({ r: changeState(s, ids, 'paused') }));
-  stateCommand(program, queue, 'resume', 'put paused jobs back in line', (s, ids) => ({ r: changeState(s, ids, 'queued', ['paused']) }));
-  stateCommand(program, queue, 'retry', 'put failed or cancelled jobs back in line', (s, ids) => ({ r: changeState(s, ids, 'queued', ['failed', 'cancelled']) }));
+  stateCommand(program, queue, 'pause', 'pause jobs (a running one stops and keeps its partial copy)', (s, ids) => ({
+    r: changeState(s, ids, 'paused'),
+  }));
+  stateCommand(program, queue, 'resume', 'put paused jobs back in line', (s, ids) => ({
+    r: changeState(s, ids, 'queued', ['paused']),
+  }));
+  stateCommand(program, queue, 'retry', 'put failed or cancelled jobs back in line', (s, ids) => ({
+    r: changeState(s, ids, 'queued', ['failed', 'cancelled']),
+  }));
   stateCommand(program, queue, 'cancel', 'cancel jobs and remove their partial copies', (s, ids) => {
     const r = changeState(s, ids, 'cancelled');
     const c = dropPartialCopies(s, r.changed);
-    return { r, extra: c.remoteLater ? `; ${plural(c.remoteLater, 'remote partial file')} will be removed at the next connection to their server` : '' };
+    return {
+      r,
+      extra: c.remoteLater
+        ? `; ${plural(c.remoteLater, 'remote partial file')} will be removed at the next connection to their server`
+        : '',
+    };
   });
 }
 
@@ -193,14 +261,24 @@ function addStateCommands(program: Command, queue: Command): void {
  * Adds `sluice queue …` to the program. Each action stores its exit code as the root program's `exitCode` option.
  */
 export function addQueueCommands(program: Command): void {
-  const queue = program.command('queue').description('a persistent queue of transfers, shared with the desktop app').addHelpText('after', QUEUE_HELP);
+  const queue = program
+    .command('queue')
+    .description('a persistent queue of transfers, shared with the desktop app')
+    .addHelpText('after', QUEUE_HELP);
   addAddCommand(program, queue);
   addListCommand(program, queue);
-  queue.command('run').description('work the queue until no job is left to run (exit codes as get/put)')
-    .option('--json', 'newline-delimited JSON events on stdout').option('--no-progress', 'no progress bar').option('-v, --verbose', 'more detail')
-    .option('--batch', 'never prompt').option('--accept-new', 'accept and save unknown host keys')
-    .option('--limit <rate>', 'speed limit for the run (e.g. 10M = 10 MiB/s; default: each job\'s own)', parseRate)
-    .action(async (o: QueueRunOptions) => { program.setOptionValue('exitCode', await runCommand(o)); });
+  queue
+    .command('run')
+    .description('work the queue until no job is left to run (exit codes as get/put)')
+    .option('--json', 'newline-delimited JSON events on stdout')
+    .option('--no-progress', 'no progress bar')
+    .option('-v, --verbose', 'more detail')
+    .option('--batch', 'never prompt')
+    .option('--accept-new', 'accept and save unknown host keys')
+    .option('--limit <rate>', "speed limit for the run (e.g. 10M = 10 MiB/s; default: each job's own)", parseRate)
+    .action(async (o: QueueRunOptions) => {
+      program.setOptionValue('exitCode', await runCommand(o));
+    });
   addStateCommands(program, queue);
   addClearCommand(program, queue);
 }

@@ -25,9 +25,35 @@ export const QUEUE_ORIGIN = 'queue';
 
 /** The options a queued job keeps for its run: those of CliOptions that shape the transfer and its connection. */
 const KEPT_OPTIONS = [
-  'recursive', 'dereference', 'identity', 'agent', 'acceptNew', 'clobber', 'conflict', 'resume', 'times', 'perms', 'verify', 'cipher', 'kex', 'mac',
-  'hostKeyAlgorithms', 'connections', 'channels', 'requests', 'segmentSize', 'window', 'keepalive', 'keepaliveCount', 'connectTimeout', 'limit',
-  'retries', 'jump', 'sshConfig', 'keepDirlinks', 'force',
+  'recursive',
+  'dereference',
+  'identity',
+  'agent',
+  'acceptNew',
+  'clobber',
+  'conflict',
+  'resume',
+  'times',
+  'perms',
+  'verify',
+  'cipher',
+  'kex',
+  'mac',
+  'hostKeyAlgorithms',
+  'connections',
+  'channels',
+  'requests',
+  'segmentSize',
+  'window',
+  'keepalive',
+  'keepaliveCount',
+  'connectTimeout',
+  'limit',
+  'retries',
+  'jump',
+  'sshConfig',
+  'keepDirlinks',
+  'force',
 ] as const satisfies ReadonlyArray<keyof CliOptions>;
 
 /** The command options a queued job was added with (JobOptions.cli). */
@@ -67,33 +93,43 @@ function conflictSetting(rule: ConflictRule): ConflictSetting {
  * @returns the stored jobs, `queued`
  * @throws SluiceError USAGE for operands as `get`/`put` would refuse them; LOCAL_IO for a missing local source
  */
-export function addToQueue(store: QueueStore, direction: 'get' | 'put', operands: readonly string[], given: CliOptions): QueuedJob[] {
-  if (operands.length < 2) throw new SluiceError('USAGE', `queue add ${direction} needs at least one SOURCE and a DEST`);
+export function addToQueue(
+  store: QueueStore,
+  direction: 'get' | 'put',
+  operands: readonly string[],
+  given: CliOptions,
+): QueuedJob[] {
+  if (operands.length < 2)
+    throw new SluiceError('USAGE', `queue add ${direction} needs at least one SOURCE and a DEST`);
   const { spec, sources, dest } = resolveOperands(direction, operands.slice(0, -1), operands[operands.length - 1]);
   const o = withBookmark(given, spec.bookmark);
   const put = direction === 'put';
   const absolute = put ? sources.map((s) => path.resolve(s)) : sources;
   if (put) {
-    for (const s of absolute) if (!fs.existsSync(s)) throw new SluiceError('LOCAL_IO', `queue add put: no such file or folder: ${s}`);
+    for (const s of absolute)
+      if (!fs.existsSync(s)) throw new SluiceError('LOCAL_IO', `queue add put: no such file or folder: ${s}`);
   }
   const cli: QueuedCliOptions = {};
   for (const k of KEPT_OPTIONS) if (o[k] !== undefined) (cli as Record<string, unknown>)[k] = o[k];
   // `queue run` may start elsewhere: a relative -F file is taken from here.
-  if (cli.sshConfig !== undefined && cli.sshConfig.trim().toLowerCase() !== 'none' && !startsWithTilde(cli.sshConfig)) cli.sshConfig = path.resolve(cli.sshConfig);
+  if (cli.sshConfig !== undefined && cli.sshConfig.trim().toLowerCase() !== 'none' && !startsWithTilde(cli.sshConfig))
+    cli.sshConfig = path.resolve(cli.sshConfig);
   // The job is keyed on the server reached (user, host, port after ssh_config and the site); `via` keeps how the
   // command named it, which `queue run` resolves again (an alias's IdentityFile, ProxyJump, … apply then too).
   const via: QueuedVia = { host: spec.host, port: spec.port, ...(spec.user !== undefined ? { user: spec.user } : {}) };
   const options: JobOptions = { origin: QUEUE_ORIGIN, verify: o.verify, cli, via };
   if (o.limit) options.speedLimit = o.limit;
   const target = jobTarget(spec, o);
-  return store.jobs.addBatch(absolute.map((source) => ({
-    target,
-    direction: put ? 'upload' as const : 'download' as const,
-    source: put ? source : remoteKeyPath(source),
-    dest: put ? remoteKeyPath(dest) : path.resolve(dest),
-    conflict: conflictSetting(conflictRuleOf(o)),
-    options,
-  })));
+  return store.jobs.addBatch(
+    absolute.map((source) => ({
+      target,
+      direction: put ? ('upload' as const) : ('download' as const),
+      source: put ? source : remoteKeyPath(source),
+      dest: put ? remoteKeyPath(dest) : path.resolve(dest),
+      conflict: conflictSetting(conflictRuleOf(o)),
+      options,
+    })),
+  );
 }
 
 /**
@@ -108,7 +144,8 @@ export function resolveJobIds(store: QueueStore, ids: readonly string[], all: bo
       if (!page.next) return out;
     }
   }
-  if (ids.length === 0) throw new SluiceError('USAGE', 'name the jobs (their ids as `sluice queue list` shows them), or --all');
+  if (ids.length === 0)
+    throw new SluiceError('USAGE', 'name the jobs (their ids as `sluice queue list` shows them), or --all');
   return ids.map((prefix) => {
     const found = store.jobs.idsByPrefix(prefix);
     if (found.length === 0) throw new SluiceError('NOT_FOUND', `no queued job ${prefix}`);
@@ -128,13 +165,19 @@ export interface ChangeResult {
  * its state alone: its runner sees the change and stops it. `resume` and `retry` both enter `queued` (from paused,
  * and from failed or cancelled).
  */
-export function changeState(store: QueueStore, ids: readonly string[], to: JobState, from?: readonly JobState[]): ChangeResult {
+export function changeState(
+  store: QueueStore,
+  ids: readonly string[],
+  to: JobState,
+  from?: readonly JobState[],
+): ChangeResult {
   const out: ChangeResult = { changed: [], unchanged: [] };
   for (const id of ids) {
     const job = store.jobs.get(id);
     if (!job) continue;
     if (job.state === to) out.unchanged.push({ job, why: `already ${to}` });
-    else if ((from && !from.includes(job.state)) || !canTransition(job.state, to)) out.unchanged.push({ job, why: `${job.state}, cannot become ${to}` });
+    else if ((from && !from.includes(job.state)) || !canTransition(job.state, to))
+      out.unchanged.push({ job, why: `${job.state}, cannot become ${to}` });
     else out.changed.push(store.jobs.setState(id, to));
   }
   return out;
@@ -151,17 +194,31 @@ export interface PartialCleanup {
  * upload's remote ones are recorded as leftovers (stores/leftovers.ts), removed by the next connection to that server.
  * The unfinished files' rows and ranges are dropped with them (JobFileStore.discardUnfinished).
  */
-export function dropPartialCopies(store: QueueStore, jobs: readonly QueuedJob[], dataDir = resolveHome()): PartialCleanup {
+export function dropPartialCopies(
+  store: QueueStore,
+  jobs: readonly QueuedJob[],
+  dataDir = resolveHome(),
+): PartialCleanup {
   const out: PartialCleanup = { removedLocal: 0, remoteLater: 0 };
   for (const job of jobs) {
     if (store.leases.holder(job.id)) continue;
     const temps = store.files.discardUnfinished([job.id]);
-    const journal = 'host' in job.target
-      ? new LeftoverJournal(dataDir, { host: job.target.host, port: job.target.port, user: job.target.user || os.userInfo().username })
-      : undefined;
+    const journal =
+      'host' in job.target
+        ? new LeftoverJournal(dataDir, {
+            host: job.target.host,
+            port: job.target.port,
+            user: job.target.user || os.userInfo().username,
+          })
+        : undefined;
     for (const temp of temps) {
       if (job.direction === 'download') {
-        try { fs.unlinkSync(temp); out.removedLocal++; } catch { /* never written, or gone */ }
+        try {
+          fs.unlinkSync(temp);
+          out.removedLocal++;
+        } catch {
+          /* never written, or gone */
+        }
       } else if (journal && journal.record({ kind: 'temp', path: temp })) {
         out.remoteLater++;
       }

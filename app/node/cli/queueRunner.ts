@@ -67,7 +67,8 @@ interface OpenEngine {
  */
 function specOf(claim: Claim): RemoteSpec {
   const t = claim.job.target;
-  if (!('host' in t)) throw new SluiceError('INVALID_REQUEST', `job ${claim.job.id} is for a saved site: run it in the app`);
+  if (!('host' in t))
+    throw new SluiceError('INVALID_REQUEST', `job ${claim.job.id} is for a saved site: run it in the app`);
   const via = viaOf(claim.job);
   return via ? { ...via, path: '' } : { host: t.host, port: t.port, user: t.user || undefined, path: '' };
 }
@@ -76,7 +77,12 @@ function specOf(claim: Claim): RemoteSpec {
 function groupOptions(claim: Claim, o: QueueRunOptions): CliOptions {
   const cli = cliOptionsOf(claim.job) as CliOptions;
   return {
-    ...cli, json: o.json, verbose: o.verbose, progress: o.progress, batch: o.batch ?? cli.batch, acceptNew: o.acceptNew || cli.acceptNew,
+    ...cli,
+    json: o.json,
+    verbose: o.verbose,
+    progress: o.progress,
+    batch: o.batch ?? cli.batch,
+    acceptNew: o.acceptNew || cli.acceptNew,
     limit: o.limit ?? cli.limit,
   };
 }
@@ -95,7 +101,10 @@ class ProgressKeeper {
   private last = 0;
   private readonly written = new Map<string, string>();
 
-  constructor(private readonly store: QueueStore, private readonly tally: RunTally) {}
+  constructor(
+    private readonly store: QueueStore,
+    private readonly tally: RunTally,
+  ) {}
 
   /** Writes the jobs whose counters changed, at most every {@link PROGRESS_MS}. */
   sample(e: Extract<EngineEvent, { type: 'progress' }>): void {
@@ -103,11 +112,20 @@ class ProgressKeeper {
     if (now - this.last < PROGRESS_MS) return;
     this.last = now;
     for (const { jobId, patch } of this.tally.progress(e)) {
-      const counters = { bytesDone: patch.bytesDone, bytesTotal: patch.bytesTotal, filesDone: patch.filesDone, filesTotal: patch.filesTotal };
+      const counters = {
+        bytesDone: patch.bytesDone,
+        bytesTotal: patch.bytesTotal,
+        filesDone: patch.filesDone,
+        filesTotal: patch.filesTotal,
+      };
       const key = JSON.stringify(counters);
       if (this.written.get(jobId) === key) continue;
       this.written.set(jobId, key);
-      try { this.store.jobs.updateProgress(jobId, counters); } catch { /* removed meanwhile: nothing to show */ }
+      try {
+        this.store.jobs.updateProgress(jobId, counters);
+      } catch {
+        /* removed meanwhile: nothing to show */
+      }
     }
   }
 }
@@ -122,11 +140,16 @@ export class QueueRunner {
   private output: Output | null = null;
 
   /** @param stop aborted by Ctrl-C / SIGTERM: the running group's jobs go back in line and the run ends */
-  constructor(private readonly store: QueueStore, private readonly o: QueueRunOptions, private readonly stop: AbortSignal) {}
+  constructor(
+    private readonly store: QueueStore,
+    private readonly o: QueueRunOptions,
+    private readonly stop: AbortSignal,
+  ) {}
 
   /**
    * Works the queue until no job of `sluice queue add` is runnable, or the run is stopped.
-   * @returns the exit code, as `get`/`put`: 0 when every job ran is done, else the shared category of the failures (1 if mixed)
+   * @returns the exit code, as `get`/`put`: 0 when every job ran is done, else the shared category of the failures (1
+   * if mixed)
    */
   async run(): Promise<number> {
     try {
@@ -156,25 +179,50 @@ export class QueueRunner {
   /** `queue run` found no job to run: says so, and what the queue holds instead (not under --json). */
   private sayNothingToRun(): void {
     if (this.o.json) return;
-    const counts = (['paused', 'running', 'failed'] as const).map((s) => [s, this.store.jobs.count([s])] as const).filter(([, n]) => n > 0);
+    const counts = (['paused', 'running', 'failed'] as const)
+      .map((s) => [s, this.store.jobs.count([s])] as const)
+      .filter(([, n]) => n > 0);
     const held = counts.map(([s, n]) => `${n} ${s}`).join(', ');
     const hint = counts.some(([s]) => s === 'paused') ? '; sluice queue resume puts paused jobs back in line' : '';
-    process.stderr.write(this.store.jobs.count() === 0
-      ? 'sluice: queue: the queue is empty, nothing to run (sluice queue add get|put … adds jobs)\n'
-      : `sluice: queue: no queued job to run${held ? ` (${held})` : ''}${hint}\n`);
+    process.stderr.write(
+      this.store.jobs.count() === 0
+        ? 'sluice: queue: the queue is empty, nothing to run (sluice queue add get|put … adds jobs)\n'
+        : `sluice: queue: no queued job to run${held ? ` (${held})` : ''}${hint}\n`,
+    );
   }
 
   /** The next queued job of the queue and the other queued jobs of its batch, now running under this run's leases. */
   private claimGroup(): Claim[] | undefined {
     const first = this.store.claimNext(this.owner, { origin: QUEUE_ORIGIN });
     if (!first) return undefined;
-    const rest = this.store.jobs.batch(first.job.batchId).filter((j) => j.state === 'queued').slice(0, GROUP_MAX - 1).map((j) => j.id);
+    const rest = this.store.jobs
+      .batch(first.job.batchId)
+      .filter((j) => j.state === 'queued')
+      .slice(0, GROUP_MAX - 1)
+      .map((j) => j.id);
     return [first, ...this.store.claimJobs(rest, this.owner).claims];
   }
 
   /** The engine for a group: the open one when its server and options match, else a new one (the old one closed). */
   private async engineFor(spec: RemoteSpec, opts: CliOptions, out: OpenEngine['sink']): Promise<Engine> {
-    const key = JSON.stringify([spec.host, spec.port, spec.user ?? '', { ...opts, json: 0, verbose: 0, progress: 0, limit: 0, recursive: 0, clobber: 0, conflict: 0, verify: 0, times: 0, perms: 0 }]);
+    const key = JSON.stringify([
+      spec.host,
+      spec.port,
+      spec.user ?? '',
+      {
+        ...opts,
+        json: 0,
+        verbose: 0,
+        progress: 0,
+        limit: 0,
+        recursive: 0,
+        clobber: 0,
+        conflict: 0,
+        verify: 0,
+        times: 0,
+        perms: 0,
+      },
+    ]);
     if (this.open?.key === key) {
       this.open.engine.setRateLimit(opts.limit ?? 0);
       this.open.sink = out;
@@ -185,9 +233,16 @@ export class QueueRunner {
     const sink: OpenEngine['sink'] = out;
     const options = engineOptions({ direction: 'get', spec, sources: [], dest: '' }, opts, out);
     const held: { open?: OpenEngine } = {};
-    const engine = await openJobEngine({
-      ...options, prefetch: {}, onEvent: (e) => (held.open?.sink ?? sink).event(e), onWarning: (m) => (held.open?.sink ?? sink).info(`sluice: warning: ${m}`),
-    }, spec, opts);
+    const engine = await openJobEngine(
+      {
+        ...options,
+        prefetch: {},
+        onEvent: (e) => (held.open?.sink ?? sink).event(e),
+        onWarning: (m) => (held.open?.sink ?? sink).info(`sluice: warning: ${m}`),
+      },
+      spec,
+      opts,
+    );
     this.open = held.open = { key, engine, sink };
     if (opts.verbose) out.info(connectedLine(spec, engine));
     return engine;
@@ -204,7 +259,11 @@ export class QueueRunner {
     const onStop = (): void => controller.abort(new SluiceError('ABORTED', 'Interrupted'));
     this.stop.addEventListener('abort', onStop, { once: true });
     const stoppedAs = new Map<string, 'paused' | 'cancelled'>();
-    const keepers = claims.map((c) => keepLease(this.store.leases, c.lease, { onLost: () => controller.abort(new SluiceError('ABORTED', 'lease lost')) }));
+    const keepers = claims.map((c) =>
+      keepLease(this.store.leases, c.lease, {
+        onLost: () => controller.abort(new SluiceError('ABORTED', 'lease lost')),
+      }),
+    );
     const watch = setInterval(() => this.watchStates(claims, stoppedAs, controller, out), WATCH_MS);
     const tally = new RunTally(claims.map((c) => ({ jobId: c.job.id, source: c.job.source })));
     let journal: StoreJournal | undefined;
@@ -221,12 +280,23 @@ export class QueueRunner {
     try {
       const spec = specOf(claims[0]);
       const dest = put ? formatRemote({ ...spec, path: first.dest }) : first.dest;
-      out.info(`sluice: queue: ${put ? 'put' : 'get'} ${plural(claims.length, 'job')} of batch ${first.batchId.slice(0, 8)} to ${dest}`);
+      out.info(
+        `sluice: queue: ${put ? 'put' : 'get'} ${plural(claims.length, 'job')} of batch ${first.batchId.slice(0, 8)} to ${dest}`,
+      );
       const engine = await this.engineFor(spec, opts, sink);
       if (opts.resume !== false) journal = StoreJournal.ofClaims(this.store, claims);
       // The conflict rule is the one `queue add` was given (--conflict, --no-clobber), kept with the job's options.
-      const req = transferRequest(put ? 'put' : 'get', claims.map((c) => c.job.source), first.dest, opts, `queue-${first.batchId}`);
-      const report = await engine.transfer({ ...req, journal }, { signal: controller.signal, onEvent: (e) => sink.event(e) });
+      const req = transferRequest(
+        put ? 'put' : 'get',
+        claims.map((c) => c.job.source),
+        first.dest,
+        opts,
+        `queue-${first.batchId}`,
+      );
+      const report = await engine.transfer(
+        { ...req, journal },
+        { signal: controller.signal, onEvent: (e) => sink.event(e) },
+      );
       end = { report };
       out.done();
       if (opts.json) process.stdout.write(`${JSON.stringify({ type: 'report', batchId: first.batchId, ...report })}\n`);
@@ -249,34 +319,56 @@ export class QueueRunner {
   }
 
   /** Notes jobs paused, cancelled or removed by another process, and stops the transfer for them. */
-  private watchStates(claims: readonly Claim[], stoppedAs: Map<string, 'paused' | 'cancelled'>, controller: AbortController, out: Output): void {
+  private watchStates(
+    claims: readonly Claim[],
+    stoppedAs: Map<string, 'paused' | 'cancelled'>,
+    controller: AbortController,
+    out: Output,
+  ): void {
     for (const c of claims) {
       if (stoppedAs.has(c.job.id)) continue;
       const state = this.store.jobs.get(c.job.id)?.state;
-      const stopped = state === undefined || state === 'cancelled' ? 'cancelled' : state === 'paused' ? 'paused' : undefined;
+      const stopped =
+        state === undefined || state === 'cancelled' ? 'cancelled' : state === 'paused' ? 'paused' : undefined;
       if (!stopped) continue;
       stoppedAs.set(c.job.id, stopped);
-      const what = stopped === 'paused'
-        ? `paused (sluice queue pause): stopping it, its partial copy kept; sluice queue resume ${c.job.id.slice(0, 8)} puts it back in line`
-        : `${state === undefined ? 'removed from the queue' : 'cancelled (sluice queue cancel)'}: stopping it`;
+      const what =
+        stopped === 'paused'
+          ? `paused (sluice queue pause): stopping it, its partial copy kept; sluice queue resume ${c.job.id.slice(0, 8)} puts it back in line`
+          : `${state === undefined ? 'removed from the queue' : 'cancelled (sluice queue cancel)'}: stopping it`;
       out.info(`sluice: queue: job ${c.job.id.slice(0, 8)} was ${what}`);
     }
-    if (stoppedAs.size > 0 && !controller.signal.aborted) controller.abort(new SluiceError('ABORTED', 'Stopped from the queue'));
+    if (stoppedAs.size > 0 && !controller.signal.aborted)
+      controller.abort(new SluiceError('ABORTED', 'Stopped from the queue'));
   }
 
   /** Gives each job of the group its end state and releases its lease. */
-  private settle(claims: readonly Claim[], tally: RunTally, end: RunEnd, stoppedAs: Map<string, 'paused' | 'cancelled'>,
-    out: Output): GroupEnd {
+  private settle(
+    claims: readonly Claim[],
+    tally: RunTally,
+    end: RunEnd,
+    stoppedAs: Map<string, 'paused' | 'cancelled'>,
+    out: Output,
+  ): GroupEnd {
     const codes: string[] = [];
     const interrupted = this.stop.aborted || stoppedAs.size > 0;
     const retryInMs = interrupted ? undefined : this.retryDelay(claims[0], end, out);
     const cancelled = [];
     for (const c of claims) {
       const stopped = stoppedAs.get(c.job.id);
-      let outcome = stopped ? { state: stopped } : interrupted ? { state: 'queued' as const } : tally.finalOutcome(c.job.id, end);
-      if (retryInMs !== undefined && outcome.state === 'failed' && isTransient(outcome.error.code)) outcome = { state: 'queued' as const };
+      let outcome = stopped
+        ? { state: stopped }
+        : interrupted
+          ? { state: 'queued' as const }
+          : tally.finalOutcome(c.job.id, end);
+      if (retryInMs !== undefined && outcome.state === 'failed' && isTransient(outcome.error.code))
+        outcome = { state: 'queued' as const };
       try {
-        const job = this.store.releaseJob(c.lease, outcome.state, outcome.state === 'failed' ? outcome.error : undefined);
+        const job = this.store.releaseJob(
+          c.lease,
+          outcome.state,
+          outcome.state === 'failed' ? outcome.error : undefined,
+        );
         if (job.state === 'cancelled') cancelled.push(job);
         if (outcome.state === 'failed') {
           codes.push(outcome.error.code);
@@ -297,15 +389,28 @@ export class QueueRunner {
    * are counted per batch over this run, within the jobs' `--retries` (default 5).
    */
   private retryDelay(first: Claim, end: RunEnd, out: Output): number | undefined {
-    const failure = 'failure' in end ? (isTransient(end.failure.code) ? end.failure : undefined) : end.report.failed.find((f) => isTransient(f.code));
+    const failure =
+      'failure' in end
+        ? isTransient(end.failure.code)
+          ? end.failure
+          : undefined
+        : end.report.failed.find((f) => isTransient(f.code));
     if (!failure) return undefined;
     const batchId = first.job.batchId;
     const tries = Math.max(1, cliOptionsOf(first.job).retries ?? DEFAULT_RETRY_POLICY.tries);
     let schedule = this.schedules.get(batchId);
-    if (!schedule) this.schedules.set(batchId, schedule = new RetrySchedule({ ...DEFAULT_RETRY_POLICY, tries }));
+    if (!schedule) this.schedules.set(batchId, (schedule = new RetrySchedule({ ...DEFAULT_RETRY_POLICY, tries })));
     const decision = schedule.next(failure.code);
     if (!decision.retry) return undefined;
-    out.retry({ type: 'retry', attempt: decision.attempt, of: tries, delayMs: decision.delayMs, code: failure.code, message: failure.message, movedBytes: 0 });
+    out.retry({
+      type: 'retry',
+      attempt: decision.attempt,
+      of: tries,
+      delayMs: decision.delayMs,
+      code: failure.code,
+      message: failure.message,
+      movedBytes: 0,
+    });
     return decision.delayMs;
   }
 }

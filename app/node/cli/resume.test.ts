@@ -18,16 +18,23 @@ test('canonicalLocalPath: relative, absolute and through a symlinked folder are 
   assert.equal(canonicalLocalPath(path.join(dir, 'link', 'big.bin')), want);
   assert.equal(canonicalLocalPath(path.join(dir, 'link', '.', 'sub', '..', 'big.bin')), want);
   assert.equal(canonicalLocalPath(`${path.join(dir, 'link')}/`), path.join(dir, 'real'));
-  assert.equal(path.relative(process.cwd(), canonicalLocalPath('x')), path.relative(process.cwd(), path.join(fs.realpathSync(process.cwd()), 'x')));
+  assert.equal(
+    path.relative(process.cwd(), canonicalLocalPath('x')),
+    path.relative(process.cwd(), path.join(fs.realpathSync(process.cwd()), 'x')),
+  );
 });
 
-test('getDestCandidates: a folder is also read as the file inside it, a file of the source\'s name as its folder', () => {
+test("getDestCandidates: a folder is also read as the file inside it, a file of the source's name as its folder", () => {
   const dirs = new Set(['/data']);
   const isDir = (p: string) => dirs.has(p);
   assert.deepEqual(getDestCandidates(['/srv/big.bin'], '/data', isDir), ['/data', '/data/big.bin']);
   assert.deepEqual(getDestCandidates(['/srv/big.bin'], '/data/big.bin', isDir), ['/data/big.bin', '/data']);
   assert.deepEqual(getDestCandidates(['/srv/tree/'], '/data', isDir), ['/data', '/data/tree'], 'a folder source too');
-  assert.deepEqual(getDestCandidates(['/srv/big.bin'], '/data/other.bin', isDir), ['/data/other.bin'], 'another name is another target');
+  assert.deepEqual(
+    getDestCandidates(['/srv/big.bin'], '/data/other.bin', isDir),
+    ['/data/other.bin'],
+    'another name is another target',
+  );
   assert.deepEqual(getDestCandidates(['/srv/a', '/srv/b'], '/data', isDir), ['/data'], 'several sources: one reading');
   assert.deepEqual(getDestCandidates(['~'], '/data', isDir), ['/data'], 'the login folder has no name here');
 });

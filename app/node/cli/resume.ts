@@ -19,7 +19,12 @@ export function remoteKeyPath(p: string): string {
  * Which command a `get`/`put` is, for its journal: the resolved server (cli/jobSetup.ts jobTarget), the direction,
  * the sources and the destination (local ones made absolute, the login folder as `~`).
  */
-export function runJournalKey(direction: 'get' | 'put', target: JournalKey['target'], sources: string[], dest: string): JournalKey {
+export function runJournalKey(
+  direction: 'get' | 'put',
+  target: JournalKey['target'],
+  sources: string[],
+  dest: string,
+): JournalKey {
   const put = direction === 'put';
   return {
     target,
@@ -58,7 +63,11 @@ function isLocalDir(p: string): boolean {
  * for `./`, when `./` is one).
  * @param isDir whether a local path is an existing folder (default: stat)
  */
-export function getDestCandidates(sources: readonly string[], dest: string, isDir: (p: string) => boolean = isLocalDir): string[] {
+export function getDestCandidates(
+  sources: readonly string[],
+  dest: string,
+  isDir: (p: string) => boolean = isLocalDir,
+): string[] {
   const own = canonicalLocalPath(dest);
   const name = sources.length === 1 ? path.posix.basename(sources[0].replace(/\/+$/, '')) : '';
   if (name === '' || name === '~') return [own];
@@ -74,7 +83,12 @@ export function getDestCandidates(sources: readonly string[], dest: string, isDi
  * @param target the resolved server (cli/jobSetup.ts jobTarget)
  * @param home the data folder (default SLUICE_HOME, else the per-OS folder)
  */
-export function recognizedGetDest(target: JournalKey['target'], sources: string[], dest: string, home?: string): string {
+export function recognizedGetDest(
+  target: JournalKey['target'],
+  sources: string[],
+  dest: string,
+  home?: string,
+): string {
   const candidates = getDestCandidates(sources, dest);
   let store: QueueStore;
   try {
@@ -83,7 +97,9 @@ export function recognizedGetDest(target: JournalKey['target'], sources: string[
     return dest;
   }
   try {
-    const found = candidates.findIndex((c) => StoreJournal.resumable(store, runJournalKey('get', target, sources, c)) !== undefined);
+    const found = candidates.findIndex(
+      (c) => StoreJournal.resumable(store, runJournalKey('get', target, sources, c)) !== undefined,
+    );
     return found > 0 ? candidates[found] : dest;
   } finally {
     store.close();
@@ -97,8 +113,13 @@ export function recognizedGetDest(target: JournalKey['target'], sources: string[
  * @param sources,dest the command's paths; local ones are made absolute here
  * @throws SluiceError INVALID_STATE when another Sluice process runs the same command now
  */
-export function openRunJournal(direction: 'get' | 'put', target: JournalKey['target'], sources: string[], dest: string,
-  say: (line: string) => void): StoreJournal | null {
+export function openRunJournal(
+  direction: 'get' | 'put',
+  target: JournalKey['target'],
+  sources: string[],
+  dest: string,
+  say: (line: string) => void,
+): StoreJournal | null {
   const key = runJournalKey(direction, target, sources, dest);
   let journal: StoreJournal;
   try {

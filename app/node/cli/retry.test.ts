@@ -15,21 +15,41 @@ import { RetryingJob, waitFor, type RunJournal, type Timers } from './retry';
 type Step = TransferReport | SluiceError;
 
 const report = (failedCode?: string, movedBytes = 0): TransferReport => ({
-  files: failedCode ? 0 : 1, skipped: 0, bytes: 10, movedBytes, elapsedMs: 5,
-  failed: failedCode ? [{ path: '/l/a.bin', code: failedCode, message: `WRITE /r/a.bin: ${failedCode.toLowerCase()}` }] : [],
+  files: failedCode ? 0 : 1,
+  skipped: 0,
+  bytes: 10,
+  movedBytes,
+  elapsedMs: 5,
+  failed: failedCode
+    ? [{ path: '/l/a.bin', code: failedCode, message: `WRITE /r/a.bin: ${failedCode.toLowerCase()}` }]
+    : [],
 });
 
 /** Timers that fire at once (next microtask) and remember the waits asked for. */
 function instantTimers(): Timers & { waits: number[] } {
   const waits: number[] = [];
-  return { waits, setTimeout: (fn, ms) => { waits.push(ms); queueMicrotask(fn); return waits.length; }, clearTimeout: () => undefined };
+  return {
+    waits,
+    setTimeout: (fn, ms) => {
+      waits.push(ms);
+      queueMicrotask(fn);
+      return waits.length;
+    },
+    clearTimeout: () => undefined,
+  };
 }
 
 /**
  * A job whose connects and transfers follow `connects` (an error: that connect fails) and `transfers` (a report, or an
  * error thrown); records what happened.
  */
-function fakeJob(o: { connects?: Array<SluiceError | undefined>; transfers: Step[]; tries?: number; timers?: Timers; now?: () => number }) {
+function fakeJob(o: {
+  connects?: Array<SluiceError | undefined>;
+  transfers: Step[];
+  tries?: number;
+  timers?: Timers;
+  now?: () => number;
+}) {
   const log: string[] = [];
   const notices: RetryNotice[] = [];
   const journals: Array<{ outcome?: string }> = [];
@@ -46,27 +66,45 @@ function fakeJob(o: { connects?: Array<SluiceError | undefined>; transfers: Step
       if (step instanceof SluiceError) throw step;
       return step;
     },
-    close: async () => { log.push('close'); },
+    close: async () => {
+      log.push('close');
+    },
   } as unknown as Engine;
-  const job = new RetryingJob({
-    connect: async () => {
-      const failure = o.connects?.[connects++];
-      log.push(failure ? `connect: ${failure.code}` : 'connect');
-      if (failure) throw failure;
-      return engine;
+  const job = new RetryingJob(
+    {
+      connect: async () => {
+        const failure = o.connects?.[connects++];
+        log.push(failure ? `connect: ${failure.code}` : 'connect');
+        if (failure) throw failure;
+        return engine;
+      },
+      openJournal: () => {
+        const j = { outcome: undefined as string | undefined };
+        journals.push(j);
+        return {
+          resuming: journals.length > 1,
+          flush: () => undefined,
+          resumeSummary: () => ({ doneBytes: 7, totalBytes: 10 }),
+          close: (outcome: string) => {
+            j.outcome = outcome;
+            log.push(`journal ${outcome}`);
+          },
+        } as unknown as RunJournal;
+      },
+      request: { id: 'put-1', direction: 'put', sources: ['/l/a.bin'], dest: '/r/', recursive: false },
+      say: (line) => log.push(line),
+      retrying: (n) => {
+        notices.push(n);
+        log.push(`retry ${n.attempt} of ${n.of}`);
+      },
     },
-    openJournal: () => {
-      const j = { outcome: undefined as string | undefined };
-      journals.push(j);
-      return {
-        resuming: journals.length > 1, flush: () => undefined, resumeSummary: () => ({ doneBytes: 7, totalBytes: 10 }),
-        close: (outcome: string) => { j.outcome = outcome; log.push(`journal ${outcome}`); },
-      } as unknown as RunJournal;
+    {
+      policy: { ...DEFAULT_RETRY_POLICY, tries: o.tries ?? 5 },
+      random: () => 0,
+      timers: o.timers ?? instantTimers(),
+      now: o.now,
     },
-    request: { id: 'put-1', direction: 'put', sources: ['/l/a.bin'], dest: '/r/', recursive: false },
-    say: (line) => log.push(line),
-    retrying: (n) => { notices.push(n); log.push(`retry ${n.attempt} of ${n.of}`); },
-  }, { policy: { ...DEFAULT_RETRY_POLICY, tries: o.tries ?? 5 }, random: () => 0, timers: o.timers ?? instantTimers(), now: o.now });
+  );
   return { job, log, notices, journals, decisions };
 }
 
@@ -75,31 +113,61 @@ const lost = () => new SluiceError('CONNECTION_LOST', 'connection refused by 127
 test('a lost connection: the journal closes paused, the engine closes, the run says so, reconnects and resumes', async () => {
   const timers = instantTimers();
   const clock = [1000, 9000];
-  const f = fakeJob({ transfers: [report('CONNECTION_LOST', 3 * 1024 * 1024), report(undefined, 5)], timers, now: () => clock.shift() ?? NaN });
+  const f = fakeJob({
+    transfers: [report('CONNECTION_LOST', 3 * 1024 * 1024), report(undefined, 5)],
+    timers,
+    now: () => clock.shift() ?? NaN,
+  });
   const r = await f.job.run(new AbortController().signal);
   assert.equal(r.failed.length, 0);
   assert.equal(r.elapsedMs, 8000, 'the report covers the whole run, the wait included');
-  assert.equal(r.movedBytes, 3 * 1024 * 1024 + 5, 'and every try\'s bytes');
-  assert.equal(r.resumedBytes, undefined, 'the run moved more than the last report counts: nothing was there before it');
+  assert.equal(r.movedBytes, 3 * 1024 * 1024 + 5, "and every try's bytes");
+  assert.equal(
+    r.resumedBytes,
+    undefined,
+    'the run moved more than the last report counts: nothing was there before it',
+  );
   assert.deepEqual(f.log, [
-    'connect', 'transfer with journal', 'journal paused', 'close', 'retry 2 of 5',
-    'connect', 'transfer with journal', 'journal done',
+    'connect',
+    'transfer with journal',
+    'journal paused',
+    'close',
+    'retry 2 of 5',
+    'connect',
+    'transfer with journal',
+    'journal done',
   ]);
-  assert.deepEqual(f.notices, [{
-    type: 'retry', attempt: 2, of: 5, delayMs: 2000, code: 'CONNECTION_LOST', message: 'WRITE /r/a.bin: connection_lost', movedBytes: 3 * 1024 * 1024,
-  }]);
+  assert.deepEqual(f.notices, [
+    {
+      type: 'retry',
+      attempt: 2,
+      of: 5,
+      delayMs: 2000,
+      code: 'CONNECTION_LOST',
+      message: 'WRITE /r/a.bin: connection_lost',
+      movedBytes: 3 * 1024 * 1024,
+    },
+  ]);
   assert.deepEqual(timers.waits, [2000], 'the wait the notice announced');
-  assert.notEqual(f.job.engine, null, 'the last try\'s engine stays open until close()');
-  assert.deepEqual(f.decisions, [undefined, false],
-    'the first try reads the destination, the next reads it as the first did (put -r into a folder the first try created)');
+  assert.notEqual(f.job.engine, null, "the last try's engine stays open until close()");
+  assert.deepEqual(
+    f.decisions,
+    [undefined, false],
+    'the first try reads the destination, the next reads it as the first did (put -r into a folder the first try created)',
+  );
 });
 
 test('a server restarting: a reconnect refused is tried again too (once the run has been connected)', async () => {
-  const f = fakeJob({ connects: [undefined, lost(), undefined], transfers: [new SluiceError('TIMEOUT', 'STAT /r: timed out'), report()] });
+  const f = fakeJob({
+    connects: [undefined, lost(), undefined],
+    transfers: [new SluiceError('TIMEOUT', 'STAT /r: timed out'), report()],
+  });
   const r = await f.job.run(new AbortController().signal);
   assert.equal(r.failed.length, 0);
-  assert.deepEqual(f.log.filter((l) => l.startsWith('connect') || l.startsWith('retry')),
-    ['connect', 'retry 2 of 5', 'connect: CONNECTION_LOST', 'retry 3 of 5', 'connect']);
+  assert.deepEqual(
+    f.log.filter((l) => l.startsWith('connect') || l.startsWith('retry')),
+    ['connect', 'retry 2 of 5', 'connect: CONNECTION_LOST', 'retry 3 of 5', 'connect'],
+  );
   assert.equal(f.notices[1].message, 'connection refused by 127.0.0.1:2222');
 });
 
@@ -113,24 +181,36 @@ test('permanent failures end the run after one try, reported or thrown', async (
   const denied = fakeJob({ transfers: [report('PERMISSION_DENIED')] });
   assert.equal((await denied.job.run(new AbortController().signal)).failed[0].code, 'PERMISSION_DENIED');
   assert.deepEqual(denied.log, ['connect', 'transfer with journal', 'journal failed']);
-  const changed = fakeJob({ connects: [undefined, new SluiceError('HOSTKEY_CHANGED', 'REMOTE HOST IDENTIFICATION HAS CHANGED')],
-    transfers: [report('CONNECTION_STALLED')] });
+  const changed = fakeJob({
+    connects: [undefined, new SluiceError('HOSTKEY_CHANGED', 'REMOTE HOST IDENTIFICATION HAS CHANGED')],
+    transfers: [report('CONNECTION_STALLED')],
+  });
   await assert.rejects(changed.job.run(new AbortController().signal), (e: SluiceError) => e.code === 'HOSTKEY_CHANGED');
   assert.equal(changed.notices.length, 1, 'the changed key on reconnect is not retried');
 });
 
-test('the last try\'s transient failure ends the run paused, with the bytes kept for the next run', async () => {
+test("the last try's transient failure ends the run paused, with the bytes kept for the next run", async () => {
   const f = fakeJob({ transfers: [report('TIMEOUT'), report('TIMEOUT'), report('TIMEOUT')], tries: 3 });
   const r = await f.job.run(new AbortController().signal);
   assert.equal(r.failed[0].code, 'TIMEOUT');
-  assert.deepEqual(f.notices.map((n) => n.attempt), [2, 3]);
-  assert.deepEqual(f.journals.map((j) => j.outcome), ['paused', 'paused', 'paused']);
+  assert.deepEqual(
+    f.notices.map((n) => n.attempt),
+    [2, 3],
+  );
+  assert.deepEqual(
+    f.journals.map((j) => j.outcome),
+    ['paused', 'paused', 'paused'],
+  );
   assert.equal(f.log.at(-1), 'sluice: 7 B kept: run the same command again to resume');
   assert.equal(f.log.filter((l) => l.includes('kept')).length, 1, 'said once, at the end, not before each retry');
 });
 
-test('after retries, what was there before the run is the last report\'s bytes less what every try moved', async () => {
-  const big = (failedCode?: string, movedBytes = 0): TransferReport => ({ ...report(failedCode, movedBytes), bytes: 100, resumedBytes: 70 });
+test("after retries, what was there before the run is the last report's bytes less what every try moved", async () => {
+  const big = (failedCode?: string, movedBytes = 0): TransferReport => ({
+    ...report(failedCode, movedBytes),
+    bytes: 100,
+    resumedBytes: 70,
+  });
   const f = fakeJob({ transfers: [big('CONNECTION_LOST', 40), big(undefined, 30)] });
   const r = await f.job.run(new AbortController().signal);
   assert.equal(r.movedBytes, 70);
@@ -146,7 +226,16 @@ test('--retries 1: a single try, its report as the engine gave it', async () => 
 test('an abort during the wait stops the run at once, without another connect', async () => {
   const abort = new AbortController();
   // The timer never fires; Ctrl-C comes while it runs.
-  const f = fakeJob({ transfers: [report('CONNECTION_LOST')], timers: { setTimeout: () => { queueMicrotask(() => abort.abort()); return 0; }, clearTimeout: () => undefined } });
+  const f = fakeJob({
+    transfers: [report('CONNECTION_LOST')],
+    timers: {
+      setTimeout: () => {
+        queueMicrotask(() => abort.abort());
+        return 0;
+      },
+      clearTimeout: () => undefined,
+    },
+  });
   await assert.rejects(f.job.run(abort.signal), (e: SluiceError) => e.code === 'ABORTED');
   assert.equal(f.log.filter((l) => l.startsWith('connect')).length, 1);
 });

@@ -32,7 +32,10 @@ export interface Timers {
   clearTimeout(handle: unknown): void;
 }
 
-const NODE_TIMERS: Timers = { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout) };
+const NODE_TIMERS: Timers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+};
 
 /**
  * Waits `ms`, or less when `signal` aborts.
@@ -42,8 +45,14 @@ export function waitFor(ms: number, signal: AbortSignal, timers: Timers = NODE_T
   const aborted = () => new SluiceError('ABORTED', 'transfer interrupted while waiting to retry');
   if (signal.aborted) return Promise.reject(aborted());
   return new Promise((resolve, reject) => {
-    const handle = timers.setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(); }, ms);
-    const onAbort = (): void => { timers.clearTimeout(handle); reject(aborted()); };
+    const handle = timers.setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      timers.clearTimeout(handle);
+      reject(aborted());
+    };
     signal.addEventListener('abort', onAbort, { once: true });
     if (signal.aborted) onAbort(); // while the timer was being set
   });
@@ -91,7 +100,10 @@ export class RetryingJob {
   private destIsDir: boolean | undefined;
   private kept = 0;
 
-  constructor(private readonly parts: JobParts, private readonly options: RetryOptions) {}
+  constructor(
+    private readonly parts: JobParts,
+    private readonly options: RetryOptions,
+  ) {}
 
   /** The current try's engine, while one is open (between tries there is none). */
   get engine(): Engine | null {
@@ -125,14 +137,24 @@ export class RetryingJob {
         const movedBytes = movedBefore + outcome.report.movedBytes;
         // What the journal held before the run's first try: the last try's resumed bytes include the earlier tries'.
         const resumedBytes = Math.max(0, outcome.report.bytes - movedBytes);
-        return { ...outcome.report, elapsedMs: now() - started, movedBytes, ...(resumedBytes > 0 ? { resumedBytes } : {}) };
+        return {
+          ...outcome.report,
+          elapsedMs: now() - started,
+          movedBytes,
+          ...(resumedBytes > 0 ? { resumedBytes } : {}),
+        };
       }
       await this.close();
       const movedBytes = outcome.report?.movedBytes ?? 0;
       movedBefore += movedBytes;
       this.parts.retrying({
-        type: 'retry', attempt: retry.attempt, of: schedule.policy.tries, delayMs: retry.delayMs, code: failure.code,
-        message: failure.message, movedBytes,
+        type: 'retry',
+        attempt: retry.attempt,
+        of: schedule.policy.tries,
+        delayMs: retry.delayMs,
+        code: failure.code,
+        message: failure.message,
+        movedBytes,
       });
       await waitFor(retry.delayMs, signal, this.options.timers);
     }
@@ -145,8 +167,12 @@ export class RetryingJob {
       this.parts.connected?.(this.current);
       this.journal = this.parts.openJournal();
       const request: TransferRequest = {
-        ...this.parts.request, destIsDir: this.destIsDir, journal: this.journal ?? undefined,
-        onDestination: (isDir) => { this.destIsDir ??= isDir; },
+        ...this.parts.request,
+        destIsDir: this.destIsDir,
+        journal: this.journal ?? undefined,
+        onDestination: (isDir) => {
+          this.destIsDir ??= isDir;
+        },
       };
       return { report: await this.current.transfer(request, { signal, onEvent: this.parts.onEvent }) };
     } catch (error) {

@@ -9,21 +9,38 @@ function harness(sessionOpen: boolean, platform: NodeJS.Platform = 'linux') {
   const log = { cancels: 0, lines: [] as string[], quits: [] as Array<[number, string]> };
   let open = sessionOpen;
   const guard = guardSignals({
-    source, platform,
-    cancel: () => { log.cancels++; },
+    source,
+    platform,
+    cancel: () => {
+      log.cancels++;
+    },
     cleanupPending: () => open,
-    write: (t) => { log.lines.push(t); },
-    quit: (code, message) => { log.quits.push([code, message]); },
+    write: (t) => {
+      log.lines.push(t);
+    },
+    quit: (code, message) => {
+      log.quits.push([code, message]);
+    },
   });
-  return { source, log, guard, openPool: () => { open = true; } };
+  return {
+    source,
+    log,
+    guard,
+    openPool: () => {
+      open = true;
+    },
+  };
 }
 
 test('exit codes are 128 + the signal number', () => {
   assert.deepEqual(SIGNAL_EXIT_CODES, { SIGHUP: 129, SIGINT: 130, SIGTERM: 143, SIGBREAK: 149 });
 });
 
-for (const [sig, code, text] of [['SIGINT', 130, /interrupted: stopping the transfer \(Ctrl-C again to quit at once\)/], ['SIGTERM', 143, /terminated \(SIGTERM\): stopping/],
-  ['SIGHUP', 129, /hangup \(SIGHUP\): stopping/]] as Array<[HandledSignal, number, RegExp]>) {
+for (const [sig, code, text] of [
+  ['SIGINT', 130, /interrupted: stopping the transfer \(Ctrl-C again to quit at once\)/],
+  ['SIGTERM', 143, /terminated \(SIGTERM\): stopping/],
+  ['SIGHUP', 129, /hangup \(SIGHUP\): stopping/],
+] as Array<[HandledSignal, number, RegExp]>) {
   test(`${sig} during a job: cancels, says so once, does not quit; the run then exits ${code}`, () => {
     const h = harness(true);
     h.source.emit(sig);

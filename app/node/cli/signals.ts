@@ -1,8 +1,9 @@
 /**
  * SIGINT (Ctrl-C), SIGTERM (kill, systemd, CI timeouts) and SIGHUP (the terminal closed) during a CLI run: the first
  * one stops the job (what the journal holds is kept for the next run of the command, other temporary files are
- * removed; the run's last line says which) and the run exits 128 + the signal's number (130, 143, 129); a second one quits at once, with the exit code of that second signal. Before the session exists there
- * is nothing to clean up, so the first signal quits at once.
+ * removed; the run's last line says which) and the run exits 128 + the signal's number (130, 143, 129); a second one
+ * quits at once, with the exit code of that second signal. Before the session exists there is nothing to clean up, so
+ * the first signal quits at once.
  *
  * The removal of the temporary files may wait behind data already on its way (about 1 s of it, up to 32 MiB in an
  * upload's first seconds: worker.ts UPLOAD_BUDGET).
@@ -57,8 +58,14 @@ export interface SignalGuard {
 
 /** The first signal's message: what happens now and how to quit at once. */
 export function firstSignalMessage(sig: HandledSignal): string {
-  const what = sig === 'SIGINT' ? 'interrupted' : sig === 'SIGTERM' ? 'terminated (SIGTERM)'
-    : sig === 'SIGBREAK' ? 'interrupted (Ctrl+Break)' : 'hangup (SIGHUP)';
+  const what =
+    sig === 'SIGINT'
+      ? 'interrupted'
+      : sig === 'SIGTERM'
+        ? 'terminated (SIGTERM)'
+        : sig === 'SIGBREAK'
+          ? 'interrupted (Ctrl+Break)'
+          : 'hangup (SIGHUP)';
   const again = sig === 'SIGINT' ? 'Ctrl-C again' : sig === 'SIGBREAK' ? 'Ctrl+Break again' : `a second ${sig}`;
   return `sluice: ${what}: stopping the transfer (${again} to quit at once)`;
 }
@@ -98,7 +105,10 @@ export function guardSignals(o: SignalGuardOptions): SignalGuard {
     received ??= sig;
     o.cancel();
     o.write(pending ? secondSignalMessage(sig) : `sluice: interrupted by ${sig}`);
-    o.quit(SIGNAL_EXIT_CODES[sig], pending ? `quit at once by a second signal (${sig}), without cleanup` : `interrupted by ${sig}`);
+    o.quit(
+      SIGNAL_EXIT_CODES[sig],
+      pending ? `quit at once by a second signal (${sig}), without cleanup` : `interrupted by ${sig}`,
+    );
   };
   for (const sig of handledOn(platform)) {
     const h = (): void => onSignal(sig);
@@ -106,7 +116,9 @@ export function guardSignals(o: SignalGuardOptions): SignalGuard {
     source.on(sig, h);
   }
   return {
-    get received() { return received; },
+    get received() {
+      return received;
+    },
     exitCode: () => (received === undefined ? undefined : SIGNAL_EXIT_CODES[received]),
     dispose: () => {
       clearTimeout(grace);

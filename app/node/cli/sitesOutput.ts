@@ -24,7 +24,8 @@ export function siteTable(sites: readonly Site[]): string[] {
   const rows = sites.map(siteColumns);
   const header: [string, string, string, string] = ['ID', 'NAME', 'URL', 'AUTH'];
   const width = (i: number): number => Math.max(...[header, ...rows].map((r) => r[i].length));
-  const line = (r: readonly string[]): string => [r[0].padEnd(8), r[1].padEnd(width(1)), r[2].padEnd(width(2)), r[3]].join('  ');
+  const line = (r: readonly string[]): string =>
+    [r[0].padEnd(8), r[1].padEnd(width(1)), r[2].padEnd(width(2)), r[3]].join('  ');
   return [line(header), ...rows.map(line)];
 }
 
@@ -37,15 +38,29 @@ export function previewLines(p: ImportPreview, picked: Set<number>, json: boolea
   if (json) {
     return [
       ...p.candidates.map((c) => JSON.stringify({ type: 'candidate', picked: picked.has(c.index), ...c })),
-      JSON.stringify({ type: 'preview', format: p.format, source: p.source, candidates: p.candidates.length, picked: picked.size, notes: p.notes }),
+      JSON.stringify({
+        type: 'preview',
+        format: p.format,
+        source: p.source,
+        candidates: p.candidates.length,
+        picked: picked.size,
+        notes: p.notes,
+      }),
     ];
   }
   const lines = [`${p.source}: ${p.candidates.length} ${p.candidates.length === 1 ? 'site' : 'sites'}`];
   for (const c of p.candidates) {
     const where = `${c.site.folder ? `${c.site.folder}/` : ''}${c.site.name}`;
-    const server = formatRemote({ user: c.site.user, host: c.site.host, port: c.site.port, path: c.site.remoteDir ?? '' });
+    const server = formatRemote({
+      user: c.site.user,
+      host: c.site.host,
+      port: c.site.port,
+      path: c.site.remoteDir ?? '',
+    });
     const auth = c.site.authMethod === 'key' ? `key ${c.site.keyPath}` : c.site.authMethod;
-    lines.push(`  [${picked.has(c.index) ? 'x' : ' '}] ${where}  ${server}  ${auth}${c.hasPassword ? ' (the source has its password)' : ''}`);
+    lines.push(
+      `  [${picked.has(c.index) ? 'x' : ' '}] ${where}  ${server}  ${auth}${c.hasPassword ? ' (the source has its password)' : ''}`,
+    );
     if (c.duplicateOf) lines.push(`        duplicate: ${c.duplicateOf.reason}`);
     for (const n of c.notes) lines.push(`        ${n}`);
   }

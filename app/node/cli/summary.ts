@@ -52,7 +52,9 @@ export class JobNotes {
  * @param target its destination path, when known
  */
 export function fileRoute(source: string, target: string | undefined): string {
-  return target && target !== source ? `${displayText(source, 500)} → ${displayText(target, 500)}` : displayText(source, 500);
+  return target && target !== source
+    ? `${displayText(source, 500)} → ${displayText(target, 500)}`
+    : displayText(source, 500);
 }
 
 /**
@@ -84,9 +86,13 @@ export function totalsLine(report: TransferReport, notes?: JobNotes): string {
   const sent = Math.max(0, report.bytes - (report.resumedBytes ?? 0));
   const rate = sent > 0 ? averageRate(sent, report.elapsedMs) : undefined;
   let head = report.files > 0 ? `${plural(report.files, 'file')} copied` : 'no file copied';
-  if (sent > 0 || report.files > 0) head += `, ${formatBytes(sent)} in ${formatElapsed(report.elapsedMs)}${rate !== undefined ? ` (${formatRate(rate)})` : ''}`;
+  if (sent > 0 || report.files > 0)
+    head += `, ${formatBytes(sent)} in ${formatElapsed(report.elapsedMs)}${rate !== undefined ? ` (${formatRate(rate)})` : ''}`;
   const parts = [head];
-  if (already > 0) parts.push(`${formatBytes(already)} already there${earlierFiles ? ` (${plural(earlierFiles, 'file')} done earlier)` : ''}`);
+  if (already > 0)
+    parts.push(
+      `${formatBytes(already)} already there${earlierFiles ? ` (${plural(earlierFiles, 'file')} done earlier)` : ''}`,
+    );
   else if (earlierFiles) parts.push(`${plural(earlierFiles, 'file')} done earlier`);
   if (report.files > 0 && report.verify !== undefined) parts.push(`verified: ${report.verify}`);
   if (report.appendedAfterBytes) parts.push(`appended after ${formatBytes(report.appendedAfterBytes)} already there`);

@@ -82,11 +82,17 @@ export function syncJob(src: string, dest: string): SyncJob {
 /** What is refused before connecting: anything but a dry run, and `--checksum`. @throws SluiceError USAGE */
 function refuseUnbuilt(o: SyncOptions): void {
   if (o.checksum) {
-    throw new SluiceError('USAGE', '--checksum is not built yet: compare by size and time (the default) or --size-only');
+    throw new SluiceError(
+      'USAGE',
+      '--checksum is not built yet: compare by size and time (the default) or --size-only',
+    );
   }
   if (!o.dryRun) {
-    throw new SluiceError('USAGE', 'sync only plans for now: add --dry-run (-n) to see what it would change '
-      + '(copying and deleting come in a later version)');
+    throw new SluiceError(
+      'USAGE',
+      'sync only plans for now: add --dry-run (-n) to see what it would change ' +
+        '(copying and deleting come in a later version)',
+    );
   }
 }
 
@@ -95,16 +101,26 @@ function listerOf(engine: Engine): RemoteLister {
   if (engine instanceof PoolEngine) return engine.session;
   return {
     stat: (p) => engine.stat(p),
-    listEach: async (p, onNames) => { const names = await engine.list(p); await onNames(names); return names.length; },
+    listEach: async (p, onNames) => {
+      const names = await engine.list(p);
+      await onNames(names);
+      return names.length;
+    },
   };
 }
 
 /** Both sides listed at once, as [SRC, DEST]. @throws SluiceError NO_SUCH_FILE when SRC does not exist */
-async function listBoth(engine: Engine, job: SyncJob, rules: FilterRule[], signal: AbortSignal): Promise<[Listing, Listing]> {
+async function listBoth(
+  engine: Engine,
+  job: SyncJob,
+  rules: FilterRule[],
+  signal: AbortSignal,
+): Promise<[Listing, Listing]> {
   const limits = { filter: compileFilters(rules), signal };
   const remoteRoot = await expandRemoteHome(engine, job.remoteRoot);
   const [remote, local] = await Promise.all([
-    listRemoteTree(listerOf(engine), remoteRoot, limits), listLocalTree(job.localRoot, limits),
+    listRemoteTree(listerOf(engine), remoteRoot, limits),
+    listLocalTree(job.localRoot, limits),
   ]);
   const [src, dest] = job.direction === 'put' ? [local, remote] : [remote, local];
   if (!src.rootExists) {
@@ -122,10 +138,14 @@ function report(plan: SyncPlan, src: Listing, dest: Listing, o: SyncOptions): nu
   process.stdout.write(`${lines.join('\n')}\n`);
   const skipped = [...src.skipped, ...dest.skipped];
   if (skipped.length && !json) {
-    if (o.verbose) for (const s of skipped) process.stderr.write(terminalText(`sluice: left out ${s.path}: ${s.reason}\n`));
+    if (o.verbose)
+      for (const s of skipped) process.stderr.write(terminalText(`sluice: left out ${s.path}: ${s.reason}\n`));
     else process.stderr.write(`sluice: ${skipped.length} paths left out (links, special files): -v lists them\n`);
   }
-  const errors = [...src.errors.map((e) => ({ ...e, side: 'SRC' })), ...dest.errors.map((e) => ({ ...e, side: 'DEST' }))];
+  const errors = [
+    ...src.errors.map((e) => ({ ...e, side: 'SRC' })),
+    ...dest.errors.map((e) => ({ ...e, side: 'DEST' })),
+  ];
   if (!json) {
     for (const e of errors) {
       process.stderr.write(terminalText(`sluice: cannot list ${e.side} ${e.path || '(top folder)'}: ${e.message}\n`));
@@ -135,7 +155,8 @@ function report(plan: SyncPlan, src: Listing, dest: Listing, o: SyncOptions): nu
   if (errors.length) {
     const first = errors[0].code;
     const code: ErrorCode = isErrorCode(first) ? first : 'REMOTE_FAILURE';
-    const why = plan.deletionsWithheld ? `no deletion planned: ${plan.deletionsWithheld}`
+    const why = plan.deletionsWithheld
+      ? `no deletion planned: ${plan.deletionsWithheld}`
       : `the plan is incomplete: ${errors.length} folder${errors.length > 1 ? 's' : ''} could not be listed`;
     return writeFatal(toFatal(new SluiceError(code, why)), json);
   }
@@ -155,19 +176,28 @@ async function runSync(src: string, dest: string, given: SyncOptions, rules: Fil
   try {
     refuseUnbuilt(given);
     const job = syncJob(src, dest);
-    const o = withBookmark({ ...given, verify: 'size', resume: false, clobber: true, progress: false }, job.spec.bookmark);
+    const o = withBookmark(
+      { ...given, verify: 'size', resume: false, clobber: true, progress: false },
+      job.spec.bookmark,
+    );
     const quiet = { info: (m: string) => process.stderr.write(`${terminalText(m)}\n`), event: () => undefined };
     const eo = engineOptions({ direction: job.direction, spec: job.spec, sources: [], dest: '' }, o, quiet);
     engine = await openJobEngine({ ...eo, prefetch: {} }, job.spec, o);
     const [s, d] = await listBoth(engine, job, rules, abort.signal);
     const plan = planSync(s, d, {
-      sizeOnly: given.sizeOnly, modifyWindowMs: given.modifyWindow, delete: given.delete, maxDelete: given.maxDelete,
+      sizeOnly: given.sizeOnly,
+      modifyWindowMs: given.modifyWindow,
+      delete: given.delete,
+      maxDelete: given.maxDelete,
     });
     return report(plan, s, d, given);
   } catch (e) {
     const signal = guard.received;
     const f = toFatal(e, signal && SIGNAL_EXIT_CODES[signal]);
-    return writeFatal(signal && f.code === 'ABORTED' ? { ...f, message: `${f.message} (${signal})` } : f, given.json === true);
+    return writeFatal(
+      signal && f.code === 'ABORTED' ? { ...f, message: `${f.message} (${signal})` } : f,
+      given.json === true,
+    );
   } finally {
     await engine?.close().catch(() => undefined);
     guard.dispose();
@@ -180,9 +210,16 @@ async function runSync(src: string, dest: string, given: SyncOptions, rules: Fil
  */
 export function addSyncCommand(program: Command): void {
   const rules: FilterRule[] = [];
-  const rule = (kind: FilterRule['kind']) => (pattern: string) => { rules.push({ kind, pattern }); return rules; };
-  const cmd = program.command('sync').description('plan making DEST like SRC (a local folder and an sftp:// URL)')
-    .argument('<src>').argument('<dest>').usage('[options] <src> <dest>')
+  const rule = (kind: FilterRule['kind']) => (pattern: string) => {
+    rules.push({ kind, pattern });
+    return rules;
+  };
+  const cmd = program
+    .command('sync')
+    .description('plan making DEST like SRC (a local folder and an sftp:// URL)')
+    .argument('<src>')
+    .argument('<dest>')
+    .usage('[options] <src> <dest>')
     .option('-n, --dry-run', 'print the plan (each path, its action and reason, counts and bytes); change nothing')
     .option('--delete', 'delete from DEST what SRC does not have (never after a listing error)')
     .option('--max-delete <n>', 'refuse a plan that deletes more than N paths', nonNegativeInt)
@@ -191,17 +228,19 @@ export function addSyncCommand(program: Command): void {
     .addOption(new Option('--checksum', 'compare by hash (not built yet: refused)'))
     .option('--exclude <glob>', 'leave out matching paths (repeatable)', rule('exclude'))
     .option('--include <glob>', 'keep matching paths; with any include, other files are left out', rule('include'))
-    .option('--exclude-from <file>', 'exclude patterns from FILE, one a line (# comments)',
-      (file: string) => { rules.push(...readExcludeFrom(file)); return rules; })
+    .option('--exclude-from <file>', 'exclude patterns from FILE, one a line (# comments)', (file: string) => {
+      rules.push(...readExcludeFrom(file));
+      return rules;
+    })
     .option('-i, --identity <file>', 'private key file (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
     .option('--no-agent', 'do not use ssh-agent')
     .option('--batch', 'never prompt (unknown host keys are refused unless --accept-new)')
     .option('--accept-new', 'accept and save unknown host keys (changed keys are still refused)')
     .option('--json', 'the plan as JSON lines on stdout')
     .option('-v, --verbose', 'list paths found the same and those left out too');
-  addConnectionOptions(cmd).addHelpText('after', SYNC_EXAMPLES)
+  addConnectionOptions(cmd)
+    .addHelpText('after', SYNC_EXAMPLES)
     .action(async (src: string, dest: string, o: SyncOptions) => {
       program.setOptionValue('exitCode', await runSync(src, dest, o, rules));
     });
 }
-

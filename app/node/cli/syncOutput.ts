@@ -21,11 +21,17 @@ export function reasonDetail(it: PlanItem): string {
   const text = REASON_TEXT[it.reason];
   const { src, dest } = it;
   switch (it.reason) {
-    case 'missing': return `${text}, ${formatBytes(it.bytes)}`;
-    case 'size-differs': return `${text}: SRC ${formatBytes(src?.size ?? 0)}, DEST ${formatBytes(dest?.size ?? 0)}`;
-    case 'newer': case 'older': return `${text} by ${secondsApart(src?.mtimeMs ?? 0, dest?.mtimeMs ?? 0)}`;
-    case 'not-in-source': return it.kind === 'file' ? `${text}, ${formatBytes(it.bytes)}` : `folder ${text}`;
-    default: return text;
+    case 'missing':
+      return `${text}, ${formatBytes(it.bytes)}`;
+    case 'size-differs':
+      return `${text}: SRC ${formatBytes(src?.size ?? 0)}, DEST ${formatBytes(dest?.size ?? 0)}`;
+    case 'newer':
+    case 'older':
+      return `${text} by ${secondsApart(src?.mtimeMs ?? 0, dest?.mtimeMs ?? 0)}`;
+    case 'not-in-source':
+      return it.kind === 'file' ? `${text}, ${formatBytes(it.bytes)}` : `folder ${text}`;
+    default:
+      return text;
   }
 }
 

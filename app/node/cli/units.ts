@@ -35,7 +35,8 @@ export function averageRate(bytes: number, elapsedMs: number): number | undefine
  * @returns `undefined` when unknown: no rate yet (0), or any input not a finite non-negative number
  */
 export function formatEta(remainingBytes: number, bytesPerSecond: number): string | undefined {
-  if (!Number.isFinite(remainingBytes) || remainingBytes < 0 || !Number.isFinite(bytesPerSecond) || bytesPerSecond <= 0) return undefined;
+  if (!Number.isFinite(remainingBytes) || remainingBytes < 0 || !Number.isFinite(bytesPerSecond) || bytesPerSecond <= 0)
+    return undefined;
   return formatDuration((remainingBytes / bytesPerSecond) * 1000);
 }
 
@@ -63,7 +64,9 @@ const UNIT_POWERS: Readonly<Record<string, number>> = { K: 1, M: 2, G: 3, T: 4 }
  * @returns whole bytes (rounded), or undefined for text that is not such an amount
  */
 export function parseByteAmount(text: string, opts: { perSecond?: boolean } = {}): number | undefined {
-  const m = /^(\d+(?:\.\d+)?)\s*(?:([KMGT])(i?)(B?)|(B))?$/i.exec(opts.perSecond ? text.trim().replace(/\s*\/\s*s$/i, '') : text.trim());
+  const m = /^(\d+(?:\.\d+)?)\s*(?:([KMGT])(i?)(B?)|(B))?$/i.exec(
+    opts.perSecond ? text.trim().replace(/\s*\/\s*s$/i, '') : text.trim(),
+  );
   if (!m) return undefined;
   const letter = m[2]?.toUpperCase();
   const si = letter !== undefined && m[3] === '' && m[4] !== '';

@@ -54,8 +54,9 @@ export class EditDesk {
       if (errorInfoOf(e).code !== 'NO_SUCH_FILE') throw e;
       throw new SluiceError('NO_SUCH_FILE', `Cannot edit ${opened}: no such file on the server`);
     });
-    const already = [...this.edits.values()]
-      .find((e) => e.record.siteId === siteId && e.record.remotePath === remotePath);
+    const already = [...this.edits.values()].find(
+      (e) => e.record.siteId === siteId && e.record.remotePath === remotePath,
+    );
     if (already) {
       await already.opened;
       await this.ports.openEditor(already.localPath);
@@ -130,11 +131,17 @@ export class EditDesk {
   async close(editId: string, force = false): Promise<void> {
     const edit = this.get(editId);
     if (!force && (edit.unsent || edit.state === 'uploading' || edit.dirty)) {
-      throw new SluiceError('INVALID_STATE', `${edit.record.remotePath} has a save not uploaded yet (${edit.state}): `
-        + 'wait for it, or close anyway');
+      throw new SluiceError(
+        'INVALID_STATE',
+        `${edit.record.remotePath} has a save not uploaded yet (${edit.state}): ` + 'wait for it, or close anyway',
+      );
     }
     if (edit.jobId) {
-      try { this.ports.cancelJob(edit.jobId); } catch { /* ended meanwhile */ }
+      try {
+        this.ports.cancelJob(edit.jobId);
+      } catch {
+        /* ended meanwhile */
+      }
     }
     await edit.watch?.close();
     this.drop(edit);
@@ -177,8 +184,14 @@ export class EditDesk {
       edit.unsent = hash !== record.syncedHash;
       await this.watch(edit);
       if (edit.unsent) {
-        edit.set('failed', { error: { code: 'NOT_CONNECTED', message: `A save of ${record.remotePath} was not uploaded `
-          + 'before Sluice closed: it is sent when the site connects' } });
+        edit.set('failed', {
+          error: {
+            code: 'NOT_CONNECTED',
+            message:
+              `A save of ${record.remotePath} was not uploaded ` +
+              'before Sluice closed: it is sent when the site connects',
+          },
+        });
       } else edit.set(record.uploadedAt ? 'uploaded' : 'editing');
     }
   }
@@ -196,8 +209,11 @@ export class EditDesk {
   }
 
   private async watch(edit: OpenEdit): Promise<void> {
-    edit.watch = watchSaves(edit.localPath, () => edit.saved(), (e) => this.ports.log('warn',
-      `Watching ${edit.localPath} for saves failed: ${e.message}`, edit.record.siteId));
+    edit.watch = watchSaves(
+      edit.localPath,
+      () => edit.saved(),
+      (e) => this.ports.log('warn', `Watching ${edit.localPath} for saves failed: ${e.message}`, edit.record.siteId),
+    );
     await edit.watch.ready;
   }
 

@@ -5,8 +5,13 @@ import { editorArgv, launchEditor, splitCommand } from './launch';
 
 test('an editor command splits into words like a shell, without one', () => {
   assert.deepEqual(splitCommand('code -w'), ['code', '-w']);
-  assert.deepEqual(splitCommand(`"/Applications/Sublime Text.app/x" --wait  'a b' c\\ d ""`),
-    ['/Applications/Sublime Text.app/x', '--wait', 'a b', 'c d', '']);
+  assert.deepEqual(splitCommand(`"/Applications/Sublime Text.app/x" --wait  'a b' c\\ d ""`), [
+    '/Applications/Sublime Text.app/x',
+    '--wait',
+    'a b',
+    'c d',
+    '',
+  ]);
   assert.deepEqual(splitCommand('vim "say \\"hi\\"" $HOME;rm'), ['vim', 'say "hi"', '$HOME;rm'], 'nothing is expanded');
   assert.throws(() => splitCommand('  '), /empty/);
   assert.throws(() => splitCommand('gvim "-f'), /unclosed "/);
@@ -19,7 +24,9 @@ test('{file} is replaced where it stands, else the file is the last word', () =>
 });
 
 test('a program that cannot start is a USAGE error naming it', async () => {
-  await assert.rejects(launchEditor('/nonexistent/editor -w', '/tmp/x'),
-    (e: Error & { code?: string }) => e.code === 'USAGE'
-      && /Cannot start the editor \/nonexistent\/editor: .*ENOENT/.test(e.message));
+  await assert.rejects(
+    launchEditor('/nonexistent/editor -w', '/tmp/x'),
+    (e: Error & { code?: string }) =>
+      e.code === 'USAGE' && /Cannot start the editor \/nonexistent\/editor: .*ENOENT/.test(e.message),
+  );
 });

@@ -39,8 +39,12 @@ export class OpenEdit {
   conflict?: EditView['conflict'];
   error?: { code: string; message: string };
 
-  constructor(readonly record: EditRecord, readonly dir: string, readonly localPath: string,
-    private readonly ports: EditPorts) {}
+  constructor(
+    readonly record: EditRecord,
+    readonly dir: string,
+    readonly localPath: string,
+    private readonly ports: EditPorts,
+  ) {}
 
   get editId(): string {
     return this.record.editId;
@@ -50,8 +54,13 @@ export class OpenEdit {
   view(): EditView {
     const r = this.record;
     return {
-      editId: r.editId, siteId: r.siteId, remotePath: r.remotePath, localPath: this.localPath, state: this.state,
-      unsent: this.unsent, ...(r.uploadedAt !== undefined ? { uploadedAt: r.uploadedAt } : {}),
+      editId: r.editId,
+      siteId: r.siteId,
+      remotePath: r.remotePath,
+      localPath: this.localPath,
+      state: this.state,
+      unsent: this.unsent,
+      ...(r.uploadedAt !== undefined ? { uploadedAt: r.uploadedAt } : {}),
       ...(this.state === 'conflict' && this.conflict ? { conflict: this.conflict } : {}),
       ...(this.state === 'failed' && this.error ? { error: this.error } : {}),
     };
@@ -79,7 +88,9 @@ export class OpenEdit {
         this.dirty = false;
         await this.uploadOnce().catch((e: unknown) => this.failed(e));
       }
-    })().finally(() => { this.busy = undefined; });
+    })().finally(() => {
+      this.busy = undefined;
+    });
   }
 
   /** Records a failure: the save stays unsent and is tried again after a reconnect or `retry`. */
@@ -138,8 +149,14 @@ export class OpenEdit {
 
   /** One transfer through the queue, awaited to its end. */
   async transfer(direction: 'upload' | 'download', source: string, dest: string, keepMode = false): Promise<JobEnd> {
-    const jobId = this.ports.enqueue({ siteId: this.record.siteId, direction, source, dest, conflict: 'overwrite',
-      ...(keepMode ? { preservePermissions: true } : {}) });
+    const jobId = this.ports.enqueue({
+      siteId: this.record.siteId,
+      direction,
+      source,
+      dest,
+      conflict: 'overwrite',
+      ...(keepMode ? { preservePermissions: true } : {}),
+    });
     this.jobId = jobId;
     try {
       return await this.ports.settled(jobId);

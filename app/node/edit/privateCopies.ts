@@ -34,8 +34,10 @@ export function editsRoot(home: string): string {
  * Makes a new private folder for an edit of `remotePath` (mode 0700, its parent too).
  * @returns the edit's id, its folder and the local path the file will have (the remote base name inside it)
  */
-export function makePrivateFolder(home: string, remotePath: string):
-  { editId: string; dir: string; localPath: string } {
+export function makePrivateFolder(
+  home: string,
+  remotePath: string,
+): { editId: string; dir: string; localPath: string } {
   const name = path.posix.basename(remotePath);
   if (name === '' || name === '.' || name === '..' || /[\\\0]/.test(name)) {
     throw new SluiceError('UNSAFE_NAME', `Cannot edit ${remotePath}: its name cannot be a local file's name`);
@@ -87,7 +89,9 @@ export function removePrivateFolder(dir: string): void {
 /** sha256 (hex) of a local file's content; null when it does not exist. */
 export async function hashFile(file: string): Promise<string | null> {
   try {
-    return createHash('sha256').update(await fs.promises.readFile(file)).digest('hex');
+    return createHash('sha256')
+      .update(await fs.promises.readFile(file))
+      .digest('hex');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw e;

@@ -1,7 +1,7 @@
 /**
  * The engine's door: {@link openEngine} turns user-level settings (engine/setup.ts) into a site's pool
- * (ssh/connectionPool.ts) with its transfers (transfer/run.ts) on it, and keeps what it learned about the server. The CLI,
- * the service and (through the service) the e2e harness open engines only here. The ssh layer knows nothing of
+ * (ssh/connectionPool.ts) with its transfers (transfer/run.ts) on it, and keeps what it learned about the server. The
+ * CLI, the service and (through the service) the e2e harness open engines only here. The ssh layer knows nothing of
  * transfers; this module puts the two together. Events: the pool's own (ssh/poolOptions.ts PoolEvent, a part of
  * EngineEvent) go to EngineOptions.onEvent as they are; each transfer's go to the sink given with it.
  */
@@ -90,20 +90,42 @@ export class PoolEngine implements Engine {
   get pool(): PoolLayout {
     const s = this.session;
     return {
-      authMethod: s.authMethod, connections: s.settings.connections, channels: s.settings.channels, channelWindow: s.channelWindow, rttMs: s.rttMs,
+      authMethod: s.authMethod,
+      connections: s.settings.connections,
+      channels: s.settings.channels,
+      channelWindow: s.channelWindow,
+      rttMs: s.rttMs,
       up: s.connections.map((c) => ({ connection: c.id + 1, channels: c.channels })),
     };
   }
 
-  list(path: string): Promise<RemoteEntry[]> { return this.session.list(path); }
-  stat(path: string): Promise<RemoteStat | null> { return this.session.stat(path); }
-  realpath(path: string): Promise<string> { return this.session.realpath(path); }
-  readlink(path: string): Promise<string> { return this.session.readlink(path); }
-  mkdir(path: string): Promise<'created' | 'exists'> { return this.session.mkdir(path); }
-  rename(from: string, to: string): Promise<void> { return this.session.rename(from, to); }
-  remove(path: string, recursive = false): Promise<void> { return removeRemote(this.session, path, recursive); }
-  close(): Promise<void> { return this.session.close(); }
-  setRateLimit(bytesPerSecond: number): void { this.session.setRateLimit(bytesPerSecond); }
+  list(path: string): Promise<RemoteEntry[]> {
+    return this.session.list(path);
+  }
+  stat(path: string): Promise<RemoteStat | null> {
+    return this.session.stat(path);
+  }
+  realpath(path: string): Promise<string> {
+    return this.session.realpath(path);
+  }
+  readlink(path: string): Promise<string> {
+    return this.session.readlink(path);
+  }
+  mkdir(path: string): Promise<'created' | 'exists'> {
+    return this.session.mkdir(path);
+  }
+  rename(from: string, to: string): Promise<void> {
+    return this.session.rename(from, to);
+  }
+  remove(path: string, recursive = false): Promise<void> {
+    return removeRemote(this.session, path, recursive);
+  }
+  close(): Promise<void> {
+    return this.session.close();
+  }
+  setRateLimit(bytesPerSecond: number): void {
+    this.session.setRateLimit(bytesPerSecond);
+  }
 
   async transfer(req: TransferRequest, o: TransferCall = {}): Promise<TransferReport> {
     const report = await runTransfer(this.session, req, { ...o, server: this.server });
@@ -126,6 +148,7 @@ export async function openEngine(o: EngineOptions): Promise<Engine> {
  * @throws SluiceError INTERNAL for another implementation of {@link Engine} (a test's fake)
  */
 export function remoteFilesOf(engine: Engine): RemoteFiles {
-  if (!(engine instanceof PoolEngine)) throw new SluiceError('INTERNAL', 'file operations need an engine over a session');
+  if (!(engine instanceof PoolEngine))
+    throw new SluiceError('INTERNAL', 'file operations need an engine over a session');
   return new RemoteFiles(engine.session);
 }

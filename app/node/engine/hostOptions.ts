@@ -15,7 +15,9 @@ import type { EngineOptions, JumpHostOptions } from './setup';
 export interface ExplicitChoices {
   /** `-i` files, a site's key file ([] for none). */
   identityFiles?: string[];
-  /** The target's agent: false (`--no-agent`, a key or password site), true (an agent site), undefined (SSH_AUTH_SOCK). */
+  /**
+   * The target's agent: false (`--no-agent`, a key or password site), true (an agent site), undefined (SSH_AUTH_SOCK).
+   */
   useAgent?: boolean;
   /** `--no-agent`: no agent for the jump hosts either. */
   noAgent?: boolean;
@@ -24,7 +26,10 @@ export interface ExplicitChoices {
   /** `--accept-new` (wins), else how unknown keys are handled without configuration: ask, or strict in batch mode. */
   hostKeyMode?: HostKeyMode;
   defaultHostKeyMode: HostKeyMode;
-  /** The known_hosts files chosen by the caller (SLUICE_KNOWN_HOSTS, the service's file): they win over UserKnownHostsFile. */
+  /**
+   * The known_hosts files chosen by the caller (SLUICE_KNOWN_HOSTS, the service's file): they win over
+   * UserKnownHostsFile.
+   */
   knownHostsPaths?: KnownHostsPaths;
   readyTimeoutMs?: number;
   keepaliveIntervalMs?: number;
@@ -41,7 +46,11 @@ export interface ExplicitChoices {
 }
 
 /** An agent `none` in the configuration, or `--no-agent`, turns the agent off; a socket path replaces SSH_AUTH_SOCK. */
-function agentChoice(hop: HopSettings, useAgent: boolean | undefined, env: NodeJS.ProcessEnv): { useAgent?: boolean; env: NodeJS.ProcessEnv } {
+function agentChoice(
+  hop: HopSettings,
+  useAgent: boolean | undefined,
+  env: NodeJS.ProcessEnv,
+): { useAgent?: boolean; env: NodeJS.ProcessEnv } {
   if (useAgent === false || hop.agent === false) return { useAgent: false, env };
   return { useAgent, env: typeof hop.agent === 'string' ? { ...env, SSH_AUTH_SOCK: hop.agent } : env };
 }
@@ -49,7 +58,8 @@ function agentChoice(hop: HopSettings, useAgent: boolean | undefined, env: NodeJ
 /** Each algorithm family the command line gave wins; the others come from the configuration. */
 function mergeAlgorithms(config: AlgorithmChoice, given: AlgorithmChoice | undefined): AlgorithmChoice | undefined {
   const out: AlgorithmChoice = { ...config };
-  for (const [k, v] of Object.entries(given ?? {}) as Array<[keyof AlgorithmChoice, string[] | undefined]>) if (v?.length) out[k] = v;
+  for (const [k, v] of Object.entries(given ?? {}) as Array<[keyof AlgorithmChoice, string[] | undefined]>)
+    if (v?.length) out[k] = v;
   return Object.keys(out).length ? out : undefined;
 }
 
@@ -72,8 +82,18 @@ function knownHostsOf(h: HopSettings, x: ExplicitChoices, env: NodeJS.ProcessEnv
 function jumpOptions(hop: HopSettings, x: ExplicitChoices, env: NodeJS.ProcessEnv, home: string): JumpHostOptions {
   const agent = agentChoice(hop, x.noAgent ? false : undefined, env);
   const j: JumpHostOptions = {
-    host: hop.host, port: hop.port, label: hop.label, username: hop.user,
-    auth: { configIdentityFiles: hop.identityFiles, identitiesOnly: hop.identitiesOnly, useAgent: agent.useAgent, env: agent.env, home, prompter: x.prompter },
+    host: hop.host,
+    port: hop.port,
+    label: hop.label,
+    username: hop.user,
+    auth: {
+      configIdentityFiles: hop.identityFiles,
+      identitiesOnly: hop.identitiesOnly,
+      useAgent: agent.useAgent,
+      env: agent.env,
+      home,
+      prompter: x.prompter,
+    },
     algorithms: Object.keys(hop.algorithms).length ? hop.algorithms : undefined,
   };
   const ask = x.askJumpPassword;
@@ -88,8 +108,23 @@ function jumpOptions(hop: HopSettings, x: ExplicitChoices, env: NodeJS.ProcessEn
  * The connection part of EngineOptions: the real host, port and user, identities and agent, algorithms, host-key mode
  * and known_hosts, timeouts and keepalives, and the jump hosts.
  */
-export function connectionOptions(h: HostSettings, x: ExplicitChoices): Pick<EngineOptions,
-  'host' | 'port' | 'username' | 'auth' | 'algorithms' | 'hostKeyMode' | 'knownHostsPaths' | 'readyTimeoutMs' | 'keepaliveIntervalMs' | 'keepaliveCountMax' | 'jump'> {
+export function connectionOptions(
+  h: HostSettings,
+  x: ExplicitChoices,
+): Pick<
+  EngineOptions,
+  | 'host'
+  | 'port'
+  | 'username'
+  | 'auth'
+  | 'algorithms'
+  | 'hostKeyMode'
+  | 'knownHostsPaths'
+  | 'readyTimeoutMs'
+  | 'keepaliveIntervalMs'
+  | 'keepaliveCountMax'
+  | 'jump'
+> {
   const env = x.env ?? process.env;
   const home = x.home ?? homeOf(env);
   const agent = agentChoice(h, x.noAgent ? false : x.useAgent, env);
@@ -98,8 +133,15 @@ export function connectionOptions(h: HostSettings, x: ExplicitChoices): Pick<Eng
     port: h.port,
     username: h.user,
     auth: {
-      identityFiles: x.identityFiles, configIdentityFiles: h.identityFiles, identitiesOnly: h.identitiesOnly,
-      useAgent: agent.useAgent, env: agent.env, home, prompter: x.prompter, passphrases: x.passphrases, password: x.password,
+      identityFiles: x.identityFiles,
+      configIdentityFiles: h.identityFiles,
+      identitiesOnly: h.identitiesOnly,
+      useAgent: agent.useAgent,
+      env: agent.env,
+      home,
+      prompter: x.prompter,
+      passphrases: x.passphrases,
+      password: x.password,
     },
     algorithms: mergeAlgorithms(h.algorithms, x.algorithms),
     hostKeyMode: x.hostKeyMode ?? h.hostKeyMode ?? x.defaultHostKeyMode,

@@ -12,7 +12,13 @@ import type { AlgorithmChoice, AlgorithmFamily } from '../ssh/algorithms';
 import { supportedAlgorithms } from '../ssh/ssh2Lists';
 import type { HostKeyMode } from '../ssh/hostKeys';
 import {
-  computeHostConfig, configFilesFor, matchPattern, systemSshConfig, type ConfigFile, type ConfigFs, type ConfigValue,
+  computeHostConfig,
+  configFilesFor,
+  matchPattern,
+  systemSshConfig,
+  type ConfigFile,
+  type ConfigFs,
+  type ConfigValue,
   type SshConfigResult,
 } from '../ssh/sshConfig';
 import { expandPath, type TokenValues } from '../ssh/sshConfigTokens';
@@ -93,23 +99,36 @@ function fullContext(ctx: HostContext): Context {
   const platform = ctx.platform ?? process.platform;
   let localUser = ctx.localUser;
   if (localUser === undefined) {
-    try { localUser = os.userInfo().username; } catch { localUser = env.USER ?? env.LOGNAME ?? 'root'; }
+    try {
+      localUser = os.userInfo().username;
+    } catch {
+      localUser = env.USER ?? env.LOGNAME ?? 'root';
+    }
   }
   return {
-    ...ctx, env, localUser, home: ctx.home ?? homeOf(env, platform), localHost: ctx.localHost ?? os.hostname(),
-    platform, systemFile: ctx.systemFile ?? systemSshConfig(env, platform),
+    ...ctx,
+    env,
+    localUser,
+    home: ctx.home ?? homeOf(env, platform),
+    localHost: ctx.localHost ?? os.hostname(),
+    platform,
+    systemFile: ctx.systemFile ?? systemSshConfig(env, platform),
     uid: ctx.uid ?? (typeof process.getuid === 'function' ? process.getuid() : 0),
   };
 }
 
 function bad(v: ConfigValue, keyword: string, why: string): SluiceError {
-  return new SluiceError('USAGE', `ssh config ${displayText(v.file)}: ${keyword} ${displayText(v.args.join(' '), 100)}: ${why}`);
+  return new SluiceError(
+    'USAGE',
+    `ssh config ${displayText(v.file)}: ${keyword} ${displayText(v.args.join(' '), 100)}: ${why}`,
+  );
 }
 
 /** A whole number from `min` to `max`. @throws SluiceError USAGE otherwise */
 function intOf(v: ConfigValue, keyword: string, min: number, max: number): number {
   const n = Number(v.args[0]);
-  if (!/^\d+$/.test(v.args[0]) || n < min || n > max) throw bad(v, keyword, `expected a whole number from ${min} to ${max}`);
+  if (!/^\d+$/.test(v.args[0]) || n < min || n > max)
+    throw bad(v, keyword, `expected a whole number from ${min} to ${max}`);
   return n;
 }
 
@@ -121,7 +140,10 @@ function flagOf(v: ConfigValue, keyword: string): boolean {
 }
 
 const ALGORITHM_KEYWORDS: Array<[string, string, AlgorithmFamily]> = [
-  ['ciphers', 'Ciphers', 'cipher'], ['kexalgorithms', 'KexAlgorithms', 'kex'], ['macs', 'MACs', 'hmac'], ['hostkeyalgorithms', 'HostKeyAlgorithms', 'serverHostKey'],
+  ['ciphers', 'Ciphers', 'cipher'],
+  ['kexalgorithms', 'KexAlgorithms', 'kex'],
+  ['macs', 'MACs', 'hmac'],
+  ['hostkeyalgorithms', 'HostKeyAlgorithms', 'serverHostKey'],
 ];
 
 /**
@@ -129,17 +151,28 @@ const ALGORITHM_KEYWORDS: Array<[string, string, AlgorithmFamily]> = [
  * against what ssh2 supports, names it lacks left out with a note (OpenSSH knows more than ssh2).
  * @throws SluiceError USAGE when a plain list keeps no name
  */
-function algorithmChoice(v: ConfigValue, keyword: string, supported: string[], note: (m: string) => void): string[] | undefined {
+function algorithmChoice(
+  v: ConfigValue,
+  keyword: string,
+  supported: string[],
+  note: (m: string) => void,
+): string[] | undefined {
   const text = v.args.join(',');
   const mode = /^[+\-^]/.test(text) ? text[0] : '';
   const kept: string[] = [];
   const missing: string[] = [];
-  for (const name of (mode ? text.slice(1) : text).split(',').map((s) => s.trim()).filter(Boolean)) {
-    const found = /[*?]/.test(name) ? supported.filter((s) => matchPattern(s, name)) : supported.filter((s) => s === name);
+  for (const name of (mode ? text.slice(1) : text)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const found = /[*?]/.test(name)
+      ? supported.filter((s) => matchPattern(s, name))
+      : supported.filter((s) => s === name);
     if (found.length) kept.push(...found);
     else missing.push(name);
   }
-  if (missing.length && mode !== '-') note(`ssh config ${v.file}: ${keyword}: ${missing.join(', ')} not supported by Sluice (ssh2), left out`);
+  if (missing.length && mode !== '-')
+    note(`ssh config ${v.file}: ${keyword}: ${missing.join(', ')} not supported by Sluice (ssh2), left out`);
   if (kept.length) return [`${mode}${[...new Set(kept)].join(',')}`];
   if (mode === '') throw bad(v, keyword, `names no algorithm Sluice supports (supported: ${supported.join(', ')})`);
   return undefined;
@@ -164,31 +197,56 @@ function hostKeyModeOf(v: ConfigValue, note: (m: string) => void): HostKeyMode {
   if (t === 'accept-new') return 'accept-new';
   if (t === 'ask') return 'ask';
   if (t === 'no' || t === 'off' || t === 'false') {
-    note(`ssh config ${v.file}: StrictHostKeyChecking ${t} is read as accept-new: unknown keys are saved, changed keys still refused`);
+    note(
+      `ssh config ${v.file}: StrictHostKeyChecking ${t} is read as accept-new: unknown keys are saved, changed keys still refused`,
+    );
     return 'accept-new';
   }
   throw bad(v, 'StrictHostKeyChecking', 'expected yes, accept-new, no or ask');
 }
 
 /** One server (target or hop) through the configuration: its settings and the evaluated values. */
-function resolveOne(name: string, user: string | undefined, port: number | undefined, files: ConfigFile[], c: Context,
-  proxyAllowed: boolean): { hop: HopSettings; config: SshConfigResult } {
+function resolveOne(
+  name: string,
+  user: string | undefined,
+  port: number | undefined,
+  files: ConfigFile[],
+  c: Context,
+  proxyAllowed: boolean,
+): { hop: HopSettings; config: SshConfigResult } {
   const note = c.onNote ?? (() => undefined);
   const config = computeHostConfig({
-    host: name, user, localUser: c.localUser, home: c.home, files, onNote: c.onNote, platform: c.platform, fs: c.fs,
+    host: name,
+    user,
+    localUser: c.localUser,
+    home: c.home,
+    files,
+    onNote: c.onNote,
+    platform: c.platform,
+    fs: c.fs,
   });
   const v = (k: string) => config.values.get(k);
   const proxyCommand = v('proxycommand');
   if (!proxyAllowed && proxyCommand && !isJumpNone(proxyCommand.args.join(' '))) {
-    throw new SluiceError('USAGE', `ssh config ${displayText(proxyCommand.file)}: ProxyCommand (for ${displayText(name)}) is not supported; `
-      + 'use ProxyJump, or -J to name the jump hosts (-J none: connect directly)');
+    throw new SluiceError(
+      'USAGE',
+      `ssh config ${displayText(proxyCommand.file)}: ProxyCommand (for ${displayText(name)}) is not supported; ` +
+        'use ProxyJump, or -J to name the jump hosts (-J none: connect directly)',
+    );
   }
   const hostName = v('hostname')?.args[0].replace(/%(%|h)/g, (_, t: string) => (t === 'h' ? name : '%')) ?? name;
   const realPort = port ?? (v('port') ? intOf(v('port')!, 'Port', 1, 65535) : 22);
   const realUser = user ?? v('user')?.args[0];
   const tokens: TokenValues = {
-    home: c.home, localUser: c.localUser, localHost: c.localHost, uid: c.uid, host: hostName, originalHost: name, port: realPort,
-    remoteUser: realUser ?? c.localUser, jump: v('proxyjump')?.args[0] ?? '',
+    home: c.home,
+    localUser: c.localUser,
+    localHost: c.localHost,
+    uid: c.uid,
+    host: hostName,
+    originalHost: name,
+    port: realPort,
+    remoteUser: realUser ?? c.localUser,
+    jump: v('proxyjump')?.args[0] ?? '',
   };
   const agentValue = v('identityagent');
   let agent: string | false | undefined;
@@ -206,7 +264,8 @@ function resolveOne(name: string, user: string | undefined, port: number | undef
     host: hostName,
     port: realPort,
     identityFiles: config.identityFiles.map((f) =>
-      expandPath(f.args[0], tokens, c.env, `ssh config ${f.file}: IdentityFile`, c.platform)),
+      expandPath(f.args[0], tokens, c.env, `ssh config ${f.file}: IdentityFile`, c.platform),
+    ),
     identitiesOnly: v('identitiesonly') ? flagOf(v('identitiesonly')!, 'IdentitiesOnly') : false,
     algorithms: algorithmsOf(config, note),
   };
@@ -220,14 +279,19 @@ function resolveOne(name: string, user: string | undefined, port: number | undef
  * `UserKnownHostsFile` (`none`: the null device, nothing kept: /dev/null, `\\.\nul` on Windows) and
  * `StrictHostKeyChecking` of one server, where set.
  */
-function trustOf(config: SshConfigResult, tokens: TokenValues, c: Context,
-  note: (m: string) => void): Pick<HopSettings, 'knownHostsFiles' | 'hostKeyMode'> {
+function trustOf(
+  config: SshConfigResult,
+  tokens: TokenValues,
+  c: Context,
+  note: (m: string) => void,
+): Pick<HopSettings, 'knownHostsFiles' | 'hostKeyMode'> {
   const out: Pick<HopSettings, 'knownHostsFiles' | 'hostKeyMode'> = {};
   const known = config.values.get('userknownhostsfile');
   if (known) {
     const where = `ssh config ${known.file}: UserKnownHostsFile`;
     out.knownHostsFiles = known.args.map((f) =>
-      (f.toLowerCase() === 'none' ? nullDevice(c.platform) : expandPath(f, tokens, c.env, where, c.platform)));
+      f.toLowerCase() === 'none' ? nullDevice(c.platform) : expandPath(f, tokens, c.env, where, c.platform),
+    );
   }
   const strict = config.values.get('stricthostkeychecking');
   if (strict) out.hostKeyMode = hostKeyModeOf(strict, note);
@@ -235,8 +299,8 @@ function trustOf(config: SshConfigResult, tokens: TokenValues, c: Context,
 }
 
 /**
- * A ProxyJump list resolved hop by hop. As ssh(1) runs `ssh -J <earlier hops> -W target <last hop>`, the first hop's own
- * ProxyJump applies (recursively), the later hops' do not.
+ * A ProxyJump list resolved hop by hop. As ssh(1) runs `ssh -J <earlier hops> -W target <last hop>`, the first hop's
+ * own ProxyJump applies (recursively), the later hops' do not.
  * @throws SluiceError USAGE for a bad list or a chain that loops (more than {@link MAX_JUMP_HOPS} hops)
  */
 function jumpChain(text: string, where: string, files: ConfigFile[], c: Context, depth: number): HopSettings[] {
@@ -247,12 +311,17 @@ function jumpChain(text: string, where: string, files: ConfigFile[], c: Context,
     const { hop, config } = resolveOne(h.host, h.user, h.port, files, c, false);
     const own = config.values.get('proxyjump');
     if (i === 0 && own && !isJumpNone(own.args[0])) {
-      if (depth >= MAX_JUMP_HOPS) throw new SluiceError('USAGE', `ProxyJump of jump host ${displayText(h.host)} (${own.file}): more than ${MAX_JUMP_HOPS} levels; does it loop?`);
+      if (depth >= MAX_JUMP_HOPS)
+        throw new SluiceError(
+          'USAGE',
+          `ProxyJump of jump host ${displayText(h.host)} (${own.file}): more than ${MAX_JUMP_HOPS} levels; does it loop?`,
+        );
       out.push(...jumpChain(own.args[0], `ssh config ${own.file}: ProxyJump`, files, c, depth + 1));
     }
     out.push(hop);
   });
-  if (out.length > MAX_JUMP_HOPS) throw new SluiceError('USAGE', `${where}: more than ${MAX_JUMP_HOPS} jump hosts in all`);
+  if (out.length > MAX_JUMP_HOPS)
+    throw new SluiceError('USAGE', `${where}: more than ${MAX_JUMP_HOPS} jump hosts in all`);
   return out;
 }
 
@@ -269,13 +338,25 @@ export function resolveHostSettings(req: HostRequest, ctx: HostContext = {}): Ho
   const jumpText = req.jump ?? v('proxyjump')?.args[0];
   const settings: HostSettings = {
     ...hop,
-    jump: jumpText === undefined || isJumpNone(jumpText) ? [] : jumpChain(jumpText, req.jump !== undefined ? 'jump hosts' : `ssh config ${v('proxyjump')!.file}: ProxyJump`, files, c, 1),
+    jump:
+      jumpText === undefined || isJumpNone(jumpText)
+        ? []
+        : jumpChain(
+            jumpText,
+            req.jump !== undefined ? 'jump hosts' : `ssh config ${v('proxyjump')!.file}: ProxyJump`,
+            files,
+            c,
+            1,
+          ),
     configFiles: config.files,
   };
   const timeout = v('connecttimeout') && intOf(v('connecttimeout')!, 'ConnectTimeout', 0, 86_400);
   if (timeout) settings.connectTimeoutMs = timeout * 1000;
-  if (v('serveraliveinterval')) settings.keepaliveIntervalMs = intOf(v('serveraliveinterval')!, 'ServerAliveInterval', 0, 86_400) * 1000;
-  if (v('numberofpasswordprompts')) settings.passwordPrompts = intOf(v('numberofpasswordprompts')!, 'NumberOfPasswordPrompts', 0, 1000);
-  if (v('serveralivecountmax')) settings.keepaliveCountMax = Math.max(1, intOf(v('serveralivecountmax')!, 'ServerAliveCountMax', 0, 1000));
+  if (v('serveraliveinterval'))
+    settings.keepaliveIntervalMs = intOf(v('serveraliveinterval')!, 'ServerAliveInterval', 0, 86_400) * 1000;
+  if (v('numberofpasswordprompts'))
+    settings.passwordPrompts = intOf(v('numberofpasswordprompts')!, 'NumberOfPasswordPrompts', 0, 1000);
+  if (v('serveralivecountmax'))
+    settings.keepaliveCountMax = Math.max(1, intOf(v('serveralivecountmax')!, 'ServerAliveCountMax', 0, 1000));
   return settings;
 }

@@ -39,7 +39,11 @@ test('a file started over takes the partial copy another interrupted get left of
   j.close('done');
   const again = StoreJournal.openIn(store, key(['/srv/big.bin']));
   assert.equal(again.resuming, true, 'the old batch is still there');
-  assert.deepEqual((await again.planFile(big, '/data/.big.bin.sluice-00000000.part')).done, [], 'its partial copy is forgotten');
+  assert.deepEqual(
+    (await again.planFile(big, '/data/.big.bin.sluice-00000000.part')).done,
+    [],
+    'its partial copy is forgotten',
+  );
   again.close('done');
 });
 
@@ -48,14 +52,32 @@ test('a partial copy held by a live run, or of a queue job, is left alone', asyn
   const live = StoreJournal.openIn(store, key(['/srv/big.bin']));
   await live.planFile(big, '/data/.big.bin.sluice-00000000.part');
   const other = StoreJournal.openIn(store, key(['/srv/big.bin', '/srv/x']));
-  assert.deepEqual((await other.planFile(big, '/data/.big.bin.sluice-00000000.part')).abandoned, [], 'held by a live run');
+  assert.deepEqual(
+    (await other.planFile(big, '/data/.big.bin.sluice-00000000.part')).abandoned,
+    [],
+    'held by a live run',
+  );
   other.close('done');
   live.close('done');
 
-  const [queued] = store.jobs.addBatch([{ target, direction: 'download', source: '/srv/big.bin', dest: '/data', options: { origin: 'queue' } }]);
-  store.files.plan(queued.id, [{ source: big.src, target: big.dst, size: big.size, mtimeMs: big.mtimeMs, tempName: '/data/.big.bin.sluice-11111111.part' }]);
+  const [queued] = store.jobs.addBatch([
+    { target, direction: 'download', source: '/srv/big.bin', dest: '/data', options: { origin: 'queue' } },
+  ]);
+  store.files.plan(queued.id, [
+    {
+      source: big.src,
+      target: big.dst,
+      size: big.size,
+      mtimeMs: big.mtimeMs,
+      tempName: '/data/.big.bin.sluice-11111111.part',
+    },
+  ]);
   const third = StoreJournal.openIn(store, key(['/srv/big.bin', '/srv/y']));
-  assert.deepEqual((await third.planFile(big, '/data/.big.bin.sluice-00000000.part')).abandoned, [], 'a job of the queue resumes when run');
+  assert.deepEqual(
+    (await third.planFile(big, '/data/.big.bin.sluice-00000000.part')).abandoned,
+    [],
+    'a job of the queue resumes when run',
+  );
   third.close('done');
 
   // An interrupted run that wrote the target in place (--conflict append): its "temporary" name is the target itself.
@@ -63,6 +85,10 @@ test('a partial copy held by a live run, or of a queue job, is left alone', asyn
   await inPlace.planFile(big, big.dst);
   inPlace.close('paused');
   const fourth = StoreJournal.openIn(store, key(['/srv/big.bin', '/srv/w']));
-  assert.deepEqual((await fourth.planFile(big, '/data/.big.bin.sluice-00000000.part')).abandoned, [], 'the target itself is never taken');
+  assert.deepEqual(
+    (await fourth.planFile(big, '/data/.big.bin.sluice-00000000.part')).abandoned,
+    [],
+    'the target itself is never taken',
+  );
   fourth.close('done');
 });

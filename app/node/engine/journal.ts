@@ -53,11 +53,18 @@ export class StoreJournal implements TransferJournal {
   /** Which job a file belongs to: the deepest source that is it or a folder above it. */
   private readonly owners: PathOwners<QueuedJob>;
 
-  private constructor(private readonly store: QueueStore, readonly jobs: QueuedJob[], private readonly leases: Lease[], readonly resumed: boolean,
-    private readonly ownsStore: boolean, private readonly ownsLeases = true) {
+  private constructor(
+    private readonly store: QueueStore,
+    readonly jobs: QueuedJob[],
+    private readonly leases: Lease[],
+    readonly resumed: boolean,
+    private readonly ownsStore: boolean,
+    private readonly ownsLeases = true,
+  ) {
     this.recorder = store.recorder();
     this.owners = new PathOwners(jobs.map((j) => [j.source, j] as const));
-    if (ownsLeases) for (const lease of leases) this.keepers.push(keepLease(store.leases, lease, { onLost: () => undefined }));
+    if (ownsLeases)
+      for (const lease of leases) this.keepers.push(keepLease(store.leases, lease, { onLost: () => undefined }));
   }
 
   /**
@@ -80,22 +87,37 @@ export class StoreJournal implements TransferJournal {
   /** The batch an earlier, interrupted run of the command `key` left (paused, or running with its process gone). */
   static resumable(store: QueueStore, key: JournalKey): { batchId: string; jobs: QueuedJob[] } | undefined {
     const found = store.jobs.findBatch(key);
-    return found?.jobs.every((j) => j.state === 'paused' || j.state === 'running' || j.state === 'queued') ? found : undefined;
+    return found?.jobs.every((j) => j.state === 'paused' || j.state === 'running' || j.state === 'queued')
+      ? found
+      : undefined;
   }
 
   /** {@link open} on a store the caller owns (and closes). */
   static openIn(store: QueueStore, key: JournalKey, ownsStore = false): StoreJournal {
     const resumable = StoreJournal.resumable(store, key);
-    const jobs = resumable?.jobs ?? store.jobs.addBatch(key.sources.map((source) => ({
-      target: key.target, direction: key.direction, source, dest: key.dest, conflict: 'overwrite' as const, options: { origin: 'cli' },
-    })), randomUUID());
+    const jobs =
+      resumable?.jobs ??
+      store.jobs.addBatch(
+        key.sources.map((source) => ({
+          target: key.target,
+          direction: key.direction,
+          source,
+          dest: key.dest,
+          conflict: 'overwrite' as const,
+          options: { origin: 'cli' },
+        })),
+        randomUUID(),
+      );
     const owner = currentOwner();
     const leases: Lease[] = [];
     for (const job of jobs) {
       const got = store.leases.acquire(job.id, owner);
       if (!got.ok) {
         for (const l of leases) store.leases.release(l);
-        throw new SluiceError('INVALID_STATE', `another Sluice process (pid ${got.holder.owner.pid} on ${got.holder.owner.host}) is running this transfer`);
+        throw new SluiceError(
+          'INVALID_STATE',
+          `another Sluice process (pid ${got.holder.owner.pid} on ${got.holder.owner.host}) is running this transfer`,
+        );
       }
       leases.push(got.lease);
     }
@@ -111,11 +133,22 @@ export class StoreJournal implements TransferJournal {
    * batch runs and `sluice queue run`. It resumes when one of the jobs ran before, or left file rows. The caller keeps
    * the leases alive and releases them ({@link close} with `releaseLeases: false` leaves them to the caller).
    */
-  static ofClaims(store: QueueStore, claims: ReadonlyArray<{ job: QueuedJob; lease: Lease; ranBefore?: boolean }>): StoreJournal {
+  static ofClaims(
+    store: QueueStore,
+    claims: ReadonlyArray<{ job: QueuedJob; lease: Lease; ranBefore?: boolean }>,
+  ): StoreJournal {
     if (claims.length === 0) throw new SluiceError('INVALID_REQUEST', 'A journal needs at least one job');
     const jobs = claims.map((c) => c.job);
-    const resumed = claims.some((c) => c.ranBefore) || jobs.some((j) => store.files.list(j.id, { limit: 1 }).length > 0);
-    return new StoreJournal(store, jobs, claims.map((c) => c.lease), resumed, false, false);
+    const resumed =
+      claims.some((c) => c.ranBefore) || jobs.some((j) => store.files.list(j.id, { limit: 1 }).length > 0);
+    return new StoreJournal(
+      store,
+      jobs,
+      claims.map((c) => c.lease),
+      resumed,
+      false,
+      false,
+    );
   }
 
   get resuming(): boolean {
@@ -152,27 +185,41 @@ export class StoreJournal implements TransferJournal {
 
   /** Big local sources are identified by a SHA-256 of their first and last MiB too (small ones by size and mtime). */
   private async fingerprintOf(src: string, size: number): Promise<string | undefined> {
-    return this.jobs[0].direction === 'upload' && size >= SMALL_FILE_BYTES ? (await localFingerprint(src)).fingerprint : undefined;
+    return this.jobs[0].direction === 'upload' && size >= SMALL_FILE_BYTES
+      ? (await localFingerprint(src)).fingerprint
+      : undefined;
   }
 
   async committedTarget(f: { src: string; size: number; mtimeMs: number }): Promise<string | undefined> {
     const row = this.store.files.findBySource(this.jobOf(f.src).id, f.src);
     if (row?.state !== 'committed' || row.size !== f.size || row.mtimeMs !== Math.trunc(f.mtimeMs)) return undefined;
-    return row.fingerprint === await this.fingerprintOf(f.src, f.size) ? row.target : undefined;
+    return row.fingerprint === (await this.fingerprintOf(f.src, f.size)) ? row.target : undefined;
   }
 
-  async planFile(f: { src: string; dst: string; size: number; mtimeMs: number }, proposedTemp: string): Promise<JournalledFile> {
+  async planFile(
+    f: { src: string; dst: string; size: number; mtimeMs: number },
+    proposedTemp: string,
+  ): Promise<JournalledFile> {
     const jobId = this.jobOf(f.src).id;
     const small = f.size < SMALL_FILE_BYTES;
     const temp = stableTempName(proposedTemp, `${jobId}\0${f.src}`);
-    const planned: PlannedFile = { source: f.src, target: f.dst, size: f.size, mtimeMs: Math.trunc(f.mtimeMs), tempName: temp };
+    const planned: PlannedFile = {
+      source: f.src,
+      target: f.dst,
+      size: f.size,
+      mtimeMs: Math.trunc(f.mtimeMs),
+      tempName: temp,
+    };
     if (small && !this.resumed) {
       this.unrecorded.set(f.src, { ...planned, jobId });
       return { temp, done: [], committed: false, discarded: [] };
     }
     const fingerprint = await this.fingerprintOf(f.src, f.size);
     if (fingerprint !== undefined) planned.fingerprint = fingerprint;
-    const { files: [row], discardedTempNames } = this.store.files.plan(jobId, [planned]);
+    const {
+      files: [row],
+      discardedTempNames,
+    } = this.store.files.plan(jobId, [planned]);
     this.fileIds.set(f.src, row.id);
     const done = row.state === 'committed' ? [] : this.store.journal.ranges(row.id);
     const abandoned = row.state !== 'committed' && done.length === 0 ? this.takeAbandoned(jobId, f.dst) : [];
@@ -228,7 +275,11 @@ export class StoreJournal implements TransferJournal {
     this.recorder.flush();
     for (const next of PATHS[state] ?? []) {
       // The journal is advisory: a transition the store refuses (a no-clobber skip while verifying) is left out.
-      try { this.store.files.setState(id, next, error); } catch { return; }
+      try {
+        this.store.files.setState(id, next, error);
+      } catch {
+        return;
+      }
     }
   }
 
@@ -261,7 +312,11 @@ export class StoreJournal implements TransferJournal {
       for (const k of this.keepers) k.stop();
       for (const job of this.jobs) {
         this.store.files.recountJob(job.id);
-        try { this.store.jobs.setState(job.id, outcome); } catch { /* finished elsewhere */ }
+        try {
+          this.store.jobs.setState(job.id, outcome);
+        } catch {
+          /* finished elsewhere */
+        }
       }
       for (const lease of this.leases) this.store.leases.release(lease);
       if (outcome !== 'paused') this.store.jobs.clearFinished({ batchId: this.jobs[0].batchId });

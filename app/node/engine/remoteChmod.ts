@@ -35,7 +35,11 @@ class ModeWalk {
   readonly outcome: ChmodOutcome = { changed: 0, unchanged: 0, links: 0, failed: [] };
   private readonly slots: InFlight;
 
-  constructor(private readonly files: RemoteFiles, private readonly change: ModeChange, private readonly o: ChmodOptions) {
+  constructor(
+    private readonly files: RemoteFiles,
+    private readonly change: ModeChange,
+    private readonly o: ChmodOptions,
+  ) {
     this.slots = new InFlight(o.inFlight ?? FILE_OPS_IN_FLIGHT, o.signal);
   }
 
@@ -63,12 +67,18 @@ class ModeWalk {
 
   /** Lists `dir`, starting each entry's change as its name arrives. */
   private async listInto(dir: string, started: Array<Promise<void>>): Promise<void> {
-    await this.slots.run(() => this.files.pool.call('listEach', { path: dir }, {
-      signal: this.o.signal,
-      onItems: (batch) => {
-        for (const e of batch as RemoteEntry[]) started.push(this.entry(remoteChild(dir, e.name), e));
-      },
-    }));
+    await this.slots.run(() =>
+      this.files.pool.call(
+        'listEach',
+        { path: dir },
+        {
+          signal: this.o.signal,
+          onItems: (batch) => {
+            for (const e of batch as RemoteEntry[]) started.push(this.entry(remoteChild(dir, e.name), e));
+          },
+        },
+      ),
+    );
   }
 
   private entry(p: string, e: RemoteEntry): Promise<void> {
@@ -108,10 +118,19 @@ class ModeWalk {
  * @returns the outcome: failures are collected, not thrown (each names its path and the server's text)
  * @throws SluiceError NO_SUCH_FILE when `p` does not exist; ABORTED at once when `o.signal` fires
  */
-export async function chmodRemote(files: RemoteFiles, p: string, change: ModeChange, o: ChmodOptions = {}): Promise<ChmodOutcome> {
+export async function chmodRemote(
+  files: RemoteFiles,
+  p: string,
+  change: ModeChange,
+  o: ChmodOptions = {},
+): Promise<ChmodOutcome> {
   const st = await files.stat(p, true);
   if (!st) throw new SluiceError('NO_SUCH_FILE', `cannot change the mode of ${displayText(p)}: no such file or folder`);
   const walk = new ModeWalk(files, change, o);
   const run = o.recursive && st.type === 'dir' ? walk.folder(p, st) : walk.one(p, st);
-  return unlessAborted(run.then(() => walk.outcome), 'chmod', o.signal);
+  return unlessAborted(
+    run.then(() => walk.outcome),
+    'chmod',
+    o.signal,
+  );
 }

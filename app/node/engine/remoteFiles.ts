@@ -22,10 +22,19 @@ export class InFlight {
   private used = 0;
   private readonly waiters: Array<() => void> = [];
 
-  constructor(readonly limit: number, private readonly signal?: AbortSignal) {
+  constructor(
+    readonly limit: number,
+    private readonly signal?: AbortSignal,
+  ) {
     // Each call in flight listens to the signal (ssh/connection.ts cancels it): past Node's 10, not a leak.
     if (signal) setMaxListeners(limit * 2 + 16, signal);
-    signal?.addEventListener('abort', () => { for (const w of this.waiters.splice(0)) w(); }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        for (const w of this.waiters.splice(0)) w();
+      },
+      { once: true },
+    );
   }
 
   /** Throws ABORTED once the signal fired. */
@@ -129,7 +138,8 @@ export class RemoteFiles {
   private async existsReason(p: string, e: unknown): Promise<unknown> {
     if (isSluiceError(e, 'EXISTS') || isSluiceError(e, 'NO_SUCH_FILE')) return e;
     const st = await this.stat(p, false).catch(() => null);
-    if (st && st.type !== 'dir') return new SluiceError('EXISTS', `cannot create folder ${displayText(p)}: a ${kindName(st)} of that name exists`);
+    if (st && st.type !== 'dir')
+      return new SluiceError('EXISTS', `cannot create folder ${displayText(p)}: a ${kindName(st)} of that name exists`);
     return e;
   }
 
@@ -144,7 +154,10 @@ export class RemoteFiles {
       await this.call('rename', { from, to, mode: force ? 'overwrite' : 'no-clobber' });
     } catch (e) {
       if (isSluiceError(e, 'EXISTS')) {
-        throw new SluiceError('EXISTS', `cannot move ${displayText(from)} to ${displayText(to)}: the target exists (use -f to replace it)`);
+        throw new SluiceError(
+          'EXISTS',
+          `cannot move ${displayText(from)} to ${displayText(to)}: the target exists (use -f to replace it)`,
+        );
       }
       // The worker's RENAME names the target; a missing source is the user's path to name.
       if (isSluiceError(e, 'NO_SUCH_FILE') && !(await this.stat(from, false).catch(() => true))) {
@@ -154,13 +167,20 @@ export class RemoteFiles {
     }
   }
 
-  /** SSH_FXP_SYMLINK: a link at `linkPath` naming `target` (as given). @throws SluiceError EXISTS when something is there */
+  /**
+   * SSH_FXP_SYMLINK: a link at `linkPath` naming `target` (as given). @throws SluiceError EXISTS when something is
+   * there
+   */
   async symlink(target: string, linkPath: string): Promise<void> {
     try {
       await this.call('symlink', { target, path: linkPath });
     } catch (e) {
       const st = await this.stat(linkPath, false).catch(() => null);
-      if (st) throw new SluiceError('EXISTS', `cannot create symlink ${displayText(linkPath)}: a ${kindName(st)} of that name exists`);
+      if (st)
+        throw new SluiceError(
+          'EXISTS',
+          `cannot create symlink ${displayText(linkPath)}: a ${kindName(st)} of that name exists`,
+        );
       throw e;
     }
   }
@@ -178,5 +198,11 @@ export class RemoteFiles {
 
 /** How a message names a type: file, folder, symlink, special file. */
 export function kindName(st: Pick<RemoteStat, 'type'>): string {
-  return st.type === 'dir' ? 'folder' : st.type === 'symlink' ? 'symlink' : st.type === 'file' ? 'file' : 'special file';
+  return st.type === 'dir'
+    ? 'folder'
+    : st.type === 'symlink'
+      ? 'symlink'
+      : st.type === 'file'
+        ? 'file'
+        : 'special file';
 }

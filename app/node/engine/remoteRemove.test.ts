@@ -30,8 +30,10 @@ test('removeRemote: a file, an empty folder, a tree only with recursive, a link 
     await removeRemote(pool, path.join(root, 'tree'), true);
     assert.deepEqual(fs.readdirSync(root).sort(), ['keep.txt']);
     assert.equal(fs.readFileSync(path.join(root, 'keep.txt'), 'utf8'), 'kept', 'the link was removed, not its target');
-    await assert.rejects(removeRemote(pool, path.join(root, 'gone')),
-      (e: unknown) => e instanceof SluiceError && e.code === 'NO_SUCH_FILE');
+    await assert.rejects(
+      removeRemote(pool, path.join(root, 'gone')),
+      (e: unknown) => e instanceof SluiceError && e.code === 'NO_SUCH_FILE',
+    );
   } finally {
     await pool.close();
     await srv.stop();
@@ -54,12 +56,15 @@ function heldServer(tree: Record<string, string[]>) {
     const dir = op === 'remove' ? path.posix.dirname(p) : p;
     inFlightFolders.set(dir, (inFlightFolders.get(dir) ?? 0) + 1);
     seen.maxFolders = Math.max(seen.maxFolders, inFlightFolders.size);
-    return new Promise<T>((resolve) => pending.push(() => {
-      seen.outstanding--;
-      const n = inFlightFolders.get(dir)! - 1;
-      if (n) inFlightFolders.set(dir, n); else inFlightFolders.delete(dir);
-      resolve(value());
-    }));
+    return new Promise<T>((resolve) =>
+      pending.push(() => {
+        seen.outstanding--;
+        const n = inFlightFolders.get(dir)! - 1;
+        if (n) inFlightFolders.set(dir, n);
+        else inFlightFolders.delete(dir);
+        resolve(value());
+      }),
+    );
   };
   const session = {
     connections: [{ channels: 1 }],
@@ -67,7 +72,15 @@ function heldServer(tree: Record<string, string[]>) {
       if (op === 'listEach') {
         return hold(op, arg.path, () => {
           const names = tree[arg.path] ?? [];
-          o?.onItems?.(names.map((n) => ({ name: n.replace(/\/$/, ''), type: n.endsWith('/') ? 'dir' : 'file', size: 1, mtimeMs: 0, mode: 0o644 })));
+          o?.onItems?.(
+            names.map((n) => ({
+              name: n.replace(/\/$/, ''),
+              type: n.endsWith('/') ? 'dir' : 'file',
+              size: 1,
+              mtimeMs: 0,
+              mode: 0o644,
+            })),
+          );
           return names.length;
         });
       }

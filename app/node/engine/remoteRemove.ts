@@ -30,7 +30,10 @@ class TreeRemoval {
   readonly outcome: RemoveOutcome = { files: 0, folders: 0, failed: [] };
   private readonly slots: InFlight;
 
-  constructor(private readonly files: RemoteFiles, private readonly o: RemoveOptions) {
+  constructor(
+    private readonly files: RemoteFiles,
+    private readonly o: RemoveOptions,
+  ) {
     this.slots = new InFlight(o.inFlight ?? FILE_OPS_IN_FLIGHT, o.signal);
   }
 
@@ -57,15 +60,21 @@ class TreeRemoval {
   async removeFolder(dir: string): Promise<boolean> {
     const children: Array<Promise<boolean>> = [];
     try {
-      await this.slots.run(() => this.files.pool.call('listEach', { path: dir }, {
-        signal: this.o.signal,
-        onItems: (batch) => {
-          for (const e of batch as RemoteEntry[]) {
-            const p = remoteChild(dir, e.name);
-            children.push(e.type === 'dir' ? this.removeFolder(p) : this.removeFile(p, e.type));
-          }
-        },
-      }));
+      await this.slots.run(() =>
+        this.files.pool.call(
+          'listEach',
+          { path: dir },
+          {
+            signal: this.o.signal,
+            onItems: (batch) => {
+              for (const e of batch as RemoteEntry[]) {
+                const p = remoteChild(dir, e.name);
+                children.push(e.type === 'dir' ? this.removeFolder(p) : this.removeFile(p, e.type));
+              }
+            },
+          },
+        ),
+      );
     } catch (e) {
       await Promise.allSettled(children);
       return this.fail(e);
@@ -91,7 +100,11 @@ class TreeRemoval {
  */
 export function removeTree(files: RemoteFiles, dir: string, o: RemoveOptions = {}): Promise<RemoveOutcome> {
   const removal = new TreeRemoval(files, o);
-  return unlessAborted(removal.removeFolder(dir).then(() => removal.outcome), 'removal', o.signal);
+  return unlessAborted(
+    removal.removeFolder(dir).then(() => removal.outcome),
+    'removal',
+    o.signal,
+  );
 }
 
 /**
@@ -123,7 +136,11 @@ export async function removeEmptyFolder(pool: ConnectionPool, path: string): Pro
   } catch (e) {
     const names = await pool.list(path).catch(() => []);
     if (names.length === 0) throw e;
-    throw new SluiceError('FOLDER_NOT_EMPTY', `cannot remove ${displayText(path)}: the folder is not empty `
-      + `(${names.length === 1 ? '1 entry' : `${names.length} entries`}; use -r to remove it with everything in it)`, { cause: e });
+    throw new SluiceError(
+      'FOLDER_NOT_EMPTY',
+      `cannot remove ${displayText(path)}: the folder is not empty ` +
+        `(${names.length === 1 ? '1 entry' : `${names.length} entries`}; use -r to remove it with everything in it)`,
+      { cause: e },
+    );
   }
 }

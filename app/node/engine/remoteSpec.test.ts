@@ -33,7 +33,17 @@ test('parseRemoteUrl parses valid sftp:// URLs', () => {
 });
 
 test('parseRemoteUrl returns null for non-sftp operands', () => {
-  for (const text of ['/local/path', 'file.txt', 'C:\\x', 'user@host:path', 'ssh://h/x', 'http://h/x', 'sftp:/h/x', '', 'sftp:h']) {
+  for (const text of [
+    '/local/path',
+    'file.txt',
+    'C:\\x',
+    'user@host:path',
+    'ssh://h/x',
+    'http://h/x',
+    'sftp:/h/x',
+    '',
+    'sftp:h',
+  ]) {
     assert.equal(parseRemoteUrl(text), null, text);
   }
 });
@@ -69,22 +79,29 @@ const bad: Array<[string, RegExp]> = [
 
 test('parseRemoteUrl throws USAGE for malformed sftp:// URLs', () => {
   for (const [text, why] of bad) {
-    assert.throws(() => parseRemoteUrl(text), (e: unknown) => {
-      assert.ok(e instanceof SluiceError, text);
-      assert.equal(e.code, 'USAGE', text);
-      assert.match(e.message, why, text);
-      return true;
-    }, text);
+    assert.throws(
+      () => parseRemoteUrl(text),
+      (e: unknown) => {
+        assert.ok(e instanceof SluiceError, text);
+        assert.equal(e.code, 'USAGE', text);
+        assert.match(e.message, why, text);
+        return true;
+      },
+      text,
+    );
   }
 });
 
 test('a password in the URL never appears in the error message', () => {
-  assert.throws(() => parseRemoteUrl('sftp://alice:hunter2@h/x'), (e: unknown) => {
-    assert.ok(e instanceof SluiceError);
-    assert.doesNotMatch(e.message, /hunter2/);
-    assert.match(e.message, /alice/);
-    return true;
-  });
+  assert.throws(
+    () => parseRemoteUrl('sftp://alice:hunter2@h/x'),
+    (e: unknown) => {
+      assert.ok(e instanceof SluiceError);
+      assert.doesNotMatch(e.message, /hunter2/);
+      assert.match(e.message, /alice/);
+      return true;
+    },
+  );
 });
 
 test('formatRemote gives printable URLs that parse back to the same spec', () => {
@@ -93,7 +110,10 @@ test('formatRemote gives printable URLs that parse back to the same spec', () =>
   assert.equal(formatRemote({ host: '::1', port: 2222, path: '/x' }), 'sftp://[::1]:2222/x');
   assert.equal(formatRemote({ host: 'h', port: 22, path: '~/x' }), 'sftp://h/~/x');
   assert.equal(formatRemote({ host: 'h', port: 22, path: 'rel/x' }), 'sftp://h/~/rel/x');
-  assert.equal(formatRemote({ host: 'h', port: 22, path: '/evil\u001b[2J' }), 'sftp://h/evil%1B[2J'.replace('[', '%5B'));
+  assert.equal(
+    formatRemote({ host: 'h', port: 22, path: '/evil\u001b[2J' }),
+    'sftp://h/evil%1B[2J'.replace('[', '%5B'),
+  );
   for (const [, spec] of good) assert.deepEqual(parseRemoteUrl(formatRemote(spec)), spec, formatRemote(spec));
   const odd: RemoteSpec = { user: 'a:b@c;d', host: 'h', port: 1, path: '/%/?/#/\t/日本' };
   assert.deepEqual(parseRemoteUrl(formatRemote(odd)), odd);
@@ -108,13 +128,17 @@ test('a port followed by ":" (scp habit) names the URL and suggests the one prob
     ['sftp://host::/p', 'sftp://host/p'],
   ];
   for (const [text, meant] of cases) {
-    assert.throws(() => parseRemoteUrl(text), (e: unknown) => {
-      assert.ok(e instanceof SluiceError && e.code === 'USAGE', text);
-      assert.ok(e.message.startsWith(`Invalid sftp:// URL "${text}": `), e.message);
-      assert.ok(e.message.endsWith(`port followed by ':' — did you mean ${meant}?`), e.message);
-      assert.doesNotMatch(e.message, /IPv6/, text);
-      return true;
-    }, text);
+    assert.throws(
+      () => parseRemoteUrl(text),
+      (e: unknown) => {
+        assert.ok(e instanceof SluiceError && e.code === 'USAGE', text);
+        assert.ok(e.message.startsWith(`Invalid sftp:// URL "${text}": `), e.message);
+        assert.ok(e.message.endsWith(`port followed by ':' — did you mean ${meant}?`), e.message);
+        assert.doesNotMatch(e.message, /IPv6/, text);
+        return true;
+      },
+      text,
+    );
   }
 });
 
@@ -127,15 +151,25 @@ test('scpStyleUrl: the sftp:// URL an scp-style operand means', () => {
     ['alice@Files.Example.com:', 'sftp://alice@files.example.com'],
     ['[::1]:/x', 'sftp://[::1]/x'],
     ['host:/a b', 'sftp://host/a%20b'],
-    ['./dir:x', undefined], ['/abs/a:b', undefined], ['C:\\x', undefined], ['C:/x', undefined], ['plain.txt', undefined],
-    ['-oProxy=x:y', undefined], ['http://h/x', undefined], ['[nothex]:/x', undefined],
+    ['./dir:x', undefined],
+    ['/abs/a:b', undefined],
+    ['C:\\x', undefined],
+    ['C:/x', undefined],
+    ['plain.txt', undefined],
+    ['-oProxy=x:y', undefined],
+    ['http://h/x', undefined],
+    ['[nothex]:/x', undefined],
   ];
   for (const [text, want] of cases) assert.equal(scpStyleUrl(text), want, text);
 });
 
 test('remoteOperandHint: scp style (only when no such local path), other schemes, sftp: without //', () => {
   assert.equal(remoteOperandHint('user@host:/path'), 'scp-style "host:path" is not a URL: use sftp://user@host/path');
-  assert.equal(remoteOperandHint('user@host:/path', (p) => p === 'user@host:/path'), undefined, 'an existing local path gets no hint');
+  assert.equal(
+    remoteOperandHint('user@host:/path', (p) => p === 'user@host:/path'),
+    undefined,
+    'an existing local path gets no hint',
+  );
   assert.match(remoteOperandHint('scp://host/x') ?? '', /only sftp:\/\/ URLs are supported, not scp:\/\//);
   assert.match(remoteOperandHint('sftp:/host/x') ?? '', /two slashes/);
   assert.equal(remoteOperandHint('just-a-file.txt'), undefined);

@@ -50,7 +50,8 @@ function decode(part: string, text: string, what: string): string {
  * `:` the scp way (`sftp://host:2222:/path`), with the URL that was probably meant.
  */
 function extraColonReason(hostport: string, userinfo: string | undefined, rawPath: string): string {
-  if (isIP(hostport.replace(/%.*$/, '')) === 6) return 'an IPv6 address must be in brackets, e.g. sftp://[::1]:2222/path';
+  if (isIP(hostport.replace(/%.*$/, '')) === 6)
+    return 'an IPv6 address must be in brackets, e.g. sftp://[::1]:2222/path';
   const m = /^([^:]+):(\d*):([^:]*)$/.exec(hostport);
   if (!m) return 'more than one ":" after the host (an IPv6 address goes in brackets, e.g. sftp://[::1]:2222/path)';
   const [, host, port, after] = m;
@@ -88,8 +89,11 @@ export function parseRemoteUrl(text: string): RemoteSpec | null {
   let user: string | undefined;
   if (userinfo !== undefined) {
     if (userinfo.includes(':')) {
-      throw new SluiceError('USAGE', `A password in the URL is refused (it would show in shell history and process lists): ` +
-        `remove ":…" from sftp://${displayText(userinfo.slice(0, userinfo.indexOf(':')), 100)}@…, then set SLUICE_PASSWORD or answer the prompt`);
+      throw new SluiceError(
+        'USAGE',
+        `A password in the URL is refused (it would show in shell history and process lists): ` +
+          `remove ":…" from sftp://${displayText(userinfo.slice(0, userinfo.indexOf(':')), 100)}@…, then set SLUICE_PASSWORD or answer the prompt`,
+      );
     }
     if (userinfo.includes(';')) throw usage(text, 'connection parameters (";…") in the user part are not supported');
     if (userinfo.includes('@')) throw usage(text, 'the user name contains a raw "@"; percent-encode it as %40');
@@ -103,14 +107,16 @@ export function parseRemoteUrl(text: string): RemoteSpec | null {
     const close = hostport.indexOf(']');
     if (close === -1) throw usage(text, 'the IPv6 address has no closing "]"');
     const literal = decode(hostport.slice(1, close), text, 'host');
-    if (isIP(literal.replace(/%.*$/, '')) !== 6) throw usage(text, `"${displayText(literal, 60)}" is not an IPv6 address`);
+    if (isIP(literal.replace(/%.*$/, '')) !== 6)
+      throw usage(text, `"${displayText(literal, 60)}" is not an IPv6 address`);
     host = literal.toLowerCase();
     const after = hostport.slice(close + 1);
     if (after !== '' && !after.startsWith(':')) throw usage(text, 'unexpected text after the IPv6 address');
     portText = after === '' ? undefined : after.slice(1);
   } else {
     const colon = hostport.indexOf(':');
-    if (colon !== -1 && hostport.indexOf(':', colon + 1) !== -1) throw usage(text, extraColonReason(hostport, userinfo, rawPath));
+    if (colon !== -1 && hostport.indexOf(':', colon + 1) !== -1)
+      throw usage(text, extraColonReason(hostport, userinfo, rawPath));
     host = decode(colon === -1 ? hostport : hostport.slice(0, colon), text, 'host').toLowerCase();
     portText = colon === -1 ? undefined : hostport.slice(colon + 1);
     if (host === '') throw usage(text, 'the host is empty');
@@ -129,7 +135,10 @@ export function parseRemoteUrl(text: string): RemoteSpec | null {
 
   let remotePath = '';
   if (rawPath !== '') {
-    remotePath = rawPath.split('/').map((seg) => decode(seg, text, 'path')).join('/');
+    remotePath = rawPath
+      .split('/')
+      .map((seg) => decode(seg, text, 'path'))
+      .join('/');
     // `/~` and `/~/x` (and `/~user/x`) are relative to the login directory: drop the slash before `~`.
     if (/^\/~([^/]*)(\/|$)/.test(rawPath)) remotePath = remotePath.slice(1);
   }
@@ -142,7 +151,15 @@ function encodePart(text: string, extra: RegExp): string {
   let out = '';
   for (const ch of text) {
     const cp = ch.codePointAt(0) ?? 0;
-    if (cp <= 0x20 || cp === 0x7f || (cp >= 0x80 && cp <= 0x9f) || ch === '%' || ch === '?' || ch === '#' || extra.test(ch)) {
+    if (
+      cp <= 0x20 ||
+      cp === 0x7f ||
+      (cp >= 0x80 && cp <= 0x9f) ||
+      ch === '%' ||
+      ch === '?' ||
+      ch === '#' ||
+      extra.test(ch)
+    ) {
       out += Array.from(Buffer.from(ch, 'utf8'), (b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
     } else {
       out += ch;
@@ -186,7 +203,8 @@ export function scpStyleUrl(text: string): string | undefined {
   const [, user, rawHost, rawPath] = m;
   const bracketed = rawHost.startsWith('[');
   const host = bracketed ? rawHost.slice(1, -1) : rawHost;
-  if (bracketed ? isIP(host.replace(/%.*$/, '')) !== 6 : !/^[\p{L}\p{N}._-]+$/u.test(host) || /^[-.]/.test(host)) return undefined;
+  if (bracketed ? isIP(host.replace(/%.*$/, '')) !== 6 : !/^[\p{L}\p{N}._-]+$/u.test(host) || /^[-.]/.test(host))
+    return undefined;
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(text)) return undefined;
   const spec: RemoteSpec = { host: host.toLowerCase(), port: DEFAULT_SSH_PORT, path: rawPath };
@@ -206,6 +224,7 @@ export function remoteOperandHint(text: string, isLocalPath: (p: string) => bool
   if (scheme && !SCHEME.test(text)) return `only sftp:// URLs are supported, not ${displayText(scheme[1], 20)}://`;
   if (/^sftp:/i.test(text)) return 'an sftp URL starts with "sftp://" (two slashes), e.g. sftp://host/path';
   const meant = scpStyleUrl(text);
-  if (meant !== undefined && !isLocalPath(text)) return `scp-style "host:path" is not a URL: use ${displayText(meant, 300)}`;
+  if (meant !== undefined && !isLocalPath(text))
+    return `scp-style "host:path" is not a URL: use ${displayText(meant, 300)}`;
   return undefined;
 }

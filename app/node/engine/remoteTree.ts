@@ -61,7 +61,10 @@ class Walk {
   private readonly seen = new Set<string>();
   private entries = 0;
 
-  constructor(private readonly files: RemoteFiles, private readonly o: WalkOptions) {}
+  constructor(
+    private readonly files: RemoteFiles,
+    private readonly o: WalkOptions,
+  ) {}
 
   /** Lists `dir` (whose canonical path is `canonical`, with `follow`) and schedules its sub-folders. */
   folder(dir: string, depth: number, canonical: string, ancestors: readonly string[]): TreeFolder {
@@ -75,17 +78,26 @@ class Walk {
 
   private async list(node: TreeFolder, canonical: string, lineage: readonly string[]): Promise<TreeEntry[]> {
     const names: TreeEntry[] = [];
-    await this.o.inFlight.run(() => this.files.pool.call('listEach', { path: node.path, long: this.o.long }, {
-      signal: this.o.signal,
-      onItems: (batch) => {
-        this.entries += batch.length;
-        if (this.entries > MAX_TREE_ENTRIES) {
-          throw new SluiceError('REMOTE_FAILURE', `the tree under ${displayText(node.path)} lists more than `
-            + `${MAX_TREE_ENTRIES.toLocaleString('en-US')} entries, the limit of one walk; not listed further`);
-        }
-        names.push(...(batch as TreeEntry[]));
-      },
-    }));
+    await this.o.inFlight.run(() =>
+      this.files.pool.call(
+        'listEach',
+        { path: node.path, long: this.o.long },
+        {
+          signal: this.o.signal,
+          onItems: (batch) => {
+            this.entries += batch.length;
+            if (this.entries > MAX_TREE_ENTRIES) {
+              throw new SluiceError(
+                'REMOTE_FAILURE',
+                `the tree under ${displayText(node.path)} lists more than ` +
+                  `${MAX_TREE_ENTRIES.toLocaleString('en-US')} entries, the limit of one walk; not listed further`,
+              );
+            }
+            names.push(...(batch as TreeEntry[]));
+          },
+        },
+      ),
+    );
     names.sort(byName);
     await Promise.all(names.map((e) => this.examine(node.path, e)));
     for (const e of names) {
@@ -100,13 +112,38 @@ class Walk {
     if (e.type !== 'symlink' || (!this.o.targets && !this.o.follow)) return;
     const p = remoteChild(dir, e.name);
     const tasks: Array<Promise<void>> = [];
-    if (this.o.targets) tasks.push(this.o.inFlight.run(() => this.files.readlink(p)).then((t) => { e.target = t; }, () => undefined));
-    if (this.o.follow) tasks.push(this.o.inFlight.run(() => this.files.pool.call('stat', { path: p })).then((st) => { e.targetType = st?.type; }, () => undefined));
+    if (this.o.targets)
+      tasks.push(
+        this.o.inFlight
+          .run(() => this.files.readlink(p))
+          .then(
+            (t) => {
+              e.target = t;
+            },
+            () => undefined,
+          ),
+      );
+    if (this.o.follow)
+      tasks.push(
+        this.o.inFlight
+          .run(() => this.files.pool.call('stat', { path: p }))
+          .then(
+            (st) => {
+              e.targetType = st?.type;
+            },
+            () => undefined,
+          ),
+      );
     await Promise.all(tasks);
   }
 
   /** The sub-folder an entry leads to, if it is to be walked; a link to a folder seen before is reported instead. */
-  private subFolder(parent: TreeFolder, e: TreeEntry, canonical: string, lineage: readonly string[]): TreeFolder | undefined {
+  private subFolder(
+    parent: TreeFolder,
+    e: TreeEntry,
+    canonical: string,
+    lineage: readonly string[],
+  ): TreeFolder | undefined {
     const isDir = e.type === 'dir' || (this.o.follow === true && e.type === 'symlink' && e.targetType === 'dir');
     if (!isDir || (this.o.enter && !this.o.enter(e))) return undefined;
     const p = remoteChild(parent.path, e.name);
@@ -117,15 +154,17 @@ class Walk {
     if (e.type === 'dir') return this.folder(p, parent.depth + 1, remoteChild(canonical, e.name), lineage);
     // A link: its canonical path decides whether it was listed already; the walk goes on meanwhile.
     const link: TreeFolder = { path: p, depth: parent.depth + 1, children: [], listing: Promise.resolve([]) };
-    link.listing = this.o.inFlight.run(() => this.files.pool.realpath(p)).then((real) => {
-      if (this.seen.has(real)) {
-        this.o.onSkipped?.({ path: p, target: real, kind: lineage.includes(real) ? 'loop' : 'seen' });
-        return [];
-      }
-      const sub = this.folder(p, parent.depth + 1, real, lineage);
-      link.children = sub.children;
-      return sub.listing;
-    });
+    link.listing = this.o.inFlight
+      .run(() => this.files.pool.realpath(p))
+      .then((real) => {
+        if (this.seen.has(real)) {
+          this.o.onSkipped?.({ path: p, target: real, kind: lineage.includes(real) ? 'loop' : 'seen' });
+          return [];
+        }
+        const sub = this.folder(p, parent.depth + 1, real, lineage);
+        link.children = sub.children;
+        return sub.listing;
+      });
     link.listing.catch(() => undefined);
     return link;
   }
@@ -145,8 +184,10 @@ export function walkTree(files: RemoteFiles, root: string, o: WalkOptions, canon
  * each once its listing is in; a folder whose listing failed is handed over with its error.
  * @throws what `visit` throws (the walk's other listings are then left to end by themselves)
  */
-export async function eachInOrder(node: TreeFolder,
-  visit: (f: TreeFolder, entries: TreeEntry[] | undefined, error?: SluiceError) => void | Promise<void>): Promise<void> {
+export async function eachInOrder(
+  node: TreeFolder,
+  visit: (f: TreeFolder, entries: TreeEntry[] | undefined, error?: SluiceError) => void | Promise<void>,
+): Promise<void> {
   let entries: TreeEntry[] | undefined;
   let error: SluiceError | undefined;
   try {

@@ -1,8 +1,9 @@
 /**
  * What the engine knows about a server: read from the pool's first connection (algorithms, SFTP extensions and
- * request sizes, answer order), and learned by its transfers (the out-of-order write probe, draft-ietf-secsh-filexfer-02
- * §6; how `sha256` verification hashed). The pool (ssh/connectionPool.ts) keeps only its connections; what jobs learn is
- * kept here, one record per engine, and each job reads and adds to it ({@link ServerLearnings}).
+ * request sizes, answer order), and learned by its transfers (the out-of-order write probe,
+ * draft-ietf-secsh-filexfer-02 §6; how `sha256` verification hashed). The pool (ssh/connectionPool.ts) keeps only its
+ * connections; what jobs learn is kept here, one record per engine, and each job reads and adds to it ({@link
+ * ServerLearnings}).
  */
 import type { ConnectionPool } from '../ssh/connectionPool';
 import type { Negotiated } from '../ssh/workerProtocol';

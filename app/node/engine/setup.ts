@@ -38,13 +38,15 @@ export interface JumpHostOptions {
 }
 
 /** What opening an engine takes: the server, who logs in and how, trust, algorithms, and the pool's tuning. */
-export interface EngineOptions
-  extends Omit<PoolOptions, 'auth' | 'hostKeys' | 'algorithms' | 'username' | 'jump'> {
+export interface EngineOptions extends Omit<PoolOptions, 'auth' | 'hostKeys' | 'algorithms' | 'username' | 'jump'> {
   /** Login name; default `os.userInfo().username` (see ssh/auth.ts gatherAuth). */
   username?: string;
   /** Identity files, agent, password, prompter (ssh/auth.ts AuthOptions). */
   auth: Omit<AuthOptions, 'username'>;
-  /** Algorithm names by family; default: this machine's measured cipher and MAC orders (else the AES rule), ssh2's other lists. */
+  /**
+   * Algorithm names by family; default: this machine's measured cipher and MAC orders (else the AES rule), ssh2's other
+   * lists.
+   */
   algorithms?: AlgorithmChoice;
   hostKeyMode: HostKeyMode;
   /** Asks the user about an unknown key (`ask`); without it `ask` behaves as `strict`. */
@@ -64,7 +66,12 @@ export interface EngineOptions
  * order_hostkeyalgs): a server with several host keys would otherwise present one we have not stored and
  * look "changed". Mutates and returns `algorithms`.
  */
-export function preferStoredHostKeyTypes(algorithms: Algorithms, knownHosts: KnownHosts, host: string, port: number): Algorithms {
+export function preferStoredHostKeyTypes(
+  algorithms: Algorithms,
+  knownHosts: KnownHosts,
+  host: string,
+  port: number,
+): Algorithms {
   const list = (algorithms.serverHostKey as string[] | undefined) ?? ssh2Lists.DEFAULT_SERVER_HOST_KEY;
   algorithms.serverHostKey = preferStoredHostKeyAlgorithms(knownHosts.storedKeyTypes(host, port), list) as never;
   return algorithms;
@@ -81,7 +88,12 @@ export async function sessionOptionsFor(o: EngineOptions): Promise<PoolOptions> 
   const algorithms = buildAlgorithms(o.algorithms ?? {}, o.dataDir);
   const paths = o.knownHostsPaths ?? defaultKnownHostsPaths();
   const knownHosts = await KnownHosts.load(paths);
-  const hostKeys = new HostKeyPolicy({ knownHosts, mode: o.hostKeyMode, prompt: o.hostKeyPrompt, onVerdict: o.onHostKeyVerdict });
+  const hostKeys = new HostKeyPolicy({
+    knownHosts,
+    mode: o.hostKeyMode,
+    prompt: o.hostKeyPrompt,
+    onVerdict: o.onHostKeyVerdict,
+  });
   if (!o.algorithms?.serverHostKey?.length) preferStoredHostKeyTypes(algorithms, knownHosts, o.host, o.port);
   const auth = await gatherAuth({ ...o.auth, username: o.username }, o.onWarning);
   const jump: JumpHost[] = [];
@@ -100,23 +112,46 @@ interface HopTrust {
 }
 
 /** A hop's known_hosts and policy: the target's when the hop has neither its own files nor its own mode. */
-async function hopTrust(h: JumpHostOptions, o: EngineOptions, target: { paths: KnownHostsPaths; knownHosts: KnownHosts; hostKeys: HostKeyPolicy }): Promise<HopTrust> {
+async function hopTrust(
+  h: JumpHostOptions,
+  o: EngineOptions,
+  target: { paths: KnownHostsPaths; knownHosts: KnownHosts; hostKeys: HostKeyPolicy },
+): Promise<HopTrust> {
   const samePaths = !h.knownHostsPaths || JSON.stringify(h.knownHostsPaths) === JSON.stringify(target.paths);
   const mode = h.hostKeyMode ?? o.hostKeyMode;
   if (samePaths && mode === o.hostKeyMode) return { knownHosts: target.knownHosts };
   const knownHosts = samePaths ? target.knownHosts : await KnownHosts.load(h.knownHostsPaths!);
-  return { knownHosts, hostKeys: new HostKeyPolicy({ knownHosts, mode, prompt: o.hostKeyPrompt, onVerdict: o.onHostKeyVerdict }) };
+  return {
+    knownHosts,
+    hostKeys: new HostKeyPolicy({ knownHosts, mode, prompt: o.hostKeyPrompt, onVerdict: o.onHostKeyVerdict }),
+  };
 }
 
 /** A jump host's login material and algorithms (host-key types stored for it first, as for the target). */
-async function jumpHostFor(h: JumpHostOptions, trust: HopTrust, onWarning?: (m: string) => void, dataDir?: string): Promise<JumpHost> {
+async function jumpHostFor(
+  h: JumpHostOptions,
+  trust: HopTrust,
+  onWarning?: (m: string) => void,
+  dataDir?: string,
+): Promise<JumpHost> {
   const label = h.label ?? hostPortLabel(h.host, h.port);
   // SLUICE_PASSWORD is the target's: it never goes to a jump host.
   const env = { ...(h.auth.env ?? process.env), SLUICE_PASSWORD: undefined };
-  const auth = await gatherAuth({ ...h.auth, env, username: h.username }, onWarning && ((m) => onWarning(`jump host ${label}: ${m}`)));
+  const auth = await gatherAuth(
+    { ...h.auth, env, username: h.username },
+    onWarning && ((m) => onWarning(`jump host ${label}: ${m}`)),
+  );
   const algorithms = buildAlgorithms(h.algorithms ?? {}, dataDir);
   if (!h.algorithms?.serverHostKey?.length) preferStoredHostKeyTypes(algorithms, trust.knownHosts, h.host, h.port);
-  const hop: JumpHost = { host: h.host, port: h.port, username: auth.username, label, auth, algorithms, askPassword: h.askPassword };
+  const hop: JumpHost = {
+    host: h.host,
+    port: h.port,
+    username: auth.username,
+    label,
+    auth,
+    algorithms,
+    askPassword: h.askPassword,
+  };
   if (trust.hostKeys) hop.hostKeys = trust.hostKeys;
   return hop;
 }

@@ -44,7 +44,13 @@ export class AuthPrompts {
   ask(prompt: Omit<AuthPrompt, 'promptId'>, owner: Set<string>): Promise<AuthReply | null> {
     const promptId = randomUUID();
     return new Promise<AuthReply | null>((resolve) => {
-      this.pending.set(promptId, { count: prompt.prompts.length, resolve: (r) => { owner.delete(promptId); resolve(r); } });
+      this.pending.set(promptId, {
+        count: prompt.prompts.length,
+        resolve: (r) => {
+          owner.delete(promptId);
+          resolve(r);
+        },
+      });
       owner.add(promptId);
       this.hub.emit('auth.prompt', { ...prompt, promptId });
     });
@@ -57,7 +63,8 @@ export class AuthPrompts {
   answer(promptId: string, answers: string[] | undefined, remember: boolean): void {
     const p = this.pending.get(promptId);
     if (!p) throw new SluiceError('NOT_FOUND', 'This login question is no longer open');
-    if (answers && answers.length !== p.count) throw new SluiceError('INVALID_REQUEST', `${p.count} answer(s) expected, got ${answers.length}`);
+    if (answers && answers.length !== p.count)
+      throw new SluiceError('INVALID_REQUEST', `${p.count} answer(s) expected, got ${answers.length}`);
     this.pending.delete(promptId);
     p.resolve(answers ? { answers, remember } : null);
     this.hub.emit('prompt.closed', { promptId });
@@ -88,24 +95,44 @@ export interface LoginContext {
 }
 
 /** The login options of a site's engine (see {@link loginOptions}). */
-export type LoginOptions = Pick<EngineOptions, 'askPassword' | 'askKeyboard'> & { prompter?: Prompter; passphrases?: PassphraseStore };
+export type LoginOptions = Pick<EngineOptions, 'askPassword' | 'askKeyboard'> & {
+  prompter?: Prompter;
+  passphrases?: PassphraseStore;
+};
 
 /**
  * A site engine's login options: its password asked (password sites) and asked again after a refusal, every
  * keyboard-interactive round asked (an informational one is logged), and for key sites an encrypted key's passphrase
  * asked and kept (this session; the secret store when the user ticks Remember).
  */
-export function loginOptions(dialogs: AuthPrompts, c: LoginContext, store: SecretStore, hub: Pick<ServiceHub, 'log'>): LoginOptions {
+export function loginOptions(
+  dialogs: AuthPrompts,
+  c: LoginContext,
+  store: SecretStore,
+  hub: Pick<ServiceHub, 'log'>,
+): LoginOptions {
   const { site } = c;
   const base = { siteId: site.id, host: site.host, port: site.port, user: site.user };
-  const hidden = (answer: string): void => { if (answer !== '') c.secrets.add(answer); };
+  const hidden = (answer: string): void => {
+    if (answer !== '') c.secrets.add(answer);
+  };
   const askKeyboard = async (round: KeyboardRound): Promise<string[]> => {
     if (round.prompts.length === 0) {
       const text = [round.name, round.instructions].filter((t) => t.trim() !== '').join(': ');
       if (text) hub.log('info', `The server says: ${text}`, site.id);
       return [];
     }
-    const reply = await dialogs.ask({ ...base, kind: 'keyboard-interactive', retry: round.again, name: round.name, instructions: round.instructions, prompts: round.prompts }, c.prompts);
+    const reply = await dialogs.ask(
+      {
+        ...base,
+        kind: 'keyboard-interactive',
+        retry: round.again,
+        name: round.name,
+        instructions: round.instructions,
+        prompts: round.prompts,
+      },
+      c.prompts,
+    );
     if (!reply) throw new SluiceError('AUTH_FAILED', `Login to ${site.user}@${site.host} cancelled`);
     round.prompts.forEach((p, i) => {
       if (!p.echo) hidden(reply.answers[i]);
@@ -116,7 +143,10 @@ export function loginOptions(dialogs: AuthPrompts, c: LoginContext, store: Secre
   const options: LoginOptions = { askKeyboard };
   if (site.authMethod === 'password') {
     options.askPassword = async (again) => {
-      const reply = await dialogs.ask({ ...base, kind: 'password', retry: again, prompts: [{ prompt: 'Password', echo: false }] }, c.prompts);
+      const reply = await dialogs.ask(
+        { ...base, kind: 'password', retry: again, prompts: [{ prompt: 'Password', echo: false }] },
+        c.prompts,
+      );
       if (!reply) return undefined;
       hidden(reply.answers[0]);
       c.password = reply.answers[0];
@@ -128,15 +158,29 @@ export function loginOptions(dialogs: AuthPrompts, c: LoginContext, store: Secre
 }
 
 /** A key site's login options: an encrypted key's passphrase asked, kept for the session, stored when remembered. */
-function keyLoginOptions(dialogs: AuthPrompts, c: LoginContext, store: SecretStore,
-  base: Pick<AuthPrompt, 'siteId' | 'host' | 'port' | 'user'>, hidden: (answer: string) => void):
-  Pick<LoginOptions, 'prompter' | 'passphrases'> {
+function keyLoginOptions(
+  dialogs: AuthPrompts,
+  c: LoginContext,
+  store: SecretStore,
+  base: Pick<AuthPrompt, 'siteId' | 'host' | 'port' | 'user'>,
+  hidden: (answer: string) => void,
+): Pick<LoginOptions, 'prompter' | 'passphrases'> {
   const siteId = c.site.id;
   const prompter: Prompter = {
     // Unused: ssh/passphrase.ts asks through passphrase() when the prompter has it.
     secret: async () => '',
     passphrase: async ({ keyPath, again }) => {
-      const reply = await dialogs.ask({ ...base, kind: 'passphrase', retry: again, keyPath, canRemember: true, prompts: [{ prompt: 'Passphrase', echo: false }] }, c.prompts);
+      const reply = await dialogs.ask(
+        {
+          ...base,
+          kind: 'passphrase',
+          retry: again,
+          keyPath,
+          canRemember: true,
+          prompts: [{ prompt: 'Passphrase', echo: false }],
+        },
+        c.prompts,
+      );
       if (!reply) return { passphrase: '' };
       hidden(reply.answers[0]);
       return { passphrase: reply.answers[0], remember: reply.remember };

@@ -14,7 +14,12 @@ import { cipherOrderFor, detectAes } from '../ssh/algorithms';
 
 test('algorithms.measurement reads a corrupt file as no measurement with a note; algorithms.measure stores one the defaults follow', async () => {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-service-ciphers-'));
-  const service = new SluiceService({ home, secrets: new MemorySecretStore(), knownHostsPath: path.join(home, 'known_hosts'), env: { HOME: home } });
+  const service = new SluiceService({
+    home,
+    secrets: new MemorySecretStore(),
+    knownHostsPath: path.join(home, 'known_hosts'),
+    env: { HOME: home },
+  });
   try {
     fs.writeFileSync(path.join(home, 'cipher-speed.json'), '{"version": 1, "measurements": 7}');
     const before = await service.invoke('algorithms.measurement', undefined);
@@ -36,7 +41,7 @@ test('algorithms.measurement reads a corrupt file as no measurement with a note;
     assert.deepEqual(measured.value.defaults.cipher.slice(0, 3), rankCiphers(m.rows).slice(0, 3));
     const again = await service.invoke('algorithms.measurement', undefined);
     assert.ok(again.ok);
-    assert.equal(again.value.measurement?.measuredAt, m.measuredAt, 'stored in the service\'s data folder');
+    assert.equal(again.value.measurement?.measuredAt, m.measuredAt, "stored in the service's data folder");
   } finally {
     await service.close();
     fs.rmSync(home, { recursive: true, force: true });
@@ -45,7 +50,12 @@ test('algorithms.measurement reads a corrupt file as no measurement with a note;
 
 test('closing the service stops a measurement under way: it fails ABORTED and stores nothing', async () => {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-service-ciphers-'));
-  const service = new SluiceService({ home, secrets: new MemorySecretStore(), knownHostsPath: path.join(home, 'known_hosts'), env: { HOME: home } });
+  const service = new SluiceService({
+    home,
+    secrets: new MemorySecretStore(),
+    knownHostsPath: path.join(home, 'known_hosts'),
+    env: { HOME: home },
+  });
   try {
     const running = service.invoke('algorithms.measure', { seconds: 5 });
     const started = Date.now();

@@ -21,26 +21,38 @@ export class CipherMeasurements {
    * @param home the data folder (the service's)
    * @param log notes for the log: a corrupt or foreign file, a finished run
    */
-  constructor(private readonly home: string, private readonly log: (level: 'info' | 'warn', message: string) => void) {}
+  constructor(
+    private readonly home: string,
+    private readonly log: (level: 'info' | 'warn', message: string) => void,
+  ) {}
 
   /** What is stored for this machine now (a corrupt file or another machine's: no measurement, with a note). */
   view(): AlgorithmsMeasurementView {
     const facts = machineFacts();
     const { measurement, note } = readCipherSpeed(this.home, facts);
-    return { measurement: measurement ?? null, ...(note ? { note } : {}), defaults: defaultAlgorithmOrders(this.home), facts };
+    return {
+      measurement: measurement ?? null,
+      ...(note ? { note } : {}),
+      defaults: defaultAlgorithmOrders(this.home),
+      facts,
+    };
   }
 
   /**
    * Measures and stores; a request while a run is under way gets that run's answer.
    * @param seconds per combination; default {@link APP_MEASURE_SECONDS}
-   * @throws SluiceError INTERNAL (the worker failed), LOCAL_IO (the file could not be written), ABORTED (closed meanwhile)
+   * @throws SluiceError INTERNAL (the worker failed), LOCAL_IO (the file could not be written), ABORTED (closed
+   * meanwhile)
    */
   measure(seconds = APP_MEASURE_SECONDS): Promise<AlgorithmsMeasurementView> {
     this.running ??= (async () => {
       try {
         const { measurement, file } = await measureAndStore(this.home, { seconds, signal: this.stop.signal });
         const view = this.view();
-        this.log('info', `Cipher speed measured (${measurement.rows.length} combinations, saved to ${file}): default ciphers now ${view.defaults.cipher.join(', ')}`);
+        this.log(
+          'info',
+          `Cipher speed measured (${measurement.rows.length} combinations, saved to ${file}): default ciphers now ${view.defaults.cipher.join(', ')}`,
+        );
         return view;
       } finally {
         this.running = null;

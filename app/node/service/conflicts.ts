@@ -122,8 +122,15 @@ export class ConflictPrompts {
   }
 
   private emit(promptId: string, q: ConflictQuestion, waiting: number): void {
-    this.hub.emit('conflict.prompt', { promptId, jobId: q.jobId, target: q.target, direction: q.direction, existing: q.files.existing,
-      incoming: q.files.incoming, waiting });
+    this.hub.emit('conflict.prompt', {
+      promptId,
+      jobId: q.jobId,
+      target: q.target,
+      direction: q.direction,
+      existing: q.files.existing,
+      incoming: q.files.incoming,
+      waiting,
+    });
   }
 
   private batchOf(promptId: string): string | undefined {

@@ -62,7 +62,9 @@ export function jobSettled(subscribe: Subscribe, jobs: () => readonly Job[], job
       off();
       resolve(job ?? { state: 'cancelled' });
     };
-    off = subscribe((event) => { if (event === 'queue.delta') check(); });
+    off = subscribe((event) => {
+      if (event === 'queue.delta') check();
+    });
     check();
   });
 }
@@ -72,8 +74,11 @@ export function editPorts(d: EditPortDeps): EditPorts {
   return {
     home: d.home,
     clock: () => d.hub.clock(),
-    enqueue: (t) => d.queue.enqueue({ siteId: t.siteId, direction: t.direction, sources: [t.source], dest: t.dest },
-      { conflict: t.conflict, ...(t.preservePermissions ? { preservePermissions: true } : {}) })[0],
+    enqueue: (t) =>
+      d.queue.enqueue(
+        { siteId: t.siteId, direction: t.direction, sources: [t.source], dest: t.dest },
+        { conflict: t.conflict, ...(t.preservePermissions ? { preservePermissions: true } : {}) },
+      )[0],
     settled: (jobId) => jobSettled(d.subscribe, () => d.queue.jobs(), jobId),
     jobs: () => d.queue.jobs(),
     cancelJob: (jobId) => d.queue.perform({ type: 'cancel', jobId }),

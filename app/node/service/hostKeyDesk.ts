@@ -11,7 +11,13 @@ import type { HostKeyVerdict, StoredKeyRef } from '../../common/model/hostKey';
 import type { Site } from '../../common/model/site';
 import { SluiceError } from '../errors';
 import { HostKeySeen, type HostKeySeenDates } from '../stores/hostKeySeen';
-import { hostFieldMatches, keyTypeOf, knownHostsName, sha256Fingerprint, type KnownHostsPaths } from '../stores/knownHosts';
+import {
+  hostFieldMatches,
+  keyTypeOf,
+  knownHostsName,
+  sha256Fingerprint,
+  type KnownHostsPaths,
+} from '../stores/knownHosts';
 import { appendHostKey, readKnownHostsEntries, removeKnownHostsLine, replaceHostKey } from '../stores/knownHostsEdit';
 
 /** A changed key the user may still replace or add: the presented key and the saved ones the dialog showed. */
@@ -31,8 +37,12 @@ export class HostKeyDesk {
    * @param paths the known_hosts files (as the engine uses them)
    * @param home the data folder (hostkeys.db); @param onError told when the dates cannot be read or written
    */
-  constructor(readonly paths: KnownHostsPaths, home: string, private readonly onError: (message: string) => void,
-    clock: () => number = Date.now) {
+  constructor(
+    readonly paths: KnownHostsPaths,
+    home: string,
+    private readonly onError: (message: string) => void,
+    clock: () => number = Date.now,
+  ) {
     try {
       this.seen = HostKeySeen.open(home, clock);
     } catch (e) {
@@ -43,7 +53,13 @@ export class HostKeyDesk {
   /** A verdict from the engine: a trusted key's last seen is now. */
   noteVerdict(host: string, port: number, v: HostKeyVerdict): void {
     if (v.kind !== 'trusted') return;
-    this.guard(() => this.seen?.verified({ name: knownHostsName(host, port), keyType: v.stored.keyType, fingerprint: v.stored.fingerprint }));
+    this.guard(() =>
+      this.seen?.verified({
+        name: knownHostsName(host, port),
+        keyType: v.stored.keyType,
+        fingerprint: v.stored.fingerprint,
+      }),
+    );
   }
 
   /** A key Sluice saved for host:port (accept and save, replace, add, learned): first and last seen are now. */
@@ -54,8 +70,13 @@ export class HostKeyDesk {
   /** The saved keys of a changed-key dialog: file:line and dates added. */
   describeStored(host: string, port: number, refs: StoredKeyRef[]): SavedHostKey[] {
     const name = knownHostsName(host, port);
-    return refs.map((r) => ({ keyType: r.keyType, fingerprint: r.fingerprint, file: r.file, line: r.line,
-      ...this.dates(name, r.keyType, r.fingerprint) }));
+    return refs.map((r) => ({
+      keyType: r.keyType,
+      fingerprint: r.fingerprint,
+      file: r.file,
+      line: r.line,
+      ...this.dates(name, r.keyType, r.fingerprint),
+    }));
   }
 
   /**
@@ -65,7 +86,9 @@ export class HostKeyDesk {
   async certAuthorityFor(host: string, port: number): Promise<boolean> {
     const name = knownHostsName(host, port);
     try {
-      return (await readKnownHostsEntries(this.paths)).some((e) => e.marker === 'cert-authority' && hostFieldMatches(e.hosts, name));
+      return (await readKnownHostsEntries(this.paths)).some(
+        (e) => e.marker === 'cert-authority' && hostFieldMatches(e.hosts, name),
+      );
     } catch {
       return false;
     }
@@ -83,7 +106,11 @@ export class HostKeyDesk {
    * @throws SluiceError USAGE (confirmation missing or different), INVALID_STATE (a saved key is in a file Sluice
    *   does not edit), LOCAL_IO-like errors from the file system
    */
-  async applyChanged(target: ChangedKeyTarget, answer: 'replace' | 'add', confirmHost: string | undefined): Promise<string> {
+  async applyChanged(
+    target: ChangedKeyTarget,
+    answer: 'replace' | 'add',
+    confirmHost: string | undefined,
+  ): Promise<string> {
     const { host, port, key } = target;
     const keyType = keyTypeOf(key);
     const fingerprint = sha256Fingerprint(key);
@@ -96,15 +123,23 @@ export class HostKeyDesk {
     if (confirmHost !== host) {
       throw new SluiceError('USAGE', `To replace the saved key, type the host name exactly: ${host}`);
     }
-    const saved = (await readKnownHostsEntries(this.paths)).filter((e) => e.marker === 'none' && hostFieldMatches(e.hosts, label));
+    const saved = (await readKnownHostsEntries(this.paths)).filter(
+      (e) => e.marker === 'none' && hostFieldMatches(e.hosts, label),
+    );
     if (!this.canEdit(saved)) {
-      throw new SluiceError('INVALID_STATE', `A saved key for ${label} is in a file Sluice does not edit; only ${this.paths.writePath} is changed`);
+      throw new SluiceError(
+        'INVALID_STATE',
+        `A saved key for ${label} is in a file Sluice does not edit; only ${this.paths.writePath} is changed`,
+      );
     }
     const removed = await replaceHostKey(this.paths.writePath, host, port, key);
-    for (const e of removed) this.guard(() => this.seen?.forget({ name: label, keyType: e.keyType, fingerprint: e.fingerprint }));
+    for (const e of removed)
+      this.guard(() => this.seen?.forget({ name: label, keyType: e.keyType, fingerprint: e.fingerprint }));
     this.noteSaved(host, port, keyType, fingerprint);
-    return `Replaced the saved key(s) for ${label} (${removed.map((e) => `${e.keyType} ${e.fingerprint}, line ${e.line}`).join('; ')})`
-      + ` with ${keyType} ${fingerprint} in ${this.paths.writePath}`;
+    return (
+      `Replaced the saved key(s) for ${label} (${removed.map((e) => `${e.keyType} ${e.fingerprint}, line ${e.line}`).join('; ')})` +
+      ` with ${keyType} ${fingerprint} in ${this.paths.writePath}`
+    );
   }
 
   /** Every key line of the files read, with dates and the saved sites each matches (for `knownHosts.list`). */
@@ -114,9 +149,16 @@ export class HostKeyDesk {
     return (await readKnownHostsEntries(this.paths)).map((e) => {
       const matching = siteNames.filter((s) => hostFieldMatches(e.hosts, s.host));
       return {
-        file: e.file, line: e.line, marker: e.marker, hosts: e.hosts, hashed: e.hosts.startsWith('|'),
-        keyType: e.keyType, fingerprint: e.fingerprint, ...this.entryDates(e.hosts, e.keyType, e.fingerprint),
-        sites: matching.map((s) => s.name), editable: path.resolve(e.file) === w,
+        file: e.file,
+        line: e.line,
+        marker: e.marker,
+        hosts: e.hosts,
+        hashed: e.hosts.startsWith('|'),
+        keyType: e.keyType,
+        fingerprint: e.fingerprint,
+        ...this.entryDates(e.hosts, e.keyType, e.fingerprint),
+        sites: matching.map((s) => s.name),
+        editable: path.resolve(e.file) === w,
       };
     });
   }
@@ -131,7 +173,8 @@ export class HostKeyDesk {
     }
     const e = await removeKnownHostsLine(this.paths.writePath, line, fingerprint);
     for (const row of this.seen?.byFingerprint(e.keyType, e.fingerprint) ?? []) {
-      if (hostFieldMatches(e.hosts, row.name)) this.guard(() => this.seen?.forget({ name: row.name, keyType: e.keyType, fingerprint: e.fingerprint }));
+      if (hostFieldMatches(e.hosts, row.name))
+        this.guard(() => this.seen?.forget({ name: row.name, keyType: e.keyType, fingerprint: e.fingerprint }));
     }
     return `Removed ${e.keyType} ${e.fingerprint} (${e.hosts}) from ${file}:${line}`;
   }
@@ -142,13 +185,21 @@ export class HostKeyDesk {
   }
 
   private dates(name: string, keyType: string, fingerprint: string): HostKeySeenDates {
-    try { return this.seen?.get({ name, keyType, fingerprint }) ?? UNKNOWN_DATES; } catch { return UNKNOWN_DATES; }
+    try {
+      return this.seen?.get({ name, keyType, fingerprint }) ?? UNKNOWN_DATES;
+    } catch {
+      return UNKNOWN_DATES;
+    }
   }
 
   /** A line's dates: the earliest first seen and latest last seen over the host names it matches (hashed ones too). */
   private entryDates(hosts: string, keyType: string, fingerprint: string): HostKeySeenDates {
     let rows: Array<HostKeySeenDates & { name: string }> = [];
-    try { rows = this.seen?.byFingerprint(keyType, fingerprint) ?? []; } catch { /* dates are informational */ }
+    try {
+      rows = this.seen?.byFingerprint(keyType, fingerprint) ?? [];
+    } catch {
+      /* dates are informational */
+    }
     const mine = rows.filter((r) => hostFieldMatches(hosts, r.name));
     if (mine.length === 0) return UNKNOWN_DATES;
     const firsts = mine.map((r) => r.firstSeen);
@@ -160,6 +211,10 @@ export class HostKeyDesk {
   }
 
   private guard(step: () => void): void {
-    try { step(); } catch (e) { this.onError(`Host key dates: ${(e as Error).message}`); }
+    try {
+      step();
+    } catch (e) {
+      this.onError(`Host key dates: ${(e as Error).message}`);
+    }
   }
 }

@@ -29,7 +29,10 @@ type PromptingSession = Pick<SiteSession, 'site' | 'prompts' | 'target'>;
 export class HostKeyPrompts {
   private readonly pending = new Map<string, PendingHostKey>();
 
-  constructor(private readonly hub: ServiceHub, private readonly hostKeys: HostKeyDesk) {}
+  constructor(
+    private readonly hub: ServiceHub,
+    private readonly hostKeys: HostKeyDesk,
+  ) {}
 
   /**
    * `hostKey.answer`: a changed or revoked key is never accepted for the failed connect (accept-* only close its
@@ -60,13 +63,17 @@ export class HostKeyPrompts {
     const certAuthority = await this.hostKeys.certAuthorityFor(s.site.host, s.site.port);
     return new Promise<PolicyAnswer>((resolve) => {
       const onAnswer = (a: HostKeyAnswer): void => {
-        if (a === 'accept-save') this.hostKeys.noteSaved(s.site.host, s.site.port, v.identity.keyType, v.identity.fingerprint);
+        if (a === 'accept-save')
+          this.hostKeys.noteSaved(s.site.host, s.site.port, v.identity.keyType, v.identity.fingerprint);
         resolve(a === 'accept-once' || a === 'accept-save' ? a : 'reject');
       };
       this.pending.set(promptId, { siteId: s.site.id, kind: 'unknown', resolve: onAnswer });
       s.prompts.add(promptId);
       this.hub.emit('hostKey.prompt', {
-        promptId, siteId: s.site.id, ...promptTarget(s, v), kind: 'unknown',
+        promptId,
+        siteId: s.site.id,
+        ...promptTarget(s, v),
+        kind: 'unknown',
         presented: { keyType: v.identity.keyType, fingerprint: v.identity.fingerprint },
         ...(certAuthority ? { certAuthority } : {}),
       });
@@ -82,10 +89,14 @@ export class HostKeyPrompts {
     const { host, port } = s.site;
     const certAuthority = await this.hostKeys.certAuthorityFor(host, port);
     const stored = v.kind === 'changed' ? v.stored : [v.stored];
-    const changed = v.kind === 'changed' && v.identity.key ? { host, port, key: Buffer.from(v.identity.key, 'base64') } : undefined;
+    const changed =
+      v.kind === 'changed' && v.identity.key ? { host, port, key: Buffer.from(v.identity.key, 'base64') } : undefined;
     this.pending.set(promptId, { siteId: s.site.id, kind: v.kind, resolve: () => undefined, changed });
     this.hub.emit('hostKey.prompt', {
-      promptId, siteId: s.site.id, ...promptTarget(s, v), kind: v.kind,
+      promptId,
+      siteId: s.site.id,
+      ...promptTarget(s, v),
+      kind: v.kind,
       presented: { keyType: v.identity.keyType, fingerprint: v.identity.fingerprint },
       previous: this.hostKeys.describeStored(host, port, stored),
       ...(v.kind === 'changed' ? { canEdit: changed !== undefined && this.hostKeys.canEdit(stored) } : {}),
@@ -104,7 +115,10 @@ export class HostKeyPrompts {
 }
 
 /** Where a host-key prompt points: the key's own host and port, and whether that is a jump host of the site. */
-function promptTarget(s: PromptingSession, v: { identity: { host: string; port: number } }): Pick<HostKeyPrompt, 'host' | 'port' | 'jumpHost'> {
+function promptTarget(
+  s: PromptingSession,
+  v: { identity: { host: string; port: number } },
+): Pick<HostKeyPrompt, 'host' | 'port' | 'jumpHost'> {
   const { host, port } = v.identity;
   const jumpHost = s.target !== undefined && (s.target.host !== host || s.target.port !== port);
   return jumpHost ? { host, port, jumpHost } : { host, port };

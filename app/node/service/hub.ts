@@ -1,6 +1,10 @@
 /** What the service's parts share: the stores, the clock, and the way out for events and log lines. */
 import type {
-  EventName, EventPayloads, InvokeChannel, InvokeRequests, InvokeResponses,
+  EventName,
+  EventPayloads,
+  InvokeChannel,
+  InvokeRequests,
+  InvokeResponses,
 } from '../../common/ipc/contract';
 import type { SecretStore, SitesStore } from '../stores/sites';
 

@@ -39,17 +39,37 @@ export interface JobBookOptions {
 
 type Counters = Pick<Job, 'bytesDone' | 'bytesTotal' | 'filesDone' | 'filesTotal'>;
 
-const counters = (j: Job): Counters => ({ bytesDone: j.bytesDone, bytesTotal: j.bytesTotal, filesDone: j.filesDone, filesTotal: j.filesTotal });
+const counters = (j: Job): Counters => ({
+  bytesDone: j.bytesDone,
+  bytesTotal: j.bytesTotal,
+  filesDone: j.filesDone,
+  filesTotal: j.filesTotal,
+});
 const sameCounters = (a: Counters, b: Counters): boolean =>
-  a.bytesDone === b.bytesDone && a.bytesTotal === b.bytesTotal && a.filesDone === b.filesDone && a.filesTotal === b.filesTotal;
+  a.bytesDone === b.bytesDone &&
+  a.bytesTotal === b.bytesTotal &&
+  a.filesDone === b.filesDone &&
+  a.filesTotal === b.filesTotal;
 const PAGE = 10_000;
 
 /** A stored job as the app shows it; undefined for a job of the CLI's ad-hoc servers (no saved site). */
 export function storedToJob(q: QueuedJob, skipped = 0): Job | undefined {
   if (!('siteId' in q.target)) return undefined;
   const job: Job = {
-    id: q.id, batchId: q.batchId, siteId: q.target.siteId, direction: q.direction, source: q.source, dest: q.dest, name: jobName(q.source),
-    state: q.state, bytesDone: q.bytesDone, bytesTotal: q.bytesTotal, filesDone: q.filesDone, filesTotal: q.filesTotal, rate: 0, createdAt: q.createdAt,
+    id: q.id,
+    batchId: q.batchId,
+    siteId: q.target.siteId,
+    direction: q.direction,
+    source: q.source,
+    dest: q.dest,
+    name: jobName(q.source),
+    state: q.state,
+    bytesDone: q.bytesDone,
+    bytesTotal: q.bytesTotal,
+    filesDone: q.filesDone,
+    filesTotal: q.filesTotal,
+    rate: 0,
+    createdAt: q.createdAt,
   };
   if (skipped) job.filesSkipped = skipped;
   if (q.error) job.error = q.error;
@@ -69,7 +89,10 @@ export class JobBook {
   private filesTimer: NodeJS.Timeout | undefined;
   private readonly heartbeat: NodeJS.Timeout;
 
-  constructor(private readonly store: QueueStore, private readonly o: JobBookOptions) {
+  constructor(
+    private readonly store: QueueStore,
+    private readonly o: JobBookOptions,
+  ) {
     this.owner = o.owner ?? currentOwner();
     this.heartbeat = setInterval(() => this.beat(), o.heartbeatMs ?? 5000).unref();
   }
@@ -100,7 +123,16 @@ export class JobBook {
   /** Adds one batch's new jobs (the app drew their ids). @throws SluiceError LOCAL_IO / DISK_FULL */
   add(jobs: readonly Job[]): void {
     if (jobs.length === 0) return;
-    this.store.jobs.addBatch(jobs.map((j) => ({ id: j.id, target: { siteId: j.siteId }, direction: j.direction, source: j.source, dest: j.dest })), jobs[0].batchId);
+    this.store.jobs.addBatch(
+      jobs.map((j) => ({
+        id: j.id,
+        target: { siteId: j.siteId },
+        direction: j.direction,
+        source: j.source,
+        dest: j.dest,
+      })),
+      jobs[0].batchId,
+    );
   }
 
   /**
@@ -151,7 +183,9 @@ export class JobBook {
    */
   discardUnfinished(jobIds: readonly string[]): string[] {
     let temps: string[] = [];
-    this.guard('forgetting partial files', () => { temps = this.store.files.discardUnfinished(jobIds); });
+    this.guard('forgetting partial files', () => {
+      temps = this.store.files.discardUnfinished(jobIds);
+    });
     return temps;
   }
 
@@ -163,14 +197,16 @@ export class JobBook {
       return;
     }
     if (next.state === 'running') return; // claim() wrote it, with the lease
-    this.guard(`saving ${next.name}`, () => this.store.q.write(() => {
-      this.dirty.delete(next.id);
-      this.store.jobs.updateProgress(next.id, counters(next));
-      const lease = this.leases.get(next.id);
-      this.leases.delete(next.id);
-      if (lease) this.store.releaseJob(lease, next.state, next.error);
-      else this.store.jobs.setState(next.id, next.state, next.error);
-    }));
+    this.guard(`saving ${next.name}`, () =>
+      this.store.q.write(() => {
+        this.dirty.delete(next.id);
+        this.store.jobs.updateProgress(next.id, counters(next));
+        const lease = this.leases.get(next.id);
+        this.leases.delete(next.id);
+        if (lease) this.store.releaseJob(lease, next.state, next.error);
+        else this.store.jobs.setState(next.id, next.state, next.error);
+      }),
+    );
   }
 
   /** Deletes jobs (clear finished). */
@@ -180,11 +216,13 @@ export class JobBook {
 
   /** Moves jobs as one block, as the reducer's `moved` event did. */
   moved(ids: readonly string[], to: MoveTarget): void {
-    this.guard('reordering the queue', () => this.store.q.write(() => {
-      if (to === 'top') for (const id of [...ids].reverse()) this.store.jobs.moveToTop(id);
-      else if (to === 'bottom') for (const id of ids) this.store.jobs.moveToBottom(id);
-      else for (const id of ids) this.store.jobs.moveBefore(id, to.before);
-    }));
+    this.guard('reordering the queue', () =>
+      this.store.q.write(() => {
+        if (to === 'top') for (const id of [...ids].reverse()) this.store.jobs.moveToTop(id);
+        else if (to === 'bottom') for (const id of ids) this.store.jobs.moveToBottom(id);
+        else for (const id of ids) this.store.jobs.moveBefore(id, to.before);
+      }),
+    );
   }
 
   /** Records a file's end (written within `filesMs`). */
@@ -197,7 +235,17 @@ export class JobBook {
   files(batchId: string, limit: number): { files: QueueFile[]; total: number } {
     this.flushFiles();
     const { files, total } = this.store.files.ofBatch(batchId, limit);
-    return { files: files.map((f) => ({ jobId: f.jobId, source: f.source, target: f.target, size: f.size, state: f.state, ...(f.error ? { error: f.error } : {}) })), total };
+    return {
+      files: files.map((f) => ({
+        jobId: f.jobId,
+        source: f.source,
+        target: f.target,
+        size: f.size,
+        state: f.state,
+        ...(f.error ? { error: f.error } : {}),
+      })),
+      total,
+    };
   }
 
   /** Writes pending counters and file ends, gives back the leases still held (their jobs queued), closes the store. */
@@ -205,7 +253,8 @@ export class JobBook {
     clearInterval(this.heartbeat);
     this.flushFiles();
     this.flushProgress();
-    for (const lease of this.leases.values()) this.guard('giving back a job', () => this.store.releaseJob(lease, 'queued'));
+    for (const lease of this.leases.values())
+      this.guard('giving back a job', () => this.store.releaseJob(lease, 'queued'));
     this.leases.clear();
     this.store.close();
   }
@@ -221,9 +270,11 @@ export class JobBook {
     if (this.dirty.size === 0) return;
     const dirty = [...this.dirty];
     this.dirty.clear();
-    this.guard('saving progress', () => this.store.q.write(() => {
-      for (const [id, c] of dirty) this.store.jobs.updateProgress(id, c);
-    }));
+    this.guard('saving progress', () =>
+      this.store.q.write(() => {
+        for (const [id, c] of dirty) this.store.jobs.updateProgress(id, c);
+      }),
+    );
   }
 
   private flushFiles(): void {
@@ -238,9 +289,11 @@ export class JobBook {
   /** Renews our leases (one transaction) and re-reads foreign jobs. */
   private beat(): void {
     const lost: string[] = [];
-    this.guard('renewing leases', () => this.store.q.write(() => {
-      for (const [id, lease] of this.leases) if (!this.store.leases.heartbeat(lease).held) lost.push(id);
-    }));
+    this.guard('renewing leases', () =>
+      this.store.q.write(() => {
+        for (const [id, lease] of this.leases) if (!this.store.leases.heartbeat(lease).held) lost.push(id);
+      }),
+    );
     for (const id of lost) {
       this.leases.delete(id);
       this.foreign.add(id);

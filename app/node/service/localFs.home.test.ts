@@ -28,11 +28,19 @@ test('queue.enqueue: a download into ~/x goes to ~/x of the home folder, an uplo
   await acceptHostKey(h);
   h.engine.behaviour = () => 'ok';
   const siteId = h.siteId;
-  const down = await h.service.invoke('queue.enqueue',
-    { siteId, direction: 'download', sources: ['/r/f.bin'], dest: '~/x' });
+  const down = await h.service.invoke('queue.enqueue', {
+    siteId,
+    direction: 'download',
+    sources: ['/r/f.bin'],
+    dest: '~/x',
+  });
   assert.ok(down.ok, JSON.stringify(down));
-  const up = await h.service.invoke('queue.enqueue',
-    { siteId, direction: 'upload', sources: ['~/a.txt', '/l/b'], dest: '/r' });
+  const up = await h.service.invoke('queue.enqueue', {
+    siteId,
+    direction: 'upload',
+    sources: ['~/a.txt', '/l/b'],
+    dest: '/r',
+  });
   assert.ok(up.ok, JSON.stringify(up));
   await until(h, () => h.engine.requests.length === 2, 'both transfers started');
   const [get, put] = h.engine.requests;

@@ -14,8 +14,11 @@ import { expandTilde, homeOf } from '../sys/platformPaths';
  * A local path as the user wrote it, `~` read as their home folder (sys/platformPaths.ts homeOf: USERPROFILE on
  * Windows): `~`, `~/x`, and on Windows `~\x` too. Other paths (`~user`, relative ones) are returned as they are.
  */
-export function expandHome(p: string, platform: NodeJS.Platform = process.platform,
-  home = homeOf(process.env, platform)): string {
+export function expandHome(
+  p: string,
+  platform: NodeJS.Platform = process.platform,
+  home = homeOf(process.env, platform),
+): string {
   return expandTilde(p, home, platform);
 }
 
@@ -43,12 +46,21 @@ export interface LocalSystem {
 /** A drive is present when its root can be stat'ed (no media, unmapped: not listed). */
 async function presentDrives(): Promise<string[]> {
   const letters = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZ'];
-  const found = await Promise.all(letters.map((l) => fs.promises.stat(`${l}:\\`).then(() => l, () => undefined)));
+  const found = await Promise.all(
+    letters.map((l) =>
+      fs.promises.stat(`${l}:\\`).then(
+        () => l,
+        () => undefined,
+      ),
+    ),
+  );
   return found.filter((l): l is string => l !== undefined);
 }
 
 export const nodeLocalSystem: LocalSystem = {
-  platform: process.platform, drives: presentDrives, list: (p) => listLocal(p),
+  platform: process.platform,
+  drives: presentDrives,
+  list: (p) => listLocal(p),
 };
 
 /** The UNC shares listed since the start (`\\server\share\`), shown at the top level beside the drives. */
@@ -66,7 +78,7 @@ function topLevel(drives: string[]): Listing {
  * folder; the listing carries the platform's separator.
  */
 export async function listLocalAt(p: string, sys: LocalSystem = nodeLocalSystem): Promise<Listing> {
-  if (sys.platform !== 'win32') return { ...await sys.list(p), sep: '/' };
+  if (sys.platform !== 'win32') return { ...(await sys.list(p)), sep: '/' };
   if (p === DRIVES_PATH) return topLevel(await sys.drives());
   const root = windowsRoot(p);
   const listing = await sys.list(/^[A-Za-z]:$/.test(p) ? `${p}\\` : p);
@@ -94,40 +106,55 @@ export async function exists(p: string): Promise<boolean> {
  * Lists a local folder; symlinks report their target's type (`symlink` only when dangling) and `link`; entries the
  * platform hides by a flag (Windows hidden/system, macOS UF_HIDDEN: sys/hiddenFlag.ts) are marked `hidden`.
  */
-export async function listLocal(p: string, hiddenOf: (full: string) => boolean = (f) => isHiddenByFlag(f)):
-  Promise<{ path: string; entries: FsEntry[] }> {
+export async function listLocal(
+  p: string,
+  hiddenOf: (full: string) => boolean = (f) => isHiddenByFlag(f),
+): Promise<{ path: string; entries: FsEntry[] }> {
   const dir = path.resolve(p);
-  const names = await fs.promises.readdir(dir).catch((e) => { throw fromLocalError(e, dir, 'list'); });
-  const entries = await Promise.all(names.map(async (name): Promise<FsEntry | null> => {
-    const full = path.join(dir, name);
-    try {
-      let st = await fs.promises.lstat(full);
-      let type: FsEntry['type'] = 'other';
-      let link: FsEntry['link'];
-      if (st.isSymbolicLink()) {
-        const target = await fs.promises.readlink(full).catch(() => '');
-        try {
-          st = await fs.promises.stat(full);
-          link = { target, broken: false };
-        } catch {
-          return { name, type: 'symlink', size: 0, mtimeMs: st.mtimeMs, mode: st.mode, link: { target, broken: true } };
+  const names = await fs.promises.readdir(dir).catch((e) => {
+    throw fromLocalError(e, dir, 'list');
+  });
+  const entries = await Promise.all(
+    names.map(async (name): Promise<FsEntry | null> => {
+      const full = path.join(dir, name);
+      try {
+        let st = await fs.promises.lstat(full);
+        let type: FsEntry['type'] = 'other';
+        let link: FsEntry['link'];
+        if (st.isSymbolicLink()) {
+          const target = await fs.promises.readlink(full).catch(() => '');
+          try {
+            st = await fs.promises.stat(full);
+            link = { target, broken: false };
+          } catch {
+            return {
+              name,
+              type: 'symlink',
+              size: 0,
+              mtimeMs: st.mtimeMs,
+              mode: st.mode,
+              link: { target, broken: true },
+            };
+          }
         }
+        if (st.isDirectory()) type = 'dir';
+        else if (st.isFile()) type = 'file';
+        const hidden = hiddenOf(full) ? { hidden: true } : {};
+        return { name, type, size: st.size, mtimeMs: st.mtimeMs, mode: st.mode, ...hidden, ...(link ? { link } : {}) };
+      } catch {
+        return null; // vanished between readdir and stat
       }
-      if (st.isDirectory()) type = 'dir';
-      else if (st.isFile()) type = 'file';
-      const hidden = hiddenOf(full) ? { hidden: true } : {};
-      return { name, type, size: st.size, mtimeMs: st.mtimeMs, mode: st.mode, ...hidden, ...(link ? { link } : {}) };
-    } catch {
-      return null; // vanished between readdir and stat
-    }
-  }));
+    }),
+  );
   return { path: dir, entries: entries.filter((e): e is FsEntry => e !== null) };
 }
 
 /** `local.mkdir`: a new folder (`~` is the home folder). */
 export async function makeLocalFolder(p: string): Promise<void> {
   realFolder(p, 'create a folder');
-  await fs.promises.mkdir(expandHome(p)).catch((e) => { throw fromLocalError(e, p, 'create folder'); });
+  await fs.promises.mkdir(expandHome(p)).catch((e) => {
+    throw fromLocalError(e, p, 'create folder');
+  });
 }
 
 /**
@@ -164,8 +191,11 @@ export class ListedFolders {
  * Whether `to` names the same file as `from` with only its case changed, as on a case-insensitive file system (NTFS,
  * APFS, FAT): the "existing" target is the file itself.
  */
-export async function caseOnlyRename(from: string, to: string,
-  lstat: (p: string) => Promise<fs.BigIntStats> = (p) => fs.promises.lstat(p, { bigint: true })): Promise<boolean> {
+export async function caseOnlyRename(
+  from: string,
+  to: string,
+  lstat: (p: string) => Promise<fs.BigIntStats> = (p) => fs.promises.lstat(p, { bigint: true }),
+): Promise<boolean> {
   if (from === to || from.toLowerCase() !== to.toLowerCase()) return false;
   try {
     const [a, b] = await Promise.all([lstat(from), lstat(to)]);
@@ -180,21 +210,29 @@ export async function caseOnlyRename(from: string, to: string,
 export async function renameLocal(from: string, to: string): Promise<void> {
   realFolder(from, 'rename');
   const target = expandHome(to);
-  if (await exists(target) && !await caseOnlyRename(expandHome(from), target)) {
+  if ((await exists(target)) && !(await caseOnlyRename(expandHome(from), target))) {
     throw new SluiceError('EXISTS', `Cannot rename to ${to}: already exists`);
   }
-  await fs.promises.rename(expandHome(from), target).catch((e) => { throw fromLocalError(e, from, 'rename'); });
+  await fs.promises.rename(expandHome(from), target).catch((e) => {
+    throw fromLocalError(e, from, 'rename');
+  });
 }
 
 /** `local.remove`: a file, an empty folder, or a folder with its contents when `recursive`. */
 export async function removeLocal(p: string, recursive: boolean): Promise<void> {
   realFolder(p, 'delete');
   const full = expandHome(p);
-  const st = await fs.promises.lstat(full).catch((e) => { throw fromLocalError(e, p, 'remove'); });
+  const st = await fs.promises.lstat(full).catch((e) => {
+    throw fromLocalError(e, p, 'remove');
+  });
   const op = st.isDirectory()
-    ? (recursive ? fs.promises.rm(full, { recursive: true }) : fs.promises.rmdir(full))
+    ? recursive
+      ? fs.promises.rm(full, { recursive: true })
+      : fs.promises.rmdir(full)
     : fs.promises.unlink(full);
-  await op.catch((e) => { throw fromLocalError(e, p, 'remove'); });
+  await op.catch((e) => {
+    throw fromLocalError(e, p, 'remove');
+  });
 }
 
 /** `local.home`. */

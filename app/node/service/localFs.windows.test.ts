@@ -16,7 +16,8 @@ import { listLocalAt, makeLocalFolder, removeLocal, renameLocal, type LocalSyste
 function windows(): LocalSystem & { listed: string[] } {
   const listed: string[] = [];
   return {
-    platform: 'win32', listed,
+    platform: 'win32',
+    listed,
     drives: async () => ['C', 'E'],
     list: async (p: string): Promise<Listing> => {
       listed.push(p);
@@ -29,12 +30,21 @@ test('This PC: drives, then the shares visited; a bare drive is its root; the se
   const sys = windows();
   const top = await listLocalAt(DRIVES_PATH, sys);
   assert.equal(top.sep, '\\');
-  assert.deepEqual(top.entries.map((e) => [e.name, e.type]), [['C:', 'dir'], ['E:', 'dir']]);
+  assert.deepEqual(
+    top.entries.map((e) => [e.name, e.type]),
+    [
+      ['C:', 'dir'],
+      ['E:', 'dir'],
+    ],
+  );
   assert.equal((await listLocalAt('E:', sys)).sep, '\\');
   await listLocalAt('\\\\nas\\media\\films', sys);
   assert.deepEqual(sys.listed, ['E:\\', '\\\\nas\\media\\films']);
   const again = await listLocalAt(DRIVES_PATH, sys);
-  assert.deepEqual(again.entries.map((e) => e.name), ['C:', 'E:', '\\\\nas\\media']);
+  assert.deepEqual(
+    again.entries.map((e) => e.name),
+    ['C:', 'E:', '\\\\nas\\media'],
+  );
 });
 
 test('POSIX listings say /; This PC refuses create, rename and delete', async (t) => {
@@ -46,5 +56,8 @@ test('POSIX listings say /; This PC refuses create, rename and delete', async (t
   await assert.rejects(makeLocalFolder(`${DRIVES_PATH}\\new`), refused(/Cannot create a folder in This PC/));
   await assert.rejects(renameLocal(`${DRIVES_PATH}\\C:`, `${DRIVES_PATH}\\D:`), refused(/Cannot rename in This PC/));
   await assert.rejects(removeLocal(`${DRIVES_PATH}\\C:`, true), refused(/Cannot delete in This PC/));
-  assert.deepEqual(fs.readdirSync(process.cwd()).filter((n) => n.startsWith(':drives')), []);
+  assert.deepEqual(
+    fs.readdirSync(process.cwd()).filter((n) => n.startsWith(':drives')),
+    [],
+  );
 });

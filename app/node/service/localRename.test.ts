@@ -27,18 +27,28 @@ test('Report.txt → report.txt on a FAT file system is renamed, not refused as 
   fs.writeFileSync(image, Buffer.alloc(0));
   fs.truncateSync(image, 8 * 1024 * 1024);
   const made = sh('mkfs.vfat', [image]);
-  if (!made.ok) { t.skip(`cannot make a FAT image here (${made.why})`); return; }
+  if (!made.ok) {
+    t.skip(`cannot make a FAT image here (${made.why})`);
+    return;
+  }
   const mounted = sh('mount', ['-o', 'loop', '-t', 'vfat', image, mnt]);
-  if (!mounted.ok) { t.skip(`cannot loop-mount a FAT image here (${mounted.why})`); return; }
-  t.after(() => { sh('umount', [mnt]); });
+  if (!mounted.ok) {
+    t.skip(`cannot loop-mount a FAT image here (${mounted.why})`);
+    return;
+  }
+  t.after(() => {
+    sh('umount', [mnt]);
+  });
   fs.writeFileSync(path.join(mnt, 'Report.txt'), 'data');
   fs.writeFileSync(path.join(mnt, 'other.txt'), 'other');
   await renameLocal(path.join(mnt, 'Report.txt'), path.join(mnt, 'report.txt'));
   assert.deepEqual(fs.readdirSync(mnt).sort(), ['other.txt', 'report.txt']);
   assert.equal(fs.readFileSync(path.join(mnt, 'report.txt'), 'utf8'), 'data');
   // Another existing file is still refused.
-  await assert.rejects(renameLocal(path.join(mnt, 'report.txt'), path.join(mnt, 'OTHER.TXT')),
-    (e: unknown) => e instanceof SluiceError && e.code === 'EXISTS');
+  await assert.rejects(
+    renameLocal(path.join(mnt, 'report.txt'), path.join(mnt, 'OTHER.TXT')),
+    (e: unknown) => e instanceof SluiceError && e.code === 'EXISTS',
+  );
 });
 
 test('case-sensitive: hard links A and a are two names, renaming one onto the other is refused', async (t) => {
@@ -46,8 +56,10 @@ test('case-sensitive: hard links A and a are two names, renaming one onto the ot
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   fs.writeFileSync(path.join(dir, 'A'), 'x');
   fs.linkSync(path.join(dir, 'A'), path.join(dir, 'a'));
-  await assert.rejects(renameLocal(path.join(dir, 'A'), path.join(dir, 'a')),
-    (e: unknown) => e instanceof SluiceError && e.code === 'EXISTS');
+  await assert.rejects(
+    renameLocal(path.join(dir, 'A'), path.join(dir, 'a')),
+    (e: unknown) => e instanceof SluiceError && e.code === 'EXISTS',
+  );
   assert.deepEqual(fs.readdirSync(dir).sort(), ['A', 'a']);
 });
 
@@ -58,8 +70,14 @@ test('the rule: same device and inode under a case-only different name, one link
     m[p] ?? Promise.reject(new Error('ENOENT'));
   const pair = (a: string, b: string, sa: fs.BigIntStats, sb: fs.BigIntStats) =>
     caseOnlyRename(a, b, fsWith({ [a]: sa, [b]: sb }));
-  assert.equal(await caseOnlyRename('C:\\x\\Report.txt', 'C:\\x\\report.txt',
-    fsWith({ 'C:\\x\\Report.txt': st(7n), 'C:\\x\\report.txt': st(7n) })), true);
+  assert.equal(
+    await caseOnlyRename(
+      'C:\\x\\Report.txt',
+      'C:\\x\\report.txt',
+      fsWith({ 'C:\\x\\Report.txt': st(7n), 'C:\\x\\report.txt': st(7n) }),
+    ),
+    true,
+  );
   assert.equal(await pair('/V/Docs', '/V/docs', st(9n, 4n, true), st(9n, 4n, true)), true, 'a folder');
   assert.equal(await pair('/x/A', '/x/a', st(3n, 2n), st(3n, 2n)), false, 'hard links');
   assert.equal(await pair('/x/A', '/x/a', st(3n), st(4n)), false, 'two files');

@@ -31,7 +31,9 @@ export async function removePartials(temps: readonly string[], place: PartialsPl
       try {
         await fs.promises.unlink(temp);
         removed++;
-      } catch { /* gone already, or not ours to remove */ }
+      } catch {
+        /* gone already, or not ours to remove */
+      }
       continue;
     }
     try {
@@ -70,11 +72,14 @@ export function discardPartials(jobs: readonly Job[], d: PartialsDesk): Promise<
       const temps = ids.length ? d.book.discardUnfinished(ids) : [];
       if (temps.length === 0) continue;
       const site = d.site(siteId);
-      removals.push(removePartials(temps, {
-        direction,
-        remote: d.connected(siteId),
-        leftovers: () => new LeftoverJournal(d.home, { host: site?.host ?? '', port: site?.port ?? 22, user: site?.user ?? '' }),
-      }).then(() => undefined));
+      removals.push(
+        removePartials(temps, {
+          direction,
+          remote: d.connected(siteId),
+          leftovers: () =>
+            new LeftoverJournal(d.home, { host: site?.host ?? '', port: site?.port ?? 22, user: site?.user ?? '' }),
+        }).then(() => undefined),
+      );
     }
   }
   return removals;

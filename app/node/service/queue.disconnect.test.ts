@@ -13,7 +13,12 @@ test('disconnect pauses the running and queued jobs; connecting again resumes th
   await acceptHostKey(h);
   h.engine.behaviour = () => 'hold';
   const enqueue = async (source: string) => {
-    const r = await h.service.invoke('queue.enqueue', { siteId: h.siteId, direction: 'upload', sources: [source], dest: '/r' });
+    const r = await h.service.invoke('queue.enqueue', {
+      siteId: h.siteId,
+      direction: 'upload',
+      sources: [source],
+      dest: '/r',
+    });
     assert.ok(r.ok, JSON.stringify(r));
     return r.value.jobIds[0];
   };
@@ -38,7 +43,12 @@ test('disconnect with transfers: cancel cancels them and removes their partial f
   const h = await harness(t);
   await acceptHostKey(h);
   h.engine.behaviour = () => 'hold';
-  const r = await h.service.invoke('queue.enqueue', { siteId: h.siteId, direction: 'upload', sources: ['/l/a'], dest: '/r' });
+  const r = await h.service.invoke('queue.enqueue', {
+    siteId: h.siteId,
+    direction: 'upload',
+    sources: ['/l/a'],
+    dest: '/r',
+  });
   assert.ok(r.ok);
   await until(h, () => h.engine.isHeld('/l/a'), 'running');
   assert.ok((await h.service.invoke('session.disconnect', { siteId: h.siteId, transfers: 'cancel' })).ok);

@@ -27,7 +27,12 @@ async function deadPid(): Promise<number> {
 }
 
 async function enqueue(h: Harness, sources: string[], direction: 'upload' | 'download' = 'upload'): Promise<string[]> {
-  const r = await h.service.invoke('queue.enqueue', { siteId: h.siteId, direction, sources, dest: direction === 'upload' ? '/r' : '/l' });
+  const r = await h.service.invoke('queue.enqueue', {
+    siteId: h.siteId,
+    direction,
+    sources,
+    dest: direction === 'upload' ? '/r' : '/l',
+  });
   assert.ok(r.ok, JSON.stringify(r));
   return r.value.jobIds;
 }
@@ -35,7 +40,11 @@ async function enqueue(h: Harness, sources: string[], direction: 'upload' | 'dow
 const states = (h: Harness): string[] => h.service.jobs().map((j) => j.state);
 
 /** A connected harness with one job running on `source`, held by the fake engine. */
-async function runningJob(t: Parameters<typeof harness>[0], source: string, opts: Parameters<typeof harness>[1] = {}): Promise<{ h: Harness; id: string }> {
+async function runningJob(
+  t: Parameters<typeof harness>[0],
+  source: string,
+  opts: Parameters<typeof harness>[1] = {},
+): Promise<{ h: Harness; id: string }> {
   const h = await harness(t, opts);
   await acceptHostKey(h);
   h.engine.behaviour = () => 'hold';
@@ -53,19 +62,31 @@ test('a drop of many files is one engine transfer; each file settles its job; th
   assert.equal(h.engine.requests.length, 1, 'one transfer for the whole drop');
   const [req] = h.engine.requests;
   const batchId = h.service.jobs()[0].batchId;
-  assert.deepEqual({ id: req.id, sources: req.sources, dest: req.dest }, { id: batchId, sources: ['/l/a', '/l/bad', '/l/kept'], dest: '/r' });
+  assert.deepEqual(
+    { id: req.id, sources: req.sources, dest: req.dest },
+    { id: batchId, sources: ['/l/a', '/l/bad', '/l/kept'], dest: '/r' },
+  );
   assert.deepEqual(states(h), ['done', 'failed', 'done']);
   const [, bad, kept] = h.service.jobs();
   assert.equal(kept.filesSkipped, 1, 'a skipped file is counted as skipped');
   assert.equal(bad.error?.code, 'PERMISSION_DENIED');
-  assert.equal(bad.error?.message, 'Permission denied — OPEN /r/bad', 'reason first, the user\'s path, no temporary name');
+  assert.equal(
+    bad.error?.message,
+    'Permission denied — OPEN /r/bad',
+    "reason first, the user's path, no temporary name",
+  );
 
   const files = await h.service.invoke('queue.files', { batchId });
   assert.ok(files.ok);
   assert.equal(files.value.total, 3);
-  assert.deepEqual(files.value.files.map((f) => [f.jobId, f.source, f.state, f.error?.code]), [
-    [ids[0], '/l/a', 'committed', undefined], [ids[1], '/l/bad', 'failed', 'PERMISSION_DENIED'], [ids[2], '/l/kept', 'skipped', 'SKIPPED'],
-  ]);
+  assert.deepEqual(
+    files.value.files.map((f) => [f.jobId, f.source, f.state, f.error?.code]),
+    [
+      [ids[0], '/l/a', 'committed', undefined],
+      [ids[1], '/l/bad', 'failed', 'PERMISSION_DENIED'],
+      [ids[2], '/l/kept', 'skipped', 'SKIPPED'],
+    ],
+  );
   assert.ok(!JSON.stringify(files.value).includes('.part'), 'no temporary name reaches the UI');
   assert.deepEqual(jobsInOrder(h.replayed()), h.service.jobs());
   const unknown = await h.service.invoke('queue.files', { batchId: 'nope' });
@@ -87,7 +108,11 @@ test('batch intents: pausing a running batch stops its one transfer; resume runs
   second = true;
   assert.ok((await h.service.invoke('queue.resume', { batchId })).ok);
   await until(h, () => states(h).join() === 'done,done', 'resumed');
-  assert.deepEqual(h.engine.requests.map((r) => r.sources), [['/l/a', '/l/b'], ['/l/b']], 'the second run has only what was left');
+  assert.deepEqual(
+    h.engine.requests.map((r) => r.sources),
+    [['/l/a', '/l/b'], ['/l/b']],
+    'the second run has only what was left',
+  );
 
   second = false;
   await enqueue(h, ['/l/c']);
@@ -111,7 +136,10 @@ test('pause all and resume all, per site; move to top changes which batch runs n
   await until(h, () => states(h).every((s) => s === 'paused'), 'all paused');
   const third = h.service.jobs()[2].batchId;
   assert.ok((await h.service.invoke('queue.move', { batchId: third, to: 'top' })).ok);
-  assert.deepEqual(h.service.jobs().map((j) => j.name), ['third', 'first', 'second']);
+  assert.deepEqual(
+    h.service.jobs().map((j) => j.name),
+    ['third', 'first', 'second'],
+  );
   const moved = await h.service.invoke('queue.move', { batchId: third, to: 'top' });
   assert.equal(moved.ok ? '' : moved.error.code, 'INVALID_STATE', 'already at the top');
   assert.ok((await h.service.invoke('queue.resumeAll', {})).ok);
@@ -119,7 +147,11 @@ test('pause all and resume all, per site; move to top changes which batch runs n
   assert.equal(h.engine.isHeld('/l/first'), false);
 
   const h2 = await reopen(h);
-  assert.deepEqual(h2.service.jobs().map((j) => j.name), ['third', 'first', 'second'], 'the order comes back from queue.db');
+  assert.deepEqual(
+    h2.service.jobs().map((j) => j.name),
+    ['third', 'first', 'second'],
+    'the order comes back from queue.db',
+  );
 });
 
 test('restart: the queue comes back from queue.db with its states, and the jobs running at close resume by themselves', async (t) => {
@@ -140,7 +172,10 @@ test('restart: the queue comes back from queue.db with its states, and the jobs 
   h.engine.behaviour = (s) => (s === '/l/bad' ? 'fail' : 'ok');
   const h2 = await reopen(h);
   const after = h2.service.jobs();
-  assert.deepEqual(after.map((j) => j.id), [done, bad, slow, parked]);
+  assert.deepEqual(
+    after.map((j) => j.id),
+    [done, bad, slow, parked],
+  );
   assert.deepEqual(after.map((j) => j.state).slice(0, 2), ['done', 'failed']);
   assert.equal(after[3].state, 'paused', 'a paused job stays paused');
   assert.deepEqual(after[1].error, before[1].error);
@@ -177,14 +212,22 @@ test('a job another live runner holds is shown but never run; its end is followe
   const store = QueueStore.open({ home: h.home });
   t.after(() => store.close());
   const other: LeaseOwner = { pid: process.ppid, host: os.hostname(), startedAt: 1 };
-  const [theirs] = store.jobs.addBatch([{ target: { siteId: h.siteId }, direction: 'upload', source: '/l/theirs', dest: '/r' }]);
-  const { claims: [claim] } = store.claimJobs([theirs.id], other);
+  const [theirs] = store.jobs.addBatch([
+    { target: { siteId: h.siteId }, direction: 'upload', source: '/l/theirs', dest: '/r' },
+  ]);
+  const {
+    claims: [claim],
+  } = store.claimJobs([theirs.id], other);
 
   const h2 = await reopen(h, { queueTimings: { heartbeatMs: 20 } });
   assert.equal(h2.service.jobs()[0].state, 'running');
   await enqueue(h2, ['/l/mine']);
   await until(h2, () => h2.service.jobs()[1]?.state === 'done', 'our job done');
-  assert.deepEqual(h2.engine.requests.map((r) => r.sources), [['/l/mine']], 'the other runner\'s job was not run here');
+  assert.deepEqual(
+    h2.engine.requests.map((r) => r.sources),
+    [['/l/mine']],
+    "the other runner's job was not run here",
+  );
   store.jobs.updateProgress(theirs.id, { bytesDone: 7, bytesTotal: 7, filesDone: 1, filesTotal: 1 });
   store.releaseJob(claim.lease, 'done');
   await until(h2, () => h2.service.jobs()[0].state === 'done', 'their end seen');
@@ -199,7 +242,11 @@ test('counters reach queue.db with state changes, not with every progress sample
   assert.equal(store.jobs.get(id)?.bytesDone, 0, 'not written per sample');
   assert.ok((await h.service.invoke('queue.pause', { jobId: id })).ok);
   await until(h, () => h.service.jobs()[0].state === 'paused', 'paused');
-  assert.deepEqual([store.jobs.get(id)?.state, store.jobs.get(id)?.bytesDone], ['paused', 50], 'written with the state change');
+  assert.deepEqual(
+    [store.jobs.get(id)?.state, store.jobs.get(id)?.bytesDone],
+    ['paused', 50],
+    'written with the state change',
+  );
 });
 
 test('a file an earlier run of the job committed is done, not skipped; a new job with an existing target asks', async (t) => {
@@ -217,7 +264,9 @@ test('a file an earlier run of the job committed is done, not skipped; a new job
   const prompt = h.next('conflict.prompt');
   await enqueue(h, ['/l/r']);
   const p = await prompt;
-  assert.ok((await h.service.invoke('conflict.answer', { promptId: p.promptId, choice: 'overwrite', forAll: false })).ok);
+  assert.ok(
+    (await h.service.invoke('conflict.answer', { promptId: p.promptId, choice: 'overwrite', forAll: false })).ok,
+  );
   await until(h, () => states(h)[1] === 'done', 'the new job done');
   assert.deepEqual(h.engine.conflictAnswers, ['overwrite']);
 });
@@ -230,7 +279,12 @@ test('pause keeps the journal and the partial file; resume starts from the durab
   const dest = fs.mkdtempSync(path.join(h.home, 'dl-'));
   h.engine.fileSize = 8 * MiB;
   h.engine.behaviour = () => 'hold';
-  const r = await h.service.invoke('queue.enqueue', { siteId: h.siteId, direction: 'download', sources: ['/r/big.bin'], dest });
+  const r = await h.service.invoke('queue.enqueue', {
+    siteId: h.siteId,
+    direction: 'download',
+    sources: ['/r/big.bin'],
+    dest,
+  });
   assert.ok(r.ok);
   const [id] = r.value.jobIds;
   await until(h, () => h.engine.isHeld('/r/big.bin'), 'held');
@@ -248,13 +302,18 @@ test('pause keeps the journal and the partial file; resume starts from the durab
   const started: Array<{ bytesDone?: number; resumedFrom?: number }> = [];
   h.service.subscribe((name, payload) => {
     if (name !== 'queue.delta') return;
-    for (const e of (payload as EventPayloads['queue.delta']).events) if (e.type === 'updated' && e.patch.state === 'running') started.push(e.patch);
+    for (const e of (payload as EventPayloads['queue.delta']).events)
+      if (e.type === 'updated' && e.patch.state === 'running') started.push(e.patch);
   });
   h.engine.behaviour = () => 'ok';
   assert.ok((await h.service.invoke('queue.resume', { jobId: id })).ok);
   await until(h, () => states(h)[0] === 'done', 'resumed and done');
   assert.equal(h.engine.requests[1].journal?.resuming, true);
-  assert.deepEqual(started.map((p) => [p.bytesDone, p.resumedFrom]), [[4 * MiB, 4 * MiB]], 'started from what was durable, and said so');
+  assert.deepEqual(
+    started.map((p) => [p.bytesDone, p.resumedFrom]),
+    [[4 * MiB, 4 * MiB]],
+    'started from what was durable, and said so',
+  );
   assert.equal(h.replayed().jobs[0].resumedFrom, 4 * MiB, 'the renderer has it');
   assert.equal(store.files.list(id)[0].state, 'committed');
   assert.equal(fs.existsSync(temp), false);
@@ -266,7 +325,12 @@ test('cancel removes the partial files pause kept: locally, through the connecti
   h.engine.fileSize = 5 * MiB;
   h.engine.behaviour = () => 'hold';
   const dest = fs.mkdtempSync(path.join(h.home, 'dl-'));
-  const down = await h.service.invoke('queue.enqueue', { siteId: h.siteId, direction: 'download', sources: ['/r/d.bin'], dest });
+  const down = await h.service.invoke('queue.enqueue', {
+    siteId: h.siteId,
+    direction: 'download',
+    sources: ['/r/d.bin'],
+    dest,
+  });
   assert.ok(down.ok);
   await until(h, () => h.engine.isHeld('/r/d.bin'), 'download held');
   assert.ok((await h.service.invoke('queue.pause', { jobId: down.value.jobIds[0] })).ok);
@@ -282,7 +346,11 @@ test('cancel removes the partial files pause kept: locally, through the connecti
   const [running] = await enqueue(h, [src]);
   await until(h, () => h.engine.isHeld(src), 'upload held');
   assert.ok((await h.service.invoke('queue.cancel', { jobId: running })).ok);
-  await until(h, () => h.engine.removed.includes(h.engine.tempOf.get(src)!), 'removed through the connection once the run ended');
+  await until(
+    h,
+    () => h.engine.removed.includes(h.engine.tempOf.get(src)!),
+    'removed through the connection once the run ended',
+  );
   assert.equal(h.service.jobs()[1].state, 'cancelled');
 
   assert.ok((await h.service.invoke('queue.retry', { jobId: running })).ok);
@@ -293,7 +361,10 @@ test('cancel removes the partial files pause kept: locally, through the connecti
   assert.ok((await h.service.invoke('queue.cancel', { jobId: running })).ok);
   const leftovers = new LeftoverJournal(h.home, { host: '127.0.0.1', port: 2222, user: 'u' });
   await until(h, () => leftovers.pending().length === 1, 'recorded as a leftover for the next transfer to the server');
-  assert.deepEqual(leftovers.pending().map((l) => l.entry), [{ kind: 'temp', path: h.engine.tempOf.get(src)! }]);
+  assert.deepEqual(
+    leftovers.pending().map((l) => l.entry),
+    [{ kind: 'temp', path: h.engine.tempOf.get(src)! }],
+  );
   const store = QueueStore.open({ home: h.home });
   t.after(() => store.close());
   assert.deepEqual(store.files.list(running), [], 'a retry starts over');
@@ -305,7 +376,8 @@ test('queue deltas carry only jobs that changed: a progress sample of a 3-job ru
   h.engine.behaviour = () => 'hold';
   const updated: string[] = [];
   h.service.subscribe((name, payload) => {
-    if (name === 'queue.delta') for (const e of (payload as EventPayloads['queue.delta']).events) if (e.type === 'updated') updated.push(e.id);
+    if (name === 'queue.delta')
+      for (const e of (payload as EventPayloads['queue.delta']).events) if (e.type === 'updated') updated.push(e.id);
   });
   const ids = await enqueue(h, ['/l/a', '/l/b', '/l/c']);
   await until(h, () => h.engine.isHeld('/l/a'), 'held');

@@ -12,16 +12,23 @@
 import { randomUUID } from 'node:crypto';
 import type { ConflictChoice, InvokeRequests } from '../../common/ipc/contract';
 import type { Job } from '../../common/model/job';
-import type { ConflictDefault } from '../../common/model/transferDefaults';
 import type { QueueFile } from '../../common/queue/files';
 import { batchesToStart, follow, type InFlight, type JobOutcome, type QueueFact } from '../../common/queue/lifecycle';
-import { applyQueueEvents, emptyQueue, getJob, jobsInOrder, type JobPatch, type QueueEvent, type QueueState } from '../../common/queue/reducer';
+import {
+  applyQueueEvents,
+  emptyQueue,
+  getJob,
+  jobsInOrder,
+  type JobPatch,
+  type QueueEvent,
+  type QueueState,
+} from '../../common/queue/reducer';
 import { decide, type QueueChange, type QueueIntent } from '../../common/queue/rules';
 import type { RunEnd } from '../../common/queue/runTally';
 import { batchJobs, bytesBeforeRun } from '../../common/queue/batches';
 import { SluiceError } from '../errors';
 import type { Engine } from '../engine/engine';
-import type { EngineEvent, EventSink } from '../transfer/types';
+import type { EngineEvent } from '../transfer/types';
 import { ConflictPrompts } from './conflicts';
 import { transferDefaults } from './transferDefaults';
 import type { ServiceHub } from './hub';
@@ -30,23 +37,9 @@ import { discardPartials } from './partials';
 import { BatchRun, fileEndRecord, type FileEndEvent } from './queueRun';
 import { errorInfo } from './results';
 import { siteThroughput } from './siteThroughput';
+import type { BatchSettings, Connector } from './queuePorts';
 
-/** What the queue needs of the sessions: a connected engine session for a site. */
-export interface Connector {
-  connect(siteId: string): Promise<Engine>;
-  /** The site's engine if it is connected now (no connect attempt). */
-  connected(siteId: string): Engine | undefined;
-  /** The site lost every connection and is reconnecting: its queued jobs wait (see {@link JobQueue.siteBack}). */
-  reconnecting(siteId: string): boolean;
-  /** The site's session: its `events` take a transfer's events (progress, file ends, log lines) the pool's way. */
-  get(siteId: string): { events?: EventSink } | undefined;
-}
-
-/** What a batch may set for itself over Settings → Transfers (JobQueue.enqueue). */
-export interface BatchSettings {
-  conflict?: Exclude<ConflictDefault, 'ask'>;
-  preservePermissions?: boolean;
-}
+export type { BatchSettings, Connector } from './queuePorts';
 
 export class JobQueue {
   private queue: QueueState = emptyQueue;
@@ -66,12 +59,19 @@ export class JobQueue {
    * Loads the queue from `book`; queued jobs start once the caller's turn ends.
    * @param home the data folder (leftovers of cancelled uploads that could not be removed)
    */
-  constructor(private readonly hub: ServiceHub, private readonly connector: Connector, private readonly jobsPerSite: number,
-    private readonly isClosed: () => boolean, private readonly book: JobBook, private readonly home: string) {
+  constructor(
+    private readonly hub: ServiceHub,
+    private readonly connector: Connector,
+    private readonly jobsPerSite: number,
+    private readonly isClosed: () => boolean,
+    private readonly book: JobBook,
+    private readonly home: string,
+  ) {
     this.conflicts = new ConflictPrompts(hub);
     this.queue = applyQueueEvents(emptyQueue, [{ type: 'snapshot', jobs: book.load() }]);
     setImmediate(() => {
-      for (const siteId of new Set(this.queue.jobs.filter((j) => j.state === 'queued').map((j) => j.siteId))) this.pump(siteId);
+      for (const siteId of new Set(this.queue.jobs.filter((j) => j.state === 'queued').map((j) => j.siteId)))
+        this.pump(siteId);
     });
   }
 
@@ -127,9 +127,16 @@ export class JobQueue {
   pauseSite(siteId: string): void {
     if (this.closing) return;
     // A running job the user is pausing or cancelling (its run not ended yet) is not the disconnect's to resume.
-    const moving = this.queue.jobs.filter((j) => j.siteId === siteId
-      && (j.state === 'queued' || (j.state === 'running' && !this.running.get(j.id)?.stopAs.has(j.id))));
-    if (moving.length) this.pausedByDisconnect.set(siteId, new Set([...(this.pausedByDisconnect.get(siteId) ?? []), ...moving.map((j) => j.id)]));
+    const moving = this.queue.jobs.filter(
+      (j) =>
+        j.siteId === siteId &&
+        (j.state === 'queued' || (j.state === 'running' && !this.running.get(j.id)?.stopAs.has(j.id))),
+    );
+    if (moving.length)
+      this.pausedByDisconnect.set(
+        siteId,
+        new Set([...(this.pausedByDisconnect.get(siteId) ?? []), ...moving.map((j) => j.id)]),
+      );
     this.follow({ type: 'siteLost', siteId });
   }
 
@@ -138,7 +145,9 @@ export class JobQueue {
    * @returns whether there was any
    */
   cancelSite(siteId: string): boolean {
-    const moving = this.queue.jobs.filter((j) => j.siteId === siteId && (j.state === 'running' || j.state === 'queued'));
+    const moving = this.queue.jobs.filter(
+      (j) => j.siteId === siteId && (j.state === 'running' || j.state === 'queued'),
+    );
     for (const j of moving) this.perform({ type: 'cancel', jobId: j.id });
     return moving.length > 0;
   }
@@ -173,7 +182,11 @@ export class JobQueue {
   onProgress(siteId: string, e: Extract<EngineEvent, { type: 'progress' }>): void {
     const run = this.runs.get(e.jobId);
     if (!run) return;
-    run.sample = { rate: e.rate, connections: e.connections.map((c) => ({ id: c.id + 1, rate: c.rate })), bottleneck: e.bottleneck };
+    run.sample = {
+      rate: e.rate,
+      connections: e.connections.map((c) => ({ id: c.id + 1, rate: c.rate })),
+      bottleneck: e.bottleneck,
+    };
     const events = run.tally.progress(e).map(({ jobId, patch }): QueueEvent => ({ type: 'updated', id: jobId, patch }));
     if (events.length) this.apply(events);
     this.emitProgress(siteId, e.t);
@@ -209,7 +222,9 @@ export class JobQueue {
    */
   async runsEnded(withinMs: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
-    const limit = new Promise<void>((resolve) => { timer = setTimeout(resolve, withinMs); });
+    const limit = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, withinMs);
+    });
     await Promise.race([Promise.allSettled([...this.finishing]), limit]);
     clearTimeout(timer);
   }
@@ -226,7 +241,14 @@ export class JobQueue {
     for (const j of jobs) {
       const mine = getJob(this.queue, j.id);
       if (!mine) continue;
-      const patch: JobPatch = { state: j.state, bytesDone: j.bytesDone, bytesTotal: j.bytesTotal, filesDone: j.filesDone, filesTotal: j.filesTotal, error: j.error };
+      const patch: JobPatch = {
+        state: j.state,
+        bytesDone: j.bytesDone,
+        bytesTotal: j.bytesTotal,
+        filesDone: j.filesDone,
+        filesTotal: j.filesTotal,
+        error: j.error,
+      };
       events.push({ type: 'updated', id: j.id, patch });
     }
     if (events.length) this.apply(events);
@@ -261,7 +283,8 @@ export class JobQueue {
     this.queue = applyQueueEvents(before, events);
     if (this.queue === before) return;
     const changed = new Set<string>();
-    for (const e of events) if (e.type === 'updated' && getJob(before, e.id) !== getJob(this.queue, e.id)) changed.add(e.id);
+    for (const e of events)
+      if (e.type === 'updated' && getJob(before, e.id) !== getJob(this.queue, e.id)) changed.add(e.id);
     this.store(before, events, changed);
     const sent = events.filter((e) => e.type !== 'updated' || changed.has(e.id));
     if (sent.length) this.hub.emit('queue.delta', { events: sent });
@@ -290,7 +313,9 @@ export class JobQueue {
   /** Removes the partial files of cancelled jobs (one site's or several), in the background of the queue. */
   private discardPartials(jobs: readonly Job[]): void {
     const removals = discardPartials(jobs, {
-      book: this.book, home: this.home, site: (siteId) => this.hub.store.get(siteId),
+      book: this.book,
+      home: this.home,
+      site: (siteId) => this.hub.store.get(siteId),
       connected: (siteId) => this.connector.connected(siteId),
     });
     for (const removing of removals) {
@@ -316,7 +341,10 @@ export class JobQueue {
   /** Starts runs of the site's queued jobs up to the per-site limit, in queue order. */
   private pump(siteId: string): void {
     if (this.isClosed() || this.closing || this.connector.reconnecting(siteId)) return;
-    const busy: InFlight = { has: (id) => this.running.has(id) || this.book.isForeign(id), keys: () => this.running.keys() };
+    const busy: InFlight = {
+      has: (id) => this.running.has(id) || this.book.isForeign(id),
+      keys: () => this.running.keys(),
+    };
     for (const jobs of batchesToStart(this.queue, siteId, this.jobsPerSite, busy)) this.start(jobs);
   }
 
@@ -335,7 +363,12 @@ export class JobQueue {
     const taken = new Set(claims.map((c) => c.job.id));
     if (taken.size === 0) return;
     const journal = this.book.journalOf(claims);
-    const run = new BatchRun(jobs[0].batchId, jobs[0].siteId, jobs.filter((j) => taken.has(j.id)), journal);
+    const run = new BatchRun(
+      jobs[0].batchId,
+      jobs[0].siteId,
+      jobs.filter((j) => taken.has(j.id)),
+      journal,
+    );
     const durable = journal?.resuming ? this.book.durableBytes([...taken]) : new Map<string, number>();
     const resumedFrom = bytesBeforeRun(batchJobs(this.queue, run.batchId), taken, durable);
     this.runs.set(run.batchId, run);
@@ -345,7 +378,9 @@ export class JobQueue {
       this.runs.delete(run.batchId);
       for (const id of taken) this.running.delete(id);
       // Cancelled by a stop, or after they settled while the transfer was ending: their partial files go now.
-      const cancelled = [...taken].map((id) => getJob(this.queue, id)).filter((j): j is Job => j?.state === 'cancelled');
+      const cancelled = [...taken]
+        .map((id) => getJob(this.queue, id))
+        .filter((j): j is Job => j?.state === 'cancelled');
       if (cancelled.length) this.discardPartials(cancelled);
       this.conflicts.endBatch(run.batchId);
       this.finishing.delete(done);
@@ -362,14 +397,34 @@ export class JobQueue {
     } catch (e) {
       this.book.endRun(run.journal, 'paused');
       if (run.controller.signal.aborted) return this.settleRest(run, { failure: errorInfo(e) });
-      for (const j of run.jobs) this.follow({ type: 'siteUnreachable', siteId: run.siteId, jobId: j.id, error: errorInfo(e), inFlight: this.running });
+      for (const j of run.jobs)
+        this.follow({
+          type: 'siteUnreachable',
+          siteId: run.siteId,
+          jobId: j.id,
+          error: errorInfo(e),
+          inFlight: this.running,
+        });
       return;
     }
     const first = run.jobs[0];
-    const end = await run.transfer(engine, (jobId, target, files) =>
-      this.conflicts.ask({ batchId: run.batchId, jobId, order: run.jobs.findIndex((j) => j.id === jobId),
-        direction: first.direction, target, files }, run.controller.signal),
-    { ...transferDefaults(this.hub.store), ...this.batchOwn.get(run.batchId) }, this.connector.get(run.siteId)?.events);
+    const end = await run.transfer(
+      engine,
+      (jobId, target, files) =>
+        this.conflicts.ask(
+          {
+            batchId: run.batchId,
+            jobId,
+            order: run.jobs.findIndex((j) => j.id === jobId),
+            direction: first.direction,
+            target,
+            files,
+          },
+          run.controller.signal,
+        ),
+      { ...transferDefaults(this.hub.store), ...this.batchOwn.get(run.batchId) },
+      this.connector.get(run.siteId)?.events,
+    );
     this.book.endRun(run.journal, run.journalOutcome(end));
     this.settleRest(run, end);
   }
@@ -384,6 +439,7 @@ export class JobQueue {
     const as = run.stopAs.get(jobId);
     const final: JobOutcome = as && outcome.state !== 'done' ? { state: as } : outcome;
     this.follow({ type: 'settled', jobId, outcome: final });
-    if (final.state === 'failed') this.hub.log('error', `${getJob(this.queue, jobId)?.name ?? jobId}: ${final.error.message}`, run.siteId);
+    if (final.state === 'failed')
+      this.hub.log('error', `${getJob(this.queue, jobId)?.name ?? jobId}: ${final.error.message}`, run.siteId);
   }
 }

@@ -46,7 +46,12 @@ export class BatchRun {
    * @param jobs the run's jobs, all of `batchId`, in queue order, as they were before this run started
    * @param journal the journal of the run's claimed jobs (none when queue.db could not give one: no resume then)
    */
-  constructor(readonly batchId: string, readonly siteId: string, readonly jobs: readonly Job[], readonly journal?: StoreJournal) {
+  constructor(
+    readonly batchId: string,
+    readonly siteId: string,
+    readonly jobs: readonly Job[],
+    readonly journal?: StoreJournal,
+  ) {
     this.tally = new RunTally(jobs.map((j) => ({ jobId: j.id, source: j.source, target: landing(j) })));
   }
 
@@ -55,11 +60,15 @@ export class BatchRun {
     this.stopAs.set(jobId, as);
     for (const id of this.tally.unsettled()) if (!this.stopAs.has(id)) this.stopAs.set(id, 'queued');
     if (!this.controller.signal.aborted) {
-      this.controller.abort(new SluiceError('ABORTED', as === 'paused' ? 'Paused' : as === 'cancelled' ? 'Cancelled' : 'Stopped'));
+      this.controller.abort(
+        new SluiceError('ABORTED', as === 'paused' ? 'Paused' : as === 'cancelled' ? 'Cancelled' : 'Stopped'),
+      );
     }
   }
 
-  /** How the run ended for its journal: interrupted (stopped, or a file or the whole transfer cut off), failed or done. */
+  /**
+   * How the run ended for its journal: interrupted (stopped, or a file or the whole transfer cut off), failed or done.
+   */
   journalOutcome(end: RunEnd): 'done' | 'failed' | 'paused' {
     if (this.stopAs.size > 0) return 'paused';
     if ('failure' in end) return isInterruption(end.failure.code) ? 'paused' : 'failed';
@@ -72,20 +81,27 @@ export class BatchRun {
    * target exists) when the conflict rule is `ask`; `onEvent` hears the transfer's own events.
    * @returns the report, or the error the transfer failed with
    */
-  async transfer(engine: Engine, ask: (jobId: string, target: string, files: ConflictFiles) => Promise<ConflictChoice>,
-    defaults: TransferDefaults = DEFAULT_TRANSFERS, onEvent?: EventSink): Promise<RunEnd> {
+  async transfer(
+    engine: Engine,
+    ask: (jobId: string, target: string, files: ConflictFiles) => Promise<ConflictChoice>,
+    defaults: TransferDefaults = DEFAULT_TRANSFERS,
+    onEvent?: EventSink,
+  ): Promise<RunEnd> {
     const first = this.jobs[0];
     try {
       if (this.controller.signal.aborted) throw this.controller.signal.reason;
-      const report = await engine.transfer({
-        id: this.batchId,
-        direction: first.direction === 'upload' ? 'put' : 'get',
-        sources: this.jobs.map((j) => j.source),
-        dest: first.dest,
-        recursive: true,
-        ...runOptions(defaults, (target, files) => ask(this.tally.jobOfTarget(target), target, files)),
-        ...(this.journal ? { journal: this.journal } : {}),
-      }, { signal: this.controller.signal, onEvent });
+      const report = await engine.transfer(
+        {
+          id: this.batchId,
+          direction: first.direction === 'upload' ? 'put' : 'get',
+          sources: this.jobs.map((j) => j.source),
+          dest: first.dest,
+          recursive: true,
+          ...runOptions(defaults, (target, files) => ask(this.tally.jobOfTarget(target), target, files)),
+          ...(this.journal ? { journal: this.journal } : {}),
+        },
+        { signal: this.controller.signal, onEvent },
+      );
       return { report };
     } catch (e) {
       return { failure: errorInfo(e) };
@@ -98,7 +114,16 @@ export type FileEndEvent = Extract<EngineEvent, { type: 'file' }>;
 
 /** The queue database's row for a file of job `jobId` that ended: its paths, size, state, and why when not done. */
 export function fileEndRecord(jobId: string, e: FileEndEvent): FileEndRecord {
-  const error = e.state === 'skipped' ? { code: 'SKIPPED', message: e.reason ?? e.error?.message ?? 'skipped' }
-    : e.error && { code: e.error.code, message: failureText(e.error.message, e.path) };
-  return { jobId, source: e.path, target: e.target, size: e.size, state: e.state === 'done' ? 'committed' : e.state, ...(error ? { error } : {}) };
+  const error =
+    e.state === 'skipped'
+      ? { code: 'SKIPPED', message: e.reason ?? e.error?.message ?? 'skipped' }
+      : e.error && { code: e.error.code, message: failureText(e.error.message, e.path) };
+  return {
+    jobId,
+    source: e.path,
+    target: e.target,
+    size: e.size,
+    state: e.state === 'done' ? 'committed' : e.state,
+    ...(error ? { error } : {}),
+  };
 }

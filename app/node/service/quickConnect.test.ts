@@ -10,8 +10,18 @@ import { scratchDir } from '../../../e2e/fixtures/tmp';
 import { parseQuickTarget, quickSite } from './quickConnect';
 
 test('user@host:port, sftp:// URLs, host:path and bare names read as the CLI reads its operands', () => {
-  assert.deepEqual(parseQuickTarget('deploy@files.example.org:2222'), { user: 'deploy', host: 'files.example.org', port: 2222, path: '' });
-  assert.deepEqual(parseQuickTarget(' sftp://me@[::1]:2200/srv/data '), { user: 'me', host: '::1', port: 2200, path: '/srv/data' });
+  assert.deepEqual(parseQuickTarget('deploy@files.example.org:2222'), {
+    user: 'deploy',
+    host: 'files.example.org',
+    port: 2222,
+    path: '',
+  });
+  assert.deepEqual(parseQuickTarget(' sftp://me@[::1]:2200/srv/data '), {
+    user: 'me',
+    host: '::1',
+    port: 2200,
+    path: '/srv/data',
+  });
   assert.deepEqual(parseQuickTarget('me@host:/var/www'), { user: 'me', host: 'host', port: 22, path: '/var/www' });
   assert.deepEqual(parseQuickTarget('host:logs'), { host: 'host', port: 22, path: '~/logs' });
   assert.deepEqual(parseQuickTarget('myalias'), { host: 'myalias', port: 22, path: '' });
@@ -38,5 +48,8 @@ test('an alias takes User, Port and HostName from ~/.ssh/config; what was typed 
   const typed = quickSite('sftp://root@box:2400/~/in', { env }, 5);
   assert.deepEqual([typed.user, typed.port, typed.remoteDir], ['root', 2400, '~/in']);
   const plain = quickSite('example.org', { env, sshConfig: 'none' }, 5);
-  assert.deepEqual([plain.user, plain.port, plain.name, plain.resolvedHost], ['local', 22, 'local@example.org', undefined]);
+  assert.deepEqual(
+    [plain.user, plain.port, plain.name, plain.resolvedHost],
+    ['local', 22, 'local@example.org', undefined],
+  );
 });

@@ -37,11 +37,15 @@ export function parseQuickTarget(text: string): RemoteSpec {
   const t = text.trim();
   if (t === '') throw new SluiceError('USAGE', 'Type user@host:port, an sftp:// URL or a ~/.ssh/config alias');
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(t) && !/^sftp:\/\//i.test(t)) {
-    throw new SluiceError('USAGE', `Only sftp:// URLs are supported, not ${displayText(t.slice(0, t.indexOf(':')), 20)}://`);
+    throw new SluiceError(
+      'USAGE',
+      `Only sftp:// URLs are supported, not ${displayText(t.slice(0, t.indexOf(':')), 20)}://`,
+    );
   }
-  // `host:22` is a port, `host:dir/x` or `host:/srv` a path (scp's reading); `user:pw@host` is a URL's refused password.
+  // `host:22` is a port, `host:dir/x` or `host:/srv` a path (scp's reading); `user:pw@host` is a URL's refused
+  // password.
   const scp = /^sftp:\/\//i.test(t) || /^[^/]*:\d*$/.test(t) || /^[^@/]*:[^@/]*@/.test(t) ? undefined : scpStyleUrl(t);
-  const url = /^sftp:\/\//i.test(t) ? t : scp ?? `sftp://${t}`;
+  const url = /^sftp:\/\//i.test(t) ? t : (scp ?? `sftp://${t}`);
   const spec = parseRemoteUrl(url);
   if (!spec) throw new SluiceError('USAGE', `Not a server: ${displayText(t, 200)}`);
   return spec;
@@ -58,7 +62,12 @@ export function quickSite(text: string, c: QuickContext, now: number): QuickSite
   const spec = parseQuickTarget(text);
   const home = homeOf(c.env);
   const h = resolveHostSettings(
-    { host: spec.host, port: spec.port === DEFAULT_SSH_PORT ? undefined : spec.port, user: spec.user, configFile: c.sshConfig },
+    {
+      host: spec.host,
+      port: spec.port === DEFAULT_SSH_PORT ? undefined : spec.port,
+      user: spec.user,
+      configFile: c.sshConfig,
+    },
     { home, env: c.env },
   );
   const user = spec.user ?? h.user ?? c.env.USER ?? c.env.USERNAME ?? localUser();

@@ -14,7 +14,9 @@ export interface ReconnectPlan {
   policy: Readonly<RetryPolicy>;
   /** Opens the session again (one attempt). */
   open(): Promise<Engine>;
-  /** Before each attempt's wait: its number (1 = the first after the loss), the wait (ms), and why the last try failed. */
+  /**
+   * Before each attempt's wait: its number (1 = the first after the loss), the wait (ms), and why the last try failed.
+   */
   onAttempt(attempt: number, delayMs: number, last: { code: string; message: string }): void;
   /** Stops the attempts (the user disconnects, the service closes): the reconnect rejects with ABORTED. */
   signal: AbortSignal;

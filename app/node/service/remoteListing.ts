@@ -25,7 +25,9 @@ function join(dir: string, name: string): string {
   return dir.endsWith('/') ? `${dir}${name}` : `${dir}/${name}`;
 }
 
-/** A target the server refuses to STAT (missing, a loop, no permission) makes the link broken; a lost connection throws. */
+/**
+ * A target the server refuses to STAT (missing, a loop, no permission) makes the link broken; a lost connection throws.
+ */
 async function statTarget(calls: LinkCalls, full: string): Promise<RemoteStat | null> {
   try {
     return await calls.stat(full);
@@ -39,8 +41,16 @@ async function statTarget(calls: LinkCalls, full: string): Promise<RemoteStat | 
 async function resolveOne(calls: LinkCalls, dir: string, e: RemoteEntry): Promise<FsEntry> {
   const full = join(dir, e.name);
   const [target, st] = await Promise.all([calls.readlink(full).catch(() => ''), statTarget(calls, full)]);
-  if (!st || st.type === 'symlink') return { name: e.name, type: 'symlink', size: 0, mtimeMs: e.mtimeMs, mode: e.mode, link: { target, broken: true } };
-  return { name: e.name, type: st.type, size: st.size, mtimeMs: st.mtimeMs, mode: st.mode, link: { target, broken: false } };
+  if (!st || st.type === 'symlink')
+    return { name: e.name, type: 'symlink', size: 0, mtimeMs: e.mtimeMs, mode: e.mode, link: { target, broken: true } };
+  return {
+    name: e.name,
+    type: st.type,
+    size: st.size,
+    mtimeMs: st.mtimeMs,
+    mode: st.mode,
+    link: { target, broken: false },
+  };
 }
 
 /**
@@ -50,7 +60,13 @@ async function resolveOne(calls: LinkCalls, dir: string, e: RemoteEntry): Promis
  * @throws SluiceError CONNECTION_LOST when the connection drops meanwhile
  */
 export async function resolveLinks(calls: LinkCalls, dir: string, entries: readonly RemoteEntry[]): Promise<FsEntry[]> {
-  const out: FsEntry[] = entries.map((e) => ({ name: e.name, type: e.type, size: e.size, mtimeMs: e.mtimeMs, mode: e.mode }));
+  const out: FsEntry[] = entries.map((e) => ({
+    name: e.name,
+    type: e.type,
+    size: e.size,
+    mtimeMs: e.mtimeMs,
+    mode: e.mode,
+  }));
   const links = entries.flatMap((e, i) => (e.type === 'symlink' ? [i] : [])).slice(0, MAX_LINKS_RESOLVED);
   let next = 0;
   const worker = async (): Promise<void> => {

@@ -2,7 +2,12 @@
 import { err, type Result } from '../../common/ipc/result';
 
 export function errorInfo(e: unknown): { code: string; message: string } {
-  if (typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string' && typeof (e as { message?: unknown }).message === 'string') {
+  if (
+    typeof e === 'object' &&
+    e !== null &&
+    typeof (e as { code?: unknown }).code === 'string' &&
+    typeof (e as { message?: unknown }).message === 'string'
+  ) {
     return { code: (e as { code: string }).code, message: (e as { message: string }).message };
   }
   return { code: 'INTERNAL', message: e instanceof Error ? e.message : String(e) };

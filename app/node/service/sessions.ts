@@ -1,10 +1,10 @@
 /**
  * The service's site sessions: opening a site's engine session (or joining the attempt under way) with its saved
  * identity, asking the UI about unknown host keys and showing refused ones (hostKeyPrompts.ts), asking login
- * questions (authPrompts.ts), following the pool's connections, re-establishing a session that lost every connection (reconnect.ts: backoff with
- * jitter, the host key checked again; its status says `reconnecting` with the attempt), and disconnecting. Jobs are
- * the queue's: it is told before a site disconnects, when its connections are lost and when it is back, and gets the
- * engine's progress.
+ * questions (authPrompts.ts), following the pool's connections, re-establishing a session that lost every connection
+ * (reconnect.ts: backoff with jitter, the host key checked again; its status says `reconnecting` with the attempt), and
+ * disconnecting. Jobs are the queue's: it is told before a site disconnects, when its connections are lost and when it
+ * is back, and gets the engine's progress.
  */
 import type { HostKeyAnswer, SessionStatus } from '../../common/ipc/contract';
 import { isTransient } from '../../common/retry';
@@ -33,7 +33,11 @@ export class SiteSessions {
   private readonly hostKeyPrompts: HostKeyPrompts;
   private readonly auth: AuthPrompts;
 
-  constructor(private readonly hub: ServiceHub, private readonly o: SessionsOptions, private readonly hooks: SessionHooks) {
+  constructor(
+    private readonly hub: ServiceHub,
+    private readonly o: SessionsOptions,
+    private readonly hooks: SessionHooks,
+  ) {
     this.auth = new AuthPrompts(hub);
     this.hostKeyPrompts = new HostKeyPrompts(hub, o.hostKeys);
   }
@@ -72,7 +76,6 @@ export class SiteSessions {
   async answerHostKey(promptId: string, answer: HostKeyAnswer, confirmHost?: string): Promise<void> {
     await this.hostKeyPrompts.answer(promptId, answer, confirmHost);
   }
-
 
   private setStatus(s: SiteSession, patch: Partial<SessionStatus>): void {
     s.status = { ...s.status, ...patch };
@@ -197,13 +200,24 @@ export class SiteSessions {
     try {
       const engine = await this.o.engine(await this.engineOptions(s, seen));
       let home: string | undefined;
-      try { home = await engine.realpath('.'); } catch { /* some servers refuse realpath; the UI falls back to / */ }
+      try {
+        home = await engine.realpath('.');
+      } catch {
+        /* some servers refuse realpath; the UI falls back to / */
+      }
       const n = engine.traits.negotiated;
       const pool = poolStatus(engine.pool);
       this.setStatus(s, {
-        state: 'connected', kex: n.kex, cipher: n.cipher, mac: n.mac, serverHostKey: n.serverHostKey,
+        state: 'connected',
+        kex: n.kex,
+        cipher: n.cipher,
+        mac: n.mac,
+        serverHostKey: n.serverHostKey,
         ...(engine.traits.serverVersion ? { serverVersion: engine.traits.serverVersion } : {}),
-        connectionsUp: Math.max(1, linksUp(pool)), connections: pool.connections, pool, ...(home ? { home } : {}),
+        connectionsUp: Math.max(1, linksUp(pool)),
+        connections: pool.connections,
+        pool,
+        ...(home ? { home } : {}),
       });
       this.hub.log('info', `Connected to ${site.host}:${site.port} (${n.cipher}, ${n.kex})`, site.id);
       return engine;
@@ -214,19 +228,28 @@ export class SiteSessions {
   }
 
   /**
-   * The engine options of a site: its connection (service/siteConnection.ts), host keys asked through the UI (a changed or revoked one is kept in `seen` to be shown once the connect failed),
-   * events to the session. Also a test connection's (service/siteTest.ts), for a session that is not kept.
+   * The engine options of a site: its connection (service/siteConnection.ts), host keys asked through the UI (a changed
+   * or revoked one is kept in `seen` to be shown once the connect failed), events to the session. Also a test
+   * connection's (service/siteTest.ts), for a session that is not kept.
    */
   async engineOptions(s: SiteSession, seen: { refused?: RefusedVerdict }): Promise<EngineOptions> {
     const { site } = s;
     const store = s.secretStore ?? this.hub.secrets;
-    const secret = site.authMethod === 'password' ? s.password ?? (await store.get(site.id)) : undefined;
+    const secret = site.authMethod === 'password' ? (s.password ?? (await store.get(site.id))) : undefined;
     if (secret) s.secrets.add(secret);
     const { prompter, passphrases, ...asks } = loginOptions(this.auth, s, store, this.hub);
-    const { options, target } = siteConnection(site, secret, { prompter, passphrases }, {
-      env: this.o.env, sshConfig: this.o.sshConfig, knownHostsPaths: this.o.knownHostsPaths, readyTimeoutMs: this.o.readyTimeoutMs,
-      onNote: (m) => this.hub.log('info', m, site.id),
-    });
+    const { options, target } = siteConnection(
+      site,
+      secret,
+      { prompter, passphrases },
+      {
+        env: this.o.env,
+        sshConfig: this.o.sshConfig,
+        knownHostsPaths: this.o.knownHostsPaths,
+        readyTimeoutMs: this.o.readyTimeoutMs,
+        onNote: (m) => this.hub.log('info', m, site.id),
+      },
+    );
     s.target = target;
     return {
       ...options,
@@ -287,34 +310,54 @@ export class SiteSessions {
     const stop = new AbortController();
     s.stopReconnect = stop;
     this.hooks.onConnectionLost(siteId);
-    this.hub.log('warn', `Lost every connection to ${s.site.host}:${s.site.port}: ${lost.message}; reconnecting`, siteId);
-    const attempts = reconnect({
-      policy: this.o.reconnectPolicy,
-      signal: stop.signal,
-      open: () => this.attempt(s),
-      onAttempt: (attempt, delayMs, last) => {
-        this.setStatus(s, { state: 'reconnecting', attempt, connectionsUp: 0, error: last });
-        this.hub.log('info', `Reconnecting to ${s.site.host}:${s.site.port} in ${(delayMs / 1000).toFixed(1)} s (attempt ${attempt})`, siteId);
+    this.hub.log(
+      'warn',
+      `Lost every connection to ${s.site.host}:${s.site.port}: ${lost.message}; reconnecting`,
+      siteId,
+    );
+    const attempts = reconnect(
+      {
+        policy: this.o.reconnectPolicy,
+        signal: stop.signal,
+        open: () => this.attempt(s),
+        onAttempt: (attempt, delayMs, last) => {
+          this.setStatus(s, { state: 'reconnecting', attempt, connectionsUp: 0, error: last });
+          this.hub.log(
+            'info',
+            `Reconnecting to ${s.site.host}:${s.site.port} in ${(delayMs / 1000).toFixed(1)} s (attempt ${attempt})`,
+            siteId,
+          );
+        },
       },
-    }, lost);
-    s.reconnecting = attempts.then((engine) => {
-      s.engine = engine;
-      s.reconnecting = undefined;
-      this.hooks.onReconnected(siteId);
-      return engine;
-    }, (e: unknown) => {
-      s.reconnecting = undefined;
-      if (!stop.signal.aborted) {
-        this.setStatus(s, { state: 'failed', connectionsUp: 0, error: errorInfo(e) });
-        this.hub.log('error', `Reconnecting to ${s.site.host}:${s.site.port} failed: ${errorInfo(e).message}`, siteId);
-        this.hooks.beforeDisconnect(siteId);
-      }
-      throw e;
-    });
+      lost,
+    );
+    s.reconnecting = attempts.then(
+      (engine) => {
+        s.engine = engine;
+        s.reconnecting = undefined;
+        this.hooks.onReconnected(siteId);
+        return engine;
+      },
+      (e: unknown) => {
+        s.reconnecting = undefined;
+        if (!stop.signal.aborted) {
+          this.setStatus(s, { state: 'failed', connectionsUp: 0, error: errorInfo(e) });
+          this.hub.log(
+            'error',
+            `Reconnecting to ${s.site.host}:${s.site.port} failed: ${errorInfo(e).message}`,
+            siteId,
+          );
+          this.hooks.beforeDisconnect(siteId);
+        }
+        throw e;
+      },
+    );
     s.reconnecting.catch(() => undefined);
   }
 
-  /** A connection of the pool came up or went down; with none left the session is opened again (the engine does not). */
+  /**
+   * A connection of the pool came up or went down; with none left the session is opened again (the engine does not).
+   */
   private onConnection(s: SiteSession, e: Extract<EngineEvent, { type: 'connection' }>): void {
     const up = Math.max(0, s.status.connectionsUp + (e.state === 'up' ? 1 : -1));
     const lost = e.state === 'down' && !s.closing;
@@ -326,7 +369,8 @@ export class SiteSessions {
       this.startReconnect(s, { code: 'CONNECTION_LOST', message: e.reason ?? 'connection lost' });
       return;
     }
-    if (s.status.state !== 'disconnected' && s.status.state !== 'failed') this.setStatus(s, { connectionsUp: Math.min(up, s.status.connections) });
+    if (s.status.state !== 'disconnected' && s.status.state !== 'failed')
+      this.setStatus(s, { connectionsUp: Math.min(up, s.status.connections) });
     else this.notifyChanged(s);
   }
 
@@ -354,7 +398,8 @@ export class SiteSessions {
         break;
       case 'file':
         // A file stopped on purpose (pause, cancel, disconnect: ABORTED) did not fail: the queue says what was asked.
-        if (e.state === 'failed' && e.error?.code !== 'ABORTED') this.hub.log('warn', `${e.path}: ${e.error?.message ?? 'failed'}`, s.site.id);
+        if (e.state === 'failed' && e.error?.code !== 'ABORTED')
+          this.hub.log('warn', `${e.path}: ${e.error?.message ?? 'failed'}`, s.site.id);
         this.hooks.onFile(s.site.id, e);
         break;
       case 'connection':

@@ -1,7 +1,8 @@
 /**
  * How a saved site reaches its server: its host through the OpenSSH configuration (a site's host may be an alias; its
  * jump host wins over ProxyJump, its port other than 22 over Port, its user over User — ssh_config(5)), its saved
- * identity and algorithm lists, the app's known_hosts and timeouts. The connection part of a site session's EngineOptions.
+ * identity and algorithm lists, the app's known_hosts and timeouts. The connection part of a site session's
+ * EngineOptions.
  */
 import type { Site } from '../../common/model/site';
 import type { EngineOptions } from '../engine/engine';
@@ -23,7 +24,9 @@ export interface SiteConnectionContext {
 }
 
 /** The algorithm lists a site chose (app/common/model/site.ts), as the engine's AlgorithmChoice; undefined for none. */
-export function siteAlgorithms(site: Pick<Site, 'ciphers' | 'kex' | 'macs' | 'hostKeyAlgorithms'>): AlgorithmChoice | undefined {
+export function siteAlgorithms(
+  site: Pick<Site, 'ciphers' | 'kex' | 'macs' | 'hostKeyAlgorithms'>,
+): AlgorithmChoice | undefined {
   const choice: AlgorithmChoice = {};
   if (site.ciphers?.length) choice.cipher = site.ciphers;
   if (site.kex?.length) choice.kex = site.kex;
@@ -38,22 +41,34 @@ export function siteAlgorithms(site: Pick<Site, 'ciphers' | 'kex' | 'macs' | 'ho
  * @param secret the site's password, if any
  * @param login the login questions' prompter and kept passphrases (service/authPrompts.ts)
  */
-export function siteConnection(site: Site, secret: string | undefined, login: Pick<ExplicitChoices, 'prompter' | 'passphrases'>,
-  c: SiteConnectionContext): { options: ReturnType<typeof connectionOptions>; target: { host: string; port: number } } {
+export function siteConnection(
+  site: Site,
+  secret: string | undefined,
+  login: Pick<ExplicitChoices, 'prompter' | 'passphrases'>,
+  c: SiteConnectionContext,
+): { options: ReturnType<typeof connectionOptions>; target: { host: string; port: number } } {
   const home = homeOf(c.env);
   const h = resolveHostSettings(
-    { host: site.host, port: site.port === 22 ? undefined : site.port, user: site.user, jump: site.jumpHost, configFile: c.sshConfig },
+    {
+      host: site.host,
+      port: site.port === 22 ? undefined : site.port,
+      user: site.user,
+      jump: site.jumpHost,
+      configFile: c.sshConfig,
+    },
     { home, env: c.env, onNote: c.onNote },
   );
   const options: Pick<EngineOptions, keyof ReturnType<typeof connectionOptions>> = connectionOptions(h, {
-    identityFiles: site.authMethod === 'key' && site.keyPath ? [site.keyPath] : site.authMethod === 'agent' ? undefined : [],
+    identityFiles:
+      site.authMethod === 'key' && site.keyPath ? [site.keyPath] : site.authMethod === 'agent' ? undefined : [],
     // A quick connection (service/quickConnect.ts) asks the agent as ssh(1) does: when SSH_AUTH_SOCK is set.
     useAgent: site.authMethod !== 'agent' ? false : site.id.startsWith(QUICK_SITE_PREFIX) ? undefined : true,
     password: secret,
     env: { ...c.env, SLUICE_PASSWORD: undefined },
     home,
     ...login,
-    // The engine validates the site's names (USAGE error naming the unknown one); a family without a list: ssh_config's,
+    // The engine validates the site's names (USAGE error naming the unknown one); a family without a list:
+    // ssh_config's,
     // else the defaults (ssh/algorithms.ts: the measured or AES-aware cipher order, no weak algorithm).
     algorithms: siteAlgorithms(site),
     defaultHostKeyMode: 'ask',

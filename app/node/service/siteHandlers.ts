@@ -56,8 +56,10 @@ export function insecureSecretStorageAllowed(hub: ServiceHub): boolean {
 function checkSecretStorageAllowed(hub: ServiceHub): void {
   const { secure, backend } = hub.secrets.status();
   if (!secure && !insecureSecretStorageAllowed(hub)) {
-    throw new SluiceError('INSECURE_SECRET_STORAGE',
-      `Passwords would be stored without encryption (${backend}); agree in Settings first, or use a key or the agent`);
+    throw new SluiceError(
+      'INSECURE_SECRET_STORAGE',
+      `Passwords would be stored without encryption (${backend}); agree in Settings first, or use a key or the agent`,
+    );
   }
 }
 
@@ -67,7 +69,9 @@ function savedSiteHandlers({ hub, sessions }: SiteDesk) {
   return {
     'sites.list': async () => {
       const { folders, sites } = store.list();
-      const views: SiteView[] = await Promise.all(sites.map(async (s) => ({ ...s, hasPassword: (await secrets.get(s.id)) !== undefined })));
+      const views: SiteView[] = await Promise.all(
+        sites.map(async (s) => ({ ...s, hasPassword: (await secrets.get(s.id)) !== undefined })),
+      );
       return { folders, sites: views };
     },
     'sites.save': async ({ site, password }) => {
@@ -96,8 +100,12 @@ function savedSiteHandlers({ hub, sessions }: SiteDesk) {
       if (secret !== undefined) await secrets.set(copy.id, secret).catch(() => undefined);
       return copy;
     },
-    'folders.create': async ({ path: p }) => { store.createFolder(p); },
-    'folders.delete': async ({ path: p }) => { store.deleteFolder(p); },
+    'folders.create': async ({ path: p }) => {
+      store.createFolder(p);
+    },
+    'folders.delete': async ({ path: p }) => {
+      store.deleteFolder(p);
+    },
   } satisfies Partial<Handlers>;
 }
 
@@ -105,7 +113,11 @@ function savedSiteHandlers({ hub, sessions }: SiteDesk) {
 function importContext({ hub, env }: SiteDesk): SiteImportContext {
   let user = env.USER ?? env.USERNAME;
   if (!user) {
-    try { user = os.userInfo().username; } catch { user = 'root'; }
+    try {
+      user = os.userInfo().username;
+    } catch {
+      user = 'root';
+    }
   }
   return { store: hub.store, defaultUser: user, env };
 }
@@ -116,24 +128,47 @@ function siteToolHandlers(d: SiteDesk) {
   const { store, secrets } = hub;
   return {
     'sites.importPreview': async (req) => (await previewImport(importContext(d), req)).preview,
-    'sites.import': async ({ passwords, ...req }) => applyImport(importContext(d), req, passwords === false
-      ? { skip: 'not asked for' }
-      : { store: async (siteId, secret) => { checkSecretStorageAllowed(hub); await secrets.set(siteId, secret); } }),
+    'sites.import': async ({ passwords, ...req }) =>
+      applyImport(
+        importContext(d),
+        req,
+        passwords === false
+          ? { skip: 'not asked for' }
+          : {
+              store: async (siteId, secret) => {
+                checkSecretStorageAllowed(hub);
+                await secrets.set(siteId, secret);
+              },
+            },
+      ),
     'sites.export': async ({ path: p, withPasswords, siteIds, overwrite }) => {
-      const { doc, passwords } = await exportSites(store, { siteIds, now: hub.clock(), passwordOf: withPasswords ? (id) => secrets.get(id) : undefined });
+      const { doc, passwords } = await exportSites(store, {
+        siteIds,
+        now: hub.clock(),
+        passwordOf: withPasswords ? (id) => secrets.get(id) : undefined,
+      });
       return writeExport(expandHome(p, homeOf(env)), doc, passwords, overwrite ?? false);
     },
-    'sites.test': async ({ site, password, testId }) => d.tests.run(testId, (signal) => testSite(sessions, hub, site, password, signal)),
+    'sites.test': async ({ site, password, testId }) =>
+      d.tests.run(testId, (signal) => testSite(sessions, hub, site, password, signal)),
     'sites.testCancel': async ({ testId }) => d.tests.cancel(testId),
     'sites.quick': async ({ target }) => {
-      const { quick, resolvedHost, hasPassword, ...site } = quickSite(target, { env, sshConfig: d.sshConfig }, hub.clock());
+      const { quick, resolvedHost, hasPassword, ...site } = quickSite(
+        target,
+        { env, sshConfig: d.sshConfig },
+        hub.clock(),
+      );
       store.addTransient(site);
       return { ...site, hasPassword, quick, ...(resolvedHost ? { resolvedHost } : {}) };
     },
     'dialog.openFile': async ({ defaultPath }) => {
       if (!d.dialogs) throw new SluiceError('INVALID_STATE', 'No file dialog is available here: type the path');
       const home = homeOf(env);
-      return d.dialogs.openFile({ title: 'Choose a private key', defaultPath: defaultPath ?? path.join(home, '.ssh'), showHidden: true });
+      return d.dialogs.openFile({
+        title: 'Choose a private key',
+        defaultPath: defaultPath ?? path.join(home, '.ssh'),
+        showHidden: true,
+      });
     },
     'algorithms.catalog': async () => algorithmCatalog(d.home),
   } satisfies Partial<Handlers>;

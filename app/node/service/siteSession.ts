@@ -39,7 +39,10 @@ export interface SiteSession {
   events?: (e: EngineEvent) => void;
   /** The host and port the site resolved to (ssh_config), to tell its own host-key prompts from a jump host's. */
   target?: { host: string; port: number };
-  /** Where its password and passphrases are read and remembered; default the service's (a test of an unsaved site: none kept). */
+  /**
+   * Where its password and passphrases are read and remembered; default the service's (a test of an unsaved site: none
+   * kept).
+   */
   secretStore?: SecretStore;
 }
 
@@ -48,9 +51,15 @@ export interface SessionsOptions {
   engine: EngineFactory;
   env: NodeJS.ProcessEnv;
   readyTimeoutMs: number;
-  /** known_hosts chosen for the service (tests, harness); absent: UserKnownHostsFile of ssh_config, else OpenSSH's files. */
+  /**
+   * known_hosts chosen for the service (tests, harness); absent: UserKnownHostsFile of ssh_config, else OpenSSH's
+   * files.
+   */
   knownHostsPaths?: KnownHostsPaths;
-  /** The OpenSSH client configuration to read for a site's host (like `ssh -F`; `none`: none); default ~/.ssh/config + /etc/ssh/ssh_config. */
+  /**
+   * The OpenSSH client configuration to read for a site's host (like `ssh -F`; `none`: none); default ~/.ssh/config +
+   * /etc/ssh/ssh_config.
+   */
   sshConfig?: string;
   /** The data folder (the engine's leftovers journal). */
   home: string;

@@ -29,11 +29,21 @@ const TEST_PREFIX = 'test-';
  * unsaved one (it has no id to keep them under).
  */
 function testSecrets(store: SecretStore, testId: string, savedId: string | undefined): SecretStore {
-  const real = (id: string): string | undefined => (savedId !== undefined && id.startsWith(testId) ? savedId + id.slice(testId.length) : undefined);
+  const real = (id: string): string | undefined =>
+    savedId !== undefined && id.startsWith(testId) ? savedId + id.slice(testId.length) : undefined;
   return {
-    get: async (id) => { const r = real(id); return r === undefined ? undefined : store.get(r); },
-    set: async (id, secret) => { const r = real(id); if (r !== undefined) await store.set(r, secret); },
-    delete: async (id) => { const r = real(id); if (r !== undefined) await store.delete(r); },
+    get: async (id) => {
+      const r = real(id);
+      return r === undefined ? undefined : store.get(r);
+    },
+    set: async (id, secret) => {
+      const r = real(id);
+      if (r !== undefined) await store.set(r, secret);
+    },
+    delete: async (id) => {
+      const r = real(id);
+      if (r !== undefined) await store.delete(r);
+    },
     status: () => store.status(),
   };
 }
@@ -45,7 +55,8 @@ export class SiteTestRuns {
   /** Runs `test` with a signal that {@link cancel} of `testId` aborts (no id: it cannot be cancelled). */
   async run<T>(testId: string | undefined, test: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
     if (testId === undefined) return test(undefined);
-    if (this.running.has(testId)) throw new SluiceError('INVALID_REQUEST', `a test with id ${testId} is already running`);
+    if (this.running.has(testId))
+      throw new SluiceError('INVALID_REQUEST', `a test with id ${testId} is already running`);
     const controller = new AbortController();
     this.running.set(testId, controller);
     try {
@@ -87,7 +98,12 @@ function unlessCancelled(opening: Promise<Engine>, signal: AbortSignal | undefin
   return new Promise<Engine>((resolve, reject) => {
     const onAbort = () => {
       reject(new SluiceError('ABORTED', 'Test connection cancelled'));
-      opening.then((engine) => engine.close(), () => undefined).catch(() => undefined);
+      opening
+        .then(
+          (engine) => engine.close(),
+          () => undefined,
+        )
+        .catch(() => undefined);
     };
     if (signal.aborted) onAbort();
     signal.addEventListener('abort', onAbort, { once: true });
@@ -102,7 +118,13 @@ function unlessCancelled(opening: Promise<Engine>, signal: AbortSignal | undefin
  *   closed when it opens
  * @returns a report: `ok` with what was negotiated, or the failed step with the error's code and message
  */
-export async function testSite(sessions: SiteSessions, hub: ServiceHub, input: SiteInput, password?: string, signal?: AbortSignal): Promise<SiteTestReport> {
+export async function testSite(
+  sessions: SiteSessions,
+  hub: ServiceHub,
+  input: SiteInput,
+  password?: string,
+  signal?: AbortSignal,
+): Promise<SiteTestReport> {
   const started = performance.now();
   const savedId = input.id !== undefined && hub.store.get(input.id) !== undefined ? input.id : undefined;
   const now = hub.clock();
@@ -110,16 +132,32 @@ export async function testSite(sessions: SiteSessions, hub: ServiceHub, input: S
   const where = `${site.user}@${site.host}:${site.port}`;
   const prompts = new TestPrompts();
   const s: SiteSession = {
-    site, password, secretStore: testSecrets(hub.secrets, site.id, savedId),
+    site,
+    password,
+    secretStore: testSecrets(hub.secrets, site.id, savedId),
     status: { siteId: site.id, siteName: site.name, state: 'connecting', connectionsUp: 0, connections: 1 },
-    secrets: new Set(), prompts, passphrases: new Map(), changed: new Set(),
+    secrets: new Set(),
+    prompts,
+    passphrases: new Map(),
+    changed: new Set(),
   };
   let pastHostKey = false;
   let engine: Engine;
   const onAbort = () => prompts.closeAll((id) => sessions.closePrompt(id));
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    engine = await unlessCancelled(openOnce(sessions, hub, s, () => { pastHostKey = true; }, signal), signal);
+    engine = await unlessCancelled(
+      openOnce(
+        sessions,
+        hub,
+        s,
+        () => {
+          pastHostKey = true;
+        },
+        signal,
+      ),
+      signal,
+    );
   } catch (e) {
     signal?.removeEventListener('abort', onAbort);
     const { code, message } = errorInfo(e);
@@ -129,11 +167,21 @@ export async function testSite(sessions: SiteSessions, hub: ServiceHub, input: S
   }
   try {
     let home: string | undefined;
-    try { home = await engine.realpath('.'); } catch { /* some servers refuse realpath */ }
+    try {
+      home = await engine.realpath('.');
+    } catch {
+      /* some servers refuse realpath */
+    }
     const n = engine.traits.negotiated;
     const report: SiteTestReport = {
-      ok: true, kex: n.kex, cipher: n.cipher, mac: n.mac, serverHostKey: n.serverHostKey, serverVersion: engine.traits.serverVersion ?? '',
-      authMethod: engine.pool.authMethod, elapsedMs: Math.round(performance.now() - started),
+      ok: true,
+      kex: n.kex,
+      cipher: n.cipher,
+      mac: n.mac,
+      serverHostKey: n.serverHostKey,
+      serverVersion: engine.traits.serverVersion ?? '',
+      authMethod: engine.pool.authMethod,
+      elapsedMs: Math.round(performance.now() - started),
       ...(engine.pool.rttMs !== undefined ? { rttMs: Math.round(engine.pool.rttMs * 10) / 10 } : {}),
       ...(home !== undefined ? { home } : {}),
     };
@@ -149,16 +197,25 @@ export async function testSite(sessions: SiteSessions, hub: ServiceHub, input: S
  * Opens one connection with one SFTP channel for the test session `s`: the options, prompts and dialogs of a site
  * session; its engine events only logged; `onPastHostKey` once the target's key was trusted or accepted.
  */
-async function openOnce(sessions: SiteSessions, hub: ServiceHub, s: SiteSession, onPastHostKey: () => void, signal?: AbortSignal): Promise<Engine> {
+async function openOnce(
+  sessions: SiteSessions,
+  hub: ServiceHub,
+  s: SiteSession,
+  onPastHostKey: () => void,
+  signal?: AbortSignal,
+): Promise<Engine> {
   const seen: Parameters<SiteSessions['engineOptions']>[1] = {};
-  const isTarget = (server: { host: string; port: number }): boolean => s.target?.host === server.host && s.target.port === server.port;
+  const isTarget = (server: { host: string; port: number }): boolean =>
+    s.target?.host === server.host && s.target.port === server.port;
   try {
     const o = await sessions.engineOptions(s, seen);
     return await sessions.openEngine({
       ...o,
       connections: 1,
       channels: 1,
-      onEvent: (e) => { if (e.type === 'log') hub.log(e.level, e.message); },
+      onEvent: (e) => {
+        if (e.type === 'log') hub.log(e.level, e.message);
+      },
       onHostKeyVerdict: (v, server) => {
         o.onHostKeyVerdict?.(v, server);
         if (v.kind === 'trusted' && isTarget(server)) onPastHostKey();

@@ -18,6 +18,11 @@ export function siteThroughput(runs: Iterable<BatchRun>, siteId: string, t: numb
     if (run.sample.bottleneck && (!busiest || run.sample.rate > busiest.rate)) busiest = run.sample;
     for (const c of run.sample.connections) perConnection.set(c.id, (perConnection.get(c.id) ?? 0) + c.rate);
   }
-  return { siteId, t, rate, connections: [...perConnection].sort((a, b) => a[0] - b[0]).map(([id, r]) => ({ id, rate: r })),
-    ...(busiest?.bottleneck ? { bottleneck: busiest.bottleneck } : {}) };
+  return {
+    siteId,
+    t,
+    rate,
+    connections: [...perConnection].sort((a, b) => a[0] - b[0]).map(([id, r]) => ({ id, rate: r })),
+    ...(busiest?.bottleneck ? { bottleneck: busiest.bottleneck } : {}),
+  };
 }

@@ -15,8 +15,10 @@ export function transferDefaults(store: Pick<SitesStore, 'getSetting'>): Transfe
  * The part of a queue run's TransferRequest the defaults decide: its conflict policy (`ask`: the dialog, through
  * `ask`; else the rule for every file), verification, and the times and permission bits kept.
  */
-export function runOptions(d: TransferDefaults, ask: (target: string, files: ConflictFiles) => Promise<ConflictRule>):
-  Pick<TransferRequest, 'conflict' | 'verify' | 'preserveTimes' | 'preservePermissions'> {
+export function runOptions(
+  d: TransferDefaults,
+  ask: (target: string, files: ConflictFiles) => Promise<ConflictRule>,
+): Pick<TransferRequest, 'conflict' | 'verify' | 'preserveTimes' | 'preservePermissions'> {
   const conflict: ConflictPolicy = d.conflict === 'ask' ? ask : d.conflict;
   return { conflict, verify: d.verify, preserveTimes: d.preserveTimes, preservePermissions: d.preservePermissions };
 }

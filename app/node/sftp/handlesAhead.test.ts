@@ -6,7 +6,9 @@ const turn = () => new Promise((r) => setImmediate(r));
 
 test('handles opened ahead: taken once per channel and path, the rest closed on drop, failures reach the taker', async () => {
   const closed: string[] = [];
-  const ahead = new HandlesAhead<number>(async (channel, handle, p) => { closed.push(`${channel}:${handle}:${p}`); });
+  const ahead = new HandlesAhead<number>(async (channel, handle, p) => {
+    closed.push(`${channel}:${handle}:${p}`);
+  });
   ahead.add(0, '/f', Promise.resolve(Buffer.from('h0')));
   ahead.add(1, '/f', Promise.resolve(Buffer.from('h1')));
   ahead.add(1, '/g', Promise.resolve(Buffer.from('g1')));
@@ -15,7 +17,7 @@ test('handles opened ahead: taken once per channel and path, the rest closed on 
 
   assert.equal(String(await ahead.take(0, '/f')), 'h0');
   assert.equal(ahead.take(0, '/f'), undefined, 'taken once');
-  assert.equal(ahead.take(0, '/g'), undefined, 'another channel\'s handle is not this one\'s');
+  assert.equal(ahead.take(0, '/g'), undefined, "another channel's handle is not this one's");
   await assert.rejects(ahead.take(2, '/f')!, /Permission denied/);
 
   // A duplicate for channel 1 and /f is closed at once; the first one stays.
@@ -33,7 +35,9 @@ test('handles opened ahead: taken once per channel and path, the rest closed on 
 
 test('handles opened ahead: a failed open that nobody takes is dropped without a close or an unhandled rejection', async () => {
   const closed: string[] = [];
-  const ahead = new HandlesAhead<number>(async (channel, handle) => { closed.push(`${channel}:${handle}`); });
+  const ahead = new HandlesAhead<number>(async (channel, handle) => {
+    closed.push(`${channel}:${handle}`);
+  });
   ahead.add(0, '/x', Promise.reject(new Error('No such file')));
   ahead.drop('/x');
   await turn();
@@ -43,11 +47,21 @@ test('handles opened ahead: a failed open that nobody takes is dropped without a
 
 test('handles opened ahead: drop resolves only once the dropped opens are answered (none can still create the file)', async () => {
   const closed: string[] = [];
-  const ahead = new HandlesAhead<number>(async (channel, handle) => { closed.push(`${channel}:${handle}`); });
+  const ahead = new HandlesAhead<number>(async (channel, handle) => {
+    closed.push(`${channel}:${handle}`);
+  });
   let answer!: (h: Buffer) => void;
-  ahead.add(3, '/tmp.part', new Promise<Buffer>((r) => { answer = r; }));
+  ahead.add(
+    3,
+    '/tmp.part',
+    new Promise<Buffer>((r) => {
+      answer = r;
+    }),
+  );
   let dropped = false;
-  const drop = ahead.drop('/tmp.part').then(() => { dropped = true; });
+  const drop = ahead.drop('/tmp.part').then(() => {
+    dropped = true;
+  });
   await turn();
   assert.equal(dropped, false, 'the OPEN is still in flight');
   answer(Buffer.from('late'));
@@ -58,7 +72,9 @@ test('handles opened ahead: drop resolves only once the dropped opens are answer
 
 test('handles opened ahead: an open that arrives after its path was dropped (a late channel) is closed at once', async () => {
   const closed: string[] = [];
-  const ahead = new HandlesAhead<number>(async (channel, handle, p) => { closed.push(`${channel}:${handle}:${p}`); });
+  const ahead = new HandlesAhead<number>(async (channel, handle, p) => {
+    closed.push(`${channel}:${handle}:${p}`);
+  });
   ahead.add(0, '/dir', Promise.resolve(Buffer.from('h0')));
   await ahead.drop('/dir');
   ahead.add(5, '/dir', Promise.resolve(Buffer.from('late')));

@@ -8,17 +8,33 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ConnectionPool } from '../ssh/connectionPool';
-import { fakeFileEntry, openTrusting, startScriptedServer, trustedServerHooks, type ScriptedServer } from '../test/helpers';
+import {
+  fakeFileEntry,
+  openTrusting,
+  startScriptedServer,
+  trustedServerHooks,
+  type ScriptedServer,
+} from '../test/helpers';
 
 let server: ScriptedServer;
 let local: string;
-trustedServerHooks(() => startScriptedServer(), 'sluice-listing-', (t) => { ({ server, dir: local } = t); });
+trustedServerHooks(
+  () => startScriptedServer(),
+  'sluice-listing-',
+  (t) => {
+    ({ server, dir: local } = t);
+  },
+);
 
 const open = (): Promise<ConnectionPool> => openTrusting(server, local, { connections: 1, channels: 1 });
 
 /** A listing of `n` entries (with "." and ".." first, as servers send them). */
 function entries(n: number) {
-  return [fakeFileEntry('.'), fakeFileEntry('..'), ...Array.from({ length: n - 2 }, (_, i) => fakeFileEntry(`f${String(i).padStart(4, '0')}`, i))];
+  return [
+    fakeFileEntry('.'),
+    fakeFileEntry('..'),
+    ...Array.from({ length: n - 2 }, (_, i) => fakeFileEntry(`f${String(i).padStart(4, '0')}`, i)),
+  ];
 }
 
 test('a folder of 348 names over four READDIR answers: each name once, in order', async () => {
@@ -29,7 +45,10 @@ test('a folder of 348 names over four READDIR answers: each name once, in order'
   const s = await open();
   try {
     const names = (await s.list(dir)).map((e) => e.name);
-    assert.deepEqual(names, listing.slice(2).map((e) => e.filename));
+    assert.deepEqual(
+      names,
+      listing.slice(2).map((e) => e.filename),
+    );
     assert.equal((await s.list(dir)).length, 348, 'a second listing on the same channel');
   } finally {
     server.overrides.readdir = undefined;

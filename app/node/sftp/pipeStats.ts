@@ -75,5 +75,7 @@ export function slowWriteDelay(): number {
 export function burnForTest(): void {
   if (BURN_MS <= 0) return;
   const end = performance.now() + BURN_MS;
-  while (performance.now() < end) { /* burning CPU is the point */ }
+  while (performance.now() < end) {
+    /* burning CPU is the point */
+  }
 }

@@ -4,7 +4,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { SFTPWrapper } from 'ssh2';
-import { COUNTERS_PER_CHANNEL, COUNTER_BYTES, COUNTER_OUTSTANDING, ShortFileError, downloadRange, uploadRange } from './pipeline';
+import {
+  COUNTERS_PER_CHANNEL,
+  COUNTER_BYTES,
+  COUNTER_OUTSTANDING,
+  ShortFileError,
+  downloadRange,
+  uploadRange,
+} from './pipeline';
 import { InFlightBudget, RequestSlots } from './requestBudget';
 import { RateBucket, RateGate } from './rateLimit';
 import { scratchDir } from '../../../e2e/fixtures/tmp';
@@ -29,7 +36,9 @@ function writesInPlace(write: (pos: number, data: Buffer, cb: (e?: Error) => voi
   };
 }
 
-/** A fake SFTP channel over an in-memory file: replies out of order, with short reads, tracking outstanding requests. */
+/**
+ * A fake SFTP channel over an in-memory file: replies out of order, with short reads, tracking outstanding requests.
+ */
 function fakeSftp(data: Buffer, opts: { shortEvery?: number; failAt?: number } = {}) {
   let outstanding = 0;
   let maxOutstanding = 0;
@@ -38,25 +47,39 @@ function fakeSftp(data: Buffer, opts: { shortEvery?: number; failAt?: number } =
   const later = (fn: () => void) => setTimeout(fn, Math.floor(Math.random() * 3));
   const sftp = {
     sluiceReadInto(_h: Buffer, len: number, pos: number, alloc: (len: number) => Buffer, cb: LazyReadCb) {
-      outstanding++; requests++;
+      outstanding++;
+      requests++;
       maxOutstanding = Math.max(maxOutstanding, outstanding);
       const n = opts.shortEvery && requests % opts.shortEvery === 0 ? Math.max(1, len >> 1) : len;
       const avail = Math.max(0, Math.min(n, data.length - pos));
       later(() => {
         outstanding--;
-        if (avail === 0) { cb(undefined, 0, undefined); return; }
+        if (avail === 0) {
+          cb(undefined, 0, undefined);
+          return;
+        }
         const buf = alloc(len);
         data.copy(buf, 0, pos, pos + avail);
         cb(undefined, avail, buf);
       });
     },
     ...writesInPlace((pos, buf, cb) => {
-      if (written.length < pos + buf.length) throw new Error("fake file too small");
-      outstanding++; requests++;
+      if (written.length < pos + buf.length) throw new Error('fake file too small');
+      outstanding++;
+      requests++;
       maxOutstanding = Math.max(maxOutstanding, outstanding);
-      if (opts.failAt !== undefined && pos >= opts.failAt) { later(() => { outstanding--; cb(Object.assign(new Error('Failure'), { code: 4 })); }); return; }
+      if (opts.failAt !== undefined && pos >= opts.failAt) {
+        later(() => {
+          outstanding--;
+          cb(Object.assign(new Error('Failure'), { code: 4 }));
+        });
+        return;
+      }
       buf.copy(written, pos);
-      later(() => { outstanding--; cb(); });
+      later(() => {
+        outstanding--;
+        cb();
+      });
     }),
   };
   return { sftp: sftp as unknown as SFTPWrapper, written, stats: () => ({ maxOutstanding, requests }) };
@@ -89,7 +112,10 @@ test('downloadRange fails with ShortFileError when the remote file ends early', 
   const data = randomBytes(100_000);
   const { sftp } = fakeSftp(data);
   const out = tempFile();
-  await assert.rejects(downloadRange(sftp, Buffer.from('h'), out.fd, 0, 200_000, { chunkSize: 32768, slots: new RequestSlots(8) }), ShortFileError);
+  await assert.rejects(
+    downloadRange(sftp, Buffer.from('h'), out.fd, 0, 200_000, { chunkSize: 32768, slots: new RequestSlots(8) }),
+    ShortFileError,
+  );
   fs.closeSync(out.fd);
 });
 
@@ -114,7 +140,10 @@ test('an upload error stops the range and is reported once everything in flight 
   const src = tempFile(data);
   const { sftp } = fakeSftp(Buffer.alloc(0), { failAt: 100_000 });
   const slots = new RequestSlots(8);
-  await assert.rejects(uploadRange(sftp, Buffer.from('h'), src.fd, 0, data.length, { chunkSize: 16384, slots }), /Failure/);
+  await assert.rejects(
+    uploadRange(sftp, Buffer.from('h'), src.fd, 0, data.length, { chunkSize: 16384, slots }),
+    /Failure/,
+  );
   assert.equal(slots.outstanding, 0);
   fs.closeSync(src.fd);
 });
@@ -124,7 +153,12 @@ test('an aborted range rejects with AbortError', async () => {
   const { sftp } = fakeSftp(data);
   const out = tempFile();
   const ac = new AbortController();
-  const p = downloadRange(sftp, Buffer.from('h'), out.fd, 0, data.length, { chunkSize: 8192, slots: new RequestSlots(2), signal: ac.signal, onBytes: () => ac.abort() });
+  const p = downloadRange(sftp, Buffer.from('h'), out.fd, 0, data.length, {
+    chunkSize: 8192,
+    slots: new RequestSlots(2),
+    signal: ac.signal,
+    onBytes: () => ac.abort(),
+  });
   await assert.rejects(p, { name: 'AbortError' });
   fs.closeSync(out.fd);
 });
@@ -136,14 +170,24 @@ test('an abort does not wait for replies still on their way, and a late reply wr
   const sftp = {
     sluiceReadInto(_h: Buffer, len: number, pos: number, alloc: (len: number) => Buffer, cb: LazyReadCb) {
       // The first reply comes at once; the others are held, like replies behind megabytes on a slow link.
-      const reply = () => { const n = Math.min(len, data.length - pos); const buf = alloc(len); data.copy(buf, 0, pos, pos + n); cb(undefined, n, buf); };
+      const reply = () => {
+        const n = Math.min(len, data.length - pos);
+        const buf = alloc(len);
+        data.copy(buf, 0, pos, pos + n);
+        cb(undefined, n, buf);
+      };
       if (served++ === 0) setImmediate(reply);
       else pending.push(reply);
     },
   } as unknown as SFTPWrapper;
   const out = tempFile();
   const ac = new AbortController();
-  const p = downloadRange(sftp, Buffer.from('h'), out.fd, 0, data.length, { chunkSize: 8192, slots: new RequestSlots(4), signal: ac.signal, onBytes: () => ac.abort() });
+  const p = downloadRange(sftp, Buffer.from('h'), out.fd, 0, data.length, {
+    chunkSize: 8192,
+    slots: new RequestSlots(4),
+    signal: ac.signal,
+    onBytes: () => ac.abort(),
+  });
   await assert.rejects(p, { name: 'AbortError' });
   assert.ok(pending.length >= 2, `replies still held when the range rejected: ${pending.length}`);
   // The descriptor is still open here (in the engine it may already be closed, or reused by another file).
@@ -161,11 +205,15 @@ test('an abort does not wait for replies still on their way, and a late reply wr
   fs.closeSync(out.fd);
 });
 
-test('maxInFlight caps one range below the channel\'s slots', async () => {
+test("maxInFlight caps one range below the channel's slots", async () => {
   const data = randomBytes(400_000);
   const { sftp, stats } = fakeSftp(Buffer.alloc(0));
   const src = tempFile(data);
-  await uploadRange(sftp, Buffer.from('h'), src.fd, 0, data.length, { chunkSize: 8192, slots: new RequestSlots(32), maxInFlight: 3 });
+  await uploadRange(sftp, Buffer.from('h'), src.fd, 0, data.length, {
+    chunkSize: 8192,
+    slots: new RequestSlots(32),
+    maxInFlight: 3,
+  });
   assert.ok(stats().maxOutstanding <= 3, `outstanding ${stats().maxOutstanding}`);
   assert.ok(stats().maxOutstanding >= 2);
   fs.closeSync(src.fd);
@@ -183,7 +231,10 @@ test('uploadRange sends SSH_FXP_WRITEs in offset order although local reads fini
   }) as unknown as SFTPWrapper;
   await uploadRange(sftp, Buffer.from('h'), src.fd, 0, data.length, { chunkSize: 8192, slots: new RequestSlots(64) });
   fs.closeSync(src.fd);
-  assert.deepEqual(order, [...order].sort((a, b) => a - b));
+  assert.deepEqual(
+    order,
+    [...order].sort((a, b) => a - b),
+  );
   assert.ok(written.equals(data));
 });
 
@@ -192,8 +243,12 @@ test('a released slot skips a waiter that no longer needs it (no stall of anothe
   assert.ok(slots.tryAcquire());
   let staleWoken = 0;
   let liveGotSlot = false;
-  slots.onFree(() => { staleWoken++; });                                   // a range that finished meanwhile
-  slots.onFree(() => { liveGotSlot = slots.tryAcquire(); });               // a range that still has work
+  slots.onFree(() => {
+    staleWoken++;
+  }); // a range that finished meanwhile
+  slots.onFree(() => {
+    liveGotSlot = slots.tryAcquire();
+  }); // a range that still has work
   slots.release();
   assert.equal(staleWoken, 1);
   assert.equal(liveGotSlot, true);
@@ -205,11 +260,21 @@ test('uploadRange: a local file shorter than its range sends what it has at the 
   const src = tempFile(data);
   const written = Buffer.alloc(40_000);
   const lengths: number[] = [];
-  const sftp = writesInPlace((pos, buf, cb) => { lengths.push(buf.length); buf.copy(written, pos); setImmediate(() => cb()); }) as unknown as SFTPWrapper;
-  await assert.rejects(uploadRange(sftp, Buffer.from('h'), src.fd, 0, 30_000, { chunkSize: 8192, slots: new RequestSlots(4) }), ShortFileError);
+  const sftp = writesInPlace((pos, buf, cb) => {
+    lengths.push(buf.length);
+    buf.copy(written, pos);
+    setImmediate(() => cb());
+  }) as unknown as SFTPWrapper;
+  await assert.rejects(
+    uploadRange(sftp, Buffer.from('h'), src.fd, 0, 30_000, { chunkSize: 8192, slots: new RequestSlots(4) }),
+    ShortFileError,
+  );
   fs.closeSync(src.fd);
   assert.ok(written.subarray(0, 20_000).equals(data), 'every byte the file had was written at its offset');
-  assert.ok(written.subarray(20_000).every((b) => b === 0), 'nothing past the end of the file');
+  assert.ok(
+    written.subarray(20_000).every((b) => b === 0),
+    'nothing past the end of the file',
+  );
   assert.ok(lengths.includes(20_000 - 2 * 8192), `the short read went out as a shorter WRITE: ${lengths}`);
 });
 
@@ -231,11 +296,14 @@ test('uploadRange reuses a WRITE packet ssh2 had to queue only once its reply ar
     },
     sluiceSendWrite(out: Buffer, pos: number, cb: (e?: Error) => void): boolean {
       maxQueued = Math.max(maxQueued, ++queued);
-      setTimeout(() => {
-        out.copy(written, pos, 4, 4 + out.readUInt32BE(0));
-        queued--;
-        setImmediate(() => cb());
-      }, Math.floor(Math.random() * 3));
+      setTimeout(
+        () => {
+          out.copy(written, pos, 4, 4 + out.readUInt32BE(0));
+          queued--;
+          setImmediate(() => cb());
+        },
+        Math.floor(Math.random() * 3),
+      );
       return false;
     },
   } as unknown as SFTPWrapper;
@@ -267,7 +335,11 @@ test('InFlightBudget: the initial limit, one request whatever its size when noth
   now = 750;
   b.release(5, true); // 5 bytes in 500 ms: the limit halves at most per period, then never below minBytes
   assert.equal(b.limitBytes, 1000);
-  for (let i = 0; i < 8; i++) { now += 250; assert.ok(b.tryAcquire(1)); b.release(1, true); }
+  for (let i = 0; i < 8; i++) {
+    now += 250;
+    assert.ok(b.tryAcquire(1));
+    b.release(1, true);
+  }
   assert.equal(b.limitBytes, 10);
 });
 
@@ -275,7 +347,10 @@ test('InFlightBudget wakes each waiter once per release: one that still does not
   const b = new InFlightBudget({ initialBytes: 10, minBytes: 10, drainMs: 1000, periodMs: 250 });
   assert.ok(b.tryAcquire(6));
   let calls = 0;
-  const waiter = (): void => { calls++; if (!b.tryAcquire(6)) b.onFree(waiter); };
+  const waiter = (): void => {
+    calls++;
+    if (!b.tryAcquire(6)) b.onFree(waiter);
+  };
   assert.equal(b.tryAcquire(6), false);
   b.onFree(waiter);
   assert.ok(b.tryAcquire(3));
@@ -294,11 +369,18 @@ test('upload ranges sharing an InFlightBudget never have more than its limit in 
   let maxInFlight = 0;
   const s = sftp as unknown as { sluiceSendWrite: (out: Buffer, pos: number, cb: (e?: Error) => void) => boolean };
   const send = s.sluiceSendWrite.bind(s);
-  s.sluiceSendWrite = (out, pos, cb) => { maxInFlight = Math.max(maxInFlight, budget.bytesInFlight); return send(out, pos, cb); };
+  s.sluiceSendWrite = (out, pos, cb) => {
+    maxInFlight = Math.max(maxInFlight, budget.bytesInFlight);
+    return send(out, pos, cb);
+  };
   const half = 450_000;
   const [a, b2] = await Promise.all([
     uploadRange(sftp, Buffer.from('h'), src.fd, 0, half, { chunkSize: 16384, slots: new RequestSlots(16), budget }),
-    uploadRange(sftp, Buffer.from('h'), src.fd, half, data.length, { chunkSize: 16384, slots: new RequestSlots(16), budget }),
+    uploadRange(sftp, Buffer.from('h'), src.fd, half, data.length, {
+      chunkSize: 16384,
+      slots: new RequestSlots(16),
+      budget,
+    }),
   ]);
   fs.closeSync(src.fd);
   assert.equal(a + b2, data.length);
@@ -315,10 +397,20 @@ test('speed limits: every request of a download and an upload range is charged, 
     const bucket = new RateBucket({ bytesPerSecond: 8 << 20 }); // a 800 KiB burst, then ~30 ms for the rest
     const f = direction === 'download' ? tempFile() : tempFile(data);
     const o = { chunkSize: 32768, slots: new RequestSlots(16), rate: new RateGate([bucket]) };
-    const n = await (direction === 'download' ? downloadRange : uploadRange)(sftp, Buffer.from('h'), f.fd, 0, data.length, o);
+    const n = await (direction === 'download' ? downloadRange : uploadRange)(
+      sftp,
+      Buffer.from('h'),
+      f.fd,
+      0,
+      data.length,
+      o,
+    );
     fs.closeSync(f.fd);
     assert.equal(n, data.length);
-    assert.ok((direction === 'download' ? fs.readFileSync(f.path) : written.subarray(0, data.length)).equals(data), direction);
+    assert.ok(
+      (direction === 'download' ? fs.readFileSync(f.path) : written.subarray(0, data.length)).equals(data),
+      direction,
+    );
     assert.equal(bucket.stats().grantedBytes, data.length, `${direction}: every request charged once`);
     assert.ok(bucket.stats().waits > 0, `${direction}: requests waited for tokens`);
   }
@@ -329,7 +421,12 @@ test('speed limits: a limit lifted mid-range lets the waiting range finish; an a
   const { sftp, stats } = fakeSftp(data);
   const bucket = new RateBucket({ bytesPerSecond: 1024 }); // the first request overdraws it by ~30 s
   const out = tempFile();
-  const o = { chunkSize: 32768, slots: new RequestSlots(16), rate: new RateGate([bucket]), onBytes: () => bucket.setRate(0) };
+  const o = {
+    chunkSize: 32768,
+    slots: new RequestSlots(16),
+    rate: new RateGate([bucket]),
+    onBytes: () => bucket.setRate(0),
+  };
   assert.equal(await downloadRange(sftp, Buffer.from('h'), out.fd, 0, data.length, o), data.length);
   assert.equal(bucket.stats().grantedBytes, 32768, 'only the request sent before the change was charged');
   assert.ok(fs.readFileSync(out.path).equals(data));
@@ -338,7 +435,11 @@ test('speed limits: a limit lifted mid-range lets the waiting range finish; an a
   bucket.charge(32768);
   const abort = new AbortController();
   const before = stats().requests;
-  const waiting = downloadRange(sftp, Buffer.from('h'), out.fd, 0, data.length, { ...o, onBytes: undefined, signal: abort.signal });
+  const waiting = downloadRange(sftp, Buffer.from('h'), out.fd, 0, data.length, {
+    ...o,
+    onBytes: undefined,
+    signal: abort.signal,
+  });
   abort.abort();
   await assert.rejects(waiting, (e: Error) => e.name === 'AbortError');
   fs.closeSync(out.fd);

@@ -6,7 +6,11 @@ import { SLOW_WRITES_MS, burnForTest, pipeStats, slowWriteDelay } from './pipeSt
 import { abortError, runPipeline, type LocalOp, type PumpOptions } from './rangePump';
 
 export {
-  COUNTERS_PER_CHANNEL, COUNTER_BYTES, COUNTER_IN_FLIGHT, COUNTER_OUTSTANDING, type ChannelCounters,
+  COUNTERS_PER_CHANNEL,
+  COUNTER_BYTES,
+  COUNTER_IN_FLIGHT,
+  COUNTER_OUTSTANDING,
+  type ChannelCounters,
 } from './channelCounters';
 export { ShortFileError, abortError } from './rangePump';
 
@@ -22,13 +26,22 @@ export interface RangeOptions extends PumpOptions {
 }
 
 /** Runs a download's `move` with its checkpoints, if any; it ends once their local fsyncs did (the fd stays open). */
-function withLocalCheckpoints(start: number, o: RangeOptions,
-  move: (cp?: RangeCheckpointer) => Promise<number>): Promise<number> {
+function withLocalCheckpoints(
+  start: number,
+  o: RangeOptions,
+  move: (cp?: RangeCheckpointer) => Promise<number>,
+): Promise<number> {
   if (!o.checkpoints) return move();
   const cp = new RangeCheckpointer(start, o.checkpoints, false);
   return move(cp).then(
-    async (n) => { await cp.stop(); return n; },
-    async (e: unknown) => { await cp.stop(); throw e; },
+    async (n) => {
+      await cp.stop();
+      return n;
+    },
+    async (e: unknown) => {
+      await cp.stop();
+      throw e;
+    },
   );
 }
 
@@ -54,7 +67,10 @@ export class LongerFileError extends Error {
 class BufferPool {
   private readonly free: Buffer[] = [];
   /** @param size bytes per buffer; @param maxFree buffers kept for reuse, beyond which returned ones are dropped */
-  constructor(private readonly size: number, private readonly maxFree: number) {}
+  constructor(
+    private readonly size: number,
+    private readonly maxFree: number,
+  ) {}
   take(): Buffer {
     return this.free.pop() ?? Buffer.allocUnsafe(this.size);
   }
@@ -79,7 +95,6 @@ function downloadPool(chunkSize: number): BufferPool {
   return pool;
 }
 
-
 /**
  * Downloads the byte range [start, end) of an open remote file into a local file descriptor at the same
  * offsets, with K outstanding SSH_FXP_READ requests (draft-ietf-secsh-filexfer-02 §6.4) and short reads
@@ -93,8 +108,14 @@ function downloadPool(chunkSize: number): BufferPool {
  * @returns bytes written; rejects with the SFTP error, a local fs error, {@link ShortFileError},
  *   {@link LongerFileError} (with `o.expectEof`) or an AbortError
  */
-export function downloadRange(sftp: SFTPWrapper, handle: Buffer, fd: number, start: number, end: number,
-  o: RangeOptions): Promise<number> {
+export function downloadRange(
+  sftp: SFTPWrapper,
+  handle: Buffer,
+  fd: number,
+  start: number,
+  end: number,
+  o: RangeOptions,
+): Promise<number> {
   const pool = downloadPool(o.chunkSize);
   const take = () => pool.take();
   let eof: Promise<void> | undefined;
@@ -103,10 +124,12 @@ export function downloadRange(sftp: SFTPWrapper, handle: Buffer, fd: number, sta
     eof = readsEof(sftp, handle, end, take, pool, o.signal);
     eof.catch(() => undefined); // awaited once the data is in; a failed range does not wait for it
   };
-  const data = withLocalCheckpoints(start, o, (cp) => runPipeline(start, end, o, (pos, len, done, local) => {
-    sendRead(pos, len, done, local, cp);
-    if (pos + len === end) checkEof();
-  }));
+  const data = withLocalCheckpoints(start, o, (cp) =>
+    runPipeline(start, end, o, (pos, len, done, local) => {
+      sendRead(pos, len, done, local, cp);
+      if (pos + len === end) checkEof();
+    }),
+  );
   if (!o.expectEof) return data;
   return data.then(async (n) => {
     checkEof();
@@ -114,20 +137,34 @@ export function downloadRange(sftp: SFTPWrapper, handle: Buffer, fd: number, sta
     return n;
   });
 
-  function sendRead(pos: number, len: number, done: (err: Error | null, n: number) => void, local: LocalOp,
-    cp: RangeCheckpointer | undefined): void {
+  function sendRead(
+    pos: number,
+    len: number,
+    done: (err: Error | null, n: number) => void,
+    local: LocalOp,
+    cp: RangeCheckpointer | undefined,
+  ): void {
     patched(sftp).sluiceReadInto(handle, len, pos, take, (err, n, buf) => {
       pipeStats.readsDone++;
       burnForTest();
-      if (err || !n || !buf) { if (buf) pool.give(buf); done(err ? tagRemote(err, 'READ', pos) : null, 0); return; }
+      if (err || !n || !buf) {
+        if (buf) pool.give(buf);
+        done(err ? tagRemote(err, 'READ', pos) : null, 0);
+        return;
+      }
       // After an abort the file descriptor may already be closed: late replies are dropped.
-      if (o.signal?.aborted) { pool.give(buf); done(abortError(), 0); return; }
-      local.begin();
-      const write = () => fs.write(fd, buf, 0, n, pos, (werr) => {
+      if (o.signal?.aborted) {
         pool.give(buf);
-        if (!werr) cp?.done.complete(pos, pos + n);
-        done(werr, n);
-      });
+        done(abortError(), 0);
+        return;
+      }
+      local.begin();
+      const write = () =>
+        fs.write(fd, buf, 0, n, pos, (werr) => {
+          pool.give(buf);
+          if (!werr) cp?.done.complete(pos, pos + n);
+          done(werr, n);
+        });
       if (SLOW_WRITES_MS > 0) setTimeout(write, slowWriteDelay());
       else write();
     });
@@ -138,10 +175,19 @@ export function downloadRange(sftp: SFTPWrapper, handle: Buffer, fd: number, sta
  * One SSH_FXP_READ of a byte at `end`: resolves on SSH_FX_EOF (draft-ietf-secsh-filexfer-02 §6.4), rejects with
  * {@link LongerFileError} when data comes, with the server's error, or with an AbortError on `signal`.
  */
-function readsEof(sftp: SFTPWrapper, handle: Buffer, end: number, take: () => Buffer, pool: BufferPool,
-  signal: AbortSignal | undefined): Promise<void> {
+function readsEof(
+  sftp: SFTPWrapper,
+  handle: Buffer,
+  end: number,
+  take: () => Buffer,
+  pool: BufferPool,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) { reject(abortError()); return; }
+    if (signal?.aborted) {
+      reject(abortError());
+      return;
+    }
     const onAbort = () => reject(abortError());
     signal?.addEventListener('abort', onAbort, { once: true });
     patched(sftp).sluiceReadInto(handle, 1, end, take, (err, n, buf) => {
@@ -153,7 +199,6 @@ function readsEof(sftp: SFTPWrapper, handle: Buffer, end: number, take: () => Bu
     });
   });
 }
-
 
 /** Sent WRITE packets an upload range keeps for reuse: its requests in flight (UPLOAD_MAX_IN_FLIGHT) and some. */
 const SPARE_WRITE_PACKETS = 16;
@@ -185,8 +230,14 @@ interface UploadWrites {
 /** Sends one chunk whose local read ended as an SSH_FXP_WRITE, or ends it with the read's error or an abort. */
 function sendWrite(u: UploadWrites, r: PendingWrite): void {
   const { s, o, spare, cp } = u;
-  if (r.err || !r.n) { r.done(r.err, 0); return; }
-  if (o.signal?.aborted) { r.done(abortError(), 0); return; }
+  if (r.err || !r.n) {
+    r.done(r.err, 0);
+    return;
+  }
+  if (o.signal?.aborted) {
+    r.done(abortError(), 0);
+    return;
+  }
   let out = r.out;
   if (r.n < r.len) {
     // A short local read (the file shrank): the packet's length fields say len, so the n bytes move to one
@@ -216,11 +267,24 @@ function sendWrite(u: UploadWrites, r: PendingWrite): void {
  * @param handle remote handle opened for writing
  * @returns bytes written; rejects on an SFTP or fs error, a local file shorter than expected, or abort
  */
-export function uploadRange(sftp: SFTPWrapper, handle: Buffer, fd: number, start: number, end: number,
-  o: RangeOptions): Promise<number> {
+export function uploadRange(
+  sftp: SFTPWrapper,
+  handle: Buffer,
+  fd: number,
+  start: number,
+  end: number,
+  o: RangeOptions,
+): Promise<number> {
   const s = patched(sftp);
-  const u: UploadWrites = { s, handle, o, spare: [], cp: o.checkpoints && new RangeCheckpointer(start, o.checkpoints, true) };
-  const packetFor = (len: number): Buffer => (len === o.chunkSize ? u.spare.pop() : undefined) ?? s.sluiceWriteBuffer(handle, len);
+  const u: UploadWrites = {
+    s,
+    handle,
+    o,
+    spare: [],
+    cp: o.checkpoints && new RangeCheckpointer(start, o.checkpoints, true),
+  };
+  const packetFor = (len: number): Buffer =>
+    (len === o.chunkSize ? u.spare.pop() : undefined) ?? s.sluiceWriteBuffer(handle, len);
   // Local reads finish in any order (libuv thread pool); writes go out in offset order all the same,
   // since servers that only accept sequential writes exist (rclone: "many SFTP servers only accept
   // sequential writes").
@@ -249,5 +313,9 @@ export function uploadRange(sftp: SFTPWrapper, handle: Buffer, fd: number, start
   });
   // An fsync still on its way is not waited for: its reply only comes after the WRITEs sent before it.
   const cp = u.cp;
-  return cp ? moving.finally(() => { void cp.stop(); }) : moving;
+  return cp
+    ? moving.finally(() => {
+        void cp.stop();
+      })
+    : moving;
 }

@@ -20,7 +20,10 @@ function manual(upload: boolean, ordered: boolean) {
   const answers: Array<(err: Error | null) => void> = [];
   const durable: number[] = [];
   const o: RangeCheckpoints = {
-    everyMs: 60_000, ordered, sync: (done) => answers.push(done), onDurable: (end) => durable.push(end),
+    everyMs: 60_000,
+    ordered,
+    sync: (done) => answers.push(done),
+    onDurable: (end) => durable.push(end),
   };
   const cp = new RangeCheckpointer(0, o, upload);
   const tick = () => (cp as unknown as { tick(): void }).tick();
@@ -77,7 +80,9 @@ test('after stop nothing is reported, and stop waits for the fsyncs started', as
   m.cp.done.complete(0, 10);
   m.tick();
   let stopped = false;
-  const stopping = m.cp.stop().then(() => { stopped = true; });
+  const stopping = m.cp.stop().then(() => {
+    stopped = true;
+  });
   await Promise.resolve();
   assert.equal(stopped, false, 'the fsync is still running');
   m.answers[0](null);

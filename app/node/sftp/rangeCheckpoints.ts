@@ -59,7 +59,11 @@ export class RangeCheckpointer {
   private syncing = 0;
   private idle: (() => void) | undefined;
 
-  constructor(start: number, private readonly o: RangeCheckpoints, private readonly upload: boolean) {
+  constructor(
+    start: number,
+    private readonly o: RangeCheckpoints,
+    private readonly upload: boolean,
+  ) {
     this.done = new PrefixTracker(start);
     this.sent = new PrefixTracker(start);
     this.durable = start;
@@ -98,6 +102,8 @@ export class RangeCheckpointer {
     this.stopped = true;
     clearTimeout(this.timer);
     if (this.syncing === 0) return Promise.resolve();
-    return new Promise((resolve) => { this.idle = resolve; });
+    return new Promise((resolve) => {
+      this.idle = resolve;
+    });
   }
 }

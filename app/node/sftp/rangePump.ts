@@ -61,8 +61,12 @@ export interface LocalOp {
 }
 
 /** Performs one request of `len` bytes at `pos`; calls `done` with the bytes completed (0: premature EOF). */
-export type IssueRequest = (pos: number, len: number, done: (err: Error | null, n: number) => void,
-  local: LocalOp) => void;
+export type IssueRequest = (
+  pos: number,
+  len: number,
+  done: (err: Error | null, n: number) => void,
+  local: LocalOp,
+) => void;
 
 /** Takes the next range to request: a short-read remainder first, then fresh bytes. */
 function takeRange(s: PumpState, chunk: number): [number, number] | null {
@@ -78,10 +82,16 @@ function takeRange(s: PumpState, chunk: number): [number, number] | null {
 /** Brackets one request's local file operation (s.local, pipeStats); `onAbortedEnd` runs if it ends after an abort. */
 function localOpOf(s: PumpState, onAbortedEnd: () => void): LocalOp {
   let running = false;
-  const begin = () => { running = true; s.local++; pipeStats.localOps++; };
+  const begin = () => {
+    running = true;
+    s.local++;
+    pipeStats.localOps++;
+  };
   const end = () => {
     if (!running) return;
-    running = false; s.local--; pipeStats.localOps--;
+    running = false;
+    s.local--;
+    pipeStats.localOps--;
     if (s.aborted) onAbortedEnd();
   };
   return { begin, end };
@@ -93,9 +103,25 @@ class RangePump {
   private bytes = 0;
   private readonly maxInFlight: number;
 
-  constructor(start: number, end: number, private readonly o: PumpOptions, private readonly issue: IssueRequest,
-    private readonly resolve: (bytes: number) => void, private readonly reject: (err: Error) => void) {
-    this.s = { next: start, end, retry: [], inflight: 0, local: 0, failed: null, aborted: false, settled: false, waiting: false };
+  constructor(
+    start: number,
+    end: number,
+    private readonly o: PumpOptions,
+    private readonly issue: IssueRequest,
+    private readonly resolve: (bytes: number) => void,
+    private readonly reject: (err: Error) => void,
+  ) {
+    this.s = {
+      next: start,
+      end,
+      retry: [],
+      inflight: 0,
+      local: 0,
+      failed: null,
+      aborted: false,
+      settled: false,
+      waiting: false,
+    };
     this.maxInFlight = o.maxInFlight ?? Infinity;
   }
 
@@ -111,7 +137,11 @@ class RangePump {
     else this.resolve(this.bytes);
   };
 
-  readonly onAbort = (): void => { this.s.failed ??= abortError(); this.s.aborted = true; this.finishIfIdle(); };
+  readonly onAbort = (): void => {
+    this.s.failed ??= abortError();
+    this.s.aborted = true;
+    this.finishIfIdle();
+  };
 
   /** Sends requests until the range is all requested, it failed, or a limit makes it wait (then `pump` runs again). */
   readonly pump = (): void => {
@@ -127,7 +157,10 @@ class RangePump {
 
   /** Calls `subscribe(pump)` unless the pump already waits for a limit. */
   private waitOn(subscribe: (ready: () => void) => void): 'wait' {
-    if (!this.s.waiting) { this.s.waiting = true; subscribe(this.pump); }
+    if (!this.s.waiting) {
+      this.s.waiting = true;
+      subscribe(this.pump);
+    }
     return 'wait';
   }
 
@@ -138,7 +171,10 @@ class RangePump {
     if (rate && !rate.ready()) return this.waitOn((ready) => rate.onReady(ready)); // speed limit
     if (!o.slots.tryAcquire()) return this.waitOn((ready) => o.slots.onFree(ready));
     const range = takeRange(s, o.chunkSize);
-    if (!range) { o.slots.release(); return 'none'; }
+    if (!range) {
+      o.slots.release();
+      return 'none';
+    }
     const [pos, len] = range;
     if (budget && !budget.tryAcquire(len)) {
       s.retry.push(range);
@@ -148,7 +184,10 @@ class RangePump {
     rate?.charge(len);
     s.inflight++;
     const c = o.counters;
-    if (c) { c[COUNTER_IN_FLIGHT] += len; c[COUNTER_OUTSTANDING]++; }
+    if (c) {
+      c[COUNTER_IN_FLIGHT] += len;
+      c[COUNTER_OUTSTANDING]++;
+    }
     const local = localOpOf(s, this.finishIfIdle);
     this.issue(pos, len, (err, n) => this.onReply(pos, len, local, err, n), local);
     return 'sent';
@@ -159,7 +198,10 @@ class RangePump {
     const { s, o } = this;
     const c = o.counters;
     local.end();
-    if (c) { c[COUNTER_IN_FLIGHT] -= len; c[COUNTER_OUTSTANDING]--; }
+    if (c) {
+      c[COUNTER_IN_FLIGHT] -= len;
+      c[COUNTER_OUTSTANDING]--;
+    }
     if (err) s.failed ??= err;
     else if (n === 0) s.failed ??= new ShortFileError(pos);
     else {
@@ -188,7 +230,10 @@ class RangePump {
  */
 export function runPipeline(start: number, end: number, o: PumpOptions, issue: IssueRequest): Promise<number> {
   return new Promise<number>((resolve, reject) => {
-    if (o.signal?.aborted) { reject(abortError()); return; }
+    if (o.signal?.aborted) {
+      reject(abortError());
+      return;
+    }
     const pump = new RangePump(start, end, o, issue, resolve, reject);
     o.signal?.addEventListener('abort', pump.onAbort, { once: true });
     pump.pump();

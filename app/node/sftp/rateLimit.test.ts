@@ -6,7 +6,14 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
 import { SluiceError } from '../errors';
-import { MAX_WAIT_MS, RATE_LIMIT_BURST_MS, RateBucket, RateGate, globalRateLimit, setGlobalRateLimit } from './rateLimit';
+import {
+  MAX_WAIT_MS,
+  RATE_LIMIT_BURST_MS,
+  RateBucket,
+  RateGate,
+  globalRateLimit,
+  setGlobalRateLimit,
+} from './rateLimit';
 
 const KiB = 1024;
 const MiB = 1024 * 1024;
@@ -14,7 +21,12 @@ const MiB = 1024 * 1024;
 /** A clock the test moves: ms → ns. */
 function fakeClock(): { clock: () => bigint; advance(ms: number): void } {
   let ns = 1_000_000_000_000n;
-  return { clock: () => ns, advance: (ms) => { ns += BigInt(Math.round(ms * 1e6)); } };
+  return {
+    clock: () => ns,
+    advance: (ms) => {
+      ns += BigInt(Math.round(ms * 1e6));
+    },
+  };
 }
 
 /** Takes `chunk`-byte requests through `gate` while it has tokens; @returns the bytes taken */
@@ -31,7 +43,10 @@ describe('RateBucket', () => {
   test('unlimited: always ready, nothing charged or counted', () => {
     const b = new RateBucket({ clock: fakeClock().clock });
     const gate = new RateGate([b]);
-    for (let i = 0; i < 1000; i++) { assert.ok(gate.ready()); gate.charge(MiB); }
+    for (let i = 0; i < 1000; i++) {
+      assert.ok(gate.ready());
+      gate.charge(MiB);
+    }
     assert.deepEqual(b.stats(), { bytesPerSecond: 0, grantedBytes: 0, waits: 0, changes: 0 });
     assert.equal(b.limited, false);
   });
@@ -88,12 +103,21 @@ describe('RateBucket', () => {
     c.advance(10_000); // idle: tokens are capped at the bucket's size...
     b.setRate(KiB); // ...and at the new, smaller bucket's size after a change
     assert.equal(drain(new RateGate([b]), 64), 128);
-    assert.deepEqual({ ...b.stats(), grantedBytes: undefined }, { bytesPerSecond: KiB, grantedBytes: undefined, waits: 0, changes: 6 });
-    assert.throws(() => b.setRate(-1), (e: unknown) => e instanceof SluiceError && e.code === 'USAGE');
-    assert.throws(() => b.setRate(Number.NaN), (e: unknown) => e instanceof SluiceError && e.code === 'USAGE');
+    assert.deepEqual(
+      { ...b.stats(), grantedBytes: undefined },
+      { bytesPerSecond: KiB, grantedBytes: undefined, waits: 0, changes: 6 },
+    );
+    assert.throws(
+      () => b.setRate(-1),
+      (e: unknown) => e instanceof SluiceError && e.code === 'USAGE',
+    );
+    assert.throws(
+      () => b.setRate(Number.NaN),
+      (e: unknown) => e instanceof SluiceError && e.code === 'USAGE',
+    );
   });
 
-  test('another thread\'s view of the same memory sees the limit and the charges', () => {
+  test("another thread's view of the same memory sees the limit and the charges", () => {
     const c = fakeClock();
     const a = new RateBucket({ bytesPerSecond: MiB, clock: c.clock });
     const view = new RateBucket({ buffer: a.buffer, clock: c.clock });
@@ -140,7 +164,10 @@ describe('RateGate', () => {
     const order: string[] = [];
     const waiter = (name: string) => {
       const fn = () => {
-        if (!gate.ready()) { gate.onReady(fn); return; }
+        if (!gate.ready()) {
+          gate.onReady(fn);
+          return;
+        }
         gate.charge(10 * KiB);
         order.push(name);
         if (gate.ready()) return; // would take more; enough here
@@ -169,7 +196,9 @@ describe('RateGate', () => {
     const gate = new RateGate([b]);
     await gate.take(200 * KiB); // a full bucket: at once, and 1.9 s of debt
     let done = false;
-    const taking = gate.take(KiB).then(() => { done = true; });
+    const taking = gate.take(KiB).then(() => {
+      done = true;
+    });
     c.advance(1800);
     t.mock.timers.tick(MAX_WAIT_MS * 8);
     await Promise.resolve();
@@ -184,7 +213,10 @@ describe('RateGate', () => {
     abort.abort();
     await assert.rejects(aborted, (e: unknown) => e instanceof SluiceError && e.code === 'ABORTED');
     assert.equal(gate.waiting, 0);
-    await assert.rejects(gate.take(KiB, abort.signal), (e: unknown) => e instanceof SluiceError && e.code === 'ABORTED');
+    await assert.rejects(
+      gate.take(KiB, abort.signal),
+      (e: unknown) => e instanceof SluiceError && e.code === 'ABORTED',
+    );
     assert.equal(b.stats().grantedBytes, 201 * KiB, 'an aborted take charges nothing');
   });
 
@@ -195,7 +227,9 @@ describe('RateGate', () => {
     const gate = new RateGate([b]);
     gate.charge(MiB); // 17 minutes of debt
     let woken = 0;
-    gate.onReady(() => { woken++; });
+    gate.onReady(() => {
+      woken++;
+    });
     t.mock.timers.tick(MAX_WAIT_MS - 1);
     assert.equal(woken, 0);
     b.setRate(0);
@@ -237,11 +271,25 @@ test('two worker threads taking at once never exceed the global or a site budget
   const global = new RateBucket({ bytesPerSecond: 10 * MiB, clock });
   const siteA = new RateBucket({ bytesPerSecond: 4 * MiB, clock });
   const siteB = new RateBucket({ clock });
-  const workers = [[global, siteA], [global, siteB]].map((buckets, index) => new Worker(TAKER, {
-    eval: true, workerData: { clock: clockBuf, ctl: ctl.buffer, buckets: buckets.map((b) => b.buffer), chunk, index },
-  }));
-  const results = workers.map((w) => new Promise<number>((resolve, reject) => { w.once('message', resolve); w.once('error', reject); }));
-  const bound = (rate: number, ms: number, takers: number) => (rate * (ms + RATE_LIMIT_BURST_MS)) / 1000 + takers * chunk;
+  const workers = [
+    [global, siteA],
+    [global, siteB],
+  ].map(
+    (buckets, index) =>
+      new Worker(TAKER, {
+        eval: true,
+        workerData: { clock: clockBuf, ctl: ctl.buffer, buckets: buckets.map((b) => b.buffer), chunk, index },
+      }),
+  );
+  const results = workers.map(
+    (w) =>
+      new Promise<number>((resolve, reject) => {
+        w.once('message', resolve);
+        w.once('error', reject);
+      }),
+  );
+  const bound = (rate: number, ms: number, takers: number) =>
+    (rate * (ms + RATE_LIMIT_BURST_MS)) / 1000 + takers * chunk;
   const steps = 3000; // 3 s of the shared clock, 1 ms a step
   try {
     for (let step = 1; step <= steps; step++) {
@@ -254,7 +302,10 @@ test('two worker threads taking at once never exceed the global or a site budget
       }
       const g = global.stats().grantedBytes;
       assert.ok(g <= bound(10 * MiB, step, 2), `global: ${g} bytes after ${step} ms`);
-      assert.ok(siteA.stats().grantedBytes <= bound(4 * MiB, step, 1), `site A: ${siteA.stats().grantedBytes} bytes after ${step} ms`);
+      assert.ok(
+        siteA.stats().grantedBytes <= bound(4 * MiB, step, 1),
+        `site A: ${siteA.stats().grantedBytes} bytes after ${step} ms`,
+      );
     }
   } finally {
     Atomics.store(ctl, 0, -1);
@@ -290,8 +341,20 @@ test('two worker threads charging one bucket at once lose no charge', async () =
   const bucket = new RateBucket({ bytesPerSecond: rate, clock: () => Atomics.load(clockNs, 0) });
   const n = 200_000;
   const bytes = 1000;
-  const workers = [0, 1].map(() => new Worker(CHARGER, { eval: true, workerData: { clock: clockBuf, start: start.buffer, bucket: bucket.buffer, n, bytes } }));
-  const done = workers.map((w) => new Promise((resolve, reject) => { w.once('message', resolve); w.once('error', reject); }));
+  const workers = [0, 1].map(
+    () =>
+      new Worker(CHARGER, {
+        eval: true,
+        workerData: { clock: clockBuf, start: start.buffer, bucket: bucket.buffer, n, bytes },
+      }),
+  );
+  const done = workers.map(
+    (w) =>
+      new Promise((resolve, reject) => {
+        w.once('message', resolve);
+        w.once('error', reject);
+      }),
+  );
   for (let v = Atomics.load(start, 1); v < 2; v = Atomics.load(start, 1)) Atomics.wait(start, 1, v, 1000);
   Atomics.store(start, 0, 1);
   Atomics.notify(start, 0);

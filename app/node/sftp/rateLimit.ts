@@ -105,7 +105,10 @@ export class RateBucket {
    */
   setRate(bytesPerSecond: number): void {
     if (!Number.isFinite(bytesPerSecond) || bytesPerSecond < 0) {
-      throw new SluiceError('USAGE', `a speed limit must be 0 (none) or a positive number of bytes per second, got ${bytesPerSecond}`);
+      throw new SluiceError(
+        'USAGE',
+        `a speed limit must be 0 (none) or a positive number of bytes per second, got ${bytesPerSecond}`,
+      );
     }
     const rate = bytesPerSecond === 0 ? 0 : Math.max(1, Math.round(bytesPerSecond));
     const old = this.bytesPerSecond;
@@ -228,7 +231,10 @@ export class RateGate {
   /** Forgets `fn` (a range that ended, aborted or not, while registered). */
   offReady(fn: () => void): void {
     this.waiters.delete(fn);
-    if (this.waiters.size === 0 && this.timer) { clearTimeout(this.timer); this.timer = undefined; }
+    if (this.waiters.size === 0 && this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
   }
 
   /**
@@ -237,11 +243,20 @@ export class RateGate {
    */
   take(bytes: number, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(new SluiceError('ABORTED', 'transfer aborted'));
-    if (this.ready()) { this.charge(bytes); return Promise.resolve(); }
+    if (this.ready()) {
+      this.charge(bytes);
+      return Promise.resolve();
+    }
     return new Promise<void>((resolve, reject) => {
-      const onAbort = () => { this.offReady(attempt); reject(new SluiceError('ABORTED', 'transfer aborted')); };
+      const onAbort = () => {
+        this.offReady(attempt);
+        reject(new SluiceError('ABORTED', 'transfer aborted'));
+      };
       const attempt = () => {
-        if (!this.ready()) { this.onReady(attempt); return; }
+        if (!this.ready()) {
+          this.onReady(attempt);
+          return;
+        }
         signal?.removeEventListener('abort', onAbort);
         this.charge(bytes);
         resolve();

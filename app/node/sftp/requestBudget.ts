@@ -110,7 +110,10 @@ export class InFlightBudget {
   private measure(bytes: number): void {
     const t = this.now();
     // The first answer starts the first period: the time before it is set-up and one round trip, not rate.
-    if (this.periodStart === undefined) { this.periodStart = t; return; }
+    if (this.periodStart === undefined) {
+      this.periodStart = t;
+      return;
+    }
     this.answered += bytes;
     const elapsed = t - this.periodStart;
     if (elapsed < this.o.periodMs) return;

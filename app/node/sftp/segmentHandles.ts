@@ -56,7 +56,13 @@ export class SegmentHandles<Local> {
    * would outlive it (a later run of the same temporary name would write through it into a removed file).
    * @returns whether the pair was kept; when false the caller closes it
    */
-  putBack(direction: Direction, remotePath: string, localPath: string, h: SegmentHandle<Local>, count: number): boolean {
+  putBack(
+    direction: Direction,
+    remotePath: string,
+    localPath: string,
+    h: SegmentHandle<Local>,
+    count: number,
+  ): boolean {
     if (this.releaseCount(remotePath) !== count) return false;
     this.put(direction, remotePath, localPath, h);
     return true;

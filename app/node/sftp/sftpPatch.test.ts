@@ -11,13 +11,36 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 
 const { SFTP } = require('ssh2/lib/protocol/SFTP') as {
-  SFTP: new (client: unknown, chanInfo: unknown, cfg?: unknown) => {
+  SFTP: new (
+    client: unknown,
+    chanInfo: unknown,
+    cfg?: unknown,
+  ) => {
     push(data: Buffer): void;
     open(p: string, flags: string, cb: (err: Error | undefined, handle: Buffer) => void): void;
-    read(handle: Buffer, buf: Buffer, off: number, len: number, pos: number, cb: (err: Error | undefined, nb: number, data: Buffer) => void): void;
-    sluiceReadInto(handle: Buffer, len: number, pos: number, alloc: (len: number) => Buffer,
-      cb: (err: Error | undefined, nb: number, data: Buffer | undefined) => void): void;
-    write(handle: Buffer, buf: Buffer, off: number, len: number, pos: number, cb: (err: Error | undefined) => void): void;
+    read(
+      handle: Buffer,
+      buf: Buffer,
+      off: number,
+      len: number,
+      pos: number,
+      cb: (err: Error | undefined, nb: number, data: Buffer) => void,
+    ): void;
+    sluiceReadInto(
+      handle: Buffer,
+      len: number,
+      pos: number,
+      alloc: (len: number) => Buffer,
+      cb: (err: Error | undefined, nb: number, data: Buffer | undefined) => void,
+    ): void;
+    write(
+      handle: Buffer,
+      buf: Buffer,
+      off: number,
+      len: number,
+      pos: number,
+      cb: (err: Error | undefined) => void,
+    ): void;
     sluiceWriteBuffer(handle: Buffer, len: number): Buffer;
     sluiceSendWrite(out: Buffer, pos: number, cb: (err: Error | undefined) => void): boolean;
     _version: number;
@@ -47,7 +70,14 @@ function feed(sftp: { push(d: Buffer): void }, packet: Buffer, size: number): vo
 /** ssh2's SFTP client over a fake transport; `reqId()` is the id of the last request sent. */
 function parser() {
   const sent: Buffer[] = [];
-  const client = { _protocol: { _remoteIdentRaw: 'SSH-2.0-OpenSSH_9.2', channelData: (_id: number, d: Buffer) => { sent.push(Buffer.from(d)); } } };
+  const client = {
+    _protocol: {
+      _remoteIdentRaw: 'SSH-2.0-OpenSSH_9.2',
+      channelData: (_id: number, d: Buffer) => {
+        sent.push(Buffer.from(d));
+      },
+    },
+  };
   const chanInfo = {
     type: 'sftp',
     incoming: { id: 0, window: 2 ** 30, packetSize: 32768, state: 'open' },
@@ -64,7 +94,10 @@ test('SFTP reply reassembly: DATA replies share a reused buffer, a HANDLE receiv
   const handles: Buffer[] = [];
   const handleBytes = [Buffer.from('handle-one'), Buffer.from('handle-two')];
   for (const hb of handleBytes) {
-    sftp.open('/f', 'r', (err, h) => { assert.ifError(err); handles.push(h); });
+    sftp.open('/f', 'r', (err, h) => {
+      assert.ifError(err);
+      handles.push(h);
+    });
     feed(sftp, reply(FXP_HANDLE, reqId(), hb), 5);
   }
   assert.deepEqual(handles.map(String), ['handle-one', 'handle-two']);
@@ -73,7 +106,10 @@ test('SFTP reply reassembly: DATA replies share a reused buffer, a HANDLE receiv
   const got: Buffer[] = [];
   for (const data of chunks) {
     const buf = Buffer.alloc(data.length);
-    sftp.read(handles[0], buf, 0, data.length, 0, (err, nb, out) => { assert.ifError(err); got.push(Buffer.from(out.subarray(0, nb))); });
+    sftp.read(handles[0], buf, 0, data.length, 0, (err, nb, out) => {
+      assert.ifError(err);
+      got.push(Buffer.from(out.subarray(0, nb)));
+    });
     feed(sftp, reply(FXP_DATA, reqId(), data), 32_768);
   }
   assert.equal(got.length, chunks.length);
@@ -86,9 +122,14 @@ test('sluiceReadInto: the buffer is allocated when the DATA reply arrives; EOF g
   const { sftp, reqId } = parser();
   const h = Buffer.from('h');
   const allocs: number[] = [];
-  const alloc = (len: number) => { allocs.push(len); return Buffer.alloc(len + 100); };
+  const alloc = (len: number) => {
+    allocs.push(len);
+    return Buffer.alloc(len + 100);
+  };
   const results: Array<{ err?: string; nb: number; data?: Buffer }> = [];
-  const cb = (err: Error | undefined, nb: number, data: Buffer | undefined) => { results.push({ err: err?.message, nb, data }); };
+  const cb = (err: Error | undefined, nb: number, data: Buffer | undefined) => {
+    results.push({ err: err?.message, nb, data });
+  };
 
   const data = randomBytes(200_000);
   sftp.sluiceReadInto(h, 200_000, 0, alloc, cb);
@@ -129,7 +170,11 @@ test('sluiceWriteBuffer + sluiceSendWrite: the same SSH_FXP_WRITE bytes as write
     const viaWrite = Buffer.concat(sent.splice(0));
     const out = sftp.sluiceWriteBuffer(handle, data.length);
     data.copy(out, out.length - data.length);
-    assert.equal(sftp.sluiceSendWrite(out, pos, (err) => results.push(`in place ${err?.message ?? 'ok'}`)), true, 'sent whole');
+    assert.equal(
+      sftp.sluiceSendWrite(out, pos, (err) => results.push(`in place ${err?.message ?? 'ok'}`)),
+      true,
+      'sent whole',
+    );
     const inPlace = Buffer.concat(sent.splice(0));
     // Request ids differ by one; everything else is equal.
     ids.push(viaWrite.readUInt32BE(5), inPlace.readUInt32BE(5));

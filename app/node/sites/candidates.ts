@@ -54,8 +54,10 @@ export interface ParseOptions {
 /** The note for a key file in PuTTY's format, which ssh2 reads only in its version 2 with RSA or DSA keys. */
 export function ppkNote(keyPath: string): string | undefined {
   if (!/\.ppk$/i.test(keyPath)) return undefined;
-  return `key file ${keyPath} is in PuTTY's format: Sluice reads version 2 RSA and DSA .ppk files only; convert others with `
-    + `"puttygen KEY.ppk -O private-openssh -o KEY"`;
+  return (
+    `key file ${keyPath} is in PuTTY's format: Sluice reads version 2 RSA and DSA .ppk files only; convert others with ` +
+    `"puttygen KEY.ppk -O private-openssh -o KEY"`
+  );
 }
 
 /** Collects a parser's candidates and notes. */
@@ -94,10 +96,22 @@ export class CandidateList {
       if (n) own.push(n);
     }
     const site: Record<string, unknown> = {
-      name: d.name.trim() || d.host, folder: normalizeFolder(d.folder ?? ''), host: d.host.trim(), port: d.port ?? 22, user,
-      authMethod, keyPath, localDir: d.localDir?.trim() || undefined, remoteDir: d.remoteDir?.trim() || undefined,
-      connections: d.connections, channels: d.channels, ciphers: d.ciphers, kex: d.kex, macs: d.macs,
-      hostKeyAlgorithms: d.hostKeyAlgorithms, speedLimit: d.speedLimit,
+      name: d.name.trim() || d.host,
+      folder: normalizeFolder(d.folder ?? ''),
+      host: d.host.trim(),
+      port: d.port ?? 22,
+      user,
+      authMethod,
+      keyPath,
+      localDir: d.localDir?.trim() || undefined,
+      remoteDir: d.remoteDir?.trim() || undefined,
+      connections: d.connections,
+      channels: d.channels,
+      ciphers: d.ciphers,
+      kex: d.kex,
+      macs: d.macs,
+      hostKeyAlgorithms: d.hostKeyAlgorithms,
+      speedLimit: d.speedLimit,
     };
     for (const k of Object.keys(site)) if (site[k] === undefined) delete site[k];
     const checked = siteInputSchema.safeParse(site);
@@ -106,7 +120,12 @@ export class CandidateList {
       return false;
     }
     const { id: _id, ...valid } = checked.data;
-    this.candidates.push({ origin, site: valid, ...(d.password !== undefined ? { password: d.password } : {}), notes: own });
+    this.candidates.push({
+      origin,
+      site: valid,
+      ...(d.password !== undefined ? { password: d.password } : {}),
+      notes: own,
+    });
     return true;
   }
 
@@ -124,7 +143,9 @@ export class CandidateList {
  */
 export function unmunge(text: string): string {
   const parts = text.split(/(%[0-9a-f]{2})/i);
-  let buf = Buffer.concat(parts.map((p, i) => (i % 2 === 1 ? Buffer.from([parseInt(p.slice(1), 16)]) : Buffer.from(p, 'utf8'))));
+  let buf = Buffer.concat(
+    parts.map((p, i) => (i % 2 === 1 ? Buffer.from([parseInt(p.slice(1), 16)]) : Buffer.from(p, 'utf8'))),
+  );
   if (buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) buf = buf.subarray(3);
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(buf);

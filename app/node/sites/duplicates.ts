@@ -9,7 +9,8 @@ import type { Candidate } from './candidates';
 
 type DuplicateOf = NonNullable<ImportCandidateView['duplicateOf']>;
 
-const endpointKey = (s: { host: string; port: number; user: string }): string => `${s.host.toLowerCase()}\0${s.port}\0${s.user}`;
+const endpointKey = (s: { host: string; port: number; user: string }): string =>
+  `${s.host.toLowerCase()}\0${s.port}\0${s.user}`;
 const nameKey = (s: { folder: string; name: string }): string => `${s.folder}\0${s.name.toLowerCase()}`;
 const where = (s: { folder: string; name: string }): string => `"${s.folder ? `${s.folder}/` : ''}${s.name}"`;
 
@@ -18,8 +19,12 @@ const where = (s: { folder: string; name: string }): string => `"${s.folder ? `$
  * @param existing the saved sites
  * @param folderOf the folder a candidate would be saved in (with the import's `intoFolder`)
  */
-export function findDuplicates(candidates: Candidate[], existing: Site[], format: ImportFormat,
-  folderOf: (c: Candidate) => string = (c) => c.site.folder): Array<DuplicateOf | undefined> {
+export function findDuplicates(
+  candidates: Candidate[],
+  existing: Site[],
+  format: ImportFormat,
+  folderOf: (c: Candidate) => string = (c) => c.site.folder,
+): Array<DuplicateOf | undefined> {
   const byEndpoint = new Map<string, Site>();
   const byName = new Map<string, Site>();
   for (const s of existing) {
@@ -33,14 +38,31 @@ export function findDuplicates(candidates: Candidate[], existing: Site[], format
     const earlier = seen.get(key);
     if (earlier === undefined) seen.set(key, index);
     const server = `${c.site.user}@${c.site.host}:${c.site.port}`;
-    if (saved) return { id: saved.id, name: saved.name, folder: saved.folder, reason: `${server} is already the saved site ${where(saved)}` };
+    if (saved)
+      return {
+        id: saved.id,
+        name: saved.name,
+        folder: saved.folder,
+        reason: `${server} is already the saved site ${where(saved)}`,
+      };
     if (format === 'sluice') {
       const named = byName.get(nameKey({ folder: folderOf(c), name: c.site.name }));
-      if (named) return { id: named.id, name: named.name, folder: named.folder, reason: `a site named ${where(named)} is already saved` };
+      if (named)
+        return {
+          id: named.id,
+          name: named.name,
+          folder: named.folder,
+          reason: `a site named ${where(named)} is already saved`,
+        };
     }
     if (earlier !== undefined) {
       const e = candidates[earlier].site;
-      return { index: earlier, name: e.name, folder: e.folder, reason: `${server} is also ${where(e)} earlier in this source` };
+      return {
+        index: earlier,
+        name: e.name,
+        folder: e.folder,
+        reason: `${server} is also ${where(e)} earlier in this source`,
+      };
     }
     return undefined;
   });

@@ -17,9 +17,25 @@ type XmlNode = Record<string, unknown>;
 
 /** FileZilla's protocol numbers (ServerProtocol in its source), for the notes on skipped entries. */
 const PROTOCOLS: Record<string, string> = {
-  0: 'FTP', 1: 'SFTP', 2: 'HTTP', 3: 'FTPS', 4: 'FTPES', 5: 'HTTPS', 6: 'insecure FTP', 7: 'S3', 8: 'Storj', 9: 'WebDAV',
-  10: 'Azure file storage', 11: 'Azure blob storage', 12: 'Swift', 13: 'Google Cloud Storage', 14: 'Google Drive',
-  15: 'OneDrive', 16: 'Dropbox', 17: 'Box', 18: 'Rackspace',
+  0: 'FTP',
+  1: 'SFTP',
+  2: 'HTTP',
+  3: 'FTPS',
+  4: 'FTPES',
+  5: 'HTTPS',
+  6: 'insecure FTP',
+  7: 'S3',
+  8: 'Storj',
+  9: 'WebDAV',
+  10: 'Azure file storage',
+  11: 'Azure blob storage',
+  12: 'Swift',
+  13: 'Google Cloud Storage',
+  14: 'Google Drive',
+  15: 'OneDrive',
+  16: 'Dropbox',
+  17: 'Box',
+  18: 'Rackspace',
 };
 
 /** The text of an element (`<Host>x</Host>`, or `{#text}` when it has attributes), trimmed; undefined when absent. */
@@ -118,14 +134,23 @@ function walk(list: CandidateList, node: XmlNode, folder: string): void {
  */
 export function parseFileZilla(xml: string, opts: ParseOptions): ParsedSites {
   const valid = XMLValidator.validate(xml);
-  if (valid !== true) throw new SluiceError('INVALID_REQUEST', `Not a FileZilla sitemanager.xml: ${valid.err.msg} (line ${valid.err.line})`);
+  if (valid !== true)
+    throw new SluiceError(
+      'INVALID_REQUEST',
+      `Not a FileZilla sitemanager.xml: ${valid.err.msg} (line ${valid.err.line})`,
+    );
   const parser = new XMLParser({
-    ignoreAttributes: false, attributeNamePrefix: '@_', parseTagValue: false, parseAttributeValue: false,
-    trimValues: true, isArray: (tag) => tag === 'Server' || tag === 'Folder',
+    ignoreAttributes: false,
+    attributeNamePrefix: '@_',
+    parseTagValue: false,
+    parseAttributeValue: false,
+    trimValues: true,
+    isArray: (tag) => tag === 'Server' || tag === 'Folder',
   });
   const doc = parser.parse(xml) as XmlNode;
   const root = doc.FileZilla3 as XmlNode | undefined;
-  if (!root || typeof root !== 'object') throw new SluiceError('INVALID_REQUEST', 'Not a FileZilla sitemanager.xml: no <FileZilla3> element');
+  if (!root || typeof root !== 'object')
+    throw new SluiceError('INVALID_REQUEST', 'Not a FileZilla sitemanager.xml: no <FileZilla3> element');
   const list = new CandidateList(opts);
   const servers = root.Servers;
   if (servers && typeof servers === 'object') walk(list, servers as XmlNode, '');

@@ -49,8 +49,10 @@ export function parseOpenSshConfig(text: string, opts: ParseOptions): ParsedSite
   for (const line of config) {
     if (!('param' in line)) continue;
     const param = line.param.toLowerCase();
-    if (param === 'include') list.note(`Include ${words(line.value).join(' ')} was not followed: import that file on its own`);
-    if (param === 'match' && words(line.value).some((w) => w.toLowerCase() === 'exec')) list.note('Match exec blocks were not evaluated (no command is run)');
+    if (param === 'include')
+      list.note(`Include ${words(line.value).join(' ')} was not followed: import that file on its own`);
+    if (param === 'match' && words(line.value).some((w) => w.toLowerCase() === 'exec'))
+      list.note('Match exec blocks were not evaluated (no command is run)');
     if (param !== 'host') continue;
     for (const name of words(line.value)) {
       if (/[*?!]/.test(name)) list.skip(`Host ${name}`, 'a pattern, not a host');
@@ -71,10 +73,17 @@ export function parseOpenSshConfig(text: string, opts: ParseOptions): ParsedSite
       list.skip(`Host ${alias}`, `Port ${portText} is not a port number`);
       continue;
     }
-    list.add(`Host ${alias}`, {
-      name: alias, host, port, user,
-      keyPath: key && key.toLowerCase() !== 'none' ? expandTokens(key, tokens) : undefined,
-    }, notes);
+    list.add(
+      `Host ${alias}`,
+      {
+        name: alias,
+        host,
+        port,
+        user,
+        keyPath: key && key.toLowerCase() !== 'none' ? expandTokens(key, tokens) : undefined,
+      },
+      notes,
+    );
   }
   return list.result();
 }

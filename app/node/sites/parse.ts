@@ -21,20 +21,34 @@ export type SourceData = { text: string } | { files: Array<{ name: string; text:
  * @throws SluiceError INVALID_REQUEST when the data is not in that format (a folder given for a one-file format, a
  *   PuTTY text that is not a registry export, malformed XML or JSON)
  */
-export function parseSource(format: ImportFormat, data: SourceData, opts: ParseOptions): ParsedSites & { folders?: string[] } {
+export function parseSource(
+  format: ImportFormat,
+  data: SourceData,
+  opts: ParseOptions,
+): ParsedSites & { folders?: string[] } {
   if ('files' in data) {
     if (format !== 'putty') throw new SluiceError('INVALID_REQUEST', `A ${format} source is one file, not a folder`);
-    return parsePuttySessions(data.files.map((f) => parsePuttySessionFile(f.name, f.text)), opts);
+    return parsePuttySessions(
+      data.files.map((f) => parsePuttySessionFile(f.name, f.text)),
+      opts,
+    );
   }
   const { text } = data;
   switch (format) {
-    case 'openssh': return parseOpenSshConfig(text, opts);
-    case 'filezilla': return parseFileZilla(text, opts);
-    case 'winscp': return parseWinScp(text, opts);
-    case 'sluice': return parseSluiceExport(text, opts);
+    case 'openssh':
+      return parseOpenSshConfig(text, opts);
+    case 'filezilla':
+      return parseFileZilla(text, opts);
+    case 'winscp':
+      return parseWinScp(text, opts);
+    case 'sluice':
+      return parseSluiceExport(text, opts);
     case 'putty':
       if (!isRegFile(text)) {
-        throw new SluiceError('INVALID_REQUEST', 'PuTTY sessions are read from the sessions folder (~/.putty/sessions) or from a registry export (.reg)');
+        throw new SluiceError(
+          'INVALID_REQUEST',
+          'PuTTY sessions are read from the sessions folder (~/.putty/sessions) or from a registry export (.reg)',
+        );
       }
       return parsePuttySessions(puttySessionsFromReg(text), opts);
   }

@@ -38,7 +38,14 @@ function str(values: Map<string, string | number>, name: string): string | undef
 }
 
 /** PuTTY's proxy types (ProxyMethod): 0 is none. */
-const PROXIES: Record<string, string> = { 1: 'SOCKS 4', 2: 'SOCKS 5', 3: 'HTTP', 4: 'Telnet', 5: 'local command', 6: 'SSH' };
+const PROXIES: Record<string, string> = {
+  1: 'SOCKS 4',
+  2: 'SOCKS 5',
+  3: 'HTTP',
+  4: 'Telnet',
+  5: 'local command',
+  6: 'SSH',
+};
 
 /**
  * Parses PuTTY sessions.
@@ -52,7 +59,10 @@ export function parsePuttySessions(sessions: PuttySession[], opts: ParseOptions)
     const origin = `"${name}"`;
     if (name === 'Default Settings') continue;
     const protocol = str(values, 'Protocol') ?? 'ssh';
-    if (protocol !== 'ssh') { list.skip(origin, `${protocol} session (Sluice speaks SFTP over SSH only)`); continue; }
+    if (protocol !== 'ssh') {
+      list.skip(origin, `${protocol} session (Sluice speaks SFTP over SSH only)`);
+      continue;
+    }
     let host = (str(values, 'HostName') ?? '').trim();
     let user = str(values, 'UserName');
     const at = host.lastIndexOf('@');
@@ -60,13 +70,27 @@ export function parsePuttySessions(sessions: PuttySession[], opts: ParseOptions)
       user ||= host.slice(0, at);
       host = host.slice(at + 1);
     }
-    if (host === '') { list.skip(origin, 'no host name'); continue; }
+    if (host === '') {
+      list.skip(origin, 'no host name');
+      continue;
+    }
     const notes: string[] = [];
     const proxy = str(values, 'ProxyMethod') ?? '0';
-    if (proxy !== '0') notes.push(`not imported: ${PROXIES[proxy] ?? ''} proxy ${str(values, 'ProxyHost') ?? ''}`.replace(/\s+/g, ' ').trim());
-    list.add(origin, {
-      name, host, port: portOf(values.get('PortNumber')), user, keyPath: str(values, 'PublicKeyFile'),
-    }, notes);
+    if (proxy !== '0')
+      notes.push(
+        `not imported: ${PROXIES[proxy] ?? ''} proxy ${str(values, 'ProxyHost') ?? ''}`.replace(/\s+/g, ' ').trim(),
+      );
+    list.add(
+      origin,
+      {
+        name,
+        host,
+        port: portOf(values.get('PortNumber')),
+        user,
+        keyPath: str(values, 'PublicKeyFile'),
+      },
+      notes,
+    );
   }
   return list.result();
 }

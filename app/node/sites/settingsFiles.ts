@@ -61,7 +61,10 @@ function regValue(section: KeySection, line: string): void {
 export function parseRegFile(text: string): KeySection[] {
   const sections: KeySection[] = [];
   let current: KeySection | undefined;
-  const lines = text.replace(/\\\r?\n\s*/g, '').split(/\r?\n/).slice(1);
+  const lines = text
+    .replace(/\\\r?\n\s*/g, '')
+    .split(/\r?\n/)
+    .slice(1);
   for (const raw of lines) {
     const line = raw.trim();
     if (line === '' || line.startsWith(';')) continue;

@@ -57,7 +57,11 @@ export async function previewImport(ctx: SiteImportContext, req: SourceRequest):
     digest: read.digest,
     notes: parsed.notes,
     candidates: parsed.candidates.map((c, index) => ({
-      index, origin: c.origin, site: c.site, hasPassword: c.password !== undefined, notes: c.notes,
+      index,
+      origin: c.origin,
+      site: c.site,
+      hasPassword: c.password !== undefined,
+      notes: c.notes,
       ...(duplicates[index] ? { duplicateOf: duplicates[index] } : {}),
     })),
   };
@@ -76,15 +80,19 @@ function under(into: string, folder: string): string {
  * @throws SluiceError INVALID_STATE when the source changed since the preview; INVALID_REQUEST for an index the source
  *   does not have (nothing is saved then)
  */
-export async function applyImport(ctx: SiteImportContext, req: SourceRequest & { digest: string; pick: number[]; intoFolder?: string },
-  passwords: PasswordSink): Promise<ImportResult> {
+export async function applyImport(
+  ctx: SiteImportContext,
+  req: SourceRequest & { digest: string; pick: number[]; intoFolder?: string },
+  passwords: PasswordSink,
+): Promise<ImportResult> {
   const { preview, candidates, folders } = await previewImport(ctx, req);
   if (preview.digest !== req.digest) {
     throw new SluiceError('INVALID_STATE', `${preview.source} changed since it was previewed: preview it again`);
   }
   const picked = [...new Set(req.pick)];
   const missing = picked.find((i) => i >= candidates.length);
-  if (missing !== undefined) throw new SluiceError('INVALID_REQUEST', `The source has no candidate ${missing} (it has ${candidates.length})`);
+  if (missing !== undefined)
+    throw new SluiceError('INVALID_REQUEST', `The source has no candidate ${missing} (it has ${candidates.length})`);
   const into = normalizeFolder(req.intoFolder ?? '');
   for (const f of folders) ctx.store.createFolder(under(into, f));
   const result: ImportResult = { imported: [], passwordsStored: 0, notes: [] };
@@ -118,7 +126,10 @@ function withAncestors(folder: string): string[] {
  * given.
  * @throws SluiceError NOT_FOUND for an id that names no site
  */
-export async function exportSites(store: SitesStore, opts: { siteIds?: string[]; passwordOf?: (siteId: string) => Promise<string | undefined>; now?: number }): Promise<{ doc: SluiceExport; passwords: number }> {
+export async function exportSites(
+  store: SitesStore,
+  opts: { siteIds?: string[]; passwordOf?: (siteId: string) => Promise<string | undefined>; now?: number },
+): Promise<{ doc: SluiceExport; passwords: number }> {
   const all = store.list();
   let sites: Site[] = all.sites;
   let folders = all.folders;
@@ -138,7 +149,10 @@ export async function exportSites(store: SitesStore, opts: { siteIds?: string[];
       if (p !== undefined) passwords.set(s.id, p);
     }
   }
-  return { doc: buildExport(sites, folders, opts.now ?? Date.now(), opts.passwordOf ? passwords : undefined), passwords: passwords.size };
+  return {
+    doc: buildExport(sites, folders, opts.now ?? Date.now(), opts.passwordOf ? passwords : undefined),
+    passwords: passwords.size,
+  };
 }
 
 /**
@@ -148,7 +162,8 @@ export async function exportSites(store: SitesStore, opts: { siteIds?: string[];
  */
 export function writeExport(file: string, doc: SluiceExport, passwords: number, overwrite: boolean): ExportResult {
   const target = path.resolve(file);
-  if (!overwrite && fs.existsSync(target)) throw new SluiceError('EXISTS', `${target} exists (choose another name, or overwrite it)`);
+  if (!overwrite && fs.existsSync(target))
+    throw new SluiceError('EXISTS', `${target} exists (choose another name, or overwrite it)`);
   const tmp = `${target}.${process.pid}.sluice-tmp`;
   try {
     fs.writeFileSync(tmp, `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o600 });

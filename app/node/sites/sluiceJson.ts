@@ -22,8 +22,24 @@ export const SLUICE_EXPORT_FORMAT = 'sluice-sites';
 export const SLUICE_EXPORT_VERSION = 1;
 
 /** The fields a site has in the export (version 1). */
-const SITE_FIELDS = ['name', 'folder', 'host', 'port', 'user', 'authMethod', 'keyPath', 'localDir', 'remoteDir', 'connections', 'channels', 'ciphers', 'kex', 'macs',
-  'hostKeyAlgorithms', 'speedLimit'] as const;
+const SITE_FIELDS = [
+  'name',
+  'folder',
+  'host',
+  'port',
+  'user',
+  'authMethod',
+  'keyPath',
+  'localDir',
+  'remoteDir',
+  'connections',
+  'channels',
+  'ciphers',
+  'kex',
+  'macs',
+  'hostKeyAlgorithms',
+  'speedLimit',
+] as const;
 
 const fileSchema = z.object({
   format: z.literal(SLUICE_EXPORT_FORMAT),
@@ -50,7 +66,12 @@ export interface SluiceExport {
  * @param passwords the passwords to include, by site id (absent: none are included)
  * @param now the export time, ms since the epoch
  */
-export function buildExport(sites: Site[], folders: string[], now: number, passwords?: Map<string, string>): SluiceExport {
+export function buildExport(
+  sites: Site[],
+  folders: string[],
+  now: number,
+  passwords?: Map<string, string>,
+): SluiceExport {
   return {
     format: SLUICE_EXPORT_FORMAT,
     version: SLUICE_EXPORT_VERSION,
@@ -86,11 +107,17 @@ export function parseSluiceExport(text: string, opts: ParseOptions): ParsedSites
   }
   const parsed = fileSchema.safeParse(data);
   if (!parsed.success) {
-    throw new SluiceError('INVALID_REQUEST', `Not a Sluice export: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(file)'}: ${i.message}`).join('; ')}`);
+    throw new SluiceError(
+      'INVALID_REQUEST',
+      `Not a Sluice export: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(file)'}: ${i.message}`).join('; ')}`,
+    );
   }
   const doc = parsed.data;
   if (doc.version > SLUICE_EXPORT_VERSION) {
-    throw new SluiceError('INVALID_REQUEST', `This export is version ${doc.version}, made by a newer Sluice; this one reads version ${SLUICE_EXPORT_VERSION}`);
+    throw new SluiceError(
+      'INVALID_REQUEST',
+      `This export is version ${doc.version}, made by a newer Sluice; this one reads version ${SLUICE_EXPORT_VERSION}`,
+    );
   }
   const list = new CandidateList(opts);
   doc.sites.forEach((s, i) => {
@@ -99,14 +126,29 @@ export function parseSluiceExport(text: string, opts: ParseOptions): ParsedSites
     const unknown = Object.keys(s).filter((k) => k !== 'password' && !(SITE_FIELDS as readonly string[]).includes(k));
     const notes = unknown.map((k) => `not imported: ${k} (not known to this version of Sluice)`);
     if (typeof s.host !== 'string' || typeof s.user !== 'string') return list.skip(origin, 'no host or user');
-    list.add(origin, {
-      name, folder: field(s, 'folder'), host: s.host, port: field(s, 'port'), user: s.user,
-      authMethod: field(s, 'authMethod'), keyPath: field(s, 'keyPath'), localDir: field(s, 'localDir'),
-      remoteDir: field(s, 'remoteDir'), connections: field(s, 'connections'), channels: field(s, 'channels'),
-      ciphers: field(s, 'ciphers'), kex: field(s, 'kex'), macs: field(s, 'macs'), hostKeyAlgorithms: field(s, 'hostKeyAlgorithms'),
-      speedLimit: field(s, 'speedLimit'),
-      password: typeof s.password === 'string' ? s.password : undefined,
-    }, notes);
+    list.add(
+      origin,
+      {
+        name,
+        folder: field(s, 'folder'),
+        host: s.host,
+        port: field(s, 'port'),
+        user: s.user,
+        authMethod: field(s, 'authMethod'),
+        keyPath: field(s, 'keyPath'),
+        localDir: field(s, 'localDir'),
+        remoteDir: field(s, 'remoteDir'),
+        connections: field(s, 'connections'),
+        channels: field(s, 'channels'),
+        ciphers: field(s, 'ciphers'),
+        kex: field(s, 'kex'),
+        macs: field(s, 'macs'),
+        hostKeyAlgorithms: field(s, 'hostKeyAlgorithms'),
+        speedLimit: field(s, 'speedLimit'),
+        password: typeof s.password === 'string' ? s.password : undefined,
+      },
+      notes,
+    );
   });
   return { ...list.result(), folders: doc.folders.map(normalizeFolder).filter((f) => f.length > 0) };
 }

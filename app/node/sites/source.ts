@@ -55,18 +55,26 @@ export function expandHome(p: string, home: string): string {
  * @returns a path, or undefined when the format has none (Sluice exports; WinSCP off Windows) or lives in the
  *   registry (PuTTY and WinSCP on Windows: see {@link readSource})
  */
-export function defaultSourcePath(format: ImportFormat, env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string | undefined {
+export function defaultSourcePath(
+  format: ImportFormat,
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string | undefined {
   const home = homeOf(env, platform);
   const p = pathFor(platform);
   const appData = env.APPDATA ?? p.join(home, 'AppData', 'Roaming');
   switch (format) {
-    case 'openssh': return p.join(home, '.ssh', 'config');
+    case 'openssh':
+      return p.join(home, '.ssh', 'config');
     case 'filezilla':
       if (platform === 'win32') return p.join(appData, 'FileZilla', 'sitemanager.xml');
       return p.join(env.XDG_CONFIG_HOME ?? p.join(home, '.config'), 'filezilla', 'sitemanager.xml');
-    case 'putty': return platform === 'win32' ? undefined : p.join(home, '.putty', 'sessions');
-    case 'winscp': return undefined;
-    case 'sluice': return undefined;
+    case 'putty':
+      return platform === 'win32' ? undefined : p.join(home, '.putty', 'sessions');
+    case 'winscp':
+      return undefined;
+    case 'sluice':
+      return undefined;
   }
 }
 
@@ -78,7 +86,8 @@ function digestOf(parts: string[]): string {
 
 /** Every regular file of a folder (PuTTY's sessions), in name order. */
 function readFolder(dir: string): Array<{ name: string; text: string }> {
-  return fs.readdirSync(dir, { withFileTypes: true })
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
     .filter((e) => e.isFile())
     .map((e) => e.name)
     .sort()
@@ -106,8 +115,12 @@ async function exportRegistry(key: string): Promise<string> {
  * @throws SluiceError LOCAL_IO when the file or folder does not exist or cannot be read; USAGE when the format has no
  *   usual place and no path was given; NOT_FOUND when the registry key cannot be exported
  */
-export async function readSource(format: ImportFormat, req: { path?: string; text?: string },
-  env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): Promise<ReadSource> {
+export async function readSource(
+  format: ImportFormat,
+  req: { path?: string; text?: string },
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): Promise<ReadSource> {
   if (req.text !== undefined) return { source: '(text)', data: { text: req.text }, digest: digestOf([req.text]) };
   const home = homeOf(env, platform);
   const file = req.path !== undefined ? expandHome(req.path, home) : defaultSourcePath(format, env, platform);
@@ -125,7 +138,8 @@ export async function readSource(format: ImportFormat, req: { path?: string; tex
   } catch (e) {
     throw fromLocalError(e, file, 'read');
   }
-  if (stat.isFile() && stat.size > MAX_SOURCE_BYTES) throw new SluiceError('USAGE', `${file} is too large for a list of sites (over 16 MiB)`);
+  if (stat.isFile() && stat.size > MAX_SOURCE_BYTES)
+    throw new SluiceError('USAGE', `${file} is too large for a list of sites (over 16 MiB)`);
   try {
     if (stat.isDirectory()) {
       const files = readFolder(file);

@@ -32,8 +32,10 @@ function int(values: Map<string, string | number>, name: string): number | undef
 /** What a session has that a Sluice site does not keep. */
 function droppedNotes(values: Map<string, string | number>): string[] {
   const notes: string[] = [];
-  if (values.has('Password')) notes.push('password not imported: WinSCP keeps it in its own encoding; type it when connecting');
-  if (int(values, 'Tunnel') === 1) notes.push(`not imported: SSH tunnel through ${str(values, 'TunnelHostName') ?? 'another host'}`);
+  if (values.has('Password'))
+    notes.push('password not imported: WinSCP keeps it in its own encoding; type it when connecting');
+  if (int(values, 'Tunnel') === 1)
+    notes.push(`not imported: SSH tunnel through ${str(values, 'TunnelHostName') ?? 'another host'}`);
   const proxy = int(values, 'ProxyMethod') ?? 0;
   if (proxy !== 0) notes.push(`not imported: proxy ${str(values, 'ProxyHost') ?? ''}`.trim());
   return notes;
@@ -52,7 +54,10 @@ export function parseWinScp(text: string, opts: ParseOptions): ParsedSites {
     const full = unmunge(escaped);
     const origin = `"${full}"`;
     if (full === 'Default Settings') continue;
-    if (int(values, 'IsWorkspace') === 1) { list.skip(origin, 'a workspace'); continue; }
+    if (int(values, 'IsWorkspace') === 1) {
+      list.skip(origin, 'a workspace');
+      continue;
+    }
     if (int(values, 'IsFolder') === 1) continue;
     const protocol = int(values, 'FSProtocol') ?? 1;
     if (protocol !== 1 && protocol !== 2) {
@@ -60,13 +65,25 @@ export function parseWinScp(text: string, opts: ParseOptions): ParsedSites {
       continue;
     }
     const host = str(values, 'HostName') ?? '';
-    if (host === '') { list.skip(origin, 'no host name'); continue; }
+    if (host === '') {
+      list.skip(origin, 'no host name');
+      continue;
+    }
     const parts = full.split('/').filter((p) => p.length > 0);
-    list.add(origin, {
-      name: parts.pop() ?? full, folder: parts.join('/'), host,
-      port: portOf(int(values, 'PortNumber')), user: str(values, 'UserName'), keyPath: str(values, 'PublicKeyFile'),
-      remoteDir: str(values, 'RemoteDirectory'), localDir: str(values, 'LocalDirectory'),
-    }, droppedNotes(values));
+    list.add(
+      origin,
+      {
+        name: parts.pop() ?? full,
+        folder: parts.join('/'),
+        host,
+        port: portOf(int(values, 'PortNumber')),
+        user: str(values, 'UserName'),
+        keyPath: str(values, 'PublicKeyFile'),
+        remoteDir: str(values, 'RemoteDirectory'),
+        localDir: str(values, 'LocalDirectory'),
+      },
+      droppedNotes(values),
+    );
   }
   return list.result();
 }

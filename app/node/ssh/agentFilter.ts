@@ -28,7 +28,8 @@ export function agentClassFor(socketPath: string, platform: NodeJS.Platform): ty
 /**
  * An agent over `socketPath` (SSH_AUTH_SOCK) whose identity list keeps only `allowed` (all when undefined), and
  * reports the keys it lists to `onList`.
- * ssh2 is required here, lazily: this runs in connection workers, which load it anyway; the coordinating thread never does.
+ * ssh2 is required here, lazily: this runs in connection workers, which load it anyway; the coordinating thread never
+ * does.
  * @param allowed public key blobs, base64 of the SSH encoding (RFC 4253 §6.6)
  */
 export function filteredAgent(socketPath: string, allowed?: string[], onList?: (keys: ParsedKey[]) => void): BaseAgent {
@@ -39,7 +40,12 @@ export function filteredAgent(socketPath: string, allowed?: string[], onList?: (
       // OpenSSHAgent lists ParsedKeys (ssh2 lib/agent.js); the type allows entries wrapping them too.
       super.getIdentities((err, keys) => {
         const kept = keys?.filter((k) => !keep || keep.has((k as ParsedKey).getPublicSSH().toString('base64')));
-        if (kept) try { onList?.(kept as ParsedKey[]); } catch { /* a listener must not break the login */ }
+        if (kept)
+          try {
+            onList?.(kept as ParsedKey[]);
+          } catch {
+            /* a listener must not break the login */
+          }
         cb(err, kept);
       });
     }

@@ -3,14 +3,27 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { algorithmCatalog, buildAlgorithms, defaultCipherOrder, defaultMacOrder, cipherOrderFor, aesFromCpuinfo, detectAes, supportedAlgorithms } from './algorithms';
+import {
+  algorithmCatalog,
+  buildAlgorithms,
+  defaultCipherOrder,
+  defaultMacOrder,
+  cipherOrderFor,
+  aesFromCpuinfo,
+  detectAes,
+  supportedAlgorithms,
+} from './algorithms';
 import { SluiceError } from '../errors';
 import { scratchDir } from '../../../e2e/fixtures/tmp';
 
 // No stored cipher measurement here (a developer's own cipher-speed.json would change the defaults): the AES rule.
 process.env.SLUICE_HOME = scratchDir('sluice-algorithms-');
 
-const constants = require('ssh2/lib/protocol/constants') as { SUPPORTED_CIPHER: string[]; DEFAULT_KEX: string[]; DEFAULT_MAC: string[] };
+const constants = require('ssh2/lib/protocol/constants') as {
+  SUPPORTED_CIPHER: string[];
+  DEFAULT_KEX: string[];
+  DEFAULT_MAC: string[];
+};
 
 function usageError(fn: () => unknown, re: RegExp): void {
   assert.throws(fn, (e: unknown) => {
@@ -46,7 +59,11 @@ test('defaultCipherOrder matches this machine', () => {
   const order = defaultCipherOrder();
   assert.equal(order[0], detected.aes === false ? 'chacha20-poly1305@openssh.com' : 'aes128-gcm@openssh.com');
   if (fs.existsSync('/proc/cpuinfo')) {
-    assert.equal(detected.aes, aesFromCpuinfo(fs.readFileSync('/proc/cpuinfo', 'utf8')), 'cpu-features and /proc/cpuinfo agree');
+    assert.equal(
+      detected.aes,
+      aesFromCpuinfo(fs.readFileSync('/proc/cpuinfo', 'utf8')),
+      'cpu-features and /proc/cpuinfo agree',
+    );
   }
 });
 
@@ -75,13 +92,23 @@ test('buildAlgorithms defaults: explicit cipher and MAC orders, host-key list wi
   const algos = buildAlgorithms({});
   assert.deepEqual(algos.cipher, defaultCipherOrder());
   assert.deepEqual(algos.hmac, defaultMacOrder());
-  assert.deepEqual(defaultMacOrder(), constants.DEFAULT_MAC, 'without a measurement: ssh2\'s MAC order (no weak MAC in it)');
+  assert.deepEqual(
+    defaultMacOrder(),
+    constants.DEFAULT_MAC,
+    "without a measurement: ssh2's MAC order (no weak MAC in it)",
+  );
   assert.equal(algos.kex, undefined);
   const ssh2Defaults = (constants as unknown as { DEFAULT_SERVER_HOST_KEY: string[] }).DEFAULT_SERVER_HOST_KEY;
   assert.ok(ssh2Defaults.includes('ssh-rsa'), 'ssh2 itself would offer ssh-rsa');
-  assert.deepEqual(algos.serverHostKey, ssh2Defaults.filter((a) => a !== 'ssh-rsa'));
-  assert.deepEqual(buildAlgorithms({ serverHostKey: ['+ssh-rsa'] }).serverHostKey, [...ssh2Defaults.filter((a) => a !== 'ssh-rsa'), 'ssh-rsa'],
-    'a weak one is offered when asked for');
+  assert.deepEqual(
+    algos.serverHostKey,
+    ssh2Defaults.filter((a) => a !== 'ssh-rsa'),
+  );
+  assert.deepEqual(
+    buildAlgorithms({ serverHostKey: ['+ssh-rsa'] }).serverHostKey,
+    [...ssh2Defaults.filter((a) => a !== 'ssh-rsa'), 'ssh-rsa'],
+    'a weak one is offered when asked for',
+  );
 });
 
 test('algorithmCatalog: supported names, weak ones marked with their reason and never in the defaults', () => {
@@ -121,7 +148,10 @@ test('buildAlgorithms parses comma lists and validates names', () => {
   assert.deepEqual(algos.kex, ['curve25519-sha256']);
   assert.deepEqual(algos.hmac, ['hmac-sha2-256-etm@openssh.com']);
   assert.deepEqual(algos.serverHostKey, ['ssh-ed25519', 'rsa-sha2-512']);
-  usageError(() => buildAlgorithms({ cipher: ['aes128-ctr,rot13'] }), /--cipher algorithm "rot13".*Supported: .*aes128-gcm@openssh\.com/);
+  usageError(
+    () => buildAlgorithms({ cipher: ['aes128-ctr,rot13'] }),
+    /--cipher algorithm "rot13".*Supported: .*aes128-gcm@openssh\.com/,
+  );
   usageError(() => buildAlgorithms({ kex: ['nope'] }), /--kex algorithm "nope".*curve25519-sha256/);
   usageError(() => buildAlgorithms({ hmac: ['hmac-sha3'] }), /--mac algorithm "hmac-sha3"/);
   usageError(() => buildAlgorithms({ serverHostKey: ['ssh-foo'] }), /--host-key-algorithms algorithm "ssh-foo"/);
@@ -131,9 +161,18 @@ test('buildAlgorithms parses comma lists and validates names', () => {
 test('buildAlgorithms supports ssh_config-style +, - and ^ lists', () => {
   const base = defaultCipherOrder();
   assert.deepEqual(buildAlgorithms({ cipher: ['+aes128-cbc'] }).cipher, [...base, 'aes128-cbc']);
-  assert.deepEqual(buildAlgorithms({ cipher: ['^aes256-ctr'] }).cipher, ['aes256-ctr', ...base.filter((c) => c !== 'aes256-ctr')]);
-  assert.deepEqual(buildAlgorithms({ cipher: ['-chacha20-poly1305@openssh.com'] }).cipher, base.filter((c) => !c.startsWith('chacha')));
-  assert.deepEqual(buildAlgorithms({ hmac: ['-hmac-sha1'] }).hmac, constants.DEFAULT_MAC.filter((m) => m !== 'hmac-sha1'));
+  assert.deepEqual(buildAlgorithms({ cipher: ['^aes256-ctr'] }).cipher, [
+    'aes256-ctr',
+    ...base.filter((c) => c !== 'aes256-ctr'),
+  ]);
+  assert.deepEqual(
+    buildAlgorithms({ cipher: ['-chacha20-poly1305@openssh.com'] }).cipher,
+    base.filter((c) => !c.startsWith('chacha')),
+  );
+  assert.deepEqual(
+    buildAlgorithms({ hmac: ['-hmac-sha1'] }).hmac,
+    constants.DEFAULT_MAC.filter((m) => m !== 'hmac-sha1'),
+  );
   usageError(() => buildAlgorithms({ cipher: [`-${base.join(',')}`] }), /leaves no algorithm/);
   usageError(() => buildAlgorithms({ cipher: ['+'] }), /names no algorithm/);
 });

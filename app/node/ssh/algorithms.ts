@@ -10,7 +10,13 @@
  * order. Weak algorithms (app/common/algorithms.ts) are never in a default.
  */
 import type { Algorithms } from 'ssh2';
-import { ALGORITHM_ALIASES, WEAK_ALGORITHMS, isWeakAlgorithm, type AlgorithmCatalog, type AlgorithmFamilyName } from '../../common/algorithms';
+import {
+  ALGORITHM_ALIASES,
+  WEAK_ALGORITHMS,
+  isWeakAlgorithm,
+  type AlgorithmCatalog,
+  type AlgorithmFamilyName,
+} from '../../common/algorithms';
 import { rankCiphers, rankMacs } from '../../common/model/cipherRank';
 import type { CipherMeasurement, DefaultAlgorithmOrders } from '../../common/model/cipherSpeed';
 import { SluiceError } from '../errors';
@@ -25,11 +31,20 @@ export { supportedAlgorithms } from './ssh2Lists';
 
 /** The algorithm families the CLI exposes, with their flag names and ssh2 lists. */
 const FAMILIES = {
-  cipher: { flag: '--cipher', supported: () => ssh2Lists.SUPPORTED_CIPHER, defaults: (d: DefaultAlgorithmOrders) => d.cipher },
+  cipher: {
+    flag: '--cipher',
+    supported: () => ssh2Lists.SUPPORTED_CIPHER,
+    defaults: (d: DefaultAlgorithmOrders) => d.cipher,
+  },
   kex: { flag: '--kex', supported: () => ssh2Lists.SUPPORTED_KEX, defaults: () => ssh2Lists.DEFAULT_KEX },
   hmac: { flag: '--mac', supported: () => ssh2Lists.SUPPORTED_MAC, defaults: (d: DefaultAlgorithmOrders) => d.hmac },
-  // ssh2 offers ssh-rsa (SHA-1 signatures) by default; Sluice does not, as OpenSSH since 8.8 (app/common/algorithms.ts).
-  serverHostKey: { flag: '--host-key-algorithms', supported: () => ssh2Lists.SUPPORTED_SERVER_HOST_KEY, defaults: () => withoutWeak('serverHostKey', ssh2Lists.DEFAULT_SERVER_HOST_KEY) },
+  // ssh2 offers ssh-rsa (SHA-1 signatures) by default; Sluice does not, as OpenSSH since 8.8
+  // (app/common/algorithms.ts).
+  serverHostKey: {
+    flag: '--host-key-algorithms',
+    supported: () => ssh2Lists.SUPPORTED_SERVER_HOST_KEY,
+    defaults: () => withoutWeak('serverHostKey', ssh2Lists.DEFAULT_SERVER_HOST_KEY),
+  },
 } as const satisfies Record<AlgorithmFamilyName, unknown>;
 
 /** `names` without the ones app/common/algorithms.ts marks weak in `family`. */
@@ -70,7 +85,12 @@ export function fallbackMacOrder(): string[] {
  * Completes a measured ranking: the measured names that this ssh2 supports, then the fallback's names the measurement
  * lacks (in the fallback's order), never a weak one.
  */
-function measuredThenRest(measured: string[], fallback: string[], supported: string[], family: 'cipher' | 'hmac'): string[] {
+function measuredThenRest(
+  measured: string[],
+  fallback: string[],
+  supported: string[],
+  family: 'cipher' | 'hmac',
+): string[] {
   const ok = (n: string) => supported.includes(n) && !isWeakAlgorithm(family, n);
   const head = measured.filter(ok);
   return [...head, ...fallback.filter((n) => ok(n) && !head.includes(n))];
@@ -83,7 +103,12 @@ function measuredThenRest(measured: string[], fallback: string[], supported: str
  */
 export function ordersFromMeasurement(measurement: CipherMeasurement): DefaultAlgorithmOrders {
   return {
-    cipher: measuredThenRest(rankCiphers(measurement.rows), cipherOrderFor(detectAes().aes), ssh2Lists.SUPPORTED_CIPHER, 'cipher'),
+    cipher: measuredThenRest(
+      rankCiphers(measurement.rows),
+      cipherOrderFor(detectAes().aes),
+      ssh2Lists.SUPPORTED_CIPHER,
+      'cipher',
+    ),
     hmac: measuredThenRest(rankMacs(measurement.rows), fallbackMacOrder(), ssh2Lists.SUPPORTED_MAC, 'hmac'),
     source: 'measurement',
   };
@@ -122,7 +147,10 @@ export function defaultMacOrder(dataDir?: string): string[] {
 
 /** Splits CLI comma lists: `['a,b', ' c ']` → `['a', 'b', 'c']`. */
 function splitNames(values: string[]): string[] {
-  return values.flatMap((v) => String(v).split(',')).map((s) => s.trim()).filter((s) => s !== '');
+  return values
+    .flatMap((v) => String(v).split(','))
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 /**
@@ -132,13 +160,18 @@ function splitNames(values: string[]): string[] {
 function resolveFamily(family: AlgorithmFamily, values: string[], orders: DefaultAlgorithmOrders): string[] {
   const { flag, supported, defaults } = FAMILIES[family];
   const joined = splitNames(values).join(',');
-  if (joined === '') throw new SluiceError('USAGE', `${flag} needs at least one algorithm name. Supported: ${supported().join(', ')}`);
+  if (joined === '')
+    throw new SluiceError('USAGE', `${flag} needs at least one algorithm name. Supported: ${supported().join(', ')}`);
   const mode = /^[+\-^]/.test(joined) ? joined[0] : '';
   const names = splitNames([mode ? joined.slice(1) : joined]);
-  if (names.length === 0) throw new SluiceError('USAGE', `${flag} "${joined}" names no algorithm. Supported: ${supported().join(', ')}`);
+  if (names.length === 0)
+    throw new SluiceError('USAGE', `${flag} "${joined}" names no algorithm. Supported: ${supported().join(', ')}`);
   for (const name of names) {
     if (!supported().includes(name)) {
-      throw new SluiceError('USAGE', `Unknown or unsupported ${flag} algorithm "${name}". Supported: ${supported().join(', ')}`);
+      throw new SluiceError(
+        'USAGE',
+        `Unknown or unsupported ${flag} algorithm "${name}". Supported: ${supported().join(', ')}`,
+      );
     }
   }
   const base = [...defaults(orders)];
@@ -171,7 +204,8 @@ export function buildAlgorithms(choice: AlgorithmChoice, dataDir?: string): Algo
     const values = choice[family];
     if (values !== undefined) out[family] = resolveFamily(family, values, orders);
   }
-  // Explicit, so that ssh2's own default (with ssh-rsa) is never used; engine/setup.ts then puts stored key types first.
+  // Explicit, so that ssh2's own default (with ssh-rsa) is never used; engine/setup.ts then puts stored key types
+  // first.
   out.serverHostKey ??= FAMILIES.serverHostKey.defaults();
   return out as Algorithms;
 }
@@ -190,8 +224,11 @@ export function algorithmCatalog(dataDir?: string): AlgorithmCatalog {
     const weak: Record<string, string> = {};
     for (const name of supported[family]) if (isWeakAlgorithm(family, name)) weak[name] = WEAK_ALGORITHMS[family][name];
     // One row per algorithm in the form: a second spelling of a supported name is listed as an alias only.
-    const aliases = Object.fromEntries(Object.entries(ALGORITHM_ALIASES[family])
-      .filter(([alias, name]) => supported[family].includes(alias) && supported[family].includes(name)));
+    const aliases = Object.fromEntries(
+      Object.entries(ALGORITHM_ALIASES[family]).filter(
+        ([alias, name]) => supported[family].includes(alias) && supported[family].includes(name),
+      ),
+    );
     out[family] = {
       supported: supported[family].filter((n) => aliases[n] === undefined),
       defaults: withoutWeak(family, FAMILIES[family].defaults(orders)),

@@ -72,7 +72,10 @@ test('gatherAuth parses ed25519, ecdsa and rsa keys in OpenSSH and PEM formats',
   assert.equal(m.agent, undefined);
   assert.equal(m.password, undefined);
   assert.equal(m.tryKeyboardInteractive, true, 'keyboard-interactive is offered whenever the server allows it');
-  assert.deepEqual(m.keys.map((k) => [k.path, k.type]), cases);
+  assert.deepEqual(
+    m.keys.map((k) => [k.path, k.type]),
+    cases,
+  );
   for (const k of m.keys) {
     assert.ok(Buffer.isBuffer(k.privateKey));
     assert.equal(k.passphrase, undefined);
@@ -91,21 +94,34 @@ test('an encrypted key asks the prompter, retries a wrong passphrase, keeps the 
     assert.ok(prompter.questions[0].includes(file));
     assert.equal(warnings.length, 1);
     assert.match(warnings[0], /Bad passphrase/);
-    assert.ok(!warnings.join('\n').includes('wrong') && !warnings.join('\n').includes(PASSPHRASE), 'no secrets in warnings');
+    assert.ok(
+      !warnings.join('\n').includes('wrong') && !warnings.join('\n').includes(PASSPHRASE),
+      'no secrets in warnings',
+    );
   }
 });
 
 test('an encrypted key is skipped after 3 wrong passphrases, and without a prompter', async () => {
   const prompter = fakePrompter(['a', 'b', 'c', 'never asked']);
   const warnings: string[] = [];
-  const m = await gatherAuth({ identityFiles: [keys.encrypted, keys.ed25519], env: {}, prompter }, (w) => warnings.push(w));
+  const m = await gatherAuth({ identityFiles: [keys.encrypted, keys.ed25519], env: {}, prompter }, (w) =>
+    warnings.push(w),
+  );
   assert.equal(prompter.questions.length, 3);
-  assert.deepEqual(m.keys.map((k) => k.path), [keys.ed25519]);
+  assert.deepEqual(
+    m.keys.map((k) => k.path),
+    [keys.ed25519],
+  );
   assert.match(warnings.at(-1) ?? '', /Skipping key .*no correct passphrase/);
 
   const batchWarnings: string[] = [];
-  const batch = await gatherAuth({ identityFiles: [keys.encrypted, keys.ed25519], env: {} }, (w) => batchWarnings.push(w));
-  assert.deepEqual(batch.keys.map((k) => k.path), [keys.ed25519]);
+  const batch = await gatherAuth({ identityFiles: [keys.encrypted, keys.ed25519], env: {} }, (w) =>
+    batchWarnings.push(w),
+  );
+  assert.deepEqual(
+    batch.keys.map((k) => k.path),
+    [keys.ed25519],
+  );
   assert.equal(batchWarnings.length, 1);
   assert.match(batchWarnings[0], /encrypted key .*batch mode/);
 
@@ -120,24 +136,41 @@ test('an encrypted key: a kept passphrase opens it without asking; a stale one i
   const calls: string[] = [];
   const store: PassphraseStore = {
     get: async (k) => kept.get(k),
-    set: async (k, p) => { calls.push(`set ${p === PASSPHRASE ? 'right' : 'other'}`); kept.set(k, p); },
-    delete: async (k) => { calls.push('delete'); kept.delete(k); },
-    opened: (k) => { calls.push(`opened ${path.basename(k)}`); },
+    set: async (k, p) => {
+      calls.push(`set ${p === PASSPHRASE ? 'right' : 'other'}`);
+      kept.set(k, p);
+    },
+    delete: async (k) => {
+      calls.push('delete');
+      kept.delete(k);
+    },
+    opened: (k) => {
+      calls.push(`opened ${path.basename(k)}`);
+    },
   };
   const asks: boolean[] = [];
   const answers = [{ passphrase: 'wrong' }, { passphrase: PASSPHRASE, remember: true }];
   const prompter: Prompter = {
     secret: () => Promise.reject(new Error('the passphrase method is used')),
-    passphrase: async ({ keyPath, again }) => { assert.equal(keyPath, keys.encrypted); asks.push(again); return answers.shift()!; },
+    passphrase: async ({ keyPath, again }) => {
+      assert.equal(keyPath, keys.encrypted);
+      asks.push(again);
+      return answers.shift()!;
+    },
   };
   kept.set(keys.encrypted, 'stale');
   const warnings: string[] = [];
-  const m = await gatherAuth({ identityFiles: [keys.encrypted], env: {}, prompter, passphrases: store }, (w) => warnings.push(w));
+  const m = await gatherAuth({ identityFiles: [keys.encrypted], env: {}, prompter, passphrases: store }, (w) =>
+    warnings.push(w),
+  );
   assert.equal(m.keys[0]?.passphrase, PASSPHRASE);
   assert.deepEqual(asks, [false, true], 'asked, then asked again after the wrong one');
   assert.deepEqual(calls, ['delete', `opened ${path.basename(keys.encrypted)}`, 'set right']);
   assert.match(warnings.join('\n'), /saved passphrase .* no longer opens it/);
-  assert.ok(!warnings.join('\n').includes(PASSPHRASE) && !warnings.join('\n').includes('stale'), 'no secrets in warnings');
+  assert.ok(
+    !warnings.join('\n').includes(PASSPHRASE) && !warnings.join('\n').includes('stale'),
+    'no secrets in warnings',
+  );
 
   calls.length = 0;
   const again = await gatherAuth({ identityFiles: [keys.encrypted], env: {}, prompter, passphrases: store });
@@ -148,18 +181,21 @@ test('an encrypted key: a kept passphrase opens it without asking; a stale one i
 
 test('a PuTTY PPK v3 key given with -i fails with UNSUPPORTED_KEY and puttygen advice', async () => {
   const ppk = path.join(dir, 'mykey.ppk');
-  fs.writeFileSync(ppk, [
-    'PuTTY-User-Key-File-3: ssh-ed25519',
-    'Encryption: none',
-    'Comment: eddsa-key-20260101',
-    'Public-Lines: 2',
-    'AAAAC3NzaC1lZDI1NTE5AAAAIOHo5sn6ZqZ0JmZ6eOvTqMvSPpKxv+LhGJ+wo2XH',
-    'Ibkz',
-    'Private-Lines: 1',
-    'AAAAIBnMDMtqxPMXiQ0Dk0wBdE3qZZn9f3YjHSYk4JDNk5F/',
-    'Private-MAC: 2ba8a39e1ad8d4d1f4d1e0d5c7b0f0e6c2cb8a0f7c55c1e6a7d3b9b3e5f2a1c0',
-    '',
-  ].join('\n'));
+  fs.writeFileSync(
+    ppk,
+    [
+      'PuTTY-User-Key-File-3: ssh-ed25519',
+      'Encryption: none',
+      'Comment: eddsa-key-20260101',
+      'Public-Lines: 2',
+      'AAAAC3NzaC1lZDI1NTE5AAAAIOHo5sn6ZqZ0JmZ6eOvTqMvSPpKxv+LhGJ+wo2XH',
+      'Ibkz',
+      'Private-Lines: 1',
+      'AAAAIBnMDMtqxPMXiQ0Dk0wBdE3qZZn9f3YjHSYk4JDNk5F/',
+      'Private-MAC: 2ba8a39e1ad8d4d1f4d1e0d5c7b0f0e6c2cb8a0f7c55c1e6a7d3b9b3e5f2a1c0',
+      '',
+    ].join('\n'),
+  );
   await assert.rejects(gatherAuth({ identityFiles: [ppk], env: {} }), (e: unknown) => {
     assert.ok(e instanceof SluiceError);
     assert.equal(e.code, 'UNSUPPORTED_KEY');
@@ -169,10 +205,14 @@ test('a PuTTY PPK v3 key given with -i fails with UNSUPPORTED_KEY and puttygen a
 });
 
 test('explicit -i problems: a public key is UNSUPPORTED_KEY, a missing file is LOCAL_IO', async () => {
-  await assert.rejects(gatherAuth({ identityFiles: [`${keys.ed25519}.pub`], env: {} }), (e: unknown) =>
-    e instanceof SluiceError && e.code === 'UNSUPPORTED_KEY' && /not a private key/.test(e.message));
-  await assert.rejects(gatherAuth({ identityFiles: [path.join(dir, 'nope')], env: {} }), (e: unknown) =>
-    e instanceof SluiceError && e.code === 'LOCAL_IO' && e.message.includes(path.join(dir, 'nope')));
+  await assert.rejects(
+    gatherAuth({ identityFiles: [`${keys.ed25519}.pub`], env: {} }),
+    (e: unknown) => e instanceof SluiceError && e.code === 'UNSUPPORTED_KEY' && /not a private key/.test(e.message),
+  );
+  await assert.rejects(
+    gatherAuth({ identityFiles: [path.join(dir, 'nope')], env: {} }),
+    (e: unknown) => e instanceof SluiceError && e.code === 'LOCAL_IO' && e.message.includes(path.join(dir, 'nope')),
+  );
 });
 
 test('default keys are discovered in <home>/.ssh in OpenSSH order; unreadable defaults only warn', async () => {
@@ -186,16 +226,25 @@ test('default keys are discovered in <home>/.ssh in OpenSSH order; unreadable de
     fs.copyFileSync(keys.ecdsa, path.join(home, '.ssh', 'id_other'));
     const warnings: string[] = [];
     const m = await gatherAuth({ home, env: {} }, (w) => warnings.push(w));
-    assert.deepEqual(m.keys.map((k) => path.basename(k.path)), ['id_ed25519', 'id_rsa']);
+    assert.deepEqual(
+      m.keys.map((k) => path.basename(k.path)),
+      ['id_ed25519', 'id_rsa'],
+    );
     assert.equal(warnings.length, 1);
     assert.match(warnings[0], /id_ecdsa/);
     assert.equal(m.username, os.userInfo().username);
     // -i given: defaults are not added.
     const explicit = await gatherAuth({ home, env: {}, identityFiles: [keys.ecdsa] });
-    assert.deepEqual(explicit.keys.map((k) => k.path), [keys.ecdsa]);
+    assert.deepEqual(
+      explicit.keys.map((k) => k.path),
+      [keys.ecdsa],
+    );
     // ~/ in -i expands against home.
     const tilde = await gatherAuth({ home, env: {}, identityFiles: ['~/.ssh/id_other'] });
-    assert.deepEqual(tilde.keys.map((k) => k.path), [path.join(home, '.ssh', 'id_other')]);
+    assert.deepEqual(
+      tilde.keys.map((k) => k.path),
+      [path.join(home, '.ssh', 'id_other')],
+    );
   } finally {
     fs.rmSync(home, { recursive: true, force: true });
   }
@@ -214,7 +263,9 @@ test('password from SLUICE_PASSWORD or options; agent only when SSH_AUTH_SOCK is
     const notSocket = await gatherAuth({ home, env: { SSH_AUTH_SOCK: keys.ed25519 } }, (w) => warnings.push(w));
     assert.equal(notSocket.agent, undefined);
     assert.match(warnings[0], /not a socket/);
-    const disabled = await gatherAuth({ home, env: { SSH_AUTH_SOCK: keys.ed25519 }, useAgent: false }, (w) => warnings.push(w));
+    const disabled = await gatherAuth({ home, env: { SSH_AUTH_SOCK: keys.ed25519 }, useAgent: false }, (w) =>
+      warnings.push(w),
+    );
     assert.equal(disabled.agent, undefined);
     assert.equal(warnings.length, 1, 'no warning when the agent is turned off');
   } finally {
@@ -261,7 +312,8 @@ async function startServer(policy: ServerPolicy): Promise<TestServer> {
           attempts.push('keyboard-interactive');
           if (!policy.methods.includes('keyboard-interactive')) return reject();
           return ctx.prompt([{ prompt: 'Password: ', echo: false }], 'Sluice test', (answers) =>
-            (answers[0] === policy.keyboardPassword ? ctx.accept() : reject()));
+            answers[0] === policy.keyboardPassword ? ctx.accept() : reject(),
+          );
         default:
           attempts.push(ctx.method);
           return reject();
@@ -279,7 +331,12 @@ async function startServer(policy: ServerPolicy): Promise<TestServer> {
 }
 
 /** Connects with the handler; resolves 'ok' on ready or the error message; bounded by a timeout. */
-async function connect(port: number, m: AuthMaterial, askPassword?: () => Promise<string | undefined>, algorithms?: Algorithms): Promise<{ result: string; cipher?: string }> {
+async function connect(
+  port: number,
+  m: AuthMaterial,
+  askPassword?: () => Promise<string | undefined>,
+  algorithms?: Algorithms,
+): Promise<{ result: string; cipher?: string }> {
   const client = new Client();
   let cipher: string | undefined;
   client.on('handshake', (negotiated) => {
@@ -319,7 +376,10 @@ test('makeAuthHandler tries each key in order until the accepted one, using post
     assert.equal(Buffer.isBuffer(posted.keys[0].privateKey), false);
     const { result } = await connect(server.port, posted);
     assert.equal(result, 'ok');
-    assert.deepEqual(server.attempts.filter((a) => !a.endsWith(':signed')).map((a) => a.split(':')[0]), ['publickey', 'publickey', 'publickey']);
+    assert.deepEqual(
+      server.attempts.filter((a) => !a.endsWith(':signed')).map((a) => a.split(':')[0]),
+      ['publickey', 'publickey', 'publickey'],
+    );
     assert.ok(server.attempts.at(-1)?.startsWith('publickey:ecdsa-sha2-nistp384'), server.attempts.join());
     assert.ok(server.attempts.at(-1)?.endsWith(':signed'));
   } finally {
@@ -330,7 +390,12 @@ test('makeAuthHandler tries each key in order until the accepted one, using post
 test('makeAuthHandler uses an encrypted key with its gathered passphrase', async () => {
   const server = await startServer({ keys: [publicKeyOf(keys.encrypted)], methods: ['publickey'] });
   try {
-    const m = await gatherAuth({ identityFiles: [keys.encrypted], env: {}, username: 'u', prompter: fakePrompter([PASSPHRASE]) });
+    const m = await gatherAuth({
+      identityFiles: [keys.encrypted],
+      env: {},
+      username: 'u',
+      prompter: fakePrompter([PASSPHRASE]),
+    });
     assert.equal((await connect(server.port, structuredClone(m))).result, 'ok');
   } finally {
     await server.close();
@@ -358,7 +423,12 @@ test('makeAuthHandler asks for the password lazily, once, after keys fail', asyn
 test('makeAuthHandler answers keyboard-interactive with the same password and skips methods the server refuses', async () => {
   const server = await startServer({ keyboardPassword: 'kbd-pw', methods: ['keyboard-interactive'] });
   try {
-    const m: AuthMaterial = { username: 'u', keys: [{ path: keys.ed25519, privateKey: fs.readFileSync(keys.ed25519) }], password: 'kbd-pw', tryKeyboardInteractive: true };
+    const m: AuthMaterial = {
+      username: 'u',
+      keys: [{ path: keys.ed25519, privateKey: fs.readFileSync(keys.ed25519) }],
+      password: 'kbd-pw',
+      tryKeyboardInteractive: true,
+    };
     const { result } = await connect(server.port, m);
     assert.equal(result, 'ok');
     // After the key is refused with methods ['keyboard-interactive'], password auth is skipped.
@@ -369,7 +439,11 @@ test('makeAuthHandler answers keyboard-interactive with the same password and sk
 });
 
 test('makeAuthHandler gives up cleanly when nothing works', async () => {
-  const server = await startServer({ password: 'right', keyboardPassword: 'right', methods: ['publickey', 'password', 'keyboard-interactive'] });
+  const server = await startServer({
+    password: 'right',
+    keyboardPassword: 'right',
+    methods: ['publickey', 'password', 'keyboard-interactive'],
+  });
   try {
     const m: AuthMaterial = { username: 'u', keys: [], password: 'wrong', tryKeyboardInteractive: true };
     const { result } = await connect(server.port, m);
@@ -377,7 +451,11 @@ test('makeAuthHandler gives up cleanly when nothing works', async () => {
     assert.deepEqual(server.attempts, ['password', 'keyboard-interactive']);
     // Declining the password prompt skips both password methods.
     server.attempts.length = 0;
-    const declined = await connect(server.port, { username: 'u', keys: [], tryKeyboardInteractive: true }, async () => undefined);
+    const declined = await connect(
+      server.port,
+      { username: 'u', keys: [], tryKeyboardInteractive: true },
+      async () => undefined,
+    );
     assert.match(declined.result, /All configured authentication methods failed/);
     assert.deepEqual(server.attempts, []);
   } finally {
@@ -412,7 +490,10 @@ test('makeAuthHandler offers ssh-agent keys first (real ssh-agent)', async (t) =
       assert.equal(m.agent, sock);
       const { result } = await connect(server.port, m);
       assert.equal(result, 'ok');
-      assert.ok(server.attempts[0].startsWith('publickey:rsa-sha2-') || server.attempts[0].startsWith('publickey:ssh-rsa'), server.attempts.join());
+      assert.ok(
+        server.attempts[0].startsWith('publickey:rsa-sha2-') || server.attempts[0].startsWith('publickey:ssh-rsa'),
+        server.attempts.join(),
+      );
       assert.ok(!server.attempts.includes('publickey:ssh-ed25519'), 'the agent key was accepted before the file key');
     } finally {
       await server.close();
@@ -432,7 +513,12 @@ test('buildAlgorithms output is accepted by ssh2 and negotiates the first cipher
     const byDefault = await connect(server.port, m, undefined, buildAlgorithms({}));
     assert.equal(byDefault.result, 'ok');
     assert.equal(byDefault.cipher, defaultCipherOrder()[0]);
-    const chosen = await connect(server.port, m, undefined, buildAlgorithms({ cipher: ['aes256-ctr'], hmac: ['hmac-sha2-256'] }));
+    const chosen = await connect(
+      server.port,
+      m,
+      undefined,
+      buildAlgorithms({ cipher: ['aes256-ctr'], hmac: ['hmac-sha2-256'] }),
+    );
     assert.equal(chosen.result, 'ok');
     assert.equal(chosen.cipher, 'aes256-ctr');
   } finally {

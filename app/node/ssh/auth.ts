@@ -83,12 +83,19 @@ function isPpk(data: Buffer): boolean {
 }
 
 function ppkAdvice(file: string): string {
-  return `PuTTY key ${displayText(file)} is not supported (only PPK version 2 RSA/DSA keys are readable). ` +
-    `Convert it with: puttygen ${displayText(file)} -O private-openssh -o ${displayText(file.replace(/\.ppk$/i, ''))}`;
+  return (
+    `PuTTY key ${displayText(file)} is not supported (only PPK version 2 RSA/DSA keys are readable). ` +
+    `Convert it with: puttygen ${displayText(file)} -O private-openssh -o ${displayText(file.replace(/\.ppk$/i, ''))}`
+  );
 }
 
 /** Reads and parses one identity file; returns null (after a warning) when it must be skipped. */
-async function loadKey(file: string, explicit: boolean, o: AuthOptions, warn: (m: string) => void): Promise<AuthKey | null> {
+async function loadKey(
+  file: string,
+  explicit: boolean,
+  o: AuthOptions,
+  warn: (m: string) => void,
+): Promise<AuthKey | null> {
   let data: Buffer;
   try {
     data = await fs.promises.readFile(file);
@@ -100,7 +107,9 @@ async function loadKey(file: string, explicit: boolean, o: AuthOptions, warn: (m
   const first = tryParse(data);
   if (first.ok) return { path: file, privateKey: data, type: first.type };
   if (!first.encrypted) {
-    const message = isPpk(data) ? ppkAdvice(file) : `Cannot use identity ${displayText(file)}: ${displayText(first.message)}`;
+    const message = isPpk(data)
+      ? ppkAdvice(file)
+      : `Cannot use identity ${displayText(file)}: ${displayText(first.message)}`;
     if (explicit) throw new SluiceError('UNSUPPORTED_KEY', message);
     warn(message);
     return null;
@@ -140,23 +149,32 @@ export async function gatherAuth(opts: AuthOptions, onWarning?: (msg: string) =>
   const home = opts.home ?? homeOf(env);
   const given = (opts.identityFiles ?? []).map((f) => path.resolve(expandTilde(f, home)));
   const configured = (opts.configIdentityFiles ?? []).filter((f) => !given.includes(f) && fs.existsSync(f));
-  const files = given.length || configured.length
-    ? [...given.map((file) => ({ file, explicit: true })), ...configured.map((file) => ({ file, explicit: false }))]
-    : DEFAULT_IDENTITY_FILES.map((f) => path.join(home, '.ssh', f)).filter((f) => fs.existsSync(f)).map((file) => ({ file, explicit: false }));
+  const files =
+    given.length || configured.length
+      ? [...given.map((file) => ({ file, explicit: true })), ...configured.map((file) => ({ file, explicit: false }))]
+      : DEFAULT_IDENTITY_FILES.map((f) => path.join(home, '.ssh', f))
+          .filter((f) => fs.existsSync(f))
+          .map((file) => ({ file, explicit: false }));
   const keys: AuthKey[] = [];
   for (const { file, explicit } of files) {
     const key = await loadKey(file, explicit, opts, warn);
     if (key) keys.push(key);
   }
 
-  const password = opts.password ?? (env.SLUICE_PASSWORD !== undefined && env.SLUICE_PASSWORD !== '' ? env.SLUICE_PASSWORD : undefined);
+  const password =
+    opts.password ??
+    (env.SLUICE_PASSWORD !== undefined && env.SLUICE_PASSWORD !== '' ? env.SLUICE_PASSWORD : undefined);
   const material: AuthMaterial = {
     username,
     keys,
     tryKeyboardInteractive: true,
   };
   if (agent !== undefined) material.agent = agent;
-  if (agent !== undefined && opts.identitiesOnly) material.agentKeys = publicBlobsOf(files.map((f) => f.file), keys);
+  if (agent !== undefined && opts.identitiesOnly)
+    material.agentKeys = publicBlobsOf(
+      files.map((f) => f.file),
+      keys,
+    );
   if (password !== undefined) material.password = password;
   return material;
 }
@@ -173,7 +191,11 @@ function publicBlobsOf(files: string[], keys: AuthKey[]): string[] {
   };
   for (const key of keys) add(utils.parseKey(key.privateKey, key.passphrase));
   for (const file of files) {
-    try { add(utils.parseKey(fs.readFileSync(`${file}.pub`))); } catch { /* no .pub beside it */ }
+    try {
+      add(utils.parseKey(fs.readFileSync(`${file}.pub`)));
+    } catch {
+      /* no .pub beside it */
+    }
   }
   return [...blobs];
 }
@@ -219,11 +241,7 @@ function describeStep(step: Step): string {
   return step.kind;
 }
 
-type Step =
-  | { kind: 'agent' }
-  | { kind: 'key'; key: AuthKey }
-  | { kind: 'password' }
-  | { kind: 'keyboard-interactive' };
+type Step = { kind: 'agent' } | { kind: 'key'; key: AuthKey } | { kind: 'password' } | { kind: 'keyboard-interactive' };
 
 /** The RFC 4252 method name a step needs the server to still allow. */
 function methodOf(kind: Step['kind']): AuthenticationType {
@@ -296,7 +314,8 @@ function passwordSource(kbd: KeyboardState, a: LoginAsks) {
  * @param asks who answers; a function is the password asker alone
  */
 export function makeAuthHandler(
-  m: AuthMaterial, asks: LoginAsks | ((again: boolean) => Promise<string | undefined>) = {},
+  m: AuthMaterial,
+  asks: LoginAsks | ((again: boolean) => Promise<string | undefined>) = {},
 ): AuthHandlerMiddleware {
   const a: LoginAsks = typeof asks === 'function' ? { password: asks } : asks;
   const steps = authSteps(m, a);
@@ -315,13 +334,19 @@ export function makeAuthHandler(
       !Array.isArray(methodsLeft) || methodsLeft.includes(methodOf(kind));
     const offer = (kind: Step['kind'], method: AnyAuthMethod, step?: Step): void => {
       last = kind;
-      try { a.offered?.(describeStep(step ?? { kind } as Step)); } catch { /* an observer must not break the login */ }
+      try {
+        a.offered?.(describeStep(step ?? ({ kind } as Step)));
+      } catch {
+        /* an observer must not break the login */
+      }
       done(method);
     };
     const offerPassword = (again: boolean, otherwise: () => void): void => {
-      void pass.get(again).then((pw) => (pw === undefined
-        ? otherwise()
-        : offer('password', { type: 'password', username: m.username, password: pw })));
+      void pass
+        .get(again)
+        .then((pw) =>
+          pw === undefined ? otherwise() : offer('password', { type: 'password', username: m.username, password: pw }),
+        );
     };
     const offerKeyboard = (again: boolean): void => {
       roundsBefore = kbd.rounds;
@@ -356,8 +381,11 @@ export function makeAuthHandler(
     if (last === 'password' && allowed('password') && canRetry && a.password) {
       retries++;
       offerPassword(true, advance);
-    } else if (last === 'keyboard-interactive' && allowed('keyboard-interactive')
-      && (!refused || (canRetry && a.keyboard && kbd.rounds > roundsBefore))) {
+    } else if (
+      last === 'keyboard-interactive' &&
+      allowed('keyboard-interactive') &&
+      (!refused || (canRetry && a.keyboard && kbd.rounds > roundsBefore))
+    ) {
       if (refused) retries++;
       offerKeyboard(refused);
     } else {

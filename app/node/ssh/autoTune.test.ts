@@ -38,7 +38,10 @@ test('pool size follows the measured RTT: one connection and channel on loopback
       await direct.close();
     }
 
-    if (!tox) { t.diagnostic('toxiproxy-server not installed: latency half not run'); return; }
+    if (!tox) {
+      t.diagnostic('toxiproxy-server not installed: latency half not run');
+      return;
+    }
     const proxy = await tox.createProxy('ssh', srv.port);
     await tox.addToxic('ssh', { type: 'latency', stream: 'upstream', attributes: { latency: 10 } });
     await tox.addToxic('ssh', { type: 'latency', stream: 'downstream', attributes: { latency: 10 } });
@@ -46,13 +49,21 @@ test('pool size follows the measured RTT: one connection and channel on loopback
     fs.writeFileSync(src, randomBytes(40 * 1024 * 1024));
     const busy = new Set<string>();
     const onEvent = (e: EngineEvent): void => {
-      if (e.type === 'progress') for (const c of e.connections) c.channels.forEach((ch, i) => { if (ch.bytes > 0) busy.add(`${c.id}:${i}`); });
+      if (e.type === 'progress')
+        for (const c of e.connections)
+          c.channels.forEach((ch, i) => {
+            if (ch.bytes > 0) busy.add(`${c.id}:${i}`);
+          });
     };
     const pool = await open(proxy.port);
     try {
       assert.ok((pool.rttMs ?? 0) >= AUTO_TUNE.rttMs && pool.rttMs! < 200, `proxied RTT ${pool.rttMs} ms`);
       assert.ok(pool.channelWindow > SSH2_DEFAULT_WINDOW, `window ${pool.channelWindow}`);
-      const report = await runTransfer(pool, { id: 'auto', direction: 'put', sources: [src], dest: srv.root, recursive: false }, { onEvent });
+      const report = await runTransfer(
+        pool,
+        { id: 'auto', direction: 'put', sources: [src], dest: srv.root, recursive: false },
+        { onEvent },
+      );
       assert.deepEqual(report.failed, []);
       assert.ok(fs.readFileSync(path.join(srv.root, 'f.bin')).equals(fs.readFileSync(src)));
       await pool.whenPoolSettled();
@@ -69,55 +80,92 @@ test('pool size follows the measured RTT: one connection and channel on loopback
 });
 
 test('a server that allows fewer sessions than the automatic channel count still gets the job done on those it allows', async (t) => {
-  if (!toxiproxyAvailable()) { t.skip('toxiproxy-server not installed: needs latency for the automatic channels'); return; }
+  if (!toxiproxyAvailable()) {
+    t.skip('toxiproxy-server not installed: needs latency for the automatic channels');
+    return;
+  }
   const maxSessions = 3;
   const toxics = [{ type: 'latency' as const, stream: 'downstream' as const, attributes: { latency: 10 } }];
-  await withProxiedSshd({ tempPrefix: 'sluice-maxsessions-', toxics, sshd: { extraConfig: [`MaxSessions ${maxSessions}`] } }, async ({ srv, proxyPort, dir }) => {
-    const data = randomBytes(20 * 1024 * 1024);
-    fs.writeFileSync(path.join(srv.root, 'm.bin'), data);
-    const pool = await openTrusting(srv, dir, { port: proxyPort });
-    try {
-      assert.ok((pool.rttMs ?? 0) >= AUTO_TUNE.rttMs, `proxied RTT ${pool.rttMs} ms`);
-      const report = await runTransfer(pool, { id: 'm', direction: 'get', sources: [path.join(srv.root, 'm.bin')], dest: dir, recursive: false });
-      assert.deepEqual(report.failed, []);
-      assert.ok(fs.readFileSync(path.join(dir, 'm.bin')).equals(data));
-      await pool.whenPoolSettled();
-      assert.ok(AUTO_TUNE.channels > maxSessions);
-      assert.equal(pool.connections[0].channels, maxSessions, `channels on the first connection: ${pool.connections[0].channels}`);
-    } finally {
-      await pool.close();
-    }
-  });
+  await withProxiedSshd(
+    { tempPrefix: 'sluice-maxsessions-', toxics, sshd: { extraConfig: [`MaxSessions ${maxSessions}`] } },
+    async ({ srv, proxyPort, dir }) => {
+      const data = randomBytes(20 * 1024 * 1024);
+      fs.writeFileSync(path.join(srv.root, 'm.bin'), data);
+      const pool = await openTrusting(srv, dir, { port: proxyPort });
+      try {
+        assert.ok((pool.rttMs ?? 0) >= AUTO_TUNE.rttMs, `proxied RTT ${pool.rttMs} ms`);
+        const report = await runTransfer(pool, {
+          id: 'm',
+          direction: 'get',
+          sources: [path.join(srv.root, 'm.bin')],
+          dest: dir,
+          recursive: false,
+        });
+        assert.deepEqual(report.failed, []);
+        assert.ok(fs.readFileSync(path.join(dir, 'm.bin')).equals(data));
+        await pool.whenPoolSettled();
+        assert.ok(AUTO_TUNE.channels > maxSessions);
+        assert.equal(
+          pool.connections[0].channels,
+          maxSessions,
+          `channels on the first connection: ${pool.connections[0].channels}`,
+        );
+      } finally {
+        await pool.close();
+      }
+    },
+  );
 });
 
 test('an auto-sized put that will cut a file into segments opens two channels on one connection, even on loopback; other jobs one', async () => {
-  await withTrustedServer(() => startSshd(), 'sluice-autotune-put-', async ({ server: srv, dir }) => {
-    const open = (prefetch?: { stat?: string[]; probeDir?: string }, channels?: number) =>
-      openTrusting(srv, dir, { prefetch, channels, segmentSize: 1024 * 1024 });
-    const src = path.join(dir, 'big.bin');
-    const data = randomBytes(3 * 1024 * 1024 + 5);
-    fs.writeFileSync(src, data);
-    const segmentedPut = await open({ stat: [srv.root], probeDir: srv.root });
-    try {
-      await segmentedPut.whenPoolSettled();
-      assert.equal(segmentedPut.connections.length, 1);
-      // On a loaded machine loopback can read 5 ms or more: the pool then follows the slow-link plan, as it should.
-      const planned = planPool({ cores: os.availableParallelism(), rttMs: segmentedPut.rttMs, segmentedPut: true }).channelsPerConnection;
-      assert.equal(planned, segmentedPut.rttMs! < AUTO_TUNE.rttMs ? AUTO_TUNE.segmentedPutChannels : AUTO_TUNE.channels);
-      assert.equal(segmentedPut.connections[0].channels, planned);
-      const report = await runTransfer(segmentedPut, { id: 'seg', direction: 'put', sources: [src], dest: srv.root, recursive: false });
-      assert.deepEqual(report.failed, []);
-      assert.ok(fs.readFileSync(path.join(srv.root, 'big.bin')).equals(data));
-    } finally {
-      await segmentedPut.close();
-    }
-    for (const [what, session] of [['a put of small files', await open({ stat: [srv.root] })], ['--channels 1', await open({ stat: [srv.root], probeDir: srv.root }, 1)]] as const) {
+  await withTrustedServer(
+    () => startSshd(),
+    'sluice-autotune-put-',
+    async ({ server: srv, dir }) => {
+      const open = (prefetch?: { stat?: string[]; probeDir?: string }, channels?: number) =>
+        openTrusting(srv, dir, { prefetch, channels, segmentSize: 1024 * 1024 });
+      const src = path.join(dir, 'big.bin');
+      const data = randomBytes(3 * 1024 * 1024 + 5);
+      fs.writeFileSync(src, data);
+      const segmentedPut = await open({ stat: [srv.root], probeDir: srv.root });
       try {
-        await session.whenPoolSettled();
-        if (session.rttMs! < AUTO_TUNE.rttMs || what === '--channels 1') assert.equal(session.connections[0].channels, 1, what);
+        await segmentedPut.whenPoolSettled();
+        assert.equal(segmentedPut.connections.length, 1);
+        // On a loaded machine loopback can read 5 ms or more: the pool then follows the slow-link plan, as it should.
+        const planned = planPool({
+          cores: os.availableParallelism(),
+          rttMs: segmentedPut.rttMs,
+          segmentedPut: true,
+        }).channelsPerConnection;
+        assert.equal(
+          planned,
+          segmentedPut.rttMs! < AUTO_TUNE.rttMs ? AUTO_TUNE.segmentedPutChannels : AUTO_TUNE.channels,
+        );
+        assert.equal(segmentedPut.connections[0].channels, planned);
+        const report = await runTransfer(segmentedPut, {
+          id: 'seg',
+          direction: 'put',
+          sources: [src],
+          dest: srv.root,
+          recursive: false,
+        });
+        assert.deepEqual(report.failed, []);
+        assert.ok(fs.readFileSync(path.join(srv.root, 'big.bin')).equals(data));
       } finally {
-        await session.close();
+        await segmentedPut.close();
       }
-    }
-  });
+      for (const [what, session] of [
+        ['a put of small files', await open({ stat: [srv.root] })],
+        ['--channels 1', await open({ stat: [srv.root], probeDir: srv.root }, 1)],
+      ] as const) {
+        try {
+          await session.whenPoolSettled();
+          if (session.rttMs! < AUTO_TUNE.rttMs || what === '--channels 1')
+            assert.equal(session.connections[0].channels, 1, what);
+        } finally {
+          await session.close();
+        }
+      }
+    },
+  );
 });

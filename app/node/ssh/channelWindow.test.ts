@@ -31,14 +31,22 @@ test('--window accepts 2M..256M and refuses sizes outside', () => {
   assert.throws(() => parseWindow('1G'), /must be from 2M to 256M/);
 });
 
-/** Connects ssh2 directly to `port`, recording the amounts of every outbound SSH_MSG_CHANNEL_WINDOW_ADJUST per channel. */
-function connectRecording(srv: { port: number; user: string; clientKeyPath: string }, adjusts: Map<number, number[]>): Promise<Client> {
+/**
+ * Connects ssh2 directly to `port`, recording the amounts of every outbound SSH_MSG_CHANNEL_WINDOW_ADJUST per channel.
+ */
+function connectRecording(
+  srv: { port: number; user: string; clientKeyPath: string },
+  adjusts: Map<number, number[]>,
+): Promise<Client> {
   const c = new Client();
   return new Promise((resolve, reject) => {
     c.once('ready', () => resolve(c));
     c.once('error', reject);
     c.connect({
-      host: '127.0.0.1', port: srv.port, username: srv.user, privateKey: fs.readFileSync(srv.clientKeyPath),
+      host: '127.0.0.1',
+      port: srv.port,
+      username: srv.user,
+      privateKey: fs.readFileSync(srv.clientKeyPath),
       hostVerifier: () => true,
       debug: (m: string) => {
         const x = /Sending CHANNEL_WINDOW_ADJUST \(r:(\d+), (\d+)\)/.exec(m);
@@ -60,7 +68,8 @@ test('patched ssh2 (patches/ssh2+*.patch) tops a channel up to incoming.maxWindo
     const adjusts = new Map<number, number[]>();
     const client = await connectRecording(srv, adjusts);
     try {
-      const open = (): Promise<SFTPWrapper> => new Promise((resolve, reject) => client.sftp((e, s) => (e ? reject(e) : resolve(s))));
+      const open = (): Promise<SFTPWrapper> =>
+        new Promise((resolve, reject) => client.sftp((e, s) => (e ? reject(e) : resolve(s))));
       const wide = await open();
       const plain = await open();
       const chan = (s: SFTPWrapper) => s as unknown as { incoming: { maxWindow?: number }; outgoing: { id: number } };
@@ -69,9 +78,15 @@ test('patched ssh2 (patches/ssh2+*.patch) tops a channel up to incoming.maxWindo
       assert.ok((await readAll(plain, path.join(srv.root, 'w.bin'))).equals(data));
       const wideAdjusts = adjusts.get(chan(wide).outgoing.id) ?? [];
       const plainAdjusts = adjusts.get(chan(plain).outgoing.id) ?? [];
-      assert.ok(wideAdjusts.some((a) => a > SSH2_DEFAULT_WINDOW), `wide channel adjusts: ${wideAdjusts.join(', ')}`);
+      assert.ok(
+        wideAdjusts.some((a) => a > SSH2_DEFAULT_WINDOW),
+        `wide channel adjusts: ${wideAdjusts.join(', ')}`,
+      );
       assert.ok(wideAdjusts.every((a) => a <= 8 * MiB));
-      assert.ok(plainAdjusts.length > 0 && plainAdjusts.every((a) => a <= SSH2_DEFAULT_WINDOW), `plain channel adjusts: ${plainAdjusts.join(', ')}`);
+      assert.ok(
+        plainAdjusts.length > 0 && plainAdjusts.every((a) => a <= SSH2_DEFAULT_WINDOW),
+        `plain channel adjusts: ${plainAdjusts.join(', ')}`,
+      );
     } finally {
       client.end();
     }
@@ -81,24 +96,34 @@ test('patched ssh2 (patches/ssh2+*.patch) tops a channel up to incoming.maxWindo
 });
 
 test('a session applies the requested channel window and still moves identical bytes', async () => {
-  await withTrustedServer(() => startSshd(), 'sluice-window-', async ({ server: srv, dir }) => {
-    const data = randomBytes(24 * MiB);
-    fs.writeFileSync(path.join(srv.root, 'big.bin'), data);
-    const open = (channelWindow?: number) => openTrusting(srv, dir, { connections: 2, channels: 2, channelWindow });
-    const auto = await open();
-    try {
-      assert.equal(auto.channelWindow, channelWindowFor(auto.rttMs!));
-    } finally {
-      await auto.close();
-    }
-    const pool = await open(8 * MiB);
-    try {
-      assert.equal(pool.channelWindow, 8 * MiB);
-      const report = await runTransfer(pool, { id: 'w', direction: 'get', sources: [path.join(srv.root, 'big.bin')], dest: dir, recursive: false });
-      assert.deepEqual(report.failed, []);
-      assert.ok(fs.readFileSync(path.join(dir, 'big.bin')).equals(data));
-    } finally {
-      await pool.close();
-    }
-  });
+  await withTrustedServer(
+    () => startSshd(),
+    'sluice-window-',
+    async ({ server: srv, dir }) => {
+      const data = randomBytes(24 * MiB);
+      fs.writeFileSync(path.join(srv.root, 'big.bin'), data);
+      const open = (channelWindow?: number) => openTrusting(srv, dir, { connections: 2, channels: 2, channelWindow });
+      const auto = await open();
+      try {
+        assert.equal(auto.channelWindow, channelWindowFor(auto.rttMs!));
+      } finally {
+        await auto.close();
+      }
+      const pool = await open(8 * MiB);
+      try {
+        assert.equal(pool.channelWindow, 8 * MiB);
+        const report = await runTransfer(pool, {
+          id: 'w',
+          direction: 'get',
+          sources: [path.join(srv.root, 'big.bin')],
+          dest: dir,
+          recursive: false,
+        });
+        assert.deepEqual(report.failed, []);
+        assert.ok(fs.readFileSync(path.join(dir, 'big.bin')).equals(data));
+      } finally {
+        await pool.close();
+      }
+    },
+  );
 });

@@ -74,13 +74,22 @@ export function runCipherBench(o: CipherBenchOptions = {}): Promise<CipherMeasur
         rows.push(msg.row);
         o.onRow?.(msg.row, rows.length, combinations.length);
       } else if (msg.type === 'done') {
-        finish(null, { facts, measuredAt, secondsPerCombination: job.seconds, packetBytes, cpuClock: msg.cpuClock, rows });
+        finish(null, {
+          facts,
+          measuredAt,
+          secondsPerCombination: job.seconds,
+          packetBytes,
+          cpuClock: msg.cpuClock,
+          rows,
+        });
       } else {
         finish(new SluiceError('INTERNAL', `Cipher measurement failed: ${msg.message}`));
       }
     });
     worker.on('error', (e) => finish(new SluiceError('INTERNAL', `Cipher measurement failed: ${e.message}`)));
-    worker.on('exit', (code) => finish(new SluiceError('INTERNAL', `Cipher measurement failed: its worker exited (code ${code})`)));
+    worker.on('exit', (code) =>
+      finish(new SluiceError('INTERNAL', `Cipher measurement failed: its worker exited (code ${code})`)),
+    );
   });
 }
 
@@ -89,7 +98,10 @@ export function runCipherBench(o: CipherBenchOptions = {}): Promise<CipherMeasur
  * @returns the measurement and the file written
  * @throws as {@link runCipherBench}; SluiceError LOCAL_IO when the file cannot be written
  */
-export async function measureAndStore(home: string, o: CipherBenchOptions = {}): Promise<{ measurement: CipherMeasurement; file: string }> {
+export async function measureAndStore(
+  home: string,
+  o: CipherBenchOptions = {},
+): Promise<{ measurement: CipherMeasurement; file: string }> {
   const measurement = await runCipherBench(o);
   return { measurement, file: saveCipherSpeed(home, measurement) };
 }

@@ -44,7 +44,13 @@ function median(xs: number[]): number {
 }
 
 /** Times one combination. */
-async function measure(clock: CpuClock, cipher: string, mac: string | null, seconds: number, payload: Buffer): Promise<CipherSpeedRow> {
+async function measure(
+  clock: CpuClock,
+  cipher: string,
+  mac: string | null,
+  seconds: number,
+  payload: Buffer,
+): Promise<CipherSpeedRow> {
   const pair = await openProtocolPair(cipher, mac ?? AEAD_MAC);
   try {
     const batch = () => {
@@ -75,7 +81,11 @@ async function measure(clock: CpuClock, cipher: string, mac: string | null, seco
     // The thread's CPU time is split between the two sides in the proportion of their median batches.
     const encShare = median(enc) / (median(enc) + median(dec));
     return {
-      cipher, mac, bytes, cpuSeconds, wallSeconds,
+      cipher,
+      mac,
+      bytes,
+      cpuSeconds,
+      wallSeconds,
       perCoreMBps: mbps(bytes, cpuSeconds),
       encryptMBps: mbps(bytes, cpuSeconds * encShare),
       decryptMBps: mbps(bytes, cpuSeconds * (1 - encShare)),
@@ -91,7 +101,10 @@ async function run(job: CipherBenchJob): Promise<void> {
   const payload = Buffer.alloc(job.packetBytes, 0x5a);
   try {
     for (const c of job.combinations) {
-      parentPort!.postMessage({ type: 'row', row: await measure(clock, c.cipher, c.mac, job.seconds, payload) } satisfies CipherBenchMessage);
+      parentPort!.postMessage({
+        type: 'row',
+        row: await measure(clock, c.cipher, c.mac, job.seconds, payload),
+      } satisfies CipherBenchMessage);
     }
     parentPort!.postMessage({ type: 'done', cpuClock: clock.kind } satisfies CipherBenchMessage);
   } finally {
@@ -101,6 +114,9 @@ async function run(job: CipherBenchJob): Promise<void> {
 
 if (parentPort) {
   run(workerData as CipherBenchJob).catch((e: unknown) => {
-    parentPort!.postMessage({ type: 'error', message: e instanceof Error ? e.message : String(e) } satisfies CipherBenchMessage);
+    parentPort!.postMessage({
+      type: 'error',
+      message: e instanceof Error ? e.message : String(e),
+    } satisfies CipherBenchMessage);
   });
 }

@@ -16,7 +16,17 @@ import { startTestServer, withTrustedServer } from '../test/helpers';
 import { scratchDir } from '../../../e2e/fixtures/tmp';
 
 function row(cipher: string, mac: string | null, perCore: number): CipherSpeedRow {
-  return { cipher, mac, bytes: 1e8, cpuSeconds: 0.1, wallSeconds: 0.1, perCoreMBps: perCore, encryptMBps: 2 * perCore, decryptMBps: 2 * perCore, wallMBps: perCore };
+  return {
+    cipher,
+    mac,
+    bytes: 1e8,
+    cpuSeconds: 0.1,
+    wallSeconds: 0.1,
+    perCoreMBps: perCore,
+    encryptMBps: 2 * perCore,
+    decryptMBps: 2 * perCore,
+    wallMBps: perCore,
+  };
 }
 
 /**
@@ -41,13 +51,26 @@ function tempHome(): string {
 
 function storedIn(rows: CipherSpeedRow[]): string {
   const home = tempHome();
-  const m: CipherMeasurement = { facts: machineFacts(), measuredAt: Date.now(), secondsPerCombination: 0.2, packetBytes: 32768, cpuClock: 'thread', rows };
+  const m: CipherMeasurement = {
+    facts: machineFacts(),
+    measuredAt: Date.now(),
+    secondsPerCombination: 0.2,
+    packetBytes: 32768,
+    cpuClock: 'thread',
+    rows,
+  };
   saveCipherSpeed(home, m);
   return home;
 }
 
 test('ranking: ETM MACs first, each group by its mean over CTR ciphers; a CTR cipher by its figure with the first MAC; weak names never ranked', () => {
-  assert.deepEqual(rankCiphers(CHACHA_FIRST), ['chacha20-poly1305@openssh.com', 'aes128-gcm@openssh.com', 'aes256-gcm@openssh.com', 'aes256-ctr', 'aes128-ctr']);
+  assert.deepEqual(rankCiphers(CHACHA_FIRST), [
+    'chacha20-poly1305@openssh.com',
+    'aes128-gcm@openssh.com',
+    'aes256-gcm@openssh.com',
+    'aes256-ctr',
+    'aes128-ctr',
+  ]);
   assert.deepEqual(rankMacs(CHACHA_FIRST), ['hmac-sha2-256-etm@openssh.com', 'hmac-sha2-512']);
   const etmOnly = CHACHA_FIRST.filter((r) => r.mac !== 'hmac-sha2-256-etm@openssh.com');
   assert.deepEqual(rankMacs(etmOnly), ['hmac-sha2-512'], 'without an ETM MAC measured, the fastest other one');
@@ -55,13 +78,19 @@ test('ranking: ETM MACs first, each group by its mean over CTR ciphers; a CTR ci
   assert.deepEqual(rankCiphers([]), []);
 });
 
-test('figures within 5 % tie and keep OpenSSH\'s order, whichever measured faster; 10 % apart ranks by speed', () => {
-  const gcm = (a128: number, a256: number): CipherSpeedRow[] => [row('aes256-gcm@openssh.com', null, a256), row('aes128-gcm@openssh.com', null, a128)];
+test("figures within 5 % tie and keep OpenSSH's order, whichever measured faster; 10 % apart ranks by speed", () => {
+  const gcm = (a128: number, a256: number): CipherSpeedRow[] => [
+    row('aes256-gcm@openssh.com', null, a256),
+    row('aes128-gcm@openssh.com', null, a128),
+  ];
   const expected = ['aes128-gcm@openssh.com', 'aes256-gcm@openssh.com'];
   assert.deepEqual(rankCiphers(gcm(1620, 1650)), expected);
   assert.deepEqual(rankCiphers(gcm(1650, 1620)), expected);
   assert.deepEqual(rankCiphers(gcm(1500, 1650)), [...expected].reverse(), '10 % faster is not a tie');
-  const macs = [row('aes128-ctr', 'hmac-sha2-512-etm@openssh.com', 650), row('aes128-ctr', 'hmac-sha2-256-etm@openssh.com', 640)];
+  const macs = [
+    row('aes128-ctr', 'hmac-sha2-512-etm@openssh.com', 650),
+    row('aes128-ctr', 'hmac-sha2-256-etm@openssh.com', 640),
+  ];
   assert.deepEqual(rankMacs(macs), ['hmac-sha2-256-etm@openssh.com', 'hmac-sha2-512-etm@openssh.com']);
 });
 
@@ -78,10 +107,14 @@ test('a stored measurement saying chacha20 is fastest changes the default order;
   const built = buildAlgorithms({}, home);
   assert.deepEqual(built.cipher, orders.cipher);
   assert.deepEqual(built.hmac, orders.hmac);
-  assert.deepEqual((buildAlgorithms({ cipher: ['^aes128-ctr'] }, home).cipher as string[]).slice(0, 2), ['aes128-ctr', 'chacha20-poly1305@openssh.com'], '^ applies to the measured order');
+  assert.deepEqual(
+    (buildAlgorithms({ cipher: ['^aes128-ctr'] }, home).cipher as string[]).slice(0, 2),
+    ['aes128-ctr', 'chacha20-poly1305@openssh.com'],
+    '^ applies to the measured order',
+  );
 });
 
-test('without a measurement (or with a corrupt file) the AES rule and ssh2\'s MAC order stay the default', () => {
+test("without a measurement (or with a corrupt file) the AES rule and ssh2's MAC order stay the default", () => {
   const home = tempHome();
   const expected = { cipher: cipherOrderFor(detectAes().aes), hmac: fallbackMacOrder(), source: 'aes-rule' };
   assert.deepEqual(defaultAlgorithmOrders(home), expected);
@@ -92,16 +125,20 @@ test('without a measurement (or with a corrupt file) the AES rule and ssh2\'s MA
   const doc = JSON.parse(fs.readFileSync(file, 'utf8')) as { measurements: Array<{ facts: { cpuModel: string } }> };
   doc.measurements[0].facts.cpuModel = 'Another CPU';
   fs.writeFileSync(file, JSON.stringify(doc));
-  assert.deepEqual(defaultAlgorithmOrders(other), expected, 'another machine\'s measurement is not used');
+  assert.deepEqual(defaultAlgorithmOrders(other), expected, "another machine's measurement is not used");
 });
 
 test('a real connection to the test sshd negotiates the measured first cipher (and MAC with a CTR cipher first)', async () => {
   await withTrustedServer(startTestServer, 'sluice-cipher-order-', async ({ server, dir, knownHosts }) => {
     const connect = async (dataDir: string) => {
       const engine = await openEngine({
-        host: '127.0.0.1', port: server.port, username: server.user, dataDir,
+        host: '127.0.0.1',
+        port: server.port,
+        username: server.user,
+        dataDir,
         auth: { identityFiles: [server.clientKeyPath], useAgent: false, env: {}, home: dir },
-        hostKeyMode: 'strict', knownHostsPaths: { readPaths: [knownHosts], writePath: knownHosts },
+        hostKeyMode: 'strict',
+        knownHostsPaths: { readPaths: [knownHosts], writePath: knownHosts },
       });
       try {
         return engine.traits.negotiated;
@@ -111,7 +148,9 @@ test('a real connection to the test sshd negotiates the measured first cipher (a
     };
     const chacha = await connect(storedIn(CHACHA_FIRST));
     assert.equal(chacha.cipher, 'chacha20-poly1305@openssh.com');
-    const ctrFirst = CHACHA_FIRST.map((r) => (r.cipher === 'aes256-ctr' && r.mac === 'hmac-sha2-256-etm@openssh.com' ? { ...r, perCoreMBps: 9000 } : r));
+    const ctrFirst = CHACHA_FIRST.map((r) =>
+      r.cipher === 'aes256-ctr' && r.mac === 'hmac-sha2-256-etm@openssh.com' ? { ...r, perCoreMBps: 9000 } : r,
+    );
     const ctr = await connect(storedIn(ctrFirst));
     assert.equal(ctr.cipher, 'aes256-ctr');
     assert.equal(ctr.mac, 'hmac-sha2-256-etm@openssh.com', 'the ETM MAC, though hmac-sha2-512 measured faster');

@@ -10,7 +10,14 @@ import { SIGNAL_SLOTS } from '../sftp/pipeStats';
 import type { KeyboardRound } from './keyboardInteractive';
 import type { PreconnectResolver } from './preconnect';
 import type {
-  ConnectInfo, ConnectParams, FromWorker, OpName, PrefetchedStat, RemoteStat, ToWorker, WorkerOps,
+  ConnectInfo,
+  ConnectParams,
+  FromWorker,
+  OpName,
+  PrefetchedStat,
+  RemoteStat,
+  ToWorker,
+  WorkerOps,
 } from './workerProtocol';
 
 export interface ConnectionHooks {
@@ -114,12 +121,19 @@ export class WorkerConnection {
    * @param channels SFTP channels the worker will open (M)
    * @param capacity channels this connection may grow to with {@link addChannels} (default `channels`)
    */
-  constructor(readonly id: number, public channels: number, private readonly hooks: ConnectionHooks, capacity = channels) {
+  constructor(
+    readonly id: number,
+    public channels: number,
+    private readonly hooks: ConnectionHooks,
+    capacity = channels,
+  ) {
     const sab = new SharedArrayBuffer(Math.max(capacity, channels) * COUNTERS_PER_CHANNEL * 8);
     this.counters = new Float64Array(sab);
     this.worker = takeWorker();
     this.worker.on('message', (m: FromWorker) => this.onMessage(m));
-    this.worker.on('error', (e) => this.fail(new SluiceError('CONNECTION_LOST', `connection worker crashed: ${e.message}`)));
+    this.worker.on('error', (e) =>
+      this.fail(new SluiceError('CONNECTION_LOST', `connection worker crashed: ${e.message}`)),
+    );
     this.worker.on('exit', () => this.fail(new SluiceError('CONNECTION_LOST', 'connection worker exited')));
   }
 
@@ -129,7 +143,12 @@ export class WorkerConnection {
 
   /** Connects, verifies the host key and authenticates; rejects with a SluiceError. */
   async connect(params: Omit<ConnectParams, 'counters' | 'channels'>): Promise<ConnectInfo> {
-    this.info = await this.call('connect', { ...params, channels: this.channels, counters: this.counters.buffer as SharedArrayBuffer, signals: this.signals.buffer as SharedArrayBuffer });
+    this.info = await this.call('connect', {
+      ...params,
+      channels: this.channels,
+      counters: this.counters.buffer as SharedArrayBuffer,
+      signals: this.signals.buffer as SharedArrayBuffer,
+    });
     this.channels = this.info.channels;
     for (const answer of this.info.prefetchedStats ?? []) this.prefetched.set(answer.path, answer);
     return this.info;
@@ -149,7 +168,8 @@ export class WorkerConnection {
 
   /** Opens `count` more SFTP channels on this connection (within the capacity given at construction). */
   async addChannels(count: number): Promise<void> {
-    if (this.channels + count > this.counters.length / COUNTERS_PER_CHANNEL) throw new SluiceError('USAGE', 'channel capacity exceeded');
+    if (this.channels + count > this.counters.length / COUNTERS_PER_CHANNEL)
+      throw new SluiceError('USAGE', 'channel capacity exceeded');
     this.channels = await this.call('addChannels', { count });
   }
 
@@ -167,7 +187,9 @@ export class WorkerConnection {
     if (this.closedError) return Promise.reject(this.closedError);
     const id = ++this.nextId;
     const { signal, onProgress, onItems, onDurable } = options;
-    const cancel = () => { if (!this.closedError && this.calls.has(id)) this.worker.postMessage({ kind: 'cancel', id } satisfies ToWorker); };
+    const cancel = () => {
+      if (!this.closedError && this.calls.has(id)) this.worker.postMessage({ kind: 'cancel', id } satisfies ToWorker);
+    };
     return new Promise<WorkerOps[K][1]>((resolve, reject) => {
       this.calls.set(id, { resolve: resolve as (v: unknown) => void, reject, onProgress, onItems, onDurable });
       this.worker.postMessage({ kind: 'call', id, op, arg } satisfies ToWorker);
@@ -195,11 +217,24 @@ export class WorkerConnection {
   /** Answers a keyboard-interactive round through the hook; a rejection (or no hook) carries the error back. */
   private answerKeyboard(id: number, round: KeyboardRound): void {
     const prompt = round.prompts[0]?.prompt.trim() ?? '';
-    const asking = this.hooks.askKeyboard?.(round)
-      ?? (round.prompts.length === 0 ? Promise.resolve([]) : Promise.reject(new SluiceError('AUTH_FAILED', `the server asks "${displayText(prompt, 100)}" (keyboard-interactive) and no one can answer it here`)));
+    const asking =
+      this.hooks.askKeyboard?.(round) ??
+      (round.prompts.length === 0
+        ? Promise.resolve([])
+        : Promise.reject(
+            new SluiceError(
+              'AUTH_FAILED',
+              `the server asks "${displayText(prompt, 100)}" (keyboard-interactive) and no one can answer it here`,
+            ),
+          ));
     asking.then(
       (answers) => this.worker.postMessage({ kind: 'keyboard-answer', id, answers } satisfies ToWorker),
-      (e: unknown) => this.worker.postMessage({ kind: 'keyboard-answer', id, error: SluiceError.from(e).toInfo() } satisfies ToWorker),
+      (e: unknown) =>
+        this.worker.postMessage({
+          kind: 'keyboard-answer',
+          id,
+          error: SluiceError.from(e).toInfo(),
+        } satisfies ToWorker),
     );
   }
 
@@ -240,10 +275,20 @@ export class WorkerConnection {
         return;
       case 'hostkey':
         this.hooks.verifyHostKey(Buffer.from(m.key), m.hop).then(
-          (a) => this.worker.postMessage({ kind: 'hostkey-answer', id: m.id, accept: a.accept, error: a.error?.toInfo() } satisfies ToWorker),
-          (e: Error) => this.worker.postMessage({
-            kind: 'hostkey-answer', id: m.id, accept: false, error: { code: 'HOSTKEY_REJECTED', message: e.message },
-          } satisfies ToWorker),
+          (a) =>
+            this.worker.postMessage({
+              kind: 'hostkey-answer',
+              id: m.id,
+              accept: a.accept,
+              error: a.error?.toInfo(),
+            } satisfies ToWorker),
+          (e: Error) =>
+            this.worker.postMessage({
+              kind: 'hostkey-answer',
+              id: m.id,
+              accept: false,
+              error: { code: 'HOSTKEY_REJECTED', message: e.message },
+            } satisfies ToWorker),
         );
         return;
       case 'password':
@@ -262,7 +307,10 @@ export class WorkerConnection {
         this.calls.get(m.id)?.onDurable?.(m.end);
         return;
       case 'hostkeys':
-        this.hooks.onHostKeys?.(m.keys.map((k) => Buffer.from(k)), m.hop);
+        this.hooks.onHostKeys?.(
+          m.keys.map((k) => Buffer.from(k)),
+          m.hop,
+        );
         return;
       case 'auth-note':
         this.hooks.onAuthNote?.(m.message);

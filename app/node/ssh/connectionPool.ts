@@ -69,7 +69,11 @@ export class ConnectionPool {
     this.password = options.auth.password;
     this.siteLimit = new RateBucket({ bytesPerSecond: options.rateLimit });
     this.jump = new JumpHosts(options.jump ?? []);
-    this.leftovers = new LeftoverJournal(options.dataDir ?? resolveHome(), { host: options.host, port: options.port, user: options.username });
+    this.leftovers = new LeftoverJournal(options.dataDir ?? resolveHome(), {
+      host: options.host,
+      port: options.port,
+      user: options.username,
+    });
   }
 
   /**
@@ -92,7 +96,11 @@ export class ConnectionPool {
       if (s.authMethod === 'keyboard-interactive' && s.settings.connections > 1) {
         // A keyboard-interactive (often 2FA) login would ask the user again per connection: widen this one instead.
         await first.addChannels((s.settings.connections - 1) * s.settings.channels);
-        s.emit({ type: 'log', level: 'info', message: `keyboard-interactive login: using ${first.channels} ${first.channels === 1 ? 'channel' : 'channels'} on one connection instead of ${s.settings.connections} connections` });
+        s.emit({
+          type: 'log',
+          level: 'info',
+          message: `keyboard-interactive login: using ${first.channels} ${first.channels === 1 ? 'channel' : 'channels'} on one connection instead of ${s.settings.connections} connections`,
+        });
         return s;
       }
       s.applyPlan(planPool({ ...ConnectionPool.poolInputs(options), rttMs: s.rttMs }));
@@ -118,7 +126,8 @@ export class ConnectionPool {
       const before = first.channels;
       rest.push(first.addChannels(this.settings.channels - before).then(() => this.announceLanes(first, before)));
     }
-    for (let i = 1; i < this.settings.connections; i++) rest.push(this.addConnection().then((conn) => this.announceLanes(conn, 0)));
+    for (let i = 1; i < this.settings.connections; i++)
+      rest.push(this.addConnection().then((conn) => this.announceLanes(conn, 0)));
     const results = await Promise.allSettled(rest);
     if (this.fatal) {
       for (const l of this.poolListeners) l({ type: 'fatal', error: this.fatal });
@@ -126,7 +135,8 @@ export class ConnectionPool {
     }
     if (this.closing) return;
     for (const r of results) {
-      if (r.status === 'rejected') this.emit({ type: 'log', level: 'warn', message: `extra connection failed: ${(r.reason as Error).message}` });
+      if (r.status === 'rejected')
+        this.emit({ type: 'log', level: 'warn', message: `extra connection failed: ${(r.reason as Error).message}` });
     }
   }
 
@@ -136,7 +146,11 @@ export class ConnectionPool {
     const lanes = Array.from({ length: conn.channels - from }, (_, i) => ({ conn, channel: from + i }));
     for (const l of this.poolListeners) l({ type: 'lanes', lanes });
     const { connections, channels } = this.settings;
-    this.emit({ type: 'log', level: 'info', message: `connection ${conn.id + 1} of ${connections}: ${conn.channels} of ${channels} planned SFTP ${channels === 1 ? 'channel' : 'channels'} up` });
+    this.emit({
+      type: 'log',
+      level: 'info',
+      message: `connection ${conn.id + 1} of ${connections}: ${conn.channels} of ${channels} planned SFTP ${channels === 1 ? 'channel' : 'channels'} up`,
+    });
   }
 
   /**
@@ -174,8 +188,11 @@ export class ConnectionPool {
   /** What the pool is planned from, before the RTT is known ({@link planPool}). */
   private static poolInputs(o: PoolOptions) {
     return {
-      cores: os.availableParallelism(), connections: o.connections, channels: o.channels,
-      segmentedPut: o.prefetch?.probeDir !== undefined, reserveExecChannel: o.reserveExecChannel,
+      cores: os.availableParallelism(),
+      connections: o.connections,
+      channels: o.channels,
+      segmentedPut: o.prefetch?.probeDir !== undefined,
+      reserveExecChannel: o.reserveExecChannel,
     };
   }
 
@@ -184,7 +201,11 @@ export class ConnectionPool {
     this.settings.connections = plan.connections;
     this.settings.channels = plan.channelsPerConnection;
     if (!plan.slowLink) return;
-    this.emit({ type: 'log', level: 'info', message: `RTT ${(this.rttMs ?? 0).toFixed(1)} ms: using ${plan.connections} ${plan.connections === 1 ? 'connection' : 'connections'} × ${plan.channelsPerConnection} ${plan.channelsPerConnection === 1 ? 'channel' : 'channels'}, ${this.channelWindow / 1048576} MiB channel window` });
+    this.emit({
+      type: 'log',
+      level: 'info',
+      message: `RTT ${(this.rttMs ?? 0).toFixed(1)} ms: using ${plan.connections} ${plan.connections === 1 ? 'connection' : 'connections'} × ${plan.channelsPerConnection} ${plan.channelsPerConnection === 1 ? 'channel' : 'channels'}, ${this.channelWindow / 1048576} MiB channel window`,
+    });
   }
 
   /** SFTP channels per connection of an auto-sized pool on a slow link (one fewer with `reserveExecChannel`). */
@@ -204,7 +225,10 @@ export class ConnectionPool {
     if (!again && this.password !== undefined) return Promise.resolve(this.password);
     if (!this.options.askPassword) return Promise.resolve(undefined);
     const ask = this.options.askPassword;
-    const remember = (p: string | undefined): string | undefined => { this.password = p; return p; };
+    const remember = (p: string | undefined): string | undefined => {
+      this.password = p;
+      return p;
+    };
     if (again) return ask(true).then(remember);
     this.passwordAsk ??= ask(false).then(remember);
     return this.passwordAsk;
@@ -213,32 +237,41 @@ export class ConnectionPool {
   private async addConnection(): Promise<WorkerConnection> {
     const id = this.conns.length;
     const o = this.options;
-    const capacity = id === 0
-      ? Math.max(this.settings.connections * this.settings.channels, AUTO_TUNE.connections * this.autoChannels)
-      : this.settings.channels;
-    const conn = new WorkerConnection(id, this.settings.channels, {
-      verifyHostKey: (key, hop) => this.verifyHostKey(id, key, hop),
-      askPassword: (again, hop) => (hop === undefined ? this.askPassword(again) : this.jump.askPassword(hop)),
-      askKeyboard: o.askKeyboard,
-      // Every connection logs in alike: the first one's login is told (under -v).
-      onAuthNote: (message) => { if (id === 0) this.emit({ type: 'log', level: 'info', message }); },
-      onHostKeys: (keys, hop) => {
-        const key = this.connectionKeys.get(hop === undefined ? `${id}` : `${id}:${hop}`);
-        if (!key) return;
-        const { host, port } = hop === undefined ? o : this.jump.hop(hop);
-        const policy = this.hostKeysFor(hop);
-        policy.learnRotatedKeys(host, port, key, keys).then(
-          (learned) => {
-            if (learned.length) this.emit({ type: 'hostKeysLearned', host, port, keys: learned, file: policy.writePath });
-          },
-          () => undefined,
-        );
+    const capacity =
+      id === 0
+        ? Math.max(this.settings.connections * this.settings.channels, AUTO_TUNE.connections * this.autoChannels)
+        : this.settings.channels;
+    const conn = new WorkerConnection(
+      id,
+      this.settings.channels,
+      {
+        verifyHostKey: (key, hop) => this.verifyHostKey(id, key, hop),
+        askPassword: (again, hop) => (hop === undefined ? this.askPassword(again) : this.jump.askPassword(hop)),
+        askKeyboard: o.askKeyboard,
+        // Every connection logs in alike: the first one's login is told (under -v).
+        onAuthNote: (message) => {
+          if (id === 0) this.emit({ type: 'log', level: 'info', message });
+        },
+        onHostKeys: (keys, hop) => {
+          const key = this.connectionKeys.get(hop === undefined ? `${id}` : `${id}:${hop}`);
+          if (!key) return;
+          const { host, port } = hop === undefined ? o : this.jump.hop(hop);
+          const policy = this.hostKeysFor(hop);
+          policy.learnRotatedKeys(host, port, key, keys).then(
+            (learned) => {
+              if (learned.length)
+                this.emit({ type: 'hostKeysLearned', host, port, keys: learned, file: policy.writePath });
+            },
+            () => undefined,
+          );
+        },
+        onClosed: (e) => {
+          if (this.fatal?.code.startsWith('HOSTKEY')) return;
+          this.emit({ type: 'connection', id, state: 'down', reason: e.message });
+        },
       },
-      onClosed: (e) => {
-        if (this.fatal?.code.startsWith('HOSTKEY')) return;
-        this.emit({ type: 'connection', id, state: 'down', reason: e.message });
-      },
-    }, capacity);
+      capacity,
+    );
     this.conns.push(conn);
     await conn.connect({
       host: o.host,
@@ -253,9 +286,10 @@ export class ConnectionPool {
       keepaliveIntervalMs: this.settings.keepaliveIntervalMs,
       keepaliveCountMax: this.settings.keepaliveCountMax,
       readyTimeoutMs: this.settings.readyTimeoutMs,
-      autoChannels: id === 0 && o.channels === undefined
-        ? { minRttMs: AUTO_TUNE.rttMs, earlyRttMs: AUTO_TUNE.earlyRttMs, channels: this.autoChannels }
-        : undefined,
+      autoChannels:
+        id === 0 && o.channels === undefined
+          ? { minRttMs: AUTO_TUNE.rttMs, earlyRttMs: AUTO_TUNE.earlyRttMs, channels: this.autoChannels }
+          : undefined,
       prefetch: id === 0 ? o.prefetch : undefined,
       rateLimits: [globalRateLimit().buffer, this.siteLimit.buffer],
       jump: this.jump.params(),
@@ -273,7 +307,11 @@ export class ConnectionPool {
    * Decides on a host key connection `id` was shown, by the target or by jump host `hop`: the pool's one policy; a
    * changed or revoked key stops the whole pool before authenticating; a jump host's refusal names the hop.
    */
-  private async verifyHostKey(id: number, key: Buffer, hop?: number): Promise<{ accept: boolean; error?: SluiceError }> {
+  private async verifyHostKey(
+    id: number,
+    key: Buffer,
+    hop?: number,
+  ): Promise<{ accept: boolean; error?: SluiceError }> {
     if (this.fatal) return { accept: false, error: this.fatal };
     const o = this.options;
     const server = hop === undefined ? o : this.jump.hop(hop);
@@ -307,13 +345,16 @@ export class ConnectionPool {
 
   /** Every (connection, channel) pair of the live connections. */
   lanes(): Lane[] {
-    return this.connections.flatMap((conn) => Array.from({ length: conn.channels }, (_, channel) => ({ conn, channel })));
+    return this.connections.flatMap((conn) =>
+      Array.from({ length: conn.channels }, (_, channel) => ({ conn, channel })),
+    );
   }
 
   /** Runs one operation on the first live connection. */
   call<K extends keyof WorkerOps>(op: K, arg: WorkerOps[K][0], options?: CallOptions): Promise<WorkerOps[K][1]> {
     const c = this.connections[0];
-    if (!c) return Promise.reject(this.fatal ?? new SluiceError('CONNECTION_LOST', 'every connection to the server is gone'));
+    if (!c)
+      return Promise.reject(this.fatal ?? new SluiceError('CONNECTION_LOST', 'every connection to the server is gone'));
     return c.call(op, arg, options);
   }
 
@@ -326,8 +367,11 @@ export class ConnectionPool {
    * Lists a folder, each READDIR answer's names to `onNames` as they come, read on only while it keeps up (worker
    * listEach); `signal` cancels the listing at once (ABORTED). @returns the count of names
    */
-  listEach(path: string, onNames: (names: RemoteEntry[]) => Promise<void> | void,
-    signal?: AbortSignal): Promise<number> {
+  listEach(
+    path: string,
+    onNames: (names: RemoteEntry[]) => Promise<void> | void,
+    signal?: AbortSignal,
+  ): Promise<number> {
     return this.call('listEach', { path }, { signal, onItems: (batch) => onNames(batch as RemoteEntry[]) });
   }
 

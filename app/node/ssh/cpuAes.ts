@@ -17,7 +17,11 @@ let cachedDetection: AesDetection | undefined;
 export function aesFromCpuinfo(text: string): boolean | undefined {
   const line = text.split('\n').find((l) => /^(flags|features)\s*:/i.test(l));
   if (line === undefined) return undefined;
-  return line.slice(line.indexOf(':') + 1).trim().split(/\s+/).includes('aes');
+  return line
+    .slice(line.indexOf(':') + 1)
+    .trim()
+    .split(/\s+/)
+    .includes('aes');
 }
 
 /**
@@ -30,7 +34,8 @@ export function detectAes(): AesDetection {
   if (isMainThread) {
     try {
       const info = (require('cpu-features') as () => { flags?: Record<string, boolean> })();
-      if (info.flags && typeof info.flags === 'object') found = { aes: info.flags.aes === true, source: 'cpu-features' };
+      if (info.flags && typeof info.flags === 'object')
+        found = { aes: info.flags.aes === true, source: 'cpu-features' };
     } catch {
       // Not built for this Node, or loaded in a worker: fall through to /proc/cpuinfo.
     }
@@ -46,4 +51,3 @@ export function detectAes(): AesDetection {
   cachedDetection = found;
   return found;
 }
-

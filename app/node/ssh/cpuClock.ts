@@ -48,7 +48,21 @@ export function threadCpuClock(): CpuClock {
   const p = process as unknown as { threadCpuUsage?: () => { user: number; system: number } };
   if (typeof p.threadCpuUsage === 'function') {
     const read = p.threadCpuUsage.bind(process);
-    return { kind: 'thread', now: () => { const u = read(); return (u.user + u.system) / 1e6; }, close: () => undefined };
+    return {
+      kind: 'thread',
+      now: () => {
+        const u = read();
+        return (u.user + u.system) / 1e6;
+      },
+      close: () => undefined,
+    };
   }
-  return { kind: 'process', now: () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; }, close: () => undefined };
+  return {
+    kind: 'process',
+    now: () => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1e6;
+    },
+    close: () => undefined,
+  };
 }

@@ -6,13 +6,21 @@ import { startSshd, type SshServer } from '../../../e2e/fixtures/sshd';
 import { startScriptedServer } from '../../../e2e/fixtures/scriptedServer';
 import { parsableEd25519Pair } from '../../../e2e/fixtures/tmp';
 
-interface Traced { client: Client; sftp: SFTPWrapper; trace: string[] }
+interface Traced {
+  client: Client;
+  sftp: SFTPWrapper;
+  trace: string[];
+}
 
 /**
  * Connects ssh2 straight to `srv` with or without the patch's `pipelineOpenSSH`, offering `keys` in turn
  * (default: the fixture's client key), opens SFTP, and returns the debug trace.
  */
-async function connectTraced(srv: SshServer, pipelineOpenSSH: boolean, keys: Array<string | Buffer> = [fs.readFileSync(srv.clientKeyPath)]): Promise<Traced> {
+async function connectTraced(
+  srv: SshServer,
+  pipelineOpenSSH: boolean,
+  keys: Array<string | Buffer> = [fs.readFileSync(srv.clientKeyPath)],
+): Promise<Traced> {
   const client = new Client();
   const trace: string[] = [];
   const left = [...keys];
@@ -20,7 +28,10 @@ async function connectTraced(srv: SshServer, pipelineOpenSSH: boolean, keys: Arr
     client.once('ready', resolve);
     client.once('error', reject);
     client.connect({
-      host: '127.0.0.1', port: srv.port, username: srv.user, hostVerifier: () => true,
+      host: '127.0.0.1',
+      port: srv.port,
+      username: srv.user,
+      hostVerifier: () => true,
       debug: (m: string) => trace.push(m),
       pipelineOpenSSH,
       authHandler: (_methods: unknown, _partial: unknown, next: (a: unknown) => void) => {
@@ -55,11 +66,17 @@ test('patched ssh2 pipelines the OpenSSH handshake: auth behind SERVICE_REQUEST,
     const classic = await connectTraced(srv, false);
     try {
       // 1 round trip saved: the USERAUTH_REQUEST went out before SERVICE_ACCEPT came back.
-      assert.ok(at(fast.trace, USERAUTH_SENT) >= 0 && at(fast.trace, USERAUTH_SENT) < at(fast.trace, SERVICE_ACCEPT), fast.trace.join('\n'));
+      assert.ok(
+        at(fast.trace, USERAUTH_SENT) >= 0 && at(fast.trace, USERAUTH_SENT) < at(fast.trace, SERVICE_ACCEPT),
+        fast.trace.join('\n'),
+      );
       // 1 more: no publickey query (RFC 4252 §7), the first request carries the signature.
       assert.equal(at(fast.trace, PK_QUERY), -1);
       // 2 more: limits@openssh.com (sent after SSH_FXP_INIT) left before the subsystem's CHANNEL_SUCCESS and VERSION.
-      assert.ok(at(fast.trace, LIMITS_SENT) >= 0 && at(fast.trace, LIMITS_SENT) < at(fast.trace, SUBSYSTEM_OK), fast.trace.join('\n'));
+      assert.ok(
+        at(fast.trace, LIMITS_SENT) >= 0 && at(fast.trace, LIMITS_SENT) < at(fast.trace, SUBSYSTEM_OK),
+        fast.trace.join('\n'),
+      );
       assert.ok(at(fast.trace, LIMITS_SENT) < at(fast.trace, VERSION));
 
       // Without the option ssh2 keeps its one-step-at-a-time order.

@@ -7,8 +7,13 @@ import { Client, Server } from 'ssh2';
 import type { HostKeyAnswer, HostKeyVerdict } from '../../common/model/hostKey';
 import { KnownHosts, keyTypeOf, sha256Fingerprint } from '../stores/knownHosts';
 import {
-  HostKeyPolicy, changedKeyMessage, makeHostVerifier, preferStoredHostKeyAlgorithms, type HostKeyCheck,
-  type HostKeyMode, type HostKeyPrompter,
+  HostKeyPolicy,
+  changedKeyMessage,
+  makeHostVerifier,
+  preferStoredHostKeyAlgorithms,
+  type HostKeyCheck,
+  type HostKeyMode,
+  type HostKeyPrompter,
 } from './hostKeys';
 import { SSHD_PATH, startSshd } from '../test/helpers';
 import { keygenSuite } from '../test/keygenSuite';
@@ -16,24 +21,46 @@ import { keygenSuite } from '../test/keygenSuite';
 const { keys, newFile } = keygenSuite('sluice-hk-');
 
 function lineCount(file: string): number {
-  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter((l) => l !== '').length : 0;
+  return fs.existsSync(file)
+    ? fs
+        .readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '').length
+    : 0;
 }
 
-async function policyOn(file: string, mode: HostKeyMode, prompt?: HostKeyPrompter,
-  verdicts?: HostKeyVerdict[]): Promise<HostKeyPolicy> {
+async function policyOn(
+  file: string,
+  mode: HostKeyMode,
+  prompt?: HostKeyPrompter,
+  verdicts?: HostKeyVerdict[],
+): Promise<HostKeyPolicy> {
   const knownHosts = await KnownHosts.load({ readPaths: [file], writePath: file });
   return new HostKeyPolicy({ knownHosts, mode, prompt, onVerdict: (v) => verdicts?.push(v) });
 }
 
 /** A prompt whose answer the test releases, counting how often it was asked. */
-function gatedPrompt(): { prompt: HostKeyPrompter; calls: () => number; answer: (a: HostKeyAnswer) => void; asked: Promise<void> } {
+function gatedPrompt(): {
+  prompt: HostKeyPrompter;
+  calls: () => number;
+  answer: (a: HostKeyAnswer) => void;
+  asked: Promise<void>;
+} {
   let calls = 0;
   let release!: (a: HostKeyAnswer) => void;
-  const answerP = new Promise<HostKeyAnswer>((r) => { release = r; });
+  const answerP = new Promise<HostKeyAnswer>((r) => {
+    release = r;
+  });
   let markAsked!: () => void;
-  const asked = new Promise<void>((r) => { markAsked = r; });
+  const asked = new Promise<void>((r) => {
+    markAsked = r;
+  });
   return {
-    prompt: () => { calls++; markAsked(); return answerP; },
+    prompt: () => {
+      calls++;
+      markAsked();
+      return answerP;
+    },
     calls: () => calls,
     answer: (a) => release(a),
     asked,
@@ -128,18 +155,25 @@ test('ask: reject refuses every waiting connection and is not asked again; a thr
   assert.equal(refusal(await policy.verify('127.0.0.1', 2222, keys.ed1.blob)).code, 'HOSTKEY_REJECTED');
   assert.equal(gate.calls(), 1);
   assert.equal(fs.existsSync(f), false);
-  const throwing = await policyOn(f, 'ask', async () => { throw new Error('window closed'); });
+  const throwing = await policyOn(f, 'ask', async () => {
+    throw new Error('window closed');
+  });
   assert.equal(refusal(await throwing.verify('127.0.0.1', 2222, keys.ed1.blob)).code, 'HOSTKEY_REJECTED');
 });
 
 test('a changed key is refused without asking, showing file:line, key types and both fingerprints', async () => {
-  const f = newFile([
-    '# comment',
-    `example.com ${keys.rsa.type} ${keys.rsa.b64}`,
-    `[127.0.0.1]:2222 ${keys.ed1.type} ${keys.ed1.b64}`,
-  ].join('\n') + '\n');
+  const f = newFile(
+    [
+      '# comment',
+      `example.com ${keys.rsa.type} ${keys.rsa.b64}`,
+      `[127.0.0.1]:2222 ${keys.ed1.type} ${keys.ed1.b64}`,
+    ].join('\n') + '\n',
+  );
   let asked = 0;
-  const policy = await policyOn(f, 'ask', async () => { asked++; return 'accept-save'; });
+  const policy = await policyOn(f, 'ask', async () => {
+    asked++;
+    return 'accept-save';
+  });
   for (const mode of ['ask', 'accept-new'] as const) {
     const p = mode === 'ask' ? policy : await policyOn(f, mode);
     const c = await p.verify('127.0.0.1', 2222, keys.ed2.blob);
@@ -177,7 +211,10 @@ test('a revoked key is refused in every mode, without asking', async () => {
   const f = newFile(`[127.0.0.1]:2222 ${keys.ed1.type} ${keys.ed1.b64}\n@revoked * ${keys.ed1.type} ${keys.ed1.b64}\n`);
   let asked = 0;
   for (const mode of ['ask', 'accept-new', 'strict'] as const) {
-    const policy = await policyOn(f, mode, async () => { asked++; return 'accept-save'; });
+    const policy = await policyOn(f, mode, async () => {
+      asked++;
+      return 'accept-save';
+    });
     const { code, message } = refusal(await policy.verify('127.0.0.1', 2222, keys.ed1.blob));
     assert.equal(code, 'HOSTKEY_REVOKED');
     assert.ok(message.includes('REVOKED HOST KEY'));
@@ -191,7 +228,9 @@ test('a revoked key is refused in every mode, without asking', async () => {
 });
 
 test('several keys per host: either one is trusted', async () => {
-  const f = newFile(`lb.example.com ${keys.ed1.type} ${keys.ed1.b64}\nlb.example.com ${keys.ed2.type} ${keys.ed2.b64}\n`);
+  const f = newFile(
+    `lb.example.com ${keys.ed1.type} ${keys.ed1.b64}\nlb.example.com ${keys.ed2.type} ${keys.ed2.b64}\n`,
+  );
   const policy = await policyOn(f, 'strict');
   for (const k of [keys.ed1, keys.ed2]) {
     const c = await policy.verify('lb.example.com', 22, k.blob);
@@ -200,14 +239,22 @@ test('several keys per host: either one is trusted', async () => {
 });
 
 test('learnRotatedKeys adds proven keys only when the connection key is trusted from the store', async () => {
-  const f = newFile(`# keep\n[127.0.0.1]:2222 ${keys.ed1.type} ${keys.ed1.b64}\n@revoked * ${keys.rsa.type} ${keys.rsa.b64}\n`);
+  const f = newFile(
+    `# keep\n[127.0.0.1]:2222 ${keys.ed1.type} ${keys.ed1.b64}\n@revoked * ${keys.rsa.type} ${keys.rsa.b64}\n`,
+  );
   const before = fs.readFileSync(f, 'utf8');
   const policy = await policyOn(f, 'strict');
   const proven = [keys.ed1.blob, keys.ecdsa.blob, keys.ed2.blob, keys.rsa.blob, keys.ecdsa.blob];
   const learned = await policy.learnRotatedKeys('127.0.0.1', 2222, keys.ed1.blob, proven);
   assert.equal(learned.length, 2);
-  assert.deepEqual(learned.map((k) => k.keyType), [keys.ecdsa.type, keys.ed2.type]);
-  assert.deepEqual(learned.map((k) => k.fingerprint), [keys.ecdsa.fp, keys.ed2.fp]);
+  assert.deepEqual(
+    learned.map((k) => k.keyType),
+    [keys.ecdsa.type, keys.ed2.type],
+  );
+  assert.deepEqual(
+    learned.map((k) => k.fingerprint),
+    [keys.ecdsa.fp, keys.ed2.fp],
+  );
   const after = fs.readFileSync(f, 'utf8');
   assert.ok(after.startsWith(before), 'nothing removed or rewritten');
   assert.equal(lineCount(f), 5);
@@ -239,13 +286,21 @@ test('learnRotatedKeys reports each key once per policy when several connections
 
 test('preferStoredHostKeyAlgorithms puts stored key types first', () => {
   const defaults = ['ssh-ed25519', 'ecdsa-sha2-nistp256', 'rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'];
-  assert.deepEqual(preferStoredHostKeyAlgorithms(['ssh-rsa'], defaults),
-    ['rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa', 'ssh-ed25519', 'ecdsa-sha2-nistp256']);
+  assert.deepEqual(preferStoredHostKeyAlgorithms(['ssh-rsa'], defaults), [
+    'rsa-sha2-512',
+    'rsa-sha2-256',
+    'ssh-rsa',
+    'ssh-ed25519',
+    'ecdsa-sha2-nistp256',
+  ]);
   assert.deepEqual(preferStoredHostKeyAlgorithms([], defaults), defaults);
 });
 
 /** Connects an ssh2 client to an in-process ssh2 server using `hostKeyFile`; resolves 'ready' or the error text. */
-async function connectWith(hostKeyFile: string, policy: HostKeyPolicy): Promise<{ outcome: string; check?: HostKeyCheck }> {
+async function connectWith(
+  hostKeyFile: string,
+  policy: HostKeyPolicy,
+): Promise<{ outcome: string; check?: HostKeyCheck }> {
   const server = new Server({ hostKeys: [fs.readFileSync(hostKeyFile)] }, (conn) => {
     conn.on('authentication', (ctx) => ctx.accept());
     conn.on('error', () => undefined);
@@ -259,8 +314,13 @@ async function connectWith(hostKeyFile: string, policy: HostKeyPolicy): Promise<
       client.once('ready', () => resolve('ready'));
       client.once('error', (e) => resolve(`error: ${e.message}`));
       client.connect({
-        host: '127.0.0.1', port, username: 'tester', readyTimeout: 10_000,
-        hostVerifier: makeHostVerifier(policy, '127.0.0.1', port, (c) => { check = c; }),
+        host: '127.0.0.1',
+        port,
+        username: 'tester',
+        readyTimeout: 10_000,
+        hostVerifier: makeHostVerifier(policy, '127.0.0.1', port, (c) => {
+          check = c;
+        }),
       });
     });
     return { outcome, check };
@@ -285,11 +345,21 @@ test('ssh2 hostVerifier: the blob ssh2 passes is the .pub blob; strict refuses, 
   assert.equal(sha256Fingerprint(keys.ed1.blob), keys.ed1.fp);
 });
 
-const SSH2_DEFAULT_HOST_KEY_ALGOS = ['ssh-ed25519', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521',
-  'rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'];
+const SSH2_DEFAULT_HOST_KEY_ALGOS = [
+  'ssh-ed25519',
+  'ecdsa-sha2-nistp256',
+  'ecdsa-sha2-nistp384',
+  'ecdsa-sha2-nistp521',
+  'rsa-sha2-512',
+  'rsa-sha2-256',
+  'ssh-rsa',
+];
 
 test('real sshd: stored-type ordering avoids a false change, and hostkeys-00 rotation keys are learned', async (t) => {
-  if (!fs.existsSync(SSHD_PATH) || process.getuid?.() !== 0) { t.skip(`needs ${SSHD_PATH} and root`); return; }
+  if (!fs.existsSync(SSHD_PATH) || process.getuid?.() !== 0) {
+    t.skip(`needs ${SSHD_PATH} and root`);
+    return;
+  }
   // Host keys: ed25519 and ecdsa (unknown to the client) plus rsa (already in known_hosts).
   const sshd = await startSshd({ hostKeyTypes: ['ed25519', 'ecdsa', 'rsa'] });
   try {
@@ -300,34 +370,68 @@ test('real sshd: stored-type ordering avoids a false change, and hostkeys-00 rot
     const knownHosts = await KnownHosts.load({ readPaths: [f], writePath: f });
     const policy = new HostKeyPolicy({ knownHosts, mode: 'strict' });
 
-    const connect = (algos: string[], waitForHostkeys: boolean): Promise<{ outcome: string; check?: HostKeyCheck; learned?: number }> =>
+    const connect = (
+      algos: string[],
+      waitForHostkeys: boolean,
+    ): Promise<{ outcome: string; check?: HostKeyCheck; learned?: number }> =>
       new Promise((resolve) => {
         const conn = new Client();
         let check: HostKeyCheck | undefined;
         let presented: Buffer | undefined;
-        const timer = setTimeout(() => { conn.end(); resolve({ outcome: 'timeout', check }); }, 15_000);
-        const finish = (r: { outcome: string; learned?: number }): void => { clearTimeout(timer); conn.end(); resolve({ ...r, check }); };
+        const timer = setTimeout(() => {
+          conn.end();
+          resolve({ outcome: 'timeout', check });
+        }, 15_000);
+        const finish = (r: { outcome: string; learned?: number }): void => {
+          clearTimeout(timer);
+          conn.end();
+          resolve({ ...r, check });
+        };
         conn.on('hostkeys', (announced) => {
           if (!presented) return;
-          policy.learnRotatedKeys('127.0.0.1', port, presented, announced.map((k) => k.getPublicSSH()))
-            .then((learned) => finish({ outcome: 'ready', learned: learned.length }), (e: Error) => finish({ outcome: `learn failed: ${e.message}` }));
+          policy
+            .learnRotatedKeys(
+              '127.0.0.1',
+              port,
+              presented,
+              announced.map((k) => k.getPublicSSH()),
+            )
+            .then(
+              (learned) => finish({ outcome: 'ready', learned: learned.length }),
+              (e: Error) => finish({ outcome: `learn failed: ${e.message}` }),
+            );
         });
-        conn.once('ready', () => { if (!waitForHostkeys) finish({ outcome: 'ready' }); });
+        conn.once('ready', () => {
+          if (!waitForHostkeys) finish({ outcome: 'ready' });
+        });
         conn.once('error', (e) => finish({ outcome: `error: ${e.message}` }));
-        const verifier = makeHostVerifier(policy, '127.0.0.1', port, (c) => { check = c; });
+        const verifier = makeHostVerifier(policy, '127.0.0.1', port, (c) => {
+          check = c;
+        });
         conn.connect({
-          host: '127.0.0.1', port, username: sshd.user, privateKey: fs.readFileSync(sshd.clientKeyPath), readyTimeout: 10_000,
+          host: '127.0.0.1',
+          port,
+          username: sshd.user,
+          privateKey: fs.readFileSync(sshd.clientKeyPath),
+          readyTimeout: 10_000,
           algorithms: { serverHostKey: algos as never },
-          hostVerifier: (key: Buffer, verify: (ok: boolean) => void) => { presented = key; verifier(key, verify); },
+          hostVerifier: (key: Buffer, verify: (ok: boolean) => void) => {
+            presented = key;
+            verifier(key, verify);
+          },
         });
       });
 
-    // ssh2's default order offers ed25519 first: the server presents a key we do not hold, which OpenSSH calls a change.
+    // ssh2's default order offers ed25519 first: the server presents a key we do not hold, which OpenSSH calls a
+    // change.
     const naive = await connect(SSH2_DEFAULT_HOST_KEY_ALGOS, false);
     assert.match(naive.outcome, /^error: /);
     assert.equal(naive.check?.accepted === false && naive.check.code, 'HOSTKEY_CHANGED');
 
-    const ordered = preferStoredHostKeyAlgorithms(knownHosts.storedKeyTypes('127.0.0.1', port), SSH2_DEFAULT_HOST_KEY_ALGOS);
+    const ordered = preferStoredHostKeyAlgorithms(
+      knownHosts.storedKeyTypes('127.0.0.1', port),
+      SSH2_DEFAULT_HOST_KEY_ALGOS,
+    );
     const first = await connect(ordered, true);
     assert.equal(first.outcome, 'ready');
     assert.equal(first.check?.accepted && first.check.verdict.kind, 'trusted');

@@ -17,7 +17,10 @@ type UnknownVerdict = Extract<HostKeyVerdict, { kind: 'unknown' }>;
 type ChangedVerdict = Extract<HostKeyVerdict, { kind: 'changed' }>;
 type RevokedVerdict = Extract<HostKeyVerdict, { kind: 'revoked' }>;
 
-/** Asks the user about an unknown key. Throwing counts as `reject`, except an ABORTED SluiceError (Ctrl-C), which the check rethrows. */
+/**
+ * Asks the user about an unknown key. Throwing counts as `reject`, except an ABORTED SluiceError (Ctrl-C), which the
+ * check rethrows.
+ */
 export type HostKeyPrompter = (v: UnknownVerdict) => Promise<HostKeyAnswer>;
 
 export type HostKeyRefusalCode = 'HOSTKEY_UNKNOWN' | 'HOSTKEY_CHANGED' | 'HOSTKEY_REVOKED' | 'HOSTKEY_REJECTED';
@@ -69,12 +72,14 @@ export function changedKeyMessage(v: ChangedVerdict): string {
     `Presented key: ${keyTypeLabel(identity.keyType)} ${identity.fingerprint}`,
   ];
   if (!v.stored.some((ref) => ref.keyType === identity.keyType)) {
-    lines.push(`(known_hosts holds no ${keyTypeLabel(identity.keyType)} key for this host, only `
-      + `${[...new Set(v.stored.map((r) => keyTypeLabel(r.keyType)))].join(', ')}.)`);
+    lines.push(
+      `(known_hosts holds no ${keyTypeLabel(identity.keyType)} key for this host, only ` +
+        `${[...new Set(v.stored.map((r) => keyTypeLabel(r.keyType)))].join(', ')}.)`,
+    );
   }
   const files = [...new Set(v.stored.map((r) => r.file))];
   lines.push(
-    'If you have verified the new key with the server\'s administrator, remove the old one with:',
+    "If you have verified the new key with the server's administrator, remove the old one with:",
     ...files.map((f) => `  ssh-keygen -R '${label}' -f '${f}'`),
     'Host key verification failed.',
   );
@@ -88,8 +93,8 @@ export function revokedKeyMessage(v: RevokedVerdict): string {
     BANNER,
     '@       WARNING: REVOKED HOST KEY DETECTED!               @',
     BANNER,
-    `The ${keyTypeLabel(identity.keyType)} host key for ${hostLabel(identity.host, identity.port)} is marked as revoked`
-      + ` in ${v.stored.file}:${v.stored.line}.`,
+    `The ${keyTypeLabel(identity.keyType)} host key for ${hostLabel(identity.host, identity.port)} is marked as revoked` +
+      ` in ${v.stored.file}:${v.stored.line}.`,
     `Presented key: ${keyTypeLabel(identity.keyType)} ${identity.fingerprint}`,
     'This could mean that a stolen key is being used to impersonate this host.',
     'Host key verification failed.',
@@ -103,16 +108,18 @@ export function unknownKeyMessage(v: UnknownVerdict, knownHostsFile: string): st
     `The authenticity of host '${hostLabel(identity.host, identity.port)}' can't be established.`,
     `${keyTypeLabel(identity.keyType)} key fingerprint is ${identity.fingerprint}.`,
     `No matching host key is in ${knownHostsFile}.`,
-    'Check the fingerprint with the server\'s administrator, then pass --accept-new to trust and save it,'
-      + ' or connect interactively to review it.',
+    "Check the fingerprint with the server's administrator, then pass --accept-new to trust and save it," +
+      ' or connect interactively to review it.',
     'Host key verification failed.',
   ].join('\n');
 }
 
 function rejectedMessage(v: UnknownVerdict): string {
   const { identity } = v;
-  return `The ${keyTypeLabel(identity.keyType)} host key for ${hostLabel(identity.host, identity.port)}`
-    + ` (${identity.fingerprint}) was rejected.\nHost key verification failed.`;
+  return (
+    `The ${keyTypeLabel(identity.keyType)} host key for ${hostLabel(identity.host, identity.port)}` +
+    ` (${identity.fingerprint}) was rejected.\nHost key verification failed.`
+  );
 }
 
 /**
@@ -141,7 +148,9 @@ export class HostKeyPolicy {
   private readonly acceptedUnknown = new Map<string, { saved: boolean; saveError?: string }>();
   private readonly rejected = new Set<string>();
   private readonly pending = new Map<string, Promise<HostKeyCheck>>();
-  /** Rotated keys this job claimed for learning (host name + key): the connections of one job announce the same keys. */
+  /**
+   * Rotated keys this job claimed for learning (host name + key): the connections of one job announce the same keys.
+   */
   private readonly learning = new Set<string>();
 
   constructor(opts: HostKeyPolicyOptions) {
@@ -196,14 +205,23 @@ export class HostKeyPolicy {
    * learned once per policy (job), however many of its connections announce it.
    * @returns the keys appended to {@link writePath} by this call (type and SHA256 fingerprint)
    */
-  async learnRotatedKeys(host: string, port: number, connectionKey: Buffer, provenKeys: Buffer[]): Promise<LearnedHostKey[]> {
+  async learnRotatedKeys(
+    host: string,
+    port: number,
+    connectionKey: Buffer,
+    provenKeys: Buffer[],
+  ): Promise<LearnedHostKey[]> {
     if (this.knownHosts.lookup(host, port, connectionKey).kind !== 'trusted') return [];
     const learned: LearnedHostKey[] = [];
     for (const key of provenKeys) {
       const id = `${knownHostsName(host, port)}\0${key.toString('base64')}`;
       if (this.learning.has(id)) continue;
       let verdict: HostKeyVerdict;
-      try { verdict = this.knownHosts.lookup(host, port, key); } catch { continue; }
+      try {
+        verdict = this.knownHosts.lookup(host, port, key);
+      } catch {
+        continue;
+      }
       if (verdict.kind === 'trusted' || verdict.kind === 'revoked') continue;
       this.learning.add(id);
       if (await this.knownHosts.add(host, port, key)) {
@@ -217,7 +235,10 @@ export class HostKeyPolicy {
 
   private async decideUnknown(id: string, verdict: UnknownVerdict, keyBlob: Buffer): Promise<HostKeyCheck> {
     const refuseUnknown = (): HostKeyCheck => ({
-      accepted: false, code: 'HOSTKEY_UNKNOWN', message: unknownKeyMessage(verdict, this.knownHosts.paths.writePath), verdict,
+      accepted: false,
+      code: 'HOSTKEY_UNKNOWN',
+      message: unknownKeyMessage(verdict, this.knownHosts.paths.writePath),
+      verdict,
     });
     if (this.mode === 'strict') return refuseUnknown();
     if (this.mode === 'accept-new') return this.save(id, verdict, keyBlob);
@@ -228,8 +249,12 @@ export class HostKeyPolicy {
     } catch (e) {
       // Ctrl-C at the question stops the job as an interrupt (exit 130), not as a refused key.
       if (isSluiceError(e, 'ABORTED')) {
-        throw new SluiceError('ABORTED', `interrupted at the host-key question for ${hostLabel(verdict.identity.host, verdict.identity.port)}: `
-          + 'nothing was saved', { cause: e });
+        throw new SluiceError(
+          'ABORTED',
+          `interrupted at the host-key question for ${hostLabel(verdict.identity.host, verdict.identity.port)}: ` +
+            'nothing was saved',
+          { cause: e },
+        );
       }
       answer = 'reject';
     }
@@ -249,14 +274,21 @@ export class HostKeyPolicy {
       await this.knownHosts.add(host, port, keyBlob);
       outcome = { saved: true };
     } catch (err) {
-      outcome = { saved: false, saveError: `could not add the host key to ${this.knownHosts.paths.writePath}: ${(err as Error).message}` };
+      outcome = {
+        saved: false,
+        saveError: `could not add the host key to ${this.knownHosts.paths.writePath}: ${(err as Error).message}`,
+      };
     }
     this.acceptedUnknown.set(id, outcome);
     return { accepted: true, verdict, ...outcome };
   }
 
   private report(v: HostKeyVerdict, host: string, port: number): void {
-    try { this.onVerdict?.(v, { host, port }); } catch { /* an observer must not change the decision */ }
+    try {
+      this.onVerdict?.(v, { host, port });
+    } catch {
+      /* an observer must not change the decision */
+    }
   }
 }
 
@@ -265,13 +297,20 @@ export class HostKeyPolicy {
  * ssh2 passes the raw key blob). `onCheck` receives the full result, since ssh2 itself only reports
  * "Host denied (verification failed)"; use it to surface `code`/`message` and to stop the job.
  */
-export function makeHostVerifier(policy: HostKeyPolicy, host: string, port: number,
-  onCheck?: (check: HostKeyCheck) => void): (key: Buffer, verify: (valid: boolean) => void) => void {
+export function makeHostVerifier(
+  policy: HostKeyPolicy,
+  host: string,
+  port: number,
+  onCheck?: (check: HostKeyCheck) => void,
+): (key: Buffer, verify: (valid: boolean) => void) => void {
   return (key, verify) => {
-    policy.verify(host, port, key).then((check) => {
-      onCheck?.(check);
-      verify(check.accepted);
-    }, () => verify(false));
+    policy.verify(host, port, key).then(
+      (check) => {
+        onCheck?.(check);
+        verify(check.accepted);
+      },
+      () => verify(false),
+    );
   };
 }
 

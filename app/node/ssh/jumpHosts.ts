@@ -1,8 +1,8 @@
 /**
  * A pool's jump hosts on the coordinating side (ssh_config(5) ProxyJump): what each connection worker gets to open its
  * own chain of hops (ssh/worker/jump.ts), a hop's password asked once however many connections need it, and how a
- * hop's refusals name it. Host keys of hops go through the pool's host-key policy (ssh/connectionPool.ts), or the hop's own
- * when its known_hosts files or mode differ from the target's.
+ * hop's refusals name it. Host keys of hops go through the pool's host-key policy (ssh/connectionPool.ts), or the hop's
+ * own when its known_hosts files or mode differ from the target's.
  */
 import { SluiceError } from '../errors';
 import type { HostKeyPolicy } from './hostKeys';
@@ -16,8 +16,8 @@ export interface JumpHost extends JumpHopParams {
 }
 
 /**
- * A refusal that happened at a jump host, said so: `jump host bastion (10.0.0.5:22): …` (the OpenSSH banner of a changed
- * key starts on its own line).
+ * A refusal that happened at a jump host, said so: `jump host bastion (10.0.0.5:22): …` (the OpenSSH banner of a
+ * changed key starts on its own line).
  */
 export function atJumpHost(label: string, e: SluiceError): SluiceError {
   const sep = e.message.startsWith('@') ? '\n' : ' ';
@@ -38,7 +38,9 @@ export class JumpHosts {
     return h;
   }
 
-  /** The hops as a worker takes them: plain data, with the passwords answered so far (later connections are not asked). */
+  /**
+   * The hops as a worker takes them: plain data, with the passwords answered so far (later connections are not asked).
+   */
   params(): JumpHopParams[] | undefined {
     if (!this.hops.length) return undefined;
     return this.hops.map(({ askPassword: _ask, hostKeys: _trust, ...h }, i) => {

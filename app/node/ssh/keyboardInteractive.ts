@@ -25,7 +25,9 @@ export interface KeyboardRound {
   again: boolean;
 }
 
-/** Rounds with prompts answered per keyboard-interactive attempt before giving up (a bounded loop: password, code, …). */
+/**
+ * Rounds with prompts answered per keyboard-interactive attempt before giving up (a bounded loop: password, code, …).
+ */
 export const MAX_KEYBOARD_ROUNDS = 6;
 
 /**
@@ -71,7 +73,8 @@ export interface KeyboardAsks {
  */
 export function passwordAnswers(prompts: readonly KeyboardPrompt[], s: KeyboardState): Array<string | undefined> {
   return prompts.map((p) => {
-    if (s.passwordUsed || s.password === undefined || s.password === '' || !isPasswordPrompt(p.prompt)) return undefined;
+    if (s.passwordUsed || s.password === undefined || s.password === '' || !isPasswordPrompt(p.prompt))
+      return undefined;
     s.passwordUsed = true;
     return s.password;
   });
@@ -88,11 +91,20 @@ export async function answerRound(round: KeyboardRound, s: KeyboardState, asks: 
   if (round.prompts.length > 0 && open.length === 0) return answers as string[];
   if (!asks.keyboard) {
     if (round.prompts.length === 0) return [];
-    throw new SluiceError('AUTH_FAILED', `the server asks "${displayText(round.prompts[open[0]].prompt.trim(), 100)}" (keyboard-interactive) and no one can answer it here`);
+    throw new SluiceError(
+      'AUTH_FAILED',
+      `the server asks "${displayText(round.prompts[open[0]].prompt.trim(), 100)}" (keyboard-interactive) and no one can answer it here`,
+    );
   }
   const given = await asks.keyboard({ ...round, prompts: open.map((i) => round.prompts[i]) });
-  if (given.length !== open.length) throw new SluiceError('AUTH_FAILED', `keyboard-interactive: ${given.length} ${given.length === 1 ? 'answer' : 'answers'} for ${open.length} ${open.length === 1 ? 'prompt' : 'prompts'}`);
-  open.forEach((at, k) => { answers[at] = given[k]; });
+  if (given.length !== open.length)
+    throw new SluiceError(
+      'AUTH_FAILED',
+      `keyboard-interactive: ${given.length} ${given.length === 1 ? 'answer' : 'answers'} for ${open.length} ${open.length === 1 ? 'prompt' : 'prompts'}`,
+    );
+  open.forEach((at, k) => {
+    answers[at] = given[k];
+  });
   return answers as string[];
 }
 
@@ -101,19 +113,32 @@ export async function answerRound(round: KeyboardRound, s: KeyboardState, asks: 
  * {@link MAX_KEYBOARD_ROUNDS} rounds with prompts, empty answers end it (the server then refuses).
  * @param again the server refused this login's previous keyboard-interactive attempt
  */
-export function keyboardMethod(username: string, s: KeyboardState, asks: KeyboardAsks, again: boolean): KeyboardInteractiveAuthMethod {
+export function keyboardMethod(
+  username: string,
+  s: KeyboardState,
+  asks: KeyboardAsks,
+  again: boolean,
+): KeyboardInteractiveAuthMethod {
   let rounds = 0;
   return {
     type: 'keyboard-interactive',
     username,
-    prompt: (name: string, instructions: string, _lang: string, prompts: Prompt[], finish: (answers: string[]) => void) => {
+    prompt: (
+      name: string,
+      instructions: string,
+      _lang: string,
+      prompts: Prompt[],
+      finish: (answers: string[]) => void,
+    ) => {
       const empty = () => finish(prompts.map(() => ''));
       if (prompts.length > 0) {
         s.rounds++;
         if (++rounds > MAX_KEYBOARD_ROUNDS) return empty();
       }
       const round: KeyboardRound = {
-        name: name ?? '', instructions: instructions ?? '', again: again && rounds <= 1,
+        name: name ?? '',
+        instructions: instructions ?? '',
+        again: again && rounds <= 1,
         prompts: prompts.map((p) => ({ prompt: String(p.prompt ?? ''), echo: p.echo === true })),
       };
       answerRound(round, s, asks).then(finish, (e: unknown) => {

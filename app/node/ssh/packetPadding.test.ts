@@ -8,7 +8,10 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 
-interface Cipher { allocPacket(payloadLen: number): Buffer; encrypt(packet: Buffer): void }
+interface Cipher {
+  allocPacket(payloadLen: number): Buffer;
+  encrypt(packet: Buffer): void;
+}
 const ssh2Crypto = require('ssh2/lib/protocol/crypto') as {
   CIPHER_INFO: Record<string, { sslName: string; keyLen: number; ivLen: number }>;
   createCipher(config: unknown): Cipher;
@@ -27,8 +30,13 @@ test('SSH packet padding: never all zeros, different for every packet across poo
     const written: Buffer[] = [];
     const cipher = ssh2Crypto.createCipher({
       outbound: {
-        onWrite: (b: Buffer) => written.push(Buffer.from(b)), cipherInfo: info, cipherKey: key, cipherIV: iv, seqno: 0,
-        macInfo: { sslName: 'sha256', len: 32, actualLen: 32, isETM: true }, macKey: randomBytes(32),
+        onWrite: (b: Buffer) => written.push(Buffer.from(b)),
+        cipherInfo: info,
+        cipherKey: key,
+        cipherIV: iv,
+        seqno: 0,
+        macInfo: { sslName: 'sha256', len: 32, actualLen: 32, isETM: true },
+        macKey: randomBytes(32),
       },
     });
     const seen = new Set<string>();

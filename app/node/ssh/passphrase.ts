@@ -18,7 +18,8 @@ export function tryParse(data: Buffer, passphrase?: string): ParseOutcome {
     return { ok: false, encrypted: /no passphrase given/i.test(parsed.message), message: parsed.message };
   }
   const key = Array.isArray(parsed) ? parsed[0] : parsed;
-  if (!key || !key.isPrivateKey()) return { ok: false, encrypted: false, message: 'not a private key (is it the .pub file?)' };
+  if (!key || !key.isPrivateKey())
+    return { ok: false, encrypted: false, message: 'not a private key (is it the .pub file?)' };
   return { ok: true, type: key.type };
 }
 
@@ -90,7 +91,9 @@ export async function unlockKey(file: string, data: Buffer, o: UnlockOptions): P
   if (kept) return kept;
   const { prompter } = o;
   if (!prompter) {
-    o.warn(`Skipping encrypted key ${displayText(file)}: no passphrase can be asked in batch mode (load it into ssh-agent instead)`);
+    o.warn(
+      `Skipping encrypted key ${displayText(file)}: no passphrase can be asked in batch mode (load it into ssh-agent instead)`,
+    );
     return null;
   }
   for (let attempt = 1; attempt <= PASSPHRASE_TRIES; attempt++) {
@@ -101,10 +104,14 @@ export async function unlockKey(file: string, data: Buffer, o: UnlockOptions): P
     const parsed = tryParse(data, answer.passphrase);
     if (parsed.ok) {
       o.passphrases?.opened?.(file, answer.passphrase);
-      if (answer.remember) await o.passphrases?.set(file, answer.passphrase).catch((e: Error) => o.warn(`The passphrase was not saved: ${e.message}`));
+      if (answer.remember)
+        await o.passphrases
+          ?.set(file, answer.passphrase)
+          .catch((e: Error) => o.warn(`The passphrase was not saved: ${e.message}`));
       return { passphrase: answer.passphrase, type: parsed.type };
     }
-    if (attempt < PASSPHRASE_TRIES && !prompter.passphrase) o.warn(`Bad passphrase for ${displayText(file)}, try again`);
+    if (attempt < PASSPHRASE_TRIES && !prompter.passphrase)
+      o.warn(`Bad passphrase for ${displayText(file)}, try again`);
   }
   o.warn(`Skipping key ${displayText(file)}: no correct passphrase given`);
   return null;

@@ -26,7 +26,10 @@ export function channelWindowFor(rttMs: number): number {
 /** Sizing of {@link channelWindowFor}: 4–32 MiB measured alike at 50 ms (bench/), so the middle is used. */
 export const WINDOW_TUNE = { bytesPerSecond: 128 * 1024 * 1024, maxBytes: 16 * 1024 * 1024 };
 
-/** A session's settings when none are given: pool, requests per channel, files per channel, segments, keepalives, timeouts (ms, bytes). */
+/**
+ * A session's settings when none are given: pool, requests per channel, files per channel, segments, keepalives,
+ * timeouts (ms, bytes).
+ */
 export const POOL_DEFAULTS = {
   connections: 1,
   channels: 1,

@@ -1,6 +1,6 @@
 /**
- * What a site's pool (ssh/connectionPool.ts) is opened with, and the events the pool itself raises. Events of a transfer
- * never pass through here: each transfer has its own sink (engine/engine.ts Engine.transfer).
+ * What a site's pool (ssh/connectionPool.ts) is opened with, and the events the pool itself raises. Events of a
+ * transfer never pass through here: each transfer has its own sink (engine/engine.ts Engine.transfer).
  */
 import type { Algorithms } from 'ssh2';
 import type { AuthMaterial } from './auth';
@@ -36,7 +36,10 @@ export interface PoolOptions {
   channels?: number;
   /** Outstanding SSH_FXP_READ/WRITE requests per channel (K). Default 64. */
   requests?: number;
-  /** Receive window per SFTP channel in bytes (≥ 2 MiB). Default: from the measured RTT (sessionDefaults.ts channelWindowFor). */
+  /**
+   * Receive window per SFTP channel in bytes (≥ 2 MiB). Default: from the measured RTT (sessionDefaults.ts
+   * channelWindowFor).
+   */
   channelWindow?: number;
   /** Files in flight per channel (small files overlap their round trips). Default 32. */
   filesPerChannel?: number;
@@ -56,7 +59,10 @@ export interface PoolOptions {
    * the exec ("no more sessions"). Explicit `channels` are kept as given.
    */
   reserveExecChannel?: boolean;
-  /** Data folder (leftovers journal, cipher-speed.json for the default algorithm orders); default stores/dataDir.ts resolveHome(). */
+  /**
+   * Data folder (leftovers journal, cipher-speed.json for the default algorithm orders); default stores/dataDir.ts
+   * resolveHome().
+   */
   dataDir?: string;
   /** This site's speed limit, bytes per second (0 or absent: none); ConnectionPool.setRateLimit changes it. */
   rateLimit?: number;

@@ -30,7 +30,14 @@ export function autoConnections(cores: number): number {
  * bursts, and 1 GiB puts measured 4–7 % faster over 2 channels (bench/README.md, sixth session; 14 of 17 paired
  * runs), while gets measured alike and stay on one.
  */
-export const AUTO_TUNE = { rttMs: 5, earlyRttMs: 20, connections: autoConnections(os.availableParallelism()), channels: 10, probes: 2, segmentedPutChannels: 2 };
+export const AUTO_TUNE = {
+  rttMs: 5,
+  earlyRttMs: 20,
+  connections: autoConnections(os.availableParallelism()),
+  channels: 10,
+  probes: 2,
+  segmentedPutChannels: 2,
+};
 
 /** What {@link planPool} decides from. */
 export interface PoolInputs {

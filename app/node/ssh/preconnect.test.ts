@@ -5,30 +5,51 @@ import { once } from 'node:events';
 import { SSH_IDENT_SOFTWARE, preconnect, socketTo } from './preconnect';
 
 /** A TCP listener on loopback that records what each accepted connection sends. */
-async function listener(): Promise<{ port: number; accepted: net.Socket[]; firstLine(i: number): Promise<string>; close(): void }> {
+async function listener(): Promise<{
+  port: number;
+  accepted: net.Socket[];
+  firstLine(i: number): Promise<string>;
+  close(): void;
+}> {
   const accepted: net.Socket[] = [];
-  const srv = net.createServer((s) => { accepted.push(s); });
+  const srv = net.createServer((s) => {
+    accepted.push(s);
+  });
   srv.listen(0, '127.0.0.1');
   await once(srv, 'listening');
   /** The i-th accepted connection, once the server's 'connection' event brought it (at most 2 s). */
-  const nth = (i: number): Promise<net.Socket> => new Promise((resolve, reject) => {
-    const check = (): void => {
-      if (!accepted[i]) return;
-      clearTimeout(timer); srv.off('connection', check); resolve(accepted[i]);
-    };
-    const timer = setTimeout(() => { srv.off('connection', check); reject(new Error(`connection ${i} not accepted within 2 s`)); }, 2_000);
-    srv.on('connection', check);
-    check();
-  });
+  const nth = (i: number): Promise<net.Socket> =>
+    new Promise((resolve, reject) => {
+      const check = (): void => {
+        if (!accepted[i]) return;
+        clearTimeout(timer);
+        srv.off('connection', check);
+        resolve(accepted[i]);
+      };
+      const timer = setTimeout(() => {
+        srv.off('connection', check);
+        reject(new Error(`connection ${i} not accepted within 2 s`));
+      }, 2_000);
+      srv.on('connection', check);
+      check();
+    });
   const firstLine = async (i: number) => {
     const s = await nth(i);
     let text = '';
-    for await (const chunk of s) { text += String(chunk); if (text.includes('\n')) break; }
+    for await (const chunk of s) {
+      text += String(chunk);
+      if (text.includes('\n')) break;
+    }
     return text;
   };
   return {
-    port: (srv.address() as net.AddressInfo).port, accepted, firstLine,
-    close: () => { for (const s of accepted) s.destroy(); srv.close(); },
+    port: (srv.address() as net.AddressInfo).port,
+    accepted,
+    firstLine,
+    close: () => {
+      for (const s of accepted) s.destroy();
+      srv.close();
+    },
   };
 }
 

@@ -22,13 +22,18 @@ export function ackPromptlyDuringSetup(sock: Duplex, client: IgnoreCapableClient
   const write = sock.write;
   const onData = () => {
     wrote = false;
-    setImmediate(() => { if (active && !wrote && sock.writable) sendIgnore(client); });
+    setImmediate(() => {
+      if (active && !wrote && sock.writable) sendIgnore(client);
+    });
   };
   // Listening from the handshake on: ssh2 reads the socket itself by then (an earlier 'data' listener would
   // start the flow before ssh2's), and the write wrapper stays off the transfer's path once stopped.
   const start = () => {
     if (!active) return;
-    sock.write = ((...args: unknown[]) => { wrote = true; return (write as (...a: unknown[]) => boolean).apply(sock, args); }) as typeof sock.write;
+    sock.write = ((...args: unknown[]) => {
+      wrote = true;
+      return (write as (...a: unknown[]) => boolean).apply(sock, args);
+    }) as typeof sock.write;
     sock.on('data', onData);
   };
   client.once('handshake', start);

@@ -101,13 +101,33 @@ class MemoryWire {
 export async function openProtocolPair(cipher: string, mac: string): Promise<ProtocolPair> {
   const Protocol = ssh2ProtocolClass();
   const lists = { cipher: [cipher], mac: [mac], compress: ['none'], lang: [] as string[] };
-  const offer = () => ({ kex: ['curve25519-sha256'], serverHostKey: ['ssh-ed25519'], cs: { ...lists }, sc: { ...lists } });
+  const offer = () => ({
+    kex: ['curve25519-sha256'],
+    serverHostKey: ['ssh-ed25519'],
+    cs: { ...lists },
+    sc: { ...lists },
+  });
   let received = 0;
   const wire = new MemoryWire();
-  const handlers = { CHANNEL_DATA: (_self: unknown, _chan: number, data: Buffer) => { received += data.length; } };
+  const handlers = {
+    CHANNEL_DATA: (_self: unknown, _chan: number, data: Buffer) => {
+      received += data.length;
+    },
+  };
   const common = { ...wire.events, messageHandlers: handlers };
-  const client = new Protocol({ ...common, offer: offer(), onWrite: wire.writer(wire.toServer), hostVerifier: (_k: unknown, cb: (ok: boolean) => void) => cb(true) });
-  const server = new Protocol({ ...common, server: true, hostKeys: { 'ssh-ed25519': serverHostKey() }, offer: offer(), onWrite: wire.writer(wire.toClient) });
+  const client = new Protocol({
+    ...common,
+    offer: offer(),
+    onWrite: wire.writer(wire.toServer),
+    hostVerifier: (_k: unknown, cb: (ok: boolean) => void) => cb(true),
+  });
+  const server = new Protocol({
+    ...common,
+    server: true,
+    hostKeys: { 'ssh-ed25519': serverHostKey() },
+    offer: offer(),
+    onWrite: wire.writer(wire.toClient),
+  });
   client.start?.();
   server.start?.();
   await wire.handshake(client, server);
@@ -120,7 +140,12 @@ export async function openProtocolPair(cipher: string, mac: string): Promise<Pro
   return {
     send: (data) => client.channelData(0, data),
     deliver: () => drain(wire.toServer, server),
-    get received() { return received; },
-    close: () => { client.cleanup(); server.cleanup(); },
+    get received() {
+      return received;
+    },
+    close: () => {
+      client.cleanup();
+      server.cleanup();
+    },
   };
 }

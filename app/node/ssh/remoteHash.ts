@@ -79,15 +79,30 @@ function shellQuote(s: string): string {
  * is closed on timeout. A refused exec rejects (the patched ssh2 closes the refused channel).
  * @param timeoutMs limit in ms; `code` is null when it was reached
  */
-export function execCapture(client: Client, command: string, timeoutMs: number): Promise<{ code: number | null; stdout: string }> {
+export function execCapture(
+  client: Client,
+  command: string,
+  timeoutMs: number,
+): Promise<{ code: number | null; stdout: string }> {
   return new Promise((resolve, reject) => {
     client.exec(command, (e: Error | undefined, ch: ClientChannel) => {
-      if (e) { reject(e); return; }
+      if (e) {
+        reject(e);
+        return;
+      }
       let out = '';
-      const timer = setTimeout(() => { ch.close(); resolve({ code: null, stdout: out }); }, timeoutMs);
-      ch.on('data', (d: Buffer) => { if (out.length < 4096) out += d.toString('utf8'); });
+      const timer = setTimeout(() => {
+        ch.close();
+        resolve({ code: null, stdout: out });
+      }, timeoutMs);
+      ch.on('data', (d: Buffer) => {
+        if (out.length < 4096) out += d.toString('utf8');
+      });
       ch.stderr.resume();
-      ch.on('close', (code: number | null) => { clearTimeout(timer); resolve({ code: code ?? null, stdout: out }); });
+      ch.on('close', (code: number | null) => {
+        clearTimeout(timer);
+        resolve({ code: code ?? null, stdout: out });
+      });
       ch.end();
     });
   });
@@ -99,9 +114,10 @@ export function execCapture(client: Client, command: string, timeoutMs: number):
  */
 export async function execSha256(client: Client, path: string, size: number, length?: number): Promise<string | null> {
   const q = shellQuote(path);
-  const command = length === undefined
-    ? `sha256sum -- ${q} 2>/dev/null || shasum -a 256 -- ${q}`
-    : `head -c ${Math.floor(length)} -- ${q} | sha256sum 2>/dev/null || head -c ${Math.floor(length)} -- ${q} | shasum -a 256`;
+  const command =
+    length === undefined
+      ? `sha256sum -- ${q} 2>/dev/null || shasum -a 256 -- ${q}`
+      : `head -c ${Math.floor(length)} -- ${q} | sha256sum 2>/dev/null || head -c ${Math.floor(length)} -- ${q} | shasum -a 256`;
   try {
     const r = await execCapture(client, command, execTimeoutMs(size));
     const m = /^\\?([0-9a-f]{64})\b/.exec(r.stdout);
@@ -144,7 +160,10 @@ export function parseCheckFileReply(reply: Buffer): string | null {
  * from version 5 on. A server without it answers SSH_FX_OP_UNSUPPORTED, once per connection.
  */
 export function mayCheckFile(extensions: Record<string, string>, software: string): boolean {
-  return ['check-file', 'check-file-name', 'check-file-handle'].some((n) => extensions[n] !== undefined) || !/^OpenSSH_/.test(software);
+  return (
+    ['check-file', 'check-file-name', 'check-file-handle'].some((n) => extensions[n] !== undefined) ||
+    !/^OpenSSH_/.test(software)
+  );
 }
 
 /**
@@ -173,10 +192,17 @@ const REREAD_IN_FLIGHT = 16;
  * @param length hash only the first `length` bytes (fewer when the file is shorter)
  * @throws SluiceError VERIFY_FAILED when the file is shorter than its SSH_FXP_FSTAT size
  */
-export async function rereadSha256(sftp: SFTPWrapper, path: string, maxRead: number, length = Infinity,
-  onBytes?: (n: number) => void): Promise<string> {
+export async function rereadSha256(
+  sftp: SFTPWrapper,
+  path: string,
+  maxRead: number,
+  length = Infinity,
+  onBytes?: (n: number) => void,
+): Promise<string> {
   const call = <T>(op: string, fn: (cb: (e: Error | undefined, v: T) => void) => void, offset?: number) =>
-    new Promise<T>((resolve, reject) => fn((e, v) => (e ? reject(fromSftpError(e, path, { op, offset })) : resolve(v))));
+    new Promise<T>((resolve, reject) =>
+      fn((e, v) => (e ? reject(fromSftpError(e, path, { op, offset })) : resolve(v))),
+    );
   const h = await call<Buffer>('OPEN', (cb) => sftp.open(path, 'r', cb as never));
   try {
     const st = await call<{ size: number }>('FSTAT', (cb) => sftp.fstat(h, cb as never));
@@ -190,7 +216,11 @@ export async function rereadSha256(sftp: SFTPWrapper, path: string, maxRead: num
         const buf = Buffer.allocUnsafe(Math.min(maxRead, size - pos));
         next += buf.length;
         const p = call<number>('READ', (cb) => sftp.read(h, buf, 0, buf.length, pos, cb as never), pos).then((n) => {
-          if (n !== buf.length) throw new SluiceError('VERIFY_FAILED', `${path}: READ at offset ${pos} returned ${n} of ${buf.length} bytes during verification`);
+          if (n !== buf.length)
+            throw new SluiceError(
+              'VERIFY_FAILED',
+              `${path}: READ at offset ${pos} returned ${n} of ${buf.length} bytes during verification`,
+            );
           return buf;
         });
         p.catch(() => undefined);
@@ -218,8 +248,14 @@ export async function rereadSha256(sftp: SFTPWrapper, path: string, maxRead: num
  * @param allowExec false: never open an exec channel (the user refused it, or the app)
  * @param length hash only the file's first `length` bytes (the conflict rule `append`); default the whole file
  */
-export async function remoteSha256(t: HashTarget, path: string, size: number, allowExec: boolean, length?: number,
-  onBytes?: (n: number) => void): Promise<RemoteHash> {
+export async function remoteSha256(
+  t: HashTarget,
+  path: string,
+  size: number,
+  allowExec: boolean,
+  length?: number,
+  onBytes?: (n: number) => void,
+): Promise<RemoteHash> {
   const prefix = length !== undefined;
   const checkKey = prefix ? 'checkFilePrefix' : 'checkFile';
   const execKey = prefix ? 'execPrefix' : 'exec';
@@ -227,21 +263,32 @@ export async function remoteSha256(t: HashTarget, path: string, size: number, al
   if (t.traits[checkKey] !== false && checkFile) {
     // A prefix of length 0 would mean "the whole file" to check-file-name: the caller hashes an empty prefix itself.
     const sha256 = await checkFileSha256(t.sftp, path, length).catch(() => null);
-    if (sha256) { t.traits[checkKey] = true; return { sha256, method: 'check-file' }; }
+    if (sha256) {
+      t.traits[checkKey] = true;
+      return { sha256, method: 'check-file' };
+    }
     t.traits[checkKey] = false;
   }
   if (allowExec && t.traits[execKey] !== false) {
     // Many files hash at once: more exec channels than the server's session limit leaves would be refused.
-    const sha256 = await withExecSlot(t.traits, execSlotsFor(t.sftpChannels),
-      () => (t.traits[execKey] === false ? Promise.resolve(null) : execSha256(t.client, path, size, length)));
-    if (sha256) { t.traits[execKey] = true; return { sha256, method: 'exec' }; }
+    const sha256 = await withExecSlot(t.traits, execSlotsFor(t.sftpChannels), () =>
+      t.traits[execKey] === false ? Promise.resolve(null) : execSha256(t.client, path, size, length),
+    );
+    if (sha256) {
+      t.traits[execKey] = true;
+      return { sha256, method: 'exec' };
+    }
     t.traits[execKey] = false;
   }
   // The caller who did not allow exec knows why; otherwise the server could not hash the file itself.
   const why = allowExec
     ? `${checkFile ? 'its check-file-name failed' : 'it offers no check-file-name extension'} and sha256sum over exec was refused or gave no hash`
     : undefined;
-  return { sha256: await rereadSha256(t.sftp, path, t.maxRead, length, onBytes), method: 'reread', ...(why ? { why } : {}) };
+  return {
+    sha256: await rereadSha256(t.sftp, path, t.maxRead, length, onBytes),
+    method: 'reread',
+    ...(why ? { why } : {}),
+  };
 }
 
 /** A remote file's SHA-256 and how it was obtained; `why` a re-read was needed (the server could not hash it). */

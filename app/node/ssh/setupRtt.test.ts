@@ -10,22 +10,30 @@ test('set-up RTT: timed from the handshake to the next read, reads before the ha
     const client = new EventEmitter();
     // A clock the test moves (ns): the link's delays are stated, not waited for.
     let clock = 1_000_000_000n;
-    const advanceMs = (ms: number): void => { clock += BigInt(ms) * 1_000_000n; };
+    const advanceMs = (ms: number): void => {
+      clock += BigInt(ms) * 1_000_000n;
+    };
     const sample = watchSetupRtt(sock, client, () => clock);
 
     advanceMs(500);
-    let r = received(sock, 3); server.write('kex'); await r;
+    let r = received(sock, 3);
+    server.write('kex');
+    await r;
     assert.equal(sample(), undefined, 'a read during the key exchange is not the sample');
 
     advanceMs(7);
     client.emit('handshake', {});
     advanceMs(30);
     assert.equal(sample(), undefined, 'no read since the handshake yet');
-    r = received(sock, 6); server.write('accept'); await r;
+    r = received(sock, 6);
+    server.write('accept');
+    await r;
     assert.equal(sample(), 30, 'the time from the handshake to the next read');
 
     advanceMs(20);
-    r = received(sock, 4); server.write('more'); await r;
+    r = received(sock, 4);
+    server.write('more');
+    await r;
     assert.equal(sample(), 30, 'a later read does not change the sample');
   } finally {
     close();

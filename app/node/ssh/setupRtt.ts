@@ -18,7 +18,11 @@ import type { EventEmitter } from 'node:events';
  * @param now the clock, in nanoseconds (tests pass their own to time without waiting)
  * @returns a getter: the sample in ms, or undefined until the first read after the handshake
  */
-export function watchSetupRtt(sock: Duplex, client: EventEmitter, now: () => bigint = process.hrtime.bigint): () => number | undefined {
+export function watchSetupRtt(
+  sock: Duplex,
+  client: EventEmitter,
+  now: () => bigint = process.hrtime.bigint,
+): () => number | undefined {
   let sample: number | undefined;
   let t0 = 0n;
   const onData = () => {

@@ -15,7 +15,15 @@ let loaded: Ssh2Lists | undefined;
 
 /** ssh2's lists, each read from ssh2 on first access. */
 export const ssh2Lists = {} as Ssh2Lists;
-for (const key of ['SUPPORTED_CIPHER', 'SUPPORTED_KEX', 'SUPPORTED_MAC', 'SUPPORTED_SERVER_HOST_KEY', 'DEFAULT_KEX', 'DEFAULT_MAC', 'DEFAULT_SERVER_HOST_KEY'] as const) {
+for (const key of [
+  'SUPPORTED_CIPHER',
+  'SUPPORTED_KEX',
+  'SUPPORTED_MAC',
+  'SUPPORTED_SERVER_HOST_KEY',
+  'DEFAULT_KEX',
+  'DEFAULT_MAC',
+  'DEFAULT_SERVER_HOST_KEY',
+] as const) {
   Object.defineProperty(ssh2Lists, key, { get: () => (loaded ??= ssh2Constants())[key] });
 }
 

@@ -18,8 +18,10 @@ import { expandTilde, pathFor, systemSshDir } from '../sys/platformPaths';
 export const SYSTEM_SSH_CONFIG = '/etc/ssh/ssh_config';
 
 /** The system-wide client configuration of a platform: `%ProgramData%\ssh\ssh_config` on Windows. */
-export function systemSshConfig(env: NodeJS.ProcessEnv = process.env,
-  platform: NodeJS.Platform = process.platform): string {
+export function systemSshConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string {
   return pathFor(platform).join(systemSshDir(env, platform), 'ssh_config');
 }
 
@@ -45,8 +47,12 @@ export interface ConfigFile {
  * @param configFile the `-F` argument, `~/` (and on Windows `~\`) expanded against `home`
  * @param systemFile default: the platform's ({@link systemSshConfig})
  */
-export function configFilesFor(configFile: string | undefined, home: string, systemFile?: string,
-  platform: NodeJS.Platform = process.platform): ConfigFile[] {
+export function configFilesFor(
+  configFile: string | undefined,
+  home: string,
+  systemFile?: string,
+  platform: NodeJS.Platform = process.platform,
+): ConfigFile[] {
   const p = pathFor(platform);
   if (configFile !== undefined) {
     if (configFile.trim().toLowerCase() === 'none') return [];
@@ -97,7 +103,10 @@ export interface HostQuery {
  * @param ignoreCase host names compare case-insensitively (match_hostname)
  */
 export function matchPattern(text: string, pattern: string, ignoreCase = false): boolean {
-  const re = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const re = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${re}$`, ignoreCase ? 'is' : 's').test(text);
 }
 
@@ -126,8 +135,14 @@ function argsOf(value: unknown): string[] {
 /** The entries of `dir` whose names match `pattern` (glob(3): `*` and `?` do not match a leading dot), sorted. */
 function globDir(dir: string, pattern: string, p: path.PlatformPath, files: ConfigFs): string[] {
   let names: string[];
-  try { names = files.readdirSync(dir); } catch { return []; }
-  return names.filter((n) => (!n.startsWith('.') || pattern.startsWith('.')) && matchPattern(n, pattern)).sort()
+  try {
+    names = files.readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => (!n.startsWith('.') || pattern.startsWith('.')) && matchPattern(n, pattern))
+    .sort()
     .map((n) => p.join(dir, n));
 }
 
@@ -135,11 +150,17 @@ function globDir(dir: string, pattern: string, p: path.PlatformPath, files: Conf
  * Expands `*` and `?` in each component of an absolute path, as glob(3) does for `Include`: from the path's root
  * (`/`, `C:\` or `\\server\share\`), components split on the platform's separators (`/` and `\` on Windows).
  */
-export function expandGlob(pattern: string, platform: NodeJS.Platform = process.platform,
-  files: ConfigFs = fs): string[] {
+export function expandGlob(
+  pattern: string,
+  platform: NodeJS.Platform = process.platform,
+  files: ConfigFs = fs,
+): string[] {
   const p = pathFor(platform);
   const root = p.parse(pattern).root;
-  const parts = pattern.slice(root.length).split(platform === 'win32' ? /[\\/]/ : '/').filter((c) => c !== '');
+  const parts = pattern
+    .slice(root.length)
+    .split(platform === 'win32' ? /[\\/]/ : '/')
+    .filter((c) => c !== '');
   let found = [root];
   for (const part of parts) {
     found = /[*?]/.test(part) ? found.flatMap((d) => globDir(d, part, p, files)) : found.map((d) => p.join(d, part));
@@ -204,7 +225,8 @@ class Evaluation {
       if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') {
         if (required) throw new SluiceError('USAGE', `cannot open ssh config file ${displayText(file)}: no such file`);
       } else if (code !== undefined) {
-        if (required) throw new SluiceError('USAGE', `cannot read ssh config file ${displayText(file)}: ${(e as Error).message}`);
+        if (required)
+          throw new SluiceError('USAGE', `cannot read ssh config file ${displayText(file)}: ${(e as Error).message}`);
         this.note(`ssh config ${file}: not read (${(e as Error).message})`);
       } else {
         throw new SluiceError('USAGE', `ssh config file ${displayText(file)}: ${(e as Error).message}`);
@@ -214,22 +236,38 @@ class Evaluation {
     return lines;
   }
 
-  private walkFile(file: string, system: boolean, active: boolean, neverMatch: boolean, depth: number, required = false): void {
+  private walkFile(
+    file: string,
+    system: boolean,
+    active: boolean,
+    neverMatch: boolean,
+    depth: number,
+    required = false,
+  ): void {
     const lines = this.parse(file, required);
     if (lines) this.walk(lines, file, system, active, neverMatch, depth);
   }
 
   /**
    * One level of lines: a `Host`/`Match` section applies its lines when it matches (never inside an Include read from
-   * an inactive block: readconf.c SSHCONF_NEVERMATCH); an `Include` reads its files with the activity of where it stands.
+   * an inactive block: readconf.c SSHCONF_NEVERMATCH); an `Include` reads its files with the activity of where it
+   * stands.
    */
-  private walk(lines: Line[], file: string, system: boolean, active: boolean, neverMatch: boolean, depth: number): void {
+  private walk(
+    lines: Line[],
+    file: string,
+    system: boolean,
+    active: boolean,
+    neverMatch: boolean,
+    depth: number,
+  ): void {
     for (const line of lines) {
       if (line.type !== LineType.DIRECTIVE) continue;
       const keyword = line.param.toLowerCase();
       const args = argsOf(line.value);
       if (keyword === 'host' || keyword === 'match') {
-        const on = !neverMatch && (keyword === 'host' ? matchPatternList(this.hostArg, args, true) : this.matchLine(args, file));
+        const on =
+          !neverMatch && (keyword === 'host' ? matchPatternList(this.hostArg, args, true) : this.matchLine(args, file));
         if ('config' in line) this.walk(line.config as Line[], file, system, on, !on, depth);
       } else if (keyword === 'include') {
         if (active) this.include(args, file, system, neverMatch, depth);
@@ -240,7 +278,11 @@ class Evaluation {
   }
 
   private include(patterns: string[], file: string, system: boolean, neverMatch: boolean, depth: number): void {
-    if (depth + 1 > MAX_INCLUDE_DEPTH) throw new SluiceError('USAGE', `ssh config ${displayText(file)}: Include nested more than ${MAX_INCLUDE_DEPTH} deep`);
+    if (depth + 1 > MAX_INCLUDE_DEPTH)
+      throw new SluiceError(
+        'USAGE',
+        `ssh config ${displayText(file)}: Include nested more than ${MAX_INCLUDE_DEPTH} deep`,
+      );
     const platform = this.q.platform ?? process.platform;
     const p = pathFor(platform);
     // Relative Includes: from ~/.ssh in user files, from the system file's folder in system ones (readconf.c).
@@ -262,7 +304,11 @@ class Evaluation {
       return;
     }
     if (this.values.has(keyword)) return;
-    if ((keyword === 'proxyjump' && this.values.has('proxycommand')) || (keyword === 'proxycommand' && this.values.has('proxyjump'))) return;
+    if (
+      (keyword === 'proxyjump' && this.values.has('proxycommand')) ||
+      (keyword === 'proxycommand' && this.values.has('proxyjump'))
+    )
+      return;
     this.values.set(keyword, { args, file });
   }
 
@@ -289,7 +335,9 @@ class Evaluation {
         else if (criterion === 'user') hit = matchPatternList(this.user(), list);
         else if (criterion === 'localuser') hit = matchPatternList(this.q.localUser, list);
         else {
-          this.note(`ssh config ${file}: "Match ${args.join(' ')}" skipped: Sluice does not evaluate Match ${criterion}`);
+          this.note(
+            `ssh config ${file}: "Match ${args.join(' ')}" skipped: Sluice does not evaluate Match ${criterion}`,
+          );
           return false;
         }
       }

@@ -16,7 +16,9 @@ import { expandTilde, homeOf, isNullDevice, nullDevice, startsWithTilde, systemS
 import { computeHostConfig, configFilesFor, expandGlob, type ConfigFs } from './sshConfig';
 
 const WIN_ENV = {
-  USERPROFILE: 'C:\\Users\\me', HOME: '/c/Users/me-bash', ProgramData: 'D:\\PD',
+  USERPROFILE: 'C:\\Users\\me',
+  HOME: '/c/Users/me-bash',
+  ProgramData: 'D:\\PD',
   APPDATA: 'C:\\Users\\me\\AppData\\Roaming',
 };
 
@@ -35,7 +37,8 @@ function winFs(files: Record<string, string>): ConfigFs & { reads: string[] } {
     },
     readdirSync(dir: string) {
       const d = path.win32.normalize(dir).toLowerCase().replace(/\\$/, '');
-      const names = Object.keys(files).filter((f) => path.win32.dirname(f).toLowerCase() === d)
+      const names = Object.keys(files)
+        .filter((f) => path.win32.dirname(f).toLowerCase() === d)
         .map((f) => path.win32.basename(f));
       if (names.length === 0) throw enoent(dir);
       return names;
@@ -49,7 +52,9 @@ test('one home: USERPROFILE on Windows (a Git Bash HOME is not it), HOME elsewhe
   assert.equal(expandTilde('~\\.ssh\\id', 'C:\\Users\\me', 'win32'), 'C:\\Users\\me\\.ssh\\id');
   assert.equal(expandTilde('~/.ssh/id', 'C:\\Users\\me', 'win32'), 'C:\\Users\\me\\.ssh\\id');
   assert.equal(expandTilde('~\\x', '/home/me', 'linux'), '~\\x', 'on POSIX ~\\x is a name');
-  assert.ok(startsWithTilde('~\\cfg', 'win32') && startsWithTilde('~/cfg', 'linux') && !startsWithTilde('~\\cfg', 'linux'));
+  assert.ok(
+    startsWithTilde('~\\cfg', 'win32') && startsWithTilde('~/cfg', 'linux') && !startsWithTilde('~\\cfg', 'linux'),
+  );
   assert.equal(systemSshDir(WIN_ENV, 'win32'), 'D:\\PD\\ssh');
   assert.equal(systemSshDir({}, 'win32'), 'C:\\ProgramData\\ssh');
   assert.equal(systemSshDir(WIN_ENV, 'darwin'), '/etc/ssh');
@@ -57,8 +62,10 @@ test('one home: USERPROFILE on Windows (a Git Bash HOME is not it), HOME elsewhe
   assert.ok(isNullDevice('\\\\.\\NUL') && isNullDevice('/dev/null') && !isNullDevice('C:\\dev\\null'));
   // Site imports and the data folder read the same home as ssh_config and keys.
   assert.equal(defaultSourcePath('openssh', WIN_ENV, 'win32'), 'C:\\Users\\me\\.ssh\\config');
-  assert.equal(defaultSourcePath('filezilla', { ...WIN_ENV, APPDATA: undefined }, 'win32'),
-    'C:\\Users\\me\\AppData\\Roaming\\FileZilla\\sitemanager.xml');
+  assert.equal(
+    defaultSourcePath('filezilla', { ...WIN_ENV, APPDATA: undefined }, 'win32'),
+    'C:\\Users\\me\\AppData\\Roaming\\FileZilla\\sitemanager.xml',
+  );
   const data = resolveHome({ USERPROFILE: 'C:\\Users\\me', HOME: '/c/x' }, 'win32');
   assert.equal(data, 'C:\\Users\\me\\AppData\\Roaming\\Sluice');
 });
@@ -86,27 +93,40 @@ test('Include on Windows: relative, ~\\, a drive root with either separator, glo
   });
   const home = homeOf(WIN_ENV, 'win32');
   const r = computeHostConfig({
-    host: 'box', localUser: 'me', home, platform: 'win32', fs: files,
+    host: 'box',
+    localUser: 'me',
+    home,
+    platform: 'win32',
+    fs: files,
     files: configFilesFor(undefined, home, 'D:\\PD\\ssh\\ssh_config', 'win32'),
   });
   assert.equal(r.values.get('port')?.args[0], '2201', 'a.conf first, in name order');
   assert.equal(r.values.get('user')?.args[0], 'bee');
   assert.equal(r.values.get('connecttimeout')?.args[0], '7');
-  assert.equal(r.values.get('hostname')?.args[0], 'box.example', 'a system file\'s relative Include: %ProgramData%\\ssh');
-  assert.deepEqual(r.identityFiles.map((f) => f.args[0]), ['~\\keys\\box']);
+  assert.equal(
+    r.values.get('hostname')?.args[0],
+    'box.example',
+    "a system file's relative Include: %ProgramData%\\ssh",
+  );
+  assert.deepEqual(
+    r.identityFiles.map((f) => f.args[0]),
+    ['~\\keys\\box'],
+  );
   assert.equal(r.files.length, 7);
   const unc = winFs({ '\\\\srv\\share\\ssh\\one': '' });
   assert.deepEqual(expandGlob('\\\\srv\\share\\ssh\\*', 'win32', unc), ['\\\\srv\\share\\ssh\\one']);
 });
 
-test('resolveHostSettings on Windows: USERPROFILE\'s config, ~\\ keys, UserKnownHostsFile none is \\\\.\\nul', () => {
+test("resolveHostSettings on Windows: USERPROFILE's config, ~\\ keys, UserKnownHostsFile none is \\\\.\\nul", () => {
   const files = winFs({
     'C:\\Users\\me\\.ssh\\config':
       'Host box\n  HostName box.example\n  IdentityFile ~\\keys\\box\n  UserKnownHostsFile none\n',
     'C:\\Users\\me-bash\\.ssh\\config': 'Host box\n  HostName wrong.example\n',
   });
-  const h = resolveHostSettings({ host: 'box' },
-    { env: WIN_ENV, platform: 'win32', fs: files, localUser: 'me', localHost: 'pc', uid: 0 });
+  const h = resolveHostSettings(
+    { host: 'box' },
+    { env: WIN_ENV, platform: 'win32', fs: files, localUser: 'me', localHost: 'pc', uid: 0 },
+  );
   assert.equal(h.host, 'box.example');
   assert.deepEqual(h.identityFiles, ['C:\\Users\\me\\keys\\box']);
   assert.deepEqual(h.knownHostsFiles, ['\\\\.\\nul']);
@@ -117,9 +137,16 @@ test('UserKnownHostsFile none: accepting a key writes no file (no C:\\dev\\null,
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-nul-'));
   const before = process.cwd();
   process.chdir(dir);
-  t.after(() => { process.chdir(before); fs.rmSync(dir, { recursive: true, force: true }); });
-  const key = Buffer.concat([Buffer.from([0, 0, 0, 11]), Buffer.from('ssh-ed25519'), Buffer.from([0, 0, 0, 32]),
-    Buffer.alloc(32, 7)]);
+  t.after(() => {
+    process.chdir(before);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const key = Buffer.concat([
+    Buffer.from([0, 0, 0, 11]),
+    Buffer.from('ssh-ed25519'),
+    Buffer.from([0, 0, 0, 32]),
+    Buffer.alloc(32, 7),
+  ]);
   for (const nul of [nullDevice('win32'), nullDevice('linux')]) {
     const kh = await KnownHosts.load({ readPaths: [nul], writePath: nul });
     assert.equal(await kh.add('box.example', 22, key), false, nul);

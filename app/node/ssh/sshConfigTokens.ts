@@ -35,19 +35,34 @@ export interface TokenValues {
 export function expandTokens(text: string, t: TokenValues, where: string): string {
   return text.replace(/%(.?)/gs, (_, c: string) => {
     switch (c) {
-      case '%': return '%';
-      case 'h': return t.host;
-      case 'p': return String(t.port);
-      case 'r': return t.remoteUser;
-      case 'u': return t.localUser;
-      case 'd': return t.home;
-      case 'n': case 'k': return t.originalHost;
-      case 'l': return t.localHost;
-      case 'L': return t.localHost.split('.')[0];
-      case 'i': return String(t.uid);
-      case 'j': return t.jump;
+      case '%':
+        return '%';
+      case 'h':
+        return t.host;
+      case 'p':
+        return String(t.port);
+      case 'r':
+        return t.remoteUser;
+      case 'u':
+        return t.localUser;
+      case 'd':
+        return t.home;
+      case 'n':
+      case 'k':
+        return t.originalHost;
+      case 'l':
+        return t.localHost;
+      case 'L':
+        return t.localHost.split('.')[0];
+      case 'i':
+        return String(t.uid);
+      case 'j':
+        return t.jump;
       default:
-        throw new SluiceError('USAGE', `${where}: ${c === '' ? 'a "%" at the end' : `the token %${displayText(c)} is not supported`} in ${displayText(text)}`);
+        throw new SluiceError(
+          'USAGE',
+          `${where}: ${c === '' ? 'a "%" at the end' : `the token %${displayText(c)} is not supported`} in ${displayText(text)}`,
+        );
     }
   });
 }
@@ -57,12 +72,18 @@ export function expandTokens(text: string, t: TokenValues, where: string): strin
  * tokens, and a relative result taken from the current folder, in the local platform's path module.
  * @throws SluiceError USAGE for an unknown token or an unset variable
  */
-export function expandPath(text: string, t: TokenValues, env: NodeJS.ProcessEnv, where: string,
-  platform: NodeJS.Platform = process.platform): string {
+export function expandPath(
+  text: string,
+  t: TokenValues,
+  env: NodeJS.ProcessEnv,
+  where: string,
+  platform: NodeJS.Platform = process.platform,
+): string {
   const tilde = expandTilde(text, t.home, platform);
   const dollars = tilde.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
     const v = env[name];
-    if (v === undefined) throw new SluiceError('USAGE', `${where}: the environment variable ${name} is not set (${displayText(text)})`);
+    if (v === undefined)
+      throw new SluiceError('USAGE', `${where}: the environment variable ${name} is not set (${displayText(text)})`);
     return v;
   });
   return pathFor(platform).resolve(expandTokens(dollars, t, where));

@@ -24,15 +24,29 @@ import { call } from './worker/sftpCalls';
 import { checkpoint, finishUpload, getFile, putFile, rangeTask, releaseFile } from './worker/transfers';
 
 /** The remote SHA-256 (ssh/remoteHash.ts); a re-read reports the bytes it hashed as the call's progress. */
-async function hashRemote(conn: WorkerConn, a: WorkerOps['hashRemote'][0],
-  ctx: CallContext): Promise<WorkerOps['hashRemote'][1]> {
+async function hashRemote(
+  conn: WorkerConn,
+  a: WorkerOps['hashRemote'][0],
+  ctx: CallContext,
+): Promise<WorkerOps['hashRemote'][1]> {
   const c = conn.require();
   const software = serverSoftware(c.client);
-  return remoteSha256({
-    client: c.client, sftp: conn.sftpOf(a.channel), extensions: c.info.extensions, maxRead: c.info.maxRead,
-    traits: c.hashTraits, software, sftpChannels: c.sftp.length,
-  },
-    a.path, a.size, a.allowExec, a.length, (n) => ctx.progress(n));
+  return remoteSha256(
+    {
+      client: c.client,
+      sftp: conn.sftpOf(a.channel),
+      extensions: c.info.extensions,
+      maxRead: c.info.maxRead,
+      traits: c.hashTraits,
+      software,
+      sftpChannels: c.sftp.length,
+    },
+    a.path,
+    a.size,
+    a.allowExec,
+    a.length,
+    (n) => ctx.progress(n),
+  );
 }
 
 /** A local file's SHA-256 (or its first `length` bytes'); the bytes hashed are the call's progress. */
@@ -125,7 +139,10 @@ function runCall(msg: Extract<ToWorker, { kind: 'call' }>): void {
   const run = ops[msg.op] as (c: WorkerConn, a: unknown, x: CallContext) => Promise<unknown>;
   const exec = UNGUARDED.has(msg.op) ? run(conn, msg.arg, ctx) : conn.guarded(() => run(conn, msg.arg, ctx));
   exec.then(
-    (value) => { ctx.end(); link.post({ kind: 'result', id: msg.id, ok: true, value }); },
+    (value) => {
+      ctx.end();
+      link.post({ kind: 'result', id: msg.id, ok: true, value });
+    },
     (e: unknown) => {
       ctx.end();
       link.post({ kind: 'result', id: msg.id, ok: false, error: SluiceError.from(e).toInfo() });

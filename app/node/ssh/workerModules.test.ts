@@ -11,17 +11,28 @@ import { once } from 'node:events';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 
-const MODULES = ['../cli/preconnectTarget.js', '../engine/hostSettings.js', './ssh2Lists.js', './worker/connect.js'].map((m) => path.join(__dirname, m));
+const MODULES = [
+  '../cli/preconnectTarget.js',
+  '../engine/hostSettings.js',
+  './ssh2Lists.js',
+  './worker/connect.js',
+].map((m) => path.join(__dirname, m));
 
 test('the modules a connection worker loads for ssh_config resolution and connecting do not load zod', async () => {
-  const w = new Worker(`
+  const w = new Worker(
+    `
     const { parentPort, workerData } = require('node:worker_threads');
     for (const m of workerData.modules) require(m);
     parentPort.postMessage(Object.keys(require.cache));
-  `, { eval: true, workerData: { modules: MODULES } });
+  `,
+    { eval: true, workerData: { modules: MODULES } },
+  );
   const [loaded] = (await once(w, 'message')) as [string[]];
   await w.terminate();
-  assert.ok(loaded.some((m) => m.endsWith(path.join('engine', 'hostSettings.js'))), 'the modules were loaded');
+  assert.ok(
+    loaded.some((m) => m.endsWith(path.join('engine', 'hostSettings.js'))),
+    'the modules were loaded',
+  );
   const zod = loaded.filter((m) => m.includes(`${path.sep}node_modules${path.sep}zod${path.sep}`));
   assert.deepEqual(zod, [], 'zod in a connection worker');
 });

@@ -10,7 +10,8 @@ import type { KeyboardRound } from './keyboardInteractive';
 
 /**
  * One jump host of a connection (ssh_config(5) ProxyJump): the worker connects to it over the previous hop's
- * direct-tcpip channel (RFC 4254 §7.2; the first hop over TCP), and opens the next hop's channel (or the target's) from it.
+ * direct-tcpip channel (RFC 4254 §7.2; the first hop over TCP), and opens the next hop's channel (or the target's) from
+ * it.
  */
 export interface JumpHopParams {
   host: string;
@@ -47,9 +48,10 @@ export interface ConnectParams {
   /**
    * A job's first requests, sent right behind SSH_FXP_INIT while the channels set up (pipelined OpenSSH set-up
    * only), so their answers come with the VERSION: one round trip less before the first byte moves.
-   * `stat`: SSH_FXP_STAT on the first channel; connect returns the answers (ConnectInfo.prefetchedStats). `read`: SSH_FXP_OPEN for reading on every channel opened during connect; a download of the path
-   * on that channel takes the handle. `probeDir`: the out-of-order write probe runs there on the first channel;
-   * `probeOutOfOrder` takes its answer (per server), or probes its own folder when this one could not be written.
+   * `stat`: SSH_FXP_STAT on the first channel; connect returns the answers (ConnectInfo.prefetchedStats). `read`:
+   * SSH_FXP_OPEN for reading on every channel opened during connect; a download of the path on that channel takes the
+   * handle. `probeDir`: the out-of-order write probe runs there on the first channel; `probeOutOfOrder` takes its
+   * answer (per server), or probes its own folder when this one could not be written.
    */
   prefetch?: { stat?: string[]; read?: string[]; probeDir?: string };
   /** ssh2 keepaliveInterval in ms (0 disables); the connection is dropped after keepaliveCountMax misses. */
@@ -61,7 +63,9 @@ export interface ConnectParams {
   jump?: JumpHopParams[];
   /** Shared counters, COUNTERS_PER_CHANNEL float64 slots per channel. */
   counters: SharedArrayBuffer;
-  /** Shared bottleneck signals, SIGNAL_SLOTS float64 slots (sftp/pipeStats.ts SIG), written by ssh/worker/signals.ts. */
+  /**
+   * Shared bottleneck signals, SIGNAL_SLOTS float64 slots (sftp/pipeStats.ts SIG), written by ssh/worker/signals.ts.
+   */
   signals?: SharedArrayBuffer;
   /**
    * Speed limits every SSH_FXP_READ/WRITE of this connection takes from (sftp/rateLimit.ts RateBucket memory): the
@@ -222,7 +226,7 @@ export interface GetFileTask {
  * @param sourceMode the source's mode (0 when unknown)
  */
 export function tempFileMode(sourceMode: number): number {
-  return ((sourceMode & 0o777) || 0o644) | 0o600;
+  return (sourceMode & 0o777 || 0o644) | 0o600;
 }
 
 /** A statvfs@openssh.com answer (OpenSSH PROTOCOL §4.4): sizes in blocks of `frsize` bytes, inode counts. */
@@ -264,7 +268,9 @@ export interface WorkerOps {
   setMode: [{ channel?: number; path: string; mode: number }, void];
   /** SSH_FXP_SYMLINK: a link at `path` naming `target` (stored as given). */
   symlink: [{ channel?: number; target: string; path: string }, void];
-  /** statvfs@openssh.com (OpenSSH PROTOCOL §4.4) of the file system holding `path`; REMOTE_FAILURE where not offered. */
+  /**
+   * statvfs@openssh.com (OpenSSH PROTOCOL §4.4) of the file system holding `path`; REMOTE_FAILURE where not offered.
+   */
   statvfs: [{ channel?: number; path: string }, FsStats];
   realpath: [{ channel?: number; path: string }, string];
   /** SSH_FXP_READLINK: what a symbolic link points to, as stored in the link (relative or absolute). */
@@ -310,7 +316,10 @@ export interface WorkerOps {
    * The server's SHA-256 of a file (remoteHash.ts): check-file-name, exec `sha256sum`, or a re-read; of its first
    * `length` bytes when given (the conflict rule `append`).
    */
-  hashRemote: [{ channel?: number; path: string; size: number; allowExec: boolean; length?: number }, { sha256: string; method: HashMethod; why?: string }];
+  hashRemote: [
+    { channel?: number; path: string; size: number; allowExec: boolean; length?: number },
+    { sha256: string; method: HashMethod; why?: string },
+  ];
   /** SHA-256 of a local file, or of its first `length` bytes. */
   hashLocal: [{ path: string; length?: number }, string];
   /** Probes whether the server accepts out-of-order writes from two handles to one file. */
@@ -355,7 +364,10 @@ export type FromWorker =
   | { kind: 'result'; id: number; ok: false; error: SluiceErrorInfo }
   /** `hop`: the key of that jump host (ConnectParams.jump index), else the target's. */
   | { kind: 'hostkey'; id: number; key: Uint8Array; hop?: number }
-  /** The password is wanted (`hop`: by that jump host, else by the target); `again`: the server refused the previous one. */
+  /**
+   * The password is wanted (`hop`: by that jump host, else by the target); `again`: the server refused the previous
+   * one.
+   */
   | { kind: 'password'; id: number; again?: boolean; hop?: number }
   /** A keyboard-interactive round (RFC 4256) whose prompts the password did not answer. */
   | { kind: 'keyboard'; id: number; round: KeyboardRound }

@@ -8,7 +8,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import {
-  cipherMeasurementSchema, factDifferences, sameMachine, type CipherMeasurement, type MachineFacts,
+  cipherMeasurementSchema,
+  factDifferences,
+  sameMachine,
+  type CipherMeasurement,
+  type MachineFacts,
 } from '../../common/model/cipherSpeed';
 import { SluiceError } from '../errors';
 
@@ -50,7 +54,9 @@ function readAll(file: string): { entries?: CipherMeasurement[]; problem?: strin
   const parsed = fileSchema.safeParse(json);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
-    return { problem: `${file} is not a cipher measurement (${first.path.join('.') || '(file)'}: ${first.message}); ignored, measure again to replace it` };
+    return {
+      problem: `${file} is not a cipher measurement (${first.path.join('.') || '(file)'}: ${first.message}); ignored, measure again to replace it`,
+    };
   }
   return { entries: parsed.data.measurements };
 }
@@ -68,7 +74,9 @@ export function readCipherSpeed(home: string, facts: MachineFacts): CipherSpeedL
   if (!entries || entries.length === 0) return {};
   const mine = entries.find((m) => sameMachine(m.facts, facts));
   if (mine) return { measurement: mine };
-  return { note: `the measurement in ${file} is of another machine or software (${factDifferences(entries[0].facts, facts).join(', ')}); ignored` };
+  return {
+    note: `the measurement in ${file} is of another machine or software (${factDifferences(entries[0].facts, facts).join(', ')}); ignored`,
+  };
 }
 
 /**
@@ -79,14 +87,21 @@ export function readCipherSpeed(home: string, facts: MachineFacts): CipherSpeedL
 export function saveCipherSpeed(home: string, m: CipherMeasurement): string {
   const file = cipherSpeedPath(home);
   const others = (readAll(file).entries ?? []).filter((e) => !sameMachine(e.facts, m.facts));
-  const doc = { version: 1 as const, measurements: [cipherMeasurementSchema.parse(m), ...others].slice(0, MAX_ENTRIES) };
+  const doc = {
+    version: 1 as const,
+    measurements: [cipherMeasurementSchema.parse(m), ...others].slice(0, MAX_ENTRIES),
+  };
   const tmp = `${file}.${process.pid}.tmp`;
   try {
     fs.mkdirSync(home, { recursive: true, mode: 0o700 });
     fs.writeFileSync(tmp, `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o644 });
     fs.renameSync(tmp, file);
   } catch (e) {
-    try { fs.rmSync(tmp, { force: true }); } catch { /* nothing to clean */ }
+    try {
+      fs.rmSync(tmp, { force: true });
+    } catch {
+      /* nothing to clean */
+    }
     throw new SluiceError('LOCAL_IO', `Saving the cipher measurement to ${file} failed: ${(e as Error).message}`);
   }
   return file;

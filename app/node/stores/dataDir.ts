@@ -6,7 +6,10 @@ import { homeOf, pathFor } from '../sys/platformPaths';
  * (`%APPDATA%\Sluice`, `~/Library/Application Support/Sluice`, `$XDG_CONFIG_HOME/sluice` or `~/.config/sluice`, the
  * folder Electron's `app.getPath('userData')` names).
  */
-export function resolveHome(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+export function resolveHome(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string {
   const p = pathFor(platform);
   if (env.SLUICE_HOME) return p.resolve(env.SLUICE_HOME);
   const home = homeOf(env, platform);

@@ -36,7 +36,13 @@ test('a key first met when verified (written by ssh) has first seen unknown; row
   assert.deepEqual(seen.get(key), { firstSeen: null, lastSeen: 7 });
   now = 9;
   seen.saved({ ...key, name: 'other' });
-  assert.deepEqual(seen.byFingerprint(key.keyType, key.fingerprint).map((r) => r.name).sort(), ['[h]:2222', 'other']);
+  assert.deepEqual(
+    seen
+      .byFingerprint(key.keyType, key.fingerprint)
+      .map((r) => r.name)
+      .sort(),
+    ['[h]:2222', 'other'],
+  );
   assert.deepEqual(seen.get(key), { firstSeen: null, lastSeen: 7 }, 'another host name is another row');
   seen.forget(key);
   assert.deepEqual(seen.get(key), { firstSeen: null, lastSeen: null });

@@ -38,7 +38,10 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS seen (
 
 /** The first/last-seen table. Synchronous (better-sqlite3); one instance per service or CLI run. */
 export class HostKeySeen {
-  private constructor(private readonly db: Database.Database, private readonly clock: () => number) {}
+  private constructor(
+    private readonly db: Database.Database,
+    private readonly clock: () => number,
+  ) {}
 
   /**
    * Opens (creating when missing) `<home>/hostkeys.db`.
@@ -61,34 +64,49 @@ export class HostKeySeen {
   /** Records that Sluice saved this key now: first seen (unless already known) and last seen = now. */
   saved(k: SeenKeyId): void {
     const now = this.clock();
-    this.db.prepare(`INSERT INTO seen (name, key_type, fingerprint, first_seen, last_seen) VALUES (?, ?, ?, ?, ?)
+    this.db
+      .prepare(
+        `INSERT INTO seen (name, key_type, fingerprint, first_seen, last_seen) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT (name, key_type, fingerprint) DO UPDATE SET first_seen = COALESCE(first_seen, excluded.first_seen),
-      last_seen = excluded.last_seen`).run(k.name, k.keyType, k.fingerprint, now, now);
+      last_seen = excluded.last_seen`,
+      )
+      .run(k.name, k.keyType, k.fingerprint, now, now);
   }
 
   /** Records that this key was verified now (last seen); a key new to the table keeps first seen unknown. */
   verified(k: SeenKeyId): void {
-    this.db.prepare(`INSERT INTO seen (name, key_type, fingerprint, first_seen, last_seen) VALUES (?, ?, ?, NULL, ?)
-      ON CONFLICT (name, key_type, fingerprint) DO UPDATE SET last_seen = excluded.last_seen`)
+    this.db
+      .prepare(
+        `INSERT INTO seen (name, key_type, fingerprint, first_seen, last_seen) VALUES (?, ?, ?, NULL, ?)
+      ON CONFLICT (name, key_type, fingerprint) DO UPDATE SET last_seen = excluded.last_seen`,
+      )
       .run(k.name, k.keyType, k.fingerprint, this.clock());
   }
 
   /** The dates of one key; both `null` when the table has no row for it. */
   get(k: SeenKeyId): HostKeySeenDates {
-    const row = this.db.prepare('SELECT first_seen AS firstSeen, last_seen AS lastSeen FROM seen WHERE name = ? AND key_type = ? AND fingerprint = ?')
+    const row = this.db
+      .prepare(
+        'SELECT first_seen AS firstSeen, last_seen AS lastSeen FROM seen WHERE name = ? AND key_type = ? AND fingerprint = ?',
+      )
       .get(k.name, k.keyType, k.fingerprint) as HostKeySeenDates | undefined;
     return row ?? { firstSeen: null, lastSeen: null };
   }
 
   /** The dates of every key with this fingerprint and type, whatever host name (hashed known_hosts lines hide it). */
   byFingerprint(keyType: string, fingerprint: string): Array<HostKeySeenDates & { name: string }> {
-    return this.db.prepare('SELECT name, first_seen AS firstSeen, last_seen AS lastSeen FROM seen WHERE key_type = ? AND fingerprint = ?')
+    return this.db
+      .prepare(
+        'SELECT name, first_seen AS firstSeen, last_seen AS lastSeen FROM seen WHERE key_type = ? AND fingerprint = ?',
+      )
       .all(keyType, fingerprint) as Array<HostKeySeenDates & { name: string }>;
   }
 
   /** Forgets one key's dates (after its known_hosts line was removed). */
   forget(k: SeenKeyId): void {
-    this.db.prepare('DELETE FROM seen WHERE name = ? AND key_type = ? AND fingerprint = ?').run(k.name, k.keyType, k.fingerprint);
+    this.db
+      .prepare('DELETE FROM seen WHERE name = ? AND key_type = ? AND fingerprint = ?')
+      .run(k.name, k.keyType, k.fingerprint);
   }
 
   close(): void {

@@ -9,7 +9,13 @@ import { currentOwner, type LeaseOwner } from './lease';
 import type { NewJob } from './queueRows';
 import { QueueStore } from './queueStore';
 
-const put = (source: string, extra: Partial<NewJob> = {}): NewJob => ({ target: { siteId: 's' }, direction: 'upload', source, dest: '/in', ...extra });
+const put = (source: string, extra: Partial<NewJob> = {}): NewJob => ({
+  target: { siteId: 's' },
+  direction: 'upload',
+  source,
+  dest: '/in',
+  ...extra,
+});
 const me = currentOwner();
 const other: LeaseOwner = { pid: process.ppid, host: os.hostname(), startedAt: 1 };
 
@@ -26,10 +32,27 @@ test('claimJobs: a batch leased at once; jobs held by a live runner or not queue
   assert.equal(store.claimJobs([b], other).claims.length, 1);
   store.jobs.setState(c, 'paused');
   const got = store.claimJobs([a, b, c, d, 'zz'], me);
-  assert.deepEqual(got.claims.map((x) => [x.job.id, x.job.state, x.lease.owner.pid]), [[a, 'running', me.pid], [d, 'running', me.pid]]);
-  assert.deepEqual(got.refused.map((r) => [r.id, r.job?.state]), [[b, 'running'], [c, 'paused'], ['zz', undefined]]);
+  assert.deepEqual(
+    got.claims.map((x) => [x.job.id, x.job.state, x.lease.owner.pid]),
+    [
+      [a, 'running', me.pid],
+      [d, 'running', me.pid],
+    ],
+  );
+  assert.deepEqual(
+    got.refused.map((r) => [r.id, r.job?.state]),
+    [
+      [b, 'running'],
+      [c, 'paused'],
+      ['zz', undefined],
+    ],
+  );
   assert.equal(store.leases.holder(b)?.owner.pid, other.pid, 'the other runner keeps its job');
   store.q.db.prepare('UPDATE leases SET pid = ? WHERE job_id = ?').run(2 ** 31 - 1, b);
   const again = store.claimJobs([b], me);
-  assert.deepEqual(again.claims.map((x) => x.job.id), [b], 'a dead runner\'s job is re-queued and taken');
+  assert.deepEqual(
+    again.claims.map((x) => x.job.id),
+    [b],
+    "a dead runner's job is re-queued and taken",
+  );
 });

@@ -46,8 +46,12 @@ export function requeueOrphans(d: ClaimDeps, asker?: LeaseOwner): string[] {
       const h = d.leases.holder(job_id);
       if (h && d.leases.isStale(h, asker)) d.q.stmt('DELETE FROM leases WHERE job_id = ?').run(job_id);
     }
-    const orphans = d.q.stmt(`SELECT id FROM jobs WHERE state = 'running'
-      AND NOT EXISTS (SELECT 1 FROM leases WHERE leases.job_id = jobs.id)`).all() as Array<{ id: string }>;
+    const orphans = d.q
+      .stmt(
+        `SELECT id FROM jobs WHERE state = 'running'
+      AND NOT EXISTS (SELECT 1 FROM leases WHERE leases.job_id = jobs.id)`,
+      )
+      .all() as Array<{ id: string }>;
     for (const { id } of orphans) d.jobs.setState(id, 'queued');
     return orphans.map((o) => o.id);
   });
@@ -89,9 +93,15 @@ export function claimNext(d: ClaimDeps, owner: LeaseOwner, filter: ClaimFilter =
  * @throws SluiceError INVALID_STATE when the lease is no longer held (another runner took the job over: leave it
  *   alone) or the transition is illegal; NOT_FOUND when the job was deleted
  */
-export function releaseJob(d: ClaimDeps, lease: Lease, to: JobState, error?: { code: string; message: string }): QueuedJob {
+export function releaseJob(
+  d: ClaimDeps,
+  lease: Lease,
+  to: JobState,
+  error?: { code: string; message: string },
+): QueuedJob {
   return d.q.write(() => {
-    if (!d.leases.holds(lease)) throw new SluiceError('INVALID_STATE', `The lease on job ${lease.jobId} was lost to another runner`);
+    if (!d.leases.holds(lease))
+      throw new SluiceError('INVALID_STATE', `The lease on job ${lease.jobId} was lost to another runner`);
     const job = d.jobs.setState(lease.jobId, to, error);
     if (to !== 'running') d.leases.release(lease);
     return job;
@@ -118,7 +128,12 @@ export function claimJobs(d: ClaimDeps, ids: readonly string[], owner: LeaseOwne
     for (const id of ids) {
       const job = d.jobs.get(id);
       const got = job?.state === 'queued' ? d.leases.acquireInTransaction(id, owner) : undefined;
-      if (got?.ok) out.claims.push({ job: d.jobs.setState(id, 'running'), lease: got.lease, ranBefore: job!.startedAt !== undefined });
+      if (got?.ok)
+        out.claims.push({
+          job: d.jobs.setState(id, 'running'),
+          lease: got.lease,
+          ranBefore: job!.startedAt !== undefined,
+        });
       else out.refused.push(job ? { id, job } : { id });
     }
     return out;

@@ -43,7 +43,10 @@ function sameSource(row: FileRow, f: PlannedFile): boolean {
 
 function checkFile(f: PlannedFile): void {
   if (!f.source || !f.target || !f.tempName || !Number.isSafeInteger(f.size) || f.size < 0) {
-    throw new SluiceError('INVALID_REQUEST', `Not a plannable file: ${JSON.stringify({ source: f.source, size: f.size })}`);
+    throw new SluiceError(
+      'INVALID_REQUEST',
+      `Not a plannable file: ${JSON.stringify({ source: f.source, size: f.size })}`,
+    );
   }
 }
 
@@ -62,24 +65,46 @@ export class JobFileStore {
   plan(jobId: string, files: readonly PlannedFile[]): PlanResult {
     files.forEach(checkFile);
     return this.q.write(() => {
-      if (!this.q.stmt('SELECT 1 FROM jobs WHERE id = ?').get(jobId)) throw new SluiceError('NOT_FOUND', `No queued job ${jobId}`);
+      if (!this.q.stmt('SELECT 1 FROM jobs WHERE id = ?').get(jobId))
+        throw new SluiceError('NOT_FOUND', `No queued job ${jobId}`);
       const discardedTempNames: string[] = [];
       const ids = files.map((f) => {
-        const row = this.q.stmt('SELECT * FROM job_files WHERE job_id = ? AND source = ?').get(jobId, f.source) as FileRow | undefined;
-        const values = { jobId, source: f.source, target: f.target, size: f.size, mtime: f.mtimeMs ?? null, fp: f.fingerprint ?? null, temp: f.tempName };
+        const row = this.q.stmt('SELECT * FROM job_files WHERE job_id = ? AND source = ?').get(jobId, f.source) as
+          FileRow | undefined;
+        const values = {
+          jobId,
+          source: f.source,
+          target: f.target,
+          size: f.size,
+          mtime: f.mtimeMs ?? null,
+          fp: f.fingerprint ?? null,
+          temp: f.tempName,
+        };
         if (!row) {
-          return Number(this.q.stmt(`INSERT INTO job_files (job_id, source, target, size, mtime_ms, fingerprint, temp_name)
-            VALUES (@jobId, @source, @target, @size, @mtime, @fp, @temp)`).run(values).lastInsertRowid);
+          return Number(
+            this.q
+              .stmt(
+                `INSERT INTO job_files (job_id, source, target, size, mtime_ms, fingerprint, temp_name)
+            VALUES (@jobId, @source, @target, @size, @mtime, @fp, @temp)`,
+              )
+              .run(values).lastInsertRowid,
+          );
         }
         if (sameSource(row, f)) {
-          if (row.target !== f.target) this.q.stmt('UPDATE job_files SET target = ? WHERE id = ?').run(f.target, row.id);
+          if (row.target !== f.target)
+            this.q.stmt('UPDATE job_files SET target = ? WHERE id = ?').run(f.target, row.id);
           return row.id;
         }
         // An empty temporary name: the row was recorded from a file's end alone (recordEnds), no partial file.
-        if (row.temp_name && (row.state === 'moving' || row.state === 'verifying' || row.state === 'failed')) discardedTempNames.push(row.temp_name);
+        if (row.temp_name && (row.state === 'moving' || row.state === 'verifying' || row.state === 'failed'))
+          discardedTempNames.push(row.temp_name);
         this.q.stmt('DELETE FROM file_ranges WHERE file_id = ?').run(row.id);
-        this.q.stmt(`UPDATE job_files SET target = @target, size = @size, mtime_ms = @mtime, fingerprint = @fp, temp_name = @temp,
-          state = 'planned', error_code = NULL, error_message = NULL WHERE id = @id`).run({ ...values, id: row.id });
+        this.q
+          .stmt(
+            `UPDATE job_files SET target = @target, size = @size, mtime_ms = @mtime, fingerprint = @fp, temp_name = @temp,
+          state = 'planned', error_code = NULL, error_message = NULL WHERE id = @id`,
+          )
+          .run({ ...values, id: row.id });
         return row.id;
       });
       return { files: ids.map((id) => this.get(id)!), discardedTempNames };
@@ -88,7 +113,8 @@ export class JobFileStore {
 
   /** The file of `jobId` planned or recorded for `source`, or undefined. */
   findBySource(jobId: string, source: string): JobFile | undefined {
-    const row = this.q.stmt('SELECT * FROM job_files WHERE job_id = ? AND source = ?').get(jobId, source) as FileRow | undefined;
+    const row = this.q.stmt('SELECT * FROM job_files WHERE job_id = ? AND source = ?').get(jobId, source) as
+      FileRow | undefined;
     return row ? rowToFile(row) : undefined;
   }
 
@@ -103,9 +129,11 @@ export class JobFileStore {
    * @param opts.afterId continue after this file id; `limit` default 1000; `states` default all
    */
   list(jobId: string, opts: { afterId?: number; limit?: number; states?: readonly FileState[] } = {}): JobFile[] {
-    for (const s of opts.states ?? []) if (!FILE_STATES.includes(s)) throw new SluiceError('INVALID_REQUEST', `Not a file state: ${s}`);
+    for (const s of opts.states ?? [])
+      if (!FILE_STATES.includes(s)) throw new SluiceError('INVALID_REQUEST', `Not a file state: ${s}`);
     const filter = opts.states ? `AND state IN (${opts.states.map((s) => `'${s}'`).join(', ')})` : '';
-    const rows = this.q.stmt(`SELECT * FROM job_files WHERE job_id = ? AND id > ? ${filter} ORDER BY id LIMIT ?`)
+    const rows = this.q
+      .stmt(`SELECT * FROM job_files WHERE job_id = ? AND id > ? ${filter} ORDER BY id LIMIT ?`)
       .all(jobId, opts.afterId ?? 0, opts.limit ?? 1000) as FileRow[];
     return rows.map(rowToFile);
   }
@@ -120,10 +148,17 @@ export class JobFileStore {
     return this.q.write(() => {
       const file = this.get(fileId);
       if (!file) throw new SluiceError('NOT_FOUND', `No job file ${fileId}`);
-      if (!canFileTransition(file.state, to)) throw new SluiceError('INVALID_STATE', `File ${file.source} cannot go from ${file.state} to ${to}`);
+      if (!canFileTransition(file.state, to))
+        throw new SluiceError('INVALID_STATE', `File ${file.source} cannot go from ${file.state} to ${to}`);
       if (file.state === to) return file;
-      const err = to === 'failed' ? (error ?? { code: 'INTERNAL', message: 'failed' }) : to === 'planned' ? undefined : file.error;
-      this.q.stmt('UPDATE job_files SET state = ?, error_code = ?, error_message = ? WHERE id = ?')
+      const err =
+        to === 'failed'
+          ? (error ?? { code: 'INTERNAL', message: 'failed' })
+          : to === 'planned'
+            ? undefined
+            : file.error;
+      this.q
+        .stmt('UPDATE job_files SET state = ?, error_code = ?, error_message = ? WHERE id = ?')
         .run(to, err?.code ?? null, err?.message ?? null, fileId);
       if (to === 'planned' || to === 'committed') this.q.stmt('DELETE FROM file_ranges WHERE file_id = ?').run(fileId);
       return this.get(fileId)!;
@@ -139,7 +174,9 @@ export class JobFileStore {
     if (!files.length) return;
     this.q.write(() => {
       for (const f of this.plan(jobId, files).files) {
-        this.q.stmt("UPDATE job_files SET state = 'committed', error_code = NULL, error_message = NULL WHERE id = ?").run(f.id);
+        this.q
+          .stmt("UPDATE job_files SET state = 'committed', error_code = NULL, error_message = NULL WHERE id = ?")
+          .run(f.id);
         this.q.stmt('DELETE FROM file_ranges WHERE file_id = ?').run(f.id);
       }
     });
@@ -154,8 +191,12 @@ export class JobFileStore {
   recountJob(jobId: string): JobCounters {
     return this.q.write(() => {
       const c = this.countJob(jobId);
-      const res = this.q.stmt(`UPDATE jobs SET bytes_done = @bytesDone, bytes_total = @bytesTotal, files_done = @filesDone,
-        files_total = @filesTotal WHERE id = @id`).run({ ...c, id: jobId });
+      const res = this.q
+        .stmt(
+          `UPDATE jobs SET bytes_done = @bytesDone, bytes_total = @bytesTotal, files_done = @filesDone,
+        files_total = @filesTotal WHERE id = @id`,
+        )
+        .run({ ...c, id: jobId });
       if (res.changes === 0) throw new SluiceError('NOT_FOUND', `No queued job ${jobId}`);
       return c;
     });
@@ -166,11 +207,15 @@ export class JobFileStore {
    * settled files' sizes plus the durable ranges of the others.
    */
   countJob(jobId: string): JobCounters {
-    return this.q.stmt(`SELECT COUNT(*) AS filesTotal, COALESCE(SUM(size), 0) AS bytesTotal,
+    return this.q
+      .stmt(
+        `SELECT COUNT(*) AS filesTotal, COALESCE(SUM(size), 0) AS bytesTotal,
         COALESCE(SUM(state IN ('committed', 'skipped')), 0) AS filesDone,
         COALESCE(SUM(CASE WHEN state IN ('committed', 'skipped') THEN size
           ELSE (SELECT COALESCE(SUM(MIN(end, f.size) - start), 0) FROM file_ranges WHERE file_id = f.id AND start < f.size) END), 0) AS bytesDone
-      FROM job_files AS f WHERE job_id = ?`).get(jobId) as JobCounters;
+      FROM job_files AS f WHERE job_id = ?`,
+      )
+      .get(jobId) as JobCounters;
   }
 
   /**
@@ -180,13 +225,22 @@ export class JobFileStore {
    */
   recordEnds(ends: readonly FileEndRecord[]): void {
     if (ends.length === 0) return;
-    const st = this.q.stmt(`INSERT INTO job_files (job_id, source, target, size, temp_name, state, error_code, error_message)
+    const st = this.q
+      .stmt(`INSERT INTO job_files (job_id, source, target, size, temp_name, state, error_code, error_message)
       SELECT @jobId, @source, @target, @size, '', @state, @code, @message WHERE EXISTS (SELECT 1 FROM jobs WHERE id = @jobId)
       ON CONFLICT (job_id, source) DO UPDATE SET target = excluded.target, size = excluded.size, state = excluded.state,
         error_code = excluded.error_code, error_message = excluded.error_message`);
     this.q.write(() => {
       for (const e of ends) {
-        st.run({ jobId: e.jobId, source: e.source, target: e.target, size: e.size, state: e.state, code: e.error?.code ?? null, message: e.error?.message ?? null });
+        st.run({
+          jobId: e.jobId,
+          source: e.source,
+          target: e.target,
+          size: e.size,
+          state: e.state,
+          code: e.error?.code ?? null,
+          message: e.error?.message ?? null,
+        });
       }
     });
   }
@@ -194,9 +248,14 @@ export class JobFileStore {
   /** The first `limit` files of a batch's jobs in the order they were recorded, and how many it has in all. */
   ofBatch(batchId: string, limit: number): { files: JobFile[]; total: number } {
     return this.q.read(() => {
-      const rows = this.q.stmt(`SELECT f.* FROM job_files AS f JOIN jobs AS j ON j.id = f.job_id WHERE j.batch_id = ?
-        ORDER BY f.id LIMIT ?`).all(batchId, limit) as FileRow[];
-      const { n } = this.q.stmt('SELECT COUNT(*) AS n FROM job_files WHERE job_id IN (SELECT id FROM jobs WHERE batch_id = ?)')
+      const rows = this.q
+        .stmt(
+          `SELECT f.* FROM job_files AS f JOIN jobs AS j ON j.id = f.job_id WHERE j.batch_id = ?
+        ORDER BY f.id LIMIT ?`,
+        )
+        .all(batchId, limit) as FileRow[];
+      const { n } = this.q
+        .stmt('SELECT COUNT(*) AS n FROM job_files WHERE job_id IN (SELECT id FROM jobs WHERE batch_id = ?)')
         .get(batchId) as { n: number };
       return { files: rows.map(rowToFile), total: n };
     });
@@ -204,7 +263,9 @@ export class JobFileStore {
 
   /** How many files of each job were skipped (jobs without any are absent). */
   skippedPerJob(): Map<string, number> {
-    const rows = this.q.stmt("SELECT job_id AS id, COUNT(*) AS n FROM job_files WHERE state = 'skipped' GROUP BY job_id").all() as Array<{ id: string; n: number }>;
+    const rows = this.q
+      .stmt("SELECT job_id AS id, COUNT(*) AS n FROM job_files WHERE state = 'skipped' GROUP BY job_id")
+      .all() as Array<{ id: string; n: number }>;
     return new Map(rows.map((r) => [r.id, r.n]));
   }
 
@@ -213,9 +274,18 @@ export class JobFileStore {
    * `limit`: partial copies of that target an earlier command left.
    * @param server the jobs' stored target (queueRows.ts formatTarget); only compared for uploads
    */
-  unfinishedAt(target: string, direction: 'upload' | 'download', server: string, exceptJob: string, limit = 16): JobFile[] {
-    const rows = this.q.stmt(`SELECT f.* FROM job_files f JOIN jobs j ON j.id = f.job_id WHERE f.target = ? AND f.job_id != ?
-      AND f.state IN ${UNFINISHED} AND f.temp_name != '' AND j.direction = ? AND (j.direction = 'download' OR j.target = ?) LIMIT ?`)
+  unfinishedAt(
+    target: string,
+    direction: 'upload' | 'download',
+    server: string,
+    exceptJob: string,
+    limit = 16,
+  ): JobFile[] {
+    const rows = this.q
+      .stmt(
+        `SELECT f.* FROM job_files f JOIN jobs j ON j.id = f.job_id WHERE f.target = ? AND f.job_id != ?
+      AND f.state IN ${UNFINISHED} AND f.temp_name != '' AND j.direction = ? AND (j.direction = 'download' OR j.target = ?) LIMIT ?`,
+      )
       .all(target, exceptJob, direction, server, limit) as FileRow[];
     return rows.map(rowToFile);
   }
@@ -223,7 +293,9 @@ export class JobFileStore {
   /** Forgets these files (their rows and ranges), e.g. partial copies another run has removed. */
   forget(fileIds: readonly number[]): void {
     const del = this.q.stmt('DELETE FROM job_files WHERE id = ?');
-    this.q.write(() => { for (const id of fileIds) del.run(id); });
+    this.q.write(() => {
+      for (const id of fileIds) del.run(id);
+    });
   }
 
   /**
@@ -233,7 +305,9 @@ export class JobFileStore {
    */
   discardUnfinished(jobIds: readonly string[]): string[] {
     const temps: string[] = [];
-    const list = this.q.stmt(`SELECT temp_name FROM job_files WHERE job_id = ? AND state IN ${UNFINISHED} AND temp_name != ''`);
+    const list = this.q.stmt(
+      `SELECT temp_name FROM job_files WHERE job_id = ? AND state IN ${UNFINISHED} AND temp_name != ''`,
+    );
     const del = this.q.stmt(`DELETE FROM job_files WHERE job_id = ? AND state IN ${UNFINISHED}`);
     for (let i = 0; i < jobIds.length; i += JOB_CHUNK) {
       this.q.write(() => {

@@ -36,7 +36,9 @@ export function moveToTop(q: QueueDb, id: string): void {
   q.write(() => {
     placeOf(q, id);
     const { p } = q.stmt('SELECT MAX(priority) AS p FROM jobs').get() as { p: number };
-    const { m } = q.stmt('SELECT MIN(position) AS m FROM jobs WHERE priority = ? AND id != ?').get(p, id) as { m: number | null };
+    const { m } = q.stmt('SELECT MIN(position) AS m FROM jobs WHERE priority = ? AND id != ?').get(p, id) as {
+      m: number | null;
+    };
     if (m === null) q.stmt('UPDATE jobs SET priority = ? WHERE id = ?').run(p, id);
     else q.stmt('UPDATE jobs SET priority = ?, position = ? WHERE id = ?').run(p, m - POSITION_STEP, id);
   });
@@ -50,22 +52,30 @@ export function moveToBottom(q: QueueDb, id: string): void {
   q.write(() => {
     placeOf(q, id);
     const { p } = q.stmt('SELECT MIN(priority) AS p FROM jobs').get() as { p: number };
-    const { m } = q.stmt('SELECT MAX(position) AS m FROM jobs WHERE priority = ? AND id != ?').get(p, id) as { m: number | null };
+    const { m } = q.stmt('SELECT MAX(position) AS m FROM jobs WHERE priority = ? AND id != ?').get(p, id) as {
+      m: number | null;
+    };
     q.stmt('UPDATE jobs SET priority = ?, position = ? WHERE id = ?').run(p, (m ?? 0) + POSITION_STEP, id);
   });
 }
 
 /** Renumbers the positions of one priority to 1, 2, … × {@link POSITION_STEP}, keeping their order. */
 function renumber(q: QueueDb, priority: number): void {
-  q.stmt(`UPDATE jobs SET position = r.n * ${POSITION_STEP}
+  q.stmt(
+    `UPDATE jobs SET position = r.n * ${POSITION_STEP}
           FROM (SELECT seq, ROW_NUMBER() OVER (ORDER BY position, seq) AS n FROM jobs WHERE priority = ?) AS r
-          WHERE jobs.seq = r.seq`).run(priority);
+          WHERE jobs.seq = r.seq`,
+  ).run(priority);
 }
 
 /** The job just before `b` in b's priority (skipping `id`), or undefined when b is first. */
 function before(q: QueueDb, b: Place, id: string): Place | undefined {
-  return q.stmt(`SELECT seq, priority, position FROM jobs WHERE priority = @priority AND (position, seq) < (@position, @seq)
-                 AND id != @id ORDER BY position DESC, seq DESC LIMIT 1`).get({ ...b, id }) as Place | undefined;
+  return q
+    .stmt(
+      `SELECT seq, priority, position FROM jobs WHERE priority = @priority AND (position, seq) < (@position, @seq)
+                 AND id != @id ORDER BY position DESC, seq DESC LIMIT 1`,
+    )
+    .get({ ...b, id }) as Place | undefined;
 }
 
 /**

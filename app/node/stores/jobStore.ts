@@ -8,7 +8,17 @@ import { canTransition, isFinished, JOB_STATES, type Direction, type JobState } 
 import { SluiceError } from '../errors';
 import { moveBefore, moveToBottom, moveToTop, nextPosition, POSITION_STEP, setPriority } from './jobOrder';
 import type { QueueDb } from './queueDb';
-import { formatTarget, parseTarget, rowToJob, type JobCounters, type JobOptions, type JobRow, type JobTarget, type NewJob, type QueuedJob } from './queueRows';
+import {
+  formatTarget,
+  parseTarget,
+  rowToJob,
+  type JobCounters,
+  type JobOptions,
+  type JobRow,
+  type JobTarget,
+  type NewJob,
+  type QueuedJob,
+} from './queueRows';
 
 /** Where a page of {@link JobStore.list} ends; pass it as `after` for the next page. */
 export interface JobCursor {
@@ -49,7 +59,8 @@ const ORDER = 'ORDER BY priority DESC, position, seq';
 const CLEAR_CHUNK = 500;
 
 function checkStates(states: readonly JobState[]): void {
-  for (const s of states) if (!JOB_STATES.includes(s)) throw new SluiceError('INVALID_REQUEST', `Not a job state: ${s}`);
+  for (const s of states)
+    if (!JOB_STATES.includes(s)) throw new SluiceError('INVALID_REQUEST', `Not a job state: ${s}`);
 }
 
 function stateFilter(states: readonly JobState[] | undefined): string {
@@ -70,7 +81,10 @@ export class JobStore {
    * @param q the open queue database
    * @param now milliseconds since the epoch (injected for tests)
    */
-  constructor(private readonly q: QueueDb, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly q: QueueDb,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /**
    * Adds jobs as one batch, in one transaction (all or none), after every queued job, in the given order.
@@ -81,26 +95,46 @@ export class JobStore {
    */
   addBatch(jobs: readonly NewJob[], batchId: string = randomUUID()): QueuedJob[] {
     for (const j of jobs) {
-      if (!j.source || !j.dest) throw new SluiceError('INVALID_REQUEST', 'A queued job needs a source and a destination');
+      if (!j.source || !j.dest)
+        throw new SluiceError('INVALID_REQUEST', 'A queued job needs a source and a destination');
     }
     return this.q.write(() => {
       let position = nextPosition(this.q);
-      const insert = this.q.stmt(`INSERT INTO jobs (id, batch_id, target, direction, source, dest, priority, position, conflict,
+      const insert = this.q
+        .stmt(`INSERT INTO jobs (id, batch_id, target, direction, source, dest, priority, position, conflict,
         options, created_at) VALUES (@id, @batchId, @target, @direction, @source, @dest, @priority, @position, @conflict, @options, @now)`);
       const now = this.now();
-      return jobs.map((j) => {
-        const target = formatTarget(j.target);
-        const row = {
-          id: j.id ?? randomUUID(), batchId, target, direction: j.direction, source: j.source, dest: j.dest, priority: j.priority ?? 0,
-          position, conflict: j.conflict ?? 'ask', options: JSON.stringify(j.options ?? {}), now,
-        };
-        insert.run(row);
-        position += POSITION_STEP;
-        return {
-          ...row, target: parseTarget(target), options: JSON.parse(row.options) as JobOptions, state: 'queued' as const,
-          bytesDone: 0, bytesTotal: 0, filesDone: 0, filesTotal: 0, createdAt: now,
-        };
-      }).map(({ now: _now, ...job }) => job);
+      return jobs
+        .map((j) => {
+          const target = formatTarget(j.target);
+          const row = {
+            id: j.id ?? randomUUID(),
+            batchId,
+            target,
+            direction: j.direction,
+            source: j.source,
+            dest: j.dest,
+            priority: j.priority ?? 0,
+            position,
+            conflict: j.conflict ?? 'ask',
+            options: JSON.stringify(j.options ?? {}),
+            now,
+          };
+          insert.run(row);
+          position += POSITION_STEP;
+          return {
+            ...row,
+            target: parseTarget(target),
+            options: JSON.parse(row.options) as JobOptions,
+            state: 'queued' as const,
+            bytesDone: 0,
+            bytesTotal: 0,
+            filesDone: 0,
+            filesTotal: 0,
+            createdAt: now,
+          };
+        })
+        .map(({ now: _now, ...job }) => job);
     });
   }
 
@@ -116,8 +150,13 @@ export class JobStore {
    * @throws SluiceError USAGE for a shorter prefix or other characters
    */
   idsByPrefix(prefix: string): string[] {
-    if (!/^[0-9a-f-]{4,36}$/i.test(prefix)) throw new SluiceError('USAGE', `Not a job id (4 or more of its first characters): ${prefix}`);
-    return (this.q.stmt(`SELECT id FROM jobs WHERE id LIKE ? ${ORDER}`).all(`${prefix.toLowerCase()}%`) as Array<{ id: string }>).map((r) => r.id);
+    if (!/^[0-9a-f-]{4,36}$/i.test(prefix))
+      throw new SluiceError('USAGE', `Not a job id (4 or more of its first characters): ${prefix}`);
+    return (
+      this.q.stmt(`SELECT id FROM jobs WHERE id LIKE ? ${ORDER}`).all(`${prefix.toLowerCase()}%`) as Array<{
+        id: string;
+      }>
+    ).map((r) => r.id);
   }
 
   /** The jobs of a batch, in queue order. */
@@ -134,26 +173,38 @@ export class JobStore {
       throw new SluiceError('INVALID_REQUEST', `Page size must be 1–10000, not ${opts.limit}`);
     }
     const filter = stateFilter(opts.states);
-    const rows = this.q.read(() => (opts.after ? this.pageAfter(opts.after, opts.limit, filter) : this.pageAt(opts.offset ?? 0, opts.limit, filter)));
+    const rows = this.q.read(() =>
+      opts.after ? this.pageAfter(opts.after, opts.limit, filter) : this.pageAt(opts.offset ?? 0, opts.limit, filter),
+    );
     const last = rows[rows.length - 1];
     const page: JobPage = { jobs: rows.map(rowToJob) };
-    if (last && rows.length === opts.limit) page.next = { priority: last.priority, position: last.position, seq: last.seq };
+    if (last && rows.length === opts.limit)
+      page.next = { priority: last.priority, position: last.position, seq: last.seq };
     return page;
   }
 
   private pageAt(offset: number, limit: number, filter: string): JobRow[] {
     const where = filter ? `WHERE ${filter}` : '';
-    return this.q.stmt(`SELECT * FROM jobs ${where} ${ORDER} LIMIT ? OFFSET ?`).all(limit, Math.max(0, Math.floor(offset))) as JobRow[];
+    return this.q
+      .stmt(`SELECT * FROM jobs ${where} ${ORDER} LIMIT ? OFFSET ?`)
+      .all(limit, Math.max(0, Math.floor(offset))) as JobRow[];
   }
 
   /** The rest of the cursor's priority, then the lower priorities: two index range scans. */
   private pageAfter(c: JobCursor, limit: number, filter: string): JobRow[] {
     const and = filter ? `AND ${filter}` : '';
-    const rows = this.q.stmt(`SELECT * FROM jobs WHERE priority = @priority AND (position, seq) > (@position, @seq) ${and}
-      ORDER BY position, seq LIMIT @limit`).all({ ...c, limit }) as JobRow[];
+    const rows = this.q
+      .stmt(
+        `SELECT * FROM jobs WHERE priority = @priority AND (position, seq) > (@position, @seq) ${and}
+      ORDER BY position, seq LIMIT @limit`,
+      )
+      .all({ ...c, limit }) as JobRow[];
     if (rows.length < limit) {
-      rows.push(...(this.q.stmt(`SELECT * FROM jobs WHERE priority < @priority ${and} ${ORDER} LIMIT @limit`)
-        .all({ priority: c.priority, limit: limit - rows.length }) as JobRow[]));
+      rows.push(
+        ...(this.q
+          .stmt(`SELECT * FROM jobs WHERE priority < @priority ${and} ${ORDER} LIMIT @limit`)
+          .all({ priority: c.priority, limit: limit - rows.length }) as JobRow[]),
+      );
     }
     return rows;
   }
@@ -175,15 +226,29 @@ export class JobStore {
     return this.q.write(() => {
       const job = this.get(id);
       if (!job) throw new SluiceError('NOT_FOUND', `No queued job ${id}`);
-      if (!canTransition(job.state, to)) throw new SluiceError('INVALID_STATE', `Job ${id} cannot go from ${job.state} to ${to}`);
+      if (!canTransition(job.state, to))
+        throw new SluiceError('INVALID_STATE', `Job ${id} cannot go from ${job.state} to ${to}`);
       if (job.state === to) return job;
       const now = this.now();
-      const err = to === 'failed' ? (error ?? job.error ?? { code: 'INTERNAL', message: 'failed' }) : to === 'queued' ? undefined : job.error;
-      this.q.stmt(`UPDATE jobs SET state = @to, started_at = @startedAt, finished_at = @finishedAt, error_code = @code,
-        error_message = @message WHERE id = @id`).run({
-        id, to, startedAt: to === 'running' ? (job.startedAt ?? now) : (job.startedAt ?? null),
-        finishedAt: isFinished(to) ? now : null, code: err?.code ?? null, message: err?.message ?? null,
-      });
+      const err =
+        to === 'failed'
+          ? (error ?? job.error ?? { code: 'INTERNAL', message: 'failed' })
+          : to === 'queued'
+            ? undefined
+            : job.error;
+      this.q
+        .stmt(
+          `UPDATE jobs SET state = @to, started_at = @startedAt, finished_at = @finishedAt, error_code = @code,
+        error_message = @message WHERE id = @id`,
+        )
+        .run({
+          id,
+          to,
+          startedAt: to === 'running' ? (job.startedAt ?? now) : (job.startedAt ?? null),
+          finishedAt: isFinished(to) ? now : null,
+          code: err?.code ?? null,
+          message: err?.message ?? null,
+        });
       return this.get(id)!;
     });
   }
@@ -202,12 +267,21 @@ export class JobStore {
    * @throws SluiceError NOT_FOUND
    */
   updateProgress(id: string, counters: Partial<JobCounters>): void {
-    const res = this.q.write(() => this.q.stmt(`UPDATE jobs SET bytes_done = COALESCE(@bytesDone, bytes_done),
+    const res = this.q.write(() =>
+      this.q
+        .stmt(
+          `UPDATE jobs SET bytes_done = COALESCE(@bytesDone, bytes_done),
       bytes_total = COALESCE(@bytesTotal, bytes_total), files_done = COALESCE(@filesDone, files_done),
-      files_total = COALESCE(@filesTotal, files_total) WHERE id = @id`).run({
-      id, bytesDone: counters.bytesDone ?? null, bytesTotal: counters.bytesTotal ?? null,
-      filesDone: counters.filesDone ?? null, filesTotal: counters.filesTotal ?? null,
-    }));
+      files_total = COALESCE(@filesTotal, files_total) WHERE id = @id`,
+        )
+        .run({
+          id,
+          bytesDone: counters.bytesDone ?? null,
+          bytesTotal: counters.bytesTotal ?? null,
+          filesDone: counters.filesDone ?? null,
+          filesTotal: counters.filesTotal ?? null,
+        }),
+    );
     if (res.changes === 0) throw new SluiceError('NOT_FOUND', `No queued job ${id}`);
   }
 
@@ -216,8 +290,11 @@ export class JobStore {
    * @throws SluiceError NOT_FOUND
    */
   mergeOptions(id: string, patch: Partial<JobOptions>): void {
-    const res = this.q.write(() => this.q.stmt('UPDATE jobs SET options = json_patch(options, @patch) WHERE id = @id')
-      .run({ id, patch: JSON.stringify(patch) }));
+    const res = this.q.write(() =>
+      this.q
+        .stmt('UPDATE jobs SET options = json_patch(options, @patch) WHERE id = @id')
+        .run({ id, patch: JSON.stringify(patch) }),
+    );
     if (res.changes === 0) throw new SluiceError('NOT_FOUND', `No queued job ${id}`);
   }
 
@@ -248,12 +325,18 @@ export class JobStore {
   findBatch(key: BatchKey, opts: { includeDone?: boolean } = {}): { batchId: string; jobs: QueuedJob[] } | undefined {
     if (key.sources.length === 0) return undefined;
     return this.q.read(() => {
-      const candidates = this.q.stmt(`SELECT batch_id AS b, MAX(seq) AS s FROM jobs WHERE source = ? AND dest = ? AND direction = ?
-        AND target = ? GROUP BY batch_id ORDER BY s DESC`).all(key.sources[0], key.dest, key.direction, formatTarget(key.target)) as Array<{ b: string }>;
+      const candidates = this.q
+        .stmt(
+          `SELECT batch_id AS b, MAX(seq) AS s FROM jobs WHERE source = ? AND dest = ? AND direction = ?
+        AND target = ? GROUP BY batch_id ORDER BY s DESC`,
+        )
+        .all(key.sources[0], key.dest, key.direction, formatTarget(key.target)) as Array<{ b: string }>;
       const target = formatTarget(key.target);
       for (const { b } of candidates) {
         const jobs = this.batch(b);
-        const same = jobs.every((j) => j.dest === key.dest && j.direction === key.direction && formatTarget(j.target) === target);
+        const same = jobs.every(
+          (j) => j.dest === key.dest && j.direction === key.direction && formatTarget(j.target) === target,
+        );
         if (!same || !sameSources(jobs, key.sources)) continue;
         if (!opts.includeDone && jobs.every((j) => j.state === 'done')) continue;
         return { batchId: b, jobs };
@@ -273,7 +356,8 @@ export class JobStore {
   clearFinished(opts: { states?: readonly JobState[]; batchId?: string } = {}): number {
     const states = opts.states ?? JOB_STATES.filter(isFinished);
     checkStates(states);
-    for (const s of states) if (!isFinished(s)) throw new SluiceError('INVALID_REQUEST', `Only finished jobs are cleared, not ${s}`);
+    for (const s of states)
+      if (!isFinished(s)) throw new SluiceError('INVALID_REQUEST', `Only finished jobs are cleared, not ${s}`);
     const batch = opts.batchId === undefined ? '' : 'AND batch_id = @batchId';
     const del = `DELETE FROM jobs WHERE seq IN (SELECT seq FROM jobs WHERE ${stateFilter(states)} ${batch} LIMIT ${CLEAR_CHUNK})`;
     let total = 0;

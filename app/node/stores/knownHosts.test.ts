@@ -4,7 +4,12 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  KnownHosts, defaultKnownHostsPaths, hostFieldMatches, keyTypeOf, knownHostsName, sha256Fingerprint,
+  KnownHosts,
+  defaultKnownHostsPaths,
+  hostFieldMatches,
+  keyTypeOf,
+  knownHostsName,
+  sha256Fingerprint,
 } from './knownHosts';
 import { keygenSuite } from '../test/keygenSuite';
 
@@ -16,7 +21,10 @@ function only(file: string): { readPaths: string[]; writePath: string } {
 }
 
 function lines(file: string): string[] {
-  return fs.readFileSync(file, 'utf8').split('\n').filter((l) => l !== '');
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
 }
 
 test('fingerprints and key types equal what ssh-keygen -lf prints', () => {
@@ -32,13 +40,16 @@ test('fingerprints and key types equal what ssh-keygen -lf prints', () => {
 
 test('default paths read user + system files and write the user file; SLUICE_KNOWN_HOSTS overrides both', () => {
   assert.deepEqual(defaultKnownHostsPaths({}, '/home/u'), {
-    readPaths: ['/home/u/.ssh/known_hosts', '/etc/ssh/ssh_known_hosts'], writePath: '/home/u/.ssh/known_hosts',
+    readPaths: ['/home/u/.ssh/known_hosts', '/etc/ssh/ssh_known_hosts'],
+    writePath: '/home/u/.ssh/known_hosts',
   });
   assert.deepEqual(defaultKnownHostsPaths({ SLUICE_KNOWN_HOSTS: '/tmp/x/kh' }, '/home/u'), {
-    readPaths: ['/tmp/x/kh'], writePath: '/tmp/x/kh',
+    readPaths: ['/tmp/x/kh'],
+    writePath: '/tmp/x/kh',
   });
   assert.deepEqual(defaultKnownHostsPaths({ SLUICE_KNOWN_HOSTS: '~/kh' }, '/home/u'), {
-    readPaths: ['/home/u/kh'], writePath: '/home/u/kh',
+    readPaths: ['/home/u/kh'],
+    writePath: '/home/u/kh',
   });
 });
 
@@ -57,13 +68,17 @@ test('SLUICE_KNOWN_HOSTS file is the only one read and written', async () => {
 });
 
 test('plain host, [host]:port and port 22 as bare host', async () => {
-  const f = newFile([
-    `example.com ${keys.ed1.type} ${keys.ed1.b64}`,
-    `[127.0.0.1]:2222 ${keys.ed2.type} ${keys.ed2.b64} a comment`,
-  ].join('\n') + '\n');
+  const f = newFile(
+    [
+      `example.com ${keys.ed1.type} ${keys.ed1.b64}`,
+      `[127.0.0.1]:2222 ${keys.ed2.type} ${keys.ed2.b64} a comment`,
+    ].join('\n') + '\n',
+  );
   const kh = await KnownHosts.load(only(f));
-  assert.deepEqual(kh.lookup('example.com', 22, keys.ed1.blob),
-    { kind: 'trusted', stored: { file: f, line: 1, keyType: 'ssh-ed25519', fingerprint: sha256Fingerprint(keys.ed1.blob) } });
+  assert.deepEqual(kh.lookup('example.com', 22, keys.ed1.blob), {
+    kind: 'trusted',
+    stored: { file: f, line: 1, keyType: 'ssh-ed25519', fingerprint: sha256Fingerprint(keys.ed1.blob) },
+  });
   assert.equal(kh.lookup('EXAMPLE.com', 22, keys.ed1.blob).kind, 'trusted');
   assert.equal(kh.lookup('example.com', 2222, keys.ed1.blob).kind, 'unknown');
   const v = kh.lookup('127.0.0.1', 2222, keys.ed2.blob);
@@ -78,8 +93,10 @@ test('wildcards and negation follow OpenSSH match_pattern_list', async () => {
   assert.equal(hostFieldMatches('*.example.org,!bad.example.org', 'a.example.org'), true);
   assert.equal(hostFieldMatches('*.example.org,!bad.example.org', 'bad.example.org'), false);
   assert.equal(hostFieldMatches('!bad.example.org', 'good.example.org'), false);
-  const f = newFile(`*.example.org,!bad.example.org ${keys.ed1.type} ${keys.ed1.b64}\n`
-    + `[10.0.0.?]:2222 ${keys.ed2.type} ${keys.ed2.b64}\n`);
+  const f = newFile(
+    `*.example.org,!bad.example.org ${keys.ed1.type} ${keys.ed1.b64}\n` +
+      `[10.0.0.?]:2222 ${keys.ed2.type} ${keys.ed2.b64}\n`,
+  );
   const kh = await KnownHosts.load(only(f));
   assert.equal(kh.lookup('a.example.org', 22, keys.ed1.blob).kind, 'trusted');
   assert.equal(kh.lookup('bad.example.org', 22, keys.ed1.blob).kind, 'unknown');
@@ -88,14 +105,20 @@ test('wildcards and negation follow OpenSSH match_pattern_list', async () => {
 });
 
 test('several keys per host: any equal one is trusted, none equal is changed with every stored ref', async () => {
-  const f = newFile([
-    '# load balancer',
-    `lb.example.com ${keys.ed1.type} ${keys.ed1.b64}`,
-    `lb.example.com ${keys.rsa.type} ${keys.rsa.b64}`,
-    `lb.example.com,10.1.1.1 ${keys.ecdsa.type} ${keys.ecdsa.b64}`,
-  ].join('\n') + '\n');
+  const f = newFile(
+    [
+      '# load balancer',
+      `lb.example.com ${keys.ed1.type} ${keys.ed1.b64}`,
+      `lb.example.com ${keys.rsa.type} ${keys.rsa.b64}`,
+      `lb.example.com,10.1.1.1 ${keys.ecdsa.type} ${keys.ecdsa.b64}`,
+    ].join('\n') + '\n',
+  );
   const kh = await KnownHosts.load(only(f));
-  for (const [k, line] of [[keys.ed1, 2], [keys.rsa, 3], [keys.ecdsa, 4]] as const) {
+  for (const [k, line] of [
+    [keys.ed1, 2],
+    [keys.rsa, 3],
+    [keys.ecdsa, 4],
+  ] as const) {
     const v = kh.lookup('lb.example.com', 22, k.blob);
     assert.equal(v.kind, 'trusted');
     assert.equal(v.kind === 'trusted' && v.stored.line, line);
@@ -104,8 +127,14 @@ test('several keys per host: any equal one is trusted, none equal is changed wit
   const changed = kh.lookup('lb.example.com', 22, keys.ed2.blob);
   assert.equal(changed.kind, 'changed');
   if (changed.kind !== 'changed') return;
-  assert.deepEqual(changed.stored.map((r) => [r.file, r.line, r.keyType]),
-    [[f, 2, 'ssh-ed25519'], [f, 3, 'ssh-rsa'], [f, 4, 'ecdsa-sha2-nistp256']]);
+  assert.deepEqual(
+    changed.stored.map((r) => [r.file, r.line, r.keyType]),
+    [
+      [f, 2, 'ssh-ed25519'],
+      [f, 3, 'ssh-rsa'],
+      [f, 4, 'ecdsa-sha2-nistp256'],
+    ],
+  );
   assert.equal(changed.identity.fingerprint, sha256Fingerprint(keys.ed2.blob));
 });
 
@@ -152,10 +181,15 @@ test('@cert-authority, comments and garbage are ignored for lookup and kept byte
 });
 
 test('a file hashed by ssh-keygen -H is read, and new entries are written hashed', async () => {
-  const f = newFile(`example.net ${keys.ed1.type} ${keys.ed1.b64}\n[127.0.0.1]:2200 ${keys.rsa.type} ${keys.rsa.b64}\n`);
+  const f = newFile(
+    `example.net ${keys.ed1.type} ${keys.ed1.b64}\n[127.0.0.1]:2200 ${keys.rsa.type} ${keys.rsa.b64}\n`,
+  );
   execFileSync('ssh-keygen', ['-H', '-f', f], { stdio: 'ignore' });
   fs.rmSync(`${f}.old`, { force: true });
-  assert.ok(lines(f).every((l) => l.startsWith('|1|')), 'ssh-keygen hashed the file');
+  assert.ok(
+    lines(f).every((l) => l.startsWith('|1|')),
+    'ssh-keygen hashed the file',
+  );
   const kh = await KnownHosts.load(only(f));
   assert.equal(kh.lookup('example.net', 22, keys.ed1.blob).kind, 'trusted');
   assert.equal(kh.lookup('127.0.0.1', 2200, keys.rsa.blob).kind, 'trusted');
@@ -182,7 +216,10 @@ test('plain entries we write are found by ssh-keygen -F (bare host for 22, [host
     `mixed.example.com ${keys.ed1.type} ${keys.ed1.b64}`,
     `[127.0.0.1]:2222 ${keys.ed2.type} ${keys.ed2.b64}`,
   ]);
-  for (const [name, k] of [['mixed.example.com', keys.ed1], ['[127.0.0.1]:2222', keys.ed2]] as const) {
+  for (const [name, k] of [
+    ['mixed.example.com', keys.ed1],
+    ['[127.0.0.1]:2222', keys.ed2],
+  ] as const) {
     const found = spawnSync('ssh-keygen', ['-F', name, '-f', f], { encoding: 'utf8' });
     assert.equal(found.status, 0, found.stderr);
     assert.ok(found.stdout.includes(k.b64));
@@ -208,7 +245,10 @@ test('concurrent adds of one host+key write one line, across instances too; a st
     ...Array.from({ length: 8 }, () => a.add('127.0.0.1', 2222, keys.ed2.blob)),
     ...Array.from({ length: 4 }, () => b.add('127.0.0.1', 2222, keys.ed2.blob)),
   ]);
-  assert.ok(results.every((r) => r === true), 'every caller shares the one write');
+  assert.ok(
+    results.every((r) => r === true),
+    'every caller shares the one write',
+  );
   assert.equal(lines(f).length, 2);
   assert.equal(b.lookup('127.0.0.1', 2222, keys.ed2.blob).kind, 'trusted');
   assert.equal(await a.add('EXAMPLE.com', 22, keys.ed1.blob), false);
@@ -221,8 +261,14 @@ test('concurrent adds of one host+key write one line, across instances too; a st
 test('missing read paths are skipped, keys from several read paths are merged', async () => {
   const user = newFile(`example.com ${keys.ed1.type} ${keys.ed1.b64}\n`);
   const system = newFile(`example.com ${keys.rsa.type} ${keys.rsa.b64}\n`);
-  const kh = await KnownHosts.load({ readPaths: [user, system, path.join(suite.dir, 'missing', 'file')], writePath: user });
+  const kh = await KnownHosts.load({
+    readPaths: [user, system, path.join(suite.dir, 'missing', 'file')],
+    writePath: user,
+  });
   const v = kh.lookup('example.com', 22, keys.rsa.blob);
   assert.equal(v.kind === 'trusted' && v.stored.file, system);
-  assert.deepEqual(kh.keysFor('example.com', 22).map((r) => r.file), [user, system]);
+  assert.deepEqual(
+    kh.keysFor('example.com', 22).map((r) => r.file),
+    [user, system],
+  );
 });

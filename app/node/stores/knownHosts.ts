@@ -43,8 +43,11 @@ const SHA1_SALT_LEN = 20;
  * @param env environment to read `SLUICE_KNOWN_HOSTS` (and on Windows `ProgramData`, `USERPROFILE`) from
  * @param home the user's home folder
  */
-export function defaultKnownHostsPaths(env: NodeJS.ProcessEnv = process.env, home?: string,
-  platform: NodeJS.Platform = process.platform): KnownHostsPaths {
+export function defaultKnownHostsPaths(
+  env: NodeJS.ProcessEnv = process.env,
+  home?: string,
+  platform: NodeJS.Platform = process.platform,
+): KnownHostsPaths {
   const p = pathFor(platform);
   const h = home ?? homeOf(env, platform);
   const override = env.SLUICE_KNOWN_HOSTS;
@@ -102,10 +105,16 @@ function globMatch(text: string, pattern: string): boolean {
   let starP = -1;
   let starT = 0;
   while (t < text.length) {
-    if (p < pattern.length && (pattern[p] === '?' || pattern[p] === text[t])) { t++; p++; }
-    else if (p < pattern.length && pattern[p] === '*') { starP = p++; starT = t; }
-    else if (starP >= 0) { p = starP + 1; t = ++starT; }
-    else return false;
+    if (p < pattern.length && (pattern[p] === '?' || pattern[p] === text[t])) {
+      t++;
+      p++;
+    } else if (p < pattern.length && pattern[p] === '*') {
+      starP = p++;
+      starT = t;
+    } else if (starP >= 0) {
+      p = starP + 1;
+      t = ++starT;
+    } else return false;
   }
   while (p < pattern.length && pattern[p] === '*') p++;
   return p === pattern.length;
@@ -148,7 +157,10 @@ export function parseKnownHosts(text: string, file: string): KnownHostsEntry[] {
   const entries: KnownHostsEntry[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
-    const fields = lines[i].replace(/\r$/, '').trim().split(/[ \t]+/);
+    const fields = lines[i]
+      .replace(/\r$/, '')
+      .trim()
+      .split(/[ \t]+/);
     if (fields[0] === '' || fields[0].startsWith('#')) continue;
     let marker: KnownHostsEntry['marker'] = 'none';
     if (fields[0].startsWith('@')) {
@@ -162,7 +174,11 @@ export function parseKnownHosts(text: string, file: string): KnownHostsEntry[] {
     if (!/^[A-Za-z0-9+/]+={0,2}$/.test(key64)) continue;
     const blob = Buffer.from(key64, 'base64');
     let blobType: string;
-    try { blobType = keyTypeOf(blob); } catch { continue; }
+    try {
+      blobType = keyTypeOf(blob);
+    } catch {
+      continue;
+    }
     if (blobType !== keyType) continue;
     entries.push({ file, line: i + 1, marker, hosts, keyType, blob, fingerprint: sha256Fingerprint(blob) });
   }
@@ -198,7 +214,9 @@ export function serializeKnownHostsWrite<T>(file: string, step: () => Promise<T>
   const next = prev.then(step, step);
   const tail = next.catch(() => undefined);
   writeChains.set(file, tail);
-  void tail.then(() => { if (writeChains.get(file) === tail) writeChains.delete(file); });
+  void tail.then(() => {
+    if (writeChains.get(file) === tail) writeChains.delete(file);
+  });
   return next;
 }
 
@@ -223,8 +241,9 @@ export class KnownHosts {
   async reload(): Promise<void> {
     const files = [...this.paths.readPaths];
     if (!files.includes(this.paths.writePath)) files.push(this.paths.writePath);
-    const parsed = await Promise.all(files.map(async (f) =>
-      parseKnownHosts(await readOrEmpty(f, f !== this.paths.writePath), f)));
+    const parsed = await Promise.all(
+      files.map(async (f) => parseKnownHosts(await readOrEmpty(f, f !== this.paths.writePath), f)),
+    );
     this.entries = parsed.flat();
   }
 
@@ -234,7 +253,13 @@ export class KnownHosts {
    * @param host host as the user named it; @param port TCP port; @param keyBlob SSH wire encoding of the key
    */
   lookup(host: string, port: number, keyBlob: Buffer): HostKeyVerdict {
-    const identity = { host, port, keyType: keyTypeOf(keyBlob), fingerprint: sha256Fingerprint(keyBlob), key: keyBlob.toString('base64') };
+    const identity = {
+      host,
+      port,
+      keyType: keyTypeOf(keyBlob),
+      fingerprint: sha256Fingerprint(keyBlob),
+      key: keyBlob.toString('base64'),
+    };
     const revoked = this.entries.find((e) => e.marker === 'revoked' && e.blob.equals(keyBlob));
     if (revoked) return { kind: 'revoked', identity, stored: refOf(revoked) };
     const mine = this.hostEntries(host, port);
@@ -278,8 +303,9 @@ export class KnownHosts {
     const id = `${file}\0${name}\0${keyBlob.toString('base64')}`;
     let pending = pendingAdds.get(id);
     if (!pending) {
-      pending = serializeKnownHostsWrite(file, () => appendIfMissing(file, name, keyType, keyBlob))
-        .finally(() => pendingAdds.delete(id));
+      pending = serializeKnownHostsWrite(file, () => appendIfMissing(file, name, keyType, keyBlob)).finally(() =>
+        pendingAdds.delete(id),
+      );
       pendingAdds.set(id, pending);
     }
     const written = await pending;
@@ -296,7 +322,8 @@ export class KnownHosts {
 async function appendIfMissing(file: string, name: string, keyType: string, keyBlob: Buffer): Promise<boolean> {
   const text = await readOrEmpty(file, false);
   const entries = parseKnownHosts(text, file);
-  if (entries.some((e) => e.marker === 'none' && e.blob.equals(keyBlob) && hostFieldMatches(e.hosts, name))) return false;
+  if (entries.some((e) => e.marker === 'none' && e.blob.equals(keyBlob) && hostFieldMatches(e.hosts, name)))
+    return false;
   const hashed = entries.some((e) => e.hosts.startsWith(HASH_MAGIC));
   const hostField = hashed ? hashKnownHostsName(name) : name;
   const sep = text.length > 0 && !text.endsWith('\n') ? '\n' : '';

@@ -12,8 +12,15 @@ import { SluiceError } from '../errors';
 import { isNullDevice } from '../sys/platformPaths';
 import { renameRetrying } from '../sys/renameRetry';
 import {
-  KnownHosts, hashKnownHostsName, hostFieldMatches, keyTypeOf, knownHostsName, parseKnownHosts, serializeKnownHostsWrite,
-  type KnownHostsEntry, type KnownHostsPaths,
+  KnownHosts,
+  hashKnownHostsName,
+  hostFieldMatches,
+  keyTypeOf,
+  knownHostsName,
+  parseKnownHosts,
+  serializeKnownHostsWrite,
+  type KnownHostsEntry,
+  type KnownHostsPaths,
 } from './knownHosts';
 
 /**
@@ -28,7 +35,12 @@ export async function readKnownHostsEntries(paths: KnownHostsPaths): Promise<rea
  * Appends host key `keyBlob` for host:port to `paths.writePath` unless it is stored already (KnownHosts.add).
  * @returns whether a line was written
  */
-export async function appendHostKey(paths: KnownHostsPaths, host: string, port: number, keyBlob: Buffer): Promise<boolean> {
+export async function appendHostKey(
+  paths: KnownHostsPaths,
+  host: string,
+  port: number,
+  keyBlob: Buffer,
+): Promise<boolean> {
   return (await KnownHosts.load(paths)).add(host, port, keyBlob);
 }
 
@@ -58,7 +70,11 @@ async function replaceFile(file: string, text: string): Promise<void> {
   const dir = path.dirname(file);
   await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
   let mode = 0o600;
-  try { mode = (await fs.promises.stat(file)).mode & 0o777; } catch { /* a new file */ }
+  try {
+    mode = (await fs.promises.stat(file)).mode & 0o777;
+  } catch {
+    /* a new file */
+  }
   const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
   const fh = await fs.promises.open(tmp, 'wx', mode);
   try {
@@ -78,16 +94,25 @@ async function replaceFile(file: string, text: string): Promise<void> {
   }
   try {
     const d = await fs.promises.open(dir, 'r');
-    try { await d.sync(); } finally { await d.close(); }
-  } catch { /* some file systems cannot fsync a folder; the rename is done */ }
+    try {
+      await d.sync();
+    } finally {
+      await d.close();
+    }
+  } catch {
+    /* some file systems cannot fsync a folder; the rename is done */
+  }
 }
 
 /**
  * Rewrites `file` without the key lines `drop` selects, optionally appending one line.
  * @returns the removed entries (line numbers as they were before the edit)
  */
-async function rewrite(file: string, drop: (e: KnownHostsEntry, all: KnownHostsEntry[]) => boolean,
-  append?: (text: string, entries: KnownHostsEntry[]) => string): Promise<KnownHostsEntry[]> {
+async function rewrite(
+  file: string,
+  drop: (e: KnownHostsEntry, all: KnownHostsEntry[]) => boolean,
+  append?: (text: string, entries: KnownHostsEntry[]) => string,
+): Promise<KnownHostsEntry[]> {
   const resolved = path.resolve(file);
   return serializeKnownHostsWrite(resolved, async () => {
     const text = await readText(resolved);
@@ -118,7 +143,10 @@ async function rewrite(file: string, drop: (e: KnownHostsEntry, all: KnownHostsE
 export async function removeKnownHostsLine(file: string, line: number, fingerprint: string): Promise<KnownHostsEntry> {
   const removed = await rewrite(file, (e) => e.line === line && e.fingerprint === fingerprint);
   if (removed.length === 0) {
-    throw new SluiceError('INVALID_STATE', `${file}:${line} no longer holds the key ${fingerprint}; the file changed, list it again`);
+    throw new SluiceError(
+      'INVALID_STATE',
+      `${file}:${line} no longer holds the key ${fingerprint}; the file changed, list it again`,
+    );
   }
   return removed[0];
 }
@@ -129,14 +157,21 @@ export async function removeKnownHostsLine(file: string, line: number, fingerpri
  * the file already holds hashed names. `@revoked` and `@cert-authority` lines are left alone.
  * @returns the removed entries
  */
-export async function replaceHostKey(file: string, host: string, port: number, keyBlob: Buffer): Promise<KnownHostsEntry[]> {
+export async function replaceHostKey(
+  file: string,
+  host: string,
+  port: number,
+  keyBlob: Buffer,
+): Promise<KnownHostsEntry[]> {
   const keyType = keyTypeOf(keyBlob);
   const name = knownHostsName(host, port);
   const mine = (e: KnownHostsEntry): boolean => e.marker === 'none' && hostFieldMatches(e.hosts, name);
-  return rewrite(file,
+  return rewrite(
+    file,
     (e, all) => mine(e) && (e.keyType === keyType || !all.some((o) => mine(o) && o.keyType === keyType)),
     (_text, all) => {
       const hostField = all.some((e) => e.hosts.startsWith('|1|')) ? hashKnownHostsName(name) : name;
       return `${hostField} ${keyType} ${keyBlob.toString('base64')}\n`;
-    });
+    },
+  );
 }

@@ -5,7 +5,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isSluiceError, SluiceError } from '../errors';
-import { currentOwner, DEFAULT_STALE_AFTER_MS, keepLease, type HeartbeatResult, type Lease, type LeaseOwner, type LeaseStore } from './lease';
+import {
+  currentOwner,
+  DEFAULT_STALE_AFTER_MS,
+  keepLease,
+  type HeartbeatResult,
+  type Lease,
+  type LeaseOwner,
+  type LeaseStore,
+} from './lease';
 import { QUEUE_DB_FILE } from './queueDb';
 import type { NewJob } from './queueRows';
 import { QueueStore } from './queueStore';
@@ -13,7 +21,13 @@ import { QueueChild } from './testing/childRunner';
 import { FakeTimers } from './testing/fakeTimers';
 
 const HOST = os.hostname();
-const put = (source: string, extra: Partial<NewJob> = {}): NewJob => ({ target: { siteId: 's' }, direction: 'upload', source, dest: '/in', ...extra });
+const put = (source: string, extra: Partial<NewJob> = {}): NewJob => ({
+  target: { siteId: 's' },
+  direction: 'upload',
+  source,
+  dest: '/in',
+  ...extra,
+});
 
 function memStore(t: { after: (fn: () => void) => void }, now?: () => number): QueueStore {
   const store = QueueStore.open({ file: ':memory:', now });
@@ -49,7 +63,10 @@ test('acquire: free -> ours; held by a live process -> refused with the holder; 
   assert.equal(store.leases.release(got.lease), false);
   assert.deepEqual(store.leases.heartbeat(got.lease), { held: false, state: 'queued' });
   assert.ok(store.leases.acquire(job.id, parent).ok, 'free again');
-  assert.throws(() => store.leases.acquire('nope', me), (e: unknown) => isSluiceError(e, 'NOT_FOUND'));
+  assert.throws(
+    () => store.leases.acquire('nope', me),
+    (e: unknown) => isSluiceError(e, 'NOT_FOUND'),
+  );
 });
 
 test('stale leases are taken over: dead pid on this host, our own pid from an earlier process, old heartbeat elsewhere', async (t) => {
@@ -91,7 +108,10 @@ test('keepLease beats on its timer, reports the job state, stops on loss and on 
   timers.fire();
   store.jobs.setState(job.id, 'paused');
   timers.fire();
-  assert.deepEqual(beats, [{ held: true, state: 'queued' }, { held: true, state: 'paused' }]);
+  assert.deepEqual(beats, [
+    { held: true, state: 'queued' },
+    { held: true, state: 'paused' },
+  ]);
   assert.equal(store.leases.holder(job.id)?.heartbeatAt, 6000);
   now = 6000 + DEFAULT_STALE_AFTER_MS + 1;
   const other = store.leases.acquire(job.id, parent);
@@ -119,7 +139,12 @@ test('keepLease: a failing heartbeat is reported and tried again', () => {
   } as unknown as LeaseStore;
   const errors: unknown[] = [];
   const beats: HeartbeatResult[] = [];
-  keepLease(leases, {} as Lease, { timers, onLost: () => assert.fail('not lost'), onError: (e) => errors.push(e), onBeat: (r) => beats.push(r) });
+  keepLease(leases, {} as Lease, {
+    timers,
+    onLost: () => assert.fail('not lost'),
+    onError: (e) => errors.push(e),
+    onBeat: (r) => beats.push(r),
+  });
   timers.fire();
   assert.equal(errors.length, 1);
   assert.equal(timers.delays().length, 1, 'armed again');
@@ -137,7 +162,11 @@ test('claimNext takes jobs in queue order under a lease, honours filters, skips 
   assert.equal(first?.job.source, '/c');
   assert.equal(first?.job.state, 'running');
   assert.equal(store.leases.holder(c.id)?.owner.pid, me.pid);
-  assert.equal(store.claimNext(me, { target: { user: 'u', host: 'h', port: 22 } }), undefined, 'the only job there is taken');
+  assert.equal(
+    store.claimNext(me, { target: { user: 'u', host: 'h', port: 22 } }),
+    undefined,
+    'the only job there is taken',
+  );
   assert.equal(store.claimNext(me, { batchId: a.batchId })?.job.id, b.id, '/a is leased by another live runner');
   assert.equal(store.claimNext(me), undefined);
 
@@ -159,36 +188,56 @@ test('releaseJob sets the state and frees the lease in one step; a lost lease is
   const done = store.releaseJob(ca.lease, 'failed', { code: 'CONNECTION_LOST', message: 'reset' });
   assert.deepEqual([done.state, done.error?.code], ['failed', 'CONNECTION_LOST']);
   assert.equal(store.leases.holder(a.id), undefined);
-  assert.throws(() => store.releaseJob(ca.lease, 'queued'), (e: unknown) => isSluiceError(e, 'INVALID_STATE') && /lost/.test(e.message));
+  assert.throws(
+    () => store.releaseJob(ca.lease, 'queued'),
+    (e: unknown) => isSluiceError(e, 'INVALID_STATE') && /lost/.test(e.message),
+  );
   const cb = store.claimNext(me)!;
   assert.equal(cb.job.id, b.id);
   store.q.db.prepare('UPDATE leases SET token = ? WHERE job_id = ?').run('taken-over', b.id);
-  assert.throws(() => store.releaseJob(cb.lease, 'done'), (e: unknown) => isSluiceError(e, 'INVALID_STATE'));
+  assert.throws(
+    () => store.releaseJob(cb.lease, 'done'),
+    (e: unknown) => isSluiceError(e, 'INVALID_STATE'),
+  );
   assert.equal(store.jobs.get(b.id)?.state, 'running', 'the job is left to the runner that holds it');
 });
 
-test('two processes contend for one lease: one wins; once it is killed its lease is taken over', { timeout: 120_000 }, async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-lease-'));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const file = path.join(dir, QUEUE_DB_FILE);
-  const store = QueueStore.open({ file });
-  t.after(() => store.close());
-  const [job] = store.jobs.addBatch([put('/a')]);
-  const children = [new QueueChild(['lease', file, job.id]), new QueueChild(['lease', file, job.id])];
-  t.after(async () => { for (const c of children) await c.kill(); });
-  const answers = await Promise.all(children.map(async (c) => JSON.parse(await c.waitForLine((l) => l.startsWith('{'))) as { ok: boolean; pid: number; holderPid: number }));
-  const winners = answers.filter((a) => a.ok);
-  assert.equal(winners.length, 1, JSON.stringify(answers));
-  const winner = winners[0].pid;
-  assert.equal(answers.find((a) => !a.ok)?.holderPid, winner, 'the loser names the winner');
-  assert.ok(!store.leases.acquire(job.id, me).ok, 'held while the winner lives');
+test(
+  'two processes contend for one lease: one wins; once it is killed its lease is taken over',
+  { timeout: 120_000 },
+  async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-lease-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, QUEUE_DB_FILE);
+    const store = QueueStore.open({ file });
+    t.after(() => store.close());
+    const [job] = store.jobs.addBatch([put('/a')]);
+    const children = [new QueueChild(['lease', file, job.id]), new QueueChild(['lease', file, job.id])];
+    t.after(async () => {
+      for (const c of children) await c.kill();
+    });
+    const answers = await Promise.all(
+      children.map(
+        async (c) =>
+          JSON.parse(await c.waitForLine((l) => l.startsWith('{'))) as { ok: boolean; pid: number; holderPid: number },
+      ),
+    );
+    const winners = answers.filter((a) => a.ok);
+    assert.equal(winners.length, 1, JSON.stringify(answers));
+    const winner = winners[0].pid;
+    assert.equal(answers.find((a) => !a.ok)?.holderPid, winner, 'the loser names the winner');
+    assert.ok(!store.leases.acquire(job.id, me).ok, 'held while the winner lives');
 
-  const winnerChild = children.find((c) => c.proc.pid === winner)!;
-  assert.equal((await winnerChild.kill('SIGKILL')).signal, 'SIGKILL');
-  const took = store.leases.acquire(job.id, me);
-  assert.ok(took.ok, 'a killed owner\'s lease is taken over at once (its pid is gone), not after the heartbeat timeout');
-  assert.equal(took.tookOverFrom?.owner.pid, winner);
-});
+    const winnerChild = children.find((c) => c.proc.pid === winner)!;
+    assert.equal((await winnerChild.kill('SIGKILL')).signal, 'SIGKILL');
+    const took = store.leases.acquire(job.id, me);
+    assert.ok(
+      took.ok,
+      "a killed owner's lease is taken over at once (its pid is gone), not after the heartbeat timeout",
+    );
+    assert.equal(took.tookOverFrom?.owner.pid, winner);
+  },
+);
 
 test('two processes claim from one queue: every job is run exactly once', { timeout: 120_000 }, async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-claim-'));

@@ -41,9 +41,7 @@ export interface Lease extends LeaseHolder {
 }
 
 /** What {@link LeaseStore.acquire} answers. */
-export type AcquireResult =
-  | { ok: true; lease: Lease; tookOverFrom?: LeaseHolder }
-  | { ok: false; holder: LeaseHolder };
+export type AcquireResult = { ok: true; lease: Lease; tookOverFrom?: LeaseHolder } | { ok: false; holder: LeaseHolder };
 
 /** A heartbeat's answer: whether the lease is still ours, and the job's state (a user may have paused it). */
 export interface HeartbeatResult {
@@ -68,11 +66,22 @@ export interface LeaseOptions {
 }
 
 interface LeaseRow {
-  job_id: string; token: string; pid: number; host: string; started_at: number; acquired_at: number; heartbeat_at: number;
+  job_id: string;
+  token: string;
+  pid: number;
+  host: string;
+  started_at: number;
+  acquired_at: number;
+  heartbeat_at: number;
 }
 
 function holderOf(r: LeaseRow): LeaseHolder {
-  return { jobId: r.job_id, owner: { pid: r.pid, host: r.host, startedAt: r.started_at }, acquiredAt: r.acquired_at, heartbeatAt: r.heartbeat_at };
+  return {
+    jobId: r.job_id,
+    owner: { pid: r.pid, host: r.host, startedAt: r.started_at },
+    acquiredAt: r.acquired_at,
+    heartbeatAt: r.heartbeat_at,
+  };
 }
 
 /** True when a process with this pid exists on this host (EPERM: it exists but belongs to another user). */
@@ -97,7 +106,10 @@ export class LeaseStore {
   private readonly hostname: string;
   private readonly isAlive: (pid: number) => boolean;
 
-  constructor(private readonly q: QueueDb, opts: LeaseOptions = {}) {
+  constructor(
+    private readonly q: QueueDb,
+    opts: LeaseOptions = {},
+  ) {
     this.staleAfterMs = opts.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
     this.now = opts.now ?? Date.now;
     this.hostname = opts.hostname ?? hostLabel();
@@ -131,15 +143,19 @@ export class LeaseStore {
 
   /** {@link acquire} for a caller already inside a write transaction (jobClaim.ts). */
   acquireInTransaction(jobId: string, owner: LeaseOwner): AcquireResult {
-    if (!this.q.stmt('SELECT 1 FROM jobs WHERE id = ?').get(jobId)) throw new SluiceError('NOT_FOUND', `No queued job ${jobId}`);
+    if (!this.q.stmt('SELECT 1 FROM jobs WHERE id = ?').get(jobId))
+      throw new SluiceError('NOT_FOUND', `No queued job ${jobId}`);
     const current = this.holder(jobId);
     if (current && !this.isStale(current, owner)) return { ok: false, holder: current };
     const now = this.now();
     const lease: Lease = { jobId, token: randomUUID(), owner, acquiredAt: now, heartbeatAt: now };
-    this.q.stmt(`INSERT INTO leases (job_id, token, pid, host, started_at, acquired_at, heartbeat_at)
+    this.q
+      .stmt(
+        `INSERT INTO leases (job_id, token, pid, host, started_at, acquired_at, heartbeat_at)
       VALUES (@jobId, @token, @pid, @host, @startedAt, @now, @now)
       ON CONFLICT (job_id) DO UPDATE SET token = excluded.token, pid = excluded.pid, host = excluded.host,
-        started_at = excluded.started_at, acquired_at = excluded.acquired_at, heartbeat_at = excluded.heartbeat_at`)
+        started_at = excluded.started_at, acquired_at = excluded.acquired_at, heartbeat_at = excluded.heartbeat_at`,
+      )
       .run({ jobId, token: lease.token, ...owner, now });
     return current ? { ok: true, lease, tookOverFrom: current } : { ok: true, lease };
   }
@@ -148,21 +164,29 @@ export class LeaseStore {
   heartbeat(lease: Lease): HeartbeatResult {
     return this.q.write(() => {
       const now = this.now();
-      const held = this.q.stmt('UPDATE leases SET heartbeat_at = ? WHERE job_id = ? AND token = ?').run(now, lease.jobId, lease.token).changes > 0;
+      const held =
+        this.q
+          .stmt('UPDATE leases SET heartbeat_at = ? WHERE job_id = ? AND token = ?')
+          .run(now, lease.jobId, lease.token).changes > 0;
       if (held) lease.heartbeatAt = now;
-      const row = this.q.stmt('SELECT state FROM jobs WHERE id = ?').get(lease.jobId) as { state: JobState } | undefined;
+      const row = this.q.stmt('SELECT state FROM jobs WHERE id = ?').get(lease.jobId) as
+        { state: JobState } | undefined;
       return row ? { held, state: row.state } : { held };
     });
   }
 
   /** Gives a lease up; false when it was no longer held. */
   release(lease: Lease): boolean {
-    return this.q.write(() => this.q.stmt('DELETE FROM leases WHERE job_id = ? AND token = ?').run(lease.jobId, lease.token).changes > 0);
+    return this.q.write(
+      () => this.q.stmt('DELETE FROM leases WHERE job_id = ? AND token = ?').run(lease.jobId, lease.token).changes > 0,
+    );
   }
 
   /** True while `lease` is the job's current lease. Call inside a transaction to act on it atomically. */
   holds(lease: Lease): boolean {
-    return this.q.stmt('SELECT 1 FROM leases WHERE job_id = ? AND token = ?').get(lease.jobId, lease.token) !== undefined;
+    return (
+      this.q.stmt('SELECT 1 FROM leases WHERE job_id = ? AND token = ?').get(lease.jobId, lease.token) !== undefined
+    );
   }
 }
 

@@ -22,7 +22,7 @@ test('host labels: the machine id decides; without ids on both sides, the name',
   if (process.platform === 'linux') assert.match(machineId() ?? '', /^[0-9a-f]{16}$/, 'Linux has /etc/machine-id');
 });
 
-test('a dead run\'s lease under this machine\'s old name is taken over at once', async (t) => {
+test("a dead run's lease under this machine's old name is taken over at once", async (t) => {
   const store = QueueStore.open({ file: ':memory:', now: () => 1000 });
   t.after(() => store.close());
   const [job] = store.jobs.addBatch([{ target: { siteId: 's' }, direction: 'upload', source: '/a', dest: '/in' }]);

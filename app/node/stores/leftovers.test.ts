@@ -7,12 +7,24 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LeftoverJournal, cleanLeftovers, type LeftoverRemote } from './leftovers';
-import { makeTempDir, removeDir, startScriptedServer, within, writeRandomFile, openTrusting, tempFilesUnder } from '../test/helpers';
+import {
+  makeTempDir,
+  removeDir,
+  startScriptedServer,
+  within,
+  writeRandomFile,
+  openTrusting,
+  tempFilesUnder,
+} from '../test/helpers';
 import { runTransfer } from '../transfer/run';
 
 let dir: string;
-before(async () => { dir = await makeTempDir('sluice-leftovers-'); });
-after(async () => { if (dir) await removeDir(dir); });
+before(async () => {
+  dir = await makeTempDir('sluice-leftovers-');
+});
+after(async () => {
+  if (dir) await removeDir(dir);
+});
 
 /** A remote made of a set of paths, recording what was done to it. */
 function fakeRemote(files: Set<string>, failing = new Set<string>()): LeftoverRemote & { log: string[] } {
@@ -20,8 +32,16 @@ function fakeRemote(files: Set<string>, failing = new Set<string>()): LeftoverRe
   return {
     log,
     exists: async (p) => files.has(p),
-    remove: async (p) => { if (failing.has(p)) throw new Error('refused'); files.delete(p); log.push(`rm ${p}`); },
-    rename: async (a, b) => { files.delete(a); files.add(b); log.push(`mv ${a} ${b}`); },
+    remove: async (p) => {
+      if (failing.has(p)) throw new Error('refused');
+      files.delete(p);
+      log.push(`rm ${p}`);
+    },
+    rename: async (a, b) => {
+      files.delete(a);
+      files.add(b);
+      log.push(`mv ${a} ${b}`);
+    },
   };
 }
 
@@ -32,7 +52,10 @@ describe('LeftoverJournal', () => {
     const b = new LeftoverJournal(home, { host: 'h', port: 2222, user: 'u' });
     const id = a.record({ kind: 'temp', path: '/x/.f.sluice-1.part' });
     assert.ok(id);
-    assert.deepEqual(new LeftoverJournal(home, { host: 'h', port: 22, user: 'u' }).pending().map((p) => p.entry.path), ['/x/.f.sluice-1.part']);
+    assert.deepEqual(
+      new LeftoverJournal(home, { host: 'h', port: 22, user: 'u' }).pending().map((p) => p.entry.path),
+      ['/x/.f.sluice-1.part'],
+    );
     assert.deepEqual(b.pending(), []);
     a.forget(id);
     assert.deepEqual(a.pending(), []);
@@ -70,33 +93,47 @@ describe('cleanLeftovers', () => {
     assert.equal(j.pending().length, 1);
   });
 
-  test('the next transfer to the server deals with them first (an interrupted commit without posix-rename is undone)', { timeout: 60_000 }, async () => {
-    const server = await startScriptedServer({ extensions: { 'fsync@openssh.com': '1' } });
-    const home = path.join(dir, 'h5');
-    try {
-      const target = path.join(server.root, 'doc.txt');
-      const aside = path.join(server.root, '.doc.txt.sluice-0000abcd.old');
-      const temp = path.join(server.root, '.other.sluice-0000abcd.part');
-      fs.writeFileSync(aside, 'the old version');
-      fs.writeFileSync(temp, 'half');
-      const j = new LeftoverJournal(home, { host: server.host, port: server.port, user: server.user });
-      j.record({ kind: 'aside', path: aside, target });
-      j.record({ kind: 'temp', path: temp });
-      const src = path.join(dir, 'new.bin');
-      writeRandomFile(src, 1000);
-      const s = await openTrusting(server, dir, { connections: 1, channels: 1, dataDir: home });
+  test(
+    'the next transfer to the server deals with them first (an interrupted commit without posix-rename is undone)',
+    { timeout: 60_000 },
+    async () => {
+      const server = await startScriptedServer({ extensions: { 'fsync@openssh.com': '1' } });
+      const home = path.join(dir, 'h5');
       try {
-        const r = await within('put', 30_000, runTransfer(s, { id: 'l', direction: 'put', sources: [src], dest: path.join(server.root, 'new.bin'), recursive: false }));
-        assert.deepEqual(r.failed, []);
+        const target = path.join(server.root, 'doc.txt');
+        const aside = path.join(server.root, '.doc.txt.sluice-0000abcd.old');
+        const temp = path.join(server.root, '.other.sluice-0000abcd.part');
+        fs.writeFileSync(aside, 'the old version');
+        fs.writeFileSync(temp, 'half');
+        const j = new LeftoverJournal(home, { host: server.host, port: server.port, user: server.user });
+        j.record({ kind: 'aside', path: aside, target });
+        j.record({ kind: 'temp', path: temp });
+        const src = path.join(dir, 'new.bin');
+        writeRandomFile(src, 1000);
+        const s = await openTrusting(server, dir, { connections: 1, channels: 1, dataDir: home });
+        try {
+          const r = await within(
+            'put',
+            30_000,
+            runTransfer(s, {
+              id: 'l',
+              direction: 'put',
+              sources: [src],
+              dest: path.join(server.root, 'new.bin'),
+              recursive: false,
+            }),
+          );
+          assert.deepEqual(r.failed, []);
+        } finally {
+          await s.close();
+        }
+        assert.equal(fs.readFileSync(target, 'utf8'), 'the old version', 'the old copy is back under its name');
+        assert.deepEqual(tempFilesUnder(server.root), []);
+        assert.equal(fs.existsSync(aside), false);
+        assert.deepEqual(j.pending(), []);
       } finally {
-        await s.close();
+        await server.stop();
       }
-      assert.equal(fs.readFileSync(target, 'utf8'), 'the old version', 'the old copy is back under its name');
-      assert.deepEqual(tempFilesUnder(server.root), []);
-      assert.equal(fs.existsSync(aside), false);
-      assert.deepEqual(j.pending(), []);
-    } finally {
-      await server.stop();
-    }
-  });
+    },
+  );
 });

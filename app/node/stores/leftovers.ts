@@ -27,7 +27,9 @@ export interface ServerKey {
   user: string;
 }
 
-/** The leftovers recorded for one server. Every method is best effort: a journal that cannot be written loses nothing. */
+/**
+ * The leftovers recorded for one server. Every method is best effort: a journal that cannot be written loses nothing.
+ */
 export class LeftoverJournal {
   private readonly folder: string;
   private readonly prefix: string;
@@ -40,7 +42,10 @@ export class LeftoverJournal {
   constructor(dataDir: string, server: ServerKey) {
     this.dataDir = dataDir;
     this.folder = path.join(dataDir, 'leftovers');
-    this.prefix = createHash('sha256').update(`${server.user}@${server.host}:${server.port}`).digest('hex').slice(0, 16);
+    this.prefix = createHash('sha256')
+      .update(`${server.user}@${server.host}:${server.port}`)
+      .digest('hex')
+      .slice(0, 16);
   }
 
   /**
@@ -107,8 +112,12 @@ export async function cleanLeftovers(journal: LeftoverJournal, remote: LeftoverR
   let done = 0;
   for (const { id, entry } of journal.pending()) {
     try {
-      if (!(await remote.exists(entry.path))) { journal.forget(id); continue; }
-      if (entry.kind === 'aside' && entry.target && !(await remote.exists(entry.target))) await remote.rename(entry.path, entry.target);
+      if (!(await remote.exists(entry.path))) {
+        journal.forget(id);
+        continue;
+      }
+      if (entry.kind === 'aside' && entry.target && !(await remote.exists(entry.target)))
+        await remote.rename(entry.path, entry.target);
       else await remote.remove(entry.path);
       journal.forget(id);
       done++;

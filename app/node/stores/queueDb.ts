@@ -126,17 +126,21 @@ export interface QueueDb {
 function migrate(db: Database.Database, migrations: readonly string[], file: string): number {
   const version = (): number => db.pragma('user_version', { simple: true }) as number;
   for (;;) {
-    const v = db.transaction(() => {
-      const current = version();
-      if (current > migrations.length) {
-        throw new SluiceError('INVALID_STATE',
-          `${file} has queue schema version ${current}, newer than this Sluice knows (${migrations.length}); update Sluice`);
-      }
-      if (current === migrations.length) return current;
-      db.exec(migrations[current]);
-      db.pragma(`user_version = ${current + 1}`);
-      return current + 1;
-    }).immediate();
+    const v = db
+      .transaction(() => {
+        const current = version();
+        if (current > migrations.length) {
+          throw new SluiceError(
+            'INVALID_STATE',
+            `${file} has queue schema version ${current}, newer than this Sluice knows (${migrations.length}); update Sluice`,
+          );
+        }
+        if (current === migrations.length) return current;
+        db.exec(migrations[current]);
+        db.pragma(`user_version = ${current + 1}`);
+        return current + 1;
+      })
+      .immediate();
     if (v === migrations.length) return v;
   }
 }
@@ -152,7 +156,11 @@ function guarded<T>(file: string, fn: () => T): T {
     if (e instanceof SluiceError) throw e;
     const code = (e as { code?: unknown }).code;
     const reason = code === 'SQLITE_FULL' ? 'DISK_FULL' : 'LOCAL_IO';
-    throw new SluiceError(reason, `Queue database ${file}: ${(e as Error).message}${typeof code === 'string' ? ` (${code})` : ''}`, { cause: e });
+    throw new SluiceError(
+      reason,
+      `Queue database ${file}: ${(e as Error).message}${typeof code === 'string' ? ` (${code})` : ''}`,
+      { cause: e },
+    );
   }
 }
 
@@ -180,7 +188,9 @@ export function openQueueDb(opts: QueueDbOptions = {}): QueueDb {
     });
     const prepared = new Map<string, Database.Statement>();
     return {
-      db, file, schemaVersion,
+      db,
+      file,
+      schemaVersion,
       stmt: (sql: string): Database.Statement => {
         let st = prepared.get(sql);
         if (!st) prepared.set(sql, (st = guarded(file, () => db.prepare(sql))));

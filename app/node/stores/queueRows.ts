@@ -33,7 +33,9 @@ export interface JobOptions {
 
 /** A job to add: one top-level source (file or folder) to one destination. */
 export interface NewJob {
-  /** The job's id, when the caller drew it (the app's queue shows the job before the store answers); default a new UUID. */
+  /**
+   * The job's id, when the caller drew it (the app's queue shows the job before the store answers); default a new UUID.
+   */
   id?: string;
   target: JobTarget;
   /** `upload` = put (local -> remote), `download` = get (remote -> local). */
@@ -99,16 +101,41 @@ export interface JobFile extends PlannedFile {
 }
 
 export interface JobRow {
-  seq: number; id: string; batch_id: string; target: string; direction: Direction; source: string; dest: string;
-  state: JobState; priority: number; position: number; conflict: ConflictSetting; options: string;
-  bytes_done: number; bytes_total: number; files_done: number; files_total: number;
-  error_code: string | null; error_message: string | null;
-  created_at: number; started_at: number | null; finished_at: number | null;
+  seq: number;
+  id: string;
+  batch_id: string;
+  target: string;
+  direction: Direction;
+  source: string;
+  dest: string;
+  state: JobState;
+  priority: number;
+  position: number;
+  conflict: ConflictSetting;
+  options: string;
+  bytes_done: number;
+  bytes_total: number;
+  files_done: number;
+  files_total: number;
+  error_code: string | null;
+  error_message: string | null;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
 }
 
 export interface FileRow {
-  id: number; job_id: string; source: string; target: string; size: number; mtime_ms: number | null;
-  fingerprint: string | null; temp_name: string; state: FileState; error_code: string | null; error_message: string | null;
+  id: number;
+  job_id: string;
+  source: string;
+  target: string;
+  size: number;
+  mtime_ms: number | null;
+  fingerprint: string | null;
+  temp_name: string;
+  state: FileState;
+  error_code: string | null;
+  error_message: string | null;
 }
 
 /**
@@ -129,7 +156,8 @@ export function parseTarget(text: string): JobTarget {
   if (text.startsWith('site:')) return { siteId: text.slice(5) };
   const at = text.lastIndexOf('@');
   const m = /^(\[[^\]]+\]|[^:[\]]+):(\d{1,5})$/.exec(text.slice(at + 1));
-  if (at <= 0 || !m) throw new SluiceError('INVALID_REQUEST', `Not a queue target (site:<id> or user@host:port): ${text}`);
+  if (at <= 0 || !m)
+    throw new SluiceError('INVALID_REQUEST', `Not a queue target (site:<id> or user@host:port): ${text}`);
   const host = m[1].startsWith('[') ? m[1].slice(1, -1) : m[1];
   return { user: text.slice(0, at), host, port: Number(m[2]) };
 }
@@ -141,9 +169,21 @@ function errorOf(code: string | null, message: string | null): { code: string; m
 /** A `jobs` row as a {@link QueuedJob}. */
 export function rowToJob(r: JobRow): QueuedJob {
   const job: QueuedJob = {
-    id: r.id, batchId: r.batch_id, target: parseTarget(r.target), direction: r.direction, source: r.source, dest: r.dest,
-    state: r.state, priority: r.priority, position: r.position, conflict: r.conflict, options: JSON.parse(r.options) as JobOptions,
-    bytesDone: r.bytes_done, bytesTotal: r.bytes_total, filesDone: r.files_done, filesTotal: r.files_total,
+    id: r.id,
+    batchId: r.batch_id,
+    target: parseTarget(r.target),
+    direction: r.direction,
+    source: r.source,
+    dest: r.dest,
+    state: r.state,
+    priority: r.priority,
+    position: r.position,
+    conflict: r.conflict,
+    options: JSON.parse(r.options) as JobOptions,
+    bytesDone: r.bytes_done,
+    bytesTotal: r.bytes_total,
+    filesDone: r.files_done,
+    filesTotal: r.files_total,
     createdAt: r.created_at,
   };
   const error = errorOf(r.error_code, r.error_message);
@@ -155,7 +195,15 @@ export function rowToJob(r: JobRow): QueuedJob {
 
 /** A `job_files` row as a {@link JobFile}. */
 export function rowToFile(r: FileRow): JobFile {
-  const file: JobFile = { id: r.id, jobId: r.job_id, source: r.source, target: r.target, size: r.size, tempName: r.temp_name, state: r.state };
+  const file: JobFile = {
+    id: r.id,
+    jobId: r.job_id,
+    source: r.source,
+    target: r.target,
+    size: r.size,
+    tempName: r.temp_name,
+    state: r.state,
+  };
   if (r.mtime_ms !== null) file.mtimeMs = r.mtime_ms;
   if (r.fingerprint !== null) file.fingerprint = r.fingerprint;
   const error = errorOf(r.error_code, r.error_message);

@@ -5,7 +5,15 @@
  * the same time; every write is a short transaction.
  */
 import type { JobState } from '../../common/model/job';
-import { claimJobs, claimNext, releaseJob, requeueOrphans, type Claim, type ClaimedJobs, type ClaimFilter } from './jobClaim';
+import {
+  claimJobs,
+  claimNext,
+  releaseJob,
+  requeueOrphans,
+  type Claim,
+  type ClaimedJobs,
+  type ClaimFilter,
+} from './jobClaim';
 import { JobFileStore } from './jobFiles';
 import { JobStore } from './jobStore';
 import { LeaseStore, type Lease, type LeaseOptions, type LeaseOwner } from './lease';
@@ -29,7 +37,11 @@ export class QueueStore {
   readonly journal: RangeJournal;
   readonly leases: LeaseStore;
 
-  private constructor(readonly q: QueueDb, now: () => number, lease: Omit<LeaseOptions, 'now'>) {
+  private constructor(
+    readonly q: QueueDb,
+    now: () => number,
+    lease: Omit<LeaseOptions, 'now'>,
+  ) {
     this.jobs = new JobStore(q, now);
     this.files = new JobFileStore(q);
     this.journal = new RangeJournal(q);

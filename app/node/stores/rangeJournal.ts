@@ -11,7 +11,10 @@
 import { checkRange, coalesce, gaps, type ByteRange } from './byteRanges';
 
 /** A row of file_ranges. */
-interface RangeRow { start: number; end: number }
+interface RangeRow {
+  start: number;
+  end: number;
+}
 import type { QueueDb } from './queueDb';
 
 /** The durable byte ranges of job files. Synchronous; one instance per open {@link QueueDb}. */
@@ -50,13 +53,15 @@ export class RangeJournal {
    */
   private merge(fileId: number, r: ByteRange): void {
     let [start, end] = r;
-    const left = this.q.stmt('SELECT start, end FROM file_ranges WHERE file_id = ? AND start <= ? ORDER BY start DESC LIMIT 1')
+    const left = this.q
+      .stmt('SELECT start, end FROM file_ranges WHERE file_id = ? AND start <= ? ORDER BY start DESC LIMIT 1')
       .get(fileId, start) as RangeRow | undefined;
     if (left && left.end >= start) {
       if (left.end >= end) return;
       start = left.start;
     }
-    const right = this.q.stmt('SELECT MAX(end) AS e FROM file_ranges WHERE file_id = ? AND start > ? AND start <= ?')
+    const right = this.q
+      .stmt('SELECT MAX(end) AS e FROM file_ranges WHERE file_id = ? AND start > ? AND start <= ?')
       .get(fileId, r[0], end) as { e: number | null };
     end = Math.max(end, right.e ?? end);
     this.q.stmt('DELETE FROM file_ranges WHERE file_id = ? AND start >= ? AND start <= ?').run(fileId, start, r[1]);
@@ -65,7 +70,8 @@ export class RangeJournal {
 
   /** The stored ranges of a file: sorted, disjoint, not adjacent. */
   ranges(fileId: number): ByteRange[] {
-    const rows = this.q.stmt('SELECT start, end FROM file_ranges WHERE file_id = ? ORDER BY start')
+    const rows = this.q
+      .stmt('SELECT start, end FROM file_ranges WHERE file_id = ? ORDER BY start')
       .all(fileId) as RangeRow[];
     return rows.map((row) => [row.start, row.end]);
   }
@@ -79,7 +85,11 @@ export class RangeJournal {
 
   /** Bytes recorded as done for a file. */
   doneBytes(fileId: number): number {
-    return (this.q.stmt('SELECT COALESCE(SUM(end - start), 0) AS n FROM file_ranges WHERE file_id = ?').get(fileId) as { n: number }).n;
+    return (
+      this.q.stmt('SELECT COALESCE(SUM(end - start), 0) AS n FROM file_ranges WHERE file_id = ?').get(fileId) as {
+        n: number;
+      }
+    ).n;
   }
 
   /** Forgets a file's ranges (its partial file was discarded). */

@@ -12,8 +12,10 @@ const MiB = 1024 * 1024;
 function setUp(t: { after: (fn: () => void) => void }): { store: QueueStore; file: number } {
   const store = QueueStore.open({ file: ':memory:' });
   t.after(() => store.close());
-  const job = store.jobs.addBatch([{ target: { siteId: 's' }, direction: 'upload', source: '/big', dest: '/in' }])[0].id;
-  const file = store.files.plan(job, [{ source: '/big', target: '/in/big', size: 1024 * MiB, tempName: '.big.part' }]).files[0].id;
+  const job = store.jobs.addBatch([{ target: { siteId: 's' }, direction: 'upload', source: '/big', dest: '/in' }])[0]
+    .id;
+  const file = store.files.plan(job, [{ source: '/big', target: '/in/big', size: 1024 * MiB, tempName: '.big.part' }])
+    .files[0].id;
   return { store, file };
 }
 
@@ -52,12 +54,18 @@ test('64 MiB of new ranges flush at once, without the timer; flush() and close()
   assert.equal(rec.pendingBytes, 0);
   rec.record(file, 100 * MiB, 101 * MiB);
   rec.flush();
-  assert.deepEqual(store.journal.ranges(file), [[0, 64 * MiB], [100 * MiB, 101 * MiB]]);
+  assert.deepEqual(store.journal.ranges(file), [
+    [0, 64 * MiB],
+    [100 * MiB, 101 * MiB],
+  ]);
   rec.record(file, 64 * MiB, 100 * MiB);
   rec.close();
   assert.deepEqual(store.journal.ranges(file), [[0, 101 * MiB]]);
   assert.deepEqual(timers.delays(), []);
-  assert.throws(() => rec.record(file, 5, 4), (e: unknown) => isSluiceError(e, 'INVALID_REQUEST'));
+  assert.throws(
+    () => rec.record(file, 5, 4),
+    (e: unknown) => isSluiceError(e, 'INVALID_REQUEST'),
+  );
 });
 
 test('a failed write keeps the ranges pending: the timer reports it and retries, flush() throws it', () => {
@@ -79,10 +87,25 @@ test('a failed write keeps the ranges pending: the timer reports it and retries,
   assert.ok(isSluiceError(errors[0], 'LOCAL_IO'));
   assert.equal(rec.pendingBytes, 20, 'kept');
   assert.deepEqual(timers.delays(), [DEFAULT_FLUSH_MS], 'the retry is armed');
-  assert.throws(() => rec.flush(), (e: unknown) => isSluiceError(e, 'LOCAL_IO'));
+  assert.throws(
+    () => rec.flush(),
+    (e: unknown) => isSluiceError(e, 'LOCAL_IO'),
+  );
   rec.record(7, 30, 40);
   fail = false;
   timers.fire();
-  assert.deepEqual(written, [[7, [[0, 20], [30, 40]]]], 'written once, coalesced');
+  assert.deepEqual(
+    written,
+    [
+      [
+        7,
+        [
+          [0, 20],
+          [30, 40],
+        ],
+      ],
+    ],
+    'written once, coalesced',
+  );
   assert.equal(rec.pendingBytes, 0);
 });

@@ -39,7 +39,10 @@ export class RangeRecorder {
   private readonly flushMs: number;
   private readonly timers: StoreTimers;
 
-  constructor(private readonly journal: RangeJournal, private readonly opts: RecorderOptions = {}) {
+  constructor(
+    private readonly journal: RangeJournal,
+    private readonly opts: RecorderOptions = {},
+  ) {
     this.flushBytes = opts.flushBytes ?? DEFAULT_FLUSH_BYTES;
     this.flushMs = opts.flushMs ?? DEFAULT_FLUSH_MS;
     this.timers = opts.timers ?? nodeTimers;
@@ -99,7 +102,10 @@ export class RangeRecorder {
     this.opts.onFlush?.({ files: batch.size, bytes });
   }
 
-  /** Puts a batch that could not be written back (the write is synchronous: nothing arrived since) and re-arms the timer. */
+  /**
+   * Puts a batch that could not be written back (the write is synchronous: nothing arrived since) and re-arms the
+   * timer.
+   */
   private restore(batch: Map<number, ByteRange[]>, bytes: number): void {
     this.pending = batch;
     this.bytes = bytes;

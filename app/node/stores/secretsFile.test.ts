@@ -19,13 +19,23 @@ test('forgetStoredSecret fsyncs the new secrets file before renaming it over the
     return fd;
   });
   const fsync = fs.fsyncSync;
-  t.mock.method(fs, 'fsyncSync', (fd: number) => { steps.push(`fsync ${fdPaths.get(fd) ?? fd}`); fsync(fd); });
+  t.mock.method(fs, 'fsyncSync', (fd: number) => {
+    steps.push(`fsync ${fdPaths.get(fd) ?? fd}`);
+    fsync(fd);
+  });
   const rename = fs.renameSync;
-  t.mock.method(fs, 'renameSync', (from: fs.PathLike, to: fs.PathLike) => { steps.push(`rename ${String(from)}`); rename(from, to); });
+  t.mock.method(fs, 'renameSync', (from: fs.PathLike, to: fs.PathLike) => {
+    steps.push(`rename ${String(from)}`);
+    rename(from, to);
+  });
   assert.equal(forgetStoredSecret(home, 'a'), true);
   t.mock.restoreAll();
   const tmp = `${file}.${process.pid}.tmp`;
-  assert.deepEqual(steps.filter((s) => s.endsWith(tmp)), [`fsync ${tmp}`, `rename ${tmp}`], steps.join('; '));
+  assert.deepEqual(
+    steps.filter((s) => s.endsWith(tmp)),
+    [`fsync ${tmp}`, `rename ${tmp}`],
+    steps.join('; '),
+  );
   assert.deepEqual(JSON.parse(fs.readFileSync(file, 'utf8')), { b: 'ciphertext-b' });
   if (process.platform !== 'win32') assert.equal(fs.statSync(file).mode & 0o777, 0o600);
   assert.equal(forgetStoredSecret(home, 'a'), false, 'nothing left to forget');

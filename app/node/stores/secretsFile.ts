@@ -56,6 +56,12 @@ function writeDurably(p: string, text: string): void {
 function syncFolder(dir: string): void {
   try {
     const fd = fs.openSync(dir, 'r');
-    try { fs.fsyncSync(fd); } finally { fs.closeSync(fd); }
-  } catch { /* not supported here (Windows, some network file systems) */ }
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    /* not supported here (Windows, some network file systems) */
+  }
 }

@@ -14,7 +14,17 @@ function tempHome(t: { after: (fn: () => void) => void }): string {
   return dir;
 }
 
-const input: SiteInput = { name: 'Prod', folder: ' Work//Prod/ ', host: 'h.example', port: 2222, user: 'deploy', authMethod: 'key', keyPath: '/k', ciphers: ['aes128-gcm@openssh.com'], connections: 4 };
+const input: SiteInput = {
+  name: 'Prod',
+  folder: ' Work//Prod/ ',
+  host: 'h.example',
+  port: 2222,
+  user: 'deploy',
+  authMethod: 'key',
+  keyPath: '/k',
+  ciphers: ['aes128-gcm@openssh.com'],
+  connections: 4,
+};
 
 test('create, read back across reopen, WAL and migrations applied', (t) => {
   const home = tempHome(t);
@@ -43,7 +53,10 @@ test('create, read back across reopen, WAL and migrations applied', (t) => {
 test('update of an unknown id is NOT_FOUND', (t) => {
   const store = new SitesStore(tempHome(t));
   t.after(() => store.close());
-  assert.throws(() => store.save({ ...input, id: 'nope' }), (e: unknown) => e instanceof SluiceError && e.code === 'NOT_FOUND');
+  assert.throws(
+    () => store.save({ ...input, id: 'nope' }),
+    (e: unknown) => e instanceof SluiceError && e.code === 'NOT_FOUND',
+  );
 });
 
 test('duplicate picks a free name; delete removes', (t) => {
@@ -68,13 +81,22 @@ test('folders: implied ancestors, explicit empty folders, delete only when empty
   const s = store.save(input);
   store.createFolder('Home/Lab');
   assert.deepEqual(store.list().folders, ['Home', 'Home/Lab', 'Work', 'Work/Prod']);
-  assert.throws(() => store.deleteFolder('Work'), (e: unknown) => e instanceof SluiceError && e.code === 'FOLDER_NOT_EMPTY');
-  assert.throws(() => store.deleteFolder('Home'), (e: unknown) => e instanceof SluiceError && e.code === 'FOLDER_NOT_EMPTY');
+  assert.throws(
+    () => store.deleteFolder('Work'),
+    (e: unknown) => e instanceof SluiceError && e.code === 'FOLDER_NOT_EMPTY',
+  );
+  assert.throws(
+    () => store.deleteFolder('Home'),
+    (e: unknown) => e instanceof SluiceError && e.code === 'FOLDER_NOT_EMPTY',
+  );
   store.deleteFolder('Home/Lab');
   assert.deepEqual(store.list().folders, ['Work', 'Work/Prod']);
   store.delete(s.id);
   assert.deepEqual(store.list().folders, []);
-  assert.throws(() => store.deleteFolder('Nope'), (e: unknown) => e instanceof SluiceError && e.code === 'NOT_FOUND');
+  assert.throws(
+    () => store.deleteFolder('Nope'),
+    (e: unknown) => e instanceof SluiceError && e.code === 'NOT_FOUND',
+  );
 });
 
 test('no password column exists and settings round-trip', (t) => {
@@ -166,14 +188,25 @@ test('schema 4 migrates schema 3 rows: algorithm lists added empty, old free-tex
   }
   const raw = new Database(path.join(home, 'sluice.db'), { readonly: true });
   t.after(() => raw.close());
-  assert.deepEqual(raw.prepare("SELECT id, ciphers FROM sites WHERE id IN ('empty', 'broken') ORDER BY id").all(),
-    [{ id: 'broken', ciphers: null }, { id: 'empty', ciphers: null }], 'the rows themselves were rewritten');
+  assert.deepEqual(
+    raw.prepare("SELECT id, ciphers FROM sites WHERE id IN ('empty', 'broken') ORDER BY id").all(),
+    [
+      { id: 'broken', ciphers: null },
+      { id: 'empty', ciphers: null },
+    ],
+    'the rows themselves were rewritten',
+  );
 });
 
 test('algorithm lists per family are stored in order; an empty one means the defaults', (t) => {
   const store = new SitesStore(tempHome(t));
   t.after(() => store.close());
-  const site = store.save({ ...input, kex: ['curve25519-sha256', 'ecdh-sha2-nistp256'], macs: [], hostKeyAlgorithms: ['ssh-ed25519'] });
+  const site = store.save({
+    ...input,
+    kex: ['curve25519-sha256', 'ecdh-sha2-nistp256'],
+    macs: [],
+    hostKeyAlgorithms: ['ssh-ed25519'],
+  });
   assert.deepEqual(store.get(site.id)?.kex, ['curve25519-sha256', 'ecdh-sha2-nistp256']);
   assert.equal(store.get(site.id)?.macs, undefined);
   assert.deepEqual(store.get(site.id)?.hostKeyAlgorithms, ['ssh-ed25519']);
@@ -182,12 +215,15 @@ test('algorithm lists per family are stored in order; an empty one means the def
   assert.equal(cleared.hostKeyAlgorithms, undefined, 'a field left out is cleared');
 });
 
-test('a corrupt sluice.db fails LOCAL_IO naming the file and SQLite\'s reason, and is left as it was', (t) => {
+test("a corrupt sluice.db fails LOCAL_IO naming the file and SQLite's reason, and is left as it was", (t) => {
   const home = tempHome(t);
   const file = path.join(home, 'sluice.db');
   const garbage = Buffer.from('this is not an SQLite database, '.repeat(200));
   fs.writeFileSync(file, garbage);
-  assert.throws(() => new SitesStore(home), (e: unknown) => e instanceof SluiceError && e.code === 'LOCAL_IO'
-    && e.message.includes(file) && /not a database/.test(e.message));
+  assert.throws(
+    () => new SitesStore(home),
+    (e: unknown) =>
+      e instanceof SluiceError && e.code === 'LOCAL_IO' && e.message.includes(file) && /not a database/.test(e.message),
+  );
   assert.deepEqual(fs.readFileSync(file), garbage);
 });

@@ -39,10 +39,12 @@ export class MemorySecretStore implements SecretStore {
   }
 }
 
-
 export { resolveHome } from './dataDir';
 
-/** Schema migrations; index + 1 = the `user_version` after applying it (SQL, or a step over the open database). Append only. */
+/**
+ * Schema migrations; index + 1 = the `user_version` after applying it (SQL, or a step over the open database). Append
+ * only.
+ */
 const MIGRATIONS: ReadonlyArray<string | ((db: Database.Database) => void)> = [
   `CREATE TABLE folders (path TEXT PRIMARY KEY);
    CREATE TABLE sites (
@@ -65,7 +67,9 @@ const MIGRATIONS: ReadonlyArray<string | ((db: Database.Database) => void)> = [
   'ALTER TABLE sites ADD COLUMN jump_host TEXT;',
   // 4 (#15): the site form's algorithm lists; the cipher lists of the old free-text field tidied (see tidyCipherLists).
   (db) => {
-    db.exec('ALTER TABLE sites ADD COLUMN kex TEXT; ALTER TABLE sites ADD COLUMN macs TEXT; ALTER TABLE sites ADD COLUMN host_key_algorithms TEXT;');
+    db.exec(
+      'ALTER TABLE sites ADD COLUMN kex TEXT; ALTER TABLE sites ADD COLUMN macs TEXT; ALTER TABLE sites ADD COLUMN host_key_algorithms TEXT;',
+    );
     tidyCipherLists(db);
   },
 ];
@@ -85,22 +89,44 @@ export function tidyAlgorithmList(value: unknown): string[] | null {
  * the site form's lists store it), a list that is not JSON too; other lists are tidied ({@link tidyAlgorithmList}).
  */
 function tidyCipherLists(db: Database.Database): void {
-  const rows = db.prepare('SELECT id, ciphers FROM sites WHERE ciphers IS NOT NULL').all() as Array<{ id: string; ciphers: string }>;
+  const rows = db.prepare('SELECT id, ciphers FROM sites WHERE ciphers IS NOT NULL').all() as Array<{
+    id: string;
+    ciphers: string;
+  }>;
   const update = db.prepare('UPDATE sites SET ciphers = ? WHERE id = ?');
   for (const r of rows) {
     let parsed: unknown = null;
-    try { parsed = JSON.parse(r.ciphers); } catch { /* not JSON: the defaults */ }
+    try {
+      parsed = JSON.parse(r.ciphers);
+    } catch {
+      /* not JSON: the defaults */
+    }
     const list = tidyAlgorithmList(parsed);
     update.run(list ? JSON.stringify(list) : null, r.id);
   }
 }
 
 interface SiteRow {
-  id: string; name: string; folder: string; host: string; port: number; user: string; auth_method: Site['authMethod'];
-  key_path: string | null; local_dir: string | null; remote_dir: string | null;
-  connections: number | null; channels: number | null; ciphers: string | null; speed_limit: number | null; jump_host: string | null;
-  kex: string | null; macs: string | null; host_key_algorithms: string | null;
-  created_at: number; updated_at: number;
+  id: string;
+  name: string;
+  folder: string;
+  host: string;
+  port: number;
+  user: string;
+  auth_method: Site['authMethod'];
+  key_path: string | null;
+  local_dir: string | null;
+  remote_dir: string | null;
+  connections: number | null;
+  channels: number | null;
+  ciphers: string | null;
+  speed_limit: number | null;
+  jump_host: string | null;
+  kex: string | null;
+  macs: string | null;
+  host_key_algorithms: string | null;
+  created_at: number;
+  updated_at: number;
 }
 
 /** A stored algorithm list (JSON), or undefined for the defaults. */
@@ -118,15 +144,27 @@ function listColumn(list: string[] | undefined): string | null {
 
 function rowToSite(r: SiteRow): Site {
   const site: Site = {
-    id: r.id, name: r.name, folder: r.folder, host: r.host, port: r.port, user: r.user, authMethod: r.auth_method,
-    createdAt: r.created_at, updatedAt: r.updated_at,
+    id: r.id,
+    name: r.name,
+    folder: r.folder,
+    host: r.host,
+    port: r.port,
+    user: r.user,
+    authMethod: r.auth_method,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
   };
   if (r.key_path !== null) site.keyPath = r.key_path;
   if (r.local_dir !== null) site.localDir = r.local_dir;
   if (r.remote_dir !== null) site.remoteDir = r.remote_dir;
   if (r.connections !== null) site.connections = r.connections;
   if (r.channels !== null) site.channels = r.channels;
-  const lists = { ciphers: listOf(r.ciphers), kex: listOf(r.kex), macs: listOf(r.macs), hostKeyAlgorithms: listOf(r.host_key_algorithms) };
+  const lists = {
+    ciphers: listOf(r.ciphers),
+    kex: listOf(r.kex),
+    macs: listOf(r.macs),
+    hostKeyAlgorithms: listOf(r.host_key_algorithms),
+  };
   for (const [k, v] of Object.entries(lists)) if (v) site[k as keyof typeof lists] = v;
   if (r.speed_limit !== null) site.speedLimit = r.speed_limit;
   if (r.jump_host !== null) site.jumpHost = r.jump_host;
@@ -169,7 +207,10 @@ export class SitesStore {
    *   foreign file: SQLite's own message and code, e.g. "file is not a database (SQLITE_NOTADB)"; better-sqlite3's
    *   error as the cause)
    */
-  constructor(home: string, private readonly clock: () => number = Date.now) {
+  constructor(
+    home: string,
+    private readonly clock: () => number = Date.now,
+  ) {
     fs.mkdirSync(home, { recursive: true, mode: 0o700 });
     const file = path.join(home, 'sluice.db');
     this.db = openSitesDb(file);
@@ -202,7 +243,9 @@ export class SitesStore {
 
   /** All folders (explicit and implied by sites, with ancestors), sorted, and all sites sorted by folder then name. */
   list(): { folders: string[]; sites: Site[] } {
-    const sites = (this.db.prepare('SELECT * FROM sites ORDER BY folder, name COLLATE NOCASE, created_at').all() as SiteRow[]).map(rowToSite);
+    const sites = (
+      this.db.prepare('SELECT * FROM sites ORDER BY folder, name COLLATE NOCASE, created_at').all() as SiteRow[]
+    ).map(rowToSite);
     const folders = new Set<string>();
     for (const { path: p } of this.db.prepare('SELECT path FROM folders').all() as Array<{ path: string }>) {
       for (const a of withAncestors(p)) folders.add(a);
@@ -232,27 +275,45 @@ export class SitesStore {
     const now = this.clock();
     const folder = normalizeFolder(input.folder);
     const values = {
-      name: input.name.trim(), folder, host: input.host.trim(), port: input.port, user: input.user.trim(),
-      auth_method: input.authMethod, key_path: input.keyPath ?? null, local_dir: input.localDir ?? null,
-      remote_dir: input.remoteDir ?? null, connections: input.connections ?? null, channels: input.channels ?? null,
-      ciphers: listColumn(input.ciphers), kex: listColumn(input.kex), macs: listColumn(input.macs),
-      host_key_algorithms: listColumn(input.hostKeyAlgorithms), speed_limit: input.speedLimit ?? null,
+      name: input.name.trim(),
+      folder,
+      host: input.host.trim(),
+      port: input.port,
+      user: input.user.trim(),
+      auth_method: input.authMethod,
+      key_path: input.keyPath ?? null,
+      local_dir: input.localDir ?? null,
+      remote_dir: input.remoteDir ?? null,
+      connections: input.connections ?? null,
+      channels: input.channels ?? null,
+      ciphers: listColumn(input.ciphers),
+      kex: listColumn(input.kex),
+      macs: listColumn(input.macs),
+      host_key_algorithms: listColumn(input.hostKeyAlgorithms),
+      speed_limit: input.speedLimit ?? null,
       jump_host: input.jumpHost?.trim() || null,
     };
     if (input.id) {
-      const res = this.db.prepare(`UPDATE sites SET name=@name, folder=@folder, host=@host, port=@port, user=@user,
+      const res = this.db
+        .prepare(
+          `UPDATE sites SET name=@name, folder=@folder, host=@host, port=@port, user=@user,
         auth_method=@auth_method, key_path=@key_path, local_dir=@local_dir, remote_dir=@remote_dir,
         connections=@connections, channels=@channels, ciphers=@ciphers, kex=@kex, macs=@macs, host_key_algorithms=@host_key_algorithms,
-        speed_limit=@speed_limit, jump_host=@jump_host, updated_at=@now WHERE id=@id`)
+        speed_limit=@speed_limit, jump_host=@jump_host, updated_at=@now WHERE id=@id`,
+        )
         .run({ ...values, now, id: input.id });
       if (res.changes === 0) throw new SluiceError('NOT_FOUND', `No site with id ${input.id}`);
       return this.get(input.id)!;
     }
     const id = randomUUID();
-    this.db.prepare(`INSERT INTO sites (id, name, folder, host, port, user, auth_method, key_path, local_dir, remote_dir,
+    this.db
+      .prepare(
+        `INSERT INTO sites (id, name, folder, host, port, user, auth_method, key_path, local_dir, remote_dir,
       connections, channels, ciphers, kex, macs, host_key_algorithms, speed_limit, jump_host, created_at, updated_at) VALUES (@id, @name, @folder,
       @host, @port, @user, @auth_method, @key_path, @local_dir, @remote_dir, @connections, @channels, @ciphers, @kex, @macs, @host_key_algorithms,
-      @speed_limit, @jump_host, @now, @now)`).run({ ...values, id, now });
+      @speed_limit, @jump_host, @now, @now)`,
+      )
+      .run({ ...values, id, now });
     return this.get(id)!;
   }
 
@@ -268,7 +329,11 @@ export class SitesStore {
   duplicate(id: string): Site {
     const site = this.get(id);
     if (!site) throw new SluiceError('NOT_FOUND', `No site with id ${id}`);
-    const taken = new Set((this.db.prepare('SELECT name FROM sites WHERE folder = ?').all(site.folder) as Array<{ name: string }>).map((r) => r.name));
+    const taken = new Set(
+      (this.db.prepare('SELECT name FROM sites WHERE folder = ?').all(site.folder) as Array<{ name: string }>).map(
+        (r) => r.name,
+      ),
+    );
     let name = `${site.name} (copy)`;
     for (let n = 2; taken.has(name) && n < 10_000; n++) name = `${site.name} (copy ${n})`;
     const { id: _id, createdAt: _c, updatedAt: _u, ...rest } = site;
@@ -291,8 +356,12 @@ export class SitesStore {
     const p = normalizeFolder(folder);
     if (!this.list().folders.includes(p)) throw new SluiceError('NOT_FOUND', `No folder ${p}`);
     const prefix = `${p}/`;
-    const used = this.db.prepare('SELECT 1 FROM sites WHERE folder = ? OR substr(folder, 1, ?) = ? LIMIT 1').get(p, prefix.length, prefix);
-    const sub = this.db.prepare('SELECT 1 FROM folders WHERE substr(path, 1, ?) = ? LIMIT 1').get(prefix.length, prefix);
+    const used = this.db
+      .prepare('SELECT 1 FROM sites WHERE folder = ? OR substr(folder, 1, ?) = ? LIMIT 1')
+      .get(p, prefix.length, prefix);
+    const sub = this.db
+      .prepare('SELECT 1 FROM folders WHERE substr(path, 1, ?) = ? LIMIT 1')
+      .get(prefix.length, prefix);
     if (used || sub) throw new SluiceError('FOLDER_NOT_EMPTY', `Folder ${p} is not empty`);
     this.db.prepare('DELETE FROM folders WHERE path = ?').run(p);
   }
@@ -305,7 +374,8 @@ export class SitesStore {
 
   /** Stores a setting as JSON. */
   setSetting(key: string, value: unknown): void {
-    this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value')
+    this.db
+      .prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value')
       .run(key, JSON.stringify(value));
   }
 

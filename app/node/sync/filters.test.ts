@@ -42,6 +42,9 @@ test('an empty pattern is a usage error', () => {
 });
 
 test('--exclude-from: one exclude per line, blank lines and # or ; comments skipped, blanks trimmed', () => {
-  assert.deepEqual(parseExcludeFrom('# build output\n*.o\r\n\n; editor\n  .*.swp  \n/dist/\n'),
-    [ex('*.o'), ex('.*.swp'), ex('/dist/')]);
+  assert.deepEqual(parseExcludeFrom('# build output\n*.o\r\n\n; editor\n  .*.swp  \n/dist/\n'), [
+    ex('*.o'),
+    ex('.*.swp'),
+    ex('/dist/'),
+  ]);
 });

@@ -43,7 +43,8 @@ const MAX_PATTERN_LENGTH = 4096;
 function compileRule(rule: FilterRule): CompiledRule {
   let p = rule.pattern;
   if (p === '' || p === '/') throw new SluiceError('USAGE', `--${rule.kind}: an empty pattern matches nothing`);
-  if (p.length > MAX_PATTERN_LENGTH) throw new SluiceError('USAGE', `--${rule.kind}: pattern longer than ${MAX_PATTERN_LENGTH} characters`);
+  if (p.length > MAX_PATTERN_LENGTH)
+    throw new SluiceError('USAGE', `--${rule.kind}: pattern longer than ${MAX_PATTERN_LENGTH} characters`);
   const foldersOnly = p.endsWith('/');
   if (foldersOnly) p = p.replace(/\/+$/, '');
   const anchored = p.startsWith('/');
@@ -80,7 +81,10 @@ export function compileFilters(rules: readonly FilterRule[]): PathFilter {
  * @param text the file's content (UTF-8)
  */
 export function parseExcludeFrom(text: string): FilterRule[] {
-  return text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#') && !l.startsWith(';'))
+  return text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#') && !l.startsWith(';'))
     .map((pattern) => ({ kind: 'exclude' as const, pattern }));
 }
 

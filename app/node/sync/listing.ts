@@ -77,11 +77,17 @@ async function drain<T>(queue: T[], limit: number, fn: (t: T) => Promise<void>):
   let running = 0;
   await new Promise<void>((resolve, reject) => {
     const next = (): void => {
-      if (!queue.length && running === 0) { resolve(); return; }
+      if (!queue.length && running === 0) {
+        resolve();
+        return;
+      }
       while (queue.length && running < limit) {
         const item = queue.shift() as T;
         running++;
-        fn(item).then(() => { running--; next(); }, reject);
+        fn(item).then(() => {
+          running--;
+          next();
+        }, reject);
       }
     };
     next();
@@ -94,15 +100,38 @@ function takeNames(l: Listing, rel: string, names: RawEntry[], seen: Set<string>
   for (const e of names) {
     const path = rel === '' ? e.name : `${rel}/${e.name}`;
     const unsafe = unsafeName(e.name);
-    if (unsafe) { l.skipped.push({ path: `${rel}/${e.name}`, reason: unsafe }); continue; }
-    if (seen.has(e.name)) { l.skipped.push({ path, reason: 'listed twice in one folder: the first kept' }); continue; }
+    if (unsafe) {
+      l.skipped.push({ path: `${rel}/${e.name}`, reason: unsafe });
+      continue;
+    }
+    if (seen.has(e.name)) {
+      l.skipped.push({ path, reason: 'listed twice in one folder: the first kept' });
+      continue;
+    }
     seen.add(e.name);
-    if (e.kind === 'symlink') { l.skipped.push({ path, reason: 'a symlink (sync does not follow links yet)' }); continue; }
-    if (e.kind === 'other') { l.skipped.push({ path, reason: 'not a regular file or folder' }); continue; }
+    if (e.kind === 'symlink') {
+      l.skipped.push({ path, reason: 'a symlink (sync does not follow links yet)' });
+      continue;
+    }
+    if (e.kind === 'other') {
+      l.skipped.push({ path, reason: 'not a regular file or folder' });
+      continue;
+    }
     l.entries.set(path, { kind: e.kind, size: e.kind === 'file' ? e.size : 0, mtimeMs: e.mtimeMs });
     if (e.kind === 'dir') dirs.push(path);
   }
   return dirs;
+}
+
+/** A promise that rejects ABORTED when `signal` fires (never otherwise); handled, so it cannot go unobserved. */
+function cancelledBy(signal: AbortSignal | undefined): Promise<never> {
+  const cancelled = new Promise<never>((_, reject) => {
+    const fire = (): void => reject(new SluiceError('ABORTED', 'listing cancelled'));
+    if (signal?.aborted) fire();
+    else signal?.addEventListener('abort', fire, { once: true });
+  });
+  cancelled.catch(() => undefined);
+  return cancelled;
 }
 
 /**
@@ -113,22 +142,28 @@ function takeNames(l: Listing, rel: string, names: RawEntry[], seen: Set<string>
  * @throws SluiceError ABORTED when `signal` fires, CONNECTION_* / TIMEOUT from `read`
  */
 export async function walkTree(read: ReadFolder, limits: WalkLimits, rootExists = true): Promise<Listing> {
-  const listing: Listing = { entries: new Map(), errors: [], skipped: [], complete: true, rootExists, timePrecisionMs: 1 };
+  const listing: Listing = {
+    entries: new Map(),
+    errors: [],
+    skipped: [],
+    complete: true,
+    rootExists,
+    timePrecisionMs: 1,
+  };
   if (!rootExists) return listing;
   const maxEntries = limits.maxEntries ?? DEFAULT_MAX_ENTRIES;
   const maxDepth = limits.maxDepth ?? 64;
   const queue: string[] = [''];
   let counted = 0;
-  const cancelled = new Promise<never>((_, reject) => {
-    const fire = (): void => reject(new SluiceError('ABORTED', 'listing cancelled'));
-    if (limits.signal?.aborted) fire();
-    else limits.signal?.addEventListener('abort', fire, { once: true });
-  });
-  cancelled.catch(() => undefined);
+  const cancelled = cancelledBy(limits.signal);
   const overflow = (rel: string): void => {
     if (!listing.complete) return;
     listing.complete = false;
-    listing.errors.push({ path: rel, code: 'REMOTE_FAILURE', message: `more than ${maxEntries} entries: listing stopped` });
+    listing.errors.push({
+      path: rel,
+      code: 'REMOTE_FAILURE',
+      message: `more than ${maxEntries} entries: listing stopped`,
+    });
     queue.length = 0;
   };
   const readOne = async (rel: string): Promise<void> => {
@@ -136,7 +171,11 @@ export async function walkTree(read: ReadFolder, limits: WalkLimits, rootExists 
     if (!listing.complete) return;
     const depth = rel === '' ? 0 : rel.split('/').length;
     if (depth > maxDepth) {
-      listing.errors.push({ path: rel, code: 'REMOTE_FAILURE', message: `nested deeper than ${maxDepth} levels, not listed` });
+      listing.errors.push({
+        path: rel,
+        code: 'REMOTE_FAILURE',
+        message: `nested deeper than ${maxDepth} levels, not listed`,
+      });
       return;
     }
     const batches: RawEntry[][] = [];
@@ -144,12 +183,19 @@ export async function walkTree(read: ReadFolder, limits: WalkLimits, rootExists 
     const onAbort = (): void => folder.abort();
     limits.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const reading = read(rel, (names) => {
-        batches.push(names);
-        counted += names.length;
-        // Counted as the names arrive: a folder that never ends is cut here, not after it ends.
-        if (counted > maxEntries) { overflow(rel); folder.abort(); }
-      }, folder.signal);
+      const reading = read(
+        rel,
+        (names) => {
+          batches.push(names);
+          counted += names.length;
+          // Counted as the names arrive: a folder that never ends is cut here, not after it ends.
+          if (counted > maxEntries) {
+            overflow(rel);
+            folder.abort();
+          }
+        },
+        folder.signal,
+      );
       // The worker stops sending READDIRs on abort but waits for one in flight; the walk does not wait for it.
       await Promise.race([reading, cancelled]);
     } catch (err) {
@@ -162,7 +208,9 @@ export async function walkTree(read: ReadFolder, limits: WalkLimits, rootExists 
     if (!listing.complete) return;
     const seen = new Set<string>();
     for (const names of batches) {
-      const kept = names.filter((n) => limits.filter.includes(rel === '' ? n.name : `${rel}/${n.name}`, n.kind === 'dir'));
+      const kept = names.filter((n) =>
+        limits.filter.includes(rel === '' ? n.name : `${rel}/${n.name}`, n.kind === 'dir'),
+      );
       queue.push(...takeNames(listing, rel, kept, seen));
     }
   };

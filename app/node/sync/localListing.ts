@@ -18,8 +18,12 @@ function kindOf(st: fs.Stats): RawEntry['kind'] {
 }
 
 /** Reads one local folder: its names, each with its lstat; a name that vanished meanwhile is left out. */
-async function readLocalFolder(root: string, rel: string, onNames: (names: RawEntry[]) => void,
-  signal: AbortSignal): Promise<void> {
+async function readLocalFolder(
+  root: string,
+  rel: string,
+  onNames: (names: RawEntry[]) => void,
+  signal: AbortSignal,
+): Promise<void> {
   const dir = rel === '' ? root : path.join(root, ...rel.split('/'));
   let names: string[];
   try {
@@ -29,10 +33,12 @@ async function readLocalFolder(root: string, rel: string, onNames: (names: RawEn
   }
   for (let i = 0; i < names.length; i += STAT_BATCH) {
     if (signal.aborted) throw new SluiceError('ABORTED', 'listing cancelled');
-    const batch = await Promise.all(names.slice(i, i + STAT_BATCH).map(async (name): Promise<RawEntry | null> => {
-      const st = await fs.promises.lstat(path.join(dir, name)).catch(() => null);
-      return st && { name, kind: kindOf(st), size: st.size, mtimeMs: Math.trunc(st.mtimeMs) };
-    }));
+    const batch = await Promise.all(
+      names.slice(i, i + STAT_BATCH).map(async (name): Promise<RawEntry | null> => {
+        const st = await fs.promises.lstat(path.join(dir, name)).catch(() => null);
+        return st && { name, kind: kindOf(st), size: st.size, mtimeMs: Math.trunc(st.mtimeMs) };
+      }),
+    );
     onNames(batch.filter((e): e is RawEntry => e !== null));
   }
 }

@@ -10,19 +10,30 @@ const dir = (): ListedEntry => ({ kind: 'dir', size: 0, mtimeMs: T });
 
 function listing(entries: Record<string, ListedEntry>, more: Partial<Listing> = {}): Listing {
   return {
-    entries: new Map(Object.entries(entries)), errors: [], skipped: [], complete: true, rootExists: true, timePrecisionMs: 1,
+    entries: new Map(Object.entries(entries)),
+    errors: [],
+    skipped: [],
+    complete: true,
+    rootExists: true,
+    timePrecisionMs: 1,
     ...more,
   };
 }
 
 /** The plan of one path on each side, as `action reason`; `o.remote`: DEST keeps whole seconds (SFTP). */
-function one(s: ListedEntry | undefined, d: ListedEntry | undefined, o: CompareOptions & { remote?: boolean } = {}): string {
+function one(
+  s: ListedEntry | undefined,
+  d: ListedEntry | undefined,
+  o: CompareOptions & { remote?: boolean } = {},
+): string {
   const precision = { timePrecisionMs: o.remote ? 1000 : 1 };
   const plan = planSync(listing(s ? { p: s } : {}), listing(d ? { p: d } : {}, precision), o);
   return plan.items.map((i) => `${i.action} ${i.reason}`).join(', ');
 }
 
-const cases: Array<[string, ListedEntry | undefined, ListedEntry | undefined, CompareOptions & { remote?: boolean }, string]> = [
+const cases: Array<
+  [string, ListedEntry | undefined, ListedEntry | undefined, CompareOptions & { remote?: boolean }, string]
+> = [
   ['a file only in SRC', file(5), undefined, {}, 'create missing'],
   ['a folder only in SRC', dir(), undefined, {}, 'create missing-folder'],
   ['sizes differ', file(5), file(6), {}, 'update size-differs'],
@@ -53,11 +64,13 @@ test('every reason has a text and a row in the table above', () => {
 });
 
 test('totals count files, folders and bytes per action; deletions come last, sorted', () => {
-  const src = listing({ 'a': dir(), 'a/x': file(10), 'b': file(3, T + 9000), 'c': file(7) });
-  const dest = listing({ 'b': file(3), 'c': file(7), 'old': dir(), 'old/y': file(100), 'z': file(1) });
+  const src = listing({ a: dir(), 'a/x': file(10), b: file(3, T + 9000), c: file(7) });
+  const dest = listing({ b: file(3), c: file(7), old: dir(), 'old/y': file(100), z: file(1) });
   const plan = planSync(src, dest, { delete: true });
-  assert.deepEqual(plan.items.map((i) => `${i.action} ${i.path}`),
-    ['create a', 'create a/x', 'update b', 'same c', 'delete old', 'delete old/y', 'delete z']);
+  assert.deepEqual(
+    plan.items.map((i) => `${i.action} ${i.path}`),
+    ['create a', 'create a/x', 'update b', 'same c', 'delete old', 'delete old/y', 'delete z'],
+  );
   assert.deepEqual(plan.totals.create, { files: 1, folders: 1, bytes: 10 });
   assert.deepEqual(plan.totals.update, { files: 1, folders: 0, bytes: 3 });
   assert.deepEqual(plan.totals.delete, { files: 2, folders: 1, bytes: 101 });
@@ -67,16 +80,19 @@ test('totals count files, folders and bytes per action; deletions come last, sor
 });
 
 test('--delete with a listing error on either side: no deletion at all, and the plan says which folder and why', () => {
-  const dest = listing({ 'z': file(1), 'q': file(2) });
+  const dest = listing({ z: file(1), q: file(2) });
   for (const side of ['src', 'dest'] as const) {
     const error = { path: 'locked', code: 'PERMISSION_DENIED', message: 'permission denied' };
-    const s = listing({ 'a': file(1) }, side === 'src' ? { errors: [error] } : {});
+    const s = listing({ a: file(1) }, side === 'src' ? { errors: [error] } : {});
     const d = side === 'dest' ? { ...dest, errors: [error] } : dest;
     const plan = planSync(s, d, { delete: true });
     assert.equal(plan.items.filter((i) => i.action === 'delete').length, 0, side);
     assert.equal(plan.totals.create.files, 1, 'the copies are still planned');
     assert.equal(plan.onlyInDest, 2);
-    assert.match(plan.deletionsWithheld ?? '', new RegExp(`the listing of ${side.toUpperCase()} locked failed: permission denied`));
+    assert.match(
+      plan.deletionsWithheld ?? '',
+      new RegExp(`the listing of ${side.toUpperCase()} locked failed: permission denied`),
+    );
   }
   const incomplete = planSync(listing({}, { complete: false }), dest, { delete: true });
   assert.equal(incomplete.totals.delete.files, 0);
@@ -84,9 +100,11 @@ test('--delete with a listing error on either side: no deletion at all, and the 
 });
 
 test('--max-delete: a plan deleting more is refused, one deleting as many is not', () => {
-  const dest = listing({ 'x': file(1), 'y': file(1), 'z': file(1) });
-  assert.match(planSync(listing({}), dest, { delete: true, maxDelete: 2 }).refused ?? '',
-    /deletes 3 paths, more than --max-delete 2: nothing is done/);
+  const dest = listing({ x: file(1), y: file(1), z: file(1) });
+  assert.match(
+    planSync(listing({}), dest, { delete: true, maxDelete: 2 }).refused ?? '',
+    /deletes 3 paths, more than --max-delete 2: nothing is done/,
+  );
   assert.equal(planSync(listing({}), dest, { delete: true, maxDelete: 3 }).refused, undefined);
   assert.equal(planSync(listing({}), dest, { maxDelete: 0 }).refused, undefined, 'without --delete nothing is deleted');
 });

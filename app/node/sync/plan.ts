@@ -10,9 +10,18 @@ export type SyncAction = 'create' | 'update' | 'delete' | 'same' | 'skip';
 
 /** Why an action was chosen: a stable code (for --json and tests) and the text shown. */
 export type SyncReason =
-  | 'missing' | 'missing-folder' | 'size-differs' | 'newer' | 'older' | 'same-size-time' | 'within-window' | 'within-precision'
+  | 'missing'
+  | 'missing-folder'
+  | 'size-differs'
+  | 'newer'
+  | 'older'
+  | 'same-size-time'
+  | 'within-window'
+  | 'within-precision'
   | 'same-size'
-  | 'folder-exists' | 'not-in-source' | 'kind-differs';
+  | 'folder-exists'
+  | 'not-in-source'
+  | 'kind-differs';
 
 /** One line of the plan. `path` is relative to SRC and DEST, `/`-separated. */
 export interface PlanItem {
@@ -56,11 +65,11 @@ export interface SyncPlan {
 
 /** The text shown for each reason (the dry run's last column). */
 export const REASON_TEXT: Record<SyncReason, string> = {
-  'missing': 'not in DEST',
+  missing: 'not in DEST',
   'missing-folder': 'folder not in DEST',
   'size-differs': 'size differs',
-  'newer': 'SRC is newer',
-  'older': 'SRC is older',
+  newer: 'SRC is newer',
+  older: 'SRC is older',
   'same-size-time': 'same size and time',
   'within-window': 'same size, time within --modify-window',
   'within-precision': 'same size, time within the 1 s the server keeps',
@@ -78,8 +87,14 @@ function compareBoth(path: string, s: ListedEntry, d: ListedEntry, o: CompareOpt
   const sides = { src: { size: s.size, mtimeMs: s.mtimeMs }, dest: { size: d.size, mtimeMs: d.mtimeMs } };
   if (s.kind !== d.kind) return { path, kind: s.kind, action: 'skip', reason: 'kind-differs', bytes: 0, ...sides };
   if (s.kind === 'dir') return { path, kind: 'dir', action: 'same', reason: 'folder-exists', bytes: 0 };
-  const item = (action: SyncAction, reason: SyncReason): PlanItem =>
-    ({ path, kind: 'file', action, reason, bytes: action === 'update' ? s.size : 0, ...sides });
+  const item = (action: SyncAction, reason: SyncReason): PlanItem => ({
+    path,
+    kind: 'file',
+    action,
+    reason,
+    bytes: action === 'update' ? s.size : 0,
+    ...sides,
+  });
   if (s.size !== d.size) return item('update', 'size-differs');
   if (o.sizeOnly) return item('same', 'same-size');
   const delta = s.mtimeMs - d.mtimeMs;
@@ -96,7 +111,10 @@ function emptyTotals(): PlanTotals {
 
 /** Why deletions are withheld: every listing error of both sides, or undefined when both listings completed. */
 function withholdReason(src: Listing, dest: Listing): string | undefined {
-  const errors = [...src.errors.map((e) => ({ side: 'SRC', ...e })), ...dest.errors.map((e) => ({ side: 'DEST', ...e }))];
+  const errors = [
+    ...src.errors.map((e) => ({ side: 'SRC', ...e })),
+    ...dest.errors.map((e) => ({ side: 'DEST', ...e })),
+  ];
   if (!errors.length && src.complete && dest.complete) return undefined;
   if (!errors.length) return 'a listing did not complete';
   const first = errors[0];
@@ -120,21 +138,36 @@ export function planSync(src: Listing, dest: Listing, o: CompareOptions = {}): S
     const d = dest.entries.get(path);
     if (d) items.push(compareBoth(path, s, d, o, precisionMs));
     else if (s.kind === 'dir') items.push({ path, kind: 'dir', action: 'create', reason: 'missing-folder', bytes: 0 });
-    else items.push({ path, kind: 'file', action: 'create', reason: 'missing', bytes: s.size, src: { size: s.size, mtimeMs: s.mtimeMs } });
+    else
+      items.push({
+        path,
+        kind: 'file',
+        action: 'create',
+        reason: 'missing',
+        bytes: s.size,
+        src: { size: s.size, mtimeMs: s.mtimeMs },
+      });
   }
   const extra = [...dest.entries].filter(([path]) => !src.entries.has(path));
   const withheld = o.delete ? withholdReason(src, dest) : undefined;
   const deleting = o.delete === true && withheld === undefined;
-  const deletions: PlanItem[] = deleting ? extra.map(([path, d]) => ({
-    path, kind: d.kind, action: 'delete', reason: 'not-in-source', bytes: d.kind === 'file' ? d.size : 0,
-    dest: { size: d.size, mtimeMs: d.mtimeMs },
-  })) : [];
+  const deletions: PlanItem[] = deleting
+    ? extra.map(([path, d]) => ({
+        path,
+        kind: d.kind,
+        action: 'delete',
+        reason: 'not-in-source',
+        bytes: d.kind === 'file' ? d.size : 0,
+        dest: { size: d.size, mtimeMs: d.mtimeMs },
+      }))
+    : [];
   const byPath = (a: PlanItem, b: PlanItem) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
   const all = [...items.sort(byPath), ...deletions.sort(byPath)];
   const totals = emptyTotals();
   for (const it of all) {
     const t = totals[it.action];
-    if (it.kind === 'dir') t.folders++; else t.files++;
+    if (it.kind === 'dir') t.folders++;
+    else t.files++;
     t.bytes += it.bytes;
   }
   const plan: SyncPlan = { items: all, totals, onlyInDest: deleting ? 0 : extra.length };

@@ -9,7 +9,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ConnectionPool } from '../ssh/connectionPool';
 import {
-  makeTempDir, openTrusting, removeDir, startScriptedServer, startSshd, within, type ScriptedServer, type SshdServer,
+  makeTempDir,
+  openTrusting,
+  removeDir,
+  startScriptedServer,
+  startSshd,
+  within,
+  type ScriptedServer,
+  type SshdServer,
 } from '../test/helpers';
 import { compileFilters } from './filters';
 import { listLocalTree } from './localListing';
@@ -48,9 +55,21 @@ describe('remote listing against OpenSSH', () => {
   });
 
   test('every file and folder with its size and time; the link left out with its reason', async () => {
-    const l = await within('list', 30_000, listRemoteTree(pool, path.join(sshd.root, 'tree'), { filter: compileFilters([]) }));
-    assert.deepEqual([...l.entries.keys()].sort(),
-      ['a.txt', 'cache', 'cache/big.bin', 'docs', 'docs/b.md', 'docs/deep', 'docs/deep/c.log', 'empty']);
+    const l = await within(
+      'list',
+      30_000,
+      listRemoteTree(pool, path.join(sshd.root, 'tree'), { filter: compileFilters([]) }),
+    );
+    assert.deepEqual([...l.entries.keys()].sort(), [
+      'a.txt',
+      'cache',
+      'cache/big.bin',
+      'docs',
+      'docs/b.md',
+      'docs/deep',
+      'docs/deep/c.log',
+      'empty',
+    ]);
     assert.deepEqual(l.entries.get('docs/b.md'), { kind: 'file', size: 1000, mtimeMs: T.getTime() });
     assert.equal(l.entries.get('docs')?.kind, 'dir');
     assert.deepEqual(l.skipped, [{ path: 'link', reason: 'a symlink (sync does not follow links yet)' }]);
@@ -68,12 +87,21 @@ describe('remote listing against OpenSSH', () => {
     assert.equal(remote.timePrecisionMs, 1000, 'SFTP v3 keeps whole seconds');
     // Local times have milliseconds, the server's are whole seconds: still the same (rclone's precision rule).
     const plan = planSync(localSide, remote, { delete: true });
-    assert.deepEqual(plan.items.filter((i) => i.action !== 'same'), []);
-    assert.ok(plan.items.some((i) => i.reason === 'within-precision'), 'cache/big.bin has a sub-second time');
+    assert.deepEqual(
+      plan.items.filter((i) => i.action !== 'same'),
+      [],
+    );
+    assert.ok(
+      plan.items.some((i) => i.reason === 'within-precision'),
+      'cache/big.bin has a sub-second time',
+    );
   });
 
   test('filters apply while walking: an excluded folder is not listed, a name pattern at any depth', async () => {
-    const filter = compileFilters([{ kind: 'exclude', pattern: 'cache/' }, { kind: 'exclude', pattern: '*.log' }]);
+    const filter = compileFilters([
+      { kind: 'exclude', pattern: 'cache/' },
+      { kind: 'exclude', pattern: '*.log' },
+    ]);
     const l = await listRemoteTree(pool, path.join(sshd.root, 'tree'), { filter });
     assert.deepEqual([...l.entries.keys()].sort(), ['a.txt', 'docs', 'docs/b.md', 'docs/deep', 'empty']);
   });
@@ -85,15 +113,19 @@ describe('remote listing against OpenSSH', () => {
   });
 
   test('a file as the root is refused (sync works on folders)', async () => {
-    await assert.rejects(listRemoteTree(pool, path.join(sshd.root, 'tree/a.txt'), { filter: compileFilters([]) }),
-      /is not a folder on the server/);
+    await assert.rejects(
+      listRemoteTree(pool, path.join(sshd.root, 'tree/a.txt'), { filter: compileFilters([]) }),
+      /is not a folder on the server/,
+    );
   });
 
   test('an aborted signal ends the walk with ABORTED', async () => {
     const ac = new AbortController();
     ac.abort();
-    await assert.rejects(listRemoteTree(pool, path.join(sshd.root, 'tree'), { filter: compileFilters([]), signal: ac.signal }),
-      (e: Error & { code?: string }) => e.code === 'ABORTED');
+    await assert.rejects(
+      listRemoteTree(pool, path.join(sshd.root, 'tree'), { filter: compileFilters([]), signal: ac.signal }),
+      (e: Error & { code?: string }) => e.code === 'ABORTED',
+    );
   });
 });
 
@@ -115,13 +147,19 @@ describe('remote listing against a misbehaving server', () => {
 
   test('a folder the server lists but cannot open: a listing error naming it, and --delete plans no deletion', async () => {
     const root = path.join(server.root, 'tree');
-    server.overrides.readdir = (p) => (p === root ? [
-      ...fs.readdirSync(root).filter((n) => n !== 'link').map((n) => {
-        const st = fs.statSync(path.join(root, n));
-        return { filename: n, attrs: { mode: st.mode, size: st.size, mtime: Math.trunc(st.mtimeMs / 1000) } };
-      }),
-      { filename: 'ghost', attrs: { mode: 0o40755, size: 0, mtime: 0 } },
-    ] : undefined);
+    server.overrides.readdir = (p) =>
+      p === root
+        ? [
+            ...fs
+              .readdirSync(root)
+              .filter((n) => n !== 'link')
+              .map((n) => {
+                const st = fs.statSync(path.join(root, n));
+                return { filename: n, attrs: { mode: st.mode, size: st.size, mtime: Math.trunc(st.mtimeMs / 1000) } };
+              }),
+            { filename: 'ghost', attrs: { mode: 0o40755, size: 0, mtime: 0 } },
+          ]
+        : undefined;
     try {
       const dest = await listRemoteTree(pool, root, { filter: compileFilters([]) });
       assert.equal(dest.errors.length, 1);
@@ -139,8 +177,11 @@ describe('remote listing against a misbehaving server', () => {
   test('a folder that never ends is cut at the entry bound: incomplete, so deletions are withheld', async () => {
     server.overrides.endlessReaddir = 'names';
     try {
-      const l = await within('endless', 30_000,
-        listRemoteTree(pool, path.join(server.root, 'tree'), { filter: compileFilters([]), maxEntries: 5000 }));
+      const l = await within(
+        'endless',
+        30_000,
+        listRemoteTree(pool, path.join(server.root, 'tree'), { filter: compileFilters([]), maxEntries: 5000 }),
+      );
       assert.equal(l.complete, false);
       assert.match(l.errors[0]?.message ?? '', /more than 5000 entries/);
     } finally {
@@ -150,15 +191,30 @@ describe('remote listing against a misbehaving server', () => {
 
   test('a READDIR the server never answers: the signal ends the walk at once with ABORTED', async () => {
     let asked!: () => void;
-    const readdirAsked = new Promise<void>((resolve) => { asked = resolve; });
+    const readdirAsked = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
     // Read on each READDIR: says the walk is waiting on the server, and leaves the request unanswered.
-    Object.defineProperty(server.overrides, 'unansweredReaddir', { configurable: true, get: () => { asked(); return true; } });
+    Object.defineProperty(server.overrides, 'unansweredReaddir', {
+      configurable: true,
+      get: () => {
+        asked();
+        return true;
+      },
+    });
     const ac = new AbortController();
     try {
-      const walk = listRemoteTree(pool, path.join(server.root, 'tree'), { filter: compileFilters([]), signal: ac.signal });
+      const walk = listRemoteTree(pool, path.join(server.root, 'tree'), {
+        filter: compileFilters([]),
+        signal: ac.signal,
+      });
       await within('READDIR sent', 30_000, readdirAsked);
       ac.abort();
-      await within('cancelled walk', 10_000, assert.rejects(walk, (e: Error & { code?: string }) => e.code === 'ABORTED'));
+      await within(
+        'cancelled walk',
+        10_000,
+        assert.rejects(walk, (e: Error & { code?: string }) => e.code === 'ABORTED'),
+      );
     } finally {
       delete server.overrides.unansweredReaddir;
     }

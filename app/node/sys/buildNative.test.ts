@@ -28,47 +28,67 @@ function scratch(): string {
 
 function build(dir: string, env: Record<string, string>): { status: number | null; out: string } {
   const r = spawnSync(process.execPath, [path.join(dir, 'scripts', 'build-native.js')], {
-    cwd: dir, encoding: 'utf8', timeout: 240_000, env: { ...process.env, ...env },
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 240_000,
+    env: { ...process.env, ...env },
   });
   return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
 const addonIn = (dir: string) => path.join(dir, 'native', 'build', 'Release', 'sluice_native.node');
 
-test('build-native: builds sluice_native.node, which loads in plain Node and reads TCP_INFO and data ranges', { skip: gyp, timeout: 300_000 }, () => {
-  const dir = scratch();
-  try {
-    const r = build(dir, {});
-    assert.equal(r.status, 0, r.out);
-    assert.match(r.out, /native addon built: native\/build\/Release\/sluice_native\.node/);
-    const probe = spawnSync(process.execPath, ['-e', `
+test(
+  'build-native: builds sluice_native.node, which loads in plain Node and reads TCP_INFO and data ranges',
+  { skip: gyp, timeout: 300_000 },
+  () => {
+    const dir = scratch();
+    try {
+      const r = build(dir, {});
+      assert.equal(r.status, 0, r.out);
+      assert.match(r.out, /native addon built: native\/build\/Release\/sluice_native\.node/);
+      const probe = spawnSync(
+        process.execPath,
+        [
+          '-e',
+          `
       const n = require(${JSON.stringify(addonIn(dir))});
       const fd = require('fs').openSync(${JSON.stringify(path.join(dir, 'native', 'binding.gyp'))}, 'r');
       let sock; try { n.tcpInfo(fd); } catch (e) { sock = e.code; }
       console.log(JSON.stringify({ keys: Object.keys(n).sort(), platform: n.platform, ranges: n.dataRanges(fd, 10), sock }));
-    `], { encoding: 'utf8' });
-    assert.equal(probe.status, 0, probe.stderr);
-    assert.deepEqual(JSON.parse(probe.stdout), {
-      keys: ['dataRanges', 'isHidden', 'platform', 'preallocate', 'setSparse', 'tcpInfo'],
-      platform: process.platform === 'linux' ? 'linux' : process.platform, ranges: [[0, 10]], sock: 'ENOTSOCK',
-    });
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-});
+    `,
+        ],
+        { encoding: 'utf8' },
+      );
+      assert.equal(probe.status, 0, probe.stderr);
+      assert.deepEqual(JSON.parse(probe.stdout), {
+        keys: ['dataRanges', 'isHidden', 'platform', 'preallocate', 'setSparse', 'tcpInfo'],
+        platform: process.platform === 'linux' ? 'linux' : process.platform,
+        ranges: [[0, 10]],
+        sock: 'ENOTSOCK',
+      });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
 
-test('build-native: a compiler that fails gives a warning and exit 0, and no addon', { skip: gyp, timeout: 300_000 }, () => {
-  const dir = scratch();
-  try {
-    const r = build(dir, { CXX: '/bin/false', CC: '/bin/false' });
-    assert.equal(r.status, 0, r.out);
-    assert.match(r.out, /sluice: native addon not built \(node-gyp exited with 1\)/);
-    assert.match(r.out, /npm run build:native/);
-    assert.equal(fs.existsSync(addonIn(dir)), false);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-});
+test(
+  'build-native: a compiler that fails gives a warning and exit 0, and no addon',
+  { skip: gyp, timeout: 300_000 },
+  () => {
+    const dir = scratch();
+    try {
+      const r = build(dir, { CXX: '/bin/false', CC: '/bin/false' });
+      assert.equal(r.status, 0, r.out);
+      assert.match(r.out, /sluice: native addon not built \(node-gyp exited with 1\)/);
+      assert.match(r.out, /npm run build:native/);
+      assert.equal(fs.existsSync(addonIn(dir)), false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
 
 test('build-native: SLUICE_NATIVE=0 builds nothing', () => {
   const dir = scratch();

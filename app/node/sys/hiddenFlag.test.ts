@@ -15,14 +15,26 @@ import { nativeAddon } from './native';
 
 test('the flag is asked on Windows and macOS only; no addon or a failing call shows the entry', () => {
   const asked: string[] = [];
-  const addon = { isHidden: (p: string) => { asked.push(p); return p.endsWith('desktop.ini'); } };
+  const addon = {
+    isHidden: (p: string) => {
+      asked.push(p);
+      return p.endsWith('desktop.ini');
+    },
+  };
   assert.equal(isHiddenByFlag('C:\\x\\desktop.ini', 'win32', addon), true);
   assert.equal(isHiddenByFlag('/Users/me/Library', 'darwin', { isHidden: () => true }), true);
   assert.equal(isHiddenByFlag('C:\\x\\a.txt', 'win32', addon), false);
   assert.equal(isHiddenByFlag('/home/me/desktop.ini', 'linux', addon), false);
   assert.deepEqual(asked, ['C:\\x\\desktop.ini', 'C:\\x\\a.txt']);
   assert.equal(isHiddenByFlag('C:\\x\\desktop.ini', 'win32', undefined), false);
-  assert.equal(isHiddenByFlag('C:\\x', 'win32', { isHidden: () => { throw new Error('EBADF'); } }), false);
+  assert.equal(
+    isHiddenByFlag('C:\\x', 'win32', {
+      isHidden: () => {
+        throw new Error('EBADF');
+      },
+    }),
+    false,
+  );
   if (nativeAddon()?.isHidden) assert.equal(nativeAddon()!.isHidden!(os.tmpdir()), false, 'Linux has no such flag');
 });
 
@@ -35,6 +47,12 @@ test('the listing marks flagged entries; the pane hides them unless asked, like 
   assert.equal(byName.get('desktop.ini')?.hidden, true);
   assert.equal(byName.get('a.txt')?.hidden, undefined);
   const sort = { key: 'name', dir: 'asc' } as const;
-  assert.deepEqual(sortEntries(listing.entries, sort, false).map((e) => e.name), ['a.txt']);
-  assert.deepEqual(sortEntries(listing.entries, sort, true).map((e) => e.name), ['.dot', 'a.txt', 'desktop.ini']);
+  assert.deepEqual(
+    sortEntries(listing.entries, sort, false).map((e) => e.name),
+    ['a.txt'],
+  );
+  assert.deepEqual(
+    sortEntries(listing.entries, sort, true).map((e) => e.name),
+    ['.dot', 'a.txt', 'desktop.ini'],
+  );
 });

@@ -9,8 +9,11 @@ import { nativeAddon, type NativeAddon } from './native';
  * Whether `full` is hidden by a flag: always false on Linux (no such flag) and without the addon; a failing call is
  * false too (the entry is shown).
  */
-export function isHiddenByFlag(full: string, platform: NodeJS.Platform = process.platform,
-  addon: Pick<NativeAddon, 'isHidden'> | undefined = nativeAddon()): boolean {
+export function isHiddenByFlag(
+  full: string,
+  platform: NodeJS.Platform = process.platform,
+  addon: Pick<NativeAddon, 'isHidden'> | undefined = nativeAddon(),
+): boolean {
   if (platform !== 'win32' && platform !== 'darwin') return false;
   try {
     return addon?.isHidden?.(full) === true;

@@ -25,8 +25,11 @@ function rawMachineId(platform: NodeJS.Platform): string | undefined {
       return /"IOPlatformUUID"\s*=\s*"([^"]+)"/.exec(out)?.[1];
     }
     if (platform === 'win32') {
-      const out = execFileSync('reg', ['query', 'HKLM\\SOFTWARE\\Microsoft\\Cryptography', '/v', 'MachineGuid'],
-        { encoding: 'utf8', timeout: 2000, windowsHide: true });
+      const out = execFileSync('reg', ['query', 'HKLM\\SOFTWARE\\Microsoft\\Cryptography', '/v', 'MachineGuid'], {
+        encoding: 'utf8',
+        timeout: 2000,
+        windowsHide: true,
+      });
       return /MachineGuid\s+REG_SZ\s+(\S+)/.exec(out)?.[1];
     }
   } catch {

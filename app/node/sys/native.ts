@@ -41,7 +41,9 @@ export interface NativeAddon {
    * @throws Error with `code` ENOSPC / EDQUOT / EFBIG when the space is not there
    */
   preallocate(fd: number, bytes: number): boolean;
-  /** The file's data ranges [start, end) up to `size` (SEEK_DATA/SEEK_HOLE), or null when the file system cannot say. */
+  /**
+   * The file's data ranges [start, end) up to `size` (SEEK_DATA/SEEK_HOLE), or null when the file system cannot say.
+   */
   dataRanges(fd: number, size: number): Array<[number, number]> | null;
   /**
    * Marks the file sparse (Windows FSCTL_SET_SPARSE; false elsewhere and where the file system cannot): absent from
@@ -94,7 +96,12 @@ export function nativeAddon(): NativeAddon | undefined {
   if (process.env.SLUICE_NATIVE === '0') return undefined;
   loaded ??= load();
   const faults = process.env.SLUICE_NATIVE_FAULT;
-  return loaded.addon && faults ? withFaults(loaded.addon, faults.split(',').map((s) => s.trim())) : loaded.addon;
+  return loaded.addon && faults
+    ? withFaults(
+        loaded.addon,
+        faults.split(',').map((s) => s.trim()),
+      )
+    : loaded.addon;
 }
 
 /** Why the addon is not in use (for `-v` output and tests), or undefined when it is. */

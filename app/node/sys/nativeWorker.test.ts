@@ -13,7 +13,10 @@ import { nativeAddon, nativeUnavailableReason } from './native';
 
 const TERMINATIONS = 150;
 
-/** A child process: workers that call every addon function with a bad descriptor (each call throws) in a loop, terminated. */
+/**
+ * A child process: workers that call every addon function with a bad descriptor (each call throws) in a loop,
+ * terminated.
+ */
 const CHILD = `
 const { Worker } = require('node:worker_threads');
 const { once } = require('node:events');
@@ -37,14 +40,22 @@ for (;;) {
 })();
 `;
 
-const skip = nativeAddon() ? undefined : `native addon not loaded (${nativeUnavailableReason() ?? 'unknown'}): nothing native to terminate`;
+const skip = nativeAddon()
+  ? undefined
+  : `native addon not loaded (${nativeUnavailableReason() ?? 'unknown'}): nothing native to terminate`;
 if (skip) process.stdout.write(`# nativeWorker skipped: ${skip}\n`);
 
-test(`${TERMINATIONS} worker threads terminated in the middle of addon calls that throw: the process lives on`, { skip }, () => {
-  const r = spawnSync(process.execPath, ['-e', CHILD], {
-    env: { ...process.env, SLUICE_NATIVE_JS: path.join(__dirname, 'native.js') }, encoding: 'utf8', timeout: 60_000,
-  });
-  assert.equal(r.signal, null, `killed by ${r.signal}: ${r.stderr.slice(0, 600)}`);
-  assert.equal(r.status, 0, r.stderr.slice(0, 600));
-  assert.equal(r.stdout.trim(), `terminated ${TERMINATIONS}`);
-});
+test(
+  `${TERMINATIONS} worker threads terminated in the middle of addon calls that throw: the process lives on`,
+  { skip },
+  () => {
+    const r = spawnSync(process.execPath, ['-e', CHILD], {
+      env: { ...process.env, SLUICE_NATIVE_JS: path.join(__dirname, 'native.js') },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(r.signal, null, `killed by ${r.signal}: ${r.stderr.slice(0, 600)}`);
+    assert.equal(r.status, 0, r.stderr.slice(0, 600));
+    assert.equal(r.stdout.trim(), `terminated ${TERMINATIONS}`);
+  },
+);

@@ -40,8 +40,10 @@ export function startsWithTilde(p: string, platform: NodeJS.Platform = process.p
 /**
  * OpenSSH's folder of system-wide files: `%ProgramData%\ssh` on Windows (Win32-OpenSSH), `/etc/ssh` elsewhere.
  */
-export function systemSshDir(env: NodeJS.ProcessEnv = process.env,
-  platform: NodeJS.Platform = process.platform): string {
+export function systemSshDir(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string {
   if (platform !== 'win32') return '/etc/ssh';
   return path.win32.join(env.ProgramData ?? env.PROGRAMDATA ?? 'C:\\ProgramData', 'ssh');
 }

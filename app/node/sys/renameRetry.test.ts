@@ -15,9 +15,15 @@ import { readKnownHostsEntries, removeKnownHostsLine } from '../stores/knownHost
 
 let work: string;
 const restores: Array<() => void> = [];
-before(async () => { work = await makeTempDir('sluice-rename-'); });
-after(async () => { if (work) await removeDir(work); });
-afterEach(() => { for (const r of restores.splice(0)) r(); });
+before(async () => {
+  work = await makeTempDir('sluice-rename-');
+});
+after(async () => {
+  if (work) await removeDir(work);
+});
+afterEach(() => {
+  for (const r of restores.splice(0)) r();
+});
 
 function errno(code: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`${code}: (injected), rename`), { code, syscall: 'rename', errno: -1 });
@@ -41,9 +47,20 @@ function busyRenames(times: number): { calls: () => number } {
   const realAsync = fs.promises.rename;
   const realSync = fs.renameSync;
   let n = 0;
-  fs.promises.rename = async (a, b) => { n++; if (n <= times) throw errno('EBUSY'); return realAsync(a, b); };
-  fs.renameSync = (a, b) => { n++; if (n <= times) throw errno('EBUSY'); return realSync(a, b); };
-  restores.push(() => { fs.promises.rename = realAsync; fs.renameSync = realSync; });
+  fs.promises.rename = async (a, b) => {
+    n++;
+    if (n <= times) throw errno('EBUSY');
+    return realAsync(a, b);
+  };
+  fs.renameSync = (a, b) => {
+    n++;
+    if (n <= times) throw errno('EBUSY');
+    return realSync(a, b);
+  };
+  restores.push(() => {
+    fs.promises.rename = realAsync;
+    fs.renameSync = realSync;
+  });
   return { calls: () => n };
 }
 
@@ -74,8 +91,10 @@ describe('the rule', () => {
   test('EPERM on Linux fails at once; on Windows (injected) it is waited out', async () => {
     const linux = flaky('EPERM', 1);
     const from = fileWith('a2', 'y');
-    await assert.rejects(renameRetrying(from, path.join(work, 'b2'), { rename: linux.rename, platform: 'linux' }),
-      /EPERM/);
+    await assert.rejects(
+      renameRetrying(from, path.join(work, 'b2'), { rename: linux.rename, platform: 'linux' }),
+      /EPERM/,
+    );
     assert.equal(linux.calls, 1);
     const win = flaky('EPERM', 3);
     await renameRetrying(from, path.join(work, 'b2'), { rename: win.rename, platform: 'win32' });
@@ -97,7 +116,7 @@ describe('the rule', () => {
 });
 
 describe('where files are replaced by a rename, with EBUSY injected', () => {
-  test('a download\'s commit over an existing target', async () => {
+  test("a download's commit over an existing target", async () => {
     const temp = fileWith('.t.bin.sluice-00000000.part', 'new');
     const target = fileWith('t.bin', 'old');
     const busy = busyRenames(2);
@@ -106,7 +125,7 @@ describe('where files are replaced by a rename, with EBUSY injected', () => {
     assert.equal(fs.readFileSync(target, 'utf8'), 'new');
   });
 
-  test('the secrets file (a site\'s entry removed)', () => {
+  test("the secrets file (a site's entry removed)", () => {
     const home = fs.mkdtempSync(path.join(work, 'home-'));
     fs.writeFileSync(path.join(home, 'secrets.json'), JSON.stringify({ a: 'c2VjcmV0', b: 'b3RoZXI=' }));
     const busy = busyRenames(1);

@@ -64,7 +64,10 @@ async function scanForData(fh: fs.promises.FileHandle, size: number): Promise<Da
  *   not sparse
  * @throws the fs error of the open, stat or read (map it with errors.ts fromLocalError)
  */
-export async function dataRanges(file: string, size: number): Promise<{ ranges: DataRange[]; source: DataRangesSource }> {
+export async function dataRanges(
+  file: string,
+  size: number,
+): Promise<{ ranges: DataRange[]; source: DataRangesSource }> {
   const whole = { ranges: size > 0 ? [[0, size] as DataRange] : [], source: 'whole' as const };
   const fh = await fs.promises.open(file, 'r');
   try {
@@ -72,7 +75,11 @@ export async function dataRanges(file: string, size: number): Promise<{ ranges: 
     if (st.blocks * 512 + MIN_HOLE_BYTES > size) return whole;
     let native: DataRange[] | null | undefined;
     // A failing addon call (a handle lookup, an unexpected errno) falls back to the scan like a missing addon.
-    try { native = nativeAddon()?.dataRanges(fh.fd, size); } catch { native = undefined; }
+    try {
+      native = nativeAddon()?.dataRanges(fh.fd, size);
+    } catch {
+      native = undefined;
+    }
     if (native) return { ranges: coalesce(native), source: 'native' };
     return { ranges: coalesce(await scanForData(fh, size)), source: 'scan' };
   } finally {

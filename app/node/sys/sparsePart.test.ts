@@ -10,7 +10,12 @@ import { prepareSegmentedPart } from './sparsePart';
 
 test('sparse only on Windows, with an addon that says so; otherwise plain', () => {
   const calls: number[] = [];
-  const yes = { setSparse: (fd: number) => { calls.push(fd); return true; } };
+  const yes = {
+    setSparse: (fd: number) => {
+      calls.push(fd);
+      return true;
+    },
+  };
   assert.equal(prepareSegmentedPart(7, 'win32', yes), 'sparse');
   assert.deepEqual(calls, [7]);
   assert.equal(prepareSegmentedPart(7, 'linux', yes), 'plain');
@@ -19,7 +24,11 @@ test('sparse only on Windows, with an addon that says so; otherwise plain', () =
   assert.equal(prepareSegmentedPart(7, 'win32', { setSparse: () => false }), 'plain', 'FAT, exFAT');
   assert.equal(prepareSegmentedPart(7, 'win32', undefined), 'plain', 'no addon');
   assert.equal(prepareSegmentedPart(7, 'win32', {}), 'plain', 'an addon built before setSparse');
-  const failing = { setSparse: () => { throw Object.assign(new Error('EBADF'), { code: 'EBADF' }); } };
+  const failing = {
+    setSparse: () => {
+      throw Object.assign(new Error('EBADF'), { code: 'EBADF' });
+    },
+  };
   assert.equal(prepareSegmentedPart(7, 'win32', failing), 'plain');
 });
 

@@ -19,8 +19,11 @@ export type PartLayout = 'sparse' | 'plain';
  * file system that cannot, or a failing call leaves it plain (never an error: the download goes on as before).
  * @param fd the open file, before it is extended
  */
-export function prepareSegmentedPart(fd: number, platform: NodeJS.Platform = process.platform,
-  addon: Pick<NativeAddon, 'setSparse'> | undefined = nativeAddon()): PartLayout {
+export function prepareSegmentedPart(
+  fd: number,
+  platform: NodeJS.Platform = process.platform,
+  addon: Pick<NativeAddon, 'setSparse'> | undefined = nativeAddon(),
+): PartLayout {
   if (platform !== 'win32' || !addon?.setSparse) return 'plain';
   try {
     return addon.setSparse(fd) ? 'sparse' : 'plain';

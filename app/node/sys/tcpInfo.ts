@@ -48,7 +48,14 @@ function socketFd(socket: net.Socket): number {
 
 /** The addon's fields in this module's terms. */
 export function fromRaw(r: RawTcpInfo): TcpInfo {
-  const out: TcpInfo = { rttUs: r.rtt, rttVarUs: r.rttvar, sndCwnd: r.snd_cwnd, sndMss: r.snd_mss, totalRetrans: r.total_retrans, source: 'native' };
+  const out: TcpInfo = {
+    rttUs: r.rtt,
+    rttVarUs: r.rttvar,
+    sndCwnd: r.snd_cwnd,
+    sndMss: r.snd_mss,
+    totalRetrans: r.total_retrans,
+    source: 'native',
+  };
   if (r.min_rtt !== undefined) out.minRttUs = r.min_rtt;
   if (r.delivery_rate !== undefined) out.deliveryRateBps = r.delivery_rate;
   if (r.busy_time !== undefined) out.busyTimeUs = r.busy_time;
@@ -88,7 +95,13 @@ export function parseSsInfo(line: string): TcpInfo | undefined {
   };
   const extra: Array<[keyof TcpInfo, number | undefined]> = [
     ['minRttUs', ms(field(line, 'minrtt'))],
-    ['deliveryRateBps', (() => { const b = field(line, 'delivery_rate'); return b === undefined ? undefined : Math.round(b / 8); })()],
+    [
+      'deliveryRateBps',
+      (() => {
+        const b = field(line, 'delivery_rate');
+        return b === undefined ? undefined : Math.round(b / 8);
+      })(),
+    ],
     ['busyTimeUs', ms(field(line, 'busy'))],
     ['rwndLimitedUs', ms(field(line, 'rwnd_limited'))],
     ['sndbufLimitedUs', ms(field(line, 'sndbuf_limited'))],
@@ -99,7 +112,10 @@ export function parseSsInfo(line: string): TcpInfo | undefined {
   return out;
 }
 
-/** `ss -tinH` for the connection between the socket's two ports (ours: source = local port), without blocking the thread. */
+/**
+ * `ss -tinH` for the connection between the socket's two ports (ours: source = local port), without blocking the
+ * thread.
+ */
 function readBySs(socket: net.Socket): Promise<TcpInfo | undefined> {
   if (ssMissing || !socket.localPort || !socket.remotePort) return Promise.resolve(undefined);
   const filter = `sport = :${socket.localPort} and dport = :${socket.remotePort}`;
@@ -114,7 +130,8 @@ function readBySs(socket: net.Socket): Promise<TcpInfo | undefined> {
 /**
  * Samples TCP_INFO for a socket: through the native/ addon (a getsockopt, answered at once), else `ss -tinH` on Linux
  * (a child process per call, a few ms, run asynchronously: meant for a sample a second), else nothing.
- * @param socket a connected `net.Socket` (a jump host's forwarded channel has no socket of its own: pass the first hop's)
+ * @param socket a connected `net.Socket` (a jump host's forwarded channel has no socket of its own: pass the first
+ * hop's)
  * @returns the sample, or undefined where neither the addon nor the fallback can read it (never rejects)
  */
 export function readTcpInfo(socket: net.Socket): Promise<TcpInfo | undefined> {

@@ -45,11 +45,18 @@ export function unprivilegedUser(): TestUser | string {
   if (uid === undefined || gid === undefined) return 'no user "nobody" here to run the test as';
   // The checkout must be readable by nobody (a clone under a 0700 home is not): say so instead of failing obscurely.
   const probe = spawnSync(process.execPath, [CLI_BIN, '--version'], {
-    uid, gid, cwd: os.tmpdir(), env: { ...process.env, HOME: os.tmpdir() }, encoding: 'utf8', timeout: 30_000,
+    uid,
+    gid,
+    cwd: os.tmpdir(),
+    env: { ...process.env, HOME: os.tmpdir() },
+    encoding: 'utf8',
+    timeout: 30_000,
   });
   if (probe.status !== 0) {
-    return `nobody cannot run ${CLI_BIN} (${(probe.stderr || probe.error?.message || '').trim().split('\n')[0]}): `
-      + 'make the checkout readable by others (chmod o+rX) to run the permission tests';
+    return (
+      `nobody cannot run ${CLI_BIN} (${(probe.stderr || probe.error?.message || '').trim().split('\n')[0]}): ` +
+      'make the checkout readable by others (chmod o+rX) to run the permission tests'
+    );
   }
   return { name: 'nobody', uid, gid, switchTo: true };
 }

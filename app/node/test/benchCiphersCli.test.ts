@@ -13,20 +13,43 @@ import { describeRun, makeTempDir, removeDir, runCli } from './helpers';
 test('bench-ciphers --seconds 0.2 --json --no-save lists every combination with positive figures and saves nothing', async () => {
   const home = await makeTempDir('sluice-bench-ciphers-');
   try {
-    const r = await runCli(['bench-ciphers', '--seconds', '0.2', '--json', '--no-save'],
-      { knownHosts: path.join(home, 'known_hosts'), env: { SLUICE_HOME: home }, timeoutMs: 120_000 });
+    const r = await runCli(['bench-ciphers', '--seconds', '0.2', '--json', '--no-save'], {
+      knownHosts: path.join(home, 'known_hosts'),
+      env: { SLUICE_HOME: home },
+      timeoutMs: 120_000,
+    });
     assert.equal(r.code, 0, describeRun(r));
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string } & Record<string, unknown>);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string } & Record<string, unknown>);
     const rows = lines.filter((l) => l.type === 'row') as unknown as CipherSpeedRow[];
     const expected = benchCombinations().map(combinationName).sort();
-    assert.ok(expected.includes('chacha20-poly1305@openssh.com') && expected.includes('aes256-ctr + hmac-sha2-512-etm@openssh.com'), expected.join(', '));
+    assert.ok(
+      expected.includes('chacha20-poly1305@openssh.com') &&
+        expected.includes('aes256-ctr + hmac-sha2-512-etm@openssh.com'),
+      expected.join(', '),
+    );
     assert.deepEqual(rows.map(combinationName).sort(), expected);
     for (const row of rows) {
-      for (const k of ['bytes', 'cpuSeconds', 'wallSeconds', 'perCoreMBps', 'encryptMBps', 'decryptMBps', 'wallMBps'] as const) {
+      for (const k of [
+        'bytes',
+        'cpuSeconds',
+        'wallSeconds',
+        'perCoreMBps',
+        'encryptMBps',
+        'decryptMBps',
+        'wallMBps',
+      ] as const) {
         assert.ok(row[k] > 0 && Number.isFinite(row[k]), `${combinationName(row)}: ${k} = ${row[k]}`);
       }
     }
-    const last = lines[lines.length - 1] as { type: string; saved: string | null; defaults: { cipher: string[]; hmac: string[] }; facts: { cores: number } };
+    const last = lines[lines.length - 1] as {
+      type: string;
+      saved: string | null;
+      defaults: { cipher: string[]; hmac: string[] };
+      facts: { cores: number };
+    };
     assert.equal(last.type, 'measurement');
     assert.equal(last.saved, null);
     assert.ok(last.defaults.cipher.length >= 6 && last.defaults.hmac.length >= 6, JSON.stringify(last.defaults));
@@ -37,7 +60,7 @@ test('bench-ciphers --seconds 0.2 --json --no-save lists every combination with 
   }
 });
 
-test('bench-ciphers saves this machine\'s measurement and prints the table and the default order; --seconds is checked', async () => {
+test("bench-ciphers saves this machine's measurement and prints the table and the default order; --seconds is checked", async () => {
   const home = await makeTempDir('sluice-bench-ciphers-');
   try {
     const opts = { knownHosts: path.join(home, 'known_hosts'), env: { SLUICE_HOME: home }, timeoutMs: 120_000 };
@@ -45,7 +68,10 @@ test('bench-ciphers saves this machine\'s measurement and prints the table and t
     assert.equal(r.code, 0, describeRun(r));
     assert.match(r.stdout, /^cipher \(\+ MAC\)\s+MB\/s per core\s+encrypt\s+decrypt\s+wall$/m);
     assert.match(r.stdout, /^default cipher order: (aes|chacha)/m);
-    assert.match(r.stdout, new RegExp(`saved as this machine's measurement: ${path.join(home, 'cipher-speed.json').replace(/[.]/g, '\\.')}`));
+    assert.match(
+      r.stdout,
+      new RegExp(`saved as this machine's measurement: ${path.join(home, 'cipher-speed.json').replace(/[.]/g, '\\.')}`),
+    );
     assert.ok(fs.existsSync(path.join(home, 'cipher-speed.json')));
     const bad = await runCli(['bench-ciphers', '--seconds', '0'], opts);
     assert.equal(bad.code, 2, describeRun(bad));

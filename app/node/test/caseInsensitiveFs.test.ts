@@ -10,13 +10,22 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  baseFlags, describeRun, runCli, tempFilesUnder, trustedServerHooks, startTestServer, urlOf, type SshServer,
+  baseFlags,
+  describeRun,
+  runCli,
+  tempFilesUnder,
+  trustedServerHooks,
+  startTestServer,
+  urlOf,
+  type SshServer,
 } from './helpers';
 
 let server: SshServer;
 let local: string;
 let knownHosts: string;
-trustedServerHooks(startTestServer, 'sluice-nocase-', (t) => { ({ server, dir: local, knownHosts } = t); });
+trustedServerHooks(startTestServer, 'sluice-nocase-', (t) => {
+  ({ server, dir: local, knownHosts } = t);
+});
 
 /** Why no FAT file system can be mounted here, or undefined when one can. */
 function cannotMount(): string | undefined {
@@ -39,8 +48,8 @@ describe('a get -r onto a case-insensitive file system (FAT through fusefat)', (
     fs.writeFileSync(image, '');
     fs.truncateSync(image, 16 * 1024 * 1024);
     const mkfs = spawnSync('mkfs.vfat', [image], { encoding: 'utf8' });
-    const mount = mkfs.status !== 0 ? mkfs
-      : spawnSync('fusefat', ['-o', 'rw+', image, mnt], { encoding: 'utf8', timeout: 10_000 });
+    const mount =
+      mkfs.status !== 0 ? mkfs : spawnSync('fusefat', ['-o', 'rw+', image, mnt], { encoding: 'utf8', timeout: 10_000 });
     if (mount.status !== 0) mountError = `cannot make a FAT file system here: ${(mount.stderr || mount.stdout).trim()}`;
   });
   after(() => {

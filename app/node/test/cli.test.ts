@@ -9,8 +9,17 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import {
-  baseFlags, describeRun, generateKeyFile, knownHostsLineFor, runCli, startTestServer, tempFilesUnder, trustedServerHooks, urlOf,
-  type CliResult, type SshServer,
+  baseFlags,
+  describeRun,
+  generateKeyFile,
+  knownHostsLineFor,
+  runCli,
+  startTestServer,
+  tempFilesUnder,
+  trustedServerHooks,
+  urlOf,
+  type CliResult,
+  type SshServer,
 } from './helpers';
 import { startSsh2SftpServer } from '../../../e2e/fixtures/ssh2SftpServer';
 
@@ -18,7 +27,9 @@ let server: SshServer;
 let work: string;
 let knownHosts: string;
 let caseNo = 0;
-trustedServerHooks(startTestServer, 'sluice-cli-', (t) => { ({ server, dir: work, knownHosts } = t); });
+trustedServerHooks(startTestServer, 'sluice-cli-', (t) => {
+  ({ server, dir: work, knownHosts } = t);
+});
 
 /** A fresh pair of folders for one case: `local` and `remote` (inside the server's root). */
 function freshCase(): { local: string; remote: string } {
@@ -86,7 +97,10 @@ describe('cp semantics: put', () => {
     assert.equal(fs.readFileSync(target, 'utf8'), 'new content', '--no-clobber overwrote the file');
     assert.equal(r.report?.skipped, 1, describeRun(r));
     assert.equal(r.report?.files, 0);
-    assert.ok(r.events.some((e) => e.type === 'file' && e.state === 'skipped'), 'no skipped file event');
+    assert.ok(
+      r.events.some((e) => e.type === 'file' && e.state === 'skipped'),
+      'no skipped file event',
+    );
     r = await put(['--no-clobber', path.join(local, 't.txt'), url(`${remote}/`)]);
     assert.match(r.stderr, /1 skipped/, describeRun(r));
     assert.deepEqual(fs.readdirSync(remote), ['t.txt'], 'temporary files left');
@@ -104,7 +118,10 @@ describe('cp semantics: put', () => {
     assert.match(r.stderr, /sluice: skipped .*n\.txt → .*n\.txt: the target is newer/, describeRun(r));
     assert.equal(fs.readFileSync(target, 'utf8'), 'newer target');
     r = await put(['--conflict', 'newer', '--json', src, url(`${remote}/`)]);
-    assert.ok(r.events.some((e) => e.type === 'file' && e.state === 'skipped' && e.reason === 'the target is newer'), describeRun(r));
+    assert.ok(
+      r.events.some((e) => e.type === 'file' && e.state === 'skipped' && e.reason === 'the target is newer'),
+      describeRun(r),
+    );
 
     const big = path.join(local, 'part.bin');
     fs.writeFileSync(big, Buffer.alloc(300_000, 'abc'));
@@ -212,8 +229,14 @@ describe('usage', () => {
       [['put', '--connections', '0', file, url('/x')], /whole number/i],
       [['put', '--bogus-option', file, url('/x')], /unknown option/i],
       [['frobnicate'], /unknown command/i],
-      [['put', file, 'sftp://host:2222:/x'], /"sftp:\/\/host:2222:\/x": port followed by ':' — did you mean sftp:\/\/host:2222\/x\?/],
-      [['put', file, 'alice@host:/srv/x'], /got "alice@host:\/srv\/x": scp-style "host:path" is not a URL: use sftp:\/\/alice@host\/srv\/x/],
+      [
+        ['put', file, 'sftp://host:2222:/x'],
+        /"sftp:\/\/host:2222:\/x": port followed by ':' — did you mean sftp:\/\/host:2222\/x\?/,
+      ],
+      [
+        ['put', file, 'alice@host:/srv/x'],
+        /got "alice@host:\/srv\/x": scp-style "host:path" is not a URL: use sftp:\/\/alice@host\/srv\/x/,
+      ],
       [['get', 'alice@host:rel/x', work], /use sftp:\/\/alice@host\/~\/rel\/x/],
     ];
     for (const [args, why] of cases) {
@@ -233,7 +256,10 @@ describe('usage', () => {
       // Each command's own examples (#23: get --help no longer repeats the put examples).
       assert.match(text, new RegExp(`sluice ${args[0] === '--help' ? 'put' : args[0]} .*sftp://`));
       if (args[0] === 'get') assert.doesNotMatch(text, /sluice put /);
-      assert.match(text, /Exit codes: 0 done and verified, 1 some transfer failed, 2 usage,\s+3 authentication, 4 host key refused, 5 remote not found or permission denied,\s+6 local error.*7 host not found, 130 interrupted/s);
+      assert.match(
+        text,
+        /Exit codes: 0 done and verified, 1 some transfer failed, 2 usage,\s+3 authentication, 4 host key refused, 5 remote not found or permission denied,\s+6 local error.*7 host not found, 130 interrupted/s,
+      );
     }
     const none = await runCli([], { knownHosts, timeoutMs: 20_000 });
     assert.equal(none.code, 2, describeRun(none));
@@ -253,15 +279,33 @@ describe('usage', () => {
     fs.writeFileSync(src, 'v');
     let r = await put(['-v', src, url(`${server.root}/v-default.txt`)]);
     assert.equal(r.code, 0, describeRun(r));
-    assert.match(r.stderr, /kex [\w.@-]+, host key ssh-ed25519, cipher (aes128-gcm@openssh\.com|chacha20-poly1305@openssh\.com), mac/, r.stderr);
-    r = await put(['-v', '--cipher', 'aes256-ctr', '--mac', 'hmac-sha2-256', '--kex', 'ecdh-sha2-nistp256', src, url(`${server.root}/v-chosen.txt`)]);
+    assert.match(
+      r.stderr,
+      /kex [\w.@-]+, host key ssh-ed25519, cipher (aes128-gcm@openssh\.com|chacha20-poly1305@openssh\.com), mac/,
+      r.stderr,
+    );
+    r = await put([
+      '-v',
+      '--cipher',
+      'aes256-ctr',
+      '--mac',
+      'hmac-sha2-256',
+      '--kex',
+      'ecdh-sha2-nistp256',
+      src,
+      url(`${server.root}/v-chosen.txt`),
+    ]);
     assert.equal(r.code, 0, describeRun(r));
-    assert.match(r.stderr, /kex ecdh-sha2-nistp256, host key ssh-ed25519, cipher aes256-ctr, mac hmac-sha2-256/, r.stderr);
+    assert.match(
+      r.stderr,
+      /kex ecdh-sha2-nistp256, host key ssh-ed25519, cipher aes256-ctr, mac hmac-sha2-256/,
+      r.stderr,
+    );
     const quiet = await put([src, url(`${server.root}/v-quiet.txt`)]);
     assert.doesNotMatch(quiet.stderr, /cipher/, 'without -v the algorithms are not printed');
   });
 
-  test('-v names the server\'s software; ciphers the server refuses: exit 1, NEGOTIATION_FAILED naming the offer', async () => {
+  test("-v names the server's software; ciphers the server refuses: exit 1, NEGOTIATION_FAILED naming the offer", async () => {
     const src = path.join(work, 'neg.txt');
     fs.writeFileSync(src, 'n');
     let r = await put(['-v', src, url(`${server.root}/neg-v.txt`)]);
@@ -271,7 +315,10 @@ describe('usage', () => {
     // OpenSSH offers no CBC cipher since 7.4, nor does ssh2's server by default.
     r = await put(['--cipher', 'aes128-cbc', src, url(`${server.root}/neg.txt`)]);
     assert.equal(r.code, 1, describeRun(r));
-    assert.match(r.stderr, /cannot agree on algorithms with 127\.0\.0\.1:\d+: the server accepts no cipher Sluice offered \(offered: aes128-cbc\)/);
+    assert.match(
+      r.stderr,
+      /cannot agree on algorithms with 127\.0\.0\.1:\d+: the server accepts no cipher Sluice offered \(offered: aes128-cbc\)/,
+    );
   });
 
   test('-v sizes are in IEC units: the channel window, and each file done with its size and level', async () => {
@@ -281,7 +328,11 @@ describe('usage', () => {
     assert.equal(r.code, 0, describeRun(r));
     assert.match(r.stderr, /, window \d+\.\d MiB per channel/, r.stderr);
     assert.match(r.stderr, /sluice: done .*v-units\.txt → .*v-units\.txt \(1\.5 KiB, verified: size\)/, r.stderr);
-    assert.match(r.stderr, /^1 file copied, 1\.5 KiB in [\d.]+ s \([\d.]+ (B|KiB|MiB)\/s\), verified: size$/m, r.stderr);
+    assert.match(
+      r.stderr,
+      /^1 file copied, 1\.5 KiB in [\d.]+ s \([\d.]+ (B|KiB|MiB)\/s\), verified: size$/m,
+      r.stderr,
+    );
     assert.doesNotMatch(r.stderr, /MB\/s|\bMB\b/, 'one unit system: no decimal MB');
   });
 
@@ -290,12 +341,18 @@ describe('usage', () => {
     fs.writeFileSync(src, 'p');
     const r = await put(['-v', '--connections', '2', '--channels', '3', src, url(`${server.root}/v-pool.txt`)]);
     assert.equal(r.code, 0, describeRun(r));
-    assert.match(r.stderr, /pool planned: 2 connections × 3 channels, window [\d.]+ \w+ per channel; up now: connection 1 with 3 channels/, r.stderr);
+    assert.match(
+      r.stderr,
+      /pool planned: 2 connections × 3 channels, window [\d.]+ \w+ per channel; up now: connection 1 with 3 channels/,
+      r.stderr,
+    );
     assert.match(r.stderr, /connection 2 of 2: 3 of 3 planned SFTP channels up/, r.stderr);
   });
 
   test('--version prints the version from package.json (exit 0)', async () => {
-    const { version } = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', '..', 'package.json'), 'utf8')) as { version: string };
+    const { version } = JSON.parse(
+      fs.readFileSync(path.join(__dirname, '..', '..', '..', '..', 'package.json'), 'utf8'),
+    ) as { version: string };
     const r = await runCli(['--version'], { knownHosts, timeoutMs: 20_000 });
     assert.equal(r.code, 0, describeRun(r));
     assert.equal(r.stdout, `${version}\n`);
@@ -305,7 +362,11 @@ describe('usage', () => {
     const dir = path.join(work, 'scp-local');
     fs.mkdirSync(dir);
     fs.writeFileSync(path.join(dir, 'host:x'), 'a local file with a colon');
-    const r = await runCli(['put', '--batch', '--no-agent', path.join(work, 'known_hosts'), 'host:x'], { knownHosts, cwd: dir, timeoutMs: 20_000 });
+    const r = await runCli(['put', '--batch', '--no-agent', path.join(work, 'known_hosts'), 'host:x'], {
+      knownHosts,
+      cwd: dir,
+      timeoutMs: 20_000,
+    });
     assert.equal(r.code, 2, describeRun(r));
     assert.match(r.stderr, /put needs an sftp:\/\/ URL as the destination, got "host:x"/);
     assert.doesNotMatch(r.stderr, /scp-style/);
@@ -320,8 +381,15 @@ describe('the summary', () => {
     const target = `${remote}/no/such/dir/lost.bin`;
     const r = await put([src, url(target)]);
     assert.equal(r.code, 5, describeRun(r));
-    assert.ok(r.stderr.startsWith(`sluice: FAILED ${src} → ${target}: `), `the failure must name ${src} → ${target}\n${describeRun(r)}`);
-    assert.equal(r.stderr.trim().split('\n').length, 1, `said once: no FAILED block or totals repeating it\n${describeRun(r)}`);
+    assert.ok(
+      r.stderr.startsWith(`sluice: FAILED ${src} → ${target}: `),
+      `the failure must name ${src} → ${target}\n${describeRun(r)}`,
+    );
+    assert.equal(
+      r.stderr.trim().split('\n').length,
+      1,
+      `said once: no FAILED block or totals repeating it\n${describeRun(r)}`,
+    );
     assert.doesNotMatch(r.stderr, /verified/, 'no verification claim without a committed file');
     assert.doesNotMatch(r.stderr, /NaN|Infinity|NFs/);
   });
@@ -361,7 +429,10 @@ describe('--json: every fatal error is also a JSON line on stdout', () => {
 
   test('a refused connection (closed port)', async () => {
     const port = await closedPort();
-    const r = await runCli(['put', ...flags(server.clientKeyPath), src(), `sftp://${server.user}@127.0.0.1:${port}/x`], { knownHosts, timeoutMs: 30_000 });
+    const r = await runCli(
+      ['put', ...flags(server.clientKeyPath), src(), `sftp://${server.user}@127.0.0.1:${port}/x`],
+      { knownHosts, timeoutMs: 30_000 },
+    );
     assert.notEqual(r.code, 0, describeRun(r));
     assert.match(fatalLine(r).message, /refused/i);
   });
@@ -369,38 +440,59 @@ describe('--json: every fatal error is also a JSON line on stdout', () => {
   test('an unknown host key under --batch (exit 4), and a changed one', async () => {
     const empty = path.join(work, 'known_hosts-empty');
     fs.writeFileSync(empty, '');
-    let r = await runCli(['put', ...flags(server.clientKeyPath), src(), url('/x')], { knownHosts: empty, timeoutMs: 30_000 });
+    let r = await runCli(['put', ...flags(server.clientKeyPath), src(), url('/x')], {
+      knownHosts: empty,
+      timeoutMs: 30_000,
+    });
     assert.equal(r.code, 4, describeRun(r));
     assert.equal(fatalLine(r).code, 'HOSTKEY_UNKNOWN');
     const other = generateKeyFile(work, 'other-host-key', 'ed25519');
     const changed = path.join(work, 'known_hosts-changed');
     fs.writeFileSync(changed, `${knownHostsLineFor(server.port, other.algo, other.blob)}\n`);
-    r = await runCli(['put', ...flags(server.clientKeyPath), src(), url('/x')], { knownHosts: changed, timeoutMs: 30_000 });
+    r = await runCli(['put', ...flags(server.clientKeyPath), src(), url('/x')], {
+      knownHosts: changed,
+      timeoutMs: 30_000,
+    });
     assert.equal(r.code, 4, describeRun(r));
     assert.equal(fatalLine(r).code, 'HOSTKEY_CHANGED');
   });
 
   test('failed authentication (exit 3)', async () => {
     const stranger = generateKeyFile(work, 'unauthorized-key', 'ed25519');
-    const r = await runCli(['put', ...flags(stranger.privatePath), src(), url('/x')], { knownHosts, timeoutMs: 30_000 });
+    const r = await runCli(['put', ...flags(stranger.privatePath), src(), url('/x')], {
+      knownHosts,
+      timeoutMs: 30_000,
+    });
     assert.equal(r.code, 3, describeRun(r));
     assert.equal(fatalLine(r).code, 'AUTH_FAILED');
   });
 
   test('--batch: a keyboard-interactive prompt the password cannot answer fails AUTH_FAILED naming it (exit 3)', async () => {
-    const kbd = await startSsh2SftpServer({ keyboardInteractive: [
-      { prompts: [{ prompt: 'Password: ', echo: false }], answers: ['s3cret'] },
-      { prompts: [{ prompt: 'Verification code: ', echo: false }], answers: ['123456'] },
-    ] });
+    const kbd = await startSsh2SftpServer({
+      keyboardInteractive: [
+        { prompts: [{ prompt: 'Password: ', echo: false }], answers: ['s3cret'] },
+        { prompts: [{ prompt: 'Verification code: ', echo: false }], answers: ['123456'] },
+      ],
+    });
     try {
       const kh = path.join(work, 'known_hosts-kbd');
       fs.writeFileSync(kh, `${kbd.knownHostsLine()}\n`);
-      const r = await runCli(['put', ...flags(server.clientKeyPath), src(), `sftp://alice@127.0.0.1:${kbd.port}/x`],
-        { knownHosts: kh, timeoutMs: 30_000, env: { SLUICE_PASSWORD: 's3cret' } });
+      const r = await runCli(['put', ...flags(server.clientKeyPath), src(), `sftp://alice@127.0.0.1:${kbd.port}/x`], {
+        knownHosts: kh,
+        timeoutMs: 30_000,
+        env: { SLUICE_PASSWORD: 's3cret' },
+      });
       assert.equal(r.code, 3, describeRun(r));
       assert.equal(fatalLine(r).code, 'AUTH_FAILED');
-      assert.match(fatalLine(r).message, /the server asks "Verification code:" \(keyboard-interactive\), which cannot be answered without a terminal \(--batch\)/);
-      assert.deepEqual(kbd.keyboardAnswers, [['s3cret']], 'SLUICE_PASSWORD answered the password prompt, and nothing else');
+      assert.match(
+        fatalLine(r).message,
+        /the server asks "Verification code:" \(keyboard-interactive\), which cannot be answered without a terminal \(--batch\)/,
+      );
+      assert.deepEqual(
+        kbd.keyboardAnswers,
+        [['s3cret']],
+        'SLUICE_PASSWORD answered the password prompt, and nothing else',
+      );
       assert.ok(!r.stderr.includes('s3cret') && !r.stdout.includes('s3cret'), 'the password is never printed');
     } finally {
       await kbd.stop();
@@ -408,7 +500,10 @@ describe('--json: every fatal error is also a JSON line on stdout', () => {
   });
 
   test('usage errors, found after parsing or by the parser (exit 2)', async () => {
-    for (const args of [['put', '--json', src(), 'not-a-url'], ['put', '--json', '--bogus-option', src(), url('/x')]]) {
+    for (const args of [
+      ['put', '--json', src(), 'not-a-url'],
+      ['put', '--json', '--bogus-option', src(), url('/x')],
+    ]) {
       const r = await runCli(args, { knownHosts, timeoutMs: 20_000 });
       assert.equal(r.code, 2, describeRun(r));
       assert.equal(fatalLine(r).code, 'USAGE');

@@ -13,7 +13,9 @@ let server: SshServer;
 let work: string;
 let knownHosts: string;
 let caseNo = 0;
-trustedServerHooks(startTestServer, 'sluice-cli-dest-', (t) => { ({ server, dir: work, knownHosts } = t); });
+trustedServerHooks(startTestServer, 'sluice-cli-dest-', (t) => {
+  ({ server, dir: work, knownHosts } = t);
+});
 
 /** A fresh pair of folders for one case: `local` and `remote` (inside the server's root). */
 function freshCase(): { local: string; remote: string } {
@@ -82,10 +84,16 @@ describe('one symlink policy both ways (-L follows)', () => {
     assert.equal(g.code, 0, describeRun(g));
     const p = await put(['-r', treeWithLinks(local), url(`${remote}/got`)]);
     assert.equal(p.code, 0, describeRun(p));
-    for (const [r, copied] of [[g, path.join(local, 'got', 'tree')], [p, path.join(remote, 'got', 'tree')]] as const) {
+    for (const [r, copied] of [
+      [g, path.join(local, 'got', 'tree')],
+      [p, path.join(remote, 'got', 'tree')],
+    ] as const) {
       assert.deepEqual(fs.readdirSync(copied).sort(), ['inner-link.txt', 'plain.txt'], describeRun(r));
       assert.equal(fs.readFileSync(path.join(copied, 'inner-link.txt'), 'utf8'), 'plain');
-      assert.match(r.stderr, /skipped \S*out-link\.txt: a symlink to \S*secret\.txt, outside the folder being copied \(use -L to follow\)/);
+      assert.match(
+        r.stderr,
+        /skipped \S*out-link\.txt: a symlink to \S*secret\.txt, outside the folder being copied \(use -L to follow\)/,
+      );
       assert.match(r.stderr, /skipped \S*dir-link: a folder symlink \(use -L to follow\)/);
     }
   });
@@ -115,12 +123,19 @@ describe('the destination is not written through a symlink, nor over a read-only
     fs.symlinkSync(elsewhere, path.join(local, 'dest', 'tree', 'sub'));
     const r = await get(['-r', url(`${remote}/tree`), path.join(local, 'dest')]);
     assert.equal(r.code, 6, describeRun(r));
-    assert.match(r.stderr, /tree\/sub: folder not written, it is a symlink to \S*elsewhere inside the destination \(-K writes into it\)/);
+    assert.match(
+      r.stderr,
+      /tree\/sub: folder not written, it is a symlink to \S*elsewhere inside the destination \(-K writes into it\)/,
+    );
     assert.deepEqual(fs.readdirSync(elsewhere), [], 'nothing written where the link points');
     assert.equal(fs.readFileSync(path.join(local, 'dest', 'tree', 'top.txt'), 'utf8'), 'top', 'the rest arrives');
     const k = await get(['-r', '-K', url(`${remote}/tree`), path.join(local, 'dest')]);
     assert.equal(k.code, 0, describeRun(k));
-    assert.equal(fs.readFileSync(path.join(elsewhere, 'file.txt'), 'utf8'), 'sub file', '-K writes into the linked folder');
+    assert.equal(
+      fs.readFileSync(path.join(elsewhere, 'file.txt'), 'utf8'),
+      'sub file',
+      '-K writes into the linked folder',
+    );
   });
 
   test('put -r fails a folder that is a symlink inside the remote destination, as get does; -K writes into it', async () => {
@@ -134,12 +149,19 @@ describe('the destination is not written through a symlink, nor over a read-only
     fs.symlinkSync(elsewhere, path.join(remote, 'dest', 'tree', 'sub'));
     const r = await put(['-r', path.join(local, 'tree'), url(`${remote}/dest`)]);
     assert.equal(r.code, 1, describeRun(r));
-    assert.match(r.stderr, /tree\/sub: folder not written, it is a symlink to \S*elsewhere inside the destination \(-K writes into it\)/);
+    assert.match(
+      r.stderr,
+      /tree\/sub: folder not written, it is a symlink to \S*elsewhere inside the destination \(-K writes into it\)/,
+    );
     assert.deepEqual(fs.readdirSync(elsewhere), [], 'nothing written where the link points');
     assert.equal(fs.readFileSync(path.join(remote, 'dest', 'tree', 'top.txt'), 'utf8'), 'top', 'the rest arrives');
     const k = await put(['-r', '-K', path.join(local, 'tree'), url(`${remote}/dest`)]);
     assert.equal(k.code, 0, describeRun(k));
-    assert.equal(fs.readFileSync(path.join(elsewhere, 'file.txt'), 'utf8'), 'sub file', '-K writes into the linked folder');
+    assert.equal(
+      fs.readFileSync(path.join(elsewhere, 'file.txt'), 'utf8'),
+      'sub file',
+      '-K writes into the linked folder',
+    );
   });
 
   test('DEST itself may be a symlink: the user named it', async () => {

@@ -10,8 +10,18 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { unprivilegedUser, type TestUser } from './asUser';
 import {
-  SSHD_PATH, describeRun, runCli, sshdWithKnownHosts, startCli, startTestServer, toxiproxyAvailable, trustedServerHooks, urlOf,
-  withProxiedSshd, type SshServer, type SshdServer,
+  SSHD_PATH,
+  describeRun,
+  runCli,
+  sshdWithKnownHosts,
+  startCli,
+  startTestServer,
+  toxiproxyAvailable,
+  trustedServerHooks,
+  urlOf,
+  withProxiedSshd,
+  type SshServer,
+  type SshdServer,
 } from './helpers';
 import { startCliInTerminal } from './terminal';
 import { startSsh2SftpServer } from '../../../e2e/fixtures/ssh2SftpServer';
@@ -19,7 +29,9 @@ import { startSsh2SftpServer } from '../../../e2e/fixtures/ssh2SftpServer';
 let server: SshServer;
 let knownHosts: string;
 let caseNo = 0;
-trustedServerHooks(startTestServer, 'sluice-files-', (t) => { ({ server, knownHosts } = t); });
+trustedServerHooks(startTestServer, 'sluice-files-', (t) => {
+  ({ server, knownHosts } = t);
+});
 
 /** A fresh folder inside the server's root for one case. */
 function freshRemote(): string {
@@ -29,9 +41,15 @@ function freshRemote(): string {
 }
 
 const flags = () => ['--batch', '--no-agent', '-i', server.clientKeyPath];
-const sluice = (command: string, args: string[]) => runCli([command, ...flags(), ...args], { knownHosts, env: { TZ: 'UTC' } });
+const sluice = (command: string, args: string[]) =>
+  runCli([command, ...flags(), ...args], { knownHosts, env: { TZ: 'UTC' } });
 const url = (p: string) => urlOf(server, p);
-const jsonLines = (stdout: string) => stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+const jsonLines = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('ls', () => {
   test('names in order, hidden ones only with -a, a file operand as named; --json one object per entry', async () => {
@@ -50,7 +68,14 @@ describe('ls', () => {
     r = await sluice('ls', ['--json', url(remote)]);
     assert.equal(r.code, 0, describeRun(r));
     const entries = jsonLines(r.stdout);
-    assert.deepEqual(entries.map((e) => [e.name, e.type, e.size]), [['a.txt', 'file', 1], ['b.txt', 'file', 2], ['sub', 'dir', 4096]]);
+    assert.deepEqual(
+      entries.map((e) => [e.name, e.type, e.size]),
+      [
+        ['a.txt', 'file', 1],
+        ['b.txt', 'file', 2],
+        ['sub', 'dir', 4096],
+      ],
+    );
     assert.equal(entries[0].path, `${remote}/a.txt`);
     assert.match(String(entries[0].permissions), /^-rw-/);
     assert.equal(entries[0].owner, 'root');
@@ -95,11 +120,14 @@ describe('ls', () => {
 });
 
 describe('help', () => {
-  test('each file command\'s --help fits 80 columns and names its usage', async () => {
+  test("each file command's --help fits 80 columns and names its usage", async () => {
     for (const c of ['ls', 'stat', 'mkdir', 'rm', 'mv', 'chmod', 'ln', 'df']) {
       const r = await startCliInTerminal([c, '--help'], { knownHosts: '/dev/null', cols: 80 }).result;
       assert.equal(r.code, 0, r.raw);
-      const long = r.raw.split(/\r?\n/).map((l) => l.replace(/\r/g, '')).filter((l) => [...l].length > 80);
+      const long = r.raw
+        .split(/\r?\n/)
+        .map((l) => l.replace(/\r/g, ''))
+        .filter((l) => [...l].length > 80);
       assert.deepEqual(long, [], `sluice ${c} --help`);
       assert.match(r.lines[0], new RegExp(`^Usage: sluice ${c} \\[options\\] <`));
     }
@@ -107,7 +135,7 @@ describe('help', () => {
 });
 
 describe('saved sites', () => {
-  test('a site\'s name as the host: its server, key and folder (sftp://NAME/x is x in the site\'s folder)', async () => {
+  test("a site's name as the host: its server, key and folder (sftp://NAME/x is x in the site's folder)", async () => {
     const remote = freshRemote();
     fs.mkdirSync(path.join(remote, 'sub'));
     fs.writeFileSync(path.join(remote, 'sub/in-site.txt'), 's');
@@ -136,7 +164,7 @@ describe('ls -l in a terminal', () => {
     assert.deepEqual(screen.cursor, { x: 0, y: 5 });
   });
 
-  test('sftp\'s long layout at 80 columns, a symlink with its target', async () => {
+  test("sftp's long layout at 80 columns, a symlink with its target", async () => {
     const remote = freshRemote();
     fs.writeFileSync(path.join(remote, 'data.bin'), Buffer.alloc(1234));
     fs.chmodSync(path.join(remote, 'data.bin'), 0o640);
@@ -162,7 +190,12 @@ describe('stat, mkdir, ln -s, df', () => {
     fs.symlinkSync('f', path.join(remote, 'l'));
     let r = await sluice('stat', [url(`${remote}/f`), url(`${remote}/l`)]);
     assert.equal(r.code, 0, describeRun(r));
-    assert.match(r.stdout, new RegExp(`^ {2}File: ${remote}/f\n {2}Type: regular file\n {2}Size: 5 bytes\n {2}Mode: 0604 \\(-rw----r--\\) {2}Uid: 0 {2}Gid: 0\nModify: \\d{4}-`));
+    assert.match(
+      r.stdout,
+      new RegExp(
+        `^ {2}File: ${remote}/f\n {2}Type: regular file\n {2}Size: 5 bytes\n {2}Mode: 0604 \\(-rw----r--\\) {2}Uid: 0 {2}Gid: 0\nModify: \\d{4}-`,
+      ),
+    );
     assert.match(r.stdout, new RegExp(`File: ${remote}/l -> f\n {2}Type: symbolic link`));
     r = await sluice('stat', ['-L', '--json', url(`${remote}/l`)]);
     const [e] = jsonLines(r.stdout);
@@ -205,7 +238,10 @@ describe('stat, mkdir, ln -s, df', () => {
   test('df: size, used, free and use% of the file system (statvfs@openssh.com); --json in bytes', async () => {
     let r = await sluice('df', [url(server.root)]);
     assert.equal(r.code, 0, describeRun(r));
-    assert.match(r.stdout, new RegExp(`^ +Size +Used +Avail Use% Path\n +[\\d.]+ \\w+ +[\\d.]+ \\w+ +[\\d.]+ \\w+ +\\d+% ${server.root}\n$`));
+    assert.match(
+      r.stdout,
+      new RegExp(`^ +Size +Used +Avail Use% Path\n +[\\d.]+ \\w+ +[\\d.]+ \\w+ +[\\d.]+ \\w+ +\\d+% ${server.root}\n$`),
+    );
     r = await sluice('df', ['--json', url(server.root)]);
     const [d] = jsonLines(r.stdout);
     const local = fs.statfsSync(server.root);
@@ -220,9 +256,15 @@ describe('stat, mkdir, ln -s, df', () => {
     try {
       const kh = path.join(path.dirname(knownHosts), 'known_hosts-bare');
       fs.writeFileSync(kh, `${bare.knownHostsLine()}\n`);
-      const r = await runCli(['df', '--batch', '--no-agent', '-i', bare.clientKeyPath, `sftp://u@127.0.0.1:${bare.port}${bare.root}`], { knownHosts: kh });
+      const r = await runCli(
+        ['df', '--batch', '--no-agent', '-i', bare.clientKeyPath, `sftp://u@127.0.0.1:${bare.port}${bare.root}`],
+        { knownHosts: kh },
+      );
       assert.equal(r.code, 1, describeRun(r));
-      assert.match(r.stderr, /^sluice: df: .*: the server does not offer statvfs@openssh\.com \(an OpenSSH extension\), so it cannot tell the size/m);
+      assert.match(
+        r.stderr,
+        /^sluice: df: .*: the server does not offer statvfs@openssh\.com \(an OpenSSH extension\), so it cannot tell the size/m,
+      );
     } finally {
       await bare.stop();
     }
@@ -309,7 +351,8 @@ describe('rm, mv, chmod', () => {
 });
 
 const user = unprivilegedUser();
-const asUserSkip = typeof user === 'string' ? user : !fs.existsSync(SSHD_PATH) ? `no OpenSSH sshd at ${SSHD_PATH}` : false;
+const asUserSkip =
+  typeof user === 'string' ? user : !fs.existsSync(SSHD_PATH) ? `no OpenSSH sshd at ${SSHD_PATH}` : false;
 
 describe(`permission denied, as ${typeof user === 'string' ? 'nobody' : user.name}`, { skip: asUserSkip }, () => {
   let sshd: SshdServer;
@@ -321,13 +364,19 @@ describe(`permission denied, as ${typeof user === 'string' ? 'nobody' : user.nam
     fs.chmodSync(path.dirname(sshd.root), 0o711);
     fs.chmodSync(path.join(path.dirname(sshd.root), 'authorized_keys'), 0o644);
   });
-  after(async () => { await stop?.(); });
+  after(async () => {
+    await stop?.();
+  });
 
-  const as = (command: string, args: string[]) => runCli([command, '--batch', '--no-agent', '-i', sshd.clientKeyPath, ...args],
-    { knownHosts: hosts, env: { TZ: 'UTC' } });
+  const as = (command: string, args: string[]) =>
+    runCli([command, '--batch', '--no-agent', '-i', sshd.clientKeyPath, ...args], {
+      knownHosts: hosts,
+      env: { TZ: 'UTC' },
+    });
   const urlAs = (p: string) => `sftp://${(user as TestUser).name}@127.0.0.1:${sshd.port}${p}`;
 
-  // OpenSSH's text ("Permission denied") says no more than the status, so errors.ts leaves it out; another server's is kept.
+  // OpenSSH's text ("Permission denied") says no more than the status, so errors.ts leaves it out; another server's is
+  // kept.
   test('rm, chmod and mkdir name the path and the status; rm -r removes what it may and keeps the rest', async () => {
     const u = user as TestUser;
     const mine = path.join(sshd.root, 'mine');
@@ -349,7 +398,13 @@ describe(`permission denied, as ${typeof user === 'string' ? 'nobody' : user.nam
     assert.match(l.stderr, /tree\/secret: permission denied/);
     let r = await as('rm', [urlAs(`${sshd.root}/roots.txt`)]);
     assert.equal(r.code, 5, describeRun(r));
-    assert.match(r.stderr, new RegExp(`^sluice: rm: REMOVE ${sshd.root}/roots\\.txt: permission denied \\(SSH_FX_PERMISSION_DENIED[),]`, 'm'));
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `^sluice: rm: REMOVE ${sshd.root}/roots\\.txt: permission denied \\(SSH_FX_PERMISSION_DENIED[),]`,
+        'm',
+      ),
+    );
     r = await as('chmod', ['600', urlAs(`${sshd.root}/roots.txt`)]);
     assert.equal(r.code, 5, describeRun(r));
     assert.match(r.stderr, /SETSTAT .*\/roots\.txt: permission denied \(SSH_FX_PERMISSION_DENIED[),]/);
@@ -369,7 +424,8 @@ describe(`permission denied, as ${typeof user === 'string' ? 'nobody' : user.nam
     const shut = path.join(sshd.root, 'shut');
     fs.mkdirSync(path.join(shut, 'in'), { recursive: true });
     fs.writeFileSync(path.join(shut, 'in/f.txt'), 'f');
-    for (const p of [shut, path.join(shut, 'in'), path.join(shut, 'in/f.txt')]) if (u.switchTo) fs.chownSync(p, u.uid, u.gid);
+    for (const p of [shut, path.join(shut, 'in'), path.join(shut, 'in/f.txt')])
+      if (u.switchTo) fs.chownSync(p, u.uid, u.gid);
     fs.chmodSync(path.join(shut, 'in/f.txt'), 0o200);
     fs.chmodSync(path.join(shut, 'in'), 0o300);
     fs.chmodSync(shut, 0o000);
@@ -383,7 +439,11 @@ describe(`permission denied, as ${typeof user === 'string' ? 'nobody' : user.nam
 
 describe('Ctrl-C', { skip: toxiproxyAvailable() ? false : 'toxiproxy-server not installed' }, () => {
   test('rm -r at 50 ms RTT: the first SIGINT ends it at once with 130, the rest of the tree kept', async () => {
-    const toxics = (['upstream', 'downstream'] as const).map((stream) => ({ type: 'latency' as const, stream, attributes: { latency: 25 } }));
+    const toxics = (['upstream', 'downstream'] as const).map((stream) => ({
+      type: 'latency' as const,
+      stream,
+      attributes: { latency: 25 },
+    }));
     await withProxiedSshd({ tempPrefix: 'sluice-files-int-', toxics }, async ({ srv, proxyPort, dir }) => {
       const kh = path.join(dir, 'known_hosts');
       fs.writeFileSync(kh, `${srv.knownHostsLine(proxyPort)}\n`);
@@ -392,8 +452,10 @@ describe('Ctrl-C', { skip: toxiproxyAvailable() ? false : 'toxiproxy-server not 
         fs.mkdirSync(path.join(tree, `d${d}`), { recursive: true });
         for (let i = 0; i < 100; i++) fs.writeFileSync(path.join(tree, `d${d}`, `f${i}`), '');
       }
-      const run = startCli(['rm', '--batch', '--no-agent', '-i', srv.clientKeyPath, '-v', '-r', urlOf({ ...srv, port: proxyPort }, tree)],
-        { knownHosts: kh });
+      const run = startCli(
+        ['rm', '--batch', '--no-agent', '-i', srv.clientKeyPath, '-v', '-r', urlOf({ ...srv, port: proxyPort }, tree)],
+        { knownHosts: kh },
+      );
       await run.waitForStderr(/removed /);
       run.child.kill('SIGINT');
       const r = await run.result;

@@ -9,15 +9,29 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  baseFlags, describeRun, journalledBytes, runCli, sha256File, startCli, startTestServer, tempFilesUnder, trustedServerHooks, urlOf, waitUntil, writeRandomFile,
-  type CliResult, type SshServer,
+  baseFlags,
+  describeRun,
+  journalledBytes,
+  runCli,
+  sha256File,
+  startCli,
+  startTestServer,
+  tempFilesUnder,
+  trustedServerHooks,
+  urlOf,
+  waitUntil,
+  writeRandomFile,
+  type CliResult,
+  type SshServer,
 } from './helpers';
 
 let server: SshServer;
 let work: string;
 let knownHosts: string;
 let caseNo = 0;
-trustedServerHooks(startTestServer, 'sluice-queue-', (t) => { ({ server, dir: work, knownHosts } = t); });
+trustedServerHooks(startTestServer, 'sluice-queue-', (t) => {
+  ({ server, dir: work, knownHosts } = t);
+});
 
 interface Case {
   local: string;
@@ -33,16 +47,28 @@ function freshCase(): Case {
   const remote = path.join(server.root, `qcase-${n}`);
   const home = path.join(work, `home-${n}`);
   for (const d of [local, remote, home]) fs.mkdirSync(d);
-  const q = (args: string[], timeoutMs?: number) => runCli(['queue', ...args], { knownHosts, env: { SLUICE_HOME: home }, timeoutMs });
+  const q = (args: string[], timeoutMs?: number) =>
+    runCli(['queue', ...args], { knownHosts, env: { SLUICE_HOME: home }, timeoutMs });
   return { local, remote, q, home };
 }
 
-interface JobLine { id: string; state: string; source: string; bytesDone: number; bytesTotal: number; error?: { code: string; message: string } }
+interface JobLine {
+  id: string;
+  state: string;
+  source: string;
+  bytesDone: number;
+  bytesTotal: number;
+  error?: { code: string; message: string };
+}
 
 async function jobs(c: Case): Promise<JobLine[]> {
   const r = await c.q(['list', '--json']);
   assert.equal(r.code, 0, describeRun(r));
-  return r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as JobLine);
+  return r.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as JobLine);
 }
 
 const addFlags = () => baseFlags(server);
@@ -54,20 +80,43 @@ describe('sluice queue', () => {
     fs.mkdirSync(path.join(c.local, 'tree', 'sub'), { recursive: true });
     writeRandomFile(path.join(c.local, 'tree', 'sub', 'big.bin'), 6 * 1024 * 1024);
     fs.writeFileSync(path.join(c.remote, 'remote.txt'), 'from the server');
-    let r = await c.q(['add', 'put', ...addFlags(), '-r', path.join(c.local, 'a.txt'), path.join(c.local, 'tree'), urlOf(server, `${c.remote}/`)]);
+    let r = await c.q([
+      'add',
+      'put',
+      ...addFlags(),
+      '-r',
+      path.join(c.local, 'a.txt'),
+      path.join(c.local, 'tree'),
+      urlOf(server, `${c.remote}/`),
+    ]);
     assert.equal(r.code, 0, describeRun(r));
     assert.match(r.stderr, /queued 2 jobs/);
-    r = await c.q(['add', 'get', ...addFlags(), urlOf(server, `${c.remote}/remote.txt`), path.join(c.local, 'down.txt')]);
+    r = await c.q([
+      'add',
+      'get',
+      ...addFlags(),
+      urlOf(server, `${c.remote}/remote.txt`),
+      path.join(c.local, 'down.txt'),
+    ]);
     assert.equal(r.code, 0, describeRun(r));
-    assert.deepEqual((await jobs(c)).map((j) => j.state), ['queued', 'queued', 'queued']);
+    assert.deepEqual(
+      (await jobs(c)).map((j) => j.state),
+      ['queued', 'queued', 'queued'],
+    );
     r = await c.q(['list']);
     assert.match(r.stdout, /queued +put .*a\.txt → sftp:\/\//);
 
     r = await c.q(['run', '--no-progress']);
     assert.equal(r.code, 0, describeRun(r));
-    assert.deepEqual((await jobs(c)).map((j) => j.state), ['done', 'done', 'done']);
+    assert.deepEqual(
+      (await jobs(c)).map((j) => j.state),
+      ['done', 'done', 'done'],
+    );
     assert.equal(fs.readFileSync(path.join(c.remote, 'a.txt'), 'utf8'), 'alpha');
-    assert.equal(await sha256File(path.join(c.remote, 'tree', 'sub', 'big.bin')), await sha256File(path.join(c.local, 'tree', 'sub', 'big.bin')));
+    assert.equal(
+      await sha256File(path.join(c.remote, 'tree', 'sub', 'big.bin')),
+      await sha256File(path.join(c.local, 'tree', 'sub', 'big.bin')),
+    );
     assert.equal(fs.readFileSync(path.join(c.local, 'down.txt'), 'utf8'), 'from the server');
 
     r = await c.q(['run', '--no-progress']);
@@ -83,13 +132,25 @@ describe('sluice queue', () => {
     fs.writeFileSync(path.join(c.remote, 'same.txt'), 'bbbb');
     fs.writeFileSync(path.join(c.local, 'differs.txt'), 'longer text');
     fs.writeFileSync(path.join(c.remote, 'differs.txt'), 'short');
-    let r = await c.q(['add', 'put', ...addFlags(), '--conflict', 'size', path.join(c.local, 'same.txt'), path.join(c.local, 'differs.txt'), urlOf(server, `${c.remote}/`)]);
+    let r = await c.q([
+      'add',
+      'put',
+      ...addFlags(),
+      '--conflict',
+      'size',
+      path.join(c.local, 'same.txt'),
+      path.join(c.local, 'differs.txt'),
+      urlOf(server, `${c.remote}/`),
+    ]);
     assert.equal(r.code, 0, describeRun(r));
     r = await c.q(['run', '--no-progress', '--json']);
     assert.equal(r.code, 0, describeRun(r));
     assert.equal(fs.readFileSync(path.join(c.remote, 'same.txt'), 'utf8'), 'bbbb', 'the same size is skipped');
     assert.equal(fs.readFileSync(path.join(c.remote, 'differs.txt'), 'utf8'), 'longer text');
-    assert.ok(r.events.some((e) => e.type === 'file' && e.state === 'skipped' && e.reason === 'same size (4 bytes)'), describeRun(r));
+    assert.ok(
+      r.events.some((e) => e.type === 'file' && e.state === 'skipped' && e.reason === 'same size (4 bytes)'),
+      describeRun(r),
+    );
   });
 
   test('pause, resume, cancel and retry by id; a paused job is not run; a failed job says why and exits as get would', async () => {
@@ -111,7 +172,10 @@ describe('sluice queue', () => {
     r = await c.q(['run', '--no-progress']);
     assert.equal(r.code, 5, `remote not found exits 5 as get does\n${describeRun(r)}`);
     let states = await jobs(c);
-    assert.deepEqual(states.map((j) => j.state), ['paused', 'cancelled', 'failed']);
+    assert.deepEqual(
+      states.map((j) => j.state),
+      ['paused', 'cancelled', 'failed'],
+    );
     assert.match(states[2].error?.message ?? '', /missing\.bin/);
     assert.ok(!fs.existsSync(path.join(c.remote, 'one.txt')) && !fs.existsSync(path.join(c.remote, 'two.txt')));
 
@@ -122,7 +186,10 @@ describe('sluice queue', () => {
     r = await c.q(['run', '--no-progress']);
     assert.equal(r.code, 0, describeRun(r));
     states = await jobs(c);
-    assert.deepEqual(states.map((j) => j.state), ['done', 'done', 'failed']);
+    assert.deepEqual(
+      states.map((j) => j.state),
+      ['done', 'done', 'failed'],
+    );
     assert.equal(states.find((j) => j.id === missing.id)?.state, 'failed');
     assert.equal(fs.readFileSync(path.join(c.remote, 'two.txt'), 'utf8'), 'two');
   });
@@ -133,7 +200,17 @@ describe('sluice queue', () => {
     const size = 24 * 1024 * 1024;
     writeRandomFile(src, size);
     // 1 MiB segments: each is recorded at the next checkpoint (every 2 s), so a pause after 3 s has some on record.
-    await c.q(['add', 'put', ...addFlags(), '--limit', '2M', '--segment-size', '1M', src, urlOf(server, `${c.remote}/`)]);
+    await c.q([
+      'add',
+      'put',
+      ...addFlags(),
+      '--limit',
+      '2M',
+      '--segment-size',
+      '1M',
+      src,
+      urlOf(server, `${c.remote}/`),
+    ]);
     const [job] = await jobs(c);
     const run = startCli(['queue', 'run', '--json'], { knownHosts, env: { SLUICE_HOME: c.home }, timeoutMs: 60_000 });
     await run.waitForEvent((e) => e.type === 'progress' && (e.bytesDone as number) > 0, 30_000);
@@ -162,7 +239,17 @@ describe('sluice queue', () => {
     const src = path.join(c.local, 'gone.bin');
     writeRandomFile(src, 16 * 1024 * 1024);
     fs.writeFileSync(path.join(c.local, 'later.txt'), 'later');
-    await c.q(['add', 'put', ...addFlags(), '--limit', '2M', '--segment-size', '1M', src, urlOf(server, `${c.remote}/`)]);
+    await c.q([
+      'add',
+      'put',
+      ...addFlags(),
+      '--limit',
+      '2M',
+      '--segment-size',
+      '1M',
+      src,
+      urlOf(server, `${c.remote}/`),
+    ]);
     const [job] = await jobs(c);
     const run = startCli(['queue', 'run', '--json'], { knownHosts, env: { SLUICE_HOME: c.home }, timeoutMs: 60_000 });
     await run.waitForEvent((e) => e.type === 'progress' && (e.bytesDone as number) > 0, 30_000);
@@ -183,7 +270,10 @@ describe('sluice queue', () => {
     const mnt = path.join(c.local, 'small-disk');
     fs.mkdirSync(mnt);
     const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'sluice-queue-tmpfs', mnt], { encoding: 'utf8' });
-    if (mount.status !== 0) { t.skip(`cannot mount a tmpfs here: ${mount.stderr.trim()}`); return; }
+    if (mount.status !== 0) {
+      t.skip(`cannot mount a tmpfs here: ${mount.stderr.trim()}`);
+      return;
+    }
     try {
       const remoteFile = path.join(c.remote, 'six.bin');
       writeRandomFile(remoteFile, 6 * 1024 * 1024);

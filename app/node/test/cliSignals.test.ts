@@ -9,8 +9,20 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  baseFlags, cappedSshdHooks, describeRun, isProgressWithBytes, startCli, tempFilesUnder, toxiproxyAvailable, urlOf, waitUntil,
-  writeRandomFile, type CappedSshd, type CliResult, type CliRun, type SshdServer,
+  baseFlags,
+  cappedSshdHooks,
+  describeRun,
+  isProgressWithBytes,
+  startCli,
+  tempFilesUnder,
+  toxiproxyAvailable,
+  urlOf,
+  waitUntil,
+  writeRandomFile,
+  type CappedSshd,
+  type CliResult,
+  type CliRun,
+  type SshdServer,
 } from './helpers';
 
 const MiB = 1024 * 1024;
@@ -35,10 +47,19 @@ cappedSshdHooks('sluice-signals-', skipReason, (c) => {
   writeRandomFile(src, 24 * MiB);
 });
 
-/** Starts `put big.bin` to `target` through a fresh upload-capped proxy; `json` adds --json; `lanes` sets the channels. */
+/**
+ * Starts `put big.bin` to `target` through a fresh upload-capped proxy; `json` adds --json; `lanes` sets the channels.
+ */
 async function startUpload(target: string, json: boolean, lanes = ONE_LANE): Promise<CliRun> {
   const { port, knownHosts } = await newProxy('upstream', RATE_KBPS);
-  const args = ['put', ...(json ? ['--json'] : []), ...baseFlags(sshd), ...lanes, src, urlOf({ ...sshd, port }, target)];
+  const args = [
+    'put',
+    ...(json ? ['--json'] : []),
+    ...baseFlags(sshd),
+    ...lanes,
+    src,
+    urlOf({ ...sshd, port }, target),
+  ];
   return startCli(args, { knownHosts, timeoutMs: 60_000 });
 }
 
@@ -55,7 +76,11 @@ function holdsData(p: string): boolean {
 function assertCleanedUp(r: CliResult, code: number, target: string): void {
   assert.equal(r.code, code, describeRun(r));
   assert.equal(fs.existsSync(target), false, `an interrupted upload exists under the final name\n${describeRun(r)}`);
-  assert.deepEqual(tempFilesUnder(sshd.root), [], `a temporary .sluice-*.part file was left on the server\n${describeRun(r)}`);
+  assert.deepEqual(
+    tempFilesUnder(sshd.root),
+    [],
+    `a temporary .sluice-*.part file was left on the server\n${describeRun(r)}`,
+  );
 }
 
 /** A --json upload to `name` on sshd, sent `signal` once bytes flow; checks exit `code` and the clean-up. */
@@ -74,7 +99,12 @@ describe('signals during an upload', { skip: skipReason }, () => {
     const r = await signalledUpload('terminated.bin', 'SIGTERM', 143);
     assert.match(r.stderr, /terminated \(SIGTERM\): stopping the transfer/, describeRun(r));
     const last = JSON.parse(r.stdout.trim().split('\n').pop() ?? '') as Record<string, unknown>;
-    assert.deepEqual(last, { type: 'error', code: 'ABORTED', message: 'transfer interrupted (SIGTERM)', exitCode: 143 });
+    assert.deepEqual(last, {
+      type: 'error',
+      code: 'ABORTED',
+      message: 'transfer interrupted (SIGTERM)',
+      exitCode: 143,
+    });
   });
 
   test('SIGHUP: exit 129, temporary file removed, nothing under the final name', async () => {
@@ -82,19 +112,30 @@ describe('signals during an upload', { skip: skipReason }, () => {
     assert.match(r.stderr, /hangup \(SIGHUP\): stopping the transfer/, describeRun(r));
   });
 
-  for (const [what, lanes] of [['one channel', ONE_LANE], ['a segmented upload on 4 channels', ['--connections', '1', '--channels', '4', '--no-resume']]] as const) {
+  for (const [what, lanes] of [
+    ['one channel', ONE_LANE],
+    ['a segmented upload on 4 channels', ['--connections', '1', '--channels', '4', '--no-resume']],
+  ] as const) {
     test(`SIGINT without --json (${what}): exit 130 and the interrupt said once, after the "stopping" line`, async () => {
       const target = path.join(sshd.root, `interrupted-${lanes[3]}.bin`);
       const run = await startUpload(target, false, [...lanes]);
       // No events without --json: wait for data in the upload's temporary file on the server (allocated blocks: a
       // segmented upload's file is created at full length, sparse). The bytes flowing mean every handle is open.
-      await waitUntil('data in the temporary file of the upload', () => tempFilesUnder(sshd.root).some(holdsData), 30_000);
+      await waitUntil(
+        'data in the temporary file of the upload',
+        () => tempFilesUnder(sshd.root).some(holdsData),
+        30_000,
+      );
       run.child.kill('SIGINT');
       const r = await run.result;
       assertCleanedUp(r, 130, target);
       // The cancelled files' own "transfer aborted"/"transfer interrupted" failures are not repeated per file.
       assert.deepEqual(r.stderr.match(/transfer (interrupted|aborted)/g), ['transfer interrupted'], describeRun(r));
-      assert.match(r.stderr, /^sluice: interrupted: stopping the transfer \(Ctrl-C again to quit at once\)\nsluice: transfer interrupted \(SIGINT\)\n$/, describeRun(r));
+      assert.match(
+        r.stderr,
+        /^sluice: interrupted: stopping the transfer \(Ctrl-C again to quit at once\)\nsluice: transfer interrupted \(SIGINT\)\n$/,
+        describeRun(r),
+      );
       assert.doesNotMatch(r.stderr, /FAILED/, 'an interrupted file is not reported as a failure of its own');
     });
   }

@@ -9,7 +9,15 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { describeRun, runCli, sshdWithKnownHosts, startScriptedServer, treeOf, within, type SshdServer } from './helpers';
+import {
+  describeRun,
+  runCli,
+  sshdWithKnownHosts,
+  startScriptedServer,
+  treeOf,
+  within,
+  type SshdServer,
+} from './helpers';
 import { startCliInTerminal } from './terminal';
 
 let sshd: SshdServer;
@@ -51,11 +59,23 @@ const flags = (): string[] => ['--batch', '--no-agent', '-i', sshd.clientKeyPath
 
 test('sync -n at 80 columns: each path with its action and reason, wrapped and escaped; nothing changed', async () => {
   const before = [await treeOf(path.join(local, 'site')), await treeOf(path.join(sshd.root, 'www'))];
-  const args = ['sync', '-n', '--delete', '--exclude', '/build/', ...flags(), path.join(local, 'site'), remote(`${sshd.root}/www`)];
+  const args = [
+    'sync',
+    '-n',
+    '--delete',
+    '--exclude',
+    '/build/',
+    ...flags(),
+    path.join(local, 'site'),
+    remote(`${sshd.root}/www`),
+  ];
   const run = startCliInTerminal(args, { knownHosts, cols: 80, rows: 40 });
   const r = await run.result;
   assert.equal(r.code, 0, r.raw);
-  assert.ok(r.lines.every((l) => l.length <= 80), r.text);
+  assert.ok(
+    r.lines.every((l) => l.length <= 80),
+    r.text,
+  );
   const text = r.text;
   assert.match(text, /^create {2}img\/ {2}\(folder not in DEST\)$/m);
   assert.match(text, /^create {2}img\/logo\.png {2}\(not in DEST, 3 B\)$/m);
@@ -81,11 +101,18 @@ test('sync -n remote to local with --json: one plan-item line per path, then the
   const out = path.join(local, 'copy');
   const r = await runCli(['sync', '-n', '--json', ...flags(), remote(`${sshd.root}/www`), out], { knownHosts });
   assert.equal(r.code, 0, describeRun(r));
-  const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   const items = lines.filter((l) => l.type === 'plan-item');
-  assert.deepEqual(items.map((i) => `${String(i.action)} ${String(i.path)} ${String(i.reason)}`).sort(),
-    ['create evil\x1b[31mred.txt missing', 'create index.html missing', 'create news.txt missing',
-      'create old.html missing', 'create same.css missing']);
+  assert.deepEqual(items.map((i) => `${String(i.action)} ${String(i.path)} ${String(i.reason)}`).sort(), [
+    'create evil\x1b[31mred.txt missing',
+    'create index.html missing',
+    'create news.txt missing',
+    'create old.html missing',
+    'create same.css missing',
+  ]);
   const plan = lines[lines.length - 1] as { type: string; totals: { create: { files: number; bytes: number } } };
   assert.equal(plan.type, 'plan');
   assert.deepEqual(plan.totals.create, { files: 5, folders: 0, bytes: 31 });
@@ -94,7 +121,8 @@ test('sync -n remote to local with --json: one plan-item line per path, then the
 
 test('refusals: no --dry-run (not built yet), --checksum, and --max-delete below the deletions', async () => {
   const src = path.join(local, 'site');
-  const run = (extra: string[]) => runCli(['sync', ...extra, ...flags(), src, remote(`${sshd.root}/www`)], { knownHosts });
+  const run = (extra: string[]) =>
+    runCli(['sync', ...extra, ...flags(), src, remote(`${sshd.root}/www`)], { knownHosts });
   const plain = await run([]);
   assert.equal(plain.code, 2, describeRun(plain));
   assert.match(plain.stderr, /sync only plans for now: add --dry-run \(-n\)/);
@@ -111,8 +139,19 @@ test('refusals: no --dry-run (not built yet), --checksum, and --max-delete below
 test('filters in command-line order: an --include before an --exclude keeps its file; other files left out', async () => {
   const list = path.join(local, 'excludes.txt');
   fs.writeFileSync(list, '# not these\n*.png\n');
-  const args = ['sync', '-n', '--include', 'news.txt', '--exclude', '*.txt', '--exclude-from', list, ...flags(),
-    path.join(local, 'site'), remote(`${sshd.root}/www`)];
+  const args = [
+    'sync',
+    '-n',
+    '--include',
+    'news.txt',
+    '--exclude',
+    '*.txt',
+    '--exclude-from',
+    list,
+    ...flags(),
+    path.join(local, 'site'),
+    remote(`${sshd.root}/www`),
+  ];
   const r = await runCli(args, { knownHosts });
   assert.equal(r.code, 0, describeRun(r));
   assert.match(r.stdout, /^update {2}news\.txt/m);
@@ -120,8 +159,10 @@ test('filters in command-line order: an --include before an --exclude keeps its 
   // With an --include, a file matching no rule is left out (rclone): index.html is not planned, folders are walked.
   assert.doesNotMatch(r.stdout, /index\.html/);
   assert.match(r.stdout, /^create {2}img\/ /m);
-  const fromFile = await runCli(['sync', '-n', '--exclude-from', list, ...flags(), path.join(local, 'site'),
-    remote(`${sshd.root}/www`)], { knownHosts });
+  const fromFile = await runCli(
+    ['sync', '-n', '--exclude-from', list, ...flags(), path.join(local, 'site'), remote(`${sshd.root}/www`)],
+    { knownHosts },
+  );
   assert.equal(fromFile.code, 0, describeRun(fromFile));
   assert.doesNotMatch(fromFile.stdout, /logo\.png/, '*.png from the file (its # line a comment)');
   assert.match(fromFile.stdout, /^update {2}index\.html/m);
@@ -131,7 +172,10 @@ test('sync --help fits 80 columns and says that only --dry-run runs for now', as
   const r = await startCliInTerminal(['sync', '--help'], { knownHosts: '/dev/null', cols: 80 }).result;
   assert.equal(r.code, 0, r.raw);
   assert.equal(r.lines[0], 'Usage: sluice sync [options] <src> <dest>');
-  assert.deepEqual(r.raw.split(/\r?\n/).filter((l) => [...l.replace(/\r/g, '')].length > 80), []);
+  assert.deepEqual(
+    r.raw.split(/\r?\n/).filter((l) => [...l.replace(/\r/g, '')].length > 80),
+    [],
+  );
   assert.match(r.text, /^For now sync plans only: --dry-run \(-n\) is required\.$/m);
 });
 
@@ -144,13 +188,18 @@ test('a folder the server cannot list: --delete plans no deletion, exit 5 naming
     fs.mkdirSync(dest);
     fs.writeFileSync(path.join(dest, 'extra.txt'), 'only here');
     // The server lists a folder `locked` that it then refuses to open.
-    server.overrides.readdir = (p) => (p === dest ? [
-      { filename: 'extra.txt', attrs: { mode: 0o100644, size: 9, mtime: 1 } },
-      { filename: 'locked', attrs: { mode: 0o40755, size: 0, mtime: 1 } },
-    ] : undefined);
+    server.overrides.readdir = (p) =>
+      p === dest
+        ? [
+            { filename: 'extra.txt', attrs: { mode: 0o100644, size: 9, mtime: 1 } },
+            { filename: 'locked', attrs: { mode: 0o40755, size: 0, mtime: 1 } },
+          ]
+        : undefined;
     const url = `sftp://${server.user}@127.0.0.1:${server.port}${dest}`;
-    const r = await runCli(['sync', '-n', '--delete', '--batch', '--no-agent', '-i', server.clientKeyPath,
-      path.join(local, 'site'), url], { knownHosts: kh });
+    const r = await runCli(
+      ['sync', '-n', '--delete', '--batch', '--no-agent', '-i', server.clientKeyPath, path.join(local, 'site'), url],
+      { knownHosts: kh },
+    );
     assert.equal(r.code, 5, describeRun(r));
     assert.doesNotMatch(r.stdout, /^delete/m, 'no deletion planned');
     assert.match(r.stdout, /2 paths only in DEST, kept: deletions withheld/);
@@ -168,11 +217,21 @@ test('Ctrl-C while the server sits on a READDIR: the dry run ends at once, exit 
     const kh = path.join(local, 'known_hosts-stalled');
     fs.writeFileSync(kh, `${server.knownHostsLine()}\n`);
     let asked!: () => void;
-    const readdirAsked = new Promise<void>((resolve) => { asked = resolve; });
-    Object.defineProperty(server.overrides, 'unansweredReaddir', { configurable: true, get: () => { asked(); return true; } });
+    const readdirAsked = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    Object.defineProperty(server.overrides, 'unansweredReaddir', {
+      configurable: true,
+      get: () => {
+        asked();
+        return true;
+      },
+    });
     const url = `sftp://${server.user}@127.0.0.1:${server.port}${server.root}`;
-    const run = startCliInTerminal(['sync', '-n', '--batch', '--no-agent', '-i', server.clientKeyPath,
-      path.join(local, 'site'), url], { knownHosts: kh, cols: 80 });
+    const run = startCliInTerminal(
+      ['sync', '-n', '--batch', '--no-agent', '-i', server.clientKeyPath, path.join(local, 'site'), url],
+      { knownHosts: kh, cols: 80 },
+    );
     await within('READDIR sent', 30_000, readdirAsked);
     run.write('\x03');
     const r = await within('sync after Ctrl-C', 20_000, run.result);
@@ -186,9 +245,14 @@ test('Ctrl-C while the server sits on a READDIR: the dry run ends at once, exit 
 
 test('an ssh_config Host alias (-F) names the server as for get and put', async () => {
   const cfg = path.join(local, 'ssh_config');
-  fs.writeFileSync(cfg, `Host synchost\n  HostName 127.0.0.1\n  Port ${sshd.port}\n  User ${sshd.user}\n  IdentityFile ${sshd.clientKeyPath}\n`);
-  const r = await runCli(['sync', '-n', '--batch', '--no-agent', '-F', cfg, path.join(local, 'site'), `sftp://synchost${sshd.root}/www`],
-    { knownHosts });
+  fs.writeFileSync(
+    cfg,
+    `Host synchost\n  HostName 127.0.0.1\n  Port ${sshd.port}\n  User ${sshd.user}\n  IdentityFile ${sshd.clientKeyPath}\n`,
+  );
+  const r = await runCli(
+    ['sync', '-n', '--batch', '--no-agent', '-F', cfg, path.join(local, 'site'), `sftp://synchost${sshd.root}/www`],
+    { knownHosts },
+  );
   assert.equal(r.code, 0, describeRun(r));
   assert.match(r.stdout, /^update {2}index\.html/m);
 });

@@ -8,7 +8,15 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  makeTempDir, removeDir, sshdWithKnownHosts, startSshd, startToxiproxy, toxiproxyAvailable, urlOf, writeRandomFile, type SshdServer,
+  makeTempDir,
+  removeDir,
+  sshdWithKnownHosts,
+  startSshd,
+  startToxiproxy,
+  toxiproxyAvailable,
+  urlOf,
+  writeRandomFile,
+  type SshdServer,
 } from './helpers';
 import { startCliInTerminal, type ScreenState, type TerminalRun } from './terminal';
 
@@ -25,7 +33,9 @@ let cases = 0;
 before(async () => {
   ({ server, local, knownHosts, stop } = await sshdWithKnownHosts('sluice-term-progress-'));
 });
-after(async () => { await stop?.(); });
+after(async () => {
+  await stop?.();
+});
 
 /** A fresh folder pair for one case: `remote` on the server, `dir` here (also the CLI's cwd and SLUICE_HOME). */
 function freshCase(): { remote: string; dir: string } {
@@ -42,13 +52,22 @@ function term(dir: string, args: string[], cols = 80): TerminalRun {
   const [command, ...rest] = args;
   const flags = ['--batch', '--no-agent', '-i', server.clientKeyPath];
   const full = command === 'queue' ? args : [command, ...flags, ...rest];
-  return startCliInTerminal(full, { knownHosts, cols, cwd: dir, env: { SLUICE_HOME: path.join(dir, 'home') }, timeoutMs: 90_000 });
+  return startCliInTerminal(full, {
+    knownHosts,
+    cols,
+    cwd: dir,
+    env: { SLUICE_HOME: path.join(dir, 'home') },
+    timeoutMs: 90_000,
+  });
 }
 
 /** `queue add get …` in `dir`'s queue. */
 function queueAdd(dir: string, args: string[]): TerminalRun {
-  return startCliInTerminal(['queue', 'add', 'get', '--batch', '--no-agent', '-i', server.clientKeyPath, ...args],
-    { knownHosts, cwd: dir, env: { SLUICE_HOME: path.join(dir, 'home') } });
+  return startCliInTerminal(['queue', 'add', 'get', '--batch', '--no-agent', '-i', server.clientKeyPath, ...args], {
+    knownHosts,
+    cwd: dir,
+    env: { SLUICE_HOME: path.join(dir, 'home') },
+  });
 }
 
 /** The screen's text lines (trailing empty ones dropped). */
@@ -63,12 +82,16 @@ function assertCleanEnd(s: ScreenState): void {
 /** No line mixes a bar fragment with a message. */
 function assertNoGarble(s: ScreenState): void {
   for (const l of linesOf(s)) {
-    if (/sluice:|copied|FAILED/.test(l)) assert.doesNotMatch(l, BAR_CELLS, `a message line holds bar cells:\n${s.text}`);
+    if (/sluice:|copied|FAILED/.test(l))
+      assert.doesNotMatch(l, BAR_CELLS, `a message line holds bar cells:\n${s.text}`);
   }
 }
 
 /** The joined text of the lines after the bar (messages wrap at the terminal's width). */
-const unwrapped = (s: ScreenState): string => linesOf(s).filter((l) => !BAR_CELLS.test(l)).join('');
+const unwrapped = (s: ScreenState): string =>
+  linesOf(s)
+    .filter((l) => !BAR_CELLS.test(l))
+    .join('');
 
 describe('the progress bar in a terminal', () => {
   test('fits 80 columns with its rate and ETA, is drawn again at 60 columns on SIGWINCH; Ctrl-C leaves one true message and a clean line', async () => {
@@ -88,16 +111,33 @@ describe('the progress bar in a terminal', () => {
     assert.equal(r.code, 130, r.raw);
     const lines = linesOf(r);
     assert.match(lines[0], /^\[[█░]+\] \d+% \|/, `the bar stays as it was, stopped\n${r.text}`);
-    assert.equal(lines.filter((l) => BAR_CELLS.test(l)).length, 1, `one bar, never drawn again under the messages\n${r.text}`);
+    assert.equal(
+      lines.filter((l) => BAR_CELLS.test(l)).length,
+      1,
+      `one bar, never drawn again under the messages\n${r.text}`,
+    );
     assertNoGarble(r);
-    assert.equal(unwrapped(r), 'sluice: interrupted: stopping the transfer (Ctrl-C again to quit at once)sluice: transfer interrupted (SIGINT)');
+    assert.equal(
+      unwrapped(r),
+      'sluice: interrupted: stopping the transfer (Ctrl-C again to quit at once)sluice: transfer interrupted (SIGINT)',
+    );
     assertCleanEnd(r);
   });
 
   test('a resumed file: Ctrl-C says what is kept in one line; the next run says what it moved, its rate, and what was already there', async () => {
     const { remote, dir } = freshCase();
     writeRandomFile(path.join(remote, 'r.bin'), 24 * MiB);
-    const args = ['get', '--segment-size', '1M', '--connections', '1', '--channels', '1', urlOf(server, `${remote}/r.bin`), 'r.bin'];
+    const args = [
+      'get',
+      '--segment-size',
+      '1M',
+      '--connections',
+      '1',
+      '--channels',
+      '1',
+      urlOf(server, `${remote}/r.bin`),
+      'r.bin',
+    ];
     const first = term(dir, ['get', '--limit', '2M', ...args.slice(1)]);
     await first.waitForScreen(/\b([4-9]\d)% /);
     first.write('\x03');
@@ -105,7 +145,8 @@ describe('the progress bar in a terminal', () => {
     assert.equal(r1.code, 130, r1.raw);
     assertNoGarble(r1);
     const said = unwrapped(r1);
-    const kept = /sluice: transfer interrupted \(SIGINT\); ([\d.]+ MiB) kept: run the same command again to resume$/.exec(said);
+    const kept =
+      /sluice: transfer interrupted \(SIGINT\); ([\d.]+ MiB) kept: run the same command again to resume$/.exec(said);
     assert.ok(kept, `one last line says what is kept\n${r1.text}`);
     assert.doesNotMatch(said, /removing/);
     assertCleanEnd(r1);
@@ -113,17 +154,32 @@ describe('the progress bar in a terminal', () => {
     assert.equal(r2.code, 0, r2.raw);
     const text = unwrapped(r2);
     assert.match(text, new RegExp(`^sluice: resuming: ${kept[1].replace('.', '\\.')} of 24\\.0 MiB already done`));
-    const summary = /1 file copied, ([\d.]+) MiB in [\d.]+ s \([\d.]+ [KMG]iB\/s\), ([\d.]+) MiB already there, verified: size$/.exec(text);
+    const summary =
+      /1 file copied, ([\d.]+) MiB in [\d.]+ s \([\d.]+ [KMG]iB\/s\), ([\d.]+) MiB already there, verified: size$/.exec(
+        text,
+      );
     assert.ok(summary, `the summary splits this run from what was there\n${r2.text}`);
     assert.equal(summary[2], kept[1].replace(/ MiB$/, ''), 'already there = what was kept');
-    assert.ok(Math.abs(Number(summary[1]) + Number(summary[2]) - 24) < 0.2, `moved + already there = the file\n${r2.text}`);
+    assert.ok(
+      Math.abs(Number(summary[1]) + Number(summary[2]) - 24) < 0.2,
+      `moved + already there = the file\n${r2.text}`,
+    );
     assertCleanEnd(r2);
   });
 
   test('queue run: Ctrl-C leaves a clean line for the shell; the next run reports what it moved and what was already there', async () => {
     const { remote, dir } = freshCase();
     writeRandomFile(path.join(remote, 'q.bin'), 24 * MiB);
-    const added = await queueAdd(dir, ['--segment-size', '1M', '--connections', '1', '--channels', '1', urlOf(server, `${remote}/q.bin`), 'q.bin']).result;
+    const added = await queueAdd(dir, [
+      '--segment-size',
+      '1M',
+      '--connections',
+      '1',
+      '--channels',
+      '1',
+      urlOf(server, `${remote}/q.bin`),
+      'q.bin',
+    ]).result;
     assert.equal(added.code, 0, added.raw);
     const run = term(dir, ['queue', 'run', '--limit', '2M']);
     await run.waitForScreen(/\b([4-9]\d)% /);
@@ -135,7 +191,11 @@ describe('the progress bar in a terminal', () => {
     assertCleanEnd(r1);
     const r2 = await term(dir, ['queue', 'run']).result;
     assert.equal(r2.code, 0, r2.raw);
-    assert.match(unwrapped(r2), /1 file copied, [\d.]+ MiB in [\d.]+ s \([\d.]+ [KMG]iB\/s\), [\d.]+ MiB already there, verified: size$/, r2.text);
+    assert.match(
+      unwrapped(r2),
+      /1 file copied, [\d.]+ MiB in [\d.]+ s \([\d.]+ [KMG]iB\/s\), [\d.]+ MiB already there, verified: size$/,
+      r2.text,
+    );
     assertCleanEnd(r2);
   });
 });
@@ -162,7 +222,7 @@ describe('failures and skips in a terminal', () => {
     assertCleanEnd(r);
   });
 
-  test('queue run: a job\'s failed file is said once', async () => {
+  test("queue run: a job's failed file is said once", async () => {
     const { remote, dir } = freshCase();
     const added = await queueAdd(dir, [urlOf(server, `${remote}/missing.bin`), 'missing.bin']).result;
     assert.equal(added.code, 0, added.raw);
@@ -193,7 +253,8 @@ describe('a resumed tree in a terminal', () => {
     const { remote, dir } = freshCase();
     const tree = path.join(remote, 'tree');
     fs.mkdirSync(tree);
-    for (let i = 0; i < 300; i++) fs.writeFileSync(path.join(tree, `f${String(i).padStart(3, '0')}.txt`), 'x'.repeat(2000));
+    for (let i = 0; i < 300; i++)
+      fs.writeFileSync(path.join(tree, `f${String(i).padStart(3, '0')}.txt`), 'x'.repeat(2000));
     const args = ['-r', '--connections', '1', '--channels', '1', urlOf(server, tree), 'tree'];
     const first = term(dir, ['get', '--limit', '64K', ...args]);
     await first.waitForScreen(/\b([3-9]\d|1\d\d)\/300 files/);
@@ -203,11 +264,17 @@ describe('a resumed tree in a terminal', () => {
     const r2 = await term(dir, ['get', '--limit', '256K', ...args]).result;
     assert.equal(r2.code, 0, r2.raw);
     const text = unwrapped(r2);
-    assert.match(text, /^sluice: resuming: [\d.]+ [KM]iB (of [\d.]+ [KM]iB already done|done earlier; checking for the rest)/, r2.text);
+    assert.match(
+      text,
+      /^sluice: resuming: [\d.]+ [KM]iB (of [\d.]+ [KM]iB already done|done earlier; checking for the rest)/,
+      r2.text,
+    );
     assert.doesNotMatch(text, /resuming: ([\d.]+ [KM]iB) of \1 /, 'never "X of X already done" (sounds finished)');
     const bars = linesOf(r2).filter((l) => BAR_CELLS.test(l));
     assert.match(bars.at(-1) ?? '', /100% \| .*300\/300 files/, r2.text);
-    const summary = /^(\d+) files copied, .* already there \((\d+) files done earlier\), verified: size$/.exec(text.replace(/^.*?(?=\d+ files copied)/, ''));
+    const summary = /^(\d+) files copied, .* already there \((\d+) files done earlier\), verified: size$/.exec(
+      text.replace(/^.*?(?=\d+ files copied)/, ''),
+    );
     assert.ok(summary, r2.text);
     assert.equal(Number(summary[1]) + Number(summary[2]), 300, r2.text);
     assert.doesNotMatch(text, /skipped/);
@@ -219,7 +286,15 @@ describe('-v under a speed limit', () => {
   test('"limited by: your speed limit" when --limit holds the rate', async () => {
     const { remote, dir } = freshCase();
     writeRandomFile(path.join(remote, 'slow.bin'), 24 * MiB);
-    const run = term(dir, ['get', '-v', '--no-resume', '--limit', '2M', urlOf(server, `${remote}/slow.bin`), 'slow.bin']);
+    const run = term(dir, [
+      'get',
+      '-v',
+      '--no-resume',
+      '--limit',
+      '2M',
+      urlOf(server, `${remote}/slow.bin`),
+      'slow.bin',
+    ]);
     const s = await run.waitForScreen(/limited by: your speed limit/);
     assert.match(unwrapped(s), /sluice: limited by: your speed limit \([\d.]+ MiB\/s of a 2\.0 MiB\/s limit\)/, s.text);
     run.write('\x03');
@@ -246,15 +321,32 @@ describe('--verify sha256 in a terminal', { skip: noToxiproxy }, () => {
       const hosts = path.join(dir, 'known_hosts');
       fs.writeFileSync(hosts, `${sshd.knownHostsLine(port)}\n`);
       writeRandomFile(path.join(sshd.root, 'v.bin'), 32 * MiB);
-      const run = startCliInTerminal(['get', '--batch', '--no-agent', '-i', sshd.clientKeyPath, '--verify', 'sha256',
-        urlOf({ ...sshd, port }, `${sshd.root}/v.bin`), 'v.bin'], { knownHosts: hosts, cwd: dir, env: { SLUICE_HOME: path.join(dir, 'home') } });
+      const run = startCliInTerminal(
+        [
+          'get',
+          '--batch',
+          '--no-agent',
+          '-i',
+          sshd.clientKeyPath,
+          '--verify',
+          'sha256',
+          urlOf({ ...sshd, port }, `${sshd.root}/v.bin`),
+          'v.bin',
+        ],
+        { knownHosts: hosts, cwd: dir, env: { SLUICE_HOME: path.join(dir, 'home') } },
+      );
       // The file read back moves through the cap: its hashing shows a percentage on the way, not 100 % at 0 B/s.
-      const during = await run.waitForScreen(/^verify \[[█░]+\] [1-9]\d?% \| [\d.]+ [KM]iB\/32\.0 MiB \| [\d.]+ [KM]iB\/s/m);
+      const during = await run.waitForScreen(
+        /^verify \[[█░]+\] [1-9]\d?% \| [\d.]+ [KM]iB\/32\.0 MiB \| [\d.]+ [KM]iB\/s/m,
+      );
       assert.ok(during.lines[during.cursor.y].length <= 79, during.text);
       const r = await run.result;
       assert.equal(r.code, 0, r.raw);
       const text = unwrapped(r);
-      assert.match(text, /sluice: verified sha256-reread, not sha256-remote: the server did not hash the files itself \(it offers no check-file-name extension and sha256sum over exec was refused or gave no hash\), so they were read back over SFTP1 file copied/);
+      assert.match(
+        text,
+        /sluice: verified sha256-reread, not sha256-remote: the server did not hash the files itself \(it offers no check-file-name extension and sha256sum over exec was refused or gave no hash\), so they were read back over SFTP1 file copied/,
+      );
       assert.match(text, /1 file copied, 32\.0 MiB in [\d.]+ s \([\d.]+ MiB\/s\), verified: sha256-reread$/);
       assertNoGarble(r);
       assertCleanEnd(r);

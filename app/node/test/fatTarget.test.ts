@@ -10,7 +10,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { mountFatImage, type FatMount } from './fatImage';
 import {
-  baseFlags, describeRun, runCli, sha256File, startTestServer, tempFilesUnder, urlOf, writeRandomFile, type SshServer,
+  baseFlags,
+  describeRun,
+  runCli,
+  sha256File,
+  startTestServer,
+  tempFilesUnder,
+  urlOf,
+  writeRandomFile,
+  type SshServer,
 } from './helpers';
 
 let server: SshServer;
@@ -32,7 +40,10 @@ describe('get onto a file system without hard links', () => {
   // takes them. The commit, what this covers, is the same for every size.
   test('two small files: exit 0, the same bytes, no temporary file left', async (t) => {
     const m = fat;
-    if (typeof m === 'string') { t.skip(m); return; }
+    if (typeof m === 'string') {
+      t.skip(m);
+      return;
+    }
     knownHosts = path.join(m.dir, 'known_hosts');
     fs.writeFileSync(knownHosts, `${server.knownHostsLine()}\n`);
     const one = path.join(server.root, 'one.bin');
@@ -43,8 +54,9 @@ describe('get onto a file system without hard links', () => {
     fs.mkdirSync(dest);
     for (const src of [one, two]) {
       // --no-clobber: a new target is committed without replacing one that appears meanwhile, as the app always does.
-      const r = await runCli(['get', ...baseFlags(server), '--no-clobber', urlOf(server, src), `${dest}/`],
-        { knownHosts });
+      const r = await runCli(['get', ...baseFlags(server), '--no-clobber', urlOf(server, src), `${dest}/`], {
+        knownHosts,
+      });
       assert.equal(r.code, 0, describeRun(r));
       assert.equal(await sha256File(path.join(dest, path.basename(src))), await sha256File(src));
     }

@@ -10,8 +10,24 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  baseFlags, cappedSshdHooks, describeRun, isProgressWithBytes, runCli, startCli, startScriptedServer, tempFilesUnder, toxiproxyAvailable,
-  urlOf, withTrustedServer, within, writeRandomFile, type CappedSshd, type CliResult, type CliRun, type SshdServer, type Toxiproxy,
+  baseFlags,
+  cappedSshdHooks,
+  describeRun,
+  isProgressWithBytes,
+  runCli,
+  startCli,
+  startScriptedServer,
+  tempFilesUnder,
+  toxiproxyAvailable,
+  urlOf,
+  withTrustedServer,
+  within,
+  writeRandomFile,
+  type CappedSshd,
+  type CliResult,
+  type CliRun,
+  type SshdServer,
+  type Toxiproxy,
 } from './helpers';
 
 const MiB = 1024 * 1024;
@@ -48,17 +64,27 @@ cappedSshdHooks('sluice-faults-', skipReason, (c) => {
   fs.copyFileSync(bigLocal, bigRemote);
 });
 
-/** A fresh proxy in front of sshd, capped in the direction the data flows; returns its name, port and a known_hosts file. */
+/**
+ * A fresh proxy in front of sshd, capped in the direction the data flows; returns its name, port and a known_hosts
+ * file.
+ */
 function cappedProxy(direction: 'put' | 'get'): Promise<{ name: string; port: number; knownHosts: string }> {
   return newProxy(direction === 'put' ? 'upstream' : 'downstream', RATE_KBPS);
 }
 
 /** Starts a put (of big.bin to `remoteName`) or get (of remote-big.bin to `localTarget`) through the proxy. */
-function startTransfer(direction: 'put' | 'get', port: number, knownHosts: string, target: string, extra: string[] = []): CliRun {
+function startTransfer(
+  direction: 'put' | 'get',
+  port: number,
+  knownHosts: string,
+  target: string,
+  extra: string[] = [],
+): CliRun {
   const via = { ...sshd, port };
-  const args = direction === 'put'
-    ? ['put', '--json', ...baseFlags(sshd), ...extra, bigLocal, urlOf(via, target)]
-    : ['get', '--json', ...baseFlags(sshd), ...extra, urlOf(via, bigRemote), target];
+  const args =
+    direction === 'put'
+      ? ['put', '--json', ...baseFlags(sshd), ...extra, bigLocal, urlOf(via, target)]
+      : ['get', '--json', ...baseFlags(sshd), ...extra, urlOf(via, bigRemote), target];
   return startCli(args, { knownHosts, timeoutMs: 60_000 });
 }
 
@@ -68,7 +94,7 @@ describe('connection faults mid-transfer', { skip: skipReason }, () => {
     const target = path.join(sshd.root, 'cut-upload.bin');
     const run = startTransfer('put', port, knownHosts, target, NO_RETRY);
     await run.waitForEvent(isProgressWithBytes);
-    assert.ok(await sshd.killSessions() >= 1, 'no sshd session was running');
+    assert.ok((await sshd.killSessions()) >= 1, 'no sshd session was running');
     const r = await run.result;
     assert.equal(r.code, 1, describeRun(r));
     assert.match(failureText(r), /^CONNECTION_LOST: .*connection.*(lost|closed|reset)/i, describeRun(r));
@@ -91,7 +117,11 @@ describe('connection faults mid-transfer', { skip: skipReason }, () => {
     const r = await run.result;
     assert.equal(r.code, 1, describeRun(r));
     assert.match(failureText(r), /^CONNECTION_LOST: .*connection.*(lost|closed|reset)/i, describeRun(r));
-    assert.deepEqual(fs.readdirSync(dir), [], 'the download folder must hold neither the final name nor a temporary file');
+    assert.deepEqual(
+      fs.readdirSync(dir),
+      [],
+      'the download folder must hold neither the final name nor a temporary file',
+    );
   });
 
   test('stalled link (Toxiproxy timeout 0) with --keepalive 500 --keepalive-count 2 → exit 1 within a bounded time', async (t) => {
@@ -100,8 +130,14 @@ describe('connection faults mid-transfer', { skip: skipReason }, () => {
     fs.mkdirSync(dir);
     // --no-resume: a journalled get keeps its partial copy for the next run once a checkpoint recorded a range (every
     // 250 ms: resume.test.ts); without the journal the copy is removed.
-    const run = startTransfer('get', port, knownHosts, dir,
-      [...NO_RETRY, '--no-resume', '--keepalive', '500', '--keepalive-count', '2']);
+    const run = startTransfer('get', port, knownHosts, dir, [
+      ...NO_RETRY,
+      '--no-resume',
+      '--keepalive',
+      '500',
+      '--keepalive-count',
+      '2',
+    ]);
     await run.waitForEvent(isProgressWithBytes);
     const stalledAt = Date.now();
     await toxi.addToxic(name, { type: 'timeout', stream: 'downstream', attributes: { timeout: 0 } });
@@ -154,7 +190,13 @@ describe('SIGINT mid-transfer', { skip: skipReason }, () => {
   test('put on 10 channels: a second SIGINT quits at once (cleanup waits behind 20 MiB); nothing under the final name', async () => {
     const { port, knownHosts } = await cappedProxy('put');
     const target = path.join(sshd.root, 'interrupted-twice.bin');
-    const run = startTransfer('put', port, knownHosts, target, ['--connections', '1', '--channels', '10', '--no-resume']);
+    const run = startTransfer('put', port, knownHosts, target, [
+      '--connections',
+      '1',
+      '--channels',
+      '10',
+      '--no-resume',
+    ]);
     await run.waitForEvent(isProgressWithBytes);
     run.child.kill('SIGINT');
     // The second SIGINT once the first was taken (the CLI says it is cancelling), not after a guessed delay.
@@ -180,8 +222,21 @@ describe('SIGINT mid-transfer', { skip: skipReason }, () => {
     const target = path.join(sshd.root, 'interrupted-late.bin');
     const src = path.join(work, 'eighty.bin');
     writeRandomFile(src, 80 * MiB);
-    const run = startCli(['put', '--json', ...baseFlags(sshd), '--connections', '1', '--channels', '10', '--no-resume', src, urlOf({ ...sshd, port }, target)],
-      { knownHosts, timeoutMs: 90_000 });
+    const run = startCli(
+      [
+        'put',
+        '--json',
+        ...baseFlags(sshd),
+        '--connections',
+        '1',
+        '--channels',
+        '10',
+        '--no-resume',
+        src,
+        urlOf({ ...sshd, port }, target),
+      ],
+      { knownHosts, timeoutMs: 90_000 },
+    );
     // By 36 of 80 MiB (~9 s at 4 MB/s) the first burst (up to 32 MiB: 10 channels × sshd's 2 MiB window, and more
     // queued in ssh2) has drained and the budget holds ~1 s of data, where 10 channels would otherwise keep 20 MiB
     // or more in flight (5 s at 4 MB/s) until the last segments.
@@ -202,31 +257,57 @@ describe('SIGINT mid-transfer', { skip: skipReason }, () => {
     const exitMs = Date.now() - sent;
     assert.equal(r.code, 130, describeRun(r));
     assert.deepEqual(fs.readdirSync(dir), [], 'the download folder must be empty after an interrupt');
-    assert.ok(exitMs < PROMPT_EXIT_MS, `the CLI exited ${exitMs} ms after SIGINT: the download kept running instead of being cancelled`);
+    assert.ok(
+      exitMs < PROMPT_EXIT_MS,
+      `the CLI exited ${exitMs} ms after SIGINT: the download kept running instead of being cancelled`,
+    );
   });
 });
 
 describe('SFTP-level faults (scripted ssh2 server)', () => {
   test('the server drops the TCP connection after 1 MiB of an upload → exit 1, nothing under the final name', async () => {
-    await withTrustedServer(() => startScriptedServer({ overrides: { dropAfterBytes: MiB } }), 'sluice-drop-', async ({ server, dir, knownHosts }) => {
-      const src = path.join(dir, 'four-mib.bin');
-      writeRandomFile(src, 4 * MiB);
-      const target = path.join(server.root, 'dropped.bin');
-      const r = await runCli(['put', '--json', ...baseFlags(server), ...NO_RETRY, src, urlOf(server, target)], { knownHosts, timeoutMs: 30_000 });
-      assert.equal(r.code, 1, describeRun(r));
-      assert.match(failureText(r), /^CONNECTION_LOST: /, describeRun(r));
-      assert.equal(fs.existsSync(target), false, 'a partial upload exists under the final name');
-    });
+    await withTrustedServer(
+      () => startScriptedServer({ overrides: { dropAfterBytes: MiB } }),
+      'sluice-drop-',
+      async ({ server, dir, knownHosts }) => {
+        const src = path.join(dir, 'four-mib.bin');
+        writeRandomFile(src, 4 * MiB);
+        const target = path.join(server.root, 'dropped.bin');
+        const r = await runCli(['put', '--json', ...baseFlags(server), ...NO_RETRY, src, urlOf(server, target)], {
+          knownHosts,
+          timeoutMs: 30_000,
+        });
+        assert.equal(r.code, 1, describeRun(r));
+        assert.match(failureText(r), /^CONNECTION_LOST: /, describeRun(r));
+        assert.equal(fs.existsSync(target), false, 'a partial upload exists under the final name');
+      },
+    );
   });
 
   test('the SFTP server stops answering (SSH keepalives still answered) → the CLI fails within a bounded time', async () => {
-    await withTrustedServer(() => startScriptedServer({ overrides: { stallAfterBytes: MiB } }), 'sluice-sftp-stall-', async ({ server, dir, knownHosts }) => {
-      writeRandomFile(path.join(server.root, 'big.bin'), 8 * MiB);
-      const r = await runCli(['get', ...baseFlags(server), ...NO_RETRY, '--keepalive', '500', '--keepalive-count', '2', urlOf(server, path.join(server.root, 'big.bin')), dir],
-        { knownHosts, timeoutMs: 8_000 });
-      assert.equal(r.code, 1, describeRun(r));
-      assert.match(r.stderr, /stall|no reply|not answering/i, describeRun(r));
-      assert.equal(fs.existsSync(path.join(dir, 'big.bin')), false);
-    });
+    await withTrustedServer(
+      () => startScriptedServer({ overrides: { stallAfterBytes: MiB } }),
+      'sluice-sftp-stall-',
+      async ({ server, dir, knownHosts }) => {
+        writeRandomFile(path.join(server.root, 'big.bin'), 8 * MiB);
+        const r = await runCli(
+          [
+            'get',
+            ...baseFlags(server),
+            ...NO_RETRY,
+            '--keepalive',
+            '500',
+            '--keepalive-count',
+            '2',
+            urlOf(server, path.join(server.root, 'big.bin')),
+            dir,
+          ],
+          { knownHosts, timeoutMs: 8_000 },
+        );
+        assert.equal(r.code, 1, describeRun(r));
+        assert.match(r.stderr, /stall|no reply|not answering/i, describeRun(r));
+        assert.equal(fs.existsSync(path.join(dir, 'big.bin')), false);
+      },
+    );
   });
 });

@@ -24,12 +24,26 @@ export { startAgent, type TestAgent } from '../../../e2e/fixtures/agent';
 import { startProxyInFront, type Toxic, type Toxiproxy } from '../../../e2e/fixtures/toxiproxy';
 import { makeTempDir, removeDir, scratchDir, waitUntil } from '../../../e2e/fixtures/tmp';
 import { startSshd, type SshServer, type SshdOptions, type SshdServer } from '../../../e2e/fixtures/sshd';
-export { generateKeyFile, knownHostsLineFor, makeTempDir, parsableEd25519Pair, removeDir, waitUntil, killOnExit } from '../../../e2e/fixtures/tmp';
+export {
+  generateKeyFile,
+  knownHostsLineFor,
+  makeTempDir,
+  parsableEd25519Pair,
+  removeDir,
+  waitUntil,
+  killOnExit,
+} from '../../../e2e/fixtures/tmp';
 import { giveTo, spawnIdentity, type TestUser } from './asUser';
 import { isolatedHome } from './isolatedHome';
 import { serverWithKnownHosts } from './suites';
 export {
-  cappedSshdHooks, serverWithKnownHosts, trustedServerHooks, withTrustedServer, type CappedSshd, type ServerLike, type TrustedServer,
+  cappedSshdHooks,
+  serverWithKnownHosts,
+  trustedServerHooks,
+  withTrustedServer,
+  type CappedSshd,
+  type ServerLike,
+  type TrustedServer,
 } from './suites';
 
 /** A server as the CLI sees it. */
@@ -121,16 +135,24 @@ export function cliEnv(opts: CliOptions): NodeJS.ProcessEnv {
 export function startCli(args: string[], opts: CliOptions): CliRun {
   const env = cliEnv(opts);
   const started = Date.now();
-  // A CLI that hangs is asked for a Node diagnostic report (SIGUSR2) before it is killed: its JS stack goes into the error.
+  // A CLI that hangs is asked for a Node diagnostic report (SIGUSR2) before it is killed: its JS stack goes into the
+  // error.
   const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-cli-report-'));
   if (opts.user) giveTo(opts.user, reportDir);
-  const child = spawn(process.execPath, ['--report-on-signal', `--report-directory=${reportDir}`, CLI_BIN, ...args],
-    { env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'], ...spawnIdentity(opts.user) });
+  const child = spawn(process.execPath, ['--report-on-signal', `--report-directory=${reportDir}`, CLI_BIN, ...args], {
+    env,
+    cwd: opts.cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...spawnIdentity(opts.user),
+  });
   let stdout = '';
   let stderr = '';
   let partial = '';
   const events: Array<Record<string, unknown>> = [];
-  const waiters = new Set<{ pred: (e: Record<string, unknown>) => boolean; resolve: (e: Record<string, unknown>) => void }>();
+  const waiters = new Set<{
+    pred: (e: Record<string, unknown>) => boolean;
+    resolve: (e: Record<string, unknown>) => void;
+  }>();
   child.stdout!.on('data', (d: Buffer) => {
     const text = d.toString();
     stdout += text;
@@ -140,15 +162,27 @@ export function startCli(args: string[], opts: CliOptions): CliRun {
     for (const line of lines) {
       if (!line.startsWith('{')) continue;
       let e: Record<string, unknown>;
-      try { e = JSON.parse(line) as Record<string, unknown>; } catch { continue; }
+      try {
+        e = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        continue;
+      }
       events.push(e);
-      for (const w of [...waiters]) if (w.pred(e)) { waiters.delete(w); w.resolve(e); }
+      for (const w of [...waiters])
+        if (w.pred(e)) {
+          waiters.delete(w);
+          w.resolve(e);
+        }
     }
   });
   const stderrWaiters = new Set<{ re: RegExp; resolve: () => void }>();
   child.stderr!.on('data', (d: Buffer) => {
     stderr += d.toString();
-    for (const w of [...stderrWaiters]) if (w.re.test(stderr)) { stderrWaiters.delete(w); w.resolve(); }
+    for (const w of [...stderrWaiters])
+      if (w.re.test(stderr)) {
+        stderrWaiters.delete(w);
+        w.resolve();
+      }
   });
   const timeoutMs = opts.timeoutMs ?? 60_000;
   let timedOut = false;
@@ -157,23 +191,47 @@ export function startCli(args: string[], opts: CliOptions): CliRun {
     timedOut = true;
     child.kill('SIGUSR2');
     // The report is written in pieces: wait until the whole JSON parses.
-    void waitUntil('a diagnostic report', () => {
-      const f = fs.readdirSync(reportDir).find((n) => n.endsWith('.json'));
-      if (!f) return undefined;
-      try { JSON.parse(fs.readFileSync(path.join(reportDir, f), 'utf8')); return f; } catch { return undefined; }
-    }, 5_000)
-      .then((f) => { hangReport = summarizeReport(path.join(reportDir, f)); }, () => { hangReport = '(no diagnostic report within 5 s)'; })
+    void waitUntil(
+      'a diagnostic report',
+      () => {
+        const f = fs.readdirSync(reportDir).find((n) => n.endsWith('.json'));
+        if (!f) return undefined;
+        try {
+          JSON.parse(fs.readFileSync(path.join(reportDir, f), 'utf8'));
+          return f;
+        } catch {
+          return undefined;
+        }
+      },
+      5_000,
+    )
+      .then(
+        (f) => {
+          hangReport = summarizeReport(path.join(reportDir, f));
+        },
+        () => {
+          hangReport = '(no diagnostic report within 5 s)';
+        },
+      )
       .finally(() => child.kill('SIGKILL'));
   }, timeoutMs);
   const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const result = exited.then(() => {
     clearTimeout(timer);
     fs.rmSync(reportDir, { recursive: true, force: true });
-    if (timedOut) throw new Error(`sluice ${args.join(' ')} did not finish within ${timeoutMs} ms\nstderr: ${stderr}\n${hangReport}`);
+    if (timedOut)
+      throw new Error(
+        `sluice ${args.join(' ')} did not finish within ${timeoutMs} ms\nstderr: ${stderr}\n${hangReport}`,
+      );
     const report = events.find((e) => e.type === 'report') as (TransferReport & { type: 'report' }) | undefined;
     return {
-      code: child.exitCode, signal: child.signalCode as NodeJS.Signals | null, stdout, stderr,
-      events: events as CliResult['events'], report, ms: Date.now() - started,
+      code: child.exitCode,
+      signal: child.signalCode as NodeJS.Signals | null,
+      stdout,
+      stderr,
+      events: events as CliResult['events'],
+      report,
+      ms: Date.now() - started,
     };
   });
   return {
@@ -182,13 +240,25 @@ export function startCli(args: string[], opts: CliOptions): CliRun {
     waitForStderr(re, ms = 30_000) {
       if (re.test(stderr)) return Promise.resolve();
       return new Promise((resolve, reject) => {
-        const w = { re, resolve: () => { clearTimeout(t); resolve(); } };
-        const t = setTimeout(() => { stderrWaiters.delete(w); reject(new Error(`stderr did not match ${re} within ${ms} ms: ${stderr}`)); }, ms);
+        const w = {
+          re,
+          resolve: () => {
+            clearTimeout(t);
+            resolve();
+          },
+        };
+        const t = setTimeout(() => {
+          stderrWaiters.delete(w);
+          reject(new Error(`stderr did not match ${re} within ${ms} ms: ${stderr}`));
+        }, ms);
         stderrWaiters.add(w);
         void exited.then(() => {
           if (!stderrWaiters.has(w)) return;
-          stderrWaiters.delete(w); clearTimeout(t);
-          reject(new Error(`sluice exited (${child.exitCode ?? child.signalCode}) before stderr matched ${re}: ${stderr}`));
+          stderrWaiters.delete(w);
+          clearTimeout(t);
+          reject(
+            new Error(`sluice exited (${child.exitCode ?? child.signalCode}) before stderr matched ${re}: ${stderr}`),
+          );
         });
       });
     },
@@ -196,13 +266,27 @@ export function startCli(args: string[], opts: CliOptions): CliRun {
       const seen = events.find(pred);
       if (seen) return Promise.resolve(seen);
       return new Promise((resolve, reject) => {
-        const w = { pred, resolve: (e: Record<string, unknown>) => { clearTimeout(t); resolve(e); } };
-        const t = setTimeout(() => { waiters.delete(w); reject(new Error(`no matching event within ${ms} ms; stderr: ${stderr}`)); }, ms);
+        const w = {
+          pred,
+          resolve: (e: Record<string, unknown>) => {
+            clearTimeout(t);
+            resolve(e);
+          },
+        };
+        const t = setTimeout(() => {
+          waiters.delete(w);
+          reject(new Error(`no matching event within ${ms} ms; stderr: ${stderr}`));
+        }, ms);
         waiters.add(w);
         void exited.then(() => {
           if (!waiters.has(w)) return;
-          waiters.delete(w); clearTimeout(t);
-          reject(new Error(`sluice exited (${child.exitCode ?? child.signalCode}) before the awaited event; stderr: ${stderr}`));
+          waiters.delete(w);
+          clearTimeout(t);
+          reject(
+            new Error(
+              `sluice exited (${child.exitCode ?? child.signalCode}) before the awaited event; stderr: ${stderr}`,
+            ),
+          );
         });
       });
     },
@@ -219,13 +303,17 @@ function summarizeReport(file: string): string {
     }
     const describe = (r: Report, who: string): string => {
       const stack = (r.javascriptStack?.stack ?? []).slice(0, 15).join('\n    ');
-      const handles = (r.libuv ?? []).filter((h) => h.is_active && h.type !== 'async')
+      const handles = (r.libuv ?? [])
+        .filter((h) => h.is_active && h.type !== 'async')
         .map((h) => `${h.type}${h.remoteEndpoint ? ` → ${JSON.stringify(h.remoteEndpoint)}` : ''}`);
       return `${who}: JS stack: ${r.javascriptStack?.message ?? ''}\n    ${stack}\n  active handles: ${handles.join(', ')}`;
     };
     const r = JSON.parse(fs.readFileSync(file, 'utf8')) as Report;
-    return ['--- diagnostic report of the hung CLI ---', describe(r, 'main thread'),
-      ...(r.workers ?? []).map((w, i) => describe(w, `worker ${i}`))].join('\n');
+    return [
+      '--- diagnostic report of the hung CLI ---',
+      describe(r, 'main thread'),
+      ...(r.workers ?? []).map((w, i) => describe(w, `worker ${i}`)),
+    ].join('\n');
   } catch (e) {
     return `(no diagnostic report: ${(e as Error).message})`;
   }
@@ -245,7 +333,10 @@ export function isProgressWithBytes(e: Record<string, unknown>): boolean {
 export function journalledBytes(home: string): number {
   const store = QueueStore.open({ home });
   try {
-    return store.jobs.list({ limit: 100 }).jobs.flatMap((j) => store.files.list(j.id)).reduce((n, f) => n + store.journal.doneBytes(f.id), 0);
+    return store.jobs
+      .list({ limit: 100 })
+      .jobs.flatMap((j) => store.files.list(j.id))
+      .reduce((n, f) => n + store.journal.doneBytes(f.id), 0);
   } finally {
     store.close();
   }
@@ -323,13 +414,18 @@ export function tempFilesUnder(dir: string): string[] {
 /** Rejects with a message naming `what` when `p` does not settle within `ms`. */
 export function within<T>(what: string, ms: number, p: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms); });
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms);
+  });
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** Text for assertion messages: the CLI's exit and output. */
 export function describeRun(r: CliResult): string {
-  const out = r.stdout.split('\n').filter((l) => !l.includes('"type":"progress"')).join('\n');
+  const out = r.stdout
+    .split('\n')
+    .filter((l) => !l.includes('"type":"progress"'))
+    .join('\n');
   return `exit ${r.code ?? r.signal} after ${r.ms} ms\n--- stderr ---\n${r.stderr}\n--- stdout (no progress) ---\n${out.slice(-4000)}`;
 }
 
@@ -349,7 +445,7 @@ const learnedByPool = new WeakMap<ConnectionPool, ServerLearnings>();
  */
 export function learnedOf(pool: ConnectionPool): ServerLearnings {
   let known = learnedByPool.get(pool);
-  if (!known) learnedByPool.set(pool, known = {});
+  if (!known) learnedByPool.set(pool, (known = {}));
   return known;
 }
 
@@ -360,7 +456,10 @@ export function learnedOf(pool: ConnectionPool): ServerLearnings {
 export function openBounded(o: EngineOptions): Promise<ConnectionPool> {
   const opening = openPool(o);
   return within('openPool', 30_000, opening).catch((e: unknown) => {
-    opening.then((s) => s.close(), () => undefined);
+    opening.then(
+      (s) => s.close(),
+      () => undefined,
+    );
     throw e;
   });
 }
@@ -375,9 +474,12 @@ export function trustingOptions(server: SshServer, dir: string, o: Partial<Engin
   const kh = path.join(dir, `known_hosts-${port}`);
   fs.writeFileSync(kh, `${server.knownHostsLine(port)}\n`);
   return {
-    host: server.host, port: server.port, username: server.user,
+    host: server.host,
+    port: server.port,
+    username: server.user,
     auth: { identityFiles: [server.clientKeyPath], useAgent: false, env: {}, home: dir },
-    hostKeyMode: 'strict', knownHostsPaths: { readPaths: [kh], writePath: kh },
+    hostKeyMode: 'strict',
+    knownHostsPaths: { readPaths: [kh], writePath: kh },
     ...o,
   };
 }
@@ -387,8 +489,13 @@ export function openTrusting(server: SshServer, dir: string, o: Partial<EngineOp
   return openBounded(trustingOptions(server, dir, o));
 }
 
-/** A private sshd and a temporary folder (`local`) holding a known_hosts file that trusts it; see {@link serverWithKnownHosts}. */
-export async function sshdWithKnownHosts(tempPrefix: string): Promise<{ server: SshdServer; local: string; knownHosts: string; stop(): Promise<void> }> {
+/**
+ * A private sshd and a temporary folder (`local`) holding a known_hosts file that trusts it; see {@link
+ * serverWithKnownHosts}.
+ */
+export async function sshdWithKnownHosts(
+  tempPrefix: string,
+): Promise<{ server: SshdServer; local: string; knownHosts: string; stop(): Promise<void> }> {
   const t = await serverWithKnownHosts(() => startSshd(), tempPrefix);
   return { ...t, local: t.dir };
 }

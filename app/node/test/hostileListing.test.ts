@@ -12,19 +12,34 @@ import type { DirEntry } from '../../../e2e/fixtures/ssh2SftpServer';
 import { SluiceError } from '../errors';
 import { runTransfer } from '../transfer/run';
 import {
-  baseFlags, describeRun, fakeFileEntry, openTrusting, runCli, startCli, startScriptedServer, treeOf,
-  trustedServerHooks, urlOf, waitUntil, writeRandomFile, type ScriptedServer,
+  baseFlags,
+  describeRun,
+  fakeFileEntry,
+  openTrusting,
+  runCli,
+  startCli,
+  startScriptedServer,
+  treeOf,
+  trustedServerHooks,
+  urlOf,
+  waitUntil,
+  writeRandomFile,
+  type ScriptedServer,
 } from './helpers';
 
 let server: ScriptedServer;
 let work: string;
 let knownHosts: string;
-trustedServerHooks(() => startScriptedServer(), 'sluice-hostile-listing-', (t) => {
-  ({ server, dir: work, knownHosts } = t);
-});
+trustedServerHooks(
+  () => startScriptedServer(),
+  'sluice-hostile-listing-',
+  (t) => {
+    ({ server, dir: work, knownHosts } = t);
+  },
+);
 
 /** A NAME entry with no ATTRS fields at all (flags 0). */
-const bare = (filename: string): DirEntry => ({ filename, attrs: {} } as unknown as DirEntry);
+const bare = (filename: string): DirEntry => ({ filename, attrs: {} }) as unknown as DirEntry;
 
 /** Lists `dir` as `entries` (with "." and ".." first) until the test ends. */
 function listAs(dir: string, entries: DirEntry[]): void {
@@ -42,7 +57,11 @@ describe('READDIR entries without attributes (scripted server)', () => {
       const dest = path.join(work, 'bare-out');
       const r = await runCli(['get', '-r', '--json', ...baseFlags(server), urlOf(server, src), dest], { knownHosts });
       assert.equal(r.code, 0, describeRun(r));
-      assert.deepEqual((await treeOf(dest)).map((e) => e.rel), ['a.txt', 'sub', 'sub/b.txt'], describeRun(r));
+      assert.deepEqual(
+        (await treeOf(dest)).map((e) => e.rel),
+        ['a.txt', 'sub', 'sub/b.txt'],
+        describeRun(r),
+      );
       for (const rel of ['a.txt', 'sub/b.txt']) {
         assert.deepEqual(fs.readFileSync(path.join(dest, rel)), fs.readFileSync(path.join(src, rel)), rel);
       }
@@ -54,7 +73,10 @@ describe('READDIR entries without attributes (scripted server)', () => {
 });
 
 describe('the size a listing gives is checked by a READ at the end (scripted server)', () => {
-  const routes = [['through one handle', []], ['in segments', ['--segment-size', '64K', '--channels', '4']]] as const;
+  const routes = [
+    ['through one handle', []],
+    ['in segments', ['--segment-size', '64K', '--channels', '4']],
+  ] as const;
   for (const [how, flags] of routes) {
     test(`a file listed shorter than READ shows is not saved short, ${how}: SOURCE_CHANGED, exit 1`, async () => {
       const src = path.join(server.root, `liar-${flags.length}`);
@@ -67,11 +89,18 @@ describe('the size a listing gives is checked by a READ at the end (scripted ser
         const args = ['get', '-r', '--json', ...flags, ...baseFlags(server), urlOf(server, src), dest];
         const r = await runCli(args, { knownHosts });
         assert.equal(r.code, 1, describeRun(r));
-        assert.deepEqual((await treeOf(dest)).map((e) => e.rel), ['true.bin'], describeRun(r));
+        assert.deepEqual(
+          (await treeOf(dest)).map((e) => e.rel),
+          ['true.bin'],
+          describeRun(r),
+        );
         assert.equal(r.report?.files, 1, describeRun(r));
         const failed = r.report?.failed ?? [];
-        assert.deepEqual(failed.map((f) => [f.path, f.code]), [[path.join(src, 'grows.bin'), 'SOURCE_CHANGED']],
-          describeRun(r));
+        assert.deepEqual(
+          failed.map((f) => [f.path, f.code]),
+          [[path.join(src, 'grows.bin'), 'SOURCE_CHANGED']],
+          describeRun(r),
+        );
         assert.match(failed[0].message, /data past byte 200000, the size it gave for the file: the file is longer/);
       } finally {
         server.overrides.readdir = undefined;
@@ -91,8 +120,11 @@ describe('the size a listing gives is checked by a READ at the end (scripted ser
       assert.deepEqual(fs.readFileSync(path.join(dest, 'dup.bin')), fs.readFileSync(path.join(src, 'dup.bin')));
       assert.equal(r.report?.files, 1, describeRun(r));
       assert.equal(r.report?.skipped, 1, describeRun(r));
-      assert.match(r.stdout, /"state":"skipped","reason":"listed twice by the server in one listing, copied once"/,
-        describeRun(r));
+      assert.match(
+        r.stdout,
+        /"state":"skipped","reason":"listed twice by the server in one listing, copied once"/,
+        describeRun(r),
+      );
     } finally {
       server.overrides.readdir = undefined;
     }
@@ -132,8 +164,11 @@ describe('a listing streams into the walk and stops at once (scripted server)', 
       const abort = new AbortController();
       const from = server.stats.endlessAnswers ?? 0;
       const dest = path.join(work, 'abort-out');
-      const job = runTransfer(pool, { id: 'endless', direction: 'get', sources: [src], dest, recursive: true },
-        { signal: abort.signal });
+      const job = runTransfer(
+        pool,
+        { id: 'endless', direction: 'get', sources: [src], dest, recursive: true },
+        { signal: abort.signal },
+      );
       await waitUntil('the listing under way', () => (server.stats.endlessAnswers ?? 0) - from >= 20, 30_000);
       abort.abort();
       await assert.rejects(job, (e: unknown) => e instanceof SluiceError && e.code === 'ABORTED');

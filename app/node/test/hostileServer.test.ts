@@ -9,9 +9,20 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  baseFlags, describeRun, fakeFileEntry, openTrusting, runCli, startCli, startScriptedServer, startSshd, treeOf,
-  trustedServerHooks, urlOf, waitUntil,
-  withTrustedServer, writeRandomFile,
+  baseFlags,
+  describeRun,
+  fakeFileEntry,
+  openTrusting,
+  runCli,
+  startCli,
+  startScriptedServer,
+  startSshd,
+  treeOf,
+  trustedServerHooks,
+  urlOf,
+  waitUntil,
+  withTrustedServer,
+  writeRandomFile,
   type SshdServer,
 } from './helpers';
 
@@ -23,7 +34,13 @@ let sshd: SshdServer;
 let work: string;
 let knownHosts: string;
 
-trustedServerHooks(() => startSshd(), 'sluice-hostile-', (t) => { ({ server: sshd, dir: work, knownHosts } = t); });
+trustedServerHooks(
+  () => startSshd(),
+  'sluice-hostile-',
+  (t) => {
+    ({ server: sshd, dir: work, knownHosts } = t);
+  },
+);
 
 describe('bad symlinks in a recursive download (OpenSSH)', () => {
   test('links whose STAT fails (BAD_MESSAGE) or loops fail alone; the rest arrives, each named', async () => {
@@ -44,15 +61,27 @@ describe('bad symlinks in a recursive download (OpenSSH)', () => {
     const dest = path.join(work, 'out-json');
     const r = await runCli(['get', '-r', '--json', ...baseFlags(sshd), urlOf(sshd, src), dest], { knownHosts });
     assert.equal(r.code, 1, describeRun(r));
-    assert.deepEqual((await treeOf(dest)).map((e) => e.rel), ['good1.txt', 'sub', 'sub/good3.txt', 'sub/good4.txt']);
+    assert.deepEqual(
+      (await treeOf(dest)).map((e) => e.rel),
+      ['good1.txt', 'sub', 'sub/good3.txt', 'sub/good4.txt'],
+    );
     assert.equal(r.report?.files, 3, describeRun(r));
     const failed = r.report?.failed ?? [];
     const loopsFailed = failed.filter((f) => loops.includes(f.path));
-    assert.deepEqual(failed.map((f) => f.path).filter((p) => !loops.includes(p)).sort(), missing, describeRun(r));
+    assert.deepEqual(
+      failed
+        .map((f) => f.path)
+        .filter((p) => !loops.includes(p))
+        .sort(),
+      missing,
+      describeRun(r),
+    );
     assert.equal(loopsFailed.length + (r.report?.skipped ?? 0), loops.length, describeRun(r));
     for (const f of failed) assert.match(f.message, /^cannot follow the symlink: .*SSH_FX_/, JSON.stringify(f));
 
-    const plain = await runCli(['get', '-r', ...baseFlags(sshd), urlOf(sshd, src), path.join(work, 'out-plain')], { knownHosts });
+    const plain = await runCli(['get', '-r', ...baseFlags(sshd), urlOf(sshd, src), path.join(work, 'out-plain')], {
+      knownHosts,
+    });
     assert.equal(plain.code, 1, describeRun(plain));
     assert.match(plain.stderr, new RegExp(`\\b${failed.length} FAILED\\b`), plain.stderr);
     for (const m of [...missing, ...loops]) assert.ok(plain.stderr.includes(m), `${m} is not named\n${plain.stderr}`);
@@ -62,22 +91,32 @@ describe('bad symlinks in a recursive download (OpenSSH)', () => {
 
 describe('terminal escape injection (scripted server)', () => {
   test('-v: the identification line, names and skip reasons are escaped on stderr, bidi controls included', async () => {
-    await withTrustedServer(() => startScriptedServer({ ident: 'Evil_1.0 \u001b]0;pwned\u0007\u001b[2J' }), 'sluice-escape-', async (t) => {
-      const src = path.join(t.server.root, 'src');
-      fs.mkdirSync(src);
-      const spoof = 'report\u202Efdp.exe';
-      writeRandomFile(path.join(src, spoof), 100);
-      fs.symlinkSync('missing', path.join(src, 'dang\u2066ling\u2069'));
-      const dest = path.join(t.dir, 'out');
-      const r = await runCli(['get', '-r', '-v', ...baseFlags(t.server), urlOf(t.server, src), dest], { knownHosts: t.knownHosts });
-      assert.equal(r.code, 0, describeRun(r));
-      assert.ok(fs.existsSync(path.join(dest, spoof)), 'the file itself keeps its name');
-      const bad = RAW_CONTROL.exec(r.stderr);
-      assert.equal(bad, null, `raw U+${bad?.[0].codePointAt(0)?.toString(16)} on stderr:\n${JSON.stringify(r.stderr)}`);
-      assert.ok(r.stderr.includes('server SSH-2.0-Evil_1.0 \\x1b]0;pwned\\x07\\x1b[2J'), r.stderr);
-      assert.ok(r.stderr.includes('report\\u202efdp.exe'), r.stderr);
-      assert.ok(r.stderr.includes('dang\\u2066ling\\u2069'), r.stderr);
-    });
+    await withTrustedServer(
+      () => startScriptedServer({ ident: 'Evil_1.0 \u001b]0;pwned\u0007\u001b[2J' }),
+      'sluice-escape-',
+      async (t) => {
+        const src = path.join(t.server.root, 'src');
+        fs.mkdirSync(src);
+        const spoof = 'report\u202Efdp.exe';
+        writeRandomFile(path.join(src, spoof), 100);
+        fs.symlinkSync('missing', path.join(src, 'dang\u2066ling\u2069'));
+        const dest = path.join(t.dir, 'out');
+        const r = await runCli(['get', '-r', '-v', ...baseFlags(t.server), urlOf(t.server, src), dest], {
+          knownHosts: t.knownHosts,
+        });
+        assert.equal(r.code, 0, describeRun(r));
+        assert.ok(fs.existsSync(path.join(dest, spoof)), 'the file itself keeps its name');
+        const bad = RAW_CONTROL.exec(r.stderr);
+        assert.equal(
+          bad,
+          null,
+          `raw U+${bad?.[0].codePointAt(0)?.toString(16)} on stderr:\n${JSON.stringify(r.stderr)}`,
+        );
+        assert.ok(r.stderr.includes('server SSH-2.0-Evil_1.0 \\x1b]0;pwned\\x07\\x1b[2J'), r.stderr);
+        assert.ok(r.stderr.includes('report\\u202efdp.exe'), r.stderr);
+        assert.ok(r.stderr.includes('dang\\u2066ling\\u2069'), r.stderr);
+      },
+    );
   });
 });
 
@@ -95,7 +134,9 @@ describe('concurrency and size options are bounded (real CLI)', () => {
   for (const [flags, expected] of cases) {
     test(`get ${flags.join(' ')}: a usage error naming the range, before connecting`, async () => {
       const dest = path.join(work, 'never');
-      const r = await runCli(['get', ...flags, ...baseFlags(sshd), urlOf(sshd, path.join(sshd.root, 'x')), dest], { knownHosts });
+      const r = await runCli(['get', ...flags, ...baseFlags(sshd), urlOf(sshd, path.join(sshd.root, 'x')), dest], {
+        knownHosts,
+      });
       assert.equal(r.code, 2, describeRun(r));
       assert.match(r.stderr, expected, describeRun(r));
       assert.equal(fs.existsSync(dest), false);
@@ -105,8 +146,25 @@ describe('concurrency and size options are bounded (real CLI)', () => {
     const src = path.join(sshd.root, 'bounded.bin');
     writeRandomFile(src, 100_000);
     const dest = path.join(work, 'bounded.bin');
-    const r = await runCli(['get', '--connections', '16', '--channels', '16', '--requests', '1024', '--window', '256M', '--segment-size', '1024G',
-      ...baseFlags(sshd), urlOf(sshd, src), dest], { knownHosts });
+    const r = await runCli(
+      [
+        'get',
+        '--connections',
+        '16',
+        '--channels',
+        '16',
+        '--requests',
+        '1024',
+        '--window',
+        '256M',
+        '--segment-size',
+        '1024G',
+        ...baseFlags(sshd),
+        urlOf(sshd, src),
+        dest,
+      ],
+      { knownHosts },
+    );
     assert.equal(r.code, 0, describeRun(r));
     assert.equal(fs.statSync(dest).size, 100_000);
   });
@@ -114,21 +172,39 @@ describe('concurrency and size options are bounded (real CLI)', () => {
 
 describe('get -r: loops and depth', () => {
   test('a server folder that lists itself is copied once and the loop is named (REALPATH), exit 1', async () => {
-    await withTrustedServer(() => startScriptedServer(), 'sluice-loop-', async (t) => {
-      const src = path.join(t.server.root, 'loop');
-      fs.mkdirSync(src);
-      writeRandomFile(path.join(src, 'f.txt'), 500);
-      fs.symlinkSync('.', path.join(src, 'again'));
-      const again = { filename: 'again', attrs: { mode: 0o040755, size: 4096, mtime: 1_700_000_000 } };
-      t.server.overrides.readdir = (p) => (p === src || p.startsWith(`${src}/`) ? [fakeFileEntry('f.txt', 500), again] : undefined);
-      const dest = path.join(t.dir, 'out');
-      const r = await runCli(['get', '-r', '--json', ...baseFlags(t.server), urlOf(t.server, src), dest], { knownHosts: t.knownHosts, timeoutMs: 60_000 });
-      assert.equal(r.code, 1, describeRun(r));
-      assert.deepEqual((await treeOf(dest)).map((e) => e.rel), ['f.txt']);
-      const failed = r.report?.failed ?? [];
-      assert.deepEqual(failed.map((f) => f.path), [path.join(src, 'again')], describeRun(r));
-      assert.match(failed[0].message, /folder not copied, it is .*loop again \(the server lists a folder inside itself: a loop\)/);
-    });
+    await withTrustedServer(
+      () => startScriptedServer(),
+      'sluice-loop-',
+      async (t) => {
+        const src = path.join(t.server.root, 'loop');
+        fs.mkdirSync(src);
+        writeRandomFile(path.join(src, 'f.txt'), 500);
+        fs.symlinkSync('.', path.join(src, 'again'));
+        const again = { filename: 'again', attrs: { mode: 0o040755, size: 4096, mtime: 1_700_000_000 } };
+        t.server.overrides.readdir = (p) =>
+          p === src || p.startsWith(`${src}/`) ? [fakeFileEntry('f.txt', 500), again] : undefined;
+        const dest = path.join(t.dir, 'out');
+        const r = await runCli(['get', '-r', '--json', ...baseFlags(t.server), urlOf(t.server, src), dest], {
+          knownHosts: t.knownHosts,
+          timeoutMs: 60_000,
+        });
+        assert.equal(r.code, 1, describeRun(r));
+        assert.deepEqual(
+          (await treeOf(dest)).map((e) => e.rel),
+          ['f.txt'],
+        );
+        const failed = r.report?.failed ?? [];
+        assert.deepEqual(
+          failed.map((f) => f.path),
+          [path.join(src, 'again')],
+          describeRun(r),
+        );
+        assert.match(
+          failed[0].message,
+          /folder not copied, it is .*loop again \(the server lists a folder inside itself: a loop\)/,
+        );
+      },
+    );
   });
 
   test('--max-depth 2 walks two levels below the source and names the folder it stops at; default 64', async () => {
@@ -141,17 +217,33 @@ describe('get -r: loops and depth', () => {
     }
     const levelDir = (n: number): string => path.join(src, ...Array<string>(n).fill('d'));
     const shallow = path.join(work, 'shallow');
-    const r = await runCli(['get', '-r', '--json', '--max-depth', '2', ...baseFlags(sshd), urlOf(sshd, src), shallow], { knownHosts });
+    const r = await runCli(['get', '-r', '--json', '--max-depth', '2', ...baseFlags(sshd), urlOf(sshd, src), shallow], {
+      knownHosts,
+    });
     assert.equal(r.code, 1, describeRun(r));
-    assert.deepEqual((await treeOf(shallow)).filter((e) => e.type === 'file').map((e) => e.rel), ['d/d/f2.txt', 'd/f1.txt', 'f0.txt']);
-    assert.deepEqual((r.report?.failed ?? []).map((f) => f.path), [levelDir(3)], describeRun(r));
+    assert.deepEqual(
+      (await treeOf(shallow)).filter((e) => e.type === 'file').map((e) => e.rel),
+      ['d/d/f2.txt', 'd/f1.txt', 'f0.txt'],
+    );
+    assert.deepEqual(
+      (r.report?.failed ?? []).map((f) => f.path),
+      [levelDir(3)],
+      describeRun(r),
+    );
     assert.match(r.report?.failed[0].message ?? '', /nested deeper than 2 levels below the source \(--max-depth\)/);
 
     const full = path.join(work, 'full');
-    const d = await runCli(['get', '-r', '--json', ...baseFlags(sshd), urlOf(sshd, src), full], { knownHosts, timeoutMs: 60_000 });
+    const d = await runCli(['get', '-r', '--json', ...baseFlags(sshd), urlOf(sshd, src), full], {
+      knownHosts,
+      timeoutMs: 60_000,
+    });
     assert.equal(d.code, 1, describeRun(d));
     assert.equal(d.report?.files, 65, describeRun(d));
-    assert.deepEqual((d.report?.failed ?? []).map((f) => f.path), [levelDir(65)], describeRun(d));
+    assert.deepEqual(
+      (d.report?.failed ?? []).map((f) => f.path),
+      [levelDir(65)],
+      describeRun(d),
+    );
   });
 });
 
@@ -159,59 +251,110 @@ describe('listings are bounded and give way to a signal (scripted server)', () =
   test('a folder answering names forever stops at the per-folder limit, stated in the error (list and listEach)', async () => {
     // In-process: a get -r hands each name to the transfer as it arrives (here, a million OPENs of names that do not
     // exist), so the bound of the listing itself is checked on the session, whole and streamed.
-    await withTrustedServer(() => startScriptedServer({ overrides: { endlessReaddir: 'names' } }), 'sluice-endless-', async (t) => {
-      const src = path.join(t.server.root, 'endless');
-      fs.mkdirSync(src);
-      const pool = await openTrusting(t.server, t.dir, { connections: 1, channels: 1 });
-      try {
-        const limit = /READDIR .*endless: the folder lists more than 1,000,000 names, the limit of one listing/;
-        await assert.rejects(pool.list(src), limit);
-        assert.ok((t.server.stats.endlessAnswers ?? 0) <= 1_002, `read on after the limit: ${t.server.stats.endlessAnswers} answers`);
-        let names = 0;
-        await assert.rejects(pool.listEach(src, (batch) => { names += batch.length; }), limit);
-        assert.equal(names, 1_000_000, 'every name up to the limit handed over, none after');
-        assert.ok((t.server.stats.endlessAnswers ?? 0) <= 2_004, `read on after the limit: ${t.server.stats.endlessAnswers} answers`);
-      } finally {
-        await pool.close();
-      }
-    });
+    await withTrustedServer(
+      () => startScriptedServer({ overrides: { endlessReaddir: 'names' } }),
+      'sluice-endless-',
+      async (t) => {
+        const src = path.join(t.server.root, 'endless');
+        fs.mkdirSync(src);
+        const pool = await openTrusting(t.server, t.dir, { connections: 1, channels: 1 });
+        try {
+          const limit = /READDIR .*endless: the folder lists more than 1,000,000 names, the limit of one listing/;
+          await assert.rejects(pool.list(src), limit);
+          assert.ok(
+            (t.server.stats.endlessAnswers ?? 0) <= 1_002,
+            `read on after the limit: ${t.server.stats.endlessAnswers} answers`,
+          );
+          let names = 0;
+          await assert.rejects(
+            pool.listEach(src, (batch) => {
+              names += batch.length;
+            }),
+            limit,
+          );
+          assert.equal(names, 1_000_000, 'every name up to the limit handed over, none after');
+          assert.ok(
+            (t.server.stats.endlessAnswers ?? 0) <= 2_004,
+            `read on after the limit: ${t.server.stats.endlessAnswers} answers`,
+          );
+        } finally {
+          await pool.close();
+        }
+      },
+    );
   });
 
   test('a folder answering empty NAME replies forever is given up, exit 1', async () => {
-    await withTrustedServer(() => startScriptedServer({ overrides: { endlessReaddir: 'empty' } }), 'sluice-empty-', async (t) => {
-      const src = path.join(t.server.root, 'empty');
-      fs.mkdirSync(src);
-      const r = await runCli(['get', '-r', ...baseFlags(t.server), urlOf(t.server, src), path.join(t.dir, 'out')], { knownHosts: t.knownHosts, timeoutMs: 60_000 });
-      assert.equal(r.code, 1, describeRun(r));
-      assert.match(r.stderr, /READDIR .*empty: the server answered 100 times in a row with no names and never ended the folder/, describeRun(r));
-    });
+    await withTrustedServer(
+      () => startScriptedServer({ overrides: { endlessReaddir: 'empty' } }),
+      'sluice-empty-',
+      async (t) => {
+        const src = path.join(t.server.root, 'empty');
+        fs.mkdirSync(src);
+        const r = await runCli(['get', '-r', ...baseFlags(t.server), urlOf(t.server, src), path.join(t.dir, 'out')], {
+          knownHosts: t.knownHosts,
+          timeoutMs: 60_000,
+        });
+        assert.equal(r.code, 1, describeRun(r));
+        assert.match(
+          r.stderr,
+          /READDIR .*empty: the server answered 100 times in a row with no names and never ended the folder/,
+          describeRun(r),
+        );
+      },
+    );
   });
 
   test('a READDIR never answered: the SFTP reply watchdog ends the job (CONNECTION_STALLED), exit 1', async () => {
-    await withTrustedServer(() => startScriptedServer({ overrides: { unansweredReaddir: true } }), 'sluice-noanswer-', async (t) => {
-      const src = path.join(t.server.root, 'silent');
-      fs.mkdirSync(src);
-      const r = await runCli(['get', '-r', '--retries', '1', '--keepalive', '500', '--keepalive-count', '2', ...baseFlags(t.server),
-        urlOf(t.server, src), path.join(t.dir, 'out')], { knownHosts: t.knownHosts, timeoutMs: 30_000 });
-      assert.equal(r.code, 1, describeRun(r));
-      assert.match(r.stderr, /stopped answering: no reply for 1 s/, describeRun(r));
-    });
+    await withTrustedServer(
+      () => startScriptedServer({ overrides: { unansweredReaddir: true } }),
+      'sluice-noanswer-',
+      async (t) => {
+        const src = path.join(t.server.root, 'silent');
+        fs.mkdirSync(src);
+        const r = await runCli(
+          [
+            'get',
+            '-r',
+            '--retries',
+            '1',
+            '--keepalive',
+            '500',
+            '--keepalive-count',
+            '2',
+            ...baseFlags(t.server),
+            urlOf(t.server, src),
+            path.join(t.dir, 'out'),
+          ],
+          { knownHosts: t.knownHosts, timeoutMs: 30_000 },
+        );
+        assert.equal(r.code, 1, describeRun(r));
+        assert.match(r.stderr, /stopped answering: no reply for 1 s/, describeRun(r));
+      },
+    );
   });
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     test(`${signal} during a listing that never ends: the CLI exits at once`, async () => {
-      await withTrustedServer(() => startScriptedServer({ overrides: { endlessReaddir: 'names' } }), 'sluice-listsig-', async (t) => {
-        const src = path.join(t.server.root, 'endless');
-        fs.mkdirSync(src);
-        const run = startCli(['get', '-r', '--json', ...baseFlags(t.server), urlOf(t.server, src), path.join(t.dir, 'out')], { knownHosts: t.knownHosts, timeoutMs: 60_000 });
-        await waitUntil('the listing under way', () => (t.server.stats.endlessAnswers ?? 0) >= 20, 30_000);
-        const sent = Date.now();
-        run.child.kill(signal);
-        const r = await run.result;
-        const waited = Date.now() - sent;
-        assert.equal(r.code, signal === 'SIGINT' ? 130 : 143, describeRun(r));
-        assert.ok(waited < 5_000, `exited ${waited} ms after ${signal}`);
-      });
+      await withTrustedServer(
+        () => startScriptedServer({ overrides: { endlessReaddir: 'names' } }),
+        'sluice-listsig-',
+        async (t) => {
+          const src = path.join(t.server.root, 'endless');
+          fs.mkdirSync(src);
+          const run = startCli(
+            ['get', '-r', '--json', ...baseFlags(t.server), urlOf(t.server, src), path.join(t.dir, 'out')],
+            { knownHosts: t.knownHosts, timeoutMs: 60_000 },
+          );
+          await waitUntil('the listing under way', () => (t.server.stats.endlessAnswers ?? 0) >= 20, 30_000);
+          const sent = Date.now();
+          run.child.kill(signal);
+          const r = await run.result;
+          const waited = Date.now() - sent;
+          assert.equal(r.code, signal === 'SIGINT' ? 130 : 143, describeRun(r));
+          assert.ok(waited < 5_000, `exited ${waited} ms after ${signal}`);
+        },
+      );
     });
   }
 });

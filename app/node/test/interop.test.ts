@@ -11,10 +11,25 @@ import { randomBytes, randomInt } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  baseFlags, describeRun, makeTempDir, removeDir, runCli, sha256File, toxiproxyAvailable, treeOf, urlOf, writeRandomFile,
-  type CliResult, type TreeEntry,
+  baseFlags,
+  describeRun,
+  makeTempDir,
+  removeDir,
+  runCli,
+  sha256File,
+  toxiproxyAvailable,
+  treeOf,
+  urlOf,
+  writeRandomFile,
+  type CliResult,
+  type TreeEntry,
 } from './helpers';
-import { startOpensshForced, startOpensshInternal, type InteropServer, type InteropServerName } from '../../../e2e/fixtures/interop';
+import {
+  startOpensshForced,
+  startOpensshInternal,
+  type InteropServer,
+  type InteropServerName,
+} from '../../../e2e/fixtures/interop';
 import { startDropbear } from '../../../e2e/fixtures/dropbear';
 import { startProftpd } from '../../../e2e/fixtures/proftpd';
 import { startSftpgo } from '../../../e2e/fixtures/sftpgo';
@@ -43,12 +58,17 @@ const SERVERS: Array<[InteropServerName, () => Promise<InteropServer>]> = [
   ['sftpgo', startSftpgo],
 ];
 
-/** Writes the random tree: 300 files of 0 B to 70 KiB (the first empty, the second exactly 70 KiB) in nested folders. */
+/**
+ * Writes the random tree: 300 files of 0 B to 70 KiB (the first empty, the second exactly 70 KiB) in nested folders.
+ */
 function writeTree(root: string): void {
   for (const d of TREE_DIRS) fs.mkdirSync(path.join(root, d), { recursive: true });
   for (let i = 0; i < TREE_FILES; i++) {
     const size = i === 0 || i % 97 === 0 ? 0 : i === 1 ? TREE_MAX : randomInt(0, TREE_MAX + 1);
-    fs.writeFileSync(path.join(root, TREE_DIRS[i % TREE_DIRS.length], `f${String(i).padStart(3, '0')}.bin`), randomBytes(size));
+    fs.writeFileSync(
+      path.join(root, TREE_DIRS[i % TREE_DIRS.length], `f${String(i).padStart(3, '0')}.bin`),
+      randomBytes(size),
+    );
   }
 }
 
@@ -59,7 +79,8 @@ function treeDiff(want: TreeEntry[], got: TreeEntry[]): string[] {
   for (const w of want) {
     const g = byRel.get(w.rel);
     if (!g) out.push(`missing ${w.rel}`);
-    else if (g.type !== w.type || g.size !== w.size || g.sha256 !== w.sha256) out.push(`differs ${w.rel}: ${w.size} B → ${g.size} B`);
+    else if (g.type !== w.type || g.size !== w.size || g.sha256 !== w.sha256)
+      out.push(`differs ${w.rel}: ${w.size} B → ${g.size} B`);
     byRel.delete(w.rel);
   }
   for (const rel of byRel.keys()) out.push(`extra ${rel}`);
@@ -69,7 +90,9 @@ function treeDiff(want: TreeEntry[], got: TreeEntry[]): string[] {
 /** Paths under `dir` whose name carries Sluice's temporary-file marker `.sluice-`. */
 function sluiceTemps(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  return (fs.readdirSync(dir, { recursive: true }) as string[]).filter((rel) => path.basename(rel).includes('.sluice-'));
+  return (fs.readdirSync(dir, { recursive: true }) as string[]).filter((rel) =>
+    path.basename(rel).includes('.sluice-'),
+  );
 }
 
 for (const [name, start] of SERVERS) {
@@ -87,8 +110,10 @@ for (const [name, start] of SERVERS) {
         console.log(`interop ${name} NOT RUN: ${notRun}`);
         return;
       }
-      console.log(`[interop] ${name}: ${server.kind} on 127.0.0.1:${server.port} (pid ${server.pid}), user ${server.user}, `
-        + `remote ${server.remoteRoot} = local ${server.localRoot}`);
+      console.log(
+        `[interop] ${name}: ${server.kind} on 127.0.0.1:${server.port} (pid ${server.pid}), user ${server.user}, ` +
+          `remote ${server.remoteRoot} = local ${server.localRoot}`,
+      );
       work = await makeTempDir(`sluice-interop-${name}-`);
       knownHosts = path.join(work, 'known_hosts');
       fs.writeFileSync(knownHosts, `${server.knownHostsLine()}\n`);
@@ -108,10 +133,13 @@ for (const [name, start] of SERVERS) {
     const cli = (s: InteropServer, args: string[], timeoutMs: number, kh = knownHosts): Promise<CliResult> =>
       runCli([args[0], ...baseFlags(s), ...args.slice(1)], { knownHosts: kh, timeoutMs });
     /** The CLI's output and the server's log tail, for assertion messages. */
-    const explain = (s: InteropServer, r: CliResult): string => `${describeRun(r)}\n--- ${name} log (tail) ---\n${s.logTail().slice(-2_000)}`;
+    const explain = (s: InteropServer, r: CliResult): string =>
+      `${describeRun(r)}\n--- ${name} log (tail) ---\n${s.logTail().slice(-2_000)}`;
 
-    test('a: a 300-file tree (0 B to 70 KiB, nested folders) put -r and get -r back byte-identical, no temporary files',
-      { timeout: 300_000 }, async (t) => {
+    test(
+      'a: a 300-file tree (0 B to 70 KiB, nested folders) put -r and get -r back byte-identical, no temporary files',
+      { timeout: 300_000 },
+      async (t) => {
         const s = ready(t);
         if (!s) return;
         const src = path.join(work, 'tree-src');
@@ -121,7 +149,7 @@ for (const [name, start] of SERVERS) {
         t.diagnostic(`${name} put -r of ${TREE_FILES} files: exit ${r.code ?? r.signal} after ${r.ms} ms`);
         assert.equal(r.code, 0, explain(s, r));
         const onServer = path.join(s.localRoot, 'tree');
-        assert.deepEqual(treeDiff(want, await treeOf(onServer)), [], 'the server\'s copy differs');
+        assert.deepEqual(treeDiff(want, await treeOf(onServer)), [], "the server's copy differs");
         const back = path.join(work, 'tree-back');
         r = await cli(s, ['get', '-r', remote(s, 'tree'), back], 240_000);
         t.diagnostic(`${name} get -r of ${TREE_FILES} files: exit ${r.code ?? r.signal} after ${r.ms} ms`);
@@ -129,38 +157,49 @@ for (const [name, start] of SERVERS) {
         assert.deepEqual(treeDiff(want, await treeOf(back)), [], 'the copy got back differs');
         assert.deepEqual(sluiceTemps(onServer), [], 'temporary files left on the server');
         assert.deepEqual(sluiceTemps(back), [], 'temporary files left locally');
-      });
+      },
+    );
 
-    test('b: a 64 MiB file put and got back byte-identical, its 2020 modification time kept both ways', { timeout: 300_000 }, async (t) => {
-      const s = ready(t);
-      if (!s) return;
-      const src = path.join(work, 'big64.bin');
-      writeRandomFile(src, 64 * MiB);
-      fs.utimesSync(src, MTIME_2020, MTIME_2020);
-      const want = await sha256File(src);
-      let r = await cli(s, ['put', src, remote(s, 'big64.bin')], 240_000);
-      t.diagnostic(`${name} put of 64 MiB: exit ${r.code ?? r.signal} after ${r.ms} ms`);
-      assert.equal(r.code, 0, explain(s, r));
-      assert.equal(await sha256File(path.join(s.localRoot, 'big64.bin')), want, 'the server\'s copy differs');
-      assert.equal(fs.statSync(path.join(s.localRoot, 'big64.bin')).mtimeMs, MTIME_2020 * 1000, 'the server\'s copy: mtime');
-      const back = path.join(work, 'big64.back');
-      r = await cli(s, ['get', remote(s, 'big64.bin'), back], 240_000);
-      t.diagnostic(`${name} get of 64 MiB: exit ${r.code ?? r.signal} after ${r.ms} ms`);
-      assert.equal(r.code, 0, explain(s, r));
-      assert.equal(await sha256File(back), want, 'the copy got back differs');
-      assert.equal(fs.statSync(back).mtimeMs, MTIME_2020 * 1000, 'the copy got back: mtime');
-      fs.rmSync(src);
-      fs.rmSync(back);
-    });
+    test(
+      'b: a 64 MiB file put and got back byte-identical, its 2020 modification time kept both ways',
+      { timeout: 300_000 },
+      async (t) => {
+        const s = ready(t);
+        if (!s) return;
+        const src = path.join(work, 'big64.bin');
+        writeRandomFile(src, 64 * MiB);
+        fs.utimesSync(src, MTIME_2020, MTIME_2020);
+        const want = await sha256File(src);
+        let r = await cli(s, ['put', src, remote(s, 'big64.bin')], 240_000);
+        t.diagnostic(`${name} put of 64 MiB: exit ${r.code ?? r.signal} after ${r.ms} ms`);
+        assert.equal(r.code, 0, explain(s, r));
+        assert.equal(await sha256File(path.join(s.localRoot, 'big64.bin')), want, "the server's copy differs");
+        assert.equal(
+          fs.statSync(path.join(s.localRoot, 'big64.bin')).mtimeMs,
+          MTIME_2020 * 1000,
+          "the server's copy: mtime",
+        );
+        const back = path.join(work, 'big64.back');
+        r = await cli(s, ['get', remote(s, 'big64.bin'), back], 240_000);
+        t.diagnostic(`${name} get of 64 MiB: exit ${r.code ?? r.signal} after ${r.ms} ms`);
+        assert.equal(r.code, 0, explain(s, r));
+        assert.equal(await sha256File(back), want, 'the copy got back differs');
+        assert.equal(fs.statSync(back).mtimeMs, MTIME_2020 * 1000, 'the copy got back: mtime');
+        fs.rmSync(src);
+        fs.rmSync(back);
+      },
+    );
 
-    test('c: put --verify sha256 of 16 MiB reaches the server\'s verify level', { timeout: 60_000 }, async (t) => {
+    test("c: put --verify sha256 of 16 MiB reaches the server's verify level", { timeout: 60_000 }, async (t) => {
       const s = ready(t);
       if (!s) return;
       const src = path.join(work, 'verify16.bin');
       writeRandomFile(src, 16 * MiB);
       // Killed (with a diagnostic report of where it hangs) before the test's own 60 s run out.
       const r = await cli(s, ['put', '--verify', 'sha256', '--json', src, remote(s, 'verify16.bin')], 55_000);
-      t.diagnostic(`${name} --verify sha256: exit ${r.code ?? r.signal} after ${r.ms} ms, report verify ${r.report?.verify}`);
+      t.diagnostic(
+        `${name} --verify sha256: exit ${r.code ?? r.signal} after ${r.ms} ms, report verify ${r.report?.verify}`,
+      );
       assert.equal(r.code, 0, explain(s, r));
       assert.equal(r.report?.verify, s.expect.verifyLevel, `report verify level; ${explain(s, r)}`);
       const files = r.events.filter((e) => e.type === 'file');
@@ -172,25 +211,34 @@ for (const [name, start] of SERVERS) {
       assert.equal(await sha256File(path.join(s.localRoot, 'verify16.bin')), await sha256File(src));
     });
 
-    test('e: put -r --verify sha256 of a 40-file folder: every file reaches the level, the session survives', { timeout: 120_000 }, async (t) => {
-      const s = ready(t);
-      if (!s) return;
-      const src = path.join(work, 'verify-tree');
-      fs.mkdirSync(src);
-      for (let i = 0; i < 40; i++) writeRandomFile(path.join(src, `v${i}.bin`), 1000 + i * 997);
-      const r = await cli(s, ['put', '-r', '--verify', 'sha256', '--json', src, remote(s, 'verify-tree')], 110_000);
-      t.diagnostic(`${name} put -r --verify sha256 of 40 files: exit ${r.code ?? r.signal} after ${r.ms} ms`);
-      assert.equal(r.code, 0, explain(s, r));
-      const levels = new Set(r.events.filter((e) => e.type === 'file').map((e) => e.verify));
-      assert.deepEqual([...levels], [s.expect.verifyLevel], explain(s, r));
-      assert.deepEqual(treeDiff(await treeOf(src), await treeOf(path.join(s.localRoot, 'verify-tree'))), []);
-    });
-
-    test('d: connection cut mid-upload of 32 MiB (Toxiproxy limit_data) → non-zero exit, nothing under the final name',
-      { timeout: 120_000 }, async (t) => {
+    test(
+      'e: put -r --verify sha256 of a 40-file folder: every file reaches the level, the session survives',
+      { timeout: 120_000 },
+      async (t) => {
         const s = ready(t);
         if (!s) return;
-        if (!toxiproxyAvailable()) { t.skip('toxiproxy-server not installed (/usr/local/bin/toxiproxy-server)'); return; }
+        const src = path.join(work, 'verify-tree');
+        fs.mkdirSync(src);
+        for (let i = 0; i < 40; i++) writeRandomFile(path.join(src, `v${i}.bin`), 1000 + i * 997);
+        const r = await cli(s, ['put', '-r', '--verify', 'sha256', '--json', src, remote(s, 'verify-tree')], 110_000);
+        t.diagnostic(`${name} put -r --verify sha256 of 40 files: exit ${r.code ?? r.signal} after ${r.ms} ms`);
+        assert.equal(r.code, 0, explain(s, r));
+        const levels = new Set(r.events.filter((e) => e.type === 'file').map((e) => e.verify));
+        assert.deepEqual([...levels], [s.expect.verifyLevel], explain(s, r));
+        assert.deepEqual(treeDiff(await treeOf(src), await treeOf(path.join(s.localRoot, 'verify-tree'))), []);
+      },
+    );
+
+    test(
+      'd: connection cut mid-upload of 32 MiB (Toxiproxy limit_data) → non-zero exit, nothing under the final name',
+      { timeout: 120_000 },
+      async (t) => {
+        const s = ready(t);
+        if (!s) return;
+        if (!toxiproxyAvailable()) {
+          t.skip('toxiproxy-server not installed (/usr/local/bin/toxiproxy-server)');
+          return;
+        }
         const src = path.join(work, 'cut32.bin');
         writeRandomFile(src, 32 * MiB);
         const { toxi, port } = await startProxyInFront(s.port, [
@@ -207,21 +255,34 @@ for (const [name, start] of SERVERS) {
           const r = await cli({ ...s, port }, args, 90_000, kh);
           const failures = (r.report?.failed ?? []).map((f) => `${f.code}: ${f.message}`).join('; ');
           const moved = Math.max(0, ...r.events.map((e) => (e.type === 'progress' ? e.bytesDone : 0)));
-          t.diagnostic(`${name} cut upload: exit ${r.code ?? r.signal} after ${r.ms} ms, ${moved} B acknowledged before the cut; ${failures || r.stderr.trim()}`);
+          t.diagnostic(
+            `${name} cut upload: exit ${r.code ?? r.signal} after ${r.ms} ms, ${moved} B acknowledged before the cut; ${failures || r.stderr.trim()}`,
+          );
           assert.notEqual(r.code, 0, explain(s, r));
           assert.equal(r.signal, null, explain(s, r));
-          assert.ok(moved > 0 && moved < 32 * MiB, `the cut did not come mid-upload (${moved} B acknowledged); ${explain(s, r)}`);
-          assert.equal(fs.existsSync(path.join(s.localRoot, 'cut32.bin')), false, 'a partial upload exists under the final name');
+          assert.ok(
+            moved > 0 && moved < 32 * MiB,
+            `the cut did not come mid-upload (${moved} B acknowledged); ${explain(s, r)}`,
+          );
+          assert.equal(
+            fs.existsSync(path.join(s.localRoot, 'cut32.bin')),
+            false,
+            'a partial upload exists under the final name',
+          );
           // The temporary file could not be removed over the dead connection: the next run to the server removes it.
           const small = path.join(work, 'after-cut.txt');
           fs.writeFileSync(small, 'next run');
           const next = await cli({ ...s, port }, ['put', small, remote({ ...s, port }, 'after-cut.txt')], 60_000, kh);
           assert.equal(next.code, 0, explain(s, next));
-          assert.deepEqual(sluiceTemps(s.localRoot).filter((n) => path.basename(n).startsWith('.cut32.bin.')), [],
-            'the next run removed the temporary file the cut left');
+          assert.deepEqual(
+            sluiceTemps(s.localRoot).filter((n) => path.basename(n).startsWith('.cut32.bin.')),
+            [],
+            'the next run removed the temporary file the cut left',
+          );
         } finally {
           await toxi.stop();
         }
-      });
+      },
+    );
   });
 }

@@ -13,7 +13,10 @@ import type { InteropServer, InteropServerName } from '../../../e2e/fixtures/int
 import { startProftpd } from '../../../e2e/fixtures/proftpd';
 import { startSftpgo } from '../../../e2e/fixtures/sftpgo';
 
-const SERVERS: Array<[InteropServerName, () => Promise<InteropServer>]> = [['proftpd', startProftpd], ['sftpgo', startSftpgo]];
+const SERVERS: Array<[InteropServerName, () => Promise<InteropServer>]> = [
+  ['proftpd', startProftpd],
+  ['sftpgo', startSftpgo],
+];
 
 for (const [name, start] of SERVERS) {
   describe(`file commands on ${name}`, () => {
@@ -47,7 +50,8 @@ for (const [name, start] of SERVERS) {
     const sluice = (s: InteropServer, command: string, args: string[]) =>
       runCli([command, '--batch', '--no-agent', '-i', s.clientKeyPath, ...args], { knownHosts, env: { TZ: 'UTC' } });
     const url = (s: InteropServer, rel: string) => urlOf(s, path.posix.join(s.remoteRoot, rel));
-    const explain = (s: InteropServer, r: Parameters<typeof describeRun>[0]) => `${describeRun(r)}\n--- ${name} log ---\n${s.logTail().slice(-1500)}`;
+    const explain = (s: InteropServer, r: Parameters<typeof describeRun>[0]) =>
+      `${describeRun(r)}\n--- ${name} log ---\n${s.logTail().slice(-1500)}`;
     /** Makes `rel` under the server's folder, owned by the account the server writes as. */
     const local = (s: InteropServer, rel: string) => path.join(s.localRoot, rel);
 
@@ -75,7 +79,11 @@ for (const [name, start] of SERVERS) {
       if (!s) return;
       let r = await sluice(s, 'mkdir', ['-p', url(s, 'mv/deep/er')]);
       assert.equal(r.code, 0, explain(s, r));
-      for (const [rel, text] of [['mv/a', 'A'], ['mv/b', 'B'], ['mv/deep/er/x', 'x']]) {
+      for (const [rel, text] of [
+        ['mv/a', 'A'],
+        ['mv/b', 'B'],
+        ['mv/deep/er/x', 'x'],
+      ]) {
         r = await sluice(s, 'ln', ['-s', text, url(s, `${rel}.link`)]);
         assert.equal(r.code, 0, explain(s, r));
       }
@@ -91,7 +99,7 @@ for (const [name, start] of SERVERS) {
       assert.ok(!fs.existsSync(local(s, 'mv')));
     });
 
-    test('df: the file system\'s sizes where statvfs@openssh.com is offered, else a message naming it', async (t) => {
+    test("df: the file system's sizes where statvfs@openssh.com is offered, else a message naming it", async (t) => {
       const s = ready(t);
       if (!s) return;
       const r = await sluice(s, 'df', [url(s, '')]);

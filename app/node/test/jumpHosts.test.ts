@@ -27,19 +27,28 @@ let knownHosts: string;
 let jumpHome: string;
 let caseNo = 0;
 
-before(async () => {
-  if (skip) return;
-  jn = await startJumpNet();
-  work = await makeTempDir('sluice-jump-');
-  knownHosts = path.join(work, 'known_hosts');
-  fs.writeFileSync(knownHosts, [
-    jn.bastion.knownHostsLine(jn.bastion.port), jn.bastion.knownHostsLine(jn.bastion.innerPort), jn.target.knownHostsLine(jn.target.port), '',
-  ].join('\n'));
-  jumpHome = path.join(work, 'home');
-  fs.mkdirSync(path.join(jumpHome, '.ssh'), { recursive: true });
-  fs.copyFileSync(jn.bastion.clientKeyPath, path.join(jumpHome, '.ssh', 'id_ed25519'));
-  fs.chmodSync(path.join(jumpHome, '.ssh', 'id_ed25519'), 0o600);
-}, { timeout: 90_000 });
+before(
+  async () => {
+    if (skip) return;
+    jn = await startJumpNet();
+    work = await makeTempDir('sluice-jump-');
+    knownHosts = path.join(work, 'known_hosts');
+    fs.writeFileSync(
+      knownHosts,
+      [
+        jn.bastion.knownHostsLine(jn.bastion.port),
+        jn.bastion.knownHostsLine(jn.bastion.innerPort),
+        jn.target.knownHostsLine(jn.target.port),
+        '',
+      ].join('\n'),
+    );
+    jumpHome = path.join(work, 'home');
+    fs.mkdirSync(path.join(jumpHome, '.ssh'), { recursive: true });
+    fs.copyFileSync(jn.bastion.clientKeyPath, path.join(jumpHome, '.ssh', 'id_ed25519'));
+    fs.chmodSync(path.join(jumpHome, '.ssh', 'id_ed25519'), 0o600);
+  },
+  { timeout: 90_000 },
+);
 
 after(async () => {
   if (skip) return;
@@ -61,7 +70,8 @@ function freshCase(): { local: string; remote: string; file: string } {
 
 const base = ['--batch', '--no-agent', '--no-progress'];
 const targetUrl = (p: string) => `sftp://${jn.target.user}@127.0.0.1:${jn.target.port}${p}`;
-const run = (args: string[], env: Record<string, string> = {}, kh = knownHosts) => runCli(args, { knownHosts: kh, env: { HOME: jumpHome, ...env } });
+const run = (args: string[], env: Record<string, string> = {}, kh = knownHosts) =>
+  runCli(args, { knownHosts: kh, env: { HOME: jumpHome, ...env } });
 
 describe('jump hosts', { skip }, () => {
   test('-J: put and get through one jump host, both connections of the pool, bytes intact', async () => {
@@ -72,21 +82,49 @@ describe('jump hosts', { skip }, () => {
     let r = await run(['put', ...base, ...pool, '-i', jn.target.clientKeyPath, ...jump, file, targetUrl(`${remote}/`)]);
     assert.equal(r.code, 0, describeRun(r));
     assert.match(r.stderr, /through jump host 127\.0\.0\.1:\d+ to 127\.0\.0\.1:\d+/);
-    assert.match(r.stderr, /connection 2 with \d+ channel/, 'the second connection is up, and it can only have come through the jump host');
+    assert.match(
+      r.stderr,
+      /connection 2 with \d+ channel/,
+      'the second connection is up, and it can only have come through the jump host',
+    );
     assert.equal(await sha256File(path.join(remote, 'data.bin')), await sha256File(file));
-    r = await run(['get', ...base, ...pool, '-i', jn.target.clientKeyPath, ...jump, targetUrl(`${remote}/data.bin`), path.join(local, 'back.bin')]);
+    r = await run([
+      'get',
+      ...base,
+      ...pool,
+      '-i',
+      jn.target.clientKeyPath,
+      ...jump,
+      targetUrl(`${remote}/data.bin`),
+      path.join(local, 'back.bin'),
+    ]);
     assert.equal(r.code, 0, describeRun(r));
     assert.equal(await sha256File(path.join(local, 'back.bin')), await sha256File(file));
-    assert.ok(jn.bridged() - before >= 4, `each connection of both runs opened its own jump connection (${jn.bridged() - before})`);
+    assert.ok(
+      jn.bridged() - before >= 4,
+      `each connection of both runs opened its own jump connection (${jn.bridged() - before})`,
+    );
     // The jump host announced its second key (hostkeys-00@openssh.com); it is learned under the jump host's name.
-    assert.match(fs.readFileSync(knownHosts, 'utf8'), new RegExp(`^\\[127\\.0\\.0\\.1\\]:${jn.bastion.port} ecdsa-sha2-nistp256 `, 'm'));
+    assert.match(
+      fs.readFileSync(knownHosts, 'utf8'),
+      new RegExp(`^\\[127\\.0\\.0\\.1\\]:${jn.bastion.port} ecdsa-sha2-nistp256 `, 'm'),
+    );
   });
 
   test('-J with two hops: the jump host, then the jump host again at its own address inside', async () => {
     const { local, remote, file } = freshCase();
     fs.copyFileSync(file, path.join(remote, 'in.bin'));
     const hops = `${jn.bastion.user}@127.0.0.1:${jn.bastion.port},${jn.bastion.user}@127.0.0.1:${jn.bastion.innerPort}`;
-    const r = await run(['get', ...base, '-i', jn.target.clientKeyPath, '-J', hops, targetUrl(`${remote}/in.bin`), path.join(local, 'out.bin')]);
+    const r = await run([
+      'get',
+      ...base,
+      '-i',
+      jn.target.clientKeyPath,
+      '-J',
+      hops,
+      targetUrl(`${remote}/in.bin`),
+      path.join(local, 'out.bin'),
+    ]);
     assert.equal(r.code, 0, describeRun(r));
     assert.equal(await sha256File(path.join(local, 'out.bin')), await sha256File(file));
   });
@@ -94,20 +132,23 @@ describe('jump hosts', { skip }, () => {
   test('ProxyJump in an -F config under Host aliases: put and get to sftp://alias/…; -J none cannot reach it', async () => {
     const { local, remote, file } = freshCase();
     const config = path.join(work, `config-${caseNo}`);
-    fs.writeFileSync(config, [
-      'Host target',
-      '  HostName 127.0.0.1',
-      `  Port ${jn.target.port}`,
-      `  User ${jn.target.user}`,
-      `  IdentityFile ${jn.target.clientKeyPath}`,
-      '  ProxyJump bastion',
-      'Host bastion',
-      '  HostName 127.0.0.1',
-      `  Port ${jn.bastion.port}`,
-      `  User ${jn.bastion.user}`,
-      `  IdentityFile ${jn.bastion.clientKeyPath}`,
-      '',
-    ].join('\n'));
+    fs.writeFileSync(
+      config,
+      [
+        'Host target',
+        '  HostName 127.0.0.1',
+        `  Port ${jn.target.port}`,
+        `  User ${jn.target.user}`,
+        `  IdentityFile ${jn.target.clientKeyPath}`,
+        '  ProxyJump bastion',
+        'Host bastion',
+        '  HostName 127.0.0.1',
+        `  Port ${jn.bastion.port}`,
+        `  User ${jn.bastion.user}`,
+        `  IdentityFile ${jn.bastion.clientKeyPath}`,
+        '',
+      ].join('\n'),
+    );
     // An empty HOME: every identity comes from the config file.
     const env = { HOME: path.join(work, 'nohome') };
     let r = await run(['put', ...base, '-F', config, file, `sftp://target${remote}/`], env);
@@ -116,22 +157,43 @@ describe('jump hosts', { skip }, () => {
     r = await run(['get', ...base, '-F', config, `sftp://target${remote}/data.bin`, path.join(local, 'back.bin')], env);
     assert.equal(r.code, 0, describeRun(r));
     assert.equal(await sha256File(path.join(local, 'back.bin')), await sha256File(file));
-    r = await run(['get', ...base, '-F', config, '-J', 'none', `sftp://target${remote}/data.bin`, path.join(local, 'direct.bin')], env);
+    r = await run(
+      ['get', ...base, '-F', config, '-J', 'none', `sftp://target${remote}/data.bin`, path.join(local, 'direct.bin')],
+      env,
+    );
     assert.notEqual(r.code, 0, describeRun(r));
-    assert.match(r.stderr, new RegExp(`127\\.0\\.0\\.1:${jn.target.port}`), 'the direct attempt went to the target\'s address and failed');
+    assert.match(
+      r.stderr,
+      new RegExp(`127\\.0\\.0\\.1:${jn.target.port}`),
+      "the direct attempt went to the target's address and failed",
+    );
     assert.ok(!fs.existsSync(path.join(local, 'direct.bin')));
   });
 
-  test('the file commands through -J and through an alias\'s ProxyJump: mkdir -p, ls -l, mv, rm -r (#26 item 8)', async () => {
+  test("the file commands through -J and through an alias's ProxyJump: mkdir -p, ls -l, mv, rm -r (#26 item 8)", async () => {
     const { remote } = freshCase();
     const jump = ['-J', `${jn.bastion.user}@127.0.0.1:${jn.bastion.port}`, '-i', jn.target.clientKeyPath];
     let r = await run(['mkdir', ...base, ...jump, '-p', targetUrl(`${remote}/a/b`)]);
     assert.equal(r.code, 0, describeRun(r));
     assert.ok(fs.statSync(path.join(remote, 'a/b')).isDirectory());
     const config = path.join(work, `config-${caseNo}`);
-    fs.writeFileSync(config, ['Host target', '  HostName 127.0.0.1', `  Port ${jn.target.port}`, `  User ${jn.target.user}`,
-      `  IdentityFile ${jn.target.clientKeyPath}`, '  ProxyJump bastion', 'Host bastion', '  HostName 127.0.0.1',
-      `  Port ${jn.bastion.port}`, `  User ${jn.bastion.user}`, `  IdentityFile ${jn.bastion.clientKeyPath}`, ''].join('\n'));
+    fs.writeFileSync(
+      config,
+      [
+        'Host target',
+        '  HostName 127.0.0.1',
+        `  Port ${jn.target.port}`,
+        `  User ${jn.target.user}`,
+        `  IdentityFile ${jn.target.clientKeyPath}`,
+        '  ProxyJump bastion',
+        'Host bastion',
+        '  HostName 127.0.0.1',
+        `  Port ${jn.bastion.port}`,
+        `  User ${jn.bastion.user}`,
+        `  IdentityFile ${jn.bastion.clientKeyPath}`,
+        '',
+      ].join('\n'),
+    );
     const env = { HOME: path.join(work, 'nohome') };
     r = await run(['mv', ...base, '-F', config, `sftp://target${remote}/a/b`, `sftp://target${remote}/a/c`], env);
     assert.equal(r.code, 0, describeRun(r));
@@ -143,19 +205,33 @@ describe('jump hosts', { skip }, () => {
     assert.deepEqual(fs.readdirSync(remote), []);
   });
 
-  test('a jump host\'s own UserKnownHostsFile and StrictHostKeyChecking apply to it, the target\'s to the target (as ssh -J)', async () => {
+  test("a jump host's own UserKnownHostsFile and StrictHostKeyChecking apply to it, the target's to the target (as ssh -J)", async () => {
     const { remote, file } = freshCase();
     const targetKh = path.join(work, `kh-target-${caseNo}`);
     const bastionKh = path.join(work, `kh-bastion-${caseNo}`);
     fs.writeFileSync(targetKh, `${jn.target.knownHostsLine(jn.target.port)}\n`);
     fs.writeFileSync(bastionKh, `${jn.bastion.knownHostsLine(jn.bastion.port)}\n`);
     const config = path.join(work, `config-${caseNo}`);
-    const write = (bastionLines: string[]) => fs.writeFileSync(config, [
-      'Host target', '  HostName 127.0.0.1', `  Port ${jn.target.port}`, `  User ${jn.target.user}`,
-      `  IdentityFile ${jn.target.clientKeyPath}`, '  ProxyJump bastion', `  UserKnownHostsFile ${targetKh}`,
-      'Host bastion', '  HostName 127.0.0.1', `  Port ${jn.bastion.port}`, `  User ${jn.bastion.user}`,
-      `  IdentityFile ${jn.bastion.clientKeyPath}`, ...bastionLines, '',
-    ].join('\n'));
+    const write = (bastionLines: string[]) =>
+      fs.writeFileSync(
+        config,
+        [
+          'Host target',
+          '  HostName 127.0.0.1',
+          `  Port ${jn.target.port}`,
+          `  User ${jn.target.user}`,
+          `  IdentityFile ${jn.target.clientKeyPath}`,
+          '  ProxyJump bastion',
+          `  UserKnownHostsFile ${targetKh}`,
+          'Host bastion',
+          '  HostName 127.0.0.1',
+          `  Port ${jn.bastion.port}`,
+          `  User ${jn.bastion.user}`,
+          `  IdentityFile ${jn.bastion.clientKeyPath}`,
+          ...bastionLines,
+          '',
+        ].join('\n'),
+      );
     // SLUICE_KNOWN_HOSTS empty: the configuration's files decide (the variable would win for every server).
     const env = { HOME: path.join(work, 'nohome'), SLUICE_KNOWN_HOSTS: '' };
     write([`  UserKnownHostsFile ${bastionKh}`]);
@@ -166,13 +242,28 @@ describe('jump hosts', { skip }, () => {
     // target's file is untouched.
     const newKh = path.join(work, `kh-bastion-new-${caseNo}`);
     write([`  UserKnownHostsFile ${newKh}`, '  StrictHostKeyChecking accept-new']);
-    r = await run(['get', ...base, '-F', config, `sftp://target${remote}/data.bin`, path.join(work, `back-${caseNo}.bin`)], env);
+    r = await run(
+      ['get', ...base, '-F', config, `sftp://target${remote}/data.bin`, path.join(work, `back-${caseNo}.bin`)],
+      env,
+    );
     assert.equal(r.code, 0, describeRun(r));
-    assert.match(fs.readFileSync(newKh, 'utf8'), new RegExp(`^\\[127\\.0\\.0\\.1\\]:${jn.bastion.port} `, 'm'), 'the bastion\'s key saved to its own file');
-    assert.equal(fs.readFileSync(targetKh, 'utf8'), `${jn.target.knownHostsLine(jn.target.port)}\n`, 'the target\'s file is unchanged');
-    // Without its own settings the bastion is checked against the default files (an empty HOME: none), refused in --batch.
+    assert.match(
+      fs.readFileSync(newKh, 'utf8'),
+      new RegExp(`^\\[127\\.0\\.0\\.1\\]:${jn.bastion.port} `, 'm'),
+      "the bastion's key saved to its own file",
+    );
+    assert.equal(
+      fs.readFileSync(targetKh, 'utf8'),
+      `${jn.target.knownHostsLine(jn.target.port)}\n`,
+      "the target's file is unchanged",
+    );
+    // Without its own settings the bastion is checked against the default files (an empty HOME: none), refused in
+    // --batch.
     write([]);
-    r = await run(['get', ...base, '-F', config, `sftp://target${remote}/data.bin`, path.join(work, `again-${caseNo}.bin`)], env);
+    r = await run(
+      ['get', ...base, '-F', config, `sftp://target${remote}/data.bin`, path.join(work, `again-${caseNo}.bin`)],
+      env,
+    );
     assert.equal(r.code, 4, describeRun(r));
     assert.match(r.stderr, new RegExp(`jump host bastion \\(127\\.0\\.0\\.1:${jn.bastion.port}\\)`), describeRun(r));
   });
@@ -182,45 +273,108 @@ describe('jump hosts', { skip }, () => {
     fs.copyFileSync(file, path.join(remote, 'in.bin'));
     const onlyTarget = path.join(work, 'known_hosts_target_only');
     fs.writeFileSync(onlyTarget, `${jn.target.knownHostsLine(jn.target.port)}\n`);
-    const r = await run(['get', ...base, '--json', '-i', jn.target.clientKeyPath, '-J', `${jn.bastion.user}@127.0.0.1:${jn.bastion.port}`,
-      targetUrl(`${remote}/in.bin`), path.join(local, 'out.bin')], {}, onlyTarget);
+    const r = await run(
+      [
+        'get',
+        ...base,
+        '--json',
+        '-i',
+        jn.target.clientKeyPath,
+        '-J',
+        `${jn.bastion.user}@127.0.0.1:${jn.bastion.port}`,
+        targetUrl(`${remote}/in.bin`),
+        path.join(local, 'out.bin'),
+      ],
+      {},
+      onlyTarget,
+    );
     assert.equal(r.code, 4, describeRun(r));
-    const fatal = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as { type?: string; code?: string; message?: string };
+    const fatal = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as {
+      type?: string;
+      code?: string;
+      message?: string;
+    };
     assert.equal(fatal.type, 'error', describeRun(r));
     assert.equal(fatal.code, 'HOSTKEY_UNKNOWN');
-    assert.match(fatal.message ?? '', new RegExp(`^jump host 127\\.0\\.0\\.1:${jn.bastion.port}: The authenticity of host '\\[127\\.0\\.0\\.1\\]:${jn.bastion.port}'`));
-    assert.equal(fs.readFileSync(onlyTarget, 'utf8'), `${jn.target.knownHostsLine(jn.target.port)}\n`, 'nothing was saved');
+    assert.match(
+      fatal.message ?? '',
+      new RegExp(
+        `^jump host 127\\.0\\.0\\.1:${jn.bastion.port}: The authenticity of host '\\[127\\.0\\.0\\.1\\]:${jn.bastion.port}'`,
+      ),
+    );
+    assert.equal(
+      fs.readFileSync(onlyTarget, 'utf8'),
+      `${jn.target.knownHostsLine(jn.target.port)}\n`,
+      'nothing was saved',
+    );
     assert.ok(!fs.existsSync(path.join(local, 'out.bin')));
   });
 
   test('a login the jump host refuses names the hop (exit 3)', async () => {
     const { local, remote } = freshCase();
-    const r = await run(['get', ...base, '-i', jn.target.clientKeyPath, '-J', `nobody@127.0.0.1:${jn.bastion.port}`,
-      targetUrl(`${remote}/x`), path.join(local, 'x')]);
+    const r = await run([
+      'get',
+      ...base,
+      '-i',
+      jn.target.clientKeyPath,
+      '-J',
+      `nobody@127.0.0.1:${jn.bastion.port}`,
+      targetUrl(`${remote}/x`),
+      path.join(local, 'x'),
+    ]);
     assert.equal(r.code, 3, describeRun(r));
-    assert.match(r.stderr, new RegExp(`jump host 127\\.0\\.0\\.1:${jn.bastion.port}: authentication failed for nobody`));
+    assert.match(
+      r.stderr,
+      new RegExp(`jump host 127\\.0\\.0\\.1:${jn.bastion.port}: authentication failed for nobody`),
+    );
     // What the hop's login tried and what the jump host accepts (#23).
-    assert.match(r.stderr, /authentication failed for nobody: (every method offered was refused \(tried: .+\)|nothing was offered); the server accepts: publickey/);
+    assert.match(
+      r.stderr,
+      /authentication failed for nobody: (every method offered was refused \(tried: .+\)|nothing was offered); the server accepts: publickey/,
+    );
   });
 });
 
 describe('a site with a jump host (the service)', { skip }, () => {
-  test('the jump host\'s unknown key is asked in the dialog as the jump host\'s; the pool\'s connections upload through it', async (t) => {
+  test("the jump host's unknown key is asked in the dialog as the jump host's; the pool's connections upload through it", async (t) => {
     const { remote, file } = freshCase();
     const home = path.join(work, `svc-${caseNo}`);
     fs.mkdirSync(home);
     const kh = path.join(home, 'known_hosts');
     fs.writeFileSync(kh, `${jn.target.knownHostsLine(jn.target.port)}\n`);
     // The jump host logs in with HOME's default key, as ssh -J does; no ssh config is read.
-    const service = new SluiceService({ home, secrets: new MemorySecretStore(), knownHostsPath: kh, env: { HOME: jumpHome }, sshConfig: 'none', readyTimeoutMs: 30_000 });
-    t.after(() => service.close());
-    const next = <E extends EventName>(name: E, pred: (p: EventPayloads[E]) => boolean = () => true) => new Promise<EventPayloads[E]>((resolve) => {
-      const off = service.subscribe((n, p) => { if ((n as string) === name && pred(p as unknown as EventPayloads[E])) { off(); resolve(p as unknown as EventPayloads[E]); } });
+    const service = new SluiceService({
+      home,
+      secrets: new MemorySecretStore(),
+      knownHostsPath: kh,
+      env: { HOME: jumpHome },
+      sshConfig: 'none',
+      readyTimeoutMs: 30_000,
     });
-    const saved = await service.invoke('sites.save', { site: {
-      name: 'behind', folder: '', host: '127.0.0.1', port: jn.target.port, user: jn.target.user, authMethod: 'key', keyPath: jn.target.clientKeyPath,
-      connections: 2, channels: 2, jumpHost: `${jn.bastion.user}@127.0.0.1:${jn.bastion.port}`,
-    } });
+    t.after(() => service.close());
+    const next = <E extends EventName>(name: E, pred: (p: EventPayloads[E]) => boolean = () => true) =>
+      new Promise<EventPayloads[E]>((resolve) => {
+        const off = service.subscribe((n, p) => {
+          if ((n as string) === name && pred(p as unknown as EventPayloads[E])) {
+            off();
+            resolve(p as unknown as EventPayloads[E]);
+          }
+        });
+      });
+    const saved = await service.invoke('sites.save', {
+      site: {
+        name: 'behind',
+        folder: '',
+        host: '127.0.0.1',
+        port: jn.target.port,
+        user: jn.target.user,
+        authMethod: 'key',
+        keyPath: jn.target.clientKeyPath,
+        connections: 2,
+        channels: 2,
+        jumpHost: `${jn.bastion.user}@127.0.0.1:${jn.bastion.port}`,
+      },
+    });
     assert.ok(saved.ok, JSON.stringify(saved));
     const before = jn.bridged();
     const prompt = next('hostKey.prompt');
@@ -230,13 +384,22 @@ describe('a site with a jump host (the service)', { skip }, () => {
     assert.ok((await service.invoke('hostKey.answer', { promptId: p.promptId, answer: 'accept-save' })).ok);
     const status = await connecting;
     assert.ok(status.ok && status.value.state === 'connected', JSON.stringify(status));
-    assert.match(fs.readFileSync(kh, 'utf8'), new RegExp(`^\\[127\\.0\\.0\\.1\\]:${jn.bastion.port} `, 'm'), 'the jump host\'s key was saved');
+    assert.match(
+      fs.readFileSync(kh, 'utf8'),
+      new RegExp(`^\\[127\\.0\\.0\\.1\\]:${jn.bastion.port} `, 'm'),
+      "the jump host's key was saved",
+    );
     const done = next('queue.delta', () => service.jobs().some((j) => j.state === 'done'));
-    const up = await service.invoke('queue.enqueue', { siteId: saved.value.id, direction: 'upload', sources: [file], dest: remote });
+    const up = await service.invoke('queue.enqueue', {
+      siteId: saved.value.id,
+      direction: 'upload',
+      sources: [file],
+      dest: remote,
+    });
     assert.ok(up.ok, JSON.stringify(up));
     await done;
     assert.equal(await sha256File(path.join(remote, 'data.bin')), await sha256File(file));
-    assert.equal(jn.bridged() - before, 2, 'both connections of the site\'s pool went through the jump host');
+    assert.equal(jn.bridged() - before, 2, "both connections of the site's pool went through the jump host");
 
     // Connected again, the jump host's saved key is trusted, and dated under the jump host, not the target.
     const bastionName = `[127.0.0.1]:${jn.bastion.port}`;
@@ -251,7 +414,10 @@ describe('a site with a jump host (the service)', { skip }, () => {
     const again = await service.invoke('session.connect', { siteId: saved.value.id });
     assert.ok(again.ok && again.value.state === 'connected', JSON.stringify(again));
     const second = await seenOf();
-    assert.ok((second?.lastSeen ?? 0) > (first?.lastSeen ?? Infinity), `jump host last seen moved on: ${first?.lastSeen} -> ${second?.lastSeen}`);
+    assert.ok(
+      (second?.lastSeen ?? 0) > (first?.lastSeen ?? Infinity),
+      `jump host last seen moved on: ${first?.lastSeen} -> ${second?.lastSeen}`,
+    );
   });
 
   test('"Test connection" of unsaved settings with a jump host: the hop\'s key asked as the jump host\'s, the target reached through it', async (t) => {
@@ -259,23 +425,43 @@ describe('a site with a jump host (the service)', { skip }, () => {
     fs.mkdirSync(home);
     const kh = path.join(home, 'known_hosts');
     fs.writeFileSync(kh, `${jn.target.knownHostsLine(jn.target.port)}\n`);
-    const service = new SluiceService({ home, secrets: new MemorySecretStore(), knownHostsPath: kh, env: { HOME: jumpHome }, sshConfig: 'none', readyTimeoutMs: 30_000 });
+    const service = new SluiceService({
+      home,
+      secrets: new MemorySecretStore(),
+      knownHostsPath: kh,
+      env: { HOME: jumpHome },
+      sshConfig: 'none',
+      readyTimeoutMs: 30_000,
+    });
     t.after(() => service.close());
     const prompt = new Promise<EventPayloads['hostKey.prompt']>((resolve) => {
-      const off = service.subscribe((n, p) => { if (n === 'hostKey.prompt') { off(); resolve(p as EventPayloads['hostKey.prompt']); } });
+      const off = service.subscribe((n, p) => {
+        if (n === 'hostKey.prompt') {
+          off();
+          resolve(p as EventPayloads['hostKey.prompt']);
+        }
+      });
     });
     const site = {
-      name: 'behind', folder: '', host: '127.0.0.1', port: jn.target.port, user: jn.target.user, authMethod: 'key' as const,
-      keyPath: jn.target.clientKeyPath, ciphers: ['aes256-ctr'],
+      name: 'behind',
+      folder: '',
+      host: '127.0.0.1',
+      port: jn.target.port,
+      user: jn.target.user,
+      authMethod: 'key' as const,
+      keyPath: jn.target.clientKeyPath,
+      ciphers: ['aes256-ctr'],
     };
     const before = jn.bridged();
-    const testing = service.invoke('sites.test', { site: { ...site, jumpHost: `${jn.bastion.user}@127.0.0.1:${jn.bastion.port}` } });
+    const testing = service.invoke('sites.test', {
+      site: { ...site, jumpHost: `${jn.bastion.user}@127.0.0.1:${jn.bastion.port}` },
+    });
     const p = await prompt;
     assert.deepEqual([p.kind, p.port, p.jumpHost], ['unknown', jn.bastion.port, true]);
     assert.ok((await service.invoke('hostKey.answer', { promptId: p.promptId, answer: 'accept-once' })).ok);
     const res = await testing;
     assert.ok(res.ok && res.value.ok, JSON.stringify(res));
-    assert.equal(res.value.cipher, 'aes256-ctr', 'the target negotiated the form\'s cipher');
+    assert.equal(res.value.cipher, 'aes256-ctr', "the target negotiated the form's cipher");
     assert.match(res.value.serverVersion, /^SSH-2\.0-OpenSSH_/);
     assert.equal(res.value.home, fs.realpathSync(jn.target.root));
     assert.equal(jn.bridged() - before, 1, 'one connection, through the jump host');

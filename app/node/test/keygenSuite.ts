@@ -66,7 +66,9 @@ export function keygenSuite(prefix: string): KeygenSuite {
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
   return {
-    get dir() { return folder(); },
+    get dir() {
+      return folder();
+    },
     keys,
     newFile(content?: string): string {
       const f = path.join(folder(), `known_hosts_${++fileSeq}`);

@@ -10,8 +10,20 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Connection, Server as Ssh2Server } from 'ssh2';
 import {
-  baseFlags, describeRun, fingerprintOf, generateKeyFile, knownHostsLineFor, makeTempDir, removeDir, runCli, serveSftp,
-  startSshd, trustedServerHooks, urlOf, writeRandomFile, type SshdServer,
+  baseFlags,
+  describeRun,
+  fingerprintOf,
+  generateKeyFile,
+  knownHostsLineFor,
+  makeTempDir,
+  removeDir,
+  runCli,
+  serveSftp,
+  startSshd,
+  trustedServerHooks,
+  urlOf,
+  writeRandomFile,
+  type SshdServer,
 } from './helpers';
 
 const ssh2 = require('ssh2') as typeof import('ssh2');
@@ -21,11 +33,15 @@ let work: string;
 let src: string;
 let caseNo = 0;
 
-trustedServerHooks(() => startSshd(), 'sluice-kh-', (t) => {
-  ({ server: sshd, dir: work } = t);
-  src = path.join(work, 'payload.bin');
-  writeRandomFile(src, 100_000);
-});
+trustedServerHooks(
+  () => startSshd(),
+  'sluice-kh-',
+  (t) => {
+    ({ server: sshd, dir: work } = t);
+    src = path.join(work, 'payload.bin');
+    writeRandomFile(src, 100_000);
+  },
+);
 
 /** A fresh known_hosts file holding `lines`. */
 function knownHostsWith(lines: string[]): string {
@@ -41,14 +57,19 @@ function putArgs(extra: string[] = []): string[] {
 /** Lines of a known_hosts file that carry `blob`. */
 function linesWithKey(file: string, blob: Buffer): string[] {
   const b64 = blob.toString('base64');
-  return fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.split(/\s+/).includes(b64));
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.split(/\s+/).includes(b64));
 }
 
 /**
  * An SFTP server over ssh2's Server that accepts one password and counts every SSH_MSG_USERAUTH_REQUEST
  * it receives (ssh2 emits 'authentication' for each, including the initial "none" probe).
  */
-async function startCountingServer(password: string): Promise<{ port: number; hostBlob: Buffer; authRequests: () => number; stop(): Promise<void> }> {
+async function startCountingServer(
+  password: string,
+): Promise<{ port: number; hostBlob: Buffer; authRequests: () => number; stop(): Promise<void> }> {
   const dir = await makeTempDir('sluice-kh-count-');
   const key = generateKeyFile(dir, 'host_key', 'ed25519');
   const root = path.join(dir, 'root');
@@ -64,12 +85,17 @@ async function startCountingServer(password: string): Promise<{ port: number; ho
       if (ctx.method === 'password' && ctx.password === password) ctx.accept();
       else ctx.reject(['password']);
     });
-    conn.on('ready', () => conn.on('session', (accept) => {
-      const session = accept();
-      session.on('sftp', (acc) => serveSftp(acc(), { root }, { bytes: 0, drop: () => conn.end() }));
-    }));
+    conn.on('ready', () =>
+      conn.on('session', (accept) => {
+        const session = accept();
+        session.on('sftp', (acc) => serveSftp(acc(), { root }, { bytes: 0, drop: () => conn.end() }));
+      }),
+    );
   });
-  await new Promise<void>((resolve, reject) => { srv.once('error', reject); srv.listen(0, '127.0.0.1', () => resolve()); });
+  await new Promise<void>((resolve, reject) => {
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => resolve());
+  });
   return {
     port: (srv.address() as { port: number }).port,
     hostBlob: key.blob,
@@ -107,12 +133,19 @@ describe('known_hosts via the CLI', () => {
     const server = await startSshd();
     try {
       const oldBlob = server.hostKeyBlobs()[0];
-      const kh = knownHostsWith(['# line 1', `[127.0.0.1]:1 ssh-ed25519 ${oldBlob.toString('base64')}`, server.knownHostsLine()]);
+      const kh = knownHostsWith([
+        '# line 1',
+        `[127.0.0.1]:1 ssh-ed25519 ${oldBlob.toString('base64')}`,
+        server.knownHostsLine(),
+      ]);
       await server.rotateHostKeys();
       const newBlob = server.hostKeyBlobs()[0];
       assert.notDeepEqual(newBlob, oldBlob);
       const before = fs.readFileSync(kh, 'utf8');
-      const r = await runCli(['put', ...baseFlags(server), '--accept-new', '--connections', '4', src, urlOf(server, `${server.root}/`)], { knownHosts: kh });
+      const r = await runCli(
+        ['put', ...baseFlags(server), '--accept-new', '--connections', '4', src, urlOf(server, `${server.root}/`)],
+        { knownHosts: kh },
+      );
       assert.equal(r.code, 4, describeRun(r));
       assert.match(r.stderr, /REMOTE HOST IDENTIFICATION HAS CHANGED/);
       assert.ok(r.stderr.includes(`${kh}:3`), `file:line of the stored key missing\n${r.stderr}`);
@@ -145,7 +178,10 @@ describe('known_hosts via the CLI', () => {
       assert.equal(r.code, 4, describeRun(r));
       assert.match(r.stderr, /REMOTE HOST IDENTIFICATION HAS CHANGED/);
       assert.ok(r.stderr.includes(`${bad}:1`), r.stderr);
-      assert.ok(r.stderr.includes(fingerprintOf(other.blob)) && r.stderr.includes(fingerprintOf(srv.hostBlob)), r.stderr);
+      assert.ok(
+        r.stderr.includes(fingerprintOf(other.blob)) && r.stderr.includes(fingerprintOf(srv.hostBlob)),
+        r.stderr,
+      );
       assert.equal(srv.authRequests(), afterControl, 'a userauth request reached the server after a changed host key');
       assert.doesNotMatch(r.stderr + r.stdout, new RegExp(password), 'the password must never be printed');
     } finally {
@@ -164,7 +200,10 @@ describe('known_hosts via the CLI', () => {
   });
 
   test('a known_hosts hashed by ssh-keygen -H is read, and new entries in it are hashed', async (t) => {
-    if (!fs.existsSync('/usr/bin/ssh-keygen')) { t.skip('ssh-keygen not installed'); return; }
+    if (!fs.existsSync('/usr/bin/ssh-keygen')) {
+      t.skip('ssh-keygen not installed');
+      return;
+    }
     const kh = knownHostsWith([sshd.knownHostsLine()]);
     execFileSync('/usr/bin/ssh-keygen', ['-H', '-f', kh], { stdio: 'ignore' });
     fs.rmSync(`${kh}.old`, { force: true });
@@ -179,17 +218,20 @@ describe('known_hosts via the CLI', () => {
     // A second server, accepted with --accept-new into the hashed file: its line is hashed too.
     const second = await startSshd();
     try {
-      const r2 = await runCli(['put', ...baseFlags(second), '--accept-new', src, urlOf(second, `${second.root}/`)], { knownHosts: kh });
+      const r2 = await runCli(['put', ...baseFlags(second), '--accept-new', src, urlOf(second, `${second.root}/`)], {
+        knownHosts: kh,
+      });
       assert.equal(r2.code, 0, describeRun(r2));
       const added = linesWithKey(kh, second.hostKeyBlobs()[0]);
       assert.equal(added.length, 1);
       assert.match(added[0], /^\|1\|/, `new entry not hashed: ${added[0]}`);
       // OpenSSH agrees it matches: ssh-keygen -F finds the hashed entry for [127.0.0.1]:port.
-      const found = execFileSync('/usr/bin/ssh-keygen', ['-F', `[127.0.0.1]:${second.port}`, '-f', kh], { encoding: 'utf8' });
+      const found = execFileSync('/usr/bin/ssh-keygen', ['-F', `[127.0.0.1]:${second.port}`, '-f', kh], {
+        encoding: 'utf8',
+      });
       assert.ok(found.includes(second.hostKeyBlobs()[0].toString('base64')), found);
     } finally {
       await second.stop();
     }
   });
 });
-

@@ -26,16 +26,20 @@ function functionOf(lines: number): string {
 test('a product function over 80 lines fails lint in every product folder; 80 pass', { timeout: 60_000 }, async () => {
   const files = ['app/node/cli/planted.ts', 'app/common/planted.ts', 'main/planted.ts', 'renderer/views/planted.tsx'];
   for (const file of files) {
-    assert.deepEqual(await sizeMessages(functionOf(81), file),
-      ["max-lines-per-function: Function 'planted' has too many lines (81). Maximum allowed is 80."], file);
+    assert.deepEqual(
+      await sizeMessages(functionOf(81), file),
+      ["max-lines-per-function: Function 'planted' has too many lines (81). Maximum allowed is 80."],
+      file,
+    );
     assert.deepEqual(await sizeMessages(functionOf(80), file), [], file);
   }
 });
 
 test('a product file over 450 lines fails lint; tests are exempt from both limits', { timeout: 60_000 }, async () => {
   const constants = (n: number) => Array.from({ length: n }, (_, i) => `export const c${i} = ${i};`).join('\n');
-  assert.deepEqual(await sizeMessages(constants(451), 'app/node/transfer/planted.ts'),
-    ['max-lines: File has too many lines (451). Maximum allowed is 450.']);
+  assert.deepEqual(await sizeMessages(constants(451), 'app/node/transfer/planted.ts'), [
+    'max-lines: File has too many lines (451). Maximum allowed is 450.',
+  ]);
   assert.deepEqual(await sizeMessages(constants(450), 'app/node/transfer/planted.ts'), []);
   const testFile = `${constants(451)}\n${functionOf(120)}`;
   assert.deepEqual(await sizeMessages(testFile, 'app/node/transfer/planted.test.ts'), []);
@@ -44,7 +48,9 @@ test('a product file over 450 lines fails lint; tests are exempt from both limit
 test('the temporary exceptions lift only the limit they name', { timeout: 60_000 }, async () => {
   const long = Array.from({ length: 460 }, (_, i) => `export const c${i} = ${i};`).join('\n');
   assert.deepEqual(await sizeMessages(long, 'app/node/transfer/run.ts'), [], 'run.ts: file length excepted');
-  assert.deepEqual(await sizeMessages(functionOf(81), 'app/node/transfer/run.ts'),
+  assert.deepEqual(
+    await sizeMessages(functionOf(81), 'app/node/transfer/run.ts'),
     ["max-lines-per-function: Function 'planted' has too many lines (81). Maximum allowed is 80."],
-  'run.ts: its functions are still held to 80 lines');
+    'run.ts: its functions are still held to 80 lines',
+  );
 });

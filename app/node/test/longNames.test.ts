@@ -9,14 +9,24 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  baseFlags, describeRun, runCli, sha256File, startTestServer, tempFilesUnder, trustedServerHooks, urlOf,
-  writeRandomFile, type SshServer,
+  baseFlags,
+  describeRun,
+  runCli,
+  sha256File,
+  startTestServer,
+  tempFilesUnder,
+  trustedServerHooks,
+  urlOf,
+  writeRandomFile,
+  type SshServer,
 } from './helpers';
 
 let server: SshServer;
 let local: string;
 let knownHosts: string;
-trustedServerHooks(startTestServer, 'sluice-long-', (t) => { ({ server, dir: local, knownHosts } = t); });
+trustedServerHooks(startTestServer, 'sluice-long-', (t) => {
+  ({ server, dir: local, knownHosts } = t);
+});
 
 /** A name of exactly `bytes` bytes of UTF-8, starting with `lead` and filled with `fill` (1 or 3 bytes each). */
 function nameOf(bytes: number, lead: string, fill: string): string {

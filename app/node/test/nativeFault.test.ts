@@ -16,7 +16,14 @@ import { reserveSpace } from '../sys/preallocate';
 import { dataRanges } from '../sys/sparse';
 import { readTcpInfo } from '../sys/tcpInfo';
 import {
-  baseFlags, describeRun, runCli, sha256File, startTestServer, trustedServerHooks, urlOf, writeRandomFile,
+  baseFlags,
+  describeRun,
+  runCli,
+  sha256File,
+  startTestServer,
+  trustedServerHooks,
+  urlOf,
+  writeRandomFile,
   type SshServer,
 } from './helpers';
 
@@ -28,7 +35,9 @@ if (skip) process.stdout.write(`# skipped: ${skip}\n`);
 async function withFaults<T>(fn: () => Promise<T> | T): Promise<T> {
   const before = process.env.SLUICE_NATIVE_FAULT;
   process.env.SLUICE_NATIVE_FAULT = ALL_FAULTS;
-  try { return await fn(); } finally {
+  try {
+    return await fn();
+  } finally {
     if (before === undefined) delete process.env.SLUICE_NATIVE_FAULT;
     else process.env.SLUICE_NATIVE_FAULT = before;
   }
@@ -40,7 +49,9 @@ function sparseFile(p: string): void {
   try {
     fs.writeSync(fd, Buffer.alloc(2 * MiB, 1), 0, 2 * MiB, 0);
     fs.writeSync(fd, Buffer.alloc(2 * MiB, 2), 0, 2 * MiB, 22 * MiB);
-  } finally { fs.closeSync(fd); }
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 describe('each addon call that fails falls back', { skip }, () => {
@@ -52,7 +63,9 @@ describe('each addon call that fails falls back', { skip }, () => {
     try {
       assert.equal(await withFaults(() => reserveSpace(fd, 4 * MiB, p)), 'failed');
       assert.equal(fs.fstatSync(fd).size, 0);
-    } finally { fs.closeSync(fd); }
+    } finally {
+      fs.closeSync(fd);
+    }
   });
 
   test('dataRanges: the zero-block scan finds the same data', async (t) => {
@@ -60,10 +73,16 @@ describe('each addon call that fails falls back', { skip }, () => {
     t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
     const p = path.join(dir, 'sparse.img');
     sparseFile(p);
-    if (fs.statSync(p).blocks * 512 >= 24 * MiB) { t.skip('this file system does not keep holes'); return; }
+    if (fs.statSync(p).blocks * 512 >= 24 * MiB) {
+      t.skip('this file system does not keep holes');
+      return;
+    }
     const r = await withFaults(() => dataRanges(p, 24 * MiB));
     assert.equal(r.source, 'scan');
-    assert.deepEqual(r.ranges, [[0, 2 * MiB], [22 * MiB, 24 * MiB]]);
+    assert.deepEqual(r.ranges, [
+      [0, 2 * MiB],
+      [22 * MiB, 24 * MiB],
+    ]);
   });
 
   test('tcpInfo: the ss fallback (or nothing) instead of the addon; never a rejection', async (t) => {
@@ -81,7 +100,14 @@ describe('each addon call that fails falls back', { skip }, () => {
 let server: SshServer;
 let work: string;
 let knownHosts: string;
-trustedServerHooks(startTestServer, 'sluice-fault-', (t) => { ({ server, dir: work, knownHosts } = t); }, skip);
+trustedServerHooks(
+  startTestServer,
+  'sluice-fault-',
+  (t) => {
+    ({ server, dir: work, knownHosts } = t);
+  },
+  skip,
+);
 
 describe('transfers with every addon call failing', { skip }, () => {
   test('a segmented 24 MiB download and a sparse 24 MiB upload arrive byte-identical', async () => {
@@ -97,8 +123,10 @@ describe('transfers with every addon call failing', { skip }, () => {
     const local = path.join(work, 'fault-up.img');
     sparseFile(local);
     const upTarget = path.join(server.root, 'fault-up.img');
-    const up = await runCli(['put', '--json', ...baseFlags(server), local, urlOf(server, upTarget)],
-      { knownHosts, env });
+    const up = await runCli(['put', '--json', ...baseFlags(server), local, urlOf(server, upTarget)], {
+      knownHosts,
+      env,
+    });
     assert.equal(up.code, 0, describeRun(up));
     assert.equal(await sha256File(upTarget), await sha256File(local));
   });

@@ -10,8 +10,17 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  baseFlags, describeRun, makeTempDir, removeDir, runCli, startSshd, startTestServer, tempFilesUnder, urlOf,
-  writeRandomFile, type SshServer,
+  baseFlags,
+  describeRun,
+  makeTempDir,
+  removeDir,
+  runCli,
+  startSshd,
+  startTestServer,
+  tempFilesUnder,
+  urlOf,
+  writeRandomFile,
+  type SshServer,
 } from './helpers';
 
 let server: SshServer;
@@ -65,7 +74,9 @@ describe('remote refusals (exit 5)', () => {
   test('put into a missing remote folder: exit 5', async () => {
     const src = path.join(work, 'small.bin');
     writeRandomFile(src, 10);
-    const r = await runCli(['put', ...baseFlags(server), src, urlOf(server, `${server.root}/no/such/dir/small.bin`)], { knownHosts });
+    const r = await runCli(['put', ...baseFlags(server), src, urlOf(server, `${server.root}/no/such/dir/small.bin`)], {
+      knownHosts,
+    });
     assert.equal(r.code, 5, describeRun(r));
     assert.match(r.stderr, /no such file/i);
   });
@@ -76,7 +87,10 @@ describe('local refusals (exit 6)', () => {
     const dir = path.join(work, 'immutable');
     fs.mkdirSync(dir);
     const set = sh('chattr', ['+i', dir]);
-    if (!set.ok) { t.skip(`chattr +i not possible here: ${set.stderr.trim()}`); return; }
+    if (!set.ok) {
+      t.skip(`chattr +i not possible here: ${set.stderr.trim()}`);
+      return;
+    }
     try {
       const r = await runCli(['get', ...baseFlags(server), urlOf(server, remoteFile), dir], { knownHosts });
       assert.equal(r.code, 6, describeRun(r));
@@ -91,7 +105,9 @@ describe('local refusals (exit 6)', () => {
   test('get to a path under a regular file: exit 6', async () => {
     const file = path.join(work, 'plain-file');
     fs.writeFileSync(file, 'x');
-    const r = await runCli(['get', ...baseFlags(server), urlOf(server, remoteFile), path.join(file, 'copy.bin')], { knownHosts });
+    const r = await runCli(['get', ...baseFlags(server), urlOf(server, remoteFile), path.join(file, 'copy.bin')], {
+      knownHosts,
+    });
     assert.equal(r.code, 6, describeRun(r));
     assert.match(r.stderr, /not a directory|ENOTDIR/i, describeRun(r));
     assert.equal(fs.readFileSync(file, 'utf8'), 'x');
@@ -101,12 +117,19 @@ describe('local refusals (exit 6)', () => {
     const mnt = path.join(work, 'tiny');
     fs.mkdirSync(mnt);
     const mounted = sh('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'sluice-test-tmpfs', mnt]);
-    if (!mounted.ok) { t.skip(`cannot mount a tmpfs here: ${mounted.stderr.trim()}`); return; }
+    if (!mounted.ok) {
+      t.skip(`cannot mount a tmpfs here: ${mounted.stderr.trim()}`);
+      return;
+    }
     try {
       const r = await runCli(['get', ...baseFlags(server), urlOf(server, remoteFile), mnt], { knownHosts });
       assert.equal(r.code, 6, describeRun(r));
       assert.match(r.stderr, /no space left|disk full|ENOSPC/i, describeRun(r));
-      assert.deepEqual(fs.readdirSync(mnt), [], 'neither the final name nor a temporary file may remain on the full disk');
+      assert.deepEqual(
+        fs.readdirSync(mnt),
+        [],
+        'neither the final name nor a temporary file may remain on the full disk',
+      );
       assert.deepEqual(tempFilesUnder(mnt), []);
     } finally {
       const un = sh('umount', [mnt]);

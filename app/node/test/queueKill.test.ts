@@ -15,7 +15,16 @@ import * as path from 'node:path';
 import { QueueStore } from '../stores/queueStore';
 import { seededRandom } from '../stores/testing/queueChild';
 import {
-  baseFlags, describeRun, runCli, sha256File, startCli, startTestServer, tempFilesUnder, trustedServerHooks, urlOf, writeRandomFile,
+  baseFlags,
+  describeRun,
+  runCli,
+  sha256File,
+  startCli,
+  startTestServer,
+  tempFilesUnder,
+  trustedServerHooks,
+  urlOf,
+  writeRandomFile,
   type SshServer,
 } from './helpers';
 
@@ -27,10 +36,16 @@ const MiB = 1024 * 1024;
 let server: SshServer;
 let work: string;
 let knownHosts: string;
-trustedServerHooks(startTestServer, 'sluice-qkill-', (t) => { ({ server, dir: work, knownHosts } = t); });
+trustedServerHooks(startTestServer, 'sluice-qkill-', (t) => {
+  ({ server, dir: work, knownHosts } = t);
+});
 
 /** A job's file: where it comes from and where it lands (both local paths: the server's root is a local folder). */
-interface Pair { source: string; target: string; size: number }
+interface Pair {
+  source: string;
+  target: string;
+  size: number;
+}
 
 /** Sizes of the seeded mix: many tiny and small files, some mid-sized, a few large ones. */
 function sizeMix(rnd: () => number, n: number): number[] {
@@ -51,7 +66,7 @@ function makeBatches(seed: number): Array<{ direction: 'put' | 'get'; pairs: Pai
   const sizes = sizeMix(rnd, JOBS);
   const quarter = Math.ceil(JOBS / 4);
   return [0, 1, 2, 3].map((b) => {
-    const direction = b < 2 ? 'put' as const : 'get' as const;
+    const direction = b < 2 ? ('put' as const) : ('get' as const);
     const srcDir = direction === 'put' ? path.join(work, `src-${b}`) : path.join(server.root, `kill-src-${b}`);
     const destDir = direction === 'put' ? path.join(server.root, `kill-dest-${b}`) : path.join(work, `dest-${b}`);
     fs.mkdirSync(srcDir);
@@ -79,7 +94,7 @@ function identity(p: string): string | undefined {
 function checkDatabase(home: string): Record<string, number> {
   const store = QueueStore.open({ home });
   try {
-    assert.equal((store.q.db.pragma('integrity_check', { simple: true }) as string), 'ok');
+    assert.equal(store.q.db.pragma('integrity_check', { simple: true }) as string, 'ok');
     const counts: Record<string, number> = {};
     for (let page = store.jobs.list({ limit: 10_000 }); ; page = store.jobs.list({ limit: 10_000, after: page.next })) {
       for (const j of page.jobs) counts[j.state] = (counts[j.state] ?? 0) + 1;
@@ -90,62 +105,86 @@ function checkDatabase(home: string): Record<string, number> {
   }
 }
 
-test(`SIGKILL of sluice queue run at seeded points: ${JOBS} jobs each arrive exactly once`, { timeout: LARGE ? 1_800_000 : 300_000 }, async (t) => {
-  const seed = Number(process.env.SLUICE_TEST_SEED ?? Math.floor(Math.random() * 2 ** 31));
-  t.diagnostic(`seed ${seed} (SLUICE_TEST_SEED=${seed} replays this run)`);
-  const home = path.join(work, 'home');
-  fs.mkdirSync(home);
-  const env = { SLUICE_HOME: home };
-  const batches = makeBatches(seed);
-  const all = batches.flatMap((b) => b.pairs);
-  t.diagnostic(`${all.length} jobs, ${(all.reduce((n, p) => n + p.size, 0) / MiB).toFixed(0)} MiB`);
-  for (const b of batches) {
-    const sources = b.pairs.map((p) => (b.direction === 'put' ? p.source : urlOf(server, p.source)));
-    const dest = b.direction === 'put' ? urlOf(server, `${b.destDir}/`) : `${b.destDir}/`;
-    const r = await runCli(['queue', 'add', b.direction, ...baseFlags(server), ...sources, dest], { knownHosts, env });
-    assert.equal(r.code, 0, describeRun(r));
-  }
-
-  const rnd = seededRandom(seed ^ 0x4b111);
-  const arrived = new Map<string, string>();
-  let remaining = all.length;
-  for (let kill = 0; kill < KILLS; kill++) {
-    // Spread over the queue: on average the kills split what is left evenly.
-    const afterFiles = 1 + Math.floor(rnd() * ((2 * remaining) / (KILLS - kill + 1)));
-    const afterBytes = Math.floor((1 + rnd() * 63) * MiB);
-    const run = startCli(['queue', 'run', '--json'], { knownHosts, env, timeoutMs: 240_000 });
-    let files = 0;
-    const hit = await run.waitForEvent((e) => {
-      if (e.type === 'file' && e.state === 'done') files++;
-      return files >= afterFiles || (e.type === 'progress' && (e.bytesDone as number) >= afterBytes);
-    }, 120_000).then(() => true, () => false);
-    run.child.kill('SIGKILL');
-    const r = await run.result;
-    const counts = checkDatabase(home);
-    remaining = all.length - (counts.done ?? 0);
-    t.diagnostic(`kill ${kill + 1}: after ${files} file(s) (${afterFiles} files or ${(afterBytes / MiB).toFixed(0)} MiB asked; ${hit ? 'killed' : `ended first: ${r.code}`}): ${JSON.stringify(counts)}`);
-    for (const p of all) {
-      if (arrived.has(p.target)) continue;
-      const id = identity(p.target);
-      if (id && fs.statSync(p.target).size === p.size && (await sha256File(p.target)) === (await sha256File(p.source))) arrived.set(p.target, id);
+test(
+  `SIGKILL of sluice queue run at seeded points: ${JOBS} jobs each arrive exactly once`,
+  { timeout: LARGE ? 1_800_000 : 300_000 },
+  async (t) => {
+    const seed = Number(process.env.SLUICE_TEST_SEED ?? Math.floor(Math.random() * 2 ** 31));
+    t.diagnostic(`seed ${seed} (SLUICE_TEST_SEED=${seed} replays this run)`);
+    const home = path.join(work, 'home');
+    fs.mkdirSync(home);
+    const env = { SLUICE_HOME: home };
+    const batches = makeBatches(seed);
+    const all = batches.flatMap((b) => b.pairs);
+    t.diagnostic(`${all.length} jobs, ${(all.reduce((n, p) => n + p.size, 0) / MiB).toFixed(0)} MiB`);
+    for (const b of batches) {
+      const sources = b.pairs.map((p) => (b.direction === 'put' ? p.source : urlOf(server, p.source)));
+      const dest = b.direction === 'put' ? urlOf(server, `${b.destDir}/`) : `${b.destDir}/`;
+      const r = await runCli(['queue', 'add', b.direction, ...baseFlags(server), ...sources, dest], {
+        knownHosts,
+        env,
+      });
+      assert.equal(r.code, 0, describeRun(r));
     }
-    if (!hit) break;
-  }
-  t.diagnostic(`${arrived.size} of ${all.length} files had arrived whole by the last kill`);
 
-  const last = await runCli(['queue', 'run', '--json'], { knownHosts, env, timeoutMs: LARGE ? 1_200_000 : 240_000 });
-  assert.equal(last.code, 0, describeRun(last));
-  assert.deepEqual(checkDatabase(home), { done: all.length }, 'every job is done');
-  for (const p of all) {
-    assert.equal(await sha256File(p.target), await sha256File(p.source), `${p.target} has its source's bytes`);
-    const before = arrived.get(p.target);
-    if (before) assert.equal(identity(p.target), before, `${p.target} arrived before a kill and was not written again`);
-  }
-  for (const b of batches) assert.deepEqual(tempFilesUnder(b.destDir), [], `no temporary file left in ${b.destDir}`);
-  const store = QueueStore.open({ home });
-  try {
-    assert.equal((store.q.db.prepare('SELECT COUNT(*) AS n FROM leases').get() as { n: number }).n, 0, 'no lease left');
-  } finally {
-    store.close();
-  }
-});
+    const rnd = seededRandom(seed ^ 0x4b111);
+    const arrived = new Map<string, string>();
+    let remaining = all.length;
+    for (let kill = 0; kill < KILLS; kill++) {
+      // Spread over the queue: on average the kills split what is left evenly.
+      const afterFiles = 1 + Math.floor(rnd() * ((2 * remaining) / (KILLS - kill + 1)));
+      const afterBytes = Math.floor((1 + rnd() * 63) * MiB);
+      const run = startCli(['queue', 'run', '--json'], { knownHosts, env, timeoutMs: 240_000 });
+      let files = 0;
+      const hit = await run
+        .waitForEvent((e) => {
+          if (e.type === 'file' && e.state === 'done') files++;
+          return files >= afterFiles || (e.type === 'progress' && (e.bytesDone as number) >= afterBytes);
+        }, 120_000)
+        .then(
+          () => true,
+          () => false,
+        );
+      run.child.kill('SIGKILL');
+      const r = await run.result;
+      const counts = checkDatabase(home);
+      remaining = all.length - (counts.done ?? 0);
+      t.diagnostic(
+        `kill ${kill + 1}: after ${files} file(s) (${afterFiles} files or ${(afterBytes / MiB).toFixed(0)} MiB asked; ${hit ? 'killed' : `ended first: ${r.code}`}): ${JSON.stringify(counts)}`,
+      );
+      for (const p of all) {
+        if (arrived.has(p.target)) continue;
+        const id = identity(p.target);
+        if (
+          id &&
+          fs.statSync(p.target).size === p.size &&
+          (await sha256File(p.target)) === (await sha256File(p.source))
+        )
+          arrived.set(p.target, id);
+      }
+      if (!hit) break;
+    }
+    t.diagnostic(`${arrived.size} of ${all.length} files had arrived whole by the last kill`);
+
+    const last = await runCli(['queue', 'run', '--json'], { knownHosts, env, timeoutMs: LARGE ? 1_200_000 : 240_000 });
+    assert.equal(last.code, 0, describeRun(last));
+    assert.deepEqual(checkDatabase(home), { done: all.length }, 'every job is done');
+    for (const p of all) {
+      assert.equal(await sha256File(p.target), await sha256File(p.source), `${p.target} has its source's bytes`);
+      const before = arrived.get(p.target);
+      if (before)
+        assert.equal(identity(p.target), before, `${p.target} arrived before a kill and was not written again`);
+    }
+    for (const b of batches) assert.deepEqual(tempFilesUnder(b.destDir), [], `no temporary file left in ${b.destDir}`);
+    const store = QueueStore.open({ home });
+    try {
+      assert.equal(
+        (store.q.db.prepare('SELECT COUNT(*) AS n FROM leases').get() as { n: number }).n,
+        0,
+        'no lease left',
+      );
+    } finally {
+      store.close();
+    }
+  },
+);

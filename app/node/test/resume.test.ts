@@ -9,8 +9,24 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
-  baseFlags, describeRun, journalledBytes, knownHostsLineFor, makeTempDir, removeDir, runCli, sha256File, startCli, startSshd, startToxiproxy,
-  tempFilesUnder, toxiproxyAvailable, urlOf, waitUntil, writeRandomFile, type SshdServer, type Toxiproxy,
+  baseFlags,
+  describeRun,
+  journalledBytes,
+  knownHostsLineFor,
+  makeTempDir,
+  removeDir,
+  runCli,
+  sha256File,
+  startCli,
+  startSshd,
+  startToxiproxy,
+  tempFilesUnder,
+  toxiproxyAvailable,
+  urlOf,
+  waitUntil,
+  writeRandomFile,
+  type SshdServer,
+  type Toxiproxy,
 } from './helpers';
 
 const MiB = 1024 * 1024;
@@ -42,7 +58,11 @@ describe('a transfer killed halfway resumes when the same command runs again', {
     test(direction, { timeout: 120_000 }, async () => {
       const name = `resume-${++proxies}`;
       const { port } = await toxi.createProxy(name, sshd.port);
-      await toxi.addToxic(name, { type: 'bandwidth', stream: direction === 'put' ? 'upstream' : 'downstream', attributes: { rate: RATE_KBPS } });
+      await toxi.addToxic(name, {
+        type: 'bandwidth',
+        stream: direction === 'put' ? 'upstream' : 'downstream',
+        attributes: { rate: RATE_KBPS },
+      });
       const knownHosts = path.join(work, `known_hosts-${name}`);
       fs.writeFileSync(knownHosts, `${knownHostsLineFor(port, 'ssh-ed25519', sshd.hostKeyBlobs()[0])}\n`);
       const home = path.join(work, `home-${name}`);
@@ -50,8 +70,14 @@ describe('a transfer killed halfway resumes when the same command runs again', {
       const remote = path.join(sshd.root, `${name}.bin`);
       writeRandomFile(direction === 'put' ? local : remote, FILE_SIZE);
       const via = { ...sshd, port };
-      const args = [direction, '--json', ...baseFlags(sshd), '--segment-size', '4M',
-        ...(direction === 'put' ? [local, urlOf(via, remote)] : [urlOf(via, remote), local])];
+      const args = [
+        direction,
+        '--json',
+        ...baseFlags(sshd),
+        '--segment-size',
+        '4M',
+        ...(direction === 'put' ? [local, urlOf(via, remote)] : [urlOf(via, remote), local]),
+      ];
       const env = { SLUICE_HOME: home };
 
       const first = startCli(args, { knownHosts, env, timeoutMs: 60_000 });
@@ -67,11 +93,15 @@ describe('a transfer killed halfway resumes when the same command runs again', {
       await toxi.removeToxic(name, `bandwidth_${direction === 'put' ? 'upstream' : 'downstream'}`);
       const second = await runCli(args, { knownHosts, env, timeoutMs: 60_000 });
       assert.equal(second.code, 0, describeRun(second));
-      const said = second.events.find((e) => e.type === 'log' && /^sluice: resuming: /.test(String((e as { message?: string }).message)));
+      const said = second.events.find(
+        (e) => e.type === 'log' && /^sluice: resuming: /.test(String((e as { message?: string }).message)),
+      );
       assert.ok(said, `the second run says it resumes:\n${second.stdout}`);
       const resumed = second.report?.resumedBytes ?? 0;
       assert.ok(resumed > 0 && resumed < FILE_SIZE, `resumed ${resumed} of ${FILE_SIZE} bytes`);
-      console.log(`# ${direction}: killed at ≥ 50 %; the second run took ${resumed} bytes (${(100 * resumed / FILE_SIZE).toFixed(0)} %) from the first`);
+      console.log(
+        `# ${direction}: killed at ≥ 50 %; the second run took ${resumed} bytes (${((100 * resumed) / FILE_SIZE).toFixed(0)} %) from the first`,
+      );
       assert.equal(await sha256File(target), await sha256File(direction === 'put' ? local : remote), 'identical bytes');
       assert.deepEqual(tempFilesUnder(path.dirname(target)), [], 'no temporary file left');
 
@@ -82,96 +112,138 @@ describe('a transfer killed halfway resumes when the same command runs again', {
   }
 });
 
-describe('a folder copied into a new name, killed after its first file, run again, is not nested inside itself', { skip: skipReason }, () => {
-  for (const direction of ['put', 'get'] as const) {
-    test(`${direction} -r`, { timeout: 120_000 }, async () => {
-      const name = `tree-${++proxies}`;
-      const { port } = await toxi.createProxy(name, sshd.port);
-      await toxi.addToxic(name, { type: 'bandwidth', stream: direction === 'put' ? 'upstream' : 'downstream', attributes: { rate: RATE_KBPS } });
-      const knownHosts = path.join(work, `known_hosts-${name}`);
-      fs.writeFileSync(knownHosts, `${knownHostsLineFor(port, 'ssh-ed25519', sshd.hostKeyBlobs()[0])}\n`);
-      const home = path.join(work, `home-${name}`);
-      const srcRoot = direction === 'put' ? work : sshd.root;
-      const dstRoot = direction === 'put' ? sshd.root : work;
-      const src = path.join(srcRoot, `${name}-src`);
-      const dst = path.join(dstRoot, `${name}-copy`);
-      fs.mkdirSync(src);
-      const names = ['a.bin', 'b.bin', 'c.bin', 'd.bin'];
-      for (const n of names) writeRandomFile(path.join(src, n), 3 * MiB);
-      const via = { ...sshd, port };
-      // One connection and channel: the files go one after another, so the kill lands after the first is committed.
-      const args = [direction, '-r', '--json', ...baseFlags(sshd), '--connections', '1', '--channels', '1',
-        ...(direction === 'put' ? [src, urlOf(via, dst)] : [urlOf(via, src), dst])];
-      const env = { SLUICE_HOME: home };
+describe(
+  'a folder copied into a new name, killed after its first file, run again, is not nested inside itself',
+  { skip: skipReason },
+  () => {
+    for (const direction of ['put', 'get'] as const) {
+      test(`${direction} -r`, { timeout: 120_000 }, async () => {
+        const name = `tree-${++proxies}`;
+        const { port } = await toxi.createProxy(name, sshd.port);
+        await toxi.addToxic(name, {
+          type: 'bandwidth',
+          stream: direction === 'put' ? 'upstream' : 'downstream',
+          attributes: { rate: RATE_KBPS },
+        });
+        const knownHosts = path.join(work, `known_hosts-${name}`);
+        fs.writeFileSync(knownHosts, `${knownHostsLineFor(port, 'ssh-ed25519', sshd.hostKeyBlobs()[0])}\n`);
+        const home = path.join(work, `home-${name}`);
+        const srcRoot = direction === 'put' ? work : sshd.root;
+        const dstRoot = direction === 'put' ? sshd.root : work;
+        const src = path.join(srcRoot, `${name}-src`);
+        const dst = path.join(dstRoot, `${name}-copy`);
+        fs.mkdirSync(src);
+        const names = ['a.bin', 'b.bin', 'c.bin', 'd.bin'];
+        for (const n of names) writeRandomFile(path.join(src, n), 3 * MiB);
+        const via = { ...sshd, port };
+        // One connection and channel: the files go one after another, so the kill lands after the first is committed.
+        const args = [
+          direction,
+          '-r',
+          '--json',
+          ...baseFlags(sshd),
+          '--connections',
+          '1',
+          '--channels',
+          '1',
+          ...(direction === 'put' ? [src, urlOf(via, dst)] : [urlOf(via, src), dst]),
+        ];
+        const env = { SLUICE_HOME: home };
 
-      const first = startCli(args, { knownHosts, env, timeoutMs: 60_000 });
-      await first.waitForEvent((e) => e.type === 'file' && e.state === 'done');
-      first.child.kill('SIGKILL');
-      await first.result.catch(() => undefined);
-      assert.ok(fs.statSync(dst).isDirectory(), 'the first run created the new folder');
+        const first = startCli(args, { knownHosts, env, timeoutMs: 60_000 });
+        await first.waitForEvent((e) => e.type === 'file' && e.state === 'done');
+        first.child.kill('SIGKILL');
+        await first.result.catch(() => undefined);
+        assert.ok(fs.statSync(dst).isDirectory(), 'the first run created the new folder');
 
-      await toxi.removeToxic(name, `bandwidth_${direction === 'put' ? 'upstream' : 'downstream'}`);
-      const second = await runCli(args, { knownHosts, env, timeoutMs: 60_000 });
-      assert.equal(second.code, 0, describeRun(second));
-      assert.ok(!fs.existsSync(path.join(dst, path.basename(src))), `the second run put the folder inside the copy: ${fs.readdirSync(dst).join(', ')}`);
-      for (const n of names) assert.equal(await sha256File(path.join(dst, n)), await sha256File(path.join(src, n)), n);
-      assert.deepEqual(tempFilesUnder(dst), [], 'no temporary file left');
-    });
-  }
-});
+        await toxi.removeToxic(name, `bandwidth_${direction === 'put' ? 'upstream' : 'downstream'}`);
+        const second = await runCli(args, { knownHosts, env, timeoutMs: 60_000 });
+        assert.equal(second.code, 0, describeRun(second));
+        assert.ok(
+          !fs.existsSync(path.join(dst, path.basename(src))),
+          `the second run put the folder inside the copy: ${fs.readdirSync(dst).join(', ')}`,
+        );
+        for (const n of names)
+          assert.equal(await sha256File(path.join(dst, n)), await sha256File(path.join(src, n)), n);
+        assert.deepEqual(tempFilesUnder(dst), [], 'no temporary file left');
+      });
+    }
+  },
+);
 
-describe('a moving segment is recorded as it goes: killed before any segment ended, the next run takes its prefix', {
-  skip: skipReason,
-}, () => {
-  // #24 item 11. One lane runs two segments of a 40 MiB file at once (16 MiB and 12 MiB: planner.ts), so the first
-  // segment ends once 24 MiB moved; the kill comes well before. Before, ranges were recorded only when a segment
-  // ended: the journal held nothing and the second run sent everything again.
-  for (const direction of ['put', 'get'] as const) {
-    test(direction, { timeout: 120_000 }, async () => {
-      const size = 40 * MiB;
-      const name = `moving-${++proxies}`;
-      const { port } = await toxi.createProxy(name, sshd.port);
-      const stream = direction === 'put' ? 'upstream' : 'downstream';
-      await toxi.addToxic(name, { type: 'bandwidth', stream, attributes: { rate: RATE_KBPS } });
-      const knownHosts = path.join(work, `known_hosts-${name}`);
-      fs.writeFileSync(knownHosts, `${knownHostsLineFor(port, 'ssh-ed25519', sshd.hostKeyBlobs()[0])}\n`);
-      const home = path.join(work, `home-${name}`);
-      const local = path.join(work, `${name}.bin`);
-      const remote = path.join(sshd.root, `${name}.bin`);
-      writeRandomFile(direction === 'put' ? local : remote, size);
-      const via = { ...sshd, port };
-      const args = [direction, '--json', ...baseFlags(sshd), '--connections', '1', '--channels', '1',
-        '--segment-size', '16M',
-        ...(direction === 'put' ? [local, urlOf(via, remote)] : [urlOf(via, remote), local])];
-      const env = { SLUICE_HOME: home };
+describe(
+  'a moving segment is recorded as it goes: killed before any segment ended, the next run takes its prefix',
+  {
+    skip: skipReason,
+  },
+  () => {
+    // #24 item 11. One lane runs two segments of a 40 MiB file at once (16 MiB and 12 MiB: planner.ts), so the first
+    // segment ends once 24 MiB moved; the kill comes well before. Before, ranges were recorded only when a segment
+    // ended: the journal held nothing and the second run sent everything again.
+    for (const direction of ['put', 'get'] as const) {
+      test(direction, { timeout: 120_000 }, async () => {
+        const size = 40 * MiB;
+        const name = `moving-${++proxies}`;
+        const { port } = await toxi.createProxy(name, sshd.port);
+        const stream = direction === 'put' ? 'upstream' : 'downstream';
+        await toxi.addToxic(name, { type: 'bandwidth', stream, attributes: { rate: RATE_KBPS } });
+        const knownHosts = path.join(work, `known_hosts-${name}`);
+        fs.writeFileSync(knownHosts, `${knownHostsLineFor(port, 'ssh-ed25519', sshd.hostKeyBlobs()[0])}\n`);
+        const home = path.join(work, `home-${name}`);
+        const local = path.join(work, `${name}.bin`);
+        const remote = path.join(sshd.root, `${name}.bin`);
+        writeRandomFile(direction === 'put' ? local : remote, size);
+        const via = { ...sshd, port };
+        const args = [
+          direction,
+          '--json',
+          ...baseFlags(sshd),
+          '--connections',
+          '1',
+          '--channels',
+          '1',
+          '--segment-size',
+          '16M',
+          ...(direction === 'put' ? [local, urlOf(via, remote)] : [urlOf(via, remote), local]),
+        ];
+        const env = { SLUICE_HOME: home };
 
-      const first = startCli(args, { knownHosts, env, timeoutMs: 60_000 });
-      let done = 0;
-      let ended = false;
-      void first.waitForEvent((e) => {
-        if (e.type === 'progress') done = e.bytesDone as number;
-        return false;
-      }).catch(() => { ended = true; });
-      // Polled until a range is recorded, 6 MiB moved (a segment ends at 24 MiB) or the run ended.
-      let journalled = 0;
-      for (const until = Date.now() + 30_000; Date.now() < until && !ended && done < 6 * MiB; await sleep(50)) {
-        journalled = journalledBytes(home);
-        if (journalled > 0) break;
-      }
-      first.child.kill('SIGKILL');
-      await first.result.catch(() => undefined);
-      assert.ok(journalled > 0, `nothing was journalled while ${done} bytes moved and no segment ended`);
-      assert.ok(journalled < 24 * MiB, `journalled ${journalled} bytes`);
+        const first = startCli(args, { knownHosts, env, timeoutMs: 60_000 });
+        let done = 0;
+        let ended = false;
+        void first
+          .waitForEvent((e) => {
+            if (e.type === 'progress') done = e.bytesDone as number;
+            return false;
+          })
+          .catch(() => {
+            ended = true;
+          });
+        // Polled until a range is recorded, 6 MiB moved (a segment ends at 24 MiB) or the run ended.
+        let journalled = 0;
+        for (const until = Date.now() + 30_000; Date.now() < until && !ended && done < 6 * MiB; await sleep(50)) {
+          journalled = journalledBytes(home);
+          if (journalled > 0) break;
+        }
+        first.child.kill('SIGKILL');
+        await first.result.catch(() => undefined);
+        assert.ok(journalled > 0, `nothing was journalled while ${done} bytes moved and no segment ended`);
+        assert.ok(journalled < 24 * MiB, `journalled ${journalled} bytes`);
 
-      await toxi.removeToxic(name, `bandwidth_${stream}`);
-      const second = await runCli(args, { knownHosts, env, timeoutMs: 60_000 });
-      assert.equal(second.code, 0, describeRun(second));
-      const resumed = second.report?.resumedBytes ?? 0;
-      assert.ok(resumed >= journalled, `the second run took ${resumed} bytes, the journal held ${journalled}`);
-      console.log(`# ${direction}: killed ${done} bytes in, no segment ended; the next run took ${resumed} bytes`);
-      const target = direction === 'put' ? remote : local;
-      assert.equal(await sha256File(target), await sha256File(direction === 'put' ? local : remote), 'identical bytes');
-      assert.deepEqual(tempFilesUnder(path.dirname(target)), [], 'no temporary file left');
-    });
-  }
-});
+        await toxi.removeToxic(name, `bandwidth_${stream}`);
+        const second = await runCli(args, { knownHosts, env, timeoutMs: 60_000 });
+        assert.equal(second.code, 0, describeRun(second));
+        const resumed = second.report?.resumedBytes ?? 0;
+        assert.ok(resumed >= journalled, `the second run took ${resumed} bytes, the journal held ${journalled}`);
+        console.log(`# ${direction}: killed ${done} bytes in, no segment ended; the next run took ${resumed} bytes`);
+        const target = direction === 'put' ? remote : local;
+        assert.equal(
+          await sha256File(target),
+          await sha256File(direction === 'put' ? local : remote),
+          'identical bytes',
+        );
+        assert.deepEqual(tempFilesUnder(path.dirname(target)), [], 'no temporary file left');
+      });
+    }
+  },
+);

@@ -13,8 +13,17 @@ import * as path from 'node:path';
 import { nativeUnavailableReason } from '../sys/native';
 import { QueueStore } from '../stores/queueStore';
 import {
-  describeRun, journalledBytes, runCli, sha256File, startCli, startSshd, tempFilesUnder, trustedServerHooks, writeRandomFile,
-  waitUntil, type SshdServer,
+  describeRun,
+  journalledBytes,
+  runCli,
+  sha256File,
+  startCli,
+  startSshd,
+  tempFilesUnder,
+  trustedServerHooks,
+  writeRandomFile,
+  waitUntil,
+  type SshdServer,
 } from './helpers';
 
 const MiB = 1024 * 1024;
@@ -22,7 +31,9 @@ let server: SshdServer;
 let work: string;
 let knownHosts: string;
 let caseNo = 0;
-trustedServerHooks(startSshd, 'sluice-resume-names-', (t) => { ({ server, dir: work, knownHosts } = t); });
+trustedServerHooks(startSshd, 'sluice-resume-names-', (t) => {
+  ({ server, dir: work, knownHosts } = t);
+});
 
 interface Case {
   /** HOME, with ~/.ssh/config naming the server `myserver` (HostName, Port, User, IdentityFile). */
@@ -41,45 +52,65 @@ function freshCase(): Case {
   const local = path.join(work, `local-${n}`);
   const remote = path.join(server.root, `names-${n}`);
   for (const d of [path.join(home, '.ssh'), data, local, remote]) fs.mkdirSync(d, { recursive: true });
-  fs.writeFileSync(path.join(home, '.ssh', 'config'), [
-    'Host myserver', '  HostName 127.0.0.1', `  Port ${server.port}`, `  User ${server.user}`, `  IdentityFile ${server.clientKeyPath}`, '',
-  ].join('\n'));
+  fs.writeFileSync(
+    path.join(home, '.ssh', 'config'),
+    [
+      'Host myserver',
+      '  HostName 127.0.0.1',
+      `  Port ${server.port}`,
+      `  User ${server.user}`,
+      `  IdentityFile ${server.clientKeyPath}`,
+      '',
+    ].join('\n'),
+  );
   return { home, data, local, remote, env: { HOME: home, SLUICE_HOME: data } };
 }
 
 const flags = ['--batch', '--no-agent', '--no-progress'];
 
 describe('resume and the queue key on the server reached, not on how it is named', () => {
-  test('a get through an alias without user@, killed, resumes when run again by the server\'s address', { timeout: 120_000 }, async () => {
-    const c = freshCase();
-    const size = 48 * MiB;
-    const remote = path.join(c.remote, 'big.bin');
-    const local = path.join(c.local, 'big.bin');
-    writeRandomFile(remote, size);
-    const first = startCli(['get', '--json', ...flags, '--limit', '4M', `sftp://myserver${remote}`, local], { knownHosts, env: c.env });
-    await first.waitForEvent((e) => e.type === 'progress' && (e.bytesDone as number) > 0);
-    // The journal is written in batches (every 2 s): kill once it holds a durable range.
-    await waitUntil('the journal to hold a durable range', () => journalledBytes(c.data) > 0, 30_000);
-    first.child.kill('SIGKILL');
-    const killed = await first.result;
-    assert.doesNotMatch(killed.stdout + killed.stderr, /cannot record progress/, describeRun(killed));
-    assert.equal(tempFilesUnder(c.local).length, 1, 'the partial copy is kept for the next run');
+  test(
+    "a get through an alias without user@, killed, resumes when run again by the server's address",
+    { timeout: 120_000 },
+    async () => {
+      const c = freshCase();
+      const size = 48 * MiB;
+      const remote = path.join(c.remote, 'big.bin');
+      const local = path.join(c.local, 'big.bin');
+      writeRandomFile(remote, size);
+      const first = startCli(['get', '--json', ...flags, '--limit', '4M', `sftp://myserver${remote}`, local], {
+        knownHosts,
+        env: c.env,
+      });
+      await first.waitForEvent((e) => e.type === 'progress' && (e.bytesDone as number) > 0);
+      // The journal is written in batches (every 2 s): kill once it holds a durable range.
+      await waitUntil('the journal to hold a durable range', () => journalledBytes(c.data) > 0, 30_000);
+      first.child.kill('SIGKILL');
+      const killed = await first.result;
+      assert.doesNotMatch(killed.stdout + killed.stderr, /cannot record progress/, describeRun(killed));
+      assert.equal(tempFilesUnder(c.local).length, 1, 'the partial copy is kept for the next run');
 
-    const second = await runCli(['get', '--json', ...flags, '-i', server.clientKeyPath, `sftp://127.0.0.1:${server.port}${remote}`, local],
-      { knownHosts, env: c.env });
-    assert.equal(second.code, 0, describeRun(second));
-    const resumed = second.report?.resumedBytes ?? 0;
-    assert.ok(resumed > 0 && resumed < size, `resumed ${resumed} of ${size} bytes: ${describeRun(second)}`);
-    assert.equal(await sha256File(local), await sha256File(remote));
-    assert.deepEqual(tempFilesUnder(c.local), [], 'no partial copy left');
-  });
+      const second = await runCli(
+        ['get', '--json', ...flags, '-i', server.clientKeyPath, `sftp://127.0.0.1:${server.port}${remote}`, local],
+        { knownHosts, env: c.env },
+      );
+      assert.equal(second.code, 0, describeRun(second));
+      const resumed = second.report?.resumedBytes ?? 0;
+      assert.ok(resumed > 0 && resumed < size, `resumed ${resumed} of ${size} bytes: ${describeRun(second)}`);
+      assert.equal(await sha256File(local), await sha256File(remote));
+      assert.deepEqual(tempFilesUnder(c.local), [], 'no partial copy left');
+    },
+  );
 
   test('queue add get sftp://alias/… is queued on the resolved server and runs', { timeout: 60_000 }, async () => {
     const c = freshCase();
     const remote = path.join(c.remote, 'q.bin');
     writeRandomFile(remote, 300_000);
     const dest = path.join(c.local, 'q.bin');
-    let r = await runCli(['queue', 'add', 'get', ...flags, `sftp://myserver${remote}`, dest], { knownHosts, env: c.env });
+    let r = await runCli(['queue', 'add', 'get', ...flags, `sftp://myserver${remote}`, dest], {
+      knownHosts,
+      env: c.env,
+    });
     assert.equal(r.code, 0, describeRun(r));
     const store = QueueStore.open({ home: c.data });
     try {
@@ -110,8 +141,24 @@ function furthestRecorded(home: string): number {
  * segments go in order (a loaded machine's RTT could otherwise tune it to ten, each recording its own ranges).
  */
 async function interruptedGet(c: Case, url: string, dest: string, signal: NodeJS.Signals, cwd?: string) {
-  const run = startCli(['get', '--json', ...flags, '-i', server.clientKeyPath, '--limit', '4M', '--connections', '1', '--channels', '1', url, dest],
-    { knownHosts, env: c.env, cwd });
+  const run = startCli(
+    [
+      'get',
+      '--json',
+      ...flags,
+      '-i',
+      server.clientKeyPath,
+      '--limit',
+      '4M',
+      '--connections',
+      '1',
+      '--channels',
+      '1',
+      url,
+      dest,
+    ],
+    { knownHosts, env: c.env, cwd },
+  );
   await run.waitForEvent((e) => e.type === 'progress' && (e.bytesDone as number) > 0);
   await waitUntil('the journal to hold a durable range', () => journalledBytes(c.data) > 0, 30_000);
   run.child.kill(signal);
@@ -119,8 +166,10 @@ async function interruptedGet(c: Case, url: string, dest: string, signal: NodeJS
 }
 
 describe('a partial download however its destination is named', () => {
-  test('interrupted into link/, its .part holds no more disk than its bytes; run again into /real/big.bin, it resumes',
-    { timeout: 120_000 }, async () => {
+  test(
+    'interrupted into link/, its .part holds no more disk than its bytes; run again into /real/big.bin, it resumes',
+    { timeout: 120_000 },
+    async () => {
       const c = freshCase();
       const size = 48 * MiB;
       const remote = path.join(c.remote, 'big.bin');
@@ -143,38 +192,59 @@ describe('a partial download however its destination is named', () => {
       // first's prefix and the second's start stays reserved (sys/preallocate.ts releaseReservation); past the last
       // record, not.
       const kept = Math.max(moved, furthestRecorded(c.data));
-      console.log(`# interrupted with ${recorded} bytes recorded up to ${kept}, ${moved} moved: `
-        + `the .part is ${st.size} bytes long, ${onDisk} on disk`);
+      console.log(
+        `# interrupted with ${recorded} bytes recorded up to ${kept}, ${moved} moved: ` +
+          `the .part is ${st.size} bytes long, ${onDisk} on disk`,
+      );
       assert.ok(st.size >= recorded, 'every recorded byte is kept');
-      assert.ok(onDisk <= kept + 4 * MiB && st.size <= kept + 4 * MiB,
-        `recorded up to ${kept}, the .part is ${st.size} bytes, ${onDisk} on disk`
-        + (nativeUnavailableReason() ? ` (no native addon: ${nativeUnavailableReason()})` : ''));
+      assert.ok(
+        onDisk <= kept + 4 * MiB && st.size <= kept + 4 * MiB,
+        `recorded up to ${kept}, the .part is ${st.size} bytes, ${onDisk} on disk` +
+          (nativeUnavailableReason() ? ` (no native addon: ${nativeUnavailableReason()})` : ''),
+      );
       assert.ok(onDisk < size / 2, `the 48 MiB reservation was given back: ${onDisk} bytes on disk`);
 
-      const second = await runCli(['get', '--json', ...flags, '-i', server.clientKeyPath, url, path.join(c.local, 'big.bin')], { knownHosts, env: c.env });
+      const second = await runCli(
+        ['get', '--json', ...flags, '-i', server.clientKeyPath, url, path.join(c.local, 'big.bin')],
+        { knownHosts, env: c.env },
+      );
       assert.equal(second.code, 0, describeRun(second));
       const resumed = second.report?.resumedBytes ?? 0;
-      assert.ok(resumed > 0, `the run into the file's own name resumed the run into its folder: ${describeRun(second)}`);
+      assert.ok(
+        resumed > 0,
+        `the run into the file's own name resumed the run into its folder: ${describeRun(second)}`,
+      );
       assert.equal(await sha256File(path.join(c.local, 'big.bin')), await sha256File(remote));
       assert.deepEqual(fs.readdirSync(c.local), ['big.bin'], 'no partial copy beside the file');
-    });
+    },
+  );
 
-  test('a run that starts a file over removes the partial copy another, interrupted command left, and says so', { timeout: 120_000 }, async () => {
-    const c = freshCase();
-    const remote = path.join(c.remote, 'big.bin');
-    const small = path.join(c.remote, 'small.txt');
-    writeRandomFile(remote, 48 * MiB);
-    fs.writeFileSync(small, 'small');
-    const url = (p: string) => `sftp://127.0.0.1:${server.port}${p}`;
-    const first = await interruptedGet(c, url(remote), `${c.local}/`, 'SIGKILL');
-    assert.equal(first.signal, 'SIGKILL', describeRun(first));
-    const [part] = tempFilesUnder(c.local);
-    assert.ok(part, 'the killed run left its partial copy');
-    // Another command (two sources): its own journal, so big.bin starts over.
-    const second = await runCli(['get', '--json', ...flags, '-i', server.clientKeyPath, url(remote), url(small), `${c.local}/`], { knownHosts, env: c.env });
-    assert.equal(second.code, 0, describeRun(second));
-    assert.deepEqual(fs.readdirSync(c.local).sort(), ['big.bin', 'small.txt'], 'the abandoned .part is gone');
-    assert.ok(second.stdout.includes(`removed the partial copy ${part} `), `the run says where it was: ${describeRun(second)}`);
-    assert.equal(await sha256File(path.join(c.local, 'big.bin')), await sha256File(remote));
-  });
+  test(
+    'a run that starts a file over removes the partial copy another, interrupted command left, and says so',
+    { timeout: 120_000 },
+    async () => {
+      const c = freshCase();
+      const remote = path.join(c.remote, 'big.bin');
+      const small = path.join(c.remote, 'small.txt');
+      writeRandomFile(remote, 48 * MiB);
+      fs.writeFileSync(small, 'small');
+      const url = (p: string) => `sftp://127.0.0.1:${server.port}${p}`;
+      const first = await interruptedGet(c, url(remote), `${c.local}/`, 'SIGKILL');
+      assert.equal(first.signal, 'SIGKILL', describeRun(first));
+      const [part] = tempFilesUnder(c.local);
+      assert.ok(part, 'the killed run left its partial copy');
+      // Another command (two sources): its own journal, so big.bin starts over.
+      const second = await runCli(
+        ['get', '--json', ...flags, '-i', server.clientKeyPath, url(remote), url(small), `${c.local}/`],
+        { knownHosts, env: c.env },
+      );
+      assert.equal(second.code, 0, describeRun(second));
+      assert.deepEqual(fs.readdirSync(c.local).sort(), ['big.bin', 'small.txt'], 'the abandoned .part is gone');
+      assert.ok(
+        second.stdout.includes(`removed the partial copy ${part} `),
+        `the run says where it was: ${describeRun(second)}`,
+      );
+      assert.equal(await sha256File(path.join(c.local, 'big.bin')), await sha256File(remote));
+    },
+  );
 });

@@ -18,20 +18,29 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-test('a refused port and an unknown host name get their own codes, not CONNECTION_LOST', { skip: fs.existsSync(SSHD_PATH) ? false : `${SSHD_PATH} not installed` }, async (t) => {
-  const c = await setupSshd(t);
-  const connectTo = async (host: string, port: number) => {
-    const saved = await c.service.invoke('sites.save', { site: { name: `${host}:${port}`, folder: '', host, port, user: 'u', authMethod: 'agent' } });
-    assert.ok(saved.ok, JSON.stringify(saved));
-    const r = await c.service.invoke('session.connect', { siteId: saved.value.id });
-    assert.ok(!r.ok, 'the connect fails');
-    return r.error;
-  };
-  const port = await closedPort();
-  assert.deepEqual(await connectTo('127.0.0.1', port), { code: 'CONNECTION_REFUSED', message: `connection refused by 127.0.0.1:${port}` });
-  const notFound = await connectTo('no-such-host.invalid', 22);
-  assert.equal(notFound.code, 'HOST_NOT_FOUND');
-  assert.match(notFound.message, /^host not found: no-such-host\.invalid \(the name does not resolve/);
-  assert.equal(isTransient('CONNECTION_REFUSED'), true, 'a server restarting refuses for a while: reconnects go on');
-  assert.equal(isTransient('HOST_NOT_FOUND'), false);
-});
+test(
+  'a refused port and an unknown host name get their own codes, not CONNECTION_LOST',
+  { skip: fs.existsSync(SSHD_PATH) ? false : `${SSHD_PATH} not installed` },
+  async (t) => {
+    const c = await setupSshd(t);
+    const connectTo = async (host: string, port: number) => {
+      const saved = await c.service.invoke('sites.save', {
+        site: { name: `${host}:${port}`, folder: '', host, port, user: 'u', authMethod: 'agent' },
+      });
+      assert.ok(saved.ok, JSON.stringify(saved));
+      const r = await c.service.invoke('session.connect', { siteId: saved.value.id });
+      assert.ok(!r.ok, 'the connect fails');
+      return r.error;
+    };
+    const port = await closedPort();
+    assert.deepEqual(await connectTo('127.0.0.1', port), {
+      code: 'CONNECTION_REFUSED',
+      message: `connection refused by 127.0.0.1:${port}`,
+    });
+    const notFound = await connectTo('no-such-host.invalid', 22);
+    assert.equal(notFound.code, 'HOST_NOT_FOUND');
+    assert.match(notFound.message, /^host not found: no-such-host\.invalid \(the name does not resolve/);
+    assert.equal(isTransient('CONNECTION_REFUSED'), true, 'a server restarting refuses for a while: reconnects go on');
+    assert.equal(isTransient('HOST_NOT_FOUND'), false);
+  },
+);

@@ -31,17 +31,23 @@ const EXPECTED = (dir: string) => [
 ];
 
 const rows = (entries: { name: string; type: string; size: number; link?: unknown }[]) =>
-  entries.map((e) => [e.name, e.type, e.type === 'dir' ? undefined : e.size, e.link]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+  entries
+    .map((e) => [e.name, e.type, e.type === 'dir' ? undefined : e.size, e.link])
+    .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
 
-test('remote.list: links show their target (file, folder, size, path); a broken link says so', { skip: fs.existsSync(SSHD_PATH) ? false : `${SSHD_PATH} not installed` }, async (t) => {
-  const c = await setupSshd(t);
-  await connectAccepting(c);
-  const dir = path.join(c.server.root, 'links');
-  linkFarm(dir);
-  const listing = await c.service.invoke('remote.list', { siteId: c.siteId, path: dir });
-  assert.ok(listing.ok, JSON.stringify(listing));
-  assert.deepEqual(rows(listing.value.entries), EXPECTED(dir));
-});
+test(
+  'remote.list: links show their target (file, folder, size, path); a broken link says so',
+  { skip: fs.existsSync(SSHD_PATH) ? false : `${SSHD_PATH} not installed` },
+  async (t) => {
+    const c = await setupSshd(t);
+    await connectAccepting(c);
+    const dir = path.join(c.server.root, 'links');
+    linkFarm(dir);
+    const listing = await c.service.invoke('remote.list', { siteId: c.siteId, path: dir });
+    assert.ok(listing.ok, JSON.stringify(listing));
+    assert.deepEqual(rows(listing.value.entries), EXPECTED(dir));
+  },
+);
 
 test('local.list: the same for local links', async (t) => {
   const c = await setupSshd(t);

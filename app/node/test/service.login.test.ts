@@ -32,7 +32,12 @@ interface Ctx {
 }
 
 /** A service over the real engine trusting `server`, with one saved site (`password`: saved with it). */
-async function setup(t: { after(fn: () => Promise<void>): void }, server: ScriptedServer, site: Partial<SiteInput>, password?: string): Promise<Ctx> {
+async function setup(
+  t: { after(fn: () => Promise<void>): void },
+  server: ScriptedServer,
+  site: Partial<SiteInput>,
+  password?: string,
+): Promise<Ctx> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-svc-login-'));
   const knownHostsPath = path.join(home, 'known_hosts');
   fs.writeFileSync(knownHostsPath, `${server.knownHostsLine()}\n`);
@@ -49,19 +54,44 @@ async function setup(t: { after(fn: () => Promise<void>): void }, server: Script
   service.subscribe((name, payload) => {
     seen.push(`${name} ${JSON.stringify(payload)}`);
     if (name === 'auth.prompt') prompts.push(payload as AuthPrompt);
-    for (const w of [...waiters]) if (w.name === name && w.pred(payload as never)) { waiters.delete(w); w.resolve(payload); }
+    for (const w of [...waiters])
+      if (w.name === name && w.pred(payload as never)) {
+        waiters.delete(w);
+        w.resolve(payload);
+      }
   });
   const saved = await service.invoke('sites.save', {
-    site: { name: 'Login', folder: '', host: server.host, port: server.port, user: 'alice', authMethod: 'password', ...site },
+    site: {
+      name: 'Login',
+      folder: '',
+      host: server.host,
+      port: server.port,
+      user: 'alice',
+      authMethod: 'password',
+      ...site,
+    },
     ...(password !== undefined ? { password } : {}),
   });
   assert.ok(saved.ok, JSON.stringify(saved));
   return {
-    service, secrets, siteId: saved.value.id, seen, prompts, answered: 0,
-    next: (name, pred = () => true) => new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${name}`)), WAIT_MS);
-      waiters.add({ name, pred: pred as (p: never) => boolean, resolve: (p) => { clearTimeout(timer); resolve(p as never); } });
-    }),
+    service,
+    secrets,
+    siteId: saved.value.id,
+    seen,
+    prompts,
+    answered: 0,
+    next: (name, pred = () => true) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${name}`)), WAIT_MS);
+        waiters.add({
+          name,
+          pred: pred as (p: never) => boolean,
+          resolve: (p) => {
+            clearTimeout(timer);
+            resolve(p as never);
+          },
+        });
+      }),
   };
 }
 
@@ -71,15 +101,23 @@ async function setup(t: { after(fn: () => Promise<void>): void }, server: Script
  */
 async function answerNext(c: Ctx, answers: string[] | undefined, remember = false): Promise<AuthPrompt> {
   const n = ++c.answered;
-  const p = c.prompts[n - 1] ?? await c.next('auth.prompt', () => c.prompts.length >= n).then(() => c.prompts[n - 1]);
-  const r = await c.service.invoke('auth.answer', answers ? { promptId: p.promptId, answers, remember } : { promptId: p.promptId });
+  const p = c.prompts[n - 1] ?? (await c.next('auth.prompt', () => c.prompts.length >= n).then(() => c.prompts[n - 1]));
+  const r = await c.service.invoke(
+    'auth.answer',
+    answers ? { promptId: p.promptId, answers, remember } : { promptId: p.promptId },
+  );
   assert.ok(r.ok, JSON.stringify(r));
   return p;
 }
 
 /** Asserts none of `secrets` appears in any event the service sent. */
 function neverSent(c: Ctx, secrets: string[]): void {
-  for (const s of secrets) assert.deepEqual(c.seen.filter((e) => e.includes(s)), [], `events carrying ${s}`);
+  for (const s of secrets)
+    assert.deepEqual(
+      c.seen.filter((e) => e.includes(s)),
+      [],
+      `events carrying ${s}`,
+    );
 }
 
 test('a password site without a saved password: asked in a dialog, asked again when wrong ("retry"), cancelled fails AUTH_FAILED', async (t) => {
@@ -87,8 +125,16 @@ test('a password site without a saved password: asked in a dialog, asked again w
   const c = await setup(t, server, {});
   const connecting = c.service.invoke('session.connect', { siteId: c.siteId });
   const first = await answerNext(c, ['Wrong-pw-17']);
-  assert.deepEqual({ kind: first.kind, retry: first.retry, prompts: first.prompts, user: first.user, port: first.port },
-    { kind: 'password', retry: false, prompts: [{ prompt: 'Password', echo: false }], user: 'alice', port: server.port });
+  assert.deepEqual(
+    { kind: first.kind, retry: first.retry, prompts: first.prompts, user: first.user, port: first.port },
+    {
+      kind: 'password',
+      retry: false,
+      prompts: [{ prompt: 'Password', echo: false }],
+      user: 'alice',
+      port: server.port,
+    },
+  );
   const again = await answerNext(c, ['Right-pw-41']);
   assert.equal(again.kind, 'password');
   assert.equal(again.retry, true, 'the dialog says the password was wrong');
@@ -107,18 +153,37 @@ test('a password site without a saved password: asked in a dialog, asked again w
 });
 
 test('keyboard-interactive with a saved password: only the one-time code is asked, with its text and echo flag', async (t) => {
-  const server = await startScriptedServer({ keyboardInteractive: [
-    { prompts: [{ prompt: 'Password: ', echo: false }], answers: ['Saved-pw-93'] },
-    { name: 'Second factor', instructions: 'Open your authenticator.', prompts: [{ prompt: 'Verification code: ', echo: true }], answers: ['654321'] },
-  ] });
+  const server = await startScriptedServer({
+    keyboardInteractive: [
+      { prompts: [{ prompt: 'Password: ', echo: false }], answers: ['Saved-pw-93'] },
+      {
+        name: 'Second factor',
+        instructions: 'Open your authenticator.',
+        prompts: [{ prompt: 'Verification code: ', echo: true }],
+        answers: ['654321'],
+      },
+    ],
+  });
   const c = await setup(t, server, {}, 'Saved-pw-93');
   const connecting = c.service.invoke('session.connect', { siteId: c.siteId });
   const p = await answerNext(c, ['654321']);
-  assert.deepEqual({ kind: p.kind, name: p.name, instructions: p.instructions, prompts: p.prompts, retry: p.retry },
-    { kind: 'keyboard-interactive', name: 'Second factor', instructions: 'Open your authenticator.', prompts: [{ prompt: 'Verification code: ', echo: true }], retry: false });
+  assert.deepEqual(
+    { kind: p.kind, name: p.name, instructions: p.instructions, prompts: p.prompts, retry: p.retry },
+    {
+      kind: 'keyboard-interactive',
+      name: 'Second factor',
+      instructions: 'Open your authenticator.',
+      prompts: [{ prompt: 'Verification code: ', echo: true }],
+      retry: false,
+    },
+  );
   const connected = await connecting;
   assert.ok(connected.ok, JSON.stringify(connected));
-  assert.deepEqual(server.keyboardAnswers, [['Saved-pw-93'], ['654321']], 'the saved password answered the password prompt only');
+  assert.deepEqual(
+    server.keyboardAnswers,
+    [['Saved-pw-93'], ['654321']],
+    'the saved password answered the password prompt only',
+  );
   assert.equal(c.prompts.length, 1, 'the password prompt was not put to the user');
   neverSent(c, ['Saved-pw-93']);
 });
@@ -133,12 +198,19 @@ test('an encrypted key: the passphrase is asked, asked again when wrong, remembe
 
   const connecting = c.service.invoke('session.connect', { siteId: c.siteId });
   const first = await answerNext(c, ['not-it-55']);
-  assert.deepEqual({ kind: first.kind, keyPath: first.keyPath, canRemember: first.canRemember, retry: first.retry }, { kind: 'passphrase', keyPath, canRemember: true, retry: false });
+  assert.deepEqual(
+    { kind: first.kind, keyPath: first.keyPath, canRemember: first.canRemember, retry: first.retry },
+    { kind: 'passphrase', keyPath, canRemember: true, retry: false },
+  );
   const again = await answerNext(c, ['Key-phrase-28'], true);
   assert.equal(again.retry, true);
   const connected = await connecting;
   assert.ok(connected.ok, JSON.stringify(connected));
-  assert.equal(await c.secrets.get(passphraseSecretId(c.siteId, keyPath)), 'Key-phrase-28', 'remembered in the secret store');
+  assert.equal(
+    await c.secrets.get(passphraseSecretId(c.siteId, keyPath)),
+    'Key-phrase-28',
+    'remembered in the secret store',
+  );
 
   assert.ok((await c.service.invoke('session.disconnect', { siteId: c.siteId })).ok);
   const reconnected = await c.service.invoke('session.connect', { siteId: c.siteId });
@@ -147,5 +219,9 @@ test('an encrypted key: the passphrase is asked, asked again when wrong, remembe
   neverSent(c, ['Key-phrase-28', 'not-it-55']);
 
   assert.ok((await c.service.invoke('sites.delete', { siteId: c.siteId })).ok);
-  assert.equal(await c.secrets.get(passphraseSecretId(c.siteId, keyPath)), undefined, 'deleting the site forgets its passphrase');
+  assert.equal(
+    await c.secrets.get(passphraseSecretId(c.siteId, keyPath)),
+    undefined,
+    'deleting the site forgets its passphrase',
+  );
 });

@@ -25,7 +25,9 @@ before(async () => {
   // Password logins on, so a wrong one can be refused (root has no usable password: every one is wrong).
   server = await startSshd({ extraConfig: ['PasswordAuthentication yes'] });
 });
-after(async () => { await server.stop(); });
+after(async () => {
+  await server.stop();
+});
 
 interface Ctx {
   service: SluiceService;
@@ -40,7 +42,13 @@ function setup(t: { after(fn: () => Promise<void>): void }, trusted: boolean): C
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-svc-sitetest-'));
   const knownHosts = path.join(home, 'known_hosts');
   if (trusted) fs.writeFileSync(knownHosts, `${server.knownHostsLine()}\n`);
-  const service = new SluiceService({ home, secrets: new MemorySecretStore(), knownHostsPath: knownHosts, env: { HOME: home, PATH: process.env.PATH }, readyTimeoutMs: WAIT_MS });
+  const service = new SluiceService({
+    home,
+    secrets: new MemorySecretStore(),
+    knownHostsPath: knownHosts,
+    env: { HOME: home, PATH: process.env.PATH },
+    readyTimeoutMs: WAIT_MS,
+  });
   t.after(async () => {
     await service.close();
     fs.rmSync(home, { recursive: true, force: true });
@@ -49,20 +57,44 @@ function setup(t: { after(fn: () => Promise<void>): void }, trusted: boolean): C
   const waiters = new Set<{ name: EventName; pred: (p: never) => boolean; resolve: (p: unknown) => void }>();
   service.subscribe((name, payload) => {
     events.push({ name, payload });
-    for (const w of [...waiters]) if (w.name === name && w.pred(payload as never)) { waiters.delete(w); w.resolve(payload); }
+    for (const w of [...waiters])
+      if (w.name === name && w.pred(payload as never)) {
+        waiters.delete(w);
+        w.resolve(payload);
+      }
   });
   return {
-    service, home, knownHosts, events,
-    next: (name, pred = () => true) => new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${name}`)), WAIT_MS);
-      waiters.add({ name, pred: pred as (p: never) => boolean, resolve: (p) => { clearTimeout(timer); resolve(p as never); } });
-    }),
+    service,
+    home,
+    knownHosts,
+    events,
+    next: (name, pred = () => true) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${name}`)), WAIT_MS);
+        waiters.add({
+          name,
+          pred: pred as (p: never) => boolean,
+          resolve: (p) => {
+            clearTimeout(timer);
+            resolve(p as never);
+          },
+        });
+      }),
   };
 }
 
 /** The form's settings for the private sshd, logging in with its client key. */
 function form(extra: Partial<SiteInput> = {}): SiteInput {
-  return { name: 'Lab', folder: '', host: server.host, port: server.port, user: server.user, authMethod: 'key', keyPath: server.clientKeyPath, ...extra };
+  return {
+    name: 'Lab',
+    folder: '',
+    host: server.host,
+    port: server.port,
+    user: server.user,
+    authMethod: 'key',
+    keyPath: server.clientKeyPath,
+    ...extra,
+  };
 }
 
 test('sites.test with unsaved settings: host key asked, then the negotiated set, server version, RTT and home; nothing saved', async (t) => {
@@ -77,7 +109,11 @@ test('sites.test with unsaved settings: host key asked, then the negotiated set,
   assert.ok(res.ok, JSON.stringify(res));
   const r = res.value;
   assert.ok(r.ok, JSON.stringify(r));
-  assert.match(r.cipher, /^(aes(128|256)-gcm@openssh\.com|chacha20-poly1305@openssh\.com)$/, 'the default order: an AEAD cipher');
+  assert.match(
+    r.cipher,
+    /^(aes(128|256)-gcm@openssh\.com|chacha20-poly1305@openssh\.com)$/,
+    'the default order: an AEAD cipher',
+  );
   assert.match(r.kex, /^curve25519-sha256/);
   assert.equal(r.serverHostKey, 'ssh-ed25519');
   assert.match(r.serverVersion, /^SSH-2\.0-OpenSSH_\d/);
@@ -89,18 +125,26 @@ test('sites.test with unsaved settings: host key asked, then the negotiated set,
   assert.ok(sites.ok);
   assert.equal(sites.value.sites.length, 0, 'a test saves nothing');
   assert.ok(!c.events.some((e) => e.name === 'session.status'), 'a test is no session');
-  assert.ok(!fs.existsSync(c.knownHosts) || !fs.readFileSync(c.knownHosts, 'utf8').includes('ssh-ed25519'), 'accept-once writes no known_hosts line');
+  assert.ok(
+    !fs.existsSync(c.knownHosts) || !fs.readFileSync(c.knownHosts, 'utf8').includes('ssh-ed25519'),
+    'accept-once writes no known_hosts line',
+  );
 });
 
 test('sites.test with a wrong password: asked again, cancelled, reported as an authentication failure', async (t) => {
   const c = setup(t, true);
   const prompts: AuthPrompt[] = [];
-  c.service.subscribe((name, payload) => { if (name === 'auth.prompt') prompts.push(payload as AuthPrompt); });
+  c.service.subscribe((name, payload) => {
+    if (name === 'auth.prompt') prompts.push(payload as AuthPrompt);
+  });
   const retry = c.next('auth.prompt');
-  const testing = c.service.invoke('sites.test', { site: form({ authMethod: 'password', keyPath: undefined }), password: 'Wrong-pw-62' });
+  const testing = c.service.invoke('sites.test', {
+    site: form({ authMethod: 'password', keyPath: undefined }),
+    password: 'Wrong-pw-62',
+  });
   const p = await retry;
   assert.equal(p.kind, 'password');
-  assert.equal(p.retry, true, 'the form\'s password was refused: the login dialog asks again');
+  assert.equal(p.retry, true, "the form's password was refused: the login dialog asks again");
   assert.ok((await c.service.invoke('auth.answer', { promptId: p.promptId })).ok, 'cancel');
   const res = await testing;
   assert.ok(res.ok, JSON.stringify(res));
@@ -115,12 +159,16 @@ test('sites.test with a wrong password: asked again, cancelled, reported as an a
 
 test('a site restricted to aes256-ctr negotiates exactly it: the test and the session status (with the server version)', async (t) => {
   const c = setup(t, true);
-  const tested = await c.service.invoke('sites.test', { site: form({ ciphers: ['aes256-ctr'], macs: ['hmac-sha2-512-etm@openssh.com'] }) });
+  const tested = await c.service.invoke('sites.test', {
+    site: form({ ciphers: ['aes256-ctr'], macs: ['hmac-sha2-512-etm@openssh.com'] }),
+  });
   assert.ok(tested.ok && tested.value.ok, JSON.stringify(tested));
   assert.equal(tested.value.cipher, 'aes256-ctr');
   assert.equal(tested.value.mac, 'hmac-sha2-512-etm@openssh.com');
 
-  const saved = await c.service.invoke('sites.save', { site: form({ ciphers: ['aes256-ctr'], kex: ['ecdh-sha2-nistp256'] }) });
+  const saved = await c.service.invoke('sites.save', {
+    site: form({ ciphers: ['aes256-ctr'], kex: ['ecdh-sha2-nistp256'] }),
+  });
   assert.ok(saved.ok, JSON.stringify(saved));
   assert.deepEqual(saved.value.ciphers, ['aes256-ctr']);
   const status = await c.service.invoke('session.connect', { siteId: saved.value.id });
@@ -147,7 +195,11 @@ test('a site offering only ciphers the server refuses fails NEGOTIATION_FAILED a
   const saved = await c.service.invoke('sites.save', { site: form({ ciphers: ['aes128-cbc'] }) });
   assert.ok(saved.ok);
   const failed = await c.service.invoke('session.connect', { siteId: saved.value.id });
-  assert.equal(failed.ok ? '' : failed.error.code, 'NEGOTIATION_FAILED', 'a session fails the same way (and is not retried)');
+  assert.equal(
+    failed.ok ? '' : failed.error.code,
+    'NEGOTIATION_FAILED',
+    'a session fails the same way (and is not retried)',
+  );
 });
 
 test('no common key exchange or host-key algorithm: NEGOTIATION_FAILED naming the family and the offer', async (t) => {
@@ -160,7 +212,10 @@ test('no common key exchange or host-key algorithm: NEGOTIATION_FAILED naming th
   const kex = await c.service.invoke('sites.test', { site: form({ kex: ['diffie-hellman-group1-sha1'] }) });
   assert.ok(kex.ok && !kex.value.ok, JSON.stringify(kex));
   assert.equal(kex.value.code, 'NEGOTIATION_FAILED');
-  assert.match(kex.value.message, /accepts no key exchange method Sluice offered \(offered: diffie-hellman-group1-sha1\)/);
+  assert.match(
+    kex.value.message,
+    /accepts no key exchange method Sluice offered \(offered: diffie-hellman-group1-sha1\)/,
+  );
 });
 
 test('sites.test with an unknown algorithm name fails at the settings step, naming it', async (t) => {
@@ -189,7 +244,14 @@ test('sites.test of a saved password site logs in with the stored password; a ty
   t.after(() => scripted.stop());
   const c = setup(t, true);
   fs.appendFileSync(c.knownHosts, `${scripted.knownHostsLine()}\n`);
-  const site: SiteInput = { name: 'Pw', folder: '', host: scripted.host, port: scripted.port, user: 'alice', authMethod: 'password' };
+  const site: SiteInput = {
+    name: 'Pw',
+    folder: '',
+    host: scripted.host,
+    port: scripted.port,
+    user: 'alice',
+    authMethod: 'password',
+  };
   const saved = await c.service.invoke('sites.save', { site, password: 'Stored-pw-35' });
   assert.ok(saved.ok, JSON.stringify(saved));
   const stored = await c.service.invoke('sites.test', { site: { ...site, id: saved.value.id } });
@@ -200,7 +262,10 @@ test('sites.test of a saved password site logs in with the stored password; a ty
   const prompt = c.next('auth.prompt');
   const typed = c.service.invoke('sites.test', { site: { ...site, id: saved.value.id }, password: 'Typed-pw-71' });
   const p = await prompt;
-  assert.ok(p.siteId.startsWith('test-') && p.siteId !== saved.value.id, `a test's prompt goes by its own id (${p.siteId})`);
+  assert.ok(
+    p.siteId.startsWith('test-') && p.siteId !== saved.value.id,
+    `a test's prompt goes by its own id (${p.siteId})`,
+  );
   assert.equal(p.retry, true, 'the typed password was tried first and refused');
   assert.ok((await c.service.invoke('auth.answer', { promptId: p.promptId })).ok);
   const res = await typed;
@@ -220,7 +285,10 @@ test('sites.testCancel during the host-key dialog: ABORTED at once, the dialog c
   assert.ok(res.ok && !res.value.ok, JSON.stringify(res));
   assert.equal(res.value.code, 'ABORTED');
   await closed;
-  assert.ok(!fs.existsSync(c.knownHosts) || !fs.readFileSync(c.knownHosts, 'utf8').includes('ssh-ed25519'), 'nothing saved to known_hosts');
+  assert.ok(
+    !fs.existsSync(c.knownHosts) || !fs.readFileSync(c.knownHosts, 'utf8').includes('ssh-ed25519'),
+    'nothing saved to known_hosts',
+  );
   const again = await c.service.invoke('sites.testCancel', { testId: 'form-1' });
   assert.ok(again.ok && again.value === false, 'the test is over: nothing left to cancel');
 });
@@ -230,9 +298,15 @@ test('sites.testCancel of a test waiting on a server that never answers: ABORTED
   // Accepts TCP and says nothing: the SSH identification line never comes (the test would wait readyTimeoutMs).
   const net = await import('node:net');
   const sockets = new Set<import('node:net').Socket>();
-  const silent = net.createServer((s) => { sockets.add(s); s.on('error', () => undefined); });
+  const silent = net.createServer((s) => {
+    sockets.add(s);
+    s.on('error', () => undefined);
+  });
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-  t.after(() => { for (const s of sockets) s.destroy(); silent.close(); });
+  t.after(() => {
+    for (const s of sockets) s.destroy();
+    silent.close();
+  });
   const connected = new Promise<void>((resolve) => silent.once('connection', () => resolve()));
   const port = (silent.address() as import('node:net').AddressInfo).port;
   const testing = c.service.invoke('sites.test', { site: form({ port }), testId: 'form-2' });

@@ -86,18 +86,36 @@ export class FakeEngine {
   private engine(): Engine {
     return {
       traits: {
-        negotiated: { kex: 'curve25519-sha256', serverHostKey: 'ssh-ed25519', cipher: 'aes128-gcm@openssh.com', mac: '' },
-        extensions: {}, maxRead: 32768, maxWrite: 32768, ordersRequests: false,
+        negotiated: {
+          kex: 'curve25519-sha256',
+          serverHostKey: 'ssh-ed25519',
+          cipher: 'aes128-gcm@openssh.com',
+          mac: '',
+        },
+        extensions: {},
+        maxRead: 32768,
+        maxWrite: 32768,
+        ordersRequests: false,
       },
-      pool: { authMethod: 'publickey', connections: 1, channels: 1, channelWindow: 2 * 1024 * 1024, up: [{ connection: 1, channels: 1 }] },
-      setRateLimit: (n) => { this.rateLimits.push(n); },
+      pool: {
+        authMethod: 'publickey',
+        connections: 1,
+        channels: 1,
+        channelWindow: 2 * 1024 * 1024,
+        up: [{ connection: 1, channels: 1 }],
+      },
+      setRateLimit: (n) => {
+        this.rateLimits.push(n);
+      },
       list: async () => [{ name: 'a.txt', type: 'file', size: 3, mtimeMs: 1, mode: 0o644 }],
       stat: async () => ({ type: 'file', size: 9, mtimeMs: 2, mode: 0o644 }),
       realpath: async (p) => (p === '.' ? '/home/u' : p),
       readlink: async (p) => `${p}.target`,
       mkdir: async () => 'created',
       rename: async () => undefined,
-      remove: async (p) => { this.removed.push(p); },
+      remove: async (p) => {
+        this.removed.push(p);
+      },
       close: async () => undefined,
       transfer: (req, call) => this.transfer(req, call?.onEvent ?? (() => undefined), call?.signal),
     };
@@ -109,11 +127,31 @@ export class FakeEngine {
     this.maxRunning = Math.max(this.maxRunning, this.running);
     try {
       onEvent({
-        type: 'progress', jobId: req.id, t: 1000, bytesDone: 50, bytesTotal: 100, filesDone: 0, filesTotal: 1, rate: 10,
-        scanning: false, files: [], bottleneck: { verdict: 'server', detail: 'replies take 80 ms, a round trip 1.0 ms' },
-        connections: [{ id: 0, bytes: 50, rate: 6, inFlightBytes: 0, outstanding: 0, channels: [] }, { id: 1, bytes: 0, rate: 4, inFlightBytes: 0, outstanding: 0, channels: [] }],
+        type: 'progress',
+        jobId: req.id,
+        t: 1000,
+        bytesDone: 50,
+        bytesTotal: 100,
+        filesDone: 0,
+        filesTotal: 1,
+        rate: 10,
+        scanning: false,
+        files: [],
+        bottleneck: { verdict: 'server', detail: 'replies take 80 ms, a round trip 1.0 ms' },
+        connections: [
+          { id: 0, bytes: 50, rate: 6, inFlightBytes: 0, outstanding: 0, channels: [] },
+          { id: 1, bytes: 0, rate: 4, inFlightBytes: 0, outstanding: 0, channels: [] },
+        ],
       });
-      const report: TransferReport = { files: 0, skipped: 0, bytes: 0, movedBytes: 0, failed: [], verify: 'size', elapsedMs: 1 };
+      const report: TransferReport = {
+        files: 0,
+        skipped: 0,
+        bytes: 0,
+        movedBytes: 0,
+        failed: [],
+        verify: 'size',
+        elapsedMs: 1,
+      };
       for (const source of req.sources) await this.one(onEvent, req, source, report, signal);
       return report;
     } finally {
@@ -122,7 +160,12 @@ export class FakeEngine {
   }
 
   /** A file's plan in the request's journal; a held file starting from zero records its first half as durable. */
-  private async plan(req: TransferRequest, source: string, target: string, hold: boolean): Promise<JournalledFile | undefined> {
+  private async plan(
+    req: TransferRequest,
+    source: string,
+    target: string,
+    hold: boolean,
+  ): Promise<JournalledFile | undefined> {
     const journal = req.journal;
     if (!journal) return undefined;
     const temp = `${req.dest}/.${path.basename(source)}.sluice-0badc0de.part`;
@@ -137,7 +180,13 @@ export class FakeEngine {
   }
 
   /** One source of a transfer, reported with a `file` event and counted in `report`. */
-  private async one(onEvent: EventSink, req: TransferRequest, source: string, report: TransferReport, signal?: AbortSignal): Promise<void> {
+  private async one(
+    onEvent: EventSink,
+    req: TransferRequest,
+    source: string,
+    report: TransferReport,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const b = this.behaviour(source);
     const target = `${req.dest}/${path.basename(source)}`;
     const file = { type: 'file' as const, jobId: req.id, path: source, target, size: this.fileSize };
@@ -150,9 +199,13 @@ export class FakeEngine {
       }).finally(() => this.holds.delete(source));
     }
     let answer = 'overwrite';
-    if (b === 'conflict' && typeof req.conflict === 'function') this.conflictAnswers.push(answer = await req.conflict(`/r/${path.basename(source)}`, this.conflictFiles));
+    if (b === 'conflict' && typeof req.conflict === 'function')
+      this.conflictAnswers.push((answer = await req.conflict(`/r/${path.basename(source)}`, this.conflictFiles)));
     if (b === 'fail') {
-      const error = { code: 'PERMISSION_DENIED', message: `OPEN ${target} (temporary .${path.basename(source)}.sluice-0badc0de.part): permission denied` };
+      const error = {
+        code: 'PERMISSION_DENIED',
+        message: `OPEN ${target} (temporary .${path.basename(source)}.sluice-0badc0de.part): permission denied`,
+      };
       report.failed.push({ path: source, ...error });
       onEvent({ ...file, state: 'failed', error });
     } else if (b === 'skip' || answer === 'skip') {
@@ -203,8 +256,14 @@ const servicesOf = new Map<string, SluiceService[]>();
 async function open(home: string, engine: FakeEngine, opts: HarnessOptions, siteId?: string): Promise<Harness> {
   const knownHosts = path.join(home, 'known_hosts');
   const service = new SluiceService({
-    home, secrets: opts.secrets ?? new MemorySecretStore(), knownHostsPath: knownHosts, engine: engine.factory, jobsPerSite: opts.jobsPerSite,
-    env: {}, queueTimings: opts.queueTimings, reconnectPolicy: opts.reconnectPolicy ?? FAST_RECONNECT,
+    home,
+    secrets: opts.secrets ?? new MemorySecretStore(),
+    knownHostsPath: knownHosts,
+    engine: engine.factory,
+    jobsPerSite: opts.jobsPerSite,
+    env: {},
+    queueTimings: opts.queueTimings,
+    reconnectPolicy: opts.reconnectPolicy ?? FAST_RECONNECT,
   });
   servicesOf.set(home, [...(servicesOf.get(home) ?? []), service]);
   const events: Harness['events'] = [];
@@ -221,22 +280,40 @@ async function open(home: string, engine: FakeEngine, opts: HarnessOptions, site
     }
   });
   if (siteId === undefined) {
-    const saved = await service.invoke('sites.save', { site: { name: 'Lab', folder: '', host: '127.0.0.1', port: 2222, user: 'u', authMethod: 'agent', ...opts.site } });
+    const saved = await service.invoke('sites.save', {
+      site: { name: 'Lab', folder: '', host: '127.0.0.1', port: 2222, user: 'u', authMethod: 'agent', ...opts.site },
+    });
     assert.ok(saved.ok);
     siteId = saved.value.id;
   }
   return {
-    service, engine, home, knownHosts, events, siteId,
+    service,
+    engine,
+    home,
+    knownHosts,
+    events,
+    siteId,
     replayed: () => queue,
-    next: (name, pred = () => true) => new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${name}`)), WAIT_MS);
-      waiters.add({ name, pred: pred as (p: never) => boolean, resolve: (p) => { clearTimeout(timer); resolve(p as never); } });
-    }),
+    next: (name, pred = () => true) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${name}`)), WAIT_MS);
+        waiters.add({
+          name,
+          pred: pred as (p: never) => boolean,
+          resolve: (p) => {
+            clearTimeout(timer);
+            resolve(p as never);
+          },
+        });
+      }),
   };
 }
 
 /** A service over a fake engine in a fresh data folder with one saved site; closed and removed after the test. */
-export async function harness(t: { after: (fn: () => Promise<void> | void) => void }, opts: HarnessOptions = {}): Promise<Harness> {
+export async function harness(
+  t: { after: (fn: () => Promise<void> | void) => void },
+  opts: HarnessOptions = {},
+): Promise<Harness> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-svc-'));
   t.after(async () => {
     for (const s of servicesOf.get(dir) ?? []) await s.close();
@@ -258,7 +335,11 @@ export async function until(h: Harness, cond: () => boolean, what: string): Prom
   while (!cond()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise<void>((resolve) => {
-      const done = (): void => { unsubscribe(); clearImmediate(tick); resolve(); };
+      const done = (): void => {
+        unsubscribe();
+        clearImmediate(tick);
+        resolve();
+      };
       const unsubscribe = h.service.subscribe(done);
       const tick = setImmediate(done);
     });

@@ -21,8 +21,21 @@ import { processUsage } from '../../../e2e/fixtures/platformTools';
 import { QueueStore } from '../stores/queueStore';
 import { seededRandom } from '../stores/testing/queueChild';
 import {
-  CLI_BIN, baseFlags, cliEnv, knownHostsLineFor, makeTempDir, removeDir, runCli, sha256File, startSshd, startToxiproxy,
-  toxiproxyAvailable, urlOf, writeRandomFile, type SshdServer, type Toxiproxy,
+  CLI_BIN,
+  baseFlags,
+  cliEnv,
+  knownHostsLineFor,
+  makeTempDir,
+  removeDir,
+  runCli,
+  sha256File,
+  startSshd,
+  startToxiproxy,
+  toxiproxyAvailable,
+  urlOf,
+  writeRandomFile,
+  type SshdServer,
+  type Toxiproxy,
 } from './helpers';
 
 const MiB = 1024 * 1024;
@@ -33,14 +46,22 @@ const FAULTS_SHARE = 0.5;
 const TEMP_NAME = /\.sluice-[0-9a-f]{8}\.(part|old)$/;
 
 /** One sample of the runner: seconds since it started, resident memory (bytes), open descriptors. */
-interface Sample { s: number; rss: number; fds: number }
+interface Sample {
+  s: number;
+  rss: number;
+  fds: number;
+}
 
 /** Seconds since `started`, for the printed lines. */
 function at(started: number): string {
   return `${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s`;
 }
 
-interface Options { minutes: number; seed: number; jobs: number }
+interface Options {
+  minutes: number;
+  seed: number;
+  jobs: number;
+}
 
 function parseArgs(argv: string[]): Options {
   const value = (name: string): string | undefined => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
@@ -62,8 +83,15 @@ function sizeMix(rnd: () => number, n: number): number[] {
   });
 }
 
-interface Pair { source: string; target: string }
-interface Batch { direction: 'put' | 'get'; pairs: Pair[]; destDir: string }
+interface Pair {
+  source: string;
+  target: string;
+}
+interface Batch {
+  direction: 'put' | 'get';
+  pairs: Pair[];
+  destDir: string;
+}
 
 /** Eight batches, puts and gets in turn, with their source files written. */
 function makeBatches(o: Options, work: string, sshd: SshdServer): Batch[] {
@@ -71,7 +99,7 @@ function makeBatches(o: Options, work: string, sshd: SshdServer): Batch[] {
   const sizes = sizeMix(rnd, o.jobs);
   const per = Math.ceil(o.jobs / 8);
   return Array.from({ length: 8 }, (_, b) => {
-    const direction = b % 2 === 0 ? 'put' as const : 'get' as const;
+    const direction = b % 2 === 0 ? ('put' as const) : ('get' as const);
     const srcDir = path.join(direction === 'put' ? work : sshd.root, `soak-src-${b}`);
     const destDir = path.join(direction === 'put' ? sshd.root : work, `soak-dest-${b}`);
     fs.mkdirSync(srcDir);
@@ -86,15 +114,24 @@ function makeBatches(o: Options, work: string, sshd: SshdServer): Batch[] {
 }
 
 /** Seeded faults on the proxy until `until` (ms since the epoch) or `stop()`; each one printed. */
-function faults(toxi: Toxiproxy, seed: number, started: number, until: number,
-  tally: Record<string, number>): { stop(): Promise<void> } {
+function faults(
+  toxi: Toxiproxy,
+  seed: number,
+  started: number,
+  until: number,
+  tally: Record<string, number>,
+): { stop(): Promise<void> } {
   const rnd = seededRandom(seed ^ 0x50a4);
   let stopped = false;
   let wake: (() => void) | undefined;
-  const sleep = (ms: number) => new Promise<void>((r) => {
-    const t = setTimeout(r, ms);
-    wake = () => { clearTimeout(t); r(); };
-  });
+  const sleep = (ms: number) =>
+    new Promise<void>((r) => {
+      const t = setTimeout(r, ms);
+      wake = () => {
+        clearTimeout(t);
+        r();
+      };
+    });
   const say = (m: string) => console.log(`${at(started)}  ${m}`);
   const loop = (async () => {
     while (!stopped && Date.now() < until) {
@@ -154,7 +191,10 @@ async function liftCap(toxi: Toxiproxy): Promise<void> {
   for (const name of Object.values(CAP)) await toxi.removeToxic(PROXY, name).catch(() => undefined);
 }
 
-interface RunnerEnd { code: number | null; retries: number }
+interface RunnerEnd {
+  code: number | null;
+  retries: number;
+}
 
 /** Starts `sluice queue run --json`, printing its RSS and descriptors every 30 s into `samples`. */
 function startRunner(env: NodeJS.ProcessEnv, deadline: number, started: number, samples: Sample[]): Promise<RunnerEnd> {
@@ -177,27 +217,36 @@ function startRunner(env: NodeJS.ProcessEnv, deadline: number, started: number, 
     }
   });
   let stderrTail = '';
-  child.stderr.setEncoding('utf8').on('data', (d: string) => { stderrTail = (stderrTail + d).slice(-4000); });
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    stderrTail = (stderrTail + d).slice(-4000);
+  });
   const sampler = setInterval(() => {
     const u = processUsage(child.pid!);
     if (!u) return;
     const s = Math.round((Date.now() - runnerStart) / 1000);
     samples.push({ s, ...u });
-    console.log(`${at(started)}  runner at ${s} s: RSS ${(u.rss / MiB).toFixed(1)} MiB, ${u.fds} open descriptors, `
-      + `${jobsDone(env.SLUICE_HOME!)} jobs done, batch at ${(bytesDone / MiB).toFixed(0)} MiB, `
-      + `${end.retries} retries`);
+    console.log(
+      `${at(started)}  runner at ${s} s: RSS ${(u.rss / MiB).toFixed(1)} MiB, ${u.fds} open descriptors, ` +
+        `${jobsDone(env.SLUICE_HOME!)} jobs done, batch at ${(bytesDone / MiB).toFixed(0)} MiB, ` +
+        `${end.retries} retries`,
+    );
   }, SAMPLE_MS);
-  const killer = setTimeout(() => {
-    console.log('time bound reached: the runner is killed');
-    child.kill('SIGKILL');
-  }, Math.max(0, deadline - Date.now()));
-  return new Promise((resolve) => child.on('exit', (code) => {
-    clearInterval(sampler);
-    clearTimeout(killer);
-    const lastWords = stderrTail.split('\n').slice(-8).join('\n');
-    if (code !== 0) console.log(`runner exited ${code}; its last words:\n${lastWords}`);
-    resolve({ ...end, code });
-  }));
+  const killer = setTimeout(
+    () => {
+      console.log('time bound reached: the runner is killed');
+      child.kill('SIGKILL');
+    },
+    Math.max(0, deadline - Date.now()),
+  );
+  return new Promise((resolve) =>
+    child.on('exit', (code) => {
+      clearInterval(sampler);
+      clearTimeout(killer);
+      const lastWords = stderrTail.split('\n').slice(-8).join('\n');
+      if (code !== 0) console.log(`runner exited ${code}; its last words:\n${lastWords}`);
+      resolve({ ...end, code });
+    }),
+  );
 }
 
 /** Jobs the queue holds as done. */
@@ -227,10 +276,11 @@ function flatness(samples: Sample[]): { ok: boolean; line: string } {
   const maxRss = Math.max(...after.map((x) => x.rss));
   return {
     ok: rssOk && fdsOk,
-    line: `RSS ${(first.rss / MiB).toFixed(1)} → ${(last.rss / MiB).toFixed(1)} MiB `
-      + `(max ${(maxRss / MiB).toFixed(1)}) `
-      + `from ${first.s} s to ${last.s} s: `
-      + `${rssOk ? 'flat' : 'GROWING'}; descriptors ${first.fds} → ${last.fds}: ${fdsOk ? 'flat' : 'GROWING'}`,
+    line:
+      `RSS ${(first.rss / MiB).toFixed(1)} → ${(last.rss / MiB).toFixed(1)} MiB ` +
+      `(max ${(maxRss / MiB).toFixed(1)}) ` +
+      `from ${first.s} s to ${last.s} s: ` +
+      `${rssOk ? 'flat' : 'GROWING'}; descriptors ${first.fds} → ${last.fds}: ${fdsOk ? 'flat' : 'GROWING'}`,
   };
 }
 
@@ -298,13 +348,17 @@ async function main(): Promise<void> {
     // A stall is noticed after 5 missed keepalives of 1 s; a batch tries up to 30 times.
     const flags = [...baseFlags(sshd), '--keepalive', '1000', '--keepalive-count', '5', '--retries', '30'];
     // Added at once: eight processes writing queue.db together (its busy timeout serialises them).
-    await Promise.all(batches.map(async (b) => {
-      const sources = b.pairs.map((p) => (b.direction === 'put' ? p.source : urlOf(via, p.source)));
-      const dest = b.direction === 'put' ? urlOf(via, `${b.destDir}/`) : `${b.destDir}/`;
-      const r = await runCli(['queue', 'add', b.direction, ...flags, ...sources, dest],
-        { knownHosts, env: { SLUICE_HOME: home } });
-      if (r.code !== 0) throw new Error(`queue add failed (${r.code}): ${r.stderr}`);
-    }));
+    await Promise.all(
+      batches.map(async (b) => {
+        const sources = b.pairs.map((p) => (b.direction === 'put' ? p.source : urlOf(via, p.source)));
+        const dest = b.direction === 'put' ? urlOf(via, `${b.destDir}/`) : `${b.destDir}/`;
+        const r = await runCli(['queue', 'add', b.direction, ...flags, ...sources, dest], {
+          knownHosts,
+          env: { SLUICE_HOME: home },
+        });
+        if (r.code !== 0) throw new Error(`queue add failed (${r.code}): ${r.stderr}`);
+      }),
+    );
     const faultsEnd = FAULTS_SHARE * o.minutes * 60;
     console.log(`${at(started)}  ${o.jobs} jobs queued in 8 batches; the faults run until ${faultsEnd.toFixed(0)} s`);
     const tally = { cuts: 0, stalls: 0, latency: 0 };
@@ -322,8 +376,10 @@ async function main(): Promise<void> {
       }
     } while (end.code !== 0 && Date.now() < deadline);
     await chaos.stop();
-    console.log(`${at(started)}  runner ${runners} exited ${end.code}; faults: ${tally.cuts} cuts, `
-      + `${tally.stalls} stalls, ${tally.latency} latency changes; ${end.retries} retries in the last runner`);
+    console.log(
+      `${at(started)}  runner ${runners} exited ${end.code}; faults: ${tally.cuts} cuts, ` +
+        `${tally.stalls} stalls, ${tally.latency} latency changes; ${end.retries} retries in the last runner`,
+    );
     const failures = await finalChecks(batches, home);
     const flat = flatness(samples);
     console.log(flat.line);
@@ -331,9 +387,11 @@ async function main(): Promise<void> {
     if (runners > 1) console.log(`note: ${runners} runners were needed (a batch used up its retries)`);
     for (const f of failures) console.log(`FAIL ${f}`);
     const secs = ((Date.now() - started) / 1000).toFixed(0);
-    console.log(failures.length
-      ? `soak FAILED (${failures.length} findings), seed ${o.seed}`
-      : `soak passed in ${secs} s, seed ${o.seed}`);
+    console.log(
+      failures.length
+        ? `soak FAILED (${failures.length} findings), seed ${o.seed}`
+        : `soak passed in ${secs} s, seed ${o.seed}`,
+    );
     code = failures.length ? 1 : 0;
   } finally {
     await toxi.stop();
@@ -343,4 +401,7 @@ async function main(): Promise<void> {
   process.exitCode = code;
 }
 
-main().catch((e: unknown) => { console.error(e instanceof Error ? e.stack : e); process.exit(1); });
+main().catch((e: unknown) => {
+  console.error(e instanceof Error ? e.stack : e);
+  process.exit(1);
+});

@@ -13,14 +13,28 @@ export async function socketPair(): Promise<{ client: net.Socket; server: net.So
   const client = net.connect((srv.address() as net.AddressInfo).port, '127.0.0.1');
   const [server] = (await accepted) as [net.Socket];
   await once(client, 'connect').catch(() => undefined);
-  return { client, server, close: () => { client.destroy(); server.destroy(); srv.close(); } };
+  return {
+    client,
+    server,
+    close: () => {
+      client.destroy();
+      server.destroy();
+      srv.close();
+    },
+  };
 }
 
 /** Resolves once `sock` has received `n` more bytes. */
 export function received(sock: net.Socket, n: number): Promise<void> {
   return new Promise((resolve) => {
     let got = 0;
-    const on = (b: Buffer) => { got += b.length; if (got >= n) { sock.off('data', on); resolve(); } };
+    const on = (b: Buffer) => {
+      got += b.length;
+      if (got >= n) {
+        sock.off('data', on);
+        resolve();
+      }
+    };
     sock.on('data', on);
   });
 }

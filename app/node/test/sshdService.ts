@@ -32,7 +32,10 @@ export interface SshdSetupOptions {
 }
 
 /** A service and a private sshd, one site saved for it (2 connections × 2 channels); all removed after the test. */
-export async function setupSshd(t: { after: (fn: () => Promise<void>) => void }, opts: SshdSetupOptions = {}): Promise<SshdCtx> {
+export async function setupSshd(
+  t: { after: (fn: () => Promise<void>) => void },
+  opts: SshdSetupOptions = {},
+): Promise<SshdCtx> {
   const server = await startSshd();
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-svc-sshd-'));
   const c = openService(server, home, opts);
@@ -43,13 +46,26 @@ export async function setupSshd(t: { after: (fn: () => Promise<void>) => void },
     fs.rmSync(home, { recursive: true, force: true });
   });
   const saved = await c.service.invoke('sites.save', {
-    site: { name: 'sshd', folder: 'Tests', host: server.host, port: server.port, user: server.user, authMethod: 'key', keyPath: server.clientKeyPath, connections: 2, channels: 2, ...opts.site },
+    site: {
+      name: 'sshd',
+      folder: 'Tests',
+      host: server.host,
+      port: server.port,
+      user: server.user,
+      authMethod: 'key',
+      keyPath: server.clientKeyPath,
+      connections: 2,
+      channels: 2,
+      ...opts.site,
+    },
   });
   assert.ok(saved.ok, JSON.stringify(saved));
   return { ...c, siteId: saved.value.id };
 }
 
-/** The app quits and starts again: `c`'s service closes, a new one opens on the same data folder (its queue resumes). */
+/**
+ * The app quits and starts again: `c`'s service closes, a new one opens on the same data folder (its queue resumes).
+ */
 export async function reopenSshd(c: SshdCtx, opts: SshdSetupOptions = {}): Promise<SshdCtx> {
   await c.service.close();
   return { ...openService(c.server, c.home, opts), siteId: c.siteId };
@@ -61,21 +77,40 @@ const servicesOf = new Map<string, SluiceService[]>();
 function openService(server: SshdServer, home: string, opts: SshdSetupOptions): Omit<SshdCtx, 'siteId'> {
   const knownHosts = path.join(home, 'known_hosts');
   const service = new SluiceService({
-    home, secrets: new MemorySecretStore(), knownHostsPath: knownHosts, env: { HOME: home, PATH: process.env.PATH }, readyTimeoutMs: WAIT_MS,
+    home,
+    secrets: new MemorySecretStore(),
+    knownHostsPath: knownHosts,
+    env: { HOME: home, PATH: process.env.PATH },
+    readyTimeoutMs: WAIT_MS,
     ...(opts.engine ? { engine: opts.engine } : {}),
     ...(opts.reconnectPolicy ? { reconnectPolicy: opts.reconnectPolicy } : {}),
   });
   servicesOf.set(home, [...(servicesOf.get(home) ?? []), service]);
   const waiters = new Set<{ name: EventName; pred: (p: never) => boolean; resolve: (p: unknown) => void }>();
   service.subscribe((name, payload) => {
-    for (const w of [...waiters]) if (w.name === name && w.pred(payload as never)) { waiters.delete(w); w.resolve(payload); }
+    for (const w of [...waiters])
+      if (w.name === name && w.pred(payload as never)) {
+        waiters.delete(w);
+        w.resolve(payload);
+      }
   });
   return {
-    server, service, home, knownHosts,
-    next: (name, pred = () => true) => new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${name}`)), WAIT_MS);
-      waiters.add({ name, pred: pred as (p: never) => boolean, resolve: (p) => { clearTimeout(timer); resolve(p as never); } });
-    }),
+    server,
+    service,
+    home,
+    knownHosts,
+    next: (name, pred = () => true) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${name}`)), WAIT_MS);
+        waiters.add({
+          name,
+          pred: pred as (p: never) => boolean,
+          resolve: (p) => {
+            clearTimeout(timer);
+            resolve(p as never);
+          },
+        });
+      }),
   };
 }
 

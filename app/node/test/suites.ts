@@ -33,7 +33,10 @@ export interface TrustedServer<S extends ServerLike> {
  * @param start e.g. `startSshd`, `startTestServer`, `() => startScriptedServer({ … })`
  * @param tempPrefix the folder's name prefix
  */
-export async function serverWithKnownHosts<S extends ServerLike>(start: () => Promise<S>, tempPrefix: string): Promise<TrustedServer<S>> {
+export async function serverWithKnownHosts<S extends ServerLike>(
+  start: () => Promise<S>,
+  tempPrefix: string,
+): Promise<TrustedServer<S>> {
   const server = await start();
   let dir: string;
   try {
@@ -44,12 +47,25 @@ export async function serverWithKnownHosts<S extends ServerLike>(start: () => Pr
   }
   const knownHosts = path.join(dir, 'known_hosts');
   fs.writeFileSync(knownHosts, `${server.knownHostsLine()}\n`);
-  return { server, dir, knownHosts, stop: async () => { await server.stop(); await removeDir(dir); } };
+  return {
+    server,
+    dir,
+    knownHosts,
+    stop: async () => {
+      await server.stop();
+      await removeDir(dir);
+    },
+  };
 }
 
-/** Runs `fn` with {@link serverWithKnownHosts}; stops the server and removes the folder afterwards, whatever `fn` does. */
-export async function withTrustedServer<S extends ServerLike, T>(start: () => Promise<S>, tempPrefix: string,
-  fn: (t: TrustedServer<S>) => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` with {@link serverWithKnownHosts}; stops the server and removes the folder afterwards, whatever `fn` does.
+ */
+export async function withTrustedServer<S extends ServerLike, T>(
+  start: () => Promise<S>,
+  tempPrefix: string,
+  fn: (t: TrustedServer<S>) => Promise<T>,
+): Promise<T> {
   const t = await serverWithKnownHosts(start, tempPrefix);
   try {
     return await fn(t);
@@ -64,15 +80,21 @@ export async function withTrustedServer<S extends ServerLike, T>(start: () => Pr
  * count on the server), stopped and removed in `after()`.
  * @param skip when truthy (a skip reason), nothing is started
  */
-export function trustedServerHooks<S extends ServerLike>(start: () => Promise<S>, tempPrefix: string,
-  use: (t: TrustedServer<S>) => void | Promise<void>, skip?: string | false): void {
+export function trustedServerHooks<S extends ServerLike>(
+  start: () => Promise<S>,
+  tempPrefix: string,
+  use: (t: TrustedServer<S>) => void | Promise<void>,
+  skip?: string | false,
+): void {
   let t: TrustedServer<S> | undefined;
   before(async () => {
     if (skip) return;
     t = await serverWithKnownHosts(start, tempPrefix);
     await use(t);
   });
-  after(async () => { await t?.stop(); });
+  after(async () => {
+    await t?.stop();
+  });
 }
 
 /** A private sshd behind a Toxiproxy, for tests that need a transfer slow enough to be hit while it runs. */
@@ -85,7 +107,10 @@ export interface CappedSshd {
    * A new proxy in front of sshd with a `bandwidth` toxic on `stream` (`upstream`: what the client sends);
    * returns its name, port and a known_hosts file in `dir` that trusts sshd at that port.
    */
-  cappedProxy(stream: 'upstream' | 'downstream', rateKbps: number): Promise<{ name: string; port: number; knownHosts: string }>;
+  cappedProxy(
+    stream: 'upstream' | 'downstream',
+    rateKbps: number,
+  ): Promise<{ name: string; port: number; knownHosts: string }>;
 }
 
 /**
@@ -93,7 +118,11 @@ export interface CappedSshd {
  * and may prepare more, as with {@link trustedServerHooks}), stopped and removed in `after()`.
  * @param skip when truthy (a skip reason, e.g. Toxiproxy not installed), nothing is started
  */
-export function cappedSshdHooks(tempPrefix: string, skip: string | false, use: (c: CappedSshd) => void | Promise<void>): void {
+export function cappedSshdHooks(
+  tempPrefix: string,
+  skip: string | false,
+  use: (c: CappedSshd) => void | Promise<void>,
+): void {
   let sshd: SshdServer | undefined;
   let toxi: Toxiproxy | undefined;
   let dir: string | undefined;
@@ -105,7 +134,9 @@ export function cappedSshdHooks(tempPrefix: string, skip: string | false, use: (
     const [s, x, d] = [sshd, toxi, dir];
     let proxyNo = 0;
     await use({
-      sshd: s, toxi: x, dir: d,
+      sshd: s,
+      toxi: x,
+      dir: d,
       async cappedProxy(stream, rateKbps) {
         const name = `capped-${++proxyNo}`;
         const { port } = await x.createProxy(name, s.port);

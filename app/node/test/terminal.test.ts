@@ -17,7 +17,13 @@ test('a line longer than the terminal wraps onto the next screen line, as a pers
   const narrow = await startCliInTerminal(['--help'], { knownHosts: '/dev/null', cols: 40 }).result;
   const wide = await startCliInTerminal(['--help'], { knownHosts: '/dev/null', cols: 200 }).result;
   assert.equal(narrow.code, 0, narrow.raw);
-  assert.ok(narrow.lines.every((l) => l.length <= 40), narrow.text);
+  assert.ok(
+    narrow.lines.every((l) => l.length <= 40),
+    narrow.text,
+  );
   assert.ok(narrow.lines.length > wide.text.split('\n').length, 'the 40-column screen has more lines');
-  assert.ok(wide.lines.some((l) => l.length > 40), wide.text);
+  assert.ok(
+    wide.lines.some((l) => l.length > 40),
+    wide.text,
+  );
 });

@@ -72,14 +72,27 @@ export function startCliInTerminal(args: string[], opts: TerminalOptions): Termi
   const rows = opts.rows ?? 24;
   const env = { ...cliEnv(opts), TERM: 'xterm-256color' } as Record<string, string>;
   const term = new Terminal({ cols, rows, allowProposedApi: true, scrollback: 1000 });
-  const child = pty.spawn(process.execPath, [CLI_BIN, ...args], { name: 'xterm-256color', cols, rows, cwd: opts.cwd, env });
+  const child = pty.spawn(process.execPath, [CLI_BIN, ...args], {
+    name: 'xterm-256color',
+    cols,
+    rows,
+    cwd: opts.cwd,
+    env,
+  });
   let raw = '';
   /** Chunks received so far: waitForScreen reads again when one came while it was reading the screen. */
   let chunks = 0;
-  child.onData((d) => { raw += d; chunks++; term.write(d); });
+  child.onData((d) => {
+    raw += d;
+    chunks++;
+    term.write(d);
+  });
   const timeoutMs = opts.timeoutMs ?? 60_000;
   let timedOut = false;
-  const timer = setTimeout(() => { timedOut = true; child.kill('SIGKILL'); }, timeoutMs);
+  const timer = setTimeout(() => {
+    timedOut = true;
+    child.kill('SIGKILL');
+  }, timeoutMs);
   const exited = new Promise<{ exitCode: number; signal?: number }>((resolve) => child.onExit((e) => resolve(e)));
   const result = exited.then(async (e) => {
     clearTimeout(timer);
@@ -88,12 +101,17 @@ export function startCliInTerminal(args: string[], opts: TerminalOptions): Termi
     return { ...s, code: e.exitCode, signal: e.signal ?? 0, raw };
   });
   let done = false;
-  void exited.then(() => { done = true; });
+  void exited.then(() => {
+    done = true;
+  });
   return {
     pid: child.pid,
     result,
     write: (data) => child.write(data),
-    resize: (c, r) => { term.resize(c, r); child.resize(c, r); },
+    resize: (c, r) => {
+      term.resize(c, r);
+      child.resize(c, r);
+    },
     screen: () => readScreen(term),
     async waitForScreen(re, ms = 30_000) {
       const deadline = Date.now() + ms;
@@ -102,13 +120,28 @@ export function startCliInTerminal(args: string[], opts: TerminalOptions): Termi
         const s = await readScreen(term);
         if (re.test(s.text)) return s;
         if (done) throw new Error(`sluice exited before the screen matched ${re}; screen:\n${s.text}`);
-        if (Date.now() > deadline) throw new Error(`the screen did not match ${re} within ${ms} ms; screen:\n${s.text}`);
+        if (Date.now() > deadline)
+          throw new Error(`the screen did not match ${re} within ${ms} ms; screen:\n${s.text}`);
         if (chunks !== seen) continue;
         // Wait for the CLI's next output (or its exit), never a fixed time.
         await new Promise<void>((resolve) => {
-          const sub = child.onData(() => { sub.dispose(); clearTimeout(t); setImmediate(resolve); });
-          const t = setTimeout(() => { sub.dispose(); resolve(); }, Math.max(0, deadline - Date.now()));
-          void exited.then(() => { sub.dispose(); clearTimeout(t); resolve(); });
+          const sub = child.onData(() => {
+            sub.dispose();
+            clearTimeout(t);
+            setImmediate(resolve);
+          });
+          const t = setTimeout(
+            () => {
+              sub.dispose();
+              resolve();
+            },
+            Math.max(0, deadline - Date.now()),
+          );
+          void exited.then(() => {
+            sub.dispose();
+            clearTimeout(t);
+            resolve();
+          });
         });
       }
     },

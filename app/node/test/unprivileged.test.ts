@@ -10,8 +10,17 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { copyFor, folderOf, unprivilegedUser, type TestUser } from './asUser';
 import {
-  baseFlags, describeRun, removeDir, runCli, sha256File, startTestServer, tempFilesUnder, urlOf, writeRandomFile,
-  type CliOptions, type SshServer,
+  baseFlags,
+  describeRun,
+  removeDir,
+  runCli,
+  sha256File,
+  startTestServer,
+  tempFilesUnder,
+  urlOf,
+  writeRandomFile,
+  type CliOptions,
+  type SshServer,
 } from './helpers';
 
 const user = unprivilegedUser();
@@ -64,8 +73,21 @@ describe(`as an unprivileged user (${typeof user === 'string' ? 'none' : user.na
   test('get of a read-only (0444) file in segments: exit 0, the same bytes, mode 0444 applied at commit', async () => {
     const src = remoteFile('read-only.bin', 8 * 1024 * 1024, 0o444);
     const dir = destination('segments');
-    const r = await runCli(['get', ...baseFlags({ clientKeyPath: key }), '--segment-size', '1M', '--connections', '1',
-      '--channels', '4', urlOf(server, src), `${dir}/`], opts);
+    const r = await runCli(
+      [
+        'get',
+        ...baseFlags({ clientKeyPath: key }),
+        '--segment-size',
+        '1M',
+        '--connections',
+        '1',
+        '--channels',
+        '4',
+        urlOf(server, src),
+        `${dir}/`,
+      ],
+      opts,
+    );
     assert.equal(r.code, 0, describeRun(r));
     const copy = path.join(dir, 'read-only.bin');
     assert.equal(await sha256File(copy), await sha256File(src));
@@ -78,8 +100,20 @@ describe(`as an unprivileged user (${typeof user === 'string' ? 'none' : user.na
     const big = remoteFile('owner-only.bin', 3 * 1024 * 1024, 0o400);
     const small = remoteFile('small.bin', 100_000, 0o444);
     const dir = destination('kept');
-    const seg = await runCli(['get', ...baseFlags({ clientKeyPath: key }), '-p', '--segment-size', '1M',
-      '--channels', '3', urlOf(server, big), `${dir}/`], opts);
+    const seg = await runCli(
+      [
+        'get',
+        ...baseFlags({ clientKeyPath: key }),
+        '-p',
+        '--segment-size',
+        '1M',
+        '--channels',
+        '3',
+        urlOf(server, big),
+        `${dir}/`,
+      ],
+      opts,
+    );
     assert.equal(seg.code, 0, describeRun(seg));
     assert.equal(fs.statSync(path.join(dir, 'owner-only.bin')).mode & 0o7777, 0o400);
     const whole = await runCli(['get', ...baseFlags({ clientKeyPath: key }), urlOf(server, small), `${dir}/`], opts);

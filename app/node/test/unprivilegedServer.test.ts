@@ -11,7 +11,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { unprivilegedUser, type TestUser } from './asUser';
 import {
-  SSHD_PATH, baseFlags, describeRun, runCli, sha256File, sshdWithKnownHosts, tempFilesUnder, writeRandomFile,
+  SSHD_PATH,
+  baseFlags,
+  describeRun,
+  runCli,
+  sha256File,
+  sshdWithKnownHosts,
+  tempFilesUnder,
+  writeRandomFile,
   type SshdServer,
 } from './helpers';
 
@@ -60,8 +67,10 @@ describe(`uploads to an unprivileged account (${typeof user === 'string' ? 'none
   test('put of a read-only (0444) file in segments: exit 0, the same bytes, read-only on the server', async () => {
     const src = readOnlySource('read-only.bin', 8 * 1024 * 1024);
     const dir = remoteFolder('segments');
-    const r = await runCli(['put', ...baseFlags(server), '--segment-size', '1M', '--connections', '1',
-      '--channels', '4', src, urlFor(dir)], { knownHosts });
+    const r = await runCli(
+      ['put', ...baseFlags(server), '--segment-size', '1M', '--connections', '1', '--channels', '4', src, urlFor(dir)],
+      { knownHosts },
+    );
     assert.equal(r.code, 0, describeRun(r));
     const copy = path.join(dir, 'read-only.bin');
     assert.equal(await sha256File(copy), await sha256File(src));
@@ -74,8 +83,10 @@ describe(`uploads to an unprivileged account (${typeof user === 'string' ? 'none
     fs.chmodSync(big, 0o400);
     const small = readOnlySource('small.bin', 100_000);
     const dir = remoteFolder('kept');
-    const r = await runCli(['put', '-p', ...baseFlags(server), '--segment-size', '1M', '--channels', '4', big, small,
-      urlFor(dir)], { knownHosts });
+    const r = await runCli(
+      ['put', '-p', ...baseFlags(server), '--segment-size', '1M', '--channels', '4', big, small, urlFor(dir)],
+      { knownHosts },
+    );
     assert.equal(r.code, 0, describeRun(r));
     assert.equal(fs.statSync(path.join(dir, 'owner-only.bin')).mode & 0o777, 0o400);
     assert.equal(fs.statSync(path.join(dir, 'small.bin')).mode & 0o777, 0o444);

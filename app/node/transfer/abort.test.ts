@@ -15,7 +15,10 @@ const SIZE = 24 * 1024 * 1024;
 
 for (const direction of ['put', 'get'] as const) {
   test(`aborting a ${direction} on a slow link stops within the in-flight budget, not at the end of the file`, async (t) => {
-    if (!toxiproxyAvailable()) { t.skip('toxiproxy-server not installed'); return; }
+    if (!toxiproxyAvailable()) {
+      t.skip('toxiproxy-server not installed');
+      return;
+    }
     const srv = await startSshd();
     const tox = await startToxiproxy();
     const dir = await makeTempDir('sluice-abort-');
@@ -32,18 +35,36 @@ for (const direction of ['put', 'get'] as const) {
       const abort = new AbortController();
       let abortedAt = 0;
       const pool = await openPool({
-        host: '127.0.0.1', port: proxy.port, username: srv.user,
+        host: '127.0.0.1',
+        port: proxy.port,
+        username: srv.user,
         auth: { identityFiles: [srv.clientKeyPath], useAgent: false, env: {} },
-        knownHostsPaths: { readPaths: [kh], writePath: kh }, hostKeyMode: 'strict',
-        connections: 1, channels: 1, requests: 4,
+        knownHostsPaths: { readPaths: [kh], writePath: kh },
+        hostKeyMode: 'strict',
+        connections: 1,
+        channels: 1,
+        requests: 4,
       });
       const onEvent = (e: EngineEvent): void => {
-        if (e.type === 'progress' && e.bytesDone > 0 && !abortedAt) { abortedAt = e.bytesDone; abort.abort(); }
+        if (e.type === 'progress' && e.bytesDone > 0 && !abortedAt) {
+          abortedAt = e.bytesDone;
+          abort.abort();
+        }
       };
       try {
         const started = Date.now();
         await assert.rejects(
-          runTransfer(pool, { id: 'a', direction, sources: [direction === 'put' ? local : remote], dest: direction === 'put' ? srv.root : path.join(dir, 'out.bin'), recursive: false }, { signal: abort.signal, onEvent }),
+          runTransfer(
+            pool,
+            {
+              id: 'a',
+              direction,
+              sources: [direction === 'put' ? local : remote],
+              dest: direction === 'put' ? srv.root : path.join(dir, 'out.bin'),
+              recursive: false,
+            },
+            { signal: abort.signal, onEvent },
+          ),
           (e: unknown) => e instanceof SluiceError && e.code === 'ABORTED',
         );
         const elapsed = Date.now() - started;

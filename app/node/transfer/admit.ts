@@ -40,7 +40,9 @@ export async function admit(c: AdmitContext, raw: FileItem): Promise<Admission> 
   let resolved: Resolution;
   try {
     // A resumed job's own earlier commit is not a conflict: its target is there because of this job.
-    const earlier = journal?.resuming ? await committedEarlier(c.dest, journal, raw, c.req.preserveTimes !== false) : undefined;
+    const earlier = journal?.resuming
+      ? await committedEarlier(c.dest, journal, raw, c.req.preserveTimes !== false)
+      : undefined;
     if (earlier !== undefined) return { kind: 'earlier', item: { ...raw, dst: earlier } };
     resolved = await resolveConflict(c.conflictSide, c.req.conflict, raw);
     if (resolved.kind === 'skip') return resolved;

@@ -28,10 +28,13 @@ export interface HashingSide {
  * What `append` does with a file whose target exists: send the bytes after `offset` into the target, skip it (the
  * target already is the whole source), or `rewrite` it whole (the target is longer, or its bytes differ).
  */
-export type AppendDecision = { kind: 'append'; offset: number } | { kind: 'skip'; reason: string } | { kind: 'rewrite' };
+export type AppendDecision =
+  { kind: 'append'; offset: number } | { kind: 'skip'; reason: string } | { kind: 'rewrite' };
 
 const HOW: Readonly<Record<HashMethod, string>> = {
-  'check-file': 'by the server (check-file-name)', exec: 'by the server (sha256sum)', reread: 'read back over SFTP',
+  'check-file': 'by the server (check-file-name)',
+  exec: 'by the server (sha256sum)',
+  reread: 'read back over SFTP',
 };
 
 /**
@@ -39,16 +42,23 @@ const HOW: Readonly<Record<HashMethod, string>> = {
  * @returns both hex digests and how the remote one was made
  * @throws SluiceError of the local read, or of the remote hash's SFTP requests
  */
-async function hashBoth(side: HashingSide, item: FileItem, length: number): Promise<{ target: string; source: string; how: string }> {
+async function hashBoth(
+  side: HashingSide,
+  item: FileItem,
+  length: number,
+): Promise<{ target: string; source: string; how: string }> {
   const { session, put, allowExec } = side;
   // The remote side of an upload is the whole target: the server's whole-file hash works there (check-file-name,
   // sha256sum); a download's remote side is a prefix of the source.
-  const remote = session.call('hashRemote', put
-    ? { path: item.dst, size: length, allowExec }
-    : { path: item.src, size: length, length, allowExec });
+  const remote = session.call(
+    'hashRemote',
+    put ? { path: item.dst, size: length, allowExec } : { path: item.src, size: length, length, allowExec },
+  );
   const local = session.call('hashLocal', { path: put ? item.src : item.dst, length });
   const [r, l] = await Promise.all([remote, local]);
-  return put ? { target: r.sha256, source: l, how: HOW[r.method] } : { target: l, source: r.sha256, how: HOW[r.method] };
+  return put
+    ? { target: r.sha256, source: l, how: HOW[r.method] }
+    : { target: l, source: r.sha256, how: HOW[r.method] };
 }
 
 /**
@@ -60,16 +70,25 @@ async function hashBoth(side: HashingSide, item: FileItem, length: number): Prom
 export async function appendDecision(side: HashingSide, item: FileItem, existing: FileTimes): Promise<AppendDecision> {
   const n = existing.size;
   if (n > item.size) {
-    side.log('warn', `${item.dst}: not appending: the target (${n} bytes) is longer than the source (${item.size} bytes); overwriting it`);
+    side.log(
+      'warn',
+      `${item.dst}: not appending: the target (${n} bytes) is longer than the source (${item.size} bytes); overwriting it`,
+    );
     return { kind: 'rewrite' };
   }
   if (n === 0) return { kind: 'append', offset: 0 };
   const h = await hashBoth(side, item, n);
   if (h.target !== h.source) {
-    side.log('warn', `${item.dst}: not appending: its ${n} bytes differ from the source's first ${n} (SHA-256, remote side hashed ${h.how}); overwriting it from the start`);
+    side.log(
+      'warn',
+      `${item.dst}: not appending: its ${n} bytes differ from the source's first ${n} (SHA-256, remote side hashed ${h.how}); overwriting it from the start`,
+    );
     return { kind: 'rewrite' };
   }
   if (n === item.size) return { kind: 'skip', reason: 'the target is complete (same size and SHA-256)' };
-  side.log('info', `${item.dst}: appending ${item.size - n} bytes after the ${n} already there (SHA-256 matches, remote side hashed ${h.how})`);
+  side.log(
+    'info',
+    `${item.dst}: appending ${item.size - n} bytes after the ${n} already there (SHA-256 matches, remote side hashed ${h.how})`,
+  );
   return { kind: 'append', offset: n };
 }

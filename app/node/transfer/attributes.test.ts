@@ -10,7 +10,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { EngineEvent, TransferRequest } from './types';
 import {
-  makeTempDir, openTrusting, removeDir, sha256File, startScriptedServer, startSshd, tempFilesUnder, within, writeRandomFile,
+  makeTempDir,
+  openTrusting,
+  removeDir,
+  sha256File,
+  startScriptedServer,
+  startSshd,
+  tempFilesUnder,
+  within,
+  writeRandomFile,
   type SshServer,
 } from '../test/helpers';
 import { SETSTAT_REFUSAL, type SftpOverrides } from '../../../e2e/fixtures/ssh2SftpServer';
@@ -20,12 +28,19 @@ const MiB = 1024 * 1024;
 /** 2020-05-07T22:01:28Z, and a year later; the sources get a sub-second part that SFTP v3 cannot carry. */
 const MTIME_2020 = 1_588_888_888;
 const MTIME_2021 = MTIME_2020 + 365 * 86_400;
-/** Empty, one byte, one SSH_FXP_WRITE (sent with the FSETSTAT's burst), exactly one request, several, and one cut into segments. */
+/**
+ * Empty, one byte, one SSH_FXP_WRITE (sent with the FSETSTAT's burst), exactly one request, several, and one cut into
+ * segments.
+ */
 const SIZES = [0, 1, 100_000, 261_120, 600_000, 3 * MiB + 5];
 
 let local: string;
-before(async () => { local = await makeTempDir('sluice-attrs-'); });
-after(async () => { if (local) await removeDir(local); });
+before(async () => {
+  local = await makeTempDir('sluice-attrs-');
+});
+after(async () => {
+  if (local) await removeDir(local);
+});
 
 const seconds = (p: string): number => Math.floor(fs.statSync(p).mtimeMs / 1000);
 
@@ -43,9 +58,18 @@ function writeDated(dir: string, mtime: number): string[] {
 /** Runs one job on a fresh session (1 connection × 3 channels, 1 MiB segments); returns its report and events. */
 async function transfer(server: SshServer, req: Omit<TransferRequest, 'id'>) {
   const events: EngineEvent[] = [];
-  const s = await openTrusting(server, local, { connections: 1, channels: 3, segmentSize: MiB, onEvent: (e) => events.push(e) });
+  const s = await openTrusting(server, local, {
+    connections: 1,
+    channels: 3,
+    segmentSize: MiB,
+    onEvent: (e) => events.push(e),
+  });
   try {
-    const report = await within('transfer', 60_000, runTransfer(s, { id: 'j', ...req }, { onEvent: (e) => events.push(e) }));
+    const report = await within(
+      'transfer',
+      60_000,
+      runTransfer(s, { id: 'j', ...req }, { onEvent: (e) => events.push(e) }),
+    );
     const warnings = events.flatMap((e) => (e.type === 'log' && e.level === 'warn' ? [e.message] : []));
     return { report, warnings };
   } finally {
@@ -53,7 +77,10 @@ async function transfer(server: SshServer, req: Omit<TransferRequest, 'id'>) {
   }
 }
 
-/** put -r of dated files, then get -r of the server's copies re-dated a year later: every target carries its source's second. */
+/**
+ * put -r of dated files, then get -r of the server's copies re-dated a year later: every target carries its source's
+ * second.
+ */
 async function putAndGetKeepTimes(server: SshServer & { root: string }, name: string): Promise<void> {
   const src = path.join(local, `${name}-src`);
   const names = writeDated(src, MTIME_2020);
@@ -78,14 +105,18 @@ async function putAndGetKeepTimes(server: SshServer & { root: string }, name: st
 }
 
 describe('modification times are kept by default, both ways, whole and segmented', () => {
-  test('OpenSSH sshd (answers in order: the FSETSTAT rides in the upload\'s last burst)', { timeout: 120_000 }, async () => {
-    const server = await startSshd();
-    try {
-      await putAndGetKeepTimes(server, 'sshd');
-    } finally {
-      await server.stop();
-    }
-  });
+  test(
+    "OpenSSH sshd (answers in order: the FSETSTAT rides in the upload's last burst)",
+    { timeout: 120_000 },
+    async () => {
+      const server = await startSshd();
+      try {
+        await putAndGetKeepTimes(server, 'sshd');
+      } finally {
+        await server.stop();
+      }
+    },
+  );
 
   test('the ssh2-based server', { timeout: 120_000 }, async () => {
     const server = await startScriptedServer();
@@ -96,15 +127,18 @@ describe('modification times are kept by default, both ways, whole and segmented
     }
   });
 
-  test('a server that answers out of order: the FSETSTAT waits for the last WRITE (else the WRITE would date the file now)',
-    { timeout: 120_000 }, async () => {
+  test(
+    'a server that answers out of order: the FSETSTAT waits for the last WRITE (else the WRITE would date the file now)',
+    { timeout: 120_000 },
+    async () => {
       const server = await startScriptedServer({ overrides: { answerOutOfOrder: 15 } });
       try {
         await putAndGetKeepTimes(server, 'ooo');
       } finally {
         await server.stop();
       }
-    });
+    },
+  );
 });
 
 describe('options', () => {
@@ -114,12 +148,24 @@ describe('options', () => {
       const src = path.join(local, 'notimes-src');
       const names = writeDated(src, MTIME_2020);
       const remote = path.join(server.root, 'notimes');
-      const up = await transfer(server, { direction: 'put', sources: [src], dest: remote, recursive: true, preserveTimes: false });
+      const up = await transfer(server, {
+        direction: 'put',
+        sources: [src],
+        dest: remote,
+        recursive: true,
+        preserveTimes: false,
+      });
       assert.deepEqual(up.report.failed, []);
       for (const n of names) assert.notEqual(seconds(path.join(remote, n)), MTIME_2020, n);
       const back = path.join(local, 'notimes-back');
       for (const n of names) fs.utimesSync(path.join(remote, n), MTIME_2020, MTIME_2020);
-      const down = await transfer(server, { direction: 'get', sources: [remote], dest: back, recursive: true, preserveTimes: false });
+      const down = await transfer(server, {
+        direction: 'get',
+        sources: [remote],
+        dest: back,
+        recursive: true,
+        preserveTimes: false,
+      });
       assert.deepEqual(down.report.failed, []);
       for (const n of names) assert.notEqual(seconds(path.join(back, n)), MTIME_2020, n);
     } finally {
@@ -127,29 +173,47 @@ describe('options', () => {
     }
   });
 
-  test('preservePermissions gives the exact bits both ways, whatever the umask; without it the umask applies (as before)',
-    { timeout: 60_000 }, async () => {
+  test(
+    'preservePermissions gives the exact bits both ways, whatever the umask; without it the umask applies (as before)',
+    { timeout: 60_000 },
+    async () => {
       const server = await startSshd();
       try {
         const src = path.join(local, 'perms.src');
         writeRandomFile(src, 10);
         fs.chmodSync(src, 0o777);
         const remote = path.join(server.root, 'perms.bin');
-        const up = await transfer(server, { direction: 'put', sources: [src], dest: remote, recursive: false, preservePermissions: true });
+        const up = await transfer(server, {
+          direction: 'put',
+          sources: [src],
+          dest: remote,
+          recursive: false,
+          preservePermissions: true,
+        });
         assert.deepEqual(up.report.failed, []);
         assert.equal(fs.statSync(remote).mode & 0o7777, 0o777);
         assert.equal(seconds(remote), seconds(src), 'the time is kept as well');
         fs.chmodSync(remote, 0o707);
-        for (const [keep, want] of [[true, 0o707], [false, 0o707 & ~process.umask()]] as const) {
+        for (const [keep, want] of [
+          [true, 0o707],
+          [false, 0o707 & ~process.umask()],
+        ] as const) {
           const back = path.join(local, `perms-${keep}.back`);
-          const down = await transfer(server, { direction: 'get', sources: [remote], dest: back, recursive: false, preservePermissions: keep });
+          const down = await transfer(server, {
+            direction: 'get',
+            sources: [remote],
+            dest: back,
+            recursive: false,
+            preservePermissions: keep,
+          });
           assert.deepEqual(down.report.failed, []);
           assert.equal(fs.statSync(back).mode & 0o7777, want, `preservePermissions ${keep}`);
         }
       } finally {
         await server.stop();
       }
-    });
+    },
+  );
 });
 
 describe('a server that refuses SETSTAT: the files commit, and the job warns once', () => {
@@ -160,14 +224,25 @@ describe('a server that refuses SETSTAT: the files commit, and the job warns onc
         const src = path.join(local, `refused-${status}`);
         const names = writeDated(src, MTIME_2020);
         const remote = path.join(server.root, 'refused');
-        const { report, warnings } = await transfer(server, { direction: 'put', sources: [src], dest: remote, recursive: true });
+        const { report, warnings } = await transfer(server, {
+          direction: 'put',
+          sources: [src],
+          dest: remote,
+          recursive: true,
+        });
         assert.deepEqual(report.failed, []);
         assert.equal(report.files, SIZES.length);
-        for (const n of names) assert.equal(await sha256File(path.join(remote, n)), await sha256File(path.join(src, n)), n);
+        for (const n of names)
+          assert.equal(await sha256File(path.join(remote, n)), await sha256File(path.join(src, n)), n);
         assert.equal(warnings.length, 1, `one warning for the job: ${warnings.join(' | ')}`);
         const reason = status === 'PERMISSION_DENIED' ? 'permission denied' : 'operation not supported by the server';
-        assert.match(warnings[0], new RegExp(`^modification times could not be kept \\(FSETSTAT ${remote}/f\\d\\.bin `
-          + `\\(temporary \\.f\\d\\.bin\\.sluice-[0-9a-f]{8}\\.part\\): ${reason} \\(SSH_FX_${status}, server: ${SETSTAT_REFUSAL}\\)\\)`));
+        assert.match(
+          warnings[0],
+          new RegExp(
+            `^modification times could not be kept \\(FSETSTAT ${remote}/f\\d\\.bin ` +
+              `\\(temporary \\.f\\d\\.bin\\.sluice-[0-9a-f]{8}\\.part\\): ${reason} \\(SSH_FX_${status}, server: ${SETSTAT_REFUSAL}\\)\\)`,
+          ),
+        );
         assert.deepEqual(tempFilesUnder(server.root), []);
       } finally {
         await server.stop();
@@ -181,11 +256,20 @@ describe('a server that refuses SETSTAT: the files commit, and the job warns onc
       const src = path.join(local, 'denied.src');
       writeRandomFile(src, 1000);
       const dst = path.join(server.root, 'denied.bin');
-      const { report, warnings } = await transfer(server, { direction: 'put', sources: [src], dest: dst, recursive: false, preservePermissions: true });
+      const { report, warnings } = await transfer(server, {
+        direction: 'put',
+        sources: [src],
+        dest: dst,
+        recursive: false,
+        preservePermissions: true,
+      });
       assert.deepEqual(report.failed, []);
       assert.equal(await sha256File(dst), await sha256File(src));
       assert.equal(warnings.length, 1, warnings.join(' | '));
-      assert.match(warnings[0], /^modification times and permissions could not be kept \(FSETSTAT .*denied\.bin \(temporary .*\): permission denied \(SSH_FX_PERMISSION_DENIED/);
+      assert.match(
+        warnings[0],
+        /^modification times and permissions could not be kept \(FSETSTAT .*denied\.bin \(temporary .*\): permission denied \(SSH_FX_PERMISSION_DENIED/,
+      );
     } finally {
       await server.stop();
     }

@@ -27,8 +27,11 @@ export function modeFromWindows(mode: number): number {
  * @param platform the local platform: an upload from Windows maps the mode ({@link modeFromWindows})
  * @returns the mtime in whole seconds (a time outside 1970–2106 is not kept) and the bits, or undefined for neither
  */
-export function attributesToKeep(req: TransferRequest, item: { mtimeMs: number; mode: number },
-  platform: NodeJS.Platform = process.platform): KeptAttributes | undefined {
+export function attributesToKeep(
+  req: TransferRequest,
+  item: { mtimeMs: number; mode: number },
+  platform: NodeJS.Platform = process.platform,
+): KeptAttributes | undefined {
   const keep: KeptAttributes = {};
   const seconds = Math.floor(item.mtimeMs / 1000);
   if (req.preserveTimes !== false && seconds >= 0 && seconds <= MAX_SFTP_TIME) keep.mtime = seconds;
@@ -49,12 +52,22 @@ const warned = new WeakSet<object>();
  * Warns once per job that attributes could not be kept (later refusals in the same job are not repeated).
  * @param e the refusal, in the user's terms (names the request, the user's path and the server's status and text)
  */
-export function warnAttributesNotKept(job: { books: { events: EventSink } }, keep: KeptAttributes, e: SluiceError): void {
+export function warnAttributesNotKept(
+  job: { books: { events: EventSink } },
+  keep: KeptAttributes,
+  e: SluiceError,
+): void {
   if (warned.has(job.books)) return;
   warned.add(job.books);
-  const what = keep.mode === undefined ? 'modification times' : keep.mtime === undefined ? 'permissions' : 'modification times and permissions';
+  const what =
+    keep.mode === undefined
+      ? 'modification times'
+      : keep.mtime === undefined
+        ? 'permissions'
+        : 'modification times and permissions';
   job.books.events({
-    type: 'log', level: 'warn',
+    type: 'log',
+    level: 'warn',
     message: `${what} could not be kept (${e.message}); the files are committed without them (not repeated for this job's other files)`,
   });
 }

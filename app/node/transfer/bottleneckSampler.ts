@@ -6,7 +6,13 @@
  * repeated, so every progress event carries them.
  */
 import {
-  BottleneckTracker, classifyInterval, limiterVerdict, transferBottleneck, type Bottleneck, type IntervalSignals, type TcpSignals,
+  BottleneckTracker,
+  classifyInterval,
+  limiterVerdict,
+  transferBottleneck,
+  type Bottleneck,
+  type IntervalSignals,
+  type TcpSignals,
 } from '../../common/stats/bottleneck';
 import type { RateLimitStats } from '../sftp/rateLimit';
 import { SIG, SIGNAL_SLOTS } from '../sftp/pipeStats';
@@ -44,7 +50,12 @@ function tcpOf(now: Float64Array, prev: Float64Array, intervalMs: number): TcpSi
  * @param now, prev the slots now and at the interval's start; @param intervalMs its length; @param bytes moved in it
  * @returns undefined when the worker's sampler did not tick in between
  */
-export function intervalSignals(now: Float64Array, prev: Float64Array, intervalMs: number, bytes: number): IntervalSignals | undefined {
+export function intervalSignals(
+  now: Float64Array,
+  prev: Float64Array,
+  intervalMs: number,
+  bytes: number,
+): IntervalSignals | undefined {
   const d = (i: number) => now[i] - prev[i];
   const samples = d(SIG.samples);
   if (samples <= 0) return undefined;
@@ -81,8 +92,11 @@ export class BottleneckSampler {
    * @param limits the speed limits the transfer's requests take from (the session's and the process's), asked once
    *   per interval: one holding the rate makes the transfer's verdict `speed-limit`
    */
-  constructor(private readonly connections: () => WorkerConnection[], private readonly now: () => number = Date.now,
-    private readonly limits: () => RateLimitStats[] = () => []) {}
+  constructor(
+    private readonly connections: () => WorkerConnection[],
+    private readonly now: () => number = Date.now,
+    private readonly limits: () => RateLimitStats[] = () => [],
+  ) {}
 
   /**
    * Adds each connection's verdict to its sample (`bottleneck`) and returns the transfer's.
@@ -104,7 +118,8 @@ export class BottleneckSampler {
         const now = Float64Array.from(c.signals);
         const signals = intervalSignals(now, k.prev, t - k.prevT, s.bytes - k.prevBytes);
         if (signals) k.tracker.update(classifyInterval(signals));
-        if (DEBUG) process.stderr.write(`sluice: bottleneck signals of connection ${c.id}: ${JSON.stringify(signals)}\n`);
+        if (DEBUG)
+          process.stderr.write(`sluice: bottleneck signals of connection ${c.id}: ${JSON.stringify(signals)}\n`);
         k.prev = now;
         k.prevT = t;
         k.prevBytes = s.bytes;
@@ -113,8 +128,11 @@ export class BottleneckSampler {
       s.bottleneck = k.tracker.current;
     }
     if (changed) {
-      this.transfer = this.limiter(samples)
-        ?? transferBottleneck(samples.filter((s) => s.bottleneck).map((s) => ({ bottleneck: s.bottleneck!, rate: s.rate })));
+      this.transfer =
+        this.limiter(samples) ??
+        transferBottleneck(
+          samples.filter((s) => s.bottleneck).map((s) => ({ bottleneck: s.bottleneck!, rate: s.rate })),
+        );
     }
     return this.transfer;
   }
@@ -127,7 +145,11 @@ export class BottleneckSampler {
     this.limitWaits = waits;
     const set = stats.map((s) => s.bytesPerSecond).filter((r) => r > 0);
     if (set.length === 0) return undefined;
-    return limiterVerdict({ bytesPerSecond: Math.min(...set), waits: waits - before, rate: samples.reduce((a, s) => a + s.rate, 0) });
+    return limiterVerdict({
+      bytesPerSecond: Math.min(...set),
+      waits: waits - before,
+      rate: samples.reduce((a, s) => a + s.rate, 0),
+    });
   }
 }
 

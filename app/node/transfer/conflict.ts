@@ -33,8 +33,12 @@ export type Resolution =
 export type ConflictSide = HashingSide & { force?: boolean };
 
 /** The conflict side of a job: its session and direction, and what its request says. */
-export function conflictSideOf(session: HashingSide['session'], put: boolean,
-  req: Pick<TransferRequest, 'allowExec' | 'force'>, log: HashingSide['log']): ConflictSide {
+export function conflictSideOf(
+  session: HashingSide['session'],
+  put: boolean,
+  req: Pick<TransferRequest, 'allowExec' | 'force'>,
+  log: HashingSide['log'],
+): ConflictSide {
   return { session, put, allowExec: req.allowExec !== false, force: req.force === true, log };
 }
 
@@ -57,8 +61,9 @@ async function refuseLocalTarget(side: ConflictSide, dst: string, append: boolea
 
 /** The size and mtime of a target, or null when it does not exist (remote for a put, local for a get). */
 export function targetTimes(session: Pick<ConnectionPool, 'stat'>, put: boolean, p: string): Promise<FileTimes | null> {
-  return (put ? session.stat(p) : fs.promises.lstat(p).catch(() => null))
-    .then((s) => (s ? { size: s.size, mtimeMs: s.mtimeMs } : null));
+  return (put ? session.stat(p) : fs.promises.lstat(p).catch(() => null)).then((s) =>
+    s ? { size: s.size, mtimeMs: s.mtimeMs } : null,
+  );
 }
 
 /**
@@ -78,7 +83,11 @@ export function notNewerReason(incoming: FileTimes, existing: FileTimes): string
  * @returns the decision; a file renamed by `rename` carries its new target
  * @throws SluiceError from the target's STAT, the hashes of `append`, or the policy function
  */
-export async function resolveConflict(side: ConflictSide, policy: ConflictPolicy | undefined, item: FileItem): Promise<Resolution> {
+export async function resolveConflict(
+  side: ConflictSide,
+  policy: ConflictPolicy | undefined,
+  item: FileItem,
+): Promise<Resolution> {
   const r = await decide(side, policy, item);
   const replaces = (r.kind === 'write' && r.mode === 'overwrite') || r.kind === 'append';
   if (!side.put && replaces) await refuseLocalTarget(side, r.item.dst, r.kind === 'append');
@@ -111,7 +120,11 @@ async function decide(side: ConflictSide, policy: ConflictPolicy | undefined, it
     }
     case 'rename': {
       const exists = (p: string) => targetTimes(side.session, side.put, p).then((s) => s !== null);
-      return { kind: 'write', item: { ...item, dst: await nextFreeName(exists, item.dst, side.put) }, mode: 'no-clobber' };
+      return {
+        kind: 'write',
+        item: { ...item, dst: await nextFreeName(exists, item.dst, side.put) },
+        mode: 'no-clobber',
+      };
     }
   }
 }

@@ -95,7 +95,12 @@ export interface DestinationEndpoint {
    * @returns a refusal of the attributes given here (a local file gets them now), else undefined
    * @throws SluiceError EXISTS for a no-clobber target that appeared, or the error of the rename
    */
-  commit(lane: Lane, f: EndpointFile, mode: CommitMode, keep: KeptAttributes | undefined): Promise<SluiceError | undefined>;
+  commit(
+    lane: Lane,
+    f: EndpointFile,
+    mode: CommitMode,
+    keep: KeptAttributes | undefined,
+  ): Promise<SluiceError | undefined>;
   /** Abort: removes the temporary file (never the target of a file written in place); never rejects. */
   removeTemp(f: EndpointFile): Promise<unknown>;
   /** A temporary file kept for the next run: a local one gives back its reservation past `recordedEnd` bytes. */
@@ -128,16 +133,41 @@ const WORKER_ROUTES: Readonly<Record<string, WorkerRoute>> = {
   'local>remote': {
     direction: 'upload',
     marksFileEnd: false,
-    whole: ({ conn, channel }, f, mode, keep, o) => conn.call('putFile', {
-      channel, localPath: f.src, remoteTemp: f.temp, size: f.size, mode, keep, inPlace: f.inPlace,
-    }, o).then((end) => ({ size: end.size, attrsRefused: end.attrsRefused && SluiceError.fromInfo(end.attrsRefused) })),
+    whole: ({ conn, channel }, f, mode, keep, o) =>
+      conn
+        .call(
+          'putFile',
+          {
+            channel,
+            localPath: f.src,
+            remoteTemp: f.temp,
+            size: f.size,
+            mode,
+            keep,
+            inPlace: f.inPlace,
+          },
+          o,
+        )
+        .then((end) => ({ size: end.size, attrsRefused: end.attrsRefused && SluiceError.fromInfo(end.attrsRefused) })),
   },
   'remote>local': {
     direction: 'download',
     marksFileEnd: true,
-    whole: ({ conn, channel }, f, mode, _keep, o) => conn.call('getFile', {
-      channel, remotePath: f.src, localTemp: f.temp, size: f.size, mode, inPlace: f.inPlace,
-    }, o).then((size) => ({ size })),
+    whole: ({ conn, channel }, f, mode, _keep, o) =>
+      conn
+        .call(
+          'getFile',
+          {
+            channel,
+            remotePath: f.src,
+            localTemp: f.temp,
+            size: f.size,
+            mode,
+            inPlace: f.inPlace,
+          },
+          o,
+        )
+        .then((size) => ({ size })),
   },
 };
 
@@ -145,7 +175,10 @@ const WORKER_ROUTES: Readonly<Record<string, WorkerRoute>> = {
 export class Endpoints {
   private readonly route: WorkerRoute;
 
-  constructor(readonly source: SourceEndpoint, readonly dest: DestinationEndpoint) {
+  constructor(
+    readonly source: SourceEndpoint,
+    readonly dest: DestinationEndpoint,
+  ) {
     const route = WORKER_ROUTES[`${source.side}>${dest.side}`];
     if (!route) throw new Error(`internal error: no transfer from a ${source.side} file to a ${dest.side} one`);
     this.route = route;
@@ -163,11 +196,27 @@ export class Endpoints {
   }
 
   /** Moves bytes [start, end) of `f` through `lane`; the handles stay open for its next segment there. */
-  moveRange(lane: Lane, f: EndpointFile, start: number, end: number, checkpointMs: number | undefined, o: CallOptions): Promise<number> {
-    return lane.conn.call(this.route.direction, {
-      channel: lane.channel, ...this.paths(f), start, end, mode: this.dest.createMode(f.mode),
-      fileEnd: this.route.marksFileEnd && end === f.size, checkpointMs,
-    }, o);
+  moveRange(
+    lane: Lane,
+    f: EndpointFile,
+    start: number,
+    end: number,
+    checkpointMs: number | undefined,
+    o: CallOptions,
+  ): Promise<number> {
+    return lane.conn.call(
+      this.route.direction,
+      {
+        channel: lane.channel,
+        ...this.paths(f),
+        start,
+        end,
+        mode: this.dest.createMode(f.mode),
+        fileEnd: this.route.marksFileEnd && end === f.size,
+        checkpointMs,
+      },
+      o,
+    );
   }
 
   /** fsyncs `f` where its segments wrote it. @returns false without fsync; rejects when the fsync failed */
@@ -184,11 +233,20 @@ export class Endpoints {
    * SHA-256 of both sides of `f` (the source, and the destination's temporary file), each reporting its progress.
    * @returns both digests, and how the remote one was made (ssh/remoteHash.ts)
    */
-  async hashes(lane: Lane, f: EndpointFile, allowExec: boolean, progress: { local(n: number): void; remote(n: number): void }) {
+  async hashes(
+    lane: Lane,
+    f: EndpointFile,
+    allowExec: boolean,
+    progress: { local(n: number): void; remote(n: number): void },
+  ) {
     const { localPath, remotePath } = this.paths(f);
     const [local, remote] = await Promise.all([
       lane.conn.call('hashLocal', { path: localPath }, { onProgress: progress.local }),
-      lane.conn.call('hashRemote', { channel: lane.channel, path: remotePath, size: f.size, allowExec }, { onProgress: progress.remote }),
+      lane.conn.call(
+        'hashRemote',
+        { channel: lane.channel, path: remotePath, size: f.size, allowExec },
+        { onProgress: progress.remote },
+      ),
     ]);
     return { local, remote };
   }

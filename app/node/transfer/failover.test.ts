@@ -14,7 +14,15 @@ import type { ConnectionPool } from '../ssh/connectionPool';
 import type { EngineEvent, TransferReport, TransferRequest } from './types';
 import { childPids, commandLine, parentPid } from '../../../e2e/fixtures/platformTools';
 import {
-  SSHD_PATH, sha256File, startSshd, tempFilesUnder, waitUntil, within, writeRandomFile, type SshdServer, openBounded,
+  SSHD_PATH,
+  sha256File,
+  startSshd,
+  tempFilesUnder,
+  waitUntil,
+  within,
+  writeRandomFile,
+  type SshdServer,
+  openBounded,
   trustedServerHooks,
 } from '../test/helpers';
 import { runTransfer } from './run';
@@ -31,12 +39,17 @@ let srcSha: string;
 let local: string;
 let knownHosts: string;
 
-trustedServerHooks(() => startSshd(), 'sluice-fail-', async (t) => {
-  ({ server, dir: local, knownHosts } = t);
-  src = path.join(local, 'big.src');
-  writeRandomFile(src, BIG);
-  srcSha = await sha256File(src);
-}, !hasSshd && 'no sshd');
+trustedServerHooks(
+  () => startSshd(),
+  'sluice-fail-',
+  async (t) => {
+    ({ server, dir: local, knownHosts } = t);
+    src = path.join(local, 'big.src');
+    writeRandomFile(src, BIG);
+    srcSha = await sha256File(src);
+  },
+  !hasSshd && 'no sshd',
+);
 
 /** A session whose events, and those of the transfers run with {@link Observed.onEvent}, can be awaited. */
 interface Observed {
@@ -48,19 +61,38 @@ interface Observed {
   next<E extends EngineEvent>(pred: (e: EngineEvent) => e is E, ms?: number): Promise<E>;
 }
 
-async function open(connections: number,
-  o: { port?: number; knownHosts?: string; keepaliveIntervalMs?: number; keepaliveCountMax?: number; rateLimit?: number } = {}): Promise<Observed> {
+async function open(
+  connections: number,
+  o: {
+    port?: number;
+    knownHosts?: string;
+    keepaliveIntervalMs?: number;
+    keepaliveCountMax?: number;
+    rateLimit?: number;
+  } = {},
+): Promise<Observed> {
   const events: EngineEvent[] = [];
   const waiters = new Set<{ pred: (e: EngineEvent) => boolean; resolve: (e: EngineEvent) => void }>();
   const onEvent = (e: EngineEvent): void => {
     events.push(e);
-    for (const w of [...waiters]) if (w.pred(e)) { waiters.delete(w); w.resolve(e); }
+    for (const w of [...waiters])
+      if (w.pred(e)) {
+        waiters.delete(w);
+        w.resolve(e);
+      }
   };
   const session = await openBounded({
-    host: server.host, port: o.port ?? server.port, username: server.user,
+    host: server.host,
+    port: o.port ?? server.port,
+    username: server.user,
     auth: { identityFiles: [server.clientKeyPath], useAgent: false, env: {}, home: local },
-    hostKeyMode: 'strict', knownHostsPaths: { readPaths: [o.knownHosts ?? knownHosts], writePath: o.knownHosts ?? knownHosts },
-    connections, channels: 2, keepaliveIntervalMs: o.keepaliveIntervalMs ?? 1_000, keepaliveCountMax: o.keepaliveCountMax ?? 3, rateLimit: o.rateLimit,
+    hostKeyMode: 'strict',
+    knownHostsPaths: { readPaths: [o.knownHosts ?? knownHosts], writePath: o.knownHosts ?? knownHosts },
+    connections,
+    channels: 2,
+    keepaliveIntervalMs: o.keepaliveIntervalMs ?? 1_000,
+    keepaliveCountMax: o.keepaliveCountMax ?? 3,
+    rateLimit: o.rateLimit,
     onEvent: (e) => onEvent(e),
   });
   return {
@@ -70,13 +102,18 @@ async function open(connections: number,
     next<E extends EngineEvent>(pred: (e: EngineEvent) => e is E, ms = 30_000): Promise<E> {
       const seen = events.find(pred);
       if (seen) return Promise.resolve(seen as E);
-      return within('engine event', ms, new Promise<E>((resolve) => waiters.add({ pred, resolve: resolve as (e: EngineEvent) => void })));
+      return within(
+        'engine event',
+        ms,
+        new Promise<E>((resolve) => waiters.add({ pred, resolve: resolve as (e: EngineEvent) => void })),
+      );
     },
   };
 }
 
 function isMidway(jobId: string, total: number) {
-  return (e: EngineEvent): e is Progress => e.type === 'progress' && e.jobId === jobId && e.bytesDone > 0 && e.bytesDone < total * 0.6;
+  return (e: EngineEvent): e is Progress =>
+    e.type === 'progress' && e.jobId === jobId && e.bytesDone > 0 && e.bytesDone < total * 0.6;
 }
 
 function isDown(e: EngineEvent): e is Extract<EngineEvent, { type: 'connection' }> {
@@ -97,7 +134,11 @@ function descendants(pid: number): number[] {
 /** SIGKILLs one per-connection sshd (a child of the listener) and everything under it; returns its PID. */
 function killConnectionProcess(connectionPid: number): number {
   for (const p of [connectionPid, ...descendants(connectionPid)]) {
-    try { process.kill(p, 'SIGKILL'); } catch { /* already gone */ }
+    try {
+      process.kill(p, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
   }
   return connectionPid;
 }
@@ -113,124 +154,170 @@ function connectionProcessOf(pid: number): number {
   throw new Error(`process ${pid} is not under sshd ${server.pid}`);
 }
 
-function job(id: string, direction: 'get' | 'put', source: string, dest: string, verify: 'size' | 'sha256' = 'size'): TransferRequest {
+function job(
+  id: string,
+  direction: 'get' | 'put',
+  source: string,
+  dest: string,
+  verify: 'size' | 'sha256' = 'size',
+): TransferRequest {
   return { id, direction, sources: [source], dest, recursive: false, verify };
 }
 
 describe('failover on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} not installed` }, () => {
   for (const direction of ['get', 'put'] as const) {
-    test(`${direction}: one of four connections killed mid-transfer, the others finish the file with identical bytes`, { timeout: 90_000 }, async () => {
+    test(
+      `${direction}: one of four connections killed mid-transfer, the others finish the file with identical bytes`,
+      { timeout: 90_000 },
+      async () => {
+        const o = await open(4);
+        try {
+          // Connections of earlier tests may take a moment to go away.
+          await waitUntil('one sshd process per connection', () => childPids(server.pid).length === 4, 10_000);
+          const remote = path.join(server.root, `one-${direction}.bin`);
+          if (direction === 'get') fs.copyFileSync(src, remote);
+          const target = direction === 'get' ? path.join(local, 'one.back') : remote;
+          const running = runTransfer(
+            o.pool,
+            job(`kill1-${direction}`, direction, direction === 'get' ? remote : src, target),
+            { onEvent: o.onEvent },
+          );
+          running.catch(() => undefined);
+          await o.next(isMidway(`kill1-${direction}`, BIG));
+          const victim = childPids(server.pid)[1];
+          killConnectionProcess(victim);
+          const down = await o.next(isDown, 15_000);
+          const r = await within('transfer after the kill', 60_000, running);
+          assert.deepEqual(r.failed, []);
+          assert.equal(r.files, 1);
+          assert.equal(r.bytes, BIG, 'bytes of the lost attempts are not counted twice');
+          assert.equal(await sha256File(target), srcSha, 'identical bytes');
+          assert.equal(o.events.filter(isDown).length, 1, `one connection down (${down.reason})`);
+          assert.equal(o.pool.connections.length, 3);
+          assert.ok(!o.pool.connections.some((c) => c.id === down.id), 'the lost connection is no longer live');
+          assert.deepEqual(tempFilesUnder(direction === 'get' ? local : server.root), []);
+          const last = o.events
+            .filter((e): e is Progress => e.type === 'progress' && e.jobId === `kill1-${direction}`)
+            .at(-1)!;
+          assert.ok(
+            last.connections.filter((c) => c.id !== down.id && c.bytes > 0).length >= 2,
+            'the others carried the rest',
+          );
+          fs.rmSync(target);
+        } finally {
+          await o.pool.close();
+        }
+      },
+    );
+  }
+
+  test(
+    'the connection running the final SHA-256 check dies: the check is redone elsewhere and the file is committed',
+    { timeout: 90_000 },
+    async (t) => {
+      const t0 = Date.now();
       const o = await open(4);
       try {
-        // Connections of earlier tests may take a moment to go away.
-        await waitUntil('one sshd process per connection', () => childPids(server.pid).length === 4, 10_000);
-        const remote = path.join(server.root, `one-${direction}.bin`);
-        if (direction === 'get') fs.copyFileSync(src, remote);
-        const target = direction === 'get' ? path.join(local, 'one.back') : remote;
-        const running = runTransfer(o.pool, job(`kill1-${direction}`, direction, direction === 'get' ? remote : src, target), { onEvent: o.onEvent });
+        const remote = path.join(server.root, 'verify.bin');
+        fs.copyFileSync(src, remote);
+        const target = path.join(local, 'verify.back');
+        const running = runTransfer(o.pool, job('kill-verify', 'get', remote, target, 'sha256'), {
+          onEvent: o.onEvent,
+        });
         running.catch(() => undefined);
-        await o.next(isMidway(`kill1-${direction}`, BIG));
-        const victim = childPids(server.pid)[1];
-        killConnectionProcess(victim);
-        const down = await o.next(isDown, 15_000);
+        // The remote half of the check runs `sha256sum` through an exec channel of the committing connection.
+        // Wait for the sha256sum process itself, not the `bash -c` around it: killing the shell while its
+        // startup files run can leave their locks behind (e.g. pyenv's rehash lock) and slow the retry down.
+        const hasher = await waitUntil(
+          'sha256sum to run on the server',
+          () => descendants(server.pid).find((p) => /^sha256sum /.test(commandLine(p))),
+          60_000,
+        );
+        t.diagnostic(`sha256sum seen after ${Date.now() - t0} ms`);
+        killConnectionProcess(connectionProcessOf(hasher));
+        await o.next(isDown, 15_000);
+        t.diagnostic(`connection down after ${Date.now() - t0} ms`);
         const r = await within('transfer after the kill', 60_000, running);
+        t.diagnostic(`job done after ${Date.now() - t0} ms`);
         assert.deepEqual(r.failed, []);
-        assert.equal(r.files, 1);
-        assert.equal(r.bytes, BIG, 'bytes of the lost attempts are not counted twice');
-        assert.equal(await sha256File(target), srcSha, 'identical bytes');
-        assert.equal(o.events.filter(isDown).length, 1, `one connection down (${down.reason})`);
-        assert.equal(o.pool.connections.length, 3);
-        assert.ok(!o.pool.connections.some((c) => c.id === down.id), 'the lost connection is no longer live');
-        assert.deepEqual(tempFilesUnder(direction === 'get' ? local : server.root), []);
-        const last = o.events.filter((e): e is Progress => e.type === 'progress' && e.jobId === `kill1-${direction}`).at(-1)!;
-        assert.ok(last.connections.filter((c) => c.id !== down.id && c.bytes > 0).length >= 2, 'the others carried the rest');
+        assert.equal(r.files, 1, 'the file is committed, not silently dropped');
+        assert.equal(r.verify, 'sha256-remote');
+        assert.equal(await sha256File(target), srcSha);
+        assert.deepEqual(tempFilesUnder(local), []);
         fs.rmSync(target);
       } finally {
         await o.pool.close();
       }
-    });
-  }
-
-  test('the connection running the final SHA-256 check dies: the check is redone elsewhere and the file is committed', { timeout: 90_000 }, async (t) => {
-    const t0 = Date.now();
-    const o = await open(4);
-    try {
-      const remote = path.join(server.root, 'verify.bin');
-      fs.copyFileSync(src, remote);
-      const target = path.join(local, 'verify.back');
-      const running = runTransfer(o.pool, job('kill-verify', 'get', remote, target, 'sha256'), { onEvent: o.onEvent });
-      running.catch(() => undefined);
-      // The remote half of the check runs `sha256sum` through an exec channel of the committing connection.
-      // Wait for the sha256sum process itself, not the `bash -c` around it: killing the shell while its
-      // startup files run can leave their locks behind (e.g. pyenv's rehash lock) and slow the retry down.
-      const hasher = await waitUntil('sha256sum to run on the server', () => descendants(server.pid).find((p) => /^sha256sum /.test(commandLine(p))), 60_000);
-      t.diagnostic(`sha256sum seen after ${Date.now() - t0} ms`);
-      killConnectionProcess(connectionProcessOf(hasher));
-      await o.next(isDown, 15_000);
-      t.diagnostic(`connection down after ${Date.now() - t0} ms`);
-      const r = await within('transfer after the kill', 60_000, running);
-      t.diagnostic(`job done after ${Date.now() - t0} ms`);
-      assert.deepEqual(r.failed, []);
-      assert.equal(r.files, 1, 'the file is committed, not silently dropped');
-      assert.equal(r.verify, 'sha256-remote');
-      assert.equal(await sha256File(target), srcSha);
-      assert.deepEqual(tempFilesUnder(local), []);
-      fs.rmSync(target);
-    } finally {
-      await o.pool.close();
-    }
-  });
+    },
+  );
 
   for (const direction of ['get', 'put'] as const) {
-    test(`${direction}: every connection dies mid-transfer: CONNECTION_LOST at once, nothing under the final name`, { timeout: 60_000 }, async () => {
-      const o = await open(4);
-      try {
-        const remote = path.join(server.root, `all-${direction}.bin`);
-        if (direction === 'get') fs.copyFileSync(src, remote);
-        const target = direction === 'get' ? path.join(local, 'all.back') : remote;
-        const running = runTransfer(o.pool, job(`killall-${direction}`, direction, direction === 'get' ? remote : src, target), { onEvent: o.onEvent });
-        running.catch(() => undefined);
-        await o.next(isMidway(`killall-${direction}`, BIG));
-        await waitUntil('one sshd process per connection', () => childPids(server.pid).length === 4, 10_000);
-        const killedAt = Date.now();
-        assert.equal(await server.killSessions(), 4);
-        let outcome: TransferReport | SluiceError;
+    test(
+      `${direction}: every connection dies mid-transfer: CONNECTION_LOST at once, nothing under the final name`,
+      { timeout: 60_000 },
+      async () => {
+        const o = await open(4);
         try {
-          outcome = await within('job to fail', 15_000, running);
-        } catch (e) {
-          if (!(e instanceof SluiceError)) throw e;
-          outcome = e;
+          const remote = path.join(server.root, `all-${direction}.bin`);
+          if (direction === 'get') fs.copyFileSync(src, remote);
+          const target = direction === 'get' ? path.join(local, 'all.back') : remote;
+          const running = runTransfer(
+            o.pool,
+            job(`killall-${direction}`, direction, direction === 'get' ? remote : src, target),
+            { onEvent: o.onEvent },
+          );
+          running.catch(() => undefined);
+          await o.next(isMidway(`killall-${direction}`, BIG));
+          await waitUntil('one sshd process per connection', () => childPids(server.pid).length === 4, 10_000);
+          const killedAt = Date.now();
+          assert.equal(await server.killSessions(), 4);
+          let outcome: TransferReport | SluiceError;
+          try {
+            outcome = await within('job to fail', 15_000, running);
+          } catch (e) {
+            if (!(e instanceof SluiceError)) throw e;
+            outcome = e;
+          }
+          const ms = Date.now() - killedAt;
+          assert.ok(ms < 10_000, `failed after ${ms} ms`);
+          if (outcome instanceof SluiceError) {
+            assert.equal(outcome.code, 'CONNECTION_LOST', outcome.message);
+          } else {
+            assert.equal(outcome.files, 0);
+            assert.equal(outcome.failed.length, 1);
+            assert.equal(outcome.failed[0].code, 'CONNECTION_LOST', outcome.failed[0].message);
+            const fileEvents = o.events.filter((e) => e.type === 'file');
+            assert.equal(fileEvents.length, 1);
+            assert.equal(fileEvents[0].type === 'file' && fileEvents[0].state, 'failed');
+          }
+          assert.equal(fs.existsSync(target), false, 'nothing under the final name');
+          if (direction === 'get') assert.deepEqual(tempFilesUnder(local), [], 'the local temporary file is removed');
+          // The job may fail on the workers' errors a moment before the last 'closed' message arrives.
+          await waitUntil('four connections reported down', () => o.events.filter(isDown).length === 4, 10_000);
+          assert.equal(o.pool.connections.length, 0);
+          await assert.rejects(
+            o.pool.stat('/'),
+            (e: unknown) => e instanceof SluiceError && e.code === 'CONNECTION_LOST',
+          );
+        } finally {
+          await o.pool.close();
+          for (const f of tempFilesUnder(server.root)) fs.rmSync(f);
         }
-        const ms = Date.now() - killedAt;
-        assert.ok(ms < 10_000, `failed after ${ms} ms`);
-        if (outcome instanceof SluiceError) {
-          assert.equal(outcome.code, 'CONNECTION_LOST', outcome.message);
-        } else {
-          assert.equal(outcome.files, 0);
-          assert.equal(outcome.failed.length, 1);
-          assert.equal(outcome.failed[0].code, 'CONNECTION_LOST', outcome.failed[0].message);
-          const fileEvents = o.events.filter((e) => e.type === 'file');
-          assert.equal(fileEvents.length, 1);
-          assert.equal(fileEvents[0].type === 'file' && fileEvents[0].state, 'failed');
-        }
-        assert.equal(fs.existsSync(target), false, 'nothing under the final name');
-        if (direction === 'get') assert.deepEqual(tempFilesUnder(local), [], 'the local temporary file is removed');
-        // The job may fail on the workers' errors a moment before the last 'closed' message arrives.
-        await waitUntil('four connections reported down', () => o.events.filter(isDown).length === 4, 10_000);
-        assert.equal(o.pool.connections.length, 0);
-        await assert.rejects(o.pool.stat('/'), (e: unknown) => e instanceof SluiceError && e.code === 'CONNECTION_LOST');
-      } finally {
-        await o.pool.close();
-        for (const f of tempFilesUnder(server.root)) fs.rmSync(f);
-      }
-    });
+      },
+    );
   }
 
   describe('a connection that stalls (TCP open, nothing moves) mid-download', () => {
     let sw: net.Server;
     let switchPort: number;
     const pairs: Array<[net.Socket, net.Socket]> = [];
-    let outcome: { report?: TransferReport; error?: unknown; down: Array<Extract<EngineEvent, { type: 'connection' }>>; frozenAfterMs: number; doneAfterMs: number };
+    let outcome: {
+      report?: TransferReport;
+      error?: unknown;
+      down: Array<Extract<EngineEvent, { type: 'connection' }>>;
+      frozenAfterMs: number;
+      doneAfterMs: number;
+    };
 
     before(async () => {
       // A TCP relay in front of sshd whose connections can be frozen one by one.
@@ -249,7 +336,13 @@ describe('failover on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} not inst
 
       // 100 MiB/s: the first 60 % takes ~1.8 s, so a progress sample (every few hundred ms) lands before it even
       // when timers run late on a loaded machine (unthrottled, the download could pass 60 % before the first sample).
-      const o = await open(4, { port: switchPort, knownHosts: kh, keepaliveIntervalMs: 1_000, keepaliveCountMax: 2, rateLimit: 100 * 1024 * 1024 });
+      const o = await open(4, {
+        port: switchPort,
+        knownHosts: kh,
+        keepaliveIntervalMs: 1_000,
+        keepaliveCountMax: 2,
+        rateLimit: 100 * 1024 * 1024,
+      });
       const remote = path.join(server.root, 'stall.bin');
       fs.copyFileSync(src, remote);
       const target = path.join(local, 'stall.back');
@@ -259,9 +352,14 @@ describe('failover on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} not inst
         // A transfer that ends (or fails) before its midway fails here at once, with what it said.
         await Promise.race([
           o.next(isMidway('stall', BIG), 60_000),
-          running.then((r) => { throw new Error(`the download ended before its midway: ${JSON.stringify(r)}`); }),
+          running.then((r) => {
+            throw new Error(`the download ended before its midway: ${JSON.stringify(r)}`);
+          }),
         ]).catch((e: unknown) => {
-          const seen = o.events.filter((ev) => ev.type !== 'progress').map((ev) => JSON.stringify(ev)).join('\n');
+          const seen = o.events
+            .filter((ev) => ev.type !== 'progress')
+            .map((ev) => JSON.stringify(ev))
+            .join('\n');
           throw new Error(`${e instanceof Error ? e.message : String(e)}\nevents other than progress:\n${seen}`);
         });
         assert.equal(pairs.length, 4);
@@ -275,7 +373,11 @@ describe('failover on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} not inst
         const frozenAfterMs = Date.now() - frozenAt;
         let report: TransferReport | undefined;
         let error: unknown;
-        try { report = await within('transfer after the stall', 60_000, running); } catch (e) { error = e; }
+        try {
+          report = await within('transfer after the stall', 60_000, running);
+        } catch (e) {
+          error = e;
+        }
         outcome = { report, error, down: [down], frozenAfterMs, doneAfterMs: Date.now() - frozenAt };
         if (report) outcome.down = o.events.filter(isDown);
         if (report && report.failed.length === 0) {
@@ -293,7 +395,9 @@ describe('failover on OpenSSH', { skip: hasSshd ? false : `${SSHD_PATH} not inst
     });
 
     test('keepalive drops it and the other connections finish the file (identical bytes)', (t) => {
-      t.diagnostic(`stall detected after ${outcome.frozenAfterMs} ms, job done ${outcome.doneAfterMs} ms after the freeze`);
+      t.diagnostic(
+        `stall detected after ${outcome.frozenAfterMs} ms, job done ${outcome.doneAfterMs} ms after the freeze`,
+      );
       assert.equal(outcome.error, undefined, String(outcome.error));
       assert.deepEqual(outcome.report!.failed, []);
       assert.equal(outcome.report!.files, 1);

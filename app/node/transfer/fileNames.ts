@@ -37,18 +37,29 @@ export function inUserTerms(e: SluiceError, temp: string, dst: string): SluiceEr
   const named = e.message.split(temp).join(`${dst} (temporary ${path.posix.basename(temp)})`);
   // Creating the temporary file failed for want of its folder: that folder is what the user must hear about.
   if (e.code === 'NO_SUCH_FILE' && e.message.startsWith('OPEN')) {
-    return new SluiceError(e.code, `folder ${path.posix.dirname(dst)} does not exist on the server (${named})`, { cause: e });
+    return new SluiceError(e.code, `folder ${path.posix.dirname(dst)} does not exist on the server (${named})`, {
+      cause: e,
+    });
   }
   return new SluiceError(e.code, named, { cause: e });
 }
 
 /** A server's refusal of a segmented upload (not a lost connection, not an interrupt): one handle may still work. */
 export function refusedByServer(e: SluiceError): boolean {
-  return e.code === 'REMOTE_FAILURE' || e.code === 'PERMISSION_DENIED' || e.code === 'NO_SUCH_FILE' || e.code === 'VERIFY_FAILED';
+  return (
+    e.code === 'REMOTE_FAILURE' ||
+    e.code === 'PERMISSION_DENIED' ||
+    e.code === 'NO_SUCH_FILE' ||
+    e.code === 'VERIFY_FAILED'
+  );
 }
 
 /** `NAME (1).ext`, `NAME (2).ext`, … : the first that does not exist (the conflict answer "rename"). */
-export function nextFreeName(exists: (p: string) => Promise<boolean>, target: string, remote: boolean): Promise<string> {
+export function nextFreeName(
+  exists: (p: string) => Promise<boolean>,
+  target: string,
+  remote: boolean,
+): Promise<string> {
   const p = remote ? path.posix : path;
   const ext = p.extname(target);
   const stem = target.slice(0, target.length - ext.length);
@@ -60,4 +71,3 @@ export function nextFreeName(exists: (p: string) => Promise<boolean>, target: st
     throw new SluiceError('EXISTS', `no free name next to ${target}`);
   })();
 }
-

@@ -12,9 +12,17 @@ import type { EngineEvent, TransferRequest } from './types';
 
 const PHASES: FilePhase[] = ['planned', 'moving', 'verifying', 'committed', 'skipped', 'failed'];
 const LEGAL = new Set([
-  'planned>moving', 'planned>skipped', 'planned>failed',
-  'moving>moving', 'moving>verifying', 'moving>failed',
-  'verifying>verifying', 'verifying>moving', 'verifying>committed', 'verifying>skipped', 'verifying>failed',
+  'planned>moving',
+  'planned>skipped',
+  'planned>failed',
+  'moving>moving',
+  'moving>verifying',
+  'moving>failed',
+  'verifying>verifying',
+  'verifying>moving',
+  'verifying>committed',
+  'verifying>skipped',
+  'verifying>failed',
 ]);
 
 test('file states: exactly the documented transitions are legal, the final states lead nowhere', () => {
@@ -47,7 +55,12 @@ function fakeJob(answers: Record<string, (args: Record<string, unknown>) => unkn
     leftovers: { record: () => undefined },
   } as unknown as ConnectionPool;
   const req: TransferRequest = { id: 'j', direction: 'put', sources: ['/l/a'], dest: '/r/a', recursive: false };
-  const job: FileContext = { ends: endpointsFor(pool, req, { events: (e) => events.push(e), server: {} }), req, aborted: () => null, count: () => undefined };
+  const job: FileContext = {
+    ends: endpointsFor(pool, req, { events: (e) => events.push(e), server: {} }),
+    req,
+    aborted: () => null,
+    count: () => undefined,
+  };
   const lane = { conn, channel: 0 } as unknown as Lane;
   return { job, lane, calls, events };
 }
@@ -60,7 +73,11 @@ process.on('exit', () => fs.rmSync(path.dirname(SOURCE), { recursive: true, forc
 const ITEM = { src: SOURCE, dst: '/r/a', size: 10, mode: 0o644, mtimeMs: 0 };
 
 test('a whole upload goes planned -> moving -> verifying -> committed, renaming its temporary file last', async () => {
-  const { job, lane, calls } = fakeJob({ putFile: () => ({ size: 10, fsynced: true }), rename: () => undefined, releaseFile: () => undefined });
+  const { job, lane, calls } = fakeJob({
+    putFile: () => ({ size: 10, fsynced: true }),
+    rename: () => undefined,
+    releaseFile: () => undefined,
+  });
   const f = new TransferFile(ITEM, job.ends.dest.tempName(ITEM.dst), job);
   assert.equal(f.phase, 'planned');
   assert.match(f.temp, /^\/r\/\.a\.sluice-[0-9a-f]{8}\.part$/);
@@ -74,10 +91,17 @@ test('a whole upload goes planned -> moving -> verifying -> committed, renaming 
 });
 
 test('a size mismatch leaves the file verifying (the job fails it); commit never renames', async () => {
-  const { job, lane, calls } = fakeJob({ putFile: () => ({ size: 9, fsynced: true }), rename: () => undefined, finishUpload: () => ({ size: 9 }) });
+  const { job, lane, calls } = fakeJob({
+    putFile: () => ({ size: 9, fsynced: true }),
+    rename: () => undefined,
+    finishUpload: () => ({ size: 9 }),
+  });
   const f = new TransferFile(ITEM, job.ends.dest.tempName(ITEM.dst), job);
   const size = await f.moveWhole(lane);
-  await assert.rejects(f.commit(lane, 'overwrite', size), (e: SluiceError) => e.code === 'VERIFY_FAILED' && /expected 10/.test(e.message));
+  await assert.rejects(
+    f.commit(lane, 'overwrite', size),
+    (e: SluiceError) => e.code === 'VERIFY_FAILED' && /expected 10/.test(e.message),
+  );
   assert.equal(f.phase, 'verifying');
   assert.ok(!calls.includes('rename'));
   const cleanup = f.abort('failed');
@@ -88,7 +112,11 @@ test('a size mismatch leaves the file verifying (the job fails it); commit never
 });
 
 test('an interrupted job commits nothing, even a file fully moved and verified', async () => {
-  const { job, lane, calls } = fakeJob({ putFile: () => ({ size: 10, fsynced: true }), rename: () => undefined, remove: () => undefined });
+  const { job, lane, calls } = fakeJob({
+    putFile: () => ({ size: 10, fsynced: true }),
+    rename: () => undefined,
+    remove: () => undefined,
+  });
   const aborted = new SluiceError('ABORTED', 'transfer interrupted');
   const f = new TransferFile(ITEM, '/r/.a.sluice-00000000.part', { ...job, aborted: () => aborted });
   await assert.rejects(f.commit(lane, 'overwrite', await f.moveWhole(lane)), (e: SluiceError) => e === aborted);
@@ -100,7 +128,9 @@ test('a connection lost while verifying lets the retried task move the file agai
   let renames = 0;
   const { job, lane } = fakeJob({
     putFile: () => ({ size: 10, fsynced: true }),
-    rename: () => { if (renames++ === 0) throw new SluiceError('CONNECTION_LOST', 'gone'); },
+    rename: () => {
+      if (renames++ === 0) throw new SluiceError('CONNECTION_LOST', 'gone');
+    },
   });
   const f = new TransferFile(ITEM, job.ends.dest.tempName(ITEM.dst), job);
   await assert.rejects(f.commit(lane, 'overwrite', await f.moveWhole(lane)), /gone/);

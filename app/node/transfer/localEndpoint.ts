@@ -29,10 +29,15 @@ export class LocalSource implements SourceEndpoint {
   }
 
   async checkUnchanged(f: EndpointFile): Promise<void> {
-    const st = await fs.promises.stat(f.src).catch((e: unknown) => { throw fromLocalError(e, f.src, 'stat'); });
+    const st = await fs.promises.stat(f.src).catch((e: unknown) => {
+      throw fromLocalError(e, f.src, 'stat');
+    });
     if (st.size === f.size && Math.trunc(st.mtimeMs) === Math.trunc(f.mtimeMs)) return;
-    throw new SluiceError('SOURCE_CHANGED', `${f.src} changed while it was sent (${f.size} → ${st.size} bytes, modified `
-      + `${new Date(st.mtimeMs).toISOString()}): the copy is not committed`);
+    throw new SluiceError(
+      'SOURCE_CHANGED',
+      `${f.src} changed while it was sent (${f.size} → ${st.size} bytes, modified ` +
+        `${new Date(st.mtimeMs).toISOString()}): the copy is not committed`,
+    );
   }
 
   dataRanges(f: EndpointFile, clearTemp?: () => Promise<boolean>): Promise<SparsePlan | undefined> {
@@ -56,11 +61,17 @@ export class LocalDestination implements DestinationEndpoint {
   }
 
   stat(p: string): Promise<FileTimes | null> {
-    return fs.promises.lstat(p).then((s) => ({ size: s.size, mtimeMs: s.mtimeMs }), () => null);
+    return fs.promises.lstat(p).then(
+      (s) => ({ size: s.size, mtimeMs: s.mtimeMs }),
+      () => null,
+    );
   }
 
   remove(p: string): Promise<boolean> {
-    return fs.promises.unlink(p).then(() => true, (e: NodeJS.ErrnoException) => e.code === 'ENOENT');
+    return fs.promises.unlink(p).then(
+      () => true,
+      (e: NodeJS.ErrnoException) => e.code === 'ENOENT',
+    );
   }
 
   ensureRoom(dst: string, bytes: number): Promise<void> {
@@ -82,13 +93,23 @@ export class LocalDestination implements DestinationEndpoint {
     return createLocalTemp(f.temp, f.size, f.mode);
   }
 
-  async finish(_lane: unknown, f: EndpointFile, _keep: KeptAttributes | undefined, released: Promise<unknown>): Promise<FileEnd> {
+  async finish(
+    _lane: unknown,
+    f: EndpointFile,
+    _keep: KeptAttributes | undefined,
+    released: Promise<unknown>,
+  ): Promise<FileEnd> {
     // Every handle of the file must be closed before its fsync and size check.
     await released;
     return { size: await localFinish(f.temp) };
   }
 
-  async commit(_lane: unknown, f: EndpointFile, mode: CommitMode, keep: KeptAttributes | undefined): Promise<SluiceError | undefined> {
+  async commit(
+    _lane: unknown,
+    f: EndpointFile,
+    mode: CommitMode,
+    keep: KeptAttributes | undefined,
+  ): Promise<SluiceError | undefined> {
     // In place, the target keeps its own mode.
     const refused = await keepLocalAttributes(f.temp, keep, f.inPlace ? undefined : f.mode);
     if (!f.inPlace) await localCommit(f.temp, f.dst, mode);

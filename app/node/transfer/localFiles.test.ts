@@ -16,9 +16,15 @@ import { SluiceError } from '../errors';
 let work: string;
 const restores: Array<() => void> = [];
 
-before(async () => { work = await makeTempDir('sluice-commit-'); });
-after(async () => { if (work) await removeDir(work); });
-afterEach(() => { for (const r of restores.splice(0)) r(); });
+before(async () => {
+  work = await makeTempDir('sluice-commit-');
+});
+after(async () => {
+  if (work) await removeDir(work);
+});
+afterEach(() => {
+  for (const r of restores.splice(0)) r();
+});
 
 /** An error as fs reports it (code, syscall). */
 function errnoError(code: string, syscall: string): NodeJS.ErrnoException {
@@ -37,7 +43,9 @@ function inject(name: 'link' | 'rename', code: string, times = Infinity): { call
     if (seen.calls <= times) throw errnoError(code, name);
     return real(a, b);
   }) as typeof real;
-  restores.push(() => { fs.promises[name] = real; });
+  restores.push(() => {
+    fs.promises[name] = real;
+  });
   return seen;
 }
 
@@ -65,8 +73,10 @@ describe('no-clobber commit where the file system has no hard links', () => {
     inject('link', 'EPERM');
     const { temp, target } = pair(work, 'taken.bin');
     fs.writeFileSync(target, 'theirs');
-    await assert.rejects(localCommit(temp, target, 'no-clobber'),
-      (e: SluiceError) => e.code === 'EXISTS' && e.message.includes(target));
+    await assert.rejects(
+      localCommit(temp, target, 'no-clobber'),
+      (e: SluiceError) => e.code === 'EXISTS' && e.message.includes(target),
+    );
     assert.equal(fs.readFileSync(target, 'utf8'), 'theirs');
     assert.equal(fs.readFileSync(temp, 'utf8'), 'data of taken.bin');
   });
@@ -75,8 +85,10 @@ describe('no-clobber commit where the file system has no hard links', () => {
     inject('link', 'EPERM');
     inject('rename', 'EXDEV');
     const { temp, target } = pair(work, 'moved.bin');
-    await assert.rejects(localCommit(temp, target, 'no-clobber'),
-      (e: SluiceError) => e.message.includes(target) && /EXDEV|cross-device/.test(e.message));
+    await assert.rejects(
+      localCommit(temp, target, 'no-clobber'),
+      (e: SluiceError) => e.message.includes(target) && /EXDEV|cross-device/.test(e.message),
+    );
     assert.equal(fs.existsSync(target), false, 'the claim of the name must not stay behind');
     assert.equal(fs.existsSync(temp), true);
   });
@@ -84,8 +96,9 @@ describe('no-clobber commit where the file system has no hard links', () => {
   test('link refused for another reason (EACCES): no fallback, the error is reported', async () => {
     const link = inject('link', 'EACCES');
     const { temp, target } = pair(work, 'denied.bin');
-    await assert.rejects(localCommit(temp, target, 'no-clobber'),
-      (e: SluiceError) => /permission denied/i.test(e.message));
+    await assert.rejects(localCommit(temp, target, 'no-clobber'), (e: SluiceError) =>
+      /permission denied/i.test(e.message),
+    );
     assert.equal(link.calls, 1);
     assert.equal(fs.existsSync(target), false);
   });
@@ -93,12 +106,19 @@ describe('no-clobber commit where the file system has no hard links', () => {
 
 describe('no-clobber commit on a real FAT file system', () => {
   let fat: FatMount | string;
-  before(async () => { fat = await mountFatImage(); });
-  after(async () => { if (typeof fat !== 'string') await fat.remove(); });
+  before(async () => {
+    fat = await mountFatImage();
+  });
+  after(async () => {
+    if (typeof fat !== 'string') await fat.remove();
+  });
 
   test('link(2) fails there; the commit works and still refuses an existing target', async (t) => {
     const m = fat;
-    if (typeof m === 'string') { t.skip(m); return; }
+    if (typeof m === 'string') {
+      t.skip(m);
+      return;
+    }
     t.diagnostic(`FAT mounted through ${m.how}`);
     const probe = path.join(m.dir, 'probe');
     fs.writeFileSync(probe, 'x');

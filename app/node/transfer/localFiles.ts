@@ -53,7 +53,7 @@ export async function localFinish(p: string): Promise<number> {
  * @param sourceMode the remote file's mode (0 when unknown)
  */
 export function downloadedFileMode(sourceMode: number): number {
-  return ((sourceMode & 0o777) || 0o644) & ~process.umask();
+  return (sourceMode & 0o777 || 0o644) & ~process.umask();
 }
 
 /**
@@ -65,12 +65,14 @@ export function downloadedFileMode(sourceMode: number): number {
  * @returns undefined when done (or nothing to keep), else the failure naming the action and `p`
  */
 export async function keepLocalAttributes(
-  p: string, keep?: KeptAttributes, sourceMode?: number,
+  p: string,
+  keep?: KeptAttributes,
+  sourceMode?: number,
 ): Promise<SluiceError | undefined> {
   try {
     if (keep?.mtime !== undefined) await fs.promises.utimes(p, keep.mtime, keep.mtime);
     if (keep?.mode !== undefined) await fs.promises.chmod(p, keep.mode);
-    else if (sourceMode !== undefined && tempFileMode(sourceMode) !== ((sourceMode & 0o777) || 0o644)) {
+    else if (sourceMode !== undefined && tempFileMode(sourceMode) !== (sourceMode & 0o777 || 0o644)) {
       // Created with owner read and write the source lacks (tempFileMode); a source that has them needs no chmod.
       await fs.promises.chmod(p, downloadedFileMode(sourceMode)).catch(() => undefined);
     }
@@ -124,7 +126,11 @@ async function renameOverClaim(temp: string, target: string): Promise<void> {
   let claim: fs.Stats;
   try {
     const h = await fs.promises.open(target, 'wx', 0o600);
-    try { claim = await h.stat(); } finally { await h.close(); }
+    try {
+      claim = await h.stat();
+    } finally {
+      await h.close();
+    }
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new SluiceError('EXISTS', `${target} exists`);
     throw e;

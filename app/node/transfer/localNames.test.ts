@@ -11,7 +11,12 @@ import * as path from 'node:path';
 import { FolderNames, localNameRules, nameRulesFor, probeCaseInsensitive, type NamePlatform } from './localNames';
 import { runTransfer } from './run';
 import {
-  makeTempDir, openTrusting, removeDir, startScriptedServer, within, type ScriptedServer,
+  makeTempDir,
+  openTrusting,
+  removeDir,
+  startScriptedServer,
+  within,
+  type ScriptedServer,
 } from '../test/helpers';
 
 const NFC = 'caf\u00e9.txt';
@@ -82,7 +87,13 @@ describe('a get -r with the platform injected (scripted server)', () => {
     fs.mkdirSync(path.join(src, 'Docs'), { recursive: true });
     fs.writeFileSync(path.join(src, 'docs', 'lower.txt'), 'lower');
     fs.writeFileSync(path.join(src, 'Docs', 'upper.txt'), 'upper');
-    const files = [['Readme.txt', 'mixed'], ['README.TXT', 'upper'], [NFC, 'nfc'], [NFD, 'nfd'], ['plain.txt', 'x']];
+    const files = [
+      ['Readme.txt', 'mixed'],
+      ['README.TXT', 'upper'],
+      [NFC, 'nfc'],
+      [NFD, 'nfd'],
+      ['plain.txt', 'x'],
+    ];
     for (const [n, body] of files) fs.writeFileSync(path.join(src, n), body);
     for (const n of WINDOWS_ONLY) fs.writeFileSync(path.join(src, n), n);
     return src;
@@ -125,7 +136,7 @@ describe('a get -r with the platform injected (scripted server)', () => {
     assert.match(message, / only in case: on Windows it is the same file, so only the first listed is copied$/);
   });
 
-  test('macOS: case twins and NFC/NFD twins refused, Windows\' characters copied', { timeout: 60_000 }, async () => {
+  test("macOS: case twins and NFC/NFD twins refused, Windows' characters copied", { timeout: 60_000 }, async () => {
     const { dest, refused } = await get('darwin', 'mac');
     assert.equal(refused.length, 3, JSON.stringify(refused));
     oneOf(dest, refused, 'Readme.txt', 'README.TXT');
@@ -146,7 +157,11 @@ describe('a get -r with the platform injected (scripted server)', () => {
     assert.equal(await probeCaseInsensitive(path.join(dir, 'not', 'yet')), false, 'probed in the nearest existing one');
     assert.deepEqual(fs.readdirSync(dir), []);
     assert.deepEqual(await localNameRules(dir, true), nameRulesFor('linux'), 'this machine: the probe decides');
-    assert.equal((await localNameRules(dir, true, 'win32')).caseInsensitive, true, 'an injected Windows keeps its rule');
+    assert.equal(
+      (await localNameRules(dir, true, 'win32')).caseInsensitive,
+      true,
+      'an injected Windows keeps its rule',
+    );
     assert.deepEqual(fs.readdirSync(dir), []);
   });
 });

@@ -41,7 +41,15 @@ export function nameRulesFor(platform: NamePlatform | NodeJS.Platform): LocalNam
  */
 export async function probeCaseInsensitive(dir: string): Promise<boolean | undefined> {
   let folder = path.resolve(dir);
-  for (let i = 0; i < 64 && !(await fs.promises.stat(folder).then((s) => s.isDirectory(), () => false)); i++) {
+  for (
+    let i = 0;
+    i < 64 &&
+    !(await fs.promises.stat(folder).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ));
+    i++
+  ) {
     const up = path.dirname(folder);
     if (up === folder) return undefined;
     folder = up;
@@ -54,7 +62,10 @@ export async function probeCaseInsensitive(dir: string): Promise<boolean | undef
     return undefined;
   }
   try {
-    return await fs.promises.stat(path.join(folder, name.toUpperCase())).then(() => true, () => false);
+    return await fs.promises.stat(path.join(folder, name.toUpperCase())).then(
+      () => true,
+      () => false,
+    );
   } finally {
     await fs.promises.rm(probe, { force: true });
   }
@@ -102,8 +113,10 @@ export class FolderNames {
     if (first === name) return null;
     const how = first.normalize('NFC') === name.normalize('NFC') ? 'Unicode normalization (NFC/NFD)' : 'case';
     const { windows, normalizationInsensitive: mac } = this.rules;
-    const where = windows ? 'Windows' : mac ? 'macOS' : 'the destination\'s file system';
-    return `it differs from ${JSON.stringify(first)} only in ${how}: on ${where} it is the same file, `
-      + 'so only the first listed is copied';
+    const where = windows ? 'Windows' : mac ? 'macOS' : "the destination's file system";
+    return (
+      `it differs from ${JSON.stringify(first)} only in ${how}: on ${where} it is the same file, ` +
+      'so only the first listed is copied'
+    );
   }
 }

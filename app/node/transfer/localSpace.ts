@@ -13,7 +13,10 @@ function bytesText(n: number): string {
   const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
   let v = n;
   let u = 0;
-  while (v >= 1024 && u < units.length - 1) { v /= 1024; u++; }
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
   return u === 0 ? `${n} bytes` : `${v.toFixed(1)} ${units[u]} (${n} bytes)`;
 }
 
@@ -31,5 +34,8 @@ export async function ensureLocalSpace(dst: string, bytes: number): Promise<void
   if (!st) return;
   const free = st.bavail * st.bsize;
   if (bytes <= free) return;
-  throw new SluiceError('DISK_FULL', `Local disk full: ${dst} needs ${bytesText(bytes)}, ${bytesText(free)} free in ${dir} (nothing was downloaded)`);
+  throw new SluiceError(
+    'DISK_FULL',
+    `Local disk full: ${dst} needs ${bytesText(bytes)}, ${bytesText(free)} free in ${dir} (nothing was downloaded)`,
+  );
 }

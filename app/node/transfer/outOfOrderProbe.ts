@@ -18,20 +18,32 @@ const probing = new WeakMap<ServerLearnings, Promise<boolean>>();
  * @param events the asking job's event sink (the answer is said as an `info` log line)
  * @returns the answer; false when the probe itself failed (not kept: a later upload asks again)
  */
-export function keepsOutOfOrderWrites(pool: ConnectionPool, dir: string, server: ServerLearnings,
-  events: EventSink): Promise<boolean> {
+export function keepsOutOfOrderWrites(
+  pool: ConnectionPool,
+  dir: string,
+  server: ServerLearnings,
+  events: EventSink,
+): Promise<boolean> {
   if (server.outOfOrderWrites !== undefined) return Promise.resolve(server.outOfOrderWrites);
   let probe = probing.get(server);
   if (!probe) {
-    probe = pool.call('probeOutOfOrder', { dir }).then((ok) => {
-      server.outOfOrderWrites = ok;
-      events({
-        type: 'log', level: 'info',
-        message: ok ? 'server accepts out-of-order writes: uploads are segmented'
-          : 'server rejects out-of-order writes: each upload goes through one handle in order',
-      });
-      return ok;
-    }, () => false).finally(() => probing.delete(server));
+    probe = pool
+      .call('probeOutOfOrder', { dir })
+      .then(
+        (ok) => {
+          server.outOfOrderWrites = ok;
+          events({
+            type: 'log',
+            level: 'info',
+            message: ok
+              ? 'server accepts out-of-order writes: uploads are segmented'
+              : 'server rejects out-of-order writes: each upload goes through one handle in order',
+          });
+          return ok;
+        },
+        () => false,
+      )
+      .finally(() => probing.delete(server));
     probing.set(server, probe);
   }
   return probe;

@@ -31,17 +31,25 @@ export interface PlanContext {
  * missing, or starts over (its journal told) when the destination cannot take segments.
  * @throws SluiceError of the preparation (a local temporary file that cannot be created)
  */
-export async function planFile(c: PlanContext, f: TransferFile, resume?: Extract<ResumePlan, { kind: 'resume' }>): Promise<FilePlan> {
+export async function planFile(
+  c: PlanContext,
+  f: TransferFile,
+  resume?: Extract<ResumePlan, { kind: 'resume' }>,
+): Promise<FilePlan> {
   const { source, dest } = c.ends;
   // A sparse source sends its data ranges only, in segments, resumed too (sparseUpload.ts).
   const sparse = await source.dataRanges(f, !resume && c.journal ? () => dest.remove(f.temp) : undefined);
   const facts = {
-    size: f.size, segmentSize: c.segmentSize, lanes: c.lanes,
-    journalled: c.journal !== undefined, resuming: resume !== undefined, sparse: sparse !== undefined,
+    size: f.size,
+    segmentSize: c.segmentSize,
+    lanes: c.lanes,
+    journalled: c.journal !== undefined,
+    resuming: resume !== undefined,
+    sparse: sparse !== undefined,
   };
   const wanted = wantsSegments(facts);
   if (wanted) f.openAhead(c.lanesNow());
-  const route = routeOf(facts, !wanted || await dest.takesOutOfOrder(f.dst));
+  const route = routeOf(facts, !wanted || (await dest.takesOutOfOrder(f.dst)));
   if (route.kind === 'whole') {
     await f.release();
     if (resume) c.journal?.restartFile(f.src, 'the server does not take out-of-order writes');

@@ -8,7 +8,8 @@ const lengths = (segs: Segment[]) => segs.map(([a, b]) => b - a);
 /** Contiguous from 0 to size, every segment non-empty. */
 function assertCovers(segs: Segment[], size: number): void {
   assert.equal(segs[0][0], 0);
-  for (let i = 1; i < segs.length; i++) assert.equal(segs[i][0], segs[i - 1][1], `segment ${i} starts where ${i - 1} ends`);
+  for (let i = 1; i < segs.length; i++)
+    assert.equal(segs[i][0], segs[i - 1][1], `segment ${i} starts where ${i - 1} ends`);
   assert.equal(segs[segs.length - 1][1], size);
   for (const n of lengths(segs)) assert.ok(n > 0);
 }
@@ -19,7 +20,8 @@ test('128 MiB over 20 slots: big first, 1 MiB at the end, never growing, within 
   assertCovers(segs, size);
   const len = lengths(segs);
   assert.equal(len[0], Math.ceil(size / 20), 'the first is 1/slots of the file');
-  for (let i = 1; i < len.length - 1; i++) assert.ok(len[i] <= len[i - 1], `segment ${i} (${len[i]}) not larger than ${i - 1}`);
+  for (let i = 1; i < len.length - 1; i++)
+    assert.ok(len[i] <= len[i - 1], `segment ${i} (${len[i]}) not larger than ${i - 1}`);
   for (const n of len.slice(0, -1)) assert.ok(n >= MiB && n <= 16 * MiB);
   // The tail: the last 20 segments (one round of slots) are the minimum, so lanes finish within one small segment.
   assert.deepEqual(len.slice(-20, -1), Array(19).fill(MiB));
@@ -47,7 +49,12 @@ test('a minimum above the maximum is clamped to it', () => {
 
 test('routeOf: one route per reason (table)', () => {
   const base: RouteFacts = {
-    size: 64 * MiB, segmentSize: 16 * MiB, lanes: 4, journalled: false, resuming: false, sparse: false,
+    size: 64 * MiB,
+    segmentSize: 16 * MiB,
+    lanes: 4,
+    journalled: false,
+    resuming: false,
+    sparse: false,
   };
   const rows: Array<[string, Partial<RouteFacts>, boolean, Route['kind'], RegExp]> = [
     ['small file', { size: 16 * MiB }, true, 'whole', /fits one segment/],
@@ -69,11 +76,27 @@ test('routeOf: one route per reason (table)', () => {
 });
 
 test('segmentsOf: each missing range cut on its own, offsets kept', () => {
-  const segs = segmentsOf([[0, 3 * MiB], [10 * MiB, 10 * MiB + 100]], 1, 2 * MiB);
+  const segs = segmentsOf(
+    [
+      [0, 3 * MiB],
+      [10 * MiB, 10 * MiB + 100],
+    ],
+    1,
+    2 * MiB,
+  );
   assert.equal(segs[0][0], 0);
-  assert.ok(segs.every(([a, b]) => b - a <= 2 * MiB), 'none longer than the segment size');
+  assert.ok(
+    segs.every(([a, b]) => b - a <= 2 * MiB),
+    'none longer than the segment size',
+  );
   assert.deepEqual(segs.at(-1), [10 * MiB, 10 * MiB + 100], 'the second range starts at its own offset');
-  assert.ok(segs.every(([a, b]) => b <= 3 * MiB || a >= 10 * MiB), 'nothing between the ranges');
+  assert.ok(
+    segs.every(([a, b]) => b <= 3 * MiB || a >= 10 * MiB),
+    'nothing between the ranges',
+  );
   assert.ok(segs.every(([a, b]) => b > a));
-  assert.equal(segs.reduce((n, [a, b]) => n + b - a, 0), 3 * MiB + 100);
+  assert.equal(
+    segs.reduce((n, [a, b]) => n + b - a, 0),
+    3 * MiB + 100,
+  );
 });

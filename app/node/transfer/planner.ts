@@ -45,8 +45,9 @@ export const MIN_SEGMENT_BYTES = 1024 * 1024;
  */
 export function segmentsOf(ranges: readonly ByteRange[], lanes: number, segmentSize: number): Segment[] {
   const slots = lanes * HEAVY_PER_LANE;
-  return ranges.flatMap(([from, to]) => planSegments(to - from, slots, segmentSize, MIN_SEGMENT_BYTES)
-    .map(([a, b]) => [from + a, from + b] as const));
+  return ranges.flatMap(([from, to]) =>
+    planSegments(to - from, slots, segmentSize, MIN_SEGMENT_BYTES).map(([a, b]) => [from + a, from + b] as const),
+  );
 }
 
 /** What the route of one file depends on. */

@@ -43,7 +43,12 @@ export class PoolSampler {
         const bytes = c.counters[o + COUNTER_BYTES] - t.baseline[o + COUNTER_BYTES];
         const est = (t.channelRates[ch] ??= new ThroughputEstimator(RATE_WINDOW_MS));
         est.record(bytes);
-        return { bytes, rate: est.rate(), inFlightBytes: c.counters[o + COUNTER_IN_FLIGHT], outstanding: c.counters[o + COUNTER_OUTSTANDING] };
+        return {
+          bytes,
+          rate: est.rate(),
+          inFlightBytes: c.counters[o + COUNTER_IN_FLIGHT],
+          outstanding: c.counters[o + COUNTER_OUTSTANDING],
+        };
       });
       const bytes = channels.reduce((a, ch) => a + ch.bytes, 0);
       t.rate.record(bytes);

@@ -43,7 +43,10 @@ export class RemoteDestination implements DestinationEndpoint {
   readonly pathKey = 'remotePath';
   readonly finishReleasesLane = true;
 
-  constructor(private readonly pool: ConnectionPool, private readonly feedback: RunFeedback) {}
+  constructor(
+    private readonly pool: ConnectionPool,
+    private readonly feedback: RunFeedback,
+  ) {}
 
   tempName(dst: string): string {
     return tempNameFor(dst, true);
@@ -60,7 +63,10 @@ export class RemoteDestination implements DestinationEndpoint {
   }
 
   remove(p: string): Promise<boolean> {
-    return this.pool.call('remove', { path: p }).then(() => true, (e: unknown) => SluiceError.from(e).code === 'NO_SUCH_FILE');
+    return this.pool.call('remove', { path: p }).then(
+      () => true,
+      (e: unknown) => SluiceError.from(e).code === 'NO_SUCH_FILE',
+    );
   }
 
   /** The server's space is not known ahead: its write says when it runs out. */
@@ -123,7 +129,11 @@ export class RemoteDestination implements DestinationEndpoint {
     // The folder refuses new files, not the segments: one handle decides whether the target is written in place.
     if (!tempCreationRefused(e, f.temp)) {
       this.feedback.server.outOfOrderWrites = false;
-      this.feedback.events({ type: 'log', level: 'warn', message: `segmented upload of ${f.dst} failed (${inUserTerms(e, f.temp, f.dst).message}): sending it again through one handle; later uploads use one handle` });
+      this.feedback.events({
+        type: 'log',
+        level: 'warn',
+        message: `segmented upload of ${f.dst} failed (${inUserTerms(e, f.temp, f.dst).message}): sending it again through one handle; later uploads use one handle`,
+      });
     }
     return true;
   }

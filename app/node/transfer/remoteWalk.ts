@@ -18,7 +18,12 @@ import { eachLimited, remoteJoin, WALK_CONCURRENCY, type ScanSink } from './scan
  * A lost connection or an abort still ends the walk (thrown).
  * @returns the target's attributes, null when the target does not exist, undefined when the entry was failed
  */
-async function statLink(pool: ConnectionPool, sink: ScanSink, src: string, dst: string): Promise<RemoteStat | null | undefined> {
+async function statLink(
+  pool: ConnectionPool,
+  sink: ScanSink,
+  src: string,
+  dst: string,
+): Promise<RemoteStat | null | undefined> {
   try {
     return await pool.stat(src);
   } catch (err) {
@@ -69,10 +74,16 @@ async function linkedLocalFolder(w: RemoteWalk, dir: string): Promise<string | u
 async function remoteLink(w: RemoteWalk, e: RemoteEntry, src: string, dst: string): Promise<RemoteEntry | undefined> {
   const target = await statLink(w.pool, w.sink, src, dst);
   if (target === undefined) return undefined;
-  if (!target) { w.sink.skip({ src, dst }, 'a symlink whose target does not exist'); return undefined; }
+  if (!target) {
+    w.sink.skip({ src, dst }, 'a symlink whose target does not exist');
+    return undefined;
+  }
   const st = { ...e, ...target };
   if (w.follow) return st;
-  if (st.type === 'dir') { w.sink.skip({ src, dst }, 'a folder symlink (use -L to follow)'); return undefined; }
+  if (st.type === 'dir') {
+    w.sink.skip({ src, dst }, 'a folder symlink (use -L to follow)');
+    return undefined;
+  }
   const real = await w.pool.realpath(src).catch(() => undefined);
   if (real === undefined || w.treeRoot === undefined || !remoteInside(w.treeRoot, real)) {
     const to = real ?? 'a target the server does not resolve';
@@ -102,8 +113,13 @@ interface FolderWalk {
 }
 
 /** Decides one batch of a remote folder's names: files to the sink as they come, folders kept for later. */
-async function walkNames(w: RemoteWalk, remoteDir: string, localDir: string, names: RemoteEntry[],
-  out: FolderWalk): Promise<void> {
+async function walkNames(
+  w: RemoteWalk,
+  remoteDir: string,
+  localDir: string,
+  names: RemoteEntry[],
+  out: FolderWalk,
+): Promise<void> {
   const { sink } = w;
   for (const e of names) {
     if (sink.stopped()) return;
@@ -116,14 +132,18 @@ async function walkNames(w: RemoteWalk, remoteDir: string, localDir: string, nam
     out.seen.add(e.name);
     const reason = out.names.refusal(e.name);
     if (reason) {
-      sink.fail({ src, dst: localDir }, new SluiceError('UNSAFE_NAME', `refused remote name ${JSON.stringify(e.name)} in ${remoteDir}: ${reason}`));
+      sink.fail(
+        { src, dst: localDir },
+        new SluiceError('UNSAFE_NAME', `refused remote name ${JSON.stringify(e.name)} in ${remoteDir}: ${reason}`),
+      );
       continue;
     }
     const dst = safeLocalJoin(localDir, [e.name]);
     const st = e.type === 'symlink' ? await remoteLink(w, e, src, dst) : e;
     if (!st) continue;
     if (st.type === 'dir') out.dirs.push([src, dst]);
-    else if (st.type === 'file') await sink.file({ src, dst, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });
+    else if (st.type === 'file')
+      await sink.file({ src, dst, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });
     else sink.skip({ src, dst }, 'not a regular file, not copied');
   }
 }
@@ -138,37 +158,63 @@ async function walkNames(w: RemoteWalk, remoteDir: string, localDir: string, nam
  * @param ancestors real paths of the folders above `remoteDir`
  * @param depth folders between the source and `remoteDir` (0 for the source)
  */
-export async function walkGet(w: RemoteWalk, remoteDir: string, localDir: string, ancestors: ReadonlySet<string>,
-  depth: number): Promise<void> {
+export async function walkGet(
+  w: RemoteWalk,
+  remoteDir: string,
+  localDir: string,
+  ancestors: ReadonlySet<string>,
+  depth: number,
+): Promise<void> {
   const { pool: session, sink } = w;
   if (depth > w.maxDepth) {
-    sink.fail({ src: remoteDir, dst: localDir }, new SluiceError('REMOTE_FAILURE',
-      `${remoteDir}: folder not copied, it is nested deeper than ${w.maxDepth} levels below the source (--max-depth)`));
+    sink.fail(
+      { src: remoteDir, dst: localDir },
+      new SluiceError(
+        'REMOTE_FAILURE',
+        `${remoteDir}: folder not copied, it is nested deeper than ${w.maxDepth} levels below the source (--max-depth)`,
+      ),
+    );
     return;
   }
   // The folder's real path, and its local folder made unless it is a loop or a symlink inside the destination.
-  const ready = session.realpath(remoteDir).catch(() => remoteDir).then(async (real) => {
-    if (ancestors.has(real)) {
-      return { real, refused: new SluiceError('REMOTE_FAILURE',
-        `${remoteDir}: folder not copied, it is ${real} again (the server lists a folder inside itself: a loop)`) };
-    }
-    const linked = await linkedLocalFolder(w, localDir);
-    if (linked) return { real, refused: new SluiceError('LOCAL_IO', linked) };
-    await fs.promises.mkdir(localDir, { recursive: true })
-      .catch((e: unknown) => { throw fromLocalError(e, localDir); });
-    if (depth === 0) w.treeRoot = real;
-    return { real, refused: undefined };
-  });
+  const ready = session
+    .realpath(remoteDir)
+    .catch(() => remoteDir)
+    .then(async (real) => {
+      if (ancestors.has(real)) {
+        return {
+          real,
+          refused: new SluiceError(
+            'REMOTE_FAILURE',
+            `${remoteDir}: folder not copied, it is ${real} again (the server lists a folder inside itself: a loop)`,
+          ),
+        };
+      }
+      const linked = await linkedLocalFolder(w, localDir);
+      if (linked) return { real, refused: new SluiceError('LOCAL_IO', linked) };
+      await fs.promises.mkdir(localDir, { recursive: true }).catch((e: unknown) => {
+        throw fromLocalError(e, localDir);
+      });
+      if (depth === 0) w.treeRoot = real;
+      return { real, refused: undefined };
+    });
   ready.catch(() => undefined);
   const stop = new AbortController();
   const onStop = () => stop.abort();
   sink.signal?.addEventListener('abort', onStop, { once: true });
   const out: FolderWalk = { dirs: [], seen: new Set(), names: new FolderNames(w.names) };
   try {
-    await session.listEach(remoteDir, async (names) => {
-      if ((await ready).refused || sink.stopped()) { stop.abort(); return; }
-      await walkNames(w, remoteDir, localDir, names, out);
-    }, stop.signal);
+    await session.listEach(
+      remoteDir,
+      async (names) => {
+        if ((await ready).refused || sink.stopped()) {
+          stop.abort();
+          return;
+        }
+        await walkNames(w, remoteDir, localDir, names, out);
+      },
+      stop.signal,
+    );
   } catch (e) {
     // Cancelled here (a loop, a linked folder, the job stopped): not an error of the listing.
     if (!stop.signal.aborted) throw e;
@@ -182,6 +228,7 @@ export async function walkGet(w: RemoteWalk, remoteDir: string, localDir: string
   }
   if (sink.stopped()) return;
   const below = new Set([...ancestors, real]);
-  await eachLimited(out.dirs, WALK_CONCURRENCY,
-    ([s, d]) => walkGet(w, s, d, below, depth + 1).catch((err) => sink.fail({ src: s, dst: d }, SluiceError.from(err))));
+  await eachLimited(out.dirs, WALK_CONCURRENCY, ([s, d]) =>
+    walkGet(w, s, d, below, depth + 1).catch((err) => sink.fail({ src: s, dst: d }, SluiceError.from(err))),
+  );
 }

@@ -18,7 +18,10 @@ function dest(sizes: Record<string, number>): ResumeSide & { removed: string[] }
     removed,
     tempName: () => FRESH,
     stat: async (p) => (p in sizes ? { size: sizes[p], mtimeMs: 0 } : null),
-    remove: async (p) => { removed.push(p); return true; },
+    remove: async (p) => {
+      removed.push(p);
+      return true;
+    },
   };
 }
 
@@ -27,24 +30,47 @@ function journal(j: Partial<JournalledFile>): TransferJournal & { restarts: stri
   const restarts: string[] = [];
   const proposed: string[] = [];
   return {
-    restarts, proposed, resuming: true,
-    planFile: async (_f, p) => { proposed.push(p); return { temp: p, done: [], committed: false, discarded: [], ...j }; },
+    restarts,
+    proposed,
+    resuming: true,
+    planFile: async (_f, p) => {
+      proposed.push(p);
+      return { temp: p, done: [], committed: false, discarded: [], ...j };
+    },
     restartFile: (_src, why) => restarts.push(why),
-    recordRange: () => undefined, fileEnded: () => undefined, flush: () => undefined,
+    recordRange: () => undefined,
+    fileEnded: () => undefined,
+    flush: () => undefined,
   };
 }
 
 test('resumePlan names the temporary file once and decides how the file starts (table)', async () => {
   const rows: Array<[string, Partial<JournalledFile> | null, Record<string, number>, unknown, RegExp | null]> = [
-    ['no journal: a fresh start under the destination\'s name', null, {}, { kind: 'fresh', temp: FRESH }, null],
+    ["no journal: a fresh start under the destination's name", null, {}, { kind: 'fresh', temp: FRESH }, null],
     ['journal, nothing recorded: its name (kept for the job)', { temp: KEPT }, {}, { kind: 'fresh', temp: KEPT }, null],
-    ['recorded ranges still there: the missing ones', { temp: KEPT, done: [[0, 40]] }, { [KEPT]: 40 },
-      { kind: 'resume', temp: KEPT, missing: [[40, 100]], doneBytes: 40, recordedEnd: 40 }, null],
-    ['partial copy shorter than recorded: over again, same name', { temp: KEPT, done: [[0, 40]] }, { [KEPT]: 30 },
-      { kind: 'fresh', temp: KEPT }, /shorter \(30 bytes\) than recorded \(40\)/],
+    [
+      'recorded ranges still there: the missing ones',
+      { temp: KEPT, done: [[0, 40]] },
+      { [KEPT]: 40 },
+      { kind: 'resume', temp: KEPT, missing: [[40, 100]], doneBytes: 40, recordedEnd: 40 },
+      null,
+    ],
+    [
+      'partial copy shorter than recorded: over again, same name',
+      { temp: KEPT, done: [[0, 40]] },
+      { [KEPT]: 30 },
+      { kind: 'fresh', temp: KEPT },
+      /shorter \(30 bytes\) than recorded \(40\)/,
+    ],
     ['partial copy gone', { temp: KEPT, done: [[0, 40]] }, {}, { kind: 'fresh', temp: KEPT }, /partial copy is gone/],
     ['committed earlier and still there', { committed: true }, { '/r/a': 100 }, { kind: 'committed' }, null],
-    ['committed earlier, gone since: over again under a fresh name', { committed: true }, {}, { kind: 'fresh', temp: FRESH }, /gone or changed/],
+    [
+      'committed earlier, gone since: over again under a fresh name',
+      { committed: true },
+      {},
+      { kind: 'fresh', temp: FRESH },
+      /gone or changed/,
+    ],
   ];
   for (const [name, j, sizes, expected, restart] of rows) {
     const d = dest(sizes);
@@ -57,10 +83,12 @@ test('resumePlan names the temporary file once and decides how the file starts (
   }
 });
 
-test('an earlier run\'s copies of a changed source are removed, an abandoned one said', async () => {
+test("an earlier run's copies of a changed source are removed, an abandoned one said", async () => {
   const d = dest({});
   const logs: string[] = [];
   await resumePlan(d, journal({ discarded: ['/r/.old1'], abandoned: ['/r/.old2'] }), F, { log: (m) => logs.push(m) });
   assert.deepEqual(d.removed, ['/r/.old1', '/r/.old2']);
-  assert.deepEqual(logs, ['/r/a: starting over: removed the partial copy /r/.old2 that an earlier, interrupted run left']);
+  assert.deepEqual(logs, [
+    '/r/a: starting over: removed the partial copy /r/.old2 that an earlier, interrupted run left',
+  ]);
 });

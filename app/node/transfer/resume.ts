@@ -8,11 +8,19 @@ import { coveredBytes, gaps } from '../stores/byteRanges';
 import type { DestinationEndpoint } from './endpoints';
 import type { ByteRange, TransferJournal } from './types';
 
-/** How a file starts, under which temporary name: from zero, not at all (committed earlier), or after the ranges done. */
+/**
+ * How a file starts, under which temporary name: from zero, not at all (committed earlier), or after the ranges done.
+ */
 export type ResumePlan =
   | { kind: 'fresh'; temp: string }
   | { kind: 'committed' }
-  | { kind: 'resume'; temp: string; missing: ByteRange[]; doneBytes: number; /** End of the furthest recorded range, bytes. */ recordedEnd: number };
+  | {
+      kind: 'resume';
+      temp: string;
+      missing: ByteRange[];
+      doneBytes: number;
+      /** End of the furthest recorded range, bytes. */ recordedEnd: number;
+    };
 
 /** The file as the resume stage sees it. */
 export interface ResumableFile {
@@ -31,14 +39,20 @@ export interface ResumeOptions {
 }
 
 /** Whether the target already is the source as a commit of this job leaves it: same size, same mtime to the second. */
-async function targetMatches(dest: Pick<ResumeSide, 'stat'>, f: { dst: string; size: number; mtimeMs: number }): Promise<boolean> {
+async function targetMatches(
+  dest: Pick<ResumeSide, 'stat'>,
+  f: { dst: string; size: number; mtimeMs: number },
+): Promise<boolean> {
   const t = await dest.stat(f.dst).catch(() => null);
   return t !== null && t.size === f.size && Math.floor(t.mtimeMs / 1000) === Math.floor(f.mtimeMs / 1000);
 }
 
 /** Size of a file on the destination, or null when missing. */
 function sizeOn(dest: Pick<ResumeSide, 'stat'>, p: string): Promise<number | null> {
-  return dest.stat(p).then((t) => t?.size ?? null, () => null);
+  return dest.stat(p).then(
+    (t) => t?.size ?? null,
+    () => null,
+  );
 }
 
 /**
@@ -49,12 +63,14 @@ function sizeOn(dest: Pick<ResumeSide, 'stat'>, p: string): Promise<number | nul
  * @param adoptMatching the job keeps modification times (its preserveTimes), so its commits carry the source's
  */
 export async function committedEarlier(
-  dest: Pick<ResumeSide, 'stat'>, journal: TransferJournal, f: { src: string; dst: string; size: number; mtimeMs: number },
+  dest: Pick<ResumeSide, 'stat'>,
+  journal: TransferJournal,
+  f: { src: string; dst: string; size: number; mtimeMs: number },
   adoptMatching: boolean,
 ): Promise<string | undefined> {
   const target = await journal.committedTarget?.({ src: f.src, size: f.size, mtimeMs: f.mtimeMs });
   if (target !== undefined) return (await sizeOn(dest, target)) === f.size ? target : undefined;
-  return adoptMatching && await targetMatches(dest, f) ? f.dst : undefined;
+  return adoptMatching && (await targetMatches(dest, f)) ? f.dst : undefined;
 }
 
 /**
@@ -65,7 +81,10 @@ export async function committedEarlier(
  * @param o.log tells the user why a partial copy is not used
  */
 export async function resumePlan(
-  dest: ResumeSide, journal: TransferJournal | undefined, f: ResumableFile, o: ResumeOptions,
+  dest: ResumeSide,
+  journal: TransferJournal | undefined,
+  f: ResumableFile,
+  o: ResumeOptions,
 ): Promise<ResumePlan> {
   const proposed = dest.tempName(f.dst);
   if (!journal) return { kind: 'fresh', temp: proposed };
@@ -86,7 +105,10 @@ export async function resumePlan(
   const recordedEnd = Math.max(...j.done.map(([, end]) => end));
   const partial = await sizeOn(dest, temp);
   if (partial === null || partial < recordedEnd) {
-    const why = partial === null ? 'its partial copy is gone' : `its partial copy is shorter (${partial} bytes) than recorded (${recordedEnd})`;
+    const why =
+      partial === null
+        ? 'its partial copy is gone'
+        : `its partial copy is shorter (${partial} bytes) than recorded (${recordedEnd})`;
     journal.restartFile(f.src, why);
     log(`${f.dst}: starting over: ${why}`);
     return { kind: 'fresh', temp };

@@ -50,7 +50,11 @@ const asSluice = SluiceError.from;
  * @throws SluiceError USAGE for impossible targets (several sources into a non-folder), the session's fatal
  *   host-key error, or ABORTED when `signal` fired
  */
-export async function runTransfer(pool: ConnectionPool, req: TransferRequest, o: TransferOptions = {}): Promise<TransferReport> {
+export async function runTransfer(
+  pool: ConnectionPool,
+  req: TransferRequest,
+  o: TransferOptions = {},
+): Promise<TransferReport> {
   if (o.signal?.aborted) throw new SluiceError('ABORTED', 'transfer interrupted');
   return new TransferRun(pool, req, o.onEvent ?? (() => undefined), o.server ?? {}).run(o.signal);
 }
@@ -89,18 +93,30 @@ class TransferRun {
   /** Scanned files waiting for a planning slot, first come first served. */
   private readonly waitingToPlan: Array<() => void> = [];
 
-  constructor(readonly pool: ConnectionPool, readonly req: TransferRequest, private readonly events: EventSink,
-    server: ServerLearnings) {
+  constructor(
+    readonly pool: ConnectionPool,
+    readonly req: TransferRequest,
+    private readonly events: EventSink,
+    server: ServerLearnings,
+  ) {
     this.ends = endpointsFor(pool, req, { events, server });
     this.fileContext = {
-      ends: this.ends, req, aborted: () => this.aborted,
-      count: (done, moved) => { this.books.bytesDone += done; this.books.bytesMoved += moved; },
+      ends: this.ends,
+      req,
+      aborted: () => this.aborted,
+      count: (done, moved) => {
+        this.books.bytesDone += done;
+        this.books.bytesMoved += moved;
+      },
     };
     const lanes = pool.lanes();
     this.scheduler = new Scheduler(lanes, pool.settings.filesPerChannel);
     this.lanesCount = Math.max(lanes.length, pool.settings.connections * pool.settings.channels);
     this.planContext = {
-      ends: this.ends, journal: req.journal, segmentSize: pool.settings.segmentSize, lanes: this.lanesCount,
+      ends: this.ends,
+      journal: req.journal,
+      segmentSize: pool.settings.segmentSize,
+      lanes: this.lanesCount,
       lanesNow: () => pool.lanes(),
     };
     this.books = new RunBooks(pool, req, this.files, events);
@@ -134,7 +150,12 @@ class TransferRun {
       for (const f of this.files) this.cleanups.push(f.close());
       await Promise.all(this.cleanups);
       // Drained: no range is recorded any more. Kept partial downloads give back the disk reserved past their records.
-      await Promise.all([...this.files].filter((f) => f.resumable).concat(this.keptFiles).map((f) => f.keepTemp()));
+      await Promise.all(
+        [...this.files]
+          .filter((f) => f.resumable)
+          .concat(this.keptFiles)
+          .map((f) => f.keepTemp()),
+      );
       this.req.journal?.flush();
     }
     if (this.aborted) throw this.aborted;
@@ -158,7 +179,10 @@ class TransferRun {
     await this.scheduler.drained;
     // Every file ends committed, skipped or failed: one still listed here was lost by a bug, and must say so.
     for (const f of [...this.files]) {
-      this.giveUp(f, new SluiceError('INTERNAL', `${f.dst}: the transfer ended without finishing this file (internal error)`));
+      this.giveUp(
+        f,
+        new SluiceError('INTERNAL', `${f.dst}: the transfer ended without finishing this file (internal error)`),
+      );
     }
   }
 
@@ -211,7 +235,8 @@ class TransferRun {
   private async enqueue(raw: FileItem): Promise<void> {
     await this.scheduler.room(MAX_QUEUED_TASKS);
     // Nothing to ask the server: the file is planned at once, as the scan hands it in.
-    if ((this.req.conflict ?? 'overwrite') === 'overwrite' && !this.req.journal?.resuming) return this.resolveAndPlan(raw);
+    if ((this.req.conflict ?? 'overwrite') === 'overwrite' && !this.req.journal?.resuming)
+      return this.resolveAndPlan(raw);
     if (this.planning.size >= MAX_FILES_PLANNING) await new Promise<void>((r) => this.waitingToPlan.push(r));
     const planned: Promise<void> = this.resolveAndPlan(raw).finally(() => {
       this.planning.delete(planned);
@@ -238,7 +263,10 @@ class TransferRun {
     try {
       const resume = start.kind === 'resume' ? start : undefined;
       // A download fails before any byte moves when what it still writes cannot fit (localSpace.ts).
-      await this.ends.dest.ensureRoom(f.dst, f.size - (resume?.doneBytes ?? (resolved.kind === 'append' ? resolved.offset : 0)));
+      await this.ends.dest.ensureRoom(
+        f.dst,
+        f.size - (resume?.doneBytes ?? (resolved.kind === 'append' ? resolved.offset : 0)),
+      );
       // A partial copy the journal recorded at the temporary name is this job's own: resumed rather than appended to.
       if (resolved.kind === 'append' && !resume) {
         f.writeInPlace(resolved.offset);
@@ -280,7 +308,8 @@ class TransferRun {
     try {
       return await f.moveWhole(lane);
     } catch (e) {
-      if (mode !== 'overwrite' || this.aborted || !(await this.ends.dest.writesInPlaceAfter(lane, f, asSluice(e)))) throw e;
+      if (mode !== 'overwrite' || this.aborted || !(await this.ends.dest.writesInPlaceAfter(lane, f, asSluice(e))))
+        throw e;
       this.inPlaceNotices.writingInPlace(f.dst);
       f.writeInPlace(0);
       return f.moveWhole(lane);
@@ -317,7 +346,9 @@ class TransferRun {
           }
           if (left === 0 && !f.ended) await this.finish(lane, f, mode);
         },
-        fail: (e) => { if (f.segmented && !this.fallBack(f, e, mode)) this.giveUp(f, e); },
+        fail: (e) => {
+          if (f.segmented && !this.fallBack(f, e, mode)) this.giveUp(f, e);
+        },
       });
     }
   }
@@ -341,7 +372,8 @@ class TransferRun {
       this.appendedAfterBytes += f.inPlace?.offset ?? 0;
       this.files.delete(f);
       this.books.verifiedWeaker(committed.weakerWhy);
-      if (committed.attrsNotKept) warnAttributesNotKept(this, committed.attrsNotKept.keep, committed.attrsNotKept.error);
+      if (committed.attrsNotKept)
+        warnAttributesNotKept(this, committed.attrsNotKept.keep, committed.attrsNotKept.error);
       this.books.fileCommitted(f, committed.level);
       this.req.journal?.fileEnded(f.src, 'committed');
     } catch (e) {
@@ -354,7 +386,7 @@ class TransferRun {
         return;
       }
       if (se.code.startsWith('CONNECTION') || se.code === 'TIMEOUT') throw se;
-      if (se.code === 'SOURCE_CHANGED' && await this.sendChangedAgain(f, se)) return;
+      if (se.code === 'SOURCE_CHANGED' && (await this.sendChangedAgain(f, se))) return;
       this.giveUp(f, se);
     }
   }
@@ -386,7 +418,8 @@ class TransferRun {
     if (f.ended) return;
     this.files.delete(f);
     this.books.fileFailed(f, e);
-    // An interrupted or disconnected file with durable ranges in the job's journal keeps its temporary copy: the next run
+    // An interrupted or disconnected file with durable ranges in the job's journal keeps its temporary copy: the next
+    // run
     // resumes it. A checkpoint still on its way (its fsync queued behind the aborted WRITEs) records nothing once the
     // copy is removed (see the `keptTemp` test where ranges are recorded).
     const resumable = isInterruption(e.code) && f.resumable;

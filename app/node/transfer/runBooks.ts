@@ -1,6 +1,7 @@
 /**
- * One transfer run's books (engine.transfer: a "run"; "job" is the queue's): its counters, the per-file events it publishes, the progress samples sent at a fixed
- * rate (never per packet), the worker tasks running for it, and its report. Holds no transfer logic.
+ * One transfer run's books (engine.transfer: a "run"; "job" is the queue's): its counters, the per-file events it
+ * publishes, the progress samples sent at a fixed rate (never per packet), the worker tasks running for it, and its
+ * report. Holds no transfer logic.
  */
 import { ThroughputEstimator } from '../../common/stats/throughput';
 import { SluiceError } from '../errors';
@@ -77,10 +78,18 @@ export class RunBooks {
    * @param inFlight files planned and not yet committed, skipped or failed (listed in progress samples)
    * @param events the job's own event sink (its progress samples, file ends and log lines)
    */
-  constructor(pool: ConnectionPool, private readonly req: TransferRequest, private readonly inFlight: ReadonlySet<FileInFlight>,
-    readonly events: EventSink) {
+  constructor(
+    pool: ConnectionPool,
+    private readonly req: TransferRequest,
+    private readonly inFlight: ReadonlySet<FileInFlight>,
+    readonly events: EventSink,
+  ) {
     this.sampler = new PoolSampler(() => pool.connections);
-    this.bottlenecks = new BottleneckSampler(() => pool.connections, Date.now, () => [pool.rateLimitStats(), globalRateLimit().stats()]);
+    this.bottlenecks = new BottleneckSampler(
+      () => pool.connections,
+      Date.now,
+      () => [pool.rateLimitStats(), globalRateLimit().stats()],
+    );
   }
 
   /** Starts the progress samples (every PROGRESS_INTERVAL_MS). */
@@ -106,21 +115,45 @@ export class RunBooks {
     // The verifying phase: every file still in flight is having its hashes compared, nothing moves.
     const verifying = this.req.verify === 'sha256' && inFlight.every((f) => f.phase === 'verifying') ? inFlight : [];
     this.events({
-      type: 'progress', jobId: this.req.id, t: Date.now(), bytesDone: this.bytesDone, bytesTotal: this.bytesTotal,
-      filesDone: this.filesDone, filesTotal: this.filesTotal, rate: this.rate.rate(), scanning: this.scanning,
-      connections, bottleneck, filesSkipped: this.filesPassed, bytesSkipped: this.bytesPassed,
+      type: 'progress',
+      jobId: this.req.id,
+      t: Date.now(),
+      bytesDone: this.bytesDone,
+      bytesTotal: this.bytesTotal,
+      filesDone: this.filesDone,
+      filesTotal: this.filesTotal,
+      rate: this.rate.rate(),
+      scanning: this.scanning,
+      connections,
+      bottleneck,
+      filesSkipped: this.filesPassed,
+      bytesSkipped: this.bytesPassed,
       ...(verifying.length ? { verifying: verifyingTotals(verifying) } : {}),
       files: inFlight.slice(0, PROGRESS_FILES).map((f) => ({ path: f.src, bytes: f.done, size: f.size })),
     });
   }
 
   private emitFile(
-    f: NamedFile, state: 'done' | 'failed' | 'skipped', error?: SluiceError, verify?: VerifyLevel, reason?: string,
-    earlier?: boolean, warned?: boolean,
+    f: NamedFile,
+    state: 'done' | 'failed' | 'skipped',
+    error?: SluiceError,
+    verify?: VerifyLevel,
+    reason?: string,
+    earlier?: boolean,
+    warned?: boolean,
   ): void {
     this.events({
-      type: 'file', jobId: this.req.id, path: f.src, target: f.dst, size: f.size ?? 0, state, verify, error: error?.toInfo(), reason,
-      ...(earlier ? { earlier } : {}), ...(f.renamedFrom !== undefined ? { renamedFrom: f.renamedFrom } : {}),
+      type: 'file',
+      jobId: this.req.id,
+      path: f.src,
+      target: f.dst,
+      size: f.size ?? 0,
+      state,
+      verify,
+      error: error?.toInfo(),
+      reason,
+      ...(earlier ? { earlier } : {}),
+      ...(f.renamedFrom !== undefined ? { renamedFrom: f.renamedFrom } : {}),
       ...(warned ? { warned } : {}),
     });
   }
@@ -165,7 +198,8 @@ export class RunBooks {
     if (this.weakerSaid || why === undefined) return;
     this.weakerSaid = true;
     this.events({
-      type: 'log', level: 'warn',
+      type: 'log',
+      level: 'warn',
       message: `verified sha256-reread, not sha256-remote: the server did not hash the files itself (${why}), so they were read back over SFTP`,
     });
   }

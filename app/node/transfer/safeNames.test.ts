@@ -50,18 +50,50 @@ test('unsafeNameReason refuses every hostile name with a reason', () => {
 });
 
 test('unsafeNameReason accepts ordinary names', () => {
-  const fine = ['report.pdf', '.bashrc', '..hidden', 'a..b', 'CONSOLE', 'com10', 'lpt', 'nul_', 'connect.txt', 'Ünïcødé ✓.txt',
-    'with space.txt', 'a'.repeat(MAX_NAME_BYTES), '日本語のファイル名', '-rf', 'x~', '~'];
-  for (const name of fine) assert.equal(unsafeNameReason(name, { windows: true }), null, `expected ${JSON.stringify(name)} to be accepted`);
+  const fine = [
+    'report.pdf',
+    '.bashrc',
+    '..hidden',
+    'a..b',
+    'CONSOLE',
+    'com10',
+    'lpt',
+    'nul_',
+    'connect.txt',
+    'Ünïcødé ✓.txt',
+    'with space.txt',
+    'a'.repeat(MAX_NAME_BYTES),
+    '日本語のファイル名',
+    '-rf',
+    'x~',
+    '~',
+  ];
+  for (const name of fine)
+    assert.equal(unsafeNameReason(name, { windows: true }), null, `expected ${JSON.stringify(name)} to be accepted`);
 });
 
 test('colons and < > " | ? * are refused only with the Windows rules', () => {
-  for (const name of ['file.txt:stream', '2026-01-01T12:00:00.log', 'a<b', 'q?.txt', 'star*', 'pipe|x', 'say "hi"', 'x>y']) {
+  for (const name of [
+    'file.txt:stream',
+    '2026-01-01T12:00:00.log',
+    'a<b',
+    'q?.txt',
+    'star*',
+    'pipe|x',
+    'say "hi"',
+    'x>y',
+  ]) {
     assert.equal(unsafeNameReason(name, { windows: false }), null, name);
     assert.match(unsafeNameReason(name, { windows: true }) ?? '', /alternate data stream|Windows forbids/, name);
-    assert.throws(() => safeLocalJoin(os.tmpdir(), [name], { windows: true }), (e: unknown) => e instanceof SluiceError && e.code === 'UNSAFE_NAME');
+    assert.throws(
+      () => safeLocalJoin(os.tmpdir(), [name], { windows: true }),
+      (e: unknown) => e instanceof SluiceError && e.code === 'UNSAFE_NAME',
+    );
   }
-  assert.equal(unsafeNameReason('file.txt:stream'), process.platform === 'win32' ? unsafeNameReason('file.txt:stream', { windows: true }) : null);
+  assert.equal(
+    unsafeNameReason('file.txt:stream'),
+    process.platform === 'win32' ? unsafeNameReason('file.txt:stream', { windows: true }) : null,
+  );
   // Drive letters are refused everywhere.
   assert.match(unsafeNameReason('C:x', { windows: false }) ?? '', /drive letter/);
 });
@@ -76,16 +108,32 @@ test('safeLocalJoin joins safe components under root', () => {
 
 test('safeLocalJoin never escapes root and throws UNSAFE_NAME', () => {
   const root = path.join(os.tmpdir(), 'sluice-root');
-  const attacks: string[][] = [['..'], ['a', '..', '..'], ['a/../../b'], ['/etc/passwd'], ['..\\x'], ['C:x'], ['NUL'], ['ok', ''], ['\u0000'],
-    ['.'], ['a', '.'], ...hostile.map(([n]) => ['sub', n])];
+  const attacks: string[][] = [
+    ['..'],
+    ['a', '..', '..'],
+    ['a/../../b'],
+    ['/etc/passwd'],
+    ['..\\x'],
+    ['C:x'],
+    ['NUL'],
+    ['ok', ''],
+    ['\u0000'],
+    ['.'],
+    ['a', '.'],
+    ...hostile.map(([n]) => ['sub', n]),
+  ];
   for (const components of attacks) {
-    assert.throws(() => safeLocalJoin(root, components), (e: unknown) => {
-      assert.ok(e instanceof SluiceError);
-      assert.equal(e.code, 'UNSAFE_NAME');
-      // eslint-disable-next-line no-control-regex
-      assert.doesNotMatch(e.message, /[\u0000-\u001f]/, 'message must be printable');
-      return true;
-    }, JSON.stringify(components));
+    assert.throws(
+      () => safeLocalJoin(root, components),
+      (e: unknown) => {
+        assert.ok(e instanceof SluiceError);
+        assert.equal(e.code, 'UNSAFE_NAME');
+        // eslint-disable-next-line no-control-regex
+        assert.doesNotMatch(e.message, /[\u0000-\u001f]/, 'message must be printable');
+        return true;
+      },
+      JSON.stringify(components),
+    );
   }
 });
 
@@ -98,7 +146,9 @@ test('safeLocalJoin results always stay inside root (fuzz)', () => {
     return seed % n;
   };
   for (let i = 0; i < 5000; i++) {
-    const components = Array.from({ length: 1 + rand(3) }, () => Array.from({ length: rand(6) }, () => alphabet[rand(alphabet.length)]).join(''));
+    const components = Array.from({ length: 1 + rand(3) }, () =>
+      Array.from({ length: rand(6) }, () => alphabet[rand(alphabet.length)]).join(''),
+    );
     let out: string;
     try {
       out = safeLocalJoin(root, components);
@@ -107,7 +157,14 @@ test('safeLocalJoin results always stay inside root (fuzz)', () => {
       continue;
     }
     const rel = path.relative(root, out);
-    assert.ok(rel !== '' && !rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel), `${JSON.stringify(components)} → ${out}`);
-    assert.equal(rel.split(path.sep).length, components.length, `${JSON.stringify(components)} must map to one component each`);
+    assert.ok(
+      rel !== '' && !rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel),
+      `${JSON.stringify(components)} → ${out}`,
+    );
+    assert.equal(
+      rel.split(path.sep).length,
+      components.length,
+      `${JSON.stringify(components)} must map to one component each`,
+    );
   }
 });

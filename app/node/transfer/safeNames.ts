@@ -44,7 +44,8 @@ export function unsafeNameReason(name: string, opts: NameCheckOptions = {}): str
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f]/.test(name)) return 'the name contains a control character';
   if (/^[a-z]:/i.test(name)) return 'the name starts with a drive letter';
-  if (windows && name.includes(':')) return 'the name contains ":" (Windows forbids it: NTFS would write an alternate data stream)';
+  if (windows && name.includes(':'))
+    return 'the name contains ":" (Windows forbids it: NTFS would write an alternate data stream)';
   if (windows && /[<>"|?*]/.test(name)) return 'the name contains a character Windows forbids (< > " | ? *)';
   if (path.isAbsolute(name) || path.win32.isAbsolute(name)) return 'the name is an absolute path';
   if (WINDOWS_RESERVED.test(name) || WINDOWS_RESERVED.test(name.replace(/[. ]+$/, ''))) {
@@ -79,8 +80,14 @@ export function safeLocalJoin(root: string, components: string[], opts?: NameChe
   const base = path.resolve(root);
   const joined = path.resolve(base, ...components);
   const rel = path.relative(base, joined);
-  if (components.length > 0 && (rel === '' || rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel))) {
-    throw new SluiceError('UNSAFE_NAME', `Refused remote path "${displayText(components.join('/'), 120)}": it would land outside ${displayText(base)}`);
+  if (
+    components.length > 0 &&
+    (rel === '' || rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel))
+  ) {
+    throw new SluiceError(
+      'UNSAFE_NAME',
+      `Refused remote path "${displayText(components.join('/'), 120)}": it would land outside ${displayText(base)}`,
+    );
   }
   return joined;
 }

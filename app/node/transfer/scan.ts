@@ -17,7 +17,6 @@ import type { TransferRequest } from './types';
 export type { FileItem, ScanSink } from './scanSink';
 export { DEFAULT_MAX_DEPTH } from './remoteWalk';
 
-
 function remoteBase(p: string): string {
   return path.posix.basename(p.replace(/\/+$/, '')) || p;
 }
@@ -78,24 +77,44 @@ async function localEntry(w: LocalWalk, src: string, dst: string, isLink: boolea
   try {
     st = await fs.promises.stat(src);
   } catch (err) {
-    if (isLink) { w.sink.skip({ src, dst }, 'a symlink whose target does not exist'); return null; }
+    if (isLink) {
+      w.sink.skip({ src, dst }, 'a symlink whose target does not exist');
+      return null;
+    }
     w.sink.fail({ src, dst }, fromLocalError(err, src));
     return null;
   }
   if (isLink && !w.follow) {
     const target = await fs.promises.realpath(src).catch(() => src);
-    if (st.isDirectory()) { w.sink.skip({ src, dst }, 'a folder symlink (use -L to follow)'); return null; }
-    if (!inside(w.treeRoot, target)) { w.sink.skip({ src, dst }, `a symlink to ${target}, outside the folder being copied (use -L to follow)`); return null; }
+    if (st.isDirectory()) {
+      w.sink.skip({ src, dst }, 'a folder symlink (use -L to follow)');
+      return null;
+    }
+    if (!inside(w.treeRoot, target)) {
+      w.sink.skip({ src, dst }, `a symlink to ${target}, outside the folder being copied (use -L to follow)`);
+      return null;
+    }
   }
-  if (!st.isFile() && !st.isDirectory()) { w.sink.skip({ src, dst }, `${specialKind(st)}, not copied`); return null; }
+  if (!st.isFile() && !st.isDirectory()) {
+    w.sink.skip({ src, dst }, `${specialKind(st)}, not copied`);
+    return null;
+  }
   return st;
 }
 
 /** @param ancestors real paths of the folders above `localDir` (a followed folder symlink must not loop) */
-async function walkPut(w: LocalWalk, localDir: string, remoteDir: string, ancestors: ReadonlySet<string>): Promise<void> {
+async function walkPut(
+  w: LocalWalk,
+  localDir: string,
+  remoteDir: string,
+  ancestors: ReadonlySet<string>,
+): Promise<void> {
   const made = await w.pool.call('mkdir', { path: remoteDir });
   const linked = made === 'exists' ? await linkedRemoteFolder(w, remoteDir) : undefined;
-  if (linked) { w.sink.fail({ src: localDir, dst: remoteDir }, new SluiceError('REMOTE_FAILURE', linked)); return; }
+  if (linked) {
+    w.sink.fail({ src: localDir, dst: remoteDir }, new SluiceError('REMOTE_FAILURE', linked));
+    return;
+  }
   let entries: fs.Dirent[];
   try {
     entries = await fs.promises.readdir(localDir, { withFileTypes: true });
@@ -112,13 +131,17 @@ async function walkPut(w: LocalWalk, localDir: string, remoteDir: string, ancest
     if (!st) continue;
     if (st.isDirectory()) {
       const real = w.follow ? await fs.promises.realpath(src).catch(() => src) : src;
-      if (ancestors.has(real)) { w.sink.skip({ src, dst }, 'a folder symlink to a folder above it (a loop)'); continue; }
+      if (ancestors.has(real)) {
+        w.sink.skip({ src, dst }, 'a folder symlink to a folder above it (a loop)');
+        continue;
+      }
       dirs.push([src, dst, w.follow ? new Set([...ancestors, real]) : ancestors]);
     } else await w.sink.file({ src, dst, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });
   }
-  await eachLimited(dirs, WALK_CONCURRENCY, ([s, d, a]) => walkPut(w, s, d, a).catch((err) => w.sink.fail({ src: s, dst: d }, SluiceError.from(err))));
+  await eachLimited(dirs, WALK_CONCURRENCY, ([s, d, a]) =>
+    walkPut(w, s, d, a).catch((err) => w.sink.fail({ src: s, dst: d }, SluiceError.from(err))),
+  );
 }
-
 
 /**
  * Whether `dest` is a folder the sources go into: as an earlier try of the run read it (TransferRequest.destIsDir),
@@ -137,8 +160,10 @@ async function scanPut(pool: ConnectionPool, req: TransferRequest, sink: ScanSin
   const destPath = await expandRemoteHome(pool, req.dest);
   const destStat = await pool.stat(destPath);
   const destIsDir = decideDest(req, sink, destStat?.type === 'dir');
-  if (!destStat && destPath.endsWith('/')) throw new SluiceError('NO_SUCH_FILE', `folder ${destPath} does not exist on the server`);
-  if (req.sources.length > 1 && !destIsDir) throw new SluiceError('USAGE', `target ${destPath} is not a folder (several sources need a folder)`);
+  if (!destStat && destPath.endsWith('/'))
+    throw new SluiceError('NO_SUCH_FILE', `folder ${destPath} does not exist on the server`);
+  if (req.sources.length > 1 && !destIsDir)
+    throw new SluiceError('USAGE', `target ${destPath} is not a folder (several sources need a folder)`);
   for (const src of req.sources) {
     let st: fs.Stats;
     try {
@@ -149,7 +174,10 @@ async function scanPut(pool: ConnectionPool, req: TransferRequest, sink: ScanSin
     }
     const target = destIsDir ? remoteJoin(destPath, path.basename(path.resolve(src))) : destPath;
     if (st.isDirectory()) {
-      if (!req.recursive) { sink.fail({ src, dst: target }, new SluiceError('USAGE', `${src} is a folder (use -r)`)); continue; }
+      if (!req.recursive) {
+        sink.fail({ src, dst: target }, new SluiceError('USAGE', `${src} is a folder (use -r)`));
+        continue;
+      }
       const treeRoot = await fs.promises.realpath(src).catch(() => path.resolve(src));
       const walk = { pool, sink, follow: req.followSymlinks === true, treeRoot };
       const dest = { destRoot: destPath, keepDirlinks: req.keepDirlinks === true };
@@ -157,7 +185,10 @@ async function scanPut(pool: ConnectionPool, req: TransferRequest, sink: ScanSin
     } else if (st.isFile()) {
       await sink.file({ src, dst: target, size: st.size, mode: st.mode & 0o777, mtimeMs: st.mtimeMs });
     } else {
-      sink.fail({ src, dst: target }, new SluiceError('USAGE', `${src} is ${specialKind(st)}: only regular files and folders can be copied`));
+      sink.fail(
+        { src, dst: target },
+        new SluiceError('USAGE', `${src} is ${specialKind(st)}: only regular files and folders can be copied`),
+      );
     }
   }
 }
@@ -168,26 +199,47 @@ async function scanGet(pool: ConnectionPool, req: TransferRequest, sink: ScanSin
   const destStat = await fs.promises.stat(destPath).catch(() => null);
   const destIsDir = decideDest(req, sink, destStat?.isDirectory() ?? false);
   if (!destStat && /[\\/]$/.test(req.dest)) throw new SluiceError('LOCAL_IO', `folder ${destPath} does not exist`);
-  if (req.sources.length > 1 && !destIsDir) throw new SluiceError('USAGE', `target ${destPath} is not a folder (several sources need a folder)`);
+  if (req.sources.length > 1 && !destIsDir)
+    throw new SluiceError('USAGE', `target ${destPath} is not a folder (several sources need a folder)`);
   const rules = await localNameRules(destPath, req.recursive || req.sources.length > 1, req.namePlatform);
   const topNames = new FolderNames(rules);
   for (const src0 of req.sources) {
     const src = await expandRemoteHome(pool, src0);
-    const st = await pool.stat(src).catch((e: unknown) => { sink.fail({ src, dst: destPath }, SluiceError.from(e)); return undefined; });
+    const st = await pool.stat(src).catch((e: unknown) => {
+      sink.fail({ src, dst: destPath }, SluiceError.from(e));
+      return undefined;
+    });
     if (st === undefined) continue;
-    if (st === null) { sink.fail({ src, dst: destPath }, new SluiceError('NO_SUCH_FILE', `${src}: no such file or folder on the server`)); continue; }
+    if (st === null) {
+      sink.fail(
+        { src, dst: destPath },
+        new SluiceError('NO_SUCH_FILE', `${src}: no such file or folder on the server`),
+      );
+      continue;
+    }
     let target = destPath;
     if (destIsDir) {
       const name = remoteBase(src);
       const reason = topNames.refusal(name);
-      if (reason) { sink.fail({ src, dst: destPath }, new SluiceError('UNSAFE_NAME', `refused remote name ${JSON.stringify(name)}: ${reason}`)); continue; }
+      if (reason) {
+        sink.fail(
+          { src, dst: destPath },
+          new SluiceError('UNSAFE_NAME', `refused remote name ${JSON.stringify(name)}: ${reason}`),
+        );
+        continue;
+      }
       target = safeLocalJoin(destPath, [name]);
     }
     if (st.type === 'dir') {
       if (!req.recursive) sink.fail({ src, dst: target }, new SluiceError('USAGE', `${src} is a folder (use -r)`));
       else {
-        const walk = { pool, sink, maxDepth: req.maxDepth ?? DEFAULT_MAX_DEPTH, follow: req.followSymlinks === true,
-          names: rules };
+        const walk = {
+          pool,
+          sink,
+          maxDepth: req.maxDepth ?? DEFAULT_MAX_DEPTH,
+          follow: req.followSymlinks === true,
+          names: rules,
+        };
         const dest = { destRoot: destPath, keepDirlinks: req.keepDirlinks === true };
         await walkGet({ ...walk, ...dest }, src, target, new Set(), 0);
       }

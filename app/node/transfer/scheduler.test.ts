@@ -21,21 +21,27 @@ function fakeLane(name: string, channel = 0, shared?: { closed: boolean; id: num
     name,
     conn: conn as unknown as WorkerConnection,
     channel,
-    kill: () => { conn.closed = true; },
+    kill: () => {
+      conn.closed = true;
+    },
   };
 }
 
 /** A promise with its resolver, to release a task from the outside. */
 function gate(): { promise: Promise<void>; open(): void } {
   let open!: () => void;
-  const promise = new Promise<void>((r) => { open = r; });
+  const promise = new Promise<void>((r) => {
+    open = r;
+  });
   return { promise, open };
 }
 
 /** Resolves within `ms` or rejects naming `what` (every wait in these tests is bounded). */
 function within<T>(what: string, ms: number, p: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms); });
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms);
+  });
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
 
@@ -54,7 +60,12 @@ async function runVictimBesideBusyLane(kill: (lane: FakeLane) => void): Promise<
   const s = new Scheduler([fakeLane('a'), fakeLane('b')], 1);
   const bRunning = gate();
   const bRelease = gate();
-  s.push(probeTask(async () => { bRunning.open(); await bRelease.promise; }));
+  s.push(
+    probeTask(async () => {
+      bRunning.open();
+      await bRelease.promise;
+    }),
+  );
   await bRunning.promise;
   const victim = probeTask(async (lane, attempt) => {
     if (attempt === 1) {
@@ -64,7 +75,13 @@ async function runVictimBesideBusyLane(kill: (lane: FakeLane) => void): Promise<
   });
   s.push(victim);
   s.end();
-  await within('victim first run', 5_000, (async () => { while (victim.runs.length < 1) await new Promise((r) => setImmediate(r)); })());
+  await within(
+    'victim first run',
+    5_000,
+    (async () => {
+      while (victim.runs.length < 1) await new Promise((r) => setImmediate(r));
+    })(),
+  );
   bRelease.open();
   await within('drain', 5_000, s.drained);
   return victim;
@@ -82,14 +99,19 @@ function probeTask(body: (lane: FakeLane, attempt: number) => Promise<void>, pri
       await body(l, t.runs.length);
       t.done = true;
     },
-    fail: (e) => { t.failures.push(e); },
+    fail: (e) => {
+      t.failures.push(e);
+    },
   };
   return t;
 }
 
 describe('Scheduler', () => {
   test('refuses to start without lanes (CONNECTION_LOST)', () => {
-    assert.throws(() => new Scheduler([], 4), (e: unknown) => e instanceof SluiceError && e.code === 'CONNECTION_LOST');
+    assert.throws(
+      () => new Scheduler([], 4),
+      (e: unknown) => e instanceof SluiceError && e.code === 'CONNECTION_LOST',
+    );
   });
 
   test('work stealing: a slow lane does fewer tasks, the fast one takes the rest', async () => {
@@ -99,12 +121,14 @@ describe('Scheduler', () => {
     const total = 20;
     const allOthersDone = gate();
     let finished = 0;
-    const tasks = Array.from({ length: total }, () => probeTask(async (lane) => {
-      // The slow lane's task completes only after every other task did: it is "slow" without timers.
-      if (lane.name === 'slow') await allOthersDone.promise;
-      else await Promise.resolve();
-      if (++finished === total - 1) allOthersDone.open();
-    }));
+    const tasks = Array.from({ length: total }, () =>
+      probeTask(async (lane) => {
+        // The slow lane's task completes only after every other task did: it is "slow" without timers.
+        if (lane.name === 'slow') await allOthersDone.promise;
+        else await Promise.resolve();
+        if (++finished === total - 1) allOthersDone.open();
+      }),
+    );
     for (const t of tasks) s.push(t);
     s.end();
     await within('drain', 5_000, s.drained);
@@ -118,7 +142,12 @@ describe('Scheduler', () => {
   test('the first tasks spread over every connection, then every channel, before a lane gets a second', async () => {
     const c0 = { closed: false, id: 0 };
     const c1 = { closed: false, id: 1 };
-    const lanes = [fakeLane('c0ch0', 0, c0), fakeLane('c0ch1', 1, c0), fakeLane('c1ch0', 0, c1), fakeLane('c1ch1', 1, c1)];
+    const lanes = [
+      fakeLane('c0ch0', 0, c0),
+      fakeLane('c0ch1', 1, c0),
+      fakeLane('c1ch0', 0, c1),
+      fakeLane('c1ch1', 1, c1),
+    ];
     const s = new Scheduler(lanes, 4);
     const release = gate();
     const tasks = Array.from({ length: 8 }, () => probeTask(() => release.promise));
@@ -139,12 +168,14 @@ describe('Scheduler', () => {
     let running = 0;
     let peak = 0;
     const release = gate();
-    const tasks = Array.from({ length: 12 }, () => probeTask(async () => {
-      running++;
-      peak = Math.max(peak, running);
-      await release.promise;
-      running--;
-    }));
+    const tasks = Array.from({ length: 12 }, () =>
+      probeTask(async () => {
+        running++;
+        peak = Math.max(peak, running);
+        await release.promise;
+        running--;
+      }),
+    );
     for (const t of tasks) s.push(t);
     s.end();
     // Let every lane loop take what it may, then check the bound before releasing.
@@ -162,8 +193,20 @@ describe('Scheduler', () => {
     const order: string[] = [];
     const blocker = gate();
     s.push(probeTask(() => blocker.promise)); // occupies the lane while the others queue up
-    const spec: Array<[string, number]> = [['p1-a', 1], ['p1-b', 1], ['p0-a', 0], ['p2', 2], ['p0-b', 0], ['none', 0.5]];
-    for (const [name, p] of spec) s.push(probeTask(async () => { order.push(name); }, p));
+    const spec: Array<[string, number]> = [
+      ['p1-a', 1],
+      ['p1-b', 1],
+      ['p0-a', 0],
+      ['p2', 2],
+      ['p0-b', 0],
+      ['none', 0.5],
+    ];
+    for (const [name, p] of spec)
+      s.push(
+        probeTask(async () => {
+          order.push(name);
+        }, p),
+      );
     s.end();
     blocker.open();
     await within('drain', 5_000, s.drained);
@@ -196,16 +239,27 @@ describe('Scheduler', () => {
 
   test('an error that is not a connection loss fails the task at once (no retry)', async () => {
     const s = new Scheduler([fakeLane('a'), fakeLane('b')], 1);
-    const bad = probeTask(async () => { throw new SluiceError('PERMISSION_DENIED', 'nope'); });
-    const plain = probeTask(async () => { throw new Error('boom'); });
+    const bad = probeTask(async () => {
+      throw new SluiceError('PERMISSION_DENIED', 'nope');
+    });
+    const plain = probeTask(async () => {
+      throw new Error('boom');
+    });
     s.push(bad);
     s.push(plain);
     s.end();
     await within('drain', 5_000, s.drained);
     assert.equal(bad.runs.length, 1);
-    assert.deepEqual(bad.failures.map((e) => e.code), ['PERMISSION_DENIED']);
+    assert.deepEqual(
+      bad.failures.map((e) => e.code),
+      ['PERMISSION_DENIED'],
+    );
     assert.equal(plain.runs.length, 1);
-    assert.deepEqual(plain.failures.map((e) => e.code), ['REMOTE_FAILURE'], 'non-Sluice errors are wrapped');
+    assert.deepEqual(
+      plain.failures.map((e) => e.code),
+      ['REMOTE_FAILURE'],
+      'non-Sluice errors are wrapped',
+    );
   });
 
   test('a CONNECTION_LOST reported before the connection is marked closed is still retried elsewhere', async () => {
@@ -227,12 +281,14 @@ describe('Scheduler', () => {
     const started = gate();
     let running = 0;
     const killer = gate();
-    const tasks = Array.from({ length: 10 }, () => probeTask(async (lane) => {
-      if (++running === 4) started.open();
-      await killer.promise;
-      lane.kill();
-      throw new SluiceError('CONNECTION_LOST', 'connection lost');
-    }));
+    const tasks = Array.from({ length: 10 }, () =>
+      probeTask(async (lane) => {
+        if (++running === 4) started.open();
+        await killer.promise;
+        lane.kill();
+        throw new SluiceError('CONNECTION_LOST', 'connection lost');
+      }),
+    );
     for (const t of tasks) s.push(t);
     s.end();
     await within('4 tasks running', 5_000, started.promise);
@@ -272,12 +328,24 @@ describe('Scheduler', () => {
     const queued = probeTask(async () => undefined);
     s.push(running);
     s.push(queued);
-    await within('first task to start', 5_000, (async () => { while (running.runs.length < 1) await new Promise((r) => setImmediate(r)); })());
+    await within(
+      'first task to start',
+      5_000,
+      (async () => {
+        while (running.runs.length < 1) await new Promise((r) => setImmediate(r));
+      })(),
+    );
     s.stop(new SluiceError('ABORTED', 'stopped'));
-    assert.deepEqual(queued.failures.map((e) => e.code), ['ABORTED']);
+    assert.deepEqual(
+      queued.failures.map((e) => e.code),
+      ['ABORTED'],
+    );
     const late = probeTask(async () => undefined);
     s.push(late);
-    assert.deepEqual(late.failures.map((e) => e.code), ['ABORTED']);
+    assert.deepEqual(
+      late.failures.map((e) => e.code),
+      ['ABORTED'],
+    );
     release.open();
     await within('drain', 5_000, s.drained);
     assert.ok(running.done);
@@ -292,16 +360,40 @@ describe('heavy tasks and lanes that join later', () => {
     const where: string[] = [];
     const gates = [gate(), gate(), gate(), gate()];
     for (let i = 0; i < 4; i++) {
-      s.push({ heavy: true, run: async (lane) => { where.push((lane as FakeLane).name); await gates[i].promise; }, fail: () => assert.fail('no task fails') });
+      s.push({
+        heavy: true,
+        run: async (lane) => {
+          where.push((lane as FakeLane).name);
+          await gates[i].promise;
+        },
+        fail: () => assert.fail('no task fails'),
+      });
     }
     // Light work still flows on the busy lane.
     let light = 0;
-    s.push({ run: async () => { light++; }, fail: () => assert.fail('no task fails') });
-    await within('first heavy tasks start', 1000, (async () => { while (where.length < 2 || light < 1) await new Promise((r) => setImmediate(r)); })());
+    s.push({
+      run: async () => {
+        light++;
+      },
+      fail: () => assert.fail('no task fails'),
+    });
+    await within(
+      'first heavy tasks start',
+      1000,
+      (async () => {
+        while (where.length < 2 || light < 1) await new Promise((r) => setImmediate(r));
+      })(),
+    );
     await new Promise((r) => setImmediate(r));
     assert.deepEqual(where, ['first', 'first'], 'two heavy tasks at most run on the first lane');
     s.addLanes([fakeLane('second', 0, { closed: false, id: 1 })]);
-    await within('the new lane takes the other two', 1000, (async () => { while (where.length < 4) await new Promise((r) => setImmediate(r)); })());
+    await within(
+      'the new lane takes the other two',
+      1000,
+      (async () => {
+        while (where.length < 4) await new Promise((r) => setImmediate(r));
+      })(),
+    );
     assert.deepEqual(where.slice(2), ['second', 'second']);
     for (const g of gates) g.open();
     s.end();

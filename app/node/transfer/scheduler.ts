@@ -43,7 +43,9 @@ export class Scheduler {
   private lastConnectionError: SluiceError | null = null;
   private drainedResolve!: () => void;
   /** Resolves when end() was called and every task has finished or failed. */
-  readonly drained = new Promise<void>((r) => { this.drainedResolve = r; });
+  readonly drained = new Promise<void>((r) => {
+    this.drainedResolve = r;
+  });
 
   /**
    * @param lanes the lanes to run on
@@ -54,7 +56,11 @@ export class Scheduler {
   /** Heavy tasks running per lane. */
   private readonly heavyRunning = new Map<Lane, number>();
 
-  constructor(lanes: Lane[], private readonly perLane: number, private readonly maxAttempts = 3) {
+  constructor(
+    lanes: Lane[],
+    private readonly perLane: number,
+    private readonly maxAttempts = 3,
+  ) {
     if (!lanes.length) throw new SluiceError('CONNECTION_LOST', 'no live connection to run the transfer on');
     this.addLanes(lanes);
   }
@@ -71,7 +77,10 @@ export class Scheduler {
 
   /** Adds a task. */
   push(task: Task): void {
-    if (this.stopped) { task.fail(this.stopped); return; }
+    if (this.stopped) {
+      task.fail(this.stopped);
+      return;
+    }
     this.insert(task);
     this.idle.shift()?.();
   }
@@ -95,7 +104,10 @@ export class Scheduler {
   private wakeProducers(): void {
     for (let i = this.roomWaiters.length - 1; i >= 0; i--) {
       const w = this.roomWaiters[i];
-      if (this.queue.length < w.limit || this.stopped) { this.roomWaiters.splice(i, 1); w.resolve(); }
+      if (this.queue.length < w.limit || this.stopped) {
+        this.roomWaiters.splice(i, 1);
+        w.resolve();
+      }
     }
   }
 
@@ -192,8 +204,12 @@ export class Scheduler {
     this.deadLanes++;
     if (this.deadLanes === this.lanes.length * this.perLane) {
       const last = this.lastConnectionError;
-      this.stop(new SluiceError(last?.code ?? 'CONNECTION_LOST',
-        `every connection to the server was lost${last ? ` (${last.message})` : ''}; the transfer stopped`));
+      this.stop(
+        new SluiceError(
+          last?.code ?? 'CONNECTION_LOST',
+          `every connection to the server was lost${last ? ` (${last.message})` : ''}; the transfer stopped`,
+        ),
+      );
     }
   }
 }

@@ -9,8 +9,16 @@ import * as path from 'node:path';
 import { SegmentHandles } from '../sftp/segmentHandles';
 import type { ConnectionPool } from '../ssh/connectionPool';
 import {
-  fakeFileEntry, makeTempDir, removeDir, sha256File, startScriptedServer, tempFilesUnder, writeRandomFile,
-  type ScriptedServer, openTrusting, waitUntil,
+  fakeFileEntry,
+  makeTempDir,
+  removeDir,
+  sha256File,
+  startScriptedServer,
+  tempFilesUnder,
+  writeRandomFile,
+  type ScriptedServer,
+  openTrusting,
+  waitUntil,
 } from '../test/helpers';
 import { runTransfer } from './run';
 
@@ -22,8 +30,11 @@ const MiB = 1024 * 1024;
  * gets there).
  */
 function allHandlesClosed(server: ScriptedServer, what: string): Promise<true> {
-  return waitUntil(`${what}: server still counts ${server.stats.openFileHandles} open handles`,
-    () => server.stats.openFileHandles === 0, 5_000);
+  return waitUntil(
+    `${what}: server still counts ${server.stats.openFileHandles} open handles`,
+    () => server.stats.openFileHandles === 0,
+    5_000,
+  );
 }
 
 describe('SegmentHandles', () => {
@@ -40,9 +51,22 @@ describe('SegmentHandles', () => {
     assert.equal(kept.take(2, 'upload', '/a', 'la'), undefined);
     assert.equal(kept.take(0, 'upload', '/a', 'la')?.local, 'a0b');
     assert.equal(kept.take(0, 'download', '/a', 'la')?.local, 'da0');
-    assert.equal(kept.take(0, 'download', '/a', 'la'), undefined, 'the same remote file paired with another local file is not handed out');
-    assert.deepEqual(kept.takeAll('/a', 'other').map((x) => x.local), ['da0-other']);
-    assert.deepEqual(kept.takeAll('/a').map((x) => x.local).sort(), ['a0', 'a1']);
+    assert.equal(
+      kept.take(0, 'download', '/a', 'la'),
+      undefined,
+      'the same remote file paired with another local file is not handed out',
+    );
+    assert.deepEqual(
+      kept.takeAll('/a', 'other').map((x) => x.local),
+      ['da0-other'],
+    );
+    assert.deepEqual(
+      kept
+        .takeAll('/a')
+        .map((x) => x.local)
+        .sort(),
+      ['a0', 'a1'],
+    );
     assert.equal(kept.size, 1);
     assert.deepEqual(kept.takeAll('/a'), []);
     assert.equal(kept.take(0, 'upload', '/b', 'lb')?.local, 'b0');
@@ -77,58 +101,80 @@ describe('segments on a live server', () => {
     if (local) await removeDir(local);
   });
 
-  const open = (): Promise<ConnectionPool> => openTrusting(server, local, { connections: 1, channels: 2, segmentSize: 1 * MiB });
+  const open = (): Promise<ConnectionPool> =>
+    openTrusting(server, local, { connections: 1, channels: 2, segmentSize: 1 * MiB });
 
-  test('a 24-segment file opens each channel\'s handle once per direction and leaves no handle open', { timeout: 60_000 }, async () => {
-    const src = path.join(local, 'seg.src');
-    writeRandomFile(src, 24 * MiB + 77);
-    const want = await sha256File(src);
-    const s = await open();
-    try {
-      const opensBefore = server.stats.fileOpens;
-      const up = await runTransfer(s, { id: 'up', direction: 'put', sources: [src], dest: path.join(server.root, 'seg.bin'), recursive: false });
-      assert.deepEqual(up.failed, []);
-      assert.equal(up.segmentedUploads, true);
-      assert.equal(await sha256File(path.join(server.root, 'seg.bin')), want);
-      const upOpens = server.stats.fileOpens - opensBefore;
-      // probe (2) + create (1) + at most 2 segments at once on each of 2 channels (4); one open per segment would be ≥ 24
-      assert.ok(upOpens <= 8, `upload opened ${upOpens} handles`);
-      assert.equal(server.stats.openFileHandles, 0, 'handles left open after the upload');
+  test(
+    "a 24-segment file opens each channel's handle once per direction and leaves no handle open",
+    { timeout: 60_000 },
+    async () => {
+      const src = path.join(local, 'seg.src');
+      writeRandomFile(src, 24 * MiB + 77);
+      const want = await sha256File(src);
+      const s = await open();
+      try {
+        const opensBefore = server.stats.fileOpens;
+        const up = await runTransfer(s, {
+          id: 'up',
+          direction: 'put',
+          sources: [src],
+          dest: path.join(server.root, 'seg.bin'),
+          recursive: false,
+        });
+        assert.deepEqual(up.failed, []);
+        assert.equal(up.segmentedUploads, true);
+        assert.equal(await sha256File(path.join(server.root, 'seg.bin')), want);
+        const upOpens = server.stats.fileOpens - opensBefore;
+        // probe (2) + create (1) + at most 2 segments at once on each of 2 channels (4); one open per segment would be
+        // ≥ 24
+        assert.ok(upOpens <= 8, `upload opened ${upOpens} handles`);
+        assert.equal(server.stats.openFileHandles, 0, 'handles left open after the upload');
 
-      const mid = server.stats.fileOpens;
-      const down = await runTransfer(s, { id: 'down', direction: 'get', sources: [path.join(server.root, 'seg.bin')], dest: path.join(local, 'seg.back'), recursive: false });
-      assert.deepEqual(down.failed, []);
-      assert.equal(await sha256File(path.join(local, 'seg.back')), want);
-      const downOpens = server.stats.fileOpens - mid;
-      assert.ok(downOpens <= 4, `download opened ${downOpens} handles`);
-      await allHandlesClosed(server, 'after the download');
-      assert.deepEqual(tempFilesUnder(server.root), []);
-      assert.deepEqual(tempFilesUnder(local), []);
-    } finally {
-      await s.close();
-    }
-  });
+        const mid = server.stats.fileOpens;
+        const down = await runTransfer(s, {
+          id: 'down',
+          direction: 'get',
+          sources: [path.join(server.root, 'seg.bin')],
+          dest: path.join(local, 'seg.back'),
+          recursive: false,
+        });
+        assert.deepEqual(down.failed, []);
+        assert.equal(await sha256File(path.join(local, 'seg.back')), want);
+        const downOpens = server.stats.fileOpens - mid;
+        assert.ok(downOpens <= 4, `download opened ${downOpens} handles`);
+        await allHandlesClosed(server, 'after the download');
+        assert.deepEqual(tempFilesUnder(server.root), []);
+        assert.deepEqual(tempFilesUnder(local), []);
+      } finally {
+        await s.close();
+      }
+    },
+  );
 
-  test('the same remote file fetched twice in one job: each copy gets its own handles and identical bytes', { timeout: 60_000 }, async () => {
-    const src = path.join(server.root, 'twice.bin');
-    writeRandomFile(src, 16 * MiB + 5);
-    const want = await sha256File(src);
-    const s = await open();
-    try {
-      const a = path.join(local, 'twice-a.bin');
-      const b = path.join(local, 'twice-b.bin');
-      const [ra, rb] = await Promise.all([
-        runTransfer(s, { id: 'ta', direction: 'get', sources: [src], dest: a, recursive: false }),
-        runTransfer(s, { id: 'tb', direction: 'get', sources: [src], dest: b, recursive: false }),
-      ]);
-      assert.deepEqual([ra.failed, rb.failed], [[], []]);
-      assert.equal(await sha256File(a), want);
-      assert.equal(await sha256File(b), want);
-      await allHandlesClosed(server, 'after two copies');
-    } finally {
-      await s.close();
-    }
-  });
+  test(
+    'the same remote file fetched twice in one job: each copy gets its own handles and identical bytes',
+    { timeout: 60_000 },
+    async () => {
+      const src = path.join(server.root, 'twice.bin');
+      writeRandomFile(src, 16 * MiB + 5);
+      const want = await sha256File(src);
+      const s = await open();
+      try {
+        const a = path.join(local, 'twice-a.bin');
+        const b = path.join(local, 'twice-b.bin');
+        const [ra, rb] = await Promise.all([
+          runTransfer(s, { id: 'ta', direction: 'get', sources: [src], dest: a, recursive: false }),
+          runTransfer(s, { id: 'tb', direction: 'get', sources: [src], dest: b, recursive: false }),
+        ]);
+        assert.deepEqual([ra.failed, rb.failed], [[], []]);
+        assert.equal(await sha256File(a), want);
+        assert.equal(await sha256File(b), want);
+        await allHandlesClosed(server, 'after two copies');
+      } finally {
+        await s.close();
+      }
+    },
+  );
 
   test('a file given up mid-way closes the handles its finished segments kept', { timeout: 60_000 }, async () => {
     // The listing claims 12 MiB, the file holds 11.5: only the last segment meets end of file, so the file is
@@ -139,7 +185,13 @@ describe('segments on a live server', () => {
     server.overrides.readdir = (p) => (p === dir ? [fakeFileEntry('short.bin', 12 * MiB)] : undefined);
     const s = await open();
     try {
-      const report = await runTransfer(s, { id: 'short', direction: 'get', sources: [dir], dest: path.join(local, 'short-back'), recursive: true });
+      const report = await runTransfer(s, {
+        id: 'short',
+        direction: 'get',
+        sources: [dir],
+        dest: path.join(local, 'short-back'),
+        recursive: true,
+      });
       assert.equal(report.failed.length, 1, JSON.stringify(report.failed));
       assert.ok(server.stats.fileOpens > 0);
       await allHandlesClosed(server, 'after a failed file');

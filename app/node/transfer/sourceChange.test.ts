@@ -8,7 +8,17 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { EngineEvent, TransferReport } from './types';
-import { makeTempDir, openTrusting, removeDir, sha256File, startSshd, tempFilesUnder, within, writeRandomFile, type SshdServer } from '../test/helpers';
+import {
+  makeTempDir,
+  openTrusting,
+  removeDir,
+  sha256File,
+  startSshd,
+  tempFilesUnder,
+  within,
+  writeRandomFile,
+  type SshdServer,
+} from '../test/helpers';
 import { runTransfer } from './run';
 
 const MiB = 1024 * 1024;
@@ -27,17 +37,29 @@ after(async () => {
  * Uploads `src` at 4 MiB/s (1 MiB segments when `segmented`) and calls `change` on each progress event while it runs.
  * @returns the report and the warnings
  */
-async function uploadWhileChanging(src: string, dst: string, segmented: boolean, change: (e: EngineEvent) => void): Promise<{ report: TransferReport; warnings: string[] }> {
+async function uploadWhileChanging(
+  src: string,
+  dst: string,
+  segmented: boolean,
+  change: (e: EngineEvent) => void,
+): Promise<{ report: TransferReport; warnings: string[] }> {
   const warnings: string[] = [];
   const s = await openTrusting(server, local, {
-    connections: 1, channels: 2, segmentSize: segmented ? MiB : 64 * MiB, rateLimit: 4 * MiB,
+    connections: 1,
+    channels: 2,
+    segmentSize: segmented ? MiB : 64 * MiB,
+    rateLimit: 4 * MiB,
   });
   const onEvent = (e: EngineEvent): void => {
     if (e.type === 'log' && e.level === 'warn') warnings.push(e.message);
     if (e.type === 'progress' && e.bytesDone > 0) change(e);
   };
   try {
-    const report = await within('upload', 90_000, runTransfer(s, { id: 'chg', direction: 'put', sources: [src], dest: dst, recursive: false }, { onEvent }));
+    const report = await within(
+      'upload',
+      90_000,
+      runTransfer(s, { id: 'chg', direction: 'put', sources: [src], dest: dst, recursive: false }, { onEvent }),
+    );
     return { report, warnings };
   } finally {
     await s.close();
@@ -61,7 +83,10 @@ describe('the source changes during an upload', () => {
       assert.equal(report.files, 1);
       assert.equal(await sha256File(dst), await sha256File(src), 'the committed copy is the new source, never a mix');
       assert.equal(fs.statSync(dst).size, 6 * MiB + 4096);
-      assert.ok(warnings.some((w) => /changed while it was sent.*sending it again \(1 of 2\)/.test(w)), warnings.join('\n'));
+      assert.ok(
+        warnings.some((w) => /changed while it was sent.*sending it again \(1 of 2\)/.test(w)),
+        warnings.join('\n'),
+      );
       assert.deepEqual(tempFilesUnder(server.root), []);
     });
   }
@@ -70,7 +95,9 @@ describe('the source changes during an upload', () => {
     const src = path.join(local, 'always.bin');
     writeRandomFile(src, 3 * MiB);
     const dst = path.join(server.root, 'always.bin');
-    const { report, warnings } = await uploadWhileChanging(src, dst, false, () => fs.appendFileSync(src, Buffer.alloc(512, 1)));
+    const { report, warnings } = await uploadWhileChanging(src, dst, false, () =>
+      fs.appendFileSync(src, Buffer.alloc(512, 1)),
+    );
     assert.equal(report.files, 0);
     assert.equal(report.failed.length, 1);
     assert.equal(report.failed[0].code, 'SOURCE_CHANGED');
@@ -93,7 +120,11 @@ describe('the source changes during an upload', () => {
       });
       assert.ok(cut);
       assert.equal(report.files, 0);
-      assert.deepEqual(report.failed.map((f) => f.code), ['SOURCE_CHANGED'], JSON.stringify(report.failed));
+      assert.deepEqual(
+        report.failed.map((f) => f.code),
+        ['SOURCE_CHANGED'],
+        JSON.stringify(report.failed),
+      );
       assert.match(report.failed[0].message, /truncated-\w+\.bin changed while it was sent/);
       assert.equal(fs.existsSync(dst), false, 'nothing committed');
       assert.deepEqual(tempFilesUnder(server.root), []);

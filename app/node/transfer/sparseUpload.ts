@@ -26,8 +26,11 @@ export interface SparsePlan {
  *   upload's own read then reports the error — or an earlier temporary file could not be removed)
  * @param events the job's event sink (the plan is said as an `info` log line)
  */
-export async function planSparseUpload(f: { src: string; size: number },
-  clearTemp: (() => Promise<boolean>) | undefined, events: EventSink): Promise<SparsePlan | undefined> {
+export async function planSparseUpload(
+  f: { src: string; size: number },
+  clearTemp: (() => Promise<boolean>) | undefined,
+  events: EventSink,
+): Promise<SparsePlan | undefined> {
   // A file smaller than that cannot have that many holes: not even opened.
   if (f.size <= MIN_SKIPPED_BYTES) return undefined;
   const found = await dataRanges(f.src, f.size).catch(() => undefined);
@@ -41,7 +44,8 @@ export async function planSparseUpload(f: { src: string; size: number },
   // A temporary file that cannot be removed goes whole: its OPEN truncates it.
   if (clearTemp && !(await clearTemp())) return undefined;
   events({
-    type: 'log', level: 'info',
+    type: 'log',
+    level: 'info',
     message: `${f.src} is sparse: sending its ${ranges.length} data ${ranges.length === 1 ? 'range' : 'ranges'}, ${sent} of ${f.size} bytes (holes found by ${found.source === 'native' ? 'SEEK_DATA/SEEK_HOLE' : 'a zero-block scan'})`,
   });
   return { ranges, holeBytes };

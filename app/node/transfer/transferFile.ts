@@ -106,7 +106,11 @@ export class TransferFile implements FileItem, FileInFlight, EndpointFile {
    * @param item the file and its target (`renamedFrom`: the conflict rule `rename` chose `dst`)
    * @param temp its temporary name, as the plan stage made it (resume.ts, or the destination endpoint)
    */
-  constructor(item: FileItem & { renamedFrom?: string }, temp: string, private readonly ctx: FileContext) {
+  constructor(
+    item: FileItem & { renamedFrom?: string },
+    temp: string,
+    private readonly ctx: FileContext,
+  ) {
     ({ src: this.src, dst: this.dst, size: this.size, mode: this.mode, mtimeMs: this.mtimeMs } = item);
     if (item.renamedFrom !== undefined) this.renamedFrom = item.renamedFrom;
     this.tempName = temp;
@@ -160,7 +164,11 @@ export class TransferFile implements FileItem, FileInFlight, EndpointFile {
     let counted = 0;
     const abort = new AbortController();
     this.running.add(abort);
-    const onProgress = (n: number) => { counted += n; this.done += n; this.ctx.count(n, n); };
+    const onProgress = (n: number) => {
+      counted += n;
+      this.done += n;
+      this.ctx.count(n, n);
+    };
     const call = fn({ ...extra, signal: abort.signal, onProgress });
     this.calls.add(call);
     try {
@@ -208,9 +216,13 @@ export class TransferFile implements FileItem, FileInFlight, EndpointFile {
     if (this.lastCheckpoint === 0) this.lastCheckpoint = Date.now();
     this.segmentConns.add(lane.conn);
     const journalled = this.ctx.req.journal !== undefined && !this.noFsync;
-    const onDurable = (to: number) => { if (this.route === 'segments') this.recordDurable([[start, to]]); };
-    await this.withTask((o) => this.ctx.ends.moveRange(lane, this, start, end, journalled ? CHECKPOINT_MS : undefined, o),
-      { onDurable });
+    const onDurable = (to: number) => {
+      if (this.route === 'segments') this.recordDurable([[start, to]]);
+    };
+    await this.withTask(
+      (o) => this.ctx.ends.moveRange(lane, this, start, end, journalled ? CHECKPOINT_MS : undefined, o),
+      { onDurable },
+    );
     if (this.route !== 'segments') {
       this.uncount(end - start);
       return false;
@@ -343,7 +355,11 @@ export class TransferFile implements FileItem, FileInFlight, EndpointFile {
       size = end.size;
     }
     await released;
-    if (size !== this.size) throw new SluiceError('VERIFY_FAILED', `${this.dst}: size after transfer is ${size} bytes, expected ${this.size}`);
+    if (size !== this.size)
+      throw new SluiceError(
+        'VERIFY_FAILED',
+        `${this.dst}: size after transfer is ${size} bytes, expected ${this.size}`,
+      );
     await source.checkUnchanged(this);
     const verified = this.ctx.req.verify === 'sha256' ? await this.compareHashes(lane) : { level: 'size' as const };
     // An interrupted job commits nothing, even a file whose last bytes raced the interrupt.
@@ -353,7 +369,10 @@ export class TransferFile implements FileItem, FileInFlight, EndpointFile {
     this.attrsRefused = (await dest.commit(lane, this, mode, this.keep)) ?? this.attrsRefused;
     this.to('committed');
     if (!this.attrsRefused || !this.keep) return verified;
-    return { ...verified, attrsNotKept: { keep: this.keep, error: inUserTerms(this.attrsRefused, this.temp, this.dst) } };
+    return {
+      ...verified,
+      attrsNotKept: { keep: this.keep, error: inUserTerms(this.attrsRefused, this.temp, this.dst) },
+    };
   }
 
   /** Counts every byte this file moved back out (it is sent again from zero as a new file). */
@@ -373,12 +392,19 @@ export class TransferFile implements FileItem, FileInFlight, EndpointFile {
 
   private async compareHashes(lane: Lane): Promise<Omit<Committed, 'attrsNotKept'>> {
     const { local, remote } = await this.ctx.ends.hashes(lane, this, this.ctx.req.allowExec !== false, {
-      local: (n) => { this.localHashed += n; },
-      remote: (n) => { this.remoteHashed += n; },
+      local: (n) => {
+        this.localHashed += n;
+      },
+      remote: (n) => {
+        this.remoteHashed += n;
+      },
     });
     const how = remote.method === 'reread' ? 'read back over SFTP' : `by the server (${remote.method})`;
     if (local !== remote.sha256) {
-      throw new SluiceError('VERIFY_FAILED', `${this.dst}: SHA-256 differs after transfer (local ${local}, remote ${remote.sha256}, hashed ${how})`);
+      throw new SluiceError(
+        'VERIFY_FAILED',
+        `${this.dst}: SHA-256 differs after transfer (local ${local}, remote ${remote.sha256}, hashed ${how})`,
+      );
     }
     return remote.method === 'reread' ? { level: 'sha256-reread', weakerWhy: remote.why } : { level: 'sha256-remote' };
   }
@@ -411,7 +437,8 @@ export class TransferFile implements FileItem, FileInFlight, EndpointFile {
     this.keptTemp = keepTemp;
     this.to(as);
     this.cancelRunning();
-    return Promise.allSettled([...this.calls]).then(() => this.release())
+    return Promise.allSettled([...this.calls])
+      .then(() => this.release())
       .then(() => (keepTemp ? undefined : this.ctx.ends.dest.removeTemp(this)));
   }
 }

@@ -79,7 +79,10 @@ export interface TransferJournal {
    * of its first and last MiB).
    * @param proposedTemp the temporary name the job would use for a fresh start
    */
-  planFile(f: { src: string; dst: string; size: number; mtimeMs: number }, proposedTemp: string): Promise<JournalledFile>;
+  planFile(
+    f: { src: string; dst: string; size: number; mtimeMs: number },
+    proposedTemp: string,
+  ): Promise<JournalledFile>;
   /** Bytes [start, end) of the file are durable at its temporary name. */
   recordRange(src: string, start: number, end: number): void;
   /** The earlier partial copy cannot be used (gone, or shorter than recorded): forget its ranges. */
@@ -221,39 +224,54 @@ export interface ConnectionSample {
 /** What a transfer tells its sink: progress samples (every 250 ms) and each file's end. */
 export type TransferEvent =
   | {
-    type: 'progress'; jobId: string; t: number; bytesDone: number; bytesTotal: number; filesDone: number; filesTotal: number;
-    /** Bytes per second over the sliding window. */
-    rate: number; scanning: boolean; connections: ConnectionSample[]; files: Array<{ path: string; bytes: number; size: number }>;
-    /** What limits the transfer now: the verdict carrying the most bytes over its connections' (issue #16). */
-    bottleneck?: Bottleneck;
-    /**
-     * Files (and their bytes) of filesTotal/bytesTotal that ended without being sent: skipped by the conflict rule,
-     * or committed by an earlier run of the job. Not in filesDone/bytesDone; a bar adds them to reach 100 %.
-     */
-    filesSkipped?: number;
-    bytesSkipped?: number;
-    /**
-     * Under `--verify sha256`, when every file still in flight is having its hashes compared (nothing moves: the
-     * verifying phase): those files, their bytes, and the bytes hashed so far (the slower side of each file: a
-     * server hashing with sha256sum or check-file-name reports no progress, the local side then counts).
-     */
-    verifying?: { files: number; bytes: number; hashedBytes: number };
-  }
+      type: 'progress';
+      jobId: string;
+      t: number;
+      bytesDone: number;
+      bytesTotal: number;
+      filesDone: number;
+      filesTotal: number;
+      /** Bytes per second over the sliding window. */
+      rate: number;
+      scanning: boolean;
+      connections: ConnectionSample[];
+      files: Array<{ path: string; bytes: number; size: number }>;
+      /** What limits the transfer now: the verdict carrying the most bytes over its connections' (issue #16). */
+      bottleneck?: Bottleneck;
+      /**
+       * Files (and their bytes) of filesTotal/bytesTotal that ended without being sent: skipped by the conflict rule,
+       * or committed by an earlier run of the job. Not in filesDone/bytesDone; a bar adds them to reach 100 %.
+       */
+      filesSkipped?: number;
+      bytesSkipped?: number;
+      /**
+       * Under `--verify sha256`, when every file still in flight is having its hashes compared (nothing moves: the
+       * verifying phase): those files, their bytes, and the bytes hashed so far (the slower side of each file: a
+       * server hashing with sha256sum or check-file-name reports no progress, the local side then counts).
+       */
+      verifying?: { files: number; bytes: number; hashedBytes: number };
+    }
   | {
-    type: 'file'; jobId: string; path: string; target: string; size: number; state: 'done' | 'failed' | 'skipped'; verify?: VerifyLevel;
-    error?: { code: string; message: string };
-    /**
-   * Why a file was skipped (a special file, a symlink outside the tree, an existing target, "the target is newer",
-   * "same size", …).
-   */
-    reason?: string;
-    /** Skipped because an earlier run of the job committed it (the journal): the job's own file, done. */
-    earlier?: boolean;
-    /** The conflict rule `rename` wrote it beside this existing target, under `target` (`NAME (1).ext`). */
-    renamedFrom?: string;
-    /** A skip the scan also said as a warn `log` event (a special file, a symlink not followed): print it once. */
-    warned?: boolean;
-  }
+      type: 'file';
+      jobId: string;
+      path: string;
+      target: string;
+      size: number;
+      state: 'done' | 'failed' | 'skipped';
+      verify?: VerifyLevel;
+      error?: { code: string; message: string };
+      /**
+       * Why a file was skipped (a special file, a symlink outside the tree, an existing target, "the target is newer",
+       * "same size", …).
+       */
+      reason?: string;
+      /** Skipped because an earlier run of the job committed it (the journal): the job's own file, done. */
+      earlier?: boolean;
+      /** The conflict rule `rename` wrote it beside this existing target, under `target` (`NAME (1).ext`). */
+      renamedFrom?: string;
+      /** A skip the scan also said as a warn `log` event (a special file, a symlink not followed): print it once. */
+      warned?: boolean;
+    }
   /** A transfer's log line (a skipped special file, the probe's answer, a fallback, attributes not kept). */
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string };
 

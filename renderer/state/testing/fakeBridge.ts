@@ -31,9 +31,21 @@ export const FAKE_ALGORITHM_CATALOG: AlgorithmCatalog = {
     defaults: ['aes128-gcm@openssh.com', 'chacha20-poly1305@openssh.com', 'aes256-ctr'],
     weak: { 'aes128-cbc': 'CBC mode (plaintext recovery, CVE-2008-5161); off by default since OpenSSH 7.4' },
   },
-  kex: { supported: ['curve25519-sha256', 'diffie-hellman-group1-sha1'], defaults: ['curve25519-sha256'], weak: { 'diffie-hellman-group1-sha1': '1024-bit group and SHA-1 (RFC 9142)' } },
-  hmac: { supported: ['hmac-sha2-256-etm@openssh.com', 'hmac-md5'], defaults: ['hmac-sha2-256-etm@openssh.com'], weak: { 'hmac-md5': 'MD5' } },
-  serverHostKey: { supported: ['ssh-ed25519', 'rsa-sha2-512', 'ssh-rsa'], defaults: ['ssh-ed25519', 'rsa-sha2-512'], weak: { 'ssh-rsa': 'RSA with SHA-1 signatures (RFC 8332); off by default since OpenSSH 8.8' } },
+  kex: {
+    supported: ['curve25519-sha256', 'diffie-hellman-group1-sha1'],
+    defaults: ['curve25519-sha256'],
+    weak: { 'diffie-hellman-group1-sha1': '1024-bit group and SHA-1 (RFC 9142)' },
+  },
+  hmac: {
+    supported: ['hmac-sha2-256-etm@openssh.com', 'hmac-md5'],
+    defaults: ['hmac-sha2-256-etm@openssh.com'],
+    weak: { 'hmac-md5': 'MD5' },
+  },
+  serverHostKey: {
+    supported: ['ssh-ed25519', 'rsa-sha2-512', 'ssh-rsa'],
+    defaults: ['ssh-ed25519', 'rsa-sha2-512'],
+    weak: { 'ssh-rsa': 'RSA with SHA-1 signatures (RFC 8332); off by default since OpenSSH 8.8' },
+  },
 };
 
 /** A recorded invocation. */
@@ -105,20 +117,32 @@ function builtinHandlers(data: FakeData): BuiltinHandlers {
       return ok(undefined);
     },
     'folders.delete': ({ path }) => {
-      if (data.sites.some((s) => s.folder === path || s.folder.startsWith(`${path}/`))) return err('FOLDER_NOT_EMPTY', 'folder is not empty');
+      if (data.sites.some((s) => s.folder === path || s.folder.startsWith(`${path}/`)))
+        return err('FOLDER_NOT_EMPTY', 'folder is not empty');
       data.folders = data.folders.filter((f) => f !== path);
       return ok(undefined);
     },
     'algorithms.catalog': () => ok(FAKE_ALGORITHM_CATALOG),
-    'sites.test': ({ site }) => ok({
-      ok: true, kex: 'curve25519-sha256', cipher: site.ciphers?.[0] ?? 'aes128-gcm@openssh.com', mac: '(implicit: AEAD)', serverHostKey: 'ssh-ed25519',
-      serverVersion: 'SSH-2.0-OpenSSH_9.2p1', rttMs: 1, home: '/home/user', authMethod: 'publickey', elapsedMs: 5,
-    }),
+    'sites.test': ({ site }) =>
+      ok({
+        ok: true,
+        kex: 'curve25519-sha256',
+        cipher: site.ciphers?.[0] ?? 'aes128-gcm@openssh.com',
+        mac: '(implicit: AEAD)',
+        serverHostKey: 'ssh-ed25519',
+        serverVersion: 'SSH-2.0-OpenSSH_9.2p1',
+        rttMs: 1,
+        home: '/home/user',
+        authMethod: 'publickey',
+        elapsedMs: 5,
+      }),
     'sites.testCancel': () => ok(false),
     'session.list': () => ok([]),
     'local.home': () => ok(data.localHome),
-    'local.list': ({ path }) => (data.local[path] ? ok({ path, entries: data.local[path] }) : err('NOT_FOUND', `${path}: no such folder`)),
-    'remote.list': ({ path }) => (data.remote[path] ? ok({ path, entries: data.remote[path] }) : err('NOT_FOUND', `${path}: no such folder`)),
+    'local.list': ({ path }) =>
+      data.local[path] ? ok({ path, entries: data.local[path] }) : err('NOT_FOUND', `${path}: no such folder`),
+    'remote.list': ({ path }) =>
+      data.remote[path] ? ok({ path, entries: data.remote[path] }) : err('NOT_FOUND', `${path}: no such folder`),
     'queue.snapshot': () => ok({ jobs: data.jobs }),
     'queue.enqueue': ({ sources }) => ok({ jobIds: sources.map(() => `job-${nextId++}`) }),
     'queue.files': () => ok({ files: [], total: 0 }),
@@ -136,7 +160,14 @@ export function createFakeBridge(init: Partial<FakeData> = {}): FakeBridge {
     sites: [],
     folders: [],
     jobs: [],
-    settings: { theme: 'system', allowInsecureSecretStorage: false, secretStorage: { backend: 'memory', secure: true }, speedLimit: 0, layout: DEFAULT_LAYOUT, transfers: DEFAULT_TRANSFERS },
+    settings: {
+      theme: 'system',
+      allowInsecureSecretStorage: false,
+      secretStorage: { backend: 'memory', secure: true },
+      speedLimit: 0,
+      layout: DEFAULT_LAYOUT,
+      transfers: DEFAULT_TRANSFERS,
+    },
     local: { '/home/user': [] },
     remote: { '/': [] },
     localHome: '/home/user',
@@ -162,7 +193,7 @@ export function createFakeBridge(init: Partial<FakeData> = {}): FakeBridge {
       set.add(listener as (payload: never) => void);
       return () => set.delete(listener as (payload: never) => void);
     },
-    pathForFile: (file: object) => ((file as { path?: string }).path ?? ''),
+    pathForFile: (file: object) => (file as { path?: string }).path ?? '',
   };
   for (const channel of INVOKE_CHANNELS) {
     methods[methodName(channel)] = async (request?: unknown): Promise<Result<unknown>> => {
@@ -174,6 +205,7 @@ export function createFakeBridge(init: Partial<FakeData> = {}): FakeBridge {
       return fn ? fn(request) : ok(undefined);
     };
   }
-  if (!BRIDGE_METHOD_NAMES.every((m) => typeof methods[m] === 'function')) throw new Error('fake bridge misses a method');
+  if (!BRIDGE_METHOD_NAMES.every((m) => typeof methods[m] === 'function'))
+    throw new Error('fake bridge misses a method');
   return Object.assign(methods, controls) as unknown as FakeBridge;
 }

@@ -5,8 +5,21 @@ import { applyQueueEvents, emptyQueue, type QueueState } from '../reducer';
 /** A queued upload of site `s`, batch `b`, named after its id, 100 bytes expected; `over` changes any field. */
 export function job(id: string, over: Partial<Job> = {}): Job {
   return {
-    id, batchId: 'b', siteId: 's', direction: 'upload', source: `/l/${id}`, dest: '/r', name: id, state: 'queued',
-    bytesDone: 0, bytesTotal: 100, filesDone: 0, filesTotal: 1, rate: 0, createdAt: 1, ...over,
+    id,
+    batchId: 'b',
+    siteId: 's',
+    direction: 'upload',
+    source: `/l/${id}`,
+    dest: '/r',
+    name: id,
+    state: 'queued',
+    bytesDone: 0,
+    bytesTotal: 100,
+    filesDone: 0,
+    filesTotal: 1,
+    rate: 0,
+    createdAt: 1,
+    ...over,
   };
 }
 

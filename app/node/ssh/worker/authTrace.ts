@@ -1,9 +1,9 @@
 /**
  * What a connection's login tried (RFC 4252): each method offered, named (the agent with the keys it listed, each key
  * file, the password, keyboard-interactive), and the methods the server said can continue (SSH_MSG_USERAUTH_FAILURE,
- * RFC 4252 §5.1, which ssh2 hands the authHandler). `-v` prints each attempt as it happens; when every method is refused,
- * the AUTH_FAILED message names what was tried and what the server accepts, so a user can tell a missing key from a
- * server that takes no passwords.
+ * RFC 4252 §5.1, which ssh2 hands the authHandler). `-v` prints each attempt as it happens; when every method is
+ * refused, the AUTH_FAILED message names what was tried and what the server accepts, so a user can tell a missing key
+ * from a server that takes no passwords.
  */
 import { SluiceError } from '../../errors';
 
@@ -28,7 +28,11 @@ export class AuthTrace {
   /** The agent listed its keys (LoginAsks.agentKeys); ssh2 offers them one after another. */
   listedAgentKeys(keys: string[]): void {
     this.agentKeys = keys;
-    this.note(keys.length ? `auth: ssh-agent offers ${plural(keys.length, 'key')}: ${keys.join('; ')}` : 'auth: ssh-agent holds no key');
+    this.note(
+      keys.length
+        ? `auth: ssh-agent offers ${plural(keys.length, 'key')}: ${keys.join('; ')}`
+        : 'auth: ssh-agent holds no key',
+    );
   }
 
   /**
@@ -60,7 +64,11 @@ export class AuthTrace {
       if (last?.what === t) last.times++;
       else runs.push({ what: t, times: 1 });
     }
-    return runs.map(({ what, times }) => `${what === 'ssh-agent' && this.agentKeys ? agentText(this.agentKeys) : what}${times > 1 ? ` (${times} times)` : ''}`)
+    return runs
+      .map(
+        ({ what, times }) =>
+          `${what === 'ssh-agent' && this.agentKeys ? agentText(this.agentKeys) : what}${times > 1 ? ` (${times} times)` : ''}`,
+      )
       .join('; ');
   }
 
@@ -71,7 +79,9 @@ export class AuthTrace {
    */
   failure(who: string): SluiceError {
     const accepts = this.serverMethods?.length ? `; the server accepts: ${this.serverMethods.join(', ')}` : '';
-    const tried = this.tried.length ? `every method offered was refused (tried: ${this.triedText()})` : 'nothing was offered';
+    const tried = this.tried.length
+      ? `every method offered was refused (tried: ${this.triedText()})`
+      : 'nothing was offered';
     return new SluiceError('AUTH_FAILED', `authentication failed for ${who}: ${tried}${accepts}${this.missing()}`);
   }
 
@@ -82,7 +92,8 @@ export class AuthTrace {
     if (accepts('publickey') && !this.tried.some((t) => t === 'ssh-agent' || t.startsWith('key '))) {
       out.push('no key to offer (-i FILE, ~/.ssh/id_ed25519, id_ecdsa, id_rsa, or ssh-agent)');
     }
-    if (accepts('password') && !this.tried.includes('password')) out.push('no password to offer (SLUICE_PASSWORD, or a terminal without --batch)');
+    if (accepts('password') && !this.tried.includes('password'))
+      out.push('no password to offer (SLUICE_PASSWORD, or a terminal without --batch)');
     return out.length ? `; ${out.join('; ')}` : '';
   }
 }

@@ -18,12 +18,20 @@ import { openRemote, statOn } from './sftpCalls';
  * says slow.
  * @returns the channels that opened; [] on a fast link
  */
-export async function openEarlyChannels(conn: WorkerConn, client: Client, count: number,
-  auto: { minRttMs: number; earlyRttMs: number }, setupRttMs: number | undefined, rtt: Promise<number | undefined>,
-  early: (s: SFTPWrapper) => void): Promise<SFTPWrapper[]> {
+export async function openEarlyChannels(
+  conn: WorkerConn,
+  client: Client,
+  count: number,
+  auto: { minRttMs: number; earlyRttMs: number },
+  setupRttMs: number | undefined,
+  rtt: Promise<number | undefined>,
+  early: (s: SFTPWrapper) => void,
+): Promise<SFTPWrapper[]> {
   const slow = (ms: number | undefined) => ms !== undefined && ms >= auto.minRttMs;
-  const openAll = () => Promise.allSettled(Array.from({ length: count }, () => openSftp(conn, client, early)))
-    .then((rs) => rs.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : [])));
+  const openAll = () =>
+    Promise.allSettled(Array.from({ length: count }, () => openSftp(conn, client, early))).then((rs) =>
+      rs.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : [])),
+    );
   if (!(setupRttMs !== undefined && setupRttMs >= auto.earlyRttMs)) return slow(await rtt) ? openAll() : [];
   const opened = openAll();
   if (slow(await rtt)) return opened;
@@ -47,7 +55,10 @@ export function measureRtt(client: Client): Promise<number | undefined> {
       clearTimeout(timer);
       resolve(Number(process.hrtime.bigint() - t0) / 1e6);
     });
-    if (!sent) { clearTimeout(timer); resolve(undefined); }
+    if (!sent) {
+      clearTimeout(timer);
+      resolve(undefined);
+    }
   });
 }
 
@@ -56,21 +67,41 @@ export function measureRtt(client: Client): Promise<number | undefined> {
  * leave requests waiting forever. When requests are outstanding and no SFTP reply has arrived for
  * keepaliveInterval × keepaliveCountMax (60 s with keepalives off), the connection counts as stalled.
  */
-export function watchSftpReplies(conn: WorkerConn, client: Client, channels: SFTPWrapper[],
-  params: ConnectParams): void {
+export function watchSftpReplies(
+  conn: WorkerConn,
+  client: Client,
+  channels: SFTPWrapper[],
+  params: ConnectParams,
+): void {
   const limitMs = params.keepaliveIntervalMs > 0 ? params.keepaliveIntervalMs * params.keepaliveCountMax : 60_000;
-  const mark = () => { conn.lastSftpReply = Date.now(); };
+  const mark = () => {
+    conn.lastSftpReply = Date.now();
+  };
   for (const ch of channels) watchChannel(ch, mark);
-  const timer = setInterval(() => {
-    if (!conn.open || conn.closedError) { clearInterval(timer); return; }
-    // While nothing is outstanding the clock restarts, so an idle spell never counts as silence.
-    if (!conn.open.sftp.some(awaitingReplies)) { conn.lastSftpReply = Date.now(); return; }
-    if (Date.now() - conn.lastSftpReply <= limitMs) return;
-    clearInterval(timer);
-    conn.failAll(new SluiceError('CONNECTION_STALLED', `SFTP server at ${params.host}:${params.port} stopped answering: `
-      + `no reply for ${Math.round(limitMs / 1000)} s`));
-    client.destroy();
-  }, Math.min(1000, Math.max(100, limitMs / 4)));
+  const timer = setInterval(
+    () => {
+      if (!conn.open || conn.closedError) {
+        clearInterval(timer);
+        return;
+      }
+      // While nothing is outstanding the clock restarts, so an idle spell never counts as silence.
+      if (!conn.open.sftp.some(awaitingReplies)) {
+        conn.lastSftpReply = Date.now();
+        return;
+      }
+      if (Date.now() - conn.lastSftpReply <= limitMs) return;
+      clearInterval(timer);
+      conn.failAll(
+        new SluiceError(
+          'CONNECTION_STALLED',
+          `SFTP server at ${params.host}:${params.port} stopped answering: ` +
+            `no reply for ${Math.round(limitMs / 1000)} s`,
+        ),
+      );
+      client.destroy();
+    },
+    Math.min(1000, Math.max(100, limitMs / 4)),
+  );
   timer.unref();
 }
 
@@ -94,7 +125,10 @@ export function applyWindow(conn: WorkerConn, ch: SFTPWrapper): void {
 export function openSftp(conn: WorkerConn, client: Client, early?: (s: SFTPWrapper) => void): Promise<SFTPWrapper> {
   return new Promise<SFTPWrapper>((resolve, reject) => {
     const done = (e: Error | undefined, s: SFTPWrapper) => {
-      if (e) { reject(new SluiceError('REMOTE_FAILURE', `cannot open SFTP channel: ${e.message}`)); return; }
+      if (e) {
+        reject(new SluiceError('REMOTE_FAILURE', `cannot open SFTP channel: ${e.message}`));
+        return;
+      }
       applyWindow(conn, s);
       resolve(s);
     };
@@ -118,13 +152,16 @@ export async function addChannels(conn: WorkerConn, a: WorkerOps['addChannels'][
   // Opened together: each costs 2–4 round trips (CHANNEL_OPEN, subsystem, INIT/VERSION, limits). A server
   // may refuse some (OpenSSH MaxSessions, default 10 per connection): those that opened are used.
   const results = await Promise.allSettled(
-    Array.from({ length: a.count - reused.length }, () => openSftp(conn, c.client)));
+    Array.from({ length: a.count - reused.length }, () => openSftp(conn, c.client)),
+  );
   const opened = [...reused, ...results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))];
   const refused = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (refused && opened.length === 0) throw refused.reason;
   for (const ch of opened) {
     applyWindow(conn, ch);
-    watchChannel(ch, () => { conn.lastSftpReply = Date.now(); });
+    watchChannel(ch, () => {
+      conn.lastSftpReply = Date.now();
+    });
     c.sftp.push(ch);
     c.slots.push(new RequestSlots(c.params.requests));
   }
@@ -159,7 +196,9 @@ export function prefetchOn(conn: WorkerConn, s: SFTPWrapper, what: ChannelPrefet
   for (const p of what.stats) {
     const answer = statOn(s, p, true);
     const drop = () => void conn.handlesAhead.drop(p);
-    answer.then((st) => { if (st?.type !== 'file') drop(); }, drop);
+    answer.then((st) => {
+      if (st?.type !== 'file') drop();
+    }, drop);
     what.statsSent.set(p, answer);
   }
   for (const p of what.reads) conn.handlesAhead.add(s, p, openRemote(s, p, 'r'));
@@ -170,8 +209,12 @@ export function prefetchOn(conn: WorkerConn, s: SFTPWrapper, what: ChannelPrefet
  * error. A STAT that was not sent (a server without the pipelined set-up) is not among them.
  */
 export async function statAnswers(sent: StatsInFlight): Promise<PrefetchedStat[]> {
-  return Promise.all([...sent].map(([path, answer]) => answer.then(
-    (stat): PrefetchedStat => ({ path, stat }),
-    (e: unknown): PrefetchedStat => ({ path, error: SluiceError.from(e).toInfo() }),
-  )));
+  return Promise.all(
+    [...sent].map(([path, answer]) =>
+      answer.then(
+        (stat): PrefetchedStat => ({ path, stat }),
+        (e: unknown): PrefetchedStat => ({ path, error: SluiceError.from(e).toInfo() }),
+      ),
+    ),
+  );
 }

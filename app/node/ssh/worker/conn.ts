@@ -108,8 +108,14 @@ export class WorkerConn {
       const rejecter = (e: SluiceError) => reject(e);
       this.pending.add(rejecter);
       run().then(
-        (v) => { this.pending.delete(rejecter); resolve(v); },
-        (e) => { this.pending.delete(rejecter); reject(e); },
+        (v) => {
+          this.pending.delete(rejecter);
+          resolve(v);
+        },
+        (e) => {
+          this.pending.delete(rejecter);
+          reject(e);
+        },
       );
     });
   }

@@ -15,7 +15,13 @@ import { watchSetupRtt } from '../setupRtt';
 import type { ConnectInfo, ConnectParams, Negotiated } from '../workerProtocol';
 import { AuthTrace } from './authTrace';
 import {
-  measureRtt, openEarlyChannels, openSftp, prefetchOn, statAnswers, watchSftpReplies, type StatsInFlight,
+  measureRtt,
+  openEarlyChannels,
+  openSftp,
+  prefetchOn,
+  statAnswers,
+  watchSftpReplies,
+  type StatsInFlight,
 } from './channels';
 import { MAX_REQUEST_BYTES, type WorkerConn } from './conn';
 import { connectionError, tooManyTries } from './connectErrors';
@@ -29,7 +35,10 @@ import { startSignals } from './signals';
  * speed. On a 4 MB/s link a cancel's cleanup then waits ~1 s behind the data already sent instead of ~5–10 s.
  */
 export const UPLOAD_BUDGET = {
-  initialBytes: 32 * 1024 * 1024, minBytes: 4 * 1024 * 1024, drainMs: 1000, periodMs: 250,
+  initialBytes: 32 * 1024 * 1024,
+  minBytes: 4 * 1024 * 1024,
+  drainMs: 1000,
+  periodMs: 250,
 };
 
 export function negotiatedOf(n: NegotiatedAlgorithms): Negotiated {
@@ -44,9 +53,16 @@ export function negotiatedOf(n: NegotiatedAlgorithms): Negotiated {
 export function coalesceWritesPerTick(sock: Duplex): void {
   const write = sock.write.bind(sock) as (...args: unknown[]) => boolean;
   let corked = false;
-  const uncork = () => { corked = false; sock.uncork(); };
+  const uncork = () => {
+    corked = false;
+    sock.uncork();
+  };
   sock.write = ((...args: unknown[]) => {
-    if (!corked) { corked = true; sock.cork(); process.nextTick(uncork); }
+    if (!corked) {
+      corked = true;
+      sock.cork();
+      process.nextTick(uncork);
+    }
     return write(...args);
   }) as typeof sock.write;
 }
@@ -71,7 +87,9 @@ async function transportFor(conn: WorkerConn, params: ConnectParams): Promise<Tr
     return { ...direct, chain: null, endHops: () => undefined };
   }
   const chain = await openJumpChain(conn, params, coalesceWritesPerTick);
-  const endHops = () => { for (const h of [...chain.hops].reverse()) h.end(); };
+  const endHops = () => {
+    for (const h of [...chain.hops].reverse()) h.end();
+  };
   return { sock: chain.sock, identSent: false, chain, endHops };
 }
 
@@ -91,8 +109,13 @@ interface Handshaken {
  * ssh2's options for the target: our identification (sent already on a preconnected socket), the patch's pipelined
  * OpenSSH set-up, keepalives and timeout, the host key asked of the coordinator, and the login.
  */
-function clientConfig(conn: WorkerConn, params: ConnectParams, client: Client, t: Transport,
-  setup: SetupState): PatchedConnectConfig {
+function clientConfig(
+  conn: WorkerConn,
+  params: ConnectParams,
+  client: Client,
+  t: Transport,
+  setup: SetupState,
+): PatchedConnectConfig {
   return {
     sock: t.sock,
     host: params.host,
@@ -108,10 +131,14 @@ function clientConfig(conn: WorkerConn, params: ConnectParams, client: Client, t
     readyTimeout: params.readyTimeoutMs,
     // SLUICE_SSH_DEBUG=1 traces the SSH protocol (packet types only, never payloads or secrets).
     debug: process.env.SLUICE_SSH_DEBUG
-      ? (m: string) => process.stderr.write(`ssh[${params.host}:${params.port}] ${m}\n`) : undefined,
+      ? (m: string) => process.stderr.write(`ssh[${params.host}:${params.port}] ${m}\n`)
+      : undefined,
     hostVerifier: (key: Buffer, verify: (ok: boolean) => void) => {
       void conn.link.ask({ kind: 'hostkey', key: new Uint8Array(key) }).then((answer) => {
-        if (answer.kind === 'hostkey-answer' && answer.accept) { verify(true); return; }
+        if (answer.kind === 'hostkey-answer' && answer.accept) {
+          verify(true);
+          return;
+        }
         const error = answer.kind === 'hostkey-answer' ? answer.error : undefined;
         setup.refusal = error ? SluiceError.fromInfo(error) : new SluiceError('HOSTKEY_REJECTED', 'host key refused');
         verify(false);
@@ -124,14 +151,22 @@ function clientConfig(conn: WorkerConn, params: ConnectParams, client: Client, t
 /** Resolves once `client` is authenticated; rejects with the set-up's error (a refusal of ours first). */
 function readyOf(client: Client, params: ConnectParams, setup: SetupState): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    client.once('ready', () => { setup.trace.succeeded(); resolve(); });
+    client.once('ready', () => {
+      setup.trace.succeeded();
+      resolve();
+    });
     // An unreachable ssh-agent is reported as an 'error' with level 'agent'; ssh2 then tries the next method.
     client.on('error', (e: Error & { level?: string }) => {
       if (e.level !== 'agent') reject(setup.refusal ?? connectionError(e, params, setup.logins, setup.trace));
     });
-    client.once('close', () => reject(setup.refusal
-      ?? (setup.logins.refused > 0 ? tooManyTries(params, setup.logins.tried)
-        : new SluiceError('CONNECTION_LOST', `connection to ${params.host}:${params.port} closed during setup`))));
+    client.once('close', () =>
+      reject(
+        setup.refusal ??
+          (setup.logins.refused > 0
+            ? tooManyTries(params, setup.logins.tried)
+            : new SluiceError('CONNECTION_LOST', `connection to ${params.host}:${params.port} closed during setup`)),
+      ),
+    );
   });
 }
 
@@ -140,17 +175,23 @@ async function handshake(conn: WorkerConn, params: ConnectParams): Promise<Hands
   assertSsh2Patched();
   const client = new Client();
   const setup: SetupState = {
-    refusal: null, authMethod: 'none', logins: { tried: 0, refused: 0 },
+    refusal: null,
+    authMethod: 'none',
+    logins: { tried: 0, refused: 0 },
     trace: new AuthTrace((message) => conn.link.post({ kind: 'auth-note', message })),
   };
   const transport = await transportFor(conn, params);
   const out: Handshaken = {
-    client, transport, setup,
+    client,
+    transport,
+    setup,
     stopAcking: ackPromptlyDuringSetup(transport.sock, client),
     setupRtt: watchSetupRtt(transport.sock, client),
   };
   const ready = readyOf(client, params, setup);
-  client.on('handshake', (n) => { out.negotiated = negotiatedOf(n); });
+  client.on('handshake', (n) => {
+    out.negotiated = negotiatedOf(n);
+  });
   client.on('hostkeys', (keys: Array<{ getPublicSSH(): Buffer }>) => {
     conn.link.post({ kind: 'hostkeys', keys: keys.map((k) => new Uint8Array(k.getPublicSSH())) });
   });
@@ -171,8 +212,9 @@ function watchLoss(conn: WorkerConn, client: Client, params: ConnectParams, endH
   });
   client.on('close', () => {
     endHops();
-    conn.failAll(conn.closedError
-      ?? new SluiceError('CONNECTION_LOST', `connection to ${params.host}:${params.port} was lost`));
+    conn.failAll(
+      conn.closedError ?? new SluiceError('CONNECTION_LOST', `connection to ${params.host}:${params.port} was lost`),
+    );
     conn.link.post({ kind: 'closed', code: conn.closedError!.code, message: conn.closedError!.message });
   });
 }
@@ -183,8 +225,9 @@ function watchLoss(conn: WorkerConn, client: Client, params: ConnectParams, endH
  * over 5 ms once and sized the pool for a slow link).
  */
 async function connectionRtt(client: Client, setupRtt: () => number | undefined): Promise<number | undefined> {
-  const samples = [await measureRtt(client), await measureRtt(client), setupRtt()]
-    .filter((x): x is number => x !== undefined);
+  const samples = [await measureRtt(client), await measureRtt(client), setupRtt()].filter(
+    (x): x is number => x !== undefined,
+  );
   return samples.length ? Math.min(...samples) : undefined;
 }
 
@@ -194,24 +237,38 @@ async function connectionRtt(client: Client, setupRtt: () => number | undefined)
  * riding on them, and on a slow link starts the automatic extra ones, which connect does not wait for (a small job
  * starts at once; addChannels hands them out when the pool grows).
  */
-function openFirstChannels(conn: WorkerConn, h: Handshaken, params: ConnectParams, rtt: Promise<number | undefined>,
-  statsSent: StatsInFlight): Promise<SFTPWrapper[]> {
+function openFirstChannels(
+  conn: WorkerConn,
+  h: Handshaken,
+  params: ConnectParams,
+  rtt: Promise<number | undefined>,
+  statsSent: StatsInFlight,
+): Promise<SFTPWrapper[]> {
   const reads = params.prefetch?.read ?? [];
   const first = { stats: params.prefetch?.stat ?? [], statsSent, reads, probeDir: params.prefetch?.probeDir };
   const other = { stats: [], statsSent, reads };
-  const opening = Promise.all(Array.from({ length: params.channels },
-    (_, i) => openSftp(conn, h.client, (s) => prefetchOn(conn, s, i === 0 ? first : other))));
+  const opening = Promise.all(
+    Array.from({ length: params.channels }, (_, i) =>
+      openSftp(conn, h.client, (s) => prefetchOn(conn, s, i === 0 ? first : other)),
+    ),
+  );
   const auto = params.autoChannels;
-  conn.earlyChannels = auto && auto.channels > params.channels
-    ? openEarlyChannels(conn, h.client, auto.channels - params.channels, auto, h.setupRtt(), rtt,
-      (s) => prefetchOn(conn, s, other))
-    : null;
+  conn.earlyChannels =
+    auto && auto.channels > params.channels
+      ? openEarlyChannels(conn, h.client, auto.channels - params.channels, auto, h.setupRtt(), rtt, (s) =>
+          prefetchOn(conn, s, other),
+        )
+      : null;
   return opening;
 }
 
 /** What the coordinator learns of a new connection (see ConnectInfo). */
-async function connectInfo(h: Handshaken, sftp: SFTPWrapper[], rtt: Promise<number | undefined>,
-  statsSent: StatsInFlight): Promise<ConnectInfo> {
+async function connectInfo(
+  h: Handshaken,
+  sftp: SFTPWrapper[],
+  rtt: Promise<number | undefined>,
+  statsSent: StatsInFlight,
+): Promise<ConnectInfo> {
   const limits = sftpLimits(sftp[0]);
   return {
     negotiated: h.negotiated ?? { kex: '?', serverHostKey: '?', cipher: '?', mac: '?' },

@@ -12,14 +12,21 @@ import type { AuthTrace } from './authTrace';
  *   the connection after refusing one reached its limit of tries (OpenSSH: MaxAuthTries, "Too many authentication
  *   failures")
  */
-export function connectionError(e: Error & { level?: string }, params: ConnectParams,
-  logins: LoginTally = { tried: 0, refused: 0 }, trace?: AuthTrace): SluiceError {
+export function connectionError(
+  e: Error & { level?: string },
+  params: ConnectParams,
+  logins: LoginTally = { tried: 0, refused: 0 },
+  trace?: AuthTrace,
+): SluiceError {
   const where = `${params.host}:${params.port}`;
   if (e instanceof SluiceError) return e;
   if (e.level === 'client-authentication') {
-    return trace ? trace.failure(`${params.username}@${where}`)
-      : new SluiceError('AUTH_FAILED',
-        `authentication failed for ${params.username}@${where}: all offered methods were refused`);
+    return trace
+      ? trace.failure(`${params.username}@${where}`)
+      : new SluiceError(
+          'AUTH_FAILED',
+          `authentication failed for ${params.username}@${where}: all offered methods were refused`,
+        );
   }
   const negotiation = negotiationError(e, where, params.algorithms);
   if (negotiation) return negotiation;
@@ -28,8 +35,10 @@ export function connectionError(e: Error & { level?: string }, params: ConnectPa
   }
   // ssh2 reports a keepalive timeout with level 'client-timeout' too: test for it first.
   if (/keepalive/i.test(e.message)) {
-    return new SluiceError('CONNECTION_STALLED',
-      `connection to ${where} stalled: no keepalive reply after ${params.keepaliveCountMax} tries`);
+    return new SluiceError(
+      'CONNECTION_STALLED',
+      `connection to ${where} stalled: no keepalive reply after ${params.keepaliveCountMax} tries`,
+    );
   }
   if (e.level === 'client-timeout') {
     return new SluiceError('TIMEOUT', `timed out connecting to ${where} after ${params.readyTimeoutMs} ms`);
@@ -57,8 +66,11 @@ const NEGOTIATED_FAMILIES: ReadonlyArray<[RegExp, string, string]> = [
  * and what Sluice offered (the server's own list is not reported by ssh2); undefined for any other error.
  * @param offered the connection's ssh2 `algorithms` option (each family's names, most preferred first)
  */
-export function negotiationError(e: Error & { level?: string }, where: string,
-  offered?: ConnectParams['algorithms']): SluiceError | undefined {
+export function negotiationError(
+  e: Error & { level?: string },
+  where: string,
+  offered?: ConnectParams['algorithms'],
+): SluiceError | undefined {
   if (e.level !== 'handshake' || !/no matching/i.test(e.message)) return undefined;
   const found = NEGOTIATED_FAMILIES.find(([re]) => re.test(e.message));
   const list = found ? (offered as Record<string, unknown> | undefined)?.[found[1]] : undefined;
@@ -77,8 +89,10 @@ export interface LoginTally {
 /** AUTH_FAILED for a server that closed the connection after refusing passwords or codes: its limit of tries. */
 export function tooManyTries(params: ConnectParams, tried: number, serverText?: string): SluiceError {
   const tries = tried > 0 ? ` after ${tried} password or keyboard-interactive tries` : '';
-  return new SluiceError('AUTH_FAILED', `authentication failed for ${params.username}@${params.host}:${params.port}: `
-    + `the server closed the connection${tries}`
-    + ` (its limit of tries, e.g. OpenSSH's MaxAuthTries)${serverText ? `: ${displayText(serverText, 200)}` : ''}`);
+  return new SluiceError(
+    'AUTH_FAILED',
+    `authentication failed for ${params.username}@${params.host}:${params.port}: ` +
+      `the server closed the connection${tries}` +
+      ` (its limit of tries, e.g. OpenSSH's MaxAuthTries)${serverText ? `: ${displayText(serverText, 200)}` : ''}`,
+  );
 }
-

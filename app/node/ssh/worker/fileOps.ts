@@ -29,7 +29,11 @@ export function setMode(conn: WorkerConn, a: WorkerOps['setMode'][0]): Promise<v
 export function symlink(conn: WorkerConn, a: WorkerOps['symlink'][0]): Promise<void> {
   const s = conn.sftpOf(a.channel);
   const openSshOrder = /^(?:OpenSSH|dropbear)/i.test(serverSoftware(conn.require().client));
-  return call<void>((cb) => (openSshOrder ? s.symlink(a.target, a.path, cb) : s.symlink(a.path, a.target, cb)), a.path, 'SYMLINK');
+  return call<void>(
+    (cb) => (openSshOrder ? s.symlink(a.target, a.path, cb) : s.symlink(a.path, a.target, cb)),
+    a.path,
+    'SYMLINK',
+  );
 }
 
 /** One uint64 of the answer as a number (ssh2 gives a number, or a bigint or string past 2^53 with biOpt). */
@@ -41,14 +45,28 @@ const num = (v: unknown): number => Number(v ?? 0);
  */
 export async function statvfs(conn: WorkerConn, a: WorkerOps['statvfs'][0]): Promise<FsStats> {
   if (!conn.hasExt('statvfs@openssh.com')) {
-    throw new SluiceError('REMOTE_FAILURE', `${displayText(a.path)}: the server does not offer statvfs@openssh.com `
-      + '(an OpenSSH extension), so it cannot tell the size and free space of its file systems');
+    throw new SluiceError(
+      'REMOTE_FAILURE',
+      `${displayText(a.path)}: the server does not offer statvfs@openssh.com ` +
+        '(an OpenSSH extension), so it cannot tell the size and free space of its file systems',
+    );
   }
   const s = conn.sftpOf(a.channel);
-  const v = await call<Record<string, unknown>>((cb) => s.ext_openssh_statvfs(a.path, cb), a.path, 'statvfs@openssh.com');
+  const v = await call<Record<string, unknown>>(
+    (cb) => s.ext_openssh_statvfs(a.path, cb),
+    a.path,
+    'statvfs@openssh.com',
+  );
   return {
-    bsize: num(v.f_bsize), frsize: num(v.f_frsize), blocks: num(v.f_blocks), bfree: num(v.f_bfree),
-    bavail: num(v.f_bavail), files: num(v.f_files), ffree: num(v.f_ffree), favail: num(v.f_favail),
-    flag: num(v.f_flag), namemax: num(v.f_namemax),
+    bsize: num(v.f_bsize),
+    frsize: num(v.f_frsize),
+    blocks: num(v.f_blocks),
+    bfree: num(v.f_bfree),
+    bavail: num(v.f_bavail),
+    files: num(v.f_files),
+    ffree: num(v.f_ffree),
+    favail: num(v.f_favail),
+    flag: num(v.f_flag),
+    namemax: num(v.f_namemax),
   };
 }

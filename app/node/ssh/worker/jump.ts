@@ -34,14 +34,27 @@ export interface JumpChain {
 type Limits = Pick<ConnectParams, 'readyTimeoutMs' | 'keepaliveIntervalMs' | 'keepaliveCountMax'>;
 
 /** A hop's failure, naming the hop: `jump host bastion (10.0.0.5:22): authentication failed for alice: …`. */
-export function hopError(e: Error & { level?: string }, hop: JumpHopParams, limits: Limits, trace?: AuthTrace): SluiceError {
-  const at = (code: ConstructorParameters<typeof SluiceError>[0], what: string) => new SluiceError(code, `jump host ${hop.label}: ${what}`);
+export function hopError(
+  e: Error & { level?: string },
+  hop: JumpHopParams,
+  limits: Limits,
+  trace?: AuthTrace,
+): SluiceError {
+  const at = (code: ConstructorParameters<typeof SluiceError>[0], what: string) =>
+    new SluiceError(code, `jump host ${hop.label}: ${what}`);
   if (e instanceof SluiceError) return e;
   if (e.level === 'client-authentication') {
-    return at('AUTH_FAILED', trace ? trace.failure(`${hop.username}`).message : `authentication failed for ${hop.username}: all offered methods were refused`);
+    return at(
+      'AUTH_FAILED',
+      trace
+        ? trace.failure(`${hop.username}`).message
+        : `authentication failed for ${hop.username}: all offered methods were refused`,
+    );
   }
-  if (e.level === 'handshake' && /no matching/i.test(e.message)) return at('NEGOTIATION_FAILED', `cannot agree on algorithms: ${e.message.replace(/^Handshake failed: /, '')}`);
-  if (/keepalive/i.test(e.message)) return at('CONNECTION_STALLED', `no keepalive reply after ${limits.keepaliveCountMax} tries`);
+  if (e.level === 'handshake' && /no matching/i.test(e.message))
+    return at('NEGOTIATION_FAILED', `cannot agree on algorithms: ${e.message.replace(/^Handshake failed: /, '')}`);
+  if (/keepalive/i.test(e.message))
+    return at('CONNECTION_STALLED', `no keepalive reply after ${limits.keepaliveCountMax} tries`);
   if (e.level === 'client-timeout') return at('TIMEOUT', `timed out after ${limits.readyTimeoutMs} ms`);
   if ((e as NodeJS.ErrnoException).code === 'ECONNREFUSED') return at('CONNECTION_REFUSED', 'connection refused');
   const notFound = hostNotFoundError(e, hop.host);
@@ -50,15 +63,22 @@ export function hopError(e: Error & { level?: string }, hop: JumpHopParams, limi
 }
 
 /** Connects and authenticates hop `i` over `sock`; its host key and password are asked of the coordinator. */
-function connectHop(conn: WorkerConn, hop: JumpHopParams, i: number, sock: Duplex, identSent: boolean,
-  limits: Limits): Promise<Client> {
+function connectHop(
+  conn: WorkerConn,
+  hop: JumpHopParams,
+  i: number,
+  sock: Duplex,
+  identSent: boolean,
+  limits: Limits,
+): Promise<Client> {
   const { link } = conn;
   const client = new Client();
   let refusal: SluiceError | null = null;
   const auth = { ...hop.auth, keys: hop.auth.keys.map((k) => ({ ...k, privateKey: Buffer.from(k.privateKey) })) };
   // What the hop's login tried, for -v and its AUTH_FAILED (worker/authTrace.ts), named by the hop.
   const trace = new AuthTrace((message) =>
-    link.post({ kind: 'auth-note', message: `jump host ${hop.label}: ${message}` }));
+    link.post({ kind: 'auth-note', message: `jump host ${hop.label}: ${message}` }),
+  );
   const base = makeAuthHandler(auth, {
     password: async () => {
       const answer = await link.ask({ kind: 'password', hop: i });
@@ -76,18 +96,38 @@ function connectHop(conn: WorkerConn, hop: JumpHopParams, i: number, sock: Duple
     link.post({ kind: 'hostkeys', keys: keys.map((k) => new Uint8Array(k.getPublicSSH())), hop: i });
   });
   return new Promise<Client>((resolve, reject) => {
-    client.once('ready', () => { trace.succeeded(); resolve(client); });
-    client.on('error', (e: Error & { level?: string }) => { if (e.level !== 'agent') reject(refusal ?? hopError(e, hop, limits, trace)); });
-    client.once('close', () => reject(refusal ?? new SluiceError('CONNECTION_LOST', `jump host ${hop.label}: connection closed during setup`)));
+    client.once('ready', () => {
+      trace.succeeded();
+      resolve(client);
+    });
+    client.on('error', (e: Error & { level?: string }) => {
+      if (e.level !== 'agent') reject(refusal ?? hopError(e, hop, limits, trace));
+    });
+    client.once('close', () =>
+      reject(refusal ?? new SluiceError('CONNECTION_LOST', `jump host ${hop.label}: connection closed during setup`)),
+    );
     const config: PatchedConnectConfig = {
-      sock, host: hop.host, port: hop.port, username: hop.username, algorithms: hop.algorithms,
-      pipelineOpenSSH: true, ident: SSH_IDENT_SOFTWARE, sluiceIdentSent: identSent,
-      keepaliveInterval: limits.keepaliveIntervalMs, keepaliveCountMax: limits.keepaliveCountMax, readyTimeout: limits.readyTimeoutMs,
+      sock,
+      host: hop.host,
+      port: hop.port,
+      username: hop.username,
+      algorithms: hop.algorithms,
+      pipelineOpenSSH: true,
+      ident: SSH_IDENT_SOFTWARE,
+      sluiceIdentSent: identSent,
+      keepaliveInterval: limits.keepaliveIntervalMs,
+      keepaliveCountMax: limits.keepaliveCountMax,
+      readyTimeout: limits.readyTimeoutMs,
       hostVerifier: (key: Buffer, verify: (ok: boolean) => void) => {
         void link.ask({ kind: 'hostkey', key: new Uint8Array(key), hop: i }).then((answer) => {
-          if (answer.kind === 'hostkey-answer' && answer.accept) { verify(true); return; }
+          if (answer.kind === 'hostkey-answer' && answer.accept) {
+            verify(true);
+            return;
+          }
           const error = answer.kind === 'hostkey-answer' ? answer.error : undefined;
-          refusal = error ? SluiceError.fromInfo(error) : new SluiceError('HOSTKEY_REJECTED', `jump host ${hop.label}: host key refused`);
+          refusal = error
+            ? SluiceError.fromInfo(error)
+            : new SluiceError('HOSTKEY_REJECTED', `jump host ${hop.label}: host key refused`);
           verify(false);
         });
       },
@@ -98,15 +138,34 @@ function connectHop(conn: WorkerConn, hop: JumpHopParams, i: number, sock: Duple
 }
 
 /** Opens a direct-tcpip channel from `client` (hop `hop`) to host:port, within `timeoutMs`. */
-function forward(client: Client, hop: JumpHopParams, host: string, port: number, timeoutMs: number): Promise<ClientChannel> {
+function forward(
+  client: Client,
+  hop: JumpHopParams,
+  host: string,
+  port: number,
+  timeoutMs: number,
+): Promise<ClientChannel> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new SluiceError('TIMEOUT',
-      `jump host ${hop.label}: no answer within ${timeoutMs} ms to the forwarding to ${hostPortLabel(host, port)}`)), timeoutMs);
+    const timer = setTimeout(
+      () =>
+        reject(
+          new SluiceError(
+            'TIMEOUT',
+            `jump host ${hop.label}: no answer within ${timeoutMs} ms to the forwarding to ${hostPortLabel(host, port)}`,
+          ),
+        ),
+      timeoutMs,
+    );
     // The originator address and port (RFC 4254 §7.2) are informational; ssh -W sends 127.0.0.1 and 0 alike.
     client.forwardOut('127.0.0.1', 0, host, port, (err, stream) => {
       clearTimeout(timer);
       if (err) {
-        reject(new SluiceError('CONNECTION_LOST', `jump host ${hop.label}: cannot reach ${hostPortLabel(host, port)} from there (${err.message})`));
+        reject(
+          new SluiceError(
+            'CONNECTION_LOST',
+            `jump host ${hop.label}: cannot reach ${hostPortLabel(host, port)} from there (${err.message})`,
+          ),
+        );
         return;
       }
       setReceiveWindow(stream, JUMP_CHANNEL_WINDOW);
@@ -121,8 +180,11 @@ function forward(client: Client, hop: JumpHopParams, host: string, port: number,
  * @param prepare applied to the first hop's TCP socket (connect.ts coalesceWritesPerTick)
  * @throws SluiceError naming the hop (AUTH_FAILED, HOSTKEY_*, TIMEOUT, CONNECTION_LOST); the hops opened are closed
  */
-export async function openJumpChain(conn: WorkerConn, params: ConnectParams,
-  prepare: (sock: Duplex) => void): Promise<JumpChain> {
+export async function openJumpChain(
+  conn: WorkerConn,
+  params: ConnectParams,
+  prepare: (sock: Duplex) => void,
+): Promise<JumpChain> {
   const jump = params.jump ?? [];
   if (!jump.length) throw new SluiceError('INTERNAL', 'openJumpChain without jump hosts');
   const hops: Client[] = [];
@@ -137,7 +199,8 @@ export async function openJumpChain(conn: WorkerConn, params: ConnectParams,
         if (e.level !== 'agent') conn.failAll(hopError(e, jump[i], params));
       });
       client.on('close', () =>
-        conn.failAll(new SluiceError('CONNECTION_LOST', `jump host ${jump[i].label}: connection lost`)));
+        conn.failAll(new SluiceError('CONNECTION_LOST', `jump host ${jump[i].label}: connection lost`)),
+      );
       const next = jump[i + 1] ?? params;
       sock = await forward(client, jump[i], next.host, next.port, params.readyTimeoutMs);
     }

@@ -75,7 +75,11 @@ export class CoordinatorLink implements Coordinator {
     this.calls.set(id, abort);
     let ahead = 0;
     let room: (() => void) | null = null;
-    const wake = () => { const r = room; room = null; r?.(); };
+    const wake = () => {
+      const r = room;
+      room = null;
+      r?.();
+    };
     abort.signal.addEventListener('abort', wake, { once: true });
     let unsent = 0;
     let last = Date.now();
@@ -93,9 +97,15 @@ export class CoordinatorLink implements Coordinator {
       items: (batch) => {
         this.post({ kind: 'items', id, items: batch });
         ahead++;
-        if (ahead === 1) this.itemsTaken.set(id, () => { ahead--; if (ahead < ITEMS_AHEAD) wake(); });
+        if (ahead === 1)
+          this.itemsTaken.set(id, () => {
+            ahead--;
+            if (ahead < ITEMS_AHEAD) wake();
+          });
         if (ahead < ITEMS_AHEAD || abort.signal.aborted) return Promise.resolve();
-        return new Promise<void>((resolve) => { room = resolve; });
+        return new Promise<void>((resolve) => {
+          room = resolve;
+        });
       },
       // Bytes first: the coordinator hears them before it hears they are durable.
       durable: (end) => {

@@ -27,8 +27,13 @@ export interface SetupState {
  * coordinator, and the set-up state kept up to date (the method sent, password and keyboard-interactive logins tried
  * and refused; a prompt no one can answer ends the connection with its error).
  */
-export function authHandlerFor(link: Coordinator, params: ConnectParams, client: Client, sock: Duplex,
-  setup: SetupState): AuthHandlerMiddleware {
+export function authHandlerFor(
+  link: Coordinator,
+  params: ConnectParams,
+  client: Client,
+  sock: Duplex,
+  setup: SetupState,
+): AuthHandlerMiddleware {
   /** A question to the coordinator that waits for a person: ssh2's ready timer is held meanwhile. */
   const askPerson = async (q: Question): Promise<ToWorker> => {
     const resume = holdReadyTimeout(client, sock, params.readyTimeoutMs);
@@ -41,14 +46,17 @@ export function authHandlerFor(link: Coordinator, params: ConnectParams, client:
   // Buffers arrive as plain Uint8Arrays after postMessage's structured clone; ssh2 wants Buffers.
   const auth = { ...params.auth, keys: params.auth.keys.map((k) => ({ ...k, privateKey: Buffer.from(k.privateKey) })) };
   const base = makeAuthHandler(auth, {
-    password: params.canAskPassword ? async (again) => {
-      const answer = await askPerson({ kind: 'password', again });
-      return answer.kind === 'password-answer' ? answer.password : undefined;
-    } : undefined,
+    password: params.canAskPassword
+      ? async (again) => {
+          const answer = await askPerson({ kind: 'password', again });
+          return answer.kind === 'password-answer' ? answer.password : undefined;
+        }
+      : undefined,
     keyboard: async (round) => {
       const answer = await askPerson({ kind: 'keyboard', round });
       if (answer.kind !== 'keyboard-answer' || answer.error || !answer.answers) {
-        throw answer.kind === 'keyboard-answer' && answer.error ? SluiceError.fromInfo(answer.error)
+        throw answer.kind === 'keyboard-answer' && answer.error
+          ? SluiceError.fromInfo(answer.error)
           : new SluiceError('AUTH_FAILED', 'keyboard-interactive: no answers');
       }
       return answer.answers;

@@ -41,12 +41,22 @@ export async function probeIn(s: SFTPWrapper, dir: string, ordered: boolean): Pr
     const back = Buffer.alloc(12288);
     const readBack = call<number>((cb) => s.read(handles[2], back, 0, back.length, 0, cb), p, 'READ');
     const [, got] = await Promise.all([writes, readBack]);
-    return got === 12288 && back.subarray(0, 4096).equals(first) && back.subarray(8192).equals(second)
-      && back.subarray(4096, 8192).every((b) => b === 0);
+    return (
+      got === 12288 &&
+      back.subarray(0, 4096).equals(first) &&
+      back.subarray(8192).equals(second) &&
+      back.subarray(4096, 8192).every((b) => b === 0)
+    );
   } catch {
     return false;
   } finally {
-    void reader.then((h) => { if (!handles.includes(h)) handles.push(h); }, () => undefined)
+    void reader
+      .then(
+        (h) => {
+          if (!handles.includes(h)) handles.push(h);
+        },
+        () => undefined,
+      )
       .then(() => Promise.all(handles.map((h) => closeRemote(s, h, p).catch(() => undefined))))
       .then(() => call<void>((cb) => s.unlink(p, cb), p, 'REMOVE').catch(() => undefined));
   }
@@ -59,6 +69,7 @@ export async function probeIn(s: SFTPWrapper, dir: string, ordered: boolean): Pr
 export async function probeOutOfOrder(conn: WorkerConn, a: WorkerOps['probeOutOfOrder'][0]): Promise<boolean> {
   const early = conn.prefetchedProbe;
   conn.prefetchedProbe = null;
-  return (early ? await early : null)
-    ?? (await probeIn(conn.sftpOf(0), a.dir, conn.require().info.ordersRequests)) ?? false;
+  return (
+    (early ? await early : null) ?? (await probeIn(conn.sftpOf(0), a.dir, conn.require().info.ordersRequests)) ?? false
+  );
 }

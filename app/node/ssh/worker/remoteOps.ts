@@ -10,7 +10,16 @@ import { LeftoverJournal } from '../../stores/leftovers';
 import type { CallContext, RemoteEntry, RemoteStat, WorkerOps } from '../workerProtocol';
 import type { WorkerConn } from './conn';
 import {
-  OPEN_MODE, SEGMENT_FLAGS, SSH_FX_EOF, S_IFMT, S_IFREG, call, closeRemote, openRemote, statOn, statToRemote,
+  OPEN_MODE,
+  SEGMENT_FLAGS,
+  SSH_FX_EOF,
+  S_IFMT,
+  S_IFREG,
+  call,
+  closeRemote,
+  openRemote,
+  statOn,
+  statToRemote,
   statToRemoteLong,
 } from './sftpCalls';
 
@@ -76,9 +85,11 @@ async function toEntries(s: SFTPWrapper, dir: string, names: DirEntry[], long = 
     const st = await statOn(s, p, false, long).catch(() => attrsOf(names[i]));
     if (st) out[i] = { name, ...st };
   };
-  await Promise.all(Array.from({ length: Math.min(BARE_STATS_AT_ONCE, bare.length) }, async () => {
-    while (next < bare.length) await statOne(bare[next++]);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(BARE_STATS_AT_ONCE, bare.length) }, async () => {
+      while (next < bare.length) await statOne(bare[next++]);
+    }),
+  );
   return out.filter((e): e is RemoteEntry => e !== null);
 }
 
@@ -113,8 +124,14 @@ export const MAX_EMPTY_ANSWERS = 100;
  * @throws SluiceError REMOTE_FAILURE past {@link MAX_LISTING_NAMES} names or {@link MAX_EMPTY_ANSWERS} empty answers;
  *   ABORTED once `signal` fires (no READDIR is sent after it)
  */
-async function readFolder(conn: WorkerConn, dir: string, channel: number | undefined, signal: AbortSignal,
-  onNames: (names: RemoteEntry[]) => Promise<void>, long = false): Promise<number> {
+async function readFolder(
+  conn: WorkerConn,
+  dir: string,
+  channel: number | undefined,
+  signal: AbortSignal,
+  onNames: (names: RemoteEntry[]) => Promise<void>,
+  long = false,
+): Promise<number> {
   const s = conn.sftpOf(channel);
   const h = await call<Buffer>((cb) => s.opendir(dir, cb), dir);
   let count = 0;
@@ -130,15 +147,26 @@ async function readFolder(conn: WorkerConn, dir: string, channel: number | undef
         if (names === null) return count;
         empty = names.length === 0 ? empty + 1 : 0;
         if (empty >= MAX_EMPTY_ANSWERS) {
-          throw new SluiceError('REMOTE_FAILURE', `READDIR ${displayText(dir)}: the server answered `
-            + `${MAX_EMPTY_ANSWERS} times in a row with no names and never ended the folder`);
+          throw new SluiceError(
+            'REMOTE_FAILURE',
+            `READDIR ${displayText(dir)}: the server answered ` +
+              `${MAX_EMPTY_ANSWERS} times in a row with no names and never ended the folder`,
+          );
         }
         count += names.length;
         if (count > MAX_LISTING_NAMES) {
-          throw new SluiceError('REMOTE_FAILURE', `READDIR ${displayText(dir)}: the folder lists more than `
-            + `${MAX_LISTING_NAMES.toLocaleString('en-US')} names, the limit of one listing; not read further`);
+          throw new SluiceError(
+            'REMOTE_FAILURE',
+            `READDIR ${displayText(dir)}: the folder lists more than ` +
+              `${MAX_LISTING_NAMES.toLocaleString('en-US')} names, the limit of one listing; not read further`,
+          );
         }
-        const entries = await toEntries(s, dir, names.filter((e) => e.filename !== '.' && e.filename !== '..'), long);
+        const entries = await toEntries(
+          s,
+          dir,
+          names.filter((e) => e.filename !== '.' && e.filename !== '..'),
+          long,
+        );
         if (entries.length) await onNames(entries);
       }
     }
@@ -150,7 +178,9 @@ async function readFolder(conn: WorkerConn, dir: string, channel: number | undef
 /** A whole folder's names (see {@link readFolder}). */
 export async function list(conn: WorkerConn, a: WorkerOps['list'][0], ctx: CallContext): Promise<RemoteEntry[]> {
   const out: RemoteEntry[] = [];
-  await readFolder(conn, a.path, a.channel, ctx.signal, async (names) => { out.push(...names); });
+  await readFolder(conn, a.path, a.channel, ctx.signal, async (names) => {
+    out.push(...names);
+  });
   return out;
 }
 
@@ -205,15 +235,28 @@ export async function rename(conn: WorkerConn, a: WorkerOps['rename'][0]): Promi
     if (!(await stat(conn, { channel: a.channel, path: a.to, follow: false }))) throw e;
   }
   const c = conn.require();
-  const journal = new LeftoverJournal(c.params.dataDir, { host: c.params.host, port: c.params.port, user: c.params.username });
+  const journal = new LeftoverJournal(c.params.dataDir, {
+    host: c.params.host,
+    port: c.params.port,
+    user: c.params.username,
+  });
   const aside = tempSibling(a.to, 'old');
   const entry = journal.record({ kind: 'aside', path: aside, target: a.to });
-  await plain(a.to, aside).catch((e: unknown) => { journal.forget(entry); throw e; });
+  await plain(a.to, aside).catch((e: unknown) => {
+    journal.forget(entry);
+    throw e;
+  });
   try {
     await plain(a.from, a.to);
   } catch (e) {
-    await plain(aside, a.to).then(() => journal.forget(entry), () => undefined);
+    await plain(aside, a.to).then(
+      () => journal.forget(entry),
+      () => undefined,
+    );
     throw e;
   }
-  await call<void>((cb) => s.unlink(aside, cb), aside, 'REMOVE').then(() => journal.forget(entry), () => undefined);
+  await call<void>((cb) => s.unlink(aside, cb), aside, 'REMOVE').then(
+    () => journal.forget(entry),
+    () => undefined,
+  );
 }

@@ -5,7 +5,12 @@
 import fs from 'node:fs';
 import { utils as ssh2Utils, type OpenMode, type SFTPWrapper } from 'ssh2';
 import {
-  SFTP_STATUS, SluiceError, fromLocalError, fromSftpError, type SftpOperation, type SluiceErrorInfo,
+  SFTP_STATUS,
+  SluiceError,
+  fromLocalError,
+  fromSftpError,
+  type SftpOperation,
+  type SluiceErrorInfo,
 } from '../../errors';
 import { LongerFileError, ShortFileError, type TaggedSftpError } from '../../sftp/pipeline';
 import type { KeptAttributes, RemoteStat } from '../workerProtocol';
@@ -24,8 +29,11 @@ export type SftpDone<T> = (err: Error | null | undefined, value?: T) => void;
  * @param fn sends the request with the callback, e.g. `(done) => s.realpath(p, done)`; `T` is the method's value
  *   (`void` for a request answered by SSH_FXP_STATUS alone)
  */
-export function call<T>(fn: (done: SftpDone<T>) => void, remotePath: string,
-  what?: SftpOperation | string): Promise<T> {
+export function call<T>(
+  fn: (done: SftpDone<T>) => void,
+  remotePath: string,
+  what?: SftpOperation | string,
+): Promise<T> {
   const op = typeof what === 'string' ? { op: what } : what;
   return new Promise<T>((resolve, reject) => {
     fn((err, v) => (err ? reject(fromSftpError(err, remotePath, op)) : resolve(v as T)));
@@ -41,8 +49,10 @@ export function statToRemote(a: { mode?: number; size?: number; mtime?: number }
 }
 
 /** ATTRS with the owner, group and access time kept (RemoteStat's `long` fields), and a listing's `longname`. */
-export function statToRemoteLong(a: { mode?: number; size?: number; mtime?: number; atime?: number; uid?: number; gid?: number },
-  longname?: string): RemoteStat {
+export function statToRemoteLong(
+  a: { mode?: number; size?: number; mtime?: number; atime?: number; uid?: number; gid?: number },
+  longname?: string,
+): RemoteStat {
   const st: RemoteStat = { ...statToRemote(a), uid: a.uid, gid: a.gid, format: (a.mode ?? 0) & S_IFMT };
   if (a.atime !== undefined) st.atimeMs = a.atime * 1000;
   if (longname !== undefined) st.longname = longname;
@@ -54,8 +64,13 @@ export function statToRemoteLong(a: { mode?: number; size?: number; mtime?: numb
  * @param flags ssh2's fopen-style string, or SSH_FXF_* bits ({@link OPEN_MODE})
  * @param mode permissions of a file the open creates; the server's default when undefined
  */
-export async function openRemote(s: SFTPWrapper, p: string, flags: OpenMode | number, mode?: number,
-  op = 'OPEN'): Promise<Buffer> {
+export async function openRemote(
+  s: SFTPWrapper,
+  p: string,
+  flags: OpenMode | number,
+  mode?: number,
+  op = 'OPEN',
+): Promise<Buffer> {
   return call<Buffer>((cb) => s.open(p, flags, mode === undefined ? {} : { mode }, cb), p, op);
 }
 
@@ -75,13 +90,17 @@ export async function openLocal(p: string, flags: string, mode?: number): Promis
 export function rangeError(e: unknown, remotePath: string, localPath: string): SluiceError {
   if (e instanceof SluiceError) return e;
   if (e instanceof LongerFileError) {
-    return new SluiceError('SOURCE_CHANGED', `${remotePath}: ${e.message}: the file is longer than listed (did it change `
-      + 'during the transfer?), not saved');
+    return new SluiceError(
+      'SOURCE_CHANGED',
+      `${remotePath}: ${e.message}: the file is longer than listed (did it change ` +
+        'during the transfer?), not saved',
+    );
   }
   const err = e as NodeJS.ErrnoException & { name?: string };
   if (err?.name === 'AbortError') return new SluiceError('ABORTED', 'transfer aborted');
   if (typeof err?.code === 'string') return fromLocalError(e, localPath);
-  if (typeof err?.code === 'number') return fromSftpError(e, remotePath, { op: (e as TaggedSftpError).sftpOp, offset: (e as TaggedSftpError).offset });
+  if (typeof err?.code === 'number')
+    return fromSftpError(e, remotePath, { op: (e as TaggedSftpError).sftpOp, offset: (e as TaggedSftpError).offset });
   return new SluiceError('REMOTE_FAILURE', `${remotePath}: ${err?.message ?? String(e)}`);
 }
 
@@ -91,8 +110,12 @@ export function rangeError(e: unknown, remotePath: string, localPath: string): S
  */
 export function uploadError(e: unknown, remotePath: string, localPath: string): SluiceError {
   if (!(e instanceof ShortFileError)) return rangeError(e, remotePath, localPath);
-  return new SluiceError('SOURCE_CHANGED', `${localPath} changed while it was sent (it now ends at byte ${e.position}, `
-    + 'before its planned size): the copy is not committed', { cause: e });
+  return new SluiceError(
+    'SOURCE_CHANGED',
+    `${localPath} changed while it was sent (it now ends at byte ${e.position}, ` +
+      'before its planned size): the copy is not committed',
+    { cause: e },
+  );
 }
 
 /**
@@ -110,7 +133,12 @@ export async function fsyncRemote(s: SFTPWrapper, h: Buffer, p: string, offered:
  * the access time too (ATTRS carry both or neither, §5), and the permissions. Never rejects: a refusal is its result.
  * @returns undefined when set (or when there is nothing to set), else the refusal naming the request, path and status
  */
-export async function fsetstatRemote(s: SFTPWrapper, h: Buffer, p: string, keep?: KeptAttributes): Promise<SluiceErrorInfo | undefined> {
+export async function fsetstatRemote(
+  s: SFTPWrapper,
+  h: Buffer,
+  p: string,
+  keep?: KeptAttributes,
+): Promise<SluiceErrorInfo | undefined> {
   const attrs: { atime?: number; mtime?: number; mode?: number } = {};
   if (keep?.mtime !== undefined) attrs.atime = attrs.mtime = keep.mtime;
   if (keep?.mode !== undefined) attrs.mode = keep.mode;
@@ -127,7 +155,9 @@ export async function fsetstatRemote(s: SFTPWrapper, h: Buffer, p: string, keep?
 export async function statOn(s: SFTPWrapper, p: string, follow: boolean, long = false): Promise<RemoteStat | null> {
   try {
     const st = await call<{ mode?: number; size?: number; mtime?: number }>(
-      (cb) => (follow ? s.stat(p, cb) : s.lstat(p, cb)), p);
+      (cb) => (follow ? s.stat(p, cb) : s.lstat(p, cb)),
+      p,
+    );
     return long ? statToRemoteLong(st) : statToRemote(st);
   } catch (e) {
     if (e instanceof SluiceError && e.code === 'NO_SUCH_FILE') return null;

@@ -1,7 +1,8 @@
 /**
  * The worker's bottleneck signals (issue #16): what this connection's requests, channels, thread and socket are
- * doing, sampled every {@link TICK_MS} (every {@link IDLE_TICK_MS} while idle) into the connection's shared signal slots (sftp/pipeStats.ts `SIG`), which the
- * coordinator reads once a second (transfer/bottleneckSampler.ts) and app/common/stats/bottleneck.ts classifies.
+ * doing, sampled every {@link TICK_MS} (every {@link IDLE_TICK_MS} while idle) into the connection's shared signal
+ * slots (sftp/pipeStats.ts `SIG`), which the coordinator reads once a second (transfer/bottleneckSampler.ts) and
+ * app/common/stats/bottleneck.ts classifies.
  *
  * Sampling instead of timing every request keeps the data path as it was: the pipelines only bump counters, and
  * this timer reads them (time-weighted means by sampling, mean reply time by Little's law from them). While requests
@@ -22,8 +23,8 @@ export const TICK_MS = 25;
 /** Sampling period of an idle connection, ms (an app keeps idle connections for hours: 4 wake-ups a second, not 40). */
 export const IDLE_TICK_MS = 250;
 /**
- * TCP_INFO is read every this many ticks (1 s while busy, once per verdict): its reader may fall back to something slower
- * than a getsockopt (sys/tcpInfo.ts), which must not run 40 times a second per connection.
+ * TCP_INFO is read every this many ticks (1 s while busy, once per verdict): its reader may fall back to something
+ * slower than a getsockopt (sys/tcpInfo.ts), which must not run 40 times a second per connection.
  */
 const TCP_TICKS = 40;
 /** A keepalive is timed at most this often while requests are outstanding, ms. */
@@ -84,7 +85,10 @@ export function startSignals(conn: WorkerConn, buffer: SharedArrayBuffer): () =>
     const windows = channelWindows(c.sftp);
     if (windows.some((w) => w.waitingForWindow)) sig[SIG.windowWaitTicks] += weight;
     if (waiting > 0 && !ping.pending && now - ping.lastSent >= PING_EVERY_MS) {
-      ping.pending = sendPing(c.client, () => { ping.pending = false; ping.lastMs = performance.now() - ping.sentAt; });
+      ping.pending = sendPing(c.client, () => {
+        ping.pending = false;
+        ping.lastMs = performance.now() - ping.sentAt;
+      });
       ping.sentAt = ping.lastSent = now;
     }
     sig[SIG.pingMs] = ping.pending ? Math.max(ping.lastMs, now - ping.sentAt) : ping.lastMs;
@@ -107,5 +111,8 @@ export function startSignals(conn: WorkerConn, buffer: SharedArrayBuffer): () =>
   };
   timer = setTimeout(sample, TICK_MS);
   timer.unref();
-  return () => { stopped = true; clearTimeout(timer); };
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
 }

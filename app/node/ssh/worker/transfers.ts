@@ -5,16 +5,35 @@
 import fs from 'node:fs';
 import type { SFTPWrapper } from 'ssh2';
 import {
-  COUNTERS_PER_CHANNEL, COUNTER_BYTES, ShortFileError, downloadRange, uploadRange, type RangeOptions,
+  COUNTERS_PER_CHANNEL,
+  COUNTER_BYTES,
+  ShortFileError,
+  downloadRange,
+  uploadRange,
+  type RangeOptions,
 } from '../../sftp/pipeline';
 import {
-  tempFileMode, type CallContext, type GetFileTask, type KeptAttributes, type PutFileTask, type RangeTask,
-  type UploadEnd, type WorkerOps,
+  tempFileMode,
+  type CallContext,
+  type GetFileTask,
+  type KeptAttributes,
+  type PutFileTask,
+  type RangeTask,
+  type UploadEnd,
+  type WorkerOps,
 } from '../workerProtocol';
 import type { WorkerConn } from './conn';
 import { closeSegmentHandles, closeUnlessAborted } from './handles';
 import {
-  OPEN_MODE, SEGMENT_FLAGS, call, closeRemote, fsetstatRemote, fsyncRemote, openLocal, openRemote, rangeError,
+  OPEN_MODE,
+  SEGMENT_FLAGS,
+  call,
+  closeRemote,
+  fsetstatRemote,
+  fsyncRemote,
+  openLocal,
+  openRemote,
+  rangeError,
   uploadError,
 } from './sftpCalls';
 import { reserveSpace } from '../../sys/preallocate';
@@ -49,14 +68,20 @@ export const UPLOAD_MAX_IN_FLIGHT = 8;
  * Runs one segment: copies [start, end) with the pipeline through the handle pair this channel kept for the file
  * (else opens both sides), and keeps the pair for the file's next segment unless the segment failed.
  */
-export async function rangeTask(conn: WorkerConn, t: RangeTask, direction: 'download' | 'upload', ctx: CallContext): Promise<number> {
+export async function rangeTask(
+  conn: WorkerConn,
+  t: RangeTask,
+  direction: 'download' | 'upload',
+  ctx: CallContext,
+): Promise<number> {
   const c = conn.require();
   const s = conn.sftpOf(t.channel);
   const down = direction === 'download';
   const released = conn.segmentHandles.releaseCount(t.remotePath);
   let h = conn.segmentHandles.take(t.channel, direction, t.remotePath, t.localPath);
   if (!h) {
-    const remote = await (conn.handlesAhead.take(s, t.remotePath) ?? openRemote(s, t.remotePath, down ? 'r' : SEGMENT_FLAGS, down ? undefined : t.mode));
+    const remote = await (conn.handlesAhead.take(s, t.remotePath) ??
+      openRemote(s, t.remotePath, down ? 'r' : SEGMENT_FLAGS, down ? undefined : t.mode));
     try {
       h = { channel: t.channel, remote, local: await openLocal(t.localPath, down ? 'r+' : 'r') };
     } catch (e) {
@@ -65,7 +90,10 @@ export async function rangeTask(conn: WorkerConn, t: RangeTask, direction: 'down
     }
   }
   const o = rangeOptions(conn, t.channel, down ? c.info.maxRead : c.info.maxWrite, ctx);
-  if (!down) { o.maxInFlight = UPLOAD_MAX_IN_FLIGHT; o.budget = c.uploads; }
+  if (!down) {
+    o.maxInFlight = UPLOAD_MAX_IN_FLIGHT;
+    o.budget = c.uploads;
+  }
   o.expectEof = down && t.fileEnd === true;
   o.checkpoints = rangeCheckpoints(conn, t, down, s, h, ctx);
   let ok = false;
@@ -87,8 +115,14 @@ export async function rangeTask(conn: WorkerConn, t: RangeTask, direction: 'down
  * The checkpoints of a range task that asks for them (RangeTask.checkpointMs): a download fsyncs its local file, an
  * upload sends fsync@openssh.com on the segment's own handle (none where the server lacks it).
  */
-function rangeCheckpoints(conn: WorkerConn, t: RangeTask, down: boolean, s: SFTPWrapper,
-  h: SegmentHandle<fs.promises.FileHandle>, ctx: CallContext): RangeCheckpoints | undefined {
+function rangeCheckpoints(
+  conn: WorkerConn,
+  t: RangeTask,
+  down: boolean,
+  s: SFTPWrapper,
+  h: SegmentHandle<fs.promises.FileHandle>,
+  ctx: CallContext,
+): RangeCheckpoints | undefined {
   if (!t.checkpointMs || (!down && !conn.hasExt('fsync@openssh.com'))) return undefined;
   const sync = down
     ? (done: (err: Error | null) => void) => fs.fdatasync(h.local.fd, done)
@@ -113,10 +147,11 @@ export async function checkpoint(conn: WorkerConn, a: WorkerOps['checkpoint'][0]
   }
   if (!conn.hasExt('fsync@openssh.com')) return false;
   const s = conn.sftpOf(a.channel);
-  // The kept handle, unless the channel's other segment holds it: then one opened for the fsync (no create, no truncate).
+  // The kept handle, unless the channel's other segment holds it: then one opened for the fsync (no create, no
+  // truncate).
   const released = conn.segmentHandles.releaseCount(a.remotePath);
   const kept = conn.segmentHandles.take(a.channel, 'upload', a.remotePath, a.localPath);
-  const remote = kept?.remote ?? await openRemote(s, a.remotePath, OPEN_MODE.WRITE);
+  const remote = kept?.remote ?? (await openRemote(s, a.remotePath, OPEN_MODE.WRITE));
   try {
     return await fsyncRemote(s, remote, a.remotePath, true);
   } finally {
@@ -139,10 +174,20 @@ export async function checkpoint(conn: WorkerConn, a: WorkerOps['checkpoint'][0]
  *   server that does not order requests its reply is awaited before the other requests
  * @returns the size the server reports after the writes, whether it fsynced, and the FSETSTAT's refusal if any
  */
-export async function finishHandle(conn: WorkerConn, s: SFTPWrapper, h: Buffer, p: string, data?: { buf: Buffer; offset: number }, keep?: KeptAttributes): Promise<UploadEnd> {
+export async function finishHandle(
+  conn: WorkerConn,
+  s: SFTPWrapper,
+  h: Buffer,
+  p: string,
+  data?: { buf: Buffer; offset: number },
+  keep?: KeptAttributes,
+): Promise<UploadEnd> {
   const ordered = conn.require().info.ordersRequests;
   const written = data
-    ? call<void>((cb) => s.write(h, data.buf, 0, data.buf.length, data.offset, cb), p, { op: 'WRITE', offset: data.offset })
+    ? call<void>((cb) => s.write(h, data.buf, 0, data.buf.length, data.offset, cb), p, {
+        op: 'WRITE',
+        offset: data.offset,
+      })
     : Promise.resolve();
   if (!ordered) {
     try {
@@ -156,7 +201,9 @@ export async function finishHandle(conn: WorkerConn, s: SFTPWrapper, h: Buffer, 
   const attrs = fsetstatRemote(s, h, p, keep);
   const synced = fsyncRemote(s, h, p, conn.hasExt('fsync@openssh.com'));
   const stated = call<{ size: number }>((cb) => s.fstat(h, cb), p, 'FSTAT');
-  const closed = ordered ? closeRemote(s, h, p) : Promise.allSettled([attrs, synced, stated]).then(() => closeRemote(s, h, p));
+  const closed = ordered
+    ? closeRemote(s, h, p)
+    : Promise.allSettled([attrs, synced, stated]).then(() => closeRemote(s, h, p));
   try {
     const [, fsynced, st, refused] = await Promise.all([written, synced, stated, attrs, closed]);
     return refused ? { size: st.size, fsynced, attrsRefused: refused } : { size: st.size, fsynced };
@@ -174,9 +221,13 @@ export async function finishUpload(conn: WorkerConn, a: WorkerOps['finishUpload'
   const s = conn.sftpOf(channel);
   const kept = conn.segmentHandles.takeAll(a.path);
   const own = kept.find((h) => h.channel === channel);
-  const closingOthers = closeSegmentHandles(conn, kept.filter((h) => h !== own), a.path);
+  const closingOthers = closeSegmentHandles(
+    conn,
+    kept.filter((h) => h !== own),
+    a.path,
+  );
   try {
-    const h = own?.remote ?? await openRemote(s, a.path, OPEN_MODE.WRITE);
+    const h = own?.remote ?? (await openRemote(s, a.path, OPEN_MODE.WRITE));
     return await finishHandle(conn, s, h, a.path, undefined, a.keep);
   } finally {
     await Promise.all([closingOthers, own?.local.close().catch(() => undefined)]);
@@ -186,7 +237,12 @@ export async function finishUpload(conn: WorkerConn, a: WorkerOps['finishUpload'
 /** Closes the handles this connection kept for `remotePath` (segments done, or the file given up). */
 export async function releaseFile(conn: WorkerConn, a: WorkerOps['releaseFile'][0]): Promise<void> {
   await conn.handlesAhead.drop(a.remotePath);
-  await closeSegmentHandles(conn, conn.segmentHandles.takeAll(a.remotePath, a.localPath), a.remotePath, a.direction === 'upload');
+  await closeSegmentHandles(
+    conn,
+    conn.segmentHandles.takeAll(a.remotePath, a.localPath),
+    a.remotePath,
+    a.direction === 'upload',
+  );
 }
 
 /** Opens an upload's remote file: its temporary name (created, truncated), or the target in place (see InPlace). */
@@ -226,7 +282,14 @@ export async function putFile(conn: WorkerConn, t: PutFileTask, ctx: CallContext
       await uploadRange(s, handle, local.fd, from, t.size, o);
     }
     h = null;
-    const end = await finishHandle(conn, s, handle, t.remoteTemp, small ? { buf: small, offset: from } : undefined, t.keep);
+    const end = await finishHandle(
+      conn,
+      s,
+      handle,
+      t.remoteTemp,
+      small ? { buf: small, offset: from } : undefined,
+      t.keep,
+    );
     if (small) {
       o.counters![COUNTER_BYTES] += small.length;
       o.onBytes!(small.length);

@@ -26,7 +26,9 @@ export class QueueChild {
       this.lines.push(line);
       this.wake();
     });
-    this.proc.stderr!.on('data', (d: Buffer) => { this.stderr += d.toString(); });
+    this.proc.stderr!.on('data', (d: Buffer) => {
+      this.stderr += d.toString();
+    });
     this.exited = new Promise((resolve) => {
       this.proc.on('close', (code, signal) => {
         this.exit = { code, signal };
@@ -52,12 +54,23 @@ export class QueueChild {
     for (;;) {
       const found = this.lines.find(pred);
       if (found !== undefined) return found;
-      if (this.exit) throw new SluiceError('INTERNAL', `queueChild exited (${JSON.stringify(this.exit)}) without the line; stderr: ${this.stderr}`);
+      if (this.exit)
+        throw new SluiceError(
+          'INTERNAL',
+          `queueChild exited (${JSON.stringify(this.exit)}) without the line; stderr: ${this.stderr}`,
+        );
       const left = deadline - Date.now();
-      if (left <= 0) throw new SluiceError('TIMEOUT', `queueChild printed no such line in ${timeoutMs} ms; got ${this.lines.slice(-5).join(' | ')}; stderr: ${this.stderr}`);
+      if (left <= 0)
+        throw new SluiceError(
+          'TIMEOUT',
+          `queueChild printed no such line in ${timeoutMs} ms; got ${this.lines.slice(-5).join(' | ')}; stderr: ${this.stderr}`,
+        );
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, left);
-        this.waiters.push(() => { clearTimeout(t); resolve(); });
+        this.waiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
       });
     }
   }
@@ -75,7 +88,10 @@ export class QueueChild {
   async done(timeoutMs = 60_000): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => { this.proc.kill('SIGKILL'); reject(new SluiceError('TIMEOUT', `queueChild still running after ${timeoutMs} ms`)); }, timeoutMs);
+      timer = setTimeout(() => {
+        this.proc.kill('SIGKILL');
+        reject(new SluiceError('TIMEOUT', `queueChild still running after ${timeoutMs} ms`));
+      }, timeoutMs);
     });
     try {
       return { ...(await Promise.race([this.exited, timeout])), stderr: this.stderr };

@@ -98,7 +98,10 @@ function runClaim(store: QueueStore): void {
 function runAdd(store: QueueStore, batches: number, perBatch: number, tag: string): void {
   for (let b = 0; b < batches; b++) {
     const jobs = Array.from({ length: perBatch }, (_, i) => ({
-      target: { siteId: 's' }, direction: 'upload' as const, source: `/${tag}/${b}/${i}`, dest: '/in',
+      target: { siteId: 's' },
+      direction: 'upload' as const,
+      source: `/${tag}/${b}/${i}`,
+      dest: '/in',
     }));
     store.jobs.addBatch(jobs, `${tag}-${b}`);
   }

@@ -73,16 +73,16 @@ const PURE_TEST_LAYERS = Object.fromEntries(
 /**
  * The engine's one door (docs/ARCHITECTURE.md): the service, the CLI and main/ open engines with engine/engine.ts
  * openEngine, never by composing the set-up pieces (known_hosts, host-key policy, algorithms, identities) or a
- * Session themselves. Only these values are refused; types and the modules' other exports pass.
+ * ConnectionPool themselves. Only these values are refused; types and the modules' other exports pass.
  */
 function door(files) {
   const pieces = {
-    'ssh/session': ['Session'],
+    'ssh/connectionPool': ['ConnectionPool'],
     'ssh/auth': ['gatherAuth'],
     'ssh/algorithms': ['buildAlgorithms'],
     'ssh/hostKeys': ['HostKeyPolicy'],
     'stores/knownHosts': ['KnownHosts'],
-    'engine/setup': ['sessionOptionsFor', 'preferStoredHostKeyTypes'],
+    'engine/setup': ['poolOptionsFor', 'preferStoredHostKeyTypes'],
   };
   const patterns = Object.entries(pieces).map(([mod, importNames]) => ({
     group: [`./${mod}`, `../${mod}`, `**/app/node/${mod}`],

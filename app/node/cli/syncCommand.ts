@@ -98,7 +98,7 @@ function refuseUnbuilt(o: SyncOptions): void {
 
 /** The engine's streamed listing (ConnectionPool.listEach), or its plain `list` for an engine without a session. */
 function listerOf(engine: Engine): RemoteLister {
-  if (engine instanceof PoolEngine) return engine.session;
+  if (engine instanceof PoolEngine) return engine.connectionPool;
   return {
     stat: (p) => engine.stat(p),
     listEach: async (p, onNames) => {

@@ -43,14 +43,14 @@ test(
       assert.ok(before.extensions['posix-rename@openssh.com'] !== undefined);
       assert.equal(before.outOfOrderWrites, undefined, 'not probed yet');
       assert.match(before.negotiated.cipher, /\S/, 'the negotiated cipher is known');
-      assert.equal(before.negotiated.serverHostKey, engine.session.negotiated.serverHostKey);
+      assert.equal(before.negotiated.serverHostKey, engine.connectionPool.negotiated.serverHostKey);
       assert.deepEqual(
         { ...engine.pool, rttMs: undefined },
         {
           authMethod: 'publickey',
           connections: 1,
           channels: 2,
-          channelWindow: engine.session.channelWindow,
+          channelWindow: engine.connectionPool.channelWindow,
           rttMs: undefined,
           up: [{ connection: 1, channels: 2 }],
         },

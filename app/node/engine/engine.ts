@@ -14,7 +14,7 @@ import { removeRemote } from './remoteRemove';
 import { ServerRecord, type ServerTraits } from './serverTraits';
 import { RemoteFiles } from './remoteFiles';
 import { SluiceError } from '../errors';
-import { sessionOptionsFor, type EngineOptions } from './setup';
+import { poolOptionsFor, type EngineOptions } from './setup';
 
 export type { EngineOptions } from './setup';
 export type { ServerTraits } from './serverTraits';
@@ -81,14 +81,14 @@ export class PoolEngine implements Engine {
   /** What this engine's jobs learned about the server (engine/serverTraits.ts). */
   readonly server = new ServerRecord();
 
-  constructor(readonly session: ConnectionPool) {}
+  constructor(readonly connectionPool: ConnectionPool) {}
 
   get traits(): ServerTraits {
-    return this.server.traits(this.session);
+    return this.server.traits(this.connectionPool);
   }
 
   get pool(): PoolLayout {
-    const s = this.session;
+    const s = this.connectionPool;
     return {
       authMethod: s.authMethod,
       connections: s.settings.connections,
@@ -100,35 +100,35 @@ export class PoolEngine implements Engine {
   }
 
   list(path: string): Promise<RemoteEntry[]> {
-    return this.session.list(path);
+    return this.connectionPool.list(path);
   }
   stat(path: string): Promise<RemoteStat | null> {
-    return this.session.stat(path);
+    return this.connectionPool.stat(path);
   }
   realpath(path: string): Promise<string> {
-    return this.session.realpath(path);
+    return this.connectionPool.realpath(path);
   }
   readlink(path: string): Promise<string> {
-    return this.session.readlink(path);
+    return this.connectionPool.readlink(path);
   }
   mkdir(path: string): Promise<'created' | 'exists'> {
-    return this.session.mkdir(path);
+    return this.connectionPool.mkdir(path);
   }
   rename(from: string, to: string): Promise<void> {
-    return this.session.rename(from, to);
+    return this.connectionPool.rename(from, to);
   }
   remove(path: string, recursive = false): Promise<void> {
-    return removeRemote(this.session, path, recursive);
+    return removeRemote(this.connectionPool, path, recursive);
   }
   close(): Promise<void> {
-    return this.session.close();
+    return this.connectionPool.close();
   }
   setRateLimit(bytesPerSecond: number): void {
-    this.session.setRateLimit(bytesPerSecond);
+    this.connectionPool.setRateLimit(bytesPerSecond);
   }
 
   async transfer(req: TransferRequest, o: TransferCall = {}): Promise<TransferReport> {
-    const report = await runTransfer(this.session, req, { ...o, server: this.server });
+    const report = await runTransfer(this.connectionPool, req, { ...o, server: this.server });
     this.server.learnFrom(req, report);
     return report;
   }
@@ -140,7 +140,7 @@ export class PoolEngine implements Engine {
  * @throws SluiceError USAGE, UNSUPPORTED_KEY, HOSTKEY_*, AUTH_FAILED, TIMEOUT, CONNECTION_LOST
  */
 export async function openEngine(o: EngineOptions): Promise<Engine> {
-  return new PoolEngine(await ConnectionPool.open(await sessionOptionsFor(o)));
+  return new PoolEngine(await ConnectionPool.open(await poolOptionsFor(o)));
 }
 
 /**
@@ -150,5 +150,5 @@ export async function openEngine(o: EngineOptions): Promise<Engine> {
 export function remoteFilesOf(engine: Engine): RemoteFiles {
   if (!(engine instanceof PoolEngine))
     throw new SluiceError('INTERNAL', 'file operations need an engine over a session');
-  return new RemoteFiles(engine.session);
+  return new RemoteFiles(engine.connectionPool);
 }

@@ -49,7 +49,7 @@ test(
       assert.deepEqual(up.failed, []);
       for (const f of ['big.bin', 'small.bin'])
         assert.equal(await sha256File(path.join(remote, f)), await sha256File(path.join(local, f)), f);
-      const afterUp = engine.session.rateLimitStats();
+      const afterUp = engine.connectionPool.rateLimitStats();
       assert.equal(afterUp.grantedBytes, 3 * MiB + 100 * KiB, 'the site bucket was charged every byte sent');
       assert.ok(afterUp.waits > 0, 'requests waited for tokens');
       assert.equal(globalRateLimit().stats().grantedBytes, 3 * MiB + 100 * KiB, 'the global bucket too');
@@ -65,7 +65,7 @@ test(
       assert.deepEqual(down.failed, []);
       assert.equal(await sha256File(back), await sha256File(big));
       assert.equal(
-        engine.session.rateLimitStats().grantedBytes - afterUp.grantedBytes,
+        engine.connectionPool.rateLimitStats().grantedBytes - afterUp.grantedBytes,
         3 * MiB,
         'every byte read was charged',
       );
@@ -109,7 +109,7 @@ test(
       assert.deepEqual(report.failed, []);
       assert.equal(await sha256File(dest), await sha256File(src));
       assert.equal(phase, 'lifted');
-      const site = engine.session.rateLimitStats();
+      const site = engine.connectionPool.rateLimitStats();
       assert.deepEqual([site.bytesPerSecond, globalRateLimit().bytesPerSecond], [0, 0]);
       assert.equal(site.changes, 2, 'set at open, lifted mid-transfer');
       assert.ok(globalGranted() > 0, 'requests after the global limit was set took from it');

@@ -84,7 +84,7 @@ export function preferStoredHostKeyTypes(
  *
  * @throws SluiceError USAGE (an unknown algorithm name), UNSUPPORTED_KEY (an identity file ssh2 cannot use)
  */
-export async function sessionOptionsFor(o: EngineOptions): Promise<PoolOptions> {
+export async function poolOptionsFor(o: EngineOptions): Promise<PoolOptions> {
   const algorithms = buildAlgorithms(o.algorithms ?? {}, o.dataDir);
   const paths = o.knownHostsPaths ?? defaultKnownHostsPaths();
   const knownHosts = await KnownHosts.load(paths);

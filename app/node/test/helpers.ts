@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { CLI_BIN } from '../cli';
 
 export { CLI_BIN };
-import { sessionOptionsFor, type EngineOptions } from '../engine/setup';
+import { poolOptionsFor, type EngineOptions } from '../engine/setup';
 import { ConnectionPool } from '../ssh/connectionPool';
 import { QueueStore } from '../stores/queueStore';
 import type { EngineEvent, ServerLearnings, TransferReport } from '../transfer/types';
@@ -434,7 +434,7 @@ export function describeRun(r: CliResult): string {
  * the product opens engines with engine/engine.ts openEngine.
  */
 export async function openPool(o: EngineOptions): Promise<ConnectionPool> {
-  return ConnectionPool.open(await sessionOptionsFor(o));
+  return ConnectionPool.open(await poolOptionsFor(o));
 }
 
 const learnedByPool = new WeakMap<ConnectionPool, ServerLearnings>();

@@ -199,7 +199,7 @@ test(
     assert.match(
       (
         await messagesFor(
-          "import { sessionOptionsFor } from '../app/node/engine/setup';\nexport const o = sessionOptionsFor;\n",
+          "import { poolOptionsFor } from '../app/node/engine/setup';\nexport const o = poolOptionsFor;\n",
           'main/planted.ts',
         )
       ).join('\n'),

@@ -37,7 +37,7 @@ function checkpointWatch(): { factory: EngineFactory; firstCheckpoint: Promise<v
   const factory: EngineFactory = async (o) => {
     const e = (await openEngine({ ...o, segmentSize: 4 * MiB })) as PoolEngine;
     const watch = (): void => {
-      for (const c of e.session.connections) {
+      for (const c of e.connectionPool.connections) {
         if ((c as { watched?: boolean }).watched) continue;
         (c as { watched?: boolean }).watched = true;
         const call = c.call.bind(c);

@@ -79,7 +79,7 @@ function throttledEngines(rate = RATE): {
 function wire(engines: readonly PoolEngine[]): { bytes: number; outstanding: number } {
   let bytes = 0;
   let outstanding = 0;
-  for (const c of engines.flatMap((e) => e.session.connections)) {
+  for (const c of engines.flatMap((e) => e.connectionPool.connections)) {
     for (let ch = 0; ch < c.channels; ch++) {
       bytes += c.counters[ch * COUNTERS_PER_CHANNEL + COUNTER_BYTES];
       outstanding += c.counters[ch * COUNTERS_PER_CHANNEL + COUNTER_OUTSTANDING];

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { SluiceService, type Engine, type EngineOptions, type ServiceOptions } from '../service';
-import { sessionOptionsFor } from '../engine/setup';
+import { poolOptionsFor } from '../engine/setup';
 import type { PoolEvent, PoolOptions } from '../ssh/connectionPool';
 import { MemorySecretStore, type SecretStore } from '../stores/sites';
 import type { EventName, EventPayloads } from '../../common/ipc/contract';
@@ -64,7 +64,7 @@ export class FakeEngine {
   private readonly holds = new Map<string, () => void>();
 
   factory = async (options: EngineOptions): Promise<Engine> => {
-    const o = { ...(await sessionOptionsFor(options)), onEvent: options.onEvent! };
+    const o = { ...(await poolOptionsFor(options)), onEvent: options.onEvent! };
     this.opened.push(o);
     const check = await o.hostKeys.verify(o.host, o.port, this.hostKey);
     if (!check.accepted) throw Object.assign(new Error(check.message), { code: check.code });

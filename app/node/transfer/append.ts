@@ -16,7 +16,7 @@ import type { FileTimes } from './types';
 
 /** What `append` needs from its job: the worker calls that hash, and where to say what it decided. */
 export interface HashingSide {
-  session: Pick<ConnectionPool, 'stat' | 'call'>;
+  pool: Pick<ConnectionPool, 'stat' | 'call'>;
   /** An upload: the target is remote and the source local (else the reverse). */
   put: boolean;
   /** The remote side may be hashed over an exec channel (`sha256sum`); else check-file-name or a re-read. */
@@ -47,7 +47,7 @@ async function hashBoth(
   item: FileItem,
   length: number,
 ): Promise<{ target: string; source: string; how: string }> {
-  const { session, put, allowExec } = side;
+  const { pool: session, put, allowExec } = side;
   // The remote side of an upload is the whole target: the server's whole-file hash works there (check-file-name,
   // sha256sum); a download's remote side is a prefix of the source.
   const remote = session.call(

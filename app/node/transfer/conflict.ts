@@ -32,14 +32,14 @@ export type Resolution =
  */
 export type ConflictSide = HashingSide & { force?: boolean };
 
-/** The conflict side of a job: its session and direction, and what its request says. */
+/** The conflict side of a job: its pool and direction, and what its request says. */
 export function conflictSideOf(
-  session: HashingSide['session'],
+  pool: HashingSide['pool'],
   put: boolean,
   req: Pick<TransferRequest, 'allowExec' | 'force'>,
   log: HashingSide['log'],
 ): ConflictSide {
-  return { session, put, allowExec: req.allowExec !== false, force: req.force === true, log };
+  return { pool, put, allowExec: req.allowExec !== false, force: req.force === true, log };
 }
 
 /**
@@ -60,8 +60,8 @@ async function refuseLocalTarget(side: ConflictSide, dst: string, append: boolea
 }
 
 /** The size and mtime of a target, or null when it does not exist (remote for a put, local for a get). */
-export function targetTimes(session: Pick<ConnectionPool, 'stat'>, put: boolean, p: string): Promise<FileTimes | null> {
-  return (put ? session.stat(p) : fs.promises.lstat(p).catch(() => null)).then((s) =>
+export function targetTimes(pool: Pick<ConnectionPool, 'stat'>, put: boolean, p: string): Promise<FileTimes | null> {
+  return (put ? pool.stat(p) : fs.promises.lstat(p).catch(() => null)).then((s) =>
     s ? { size: s.size, mtimeMs: s.mtimeMs } : null,
   );
 }
@@ -96,7 +96,7 @@ export async function resolveConflict(
 
 async function decide(side: ConflictSide, policy: ConflictPolicy | undefined, item: FileItem): Promise<Resolution> {
   if ((policy ?? 'overwrite') === 'overwrite') return { kind: 'write', item, mode: 'overwrite' };
-  const existing = await targetTimes(side.session, side.put, item.dst);
+  const existing = await targetTimes(side.pool, side.put, item.dst);
   if (!existing) return { kind: 'write', item, mode: 'no-clobber' };
   const incoming = { size: item.size, mtimeMs: item.mtimeMs };
   const rule: ConflictRule = typeof policy === 'function' ? await policy(item.dst, { incoming, existing }) : policy!;
@@ -119,7 +119,7 @@ async function decide(side: ConflictSide, policy: ConflictPolicy | undefined, it
       return d.kind === 'skip' ? d : { kind: 'append', item, offset: d.offset };
     }
     case 'rename': {
-      const exists = (p: string) => targetTimes(side.session, side.put, p).then((s) => s !== null);
+      const exists = (p: string) => targetTimes(side.pool, side.put, p).then((s) => s !== null);
       return {
         kind: 'write',
         item: { ...item, dst: await nextFreeName(exists, item.dst, side.put) },

@@ -81,7 +81,7 @@ async function open(
         w.resolve(e);
       }
   };
-  const session = await openBounded({
+  const connectionPool = await openBounded({
     host: server.host,
     port: o.port ?? server.port,
     username: server.user,
@@ -96,7 +96,7 @@ async function open(
     onEvent: (e) => onEvent(e),
   });
   return {
-    pool: session,
+    pool: connectionPool,
     events,
     onEvent,
     next<E extends EngineEvent>(pred: (e: EngineEvent) => e is E, ms = 30_000): Promise<E> {

@@ -2,7 +2,7 @@
 import type { ConnectionPool } from '../ssh/connectionPool';
 import type { LeftoverRemote } from '../stores/leftovers';
 
-/** Leftovers' exists / remove / rename (no-clobber) through the session's pool. */
+/** Leftovers' exists / remove / rename (no-clobber) through the site's pool. */
 export function leftoverRemote(pool: ConnectionPool): LeftoverRemote {
   return {
     exists: async (p) => (await pool.call('stat', { path: p, follow: false })) !== null,

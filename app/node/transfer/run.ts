@@ -1,5 +1,5 @@
 /**
- * Runs one get/put job over a session's lanes, in stages: resolve (scan.ts: cp-style targets and folder walks,
+ * Runs one get/put job over a pool's lanes, in stages: resolve (scan.ts: cp-style targets and folder walks,
  * streamed in while the transfer runs), conflict (conflict.ts), plan (whole file through one handle, or segments over
  * every lane), move and commit (transferFile.ts, one state per file: fileState.ts), and the job's books (job.ts).
  * A file never appears under its final name until it was fully written, fsynced and verified, except where its

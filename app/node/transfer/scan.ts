@@ -25,9 +25,9 @@ function remoteBase(p: string): string {
  * Resolves `~` and `~/…` (and the empty path) against the login folder: SSH_FXP_REALPATH of "." (servers differ on
  * what they make of a literal `~`; only the app expanded it before). Other paths are returned as they are.
  */
-export async function expandRemoteHome(session: Pick<ConnectionPool, 'realpath'>, p: string): Promise<string> {
+export async function expandRemoteHome(pool: Pick<ConnectionPool, 'realpath'>, p: string): Promise<string> {
   if (p !== '' && p !== '~' && !p.startsWith('~/')) return p;
-  const home = await session.realpath('.');
+  const home = await pool.realpath('.');
   const rest = p.startsWith('~/') ? p.slice(2) : '';
   return rest ? remoteJoin(home, rest) : home;
 }

@@ -27,5 +27,7 @@ test('main/index.ts applies it before the app is ready (no Electron here to star
   const source = fs.readFileSync(path.join(ROOT, 'main', 'index.ts'), 'utf8');
   const applied = source.indexOf('applyAppUserModelId(app)');
   assert.ok(applied > 0, 'main/index.ts calls applyAppUserModelId(app)');
-  assert.ok(applied < source.indexOf('app.whenReady()'), 'before whenReady, so before any notification');
+  const ready = source.search(/\bapp\s*\.whenReady\(\)/);
+  assert.ok(ready > 0, 'main/index.ts waits for app.whenReady()');
+  assert.ok(applied < ready, 'before whenReady, so before any notification');
 });

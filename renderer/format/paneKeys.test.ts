@@ -5,6 +5,8 @@ import { isMacPlatform, moveTarget, paneCommand, paneKeyLabels, PAGE_ROWS } from
 
 test('keys to commands: FileZilla/WinSCP keys, transfers by side', () => {
   assert.deepEqual(paneCommand({ key: 'F5' }, 'local'), { kind: 'refresh' });
+  assert.deepEqual(paneCommand({ key: 'F4' }, 'remote'), { kind: 'edit' });
+  assert.equal(paneCommand({ key: 'F4' }, 'local'), null);
   assert.deepEqual(paneCommand({ key: 'u', ctrlKey: true }, 'local'), { kind: 'transfer' });
   assert.equal(paneCommand({ key: 'u', ctrlKey: true }, 'remote'), null);
   assert.deepEqual(paneCommand({ key: 'd', ctrlKey: true }, 'remote'), { kind: 'transfer' });

@@ -1,11 +1,11 @@
 /**
  * The file panes' keyboard, as one pure table from a key press to a command (unit-tested under node:test):
  * arrows / Home / End move (with Shift: extend the selection), Enter opens, Backspace or Alt+Up goes up, F2 renames,
- * Delete deletes (after a confirmation), F5 refreshes, Ctrl+A selects all, Space toggles, Shift+F10 or the
- * ContextMenu key opens the context menu, and Ctrl+U uploads (local pane) / Ctrl+D downloads (remote pane) the
- * selection — FileZilla's and WinSCP's keys where they have one. On macOS the Finder's: ⌘↑ goes up, ⌘↓ opens, ⌘⌫
- * deletes, ⌘R refreshes, ⌘U / ⌘D transfer, and ⌫ alone does nothing (it is the Mac's only delete key, never "up");
- * {@link paneKeyLabels} names the keys for each.
+ * Delete deletes (after a confirmation), F4 edits a remote file in a local editor, F5 refreshes, Ctrl+A selects all,
+ * Space toggles, Shift+F10 or the ContextMenu key opens the context menu, and Ctrl+U uploads (local pane) / Ctrl+D
+ * downloads (remote pane) the selection — FileZilla's and WinSCP's keys where they have one. On macOS the Finder's:
+ * ⌘↑ goes up, ⌘↓ opens, ⌘⌫ deletes, ⌘R refreshes, ⌘U / ⌘D transfer, and ⌫ alone does nothing (it is the Mac's only
+ * delete key, never "up"); {@link paneKeyLabels} names the keys for each.
  */
 
 /** The keys the buttons and the context menu name, by platform. */
@@ -60,7 +60,8 @@ export type PaneCommand =
   | { kind: 'selectAll' }
   | { kind: 'toggle' }
   | { kind: 'menu' }
-  | { kind: 'transfer' };
+  | { kind: 'transfer' }
+  | { kind: 'edit' };
 
 /** Rows a Page Up / Page Down moves. */
 export const PAGE_ROWS = 20;
@@ -107,6 +108,8 @@ export function paneCommand(e: PaneKey, side: 'local' | 'remote', mac = false): 
       return { kind: 'rename' };
     case 'Delete':
       return { kind: 'delete' };
+    case 'F4':
+      return side === 'remote' ? { kind: 'edit' } : null;
     case 'F5':
       return { kind: 'refresh' };
     case ' ':

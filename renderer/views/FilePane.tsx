@@ -2,11 +2,11 @@
  * One file pane (local or remote): breadcrumbs and actions (views/PaneHeader.tsx), sortable columns (name, size,
  * modified), hidden-files toggle, a virtualized grid (views/FileRows.tsx: a 20,000-entry folder scrolls smoothly),
  * multi-select (click, ctrl/cmd-click, shift-click, shift-arrows, ctrl-A), the keyboard of format/paneKeys.ts (arrows,
- * Page Up/Down, Home/End, Enter opens, Backspace or Alt+Up goes up and focuses the folder left, F2 renames, Delete
- * deletes, F5 refreshes, Ctrl+U uploads / Ctrl+D downloads the selection, Shift+F10 or the ContextMenu key opens the
- * menu), a context menu (views/paneMenu.ts), new folder / rename / delete with confirmation (views/PaneDialogs.tsx),
- * and drag and drop: rows drag to the other pane, the other pane's rows and (when `acceptOsFiles`) files from the OS
- * drop here.
+ * Page Up/Down, Home/End, Enter opens, Backspace or Alt+Up goes up and focuses the folder left, F2 renames, F4 edits
+ * (remote), Delete deletes, F5 refreshes, Ctrl+U uploads / Ctrl+D downloads the selection, Shift+F10 or the
+ * ContextMenu key opens the menu), a context menu (views/paneMenu.ts), new folder / rename / delete with confirmation
+ * (views/PaneDialogs.tsx), and drag and drop: rows drag to the other pane, the other pane's rows and (when
+ * `acceptOsFiles`) files from the OS drop here.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { FsEntry, Listing } from '../../app/common/ipc/contract';
@@ -19,7 +19,7 @@ import type { RowHandlers } from './FileRows';
 import { PaneDialogs, type PaneModal } from './PaneDialogs';
 import { PaneGrid } from './PaneGrid';
 import { PaneHeader } from './PaneHeader';
-import { paneMenuItems, type PaneTransfer } from './paneMenu';
+import { isEditable, paneMenuItems, type PaneTransfer } from './paneMenu';
 import { runPaneCommand } from './paneCommands';
 import { usePaneDragDrop, type PaneDrag } from './usePaneDragDrop';
 import { usePaneEdits } from './usePaneEdits';
@@ -50,6 +50,8 @@ export interface FilePaneProps {
   acceptOsFiles?: boolean;
   /** Upload (local pane) or Download (remote pane) of the selection: button, menu item and key. */
   transfer?: PaneTransfer;
+  /** Edits a remote file in a local editor (the remote pane's Edit entry and F4); absent: no Edit. */
+  edit?: (path: string) => void;
   onError: (message: string) => void;
   /** A line for the log (e.g. the path copied). */
   onInfo?: (message: string) => void;
@@ -275,8 +277,11 @@ function paneActions(props: FilePaneProps, s: PaneState, mac: boolean) {
     const c = paneCommand(e, props.side, mac);
     if (!c) return;
     e.preventDefault();
-    runPaneCommand(c, { ...s, reload: refresh });
+    runPaneCommand(c, { ...s, reload: refresh, editSelected });
   };
+  const { edit } = props;
+  const editSelected =
+    edit && isEditable(s.selectedEntries) ? () => edit(join(s.cwd, s.selectedEntries[0].name, s.sep)) : undefined;
   const handlers = rowHandlers({ ...s, dirPath: (n) => join(s.cwd, n, s.sep) });
   const menuItems = paneMenuItems({
     selected: s.selectedEntries,
@@ -289,6 +294,7 @@ function paneActions(props: FilePaneProps, s: PaneState, mac: boolean) {
     mkdir: () => setModal({ kind: 'mkdir' }),
     copyPath: s.copyPath,
     refresh,
+    edit: edit ? () => editSelected?.() : undefined,
   });
   return { keys, refresh, toRename, toDelete, onKeyDown, handlers, menuItems };
 }

@@ -22,6 +22,8 @@ export interface PaneCommandContext {
   reload: () => void;
   openMenuAtFocus: () => void;
   transferSelected: () => void;
+  /** Edits the one selected file (remote pane): absent where the pane cannot edit. */
+  editSelected?: () => void;
 }
 
 /** Runs command `c` in the pane described by `x`. */
@@ -58,5 +60,7 @@ export function runPaneCommand(c: PaneCommand, x: PaneCommandContext): void {
       return x.openMenuAtFocus();
     case 'transfer':
       return x.transferSelected();
+    case 'edit':
+      return x.editSelected?.();
   }
 }

@@ -7,6 +7,14 @@ test('keys to commands: FileZilla/WinSCP keys, transfers by side', () => {
   assert.deepEqual(paneCommand({ key: 'F5' }, 'local'), { kind: 'refresh' });
   assert.deepEqual(paneCommand({ key: 'F4' }, 'remote'), { kind: 'edit' });
   assert.equal(paneCommand({ key: 'F4' }, 'local'), null);
+  assert.deepEqual(paneCommand({ key: 'ArrowLeft', altKey: true }, 'local'), { kind: 'back' });
+  assert.deepEqual(paneCommand({ key: 'ArrowRight', altKey: true }, 'remote'), { kind: 'forward' });
+  assert.deepEqual(paneCommand({ key: 'ArrowLeft', altKey: true }, 'local', true), { kind: 'back' });
+  assert.deepEqual(paneCommand({ key: 'l', ctrlKey: true }, 'remote'), { kind: 'editPath' });
+  assert.deepEqual(paneCommand({ key: 'l', metaKey: true }, 'remote', true), { kind: 'editPath' });
+  assert.deepEqual(paneCommand({ key: '[', metaKey: true }, 'remote', true), { kind: 'back' });
+  assert.deepEqual(paneCommand({ key: ']', metaKey: true }, 'remote', true), { kind: 'forward' });
+  assert.equal(paneCommand({ key: 'ArrowLeft' }, 'local'), null);
   assert.deepEqual(paneCommand({ key: 'u', ctrlKey: true }, 'local'), { kind: 'transfer' });
   assert.equal(paneCommand({ key: 'u', ctrlKey: true }, 'remote'), null);
   assert.deepEqual(paneCommand({ key: 'd', ctrlKey: true }, 'remote'), { kind: 'transfer' });

@@ -1,11 +1,12 @@
 /**
  * The file panes' keyboard, as one pure table from a key press to a command (unit-tested under node:test):
- * arrows / Home / End move (with Shift: extend the selection), Enter opens, Backspace or Alt+Up goes up, F2 renames,
- * Delete deletes (after a confirmation), F4 edits a remote file in a local editor, F5 refreshes, Ctrl+A selects all,
- * Space toggles, Shift+F10 or the ContextMenu key opens the context menu, and Ctrl+U uploads (local pane) / Ctrl+D
- * downloads (remote pane) the selection — FileZilla's and WinSCP's keys where they have one. On macOS the Finder's:
- * ⌘↑ goes up, ⌘↓ opens, ⌘⌫ deletes, ⌘R refreshes, ⌘U / ⌘D transfer, and ⌫ alone does nothing (it is the Mac's only
- * delete key, never "up"); {@link paneKeyLabels} names the keys for each.
+ * arrows / Home / End move (with Shift: extend the selection), Enter opens, Backspace or Alt+Up goes up, Alt+← / Alt+→
+ * go back / forward in the pane's history, Ctrl+L types a path, F2 renames, Delete deletes (after a confirmation), F4
+ * edits a remote file in a local editor, F5 refreshes, Ctrl+A selects all, Space toggles, Shift+F10 or the ContextMenu
+ * key opens the context menu, and Ctrl+U uploads (local pane) / Ctrl+D downloads (remote pane) the selection —
+ * FileZilla's and WinSCP's keys where they have one. On macOS the Finder's: ⌘↑ goes up, ⌘↓ opens, ⌘[ / ⌘] go back /
+ * forward, ⌘L types a path, ⌘⌫ deletes, ⌘R refreshes, ⌘U / ⌘D transfer, and ⌫ alone does nothing (it is the Mac's
+ * only delete key, never "up"); {@link paneKeyLabels} names the keys for each.
  */
 
 /** The keys the buttons and the context menu name, by platform. */
@@ -61,7 +62,10 @@ export type PaneCommand =
   | { kind: 'toggle' }
   | { kind: 'menu' }
   | { kind: 'transfer' }
-  | { kind: 'edit' };
+  | { kind: 'edit' }
+  | { kind: 'back' }
+  | { kind: 'forward' }
+  | { kind: 'editPath' };
 
 /** Rows a Page Up / Page Down moves. */
 export const PAGE_ROWS = 20;
@@ -89,11 +93,16 @@ export function paneCommand(e: PaneKey, side: 'local' | 'remote', mac = false): 
     if (mine !== undefined) return mine;
   }
   if (!e.altKey && !mod && k in MOVES) return { kind: 'move', delta: MOVES[k], extend: !!e.shiftKey };
-  if (k === 'ArrowUp' && e.altKey) return { kind: 'up' };
+  if (e.altKey && !mod && !e.shiftKey) {
+    if (k === 'ArrowUp') return { kind: 'up' };
+    if (k === 'ArrowLeft') return { kind: 'back' };
+    if (k === 'ArrowRight') return { kind: 'forward' };
+  }
   if (e.altKey) return null;
   if (mod) {
     const letter = k.toLowerCase();
     if (letter === 'a') return { kind: 'selectAll' };
+    if (letter === 'l') return { kind: 'editPath' };
     if ((letter === 'u' && side === 'local') || (letter === 'd' && side === 'remote')) return { kind: 'transfer' };
     return null;
   }
@@ -127,6 +136,8 @@ function macCommand(e: PaneKey): PaneCommand | null | undefined {
     if (e.key === 'ArrowDown') return { kind: 'open' };
     if (e.key === 'Backspace') return { kind: 'delete' };
     if (e.key.toLowerCase() === 'r') return { kind: 'refresh' };
+    if (e.key === '[') return { kind: 'back' };
+    if (e.key === ']') return { kind: 'forward' };
     return undefined;
   }
   return e.key === 'Backspace' && !e.ctrlKey ? null : undefined;

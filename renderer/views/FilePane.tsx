@@ -24,6 +24,7 @@ import { runPaneCommand } from './paneCommands';
 import { usePaneDragDrop, type PaneDrag } from './usePaneDragDrop';
 import { usePaneEdits } from './usePaneEdits';
 import { usePaneListing } from './usePaneListing';
+import { usePaneNavigation } from './usePaneNavigation';
 import { joinLocal, parentLocal } from '../../app/common/localPaths';
 
 export { PANE_DRAG_TYPE, type PaneDrag } from './usePaneDragDrop';
@@ -77,7 +78,7 @@ function useGoUp(o: {
   listing: Listing | null;
   order: readonly string[];
   indexOf: Map<string, number>;
-  navigate: (p: string) => Promise<void>;
+  navigate: (p: string) => Promise<unknown>;
   setSel: (s: Selection) => void;
 }) {
   const { listing, order, indexOf, setSel } = o;
@@ -122,7 +123,7 @@ function usePaneOpen(o: {
   sep: '/' | '\\';
   transfer?: PaneTransfer;
   selectedEntries: readonly FsEntry[];
-  navigate: (p: string) => Promise<void>;
+  navigate: (p: string) => Promise<unknown>;
   showError: (m: string) => void;
   onError: (m: string) => void;
   onInfo?: (m: string) => void;
@@ -236,6 +237,8 @@ function useFilePane(props: FilePaneProps) {
     onInfo: props.onInfo,
   });
   const menu = usePaneMenu(gridRef, focusIndex);
+  const focusGrid = useCallback(() => gridRef.current?.focus(), []);
+  const nav = usePaneNavigation(path === null ? null : (listing?.path ?? null), navigate, focusGrid);
   const dnd = usePaneDragDrop({ ...props, cwd, sep, sel, order, setSel });
   const edits = usePaneEdits({ ...props, cwd, sep, reload, setModal, setSel, gridRef });
   return {
@@ -259,6 +262,7 @@ function useFilePane(props: FilePaneProps) {
     ...menu,
     dnd,
     edits,
+    nav,
   };
 }
 
@@ -277,7 +281,7 @@ function paneActions(props: FilePaneProps, s: PaneState, mac: boolean) {
     const c = paneCommand(e, props.side, mac);
     if (!c) return;
     e.preventDefault();
-    runPaneCommand(c, { ...s, reload: refresh, editSelected });
+    runPaneCommand(c, { ...s, ...s.nav, reload: refresh, editSelected });
   };
   const { edit } = props;
   const editSelected =
@@ -323,6 +327,7 @@ export function FilePane(props: FilePaneProps) {
         selected={s.selectedEntries}
         showHidden={s.showHidden}
         transfer={transfer}
+        nav={s.nav}
         onNavigate={(p) => void s.navigate(p)}
         onUp={s.goUp}
         onRefresh={a.refresh}

@@ -1,13 +1,16 @@
 /**
- * A file pane's header: its title and breadcrumbs, and the action bar (up, refresh, Upload or Download, new folder,
+ * A file pane's header: its title and folder (views/PanePath.tsx: breadcrumbs or the typed path), and the action bar
+ * (back, forward, up, refresh, Upload or Download, new folder,
  * rename, delete, the item count and the hidden-files toggle). Every button has a name and, where it has one, its key.
  */
 import type { FsEntry } from '../../app/common/ipc/contract';
 import { isDrivesPath } from '../../app/common/localPaths';
-import { breadcrumbs, plural } from '../format/format';
+import { plural } from '../format/format';
 import type { PaneKeyLabels } from '../format/paneKeys';
 import { Icon } from './Icon';
 import type { PaneTransfer } from './paneMenu';
+import { HistoryButtons, PaneTitle } from './PanePath';
+import type { PaneNavigation } from './usePaneNavigation';
 
 export interface PaneHeaderProps {
   title: string;
@@ -21,6 +24,8 @@ export interface PaneHeaderProps {
   selected: readonly FsEntry[];
   showHidden: boolean;
   transfer?: PaneTransfer;
+  /** Back/Forward and the typed path. */
+  nav: PaneNavigation;
   onNavigate: (path: string) => void;
   onUp: () => void;
   onRefresh: () => void;
@@ -29,31 +34,6 @@ export interface PaneHeaderProps {
   onRename: (entry: FsEntry) => void;
   onDelete: (entries: FsEntry[]) => void;
   onShowHidden: (show: boolean) => void;
-}
-
-/** The pane's title and its folder's breadcrumbs (each one navigates there). */
-function PaneTitle({ title, cwd, sep, onNavigate }: Pick<PaneHeaderProps, 'title' | 'cwd' | 'sep' | 'onNavigate'>) {
-  const crumbs = cwd === null ? [] : breadcrumbs(cwd, sep);
-  return (
-    <div className="pane-title">
-      <h2>{title}</h2>
-      <nav className="crumbs" aria-label={`${title} path`}>
-        <ol>
-          {crumbs.map((c, i) => (
-            <li key={c.path}>
-              <button
-                type="button"
-                onClick={() => onNavigate(c.path)}
-                aria-current={i === crumbs.length - 1 ? 'location' : undefined}
-              >
-                {c.label}
-              </button>
-            </li>
-          ))}
-        </ol>
-      </nav>
-    </div>
-  );
 }
 
 /** Upload or Download of the selection, when the pane has a transfer. */
@@ -128,8 +108,9 @@ export function PaneHeader(p: PaneHeaderProps) {
     p.count !== null ? `${plural(p.count, 'item')}${selected.length ? `, ${selected.length} selected` : ''}` : '';
   return (
     <header>
-      <PaneTitle title={title} cwd={cwd} sep={p.sep} onNavigate={p.onNavigate} />
+      <PaneTitle title={title} cwd={cwd} sep={p.sep} nav={p.nav} onNavigate={p.onNavigate} />
       <div className="pane-actions" role="toolbar" aria-label={`${title} actions`}>
+        <HistoryButtons title={title} nav={p.nav} />
         <button
           type="button"
           aria-label={`${title}: up one folder`}

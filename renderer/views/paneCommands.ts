@@ -24,6 +24,9 @@ export interface PaneCommandContext {
   transferSelected: () => void;
   /** Edits the one selected file (remote pane): absent where the pane cannot edit. */
   editSelected?: () => void;
+  back: () => void;
+  forward: () => void;
+  editPath: () => void;
 }
 
 /** Runs command `c` in the pane described by `x`. */
@@ -62,5 +65,11 @@ export function runPaneCommand(c: PaneCommand, x: PaneCommandContext): void {
       return x.transferSelected();
     case 'edit':
       return x.editSelected?.();
+    case 'back':
+      return x.back();
+    case 'forward':
+      return x.forward();
+    case 'editPath':
+      return x.editPath();
   }
 }

@@ -3,10 +3,11 @@
  * arrows / Home / End move (with Shift: extend the selection), Enter opens, Backspace or Alt+Up goes up, Alt+← / Alt+→
  * go back / forward in the pane's history, Ctrl+L types a path, F2 renames, Delete deletes (after a confirmation), F4
  * edits a remote file in a local editor, F5 refreshes, Ctrl+A selects all, Space toggles, Shift+F10 or the ContextMenu
- * key opens the context menu, and Ctrl+U uploads (local pane) / Ctrl+D downloads (remote pane) the selection —
- * FileZilla's and WinSCP's keys where they have one. On macOS the Finder's: ⌘↑ goes up, ⌘↓ opens, ⌘[ / ⌘] go back /
- * forward, ⌘L types a path, ⌘⌫ deletes, ⌘R refreshes, ⌘U / ⌘D transfer, and ⌫ alone does nothing (it is the Mac's
- * only delete key, never "up"); {@link paneKeyLabels} names the keys for each.
+ * key opens the context menu, a printable character types into the pane's filter (Escape clears it), and Ctrl+U
+ * uploads (local pane) / Ctrl+D downloads (remote pane) the selection — FileZilla's and WinSCP's keys where they have
+ * one. On macOS the Finder's: ⌘↑ goes up, ⌘↓ opens, ⌘[ / ⌘] go back / forward, ⌘L types a path, ⌘⌫ deletes, ⌘R
+ * refreshes, ⌘U / ⌘D transfer, and ⌫ alone does nothing (it is the Mac's only delete key, never "up");
+ * {@link paneKeyLabels} names the keys for each.
  */
 
 /** The keys the buttons and the context menu name, by platform. */
@@ -65,7 +66,9 @@ export type PaneCommand =
   | { kind: 'edit' }
   | { kind: 'back' }
   | { kind: 'forward' }
-  | { kind: 'editPath' };
+  | { kind: 'editPath' }
+  | { kind: 'filter'; text: string }
+  | { kind: 'clearFilter' };
 
 /** Rows a Page Up / Page Down moves. */
 export const PAGE_ROWS = 20;
@@ -107,6 +110,9 @@ export function paneCommand(e: PaneKey, side: 'local' | 'remote', mac = false): 
     return null;
   }
   if (k === 'ContextMenu' || (k === 'F10' && e.shiftKey)) return { kind: 'menu' };
+  // Type-to-filter: a printable character starts (or extends) the pane's filter; Space stays "toggle".
+  if ([...k].length === 1 && k !== ' ') return { kind: 'filter', text: k };
+  if (k === 'Escape' && !e.shiftKey) return { kind: 'clearFilter' };
   if (e.shiftKey && k !== ' ') return null;
   switch (k) {
     case 'Enter':

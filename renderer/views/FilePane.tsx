@@ -25,6 +25,8 @@ import { usePaneDragDrop, type PaneDrag } from './usePaneDragDrop';
 import { usePaneEdits } from './usePaneEdits';
 import { usePaneListing } from './usePaneListing';
 import { usePaneNavigation } from './usePaneNavigation';
+import { usePaneFilter } from './usePaneFilter';
+import { keepVisible } from '../format/paneFilter';
 import { joinLocal, parentLocal } from '../../app/common/localPaths';
 
 export { PANE_DRAG_TYPE, type PaneDrag } from './usePaneDragDrop';
@@ -102,19 +104,31 @@ function useGoUp(o: {
   };
 }
 
-/** The pane's sorted entries, their order and the selection over them (cleared when the folder changes). */
-function usePaneEntries(listing: Listing | null, cwd: string, sort: SortState, showHidden: boolean) {
+/**
+ * The pane's sorted entries (those the filter `matches`), their order and the selection over them (cleared when the
+ * folder changes, kept to the rows shown).
+ */
+function usePaneEntries(
+  listing: Listing | null,
+  cwd: string,
+  sort: SortState,
+  showHidden: boolean,
+  matches: (name: string) => boolean,
+) {
   const [sel, setSel] = useState<Selection>(emptySelection);
   useEffect(() => setSel(emptySelection), [cwd]);
-  const entries = useMemo(
+  const listed = useMemo(
     () => (listing ? sortEntries(listing.entries, sort, showHidden) : []),
     [listing, sort, showHidden],
   );
+  const entries = useMemo(() => listed.filter((e) => matches(e.name)), [listed, matches]);
   const order = useMemo(() => entries.map((e) => e.name), [entries]);
+  // The filter hides rows: the selection keeps only the rows shown (what Delete or Download would act on).
+  useEffect(() => setSel((s) => keepVisible(s, order)), [order]);
   const indexOf = useMemo(() => new Map(order.map((n, i) => [n, i])), [order]);
   const selectedEntries = useMemo(() => entries.filter((e) => sel.selected.has(e.name)), [entries, sel]);
   const focusIndex = sel.focus === null ? -1 : (indexOf.get(sel.focus) ?? -1);
-  return { sel, setSel, entries, order, indexOf, selectedEntries, focusIndex };
+  return { sel, setSel, entries, total: listed.length, order, indexOf, selectedEntries, focusIndex };
 }
 
 /** What opening, transferring and copying do in a pane. */
@@ -223,7 +237,9 @@ function useFilePane(props: FilePaneProps) {
   const [modal, setModal] = useState<PaneModal>(null);
   const gridRef = useRef<HTMLTableElement>(null);
   const cwd = listing?.path ?? path ?? '';
-  const entries = usePaneEntries(listing, cwd, sort, showHidden);
+  const focusGrid = useCallback(() => gridRef.current?.focus(), []);
+  const filter = usePaneFilter(cwd, focusGrid);
+  const entries = usePaneEntries(listing, cwd, sort, showHidden, filter.matches);
   const { sel, setSel, order, indexOf, selectedEntries, focusIndex } = entries;
   const goUp = useGoUp({ path, cwd, sep, listing, order, indexOf, navigate, setSel });
   const opening = usePaneOpen({
@@ -237,7 +253,6 @@ function useFilePane(props: FilePaneProps) {
     onInfo: props.onInfo,
   });
   const menu = usePaneMenu(gridRef, focusIndex);
-  const focusGrid = useCallback(() => gridRef.current?.focus(), []);
   const nav = usePaneNavigation(path === null ? null : (listing?.path ?? null), navigate, focusGrid);
   const dnd = usePaneDragDrop({ ...props, cwd, sep, sel, order, setSel });
   const edits = usePaneEdits({ ...props, cwd, sep, reload, setModal, setSel, gridRef });
@@ -263,6 +278,7 @@ function useFilePane(props: FilePaneProps) {
     dnd,
     edits,
     nav,
+    filter,
   };
 }
 
@@ -281,7 +297,7 @@ function paneActions(props: FilePaneProps, s: PaneState, mac: boolean) {
     const c = paneCommand(e, props.side, mac);
     if (!c) return;
     e.preventDefault();
-    runPaneCommand(c, { ...s, ...s.nav, reload: refresh, editSelected });
+    runPaneCommand(c, { ...s, ...s.nav, ...s.filter, reload: refresh, editSelected });
   };
   const { edit } = props;
   const editSelected =
@@ -324,6 +340,8 @@ export function FilePane(props: FilePaneProps) {
         sep={sep}
         keys={a.keys}
         count={listing ? entries.length : null}
+        total={s.total}
+        filter={s.filter}
         selected={s.selectedEntries}
         showHidden={s.showHidden}
         transfer={transfer}

@@ -1,16 +1,18 @@
 /**
  * A file pane's header: its title and folder (views/PanePath.tsx: breadcrumbs or the typed path), and the action bar
- * (back, forward, up, refresh, Upload or Download, new folder,
- * rename, delete, the item count and the hidden-files toggle). Every button has a name and, where it has one, its key.
+ * (back, forward, up, refresh, Upload or Download, new folder, rename, delete, the filter field of PaneFilter.tsx, the
+ * item count and the hidden-files toggle). Every button has a name and, where it has one, its key.
  */
 import type { FsEntry } from '../../app/common/ipc/contract';
 import { isDrivesPath } from '../../app/common/localPaths';
-import { plural } from '../format/format';
+import { paneCountText } from '../format/paneFilter';
 import type { PaneKeyLabels } from '../format/paneKeys';
 import { Icon } from './Icon';
 import type { PaneTransfer } from './paneMenu';
 import { HistoryButtons, PaneTitle } from './PanePath';
 import type { PaneNavigation } from './usePaneNavigation';
+import { PaneFilter } from './PaneFilter';
+import type { PaneFilterState } from './usePaneFilter';
 
 export interface PaneHeaderProps {
   title: string;
@@ -21,6 +23,9 @@ export interface PaneHeaderProps {
   keys: PaneKeyLabels;
   /** Entries listed (shown), or null before the first listing. */
   count: number | null;
+  /** Entries listed before the filter. */
+  total: number;
+  filter: PaneFilterState;
   selected: readonly FsEntry[];
   showHidden: boolean;
   transfer?: PaneTransfer;
@@ -104,8 +109,7 @@ export function PaneHeader(p: PaneHeaderProps) {
   const none = cwd === null;
   // Windows' top level lists drives and shares: nothing to create, rename or delete there.
   const top = isDrivesPath(cwd);
-  const count =
-    p.count !== null ? `${plural(p.count, 'item')}${selected.length ? `, ${selected.length} selected` : ''}` : '';
+  const count = p.count !== null ? paneCountText(p.count, p.total, selected.length, p.filter.text.trim() !== '') : '';
   return (
     <header>
       <PaneTitle title={title} cwd={cwd} sep={p.sep} nav={p.nav} onNavigate={p.onNavigate} />
@@ -133,6 +137,7 @@ export function PaneHeader(p: PaneHeaderProps) {
           <TransferButton title={title} transfer={p.transfer} selected={selected} onTransfer={p.onTransfer} />
         )}
         <EditButtons {...p} noFolder={none} readOnly={top} />
+        <PaneFilter title={title} filter={p.filter} />
         <span className="count muted" aria-live="polite" title={count}>
           {count}
         </span>

@@ -27,6 +27,9 @@ export interface PaneCommandContext {
   back: () => void;
   forward: () => void;
   editPath: () => void;
+  /** Types `text` at the end of the pane's filter (and puts the focus in its field). */
+  typeFilter: (text: string) => void;
+  clearFilter: () => void;
 }
 
 /** Runs command `c` in the pane described by `x`. */
@@ -71,5 +74,9 @@ export function runPaneCommand(c: PaneCommand, x: PaneCommandContext): void {
       return x.forward();
     case 'editPath':
       return x.editPath();
+    case 'filter':
+      return x.typeFilter(c.text);
+    case 'clearFilter':
+      return x.clearFilter();
   }
 }

@@ -88,6 +88,8 @@ test.describe('pane navigation', () => {
     const forward = app.remotePane.getByRole('button', { name: 'Remote: forward' });
     await expect(back).toBeDisabled();
     await expect(forward).toBeDisabled();
+    await expect(back).toHaveAttribute('title', 'Back (Alt+←)');
+    await expect(forward).toHaveAttribute('title', 'Forward (Alt+→)');
     await app.remoteRow('a').dblclick();
     await app.waitForRemoteListing(a);
     await app.remoteRow('b').dblclick();

@@ -78,7 +78,11 @@ test('macOS: ⌘↑ up, ⌘↓ open, ⌘⌫ delete, ⌘R refresh, ⌘U/⌘D tran
     refresh: '⌘R',
     upload: '⌘U',
     download: '⌘D',
+    back: '⌘[',
+    forward: '⌘]',
+    path: '⌘L',
   });
+  assert.equal(paneKeyLabels(false).back, 'Alt+←');
   assert.equal(paneKeyLabels(false).upload, 'Ctrl+U');
   assert.ok(isMacPlatform({ platform: 'MacIntel' }) && !isMacPlatform({ platform: 'Win32' }) && !isMacPlatform({}));
 });

@@ -19,12 +19,26 @@ export interface PaneKeyLabels {
   refresh: string;
   upload: string;
   download: string;
+  back: string;
+  forward: string;
+  /** Opens the typed path. */
+  path: string;
 }
 
 /** The shortcut labels for macOS (⌘ glyphs) or elsewhere (Ctrl, Backspace). */
 export function paneKeyLabels(mac: boolean): PaneKeyLabels {
   return mac
-    ? { up: '⌘↑', delete: '⌘⌫', deleteShort: '⌘⌫', refresh: '⌘R', upload: '⌘U', download: '⌘D' }
+    ? {
+        up: '⌘↑',
+        delete: '⌘⌫',
+        deleteShort: '⌘⌫',
+        refresh: '⌘R',
+        upload: '⌘U',
+        download: '⌘D',
+        back: '⌘[',
+        forward: '⌘]',
+        path: '⌘L',
+      }
     : {
         up: 'Backspace, Alt+Up',
         delete: 'Delete',
@@ -32,6 +46,9 @@ export function paneKeyLabels(mac: boolean): PaneKeyLabels {
         refresh: 'F5',
         upload: 'Ctrl+U',
         download: 'Ctrl+D',
+        back: 'Alt+←',
+        forward: 'Alt+→',
+        path: 'Ctrl+L',
       };
 }
 

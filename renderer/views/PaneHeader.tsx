@@ -112,9 +112,9 @@ export function PaneHeader(p: PaneHeaderProps) {
   const count = p.count !== null ? paneCountText(p.count, p.total, selected.length, p.filter.text.trim() !== '') : '';
   return (
     <header>
-      <PaneTitle title={title} cwd={cwd} sep={p.sep} nav={p.nav} onNavigate={p.onNavigate} />
+      <PaneTitle title={title} cwd={cwd} sep={p.sep} nav={p.nav} keys={p.keys} onNavigate={p.onNavigate} />
       <div className="pane-actions" role="toolbar" aria-label={`${title} actions`}>
-        <HistoryButtons title={title} nav={p.nav} />
+        <HistoryButtons title={title} nav={p.nav} keys={p.keys} />
         <button
           type="button"
           aria-label={`${title}: up one folder`}

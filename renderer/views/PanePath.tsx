@@ -5,6 +5,7 @@
  */
 import { useEffect, useRef } from 'react';
 import { breadcrumbs } from '../format/format';
+import type { PaneKeyLabels } from '../format/paneKeys';
 import type { PaneNavigation } from './usePaneNavigation';
 
 export interface PanePathProps {
@@ -13,6 +14,8 @@ export interface PanePathProps {
   cwd: string | null;
   sep: '/' | '\\';
   nav: PaneNavigation;
+  /** The keys the buttons name (macOS: ⌘[, ⌘L). */
+  keys: PaneKeyLabels;
   onNavigate: (path: string) => void;
 }
 
@@ -79,7 +82,7 @@ export function PaneTitle(p: PanePathProps) {
           type="button"
           className="edit-path"
           aria-label={`${title}: type a path`}
-          title="Type a path (Ctrl+L)"
+          title={`Type a path (${p.keys.path})`}
           onClick={nav.editPath}
         >
           ✎
@@ -90,13 +93,13 @@ export function PaneTitle(p: PanePathProps) {
 }
 
 /** Back and Forward through the pane's history. */
-export function HistoryButtons({ title, nav }: { title: string; nav: PaneNavigation }) {
+export function HistoryButtons({ title, nav, keys }: { title: string; nav: PaneNavigation; keys: PaneKeyLabels }) {
   return (
     <>
       <button
         type="button"
         aria-label={`${title}: back`}
-        title="Back (Alt+←)"
+        title={`Back (${keys.back})`}
         disabled={!nav.canBack}
         onClick={nav.back}
       >
@@ -105,7 +108,7 @@ export function HistoryButtons({ title, nav }: { title: string; nav: PaneNavigat
       <button
         type="button"
         aria-label={`${title}: forward`}
-        title="Forward (Alt+→)"
+        title={`Forward (${keys.forward})`}
         disabled={!nav.canForward}
         onClick={nav.forward}
       >

@@ -133,6 +133,7 @@ test.describe('keyboard and context menu', () => {
     await expect(menu.getByRole('menuitem', { name: /^Download/ })).toBeFocused();
     await expect(menu.getByRole('menuitem')).toHaveText([
       /^Download/,
+      /^Edit/,
       /^Rename/,
       /^Delete/,
       /^New folder/,
@@ -155,7 +156,7 @@ test.describe('keyboard and context menu', () => {
     await page.keyboard.press('ArrowDown');
     await page.keyboard.press('ContextMenu');
     await expect(menu).toBeVisible();
-    for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowDown');
+    for (let i = 0; i < 4; i++) await page.keyboard.press('ArrowDown');
     await expect(menu.getByRole('menuitem', { name: /^New folder/ })).toBeFocused();
     await page.keyboard.press('Enter');
     const mkdir = page.getByRole('dialog', { name: 'New remote folder' });

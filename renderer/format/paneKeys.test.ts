@@ -5,6 +5,22 @@ import { isMacPlatform, moveTarget, paneCommand, paneKeyLabels, PAGE_ROWS } from
 
 test('keys to commands: FileZilla/WinSCP keys, transfers by side', () => {
   assert.deepEqual(paneCommand({ key: 'F5' }, 'local'), { kind: 'refresh' });
+  assert.deepEqual(paneCommand({ key: 'F4' }, 'remote'), { kind: 'edit' });
+  assert.equal(paneCommand({ key: 'F4' }, 'local'), null);
+  assert.deepEqual(paneCommand({ key: 'ArrowLeft', altKey: true }, 'local'), { kind: 'back' });
+  assert.deepEqual(paneCommand({ key: 'ArrowRight', altKey: true }, 'remote'), { kind: 'forward' });
+  assert.deepEqual(paneCommand({ key: 'ArrowLeft', altKey: true }, 'local', true), { kind: 'back' });
+  assert.deepEqual(paneCommand({ key: 'l', ctrlKey: true }, 'remote'), { kind: 'editPath' });
+  assert.deepEqual(paneCommand({ key: 'l', metaKey: true }, 'remote', true), { kind: 'editPath' });
+  assert.deepEqual(paneCommand({ key: '[', metaKey: true }, 'remote', true), { kind: 'back' });
+  assert.deepEqual(paneCommand({ key: ']', metaKey: true }, 'remote', true), { kind: 'forward' });
+  assert.equal(paneCommand({ key: 'ArrowLeft' }, 'local'), null);
+  assert.deepEqual(paneCommand({ key: 'r' }, 'remote'), { kind: 'filter', text: 'r' });
+  assert.deepEqual(paneCommand({ key: 'R', shiftKey: true }, 'local'), { kind: 'filter', text: 'R' });
+  assert.deepEqual(paneCommand({ key: '*', shiftKey: true }, 'local', true), { kind: 'filter', text: '*' });
+  assert.deepEqual(paneCommand({ key: ' ' }, 'local'), { kind: 'toggle' });
+  assert.deepEqual(paneCommand({ key: 'Escape' }, 'local'), { kind: 'clearFilter' });
+  assert.equal(paneCommand({ key: 'r', altKey: true }, 'local'), null);
   assert.deepEqual(paneCommand({ key: 'u', ctrlKey: true }, 'local'), { kind: 'transfer' });
   assert.equal(paneCommand({ key: 'u', ctrlKey: true }, 'remote'), null);
   assert.deepEqual(paneCommand({ key: 'd', ctrlKey: true }, 'remote'), { kind: 'transfer' });
@@ -25,7 +41,7 @@ test('keys to commands: FileZilla/WinSCP keys, transfers by side', () => {
     extend: true,
   });
   assert.deepEqual(paneCommand({ key: 'PageDown' }, 'local'), { kind: 'move', delta: PAGE_ROWS, extend: false });
-  assert.equal(paneCommand({ key: 'x' }, 'local'), null);
+  assert.equal(paneCommand({ key: 'F12' }, 'local'), null);
   assert.equal(paneCommand({ key: 'Enter', shiftKey: true }, 'local'), null);
 });
 
@@ -62,7 +78,11 @@ test('macOS: ⌘↑ up, ⌘↓ open, ⌘⌫ delete, ⌘R refresh, ⌘U/⌘D tran
     refresh: '⌘R',
     upload: '⌘U',
     download: '⌘D',
+    back: '⌘[',
+    forward: '⌘]',
+    path: '⌘L',
   });
+  assert.equal(paneKeyLabels(false).back, 'Alt+←');
   assert.equal(paneKeyLabels(false).upload, 'Ctrl+U');
   assert.ok(isMacPlatform({ platform: 'MacIntel' }) && !isMacPlatform({ platform: 'Win32' }) && !isMacPlatform({}));
 });

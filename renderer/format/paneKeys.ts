@@ -1,10 +1,12 @@
 /**
  * The file panes' keyboard, as one pure table from a key press to a command (unit-tested under node:test):
- * arrows / Home / End move (with Shift: extend the selection), Enter opens, Backspace or Alt+Up goes up, F2 renames,
- * Delete deletes (after a confirmation), F5 refreshes, Ctrl+A selects all, Space toggles, Shift+F10 or the
- * ContextMenu key opens the context menu, and Ctrl+U uploads (local pane) / Ctrl+D downloads (remote pane) the
- * selection — FileZilla's and WinSCP's keys where they have one. On macOS the Finder's: ⌘↑ goes up, ⌘↓ opens, ⌘⌫
- * deletes, ⌘R refreshes, ⌘U / ⌘D transfer, and ⌫ alone does nothing (it is the Mac's only delete key, never "up");
+ * arrows / Home / End move (with Shift: extend the selection), Enter opens, Backspace or Alt+Up goes up, Alt+← / Alt+→
+ * go back / forward in the pane's history, Ctrl+L types a path, F2 renames, Delete deletes (after a confirmation), F4
+ * edits a remote file in a local editor, F5 refreshes, Ctrl+A selects all, Space toggles, Shift+F10 or the ContextMenu
+ * key opens the context menu, a printable character types into the pane's filter (Escape clears it), and Ctrl+U
+ * uploads (local pane) / Ctrl+D downloads (remote pane) the selection — FileZilla's and WinSCP's keys where they have
+ * one. On macOS the Finder's: ⌘↑ goes up, ⌘↓ opens, ⌘[ / ⌘] go back / forward, ⌘L types a path, ⌘⌫ deletes, ⌘R
+ * refreshes, ⌘U / ⌘D transfer, and ⌫ alone does nothing (it is the Mac's only delete key, never "up");
  * {@link paneKeyLabels} names the keys for each.
  */
 
@@ -17,12 +19,26 @@ export interface PaneKeyLabels {
   refresh: string;
   upload: string;
   download: string;
+  back: string;
+  forward: string;
+  /** Opens the typed path. */
+  path: string;
 }
 
 /** The shortcut labels for macOS (⌘ glyphs) or elsewhere (Ctrl, Backspace). */
 export function paneKeyLabels(mac: boolean): PaneKeyLabels {
   return mac
-    ? { up: '⌘↑', delete: '⌘⌫', deleteShort: '⌘⌫', refresh: '⌘R', upload: '⌘U', download: '⌘D' }
+    ? {
+        up: '⌘↑',
+        delete: '⌘⌫',
+        deleteShort: '⌘⌫',
+        refresh: '⌘R',
+        upload: '⌘U',
+        download: '⌘D',
+        back: '⌘[',
+        forward: '⌘]',
+        path: '⌘L',
+      }
     : {
         up: 'Backspace, Alt+Up',
         delete: 'Delete',
@@ -30,6 +46,9 @@ export function paneKeyLabels(mac: boolean): PaneKeyLabels {
         refresh: 'F5',
         upload: 'Ctrl+U',
         download: 'Ctrl+D',
+        back: 'Alt+←',
+        forward: 'Alt+→',
+        path: 'Ctrl+L',
       };
 }
 
@@ -60,7 +79,13 @@ export type PaneCommand =
   | { kind: 'selectAll' }
   | { kind: 'toggle' }
   | { kind: 'menu' }
-  | { kind: 'transfer' };
+  | { kind: 'transfer' }
+  | { kind: 'edit' }
+  | { kind: 'back' }
+  | { kind: 'forward' }
+  | { kind: 'editPath' }
+  | { kind: 'filter'; text: string }
+  | { kind: 'clearFilter' };
 
 /** Rows a Page Up / Page Down moves. */
 export const PAGE_ROWS = 20;
@@ -88,15 +113,23 @@ export function paneCommand(e: PaneKey, side: 'local' | 'remote', mac = false): 
     if (mine !== undefined) return mine;
   }
   if (!e.altKey && !mod && k in MOVES) return { kind: 'move', delta: MOVES[k], extend: !!e.shiftKey };
-  if (k === 'ArrowUp' && e.altKey) return { kind: 'up' };
+  if (e.altKey && !mod && !e.shiftKey) {
+    if (k === 'ArrowUp') return { kind: 'up' };
+    if (k === 'ArrowLeft') return { kind: 'back' };
+    if (k === 'ArrowRight') return { kind: 'forward' };
+  }
   if (e.altKey) return null;
   if (mod) {
     const letter = k.toLowerCase();
     if (letter === 'a') return { kind: 'selectAll' };
+    if (letter === 'l') return { kind: 'editPath' };
     if ((letter === 'u' && side === 'local') || (letter === 'd' && side === 'remote')) return { kind: 'transfer' };
     return null;
   }
   if (k === 'ContextMenu' || (k === 'F10' && e.shiftKey)) return { kind: 'menu' };
+  // Type-to-filter: a printable character starts (or extends) the pane's filter; Space stays "toggle".
+  if ([...k].length === 1 && k !== ' ') return { kind: 'filter', text: k };
+  if (k === 'Escape' && !e.shiftKey) return { kind: 'clearFilter' };
   if (e.shiftKey && k !== ' ') return null;
   switch (k) {
     case 'Enter':
@@ -107,6 +140,8 @@ export function paneCommand(e: PaneKey, side: 'local' | 'remote', mac = false): 
       return { kind: 'rename' };
     case 'Delete':
       return { kind: 'delete' };
+    case 'F4':
+      return side === 'remote' ? { kind: 'edit' } : null;
     case 'F5':
       return { kind: 'refresh' };
     case ' ':
@@ -124,6 +159,8 @@ function macCommand(e: PaneKey): PaneCommand | null | undefined {
     if (e.key === 'ArrowDown') return { kind: 'open' };
     if (e.key === 'Backspace') return { kind: 'delete' };
     if (e.key.toLowerCase() === 'r') return { kind: 'refresh' };
+    if (e.key === '[') return { kind: 'back' };
+    if (e.key === ']') return { kind: 'forward' };
     return undefined;
   }
   return e.key === 'Backspace' && !e.ctrlKey ? null : undefined;

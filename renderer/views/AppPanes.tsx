@@ -73,6 +73,10 @@ export function AppPanes(p: AppPanesProps) {
   };
   const upload = connected && remotePath ? (paths: string[]) => void enqueue('upload', paths, remotePath) : undefined;
   const download = connected && localPath ? (paths: string[]) => void enqueue('download', paths, localPath) : undefined;
+  const edit = (path: string) =>
+    void bridge.editOpen({ siteId, path }).then((r) => {
+      if (!r.ok) p.onError(`Edit ${path} failed: ${r.error.message}`);
+    });
 
   return (
     <div className="panes">
@@ -109,6 +113,7 @@ export function AppPanes(p: AppPanesProps) {
         acceptOsFiles
         onOsDrop={osDrop}
         transfer={{ label: 'Download', shortcut: keyLabels.download, run: download }}
+        edit={edit}
         onError={p.onError}
         onInfo={p.onInfo}
       />

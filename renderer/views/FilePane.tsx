@@ -2,11 +2,11 @@
  * One file pane (local or remote): breadcrumbs and actions (views/PaneHeader.tsx), sortable columns (name, size,
  * modified), hidden-files toggle, a virtualized grid (views/FileRows.tsx: a 20,000-entry folder scrolls smoothly),
  * multi-select (click, ctrl/cmd-click, shift-click, shift-arrows, ctrl-A), the keyboard of format/paneKeys.ts (arrows,
- * Page Up/Down, Home/End, Enter opens, Backspace or Alt+Up goes up and focuses the folder left, F2 renames, Delete
- * deletes, F5 refreshes, Ctrl+U uploads / Ctrl+D downloads the selection, Shift+F10 or the ContextMenu key opens the
- * menu), a context menu (views/paneMenu.ts), new folder / rename / delete with confirmation (views/PaneDialogs.tsx),
- * and drag and drop: rows drag to the other pane, the other pane's rows and (when `acceptOsFiles`) files from the OS
- * drop here.
+ * Page Up/Down, Home/End, Enter opens, Backspace or Alt+Up goes up and focuses the folder left, F2 renames, F4 edits
+ * (remote), Delete deletes, F5 refreshes, Ctrl+U uploads / Ctrl+D downloads the selection, Shift+F10 or the
+ * ContextMenu key opens the menu), a context menu (views/paneMenu.ts), new folder / rename / delete with confirmation
+ * (views/PaneDialogs.tsx), and drag and drop: rows drag to the other pane, the other pane's rows and (when
+ * `acceptOsFiles`) files from the OS drop here.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { FsEntry, Listing } from '../../app/common/ipc/contract';
@@ -19,11 +19,14 @@ import type { RowHandlers } from './FileRows';
 import { PaneDialogs, type PaneModal } from './PaneDialogs';
 import { PaneGrid } from './PaneGrid';
 import { PaneHeader } from './PaneHeader';
-import { paneMenuItems, type PaneTransfer } from './paneMenu';
+import { isEditable, paneMenuItems, type PaneTransfer } from './paneMenu';
 import { runPaneCommand } from './paneCommands';
 import { usePaneDragDrop, type PaneDrag } from './usePaneDragDrop';
 import { usePaneEdits } from './usePaneEdits';
 import { usePaneListing } from './usePaneListing';
+import { usePaneNavigation } from './usePaneNavigation';
+import { usePaneFilter } from './usePaneFilter';
+import { keepVisible } from '../format/paneFilter';
 import { joinLocal, parentLocal } from '../../app/common/localPaths';
 
 export { PANE_DRAG_TYPE, type PaneDrag } from './usePaneDragDrop';
@@ -50,6 +53,8 @@ export interface FilePaneProps {
   acceptOsFiles?: boolean;
   /** Upload (local pane) or Download (remote pane) of the selection: button, menu item and key. */
   transfer?: PaneTransfer;
+  /** Edits a remote file in a local editor (the remote pane's Edit entry and F4); absent: no Edit. */
+  edit?: (path: string) => void;
   onError: (message: string) => void;
   /** A line for the log (e.g. the path copied). */
   onInfo?: (message: string) => void;
@@ -75,7 +80,7 @@ function useGoUp(o: {
   listing: Listing | null;
   order: readonly string[];
   indexOf: Map<string, number>;
-  navigate: (p: string) => Promise<void>;
+  navigate: (p: string) => Promise<unknown>;
   setSel: (s: Selection) => void;
 }) {
   const { listing, order, indexOf, setSel } = o;
@@ -99,19 +104,31 @@ function useGoUp(o: {
   };
 }
 
-/** The pane's sorted entries, their order and the selection over them (cleared when the folder changes). */
-function usePaneEntries(listing: Listing | null, cwd: string, sort: SortState, showHidden: boolean) {
+/**
+ * The pane's sorted entries (those the filter `matches`), their order and the selection over them (cleared when the
+ * folder changes, kept to the rows shown).
+ */
+function usePaneEntries(
+  listing: Listing | null,
+  cwd: string,
+  sort: SortState,
+  showHidden: boolean,
+  matches: (name: string) => boolean,
+) {
   const [sel, setSel] = useState<Selection>(emptySelection);
   useEffect(() => setSel(emptySelection), [cwd]);
-  const entries = useMemo(
+  const listed = useMemo(
     () => (listing ? sortEntries(listing.entries, sort, showHidden) : []),
     [listing, sort, showHidden],
   );
+  const entries = useMemo(() => listed.filter((e) => matches(e.name)), [listed, matches]);
   const order = useMemo(() => entries.map((e) => e.name), [entries]);
+  // The filter hides rows: the selection keeps only the rows shown (what Delete or Download would act on).
+  useEffect(() => setSel((s) => keepVisible(s, order)), [order]);
   const indexOf = useMemo(() => new Map(order.map((n, i) => [n, i])), [order]);
   const selectedEntries = useMemo(() => entries.filter((e) => sel.selected.has(e.name)), [entries, sel]);
   const focusIndex = sel.focus === null ? -1 : (indexOf.get(sel.focus) ?? -1);
-  return { sel, setSel, entries, order, indexOf, selectedEntries, focusIndex };
+  return { sel, setSel, entries, total: listed.length, order, indexOf, selectedEntries, focusIndex };
 }
 
 /** What opening, transferring and copying do in a pane. */
@@ -120,7 +137,7 @@ function usePaneOpen(o: {
   sep: '/' | '\\';
   transfer?: PaneTransfer;
   selectedEntries: readonly FsEntry[];
-  navigate: (p: string) => Promise<void>;
+  navigate: (p: string) => Promise<unknown>;
   showError: (m: string) => void;
   onError: (m: string) => void;
   onInfo?: (m: string) => void;
@@ -220,7 +237,9 @@ function useFilePane(props: FilePaneProps) {
   const [modal, setModal] = useState<PaneModal>(null);
   const gridRef = useRef<HTMLTableElement>(null);
   const cwd = listing?.path ?? path ?? '';
-  const entries = usePaneEntries(listing, cwd, sort, showHidden);
+  const focusGrid = useCallback(() => gridRef.current?.focus(), []);
+  const filter = usePaneFilter(cwd, focusGrid);
+  const entries = usePaneEntries(listing, cwd, sort, showHidden, filter.matches);
   const { sel, setSel, order, indexOf, selectedEntries, focusIndex } = entries;
   const goUp = useGoUp({ path, cwd, sep, listing, order, indexOf, navigate, setSel });
   const opening = usePaneOpen({
@@ -234,6 +253,7 @@ function useFilePane(props: FilePaneProps) {
     onInfo: props.onInfo,
   });
   const menu = usePaneMenu(gridRef, focusIndex);
+  const nav = usePaneNavigation(path === null ? null : (listing?.path ?? null), navigate, focusGrid);
   const dnd = usePaneDragDrop({ ...props, cwd, sep, sel, order, setSel });
   const edits = usePaneEdits({ ...props, cwd, sep, reload, setModal, setSel, gridRef });
   return {
@@ -257,6 +277,8 @@ function useFilePane(props: FilePaneProps) {
     ...menu,
     dnd,
     edits,
+    nav,
+    filter,
   };
 }
 
@@ -275,8 +297,11 @@ function paneActions(props: FilePaneProps, s: PaneState, mac: boolean) {
     const c = paneCommand(e, props.side, mac);
     if (!c) return;
     e.preventDefault();
-    runPaneCommand(c, { ...s, reload: refresh });
+    runPaneCommand(c, { ...s, ...s.nav, ...s.filter, reload: refresh, editSelected });
   };
+  const { edit } = props;
+  const editSelected =
+    edit && isEditable(s.selectedEntries) ? () => edit(join(s.cwd, s.selectedEntries[0].name, s.sep)) : undefined;
   const handlers = rowHandlers({ ...s, dirPath: (n) => join(s.cwd, n, s.sep) });
   const menuItems = paneMenuItems({
     selected: s.selectedEntries,
@@ -289,6 +314,7 @@ function paneActions(props: FilePaneProps, s: PaneState, mac: boolean) {
     mkdir: () => setModal({ kind: 'mkdir' }),
     copyPath: s.copyPath,
     refresh,
+    edit: edit ? () => editSelected?.() : undefined,
   });
   return { keys, refresh, toRename, toDelete, onKeyDown, handlers, menuItems };
 }
@@ -314,9 +340,12 @@ export function FilePane(props: FilePaneProps) {
         sep={sep}
         keys={a.keys}
         count={listing ? entries.length : null}
+        total={s.total}
+        filter={s.filter}
         selected={s.selectedEntries}
         showHidden={s.showHidden}
         transfer={transfer}
+        nav={s.nav}
         onNavigate={(p) => void s.navigate(p)}
         onUp={s.goUp}
         onRefresh={a.refresh}

@@ -1,13 +1,18 @@
 /**
- * A file pane's header: its title and breadcrumbs, and the action bar (up, refresh, Upload or Download, new folder,
- * rename, delete, the item count and the hidden-files toggle). Every button has a name and, where it has one, its key.
+ * A file pane's header: its title and folder (views/PanePath.tsx: breadcrumbs or the typed path), and the action bar
+ * (back, forward, up, refresh, Upload or Download, new folder, rename, delete, the filter field of PaneFilter.tsx, the
+ * item count and the hidden-files toggle). Every button has a name and, where it has one, its key.
  */
 import type { FsEntry } from '../../app/common/ipc/contract';
 import { isDrivesPath } from '../../app/common/localPaths';
-import { breadcrumbs, plural } from '../format/format';
+import { paneCountText } from '../format/paneFilter';
 import type { PaneKeyLabels } from '../format/paneKeys';
 import { Icon } from './Icon';
 import type { PaneTransfer } from './paneMenu';
+import { HistoryButtons, PaneTitle } from './PanePath';
+import type { PaneNavigation } from './usePaneNavigation';
+import { PaneFilter } from './PaneFilter';
+import type { PaneFilterState } from './usePaneFilter';
 
 export interface PaneHeaderProps {
   title: string;
@@ -18,9 +23,14 @@ export interface PaneHeaderProps {
   keys: PaneKeyLabels;
   /** Entries listed (shown), or null before the first listing. */
   count: number | null;
+  /** Entries listed before the filter. */
+  total: number;
+  filter: PaneFilterState;
   selected: readonly FsEntry[];
   showHidden: boolean;
   transfer?: PaneTransfer;
+  /** Back/Forward and the typed path. */
+  nav: PaneNavigation;
   onNavigate: (path: string) => void;
   onUp: () => void;
   onRefresh: () => void;
@@ -29,31 +39,6 @@ export interface PaneHeaderProps {
   onRename: (entry: FsEntry) => void;
   onDelete: (entries: FsEntry[]) => void;
   onShowHidden: (show: boolean) => void;
-}
-
-/** The pane's title and its folder's breadcrumbs (each one navigates there). */
-function PaneTitle({ title, cwd, sep, onNavigate }: Pick<PaneHeaderProps, 'title' | 'cwd' | 'sep' | 'onNavigate'>) {
-  const crumbs = cwd === null ? [] : breadcrumbs(cwd, sep);
-  return (
-    <div className="pane-title">
-      <h2>{title}</h2>
-      <nav className="crumbs" aria-label={`${title} path`}>
-        <ol>
-          {crumbs.map((c, i) => (
-            <li key={c.path}>
-              <button
-                type="button"
-                onClick={() => onNavigate(c.path)}
-                aria-current={i === crumbs.length - 1 ? 'location' : undefined}
-              >
-                {c.label}
-              </button>
-            </li>
-          ))}
-        </ol>
-      </nav>
-    </div>
-  );
 }
 
 /** Upload or Download of the selection, when the pane has a transfer. */
@@ -124,12 +109,12 @@ export function PaneHeader(p: PaneHeaderProps) {
   const none = cwd === null;
   // Windows' top level lists drives and shares: nothing to create, rename or delete there.
   const top = isDrivesPath(cwd);
-  const count =
-    p.count !== null ? `${plural(p.count, 'item')}${selected.length ? `, ${selected.length} selected` : ''}` : '';
+  const count = p.count !== null ? paneCountText(p.count, p.total, selected.length, p.filter.text.trim() !== '') : '';
   return (
     <header>
-      <PaneTitle title={title} cwd={cwd} sep={p.sep} onNavigate={p.onNavigate} />
+      <PaneTitle title={title} cwd={cwd} sep={p.sep} nav={p.nav} keys={p.keys} onNavigate={p.onNavigate} />
       <div className="pane-actions" role="toolbar" aria-label={`${title} actions`}>
+        <HistoryButtons title={title} nav={p.nav} keys={p.keys} />
         <button
           type="button"
           aria-label={`${title}: up one folder`}
@@ -152,6 +137,7 @@ export function PaneHeader(p: PaneHeaderProps) {
           <TransferButton title={title} transfer={p.transfer} selected={selected} onTransfer={p.onTransfer} />
         )}
         <EditButtons {...p} noFolder={none} readOnly={top} />
+        <PaneFilter title={title} filter={p.filter} />
         <span className="count muted" aria-live="polite" title={count}>
           {count}
         </span>

@@ -22,6 +22,14 @@ export interface PaneCommandContext {
   reload: () => void;
   openMenuAtFocus: () => void;
   transferSelected: () => void;
+  /** Edits the one selected file (remote pane): absent where the pane cannot edit. */
+  editSelected?: () => void;
+  back: () => void;
+  forward: () => void;
+  editPath: () => void;
+  /** Types `text` at the end of the pane's filter (and puts the focus in its field). */
+  typeFilter: (text: string) => void;
+  clearFilter: () => void;
 }
 
 /** Runs command `c` in the pane described by `x`. */
@@ -58,5 +66,17 @@ export function runPaneCommand(c: PaneCommand, x: PaneCommandContext): void {
       return x.openMenuAtFocus();
     case 'transfer':
       return x.transferSelected();
+    case 'edit':
+      return x.editSelected?.();
+    case 'back':
+      return x.back();
+    case 'forward':
+      return x.forward();
+    case 'editPath':
+      return x.editPath();
+    case 'filter':
+      return x.typeFilter(c.text);
+    case 'clearFilter':
+      return x.clearFilter();
   }
 }

@@ -1,7 +1,7 @@
 /**
- * The items of a file pane's context menu, FileZilla's order: Open (a folder), Upload or Download, Rename, Delete,
- * New folder, Copy path, Refresh. Each is disabled where it cannot act (nothing selected, the other side not
- * connected), and shows its key.
+ * The items of a file pane's context menu, FileZilla's order: Open (a folder), Upload or Download, Edit (remote: one
+ * file), Rename, Delete, New folder, Copy path, Refresh. Each is disabled where it cannot act (nothing selected, the
+ * other side not connected, a folder or several files to edit), and shows its key.
  */
 import type { FsEntry } from '../../app/common/ipc/contract';
 import { paneKeyLabels, type PaneKeyLabels } from '../format/paneKeys';
@@ -27,6 +27,8 @@ export interface PaneMenuInput {
   mkdir: () => void;
   copyPath: () => void;
   refresh: () => void;
+  /** Edits the one selected file in a local editor (remote pane only; F4). */
+  edit?: () => void;
   /** The keys shown (default: not macOS's). */
   keys?: PaneKeyLabels;
 }
@@ -47,6 +49,7 @@ export function paneMenuItems(m: PaneMenuInput): MenuItem[] {
       run: m.transferSelected,
     });
   }
+  if (m.edit) items.push({ id: 'edit', label: 'Edit', shortcut: 'F4', disabled: !isEditable(m.selected), run: m.edit });
   items.push(
     {
       id: 'rename',
@@ -68,4 +71,9 @@ export function paneMenuItems(m: PaneMenuInput): MenuItem[] {
     { id: 'refresh', label: 'Refresh', shortcut: keys.refresh, run: m.refresh },
   );
   return items;
+}
+
+/** Edit acts on exactly one file (a link to a file is edited through its target); a folder or several: disabled. */
+export function isEditable(selected: readonly FsEntry[]): boolean {
+  return selected.length === 1 && selected[0].type === 'file';
 }

@@ -18,8 +18,11 @@ export interface PaneListing {
   /** The server's or the disk's message when the last listing failed (the current folder did not change). */
   error: string | null;
   reload: () => Promise<void>;
-  /** Lists `target` and makes it the current folder when that worked; else keeps the folder and shows the error. */
-  navigate: (target: string) => Promise<void>;
+  /**
+   * Lists `target` and makes it the current folder when that worked (true); else keeps the folder and shows the error
+   * (false, also when a later navigation superseded it).
+   */
+  navigate: (target: string) => Promise<boolean>;
   /** Shows a message in the pane's error line (cleared by the next listing), e.g. a broken link opened. */
   showError: (message: string) => void;
 }
@@ -98,12 +101,5 @@ export function usePaneListing(
     void reload();
   }, [reloadToken, reload]);
 
-  const navigate = useCallback(
-    async (target: string) => {
-      await fetch(target);
-    },
-    [fetch],
-  );
-
-  return { listing, loading, error, reload, navigate, showError: setError };
+  return { listing, loading, error, reload, navigate: fetch, showError: setError };
 }

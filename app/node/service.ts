@@ -51,6 +51,7 @@ import { insecureSecretStorageAllowed, siteHandlers, type FileDialogs } from './
 import { SiteTestRuns } from './service/siteTest';
 import { transferDefaults } from './service/transferDefaults';
 import { editHandlers, startEditDesk } from './service/editPorts';
+import { propsHandlers } from './service/remoteProps';
 import type { EditDesk } from './edit/editDesk';
 
 export type { Engine, EngineFactory, EngineOptions } from './engine/engine';
@@ -311,6 +312,7 @@ export class SluiceService {
       ...this.queueHandlers(),
       ...this.settingsHandlers(),
       ...editHandlers(this.edits),
+      ...propsHandlers(this.sessions),
     };
   }
 

@@ -3,13 +3,14 @@
  * (downloads its selection, takes the local pane's drags and files from the OS as uploads), each reloaded when a job
  * into its folder finishes.
  */
-import { useCallback, useMemo } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import type { SessionStatus } from '../../app/common/ipc/contract';
 import type { QueueState } from '../../app/common/queue/reducer';
 import { plural, sessionStateText } from '../format/format';
 import { isMacPlatform, paneKeyLabels } from '../format/paneKeys';
 import { useAppState, useBridge, useStore } from '../state/react';
 import { FilePane, type PaneDrag } from './FilePane';
+import { PropertiesDialog } from './PropertiesDialog';
 
 /** A pane reloads when a job into its folder finishes: the token counts such jobs. */
 function reloadToken(queue: QueueState, dir: string | null): string {
@@ -40,6 +41,21 @@ export interface AppPanesProps {
   onInfo: (message: string) => void;
 }
 
+/** The remote pane's Properties dialog: which path it shows, and how many times Apply changed something. */
+function usePropertiesDialog(siteId: string, connected: boolean) {
+  const [path, setPath] = useState<string | null>(null);
+  const [applied, setApplied] = useState(0);
+  const dialog = path !== null && connected && (
+    <PropertiesDialog
+      siteId={siteId}
+      path={path}
+      onClose={() => setPath(null)}
+      onApplied={() => setApplied((n) => n + 1)}
+    />
+  );
+  return { open: connected ? setPath : undefined, applied, dialog };
+}
+
 /** The local and the remote pane. */
 export function AppPanes(p: AppPanesProps) {
   const store = useStore();
@@ -54,6 +70,7 @@ export function AppPanes(p: AppPanesProps) {
   const localToken = useMemo(() => reloadToken(queue, localPath), [queue, localPath]);
   const remoteToken = useMemo(() => reloadToken(queue, remotePath), [queue, remotePath]);
   const listLocal = useCallback((path: string) => bridge.localList({ path }), [bridge]);
+  const properties = usePropertiesDialog(siteId, connected);
   const listRemote = useCallback(
     (path: string) => bridge.remoteList({ siteId: activeSiteId ?? '', path }),
     [bridge, activeSiteId],
@@ -99,7 +116,7 @@ export function AppPanes(p: AppPanesProps) {
         path={connected ? remotePath : null}
         placeholder={remotePlaceholder(status)}
         sep="/"
-        reloadToken={remoteToken}
+        reloadToken={`${remoteToken}:${properties.applied}`}
         list={listRemote}
         mkdir={(path) => bridge.remoteMkdir({ siteId, path })}
         rename={(from, to) => bridge.remoteRename({ siteId, from, to })}
@@ -111,7 +128,9 @@ export function AppPanes(p: AppPanesProps) {
         transfer={{ label: 'Download', shortcut: keyLabels.download, run: download }}
         onError={p.onError}
         onInfo={p.onInfo}
+        properties={properties.open}
       />
+      {properties.dialog}
     </div>
   );
 }

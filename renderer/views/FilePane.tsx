@@ -53,6 +53,8 @@ export interface FilePaneProps {
   onError: (message: string) => void;
   /** A line for the log (e.g. the path copied). */
   onInfo?: (message: string) => void;
+  /** The Properties dialog of an entry (path in this pane), from the menu or Alt+Enter; absent: none. */
+  properties?: (path: string) => void;
 }
 
 /** Where the open context menu is, viewport px. */
@@ -270,8 +272,13 @@ function paneActions(props: FilePaneProps, s: PaneState, mac: boolean) {
   const refresh = () => void s.reload();
   const toRename = (entry: FsEntry) => setModal({ kind: 'rename', entry });
   const toDelete = (doomed: FsEntry[]) => setModal({ kind: 'delete', entries: doomed });
+  const properties = props.properties && ((entry: FsEntry) => props.properties?.(join(s.cwd, entry.name, s.sep)));
   const onKeyDown = (e: React.KeyboardEvent) => {
     if (s.modal || menu) return;
+    if (properties && e.altKey && e.key === 'Enter' && s.selectedEntries.length === 1) {
+      e.preventDefault();
+      return properties(s.selectedEntries[0]);
+    }
     const c = paneCommand(e, props.side, mac);
     if (!c) return;
     e.preventDefault();
@@ -289,6 +296,7 @@ function paneActions(props: FilePaneProps, s: PaneState, mac: boolean) {
     mkdir: () => setModal({ kind: 'mkdir' }),
     copyPath: s.copyPath,
     refresh,
+    properties,
   });
   return { keys, refresh, toRename, toDelete, onKeyDown, handlers, menuItems };
 }

@@ -119,3 +119,29 @@ test("a refusal shows the server's message in the dialog, and the mode stays", a
     spawnSync('chattr', ['-i', file], { timeout: 5_000 });
   }
 });
+
+test('the remote pane has Permissions and Owner columns, sortable; the local pane has neither', async ({
+  app,
+  sshd,
+}) => {
+  const cells = (name: string) => app.remoteRow(name).getByRole('gridcell');
+  await expect(cells('notes.txt').nth(3)).toHaveText('-rw-r--r--');
+  await expect(cells('site').nth(3)).toHaveText('drwxr-xr-x');
+  // The sshd runs as the test's user (root): its `ls -l` lines name the owner and group.
+  await expect(cells('notes.txt').nth(4)).toHaveText(`${sshd.user} ${sshd.user}`);
+  fs.chmodSync(path.join(remoteDir, 'notes.txt'), 0o600);
+  fs.writeFileSync(path.join(remoteDir, 'run.sh'), '#!/bin/sh\n');
+  fs.chmodSync(path.join(remoteDir, 'run.sh'), 0o755);
+  await app.remotePane.getByRole('button', { name: 'Remote: refresh' }).click();
+  await expect(cells('notes.txt').nth(3)).toHaveText('-rw-------');
+  const names = () =>
+    app.remoteGrid.locator('tbody tr[aria-label]').evaluateAll((rows) => rows.map((r) => r.getAttribute('aria-label')));
+  await app.remoteGrid.getByRole('button', { name: 'Sort by Permissions' }).click();
+  // The link shows what it names (notes.txt, 600): equal modes go by name.
+  expect(await names()).toEqual(['site', 'latest', 'notes.txt', 'run.sh']);
+  await app.remoteGrid.getByRole('button', { name: 'Sort by Permissions' }).click();
+  expect(await names()).toEqual(['site', 'run.sh', 'notes.txt', 'latest']);
+  await expect(app.remoteGrid.getByRole('button', { name: 'Sort by Owner' })).toBeVisible();
+  await expect(app.localPane.getByRole('button', { name: 'Sort by Permissions' })).toHaveCount(0);
+  await app.screenshot('remote-permission-columns');
+});

@@ -354,7 +354,7 @@ export class SluiceService {
       'remote.list': async ({ siteId, path: p }) =>
         this.sessions.browse(siteId, async (s) => {
           const resolved = await s.realpath(p === '~' ? '.' : p.startsWith('~/') ? p.slice(2) : p);
-          return { path: resolved, entries: await resolveLinks(s, resolved, await s.list(resolved)) };
+          return { path: resolved, entries: await resolveLinks(s, resolved, await s.list(resolved, { long: true })) };
         }),
       'remote.mkdir': async ({ siteId, path: p }) => {
         await (await this.sessions.engineFor(siteId)).mkdir(p);

@@ -340,6 +340,7 @@ export function FilePane(props: FilePaneProps) {
         placeholder={props.placeholder}
         listed={!!listing}
         label={`${title} files`}
+        ownership={side === 'remote'}
         entries={entries}
         sel={sel}
         sort={s.sort}

@@ -13,6 +13,11 @@ import { connectAccepting, setupSshd } from './sshdService';
 
 const skip = fs.existsSync(SSHD_PATH) ? false : `${SSHD_PATH} not installed`;
 const modeOf = (p: string): number => fs.statSync(p).mode & 0o7777;
+/** A user's or group's name on this machine (getent), as the server's `ls -l` lines name them. */
+const nameOf = (db: 'passwd' | 'group', id: number): string =>
+  spawnSync('getent', [db, String(id)], { encoding: 'utf8', timeout: 5_000 }).stdout.split(':')[0];
+const userName = (uid: number) => nameOf('passwd', uid);
+const groupName = (gid: number) => nameOf('group', gid);
 
 /** `dir` with a file (0644), a folder (0755) holding a file and a folder, and a link to the file. */
 function tree(dir: string): void {
@@ -24,37 +29,45 @@ function tree(dir: string): void {
   fs.symlinkSync('a.txt', path.join(dir, 'link'));
 }
 
-test('remote.stat: a file, a folder and a symlink as the server gives them', { skip }, async (t) => {
-  const c = await setupSshd(t);
-  await connectAccepting(c);
-  const dir = path.join(c.server.root, 'props');
-  tree(dir);
-  const file = await c.service.invoke('remote.stat', { siteId: c.siteId, path: path.join(dir, 'a.txt') });
-  assert.ok(file.ok, JSON.stringify(file));
-  const st = fs.statSync(path.join(dir, 'a.txt'));
-  assert.deepEqual(
-    { ...file.value, mtimeMs: Math.floor(file.value.mtimeMs / 1000) },
-    {
-      path: path.join(dir, 'a.txt'),
-      type: 'file',
-      size: 321,
-      mtimeMs: Math.floor(st.mtimeMs / 1000),
-      mode: 0o644,
-      uid: st.uid,
-      gid: st.gid,
-    },
-  );
-  const folder = await c.service.invoke('remote.stat', { siteId: c.siteId, path: path.join(dir, 'sub') });
-  assert.ok(folder.ok && folder.value.type === 'dir' && folder.value.mode === 0o755, JSON.stringify(folder));
-  const link = await c.service.invoke('remote.stat', { siteId: c.siteId, path: path.join(dir, 'link') });
-  assert.ok(link.ok, JSON.stringify(link));
-  assert.equal(link.value.type, 'symlink');
-  assert.deepEqual(link.value.link, { target: 'a.txt', targetType: 'file' });
-  assert.equal(link.value.size, 321, "a link's size is its target's");
-  const none = await c.service.invoke('remote.stat', { siteId: c.siteId, path: path.join(dir, 'nothing') });
-  assert.ok(!none.ok && none.error.code === 'NO_SUCH_FILE', JSON.stringify(none));
-  assert.match(none.error.message, /nothing/);
-});
+test(
+  'remote.stat: a file, a folder and a symlink as the server gives them; remote.list names owners and groups',
+  { skip },
+  async (t) => {
+    const c = await setupSshd(t);
+    await connectAccepting(c);
+    const dir = path.join(c.server.root, 'props');
+    tree(dir);
+    const file = await c.service.invoke('remote.stat', { siteId: c.siteId, path: path.join(dir, 'a.txt') });
+    assert.ok(file.ok, JSON.stringify(file));
+    const st = fs.statSync(path.join(dir, 'a.txt'));
+    assert.deepEqual(
+      { ...file.value, mtimeMs: Math.floor(file.value.mtimeMs / 1000) },
+      {
+        path: path.join(dir, 'a.txt'),
+        type: 'file',
+        size: 321,
+        mtimeMs: Math.floor(st.mtimeMs / 1000),
+        mode: 0o644,
+        uid: st.uid,
+        gid: st.gid,
+      },
+    );
+    const folder = await c.service.invoke('remote.stat', { siteId: c.siteId, path: path.join(dir, 'sub') });
+    assert.ok(folder.ok && folder.value.type === 'dir' && folder.value.mode === 0o755, JSON.stringify(folder));
+    const link = await c.service.invoke('remote.stat', { siteId: c.siteId, path: path.join(dir, 'link') });
+    assert.ok(link.ok, JSON.stringify(link));
+    assert.equal(link.value.type, 'symlink');
+    assert.deepEqual(link.value.link, { target: 'a.txt', targetType: 'file' });
+    assert.equal(link.value.size, 321, "a link's size is its target's");
+    const listing = await c.service.invoke('remote.list', { siteId: c.siteId, path: dir });
+    assert.ok(listing.ok, JSON.stringify(listing));
+    const owners = new Set(listing.value.entries.map((e) => `${e.owner} ${e.group}`));
+    assert.deepEqual([...owners], [`${userName(st.uid)} ${groupName(st.gid)}`], 'names from the long listing');
+    const none = await c.service.invoke('remote.stat', { siteId: c.siteId, path: path.join(dir, 'nothing') });
+    assert.ok(!none.ok && none.error.code === 'NO_SUCH_FILE', JSON.stringify(none));
+    assert.match(none.error.message, /nothing/);
+  },
+);
 
 test('remote.chmod: one file; a folder recursively, files only, then folders only', { skip }, async (t) => {
   const c = await setupSshd(t);

@@ -54,6 +54,7 @@ async function openProperties(app: SluicePage, page: Page, name: string) {
 test('a file: its properties; the grid changes the mode, Apply, reopened shows it (and the disk has it)', async ({
   app,
   page,
+  sshd,
 }) => {
   const file = path.join(remoteDir, 'notes.txt');
   let dialog = await openProperties(app, page, 'notes.txt');
@@ -61,6 +62,11 @@ test('a file: its properties; the grid changes the mode, Apply, reopened shows i
   await expect(facts.first()).toHaveText(file);
   await expect(dialog.getByLabel('Properties')).toContainText('File');
   await expect(dialog.getByLabel('Properties')).toContainText('2,048 bytes');
+  // Owner and group: the names from the pane's long listing, the ids from the STAT.
+  // The sshd runs as the test's user (root), who wrote the file.
+  const st = fs.statSync(file);
+  await expect(facts.nth(4)).toHaveText(`${sshd.user} (${st.uid})`);
+  await expect(facts.nth(5)).toHaveText(`${sshd.user} (${st.gid})`);
   await expect(dialog.getByLabel('Numeric value')).toHaveValue('644');
   await expect(dialog.getByLabel('group read')).toBeChecked();
   await dialog.getByLabel('group write').check();

@@ -4,7 +4,7 @@
  * into its folder finishes.
  */
 import { useCallback, useMemo, useState } from 'react';
-import type { SessionStatus } from '../../app/common/ipc/contract';
+import type { FsEntry, SessionStatus } from '../../app/common/ipc/contract';
 import type { QueueState } from '../../app/common/queue/reducer';
 import { plural, sessionStateText } from '../format/format';
 import { isMacPlatform, paneKeyLabels } from '../format/paneKeys';
@@ -43,17 +43,19 @@ export interface AppPanesProps {
 
 /** The remote pane's Properties dialog: which path it shows, and how many times Apply changed something. */
 function usePropertiesDialog(siteId: string, connected: boolean) {
-  const [path, setPath] = useState<string | null>(null);
+  const [shown, setShown] = useState<{ path: string; entry: FsEntry } | null>(null);
   const [applied, setApplied] = useState(0);
-  const dialog = path !== null && connected && (
+  const dialog = shown !== null && connected && (
     <PropertiesDialog
       siteId={siteId}
-      path={path}
-      onClose={() => setPath(null)}
+      path={shown.path}
+      listed={shown.entry}
+      onClose={() => setShown(null)}
       onApplied={() => setApplied((n) => n + 1)}
     />
   );
-  return { open: connected ? setPath : undefined, applied, dialog };
+  const open = (path: string, entry: FsEntry) => setShown({ path, entry });
+  return { open: connected ? open : undefined, applied, dialog };
 }
 
 /** The local and the remote pane. */

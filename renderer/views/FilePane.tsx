@@ -53,8 +53,8 @@ export interface FilePaneProps {
   onError: (message: string) => void;
   /** A line for the log (e.g. the path copied). */
   onInfo?: (message: string) => void;
-  /** The Properties dialog of an entry (path in this pane), from the menu or Alt+Enter; absent: none. */
-  properties?: (path: string) => void;
+  /** The Properties dialog of an entry (its path here, and its row), from the menu or Alt+Enter; absent: none. */
+  properties?: (path: string, entry: FsEntry) => void;
 }
 
 /** Where the open context menu is, viewport px. */
@@ -272,7 +272,8 @@ function paneActions(props: FilePaneProps, s: PaneState, mac: boolean) {
   const refresh = () => void s.reload();
   const toRename = (entry: FsEntry) => setModal({ kind: 'rename', entry });
   const toDelete = (doomed: FsEntry[]) => setModal({ kind: 'delete', entries: doomed });
-  const properties = props.properties && ((entry: FsEntry) => props.properties?.(join(s.cwd, entry.name, s.sep)));
+  const properties =
+    props.properties && ((entry: FsEntry) => props.properties?.(join(s.cwd, entry.name, s.sep), entry));
   const onKeyDown = (e: React.KeyboardEvent) => {
     if (s.modal || menu) return;
     if (properties && e.altKey && e.key === 'Enter' && s.selectedEntries.length === 1) {

@@ -4,7 +4,7 @@
  * `remote.chmod`, a refusal shows the server's message here.
  */
 import { useEffect, useState } from 'react';
-import type { RemoteProps } from '../../app/common/ipc/contract';
+import type { FsEntry, RemoteProps } from '../../app/common/ipc/contract';
 import { formatBytes, formatDate } from '../format/format';
 import { chmodRequest, modeForm, type ModeForm } from '../state/modeForm';
 import { useBridge } from '../state/react';
@@ -16,13 +16,15 @@ const TYPE_NAMES = { file: 'File', dir: 'Folder', symlink: 'Symbolic link', othe
 export interface PropertiesDialogProps {
   siteId: string;
   path: string;
+  /** The pane's row of it: the owner's and group's names its long listing gave (STAT carries only the ids). */
+  listed?: Pick<FsEntry, 'owner' | 'group'>;
   onClose: () => void;
   /** After a successful Apply (the pane reloads). */
   onApplied: () => void;
 }
 
 /** The dialog: loads the path's properties, then shows them with the permissions form. */
-export function PropertiesDialog({ siteId, path, onClose, onApplied }: PropertiesDialogProps) {
+export function PropertiesDialog({ siteId, path, listed, onClose, onApplied }: PropertiesDialogProps) {
   const bridge = useBridge();
   const [props, setProps] = useState<RemoteProps | null>(null);
   const [form, setForm] = useState<ModeForm | null>(null);
@@ -48,7 +50,7 @@ export function PropertiesDialog({ siteId, path, onClose, onApplied }: Propertie
   };
   return (
     <Dialog title={`Properties of ${path.split('/').pop() || path}`} onCancel={onClose} className="properties">
-      {props && <PropsList props={props} />}
+      {props && <PropsList props={props} listed={listed} />}
       {props && form && <ModeGrid form={form} folder={props.type === 'dir'} onChange={setForm} />}
       {error && (
         <p className="error-text server-text" role="alert" aria-label="Properties error">
@@ -67,9 +69,14 @@ export function PropertiesDialog({ siteId, path, onClose, onApplied }: Propertie
   );
 }
 
+/** A name with its id (`alice (1000)`), the id alone when the listing gave no other name, `—` when unknown. */
+function ownerName(name: string | undefined, id: number | undefined): string {
+  if (id === undefined) return name ?? '—';
+  return name && name !== String(id) ? `${name} (${id})` : String(id);
+}
+
 /** Path, type, size, modified, owner, group and a link's target. */
-function PropsList({ props: p }: { props: RemoteProps }) {
-  const id = (n: number | undefined) => (n === undefined ? '—' : String(n));
+function PropsList({ props: p, listed }: { props: RemoteProps; listed?: Pick<FsEntry, 'owner' | 'group'> }) {
   return (
     <dl aria-label="Properties">
       <dt>Path</dt>
@@ -82,9 +89,9 @@ function PropsList({ props: p }: { props: RemoteProps }) {
       <dt>Modified</dt>
       <dd>{formatDate(p.mtimeMs)}</dd>
       <dt>Owner</dt>
-      <dd>{id(p.uid)}</dd>
+      <dd>{ownerName(listed?.owner, p.uid)}</dd>
       <dt>Group</dt>
-      <dd>{id(p.gid)}</dd>
+      <dd>{ownerName(listed?.group, p.gid)}</dd>
     </dl>
   );
 }

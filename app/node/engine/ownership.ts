@@ -9,8 +9,8 @@ import type { RemoteStat } from '../ssh/workerProtocol';
 /**
  * The link count, owner and group of an entry: from the server's `ls -l` line (OpenSSH, ProFTPD and SFTPGo send
  * one whose 2nd to 5th fields are links, owner, group and size) when its size agrees with the ATTRS', else the
- * numeric ids, as `sftp -n` shows them, and `?` for the unknown link count. Names are escaped (displayText), at most
- * 32 characters.
+ * numeric ids, as `sftp -n` shows them, and `?` for the unknown link count. Names are escaped (displayText) and cut at
+ * 32 characters (marked …).
  */
 export function ownership(e: Pick<RemoteStat, 'longname' | 'uid' | 'gid' | 'size'>): {
   links: string;

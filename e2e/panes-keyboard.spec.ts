@@ -139,6 +139,7 @@ test.describe('keyboard and context menu', () => {
       /^New folder/,
       /^Copy path/,
       /^Refresh/,
+      /^Properties…/,
     ]);
     await app.screenshot('context-menu');
     await page.keyboard.press('Escape');

@@ -51,6 +51,7 @@ import { insecureSecretStorageAllowed, siteHandlers, type FileDialogs } from './
 import { SiteTestRuns } from './service/siteTest';
 import { transferDefaults } from './service/transferDefaults';
 import { editHandlers, startEditDesk } from './service/editPorts';
+import { propsHandlers } from './service/remoteProps';
 import type { EditDesk } from './edit/editDesk';
 
 export type { Engine, EngineFactory, EngineOptions } from './engine/engine';
@@ -311,6 +312,7 @@ export class SluiceService {
       ...this.queueHandlers(),
       ...this.settingsHandlers(),
       ...editHandlers(this.edits),
+      ...propsHandlers(this.sessions),
     };
   }
 
@@ -352,7 +354,7 @@ export class SluiceService {
       'remote.list': async ({ siteId, path: p }) =>
         this.sessions.browse(siteId, async (s) => {
           const resolved = await s.realpath(p === '~' ? '.' : p.startsWith('~/') ? p.slice(2) : p);
-          return { path: resolved, entries: await resolveLinks(s, resolved, await s.list(resolved)) };
+          return { path: resolved, entries: await resolveLinks(s, resolved, await s.list(resolved, { long: true })) };
         }),
       'remote.mkdir': async ({ siteId, path: p }) => {
         await (await this.sessions.engineFor(siteId)).mkdir(p);

@@ -56,6 +56,8 @@ export const api: Bridge = {
   remoteMkdir: call('remote.mkdir'),
   remoteRename: call('remote.rename'),
   remoteRemove: call('remote.remove'),
+  remoteStat: call('remote.stat'),
+  remoteChmod: call('remote.chmod'),
   localList: call('local.list'),
   localMkdir: call('local.mkdir'),
   localRename: call('local.rename'),

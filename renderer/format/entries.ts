@@ -11,10 +11,14 @@ export interface ListedEntry {
   mtimeMs: number;
   /** Hidden by a flag rather than a leading dot (Windows, macOS local entries). */
   hidden?: boolean;
+  /** Permission bits, owner and group where the listing has them (the remote pane's Permissions and Owner columns). */
+  mode?: number;
+  owner?: string;
+  group?: string;
 }
 
 /** Column a pane is sorted by. */
-export type SortKey = 'name' | 'size' | 'mtime';
+export type SortKey = 'name' | 'size' | 'mtime' | 'mode' | 'owner';
 
 /** Sort order of a pane. */
 export interface SortState {
@@ -39,9 +43,16 @@ export function sortEntries<E extends ListedEntry>(entries: readonly E[], sort: 
     let c = 0;
     if (sort.key === 'size') c = a.size - b.size;
     else if (sort.key === 'mtime') c = a.mtimeMs - b.mtimeMs;
+    else if (sort.key === 'mode') c = (a.mode ?? -1) - (b.mode ?? -1);
+    else if (sort.key === 'owner') c = collator.compare(ownerText(a), ownerText(b));
     if (c === 0) c = collator.compare(a.name, b.name);
     return c * sign;
   });
+}
+
+/** The Owner column's text: `owner group` (empty where the listing has neither). */
+export function ownerText(e: Pick<ListedEntry, 'owner' | 'group'>): string {
+  return [e.owner, e.group].filter((x) => x !== undefined).join(' ');
 }
 
 /** Toggles a column: the same key flips the direction, a new key starts ascending. */

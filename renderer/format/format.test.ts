@@ -14,7 +14,16 @@ import {
   parentRemote,
   percent,
 } from './format';
-import { moveFocus, select, sortEntries, toggleSort, validateName, emptySelection, type ListedEntry } from './entries';
+import {
+  moveFocus,
+  ownerText,
+  select,
+  sortEntries,
+  toggleSort,
+  validateName,
+  emptySelection,
+  type ListedEntry,
+} from './entries';
 
 test('bytes, rates, durations and ETA format for people', () => {
   assert.equal(formatBytes(0), '0 B');
@@ -77,6 +86,23 @@ test('sorting puts folders first, sorts numerically, and hides dot-files unless 
   );
   assert.deepEqual(toggleSort({ key: 'name', dir: 'asc' }, 'name'), { key: 'name', dir: 'desc' });
   assert.deepEqual(toggleSort({ key: 'name', dir: 'desc' }, 'size'), { key: 'size', dir: 'asc' });
+});
+
+test('sorting by permissions and by owner (the remote pane), folders still first, entries without either first', () => {
+  const list = [
+    { ...e('w.txt', 'file', 1), mode: 0o644, owner: 'www', group: 'www' },
+    { ...e('r.txt', 'file', 1), mode: 0o600, owner: 'root', group: 'wheel' },
+    { ...e('a.txt', 'file', 1), mode: 0o755, owner: 'root', group: 'adm' },
+    { ...e('bare.txt', 'file', 1) },
+    { ...e('dir', 'dir'), mode: 0o700, owner: 'zed', group: 'zed' },
+  ];
+  const names = (key: 'mode' | 'owner', dir: 'asc' | 'desc') =>
+    sortEntries(list, { key, dir }, false).map((x) => x.name);
+  assert.deepEqual(names('mode', 'asc'), ['dir', 'bare.txt', 'r.txt', 'w.txt', 'a.txt']);
+  assert.deepEqual(names('mode', 'desc'), ['dir', 'a.txt', 'w.txt', 'r.txt', 'bare.txt']);
+  assert.deepEqual(names('owner', 'asc'), ['dir', 'bare.txt', 'a.txt', 'r.txt', 'w.txt']);
+  assert.equal(ownerText(list[1]), 'root wheel');
+  assert.equal(ownerText(list[3]), '');
 });
 
 test('selection: replace, toggle, range from the anchor, and keyboard focus moves', () => {

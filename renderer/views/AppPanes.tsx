@@ -3,13 +3,14 @@
  * (downloads its selection, takes the local pane's drags and files from the OS as uploads), each reloaded when a job
  * into its folder finishes.
  */
-import { useCallback, useMemo } from 'react';
-import type { SessionStatus } from '../../app/common/ipc/contract';
+import { useCallback, useMemo, useState } from 'react';
+import type { FsEntry, SessionStatus } from '../../app/common/ipc/contract';
 import type { QueueState } from '../../app/common/queue/reducer';
 import { plural, sessionStateText } from '../format/format';
 import { isMacPlatform, paneKeyLabels } from '../format/paneKeys';
 import { useAppState, useBridge, useStore } from '../state/react';
 import { FilePane, type PaneDrag } from './FilePane';
+import { PropertiesDialog } from './PropertiesDialog';
 
 /** A pane reloads when a job into its folder finishes: the token counts such jobs. */
 function reloadToken(queue: QueueState, dir: string | null): string {
@@ -40,25 +41,27 @@ export interface AppPanesProps {
   onInfo: (message: string) => void;
 }
 
-/** The local and the remote pane. */
-export function AppPanes(p: AppPanesProps) {
+/** The remote pane's Properties dialog: which path it shows, and how many times Apply changed something. */
+function usePropertiesDialog(siteId: string, connected: boolean) {
+  const [shown, setShown] = useState<{ path: string; entry: FsEntry } | null>(null);
+  const [applied, setApplied] = useState(0);
+  const dialog = shown !== null && connected && (
+    <PropertiesDialog
+      siteId={siteId}
+      path={shown.path}
+      listed={shown.entry}
+      onClose={() => setShown(null)}
+      onApplied={() => setApplied((n) => n + 1)}
+    />
+  );
+  const open = (path: string, entry: FsEntry) => setShown({ path, entry });
+  return { open: connected ? open : undefined, applied, dialog };
+}
+
+/** What the panes put in the queue: a selection or a pane-to-pane drop, and files dropped from the OS. */
+function usePaneQueueing(activeSiteId: string | null | undefined) {
   const store = useStore();
   const bridge = useBridge();
-  const queue = useAppState((s) => s.queue);
-  const { activeSiteId, status, localPath, remotePath } = p;
-  const siteId = activeSiteId ?? '';
-  const connected = status?.state === 'connected';
-  const keyLabels = paneKeyLabels(isMacPlatform());
-  // Only until the first local listing, which carries the engine's separator (FilePane prefers it).
-  const sep: '/' | '\\' = localPath?.includes('\\') ? '\\' : '/';
-  const localToken = useMemo(() => reloadToken(queue, localPath), [queue, localPath]);
-  const remoteToken = useMemo(() => reloadToken(queue, remotePath), [queue, remotePath]);
-  const listLocal = useCallback((path: string) => bridge.localList({ path }), [bridge]);
-  const listRemote = useCallback(
-    (path: string) => bridge.remoteList({ siteId: activeSiteId ?? '', path }),
-    [bridge, activeSiteId],
-  );
-
   const enqueue = async (direction: 'upload' | 'download', sources: string[], dest: string) => {
     if (!activeSiteId || sources.length === 0) return;
     const r = await bridge.queueEnqueue({ siteId: activeSiteId, direction, sources, dest });
@@ -71,6 +74,29 @@ export function AppPanes(p: AppPanesProps) {
     }
     void enqueue('upload', paths, dir);
   };
+  return { enqueue, osDrop };
+}
+
+/** The local and the remote pane. */
+export function AppPanes(p: AppPanesProps) {
+  const bridge = useBridge();
+  const queue = useAppState((s) => s.queue);
+  const { activeSiteId, status, localPath, remotePath } = p;
+  const siteId = activeSiteId ?? '';
+  const connected = status?.state === 'connected';
+  const keyLabels = paneKeyLabels(isMacPlatform());
+  // Only until the first local listing, which carries the engine's separator (FilePane prefers it).
+  const sep: '/' | '\\' = localPath?.includes('\\') ? '\\' : '/';
+  const localToken = useMemo(() => reloadToken(queue, localPath), [queue, localPath]);
+  const remoteToken = useMemo(() => reloadToken(queue, remotePath), [queue, remotePath]);
+  const listLocal = useCallback((path: string) => bridge.localList({ path }), [bridge]);
+  const properties = usePropertiesDialog(siteId, connected);
+  const listRemote = useCallback(
+    (path: string) => bridge.remoteList({ siteId: activeSiteId ?? '', path }),
+    [bridge, activeSiteId],
+  );
+
+  const { enqueue, osDrop } = usePaneQueueing(activeSiteId);
   const upload = connected && remotePath ? (paths: string[]) => void enqueue('upload', paths, remotePath) : undefined;
   const download = connected && localPath ? (paths: string[]) => void enqueue('download', paths, localPath) : undefined;
   const edit = (path: string) =>
@@ -103,7 +129,7 @@ export function AppPanes(p: AppPanesProps) {
         path={connected ? remotePath : null}
         placeholder={remotePlaceholder(status)}
         sep="/"
-        reloadToken={remoteToken}
+        reloadToken={`${remoteToken}:${properties.applied}`}
         list={listRemote}
         mkdir={(path) => bridge.remoteMkdir({ siteId, path })}
         rename={(from, to) => bridge.remoteRename({ siteId, from, to })}
@@ -116,7 +142,9 @@ export function AppPanes(p: AppPanesProps) {
         edit={edit}
         onError={p.onError}
         onInfo={p.onInfo}
+        properties={properties.open}
       />
+      {properties.dialog}
     </div>
   );
 }

@@ -58,6 +58,8 @@ export interface FilePaneProps {
   onError: (message: string) => void;
   /** A line for the log (e.g. the path copied). */
   onInfo?: (message: string) => void;
+  /** The Properties dialog of an entry (its path here, and its row), from the menu or Alt+Enter; absent: none. */
+  properties?: (path: string, entry: FsEntry) => void;
 }
 
 /** Where the open context menu is, viewport px. */
@@ -292,8 +294,14 @@ function paneActions(props: FilePaneProps, s: PaneState, mac: boolean) {
   const refresh = () => void s.reload();
   const toRename = (entry: FsEntry) => setModal({ kind: 'rename', entry });
   const toDelete = (doomed: FsEntry[]) => setModal({ kind: 'delete', entries: doomed });
+  const properties =
+    props.properties && ((entry: FsEntry) => props.properties?.(join(s.cwd, entry.name, s.sep), entry));
   const onKeyDown = (e: React.KeyboardEvent) => {
     if (s.modal || menu) return;
+    if (properties && e.altKey && e.key === 'Enter' && s.selectedEntries.length === 1) {
+      e.preventDefault();
+      return properties(s.selectedEntries[0]);
+    }
     const c = paneCommand(e, props.side, mac);
     if (!c) return;
     e.preventDefault();
@@ -315,6 +323,7 @@ function paneActions(props: FilePaneProps, s: PaneState, mac: boolean) {
     copyPath: s.copyPath,
     refresh,
     edit: edit ? () => editSelected?.() : undefined,
+    properties,
   });
   return { keys, refresh, toRename, toDelete, onKeyDown, handlers, menuItems };
 }
@@ -361,6 +370,7 @@ export function FilePane(props: FilePaneProps) {
         placeholder={props.placeholder}
         listed={!!listing}
         label={`${title} files`}
+        ownership={side === 'remote'}
         entries={entries}
         sel={sel}
         sort={s.sort}

@@ -7,7 +7,8 @@ import { useEffect, type RefObject } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { FsEntry } from '../../app/common/ipc/contract';
 import { formatBytes, formatDate } from '../format/format';
-import type { Selection } from '../format/entries';
+import { ownerText, type Selection } from '../format/entries';
+import { modeString } from '../../app/common/fileMode';
 import { Icon } from './Icon';
 import { displayText } from '../../app/common/displayText';
 
@@ -33,6 +34,8 @@ export interface FileRowsProps {
   /** Index of the focused entry to keep in view, or -1. */
   focusIndex: number;
   handlers: RowHandlers;
+  /** The Permissions and Owner columns (the remote pane). */
+  ownership?: boolean;
 }
 
 /** The tooltip of a link's name: where it points, and whether that is missing. */
@@ -43,19 +46,21 @@ export function linkTitle(entry: FsEntry): string | undefined {
     : `Link to ${entry.link.target}`;
 }
 
-/** One row: name with its icon (a link: the target's, marked), size, modification date. */
+/** One row: name with its icon (a link: the target's, marked), size, modification date; permissions and owner. */
 function FileRow({
   entry,
   index,
   selected,
   focused,
   h,
+  ownership,
 }: {
   entry: FsEntry;
   index: number;
   selected: boolean;
   focused: boolean;
   h: RowHandlers;
+  ownership: boolean;
 }) {
   const isDir = entry.type === 'dir';
   const broken = entry.link?.broken === true;
@@ -85,6 +90,14 @@ function FileRow({
         {broken ? 'broken link' : isDir ? '' : formatBytes(entry.size)}
       </td>
       <td role="gridcell">{formatDate(entry.mtimeMs)}</td>
+      {ownership && (
+        <>
+          <td role="gridcell" className="mode">
+            {entry.mode === undefined ? '' : modeString(entry.mode, entry.type)}
+          </td>
+          <td role="gridcell">{displayText(ownerText(entry), 70)}</td>
+        </>
+      )}
     </tr>
   );
 }
@@ -102,16 +115,16 @@ function scrollIntoView(el: HTMLElement, index: number): void {
 }
 
 /** Stands for the rows out of view (a cell, so every engine gives the row its height). */
-function Spacer({ height }: { height: number }) {
+function Spacer({ height, columns }: { height: number; columns: number }) {
   return (
     <tr aria-hidden="true" className="spacer">
-      <td colSpan={3} style={{ height, padding: 0 }} />
+      <td colSpan={columns} style={{ height, padding: 0 }} />
     </tr>
   );
 }
 
 /** The grid's body: spacer, the rows in view, spacer. */
-export function FileRows({ entries, sel, scrollRef, focusIndex, handlers }: FileRowsProps) {
+export function FileRows({ entries, sel, scrollRef, focusIndex, handlers, ownership = false }: FileRowsProps) {
   const virtualizer = useVirtualizer({
     count: entries.length,
     getScrollElement: () => scrollRef.current,
@@ -130,7 +143,7 @@ export function FileRows({ entries, sel, scrollRef, focusIndex, handlers }: File
   const bottom = items.length ? virtualizer.getTotalSize() - items[items.length - 1].end : 0;
   return (
     <tbody data-rendered={items.length}>
-      {top > 0 && <Spacer height={top} />}
+      {top > 0 && <Spacer height={top} columns={ownership ? 5 : 3} />}
       {items.map((it) => {
         const entry = entries[it.index];
         return (
@@ -141,10 +154,11 @@ export function FileRows({ entries, sel, scrollRef, focusIndex, handlers }: File
             selected={sel.selected.has(entry.name)}
             focused={sel.focus === entry.name}
             h={handlers}
+            ownership={ownership}
           />
         );
       })}
-      {bottom > 0 && <Spacer height={bottom} />}
+      {bottom > 0 && <Spacer height={bottom} columns={ownership ? 5 : 3} />}
     </tbody>
   );
 }

@@ -1,5 +1,6 @@
 /**
- * A file pane's body: the placeholder when the pane shows nothing, else the sortable grid (name, size, modified) with
+ * A file pane's body: the placeholder when the pane shows nothing, else the sortable grid (name, size, modified; in the
+ * remote pane permissions and owner) with
  * its virtualized rows (views/FileRows.tsx) and the empty-folder line. A right-click on the background clears the
  * selection and opens the folder's menu.
  */
@@ -26,6 +27,8 @@ export interface PaneGridProps {
   onKeyDown: (e: React.KeyboardEvent) => void;
   /** A right-click on the background, viewport px. */
   onBackgroundMenu: (x: number, y: number) => void;
+  /** The Permissions and Owner columns (the remote pane). */
+  ownership?: boolean;
 }
 
 interface SortHeaderProps {
@@ -81,6 +84,8 @@ export function PaneGrid(p: PaneGridProps) {
               <SortHeader {...sorting} sortKey="name" text="Name" className="col-name" />
               <SortHeader {...sorting} sortKey="size" text="Size" className="col-size num" />
               <SortHeader {...sorting} sortKey="mtime" text="Modified" className="col-date" />
+              {p.ownership && <SortHeader {...sorting} sortKey="mode" text="Permissions" className="col-mode" />}
+              {p.ownership && <SortHeader {...sorting} sortKey="owner" text="Owner" className="col-owner" />}
             </tr>
           </thead>
           <FileRows
@@ -89,6 +94,7 @@ export function PaneGrid(p: PaneGridProps) {
             scrollRef={p.scrollRef}
             focusIndex={p.focusIndex}
             handlers={p.handlers}
+            ownership={p.ownership}
           />
         </table>
       )}

@@ -31,6 +31,8 @@ export interface PaneMenuInput {
   edit?: () => void;
   /** The keys shown (default: not macOS's). */
   keys?: PaneKeyLabels;
+  /** The remote pane's Properties dialog of one entry (#26 item 2); absent: no such item. */
+  properties?: (entry: FsEntry) => void;
 }
 
 /** The menu's items for the current selection. */
@@ -70,6 +72,17 @@ export function paneMenuItems(m: PaneMenuInput): MenuItem[] {
     { id: 'copy', label: 'Copy path', run: m.copyPath },
     { id: 'refresh', label: 'Refresh', shortcut: keys.refresh, run: m.refresh },
   );
+  const { properties } = m;
+  if (properties) {
+    items.push({
+      id: 'properties',
+      label: 'Properties…',
+      shortcut: 'Alt+Enter',
+      disabled: !one,
+      run: () => one && properties(one),
+      separator: true,
+    });
+  }
   return items;
 }
 

@@ -24,6 +24,7 @@ import {
   type ImportResult,
 } from '../model/siteImport';
 import { siteInputSchema } from './siteInput';
+import { remoteChmodSchema, remoteStatSchema, type ChmodReport, type RemoteProps } from './remoteProps';
 import type { QueueFile } from '../queue/files';
 import type { QueueEvent } from '../queue/reducer';
 import type { LogLine, ProgressSample, SessionStatus } from './status';
@@ -46,6 +47,7 @@ export type {
 } from './prompts';
 export { CONFLICT_CHOICES } from './payloads';
 export { siteInputSchema } from './siteInput';
+export { CHMOD_SCOPES, type ChmodReport, type ChmodScope, type RemoteProps } from './remoteProps';
 export type {
   ConflictChoice,
   ConflictPrompt,
@@ -162,6 +164,9 @@ export const invokeSchemas = {
   'remote.mkdir': remotePath,
   'remote.rename': z.strictObject({ siteId: id, from: path, to: path }),
   'remote.remove': z.strictObject({ siteId: id, path, recursive: z.boolean().optional() }),
+  /** The Properties dialog (#26 item 2): app/common/ipc/remoteProps.ts. */
+  'remote.stat': remoteStatSchema,
+  'remote.chmod': remoteChmodSchema,
 
   'local.list': localPath,
   'local.mkdir': localPath,
@@ -300,6 +305,8 @@ export interface InvokeResponses {
   'remote.mkdir': void;
   'remote.rename': void;
   'remote.remove': void;
+  'remote.stat': RemoteProps;
+  'remote.chmod': ChmodReport;
   'local.list': Listing;
   'local.mkdir': void;
   'local.rename': void;

@@ -19,6 +19,12 @@ export interface FsEntry {
   mtimeMs: number;
   /** POSIX mode bits when known. */
   mode?: number;
+  /**
+   * Remote entries: the owner and group as the server's long listing names them (its `ls -l` line), else their
+   * numeric ids, `?` for one the server left out (escaped, at most 32 characters).
+   */
+  owner?: string;
+  group?: string;
   /** Hidden by the platform's file manager without a leading dot (Windows hidden/system, macOS `chflags hidden`). */
   hidden?: boolean;
   /**

@@ -7,6 +7,7 @@ import { modeString, octalMode } from '../../common/fileMode';
 import { displayText } from '../errors';
 import type { FsStats, RemoteStat } from '../ssh/workerProtocol';
 import { formatBytes } from './units';
+import { ownership } from '../engine/ownership';
 
 /** An entry as the commands print it: its attributes, name (or path), and what a symlink names. */
 export interface ShownEntry extends RemoteStat {
@@ -26,25 +27,6 @@ export function lsDate(ms: number, now = Date.now()): string {
     return `${MONTHS[d.getMonth()]} ${day} ${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
   }
   return `${MONTHS[d.getMonth()]} ${day}  ${d.getFullYear()}`;
-}
-
-/**
- * The link count, owner and group of an entry: from the server's `ls -l` line (OpenSSH, ProFTPD and SFTPGo send
- * one whose 2nd to 5th fields are links, owner, group and size) when its size agrees with the ATTRS', else the
- * numeric ids, as `sftp -n` shows them, and `?` for the unknown link count.
- */
-export function ownership(e: Pick<RemoteStat, 'longname' | 'uid' | 'gid' | 'size'>): {
-  links: string;
-  owner: string;
-  group: string;
-} {
-  const m = e.longname === undefined ? null : /^\S{10}\S?\s+(\d+)\s+(\S+)\s+(\S+)\s+(\d+)\s/.exec(e.longname);
-  if (m && Number(m[4]) === e.size) return { links: m[1], owner: displayText(m[2], 32), group: displayText(m[3], 32) };
-  return {
-    links: '?',
-    owner: e.uid === undefined ? '?' : String(e.uid),
-    group: e.gid === undefined ? '?' : String(e.gid),
-  };
 }
 
 /** One `ls -l` line: `-rw-r--r--    1 alice    staff        1234 Nov 28 07:34 name -> target`. */

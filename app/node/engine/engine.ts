@@ -42,8 +42,8 @@ export interface Engine {
   /** What the engine learned about the server (from the first connection, the probe and verified jobs). */
   readonly traits: ServerTraits;
   readonly pool: PoolLayout;
-  /** Lists a remote folder, without `.` and `..`. */
-  list(path: string): Promise<RemoteEntry[]>;
+  /** Lists a remote folder, without `.` and `..`; `long`: with owners, groups and `ls -l` lines (RemoteStat). */
+  list(path: string, o?: { long?: boolean }): Promise<RemoteEntry[]>;
   /** SSH_FXP_STAT (follows symlinks); null when the path does not exist. */
   stat(path: string): Promise<RemoteStat | null>;
   /** Canonical absolute form of a remote path ('.' = the login folder). */
@@ -99,8 +99,8 @@ export class PoolEngine implements Engine {
     };
   }
 
-  list(path: string): Promise<RemoteEntry[]> {
-    return this.connectionPool.list(path);
+  list(path: string, o: { long?: boolean } = {}): Promise<RemoteEntry[]> {
+    return this.connectionPool.list(path, o.long === true);
   }
   stat(path: string): Promise<RemoteStat | null> {
     return this.connectionPool.stat(path);
@@ -149,6 +149,6 @@ export async function openEngine(o: EngineOptions): Promise<Engine> {
  */
 export function remoteFilesOf(engine: Engine): RemoteFiles {
   if (!(engine instanceof PoolEngine))
-    throw new SluiceError('INTERNAL', 'file operations need an engine over a session');
+    throw new SluiceError('INTERNAL', 'file operations need an engine over a connection pool');
   return new RemoteFiles(engine.connectionPool);
 }

@@ -5,6 +5,7 @@
  * an SSH_FXP_STAT (follows links, draft-ietf-secsh-filexfer-02 §6.8) and an SSH_FXP_READLINK, sent a few at a time.
  */
 import type { FsEntry } from '../../common/ipc/contract';
+import { ownership } from '../engine/ownership';
 import { SluiceError } from '../errors';
 import type { RemoteEntry, RemoteStat } from '../ssh/workerProtocol';
 
@@ -20,6 +21,13 @@ export interface LinkCalls {
 export const MAX_LINKS_RESOLVED = 2000;
 /** Links resolved at once (requests in flight on the browsing channel). */
 const LINKS_AT_ONCE = 16;
+
+/** The owner and group a long listing named (names from its `ls -l` line, else ids); nothing for a short listing. */
+function ownerOf(e: RemoteEntry): Pick<FsEntry, 'owner' | 'group'> {
+  if (e.longname === undefined && e.uid === undefined && e.gid === undefined) return {};
+  const { owner, group } = ownership(e);
+  return { owner, group };
+}
 
 function join(dir: string, name: string): string {
   return dir.endsWith('/') ? `${dir}${name}` : `${dir}/${name}`;
@@ -66,13 +74,14 @@ export async function resolveLinks(calls: LinkCalls, dir: string, entries: reado
     size: e.size,
     mtimeMs: e.mtimeMs,
     mode: e.mode,
+    ...ownerOf(e),
   }));
   const links = entries.flatMap((e, i) => (e.type === 'symlink' ? [i] : [])).slice(0, MAX_LINKS_RESOLVED);
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < links.length) {
       const i = links[next++];
-      out[i] = await resolveOne(calls, dir, entries[i]);
+      out[i] = { ...(await resolveOne(calls, dir, entries[i])), ...ownerOf(entries[i]) };
     }
   };
   await Promise.all(Array.from({ length: Math.min(LINKS_AT_ONCE, links.length) }, worker));

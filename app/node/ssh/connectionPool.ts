@@ -359,8 +359,9 @@ export class ConnectionPool {
   }
 
   /** Lists a remote folder (SSH_FXP_OPENDIR/READDIR), without `.` and `..`. */
-  list(path: string): Promise<RemoteEntry[]> {
-    return this.call('list', { path });
+  /** A whole folder (worker list); `long`: with owner, group and the server's `ls -l` lines (RemoteStat). */
+  list(path: string, long = false): Promise<RemoteEntry[]> {
+    return this.call('list', long ? { path, long } : { path });
   }
 
   /**

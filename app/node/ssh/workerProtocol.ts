@@ -256,7 +256,8 @@ export interface WorkerOps {
   /** Sets the receive window of every SFTP channel, now and later ones, in bytes; returns the window applied. */
   setChannelWindow: [{ bytes: number }, number];
   stat: [{ channel?: number; path: string; follow?: boolean }, RemoteStat | null];
-  list: [{ channel?: number; path: string }, RemoteEntry[]];
+  /** A whole folder; with `long`, each name with its owner, group, access time and the server's `ls -l` line. */
+  list: [{ channel?: number; path: string; long?: boolean }, RemoteEntry[]];
   /**
    * Lists a folder as `list` does, handing its names to the caller as they arrive (CallContext.items, a batch per
    * READDIR answer, read on only while at most ITEMS_AHEAD batches wait unconsumed); resolves with the count of names.

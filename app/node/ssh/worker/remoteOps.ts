@@ -178,9 +178,16 @@ async function readFolder(
 /** A whole folder's names (see {@link readFolder}). */
 export async function list(conn: WorkerConn, a: WorkerOps['list'][0], ctx: CallContext): Promise<RemoteEntry[]> {
   const out: RemoteEntry[] = [];
-  await readFolder(conn, a.path, a.channel, ctx.signal, async (names) => {
-    out.push(...names);
-  });
+  await readFolder(
+    conn,
+    a.path,
+    a.channel,
+    ctx.signal,
+    async (names) => {
+      out.push(...names);
+    },
+    a.long === true,
+  );
   return out;
 }
 

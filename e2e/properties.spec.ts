@@ -126,10 +126,13 @@ test("a refusal shows the server's message in the dialog, and the mode stays", a
   }
 });
 
-test('the remote pane has Permissions and Owner columns, sortable; the local pane has neither', async ({
+test('a wide remote pane has Permissions and Owner columns, sortable; a narrow one and the local pane have neither', async ({
   app,
+  page,
   sshd,
 }) => {
+  // The columns need a pane of 680 px or more (a 1920-px window); a narrower pane keeps Name, Size and Modified whole.
+  await page.setViewportSize({ width: 1920, height: 1080 });
   const cells = (name: string) => app.remoteRow(name).getByRole('gridcell');
   await expect(cells('notes.txt').nth(3)).toHaveText('-rw-r--r--');
   await expect(cells('site').nth(3)).toHaveText('drwxr-xr-x');
@@ -149,5 +152,8 @@ test('the remote pane has Permissions and Owner columns, sortable; the local pan
   expect(await names()).toEqual(['site', 'run.sh', 'notes.txt', 'latest']);
   await expect(app.remoteGrid.getByRole('button', { name: 'Sort by Owner' })).toBeVisible();
   await expect(app.localPane.getByRole('button', { name: 'Sort by Permissions' })).toHaveCount(0);
-  await app.screenshot('remote-permission-columns');
+  await app.screenshot('remote-permission-columns-1920x1080');
+  await page.setViewportSize({ width: 1024, height: 700 });
+  await expect(app.remoteGrid.getByRole('button', { name: 'Sort by Permissions' })).toBeHidden();
+  await expect(app.remoteGrid.getByRole('button', { name: 'Sort by Name' })).toBeVisible();
 });

@@ -95,7 +95,9 @@ function FileRow({
           <td role="gridcell" className="mode">
             {entry.mode === undefined ? '' : modeString(entry.mode, entry.type)}
           </td>
-          <td role="gridcell">{displayText(ownerText(entry), 70)}</td>
+          <td role="gridcell" className="owner">
+            {displayText(ownerText(entry), 70)}
+          </td>
         </>
       )}
     </tr>

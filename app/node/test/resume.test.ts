@@ -133,10 +133,17 @@ describe(
         const src = path.join(srcRoot, `${name}-src`);
         const dst = path.join(dstRoot, `${name}-copy`);
         fs.mkdirSync(src);
-        const names = ['a.bin', 'b.bin', 'c.bin', 'd.bin'];
-        for (const n of names) writeRandomFile(path.join(src, n), 3 * MiB);
+        // One small file and three large: the engine sends files side by side even on one channel, so equal files
+        // end together and the kill could land after the last; the small one ends seconds before the others.
+        const sizes: Record<string, number> = {
+          'a.bin': 64 * 1024,
+          'b.bin': 4 * MiB,
+          'c.bin': 4 * MiB,
+          'd.bin': 4 * MiB,
+        };
+        const names = Object.keys(sizes);
+        for (const n of names) writeRandomFile(path.join(src, n), sizes[n]);
         const via = { ...sshd, port };
-        // One connection and channel: the files go one after another, so the kill lands after the first is committed.
         const args = [
           direction,
           '-r',
@@ -153,7 +160,10 @@ describe(
         const first = startCli(args, { knownHosts, env, timeoutMs: 60_000 });
         await first.waitForEvent((e) => e.type === 'file' && e.state === 'done');
         first.child.kill('SIGKILL');
-        await first.result.catch(() => undefined);
+        const killed = await first.result.catch(() => undefined);
+        assert.equal(killed?.signal, 'SIGKILL', 'the first run was still running when killed');
+        const doneFirst = killed?.events.filter((e) => e.type === 'file' && e.state === 'done').length ?? 0;
+        assert.ok(doneFirst < names.length, `the first run had finished all ${names.length} files before the kill`);
         assert.ok(fs.statSync(dst).isDirectory(), 'the first run created the new folder');
 
         await toxi.removeToxic(name, `bandwidth_${direction === 'put' ? 'upstream' : 'downstream'}`);

@@ -20,6 +20,7 @@ import {
   type RemoteSpec,
 } from '../engine/remoteSpec';
 import { connectionOptions } from '../engine/hostOptions';
+import { traceTo } from '../ssh/packetTrace';
 import { resolveHostSettings, type HostContext, type HostSettings } from '../engine/hostSettings';
 import type { JobTarget } from '../stores/queueRows';
 import { formatBytes, plural } from './units';
@@ -172,6 +173,7 @@ export function engineOptions(
       `sluice: through ${h.jump.length === 1 ? 'jump host' : 'jump hosts'} ${h.jump.map((j) => j.label).join(', ')} to ${h.label}`,
     );
   if (o.verbose) out.info(`sluice: native addon ${nativeUnavailableReason() ?? 'loaded'}`);
+  if (o.trace) traceTo(o.trace);
   return {
     ...connectionOptions(h, {
       identityFiles: o.identity,

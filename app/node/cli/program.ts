@@ -41,6 +41,8 @@ export interface CliOptions {
   verify: 'size' | 'sha256';
   json?: boolean;
   verbose?: boolean;
+  /** `--trace FILE`: a timed trace of every SSH and SFTP packet (ssh/packetTrace.ts). */
+  trace?: string;
   progress: boolean;
   cipher?: string[];
   kex?: string[];
@@ -225,7 +227,8 @@ function addCopyOptions(cmd: Command, direction: 'get' | 'put'): Command {
     .option('--verify <level>', VERIFY_HELP, parseVerify, 'size')
     .option('--json', 'newline-delimited JSON events on stdout (fatal errors too, as {"type":"error"} lines)')
     .option('--no-progress', 'no progress bar')
-    .option('-v, --verbose', 'print the negotiated algorithms, each file done, and more');
+    .option('-v, --verbose', 'print the negotiated algorithms, each file done, and more')
+    .option('--trace <file>', 'write the time of every SSH and SFTP packet sent and received to FILE');
 }
 
 /** The options of the connections: algorithms, parallelism, window, keepalives, timeouts, jumps, limit, retries. */

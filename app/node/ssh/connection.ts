@@ -8,6 +8,7 @@ import { SluiceError, displayText, type ErrorCode } from '../errors';
 import { COUNTERS_PER_CHANNEL } from '../sftp/pipeline';
 import { SIGNAL_SLOTS } from '../sftp/pipeStats';
 import type { KeyboardRound } from './keyboardInteractive';
+import { TRACE_ENV } from './packetTrace';
 import type { PreconnectResolver } from './preconnect';
 import type {
   ConnectInfo,
@@ -144,6 +145,7 @@ export class WorkerConnection {
   /** Connects, verifies the host key and authenticates; rejects with a SluiceError. */
   async connect(params: Omit<ConnectParams, 'counters' | 'channels'>): Promise<ConnectInfo> {
     this.info = await this.call('connect', {
+      trace: process.env[TRACE_ENV] || undefined,
       ...params,
       channels: this.channels,
       counters: this.counters.buffer as SharedArrayBuffer,

@@ -4,6 +4,8 @@
  */
 import fs from 'node:fs';
 import net from 'node:net';
+import type { Duplex } from 'node:stream';
+import { traceNow, type TcpTimes } from './packetTrace';
 
 /**
  * The software version part of our identification string: ssh2's own default (`ssh2js` + its version), so servers
@@ -39,11 +41,23 @@ export interface PreconnectResolver {
   args: string[];
 }
 
+const tcpTimes = new WeakMap<Duplex, TcpTimes>();
+
+/** When `sock`'s TCP connect started and ended, and our identification left on it, for the packet trace. */
+export function tcpTimesOf(sock: Duplex): TcpTimes | undefined {
+  return tcpTimes.get(sock);
+}
+
 /** A TCP socket to host:port with TCP_NODELAY (set before connecting) and keepalive. */
 export function newSocket(host: string, port: number): net.Socket {
   const sock = new net.Socket();
   sock.setNoDelay(true);
   sock.setKeepAlive(true, 15_000);
+  const times: TcpTimes = { connectAt: traceNow() };
+  tcpTimes.set(sock, times);
+  sock.once('connect', () => {
+    times.connectedAt = traceNow();
+  });
   sock.connect({ host, port });
   return sock;
 }
@@ -62,6 +76,8 @@ export function preconnect(host: string, port: number): net.Socket {
   sock.once('connect', () => {
     sock.write(`SSH-2.0-${SSH_IDENT_SOFTWARE}\r\n`);
     e.identSent = true;
+    const times = tcpTimes.get(sock);
+    if (times) times.identAt = traceNow();
   });
   early = e;
   return sock;

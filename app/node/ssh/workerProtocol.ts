@@ -72,6 +72,8 @@ export interface ConnectParams {
    * process-wide one and the site's. Changed by the coordinator while transfers run.
    */
   rateLimits: SharedArrayBuffer[];
+  /** Append a packet trace of this connection to this file (ssh/packetTrace.ts; `--trace`, `SLUICE_TRACE`). */
+  trace?: string;
 }
 
 export interface Negotiated {

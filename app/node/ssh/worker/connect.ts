@@ -9,7 +9,8 @@ import { SluiceError } from '../../errors';
 import { InFlightBudget, RequestSlots } from '../../sftp/requestBudget';
 import { RateBucket, RateGate } from '../../sftp/rateLimit';
 import { assertSsh2Patched, serverIdent, serverSoftware, sftpLimits, type PatchedConnectConfig } from '../../ssh2x';
-import { SSH_IDENT_SOFTWARE, socketTo } from '../preconnect';
+import { PacketTrace } from '../packetTrace';
+import { SSH_IDENT_SOFTWARE, socketTo, tcpTimesOf } from '../preconnect';
 import { ackPromptlyDuringSetup } from '../promptAck';
 import { watchSetupRtt } from '../setupRtt';
 import type { ConnectInfo, ConnectParams, Negotiated } from '../workerProtocol';
@@ -129,10 +130,7 @@ function clientConfig(
     keepaliveInterval: params.keepaliveIntervalMs,
     keepaliveCountMax: params.keepaliveCountMax,
     readyTimeout: params.readyTimeoutMs,
-    // SLUICE_SSH_DEBUG=1 traces the SSH protocol (packet types only, never payloads or secrets).
-    debug: process.env.SLUICE_SSH_DEBUG
-      ? (m: string) => process.stderr.write(`ssh[${params.host}:${params.port}] ${m}\n`)
-      : undefined,
+    debug: debugOf(params, t),
     hostVerifier: (key: Buffer, verify: (ok: boolean) => void) => {
       void conn.link.ask({ kind: 'hostkey', key: new Uint8Array(key) }).then((answer) => {
         if (answer.kind === 'hostkey-answer' && answer.accept) {
@@ -146,6 +144,20 @@ function clientConfig(
     },
     authHandler: authHandlerFor(conn.link, params, client, t.sock, setup),
   };
+}
+
+/**
+ * ssh2's `debug` function: SLUICE_SSH_DEBUG=1 prints the SSH protocol (packet types only, never payloads or secrets)
+ * on stderr; a trace file (ConnectParams.trace) records every packet with its time (ssh/packetTrace.ts).
+ */
+function debugOf(params: ConnectParams, t: Transport): ((m: string) => void) | undefined {
+  const print = process.env.SLUICE_SSH_DEBUG
+    ? (m: string) => process.stderr.write(`ssh[${params.host}:${params.port}] ${m}\n`)
+    : undefined;
+  if (!params.trace) return print;
+  const trace = new PacketTrace(params.trace, `${params.host}:${params.port}`);
+  trace.tcp(tcpTimesOf(t.sock));
+  return trace.debug(print);
 }
 
 /** Resolves once `client` is authenticated; rejects with the set-up's error (a refusal of ours first). */

@@ -34,6 +34,7 @@ import { startDropbear } from '../../../e2e/fixtures/dropbear';
 import { startProftpd } from '../../../e2e/fixtures/proftpd';
 import { startSftpgo } from '../../../e2e/fixtures/sftpgo';
 import { startProxyInFront } from '../../../e2e/fixtures/toxiproxy';
+import { countRoundTrips, parseTrace } from '../ssh/roundTrips';
 
 const MiB = 1024 * 1024;
 /** 2020-05-07T22:01:28Z, in seconds: the source's mtime that test b expects on both copies. */
@@ -284,5 +285,42 @@ for (const [name, start] of SERVERS) {
         }
       },
     );
+
+    test('f: connect + get 1 byte at 50 ms RTT (Toxiproxy): the round trips counted from --trace', async (t) => {
+      const s = ready(t);
+      if (!s) return;
+      if (!toxiproxyAvailable()) {
+        t.skip('toxiproxy-server not installed (/usr/local/bin/toxiproxy-server)');
+        return;
+      }
+      fs.writeFileSync(path.join(s.localRoot, 'one.bin'), 'x');
+      const latency = (['upstream', 'downstream'] as const).map((stream) => ({
+        type: 'latency' as const,
+        stream,
+        attributes: { latency: 25 },
+      }));
+      const { toxi, port } = await startProxyInFront(s.port, latency);
+      try {
+        const kh = path.join(work, 'known_hosts-rtt');
+        fs.writeFileSync(kh, `${s.knownHostsLine(port)}\n`);
+        const trace = path.join(work, 'trace.txt');
+        const dst = path.join(work, 'one.got');
+        const r = await cli(
+          { ...s, port },
+          ['get', '--trace', trace, remote({ ...s, port }, 'one.bin'), dst],
+          60_000,
+          kh,
+        );
+        assert.equal(r.code, 0, explain(s, r));
+        assert.equal(fs.readFileSync(dst, 'utf8'), 'x');
+        const rt = countRoundTrips(parseTrace(fs.readFileSync(trace, 'utf8')));
+        assert.ok(rt, 'no SSH_FXP_DATA in the trace');
+        const rounds = rt.rounds.map((x, i) => `${i + 1}. ${x.sent.join(', ')} -> ${x.received.join(', ')}`);
+        t.diagnostic(`${name} round trips to the first byte: ${rt.count} (${r.ms} ms in all)\n${rounds.join('\n')}`);
+        if (s.kind.startsWith('openssh')) assert.equal(rt.count, 7, rounds.join('\n'));
+      } finally {
+        await toxi.stop();
+      }
+    });
   });
 }

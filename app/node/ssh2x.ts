@@ -57,7 +57,10 @@ export function ssh2Version(): string {
 
 /** ssh2's connect options with the ones the patch adds (lib/client.js). */
 export interface PatchedConnectConfig extends ConnectConfig {
-  /** With an OpenSSH server, send the set-up's requests without waiting for each answer (four round trips fewer). */
+  /**
+   * With OpenSSH, Dropbear, ProFTPD mod_sftp or SFTPGo, send the set-up's requests without waiting for each answer
+   * (docs/round-trips.md).
+   */
   pipelineOpenSSH?: boolean;
   /** Our identification string already left on `sock` (ssh/preconnect.ts): ssh2 does not send it again. */
   sluiceIdentSent?: boolean;

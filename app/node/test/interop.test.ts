@@ -313,11 +313,17 @@ for (const [name, start] of SERVERS) {
         );
         assert.equal(r.code, 0, explain(s, r));
         assert.equal(fs.readFileSync(dst, 'utf8'), 'x');
-        const rt = countRoundTrips(parseTrace(fs.readFileSync(trace, 'utf8')));
+        const events = parseTrace(fs.readFileSync(trace, 'utf8'));
+        // No authentication (and so no signature) leaves before the host key was accepted.
+        const accepted = events.findIndex((e) => e.what.startsWith('Host accepted'));
+        assert.ok(accepted >= 0 && accepted < events.findIndex((e) => e.what.startsWith('USERAUTH_REQUEST')));
+        const rt = countRoundTrips(events);
         assert.ok(rt, 'no SSH_FXP_DATA in the trace');
         const rounds = rt.rounds.map((x, i) => `${i + 1}. ${x.sent.join(', ')} -> ${x.received.join(', ')}`);
         t.diagnostic(`${name} round trips to the first byte: ${rt.count} (${r.ms} ms in all)\n${rounds.join('\n')}`);
-        if (s.kind.startsWith('openssh')) assert.equal(rt.count, 7, rounds.join('\n'));
+        // SFTPGo (Go's x/crypto/ssh) writes its NEWKEYS apart from KEX_ECDH_REPLY: when ours leaves before it comes,
+        // the trace shows one wait more (docs/round-trips.md).
+        assert.ok(rt.count === 7 || (s.kind === 'sftpgo' && rt.count === 8), rounds.join('\n'));
       } finally {
         await toxi.stop();
       }

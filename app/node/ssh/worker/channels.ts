@@ -119,7 +119,7 @@ export function applyWindow(conn: WorkerConn, ch: SFTPWrapper): void {
 }
 
 /**
- * Opens an SFTP channel. `early` runs when the patched ssh2 pipelines the set-up (OpenSSH server): right after
+ * Opens an SFTP channel. `early` runs when the patched ssh2 pipelines the set-up (docs/round-trips.md): right after
  * SSH_FXP_INIT is queued, before VERSION, so requests it sends share the set-up's round trips.
  */
 export function openSftp(conn: WorkerConn, client: Client, early?: (s: SFTPWrapper) => void): Promise<SFTPWrapper> {

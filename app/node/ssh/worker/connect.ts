@@ -123,7 +123,8 @@ function clientConfig(
     port: params.port,
     username: params.username,
     algorithms: params.algorithms,
-    // Patched ssh2 (patches/ssh2+*.patch): with an OpenSSH server, save four setup round trips.
+    // Patched ssh2 (patches/ssh2+*.patch): with OpenSSH, Dropbear, ProFTPD or SFTPGo, a pipelined set-up
+    // (docs/round-trips.md).
     pipelineOpenSSH: true,
     ident: SSH_IDENT_SOFTWARE,
     sluiceIdentSent: t.identSent,

@@ -23,6 +23,7 @@ import {
   writeRandomTree,
   type RunResult,
 } from './measure';
+import { countRoundTrips, parseTrace } from '../app/node/ssh/roundTrips';
 import { summarizeProfiles } from './profile';
 import { summarizePerf } from './perf';
 import {
@@ -215,6 +216,9 @@ async function runOnce(c: BenchCase, env: Env, variantIndex: number): Promise<Ru
   fs.mkdirSync(scratch, { recursive: true });
   try {
     const inv = client.invoke(job, ep, scratch);
+    // The connect rows: Sluice's packet trace, for the round trips to the first byte (docs/round-trips.md).
+    const trace = client.family === 'sluice' && c.data === 'one' ? path.join(scratch, `trace-${n}.txt`) : undefined;
+    if (trace) inv.args.push('--trace', trace);
     const r = await runTimed({
       cmd: inv.cmd,
       args: inv.args,
@@ -232,6 +236,10 @@ async function runOnce(c: BenchCase, env: Env, variantIndex: number): Promise<Ru
     };
     const pool = /pool planned: (\d+) connections? × (\d+) channels?/.exec(r.outputTail);
     if (pool) rec.pool = `${pool[1]}×${pool[2]}`;
+    if (trace && fs.existsSync(trace)) {
+      rec.roundTrips = countRoundTrips(parseTrace(fs.readFileSync(trace, 'utf8')))?.count;
+      fs.rmSync(trace, { force: true });
+    }
     if (!r.ok) rec.error = describeFailure(r);
     else {
       const bad = await verify(c, env.data, path.join(destDir, SOURCE_NAME[c.data]));

@@ -18,6 +18,8 @@ export interface RunRecord {
   error?: string;
   /** Sluice only: the pool it used, e.g. `4×2` (connections × channels, from its -v output). */
   pool?: string;
+  /** Sluice's connect rows: round trips from the TCP connect to the first SSH_FXP_DATA (from its --trace). */
+  roundTrips?: number;
 }
 
 /** All runs of one client configuration in one case. */
@@ -232,7 +234,13 @@ export function detailTable(c: CaseResult): string {
       x !== undefined && st.value !== undefined && r.family !== 'sluice' ? fmtRatio(speedup(c.unit, x, st.value)) : '';
     const errors = [...new Set(r.runs.filter((x) => !x.ok).map((x) => x.error ?? 'failed'))];
     const pools = [...new Set(r.runs.map((x) => x.pool).filter(Boolean))];
-    const note = [pools.length ? `pool ${pools.join(', ')} (connections×channels)` : '', r.note, ...errors]
+    const trips = [...new Set(r.runs.map((x) => x.roundTrips).filter((x) => x !== undefined))];
+    const note = [
+      pools.length ? `pool ${pools.join(', ')} (connections×channels)` : '',
+      trips.length ? `${trips.join(' or ')} round trips to the first byte` : '',
+      r.note,
+      ...errors,
+    ]
       .filter(Boolean)
       .join('; ')
       .replace(/\|/g, '/')

@@ -160,10 +160,7 @@ export function App() {
       />
       <QuickConnectBar
         current={quickSite?.id === activeSiteId ? quickSite : undefined}
-        onConnect={(quick) => {
-          site.setQuickSite(quick);
-          void connect(quick);
-        }}
+        onConnect={(quick) => void connect(quick)}
         onSave={(quick) => setSiteDraft(quickToForm(quick))}
       />
       <AppNotices status={status} />
@@ -172,7 +169,7 @@ export function App() {
         <SiteManager
           selection={selection}
           onSelect={setSelection}
-          onConnect={(s) => void connect(s)}
+          onConnect={(s, newTab) => void connect(s, { newTab })}
           draft={siteDraft}
           onDraftTaken={draftTaken}
         />

@@ -1,0 +1,172 @@
+/**
+ * The remote side of the window (#26 item 4): a tab strip (the ARIA tabs pattern: role="tablist"/"tab", arrow keys,
+ * Home/End) over one remote pane per tab. Each tab's pane stays mounted while another is shown, so it keeps its own
+ * folder, selection, Back/Forward history, filter and listing (switching lists nothing again; a pane reloads on the
+ * usual triggers: F5, a job into its folder finishing, a change it made). A tab names its site and folder and shows
+ * its session's state; its close button or a middle click closes it. Window keys: Ctrl+Tab / Ctrl+Shift+Tab (and
+ * Ctrl+PageDown / Ctrl+PageUp) switch, Ctrl+T (⌘T) opens the shown tab again, Ctrl+W (⌘W) closes it.
+ */
+import { useCallback, useEffect, useRef } from 'react';
+import { displayText } from '../../app/common/displayText';
+import type { SessionStatus } from '../../app/common/ipc/contract';
+import type { SiteView } from '../../app/common/model/site';
+import { isMacPlatform } from '../format/paneKeys';
+import { useAppState } from '../state/react';
+import { tabLabel, tabStatus, type RemoteTab, type RemoteTabs as Tabs } from '../state/remoteTabs';
+import type { TabActions } from './useRemoteTabs';
+
+export interface RemoteTabsProps {
+  tabs: Tabs;
+  actions: TabActions;
+  siteById: (id: string) => SiteView | undefined;
+  /** One tab's pane (shown or not: hidden ones stay mounted). */
+  pane: (tab: RemoteTab) => React.ReactNode;
+  /** The pane shown when no tab is open. */
+  empty: React.ReactNode;
+}
+
+/** A tab's label, state and title (the full path). */
+function describe(tab: RemoteTab, site: SiteView | undefined, status: SessionStatus | undefined) {
+  const label = tabLabel(site?.name ?? status?.siteName ?? tab.siteId, tab.path);
+  const state = tabStatus(status?.state, tab.path !== null);
+  const where = site ? `${site.user}@${site.host}:${site.port}` : '';
+  const title = [tab.path === null ? where : `${where}${displayText(tab.path, Infinity)}`, state].join(' — ');
+  return { label, state, title };
+}
+
+/** Ctrl+Tab, Ctrl+Shift+Tab, Ctrl+PageUp/PageDown, Ctrl+T and Ctrl+W on the window (not while a dialog is open). */
+function useTabKeys(tabs: Tabs, actions: TabActions, focusShownPane: () => void) {
+  useEffect(() => {
+    const mac = isMacPlatform();
+    const onKey = (e: KeyboardEvent) => {
+      if (e.defaultPrevented || e.altKey || document.querySelector('[aria-modal="true"]')) return;
+      const mod = mac ? e.metaKey : e.ctrlKey;
+      let run: (() => void) | null = null;
+      if (e.ctrlKey && (e.key === 'Tab' || e.key === 'PageDown' || e.key === 'PageUp')) {
+        const back = e.key === 'PageUp' || (e.key === 'Tab' && e.shiftKey);
+        run = () => {
+          actions.cycle(back ? -1 : 1);
+          focusShownPane();
+        };
+      } else if (mod && !e.shiftKey && e.key.toLowerCase() === 't') run = actions.duplicate;
+      else if (mod && !e.shiftKey && e.key.toLowerCase() === 'w' && tabs.activeId) {
+        const id = tabs.activeId;
+        run = () => actions.close(id);
+      }
+      if (!run || tabs.tabs.length === 0) return;
+      e.preventDefault();
+      run();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [tabs, actions, focusShownPane]);
+}
+
+/** The strip: one tab per session view, its close button, and the new-tab button. */
+function TabStrip({ tabs, actions, siteById }: Pick<RemoteTabsProps, 'tabs' | 'actions' | 'siteById'>) {
+  const sessions = useAppState((s) => s.sessions);
+  const strip = useRef<HTMLDivElement>(null);
+  const mac = isMacPlatform();
+  const focusTab = (id: string) => strip.current?.querySelector<HTMLElement>(`#${id}`)?.focus();
+  const onKeyDown = (e: React.KeyboardEvent, at: number) => {
+    const n = tabs.tabs.length;
+    const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: n - 1 }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    const id = tabs.tabs[(to + n) % n].id;
+    actions.activate(id);
+    focusTab(id);
+  };
+  return (
+    <div className="remote-tabs" role="tablist" aria-label="Remote sessions" ref={strip}>
+      {tabs.tabs.map((tab, at) => {
+        const shown = tab.id === tabs.activeId;
+        const d = describe(tab, siteById(tab.siteId), sessions[tab.siteId]);
+        return (
+          <div
+            key={tab.id}
+            className={`remote-tab${shown ? ' active' : ''}`}
+            role="presentation"
+            onMouseDown={(e) => e.button === 1 && e.preventDefault()}
+            onAuxClick={(e) => e.button === 1 && actions.close(tab.id)}
+          >
+            <button
+              type="button"
+              role="tab"
+              id={tab.id}
+              aria-selected={shown}
+              aria-controls={`${tab.id}-panel`}
+              aria-label={`${d.label}, ${d.state}`}
+              data-status={d.state}
+              tabIndex={shown ? 0 : -1}
+              title={d.title}
+              onClick={() => actions.activate(tab.id)}
+              onKeyDown={(e) => onKeyDown(e, at)}
+            >
+              <span className={`tab-dot tab-${d.state.replace(' ', '-')}`} aria-hidden="true" />
+              <span className="tab-label">{d.label}</span>
+              {d.state !== 'connected' && <span className="tab-state">{d.state}</span>}
+            </button>
+            <button
+              type="button"
+              className="tab-close"
+              tabIndex={-1}
+              aria-label={`Close ${d.label}`}
+              title={`Close this tab (${mac ? '⌘W' : 'Ctrl+W'}; a middle click)`}
+              onClick={() => actions.close(tab.id)}
+            >
+              ×
+            </button>
+          </div>
+        );
+      })}
+      <button
+        type="button"
+        className="tab-new"
+        aria-label="Duplicate tab"
+        title={`The shown tab again: same site, same folder (${mac ? '⌘T' : 'Ctrl+T'})`}
+        disabled={!tabs.activeId}
+        onClick={actions.duplicate}
+      >
+        +
+      </button>
+    </div>
+  );
+}
+
+/** The tab strip and the tabs' panes (only the shown one visible). */
+export function RemoteTabs(p: RemoteTabsProps) {
+  const { tabs, actions } = p;
+  const panels = useRef<HTMLDivElement>(null);
+  /** Set by a window key that switched tabs: the shown pane's grid takes the focus once it is shown. */
+  const focusPending = useRef(false);
+  const focusShownPane = useCallback(() => {
+    focusPending.current = true;
+  }, []);
+  useEffect(() => {
+    if (!focusPending.current) return;
+    focusPending.current = false;
+    panels.current?.querySelector<HTMLElement>('.remote-tab-panel:not([hidden]) [role="grid"]')?.focus();
+  }, [tabs.activeId]);
+  useTabKeys(tabs, actions, focusShownPane);
+  return (
+    <div className="remote-side">
+      {tabs.tabs.length > 0 && <TabStrip tabs={tabs} actions={actions} siteById={p.siteById} />}
+      <div className="remote-tab-panels" ref={panels}>
+        {tabs.tabs.length === 0 && p.empty}
+        {tabs.tabs.map((tab) => (
+          <div
+            key={tab.id}
+            id={`${tab.id}-panel`}
+            className="remote-tab-panel"
+            role="tabpanel"
+            aria-labelledby={tab.id}
+            hidden={tab.id !== tabs.activeId}
+          >
+            {p.pane(tab)}
+          </div>
+        ))}
+      </div>
+    </div>
+  );
+}

@@ -1,6 +1,7 @@
 /**
  * The remote pane's tabs (#26 item 4) against the real engine and sshd: two sites in two tabs, each keeping its
- * folder, selection, Back/Forward history and filter when switching (and its listing: switching lists nothing again);
+ * folder, selection, Back/Forward history and filter when switching (and its listing: switching lists nothing again),
+ * the local pane's Upload going to the shown tab's site and folder;
  * the same site twice in two folders, an upload dropped on the second tab landing in its folder; closing tabs (the
  * close button, a middle click, Ctrl+W; the last tab of a site disconnects it unless it has transfers running); a
  * site whose connection is lost says so on its tab while the other tab stays connected.
@@ -117,6 +118,16 @@ test('two sites in two tabs: each keeps its folder, selection, history and filte
   await expect(tab('Beta: beta')).toHaveAttribute('aria-selected', 'true');
   await page.keyboard.press('Home');
   await expect(tab('Alpha: a1')).toHaveAttribute('aria-selected', 'true');
+
+  // The local pane's Upload (Ctrl+U) goes to the shown tab's site and folder.
+  await page.keyboard.press('End');
+  await expect(tab('Beta: beta')).toHaveAttribute('aria-selected', 'true');
+  await app.localRow('up.txt').click();
+  await page.keyboard.press('Control+U');
+  await app.waitForJobState('up.txt', 'done');
+  expect(fs.readFileSync(path.join(beta, 'up.txt'), 'utf8')).toBe('up\n');
+  expect(fs.existsSync(path.join(alpha, 'a1', 'up.txt'))).toBe(false);
+  await expect(app.jobRow('up.txt').getByLabel('up.txt site and destination')).toHaveText(`Beta → ${beta}`);
 });
 
 test('the same site twice in two folders: Ctrl+T and "Open in new tab"; a drop on the second tab lands in its folder', async ({

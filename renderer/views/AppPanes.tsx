@@ -18,17 +18,25 @@ import { RemoteTabs } from './RemoteTabs';
 import type { TabActions } from './useRemoteTabs';
 
 /**
- * A pane reloads when a job into its folder finishes: the token counts such jobs (a remote pane's: of its site only).
+ * A pane reloads when a job into its folder finishes: its token counts such jobs. One pass over the queue counts them
+ * for every pane: by destination (the local pane) and by site and destination (a remote tab's pane).
  */
-function reloadToken(queue: QueueState, dir: string | null, siteId?: string): string {
-  if (dir === null) return '0';
-  let n = 0;
+function finishedJobs(queue: QueueState): Map<string, number> {
+  const counts = new Map<string, number>();
+  const add = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
   for (const id of queue.order) {
     const j = queue.byId[id];
-    if (siteId !== undefined && j.siteId !== siteId) continue;
-    if (j.dest === dir && (j.state === 'done' || j.state === 'failed')) n++;
+    if (j.state !== 'done' && j.state !== 'failed') continue;
+    add(j.dest);
+    add(`${j.siteId}\n${j.dest}`);
   }
-  return String(n);
+  return counts;
+}
+
+/** The reload token of a pane in `dir` (of `siteId`'s for a remote pane). */
+function reloadToken(finished: Map<string, number>, dir: string | null, siteId?: string): string {
+  if (dir === null) return '0';
+  return String(finished.get(siteId === undefined ? dir : `${siteId}\n${dir}`) ?? 0);
 }
 
 /** What the remote pane says while it has no listing. */
@@ -99,6 +107,8 @@ interface RemotePaneProps {
   tab: RemoteTab | null;
   status: SessionStatus | undefined;
   localPath: string | null;
+  /** Finished jobs by destination (finishedJobs): the pane's reload token. */
+  finished: Map<string, number>;
   setPath: (id: string, path: string) => void;
   queueing: ReturnType<typeof usePaneQueueing>;
   onError: (message: string) => void;
@@ -106,14 +116,13 @@ interface RemotePaneProps {
 }
 
 /** One tab's remote pane: its site's listing, file commands, transfers and Properties, in its own folder. */
-function RemotePane({ tab, status, localPath, setPath, queueing, onError, onInfo }: RemotePaneProps) {
+function RemotePane({ tab, status, localPath, finished, setPath, queueing, onError, onInfo }: RemotePaneProps) {
   const bridge = useBridge();
-  const queue = useAppState((s) => s.queue);
   const siteId = tab?.siteId ?? '';
   const remotePath = tab?.path ?? null;
   const connected = status?.state === 'connected';
   const keyLabels = paneKeyLabels(isMacPlatform());
-  const token = useMemo(() => reloadToken(queue, remotePath, siteId), [queue, remotePath, siteId]);
+  const token = reloadToken(finished, remotePath, siteId);
   const properties = usePropertiesDialog(siteId, connected);
   const list = useCallback((path: string) => bridge.remoteList({ siteId, path }), [bridge, siteId]);
   const tabId = tab?.id;
@@ -163,7 +172,8 @@ export function AppPanes(p: AppPanesProps) {
   const keyLabels = paneKeyLabels(isMacPlatform());
   // Only until the first local listing, which carries the engine's separator (FilePane prefers it).
   const sep: '/' | '\\' = localPath?.includes('\\') ? '\\' : '/';
-  const localToken = useMemo(() => reloadToken(queue, localPath), [queue, localPath]);
+  const finished = useMemo(() => finishedJobs(queue), [queue]);
+  const localToken = reloadToken(finished, localPath);
   const listLocal = useCallback((path: string) => bridge.localList({ path }), [bridge]);
   const queueing = usePaneQueueing();
   const { enqueue } = queueing;
@@ -174,6 +184,7 @@ export function AppPanes(p: AppPanesProps) {
       tab={tab}
       status={tab ? sessions[tab.siteId] : undefined}
       localPath={localPath}
+      finished={finished}
       setPath={p.tabActions.setPath}
       queueing={queueing}
       onError={p.onError}

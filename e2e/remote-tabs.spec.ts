@@ -169,7 +169,7 @@ test('the same site twice in two folders: Ctrl+T and "Open in new tab"; a drop o
   await expect(app.statusBar.getByLabel('Connected site')).toHaveText(/^Alpha/);
 });
 
-test('closing tabs: the button, a middle click, Ctrl+W; the last tab of a site disconnects it', async ({
+test('closing tabs: the button, a middle click, Delete, Ctrl+W; the last tab of a site disconnects it', async ({
   app,
   page,
   sshd,
@@ -187,11 +187,17 @@ test('closing tabs: the button, a middle click, Ctrl+W; the last tab of a site d
   await expect(tab('Alpha: alpha')).toHaveAttribute('aria-selected', 'true');
   await app.waitForRemoteListing(alpha);
 
-  await strip.getByRole('button', { name: 'Duplicate tab' }).click();
+  await page.getByRole('button', { name: 'Duplicate tab' }).click();
   await expect(strip.getByRole('tab')).toHaveCount(2);
   await tab('Alpha: alpha').first().click({ button: 'middle' });
   await expect(strip.getByRole('tab')).toHaveCount(1);
   await expect(app.siteItem('Alpha').locator('.icon')).toHaveClass(/conn-connected/);
+  await page.keyboard.press('Control+T');
+  await expect(strip.getByRole('tab')).toHaveCount(2);
+  await tab('Alpha: alpha').last().focus();
+  await page.keyboard.press('Delete');
+  await expect(strip.getByRole('tab')).toHaveCount(1);
+  await expect(tab('Alpha: alpha')).toBeFocused();
   await app.remoteGrid.focus();
   await page.keyboard.press('Control+W');
   await expect(strip).toHaveCount(0);
@@ -217,6 +223,14 @@ test('the last tab closed while its transfer runs: the site stays connected for 
   );
   await expect(app.siteItem('Alpha').locator('.icon')).toHaveClass(/conn-connected/);
   await app.screenshot('remote-tab-closed-transfers');
+  // Connect opens a tab on the session kept for the transfer (no second login), and is off again once it has one.
+  const connect = app.siteManager.getByRole('button', { name: 'Connect' });
+  await app.siteItem('Alpha').locator('.label').click();
+  await expect(connect).toBeEnabled();
+  await connect.click();
+  await app.waitForRemoteListing(alpha);
+  await expect(strip.getByRole('tab')).toHaveCount(1);
+  await expect(connect).toBeDisabled();
   await app.statusBar.getByLabel('Speed limit').selectOption({ label: 'unlimited' });
   await app.waitForJobState('steady.bin', 'done');
   expect(fs.statSync(path.join(alpha, 'steady.bin')).size).toBe(8 * MiB);

@@ -144,6 +144,7 @@ export function App() {
   const site = useActiveSite();
   const { activeSiteId, activeSite, status, quickSite, connect, disconnect } = site;
   const { series, queueRate, live, graphSpeed } = useSpeeds(activeSiteId, status);
+  const tabbed = useMemo(() => new Set(site.tabs.tabs.map((t) => t.siteId)), [site.tabs]);
   const prompts = usePrompts(connect);
   const logError = useCallback((m: string) => store.localLog('error', m), [store]);
   const logInfo = useCallback((m: string) => store.localLog('info', m), [store]);
@@ -170,6 +171,7 @@ export function App() {
           selection={selection}
           onSelect={setSelection}
           onConnect={(s, newTab) => void connect(s, { newTab })}
+          tabbed={tabbed}
           draft={siteDraft}
           onDraftTaken={draftTaken}
         />

@@ -3,8 +3,9 @@
  * Home/End) over one remote pane per tab. Each tab's pane stays mounted while another is shown, so it keeps its own
  * folder, selection, Back/Forward history, filter and listing (switching lists nothing again; a pane reloads on the
  * usual triggers: F5, a job into its folder finishing, a change it made). A tab names its site and folder and shows
- * its session's state; its close button or a middle click closes it. Window keys: Ctrl+Tab / Ctrl+Shift+Tab (and
- * Ctrl+PageDown / Ctrl+PageUp) switch, Ctrl+T (⌘T) opens the shown tab again, Ctrl+W (⌘W) closes it.
+ * its session's state; its close button, a middle click or Delete (on the focused tab) closes it. Window keys:
+ * Ctrl+Tab / Ctrl+Shift+Tab (and Ctrl+PageDown / Ctrl+PageUp) switch, Ctrl+T (⌘T) opens the shown tab again, Ctrl+W
+ * (⌘W) closes it.
  */
 import { useCallback, useEffect, useRef } from 'react';
 import { displayText } from '../../app/common/displayText';
@@ -70,6 +71,13 @@ function TabStrip({ tabs, actions, siteById }: Pick<RemoteTabsProps, 'tabs' | 'a
   const focusTab = (id: string) => strip.current?.querySelector<HTMLElement>(`#${id}`)?.focus();
   const onKeyDown = (e: React.KeyboardEvent, at: number) => {
     const n = tabs.tabs.length;
+    if (e.key === 'Delete') {
+      e.preventDefault();
+      const next = tabs.tabs[at + 1] ?? tabs.tabs[at - 1];
+      actions.close(tabs.tabs[at].id);
+      if (next) focusTab(next.id);
+      return;
+    }
     const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: n - 1 }[e.key];
     if (to === undefined) return;
     e.preventDefault();
@@ -78,48 +86,50 @@ function TabStrip({ tabs, actions, siteById }: Pick<RemoteTabsProps, 'tabs' | 'a
     focusTab(id);
   };
   return (
-    <div className="remote-tabs" role="tablist" aria-label="Remote sessions" ref={strip}>
-      {tabs.tabs.map((tab, at) => {
-        const shown = tab.id === tabs.activeId;
-        const d = describe(tab, siteById(tab.siteId), sessions[tab.siteId]);
-        return (
-          <div
-            key={tab.id}
-            className={`remote-tab${shown ? ' active' : ''}`}
-            role="presentation"
-            onMouseDown={(e) => e.button === 1 && e.preventDefault()}
-            onAuxClick={(e) => e.button === 1 && actions.close(tab.id)}
-          >
-            <button
-              type="button"
-              role="tab"
-              id={tab.id}
-              aria-selected={shown}
-              aria-controls={`${tab.id}-panel`}
-              aria-label={`${d.label}, ${d.state}`}
-              data-status={d.state}
-              tabIndex={shown ? 0 : -1}
-              title={d.title}
-              onClick={() => actions.activate(tab.id)}
-              onKeyDown={(e) => onKeyDown(e, at)}
+    <div className="remote-tabbar" ref={strip}>
+      <div className="remote-tabs" role="tablist" aria-label="Remote sessions">
+        {tabs.tabs.map((tab, at) => {
+          const shown = tab.id === tabs.activeId;
+          const d = describe(tab, siteById(tab.siteId), sessions[tab.siteId]);
+          return (
+            <div
+              key={tab.id}
+              className={`remote-tab${shown ? ' active' : ''}`}
+              role="presentation"
+              onMouseDown={(e) => e.button === 1 && e.preventDefault()}
+              onAuxClick={(e) => e.button === 1 && actions.close(tab.id)}
             >
-              <span className={`tab-dot tab-${d.state.replace(' ', '-')}`} aria-hidden="true" />
-              <span className="tab-label">{d.label}</span>
-              {d.state !== 'connected' && <span className="tab-state">{d.state}</span>}
-            </button>
-            <button
-              type="button"
-              className="tab-close"
-              tabIndex={-1}
-              aria-label={`Close ${d.label}`}
-              title={`Close this tab (${mac ? '⌘W' : 'Ctrl+W'}; a middle click)`}
-              onClick={() => actions.close(tab.id)}
-            >
-              ×
-            </button>
-          </div>
-        );
-      })}
+              <button
+                type="button"
+                role="tab"
+                id={tab.id}
+                aria-selected={shown}
+                aria-controls={`${tab.id}-panel`}
+                aria-label={`${d.label}, ${d.state}`}
+                data-status={d.state}
+                tabIndex={shown ? 0 : -1}
+                title={d.title}
+                onClick={() => actions.activate(tab.id)}
+                onKeyDown={(e) => onKeyDown(e, at)}
+              >
+                <span className={`tab-dot tab-${d.state.replace(' ', '-')}`} aria-hidden="true" />
+                <span className="tab-label">{d.label}</span>
+                {d.state !== 'connected' && <span className="tab-state">{d.state}</span>}
+              </button>
+              <button
+                type="button"
+                className="tab-close"
+                tabIndex={-1}
+                aria-label={`Close ${d.label}`}
+                title={`Close this tab (${mac ? '⌘W' : 'Ctrl+W'}; a middle click)`}
+                onClick={() => actions.close(tab.id)}
+              >
+                ×
+              </button>
+            </div>
+          );
+        })}
+      </div>
       <button
         type="button"
         className="tab-new"

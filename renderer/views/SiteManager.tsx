@@ -21,6 +21,8 @@ export interface SiteManagerProps {
   /** Connect: shows the site's tab, or opens one; `newTab` ("Open in new tab") always opens one. */
   onConnect: (site: SiteView, newTab?: boolean) => void;
   /** A filled form to open as a new site (the quick-connect bar's "Save as site"); taken once, then onDraftTaken. */
+  /** Sites with a remote tab: Connect is off for a site connected in a tab (a live site without one gets one). */
+  tabbed?: ReadonlySet<string>;
   draft?: SiteForm | null;
   onDraftTaken?: () => void;
 }
@@ -139,7 +141,7 @@ function SiteMenu(p: {
 }
 
 /** The left-hand site list. */
-export function SiteManager({ selection, onSelect, onConnect, draft, onDraftTaken }: SiteManagerProps) {
+export function SiteManager({ selection, onSelect, onConnect, tabbed, draft, onDraftTaken }: SiteManagerProps) {
   const sites = useAppState((s) => s.sites);
   const settings = useAppState((s) => s.settings);
   const sessions = useAppState((s) => s.sessions);
@@ -154,12 +156,14 @@ export function SiteManager({ selection, onSelect, onConnect, draft, onDraftTake
   }, [draft, onDraftTaken]);
   const selectedSite = selection?.kind === 'site' ? sites.sites.find((s) => s.id === selection.id) : undefined;
   const selectedState = selectedSite ? sessions[selectedSite.id]?.state : undefined;
-  /** Connect applies to a site with no session under way (connected, connecting or reconnecting: Disconnect does). */
+  /**
+   * Connect applies to a site with no session under way (connected, connecting or reconnecting: Disconnect does), or
+   * to one kept connected for its transfers after its last tab closed (Connect opens a tab on it).
+   */
   const canConnect =
     !!selectedSite &&
-    selectedState !== 'connected' &&
-    selectedState !== 'connecting' &&
-    selectedState !== 'reconnecting';
+    ((selectedState !== 'connected' && selectedState !== 'connecting' && selectedState !== 'reconnecting') ||
+      (tabbed !== undefined && !tabbed.has(selectedSite.id)));
   const currentFolder = selection?.kind === 'folder' ? selection.path : (selectedSite?.folder ?? '');
 
   const run = async (what: string, action: () => Promise<unknown>) => {

@@ -181,6 +181,10 @@ test('closing tabs: the button, a middle click, Delete, Ctrl+W; the last tab of 
   await app.waitForRemoteListing(alpha);
   await app.startConnect('Beta');
   await app.waitForRemoteListing(beta);
+  await app.remoteGrid.focus();
+  await page.keyboard.press('Control+Shift+Tab');
+  await expect(app.remoteGrid).toBeFocused();
+  await page.keyboard.press('Control+Tab');
   await strip.getByRole('button', { name: 'Close Beta: beta' }).click();
   await expect(strip.getByRole('tab')).toHaveCount(1);
   await expect(app.siteItem('Beta').locator('.icon')).toHaveClass(/conn-disconnected|conn-none/);
@@ -198,7 +202,13 @@ test('closing tabs: the button, a middle click, Delete, Ctrl+W; the last tab of 
   await page.keyboard.press('Delete');
   await expect(strip.getByRole('tab')).toHaveCount(1);
   await expect(tab('Alpha: alpha')).toBeFocused();
+  await page.keyboard.press('Control+T');
+  await app.waitForRemoteListing(alpha);
   await app.remoteGrid.focus();
+  await page.keyboard.press('Control+W');
+  await expect(strip.getByRole('tab')).toHaveCount(1);
+  await expect(app.remoteGrid).toBeFocused();
+  await expect(app.siteItem('Alpha').locator('.icon')).toHaveClass(/conn-connected/);
   await page.keyboard.press('Control+W');
   await expect(strip).toHaveCount(0);
   await expect(app.siteItem('Alpha').locator('.icon')).toHaveClass(/conn-disconnected|conn-none/);

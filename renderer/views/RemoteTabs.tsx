@@ -52,7 +52,10 @@ function useTabKeys(tabs: Tabs, actions: TabActions, focusShownPane: () => void)
       } else if (mod && !e.shiftKey && e.key.toLowerCase() === 't') run = actions.duplicate;
       else if (mod && !e.shiftKey && e.key.toLowerCase() === 'w' && tabs.activeId) {
         const id = tabs.activeId;
-        run = () => actions.close(id);
+        run = () => {
+          actions.close(id);
+          focusShownPane();
+        };
       }
       if (!run || tabs.tabs.length === 0) return;
       e.preventDefault();
@@ -148,7 +151,7 @@ function TabStrip({ tabs, actions, siteById }: Pick<RemoteTabsProps, 'tabs' | 'a
 export function RemoteTabs(p: RemoteTabsProps) {
   const { tabs, actions } = p;
   const panels = useRef<HTMLDivElement>(null);
-  /** Set by a window key that switched tabs: the shown pane's grid takes the focus once it is shown. */
+  /** Set by a window key that switched or closed tabs: the shown pane's grid takes the focus once it is shown. */
   const focusPending = useRef(false);
   const focusShownPane = useCallback(() => {
     focusPending.current = true;

@@ -167,6 +167,12 @@ test('the same site twice in two folders: Ctrl+T and "Open in new tab"; a drop o
   await expect(strip.getByRole('tab')).toHaveCount(3);
   await app.waitForRemoteListing(alpha);
   await expect(app.statusBar.getByLabel('Connected site')).toHaveText(/^Alpha/);
+
+  // One session under the three tabs: Disconnect ends it for all of them, the tabs stay.
+  await page.getByRole('toolbar', { name: 'Main toolbar' }).getByRole('button', { name: 'Disconnect' }).click();
+  await expect(strip.getByRole('tab')).toHaveCount(3);
+  for (const t of await strip.getByRole('tab').all()) await expect(t).toHaveAttribute('data-status', 'not connected');
+  await expect(app.remotePane).toContainText('Select a site and press Connect.');
 });
 
 test('closing tabs: the button, a middle click, Delete, Ctrl+W; the last tab of a site disconnects it', async ({

@@ -1,9 +1,11 @@
 /** The remote pane's tabs (renderer/state/remoteTabs.ts). */
 import test from 'node:test';
 import assert from 'node:assert/strict';
+import type { QueueState } from '../../app/common/queue/reducer';
 import {
   activate,
   activeTab,
+  movingJobs,
   baseName,
   closeTab,
   cycle,
@@ -103,4 +105,18 @@ test("a tab's status: lost once it had a folder, failed when it never connected"
   assert.equal(tabStatus('connected', true), 'connected');
   assert.equal(tabStatus('disconnected', true), 'not connected');
   assert.equal(tabStatus(undefined, false), 'not connected');
+});
+
+test("a site's moving jobs: queued or running ones of that site only", () => {
+  const jobs = [
+    { id: '1', siteId: 'a', state: 'running' },
+    { id: '2', siteId: 'a', state: 'queued' },
+    { id: '3', siteId: 'a', state: 'paused' },
+    { id: '4', siteId: 'a', state: 'done' },
+    { id: '5', siteId: 'b', state: 'running' },
+  ];
+  const queue = { order: jobs.map((j) => j.id), byId: Object.fromEntries(jobs.map((j) => [j.id, j])) };
+  assert.equal(movingJobs(queue as unknown as QueueState, 'a'), 2);
+  assert.equal(movingJobs(queue as unknown as QueueState, 'c'), 0);
+  assert.equal(movingJobs(queue as unknown as QueueState, null), 0);
 });

@@ -1,7 +1,7 @@
 /**
  * The remote pane's tabs (#26 item 4) against the real engine and sshd: two sites in two tabs, each keeping its
  * folder, selection, Back/Forward history and filter when switching (and its listing: switching lists nothing again),
- * the local pane's Upload going to the shown tab's site and folder;
+ * the local pane's Upload going to the shown tab's site and folder, the tab's menu;
  * the same site twice in two folders, an upload dropped on the second tab landing in its folder; closing tabs (the
  * close button, a middle click, Ctrl+W; the last tab of a site disconnects it unless it has transfers running); a
  * site whose connection is lost says so on its tab while the other tab stays connected.
@@ -128,6 +128,18 @@ test('two sites in two tabs: each keeps its folder, selection, history and filte
   expect(fs.readFileSync(path.join(beta, 'up.txt'), 'utf8')).toBe('up\n');
   expect(fs.existsSync(path.join(alpha, 'a1', 'up.txt'))).toBe(false);
   await expect(app.jobRow('up.txt').getByLabel('up.txt site and destination')).toHaveText(`Beta → ${beta}`);
+
+  // The tab's menu: Close other tabs closes Alpha's (its last: Alpha disconnects).
+  await tab('Beta: beta').click({ button: 'right' });
+  const menu = page.getByRole('menu', { name: 'Tab menu' });
+  await menu.getByRole('menuitem', { name: 'Close other tabs' }).click();
+  await expect(strip.getByRole('tab')).toHaveCount(1);
+  await expect(app.siteItem('Alpha').locator('.icon')).toHaveClass(/conn-disconnected|conn-none/);
+  await tab('Beta: beta').focus();
+  await page.keyboard.press('Shift+F10');
+  await expect(menu.getByRole('menuitem', { name: 'Close other tabs' })).toHaveAttribute('aria-disabled', 'true');
+  await page.keyboard.press('Escape');
+  await expect(tab('Beta: beta')).toBeFocused();
 });
 
 test('the same site twice in two folders: Ctrl+T and "Open in new tab"; a drop on the second tab lands in its folder', async ({

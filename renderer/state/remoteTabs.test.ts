@@ -7,6 +7,7 @@ import {
   activeTab,
   movingJobs,
   baseName,
+  closeOthers,
   closeTab,
   cycle,
   duplicateActive,
@@ -119,4 +120,16 @@ test("a site's moving jobs: queued or running ones of that site only", () => {
   assert.equal(movingJobs(queue as unknown as QueueState, 'a'), 2);
   assert.equal(movingJobs(queue as unknown as QueueState, 'c'), 0);
   assert.equal(movingJobs(queue as unknown as QueueState, null), 0);
+});
+
+test('"Close other tabs" keeps one tab, shown', () => {
+  const t = openSite(openSite(openSite(emptyTabs, 'a'), 'b'), 'c');
+  const one = closeOthers(t, 'tab-1');
+  assert.deepEqual(
+    one.tabs.map((x) => x.id),
+    ['tab-1'],
+  );
+  assert.equal(one.activeId, 'tab-1');
+  assert.equal(closeOthers(one, 'tab-1'), one);
+  assert.equal(closeOthers(t, 'nope'), t);
 });

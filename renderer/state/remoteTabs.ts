@@ -88,6 +88,13 @@ export function closeTab(t: RemoteTabs, id: string): RemoteTabs {
   return { ...t, tabs, activeId: next ? next.id : null };
 }
 
+/** Closes every tab but `id`, which is shown (a tab's "Close other tabs"). */
+export function closeOthers(t: RemoteTabs, id: string): RemoteTabs {
+  const keep = t.tabs.find((tab) => tab.id === id);
+  if (!keep || (t.tabs.length === 1 && t.activeId === id)) return t;
+  return { ...t, tabs: [keep], activeId: id };
+}
+
 /** The tab `delta` places from the one shown, wrapping around (Ctrl+Tab: +1, Ctrl+Shift+Tab: -1). */
 export function cycle(t: RemoteTabs, delta: number): RemoteTabs {
   const n = t.tabs.length;

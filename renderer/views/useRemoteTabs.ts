@@ -9,6 +9,7 @@ import { plural } from '../format/format';
 import { useBridge, useStore } from '../state/react';
 import {
   activate,
+  closeOthers,
   closeTab,
   cycle,
   duplicateActive,
@@ -29,6 +30,8 @@ export interface TabActions {
   duplicate: () => void;
   /** The close button, a middle click, Ctrl+W. */
   close: (id: string) => void;
+  /** The tab's menu: every other tab closed. */
+  closeOthers: (id: string) => void;
   /** The tab's pane listed another folder. */
   setPath: (id: string, path: string) => void;
 }
@@ -86,6 +89,15 @@ export function useRemoteTabs(siteName: (siteId: string) => string) {
         const last = tabsOfSite(current.current, tab.siteId).length === 1;
         setTabs((t) => closeTab(t, id));
         if (last) lastTabClosed(tab.siteId);
+      },
+      closeOthers: (id) => {
+        const before = current.current;
+        const kept = before.tabs.find((x) => x.id === id);
+        if (!kept) return;
+        setTabs((t) => closeOthers(t, id));
+        const gone = new Set(before.tabs.map((x) => x.siteId));
+        gone.delete(kept.siteId);
+        for (const siteId of gone) lastTabClosed(siteId);
       },
       setPath: (id, path) => setTabs((t) => setTabPath(t, id, path)),
     }),

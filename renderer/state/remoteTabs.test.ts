@@ -5,6 +5,7 @@ import type { QueueState } from '../../app/common/queue/reducer';
 import {
   activate,
   activeTab,
+  canOpen,
   movingJobs,
   baseName,
   closeOthers,
@@ -81,12 +82,18 @@ test("a session's start folder goes to its tabs without one; a disconnect clears
   );
 });
 
-test('at most TAB_LIMIT tabs: then the site takes its tab or the shown one', () => {
+test('at most TAB_LIMIT tabs: then no tab opens (a site with one gets it shown)', () => {
   let t = emptyTabs;
   for (let i = 0; i < TAB_LIMIT + 5; i++) t = openSite(t, `s${i}`, { newTab: true });
   assert.equal(t.tabs.length, TAB_LIMIT);
-  assert.equal(activeTab(t)?.siteId, `s${TAB_LIMIT + 4}`);
-  assert.equal(openSite(t, 's0', { newTab: true }).activeId, 'tab-1');
+  assert.equal(activeTab(t)?.siteId, `s${TAB_LIMIT - 1}`);
+  assert.equal(canOpen(t, 'new'), false);
+  assert.equal(canOpen(t, 's0'), true);
+  assert.equal(canOpen(t, 's0', true), false);
+  assert.equal(openSite(t, 's0').activeId, 'tab-1');
+  assert.equal(openSite(t, 's0', { newTab: true }), t);
+  assert.equal(duplicateActive(t), t);
+  assert.equal(canOpen(emptyTabs, 'new', true), true);
 });
 
 test("labels: the site's name and the folder's base name, escaped and cut", () => {

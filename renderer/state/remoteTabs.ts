@@ -47,7 +47,7 @@ export function activate(t: RemoteTabs, id: string): RemoteTabs {
 /**
  * A site was asked for (Connect, quick connect, the site tree): its tab is shown when it has one and `newTab` is not
  * asked, else a tab is opened right after the one shown, in `path` (null: the session's start folder, once known).
- * At {@link TAB_LIMIT} no tab is opened: the site's first tab, or else the tab shown, takes the site.
+ * At {@link TAB_LIMIT} no tab is opened (nothing changes; {@link canOpen} says so beforehand).
  */
 export function openSite(
   t: RemoteTabs,
@@ -56,17 +56,16 @@ export function openSite(
 ): RemoteTabs {
   const existing = t.tabs.find((tab) => tab.siteId === siteId);
   if (existing && !o.newTab) return activate(t, existing.id);
-  if (t.tabs.length >= TAB_LIMIT) {
-    if (existing) return activate(t, existing.id);
-    const shown = activeTab(t);
-    if (!shown) return t;
-    const tabs = t.tabs.map((tab) => (tab.id === shown.id ? { ...tab, siteId, path: o.path ?? null } : tab));
-    return { ...t, tabs };
-  }
+  if (t.tabs.length >= TAB_LIMIT) return t;
   const tab: RemoteTab = { id: `tab-${t.nextId}`, siteId, path: o.path ?? null };
   const at = t.tabs.findIndex((x) => x.id === t.activeId);
   const tabs = [...t.tabs.slice(0, at + 1), tab, ...t.tabs.slice(at + 1)];
   return { tabs, activeId: tab.id, nextId: t.nextId + 1 };
+}
+
+/** Whether asking for the site (with `newTab` or not) shows a tab of it: false only at {@link TAB_LIMIT}. */
+export function canOpen(t: RemoteTabs, siteId: string, newTab = false): boolean {
+  return t.tabs.length < TAB_LIMIT || (!newTab && t.tabs.some((tab) => tab.siteId === siteId));
 }
 
 /** A copy of the tab shown (same site, same folder), opened after it and shown (Ctrl+T). */

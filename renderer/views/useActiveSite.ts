@@ -9,7 +9,15 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { QuickSite } from '../../app/common/ipc/contract';
 import type { SiteView } from '../../app/common/model/site';
 import { useAppState, useBridge, useStore } from '../state/react';
-import { activeTab, movingJobs, openSite, setSitePaths } from '../state/remoteTabs';
+import {
+  activeTab,
+  canOpen,
+  movingJobs,
+  openSite,
+  setSitePaths,
+  TAB_LIMIT,
+  type RemoteTabs,
+} from '../state/remoteTabs';
 import { sessionLive } from './sessionLive';
 import { useRemoteTabs } from './useRemoteTabs';
 
@@ -27,6 +35,47 @@ function useLocalPath() {
     });
   }, [bridge, store]);
   return [localPath, setLocalPath] as const;
+}
+
+/**
+ * Connect: the site's tab is shown (or a new one opened, `newTab`), then the session opened unless it is under way
+ * (a second tab of a site shares its session). A password site without a saved password is asked by the engine
+ * (auth.prompt), as is a wrong one again.
+ */
+function useConnect(
+  tabs: RemoteTabs,
+  setTabs: React.Dispatch<React.SetStateAction<RemoteTabs>>,
+  setQuickSites: React.Dispatch<React.SetStateAction<Readonly<Record<string, QuickSite>>>>,
+  setLocalPath: (p: string) => void,
+) {
+  const store = useStore();
+  const bridge = useBridge();
+  return useCallback(
+    async (site: SiteView, o: { newTab?: boolean } = {}) => {
+      if (!canOpen(tabs, site.id, o.newTab)) {
+        store.localLog('error', `${site.name}: at most ${TAB_LIMIT} tabs are open; close one first`);
+        return;
+      }
+      if ('quick' in site && site.quick) setQuickSites((all) => ({ ...all, [site.id]: site as QuickSite }));
+      const live = store.getSnapshot().sessions[site.id];
+      // A site already connected gets its tab shown, or a new tab on the same session (its pool is shared).
+      if (sessionLive(live)) {
+        const path = live?.state === 'connecting' ? null : (site.remoteDir ?? live?.home ?? '/');
+        setTabs((t) => openSite(t, site.id, { newTab: o.newTab, path }));
+        return;
+      }
+      setTabs((t) => openSite(t, site.id, o));
+      const r = await bridge.sessionConnect({ siteId: site.id });
+      if (!r.ok) {
+        store.localLog('error', `Connecting to ${site.name} failed: ${r.error.code}: ${r.error.message}`);
+        return;
+      }
+      store.dispatch({ type: 'event', event: 'session.status', payload: r.value });
+      setTabs((t) => setSitePaths(t, site.id, site.remoteDir ?? r.value.home ?? '/'));
+      if (site.localDir) setLocalPath(site.localDir);
+    },
+    [bridge, store, setLocalPath, setTabs, tabs],
+  );
 }
 
 /** The active site (the shown tab's), its session and folders, the tabs, Connect and Disconnect. */
@@ -51,29 +100,7 @@ export function useActiveSite() {
   const quickSite = activeSiteId ? quickSites[activeSiteId] : undefined;
   const status = activeSiteId ? sessions[activeSiteId] : undefined;
 
-  // A password site without a saved password is asked by the engine (auth.prompt), as is a wrong one again.
-  const connect = useCallback(
-    async (site: SiteView, o: { newTab?: boolean } = {}) => {
-      if ('quick' in site && site.quick) setQuickSites((all) => ({ ...all, [site.id]: site as QuickSite }));
-      const live = store.getSnapshot().sessions[site.id];
-      // A site already connected gets its tab shown, or a new tab on the same session (its pool is shared).
-      if (sessionLive(live)) {
-        const path = live?.state === 'connecting' ? null : (site.remoteDir ?? live?.home ?? '/');
-        setTabs((t) => openSite(t, site.id, { newTab: o.newTab, path }));
-        return;
-      }
-      setTabs((t) => openSite(t, site.id, o));
-      const r = await bridge.sessionConnect({ siteId: site.id });
-      if (!r.ok) {
-        store.localLog('error', `Connecting to ${site.name} failed: ${r.error.code}: ${r.error.message}`);
-        return;
-      }
-      store.dispatch({ type: 'event', event: 'session.status', payload: r.value });
-      setTabs((t) => setSitePaths(t, site.id, site.remoteDir ?? r.value.home ?? '/'));
-      if (site.localDir) setLocalPath(site.localDir);
-    },
-    [bridge, store, setLocalPath, setTabs],
-  );
+  const connect = useConnect(tabs, setTabs, setQuickSites, setLocalPath);
 
   const moving = useMemo(() => movingJobs(queue, activeSiteId), [queue, activeSiteId]);
 

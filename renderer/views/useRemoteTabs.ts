@@ -9,6 +9,7 @@ import { plural } from '../format/format';
 import { useBridge, useStore } from '../state/react';
 import {
   activate,
+  canOpen,
   closeOthers,
   closeTab,
   cycle,
@@ -16,6 +17,7 @@ import {
   emptyTabs,
   movingJobs,
   setTabPath,
+  TAB_LIMIT,
   tabsOfSite,
   type RemoteTabs,
 } from '../state/remoteTabs';
@@ -82,7 +84,10 @@ export function useRemoteTabs(siteName: (siteId: string) => string) {
     () => ({
       activate: (id) => setTabs((t) => activate(t, id)),
       cycle: (delta) => setTabs((t) => cycle(t, delta)),
-      duplicate: () => setTabs((t) => duplicateActive(t)),
+      duplicate: () => {
+        if (canOpen(current.current, '', true)) setTabs((t) => duplicateActive(t));
+        else store.localLog('error', `At most ${TAB_LIMIT} tabs are open; close one first`);
+      },
       close: (id) => {
         const tab = current.current.tabs.find((x) => x.id === id);
         if (!tab) return;
@@ -101,7 +106,7 @@ export function useRemoteTabs(siteName: (siteId: string) => string) {
       },
       setPath: (id, path) => setTabs((t) => setTabPath(t, id, path)),
     }),
-    [lastTabClosed],
+    [lastTabClosed, store],
   );
   return { tabs, setTabs, actions };
 }

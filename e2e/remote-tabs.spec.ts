@@ -298,3 +298,32 @@ test('a lost connection shows on its tab; the other tab stays connected', async 
     await stop();
   }
 });
+
+test('many tabs in a small window: the strip scrolls, the tab shown stays in view, the panes keep their width', async ({
+  app,
+  page,
+}) => {
+  const { strip } = tabs(app);
+  await page.setViewportSize({ width: 1024, height: 700 });
+  await app.startConnect('Alpha');
+  await app.waitForRemoteListing(alpha);
+  await app.remoteGrid.focus();
+  for (let i = 0; i < 9; i++) await page.keyboard.press('Control+T');
+  await expect(strip.getByRole('tab')).toHaveCount(10);
+  const inView = async () => {
+    const list = (await strip.boundingBox())!;
+    // The tab with its close button.
+    const shown = (await strip.getByRole('tab', { selected: true }).locator('..').boundingBox())!;
+    return shown.x >= list.x - 1 && shown.x + shown.width <= list.x + list.width + 1;
+  };
+  await expect.poll(inView).toBe(true);
+  await page.keyboard.press('Control+Tab');
+  await expect(strip.getByRole('tab').first()).toHaveAttribute('aria-selected', 'true');
+  await expect.poll(inView).toBe(true);
+  await page.keyboard.press('Control+Shift+Tab');
+  await expect(strip.getByRole('tab').last()).toHaveAttribute('aria-selected', 'true');
+  await expect.poll(inView).toBe(true);
+  const pane = (await app.remotePane.boundingBox())!;
+  expect(pane.x + pane.width).toBeLessThanOrEqual(1024);
+  await app.screenshot('remote-tabs-many-1024x700');
+});

@@ -185,6 +185,14 @@ function TabStrip({ tabs, actions, siteById }: Pick<RemoteTabsProps, 'tabs' | 'a
     if (box) setMenu({ id, x: box.left + 12, y: box.bottom });
   };
   const onKeyDown = stripKeys(tabs, actions, focusTab, menuAt);
+  // A strip wider than the pane scrolls: the tab shown (Ctrl+Tab, a new tab) is kept in view.
+  useEffect(() => {
+    if (!tabs.activeId) return;
+    // The tab with its close button (the role="tab" button's wrapper).
+    strip.current
+      ?.querySelector<HTMLElement>(`#${tabs.activeId}`)
+      ?.parentElement?.scrollIntoView?.({ block: 'nearest', inline: 'nearest' });
+  }, [tabs.activeId]);
   return (
     <div className="remote-tabbar" ref={strip}>
       <div className="remote-tabs" role="tablist" aria-label="Remote sessions">

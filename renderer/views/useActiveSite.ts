@@ -126,6 +126,8 @@ export function useActiveSite() {
     localPath,
     setLocalPath,
     remotePath: shown?.path ?? null,
+    /** Sends the shown tab to a folder (its pane lists it; a failure leaves the tab where it was). */
+    setRemotePath: useCallback((p: string) => shown && tabActions.setPath(shown.id, p), [shown, tabActions]),
     tabs,
     tabActions,
     siteById,

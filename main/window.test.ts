@@ -108,3 +108,14 @@ test('menu offers the usual edit shortcuts; developer tools only when asked', ()
   assert.ok(roles(menuTemplate('linux', true)).join().includes('toggleDevTools'));
   assert.ok(roles(menuTemplate('darwin', false)).join().includes('appMenu'));
 });
+
+test("Ctrl+W / Cmd+W is left to the page (it closes a remote tab): the window's Close takes Ctrl+Shift+W", () => {
+  for (const platform of ['linux', 'win32', 'darwin'] as const) {
+    const json = JSON.stringify(menuTemplate(platform, true));
+    // Outside macOS the windowMenu role brings its own Close on Ctrl+W.
+    if (platform !== 'darwin') assert.doesNotMatch(json, /"role":"windowMenu"/, platform);
+    const closes = json.match(/\{"role":"close"[^}]*\}/g) ?? [];
+    assert.equal(closes.length, 1, `${platform}: one Close item`);
+    assert.match(closes[0], /"accelerator":"CmdOrCtrl\+Shift\+W"/, platform);
+  }
+});

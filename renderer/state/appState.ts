@@ -83,7 +83,9 @@ export type AppAction =
   /** The user answered a prompt: hide it at once (the engine confirms with `prompt.closed`). */
   | { type: 'promptAnswered'; promptId: string }
   /** The user closed a notice. */
-  | { type: 'noticeDismissed'; id: string };
+  | { type: 'noticeDismissed'; id: string }
+  /** A notice of the window itself (e.g. a closed tab's site stays connected for its transfers). */
+  | { type: 'notice'; notice: Notice };
 
 /** Applies one action; returns the same object when nothing changed. */
 export function reduceApp(state: AppState, action: AppAction): AppState {
@@ -108,6 +110,8 @@ export function reduceApp(state: AppState, action: AppAction): AppState {
       const notices = state.notices.filter((n) => n.id !== action.id);
       return notices.length === state.notices.length ? state : { ...state, notices };
     }
+    case 'notice':
+      return addNotice(state, action.notice);
     case 'event':
       return reduceEvent(state, action);
   }
@@ -142,11 +146,8 @@ function reduceEvent(state: AppState, action: EventAction): AppState {
     case 'auth.prompt':
       if (state.authPrompts.some((p) => p.promptId === action.payload.promptId)) return state;
       return { ...state, authPrompts: [...state.authPrompts, action.payload] };
-    case 'hostKey.learned': {
-      const notice = learnedKeysNotice(action.payload);
-      if (state.notices.some((n) => n.id === notice.id)) return state;
-      return { ...state, notices: [...state.notices, notice].slice(-NOTICE_LIMIT) };
-    }
+    case 'hostKey.learned':
+      return addNotice(state, learnedKeysNotice(action.payload));
     case 'conflict.prompt': {
       // Sent again with the same id when the number of conflicts waiting behind it changes.
       const at = state.conflictPrompts.findIndex((p) => p.promptId === action.payload.promptId);
@@ -181,6 +182,12 @@ function learnedKeysNotice(p: HostKeysLearned): Notice {
       `was already trusted, so ${n === 1 ? 'it was' : 'they were'} added to ${p.file}:\n\n` +
       p.keys.map((k) => `${k.keyType} ${k.fingerprint}`).join('\n'),
   };
+}
+
+/** Adds a notice once (an id already shown is not repeated), keeping the latest {@link NOTICE_LIMIT}. */
+function addNotice(state: AppState, notice: Notice): AppState {
+  if (state.notices.some((n) => n.id === notice.id)) return state;
+  return { ...state, notices: [...state.notices, notice].slice(-NOTICE_LIMIT) };
 }
 
 function dropPrompt(state: AppState, promptId: string): AppState {

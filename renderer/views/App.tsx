@@ -144,6 +144,7 @@ export function App() {
   const site = useActiveSite();
   const { activeSiteId, activeSite, status, quickSite, connect, disconnect } = site;
   const { series, queueRate, live, graphSpeed } = useSpeeds(activeSiteId, status);
+  const tabbed = useMemo(() => new Set(site.tabs.tabs.map((t) => t.siteId)), [site.tabs]);
   const prompts = usePrompts(connect);
   const logError = useCallback((m: string) => store.localLog('error', m), [store]);
   const logInfo = useCallback((m: string) => store.localLog('info', m), [store]);
@@ -160,10 +161,7 @@ export function App() {
       />
       <QuickConnectBar
         current={quickSite?.id === activeSiteId ? quickSite : undefined}
-        onConnect={(quick) => {
-          site.setQuickSite(quick);
-          void connect(quick);
-        }}
+        onConnect={(quick) => void connect(quick)}
         onSave={(quick) => setSiteDraft(quickToForm(quick))}
       />
       <AppNotices status={status} />
@@ -172,7 +170,8 @@ export function App() {
         <SiteManager
           selection={selection}
           onSelect={setSelection}
-          onConnect={(s) => void connect(s)}
+          onConnect={(s, newTab) => void connect(s, { newTab })}
+          tabbed={tabbed}
           draft={siteDraft}
           onDraftTaken={draftTaken}
         />

@@ -1,26 +1,42 @@
 /**
  * The window's two file panes: local (uploads its selection, takes the remote pane's drags as downloads) and remote
- * (downloads its selection, takes the local pane's drags and files from the OS as uploads), each reloaded when a job
- * into its folder finishes.
+ * (views/RemoteTabs.tsx: one pane per tab, each on its tab's site and folder; each downloads its selection and takes
+ * the local pane's drags and files from the OS as uploads into its own folder), each reloaded when a job into its
+ * folder finishes. What acts on "the remote side" acts on the shown tab's site and folder.
  */
 import { useCallback, useMemo, useState } from 'react';
 import type { FsEntry, SessionStatus } from '../../app/common/ipc/contract';
+import type { SiteView } from '../../app/common/model/site';
 import type { QueueState } from '../../app/common/queue/reducer';
 import { plural, sessionStateText } from '../format/format';
 import { isMacPlatform, paneKeyLabels } from '../format/paneKeys';
 import { useAppState, useBridge, useStore } from '../state/react';
+import type { RemoteTab, RemoteTabs as Tabs } from '../state/remoteTabs';
 import { FilePane, type PaneDrag } from './FilePane';
 import { PropertiesDialog } from './PropertiesDialog';
+import { RemoteTabs } from './RemoteTabs';
+import type { TabActions } from './useRemoteTabs';
 
-/** A pane reloads when a job into its folder finishes: the token counts such jobs. */
-function reloadToken(queue: QueueState, dir: string | null): string {
-  if (dir === null) return '0';
-  let n = 0;
+/**
+ * A pane reloads when a job into its folder finishes: its token counts such jobs. One pass over the queue counts them
+ * for every pane: by destination (the local pane) and by site and destination (a remote tab's pane).
+ */
+function finishedJobs(queue: QueueState): Map<string, number> {
+  const counts = new Map<string, number>();
+  const add = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
   for (const id of queue.order) {
     const j = queue.byId[id];
-    if (j.dest === dir && (j.state === 'done' || j.state === 'failed')) n++;
+    if (j.state !== 'done' && j.state !== 'failed') continue;
+    add(j.dest);
+    add(`${j.siteId}\n${j.dest}`);
   }
-  return String(n);
+  return counts;
+}
+
+/** The reload token of a pane in `dir` (of `siteId`'s for a remote pane). */
+function reloadToken(finished: Map<string, number>, dir: string | null, siteId?: string): string {
+  if (dir === null) return '0';
+  return String(finished.get(siteId === undefined ? dir : `${siteId}\n${dir}`) ?? 0);
 }
 
 /** What the remote pane says while it has no listing. */
@@ -31,17 +47,20 @@ function remotePlaceholder(status: SessionStatus | undefined): string {
 }
 
 export interface AppPanesProps {
+  /** The shown tab's site (the local pane's Upload and drops go there), its session and folder. */
   activeSiteId: string | null;
   status: SessionStatus | undefined;
   localPath: string | null;
   setLocalPath: (p: string) => void;
   remotePath: string | null;
-  setRemotePath: (p: string) => void;
+  tabs: Tabs;
+  tabActions: TabActions;
+  siteById: (id: string) => SiteView | undefined;
   onError: (message: string) => void;
   onInfo: (message: string) => void;
 }
 
-/** The remote pane's Properties dialog: which path it shows, and how many times Apply changed something. */
+/** A remote pane's Properties dialog: which path it shows, and how many times Apply changed something. */
 function usePropertiesDialog(siteId: string, connected: boolean) {
   const [shown, setShown] = useState<{ path: string; entry: FsEntry } | null>(null);
   const [applied, setApplied] = useState(0);
@@ -58,51 +77,120 @@ function usePropertiesDialog(siteId: string, connected: boolean) {
   return { open: connected ? open : undefined, applied, dialog };
 }
 
-/** What the panes put in the queue: a selection or a pane-to-pane drop, and files dropped from the OS. */
-function usePaneQueueing(activeSiteId: string | null | undefined) {
+/** What the panes put in the queue (for a site): a selection or a pane-to-pane drop, and files dropped from the OS. */
+function usePaneQueueing() {
   const store = useStore();
   const bridge = useBridge();
-  const enqueue = async (direction: 'upload' | 'download', sources: string[], dest: string) => {
-    if (!activeSiteId || sources.length === 0) return;
-    const r = await bridge.queueEnqueue({ siteId: activeSiteId, direction, sources, dest });
-    if (!r.ok) store.localLog('error', `Queueing ${plural(sources.length, 'item')} failed: ${r.error.message}`);
-  };
-  const osDrop = (files: File[], dir: string) => {
-    const paths = files.map((f) => bridge.pathForFile(f)).filter((path) => path !== '');
-    if (paths.length < files.length) {
-      store.localLog('warn', `${plural(files.length - paths.length, 'dropped item')} without a local path ignored`);
-    }
-    void enqueue('upload', paths, dir);
-  };
+  const enqueue = useCallback(
+    async (siteId: string | null, direction: 'upload' | 'download', sources: string[], dest: string) => {
+      if (!siteId || sources.length === 0) return;
+      const r = await bridge.queueEnqueue({ siteId, direction, sources, dest });
+      if (!r.ok) store.localLog('error', `Queueing ${plural(sources.length, 'item')} failed: ${r.error.message}`);
+    },
+    [bridge, store],
+  );
+  const osDrop = useCallback(
+    (siteId: string, files: File[], dir: string) => {
+      const paths = files.map((f) => bridge.pathForFile(f)).filter((path) => path !== '');
+      if (paths.length < files.length) {
+        store.localLog('warn', `${plural(files.length - paths.length, 'dropped item')} without a local path ignored`);
+      }
+      void enqueue(siteId, 'upload', paths, dir);
+    },
+    [bridge, store, enqueue],
+  );
   return { enqueue, osDrop };
 }
 
-/** The local and the remote pane. */
+interface RemotePaneProps {
+  /** The tab, or null for the pane shown while no tab is open. */
+  tab: RemoteTab | null;
+  status: SessionStatus | undefined;
+  localPath: string | null;
+  /** Finished jobs by destination (finishedJobs): the pane's reload token. */
+  finished: Map<string, number>;
+  setPath: (id: string, path: string) => void;
+  queueing: ReturnType<typeof usePaneQueueing>;
+  onError: (message: string) => void;
+  onInfo: (message: string) => void;
+}
+
+/** One tab's remote pane: its site's listing, file commands, transfers and Properties, in its own folder. */
+function RemotePane({ tab, status, localPath, finished, setPath, queueing, onError, onInfo }: RemotePaneProps) {
+  const bridge = useBridge();
+  const siteId = tab?.siteId ?? '';
+  const remotePath = tab?.path ?? null;
+  const connected = status?.state === 'connected';
+  const keyLabels = paneKeyLabels(isMacPlatform());
+  const token = reloadToken(finished, remotePath, siteId);
+  const properties = usePropertiesDialog(siteId, connected);
+  const list = useCallback((path: string) => bridge.remoteList({ siteId, path }), [bridge, siteId]);
+  const tabId = tab?.id;
+  const onNavigate = useCallback((path: string) => tabId && setPath(tabId, path), [tabId, setPath]);
+  const { enqueue, osDrop } = queueing;
+  const download =
+    connected && localPath ? (paths: string[]) => void enqueue(siteId, 'download', paths, localPath) : undefined;
+  const edit = (path: string) =>
+    void bridge.editOpen({ siteId, path }).then((r) => {
+      if (!r.ok) onError(`Edit ${path} failed: ${r.error.message}`);
+    });
+  return (
+    <>
+      <FilePane
+        side="remote"
+        title="Remote"
+        path={connected ? remotePath : null}
+        placeholder={remotePlaceholder(status)}
+        sep="/"
+        reloadToken={`${token}:${properties.applied}`}
+        list={list}
+        mkdir={(path) => bridge.remoteMkdir({ siteId, path })}
+        rename={(from, to) => bridge.remoteRename({ siteId, from, to })}
+        remove={(path, recursive) => bridge.remoteRemove({ siteId, path, recursive })}
+        onNavigate={onNavigate}
+        onPaneDrop={(drag: PaneDrag, dir) => void enqueue(siteId, 'upload', drag.paths, dir)}
+        acceptOsFiles
+        onOsDrop={(files, dir) => osDrop(siteId, files, dir)}
+        transfer={{ label: 'Download', shortcut: keyLabels.download, run: download }}
+        edit={edit}
+        onError={onError}
+        onInfo={onInfo}
+        properties={properties.open}
+      />
+      {properties.dialog}
+    </>
+  );
+}
+
+/** The local pane and the remote tabs. */
 export function AppPanes(p: AppPanesProps) {
   const bridge = useBridge();
   const queue = useAppState((s) => s.queue);
+  const sessions = useAppState((s) => s.sessions);
   const { activeSiteId, status, localPath, remotePath } = p;
-  const siteId = activeSiteId ?? '';
   const connected = status?.state === 'connected';
   const keyLabels = paneKeyLabels(isMacPlatform());
   // Only until the first local listing, which carries the engine's separator (FilePane prefers it).
   const sep: '/' | '\\' = localPath?.includes('\\') ? '\\' : '/';
-  const localToken = useMemo(() => reloadToken(queue, localPath), [queue, localPath]);
-  const remoteToken = useMemo(() => reloadToken(queue, remotePath), [queue, remotePath]);
+  const finished = useMemo(() => finishedJobs(queue), [queue]);
+  const localToken = reloadToken(finished, localPath);
   const listLocal = useCallback((path: string) => bridge.localList({ path }), [bridge]);
-  const properties = usePropertiesDialog(siteId, connected);
-  const listRemote = useCallback(
-    (path: string) => bridge.remoteList({ siteId: activeSiteId ?? '', path }),
-    [bridge, activeSiteId],
+  const queueing = usePaneQueueing();
+  const { enqueue } = queueing;
+  const upload =
+    connected && remotePath ? (paths: string[]) => void enqueue(activeSiteId, 'upload', paths, remotePath) : undefined;
+  const remote = (tab: RemoteTab | null) => (
+    <RemotePane
+      tab={tab}
+      status={tab ? sessions[tab.siteId] : undefined}
+      localPath={localPath}
+      finished={finished}
+      setPath={p.tabActions.setPath}
+      queueing={queueing}
+      onError={p.onError}
+      onInfo={p.onInfo}
+    />
   );
-
-  const { enqueue, osDrop } = usePaneQueueing(activeSiteId);
-  const upload = connected && remotePath ? (paths: string[]) => void enqueue('upload', paths, remotePath) : undefined;
-  const download = connected && localPath ? (paths: string[]) => void enqueue('download', paths, localPath) : undefined;
-  const edit = (path: string) =>
-    void bridge.editOpen({ siteId, path }).then((r) => {
-      if (!r.ok) p.onError(`Edit ${path} failed: ${r.error.message}`);
-    });
 
   return (
     <div className="panes">
@@ -118,33 +206,12 @@ export function AppPanes(p: AppPanesProps) {
         rename={(from, to) => bridge.localRename({ from, to })}
         remove={(path, recursive) => bridge.localRemove({ path, recursive })}
         onNavigate={p.setLocalPath}
-        onPaneDrop={(drag: PaneDrag, dir) => void enqueue('download', drag.paths, dir)}
+        onPaneDrop={(drag: PaneDrag, dir) => void enqueue(activeSiteId, 'download', drag.paths, dir)}
         transfer={{ label: 'Upload', shortcut: keyLabels.upload, run: upload }}
         onError={p.onError}
         onInfo={p.onInfo}
       />
-      <FilePane
-        side="remote"
-        title="Remote"
-        path={connected ? remotePath : null}
-        placeholder={remotePlaceholder(status)}
-        sep="/"
-        reloadToken={`${remoteToken}:${properties.applied}`}
-        list={listRemote}
-        mkdir={(path) => bridge.remoteMkdir({ siteId, path })}
-        rename={(from, to) => bridge.remoteRename({ siteId, from, to })}
-        remove={(path, recursive) => bridge.remoteRemove({ siteId, path, recursive })}
-        onNavigate={p.setRemotePath}
-        onPaneDrop={(drag: PaneDrag, dir) => void enqueue('upload', drag.paths, dir)}
-        acceptOsFiles
-        onOsDrop={osDrop}
-        transfer={{ label: 'Download', shortcut: keyLabels.download, run: download }}
-        edit={edit}
-        onError={p.onError}
-        onInfo={p.onInfo}
-        properties={properties.open}
-      />
-      {properties.dialog}
+      <RemoteTabs tabs={p.tabs} actions={p.tabActions} siteById={p.siteById} pane={remote} empty={remote(null)} />
     </div>
   );
 }

@@ -11,14 +11,18 @@ import { buildSiteTree } from '../state/siteTree';
 import { newSiteForm, siteToForm, type SiteForm } from '../state/siteForm';
 import { SiteManagerDialogs, type SiteModal } from './SiteManagerDialogs';
 import { SiteTreeLevel, type TreeSelection } from './SiteTree';
+import { ContextMenu } from './ContextMenu';
 
 export type { TreeSelection } from './SiteTree';
 
 export interface SiteManagerProps {
   selection: TreeSelection;
   onSelect: (sel: TreeSelection) => void;
-  onConnect: (site: SiteView) => void;
+  /** Connect: shows the site's tab, or opens one; `newTab` ("Open in new tab") always opens one. */
+  onConnect: (site: SiteView, newTab?: boolean) => void;
   /** A filled form to open as a new site (the quick-connect bar's "Save as site"); taken once, then onDraftTaken. */
+  /** Sites with a remote tab: Connect is off for a site connected in a tab (a live site without one gets one). */
+  tabbed?: ReadonlySet<string>;
   draft?: SiteForm | null;
   onDraftTaken?: () => void;
 }
@@ -114,14 +118,37 @@ function SiteManagerHeader({
   );
 }
 
+/** A site's context menu: Connect (its tab, or a new one), Open in new tab (always a new one: the same site twice). */
+function SiteMenu(p: {
+  site: SiteView;
+  x: number;
+  y: number;
+  onConnect: SiteManagerProps['onConnect'];
+  onClose: () => void;
+}) {
+  return (
+    <ContextMenu
+      label={`${p.site.name} menu`}
+      x={p.x}
+      y={p.y}
+      items={[
+        { id: 'connect', label: 'Connect', run: () => p.onConnect(p.site) },
+        { id: 'new-tab', label: 'Open in new tab', run: () => p.onConnect(p.site, true) },
+      ]}
+      onClose={p.onClose}
+    />
+  );
+}
+
 /** The left-hand site list. */
-export function SiteManager({ selection, onSelect, onConnect, draft, onDraftTaken }: SiteManagerProps) {
+export function SiteManager({ selection, onSelect, onConnect, tabbed, draft, onDraftTaken }: SiteManagerProps) {
   const sites = useAppState((s) => s.sites);
   const settings = useAppState((s) => s.settings);
   const sessions = useAppState((s) => s.sessions);
   const store = useStore();
   const tree = useMemo(() => buildSiteTree(sites), [sites]);
   const [modal, setModal] = useState<SiteModal>(null);
+  const [menu, setMenu] = useState<{ site: SiteView; x: number; y: number } | null>(null);
   useEffect(() => {
     if (!draft) return;
     setModal({ kind: 'form', form: draft, hasPassword: false });
@@ -129,12 +156,14 @@ export function SiteManager({ selection, onSelect, onConnect, draft, onDraftTake
   }, [draft, onDraftTaken]);
   const selectedSite = selection?.kind === 'site' ? sites.sites.find((s) => s.id === selection.id) : undefined;
   const selectedState = selectedSite ? sessions[selectedSite.id]?.state : undefined;
-  /** Connect applies to a site with no session under way (connected, connecting or reconnecting: Disconnect does). */
+  /**
+   * Connect applies to a site with no session under way (connected, connecting or reconnecting: Disconnect does), or
+   * to one kept connected for its transfers after its last tab closed (Connect opens a tab on it).
+   */
   const canConnect =
     !!selectedSite &&
-    selectedState !== 'connected' &&
-    selectedState !== 'connecting' &&
-    selectedState !== 'reconnecting';
+    ((selectedState !== 'connected' && selectedState !== 'connecting' && selectedState !== 'reconnecting') ||
+      (tabbed !== undefined && !tabbed.has(selectedSite.id)));
   const currentFolder = selection?.kind === 'folder' ? selection.path : (selectedSite?.folder ?? '');
 
   const run = async (what: string, action: () => Promise<unknown>) => {
@@ -159,6 +188,7 @@ export function SiteManager({ selection, onSelect, onConnect, draft, onDraftTake
           sessions={sessions}
           onSelect={onSelect}
           onConnect={onConnect}
+          onMenu={(site, x, y) => setMenu({ site, x, y })}
         />
         {empty && <li className="muted">No saved sites yet.</li>}
       </ul>
@@ -171,6 +201,7 @@ export function SiteManager({ selection, onSelect, onConnect, draft, onDraftTake
         setModal={setModal}
         run={run}
       />
+      {menu && <SiteMenu {...menu} onConnect={onConnect} onClose={() => setMenu(null)} />}
       <SiteManagerDialogs
         modal={modal}
         setModal={setModal}

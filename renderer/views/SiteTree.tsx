@@ -1,6 +1,7 @@
 /**
  * The site manager's tree (the ARIA tree pattern): folders, then the sites of each level; a click selects, Enter or a
- * double-click on a site connects, each site's icon shows its session's state.
+ * double-click on a site connects (showing its tab when it has one), each site's icon shows its session's state; a
+ * right-click, Shift+F10 or the ContextMenu key opens the site's menu (Connect, Open in new tab).
  */
 import type { SessionStatus } from '../../app/common/ipc/contract';
 import type { SiteView } from '../../app/common/model/site';
@@ -19,6 +20,8 @@ export interface SiteTreeLevelProps {
   sessions: Readonly<Record<string, SessionStatus | undefined>>;
   onSelect: (sel: TreeSelection) => void;
   onConnect: (site: SiteView) => void;
+  /** The site's context menu, at a point of the viewport (px). */
+  onMenu?: (site: SiteView, x: number, y: number) => void;
 }
 
 /** One site of the tree. */
@@ -35,11 +38,22 @@ function SiteItem(p: Omit<SiteTreeLevelProps, 'node'> & { site: SiteView }) {
       tabIndex={selected ? 0 : -1}
       onKeyDown={(e) => {
         if (e.key === 'Enter') onConnect(s);
+        else if (p.onMenu && (e.key === 'ContextMenu' || (e.shiftKey && e.key === 'F10'))) {
+          e.preventDefault();
+          const box = e.currentTarget.getBoundingClientRect();
+          p.onMenu(s, box.left + 24, box.bottom);
+        }
       }}
     >
       <div
         className="label"
         onClick={() => p.onSelect({ kind: 'site', id: s.id })}
+        onContextMenu={(e) => {
+          if (!p.onMenu) return;
+          e.preventDefault();
+          p.onSelect({ kind: 'site', id: s.id });
+          p.onMenu(s, e.clientX, e.clientY);
+        }}
         onDoubleClick={() => onConnect(s)}
         title={`${s.user}@${s.host}:${s.port}`}
       >

@@ -16,6 +16,7 @@ import type { Listing } from '../sync/listing';
 import { listLocalTree } from '../sync/localListing';
 import { listRemoteTree, type RemoteLister } from '../sync/remoteListing';
 import { planSync, type SyncPlan } from '../sync/plan';
+import { checksumPlan, type SideHasher } from '../sync/checksum';
 import { withBookmark } from './bookmarks';
 import { toFatal, writeFatal } from './fatal';
 import { engineOptions, jobTarget, openJobEngine, resolveOperands } from './jobSetup';
@@ -30,7 +31,8 @@ export interface SyncOptions extends Omit<CliOptions, 'verify' | 'resume' | 'clo
   delete?: boolean;
   maxDelete?: number;
   sizeOnly?: boolean;
-  checksum?: boolean;
+  /** `--checksum`: true, or `'reread'` (a server that cannot hash is read back). */
+  checksum?: boolean | 'reread';
   /** `--modify-window`, ms. */
   modifyWindow?: number;
   /** `--backup-dir`: deleted and replaced files go there (on DEST's side). */
@@ -86,14 +88,9 @@ export function syncJob(src: string, dest: string): SyncJob {
     : { direction, spec: r.spec, localRoot: r.sources[0], remoteRoot: r.dest };
 }
 
-/** What is refused before connecting: `--checksum`, `--backup-dir` without `--delete`. @throws SluiceError USAGE */
+/** What is refused before connecting. @throws SluiceError USAGE */
 function refuseUnbuilt(o: SyncOptions): void {
-  if (o.checksum) {
-    throw new SluiceError(
-      'USAGE',
-      '--checksum is not built yet: compare by size and time (the default) or --size-only',
-    );
-  }
+  if (o.checksum && o.sizeOnly) throw new SluiceError('USAGE', '--checksum and --size-only: choose one');
   if (o.backupDir === '') throw new SluiceError('USAGE', '--backup-dir needs a folder');
 }
 
@@ -108,6 +105,24 @@ function listerOf(engine: Engine): RemoteLister {
       return names.length;
     },
   };
+}
+
+/**
+ * Each side's SHA-256 of a file for `--checksum`: the server's by hashRemote (check-file-name, sha256sum over exec,
+ * else a re-read, which checksumPlan refuses unless asked), the local one by hashLocal; as [SRC, DEST].
+ */
+function hashersOf(engine: Engine, job: SyncJob, remoteRoot: string): [SideHasher, SideHasher] {
+  if (!(engine instanceof PoolEngine)) throw new SluiceError('USAGE', '--checksum needs a connection pool');
+  const pool = engine.connectionPool;
+  const remote: SideHasher = async (rel, size) => {
+    const h = await pool.call('hashRemote', { path: path.posix.join(remoteRoot, rel), size, allowExec: true });
+    return { sha256: h.sha256, reread: h.method === 'reread', why: h.why };
+  };
+  const local: SideHasher = async (rel) => ({
+    sha256: await pool.call('hashLocal', { path: path.join(job.localRoot, ...rel.split('/')) }),
+    reread: false,
+  });
+  return job.direction === 'put' ? [local, remote] : [remote, local];
 }
 
 /** Both sides listed at once, as [SRC, DEST]. @throws SluiceError NO_SUCH_FILE when SRC does not exist */
@@ -200,12 +215,16 @@ async function runSync(src: string, dest: string, given: SyncOptions, rules: Fil
     const eo = engineOptions({ direction: job.direction, spec: job.spec, sources: [], dest: '' }, o, quiet);
     engine = await openJobEngine({ ...eo, prefetch: {} }, job.spec, o);
     const [s, d, remoteRoot] = await listBoth(engine, job, rules, abort.signal);
-    const plan = planSync(s, d, {
+    let plan = planSync(s, d, {
       sizeOnly: given.sizeOnly,
       modifyWindowMs: given.modifyWindow,
       delete: given.delete,
       maxDelete: given.maxDelete,
     });
+    if (given.checksum) {
+      const [hs, hd] = hashersOf(engine, job, remoteRoot);
+      plan = await checksumPlan(plan, hs, hd, given.checksum === 'reread', abort.signal);
+    }
     if (given.dryRun) printPlan(plan, given);
     if (plan.refused) {
       listingProblems(plan, s, d, given);
@@ -266,7 +285,12 @@ export function addSyncCommand(program: Command): void {
     .option('--backup-dir <dir>', 'with --delete: move deleted and replaced files into DIR (on DEST) instead')
     .option('--size-only', 'files of the same size are the same, whatever their times')
     .option('--modify-window <time>', 'times this close count as equal (2s, 1500ms; default 0)', parseModifyWindow)
-    .addOption(new Option('--checksum', 'compare by hash (not built yet: refused)'))
+    .addOption(
+      new Option(
+        '--checksum [reread]',
+        "files of the same size compared by SHA-256, hashed by the server (check-file, sha256sum); 'reread' lets it read files back",
+      ).choices(['reread']),
+    )
     .option('--exclude <glob>', 'leave out matching paths (repeatable)', rule('exclude'))
     .option('--include <glob>', 'keep matching paths; with any include, other files are left out', rule('include'))
     .option('--exclude-from <file>', 'exclude patterns from FILE, one a line (# comments)', (file: string) => {

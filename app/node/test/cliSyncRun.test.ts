@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describeRun, runCli, sshdWithKnownHosts, treeOf, type SshdServer } from './helpers';
+import { startCliInTerminal } from './terminal';
 
 let sshd: SshdServer;
 let local: string;
@@ -126,4 +127,27 @@ test('--backup-dir: deleted and replaced files are moved there with their paths,
   assert.equal(fs.readFileSync(path.join(backup, 'sub/changed.txt'), 'utf8'), 'old text');
   assert.equal(fs.readFileSync(path.join(backup, 'gone/old.txt'), 'utf8'), 'deleted');
   assert.match(r.stderr, /1 path deleted, 1 file moved to/);
+});
+
+test('a run at 80 columns: what it will do, the summary, what it deleted; the cursor ends at column 0', async () => {
+  const srcDir = path.join(local, 'tty-src');
+  const destDir = path.join(sshd.root, 'tty-dest');
+  write(srcDir, 'a.txt', 'a'.repeat(1500));
+  write(srcDir, 'new/b.txt', 'b');
+  write(destDir, 'old.txt', 'old');
+  const r = await startCliInTerminal(['sync', '--delete', ...flags(), srcDir, remote(destDir)], {
+    knownHosts,
+    cols: 80,
+    rows: 24,
+  }).result;
+  assert.equal(r.code, 0, r.raw);
+  assert.deepEqual(
+    r.lines.filter((l) => l.length > 80),
+    [],
+  );
+  assert.match(r.text, /^sluice: sync: 2 files to copy \(1\.5 KiB\), 1 folder to create, 1 path to delete$/m);
+  assert.match(r.text, /^2 files copied, 1\.5 KiB in [\d.]+ s .*verified: size$/m);
+  assert.match(r.text, /^sluice: sync: 1 path deleted$/m);
+  assert.equal(r.cursor.x, 0, r.text);
+  assert.deepEqual(await treeOf(destDir), await treeOf(srcDir));
 });

@@ -14,7 +14,7 @@ import type { Claim } from '../stores/jobClaim';
 import { QueueStore } from '../stores/queueStore';
 import type { JobTarget } from '../stores/queueRows';
 import type { TransferReport } from '../transfer/types';
-import { enqueueSyncPlan, findSyncBatch, type SyncBatch } from '../sync/enqueue';
+import { enqueueSyncPlan, findSyncBatch, syncBatchRunning, type SyncBatch } from '../sync/enqueue';
 import type { SyncPlan } from '../sync/plan';
 import { prepareSync, runSyncSteps, splitSyncJobs, syncTransferRequest, type StepsOutcome } from '../sync/runBatch';
 import { makeOutput, type Output } from './output';
@@ -171,6 +171,10 @@ export async function runSyncPlan(input: SyncRunInput): Promise<number> {
     destRoot: input.destRoot,
     plan: input.plan,
   };
+  if (syncBatchRunning(store, key)) {
+    store.close();
+    throw new SluiceError('INVALID_STATE', 'another Sluice process is running this sync now');
+  }
   const batch = enqueueSyncPlan(store, {
     ...key,
     takeOver: findSyncBatch(store, key),

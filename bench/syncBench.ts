@@ -8,7 +8,7 @@
  * --delete --parallel=8`. A run counts only when the server's tree then equals the source's (names and sizes).
  * Sluice's (b) is also checked to move no file. Peers not installed are reported as such.
  *
- *   npm run build && node dist/bench/syncBench.js [--scale 0.1]
+ *   npm run build && node dist/bench/syncBench.js [--scale 0.1] [--only sluice|rclone|lftp]
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -64,7 +64,11 @@ interface Client {
   sync(src: string, dest: string): { cmd: string; args: string[] };
 }
 
-function clients(s: BenchServers): Client[] {
+function clients(s: BenchServers, only = ''): Client[] {
+  return allClients(s).filter((c) => c.id.startsWith(only));
+}
+
+function allClients(s: BenchServers): Client[] {
   const port = s.rttPort;
   const user = s.sshd.user;
   const key = s.sshd.clientKeyPath;
@@ -115,6 +119,8 @@ function timed(cmd: { cmd: string; args: string[] }, env: NodeJS.ProcessEnv): { 
 async function main(): Promise<void> {
   const i = process.argv.indexOf('--scale');
   const scale = i > 0 ? Number(process.argv[i + 1]) : 1;
+  const j = process.argv.indexOf('--only');
+  const only = j > 0 ? process.argv[j + 1] : '';
   if (!(scale > 0 && scale <= 1)) throw new Error('--scale in (0, 1]');
   const files = Math.round(20_000 * scale);
   const folders = Math.max(2, Math.round(1000 * scale));
@@ -150,7 +156,7 @@ async function main(): Promise<void> {
       env,
     );
     say(`  sluice put -r (the yardstick of (a))                     ${cell(p, put)}`);
-    for (const c of clients(s)) {
+    for (const c of clients(s, only)) {
       if (c.missing) continue;
       const dest = path.join(s.sshd.root, `dest-${rows.size}`);
       const a = timed(c.sync(src, dest), env);
@@ -165,7 +171,7 @@ async function main(): Promise<void> {
     for (let k = 0; k < all.length; k += step) fs.writeFileSync(all[k], Buffer.alloc(1000 + k, 7));
     for (let k = 50; k < all.length; k += step) fs.rmSync(all[k]);
     let n = 0;
-    for (const c of clients(s)) {
+    for (const c of clients(s, only)) {
       if (c.missing) {
         say(`  ${c.id}: ${c.missing}`);
         continue;

@@ -235,6 +235,7 @@ async function runSync(src: string, dest: string, given: SyncOptions, rules: Fil
       return writeFatal(toFatal(new SluiceError('USAGE', plan.refused)), given.json === true);
     }
     if (given.dryRun) return listingProblems(plan, s, d, given);
+    if (given.json) process.stdout.write(`${planJsonLines(plan, false).join('\n')}\n`);
     const { runSyncPlan } = await import('./syncRun');
     const localRoot = path.resolve(job.localRoot);
     const put = job.direction === 'put';

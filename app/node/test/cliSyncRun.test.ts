@@ -83,6 +83,10 @@ for (const direction of ['put', 'get'] as const) {
     assert.equal(again.code, 0, describeRun(again));
     assert.equal(again.events.filter((e) => e.type === 'file').length, 0, 'no file moved on the second run');
     assert.deepEqual(inodes(destDir), before, 'no file rewritten');
+    const plan = (again.events as Array<Record<string, unknown>>).find((e) => e.type === 'plan') as
+      { dryRun: boolean; totals: { same: { files: number } } } | undefined;
+    assert.equal(plan?.dryRun, false, 'the run prints its plan first under --json');
+    assert.equal(plan?.totals.same.files, 4);
   });
 }
 

@@ -217,9 +217,15 @@ export async function runSyncPlan(input: SyncRunInput): Promise<number> {
     out.done();
     clearInterval(keeper);
     // Whatever is still running here was interrupted: kept, paused, for the next run of the command.
+    const running = new Set(
+      store.jobs
+        .batch(batch.batchId)
+        .filter((j) => j.state === 'running')
+        .map((j) => j.id),
+    );
     store.q.write(() => {
       for (const c of claims) {
-        if (store.jobs.get(c.job.id)?.state !== 'running') continue;
+        if (!running.has(c.job.id)) continue;
         try {
           store.releaseJob(c.lease, 'paused');
         } catch {

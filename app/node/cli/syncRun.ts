@@ -51,11 +51,8 @@ interface RunResult {
 
 /** The batch's jobs, each now `running` under this process's lease. @throws INVALID_STATE when another runs it */
 function claimAll(store: QueueStore, batch: SyncBatch): Claim[] {
-  const { claims, refused } = store.claimJobs(
-    batch.jobs.map((j) => j.id),
-    currentOwner(),
-  );
-  if (refused.length) {
+  const claims = store.claimBatch(batch.batchId, currentOwner());
+  if (claims.length < batch.jobs.length) {
     for (const c of claims) store.releaseJob(c.lease, 'queued');
     throw new SluiceError('INVALID_STATE', 'another Sluice process is running this sync now');
   }

@@ -189,3 +189,31 @@ test('Ctrl-C (SIGINT) during a run: exit 130 at once, the batch kept; the same c
   assert.equal(again.code, 0, describeRun(again));
   assert.deepEqual(await treeOf(destDir), await treeOf(srcDir));
 });
+
+for (const direction of ['put', 'get'] as const) {
+  test(`symlinks as ${direction} takes them: a link to a file inside is copied as that file, others left out`, async () => {
+    const base = path.join(sshd.root, `links-${direction}`);
+    const l = path.join(local, `links-${direction}`);
+    const [srcDir, destDir] = direction === 'put' ? [l, base] : [base, l];
+    write(srcDir, 'real.txt', 'the content');
+    write(local, `outside-${direction}.txt`, 'outside');
+    fs.mkdirSync(path.join(srcDir, 'dir'), { recursive: true });
+    fs.symlinkSync('real.txt', path.join(srcDir, 'inside-link'));
+    fs.symlinkSync(path.join(local, `outside-${direction}.txt`), path.join(srcDir, 'outside-link'));
+    fs.symlinkSync('dir', path.join(srcDir, 'folder-link'));
+    const [src, dest] = direction === 'put' ? [l, remote(base)] : [remote(base), l];
+    const r = await runCli(['sync', '-v', ...flags(), src, dest], { knownHosts });
+    assert.equal(r.code, 0, describeRun(r));
+    assert.equal(fs.readFileSync(path.join(destDir, 'inside-link'), 'utf8'), 'the content');
+    assert.equal(fs.lstatSync(path.join(destDir, 'inside-link')).isFile(), true, 'copied as a file');
+    assert.equal(fs.existsSync(path.join(destDir, 'outside-link')), false);
+    assert.equal(fs.existsSync(path.join(destDir, 'folder-link')), false);
+    assert.match(
+      r.stderr,
+      /left out outside-link: a symlink to .*outside-(put|get)\.txt, outside the folder being synced/,
+    );
+    assert.match(r.stderr, /left out folder-link: a folder symlink/);
+    const again = await runCli(['sync', '--json', ...flags(), src, dest], { knownHosts });
+    assert.equal(again.events.filter((e) => e.type === 'file').length, 0, describeRun(again));
+  });
+}

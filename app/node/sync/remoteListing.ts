@@ -48,7 +48,8 @@ export async function listRemoteTree(lister: RemoteLister, root: string, limits:
   const st = await lister.stat(root);
   if (st && st.type !== 'dir')
     throw new SluiceError('USAGE', `${root} is not a folder on the server (sync works on folders)`);
-  const realRoot = st && lister.realpath ? await lister.realpath(root) : root;
+  // Only links need it: a server that cannot answer leaves the links out (no path lies inside NUL), not the listing.
+  const realRoot = st && lister.realpath ? await lister.realpath(root).catch(() => '\0') : root;
   const read = async (rel: string, onNames: (names: RawEntry[]) => void, signal: AbortSignal): Promise<void> => {
     const links: Array<Promise<RawEntry>> = [];
     await lister.listEach(

@@ -325,7 +325,7 @@ for (const [name, start] of SERVERS) {
       },
     );
 
-    test('f: connect + get 1 byte at 50 ms RTT (Toxiproxy): the round trips counted from --trace', async (t) => {
+    test('g: connect + get 1 byte at 50 ms RTT (Toxiproxy): the round trips counted from --trace', async (t) => {
       const s = ready(t);
       if (!s) return;
       if (!toxiproxyAvailable()) {

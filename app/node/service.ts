@@ -37,7 +37,6 @@ import {
   localHome,
   makeLocalFolder,
   removeLocal,
-  renameLocal,
   withLocalHome,
 } from './service/localFs';
 import { resolveLinks } from './service/remoteListing';
@@ -51,6 +50,7 @@ import { insecureSecretStorageAllowed, siteHandlers, type FileDialogs } from './
 import { SiteTestRuns } from './service/siteTest';
 import { transferDefaults } from './service/transferDefaults';
 import { editHandlers, startEditDesk } from './service/editPorts';
+import { copyQueue, fileOpHandlers } from './service/fileOpHandlers';
 import { propsHandlers } from './service/remoteProps';
 import type { EditDesk } from './edit/editDesk';
 
@@ -123,6 +123,7 @@ export class SluiceService {
   private readonly dialogs: FileDialogs | undefined;
   private readonly hub: ServiceHub;
   private readonly edits: EditDesk;
+  private readonly openPath: ServiceOptions['openPath'];
   private closed = false;
 
   constructor(opts: ServiceOptions) {
@@ -134,6 +135,7 @@ export class SluiceService {
     this.env = env;
     this.sshConfig = opts.sshConfig;
     this.dialogs = opts.dialogs;
+    this.openPath = opts.openPath;
     const hub: ServiceHub = (this.hub = {
       store: this.store,
       secrets: this.secrets,
@@ -313,6 +315,12 @@ export class SluiceService {
       ...this.settingsHandlers(),
       ...editHandlers(this.edits),
       ...propsHandlers(this.sessions),
+      ...fileOpHandlers(
+        this.sessions,
+        this.listedLocal,
+        this.openPath,
+        copyQueue(this.home, this.queue, this.hub, this),
+      ),
     };
   }
 
@@ -359,9 +367,6 @@ export class SluiceService {
       'remote.mkdir': async ({ siteId, path: p }) => {
         await (await this.sessions.engineFor(siteId)).mkdir(p);
       },
-      'remote.rename': async ({ siteId, from, to }) => {
-        await (await this.sessions.engineFor(siteId)).rename(from, to);
-      },
       'remote.remove': async ({ siteId, path: p, recursive }) => {
         await (await this.sessions.engineFor(siteId)).remove(p, recursive ?? false);
       },
@@ -372,8 +377,6 @@ export class SluiceService {
         return listing;
       },
       'local.mkdir': async ({ path: p }) => makeLocalFolder(p),
-      'local.rename': async ({ from, to }) =>
-        renameLocal(this.listedLocal.entry(from, 'rename'), this.listedLocal.entry(to, 'rename to')),
       'local.remove': async ({ path: p, recursive }) =>
         removeLocal(this.listedLocal.entry(p, 'remove'), recursive ?? false),
       'local.home': async () => localHome(),

@@ -51,6 +51,7 @@ import { SiteTestRuns } from './service/siteTest';
 import { transferDefaults } from './service/transferDefaults';
 import { editHandlers, startEditDesk } from './service/editPorts';
 import { copyQueue, fileOpHandlers } from './service/fileOpHandlers';
+import { clearDragCache } from './service/dragOut';
 import { propsHandlers } from './service/remoteProps';
 import type { EditDesk } from './edit/editDesk';
 
@@ -90,6 +91,8 @@ export interface ServiceOptions {
   dialogs?: FileDialogs;
   /** Opens a file in the system's default application: '' or an error message (main/: Electron's shell.openPath). */
   openPath?: (file: string) => Promise<string>;
+  /** Electron's webContents.startDrag of local files (main/dragOut.ts; the e2e harness records it): `drag.out`. */
+  startDrag?: (files: string[]) => void;
   /** How often the queue writes counters and file ends and renews its leases (tests); see JobBookOptions. */
   queueTimings?: Pick<JobBookOptions, 'progressMs' | 'heartbeatMs' | 'filesMs'>;
 }
@@ -120,10 +123,9 @@ export class SluiceService {
   private readonly handlers: Handlers;
   private readonly env: NodeJS.ProcessEnv;
   private readonly sshConfig: string | undefined;
-  private readonly dialogs: FileDialogs | undefined;
   private readonly hub: ServiceHub;
   private readonly edits: EditDesk;
-  private readonly openPath: ServiceOptions['openPath'];
+  private readonly desktop: Pick<ServiceOptions, 'openPath' | 'startDrag' | 'dialogs'>;
   private closed = false;
 
   constructor(opts: ServiceOptions) {
@@ -134,8 +136,8 @@ export class SluiceService {
     const env = opts.env ?? process.env;
     this.env = env;
     this.sshConfig = opts.sshConfig;
-    this.dialogs = opts.dialogs;
-    this.openPath = opts.openPath;
+    this.desktop = opts;
+    clearDragCache(opts.home);
     const hub: ServiceHub = (this.hub = {
       store: this.store,
       secrets: this.secrets,
@@ -276,6 +278,7 @@ export class SluiceService {
     this.closed = true;
     this.store.close();
     this.hostKeys.close();
+    clearDragCache(this.home);
   }
 
   private emit<E extends EventName>(event: E, payload: EventPayloads[E]): void {
@@ -306,7 +309,7 @@ export class SluiceService {
         tests: this.tests,
         env: this.env,
         sshConfig: this.sshConfig,
-        dialogs: this.dialogs,
+        dialogs: this.desktop.dialogs,
         home: this.home,
       }),
       ...this.sessionHandlers(),
@@ -318,7 +321,7 @@ export class SluiceService {
       ...fileOpHandlers(
         this.sessions,
         this.listedLocal,
-        this.openPath,
+        this.desktop,
         copyQueue(this.home, this.queue, this.hub, this),
       ),
     };

@@ -70,6 +70,7 @@ export const api: Bridge = {
   localNewFile: call('local.newFile'),
   localSymlink: call('local.symlink'),
   localOpen: call('local.open'),
+  dragOut: call('drag.out'),
   queueEnqueue: call('queue.enqueue'),
   queueSnapshot: call('queue.snapshot'),
   queuePause: call('queue.pause'),

@@ -11,6 +11,7 @@ import { isMacPlatform, paneKeyLabels } from '../format/paneKeys';
 import { useAppState, useBridge, useStore } from '../state/react';
 import { FilePane, type PaneDrag } from './FilePane';
 import { PropertiesDialog } from './PropertiesDialog';
+import { localFileOps, remoteFileOps } from './paneFileOpsOf';
 
 /** A pane reloads when a job into its folder finishes: the token counts such jobs. */
 function reloadToken(queue: QueueState, dir: string | null): string {
@@ -120,6 +121,7 @@ export function AppPanes(p: AppPanesProps) {
         onNavigate={p.setLocalPath}
         onPaneDrop={(drag: PaneDrag, dir) => void enqueue('download', drag.paths, dir)}
         transfer={{ label: 'Upload', shortcut: keyLabels.upload, run: upload }}
+        fileOps={localFileOps(bridge)}
         onError={p.onError}
         onInfo={p.onInfo}
       />
@@ -140,6 +142,7 @@ export function AppPanes(p: AppPanesProps) {
         onOsDrop={osDrop}
         transfer={{ label: 'Download', shortcut: keyLabels.download, run: download }}
         edit={edit}
+        fileOps={remoteFileOps(bridge, siteId)}
         onError={p.onError}
         onInfo={p.onInfo}
         properties={properties.open}

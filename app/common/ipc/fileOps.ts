@@ -22,6 +22,11 @@ export const fileOpSchemas = {
   'local.symlink': z.strictObject({ target: path, path }),
   /** The system's default application for a local file (Electron shell.openPath; the e2e harness records it). */
   'local.open': z.strictObject({ path }),
+  /**
+   * Remote rows dragged out of the window (#26 item 7): a small selection fetched into the app's cache and handed to
+   * the OS drag (Electron webContents.startDrag), a larger one queued into a folder the user picks.
+   */
+  'drag.out': z.strictObject({ siteId: id, paths: z.array(path).min(1).max(100_000) }),
 } as const;
 
 /** What each of {@link fileOpSchemas} answers. */
@@ -33,7 +38,14 @@ export interface FileOpResponses {
   'local.newFile': void;
   'local.symlink': void;
   'local.open': void;
+  'drag.out': DragOutResult;
 }
+
+/** What a drag out did: the files handed to the OS drag, a queued download (too large), or nothing (cancelled). */
+export type DragOutResult =
+  | { kind: 'files'; files: string[]; bytes: number; count: number }
+  | { kind: 'queued'; jobIds: string[]; dest: string }
+  | { kind: 'cancelled' };
 
 /** What a duplicate made: the copy's path, and how (the server's `copy-data`, the queue, or a local copy). */
 export interface DuplicateResult {

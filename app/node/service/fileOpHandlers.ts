@@ -7,6 +7,7 @@
 import * as path from 'node:path';
 import type { InvokeRequests, InvokeResponses } from '../../common/ipc/contract';
 import { remoteFilesOf } from '../engine/engine';
+import { dragOut, type DragOutDeps } from './dragOut';
 import { jobSettled } from './editPorts';
 import type { Handlers, ServiceHub } from './hub';
 import type { JobQueue } from './queue';
@@ -24,7 +25,8 @@ type FileOpChannel =
   | 'local.duplicate'
   | 'local.newFile'
   | 'local.symlink'
-  | 'local.open';
+  | 'local.open'
+  | 'drag.out';
 type FileOpHandlers = { [C in FileOpChannel]: (req: InvokeRequests[C]) => Promise<InvokeResponses[C]> };
 
 /** The queue as a duplicate without `copy-data` uses it: jobs with their own conflict rule, awaited to their end. */
@@ -62,9 +64,10 @@ function moveTarget(listed: ListedFolders, to: string): string {
 export function fileOpHandlers(
   sessions: SiteSessions,
   listed: ListedFolders,
-  openPath: ((file: string) => Promise<string>) | undefined,
+  desktop: Omit<DragOutDeps, 'queue' | 'home'> & { openPath?: (file: string) => Promise<string> },
   queue: CopyQueue,
 ): FileOpHandlers & Partial<Handlers> {
+  const { openPath } = desktop;
   // Changes are not sent twice: no try again after a reconnect (sessions.browse's), as `remote.mkdir` does.
   const files = async <T>(siteId: string, fn: (f: ReturnType<typeof remoteFilesOf>) => Promise<T>) =>
     fn(remoteFilesOf(await sessions.engineFor(siteId)));
@@ -83,5 +86,7 @@ export function fileOpHandlers(
     'local.newFile': async ({ path: p }) => newLocalFile(listed.entry(p, 'create')),
     'local.symlink': async ({ target, path: p }) => newLocalSymlink(target, listed.entry(p, 'create')),
     'local.open': async ({ path: p }) => openLocal(listed.entry(p, 'open'), openPath),
+    'drag.out': async ({ siteId, paths }) =>
+      dragOut({ ...desktop, queue, home: queue.home }, await sessions.engineFor(siteId), siteId, paths),
   };
 }

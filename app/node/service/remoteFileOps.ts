@@ -24,7 +24,7 @@ export interface CopyQueue {
   home: string;
   enqueue(
     req: { siteId: string; direction: 'upload' | 'download'; sources: string[]; dest: string },
-    own: BatchSettings,
+    own?: BatchSettings,
   ): string[];
   settled(jobId: string): Promise<JobEnd>;
   log(level: 'info' | 'warn' | 'error', message: string, siteId?: string): void;

@@ -2,8 +2,9 @@
  * The panes' file operations (#26 item 6) against the real sshd and the local disk: a move by dragging rows onto a
  * folder row of the same pane, Cut then Paste into another folder (an existing target asks: Overwrite), Duplicate
  * ("name (copy).ext" by copy-data), New file, New symlink, a name with `/` refused in the dialog before anything is
- * sent, Open with default application (the harness records the path instead of Electron's shell.openPath), and both
- * ways between the panes (item 7).
+ * sent, Open with default application (the harness records the path instead of Electron's shell.openPath), and (item
+ * 7) both ways between the panes and remote rows dragged out of the window (fetched, then given to the OS drag, which
+ * the harness records).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -13,12 +14,15 @@ import { emptyDir, sha256File, writeRandomFile } from './harness/files';
 
 let remoteDir = '';
 const opened: string[] = [];
+/** What the service gave the OS drag (the harness stands in for Electron's webContents.startDrag). */
+const dragged: string[][] = [];
 test.use({
   engineOptions: {
     openPath: async (file: string) => {
       opened.push(file);
       return '';
     },
+    startDrag: (files: string[]) => void dragged.push(files),
   },
 });
 
@@ -165,4 +169,28 @@ test('between the panes both ways: remote → local downloads, local → remote 
   await app.dragLocalToRemote('up.bin');
   await app.waitForJobState('up.bin', 'done');
   expect(sha256File(path.join(remoteDir, 'up.bin'))).toBe(sha256File(path.join(localDir, 'up.bin')));
+});
+
+test('remote rows dragged out of the window: fetched into the cache, the files given to the OS drag', async ({
+  app,
+  page,
+  engine,
+}) => {
+  dragged.length = 0;
+  await app.remoteRow('notes.txt').click();
+  await app.remoteRow('plan.txt').click({ modifiers: ['Control'] });
+  const dataTransfer = await page.evaluateHandle(() => new DataTransfer());
+  await app.remoteRow('plan.txt').dispatchEvent('dragstart', { dataTransfer });
+  // The drag leaves the window at its left edge: Chromium's dragleave with no element it goes to.
+  await page.evaluate(() =>
+    document.body.dispatchEvent(new DragEvent('dragleave', { bubbles: true, clientX: -1, clientY: 300 })),
+  );
+  await expect.poll(() => dragged.length, { timeout: 30_000 }).toBe(1);
+  const [notes, plan] = dragged[0];
+  expect(path.basename(notes)).toBe('notes.txt');
+  expect(notes.startsWith(path.join(engine.home, 'drag-out') + path.sep)).toBe(true);
+  expect(fs.readFileSync(notes, 'utf8')).toBe('remote notes');
+  expect(fs.readFileSync(plan, 'utf8')).toBe('the plan');
+  await expect(app.log).toContainText('Dragging out 2 files: drop them on the desktop or a folder');
+  await app.screenshot('fileops-drag-out');
 });

@@ -11,7 +11,7 @@ import { isMacPlatform, paneKeyLabels } from '../format/paneKeys';
 import { useAppState, useBridge, useStore } from '../state/react';
 import { FilePane, type PaneDrag } from './FilePane';
 import { PropertiesDialog } from './PropertiesDialog';
-import { localFileOps, remoteFileOps } from './paneFileOpsOf';
+import { localFileOps, remoteDragOut, remoteFileOps } from './paneFileOpsOf';
 
 /** A pane reloads when a job into its folder finishes: the token counts such jobs. */
 function reloadToken(queue: QueueState, dir: string | null): string {
@@ -143,6 +143,7 @@ export function AppPanes(p: AppPanesProps) {
         transfer={{ label: 'Download', shortcut: keyLabels.download, run: download }}
         edit={edit}
         fileOps={remoteFileOps(bridge, siteId)}
+        dragOut={connected ? remoteDragOut(bridge, siteId, p.onInfo, p.onError) : undefined}
         onError={p.onError}
         onInfo={p.onInfo}
         properties={properties.open}

@@ -27,6 +27,7 @@ import { usePaneListing } from './usePaneListing';
 import { usePaneNavigation } from './usePaneNavigation';
 import { usePaneFilter } from './usePaneFilter';
 import { usePaneFileOps, type PaneFileOps } from './usePaneFileOps';
+import { useDragOut } from './useDragOut';
 import { keepVisible } from '../format/paneFilter';
 import { joinLocal, parentLocal } from '../../app/common/localPaths';
 
@@ -63,6 +64,8 @@ export interface FilePaneProps {
   properties?: (path: string, entry: FsEntry) => void;
   /** Move, cut and paste, duplicate, new file, new symlink, open with (#26 item 6); absent: none of them. */
   fileOps?: PaneFileOps;
+  /** The pane's rows dragged out of the window (remote: fetched, then given to the OS drag); absent: nothing. */
+  dragOut?: (paths: string[]) => void;
 }
 
 /** Where the open context menu is, viewport px. */
@@ -261,7 +264,8 @@ function useFilePane(props: FilePaneProps) {
   const nav = usePaneNavigation(path === null ? null : (listing?.path ?? null), navigate, focusGrid);
   const files = usePaneFileOps({ ...props, ops: props.fileOps, cwd, sep, selectedEntries, reload, setModal });
   const onMove = props.fileOps && files.moveInto;
-  const dnd = usePaneDragDrop({ ...props, cwd, sep, sel, order, setSel, onMove });
+  const out = useDragOut(props.dragOut);
+  const dnd = usePaneDragDrop({ ...props, cwd, sep, sel, order, setSel, onMove, onDragOutStart: out.started });
   const edits = usePaneEdits({ ...props, cwd, sep, reload, setModal, setSel, gridRef });
   return {
     listing,

@@ -47,10 +47,13 @@ export type DragOutResult =
   | { kind: 'queued'; jobIds: string[]; dest: string }
   | { kind: 'cancelled' };
 
-/** What a duplicate made: the copy's path, and how (the server's `copy-data`, the queue, or a local copy). */
+/**
+ * What a duplicate made: the copy's path, and how (the server's `copy-data`, the queue, a local copy, or a symlink's
+ * copy: a new link naming the same target).
+ */
 export interface DuplicateResult {
   path: string;
-  via: 'copy-data' | 'queue' | 'local';
+  via: 'copy-data' | 'queue' | 'local' | 'link';
   /** `queue`: the download into the app's cache that starts it (the upload follows when it is done). */
   jobIds?: string[];
 }

@@ -71,7 +71,7 @@ export async function duplicateRemote(
   }
   if (st.type === 'symlink') {
     await files.symlink(await files.readlink(p), copy);
-    return { path: copy, via: 'copy-data' };
+    return { path: copy, via: 'link' };
   }
   return { path: copy, via: 'queue', jobIds: duplicateThroughQueue(queue, siteId, p, copy) };
 }

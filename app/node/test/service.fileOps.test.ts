@@ -84,6 +84,9 @@ test('remote duplicate by copy-data, new empty file, new symlink; refusals name 
   assert.ok(!nowhere.ok && nowhere.error.message.includes(path.join(dir, 'none', 'x.txt')), JSON.stringify(nowhere));
   await must(c.service.invoke('remote.symlink', { siteId, target: 'a.txt', path: path.join(dir, 'link') }));
   assert.equal(fs.readlinkSync(path.join(dir, 'link')), 'a.txt', "OpenSSH's order: the link names the target");
+  const linkCopy = await must(c.service.invoke('remote.duplicate', { siteId, path: path.join(dir, 'link') }));
+  assert.deepEqual(linkCopy, { path: path.join(dir, 'link (copy)'), via: 'link' });
+  assert.equal(fs.readlinkSync(linkCopy.path), 'a.txt', "a link's copy names the same target");
 });
 
 test(

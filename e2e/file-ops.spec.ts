@@ -194,3 +194,21 @@ test('remote rows dragged out of the window: fetched into the cache, the files g
   await expect(app.log).toContainText('Dragging out 2 files: drop them on the desktop or a folder');
   await app.screenshot('fileops-drag-out');
 });
+
+test("a server's refusal is shown with its own message and the path", async ({ app, page }) => {
+  fs.mkdirSync(path.join(remoteDir, 'gone'));
+  await app.remotePane.getByRole('button', { name: /Remote: refresh/ }).click();
+  await app.remoteRow('gone').dblclick();
+  await app.waitForRemoteListing(path.join(remoteDir, 'gone'));
+  // Removed behind the pane's back: the server refuses the new file's OPEN.
+  fs.rmdirSync(path.join(remoteDir, 'gone'));
+  await app.remoteGrid.focus();
+  await page.keyboard.press('Shift+F10');
+  await page.getByRole('menu', { name: 'Remote files menu' }).getByRole('menuitem', { name: 'New file' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New remote file' });
+  await dialog.getByLabel('File name').fill('x.txt');
+  await dialog.getByRole('button', { name: 'Create' }).click();
+  await expect(app.log).toContainText(
+    `Creating the file failed: OPEN ${path.join(remoteDir, 'gone', 'x.txt')}: no such file`,
+  );
+});

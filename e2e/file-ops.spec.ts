@@ -81,6 +81,8 @@ test('a folder dragged onto itself is refused with a message; nothing moves', as
 test('Cut then Paste into another folder; an existing target asks, Overwrite replaces it', async ({ app, page }) => {
   await app.remoteRow('plan.txt').click();
   await page.keyboard.press('Control+x');
+  await expect(app.remoteRow('plan.txt')).toHaveAttribute('data-cut', 'true');
+  await expect(app.remoteRow('notes.txt')).not.toHaveAttribute('data-cut');
   await app.remoteRow('archive').dblclick();
   await app.waitForRemoteListing(path.join(remoteDir, 'archive'));
   await app.remoteGrid.focus();

@@ -207,6 +207,7 @@ function rowHandlers(o: {
   setMenu: (m: MenuAt) => void;
   dnd: ReturnType<typeof usePaneDragDrop>;
   dirPath: (name: string) => string;
+  isCut?: (name: string) => boolean;
 }): RowHandlers {
   const { sel, order, setSel, gridRef, dnd } = o;
   return {
@@ -226,6 +227,7 @@ function rowHandlers(o: {
     onDragStart: (entry, e) => dnd.dragStart(e, entry),
     onDirDragOver: dnd.dirDragOver,
     onDirDrop: (entry, e) => dnd.drop(e, o.dirPath(entry.name), true),
+    isCut: o.isCut,
   };
 }
 
@@ -320,7 +322,7 @@ function paneActions(props: FilePaneProps, s: PaneState, mac: boolean) {
   const { edit } = props;
   const editSelected =
     edit && isEditable(s.selectedEntries) ? () => edit(join(s.cwd, s.selectedEntries[0].name, s.sep)) : undefined;
-  const handlers = rowHandlers({ ...s, dirPath: (n) => join(s.cwd, n, s.sep) });
+  const handlers = rowHandlers({ ...s, dirPath: (n) => join(s.cwd, n, s.sep), isCut: s.files.isCut });
   const menuItems = paneMenuItems({
     selected: s.selectedEntries,
     transfer,

@@ -137,6 +137,7 @@ export function usePaneFileOps(o: PaneFileOpsOptions) {
   return {
     ops,
     clip,
+    isCut: (name: string) => clip?.from === cwd && clip.paths.includes(joinLocal(cwd, name, sep)),
     moveInto: (paths: readonly string[], dir: string) => void moveInto(paths, dir),
     cut,
     paste: clip && ops ? paste : undefined,

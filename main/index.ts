@@ -5,9 +5,11 @@
 import { app, BrowserWindow, Menu } from 'electron';
 import * as path from 'node:path';
 import { SluiceService } from '../app/node/service';
+import { dragCache } from '../app/node/service/dragOut';
 import { resolveHome } from '../app/node/stores/sites';
 import { applyAppUserModelId } from './appIdentity';
 import { openInDefaultApp, QuitGuard } from './editing';
+import { startDragOf } from './dragOut';
 import { registerService, attachWindow } from './ipc/register';
 import { menuTemplate } from './menu';
 import { checkNativeModulesAtStart } from './nativeModules';
@@ -60,7 +62,14 @@ async function start(): Promise<void> {
     warn: (m) => console.warn(`[sluice] ${m}`),
   });
   const dialogs = electronFileDialogs(() => mainWindow);
-  service = new SluiceService({ home, secrets, dialogs, openPath: openInDefaultApp });
+  const startDrag = startDragOf(() => mainWindow, dragCache(home));
+  service = new SluiceService({
+    home,
+    secrets,
+    dialogs,
+    openPath: openInDefaultApp,
+    startDrag: (f) => void startDrag(f),
+  });
   registerService(service);
   notifyFinishedBatches(service);
   keepAwakeWhileTransferring(service);

@@ -37,7 +37,6 @@ import {
   localHome,
   makeLocalFolder,
   removeLocal,
-  renameLocal,
   withLocalHome,
 } from './service/localFs';
 import { resolveLinks } from './service/remoteListing';
@@ -51,6 +50,8 @@ import { insecureSecretStorageAllowed, siteHandlers, type FileDialogs } from './
 import { SiteTestRuns } from './service/siteTest';
 import { transferDefaults } from './service/transferDefaults';
 import { editHandlers, startEditDesk } from './service/editPorts';
+import { copyQueue, fileOpHandlers } from './service/fileOpHandlers';
+import { clearDragCache } from './service/dragOut';
 import { propsHandlers } from './service/remoteProps';
 import type { EditDesk } from './edit/editDesk';
 
@@ -90,6 +91,8 @@ export interface ServiceOptions {
   dialogs?: FileDialogs;
   /** Opens a file in the system's default application: '' or an error message (main/: Electron's shell.openPath). */
   openPath?: (file: string) => Promise<string>;
+  /** Electron's webContents.startDrag of local files (main/dragOut.ts; the e2e harness records it): `drag.out`. */
+  startDrag?: (files: string[]) => void;
   /** How often the queue writes counters and file ends and renews its leases (tests); see JobBookOptions. */
   queueTimings?: Pick<JobBookOptions, 'progressMs' | 'heartbeatMs' | 'filesMs'>;
 }
@@ -120,9 +123,9 @@ export class SluiceService {
   private readonly handlers: Handlers;
   private readonly env: NodeJS.ProcessEnv;
   private readonly sshConfig: string | undefined;
-  private readonly dialogs: FileDialogs | undefined;
   private readonly hub: ServiceHub;
   private readonly edits: EditDesk;
+  private readonly desktop: Pick<ServiceOptions, 'openPath' | 'startDrag' | 'dialogs'>;
   private closed = false;
 
   constructor(opts: ServiceOptions) {
@@ -133,7 +136,8 @@ export class SluiceService {
     const env = opts.env ?? process.env;
     this.env = env;
     this.sshConfig = opts.sshConfig;
-    this.dialogs = opts.dialogs;
+    this.desktop = opts;
+    clearDragCache(opts.home);
     const hub: ServiceHub = (this.hub = {
       store: this.store,
       secrets: this.secrets,
@@ -274,6 +278,7 @@ export class SluiceService {
     this.closed = true;
     this.store.close();
     this.hostKeys.close();
+    clearDragCache(this.home);
   }
 
   private emit<E extends EventName>(event: E, payload: EventPayloads[E]): void {
@@ -304,7 +309,7 @@ export class SluiceService {
         tests: this.tests,
         env: this.env,
         sshConfig: this.sshConfig,
-        dialogs: this.dialogs,
+        dialogs: this.desktop.dialogs,
         home: this.home,
       }),
       ...this.sessionHandlers(),
@@ -313,6 +318,12 @@ export class SluiceService {
       ...this.settingsHandlers(),
       ...editHandlers(this.edits),
       ...propsHandlers(this.sessions),
+      ...fileOpHandlers(
+        this.sessions,
+        this.listedLocal,
+        this.desktop,
+        copyQueue(this.home, this.queue, this.hub, this),
+      ),
     };
   }
 
@@ -359,9 +370,6 @@ export class SluiceService {
       'remote.mkdir': async ({ siteId, path: p }) => {
         await (await this.sessions.engineFor(siteId)).mkdir(p);
       },
-      'remote.rename': async ({ siteId, from, to }) => {
-        await (await this.sessions.engineFor(siteId)).rename(from, to);
-      },
       'remote.remove': async ({ siteId, path: p, recursive }) => {
         await (await this.sessions.engineFor(siteId)).remove(p, recursive ?? false);
       },
@@ -372,8 +380,6 @@ export class SluiceService {
         return listing;
       },
       'local.mkdir': async ({ path: p }) => makeLocalFolder(p),
-      'local.rename': async ({ from, to }) =>
-        renameLocal(this.listedLocal.entry(from, 'rename'), this.listedLocal.entry(to, 'rename to')),
       'local.remove': async ({ path: p, recursive }) =>
         removeLocal(this.listedLocal.entry(p, 'remove'), recursive ?? false),
       'local.home': async () => localHome(),

@@ -15,7 +15,11 @@ export function electronFileDialogs(parent: () => BrowserWindow | null): FileDia
       const options: OpenDialogOptions = {
         title: request.title,
         defaultPath: request.defaultPath,
-        properties: ['openFile', 'dontAddToRecent', ...(request.showHidden ? (['showHiddenFiles'] as const) : [])],
+        properties: [
+          ...(request.folder ? (['openDirectory', 'createDirectory'] as const) : (['openFile'] as const)),
+          'dontAddToRecent',
+          ...(request.showHidden ? (['showHiddenFiles'] as const) : []),
+        ],
       };
       const win = parent();
       const r = win ? await dialog.showOpenDialog(win, options) : await dialog.showOpenDialog(options);

@@ -81,8 +81,16 @@ test('macOS: ⌘↑ up, ⌘↓ open, ⌘⌫ delete, ⌘R refresh, ⌘U/⌘D tran
     back: '⌘[',
     forward: '⌘]',
     path: '⌘L',
+    cut: '⌘X',
+    paste: '⌘V',
   });
   assert.equal(paneKeyLabels(false).back, 'Alt+←');
+  assert.equal(paneKeyLabels(false).cut, 'Ctrl+X');
+  // Cut and paste (#26 item 6): Ctrl or ⌘ with X / V, in either pane.
+  assert.deepEqual(paneCommand({ key: 'x', ctrlKey: true }, 'local'), { kind: 'cut' });
+  assert.deepEqual(paneCommand({ key: 'v', ctrlKey: true }, 'remote'), { kind: 'paste' });
+  assert.deepEqual(paneCommand({ key: 'v', metaKey: true }, 'remote', true), { kind: 'paste' });
+  assert.equal(paneCommand({ key: 'v', ctrlKey: true, shiftKey: true }, 'remote'), null);
   assert.equal(paneKeyLabels(false).upload, 'Ctrl+U');
   assert.ok(isMacPlatform({ platform: 'MacIntel' }) && !isMacPlatform({ platform: 'Win32' }) && !isMacPlatform({}));
 });

@@ -4,9 +4,10 @@
  * go back / forward in the pane's history, Ctrl+L types a path, F2 renames, Delete deletes (after a confirmation), F4
  * edits a remote file in a local editor, F5 refreshes, Ctrl+A selects all, Space toggles, Shift+F10 or the ContextMenu
  * key opens the context menu, a printable character types into the pane's filter (Escape clears it), and Ctrl+U
- * uploads (local pane) / Ctrl+D downloads (remote pane) the selection — FileZilla's and WinSCP's keys where they have
- * one. On macOS the Finder's: ⌘↑ goes up, ⌘↓ opens, ⌘[ / ⌘] go back / forward, ⌘L types a path, ⌘⌫ deletes, ⌘R
- * refreshes, ⌘U / ⌘D transfer, and ⌫ alone does nothing (it is the Mac's only delete key, never "up");
+ * uploads (local pane) / Ctrl+D downloads (remote pane) the selection, Ctrl+X cuts and Ctrl+V pastes (a move into the
+ * pane's folder) — FileZilla's and WinSCP's keys where they have one. On macOS the Finder's: ⌘↑ goes up, ⌘↓ opens,
+ * ⌘[ / ⌘] go back / forward, ⌘L types a path, ⌘⌫ deletes, ⌘R refreshes, ⌘U / ⌘D transfer, ⌘X / ⌘V cut and paste, and
+ * ⌫ alone does nothing (it is the Mac's only delete key, never "up");
  * {@link paneKeyLabels} names the keys for each.
  */
 
@@ -23,6 +24,8 @@ export interface PaneKeyLabels {
   forward: string;
   /** Opens the typed path. */
   path: string;
+  cut: string;
+  paste: string;
 }
 
 /** The shortcut labels for macOS (⌘ glyphs) or elsewhere (Ctrl, Backspace). */
@@ -38,6 +41,8 @@ export function paneKeyLabels(mac: boolean): PaneKeyLabels {
         back: '⌘[',
         forward: '⌘]',
         path: '⌘L',
+        cut: '⌘X',
+        paste: '⌘V',
       }
     : {
         up: 'Backspace, Alt+Up',
@@ -49,6 +54,8 @@ export function paneKeyLabels(mac: boolean): PaneKeyLabels {
         back: 'Alt+←',
         forward: 'Alt+→',
         path: 'Ctrl+L',
+        cut: 'Ctrl+X',
+        paste: 'Ctrl+V',
       };
 }
 
@@ -85,7 +92,9 @@ export type PaneCommand =
   | { kind: 'forward' }
   | { kind: 'editPath' }
   | { kind: 'filter'; text: string }
-  | { kind: 'clearFilter' };
+  | { kind: 'clearFilter' }
+  | { kind: 'cut' }
+  | { kind: 'paste' };
 
 /** Rows a Page Up / Page Down moves. */
 export const PAGE_ROWS = 20;
@@ -123,6 +132,8 @@ export function paneCommand(e: PaneKey, side: 'local' | 'remote', mac = false): 
     const letter = k.toLowerCase();
     if (letter === 'a') return { kind: 'selectAll' };
     if (letter === 'l') return { kind: 'editPath' };
+    if (letter === 'x' && !e.shiftKey) return { kind: 'cut' };
+    if (letter === 'v' && !e.shiftKey) return { kind: 'paste' };
     if ((letter === 'u' && side === 'local') || (letter === 'd' && side === 'remote')) return { kind: 'transfer' };
     return null;
   }

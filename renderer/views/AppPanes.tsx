@@ -16,6 +16,7 @@ import { FilePane, type PaneDrag } from './FilePane';
 import { PropertiesDialog } from './PropertiesDialog';
 import { RemoteTabs } from './RemoteTabs';
 import type { TabActions } from './useRemoteTabs';
+import { localFileOps, remoteDragOut, remoteFileOps } from './paneFileOpsOf';
 
 /**
  * A pane reloads when a job into its folder finishes: its token counts such jobs. One pass over the queue counts them
@@ -153,6 +154,8 @@ function RemotePane({ tab, status, localPath, finished, setPath, queueing, onErr
         onOsDrop={(files, dir) => osDrop(siteId, files, dir)}
         transfer={{ label: 'Download', shortcut: keyLabels.download, run: download }}
         edit={edit}
+        fileOps={remoteFileOps(bridge, siteId)}
+        dragOut={connected ? remoteDragOut(bridge, siteId, onInfo, onError) : undefined}
         onError={onError}
         onInfo={onInfo}
         properties={properties.open}
@@ -208,6 +211,7 @@ export function AppPanes(p: AppPanesProps) {
         onNavigate={p.setLocalPath}
         onPaneDrop={(drag: PaneDrag, dir) => void enqueue(activeSiteId, 'download', drag.paths, dir)}
         transfer={{ label: 'Upload', shortcut: keyLabels.upload, run: upload }}
+        fileOps={localFileOps(bridge)}
         onError={p.onError}
         onInfo={p.onInfo}
       />

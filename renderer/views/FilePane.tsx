@@ -26,6 +26,8 @@ import { usePaneEdits } from './usePaneEdits';
 import { usePaneListing } from './usePaneListing';
 import { usePaneNavigation } from './usePaneNavigation';
 import { usePaneFilter } from './usePaneFilter';
+import { usePaneFileOps, type PaneFileOps } from './usePaneFileOps';
+import { useDragOut } from './useDragOut';
 import { keepVisible } from '../format/paneFilter';
 import { joinLocal, parentLocal } from '../../app/common/localPaths';
 
@@ -60,6 +62,10 @@ export interface FilePaneProps {
   onInfo?: (message: string) => void;
   /** The Properties dialog of an entry (its path here, and its row), from the menu or Alt+Enter; absent: none. */
   properties?: (path: string, entry: FsEntry) => void;
+  /** Move, cut and paste, duplicate, new file, new symlink, open with (#26 item 6); absent: none of them. */
+  fileOps?: PaneFileOps;
+  /** The pane's rows dragged out of the window (remote: fetched, then given to the OS drag); absent: nothing. */
+  dragOut?: (paths: string[]) => void;
 }
 
 /** Where the open context menu is, viewport px. */
@@ -201,6 +207,7 @@ function rowHandlers(o: {
   setMenu: (m: MenuAt) => void;
   dnd: ReturnType<typeof usePaneDragDrop>;
   dirPath: (name: string) => string;
+  isCut?: (name: string) => boolean;
 }): RowHandlers {
   const { sel, order, setSel, gridRef, dnd } = o;
   return {
@@ -219,7 +226,8 @@ function rowHandlers(o: {
     },
     onDragStart: (entry, e) => dnd.dragStart(e, entry),
     onDirDragOver: dnd.dirDragOver,
-    onDirDrop: (entry, e) => dnd.drop(e, o.dirPath(entry.name)),
+    onDirDrop: (entry, e) => dnd.drop(e, o.dirPath(entry.name), true),
+    isCut: o.isCut,
   };
 }
 
@@ -256,7 +264,10 @@ function useFilePane(props: FilePaneProps) {
   });
   const menu = usePaneMenu(gridRef, focusIndex);
   const nav = usePaneNavigation(path === null ? null : (listing?.path ?? null), navigate, focusGrid);
-  const dnd = usePaneDragDrop({ ...props, cwd, sep, sel, order, setSel });
+  const files = usePaneFileOps({ ...props, ops: props.fileOps, cwd, sep, selectedEntries, reload, setModal });
+  const onMove = props.fileOps && files.moveInto;
+  const out = useDragOut(props.dragOut);
+  const dnd = usePaneDragDrop({ ...props, cwd, sep, sel, order, setSel, onMove, onDragOutStart: out.started });
   const edits = usePaneEdits({ ...props, cwd, sep, reload, setModal, setSel, gridRef });
   return {
     listing,
@@ -281,6 +292,7 @@ function useFilePane(props: FilePaneProps) {
     edits,
     nav,
     filter,
+    files,
   };
 }
 
@@ -305,12 +317,12 @@ function paneActions(props: FilePaneProps, s: PaneState, mac: boolean) {
     const c = paneCommand(e, props.side, mac);
     if (!c) return;
     e.preventDefault();
-    runPaneCommand(c, { ...s, ...s.nav, ...s.filter, reload: refresh, editSelected });
+    runPaneCommand(c, { ...s, ...s.nav, ...s.filter, reload: refresh, editSelected, ...s.files });
   };
   const { edit } = props;
   const editSelected =
     edit && isEditable(s.selectedEntries) ? () => edit(join(s.cwd, s.selectedEntries[0].name, s.sep)) : undefined;
-  const handlers = rowHandlers({ ...s, dirPath: (n) => join(s.cwd, n, s.sep) });
+  const handlers = rowHandlers({ ...s, dirPath: (n) => join(s.cwd, n, s.sep), isCut: s.files.isCut });
   const menuItems = paneMenuItems({
     selected: s.selectedEntries,
     transfer,
@@ -324,6 +336,11 @@ function paneActions(props: FilePaneProps, s: PaneState, mac: boolean) {
     refresh,
     edit: edit ? () => editSelected?.() : undefined,
     properties,
+    fileOps: props.fileOps && {
+      ...s.files,
+      newFile: () => setModal({ kind: 'newFile' }),
+      newSymlink: () => setModal({ kind: 'newSymlink' }),
+    },
   });
   return { keys, refresh, toRename, toDelete, onKeyDown, handlers, menuItems };
 }
@@ -400,7 +417,10 @@ export function FilePane(props: FilePaneProps) {
         title={title}
         names={s.order}
         onCancel={() => setModal(null)}
+        sep={sep}
         {...s.edits}
+        onNewFile={s.files.onNewFile}
+        onNewSymlink={s.files.onNewSymlink}
       />
     </section>
   );

@@ -24,6 +24,8 @@ export interface RowHandlers {
   /** A drag over a folder row: accept it (preventDefault) when the pane would take it. */
   onDirDragOver: (e: React.DragEvent) => void;
   onDirDrop: (entry: FsEntry, e: React.DragEvent) => void;
+  /** Whether the row was cut (Ctrl+X) and waits to be pasted: shown dimmed. */
+  isCut?: (name: string) => boolean;
 }
 
 export interface FileRowsProps {
@@ -73,6 +75,7 @@ function FileRow({
       data-type={entry.type}
       data-link={entry.link ? (broken ? 'broken' : 'ok') : undefined}
       className={focused ? 'focused' : undefined}
+      data-cut={h.isCut?.(entry.name) ? 'true' : undefined}
       draggable
       onDragStart={(e) => h.onDragStart(entry, e)}
       onDragOver={isDir ? h.onDirDragOver : undefined}

@@ -5,10 +5,18 @@
 import type { FsEntry } from '../../app/common/ipc/contract';
 import { validateName } from '../format/entries';
 import { ConfirmDialog, PromptDialog } from './Dialog';
+import { MoveConflictDialog, NewFileDialog, NewSymlinkDialog } from './PaneFileDialogs';
+import type { MoveConflictChoice } from './usePaneFileOps';
 
 /** Which dialog a pane shows. */
 export type PaneModal =
-  { kind: 'mkdir' } | { kind: 'rename'; entry: FsEntry } | { kind: 'delete'; entries: FsEntry[] } | null;
+  | { kind: 'mkdir' }
+  | { kind: 'rename'; entry: FsEntry }
+  | { kind: 'delete'; entries: FsEntry[] }
+  | { kind: 'newFile' }
+  | { kind: 'newSymlink' }
+  | { kind: 'moveConflict'; from: string; to: string; answer: (c: MoveConflictChoice) => void }
+  | null;
 
 export interface PaneDialogsProps {
   modal: PaneModal;
@@ -21,10 +29,21 @@ export interface PaneDialogsProps {
   onMkdir: (name: string) => void;
   onRename: (entry: FsEntry, name: string) => void;
   onDelete: (entries: FsEntry[]) => void;
+  /** The file operations' dialogs (usePaneFileOps); `sep`: the side's separator (`\\` also refused on Windows). */
+  sep?: '/' | '\\';
+  onNewFile?: (name: string) => void;
+  onNewSymlink?: (target: string, name: string) => void;
 }
 
 /** The open dialog of a pane, if any. */
-export function PaneDialogs({ modal, side, title, names, onCancel, onMkdir, onRename, onDelete }: PaneDialogsProps) {
+export function PaneDialogs(props: PaneDialogsProps) {
+  const { modal, side, title, names, onCancel, onMkdir, onRename, onDelete } = props;
+  const sep = props.sep ?? '/';
+  if (modal?.kind === 'newFile' && props.onNewFile)
+    return <NewFileDialog side={side} sep={sep} names={names} onCancel={onCancel} onSubmit={props.onNewFile} />;
+  if (modal?.kind === 'newSymlink' && props.onNewSymlink)
+    return <NewSymlinkDialog side={side} sep={sep} names={names} onCancel={onCancel} onSubmit={props.onNewSymlink} />;
+  if (modal?.kind === 'moveConflict') return <MoveConflictDialog {...modal} />;
   if (modal?.kind === 'mkdir') {
     return (
       <PromptDialog

@@ -30,6 +30,9 @@ export interface PaneCommandContext {
   /** Types `text` at the end of the pane's filter (and puts the focus in its field). */
   typeFilter: (text: string) => void;
   clearFilter: () => void;
+  /** Ctrl+X / Ctrl+V: the selection cut, pasted (moved) into the pane's folder; absent where the pane cannot move. */
+  cut?: () => void;
+  paste?: () => void;
 }
 
 /** Runs command `c` in the pane described by `x`. */
@@ -78,5 +81,9 @@ export function runPaneCommand(c: PaneCommand, x: PaneCommandContext): void {
       return x.typeFilter(c.text);
     case 'clearFilter':
       return x.clearFilter();
+    case 'cut':
+      return x.cut?.();
+    case 'paste':
+      return x.paste?.();
   }
 }

@@ -1,7 +1,8 @@
 /**
  * The items of a file pane's context menu, FileZilla's order: Open (a folder), Upload or Download, Edit (remote: one
- * file), Rename, Delete, New folder, Copy path, Refresh. Each is disabled where it cannot act (nothing selected, the
- * other side not connected, a folder or several files to edit), and shows its key.
+ * file), Open with default application (local: one file), Rename, Delete, Cut, Paste, Duplicate, New folder, New
+ * file, New symlink, Copy path, Refresh. Each is disabled where it cannot act (nothing selected, the other side not
+ * connected, a folder or several files to edit, nothing cut), and shows its key.
  */
 import type { FsEntry } from '../../app/common/ipc/contract';
 import { paneKeyLabels, type PaneKeyLabels } from '../format/paneKeys';
@@ -33,6 +34,30 @@ export interface PaneMenuInput {
   keys?: PaneKeyLabels;
   /** The remote pane's Properties dialog of one entry (#26 item 2); absent: no such item. */
   properties?: (entry: FsEntry) => void;
+  /** Cut, paste, duplicate, new file, new symlink, open with (#26 item 6); absent: no such items. */
+  fileOps?: PaneMenuFileOps;
+}
+
+/** The file operations' menu entries. */
+export interface PaneMenuFileOps {
+  cut: () => void;
+  /** Undefined while nothing is cut. */
+  paste?: () => void;
+  duplicate: () => void;
+  newFile: () => void;
+  newSymlink: () => void;
+  /** The local pane's "Open with default application" of one file. */
+  openWith?: (entry: FsEntry) => void;
+}
+
+/** Cut, Paste and Duplicate after Delete. */
+function editItems(m: PaneMenuInput, f: PaneMenuFileOps, keys: PaneKeyLabels): MenuItem[] {
+  const none = m.selected.length === 0;
+  return [
+    { id: 'cut', label: 'Cut', shortcut: keys.cut, disabled: none, run: f.cut },
+    { id: 'paste', label: 'Paste', shortcut: keys.paste, disabled: !f.paste, run: () => f.paste?.() },
+    { id: 'duplicate', label: 'Duplicate', disabled: none, run: f.duplicate },
+  ];
 }
 
 /** The menu's items for the current selection. */
@@ -52,6 +77,16 @@ export function paneMenuItems(m: PaneMenuInput): MenuItem[] {
     });
   }
   if (m.edit) items.push({ id: 'edit', label: 'Edit', shortcut: 'F4', disabled: !isEditable(m.selected), run: m.edit });
+  const f = m.fileOps;
+  const openWith = f?.openWith;
+  if (openWith) {
+    items.push({
+      id: 'openWith',
+      label: 'Open with default application',
+      disabled: !isEditable(m.selected),
+      run: () => one && openWith(one),
+    });
+  }
   items.push(
     {
       id: 'rename',
@@ -68,7 +103,14 @@ export function paneMenuItems(m: PaneMenuInput): MenuItem[] {
       disabled: m.selected.length === 0,
       run: () => m.remove([...m.selected]),
     },
+    ...(f ? editItems(m, f, keys) : []),
     { id: 'mkdir', label: 'New folder', run: m.mkdir, separator: true },
+    ...(f
+      ? [
+          { id: 'newFile', label: 'New file', run: f.newFile },
+          { id: 'newSymlink', label: 'New symlink…', run: f.newSymlink },
+        ]
+      : []),
     { id: 'copy', label: 'Copy path', run: m.copyPath },
     { id: 'refresh', label: 'Refresh', shortcut: keys.refresh, run: m.refresh },
   );

@@ -25,6 +25,7 @@ import {
 } from '../model/siteImport';
 import { siteInputSchema } from './siteInput';
 import { remoteChmodSchema, remoteStatSchema, type ChmodReport, type RemoteProps } from './remoteProps';
+import { fileOpSchemas, type FileOpResponses } from './fileOps';
 import type { QueueFile } from '../queue/files';
 import type { QueueEvent } from '../queue/reducer';
 import type { LogLine, ProgressSample, SessionStatus } from './status';
@@ -162,7 +163,8 @@ export const invokeSchemas = {
 
   'remote.list': remotePath,
   'remote.mkdir': remotePath,
-  'remote.rename': z.strictObject({ siteId: id, from: path, to: path }),
+  /** A rename or a move (#26 item 6); `overwrite` replaces an existing target (else EXISTS). */
+  'remote.rename': z.strictObject({ siteId: id, from: path, to: path, overwrite: z.boolean().optional() }),
   'remote.remove': z.strictObject({ siteId: id, path, recursive: z.boolean().optional() }),
   /** The Properties dialog (#26 item 2): app/common/ipc/remoteProps.ts. */
   'remote.stat': remoteStatSchema,
@@ -170,9 +172,10 @@ export const invokeSchemas = {
 
   'local.list': localPath,
   'local.mkdir': localPath,
-  'local.rename': z.strictObject({ from: path, to: path }),
+  'local.rename': z.strictObject({ from: path, to: path, overwrite: z.boolean().optional() }),
   'local.remove': z.strictObject({ path, recursive: z.boolean().optional() }),
   'local.home': none,
+  ...fileOpSchemas,
 
   /**
    * One job per source, all in one new batch (one engine transfer, one row of the queue view); sources are absolute
@@ -278,7 +281,7 @@ export type InvokeChannel = keyof typeof invokeSchemas;
 export type InvokeRequests = { [C in InvokeChannel]: z.infer<(typeof invokeSchemas)[C]> };
 
 /** Response value type of each channel (the `value` of a successful Result). */
-export interface InvokeResponses {
+export interface InvokeResponses extends FileOpResponses {
   'sites.list': SitesTree;
   'sites.save': Site;
   'sites.delete': void;

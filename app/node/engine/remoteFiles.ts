@@ -185,6 +185,21 @@ export class RemoteFiles {
     }
   }
 
+  /** An empty file at `p` (SSH_FXP_OPEN CREAT|EXCL, CLOSE). @throws SluiceError EXISTS, the server's refusal */
+  createFile(p: string): Promise<void> {
+    return this.call('createFile', { path: p });
+  }
+
+  /** Whether the server copies files itself (`copy-data`, OpenSSH 9.0 and later). */
+  get copiesData(): boolean {
+    return this.extensions['copy-data'] === '1';
+  }
+
+  /** The server's copy of the file `from` as a new file `to` (`copy-data`). @throws SluiceError EXISTS, refusals */
+  copyData(from: string, to: string): Promise<void> {
+    return this.call('copyData', { from, to });
+  }
+
   /** SSH_FXP_SETSTAT of the permission bits. */
   setMode(p: string, mode: number): Promise<void> {
     return this.call('setMode', { path: p, mode });

@@ -87,7 +87,7 @@ export async function listLocalAt(p: string, sys: LocalSystem = nodeLocalSystem)
 }
 
 /** Refuses a create, rename or remove at the Windows top level (not a folder). */
-function realFolder(p: string, op: string): void {
+export function realFolder(p: string, op: string): void {
   if (p === DRIVES_PATH || p.startsWith(`${DRIVES_PATH}\\`) || p.startsWith(`${DRIVES_PATH}/`)) {
     throw new SluiceError('USAGE', `Cannot ${op} in This PC: open a drive first`);
   }

@@ -21,6 +21,8 @@ export interface OpenFileRequest {
   title: string;
   defaultPath: string;
   showHidden: boolean;
+  /** A folder, not a file (a download's destination). */
+  folder?: boolean;
 }
 
 /** The system's file dialogs, provided by the process that has them (Electron's main process). */

@@ -17,6 +17,7 @@ import { addChannels, setChannelWindow } from './worker/channels';
 import { WorkerConn } from './worker/conn';
 import { connect } from './worker/connect';
 import { setMode, statLong, statvfs, symlink } from './worker/fileOps';
+import { copyData, createFile } from './worker/createOps';
 import { CoordinatorLink } from './worker/link';
 import { probeOutOfOrder } from './worker/probe';
 import { canWrite, list, listEach, mkdir, openAhead, rename, stat } from './worker/remoteOps';
@@ -103,6 +104,8 @@ const ops: { [K in OpName]: Op<K> } = {
   statLong,
   setMode,
   symlink,
+  createFile,
+  copyData,
   statvfs,
   realpath: (conn, a) => call<string>((cb) => conn.sftpOf(a.channel).realpath(a.path, cb), a.path, 'REALPATH'),
   readlink: (conn, a) => call<string>((cb) => conn.sftpOf(a.channel).readlink(a.path, cb), a.path, 'READLINK'),

@@ -271,6 +271,10 @@ export interface WorkerOps {
   setMode: [{ channel?: number; path: string; mode: number }, void];
   /** SSH_FXP_SYMLINK: a link at `path` naming `target` (stored as given). */
   symlink: [{ channel?: number; target: string; path: string }, void];
+  /** An empty file (SSH_FXP_OPEN CREAT|EXCL, then CLOSE); EXISTS when something has that name. */
+  createFile: [{ channel?: number; path: string }, void];
+  /** The server copies `from` to a new file `to` (`copy-data`, OpenSSH PROTOCOL); REMOTE_FAILURE where not offered. */
+  copyData: [{ channel?: number; from: string; to: string }, void];
   /**
    * statvfs@openssh.com (OpenSSH PROTOCOL §4.4) of the file system holding `path`; REMOTE_FAILURE where not offered.
    */

@@ -29,6 +29,8 @@ export interface SshdSetupOptions {
   engine?: EngineFactory;
   site?: Partial<SiteInput>;
   reconnectPolicy?: ServiceOptions['reconnectPolicy'];
+  /** Other service options (the desktop's: dialogs, startDrag, openPath). */
+  service?: Partial<ServiceOptions>;
 }
 
 /** A service and a private sshd, one site saved for it (2 connections × 2 channels); all removed after the test. */
@@ -84,6 +86,7 @@ function openService(server: SshdServer, home: string, opts: SshdSetupOptions): 
     readyTimeoutMs: WAIT_MS,
     ...(opts.engine ? { engine: opts.engine } : {}),
     ...(opts.reconnectPolicy ? { reconnectPolicy: opts.reconnectPolicy } : {}),
+    ...opts.service,
   });
   servicesOf.set(home, [...(servicesOf.get(home) ?? []), service]);
   const waiters = new Set<{ name: EventName; pred: (p: never) => boolean; resolve: (p: unknown) => void }>();

@@ -11,6 +11,8 @@ import { isMacPlatform, paneKeyLabels } from '../format/paneKeys';
 import { useAppState, useBridge, useStore } from '../state/react';
 import { FilePane, type PaneDrag } from './FilePane';
 import { PropertiesDialog } from './PropertiesDialog';
+import { CompareBar } from './CompareBar';
+import { useFolderCompare } from './useFolderCompare';
 
 /** A pane reloads when a job into its folder finishes: the token counts such jobs. */
 function reloadToken(queue: QueueState, dir: string | null): string {
@@ -84,7 +86,9 @@ export function AppPanes(p: AppPanesProps) {
   const { activeSiteId, status, localPath, remotePath } = p;
   const siteId = activeSiteId ?? '';
   const connected = status?.state === 'connected';
-  const keyLabels = paneKeyLabels(isMacPlatform());
+  const mac = isMacPlatform();
+  const keyLabels = paneKeyLabels(mac);
+  const compare = useFolderCompare(mac);
   // Only until the first local listing, which carries the engine's separator (FilePane prefers it).
   const sep: '/' | '\\' = localPath?.includes('\\') ? '\\' : '/';
   const localToken = useMemo(() => reloadToken(queue, localPath), [queue, localPath]);
@@ -105,7 +109,8 @@ export function AppPanes(p: AppPanesProps) {
     });
 
   return (
-    <div className="panes">
+    <div className="panes with-compare-bar">
+      <CompareBar compare={compare} mac={mac} />
       <FilePane
         side="local"
         title="Local"
@@ -122,6 +127,8 @@ export function AppPanes(p: AppPanesProps) {
         transfer={{ label: 'Upload', shortcut: keyLabels.upload, run: upload }}
         onError={p.onError}
         onInfo={p.onInfo}
+        compare={compare.localPane}
+        onListing={compare.onLocalListing}
       />
       <FilePane
         side="remote"
@@ -143,6 +150,8 @@ export function AppPanes(p: AppPanesProps) {
         onError={p.onError}
         onInfo={p.onInfo}
         properties={properties.open}
+        compare={compare.remotePane}
+        onListing={compare.onRemoteListing}
       />
       {properties.dialog}
     </div>

@@ -28,6 +28,8 @@ import { usePaneNavigation } from './usePaneNavigation';
 import { usePaneFilter } from './usePaneFilter';
 import { keepVisible } from '../format/paneFilter';
 import { joinLocal, parentLocal } from '../../app/common/localPaths';
+import { isDifference } from '../../app/common/folderCompare';
+import type { PaneCompare } from './useFolderCompare';
 
 export { PANE_DRAG_TYPE, type PaneDrag } from './usePaneDragDrop';
 
@@ -60,6 +62,10 @@ export interface FilePaneProps {
   onInfo?: (message: string) => void;
   /** The Properties dialog of an entry (its path here, and its row), from the menu or Alt+Enter; absent: none. */
   properties?: (path: string, entry: FsEntry) => void;
+  /** Compare's marks and "differences only" (#27), while Compare is on. */
+  compare?: PaneCompare;
+  /** Hears the pane's listing (null while it shows nothing), for Compare. */
+  onListing?: (listing: Listing | null) => void;
 }
 
 /** Where the open context menu is, viewport px. */
@@ -241,7 +247,10 @@ function useFilePane(props: FilePaneProps) {
   const cwd = listing?.path ?? path ?? '';
   const focusGrid = useCallback(() => gridRef.current?.focus(), []);
   const filter = usePaneFilter(cwd, focusGrid);
-  const entries = usePaneEntries(listing, cwd, sort, showHidden, filter.matches);
+  const matches = useCompareFilter(filter.matches, props.compare);
+  const { onListing } = props;
+  useEffect(() => onListing?.(path === null ? null : listing), [onListing, path, listing]);
+  const entries = usePaneEntries(listing, cwd, sort, showHidden, matches);
   const { sel, setSel, order, indexOf, selectedEntries, focusIndex } = entries;
   const goUp = useGoUp({ path, cwd, sep, listing, order, indexOf, navigate, setSel });
   const opening = usePaneOpen({
@@ -285,6 +294,16 @@ function useFilePane(props: FilePaneProps) {
 }
 
 type PaneState = ReturnType<typeof useFilePane>;
+
+/** The pane filter's test, narrowed to Compare's differences when "differences only" is on. */
+function useCompareFilter(matches: (name: string) => boolean, compare: PaneCompare | undefined) {
+  const differencesOnly = compare?.differencesOnly === true;
+  const marks = compare?.marks;
+  return useMemo(() => {
+    if (!differencesOnly || !marks) return matches;
+    return (name: string) => matches(name) && isDifference(marks.get(name));
+  }, [matches, differencesOnly, marks]);
+}
 
 /** What the pane's keys, rows, header buttons and menu run. */
 function paneActions(props: FilePaneProps, s: PaneState, mac: boolean) {
@@ -371,6 +390,7 @@ export function FilePane(props: FilePaneProps) {
         listed={!!listing}
         label={`${title} files`}
         ownership={side === 'remote'}
+        marks={props.compare?.marks}
         entries={entries}
         sel={sel}
         sort={s.sort}

@@ -11,6 +11,8 @@ import { ownerText, type Selection } from '../format/entries';
 import { modeString } from '../../app/common/fileMode';
 import { Icon } from './Icon';
 import { displayText } from '../../app/common/displayText';
+import type { CompareStatus } from '../../app/common/folderCompare';
+import { CompareGlyph } from './CompareBar';
 
 /** Height of a file row, px (the CSS's `table.files tbody tr`). */
 export const FILE_ROW_HEIGHT = 26;
@@ -36,6 +38,8 @@ export interface FileRowsProps {
   handlers: RowHandlers;
   /** The Permissions and Owner columns (the remote pane). */
   ownership?: boolean;
+  /** Compare's mark of each entry by name (#27), while Compare is on. */
+  marks?: ReadonlyMap<string, CompareStatus>;
 }
 
 /** The tooltip of a link's name: where it points, and whether that is missing. */
@@ -54,6 +58,7 @@ function FileRow({
   focused,
   h,
   ownership,
+  mark,
 }: {
   entry: FsEntry;
   index: number;
@@ -61,6 +66,7 @@ function FileRow({
   focused: boolean;
   h: RowHandlers;
   ownership: boolean;
+  mark?: CompareStatus;
 }) {
   const isDir = entry.type === 'dir';
   const broken = entry.link?.broken === true;
@@ -72,6 +78,7 @@ function FileRow({
       data-index={index}
       data-type={entry.type}
       data-link={entry.link ? (broken ? 'broken' : 'ok') : undefined}
+      data-compare={mark}
       className={focused ? 'focused' : undefined}
       draggable
       onDragStart={(e) => h.onDragStart(entry, e)}
@@ -82,6 +89,7 @@ function FileRow({
       onContextMenu={(e) => h.onContextMenu(entry, e)}
     >
       <td role="gridcell" title={linkTitle(entry)}>
+        {mark && <CompareGlyph status={mark} />}
         <Icon name={isDir ? 'folder' : entry.type === 'symlink' ? 'link' : 'file'} />
         {displayText(entry.name, Infinity)}
         {entry.link && !broken && <Icon name="link" className="link-mark" />}
@@ -126,7 +134,8 @@ function Spacer({ height, columns }: { height: number; columns: number }) {
 }
 
 /** The grid's body: spacer, the rows in view, spacer. */
-export function FileRows({ entries, sel, scrollRef, focusIndex, handlers, ownership = false }: FileRowsProps) {
+export function FileRows(props: FileRowsProps) {
+  const { entries, sel, scrollRef, focusIndex, handlers, ownership = false, marks } = props;
   const virtualizer = useVirtualizer({
     count: entries.length,
     getScrollElement: () => scrollRef.current,
@@ -157,6 +166,7 @@ export function FileRows({ entries, sel, scrollRef, focusIndex, handlers, owners
             focused={sel.focus === entry.name}
             h={handlers}
             ownership={ownership}
+            mark={marks?.get(entry.name)}
           />
         );
       })}

@@ -1,0 +1,162 @@
+/**
+ * Synchronize…'s preview (service/syncPreview.ts) against a private OpenSSH sshd: both folders listed recursively
+ * through the site's session and planned as `sluice sync --dry-run` plans them (create, update, delete with reasons,
+ * counts, the filters, size only, either direction), nothing changed on either side; `sync.cancel` stops a preview;
+ * a folder the server refuses to list (sftp-server as nobody, a 0700 folder: SSH_FX_PERMISSION_DENIED) withholds
+ * every deletion and names the folder.
+ */
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { SFTP_SERVER_PATH, SSHD_PATH } from '../../../e2e/fixtures/sshd';
+import type { SyncPreview } from '../../common/ipc/syncIpc';
+import { connectAccepting, setupSshd, type SshdCtx } from './sshdService';
+
+const skip = fs.existsSync(SSHD_PATH) ? false : `${SSHD_PATH} not installed`;
+const T = new Date('2025-06-01T12:00:00Z');
+const LATER = new Date(T.getTime() + 3600_000);
+
+function write(root: string, rel: string, text: string, time = T): void {
+  const p = path.join(root, ...rel.split('/'));
+  fs.mkdirSync(path.dirname(p), { recursive: true });
+  fs.writeFileSync(p, text);
+  fs.utimesSync(p, time, time);
+}
+
+/** Every path below `root` with its size and mtime, to show nothing changed. */
+function snapshot(root: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string, rel: string): void => {
+    for (const d of fs.readdirSync(dir, { withFileTypes: true })) {
+      const st = fs.lstatSync(path.join(dir, d.name));
+      out.push(`${rel}${d.name} ${d.isDirectory() ? 'dir' : st.size} ${st.mtimeMs}`);
+      if (d.isDirectory()) walk(path.join(dir, d.name), `${rel}${d.name}/`);
+    }
+  };
+  walk(root, '');
+  return out.sort();
+}
+
+/** A local tree and a remote one that differ in every way a plan tells. */
+function trees(c: SshdCtx, t: { after: (fn: () => void) => void }): { local: string; remote: string } {
+  const local = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-syncpreview-'));
+  t.after(() => fs.rmSync(local, { recursive: true, force: true }));
+  const remote = path.join(c.server.root, 'www');
+  write(local, 'index.html', '<h1>newer</h1>', LATER);
+  write(remote, 'index.html', '<h1>old</h1>');
+  write(local, 'same.css', 'body{}');
+  write(remote, 'same.css', 'body{}');
+  write(local, 'img/logo.png', 'png!');
+  write(local, 'scratch.tmp', 'left out');
+  write(remote, 'old.html', 'gone');
+  write(remote, 'old/a.txt', 'gone too');
+  return { local, remote };
+}
+
+const lines = (p: SyncPreview) => p.items.map((i) => `${i.action} ${i.path} ${i.bytes} (${i.reason})`);
+
+test(
+  'sync.preview: both trees planned as sync plans them, in both directions; nothing changes',
+  { skip },
+  async (t) => {
+    const c = await setupSshd(t);
+    await connectAccepting(c);
+    const { local, remote } = trees(c, t);
+    const before = [snapshot(local), snapshot(remote)];
+    const base = { siteId: c.siteId, localPath: local, remotePath: remote, compare: 'size-time' as const };
+    const up = await c.service.invoke('sync.preview', {
+      ...base,
+      previewId: 'p1',
+      direction: 'upload',
+      delete: true,
+      rules: [{ kind: 'exclude', pattern: '*.tmp' }],
+    });
+    assert.ok(up.ok, JSON.stringify(up));
+    assert.deepEqual(lines(up.value), [
+      'create img 0 (folder not in DEST)',
+      'create img/logo.png 4 (not in DEST)',
+      'update index.html 14 (size differs)',
+      'delete old 0 (not in SRC)',
+      'delete old.html 4 (not in SRC)',
+      'delete old/a.txt 8 (not in SRC)',
+    ]);
+    assert.equal(up.value.same, 1, 'same.css');
+    assert.deepEqual(up.value.errors, []);
+    assert.equal(up.value.remoteRoot, remote);
+    const keep = await c.service.invoke('sync.preview', {
+      ...base,
+      previewId: 'p2',
+      direction: 'download',
+      compare: 'size',
+      delete: false,
+      rules: [],
+    });
+    assert.ok(keep.ok, JSON.stringify(keep));
+    assert.deepEqual(lines(keep.value), [
+      'update index.html 12 (size differs)',
+      'create old 0 (folder not in DEST)',
+      'create old.html 4 (not in DEST)',
+      'create old/a.txt 8 (not in DEST)',
+    ]);
+    assert.equal(keep.value.onlyInDest, 3, 'img, img/logo.png, scratch.tmp kept: no deletion asked');
+    assert.deepEqual([snapshot(local), snapshot(remote)], before, 'a preview changes nothing');
+  },
+);
+
+test('sync.cancel stops a preview; sync.run needs a preview the service still has', { skip }, async (t) => {
+  const c = await setupSshd(t);
+  await connectAccepting(c);
+  const { local, remote } = trees(c, t);
+  const req = { siteId: c.siteId, localPath: local, remotePath: remote, compare: 'size-time' as const, rules: [] };
+  const pending = c.service.invoke('sync.preview', { ...req, previewId: 'c1', direction: 'upload', delete: true });
+  const cancelled = await c.service.invoke('sync.cancel', { previewId: 'c1' });
+  assert.deepEqual(cancelled, { ok: true, value: true });
+  const r = await pending;
+  assert.ok(!r.ok && r.error.code === 'ABORTED', JSON.stringify(r));
+  assert.deepEqual(await c.service.invoke('sync.cancel', { previewId: 'c1' }), { ok: true, value: false });
+  const run = await c.service.invoke('sync.run', { siteId: c.siteId, previewId: 'c1', leaveOut: [] });
+  assert.ok(!run.ok && run.error.code === 'NOT_FOUND', JSON.stringify(run));
+});
+
+test(
+  'a folder the server refuses to list: no deletion planned, the folder and the message named',
+  { skip: skip || (fs.existsSync(SFTP_SERVER_PATH) ? false : `${SFTP_SERVER_PATH} not installed`) },
+  async (t) => {
+    // sftp-server as nobody: root's permission bits are bypassed, nobody's are not.
+    const subsystem = `Subsystem sftp /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups ${SFTP_SERVER_PATH}`;
+    const c = await setupSshd(t, { sshd: { extraConfig: [subsystem] } });
+    await connectAccepting(c);
+    const { local, remote } = trees(c, t);
+    for (const d of [path.dirname(c.server.root), c.server.root]) fs.chmodSync(d, 0o755);
+    write(remote, 'locked/secret.txt', 'x');
+    fs.chmodSync(path.join(remote, 'locked'), 0o700);
+    const r = await c.service.invoke('sync.preview', {
+      siteId: c.siteId,
+      previewId: 'e1',
+      direction: 'upload',
+      localPath: local,
+      remotePath: remote,
+      compare: 'size-time',
+      delete: true,
+      rules: [],
+    });
+    assert.ok(r.ok, JSON.stringify(r));
+    assert.deepEqual(
+      r.value.errors.map((e) => `${e.side} ${e.path}`),
+      ['remote locked'],
+    );
+    assert.match(r.value.errors[0].message, /permission denied/i);
+    assert.deepEqual(
+      r.value.items.filter((i) => i.action === 'delete'),
+      [],
+      'old.html and old/ are not deleted',
+    );
+    assert.match(r.value.deletionsWithheld ?? '', /locked.*failed/);
+    assert.ok(
+      r.value.items.some((i) => i.path === 'img/logo.png'),
+      'copies still planned',
+    );
+  },
+);

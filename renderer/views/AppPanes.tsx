@@ -11,8 +11,7 @@ import { isMacPlatform, paneKeyLabels } from '../format/paneKeys';
 import { useAppState, useBridge, useStore } from '../state/react';
 import { FilePane, type PaneDrag } from './FilePane';
 import { PropertiesDialog } from './PropertiesDialog';
-import { CompareBar } from './CompareBar';
-import { useFolderCompare } from './useFolderCompare';
+import { useCompareSync } from './useCompareSync';
 
 /** A pane reloads when a job into its folder finishes: the token counts such jobs. */
 function reloadToken(queue: QueueState, dir: string | null): string {
@@ -86,9 +85,8 @@ export function AppPanes(p: AppPanesProps) {
   const { activeSiteId, status, localPath, remotePath } = p;
   const siteId = activeSiteId ?? '';
   const connected = status?.state === 'connected';
-  const mac = isMacPlatform();
-  const keyLabels = paneKeyLabels(mac);
-  const compare = useFolderCompare(mac);
+  const keyLabels = paneKeyLabels(isMacPlatform());
+  const cs = useCompareSync({ connected, siteId, localPath, remotePath, onInfo: p.onInfo });
   // Only until the first local listing, which carries the engine's separator (FilePane prefers it).
   const sep: '/' | '\\' = localPath?.includes('\\') ? '\\' : '/';
   const localToken = useMemo(() => reloadToken(queue, localPath), [queue, localPath]);
@@ -110,7 +108,7 @@ export function AppPanes(p: AppPanesProps) {
 
   return (
     <div className="panes with-compare-bar">
-      <CompareBar compare={compare} mac={mac} />
+      {cs.bar}
       <FilePane
         side="local"
         title="Local"
@@ -127,8 +125,8 @@ export function AppPanes(p: AppPanesProps) {
         transfer={{ label: 'Upload', shortcut: keyLabels.upload, run: upload }}
         onError={p.onError}
         onInfo={p.onInfo}
-        compare={compare.localPane}
-        onListing={compare.onLocalListing}
+        compare={cs.compare.localPane}
+        onListing={cs.compare.onLocalListing}
       />
       <FilePane
         side="remote"
@@ -150,10 +148,11 @@ export function AppPanes(p: AppPanesProps) {
         onError={p.onError}
         onInfo={p.onInfo}
         properties={properties.open}
-        compare={compare.remotePane}
-        onListing={compare.onRemoteListing}
+        compare={cs.compare.remotePane}
+        onListing={cs.compare.onRemoteListing}
       />
       {properties.dialog}
+      {cs.dialog}
     </div>
   );
 }

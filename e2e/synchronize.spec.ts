@@ -116,3 +116,35 @@ test('a folder the server cannot list: named, deletion turned off, nothing to de
     await server.stop();
   }
 });
+
+test('Run puts the ticked plan in the queue as one batch; the files arrive and the deletions follow', async ({
+  app,
+  page,
+  sshd,
+  engine,
+  localDir,
+}) => {
+  fs.appendFileSync(engine.knownHostsPath, `${sshd.knownHostsLine()}\n`);
+  const remote = trees(localDir, sshd.root);
+  await connect(app, sshd, localDir, remote);
+  const sync = new SyncDialogPage(page);
+  await sync.open();
+  await sync.preview({ delete: true, exclude: '*.tmp' });
+  await sync.item('Create img/icons').uncheck();
+  await sync.run.click();
+  await expect(sync.dialog).toBeHidden();
+  await expect(app.log).toContainText('Synchronize: 2 copies and 3 deletions queued as one batch');
+  await app.waitForJobState('logo.png and 2 more', 'done');
+  expect(fs.readFileSync(path.join(remote, 'index.html'), 'utf8')).toBe('<h1>the new page</h1>');
+  expect(fs.statSync(path.join(remote, 'index.html')).mtimeMs).toBe(LATER.getTime());
+  expect(fs.statSync(path.join(remote, 'img', 'logo.png')).size).toBe(2048);
+  expect(fs.existsSync(path.join(remote, 'img', 'icons')), 'unticked: not created').toBe(false);
+  expect(fs.existsSync(path.join(remote, 'notes.tmp')), 'excluded').toBe(false);
+  expect(fs.existsSync(path.join(remote, 'old.html'))).toBe(false);
+  expect(fs.existsSync(path.join(remote, 'old'))).toBe(false);
+  await app.remoteGrid.focus();
+  await page.keyboard.press('F5');
+  await expect(app.remoteRow('old.html')).toHaveCount(0);
+  await expect(app.remoteRow('img')).toBeVisible();
+  await app.screenshot('synchronize-queued');
+});

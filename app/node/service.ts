@@ -52,7 +52,7 @@ import { SiteTestRuns } from './service/siteTest';
 import { transferDefaults } from './service/transferDefaults';
 import { editHandlers, startEditDesk } from './service/editPorts';
 import { propsHandlers } from './service/remoteProps';
-import { syncHandlers } from './service/syncPreview';
+import { syncHandlers, syncRoots } from './service/syncPreview';
 import type { EditDesk } from './edit/editDesk';
 
 export type { Engine, EngineFactory, EngineOptions } from './engine/engine';
@@ -314,7 +314,9 @@ export class SluiceService {
       ...this.settingsHandlers(),
       ...editHandlers(this.edits),
       ...propsHandlers(this.sessions),
-      ...syncHandlers(this.sessions),
+      ...syncHandlers(this.sessions, (k, leaveOut) =>
+        this.queue.enqueueSync({ target: { siteId: k.siteId }, ...syncRoots(k), plan: k.plan, leaveOut }),
+      ),
     };
   }
 

@@ -24,6 +24,7 @@ import { failureText } from '../../common/queue/files';
 import { errorInfo } from './results';
 import { runOptions } from './transferDefaults';
 import { DEFAULT_TRANSFERS, type TransferDefaults } from '../../common/model/transferDefaults';
+import type { SyncBatchRun } from './syncBatchRun';
 
 /** How a stopped job of the run ends: paused, cancelled, or back in line. */
 export type StopAs = 'paused' | 'cancelled' | 'queued';
@@ -45,14 +46,17 @@ export class BatchRun {
   /**
    * @param jobs the run's jobs, all of `batchId`, in queue order, as they were before this run started
    * @param journal the journal of the run's claimed jobs (none when queue.db could not give one: no resume then)
+   * @param sync a sync batch's run (service/syncBatchRun.ts): its steps job is settled by `sync.finish`, not the tally
    */
   constructor(
     readonly batchId: string,
     readonly siteId: string,
     readonly jobs: readonly Job[],
     readonly journal?: StoreJournal,
+    readonly sync?: SyncBatchRun,
   ) {
-    this.tally = new RunTally(jobs.map((j) => ({ jobId: j.id, source: j.source, target: landing(j) })));
+    const tallied = jobs.filter((j) => j.id !== sync?.steps?.id);
+    this.tally = new RunTally(tallied.map((j) => ({ jobId: j.id, source: j.source, target: landing(j) })));
   }
 
   /** Stops the run: `jobId` ends as `as`, the run's other unsettled jobs go back in line unless told otherwise. */
@@ -88,6 +92,7 @@ export class BatchRun {
     onEvent?: EventSink,
   ): Promise<RunEnd> {
     const first = this.jobs[0];
+    if (this.sync) return this.sync.transfer(engine, this, defaults.verify, onEvent);
     try {
       if (this.controller.signal.aborted) throw this.controller.signal.reason;
       const report = await engine.transfer(

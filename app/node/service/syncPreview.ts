@@ -33,6 +33,16 @@ export interface KeptPlan {
   plan: SyncPlan;
 }
 
+/** A kept plan's direction and SRC and DEST roots, as sync/enqueue.ts takes them. */
+export function syncRoots(k: KeptPlan): { direction: KeptPlan['direction']; srcRoot: string; destRoot: string } {
+  const upload = k.direction === 'upload';
+  return {
+    direction: k.direction,
+    srcRoot: upload ? k.localRoot : k.remoteRoot,
+    destRoot: upload ? k.remoteRoot : k.localRoot,
+  };
+}
+
 /** The engine's streamed listing (its pool's listEach), or its plain `list` for an engine without a pool. */
 function listerOf(engine: Engine): RemoteLister {
   if (engine instanceof PoolEngine) return engine.connectionPool;

@@ -12,7 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { SFTP_SERVER_PATH, SSHD_PATH } from '../../../e2e/fixtures/sshd';
 import type { SyncPreview } from '../../common/ipc/syncIpc';
-import { connectAccepting, setupSshd, type SshdCtx } from './sshdService';
+import { connectAccepting, reopenSshd, setupSshd, waitJobs, type SshdCtx } from './sshdService';
 
 const skip = fs.existsSync(SSHD_PATH) ? false : `${SSHD_PATH} not installed`;
 const T = new Date('2025-06-01T12:00:00Z');
@@ -160,3 +160,102 @@ test(
     );
   },
 );
+
+test(
+  'sync.run: the ticked plan as one batch of the queue; files arrive, deletions after the copies',
+  { skip },
+  async (t) => {
+    const c = await setupSshd(t);
+    await connectAccepting(c);
+    const { local, remote } = trees(c, t);
+    const p = await c.service.invoke('sync.preview', {
+      siteId: c.siteId,
+      previewId: 'r1',
+      direction: 'upload',
+      localPath: local,
+      remotePath: remote,
+      compare: 'size-time',
+      delete: true,
+      rules: [{ kind: 'exclude', pattern: '*.tmp' }],
+    });
+    assert.ok(p.ok, JSON.stringify(p));
+    // Keep old/a.txt: its folder's deletion goes with it (the dialog's rule; the plan then keeps old/ too).
+    const run = await c.service.invoke('sync.run', {
+      siteId: c.siteId,
+      previewId: 'r1',
+      leaveOut: ['old/a.txt', 'old'],
+    });
+    assert.ok(run.ok, JSON.stringify(run));
+    assert.deepEqual(
+      { copies: run.value.copies, deletions: run.value.deletions, bytes: run.value.bytes },
+      { copies: 2, deletions: 1, bytes: 18 },
+    );
+    const batch = c.service.jobs().filter((j) => j.batchId === run.value.batchId);
+    assert.equal(batch.length, 3, 'two copies and the steps job, one batch');
+    await waitJobs(c, run.value.jobIds, 'done');
+    assert.equal(fs.readFileSync(path.join(remote, 'index.html'), 'utf8'), '<h1>newer</h1>');
+    assert.equal(fs.statSync(path.join(remote, 'index.html')).mtimeMs, LATER.getTime(), 'times kept');
+    assert.equal(fs.readFileSync(path.join(remote, 'img', 'logo.png'), 'utf8'), 'png!');
+    assert.equal(fs.existsSync(path.join(remote, 'old.html')), false, 'deleted');
+    assert.equal(fs.readFileSync(path.join(remote, 'old', 'a.txt'), 'utf8'), 'gone too', 'unticked: kept');
+    assert.equal(fs.existsSync(path.join(remote, 'scratch.tmp')), false, 'excluded: not copied');
+    const again = await c.service.invoke('sync.preview', {
+      siteId: c.siteId,
+      previewId: 'r2',
+      direction: 'upload',
+      localPath: local,
+      remotePath: remote,
+      compare: 'size-time',
+      delete: false,
+      rules: [{ kind: 'exclude', pattern: '*.tmp' }],
+    });
+    assert.ok(again.ok, JSON.stringify(again));
+    assert.deepEqual(again.value.items, [], 'in step: nothing left to do');
+  },
+);
+
+test('a sync batch paused, the app restarted and the batch resumed: the plan finishes', { skip }, async (t) => {
+  let c = await setupSshd(t);
+  await connectAccepting(c);
+  const { local, remote } = trees(c, t);
+  fs.writeFileSync(path.join(local, 'big.bin'), Buffer.alloc(3 * 1024 * 1024, 7));
+  assert.ok((await c.service.invoke('settings.set', { speedLimit: 256 * 1024 })).ok);
+  const base = { siteId: c.siteId, localPath: local, remotePath: remote, compare: 'size-time' as const, rules: [] };
+  const p = await c.service.invoke('sync.preview', { ...base, previewId: 'k1', direction: 'upload', delete: true });
+  assert.ok(p.ok, JSON.stringify(p));
+  const run = await c.service.invoke('sync.run', { siteId: c.siteId, previewId: 'k1', leaveOut: [] });
+  assert.ok(run.ok, JSON.stringify(run));
+  const { batchId, jobIds } = run.value;
+  await c.next('queue.delta', () => c.service.jobs().some((j) => j.batchId === batchId && j.state === 'running'));
+  assert.ok((await c.service.invoke('queue.pause', { batchId })).ok);
+  const stopped = () =>
+    c.service.jobs().every((j) => j.batchId !== batchId || j.state === 'paused' || j.state === 'done');
+  if (!stopped()) await c.next('queue.delta', stopped);
+  const before = c.service.jobs().filter((j) => j.batchId === batchId);
+  assert.ok(
+    before.some((j) => j.name === 'big.bin' && j.state === 'paused'),
+    JSON.stringify(before),
+  );
+  assert.ok(fs.existsSync(path.join(remote, 'old.html')), 'nothing deleted while copies are missing');
+  c = await reopenSshd(c);
+  assert.deepEqual(
+    c.service
+      .jobs()
+      .filter((j) => j.batchId === batchId)
+      .map((j) => j.state),
+    before.map((j) => j.state),
+    'the batch came back as it was',
+  );
+  assert.ok((await c.service.invoke('settings.set', { speedLimit: 0 })).ok);
+  assert.ok((await c.service.invoke('session.connect', { siteId: c.siteId })).ok);
+  assert.ok((await c.service.invoke('queue.resume', { batchId })).ok);
+  await waitJobs(c, jobIds, 'done');
+  assert.equal(fs.statSync(path.join(remote, 'big.bin')).size, 3 * 1024 * 1024);
+  assert.equal(fs.existsSync(path.join(remote, 'old.html')), false);
+  assert.equal(fs.existsSync(path.join(remote, 'old')), false);
+  assert.deepEqual(
+    fs.readdirSync(remote).filter((n) => n.includes('.sluice-')),
+    [],
+    'no temporary file left',
+  );
+});

@@ -41,9 +41,7 @@ function SyncOptionsForm({ s, deletionOff }: { s: SyncPreviewState; deletionOff:
         <select value={o.compare} onChange={(e) => set({ compare: e.target.value as SyncOptions['compare'] })}>
           <option value="size-time">Size and time</option>
           <option value="size">Size only</option>
-          <option value="checksum" disabled>
-            Checksum (not built yet)
-          </option>
+          <option value="checksum">Checksum (where the server hashes)</option>
         </select>
       </label>
       <label>

@@ -14,6 +14,8 @@ import type { Listing } from '../sync/listing';
 import { listLocalTree } from '../sync/localListing';
 import { listRemoteTree, type RemoteLister } from '../sync/remoteListing';
 import { planSync, REASON_TEXT, type SyncPlan } from '../sync/plan';
+import { checksumPlan } from '../sync/checksum';
+import { hashersOf } from './syncHashers';
 import type { SiteSessions } from './sessions';
 
 /** Entries a preview lists at most per side: more makes the listing incomplete (so nothing is deleted). */
@@ -88,6 +90,16 @@ export function previewOf(
   return preview;
 }
 
+/** The CLI's words of a checksum refusal (`--checksum`, `--checksum=reread`) as the dialog's. */
+function appWords(e: SluiceError): SluiceError {
+  if (e.code !== 'USAGE' || !e.message.startsWith('--checksum:')) return e;
+  const why = /\(([^)]*)\)/.exec(e.message)?.[1] ?? 'no check-file-name, no sha256sum';
+  return new SluiceError(
+    'USAGE',
+    `Compare by checksum: the server cannot hash its files itself (${why}); compare by size and time instead`,
+  );
+}
+
 /** Previews in flight (cancellable) and the plans of the last ones. */
 export class SyncPreviews {
   private readonly running = new Map<string, AbortController>();
@@ -109,18 +121,25 @@ export class SyncPreviews {
     this.running.set(req.previewId, controller);
     try {
       const limits = { filter: compileFilters(req.rules), signal: controller.signal, maxEntries: PREVIEW_MAX_ENTRIES };
-      const { remoteRoot, remote } = await browse(async (engine) => {
+      const { remoteRoot, plan, local, remote } = await browse(async (engine) => {
         const root = await expandRemoteHome(engine, req.remotePath);
-        return { remoteRoot: root, remote: await listRemoteTree(listerOf(engine), root, limits) };
+        const listed = await listRemoteTree(listerOf(engine), root, limits);
+        const mine = await listLocalTree(req.localPath, limits);
+        const upload = req.direction === 'upload';
+        const [src, dest] = upload ? [mine, listed] : [listed, mine];
+        if (!src.rootExists) {
+          const where = upload ? req.localPath : `${root} on the server`;
+          throw new SluiceError('NO_SUCH_FILE', `cannot synchronize from ${where}: it does not exist`);
+        }
+        let planned = planSync(src, dest, { sizeOnly: req.compare === 'size', delete: req.delete });
+        if (req.compare === 'checksum') {
+          const [hs, hd] = hashersOf(engine, req.direction, req.localPath, root);
+          planned = await checksumPlan(planned, hs, hd, false, controller.signal).catch((e: unknown) => {
+            throw appWords(SluiceError.from(e));
+          });
+        }
+        return { remoteRoot: root, plan: planned, local: mine, remote: listed };
       });
-      const local = await listLocalTree(req.localPath, limits);
-      const upload = req.direction === 'upload';
-      const [src, dest] = upload ? [local, remote] : [remote, local];
-      if (!src.rootExists) {
-        const where = upload ? req.localPath : `${remoteRoot} on the server`;
-        throw new SluiceError('NO_SUCH_FILE', `cannot synchronize from ${where}: it does not exist`);
-      }
-      const plan = planSync(src, dest, { sizeOnly: req.compare === 'size', delete: req.delete });
       const roots = { localRoot: req.localPath, remoteRoot };
       this.keep(req.previewId, { siteId: req.siteId, direction: req.direction, ...roots, plan });
       return previewOf(req, roots, plan, local, remote);

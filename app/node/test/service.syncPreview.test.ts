@@ -48,6 +48,8 @@ function trees(c: SshdCtx, t: { after: (fn: () => void) => void }): { local: str
   write(remote, 'index.html', '<h1>old</h1>');
   write(local, 'same.css', 'body{}');
   write(remote, 'same.css', 'body{}');
+  write(local, 'twin.txt', 'AAAA');
+  write(remote, 'twin.txt', 'BBBB');
   write(local, 'img/logo.png', 'png!');
   write(local, 'scratch.tmp', 'left out');
   write(remote, 'old.html', 'gone');
@@ -82,7 +84,7 @@ test(
       'delete old.html 4 (not in SRC)',
       'delete old/a.txt 8 (not in SRC)',
     ]);
-    assert.equal(up.value.same, 1, 'same.css');
+    assert.equal(up.value.same, 2, 'same.css, and twin.txt: same size and time');
     assert.deepEqual(up.value.errors, []);
     assert.equal(up.value.remoteRoot, remote);
     const keep = await c.service.invoke('sync.preview', {
@@ -101,6 +103,20 @@ test(
       'create old/a.txt 8 (not in DEST)',
     ]);
     assert.equal(keep.value.onlyInDest, 3, 'img, img/logo.png, scratch.tmp kept: no deletion asked');
+    const hashed = await c.service.invoke('sync.preview', {
+      ...base,
+      previewId: 'p3',
+      direction: 'upload',
+      compare: 'checksum',
+      delete: false,
+      rules: [{ kind: 'exclude', pattern: '*.tmp' }],
+    });
+    assert.ok(hashed.ok, JSON.stringify(hashed));
+    assert.deepEqual(
+      lines(hashed.value).filter((l) => l.includes('twin') || l.includes('same.css')),
+      ['update twin.txt 4 (same size, SHA-256 differs (--checksum))'],
+      "twin.txt's content differs at the same size and time: only the hashes tell (sha256sum over exec)",
+    );
     assert.deepEqual([snapshot(local), snapshot(remote)], before, 'a preview changes nothing');
   },
 );
@@ -258,4 +274,26 @@ test('a sync batch paused, the app restarted and the batch resumed: the plan fin
     [],
     'no temporary file left',
   );
+});
+
+test('compare by checksum on a server that cannot hash (sftp only): refused, saying why', { skip }, async (t) => {
+  const c = await setupSshd(t, { sshd: { extraConfig: ['ForceCommand internal-sftp'] } });
+  await connectAccepting(c);
+  const { local, remote } = trees(c, t);
+  const r = await c.service.invoke('sync.preview', {
+    siteId: c.siteId,
+    previewId: 'h1',
+    direction: 'upload',
+    localPath: local,
+    remotePath: remote,
+    compare: 'checksum',
+    delete: false,
+    rules: [],
+  });
+  assert.ok(!r.ok && r.error.code === 'USAGE', JSON.stringify(r));
+  assert.match(
+    r.error.message,
+    /^Compare by checksum: the server cannot hash its files itself \(.+\); compare by size/,
+  );
+  assert.doesNotMatch(r.error.message, /--checksum/, "the dialog's words, not the CLI's flags");
 });

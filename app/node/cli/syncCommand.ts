@@ -63,6 +63,9 @@ export function parseModifyWindow(v: string): number {
   return Math.round(Number(m[1]) * (m[2] === 's' ? 1000 : 1));
 }
 
+/** Remote folders listed at once (sync/listing.ts walkTree's concurrency). */
+const REMOTE_FOLDERS_AT_ONCE = 64;
+
 /** The server side of a sync and the two folders. */
 interface SyncJob {
   direction: 'get' | 'put';
@@ -135,7 +138,8 @@ async function listBoth(
   const limits = { filter: compileFilters(rules), signal };
   const remoteRoot = await expandRemoteHome(engine, job.remoteRoot);
   const [remote, local] = await Promise.all([
-    listRemoteTree(listerOf(engine), remoteRoot, limits),
+    // Each folder costs OPENDIR, READDIRs and CLOSE: many at once hide the round trips (the pool pipelines them).
+    listRemoteTree(listerOf(engine), remoteRoot, { ...limits, concurrency: REMOTE_FOLDERS_AT_ONCE }),
     listLocalTree(job.localRoot, limits),
   ]);
   const [src, dest] = job.direction === 'put' ? [local, remote] : [remote, local];
@@ -231,6 +235,7 @@ async function runSync(src: string, dest: string, given: SyncOptions, rules: Fil
       return writeFatal(toFatal(new SluiceError('USAGE', plan.refused)), given.json === true);
     }
     if (given.dryRun) return listingProblems(plan, s, d, given);
+    if (given.json) process.stdout.write(`${planJsonLines(plan, false).join('\n')}\n`);
     const { runSyncPlan } = await import('./syncRun');
     const localRoot = path.resolve(job.localRoot);
     const put = job.direction === 'put';

@@ -9,12 +9,12 @@ import fs from 'node:fs';
 import { exitCodeFor, isErrorCode, isInterruption, SluiceError } from '../errors';
 import type { Engine } from '../engine/engine';
 import { StoreJournal } from '../engine/journal';
-import { currentOwner, keepLease } from '../stores/lease';
+import { currentOwner, DEFAULT_HEARTBEAT_MS } from '../stores/lease';
 import type { Claim } from '../stores/jobClaim';
 import { QueueStore } from '../stores/queueStore';
 import type { JobTarget } from '../stores/queueRows';
 import type { TransferReport } from '../transfer/types';
-import { enqueueSyncPlan, findSyncBatch, type SyncBatch } from '../sync/enqueue';
+import { enqueueSyncPlan, findSyncBatch, syncBatchRunning, type SyncBatch } from '../sync/enqueue';
 import type { SyncPlan } from '../sync/plan';
 import { prepareSync, runSyncSteps, splitSyncJobs, syncTransferRequest, type StepsOutcome } from '../sync/runBatch';
 import { makeOutput, type Output } from './output';
@@ -51,15 +51,29 @@ interface RunResult {
 
 /** The batch's jobs, each now `running` under this process's lease. @throws INVALID_STATE when another runs it */
 function claimAll(store: QueueStore, batch: SyncBatch): Claim[] {
-  const { claims, refused } = store.claimJobs(
-    batch.jobs.map((j) => j.id),
-    currentOwner(),
-  );
-  if (refused.length) {
+  const claims = store.claimBatch(batch.batchId, currentOwner());
+  if (claims.length < batch.jobs.length) {
     for (const c of claims) store.releaseJob(c.lease, 'queued');
     throw new SluiceError('INVALID_STATE', 'another Sluice process is running this sync now');
   }
   return claims;
+}
+
+/**
+ * Keeps the batch's leases alive: every lease renewed in one transaction per heartbeat (a timer per lease, as
+ * stores/lease.ts keepLease does for a few jobs, cost a write per job every 5 s).
+ */
+function keepLeases(store: QueueStore, claims: readonly Claim[]): NodeJS.Timeout {
+  const beat = (): void => {
+    try {
+      store.q.write(() => {
+        for (const c of claims) store.leases.heartbeat(c.lease);
+      });
+    } catch {
+      /* the next beat tries again; a lease that went stale is taken over, as for any runner */
+    }
+  };
+  return setInterval(beat, DEFAULT_HEARTBEAT_MS).unref();
 }
 
 /** Partial copies of jobs an earlier run left and the new plan no longer needs: removed on DEST, best effort. */
@@ -104,12 +118,15 @@ async function runCopies(
     out.done();
   }
   const failed = new Map(report.failed.map((f) => [f.path, f] as const));
-  for (const c of copies) {
-    const f = failed.get(c.job.source);
-    if (!f) store.releaseJob(c.lease, 'done');
-    else if (isInterruption(f.code)) store.releaseJob(c.lease, 'paused');
-    else store.releaseJob(c.lease, 'failed', { code: f.code, message: f.message });
-  }
+  // One transaction for the whole batch: 20,000 jobs one by one took seconds.
+  store.q.write(() => {
+    for (const c of copies) {
+      const f = failed.get(c.job.source);
+      if (!f) store.releaseJob(c.lease, 'done');
+      else if (isInterruption(f.code)) store.releaseJob(c.lease, 'paused');
+      else store.releaseJob(c.lease, 'failed', { code: f.code, message: f.message });
+    }
+  });
   return report;
 }
 
@@ -151,6 +168,10 @@ export async function runSyncPlan(input: SyncRunInput): Promise<number> {
     destRoot: input.destRoot,
     plan: input.plan,
   };
+  if (syncBatchRunning(store, key)) {
+    store.close();
+    throw new SluiceError('INVALID_STATE', 'another Sluice process is running this sync now');
+  }
   const batch = enqueueSyncPlan(store, {
     ...key,
     takeOver: findSyncBatch(store, key),
@@ -158,7 +179,7 @@ export async function runSyncPlan(input: SyncRunInput): Promise<number> {
     ...(input.backupDir !== undefined ? { backupDir: input.backupDir } : {}),
   });
   const claims = claimAll(store, batch);
-  const keepers = claims.map((c) => keepLease(store.leases, c.lease, { onLost: () => undefined }));
+  const keeper = keepLeases(store, claims);
   const out = makeOutput(input, put ? 'up  ' : 'down');
   input.onOutput?.(out);
   const result: RunResult = { steps: { state: 'not-run' } };
@@ -191,17 +212,24 @@ export async function runSyncPlan(input: SyncRunInput): Promise<number> {
     return failedCode === undefined ? 0 : isErrorCode(failedCode) ? exitCodeFor(failedCode) : 1;
   } finally {
     out.done();
-    for (const k of keepers) k.stop();
+    clearInterval(keeper);
     // Whatever is still running here was interrupted: kept, paused, for the next run of the command.
-    for (const c of claims) {
-      if (store.jobs.get(c.job.id)?.state === 'running') {
+    const running = new Set(
+      store.jobs
+        .batch(batch.batchId)
+        .filter((j) => j.state === 'running')
+        .map((j) => j.id),
+    );
+    store.q.write(() => {
+      for (const c of claims) {
+        if (!running.has(c.job.id)) continue;
         try {
           store.releaseJob(c.lease, 'paused');
         } catch {
           /* taken over meanwhile */
         }
       }
-    }
+    });
     store.close();
   }
 }

@@ -19,8 +19,7 @@ import type { FileEndRecord } from '../stores/jobFiles';
 import { currentOwner, type Lease, type LeaseOwner } from '../stores/lease';
 import type { QueuedJob } from '../stores/queueRows';
 import type { QueueStore } from '../stores/queueStore';
-import { enqueueSyncPlan, type SyncBatchInput } from '../sync/enqueue';
-import { isSyncSteps, syncRunOf } from './syncBatchRun';
+import { enqueueSyncPlan, syncOptionsOf, type SyncBatchInput } from '../sync/enqueue';
 import { BatchRun } from './queueRun';
 
 /** Options of a {@link JobBook}; the intervals are injectable for tests. */
@@ -119,6 +118,11 @@ export class JobBook {
     }
   }
 
+  /** The queue database (a sync batch's run reads its jobs' options: sync/runBatch.ts). */
+  queueStore(): QueueStore {
+    return this.store;
+  }
+
   /** True while another runner holds the job (the app must not start it). */
   isForeign(jobId: string): boolean {
     return this.foreign.has(jobId);
@@ -159,7 +163,7 @@ export class JobBook {
       // A sync batch's steps job moves no file; its source (SRC's root) would own every copy's files.
       return StoreJournal.ofClaims(
         this.store,
-        claims.filter((c) => !isSyncSteps(c)),
+        claims.filter((c) => syncOptionsOf(c.job)?.role !== 'steps'),
       );
     } catch (e) {
       this.o.onError('opening the transfer journal', e);
@@ -168,13 +172,13 @@ export class JobBook {
   }
 
   /**
-   * The run of one batch's claimed jobs (those of `jobs` the claims hold, in queue order) with their journal, and a
-   * sync batch's own part (service/syncBatchRun.ts) when their jobs carry `options.sync`.
+   * The run of one batch's claimed jobs (those of `jobs` the claims hold, in queue order) with their journal and the
+   * queue database (a sync batch's jobs are run by sync/runBatch.ts).
    */
   runOf(claims: readonly Claim[], jobs: readonly Job[]): BatchRun {
     const taken = new Set(claims.map((c) => c.job.id));
     const mine = jobs.filter((j) => taken.has(j.id));
-    return new BatchRun(mine[0].batchId, mine[0].siteId, mine, this.journalOf(claims), syncRunOf(this.store, claims));
+    return new BatchRun(mine[0].batchId, mine[0].siteId, mine, this.journalOf(claims), this.store);
   }
 
   /**

@@ -430,7 +430,6 @@ export class JobQueue {
     );
     this.book.endRun(run.journal, run.journalOutcome(end));
     this.settleRest(run, end);
-    await run.sync?.finish(engine, run, (jobId, outcome) => this.settle(run, jobId, outcome));
   }
 
   /** Settles the run's jobs that are still open once its transfer ended. */

@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isSluiceError } from '../errors';
 import { QueueStore } from '../stores/queueStore';
-import { enqueueSyncPlan, findSyncBatch, syncOptionsOf, type SyncStepsOptions } from './enqueue';
+import { currentOwner } from '../stores/lease';
+import { enqueueSyncPlan, findSyncBatch, syncBatchRunning, syncOptionsOf, type SyncStepsOptions } from './enqueue';
 import type { ListedEntry, Listing } from './listing';
 import { planSync } from './plan';
 
@@ -140,4 +141,17 @@ test('taking over an unfinished batch keeps the copies the new plan still has, w
     ],
   );
   assert.equal((syncOptionsOf(jobs[2]) as SyncStepsOptions).deletions.length, 0);
+});
+
+test('a batch a live runner holds is running: not taken over, and a second run is told', (t) => {
+  const store = memStore(t);
+  const key = { target, direction: 'upload' as const, srcRoot: '/l/src', destRoot: '/r/dst' };
+  const b = enqueueSyncPlan(store, { ...key, plan: planSync(src, dest) });
+  assert.equal(syncBatchRunning(store, key), false);
+  const { claims } = store.claimJobs([b.jobs[0].id], currentOwner());
+  assert.equal(syncBatchRunning(store, key), true);
+  assert.equal(findSyncBatch(store, key), undefined);
+  store.releaseJob(claims[0].lease, 'paused');
+  assert.equal(syncBatchRunning(store, key), false);
+  assert.equal(findSyncBatch(store, key), b.batchId);
 });

@@ -19,6 +19,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Direction } from '../../common/model/job';
 import { SluiceError } from '../errors';
+import { currentOwner } from '../stores/lease';
 import type { QueueStore } from '../stores/queueStore';
 import { formatTarget, type JobOptions, type JobTarget, type NewJob, type QueuedJob } from '../stores/queueRows';
 import type { SyncPlan } from './plan';
@@ -139,10 +140,33 @@ export function findSyncBatch(
   for (const { b } of rows) {
     const jobs = store.jobs.batch(b);
     if (jobs.every((j) => j.state === 'done')) continue;
-    if (jobs.some((j) => j.state === 'running' && store.leases.holder(j.id))) continue;
+    if (jobs.some((j) => j.state === 'running' && liveLease(store, j.id))) continue;
     return b;
   }
   return undefined;
+}
+
+/**
+ * Whether a live runner is running a batch of this sync now (a job of it `running` under a lease that is not stale):
+ * a second run of the same sync must not start beside it.
+ */
+export function syncBatchRunning(
+  store: QueueStore,
+  key: Pick<SyncBatchInput, 'target' | 'direction' | 'srcRoot' | 'destRoot'>,
+): boolean {
+  const rows = store.q
+    .stmt(
+      `SELECT DISTINCT batch_id AS b FROM jobs WHERE source = ? AND dest = ? AND direction = ? AND target = ?
+      AND json_extract(options, '$.sync.role') = 'steps'`,
+    )
+    .all(key.srcRoot, key.destRoot, key.direction, formatTarget(key.target)) as Array<{ b: string }>;
+  return rows.some(({ b }) => store.jobs.batch(b).some((j) => j.state === 'running' && liveLease(store, j.id)));
+}
+
+/** A lease on the job whose runner is alive (a killed runner's lease is stale: lease.ts isStale). */
+function liveLease(store: QueueStore, jobId: string): boolean {
+  const h = store.leases.holder(jobId);
+  return h !== undefined && !store.leases.isStale(h, currentOwner());
 }
 
 /** The copy jobs and the steps of a plan, before any is stored. */

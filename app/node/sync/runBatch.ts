@@ -12,11 +12,12 @@
  *    job waits for the next run ({@link StepsOutcome} `waiting`).
  */
 import fs from 'node:fs';
+import { plural } from '../../common/plural';
 import path from 'node:path';
 import { SluiceError, fromLocalError } from '../errors';
 import type { QueueStore } from '../stores/queueStore';
 import type { QueuedJob } from '../stores/queueRows';
-import type { TransferRequest } from '../transfer/types';
+import type { EventSink, TransferJournal, TransferReport, TransferRequest } from '../transfer/types';
 import type { RemoteStat } from '../ssh/workerProtocol';
 import { sidePath, syncOptionsOf, type SyncCopyOptions, type SyncStepsOptions } from './enqueue';
 
@@ -30,6 +31,7 @@ export interface SyncEngine {
   rename(from: string, to: string): Promise<void>;
   remove(path: string, recursive?: boolean): Promise<void>;
   stat(path: string): Promise<RemoteStat | null>;
+  transfer(req: TransferRequest, o?: { signal?: AbortSignal; onEvent?: EventSink }): Promise<TransferReport>;
 }
 
 /** What a sync run does on DEST's side, remote (over the engine) or local (node:fs). */
@@ -272,4 +274,64 @@ export async function runSyncSteps(
     );
   }
   return failures.length ? { state: 'failed', deleted, moved, failures } : { state: 'done', deleted, moved };
+}
+
+/** How a runner's run of a sync batch ended: the copies' report, or a failure of the jobs still open. */
+export type SyncRunEnd = { report: TransferReport } | { failure: { code: string; message: string } };
+
+/**
+ * A queue runner's run of claimed jobs of one sync batch (the app's queue: service/queueRun.ts): the folders, the
+ * copies as one transfer with the run's journal, then, when the steps job is among them, its deletions. The runner
+ * settles each copy job from the transfer's file events as they come (the copies must be `done` in the queue when
+ * the transfer returns, for the deletions to run); a steps job whose deletions could not run (a copy not done) or
+ * failed ends the run as a failure, which the runner gives to the jobs still open: the steps job.
+ * @param jobIds the run's jobs (claimed, `running`), all of one sync batch
+ * @param o.id the transfer's id in events (the batch id)
+ */
+export async function runSyncJobs(
+  engine: SyncEngine,
+  store: QueueStore,
+  jobIds: readonly string[],
+  o: { id: string; signal?: AbortSignal; onEvent?: EventSink; journal?: TransferJournal },
+): Promise<SyncRunEnd> {
+  const jobs = jobIds.map((id) => store.jobs.get(id)).filter((j): j is QueuedJob => j !== undefined);
+  const { copies, steps } = splitSyncJobs(jobs.map((job) => ({ job })));
+  const batchSteps = steps?.job ?? store.jobs.batch(jobs[0].batchId).find((j) => syncOptionsOf(j)?.role === 'steps');
+  try {
+    if (batchSteps)
+      await prepareSync(
+        engine,
+        store,
+        batchSteps,
+        copies.map((c) => c.job),
+        o.signal,
+      );
+    const report: TransferReport = copies.length
+      ? await engine.transfer(
+          {
+            ...syncTransferRequest(
+              o.id,
+              copies.map((c) => c.job),
+            ),
+            ...(o.journal ? { journal: o.journal } : {}),
+          },
+          { signal: o.signal, onEvent: o.onEvent },
+        )
+      : { files: 0, skipped: 0, bytes: 0, failed: [], elapsedMs: 0, movedBytes: 0 };
+    if (!steps) return { report };
+    const end = await runSyncSteps(engine, store, steps.job, { signal: o.signal });
+    if (end.state === 'done') return { report };
+    if (end.state === 'waiting')
+      return {
+        failure: {
+          code: 'INVALID_STATE',
+          message: `nothing deleted: ${plural(end.copiesLeft, 'copy', 'copies')} not done`,
+        },
+      };
+    const first = end.failures[0];
+    return { failure: { code: first.code, message: `cannot delete ${first.path}: ${first.message}` } };
+  } catch (e) {
+    const err = SluiceError.from(e);
+    return { failure: { code: err.code, message: err.message } };
+  }
 }

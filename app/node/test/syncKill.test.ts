@@ -3,13 +3,15 @@
  * MiB) is synced onto a DEST holding stale files, both directions against a private sshd; each run is SIGKILLed at a
  * seeded point (after a seeded number of files or bytes) and the same command is run again, until one finishes. Then
  * the trees are identical (hashes), no file that had arrived by a kill was written again (same inode and ctime), no
- * temporary file is left, and at no kill had a stale path been deleted while some copy was still missing (deletions
- * only after every copy is committed). SLUICE_TEST_SEED=N replays a run.
+ * temporary file is left, no batch is left in the queue (each run took the killed one's over), and at no kill had
+ * a stale path been deleted while some copy was still missing (deletions only after every copy is committed).
+ * SLUICE_TEST_SEED=N replays a run.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { QueueStore } from '../stores/queueStore';
 import { seededRandom } from '../stores/testing/queueChild';
 import {
   describeRun,
@@ -127,6 +129,13 @@ for (const direction of ['put', 'get'] as const) {
         for (const [rel, id] of arrived)
           assert.equal(identity(path.join(destDir, rel)), id, `${rel} arrived before a kill and was not written again`);
         assert.deepEqual(tempFilesUnder(destDir), [], 'no temporary file left');
+        const store = QueueStore.open({ home });
+        try {
+          // Each run took over the batch the killed one left: none is left behind once the sync finished.
+          assert.equal(store.jobs.count(), 0, 'no batch left in the queue');
+        } finally {
+          store.close();
+        }
         const again = await runCli([...args, ...operands], { knownHosts, env });
         assert.equal(again.code, 0, describeRun(again));
         assert.equal(again.events.filter((e) => e.type === 'file').length, 0, 'a run after that copies nothing');

@@ -30,19 +30,12 @@ import { QueueStore } from './stores/queueStore';
 import { SitesStore, type SecretStore } from './stores/sites';
 import type { Handlers, ServiceHub } from './service/hub';
 import { JobBook, type JobBookOptions } from './service/jobBook';
-import {
-  ListedFolders,
-  expandHome,
-  listLocalAt,
-  localHome,
-  makeLocalFolder,
-  removeLocal,
-  withLocalHome,
-} from './service/localFs';
+import { ListedFolders, expandHome, listLocalAt, localHome, makeLocalFolder, removeLocal } from './service/localFs';
 import { resolveLinks } from './service/remoteListing';
 import { HostKeyDesk } from './service/hostKeyDesk';
 import { CipherMeasurements } from './service/cipherMeasurements';
 import { JobQueue } from './service/queue';
+import { queueHandlers } from './service/queueHandlers';
 import { redact, toErrorResult } from './service/results';
 import { SiteSessions } from './service/sessions';
 import type { SessionHooks } from './service/siteSession';
@@ -53,6 +46,7 @@ import { editHandlers, startEditDesk } from './service/editPorts';
 import { copyQueue, fileOpHandlers } from './service/fileOpHandlers';
 import { clearDragCache } from './service/dragOut';
 import { propsHandlers } from './service/remoteProps';
+import { syncHandlers, syncRoots } from './service/syncPreview';
 import type { EditDesk } from './edit/editDesk';
 
 export type { Engine, EngineFactory, EngineOptions } from './engine/engine';
@@ -314,7 +308,7 @@ export class SluiceService {
       }),
       ...this.sessionHandlers(),
       ...this.fileHandlers(),
-      ...this.queueHandlers(),
+      ...queueHandlers(this.queue, () => this.jobs()),
       ...this.settingsHandlers(),
       ...editHandlers(this.edits),
       ...propsHandlers(this.sessions),
@@ -323,6 +317,9 @@ export class SluiceService {
         this.listedLocal,
         this.desktop,
         copyQueue(this.home, this.queue, this.hub, this),
+      ),
+      ...syncHandlers(this.sessions, (k, leaveOut) =>
+        this.queue.enqueueSync({ target: { siteId: k.siteId }, ...syncRoots(k), plan: k.plan, leaveOut }),
       ),
     };
   }
@@ -383,26 +380,6 @@ export class SluiceService {
       'local.remove': async ({ path: p, recursive }) =>
         removeLocal(this.listedLocal.entry(p, 'remove'), recursive ?? false),
       'local.home': async () => localHome(),
-    } satisfies Partial<Handlers>;
-  }
-
-  /** The queue and its conflict answers. */
-  private queueHandlers() {
-    return {
-      'queue.enqueue': async (req) => ({ jobIds: this.queue.enqueue(withLocalHome(req)) }),
-      'queue.snapshot': async () => ({ jobs: this.jobs() }),
-      'queue.pause': async (ref) => this.queue.perform({ type: 'pause', ...ref }),
-      'queue.resume': async (ref) => this.queue.perform({ type: 'resume', ...ref }),
-      'queue.cancel': async (ref) => this.queue.perform({ type: 'cancel', ...ref }),
-      'queue.retry': async (ref) => this.queue.perform({ type: 'retry', ...ref }),
-      'queue.pauseAll': async (scope) => this.queue.perform({ type: 'pauseAll', ...scope }),
-      'queue.resumeAll': async (scope) => this.queue.perform({ type: 'resumeAll', ...scope }),
-      'queue.retryFailed': async (scope) => this.queue.perform({ type: 'retryFailed', ...scope }),
-      'queue.move': async ({ batchId, to }) => this.queue.perform({ type: 'move', batchId, to }),
-      'queue.files': async ({ batchId, limit }) => this.queue.files(batchId, limit ?? 500),
-      'queue.clearFinished': async () => this.queue.perform({ type: 'clearFinished' }),
-      'conflict.answer': async ({ promptId, choice, forAll }) =>
-        this.queue.answerConflict(promptId, choice, forAll ?? false),
     } satisfies Partial<Handlers>;
   }
 

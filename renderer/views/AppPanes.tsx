@@ -5,7 +5,7 @@
  * folder finishes. What acts on "the remote side" acts on the shown tab's site and folder.
  */
 import { useCallback, useMemo, useState } from 'react';
-import type { FsEntry, SessionStatus } from '../../app/common/ipc/contract';
+import type { FsEntry, Listing, SessionStatus } from '../../app/common/ipc/contract';
 import type { SiteView } from '../../app/common/model/site';
 import type { QueueState } from '../../app/common/queue/reducer';
 import { plural, sessionStateText } from '../format/format';
@@ -17,6 +17,8 @@ import { PropertiesDialog } from './PropertiesDialog';
 import { RemoteTabs } from './RemoteTabs';
 import type { TabActions } from './useRemoteTabs';
 import { localFileOps, remoteDragOut, remoteFileOps } from './paneFileOpsOf';
+import { useCompareSync } from './useCompareSync';
+import type { PaneCompare } from './useFolderCompare';
 
 /**
  * A pane reloads when a job into its folder finishes: its token counts such jobs. One pass over the queue counts them
@@ -114,10 +116,13 @@ interface RemotePaneProps {
   queueing: ReturnType<typeof usePaneQueueing>;
   onError: (message: string) => void;
   onInfo: (message: string) => void;
+  /** Compare's marks and the listing it hears: only the shown tab's pane takes part. */
+  compare?: { pane: PaneCompare | undefined; onListing: (listing: Listing | null) => void };
 }
 
 /** One tab's remote pane: its site's listing, file commands, transfers and Properties, in its own folder. */
-function RemotePane({ tab, status, localPath, finished, setPath, queueing, onError, onInfo }: RemotePaneProps) {
+function RemotePane(props: RemotePaneProps) {
+  const { tab, status, localPath, finished, setPath, queueing, onError, onInfo } = props;
   const bridge = useBridge();
   const siteId = tab?.siteId ?? '';
   const remotePath = tab?.path ?? null;
@@ -159,6 +164,8 @@ function RemotePane({ tab, status, localPath, finished, setPath, queueing, onErr
         onError={onError}
         onInfo={onInfo}
         properties={properties.open}
+        compare={props.compare?.pane}
+        onListing={props.compare?.onListing}
       />
       {properties.dialog}
     </>
@@ -173,6 +180,7 @@ export function AppPanes(p: AppPanesProps) {
   const { activeSiteId, status, localPath, remotePath } = p;
   const connected = status?.state === 'connected';
   const keyLabels = paneKeyLabels(isMacPlatform());
+  const cs = useCompareSync({ connected, siteId: activeSiteId ?? '', localPath, remotePath, onInfo: p.onInfo });
   // Only until the first local listing, which carries the engine's separator (FilePane prefers it).
   const sep: '/' | '\\' = localPath?.includes('\\') ? '\\' : '/';
   const finished = useMemo(() => finishedJobs(queue), [queue]);
@@ -192,11 +200,17 @@ export function AppPanes(p: AppPanesProps) {
       queueing={queueing}
       onError={p.onError}
       onInfo={p.onInfo}
+      compare={
+        (tab?.id ?? null) === p.tabs.activeId
+          ? { pane: cs.compare.remotePane, onListing: cs.compare.onRemoteListing }
+          : undefined
+      }
     />
   );
 
   return (
-    <div className="panes">
+    <div className="panes with-compare-bar">
+      {cs.bar}
       <FilePane
         side="local"
         title="Local"
@@ -214,8 +228,11 @@ export function AppPanes(p: AppPanesProps) {
         fileOps={localFileOps(bridge)}
         onError={p.onError}
         onInfo={p.onInfo}
+        compare={cs.compare.localPane}
+        onListing={cs.compare.onLocalListing}
       />
       <RemoteTabs tabs={p.tabs} actions={p.tabActions} siteById={p.siteById} pane={remote} empty={remote(null)} />
+      {cs.dialog}
     </div>
   );
 }

@@ -10,7 +10,6 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { FsEntry, Listing } from '../../app/common/ipc/contract';
-import type { Result } from '../../app/common/ipc/result';
 import { emptySelection, select, sortEntries, type Selection, type SortState } from '../format/entries';
 import { isMacPlatform, paneCommand, paneKeyLabels } from '../format/paneKeys';
 import { copyText } from './clipboard';
@@ -21,52 +20,22 @@ import { PaneGrid } from './PaneGrid';
 import { PaneHeader } from './PaneHeader';
 import { isEditable, paneMenuItems, type PaneTransfer } from './paneMenu';
 import { runPaneCommand } from './paneCommands';
-import { usePaneDragDrop, type PaneDrag } from './usePaneDragDrop';
+import { usePaneDragDrop } from './usePaneDragDrop';
 import { usePaneEdits } from './usePaneEdits';
 import { usePaneListing } from './usePaneListing';
 import { usePaneNavigation } from './usePaneNavigation';
 import { usePaneFilter } from './usePaneFilter';
-import { usePaneFileOps, type PaneFileOps } from './usePaneFileOps';
+import { usePaneFileOps } from './usePaneFileOps';
 import { useDragOut } from './useDragOut';
 import { keepVisible } from '../format/paneFilter';
 import { joinLocal, parentLocal } from '../../app/common/localPaths';
+import { isDifference } from '../../app/common/folderCompare';
+import type { PaneCompare } from './useFolderCompare';
+import type { FilePaneProps } from './filePaneProps';
 
 export { PANE_DRAG_TYPE, type PaneDrag } from './usePaneDragDrop';
 
-export interface FilePaneProps {
-  side: 'local' | 'remote';
-  title: string;
-  /** Current folder, or null when the pane has nothing to show (remote not connected). */
-  path: string | null;
-  placeholder: string;
-  sep: '/' | '\\';
-  /** Changes whenever the pane should reload (e.g. a transfer into this folder finished). */
-  reloadToken: string;
-  list: (path: string) => Promise<Result<Listing>>;
-  mkdir: (path: string) => Promise<Result<void>>;
-  rename: (from: string, to: string) => Promise<Result<void>>;
-  remove: (path: string, recursive: boolean) => Promise<Result<void>>;
-  /** Sets the pane's current folder: called with the resolved path once a folder was listed (never for a failure). */
-  onNavigate: (path: string) => void;
-  /** Items dragged from the other pane were dropped here, into `targetDir`. */
-  onPaneDrop: (drag: PaneDrag, targetDir: string) => void;
-  /** Files from the OS dropped here (only when `acceptOsFiles`). */
-  onOsDrop?: (files: File[], targetDir: string) => void;
-  acceptOsFiles?: boolean;
-  /** Upload (local pane) or Download (remote pane) of the selection: button, menu item and key. */
-  transfer?: PaneTransfer;
-  /** Edits a remote file in a local editor (the remote pane's Edit entry and F4); absent: no Edit. */
-  edit?: (path: string) => void;
-  onError: (message: string) => void;
-  /** A line for the log (e.g. the path copied). */
-  onInfo?: (message: string) => void;
-  /** The Properties dialog of an entry (its path here, and its row), from the menu or Alt+Enter; absent: none. */
-  properties?: (path: string, entry: FsEntry) => void;
-  /** Move, cut and paste, duplicate, new file, new symlink, open with (#26 item 6); absent: none of them. */
-  fileOps?: PaneFileOps;
-  /** The pane's rows dragged out of the window (remote: fetched, then given to the OS drag); absent: nothing. */
-  dragOut?: (paths: string[]) => void;
-}
+export type { FilePaneProps } from './filePaneProps';
 
 /** Where the open context menu is, viewport px. */
 interface MenuAt {
@@ -249,7 +218,10 @@ function useFilePane(props: FilePaneProps) {
   const cwd = listing?.path ?? path ?? '';
   const focusGrid = useCallback(() => gridRef.current?.focus(), []);
   const filter = usePaneFilter(cwd, focusGrid);
-  const entries = usePaneEntries(listing, cwd, sort, showHidden, filter.matches);
+  const matches = useCompareFilter(filter.matches, props.compare);
+  const { onListing } = props;
+  useEffect(() => onListing?.(path === null ? null : listing), [onListing, path, listing]);
+  const entries = usePaneEntries(listing, cwd, sort, showHidden, matches);
   const { sel, setSel, order, indexOf, selectedEntries, focusIndex } = entries;
   const goUp = useGoUp({ path, cwd, sep, listing, order, indexOf, navigate, setSel });
   const opening = usePaneOpen({
@@ -297,6 +269,16 @@ function useFilePane(props: FilePaneProps) {
 }
 
 type PaneState = ReturnType<typeof useFilePane>;
+
+/** The pane filter's test, narrowed to Compare's differences when "differences only" is on. */
+function useCompareFilter(matches: (name: string) => boolean, compare: PaneCompare | undefined) {
+  const differencesOnly = compare?.differencesOnly === true;
+  const marks = compare?.marks;
+  return useMemo(() => {
+    if (!differencesOnly || !marks) return matches;
+    return (name: string) => matches(name) && isDifference(marks.get(name));
+  }, [matches, differencesOnly, marks]);
+}
 
 /** What the pane's keys, rows, header buttons and menu run. */
 function paneActions(props: FilePaneProps, s: PaneState, mac: boolean) {
@@ -388,6 +370,7 @@ export function FilePane(props: FilePaneProps) {
         listed={!!listing}
         label={`${title} files`}
         ownership={side === 'remote'}
+        marks={props.compare?.marks}
         entries={entries}
         sel={sel}
         sort={s.sort}

@@ -11,6 +11,8 @@ import { ownerText, type Selection } from '../format/entries';
 import { modeString } from '../../app/common/fileMode';
 import { Icon } from './Icon';
 import { displayText } from '../../app/common/displayText';
+import type { CompareStatus } from '../../app/common/folderCompare';
+import { CompareGlyph } from './CompareBar';
 
 /** Height of a file row, px (the CSS's `table.files tbody tr`). */
 export const FILE_ROW_HEIGHT = 26;
@@ -38,6 +40,8 @@ export interface FileRowsProps {
   handlers: RowHandlers;
   /** The Permissions and Owner columns (the remote pane). */
   ownership?: boolean;
+  /** Compare's mark of each entry by name (#27), while Compare is on. */
+  marks?: ReadonlyMap<string, CompareStatus>;
 }
 
 /** The tooltip of a link's name: where it points, and whether that is missing. */
@@ -56,6 +60,7 @@ function FileRow({
   focused,
   h,
   ownership,
+  mark,
 }: {
   entry: FsEntry;
   index: number;
@@ -63,6 +68,7 @@ function FileRow({
   focused: boolean;
   h: RowHandlers;
   ownership: boolean;
+  mark?: CompareStatus;
 }) {
   const isDir = entry.type === 'dir';
   const broken = entry.link?.broken === true;
@@ -74,6 +80,7 @@ function FileRow({
       data-index={index}
       data-type={entry.type}
       data-link={entry.link ? (broken ? 'broken' : 'ok') : undefined}
+      data-compare={mark}
       className={focused ? 'focused' : undefined}
       data-cut={h.isCut?.(entry.name) ? 'true' : undefined}
       draggable
@@ -85,6 +92,7 @@ function FileRow({
       onContextMenu={(e) => h.onContextMenu(entry, e)}
     >
       <td role="gridcell" title={linkTitle(entry)}>
+        {mark && <CompareGlyph status={mark} />}
         <Icon name={isDir ? 'folder' : entry.type === 'symlink' ? 'link' : 'file'} />
         {displayText(entry.name, Infinity)}
         {entry.link && !broken && <Icon name="link" className="link-mark" />}
@@ -129,7 +137,8 @@ function Spacer({ height, columns }: { height: number; columns: number }) {
 }
 
 /** The grid's body: spacer, the rows in view, spacer. */
-export function FileRows({ entries, sel, scrollRef, focusIndex, handlers, ownership = false }: FileRowsProps) {
+export function FileRows(props: FileRowsProps) {
+  const { entries, sel, scrollRef, focusIndex, handlers, ownership = false, marks } = props;
   const virtualizer = useVirtualizer({
     count: entries.length,
     getScrollElement: () => scrollRef.current,
@@ -160,6 +169,7 @@ export function FileRows({ entries, sel, scrollRef, focusIndex, handlers, owners
             focused={sel.focus === entry.name}
             h={handlers}
             ownership={ownership}
+            mark={marks?.get(entry.name)}
           />
         );
       })}

@@ -6,6 +6,7 @@
  */
 import type { RefObject } from 'react';
 import type { FsEntry } from '../../app/common/ipc/contract';
+import type { CompareStatus } from '../../app/common/folderCompare';
 import { toggleSort, type Selection, type SortKey, type SortState } from '../format/entries';
 import { FileRows, type RowHandlers } from './FileRows';
 
@@ -29,6 +30,8 @@ export interface PaneGridProps {
   onBackgroundMenu: (x: number, y: number) => void;
   /** The Permissions and Owner columns (the remote pane). */
   ownership?: boolean;
+  /** Compare's marks by name (#27). */
+  marks?: ReadonlyMap<string, CompareStatus>;
 }
 
 interface SortHeaderProps {
@@ -95,6 +98,7 @@ export function PaneGrid(p: PaneGridProps) {
             focusIndex={p.focusIndex}
             handlers={p.handlers}
             ownership={p.ownership}
+            marks={p.marks}
           />
         </table>
       )}

@@ -109,7 +109,10 @@ export function PaneHeader(p: PaneHeaderProps) {
   const none = cwd === null;
   // Windows' top level lists drives and shares: nothing to create, rename or delete there.
   const top = isDrivesPath(cwd);
-  const count = p.count !== null ? paneCountText(p.count, p.total, selected.length, p.filter.text.trim() !== '') : '';
+  const count =
+    p.count !== null
+      ? paneCountText(p.count, p.total, selected.length, p.filter.text.trim() !== '' || p.count !== p.total)
+      : '';
   return (
     <header>
       <PaneTitle title={title} cwd={cwd} sep={p.sep} nav={p.nav} keys={p.keys} onNavigate={p.onNavigate} />

@@ -26,6 +26,7 @@ import {
 import { siteInputSchema } from './siteInput';
 import { remoteChmodSchema, remoteStatSchema, type ChmodReport, type RemoteProps } from './remoteProps';
 import { fileOpSchemas, type FileOpResponses } from './fileOps';
+import { syncCancelSchema, syncPreviewSchema, syncRunSchema, type SyncPreview, type SyncRunResult } from './syncIpc';
 import type { QueueFile } from '../queue/files';
 import type { QueueEvent } from '../queue/reducer';
 import type { LogLine, ProgressSample, SessionStatus } from './status';
@@ -49,6 +50,7 @@ export type {
 export { CONFLICT_CHOICES } from './payloads';
 export { siteInputSchema } from './siteInput';
 export { CHMOD_SCOPES, type ChmodReport, type ChmodScope, type RemoteProps } from './remoteProps';
+export type { SyncPreview, SyncPreviewItem, SyncRunResult } from './syncIpc';
 export type {
   ConflictChoice,
   ConflictPrompt,
@@ -169,6 +171,10 @@ export const invokeSchemas = {
   /** The Properties dialog (#26 item 2): app/common/ipc/remoteProps.ts. */
   'remote.stat': remoteStatSchema,
   'remote.chmod': remoteChmodSchema,
+  /** Synchronize… (#27): app/common/ipc/syncIpc.ts. */
+  'sync.preview': syncPreviewSchema,
+  'sync.cancel': syncCancelSchema,
+  'sync.run': syncRunSchema,
 
   'local.list': localPath,
   'local.mkdir': localPath,
@@ -310,6 +316,9 @@ export interface InvokeResponses extends FileOpResponses {
   'remote.remove': void;
   'remote.stat': RemoteProps;
   'remote.chmod': ChmodReport;
+  'sync.preview': SyncPreview;
+  'sync.cancel': boolean;
+  'sync.run': SyncRunResult;
   'local.list': Listing;
   'local.mkdir': void;
   'local.rename': void;

@@ -9,6 +9,7 @@
  * interrupted job resumes where it stopped.
  */
 import type { Job } from '../../common/model/job';
+import type { SyncRunResult } from '../../common/ipc/syncIpc';
 import type { QueueFile } from '../../common/queue/files';
 import type { MoveTarget } from '../../common/queue/reducer';
 import { jobName } from '../../common/queue/rules';
@@ -18,6 +19,8 @@ import type { FileEndRecord } from '../stores/jobFiles';
 import { currentOwner, type Lease, type LeaseOwner } from '../stores/lease';
 import type { QueuedJob } from '../stores/queueRows';
 import type { QueueStore } from '../stores/queueStore';
+import { enqueueSyncPlan, syncOptionsOf, type SyncBatchInput } from '../sync/enqueue';
+import { BatchRun } from './queueRun';
 
 /** Options of a {@link JobBook}; the intervals are injectable for tests. */
 export interface JobBookOptions {
@@ -157,11 +160,36 @@ export class JobBook {
    */
   journalOf(claims: readonly Claim[]): StoreJournal | undefined {
     try {
-      return StoreJournal.ofClaims(this.store, claims);
+      // A sync batch's steps job moves no file; its source (SRC's root) would own every copy's files.
+      return StoreJournal.ofClaims(
+        this.store,
+        claims.filter((c) => syncOptionsOf(c.job)?.role !== 'steps'),
+      );
     } catch (e) {
       this.o.onError('opening the transfer journal', e);
       return undefined;
     }
+  }
+
+  /**
+   * The run of one batch's claimed jobs (those of `jobs` the claims hold, in queue order) with their journal and the
+   * queue database (a sync batch's jobs are run by sync/runBatch.ts).
+   */
+  runOf(claims: readonly Claim[], jobs: readonly Job[]): BatchRun {
+    const taken = new Set(claims.map((c) => c.job.id));
+    const mine = jobs.filter((j) => taken.has(j.id));
+    return new BatchRun(mine[0].batchId, mine[0].siteId, mine, this.journalOf(claims), this.store);
+  }
+
+  /**
+   * A sync plan as one new batch (sync/enqueue.ts), stored; @returns what it holds and its jobs as the app shows them
+   * @throws SluiceError from enqueueSyncPlan (a refused plan), LOCAL_IO / DISK_FULL from queue.db
+   */
+  addSyncPlan(input: SyncBatchInput): { result: SyncRunResult; jobs: Job[] } {
+    const b = enqueueSyncPlan(this.store, input);
+    const jobs = b.jobs.flatMap((q) => storedToJob(q) ?? []);
+    const { batchId, copies, bytes, deletions } = b;
+    return { result: { batchId, jobIds: jobs.map((j) => j.id), copies, bytes, deletions }, jobs };
   }
 
   /** What the jobs' earlier runs left durably done (committed files, journalled ranges), by job; 0s are left out. */

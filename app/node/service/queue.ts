@@ -10,7 +10,7 @@
  * conflicts one dialog at a time per batch (conflicts.ts). Queue deltas carry only the jobs that changed.
  */
 import { randomUUID } from 'node:crypto';
-import type { ConflictChoice, InvokeRequests } from '../../common/ipc/contract';
+import type { ConflictChoice, InvokeRequests, SyncRunResult } from '../../common/ipc/contract';
 import type { Job } from '../../common/model/job';
 import type { QueueFile } from '../../common/queue/files';
 import { batchesToStart, follow, type InFlight, type JobOutcome, type QueueFact } from '../../common/queue/lifecycle';
@@ -96,6 +96,14 @@ export class JobQueue {
     for (const e of decision.events) if (e.type === 'added') this.book.add(e.jobs);
     this.carryOut(decision);
     return jobIds;
+  }
+
+  /** `sync.run`: a sync plan as one batch (JobBook.addSyncPlan), shown and started as any batch. */
+  enqueueSync(...a: Parameters<JobBook['addSyncPlan']>): SyncRunResult {
+    const { result, jobs } = this.book.addSyncPlan(...a);
+    this.apply([{ type: 'added', jobs }]);
+    if (jobs.length) this.pump(jobs[0].siteId);
+    return result;
   }
 
   /**
@@ -362,14 +370,8 @@ export class JobQueue {
     }
     const taken = new Set(claims.map((c) => c.job.id));
     if (taken.size === 0) return;
-    const journal = this.book.journalOf(claims);
-    const run = new BatchRun(
-      jobs[0].batchId,
-      jobs[0].siteId,
-      jobs.filter((j) => taken.has(j.id)),
-      journal,
-      this.book.queueStore(),
-    );
+    const run = this.book.runOf(claims, jobs);
+    const { journal } = run;
     const durable = journal?.resuming ? this.book.durableBytes([...taken]) : new Map<string, number>();
     const resumedFrom = bytesBeforeRun(batchJobs(this.queue, run.batchId), taken, durable);
     this.runs.set(run.batchId, run);

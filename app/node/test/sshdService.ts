@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { SluiceService, type EngineFactory, type ServiceOptions } from '../service';
 import { MemorySecretStore } from '../stores/sites';
-import { startSshd, type SshdServer } from '../../../e2e/fixtures/sshd';
+import { startSshd, type SshdOptions, type SshdServer } from '../../../e2e/fixtures/sshd';
 import type { EventName, EventPayloads } from '../../common/ipc/contract';
 import type { SiteInput } from '../../common/model/site';
 
@@ -31,6 +31,8 @@ export interface SshdSetupOptions {
   reconnectPolicy?: ServiceOptions['reconnectPolicy'];
   /** Other service options (the desktop's: dialogs, startDrag, openPath). */
   service?: Partial<ServiceOptions>;
+  /** The sshd's own options (e2e/fixtures/sshd.ts), e.g. another SFTP subsystem. */
+  sshd?: SshdOptions;
 }
 
 /** A service and a private sshd, one site saved for it (2 connections × 2 channels); all removed after the test. */
@@ -38,7 +40,7 @@ export async function setupSshd(
   t: { after: (fn: () => Promise<void>) => void },
   opts: SshdSetupOptions = {},
 ): Promise<SshdCtx> {
-  const server = await startSshd();
+  const server = await startSshd(opts.sshd);
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-svc-sshd-'));
   const c = openService(server, home, opts);
   t.after(async () => {

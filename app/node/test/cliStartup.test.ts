@@ -1,8 +1,9 @@
 /**
  * What the CLI loads at start-up (issue #28): `--version` nothing but its own few files, a command's `--help` only
  * commander and that command's grammar, a get or put neither zod (the cipher-speed store's validator, loaded only
- * when that file exists) nor another command's module. Run in a child process with a `--require` hook that writes
- * the main thread's module cache at exit, so an eager import added anywhere on these paths fails here.
+ * when that file exists), cli-progress without a bar, ssh2's client (the worker's) nor another command's module.
+ * Run in a child process with a `--require` hook that writes the main thread's module cache at exit, so an eager
+ * import added anywhere on these paths fails here.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -67,14 +68,23 @@ test('sluice get --help loads commander and the grammar, not the engine or anoth
     assert.ok(!cliModules(r.files).includes(m), `${m} loaded`);
 });
 
-test('sluice get without a server loads the engine but neither zod nor another command', () => {
+test("sluice get without a server loads the engine but neither zod, ssh2's client nor another command", () => {
   // Port 1 on loopback refuses at once: the run goes through the engine's set-up and fails to connect.
   const r = loaded(['get', '--batch', '--no-agent', '--retries', '0', 'sftp://127.0.0.1:1/x', 'out']);
   assert.notEqual(r.status, 0);
   assert.ok(cliModules(r.files).includes('transferCommand'), 'the run loaded');
-  assert.ok(heavyIn(r.files).includes('ssh2'), 'the engine loaded');
+  assert.ok(
+    r.files.some((f) => f.endsWith(path.join('engine', 'engine.js'))),
+    'the engine loaded',
+  );
+  // No progress bar without a terminal; ssh2's client, server and agent run in the connection worker only.
   assert.deepEqual(
-    heavyIn(r.files).filter((n) => ['zod', 'fast-xml-parser', 'picomatch'].includes(n)),
+    heavyIn(r.files).filter((n) => ['zod', 'cli-progress', 'fast-xml-parser', 'picomatch'].includes(n)),
+    [],
+  );
+  const ssh2 = `${path.sep}node_modules${path.sep}ssh2${path.sep}lib${path.sep}`;
+  assert.deepEqual(
+    r.files.filter((f) => f.includes(ssh2) && /(index|client|agent|server)\.js$/.test(f)),
     [],
   );
   for (const m of ['queueCommands', 'sitesCommands', 'fileCommands', 'syncCommand', 'benchCiphers'])

@@ -44,8 +44,11 @@ export interface ConnectionHooks {
   onAuthNote?(message: string): void;
 }
 
-/** Which compiled file runs the worker: dist/app/node/ssh/workerEntry.js next to this module. */
-const WORKER_FILE = path.join(__dirname, 'workerEntry.js');
+/**
+ * Which compiled file runs the worker: dist/app/node/ssh/workerEntry.js, named from ssh/ so that it is found from the
+ * CLI's bundle too (dist/app/node/bundle/, scripts/bundle-cli.js), one folder beside this module's.
+ */
+const WORKER_FILE = path.join(__dirname, '..', 'ssh', 'workerEntry.js');
 
 /**
  * A worker started ahead of need: spawning it early lets it load ssh2 (≈100 ms of compile work) on the

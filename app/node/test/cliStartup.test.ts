@@ -16,8 +16,12 @@ import { CLI_BIN } from '../cli';
 /** Packages none of the paths below needs until a command runs. */
 const HEAVY = ['commander', 'ssh2', 'zod', 'better-sqlite3', 'cli-progress', 'fast-xml-parser', 'picomatch'];
 
-/** Runs the CLI with `args`; returns its exit status, stdout and the main thread's loaded files. */
-function loaded(args: string[]): { status: number | null; stdout: string; files: string[] } {
+/**
+ * Runs the CLI with `args`; returns its exit status, stdout and the main thread's loaded files. `bundle`: as
+ * `sluice` runs after `npm run build` (scripts/bundle-cli.js); else the compiled modules, one file each, which the
+ * module-level checks need.
+ */
+function loaded(args: string[], bundle = false): { status: number | null; stdout: string; files: string[] } {
   const dir = scratchDir('sluice-startup-');
   try {
     const hook = path.join(dir, 'hook.js');
@@ -28,6 +32,7 @@ function loaded(args: string[]): { status: number | null; stdout: string; files:
         `require('node:fs').writeFileSync(${JSON.stringify(list)}, Object.keys(require.cache).join('\\n')); });\n`,
     );
     const env: NodeJS.ProcessEnv = { ...process.env, HOME: dir, SLUICE_HOME: path.join(dir, 'data') };
+    env.SLUICE_CLI_BUNDLE = bundle ? undefined : '0';
     delete env.SSH_AUTH_SOCK;
     const r = spawnSync(process.execPath, ['--require', hook, CLI_BIN, ...args], {
       env,
@@ -97,4 +102,25 @@ test('sluice --help still lists every command', () => {
   for (const c of ['get', 'put', 'queue', 'sites', 'ls', 'stat', 'mkdir', 'rm', 'mv', 'chmod', 'ln', 'df', 'sync'])
     assert.match(r.stdout, new RegExp(`^  ${c} `, 'm'));
   assert.match(r.stdout, /^ {2}bench-ciphers /m);
+});
+
+const BUNDLE = path.join(path.dirname(CLI_BIN), '..', 'dist', 'app', 'node', 'bundle', 'sluice-cli.js');
+
+test('the bundled CLI: --version skips it, a get runs from it without zod or cli-progress', (t) => {
+  if (!fs.existsSync(BUNDLE)) {
+    t.skip(`no ${BUNDLE}: npm run build makes it (scripts/bundle-cli.js)`);
+    return;
+  }
+  const version = loaded(['--version'], true);
+  assert.equal(version.status, 0);
+  assert.ok(!version.files.includes(BUNDLE), '--version read the bundle');
+  const args = ['get', '--batch', '--no-agent', '--retries', '0', 'sftp://127.0.0.1:1/x', 'out'];
+  const r = loaded(args, true);
+  assert.equal(r.status, loaded(args).status, 'the exit status of the compiled modules');
+  assert.ok(r.files.includes(BUNDLE), 'the get ran from the bundle');
+  assert.deepEqual(cliModules(r.files), [], 'compiled CLI modules loaded beside the bundle');
+  assert.deepEqual(
+    heavyIn(r.files).filter((n) => ['zod', 'cli-progress', 'fast-xml-parser', 'picomatch'].includes(n)),
+    [],
+  );
 });

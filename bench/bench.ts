@@ -24,6 +24,7 @@ import {
   type RunResult,
 } from './measure';
 import { countRoundTrips, parseTrace } from '../app/node/ssh/roundTrips';
+import { leanSection } from './lean';
 import { summarizeProfiles } from './profile';
 import { summarizePerf } from './perf';
 import {
@@ -437,6 +438,7 @@ async function main(): Promise<number> {
   let sshd: SshdServer | undefined;
   let proxy: Toxiproxy | undefined;
   const results: Array<{ result: CaseResult; bench: BenchCase }> = [];
+  let lean = '';
   try {
     sshd = await startSshd();
     const knownHosts = path.join(base, 'known_hosts');
@@ -483,6 +485,15 @@ async function main(): Promise<number> {
       results.push({ result: st.result, bench: st.bench });
       log(`\n### ${st.bench.title}\n\n${detailTable(st.result)}`);
     }
+    const leanWork = fs.mkdtempSync(path.join(base, 'lean-'));
+    lean = await leanSection({
+      ...o,
+      ep: endpoints.loopback,
+      serverRoot: sshd.root,
+      work: leanWork,
+      env: childEnv,
+      log,
+    });
   } finally {
     await proxy?.stop().catch(() => undefined);
     await sshd?.stop().catch(() => undefined);
@@ -500,7 +511,7 @@ async function main(): Promise<number> {
   const phaseBlock = phaseTable
     ? `\n\n**Transfer phase** (each client's own connect + 1 B get median subtracted from its wall time):\n\n${phaseTable}`
     : '';
-  const summary = `${summaryTable(ran)}${phaseBlock}`;
+  const summary = `${ran.length ? summaryTable(ran) : ''}${phaseBlock}${lean ? `\n\n**Start-up and memory** (bench/lean.ts):\n\n${lean}` : ''}`;
   const profiles = profRoot ? summarizeProfiles(profRoot) : '';
   const perfSummary = perfRoot ? summarizePerf(perfRoot, (id) => cases.find((c) => c.id === id)?.bytes ?? 0) : '';
   const md = [

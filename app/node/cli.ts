@@ -7,144 +7,49 @@
  * The pieces live in ./cli/: the grammar (program.ts), URLs (remoteSpec.ts), prompts (prompt.ts), event output and
  * progress bar (output.ts, progressBar.ts), units (units.ts), the summary (summary.ts), fatal errors (fatal.ts),
  * signals (signals.ts), the resume journal (resume.ts) and the tries after a transient failure (retry.ts).
+ *
+ * Start-up: `--version` alone loads nothing beyond cli/version.ts. Otherwise commander and get's and put's grammar
+ * (cli/program.ts) load, and every other command's module, like get's and put's run (cli/transferCommand.ts, the
+ * engine behind it), is imported when that command runs ({@link LAZY_COMMANDS}): `sluice --version` or `sluice queue
+ * list` never load ssh2 or zod (CONTRIBUTING.md "A new CLI command"). `--help` and an unknown command load them all.
  */
-import fs from 'node:fs';
 import path from 'node:path';
-import { CommanderError } from 'commander';
-import { SluiceError, displayText, exitCodeFor, type ErrorCode } from './errors';
+import type { Command } from 'commander';
 import { toFatal, wantsJson, writeFatal, type FatalError } from './cli/fatal';
-import { makeOutput, type Output } from './cli/output';
-import { buildProgram, helpHintPerCommand, transferRequest, type CliOptions } from './cli/program';
-import { addQueueCommands } from './cli/queueCommands';
-import { addSitesCommands } from './cli/sitesCommands';
-import { addSyncCommand } from './cli/syncCommand';
-import { addBenchCiphersCommand } from './cli/benchCiphers';
-import { addFileCommands } from './cli/fileCommands';
-import { withBookmark } from './cli/bookmarks';
-import { connectedLine, engineOptions, jobTarget, openJobEngine, resolveOperands } from './cli/jobSetup';
-import { SIGNAL_EXIT_CODES, guardSignals, type HandledSignal } from './cli/signals';
-import { formatSummary } from './cli/summary';
-import { openRunJournal, recognizedGetDest } from './cli/resume';
-import { RetryingJob, keptMessage } from './cli/retry';
-import { CLOSED_PIPE_EXIT_CODE, onStdoutClosed, quietOnClosedPipe, stdoutClosed } from './cli/closedPipe';
-import { DEFAULT_RETRY_POLICY } from '../common/retry';
-import type { TransferReport } from './transfer/types';
+import type { RunCommand } from './cli/program';
+import { quietOnClosedPipe } from './cli/closedPipe';
+import { packageVersion } from './cli/version';
 
-export { parseRate, parseSize, parseWindow } from './cli/optionParsers';
-
-/** Exit code for a finished job: 0, or the shared category of every failure (else 1). */
-export function exitCodeForReport(r: TransferReport): number {
-  if (!r.failed.length) return 0;
-  const codes = new Set(r.failed.map((f) => exitCodeFor(f.code as ErrorCode)));
-  return codes.size === 1 ? [...codes][0] : 1;
-}
+/** Adds one module's commands to the program. */
+type AddCommands = (program: Command) => void;
 
 /**
- * The fatal error a run ends with; after a signal, that signal's exit code and name; `keptBytes` (the journal keeps
- * them for the next run of the command) said in the same line.
+ * The commands beside get and put, in the order `sluice --help` lists them: their names and how to load the module
+ * that adds them. A command's module is imported only when that command runs (or for the whole help).
  */
-function fatalFor(e: unknown, signal: HandledSignal | undefined, keptBytes: number): FatalError {
-  const f = toFatal(e, signal && SIGNAL_EXIT_CODES[signal]);
-  const message = signal && f.code === 'ABORTED' ? `${f.message} (${signal})` : f.message;
-  return { ...f, message: keptBytes > 0 ? `${message}; ${keptMessage(keptBytes)}` : message };
-}
+export const LAZY_COMMANDS: readonly { names: readonly string[]; load: () => Promise<AddCommands> }[] = [
+  { names: ['queue'], load: async () => (await import('./cli/queueCommands')).addQueueCommands },
+  { names: ['sites'], load: async () => (await import('./cli/sitesCommands')).addSitesCommands },
+  {
+    names: ['ls', 'stat', 'mkdir', 'rm', 'mv', 'chmod', 'ln', 'df'],
+    load: async () => (await import('./cli/fileCommands')).addFileCommands,
+  },
+  { names: ['sync'], load: async () => (await import('./cli/syncCommand')).addSyncCommand },
+  { names: ['bench-ciphers'], load: async () => (await import('./cli/benchCiphers')).addBenchCiphersCommand },
+];
 
-/** Prints the end of a finished job: the report line under --json, else the summary. */
-function printReport(report: TransferReport, out: Output, json: boolean): void {
-  out.done();
-  if (json) process.stdout.write(`${JSON.stringify({ type: 'report', ...report })}\n`);
-  else for (const line of formatSummary(report, out.notes)) process.stderr.write(`${line}\n`);
-}
-
-/** The run's tries (cli/retry.ts): each connects, opens the journal and transfers. */
-function retryingJob(direction: 'get' | 'put', operands: string[], given: CliOptions, out: Output): RetryingJob {
-  const {
-    spec,
-    sources,
-    dest: typed,
-  } = resolveOperands(direction, operands.slice(0, -1), operands[operands.length - 1]);
-  const o = withBookmark(given, spec.bookmark);
-  const say = (line: string): void => out.info(line);
-  // The journal and the queue know the server as resolved, and a get's target however its destination is written.
-  const target = o.resume ? jobTarget(spec, o) : undefined;
-  const dest = target && direction === 'get' ? recognizedGetDest(target, sources, typed) : typed;
-  return new RetryingJob(
-    {
-      connect: () => openJobEngine(engineOptions({ direction, spec, sources, dest }, o, out), spec, o),
-      connected: (engine) => {
-        if (o.verbose) say(connectedLine(spec, engine));
-      },
-      openJournal: () => (target ? openRunJournal(direction, target, sources, dest, say) : null),
-      request: transferRequest(direction, sources, dest, o),
-      onEvent: (e) => out.event(e),
-      say,
-      retrying: (n) => out.retry(n),
-    },
-    { policy: { ...DEFAULT_RETRY_POLICY, tries: Math.max(1, o.retries) } },
-  );
-}
+/** get and put, with their run (and the engine) loaded when one of them runs. */
+const runTransfer: RunCommand = async (direction, operands, opts) =>
+  (await import('./cli/transferCommand')).run(direction, operands, opts);
 
 /**
- * A put's local folder without `-r`, refused before connecting (the engine would refuse it too, after the login).
- * @throws SluiceError USAGE `SOURCE is a folder (use -r)`
+ * The modules a command line needs: none beyond get and put for those and for `--version`, the one module of a
+ * named command, every one for `--help`, `help` and anything unknown (commander's help and suggestions list them all).
  */
-function refuseFolderWithoutRecursive(direction: 'get' | 'put', operands: string[], o: CliOptions): void {
-  if (direction !== 'put' || o.recursive) return;
-  for (const src of operands.slice(0, -1)) {
-    let folder = false;
-    try {
-      folder = fs.statSync(src).isDirectory();
-    } catch {
-      // missing or unreadable: the engine names the failure with the server's context
-    }
-    if (folder) throw new SluiceError('USAGE', `${displayText(src, 500)} is a folder (use -r)`);
-  }
-}
-
-/** Runs one get or put; every failure is reported here (fatal.ts). @returns the exit code */
-async function run(direction: 'get' | 'put', operands: string[], o: CliOptions): Promise<number> {
-  const json = o.json === true;
-  const abort = new AbortController();
-  let job: RetryingJob | null = null;
-  let out: Output | null = null;
-  const guard = guardSignals({
-    cancel: () => abort.abort(),
-    cleanupPending: () => job !== null && job.engine !== null,
-    write: (text) => {
-      out?.halt();
-      process.stderr.write(`${text}\n`);
-    },
-    quit: (exitCode, message) => {
-      job?.abandon();
-      out?.done();
-      if (json)
-        process.stdout.write(
-          `${JSON.stringify({ type: 'error', code: 'ABORTED', message, exitCode } satisfies FatalError)}\n`,
-        );
-      process.exit(exitCode);
-    },
-  });
-  // `--json … | head -1`: the reader is gone, the job is cancelled (temporary files removed) and ends quietly.
-  const unwatchPipe = onStdoutClosed(() => abort.abort());
-  try {
-    if (operands.length < 2) throw new SluiceError('USAGE', `${direction} needs at least one SOURCE and a DEST`);
-    refuseFolderWithoutRecursive(direction, operands, o);
-    out = makeOutput({ ...o, mayRetry: o.retries > 1 }, direction === 'put' ? 'up  ' : 'down');
-    job = retryingJob(direction, operands, o, out);
-    const report = await job.run(abort.signal);
-    if (stdoutClosed()) return CLOSED_PIPE_EXIT_CODE;
-    printReport(report, out, json);
-    return guard.exitCode() ?? exitCodeForReport(report);
-  } catch (e) {
-    out?.done();
-    if (stdoutClosed()) return CLOSED_PIPE_EXIT_CODE;
-    return writeFatal(fatalFor(e, guard.received, job?.keptBytes ?? 0), json);
-  } finally {
-    unwatchPipe();
-    out?.done();
-    await job?.close();
-    guard.dispose();
-  }
+function commandsFor(first: string | undefined): readonly (typeof LAZY_COMMANDS)[number][] {
+  if (first === 'get' || first === 'put' || first === '--version' || first === '-V') return [];
+  const named = LAZY_COMMANDS.find((c) => first !== undefined && c.names.includes(first));
+  return named ? [named] : LAZY_COMMANDS;
 }
 
 /**
@@ -154,14 +59,19 @@ async function run(direction: 'get' | 'put', operands: string[], o: CliOptions):
  */
 export async function main(argv: string[]): Promise<number> {
   quietOnClosedPipe();
-  const program = buildProgram(run);
-  addQueueCommands(program);
-  addSitesCommands(program);
-  addFileCommands(program);
-  addSyncCommand(program);
-  addBenchCiphersCommand(program);
-  helpHintPerCommand(program);
+  // `sluice --version` alone is answered before commander and the grammar load (what commander would print).
+  if (argv.length === 3 && (argv[2] === '--version' || argv[2] === '-V')) {
+    process.stdout.write(`${packageVersion()}\n`);
+    return 0;
+  }
+  const [{ CommanderError }, { buildProgram, helpHintPerCommand }] = await Promise.all([
+    import('commander'),
+    import('./cli/program'),
+  ]);
+  const program = buildProgram(runTransfer);
   try {
+    for (const add of await Promise.all(commandsFor(argv[2]).map((c) => c.load()))) add(program);
+    helpHintPerCommand(program);
     if (argv.length <= 2) {
       program.outputHelp();
       return 2;

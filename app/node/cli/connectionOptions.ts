@@ -3,7 +3,7 @@
  * algorithms to offer, and how to reach and keep the server (keepalives, timeouts, jump hosts, ssh_config).
  */
 import type { Command } from 'commander';
-import { POOL_DEFAULTS } from '../ssh/connectionPool';
+import { POOL_DEFAULTS } from '../ssh/poolDefaults';
 import { collect, nonNegativeInt, positiveInt } from './optionParsers';
 
 const JUMP_HELP =

@@ -2,16 +2,18 @@
  * The command line's grammar: `sluice get|put [options] SOURCE… DEST`, `--version`, `--help`, the option parsers,
  * and how the parsed options become a TransferRequest.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { Command, Option } from 'commander';
 import { DEFAULT_RETRY_POLICY } from '../../common/retry';
 import { TRANSFER_LIMITS } from '../../common/transferLimits';
-import { AUTO_TUNE, POOL_DEFAULTS, WINDOW_TUNE } from '../ssh/connectionPool';
-import { DEFAULT_MAX_DEPTH } from '../transfer/scan';
+import { POOL_DEFAULTS, WINDOW_TUNE } from '../ssh/poolDefaults';
+import { AUTO_TUNE } from '../ssh/poolPlan';
+import { DEFAULT_MAX_DEPTH } from '../transfer/remoteWalk';
 import type { ConflictRule, TransferRequest } from '../transfer/types';
 import { addAlgorithmOptions, addLoginOptions, addReachOptions } from './connectionOptions';
 import { intIn, nonNegativeInt, parseConflict, parseRate, parseSize, parseVerify, parseWindow } from './optionParsers';
+import { packageVersion } from './version';
+
+export { packageVersion };
 
 /** The options of `get` and `put`, as commander parses them. */
 export interface CliOptions {
@@ -166,29 +168,6 @@ export const LIMIT_HELP =
   'speed limit per second, read as rsync --bwlimit reads it: 10M or 10MiB = 10 MiB/s (1024-based, ' +
   'as curl --limit-rate 10M too); 10MB = 10 MB/s = 10,000,000 bytes/s (SI); K, G alike; no unit: bytes/s; a ' +
   'trailing /s and decimals are fine (1.5M); 0 = none';
-
-/**
- * The version in Sluice's package.json, found by walking up from this file (dist/app/node/cli/ once built).
- * @returns the version, or `'unknown'` when no package.json named "sluice" is found
- */
-export function packageVersion(from = __dirname): string {
-  let dir = from;
-  for (let i = 0; i < 8; i++) {
-    try {
-      const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
-        name?: string;
-        version?: string;
-      };
-      if (pkg.name === 'sluice' && typeof pkg.version === 'string') return pkg.version;
-    } catch {
-      // no package.json here: look further up
-    }
-    const up = path.dirname(dir);
-    if (up === dir) break;
-    dir = up;
-  }
-  return 'unknown';
-}
 
 /**
  * Adds the options every `get` and `put` shares (and `sluice queue add get|put`): what to copy, then how to connect.

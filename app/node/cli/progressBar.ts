@@ -4,7 +4,7 @@
  * draws it (throttled redraws, the cursor hidden while it runs, line wrapping off) through {@link BarTerminal}.
  */
 import readline from 'node:readline';
-import cliProgress from 'cli-progress';
+import type cliProgress from 'cli-progress';
 import type { EngineEvent } from '../transfer/types';
 import { fitBar, type BarFields } from './barLayout';
 import { formatBytes, formatEta, formatRate } from './units';
@@ -142,7 +142,9 @@ export class ProgressBar {
         forceRedraw: true,
         terminal: new BarTerminal(this.stream),
       };
-      this.bar = new cliProgress.SingleBar(options);
+      // Loaded with the first bar: a run without one (--no-progress, --json, no terminal) never loads cli-progress.
+      const { SingleBar } = require('cli-progress') as typeof cliProgress;
+      this.bar = new SingleBar(options);
       this.stream.on('resize', this.onResize);
       this.bar.start(1000, value);
       return;

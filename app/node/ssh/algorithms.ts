@@ -9,6 +9,7 @@
  * "Measure"; stores/cipherSpeed.ts), fastest first; without one, the AES rule ({@link cipherOrderFor}) and ssh2's MAC
  * order. Weak algorithms (app/common/algorithms.ts) are never in a default.
  */
+import fs from 'node:fs';
 import type { Algorithms } from 'ssh2';
 import {
   ALGORITHM_ALIASES,
@@ -20,7 +21,8 @@ import {
 import { rankCiphers, rankMacs } from '../../common/model/cipherRank';
 import type { CipherMeasurement, DefaultAlgorithmOrders } from '../../common/model/cipherSpeed';
 import { SluiceError } from '../errors';
-import { readCipherSpeed } from '../stores/cipherSpeed';
+import type { readCipherSpeed } from '../stores/cipherSpeed';
+import { cipherSpeedPath } from '../stores/cipherSpeedPath';
 import { resolveHome } from '../stores/dataDir';
 import { detectAes } from './cpuAes';
 import { machineFacts } from './machineFacts';
@@ -115,6 +117,18 @@ export function ordersFromMeasurement(measurement: CipherMeasurement): DefaultAl
 }
 
 /**
+ * This machine's measurement in `<dataDir>/cipher-speed.json`, if any. The store, and zod which validates the file,
+ * load only when the file exists: most machines have none, and zod's ~95 modules cost every connect tens of ms of
+ * start-up (issue #28).
+ */
+function storedMeasurement(dataDir: string): CipherMeasurement | undefined {
+  if (!fs.existsSync(cipherSpeedPath(dataDir))) return undefined;
+  // eslint-disable-next-line no-restricted-syntax -- on demand (above); the type import keeps the edge in the graph
+  const store = require('../stores/cipherSpeed') as { readCipherSpeed: typeof readCipherSpeed };
+  return store.readCipherSpeed(dataDir, machineFacts()).measurement;
+}
+
+/**
  * The default cipher and MAC orders for this machine: from its measurement in `<dataDir>/cipher-speed.json` when one
  * of this machine and software is stored (fastest per core first), else the AES rule and ssh2's MAC order. Reads the
  * file on every call (small; another process may have measured since). Call it in the coordinating thread and post
@@ -122,7 +136,7 @@ export function ordersFromMeasurement(measurement: CipherMeasurement): DefaultAl
  * @param dataDir the data folder; default stores/dataDir.ts resolveHome() (`SLUICE_HOME`)
  */
 export function defaultAlgorithmOrders(dataDir: string = resolveHome()): DefaultAlgorithmOrders {
-  const { measurement } = readCipherSpeed(dataDir, machineFacts());
+  const measurement = storedMeasurement(dataDir);
   if (measurement) return ordersFromMeasurement(measurement);
   return { cipher: cipherOrderFor(detectAes().aes), hmac: fallbackMacOrder(), source: 'aes-rule' };
 }

@@ -6,8 +6,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { utils, type AuthHandlerMiddleware, type AuthenticationType, type AnyAuthMethod, type ParsedKey } from 'ssh2';
+import type { AuthHandlerMiddleware, AuthenticationType, AnyAuthMethod, ParsedKey } from 'ssh2';
 import { SluiceError, displayText, fromLocalError } from '../errors';
+import { ssh2ParseKey } from '../ssh2x';
 import { expandTilde, homeOf } from '../sys/platformPaths';
 import { keyboardMethod, type KeyboardRound, type KeyboardState } from './keyboardInteractive';
 import { tryParse, unlockKey, type PassphraseStore, type Prompter } from './passphrase';
@@ -189,10 +190,10 @@ function publicBlobsOf(files: string[], keys: AuthKey[]): string[] {
     const k = Array.isArray(parsed) ? parsed[0] : parsed;
     if (k && !(k instanceof Error)) blobs.add(k.getPublicSSH().toString('base64'));
   };
-  for (const key of keys) add(utils.parseKey(key.privateKey, key.passphrase));
+  for (const key of keys) add(ssh2ParseKey(key.privateKey, key.passphrase));
   for (const file of files) {
     try {
-      add(utils.parseKey(fs.readFileSync(`${file}.pub`)));
+      add(ssh2ParseKey(fs.readFileSync(`${file}.pub`)));
     } catch {
       /* no .pub beside it */
     }

@@ -7,7 +7,7 @@ import { Client, type SFTPWrapper } from 'ssh2';
 import { startSshd } from '../../../e2e/fixtures/sshd';
 import { openTrusting, withTrustedServer } from '../test/helpers';
 import { AUTO_TUNE, SSH2_DEFAULT_WINDOW, WINDOW_TUNE, channelWindowFor } from './connectionPool';
-import { parseWindow } from '../cli';
+import { parseWindow } from '../cli/optionParsers';
 import { runTransfer } from '../transfer/run';
 
 const MiB = 1024 * 1024;

@@ -21,7 +21,8 @@ export const CTR_CIPHERS = ['aes128-ctr', 'aes192-ctr', 'aes256-ctr'];
 /** Seconds per combination by default (21 combinations: about 11 s). */
 export const DEFAULT_BENCH_SECONDS = 0.5;
 
-const WORKER_FILE = path.join(__dirname, 'cipherBenchWorker.js');
+// Named from ssh/ so that the CLI's bundle (dist/app/node/bundle/, scripts/bundle-cli.js) finds it too.
+const WORKER_FILE = path.join(__dirname, '..', 'ssh', 'cipherBenchWorker.js');
 
 /** Every combination measured: the AEAD ciphers, then each CTR cipher × each non-weak MAC ssh2 offers by default. */
 export function benchCombinations(): Array<{ cipher: string; mac: string | null }> {

@@ -45,14 +45,25 @@ export interface ConnectionHooks {
   onAuthNote?(message: string): void;
 }
 
-/** Which compiled file runs the worker: dist/app/node/ssh/workerEntry.js next to this module. */
-const WORKER_FILE = path.join(__dirname, 'workerEntry.js');
+/**
+ * Which compiled file runs the worker: dist/app/node/ssh/workerEntry.js, named from ssh/ so that it is found from the
+ * CLI's bundle too (dist/app/node/bundle/, scripts/bundle-cli.js), one folder beside this module's.
+ */
+const WORKER_FILE = path.join(__dirname, '..', 'ssh', 'workerEntry.js');
 
 /**
  * A worker started ahead of need: spawning it early lets it load ssh2 (≈100 ms of compile work) on the
  * other core while the coordinating thread is still starting up.
  */
 let spare: Worker | null = null;
+
+/**
+ * A connection worker's heap (issue #28): with V8's default young generation (48 MiB) a worker's heap reached ~50 MiB
+ * on a 10,000-file get while ~20 MiB of it was in use; 12 MiB keeps it near 37 MiB at the same CPU (6 MiB saves no
+ * more: more objects are promoted). Payloads live in Buffers, outside the heap. The old generation keeps V8's
+ * default: a hard limit would end a huge listing with an out-of-memory crash.
+ */
+export const WORKER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 12 };
 
 /**
  * Starts one connection worker now, to be taken by the next {@link WorkerConnection}.
@@ -63,14 +74,14 @@ let spare: Worker | null = null;
 export function prewarmConnectionWorker(target?: { host: string; port: number } | PreconnectResolver): void {
   if (spare) return;
   const workerData = target && 'module' in target ? { preconnectFrom: target } : { preconnect: target };
-  spare = new Worker(WORKER_FILE, { workerData });
+  spare = new Worker(WORKER_FILE, { workerData, resourceLimits: WORKER_RESOURCE_LIMITS });
   spare.unref();
   // An unused spare must never crash the process or keep it alive.
   spare.on('error', () => undefined);
 }
 
 function takeWorker(): Worker {
-  const w = spare ?? new Worker(WORKER_FILE);
+  const w = spare ?? new Worker(WORKER_FILE, { resourceLimits: WORKER_RESOURCE_LIMITS });
   spare = null;
   w.ref();
   return w;

@@ -5,7 +5,6 @@
  * lookup says why), and the next measurement replaces it.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { z } from 'zod';
 import {
   cipherMeasurementSchema,
@@ -15,9 +14,9 @@ import {
   type MachineFacts,
 } from '../../common/model/cipherSpeed';
 import { SluiceError } from '../errors';
+import { cipherSpeedPath } from './cipherSpeedPath';
 
-/** The file's name in the data folder. */
-export const CIPHER_SPEED_FILE = 'cipher-speed.json';
+export { CIPHER_SPEED_FILE, cipherSpeedPath } from './cipherSpeedPath';
 /** Measurements kept (of different machines or software sharing one data folder, newest first). */
 const MAX_ENTRIES = 8;
 
@@ -29,11 +28,6 @@ export interface CipherSpeedLookup {
   measurement?: CipherMeasurement;
   /** Why nothing was used although the file exists: corrupt, or measured on another machine (which facts differ). */
   note?: string;
-}
-
-/** The file's path in a data folder. */
-export function cipherSpeedPath(home: string): string {
-  return path.join(home, CIPHER_SPEED_FILE);
 }
 
 /** Every valid stored measurement, or the reason the file is unusable (undefined entries when there is no file). */

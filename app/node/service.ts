@@ -52,6 +52,7 @@ import { SiteTestRuns } from './service/siteTest';
 import { transferDefaults } from './service/transferDefaults';
 import { editHandlers, startEditDesk } from './service/editPorts';
 import { propsHandlers } from './service/remoteProps';
+import { navigationHandlers } from './service/navigation';
 import type { EditDesk } from './edit/editDesk';
 
 export type { Engine, EngineFactory, EngineOptions } from './engine/engine';
@@ -313,6 +314,7 @@ export class SluiceService {
       ...this.settingsHandlers(),
       ...editHandlers(this.edits),
       ...propsHandlers(this.sessions),
+      ...navigationHandlers(this.hub, this.sessions),
     };
   }
 

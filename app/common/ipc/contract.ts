@@ -25,6 +25,8 @@ import {
 } from '../model/siteImport';
 import { siteInputSchema } from './siteInput';
 import { remoteChmodSchema, remoteStatSchema, type ChmodReport, type RemoteProps } from './remoteProps';
+import { bookmarkInvokeSchemas, type BookmarkResponses } from './bookmarks';
+import { findInvokeSchemas, type FindHits, type FindResponses } from './find';
 import type { QueueFile } from '../queue/files';
 import type { QueueEvent } from '../queue/reducer';
 import type { LogLine, ProgressSample, SessionStatus } from './status';
@@ -167,6 +169,8 @@ export const invokeSchemas = {
   /** The Properties dialog (#26 item 2): app/common/ipc/remoteProps.ts. */
   'remote.stat': remoteStatSchema,
   'remote.chmod': remoteChmodSchema,
+  ...findInvokeSchemas,
+  ...bookmarkInvokeSchemas,
 
   'local.list': localPath,
   'local.mkdir': localPath,
@@ -278,7 +282,7 @@ export type InvokeChannel = keyof typeof invokeSchemas;
 export type InvokeRequests = { [C in InvokeChannel]: z.infer<(typeof invokeSchemas)[C]> };
 
 /** Response value type of each channel (the `value` of a successful Result). */
-export interface InvokeResponses {
+export interface InvokeResponses extends FindResponses, BookmarkResponses {
   'sites.list': SitesTree;
   'sites.save': Site;
   'sites.delete': void;
@@ -370,6 +374,7 @@ export interface EventPayloads {
   'edit.changed': EditView;
   /** An edited file was closed: its private copy is gone. */
   'edit.closed': { editId: string };
+  'find.hits': FindHits;
 }
 
 export type EventName = keyof EventPayloads;
@@ -387,6 +392,7 @@ const EVENT_NAME_RECORD: { [E in EventName]: true } = {
   log: true,
   'edit.changed': true,
   'edit.closed': true,
+  'find.hits': true,
 };
 
 /** Every event name. */

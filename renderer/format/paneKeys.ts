@@ -1,13 +1,13 @@
 /**
- * The file panes' keyboard, as one pure table from a key press to a command (unit-tested under node:test):
- * arrows / Home / End move (with Shift: extend the selection), Enter opens, Backspace or Alt+Up goes up, Alt+← / Alt+→
- * go back / forward in the pane's history, Ctrl+L types a path, F2 renames, Delete deletes (after a confirmation), F4
- * edits a remote file in a local editor, F5 refreshes, Ctrl+A selects all, Space toggles, Shift+F10 or the ContextMenu
- * key opens the context menu, a printable character types into the pane's filter (Escape clears it), and Ctrl+U
- * uploads (local pane) / Ctrl+D downloads (remote pane) the selection — FileZilla's and WinSCP's keys where they have
- * one. On macOS the Finder's: ⌘↑ goes up, ⌘↓ opens, ⌘[ / ⌘] go back / forward, ⌘L types a path, ⌘⌫ deletes, ⌘R
- * refreshes, ⌘U / ⌘D transfer, and ⌫ alone does nothing (it is the Mac's only delete key, never "up");
- * {@link paneKeyLabels} names the keys for each.
+ * The file panes' keyboard, as one pure table from a key press to a command (unit-tested under node:test): arrows /
+ * Home / End move (with Shift: extend the selection), Enter opens, Backspace or Alt+Up goes up, Alt+← / Alt+→ go back /
+ * forward in the pane's history, Ctrl+L types a path, F2 renames, Delete deletes (after a confirmation), F4 edits a
+ * remote file in a local editor, F3 or Ctrl+F (⌘F) opens the remote find, F5 refreshes, Ctrl+A selects all, Space
+ * toggles, Shift+F10 or the ContextMenu key opens the context menu, a printable character types into the pane's filter
+ * (Escape clears it), and Ctrl+U uploads (local pane) / Ctrl+D downloads (remote pane) the selection — FileZilla's and
+ * WinSCP's keys where they have one. On macOS the Finder's: ⌘↑ goes up, ⌘↓ opens, ⌘[ / ⌘] go back / forward, ⌘L types a
+ * path, ⌘⌫ deletes, ⌘R refreshes, ⌘U / ⌘D transfer, and ⌫ alone does nothing (it is the Mac's only delete key, never
+ * "up"); {@link paneKeyLabels} names the keys for each.
  */
 
 /** The keys the buttons and the context menu name, by platform. */
@@ -23,6 +23,8 @@ export interface PaneKeyLabels {
   forward: string;
   /** Opens the typed path. */
   path: string;
+  /** Opens the remote find. */
+  find: string;
 }
 
 /** The shortcut labels for macOS (⌘ glyphs) or elsewhere (Ctrl, Backspace). */
@@ -38,6 +40,7 @@ export function paneKeyLabels(mac: boolean): PaneKeyLabels {
         back: '⌘[',
         forward: '⌘]',
         path: '⌘L',
+        find: '⌘F',
       }
     : {
         up: 'Backspace, Alt+Up',
@@ -49,6 +52,7 @@ export function paneKeyLabels(mac: boolean): PaneKeyLabels {
         back: 'Alt+←',
         forward: 'Alt+→',
         path: 'Ctrl+L',
+        find: 'F3, Ctrl+F',
       };
 }
 
@@ -84,6 +88,7 @@ export type PaneCommand =
   | { kind: 'back' }
   | { kind: 'forward' }
   | { kind: 'editPath' }
+  | { kind: 'find' }
   | { kind: 'filter'; text: string }
   | { kind: 'clearFilter' };
 
@@ -123,6 +128,7 @@ export function paneCommand(e: PaneKey, side: 'local' | 'remote', mac = false): 
     const letter = k.toLowerCase();
     if (letter === 'a') return { kind: 'selectAll' };
     if (letter === 'l') return { kind: 'editPath' };
+    if (letter === 'f') return side === 'remote' ? { kind: 'find' } : null;
     if ((letter === 'u' && side === 'local') || (letter === 'd' && side === 'remote')) return { kind: 'transfer' };
     return null;
   }
@@ -142,6 +148,8 @@ export function paneCommand(e: PaneKey, side: 'local' | 'remote', mac = false): 
       return { kind: 'delete' };
     case 'F4':
       return side === 'remote' ? { kind: 'edit' } : null;
+    case 'F3':
+      return side === 'remote' ? { kind: 'find' } : null;
     case 'F5':
       return { kind: 'refresh' };
     case ' ':

@@ -11,6 +11,7 @@ import { isMacPlatform, paneKeyLabels } from '../format/paneKeys';
 import { useAppState, useBridge, useStore } from '../state/react';
 import { FilePane, type PaneDrag } from './FilePane';
 import { PropertiesDialog } from './PropertiesDialog';
+import { usePaneNavTools } from './PaneNavTools';
 
 /** A pane reloads when a job into its folder finishes: the token counts such jobs. */
 function reloadToken(queue: QueueState, dir: string | null): string {
@@ -96,6 +97,7 @@ export function AppPanes(p: AppPanesProps) {
     [bridge, activeSiteId],
   );
 
+  const tools = usePaneNavTools({ ...p, siteId: activeSiteId, connected, localSep: sep, listLocal, listRemote });
   const { enqueue, osDrop } = usePaneQueueing(activeSiteId);
   const upload = connected && remotePath ? (paths: string[]) => void enqueue('upload', paths, remotePath) : undefined;
   const download = connected && localPath ? (paths: string[]) => void enqueue('download', paths, localPath) : undefined;
@@ -117,7 +119,7 @@ export function AppPanes(p: AppPanesProps) {
         mkdir={(path) => bridge.localMkdir({ path })}
         rename={(from, to) => bridge.localRename({ from, to })}
         remove={(path, recursive) => bridge.localRemove({ path, recursive })}
-        onNavigate={p.setLocalPath}
+        {...tools.localPane}
         onPaneDrop={(drag: PaneDrag, dir) => void enqueue('download', drag.paths, dir)}
         transfer={{ label: 'Upload', shortcut: keyLabels.upload, run: upload }}
         onError={p.onError}
@@ -134,7 +136,7 @@ export function AppPanes(p: AppPanesProps) {
         mkdir={(path) => bridge.remoteMkdir({ siteId, path })}
         rename={(from, to) => bridge.remoteRename({ siteId, from, to })}
         remove={(path, recursive) => bridge.remoteRemove({ siteId, path, recursive })}
-        onNavigate={p.setRemotePath}
+        {...tools.remotePane}
         onPaneDrop={(drag: PaneDrag, dir) => void enqueue('upload', drag.paths, dir)}
         acceptOsFiles
         onOsDrop={osDrop}
@@ -145,6 +147,7 @@ export function AppPanes(p: AppPanesProps) {
         properties={properties.open}
       />
       {properties.dialog}
+      {tools.dialog}
     </div>
   );
 }

@@ -26,6 +26,7 @@ import { usePaneEdits } from './usePaneEdits';
 import { usePaneListing } from './usePaneListing';
 import { usePaneNavigation } from './usePaneNavigation';
 import { usePaneFilter } from './usePaneFilter';
+import { usePaneReveal, type PaneReveal } from './usePaneReveal';
 import { keepVisible } from '../format/paneFilter';
 import { joinLocal, parentLocal } from '../../app/common/localPaths';
 
@@ -60,6 +61,12 @@ export interface FilePaneProps {
   onInfo?: (message: string) => void;
   /** The Properties dialog of an entry (its path here, and its row), from the menu or Alt+Enter; absent: none. */
   properties?: (path: string, entry: FsEntry) => void;
+  /** Controls of the owner in the action bar (bookmarks, synchronized browsing, find). */
+  headerTools?: React.ReactNode;
+  /** A row to select once its folder is listed (the find's Go to). */
+  reveal?: PaneReveal;
+  /** Opens the remote find (menu, F3, Ctrl+F); absent: none. */
+  find?: () => void;
 }
 
 /** Where the open context menu is, viewport px. */
@@ -244,6 +251,7 @@ function useFilePane(props: FilePaneProps) {
   const entries = usePaneEntries(listing, cwd, sort, showHidden, filter.matches);
   const { sel, setSel, order, indexOf, selectedEntries, focusIndex } = entries;
   const goUp = useGoUp({ path, cwd, sep, listing, order, indexOf, navigate, setSel });
+  usePaneReveal(props.reveal, listing, order, setSel);
   const opening = usePaneOpen({
     cwd,
     sep,
@@ -305,7 +313,7 @@ function paneActions(props: FilePaneProps, s: PaneState, mac: boolean) {
     const c = paneCommand(e, props.side, mac);
     if (!c) return;
     e.preventDefault();
-    runPaneCommand(c, { ...s, ...s.nav, ...s.filter, reload: refresh, editSelected });
+    runPaneCommand(c, { ...s, ...s.nav, ...s.filter, reload: refresh, editSelected, find: props.find });
   };
   const { edit } = props;
   const editSelected =
@@ -324,6 +332,7 @@ function paneActions(props: FilePaneProps, s: PaneState, mac: boolean) {
     refresh,
     edit: edit ? () => editSelected?.() : undefined,
     properties,
+    find: props.find,
   });
   return { keys, refresh, toRename, toDelete, onKeyDown, handlers, menuItems };
 }
@@ -363,6 +372,7 @@ export function FilePane(props: FilePaneProps) {
         onRename={a.toRename}
         onDelete={a.toDelete}
         onShowHidden={s.setShowHidden}
+        tools={props.headerTools}
       />
       {path !== null && s.error && <PaneError title={title} listed={!!listing} error={s.error} />}
       <PaneGrid

@@ -46,6 +46,7 @@ async function hashRemote(
     a.allowExec,
     a.length,
     (n) => ctx.progress(n),
+    !a.serverOnly,
   );
 }
 

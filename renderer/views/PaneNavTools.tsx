@@ -4,7 +4,7 @@
  * browsing toggle and Find button, the Find dialog and its Go to (the remote pane opens the folder and selects the
  * row), and the panes' navigation callbacks that synchronized browsing follows.
  */
-import { useCallback, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { Listing } from '../../app/common/ipc/contract';
 import type { Result } from '../../app/common/ipc/result';
 import type { PathSep } from '../state/syncBrowsing';
@@ -55,7 +55,9 @@ export function usePaneNavTools(o: PaneNavToolsInput) {
   const remoteCwd = o.connected ? o.remotePath : null;
   const find = remoteCwd !== null ? () => setFinding(true) : undefined;
   const { setLocalPath, setRemotePath } = o;
-  const { localMoved, remoteMoved } = sync;
+  const { localMoved, remoteMoved, reset } = sync;
+  // The pair belongs to one session: another site, or the connection gone, ends it.
+  useEffect(reset, [o.siteId, o.connected, reset]);
   const onLocalNavigate = useCallback(
     (path: string) => {
       setLocalPath(path);

@@ -63,8 +63,11 @@ export function useSyncBrowsing(p: SyncBrowsingPorts) {
   };
   const localMoved = useCallback((path: string) => void moved('local', path), [moved]);
   const remoteMoved = useCallback((path: string) => void moved('remote', path), [moved]);
+  const reset = useCallback(() => setPair(null), []);
   return {
     on: pair !== null,
+    /** Switches the mode off without a word (another site, a disconnect). */
+    reset,
     canToggle: p.localPath !== null && p.remotePath !== null,
     toggle,
     localMoved,

@@ -139,6 +139,7 @@ test.describe('keyboard and context menu', () => {
       /^New folder/,
       /^Copy path/,
       /^Refresh/,
+      /^Find…/,
       /^Properties…/,
     ]);
     await app.screenshot('context-menu');

@@ -56,7 +56,7 @@ export function BookmarksMenu(p: BookmarksMenuProps) {
           setAt(at ? null : { x: r.left, y: r.bottom });
         }}
       >
-        ★<span className="label"> Bookmarks</span>
+        ★
       </button>
       {at && (
         <ContextMenu

@@ -40,7 +40,7 @@ function SyncBrowsingToggle({ sync }: { sync: ReturnType<typeof useSyncBrowsing>
       disabled={!sync.on && !sync.canToggle}
       onClick={sync.toggle}
     >
-      ⇄<span className="label"> Sync</span>
+      ⇄
     </button>
   );
 }
@@ -92,7 +92,7 @@ export function usePaneNavTools(o: PaneNavToolsInput) {
         disabled={!find}
         onClick={find}
       >
-        ⌕<span className="label"> Find</span>
+        ⌕
       </button>
     </>
   );

@@ -106,4 +106,32 @@ test.describe('editing a remote file', () => {
     await expect(page.getByRole('group', { name: `Edited file ${other}` })).toContainText(`${other} — editing`);
     await expect(lines).toHaveCount(1);
   });
+
+  test('Clear finished closes the files whose saves are on the server and removes their private copies', async ({
+    app,
+    page,
+    engine,
+  }) => {
+    const region = page.getByRole('region', { name: 'Open files' });
+    const clear = region.getByRole('button', { name: /^Clear finished/ });
+    await app.remoteRow('notes.txt').click();
+    await page.keyboard.press('F4');
+    const other = path.join(srv, 'other.txt');
+    await app.remoteRow('other.txt').click();
+    await page.keyboard.press('F4');
+    const notesLine = page.getByRole('group', { name: `Edited file ${remote}` });
+    const otherLine = page.getByRole('group', { name: `Edited file ${other}` });
+    await expect(otherLine).toContainText('editing');
+    await expect(clear).toHaveCount(0);
+    const notesCopy = await localCopyOf(engine, remote);
+    fs.writeFileSync(notesCopy, 'saved and sent\n');
+    await expect(notesLine).toHaveAttribute('data-state', 'uploaded');
+    await expect(clear).toHaveText('Clear finished (1)');
+    await clear.click();
+    await expect(notesLine).toHaveCount(0);
+    expect(fs.existsSync(path.dirname(notesCopy))).toBe(false);
+    await expect(otherLine).toContainText('editing');
+    await expect(clear).toHaveCount(0);
+    expect(fs.readFileSync(remote, 'utf8')).toBe('saved and sent\n');
+  });
 });

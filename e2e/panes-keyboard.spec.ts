@@ -144,6 +144,7 @@ test.describe('keyboard and context menu', () => {
       /^New symlink…/,
       /^Copy path/,
       /^Refresh/,
+      /^Find…/,
       /^Properties…/,
     ]);
     await app.screenshot('context-menu');

@@ -47,6 +47,7 @@ import { copyQueue, fileOpHandlers } from './service/fileOpHandlers';
 import { clearDragCache } from './service/dragOut';
 import { propsHandlers } from './service/remoteProps';
 import { syncHandlers, syncRoots } from './service/syncPreview';
+import { navigationHandlers } from './service/navigation';
 import type { EditDesk } from './edit/editDesk';
 
 export type { Engine, EngineFactory, EngineOptions } from './engine/engine';
@@ -321,6 +322,7 @@ export class SluiceService {
       ...syncHandlers(this.sessions, (k, leaveOut) =>
         this.queue.enqueueSync({ target: { siteId: k.siteId }, ...syncRoots(k), plan: k.plan, leaveOut }),
       ),
+      ...navigationHandlers(this.hub, this.sessions),
     };
   }
 

@@ -26,6 +26,7 @@ const EVENTS: { readonly [E in EventName]: true } = {
   log: true,
   'edit.changed': true,
   'edit.closed': true,
+  'find.hits': true,
 };
 
 type GetPathForFile = typeof webUtils.getPathForFile;
@@ -61,6 +62,11 @@ export const api: Bridge = {
   syncPreview: call('sync.preview'),
   syncCancel: call('sync.cancel'),
   syncRun: call('sync.run'),
+  remoteFind: call('remote.find'),
+  remoteFindCancel: call('remote.findCancel'),
+  bookmarksList: call('bookmarks.list'),
+  bookmarksAdd: call('bookmarks.add'),
+  bookmarksRemove: call('bookmarks.remove'),
   localList: call('local.list'),
   localMkdir: call('local.mkdir'),
   localRename: call('local.rename'),

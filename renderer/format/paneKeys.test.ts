@@ -83,6 +83,7 @@ test('macOS: ⌘↑ up, ⌘↓ open, ⌘⌫ delete, ⌘R refresh, ⌘U/⌘D tran
     path: '⌘L',
     cut: '⌘X',
     paste: '⌘V',
+    find: '⌘F',
   });
   assert.equal(paneKeyLabels(false).back, 'Alt+←');
   assert.equal(paneKeyLabels(false).cut, 'Ctrl+X');
@@ -93,4 +94,15 @@ test('macOS: ⌘↑ up, ⌘↓ open, ⌘⌫ delete, ⌘R refresh, ⌘U/⌘D tran
   assert.equal(paneCommand({ key: 'v', ctrlKey: true, shiftKey: true }, 'remote'), null);
   assert.equal(paneKeyLabels(false).upload, 'Ctrl+U');
   assert.ok(isMacPlatform({ platform: 'MacIntel' }) && !isMacPlatform({ platform: 'Win32' }) && !isMacPlatform({}));
+});
+
+test('find: F3 and Ctrl+F (⌘F) in the remote pane, nothing in the local one; typed letters still filter', () => {
+  assert.deepEqual(paneCommand({ key: 'F3' }, 'remote'), { kind: 'find' });
+  assert.deepEqual(paneCommand({ key: 'f', ctrlKey: true }, 'remote'), { kind: 'find' });
+  assert.deepEqual(paneCommand({ key: 'F', ctrlKey: true, shiftKey: true }, 'remote'), { kind: 'find' });
+  assert.deepEqual(paneCommand({ key: 'f', metaKey: true }, 'remote', true), { kind: 'find' });
+  assert.equal(paneCommand({ key: 'F3' }, 'local'), null);
+  assert.equal(paneCommand({ key: 'f', ctrlKey: true }, 'local'), null);
+  assert.deepEqual(paneCommand({ key: 'f' }, 'remote'), { kind: 'filter', text: 'f' });
+  assert.equal(paneKeyLabels(false).find, 'F3, Ctrl+F');
 });

@@ -1,13 +1,13 @@
 /**
- * The file panes' keyboard, as one pure table from a key press to a command (unit-tested under node:test):
- * arrows / Home / End move (with Shift: extend the selection), Enter opens, Backspace or Alt+Up goes up, Alt+← / Alt+→
- * go back / forward in the pane's history, Ctrl+L types a path, F2 renames, Delete deletes (after a confirmation), F4
- * edits a remote file in a local editor, F5 refreshes, Ctrl+A selects all, Space toggles, Shift+F10 or the ContextMenu
- * key opens the context menu, a printable character types into the pane's filter (Escape clears it), and Ctrl+U
- * uploads (local pane) / Ctrl+D downloads (remote pane) the selection, Ctrl+X cuts and Ctrl+V pastes (a move into the
- * pane's folder) — FileZilla's and WinSCP's keys where they have one. On macOS the Finder's: ⌘↑ goes up, ⌘↓ opens,
- * ⌘[ / ⌘] go back / forward, ⌘L types a path, ⌘⌫ deletes, ⌘R refreshes, ⌘U / ⌘D transfer, ⌘X / ⌘V cut and paste, and
- * ⌫ alone does nothing (it is the Mac's only delete key, never "up");
+ * The file panes' keyboard, as one pure table from a key press to a command (unit-tested under node:test): arrows /
+ * Home / End move (with Shift: extend the selection), Enter opens, Backspace or Alt+Up goes up, Alt+← / Alt+→ go back /
+ * forward in the pane's history, Ctrl+L types a path, F2 renames, Delete deletes (after a confirmation), F4 edits a
+ * remote file in a local editor, F3 or Ctrl+F (⌘F) opens the remote find, F5 refreshes, Ctrl+A selects all, Space
+ * toggles, Shift+F10 or the ContextMenu key opens the context menu, a printable character types into the pane's filter
+ * (Escape clears it), Ctrl+U uploads (local pane) / Ctrl+D downloads (remote pane) the selection, and Ctrl+X cuts and
+ * Ctrl+V pastes (a move into the pane's folder) — FileZilla's and WinSCP's keys where they have one. On macOS the
+ * Finder's: ⌘↑ goes up, ⌘↓ opens, ⌘[ / ⌘] go back / forward, ⌘L types a path, ⌘⌫ deletes, ⌘R refreshes, ⌘U / ⌘D
+ * transfer, ⌘X / ⌘V cut and paste, and ⌫ alone does nothing (it is the Mac's only delete key, never "up");
  * {@link paneKeyLabels} names the keys for each.
  */
 
@@ -26,6 +26,8 @@ export interface PaneKeyLabels {
   path: string;
   cut: string;
   paste: string;
+  /** Opens the remote find. */
+  find: string;
 }
 
 /** The shortcut labels for macOS (⌘ glyphs) or elsewhere (Ctrl, Backspace). */
@@ -43,6 +45,7 @@ export function paneKeyLabels(mac: boolean): PaneKeyLabels {
         path: '⌘L',
         cut: '⌘X',
         paste: '⌘V',
+        find: '⌘F',
       }
     : {
         up: 'Backspace, Alt+Up',
@@ -56,6 +59,7 @@ export function paneKeyLabels(mac: boolean): PaneKeyLabels {
         path: 'Ctrl+L',
         cut: 'Ctrl+X',
         paste: 'Ctrl+V',
+        find: 'F3, Ctrl+F',
       };
 }
 
@@ -91,6 +95,7 @@ export type PaneCommand =
   | { kind: 'back' }
   | { kind: 'forward' }
   | { kind: 'editPath' }
+  | { kind: 'find' }
   | { kind: 'filter'; text: string }
   | { kind: 'clearFilter' }
   | { kind: 'cut' }
@@ -134,6 +139,7 @@ export function paneCommand(e: PaneKey, side: 'local' | 'remote', mac = false): 
     if (letter === 'l') return { kind: 'editPath' };
     if (letter === 'x' && !e.shiftKey) return { kind: 'cut' };
     if (letter === 'v' && !e.shiftKey) return { kind: 'paste' };
+    if (letter === 'f') return side === 'remote' ? { kind: 'find' } : null;
     if ((letter === 'u' && side === 'local') || (letter === 'd' && side === 'remote')) return { kind: 'transfer' };
     return null;
   }
@@ -153,6 +159,8 @@ export function paneCommand(e: PaneKey, side: 'local' | 'remote', mac = false): 
       return { kind: 'delete' };
     case 'F4':
       return side === 'remote' ? { kind: 'edit' } : null;
+    case 'F3':
+      return side === 'remote' ? { kind: 'find' } : null;
     case 'F5':
       return { kind: 'refresh' };
     case ' ':

@@ -165,7 +165,8 @@ function reduceEvent(state: AppState, action: EventAction): AppState {
     }
     case 'edit.changed':
     case 'edit.closed':
-      return state; // edited files are not in the app's state yet (#26 item 1: the engine side first)
+    case 'find.hits':
+      return state; // the Open files list and the Find dialog subscribe themselves
   }
 }
 

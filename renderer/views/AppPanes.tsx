@@ -5,20 +5,20 @@
  * folder finishes. What acts on "the remote side" acts on the shown tab's site and folder.
  */
 import { useCallback, useMemo, useState } from 'react';
-import type { FsEntry, Listing, SessionStatus } from '../../app/common/ipc/contract';
+import type { Bridge, FsEntry, SessionStatus } from '../../app/common/ipc/contract';
 import type { SiteView } from '../../app/common/model/site';
 import type { QueueState } from '../../app/common/queue/reducer';
 import { plural, sessionStateText } from '../format/format';
 import { isMacPlatform, paneKeyLabels } from '../format/paneKeys';
 import { useAppState, useBridge, useStore } from '../state/react';
 import type { RemoteTab, RemoteTabs as Tabs } from '../state/remoteTabs';
-import { FilePane, type PaneDrag } from './FilePane';
+import { FilePane, type FilePaneProps, type PaneDrag } from './FilePane';
 import { PropertiesDialog } from './PropertiesDialog';
 import { RemoteTabs } from './RemoteTabs';
 import type { TabActions } from './useRemoteTabs';
 import { localFileOps, remoteDragOut, remoteFileOps } from './paneFileOpsOf';
 import { useCompareSync } from './useCompareSync';
-import type { PaneCompare } from './useFolderCompare';
+import { usePaneNavTools } from './PaneNavTools';
 
 /**
  * A pane reloads when a job into its folder finishes: its token counts such jobs. One pass over the queue counts them
@@ -116,8 +116,11 @@ interface RemotePaneProps {
   queueing: ReturnType<typeof usePaneQueueing>;
   onError: (message: string) => void;
   onInfo: (message: string) => void;
-  /** Compare's marks and the listing it hears: only the shown tab's pane takes part. */
-  compare?: { pane: PaneCompare | undefined; onListing: (listing: Listing | null) => void };
+  /**
+   * The shown tab's pane only: Compare's marks and the listing it hears, and the navigation tools (PaneNavTools.tsx:
+   * its navigation followed by synchronized browsing, Bookmarks, Find and the find's Go to).
+   */
+  shown?: Pick<FilePaneProps, 'compare' | 'onListing' | 'onNavigate' | 'headerTools' | 'reveal' | 'find'>;
 }
 
 /** One tab's remote pane: its site's listing, file commands, transfers and Properties, in its own folder. */
@@ -164,12 +167,30 @@ function RemotePane(props: RemotePaneProps) {
         onError={onError}
         onInfo={onInfo}
         properties={properties.open}
-        compare={props.compare?.pane}
-        onListing={props.compare?.onListing}
+        {...props.shown}
       />
       {properties.dialog}
     </>
   );
+}
+
+/** The panes' navigation tools (PaneNavTools.tsx) for the local pane and the shown tab's. */
+function useShownTabTools(
+  p: AppPanesProps,
+  connected: boolean,
+  localSep: '/' | '\\',
+  listLocal: (path: string) => ReturnType<Bridge['localList']>,
+) {
+  const bridge = useBridge();
+  const activeTabId = p.tabs.activeId;
+  const siteId = p.activeSiteId;
+  const { setPath } = p.tabActions;
+  const setRemotePath = useCallback(
+    (path: string) => activeTabId && setPath(activeTabId, path),
+    [activeTabId, setPath],
+  );
+  const listRemote = useCallback((path: string) => bridge.remoteList({ siteId: siteId ?? '', path }), [bridge, siteId]);
+  return usePaneNavTools({ ...p, siteId, connected, localSep, listLocal, listRemote, setRemotePath });
 }
 
 /** The local pane and the remote tabs. */
@@ -190,6 +211,8 @@ export function AppPanes(p: AppPanesProps) {
   const { enqueue } = queueing;
   const upload =
     connected && remotePath ? (paths: string[]) => void enqueue(activeSiteId, 'upload', paths, remotePath) : undefined;
+  const activeTabId = p.tabs.activeId;
+  const tools = useShownTabTools(p, connected, sep, listLocal);
   const remote = (tab: RemoteTab | null) => (
     <RemotePane
       tab={tab}
@@ -200,9 +223,9 @@ export function AppPanes(p: AppPanesProps) {
       queueing={queueing}
       onError={p.onError}
       onInfo={p.onInfo}
-      compare={
-        (tab?.id ?? null) === p.tabs.activeId
-          ? { pane: cs.compare.remotePane, onListing: cs.compare.onRemoteListing }
+      shown={
+        (tab?.id ?? null) === activeTabId
+          ? { compare: cs.compare.remotePane, onListing: cs.compare.onRemoteListing, ...tools.remotePane }
           : undefined
       }
     />
@@ -222,7 +245,7 @@ export function AppPanes(p: AppPanesProps) {
         mkdir={(path) => bridge.localMkdir({ path })}
         rename={(from, to) => bridge.localRename({ from, to })}
         remove={(path, recursive) => bridge.localRemove({ path, recursive })}
-        onNavigate={p.setLocalPath}
+        {...tools.localPane}
         onPaneDrop={(drag: PaneDrag, dir) => void enqueue(activeSiteId, 'download', drag.paths, dir)}
         transfer={{ label: 'Upload', shortcut: keyLabels.upload, run: upload }}
         fileOps={localFileOps(bridge)}
@@ -233,6 +256,7 @@ export function AppPanes(p: AppPanesProps) {
       />
       <RemoteTabs tabs={p.tabs} actions={p.tabActions} siteById={p.siteById} pane={remote} empty={remote(null)} />
       {cs.dialog}
+      {tools.dialog}
     </div>
   );
 }

@@ -17,6 +17,7 @@ import { ContextMenu } from './ContextMenu';
 import type { RowHandlers } from './FileRows';
 import { PaneDialogs, type PaneModal } from './PaneDialogs';
 import { PaneGrid } from './PaneGrid';
+import { PaneError } from './PaneError';
 import { PaneHeader } from './PaneHeader';
 import { isEditable, paneMenuItems, type PaneTransfer } from './paneMenu';
 import { runPaneCommand } from './paneCommands';
@@ -27,6 +28,7 @@ import { usePaneNavigation } from './usePaneNavigation';
 import { usePaneFilter } from './usePaneFilter';
 import { usePaneFileOps } from './usePaneFileOps';
 import { useDragOut } from './useDragOut';
+import { usePaneReveal } from './usePaneReveal';
 import { keepVisible } from '../format/paneFilter';
 import { joinLocal, parentLocal } from '../../app/common/localPaths';
 import { isDifference } from '../../app/common/folderCompare';
@@ -224,6 +226,7 @@ function useFilePane(props: FilePaneProps) {
   const entries = usePaneEntries(listing, cwd, sort, showHidden, matches);
   const { sel, setSel, order, indexOf, selectedEntries, focusIndex } = entries;
   const goUp = useGoUp({ path, cwd, sep, listing, order, indexOf, navigate, setSel });
+  usePaneReveal(props.reveal, listing, order, setSel);
   const opening = usePaneOpen({
     cwd,
     sep,
@@ -299,7 +302,7 @@ function paneActions(props: FilePaneProps, s: PaneState, mac: boolean) {
     const c = paneCommand(e, props.side, mac);
     if (!c) return;
     e.preventDefault();
-    runPaneCommand(c, { ...s, ...s.nav, ...s.filter, reload: refresh, editSelected, ...s.files });
+    runPaneCommand(c, { ...s, ...s.nav, ...s.filter, reload: refresh, editSelected, ...s.files, find: props.find });
   };
   const { edit } = props;
   const editSelected =
@@ -323,15 +326,20 @@ function paneActions(props: FilePaneProps, s: PaneState, mac: boolean) {
       newFile: () => setModal({ kind: 'newFile' }),
       newSymlink: () => setModal({ kind: 'newSymlink' }),
     },
+    find: props.find,
   });
-  return { keys, refresh, toRename, toDelete, onKeyDown, handlers, menuItems };
+  const backgroundMenu = (x: number, y: number) => {
+    s.setSel(emptySelection);
+    s.setMenu({ x, y });
+  };
+  return { keys, refresh, toRename, toDelete, onKeyDown, handlers, menuItems, backgroundMenu };
 }
 
 /** The pane component. */
 export function FilePane(props: FilePaneProps) {
   const { side, title, path, transfer } = props;
   const s = useFilePane(props);
-  const { listing, cwd, sep, entries, sel, setSel, setModal, dnd } = s;
+  const { listing, cwd, sep, entries, sel, setModal, dnd } = s;
   const a = paneActions(props, s, isMacPlatform());
   const scrollRef = useRef<HTMLDivElement>(null);
   return (
@@ -362,6 +370,7 @@ export function FilePane(props: FilePaneProps) {
         onRename={a.toRename}
         onDelete={a.toDelete}
         onShowHidden={s.setShowHidden}
+        tools={props.headerTools}
       />
       {path !== null && s.error && <PaneError title={title} listed={!!listing} error={s.error} />}
       <PaneGrid
@@ -380,10 +389,7 @@ export function FilePane(props: FilePaneProps) {
         gridRef={s.gridRef}
         scrollRef={scrollRef}
         onKeyDown={a.onKeyDown}
-        onBackgroundMenu={(x, y) => {
-          setSel(emptySelection);
-          s.setMenu({ x, y });
-        }}
+        onBackgroundMenu={a.backgroundMenu}
       />
       {s.menu && (
         <ContextMenu
@@ -406,14 +412,5 @@ export function FilePane(props: FilePaneProps) {
         onNewSymlink={s.files.onNewSymlink}
       />
     </section>
-  );
-}
-
-/** Why the folder could not be listed: under the header, or in place of the grid before any listing. */
-function PaneError({ title, listed, error }: { title: string; listed: boolean; error: string }) {
-  return (
-    <p className={listed ? 'pane-error error-text' : 'empty error-text'} role="alert" aria-label={`${title} error`}>
-      {error}
-    </p>
   );
 }

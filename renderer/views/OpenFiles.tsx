@@ -1,7 +1,8 @@
 /**
  * The "Open files" list (#26 item 1): each remote file edited in a local editor, one line under the toolbar while
  * there is any, with where its saves stand (editing, uploading, uploaded at …, conflict, failed) and what it offers:
- * a conflict's overwrite / save under another name / reopen, a failure's retry, and close. It keeps its own list from
+ * a conflict's overwrite / save under another name / reopen, a failure's retry, and close; "Clear finished" closes
+ * every file whose saves are all on the server (their private copies removed). It keeps its own list from
  * `edit.list` and the `edit.changed` / `edit.closed` events (the engine side: app/node/edit/).
  */
 import { useEffect, useState } from 'react';
@@ -22,10 +23,16 @@ export function editStateText(v: EditView): string {
     case 'uploaded':
       return `uploaded at ${formatTime(v.uploadedAt)}`;
     case 'conflict':
+      if (v.conflict?.content) return 'changed on the server (same size and time, other content): not uploaded';
       return `${v.conflict?.found ? 'changed on' : 'gone from'} the server: not uploaded`;
     case 'failed':
       return `failed: ${displayText(v.error?.message ?? 'unknown error')}`;
   }
+}
+
+/** Edits whose last save is on the server (nothing unsent): what "Clear finished" closes. */
+export function finishedEdits(edits: readonly EditView[]): EditView[] {
+  return edits.filter((v) => v.state === 'uploaded' && !v.unsent);
 }
 
 const CHOICES: ReadonlyArray<[EditChoice, string]> = [
@@ -34,11 +41,10 @@ const CHOICES: ReadonlyArray<[EditChoice, string]> = [
   ['reopen', 'Reopen'],
 ];
 
-/** The edited files' list, shown while there is one. */
-export function OpenFiles({ onError }: { onError: (message: string) => void }) {
+/** The edited files as the engine reports them: `edit.list`, then `edit.changed` / `edit.closed`. */
+function useEditList(): EditView[] {
   const bridge = useBridge();
   const [edits, setEdits] = useState<EditView[]>([]);
-  const [confirming, setConfirming] = useState<string>();
   useEffect(() => {
     const put = (v: EditView) =>
       setEdits((all) =>
@@ -56,6 +62,14 @@ export function OpenFiles({ onError }: { onError: (message: string) => void }) {
       offClosed();
     };
   }, [bridge]);
+  return edits;
+}
+
+/** The edited files' list, shown while there is one. */
+export function OpenFiles({ onError }: { onError: (message: string) => void }) {
+  const bridge = useBridge();
+  const edits = useEditList();
+  const [confirming, setConfirming] = useState<string>();
   if (edits.length === 0) return null;
 
   // A file with a save not on the server closes on a second click only, named for what it loses.
@@ -69,8 +83,21 @@ export function OpenFiles({ onError }: { onError: (message: string) => void }) {
     const r = await call();
     if (!r.ok) onError(`${what}: ${r.error?.message ?? 'failed'}`);
   };
+  const finished = finishedEdits(edits);
+  const clearFinished = () =>
+    finished.forEach((v) => void act('Clear finished', () => bridge.editClose({ editId: v.editId })));
   return (
     <section className="open-files" aria-label="Open files">
+      {finished.length > 0 && (
+        <button
+          type="button"
+          className="clear-finished"
+          title="Close the files whose saves are all on the server (their private copies are removed)"
+          onClick={clearFinished}
+        >
+          Clear finished ({finished.length})
+        </button>
+      )}
       {edits.map((v) => {
         const name = displayText(v.remotePath);
         const bad = v.state === 'conflict' || v.state === 'failed';

@@ -39,6 +39,8 @@ export interface PaneHeaderProps {
   onRename: (entry: FsEntry) => void;
   onDelete: (entries: FsEntry[]) => void;
   onShowHidden: (show: boolean) => void;
+  /** The owner's controls after Refresh (bookmarks, synchronized browsing, find). */
+  tools?: React.ReactNode;
 }
 
 /** Upload or Download of the selection, when the pane has a transfer. */
@@ -136,6 +138,7 @@ export function PaneHeader(p: PaneHeaderProps) {
         >
           ⟳
         </button>
+        {p.tools}
         {p.transfer && (
           <TransferButton title={title} transfer={p.transfer} selected={selected} onTransfer={p.onTransfer} />
         )}

@@ -1,13 +1,14 @@
 /**
- * Settings: Transfers (TransferSettings.tsx, issue #23 item 22), then Ciphers (issue #15): this machine's cipher
- * measurement (`algorithms.measurement`) as a table, fastest per core first, the cipher and MAC orders new connections
- * offer by default and where they come from, and "Measure" (`algorithms.measure`, a few seconds), after which the
- * defaults follow the new figures.
+ * Settings: Transfers (TransferSettings.tsx, issue #23 item 22), Editing (EditorSetting.tsx: the editor command), then
+ * Ciphers (issue #15): this machine's cipher measurement (`algorithms.measurement`) as a table, fastest per core first,
+ * the cipher and MAC orders new connections offer by default and where they come from, and "Measure"
+ * (`algorithms.measure`, a few seconds), after which the defaults follow the new figures.
  */
 import { useCallback, useEffect, useState } from 'react';
 import { combinationName, formatMBps, type AlgorithmsMeasurementView } from '../../app/common/model/cipherSpeed';
 import { useAppState, useBridge } from '../state/react';
 import { TransferSettings } from './TransferSettings';
+import { EditorSetting } from './EditorSetting';
 import { formatDate } from '../format/format';
 import { Dialog } from './Dialog';
 
@@ -100,6 +101,8 @@ export function SettingsDialog({ onClose, onError }: SettingsDialogProps) {
     <Dialog title="Settings" onCancel={onClose} className="known-hosts settings">
       <h3>Transfers</h3>
       {settings ? <TransferSettings settings={settings} /> : <p>Loading…</p>}
+      <h3>Editing</h3>
+      {settings && <EditorSetting settings={settings} />}
       <h3>Ciphers, measured on this machine</h3>
       <p className="note">
         Each cipher (and each CTR cipher with each MAC) moves 32 KiB SSH packets through the engine&apos;s own packet

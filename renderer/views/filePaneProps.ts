@@ -5,6 +5,7 @@ import type { PaneTransfer } from './paneMenu';
 import type { PaneDrag } from './usePaneDragDrop';
 import type { PaneFileOps } from './usePaneFileOps';
 import type { PaneCompare } from './useFolderCompare';
+import type { PaneReveal } from './usePaneReveal';
 
 export interface FilePaneProps {
   side: 'local' | 'remote';
@@ -43,4 +44,10 @@ export interface FilePaneProps {
   compare?: PaneCompare;
   /** Hears the pane's listing (null while it shows nothing), for Compare. */
   onListing?: (listing: Listing | null) => void;
+  /** Controls of the owner in the action bar (bookmarks, synchronized browsing, find). */
+  headerTools?: React.ReactNode;
+  /** A row to select once its folder is listed (the find's Go to). */
+  reveal?: PaneReveal;
+  /** Opens the remote find (menu, F3, Ctrl+F); absent: none. */
+  find?: () => void;
 }

@@ -27,6 +27,8 @@ export interface PaneCommandContext {
   back: () => void;
   forward: () => void;
   editPath: () => void;
+  /** Opens the remote find (remote pane): absent where the pane has none. */
+  find?: () => void;
   /** Types `text` at the end of the pane's filter (and puts the focus in its field). */
   typeFilter: (text: string) => void;
   clearFilter: () => void;
@@ -77,6 +79,8 @@ export function runPaneCommand(c: PaneCommand, x: PaneCommandContext): void {
       return x.forward();
     case 'editPath':
       return x.editPath();
+    case 'find':
+      return x.find?.();
     case 'filter':
       return x.typeFilter(c.text);
     case 'clearFilter':

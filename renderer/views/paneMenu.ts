@@ -34,6 +34,8 @@ export interface PaneMenuInput {
   keys?: PaneKeyLabels;
   /** The remote pane's Properties dialog of one entry (#26 item 2); absent: no such item. */
   properties?: (entry: FsEntry) => void;
+  /** The remote find from this folder (#26 item 5); absent: no such item. */
+  find?: () => void;
   /** Cut, paste, duplicate, new file, new symlink, open with (#26 item 6); absent: no such items. */
   fileOps?: PaneMenuFileOps;
 }
@@ -114,6 +116,7 @@ export function paneMenuItems(m: PaneMenuInput): MenuItem[] {
     { id: 'copy', label: 'Copy path', run: m.copyPath },
     { id: 'refresh', label: 'Refresh', shortcut: keys.refresh, run: m.refresh },
   );
+  if (m.find) items.push({ id: 'find', label: 'Find…', shortcut: keys.find, run: m.find });
   const { properties } = m;
   if (properties) {
     items.push({

@@ -79,8 +79,10 @@ export function usePaneListing(
     }
     const before = shown.current;
     if (before && before.list === list && before.listing.path === path) return;
+    const n = seq.current + 1;
     void fetch(path).then((ok) => {
-      if (ok) return;
+      // Superseded by a later listing (the user or synchronized browsing moved on): that one decides the folder.
+      if (ok || seq.current !== n) return;
       if (before && before.list === list) commit(before.listing.path);
       else if (before) {
         shown.current = null;

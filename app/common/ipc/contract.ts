@@ -26,7 +26,9 @@ import {
 import { siteInputSchema } from './siteInput';
 import { remoteChmodSchema, remoteStatSchema, type ChmodReport, type RemoteProps } from './remoteProps';
 import { fileOpSchemas, type FileOpResponses } from './fileOps';
-import { syncCancelSchema, syncPreviewSchema, syncRunSchema, type SyncPreview, type SyncRunResult } from './syncIpc';
+import { syncInvokeSchemas, type SyncResponses } from './syncIpc';
+import { bookmarkInvokeSchemas, type BookmarkResponses } from './bookmarks';
+import { findInvokeSchemas, type FindHits, type FindResponses } from './find';
 import type { QueueFile } from '../queue/files';
 import type { QueueEvent } from '../queue/reducer';
 import type { LogLine, ProgressSample, SessionStatus } from './status';
@@ -171,10 +173,9 @@ export const invokeSchemas = {
   /** The Properties dialog (#26 item 2): app/common/ipc/remoteProps.ts. */
   'remote.stat': remoteStatSchema,
   'remote.chmod': remoteChmodSchema,
-  /** Synchronize… (#27): app/common/ipc/syncIpc.ts. */
-  'sync.preview': syncPreviewSchema,
-  'sync.cancel': syncCancelSchema,
-  'sync.run': syncRunSchema,
+  ...syncInvokeSchemas,
+  ...findInvokeSchemas,
+  ...bookmarkInvokeSchemas,
 
   'local.list': localPath,
   'local.mkdir': localPath,
@@ -287,7 +288,7 @@ export type InvokeChannel = keyof typeof invokeSchemas;
 export type InvokeRequests = { [C in InvokeChannel]: z.infer<(typeof invokeSchemas)[C]> };
 
 /** Response value type of each channel (the `value` of a successful Result). */
-export interface InvokeResponses extends FileOpResponses {
+export interface InvokeResponses extends FileOpResponses, FindResponses, BookmarkResponses, SyncResponses {
   'sites.list': SitesTree;
   'sites.save': Site;
   'sites.delete': void;
@@ -316,9 +317,6 @@ export interface InvokeResponses extends FileOpResponses {
   'remote.remove': void;
   'remote.stat': RemoteProps;
   'remote.chmod': ChmodReport;
-  'sync.preview': SyncPreview;
-  'sync.cancel': boolean;
-  'sync.run': SyncRunResult;
   'local.list': Listing;
   'local.mkdir': void;
   'local.rename': void;
@@ -382,6 +380,7 @@ export interface EventPayloads {
   'edit.changed': EditView;
   /** An edited file was closed: its private copy is gone. */
   'edit.closed': { editId: string };
+  'find.hits': FindHits;
 }
 
 export type EventName = keyof EventPayloads;
@@ -399,6 +398,7 @@ const EVENT_NAME_RECORD: { [E in EventName]: true } = {
   log: true,
   'edit.changed': true,
   'edit.closed': true,
+  'find.hits': true,
 };
 
 /** Every event name. */

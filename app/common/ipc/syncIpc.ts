@@ -80,3 +80,18 @@ export interface SyncRunResult {
   bytes: number;
   deletions: number;
 }
+
+/** Synchronize…'s channels (#27), spread into the contract's invoke schemas. */
+export const syncInvokeSchemas = {
+  'sync.preview': syncPreviewSchema,
+  'sync.cancel': syncCancelSchema,
+  'sync.run': syncRunSchema,
+} as const;
+
+/** What Synchronize…'s channels answer. */
+export interface SyncResponses {
+  'sync.preview': SyncPreview;
+  /** Whether a preview was still listing. */
+  'sync.cancel': boolean;
+  'sync.run': SyncRunResult;
+}

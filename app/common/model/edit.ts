@@ -41,7 +41,12 @@ export interface EditView {
    * `conflict`: the version opened (or last uploaded; null: the name was to be free, after "save under another name")
    * and the one the server has now (null: it is gone).
    */
-  conflict?: { expected: RemoteVersion | null; found: RemoteVersion | null };
+  conflict?: {
+    expected: RemoteVersion | null;
+    found: RemoteVersion | null;
+    /** Same size and time, other content: the server's own SHA-256 differs from the version opened or uploaded. */
+    content?: boolean;
+  };
   /** `failed`: why (the operation, the remote path and the server's message). */
   error?: { code: string; message: string };
 }

@@ -15,6 +15,7 @@ import { TRANSFER_LIMITS } from '../../common/transferLimits';
 import { dfLines, entryJson, fsUsage, jsonLine, statText } from './fileFormat';
 import { runFileCommand, type FileCommandOptions, type FileContext } from './fileSession';
 import { runLs, type LsOptions } from './lsCommand';
+import { runFind, type FindOptions } from './findCommand';
 import { addAlgorithmOptions, addLoginOptions, addReachOptions } from './connectionOptions';
 import { intIn } from './optionParsers';
 
@@ -64,6 +65,7 @@ function fileCommand<O extends FileCommandOptions>(
 function urlOperands(name: string, operands: string[]): string[] {
   if (name === 'chmod') return operands.slice(1);
   if (name === 'ln') return operands.slice(1);
+  if (name === 'find') return operands.slice(0, 1);
   return operands;
 }
 
@@ -197,7 +199,7 @@ function parseMode(v: string): string {
   return v;
 }
 
-/** Adds `sluice ls|stat|mkdir|rm|mv|chmod|ln|df` to the program, in that order (the help lists them so). */
+/** Adds `sluice ls|stat|mkdir|rm|mv|chmod|ln|df|find` to the program, in that order (the help lists them so). */
 export function addFileCommands(program: Command): void {
   addListAndCreate(program);
   addMoveAndChange(program);
@@ -256,7 +258,7 @@ function addListAndCreate(program: Command): void {
     .option('-f, --force', 'a path that does not exist is no error');
 }
 
-/** `mv`, `chmod`, `ln`, `df`. */
+/** `mv`, `chmod`, `ln`, `df`, `find`. */
 function addMoveAndChange(program: Command): void {
   fileCommand<FileCommandOptions & { force?: boolean }>(
     program,
@@ -291,6 +293,20 @@ function addMoveAndChange(program: Command): void {
     'size and free space of the file system holding each path (statvfs@openssh.com)',
     (ctx, o) => dfCommand(ctx, o),
   ).option('--inodes', 'inodes instead of bytes (df -i)');
+  fileCommand<FileCommandOptions & FindOptions>(
+    program,
+    'find',
+    '<url> <pattern>',
+    'names below a remote folder containing PATTERN (or matching it with --glob), many folders at once',
+    (ctx, o, a) => runFind(ctx, a[1], o),
+  )
+    .option('--glob', 'PATTERN is a glob over the whole name (*, ?, [abc])')
+    .option('--case-sensitive', 'upper and lower case differ (default: alike)')
+    .option(
+      '--max-results <n>',
+      'print at most N matches (the rest are counted)',
+      intIn({ min: 1, max: 1e9, text: '1 to 1000000000' }),
+    );
   const chmod = program.commands.find((c) => c.name() === 'chmod');
   chmod?.registeredArguments[0]?.argParser(parseMode);
 }

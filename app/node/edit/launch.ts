@@ -1,46 +1,23 @@
 /**
  * Starts the editor command set in Settings on an edited file: the command is split into words as a POSIX shell would
  * split plain words and quotes ('…', "…", backslash), without running a shell (nothing is expanded, no `;` or
- * `$()`);
- * `{file}` stands for the file's path, and with no `{file}` the path is added as the last word.
+ * `$()`; app/common/editorCommand.ts, which the Settings field checks with too); `{file}` stands for the file's path,
+ * and with no `{file}` the path is added as the last word.
  */
 import { spawn } from 'node:child_process';
+import { splitEditorCommand } from '../../common/editorCommand';
 import { SluiceError } from '../errors';
 
 /**
- * Splits an editor command into words.
+ * Splits an editor command into words (app/common/editorCommand.ts).
  * @throws SluiceError USAGE for an empty command or an unclosed quote
  */
 export function splitCommand(command: string): string[] {
-  const words: string[] = [];
-  let word = '';
-  let inWord = false;
-  let quote: '"' | "'" | undefined;
-  for (let i = 0; i < command.length; i++) {
-    const c = command[i];
-    if (quote) {
-      if (c === quote) quote = undefined;
-      else if (c === '\\' && quote === '"' && i + 1 < command.length) word += command[++i];
-      else word += c;
-    } else if (c === '"' || c === "'") {
-      quote = c;
-      inWord = true;
-    } else if (c === '\\' && i + 1 < command.length) {
-      word += command[++i];
-      inWord = true;
-    } else if (/\s/.test(c)) {
-      if (inWord) words.push(word);
-      word = '';
-      inWord = false;
-    } else {
-      word += c;
-      inWord = true;
-    }
+  try {
+    return splitEditorCommand(command);
+  } catch (e) {
+    throw new SluiceError('USAGE', (e as Error).message);
   }
-  if (quote) throw new SluiceError('USAGE', `The editor command has an unclosed ${quote}: ${command}`);
-  if (inWord) words.push(word);
-  if (words.length === 0) throw new SluiceError('USAGE', 'The editor command is empty');
-  return words;
 }
 
 /** The program and its arguments for `file`: every `{file}` replaced, else the file added at the end. */

@@ -2,8 +2,9 @@
  * One edited file: its record (privateCopies.ts), where it stands (EditState), and the upload of its saves. A save
  * is staged first (copied to `.upload/<remote name>` in the private folder), so what is hashed is what is sent while
  * the editor may save again; before the staged copy is queued the remote file is STATed, and a size or modification
- * time other than the version expected (opened, or left by our last upload; none: the name must be free) is a
- * conflict: nothing is uploaded until `edit.resolve` says what to do.
+ * time other than the version expected (opened, or left by our last upload; none: the name must be free), or, where
+ * the server hashes its own files (check-file-name, sha256sum over exec), a SHA-256 other than the copy last in step,
+ * is a conflict: nothing is uploaded until `edit.resolve` says what to do.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -120,9 +121,16 @@ export class OpenEdit {
     this.unsent = true;
     this.set('uploading');
     const found = await this.ports.stat(r.siteId, r.remotePath);
-    if (!this.force && !sameVersion(r.expected, found)) {
+    const changed = this.force ? undefined : await this.remoteChange(r.expected, found);
+    if (changed) {
       this.ports.log('warn', `${r.remotePath} changed on the server since it was opened: not uploaded`, r.siteId);
-      this.set('conflict', { conflict: { expected: r.expected, found: versionOf(found) } });
+      this.set('conflict', {
+        conflict: {
+          expected: r.expected,
+          found: versionOf(found),
+          ...(changed === 'content' ? { content: true } : {}),
+        },
+      });
       return;
     }
     this.force = false;
@@ -132,6 +140,22 @@ export class OpenEdit {
     const job = await this.transfer('upload', staged, path.posix.dirname(r.remotePath), mode !== undefined);
     if (job.state !== 'done') throw jobError(job, `Upload of ${r.remotePath}`);
     await this.uploaded(hash, staged);
+  }
+
+  /**
+   * Whether the server's file is not the version expected: another size or time (`version`), or the same ones with
+   * other content, by the server's own SHA-256 where it offers one against the hash of the copy last in step
+   * (`content`: a change within the same second, or with its time put back); undefined when it is the same.
+   */
+  private async remoteChange(
+    expected: RemoteVersion | null,
+    found: RemoteFileStat,
+  ): Promise<'version' | 'content' | undefined> {
+    const r = this.record;
+    if (!sameVersion(expected, found)) return 'version';
+    if (!found || !r.syncedHash || !this.ports.remoteHash) return undefined;
+    const sha256 = await this.ports.remoteHash(r.siteId, r.remotePath, found.size).catch(() => null);
+    return sha256 && sha256 !== r.syncedHash ? 'content' : undefined;
   }
 
   /** After a done upload: the version the server has now is the one the next save expects. */

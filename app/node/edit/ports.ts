@@ -41,6 +41,11 @@ export interface EditPorts {
   realpath(siteId: string, path: string): Promise<string>;
   /** SSH_FXP_STAT of `path` on the site's session (connecting it, or waiting for its reconnect). */
   stat(siteId: string, path: string): Promise<RemoteFileStat>;
+  /**
+   * The server's own SHA-256 of a remote file (check-file-name, or sha256sum over exec), or null where it offers
+   * neither (no re-read: that would download the file again); absent: no hash check.
+   */
+  remoteHash?(siteId: string, path: string, size: number): Promise<string | null>;
   /** Opens a private copy in the user's editor (Settings' command, else the system's default application). */
   openEditor(localPath: string): Promise<void>;
   changed(view: EditView): void;

@@ -7,6 +7,7 @@ import type { Job } from '../../common/model/job';
 import { isFinished } from '../../common/model/job';
 import type { EventName, EventPayloads, InvokeRequests, InvokeResponses } from '../../common/ipc/contract';
 import { SluiceError } from '../errors';
+import { remoteFilesOf } from '../engine/engine';
 import { EditDesk } from '../edit/editDesk';
 import { launchEditor } from '../edit/launch';
 import type { EditPorts, JobEnd } from '../edit/ports';
@@ -83,6 +84,11 @@ export function editPorts(d: EditPortDeps): EditPorts {
     jobs: () => d.queue.jobs(),
     cancelJob: (jobId) => d.queue.perform({ type: 'cancel', jobId }),
     stat: (siteId, p) => d.sessions.browse(siteId, (engine) => engine.stat(p)),
+    remoteHash: (siteId, p, size) =>
+      d.sessions.browse(siteId, async (engine) => {
+        const args = { path: p, size, allowExec: true, serverOnly: true };
+        return (await remoteFilesOf(engine).pool.call('hashRemote', args)).sha256 || null;
+      }),
     realpath: (siteId, p) => d.sessions.browse(siteId, (engine) => engine.realpath(p)),
     openEditor: async (file) => {
       const command = d.hub.store.getSetting<string>('editorCommand');

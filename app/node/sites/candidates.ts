@@ -6,6 +6,7 @@
  */
 import { siteInputSchema } from '../../common/ipc/contract';
 import { normalizeFolder, type AuthMethod, type SiteInput } from '../../common/model/site';
+import type { SiteBookmark } from '../../common/ipc/bookmarks';
 
 /** A site found in a source. */
 export interface Candidate {
@@ -14,6 +15,8 @@ export interface Candidate {
   site: Omit<SiteInput, 'id'>;
   /** The source's password for it (FileZilla, Sluice JSON); never leaves the engine except into the secret store. */
   password?: string;
+  /** Its directory bookmarks (a Sluice export's), saved with it. */
+  bookmarks?: SiteBookmark[];
   notes: string[];
 }
 
@@ -43,6 +46,7 @@ export interface Draft {
   macs?: string[];
   hostKeyAlgorithms?: string[];
   speedLimit?: number;
+  bookmarks?: SiteBookmark[];
 }
 
 /** What every parser is given. */
@@ -124,6 +128,7 @@ export class CandidateList {
       origin,
       site: valid,
       ...(d.password !== undefined ? { password: d.password } : {}),
+      ...(d.bookmarks?.length ? { bookmarks: d.bookmarks } : {}),
       notes: own,
     });
     return true;

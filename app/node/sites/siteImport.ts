@@ -100,6 +100,7 @@ export async function applyImport(
     const c = candidates[index];
     const saved = ctx.store.save({ ...c.site, folder: under(into, c.site.folder) });
     result.imported.push({ index, id: saved.id, name: saved.name, folder: saved.folder });
+    if (c.bookmarks) ctx.store.bookmarks.copy(c.bookmarks, saved.id);
     if (c.password === undefined) continue;
     if ('skip' in passwords) {
       result.notes.push(`${c.origin}: password not imported: ${passwords.skip}`);
@@ -150,7 +151,9 @@ export async function exportSites(
     }
   }
   return {
-    doc: buildExport(sites, folders, opts.now ?? Date.now(), opts.passwordOf ? passwords : undefined),
+    doc: buildExport(sites, folders, opts.now ?? Date.now(), opts.passwordOf ? passwords : undefined, (id) =>
+      store.bookmarks.list(id),
+    ),
     passwords: passwords.size,
   };
 }

@@ -7,14 +7,19 @@
  * { "format": "sluice-sites", "version": 1, "exportedAt": "2026-11-23T10:00:00.000Z",
  *   "folders": ["Work", "Work/Prod"],
  *   "sites": [{ "name": "web", "folder": "Work/Prod", "host": "web.example.com", "port": 22, "user": "deploy",
- *               "authMethod": "key", "keyPath": "~/.ssh/id_ed25519" }] }
+ *               "authMethod": "key", "keyPath": "~/.ssh/id_ed25519",
+ *               "bookmarks": [{ "side": "remote", "path": "/var/www" }] }] }
  * ```
+ *
+ * `bookmarks` (a site's directory bookmarks) came after version 1's first release: an older Sluice notes them as not
+ * imported and imports the site.
  *
  * Reading validates with zod: a newer version is refused; a site field this version does not know (a newer export)
  * is left out with a note, and a site the site validator refuses is skipped with its reason.
  */
 import { z } from 'zod';
 import { normalizeFolder, type Site } from '../../common/model/site';
+import { MAX_BOOKMARKS_PER_SIDE, bookmarkSchema, type SiteBookmark } from '../../common/ipc/bookmarks';
 import { SluiceError } from '../errors';
 import { CandidateList, type ParseOptions, type ParsedSites } from './candidates';
 
@@ -50,7 +55,13 @@ const fileSchema = z.object({
 });
 
 /** One exported site. */
-export type ExportedSite = Pick<Site, (typeof SITE_FIELDS)[number]> & { password?: string };
+export type ExportedSite = Pick<Site, (typeof SITE_FIELDS)[number]> & {
+  password?: string;
+  /** Its directory bookmarks (#26 item 3); an older Sluice notes them as not imported. */
+  bookmarks?: SiteBookmark[];
+};
+
+const exportedBookmarks = z.array(bookmarkSchema.omit({ siteId: true })).max(2 * MAX_BOOKMARKS_PER_SIDE);
 
 /** The export document. */
 export interface SluiceExport {
@@ -65,12 +76,14 @@ export interface SluiceExport {
  * The export of some sites.
  * @param passwords the passwords to include, by site id (absent: none are included)
  * @param now the export time, ms since the epoch
+ * @param bookmarksOf a site's directory bookmarks (none: the export has none)
  */
 export function buildExport(
   sites: Site[],
   folders: string[],
   now: number,
   passwords?: Map<string, string>,
+  bookmarksOf?: (siteId: string) => SiteBookmark[],
 ): SluiceExport {
   return {
     format: SLUICE_EXPORT_FORMAT,
@@ -82,6 +95,8 @@ export function buildExport(
       for (const k of SITE_FIELDS) if (s[k] !== undefined) out[k] = s[k];
       const password = passwords?.get(s.id);
       if (password !== undefined) out.password = password;
+      const bookmarks = bookmarksOf?.(s.id) ?? [];
+      if (bookmarks.length) out.bookmarks = bookmarks;
       return out as ExportedSite;
     }),
   };
@@ -123,8 +138,12 @@ export function parseSluiceExport(text: string, opts: ParseOptions): ParsedSites
   doc.sites.forEach((s, i) => {
     const name = typeof s.name === 'string' ? s.name : `site ${i + 1}`;
     const origin = `"${typeof s.folder === 'string' && s.folder ? `${s.folder}/` : ''}${name}"`;
-    const unknown = Object.keys(s).filter((k) => k !== 'password' && !(SITE_FIELDS as readonly string[]).includes(k));
+    const unknown = Object.keys(s).filter(
+      (k) => k !== 'password' && k !== 'bookmarks' && !(SITE_FIELDS as readonly string[]).includes(k),
+    );
     const notes = unknown.map((k) => `not imported: ${k} (not known to this version of Sluice)`);
+    const bookmarks = s.bookmarks === undefined ? undefined : exportedBookmarks.safeParse(s.bookmarks);
+    if (bookmarks && !bookmarks.success) notes.push('not imported: bookmarks (not a list of folders)');
     if (typeof s.host !== 'string' || typeof s.user !== 'string') return list.skip(origin, 'no host or user');
     list.add(
       origin,
@@ -146,6 +165,7 @@ export function parseSluiceExport(text: string, opts: ParseOptions): ParsedSites
         hostKeyAlgorithms: field(s, 'hostKeyAlgorithms'),
         speedLimit: field(s, 'speedLimit'),
         password: typeof s.password === 'string' ? s.password : undefined,
+        bookmarks: bookmarks?.success ? bookmarks.data : undefined,
       },
       notes,
     );

@@ -247,6 +247,7 @@ export async function rereadSha256(
  * @param size the file's size in bytes (sizes the exec timeout)
  * @param allowExec false: never open an exec channel (the user refused it, or the app)
  * @param length hash only the file's first `length` bytes (the conflict rule `append`); default the whole file
+ * @param reread false: only the server's own hash (an edit's conflict check): where it has none, `sha256` is ''
  */
 export async function remoteSha256(
   t: HashTarget,
@@ -255,6 +256,7 @@ export async function remoteSha256(
   allowExec: boolean,
   length?: number,
   onBytes?: (n: number) => void,
+  reread = true,
 ): Promise<RemoteHash> {
   const prefix = length !== undefined;
   const checkKey = prefix ? 'checkFilePrefix' : 'checkFile';
@@ -284,6 +286,7 @@ export async function remoteSha256(
   const why = allowExec
     ? `${checkFile ? 'its check-file-name failed' : 'it offers no check-file-name extension'} and sha256sum over exec was refused or gave no hash`
     : undefined;
+  if (!reread) return { sha256: '', method: 'reread', ...(why ? { why } : {}) };
   return {
     sha256: await rereadSha256(t.sftp, path, t.maxRead, length, onBytes),
     method: 'reread',

@@ -47,6 +47,7 @@ async function hashRemote(
     a.allowExec,
     a.length,
     (n) => ctx.progress(n),
+    !a.serverOnly,
   );
 }
 

@@ -324,7 +324,8 @@ export interface WorkerOps {
    * `length` bytes when given (the conflict rule `append`).
    */
   hashRemote: [
-    { channel?: number; path: string; size: number; allowExec: boolean; length?: number },
+    /** `serverOnly`: no re-read; '' as `sha256` when the server cannot hash the file itself (check-file, exec). */
+    { channel?: number; path: string; size: number; allowExec: boolean; length?: number; serverOnly?: boolean },
     { sha256: string; method: HashMethod; why?: string },
   ];
   /** SHA-256 of a local file, or of its first `length` bytes. */

@@ -43,7 +43,7 @@ test('create, read back across reopen, WAL and migrations applied', (t) => {
 
   const again = new SitesStore(home);
   t.after(() => again.close());
-  assert.equal(again.schemaVersion, 4);
+  assert.equal(again.schemaVersion, 5);
   assert.equal(again.get(site.id)?.name, 'Prod 2');
   const raw = new Database(path.join(home, 'sluice.db'), { readonly: true });
   assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
@@ -134,11 +134,12 @@ test('jumpHost is kept, trimmed and cleared; migration 3 adds its column to a ve
   const raw = new Database(path.join(home, 'sluice.db'));
   raw.exec('ALTER TABLE sites DROP COLUMN jump_host');
   for (const column of ['kex', 'macs', 'host_key_algorithms']) raw.exec(`ALTER TABLE sites DROP COLUMN ${column}`);
+  raw.exec('DROP TABLE site_bookmarks');
   raw.pragma('user_version = 2');
   raw.close();
   const again = new SitesStore(home);
   t.after(() => again.close());
-  assert.equal(again.schemaVersion, 4);
+  assert.equal(again.schemaVersion, 5);
   assert.equal(again.get(site.id)?.name, input.name.trim());
   assert.equal(again.save({ ...input, id: site.id, jumpHost: 'none' }).jumpHost, 'none');
 });
@@ -174,7 +175,7 @@ test('schema 4 migrates schema 3 rows: algorithm lists added empty, old free-tex
   ]);
   const store = new SitesStore(home);
   t.after(() => store.close());
-  assert.equal(store.schemaVersion, 4);
+  assert.equal(store.schemaVersion, 5);
   assert.deepEqual(store.get('plain')?.ciphers, ['aes256-ctr', 'aes128-ctr']);
   assert.equal(store.get('empty')?.ciphers, undefined, 'an empty list means the defaults');
   assert.deepEqual(store.get('joined')?.ciphers, ['aes128-ctr', 'aes256-ctr'], 'split, trimmed, no duplicates');

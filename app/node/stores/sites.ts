@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { normalizeFolder, type Site, type SiteInput } from '../../common/model/site';
 import { SluiceError } from '../errors';
 import { enableWal } from './sqliteWal';
+import { SITE_BOOKMARKS_TABLE, SiteBookmarks } from './siteBookmarks';
 
 /** Where passwords live; the app uses Electron safeStorage, tests and the e2e harness an in-memory map. */
 export interface SecretStore {
@@ -72,6 +73,8 @@ const MIGRATIONS: ReadonlyArray<string | ((db: Database.Database) => void)> = [
     );
     tidyCipherLists(db);
   },
+  // 5 (#26 item 3): directory bookmarks per site.
+  SITE_BOOKMARKS_TABLE,
 ];
 
 /**
@@ -198,6 +201,8 @@ export class SitesStore {
   private readonly db: Database.Database;
   /** Unsaved sites (the app's quick connect): found by {@link get} until the store closes, never listed nor written. */
   private readonly transient = new Map<string, Site>();
+  /** The saved sites' directory bookmarks (stores/siteBookmarks.ts). */
+  readonly bookmarks: SiteBookmarks;
 
   /**
    * Opens (creating if needed) `<home>/sluice.db`, in WAL mode, and applies pending migrations.
@@ -222,6 +227,7 @@ export class SitesStore {
       this.db.close();
       throw sitesDbError(file, e);
     }
+    this.bookmarks = new SiteBookmarks(this.db, clock);
   }
 
   /** Schema version (`PRAGMA user_version`). */
@@ -323,7 +329,8 @@ export class SitesStore {
   }
 
   /**
-   * Copies a site under a new id, named "<name> (copy)" (or "(copy 2)", … when taken in the same folder).
+   * Copies a site and its bookmarks under a new id, named "<name> (copy)" (or "(copy 2)", … when taken in the same
+   * folder).
    * @throws SluiceError NOT_FOUND
    */
   duplicate(id: string): Site {
@@ -337,7 +344,9 @@ export class SitesStore {
     let name = `${site.name} (copy)`;
     for (let n = 2; taken.has(name) && n < 10_000; n++) name = `${site.name} (copy ${n})`;
     const { id: _id, createdAt: _c, updatedAt: _u, ...rest } = site;
-    return this.save({ ...rest, name });
+    const copy = this.save({ ...rest, name });
+    this.bookmarks.copy(this.bookmarks.list(id), copy.id);
+    return copy;
   }
 
   /** Creates an (empty) folder; creating an existing one is a no-op. Returns the normalised path. */

@@ -121,7 +121,7 @@ describe('ls', () => {
 
 describe('help', () => {
   test("each file command's --help fits 80 columns and names its usage", async () => {
-    for (const c of ['ls', 'stat', 'mkdir', 'rm', 'mv', 'chmod', 'ln', 'df']) {
+    for (const c of ['ls', 'stat', 'mkdir', 'rm', 'mv', 'chmod', 'ln', 'df', 'find']) {
       const r = await startCliInTerminal([c, '--help'], { knownHosts: '/dev/null', cols: 80 }).result;
       assert.equal(r.code, 0, r.raw);
       const long = r.raw

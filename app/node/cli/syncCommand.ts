@@ -1,9 +1,10 @@
 /**
  * `sluice sync [options] SRC DEST` (#27): the plan of making DEST like SRC, in either direction (one side an
  * sftp:// URL, a saved site or an ssh_config alias, the other a local folder), with the filters of sync/filters.ts
- * and the comparison of sync/plan.ts. For now only `--dry-run` runs: the plan is printed and nothing is changed;
- * without it the command says so and exits 2 (running the plan through the queue and the journal comes next).
+ * and the comparison of sync/plan.ts. `--dry-run` prints the plan and changes nothing; without it the plan runs as
+ * one batch of the queue through the resume journal (cli/syncRun.ts, loaded only then).
  */
+import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { SluiceError, isErrorCode, terminalText, type ErrorCode } from '../errors';
 import type { Engine } from '../engine/engine';
@@ -15,9 +16,10 @@ import type { Listing } from '../sync/listing';
 import { listLocalTree } from '../sync/localListing';
 import { listRemoteTree, type RemoteLister } from '../sync/remoteListing';
 import { planSync, type SyncPlan } from '../sync/plan';
+import { checksumPlan, type SideHasher } from '../sync/checksum';
 import { withBookmark } from './bookmarks';
 import { toFatal, writeFatal } from './fatal';
-import { engineOptions, openJobEngine, resolveOperands } from './jobSetup';
+import { engineOptions, jobTarget, openJobEngine, resolveOperands } from './jobSetup';
 import { nonNegativeInt } from './optionParsers';
 import { addConnectionOptions, type CliOptions } from './program';
 import { SIGNAL_EXIT_CODES, guardSignals } from './signals';
@@ -29,9 +31,13 @@ export interface SyncOptions extends Omit<CliOptions, 'verify' | 'resume' | 'clo
   delete?: boolean;
   maxDelete?: number;
   sizeOnly?: boolean;
-  checksum?: boolean;
+  /** `--checksum`: true, or `'reread'` (a server that cannot hash is read back). */
+  checksum?: boolean | 'reread';
   /** `--modify-window`, ms. */
   modifyWindow?: number;
+  /** `--backup-dir`: deleted and replaced files go there (on DEST's side). */
+  backupDir?: string;
+  progress?: boolean;
 }
 
 const SYNC_EXAMPLES = `
@@ -40,9 +46,12 @@ Examples:
   sluice sync -n --delete sftp://host/data ./backup # with deletions
   sluice sync -n --exclude '*.tmp' --exclude /build/ ./src sftp://host/src
   sluice sync -n --include '*.jpg' sftp://host/photos ./photos # jpgs only
+  sluice sync --delete --backup-dir /srv/old ./site sftp://host/srv/www
 Filters: first match wins; '*.log' any depth, '/build' at the top only,
 'tmp/' folders only, '**' across folders; see docs/cli.md "sync".
-For now sync plans only: --dry-run (-n) is required.`;
+A run killed at any point and run again finishes the same plan: what
+arrived is found the same, partial files resume. Deletions run only after
+every copy is committed, never after a listing error.`;
 
 /**
  * `--modify-window`: milliseconds, or a number with `ms` or `s` (rclone writes `2s`).
@@ -53,6 +62,9 @@ export function parseModifyWindow(v: string): number {
   if (!m) throw new InvalidArgumentError('expected a time such as 2s, 1500ms or 2000 (ms)');
   return Math.round(Number(m[1]) * (m[2] === 's' ? 1000 : 1));
 }
+
+/** Remote folders listed at once (sync/listing.ts walkTree's concurrency). */
+const REMOTE_FOLDERS_AT_ONCE = 64;
 
 /** The server side of a sync and the two folders. */
 interface SyncJob {
@@ -79,21 +91,10 @@ export function syncJob(src: string, dest: string): SyncJob {
     : { direction, spec: r.spec, localRoot: r.sources[0], remoteRoot: r.dest };
 }
 
-/** What is refused before connecting: anything but a dry run, and `--checksum`. @throws SluiceError USAGE */
+/** What is refused before connecting. @throws SluiceError USAGE */
 function refuseUnbuilt(o: SyncOptions): void {
-  if (o.checksum) {
-    throw new SluiceError(
-      'USAGE',
-      '--checksum is not built yet: compare by size and time (the default) or --size-only',
-    );
-  }
-  if (!o.dryRun) {
-    throw new SluiceError(
-      'USAGE',
-      'sync only plans for now: add --dry-run (-n) to see what it would change ' +
-        '(copying and deleting come in a later version)',
-    );
-  }
+  if (o.checksum && o.sizeOnly) throw new SluiceError('USAGE', '--checksum and --size-only: choose one');
+  if (o.backupDir === '') throw new SluiceError('USAGE', '--backup-dir needs a folder');
 }
 
 /** The engine's streamed listing (ConnectionPool.listEach), or its plain `list` for an engine without a session. */
@@ -109,17 +110,36 @@ function listerOf(engine: Engine): RemoteLister {
   };
 }
 
+/**
+ * Each side's SHA-256 of a file for `--checksum`: the server's by hashRemote (check-file-name, sha256sum over exec,
+ * else a re-read, which checksumPlan refuses unless asked), the local one by hashLocal; as [SRC, DEST].
+ */
+function hashersOf(engine: Engine, job: SyncJob, remoteRoot: string): [SideHasher, SideHasher] {
+  if (!(engine instanceof PoolEngine)) throw new SluiceError('USAGE', '--checksum needs a connection pool');
+  const pool = engine.connectionPool;
+  const remote: SideHasher = async (rel, size) => {
+    const h = await pool.call('hashRemote', { path: path.posix.join(remoteRoot, rel), size, allowExec: true });
+    return { sha256: h.sha256, reread: h.method === 'reread', why: h.why };
+  };
+  const local: SideHasher = async (rel) => ({
+    sha256: await pool.call('hashLocal', { path: path.join(job.localRoot, ...rel.split('/')) }),
+    reread: false,
+  });
+  return job.direction === 'put' ? [local, remote] : [remote, local];
+}
+
 /** Both sides listed at once, as [SRC, DEST]. @throws SluiceError NO_SUCH_FILE when SRC does not exist */
 async function listBoth(
   engine: Engine,
   job: SyncJob,
   rules: FilterRule[],
   signal: AbortSignal,
-): Promise<[Listing, Listing]> {
+): Promise<[Listing, Listing, string]> {
   const limits = { filter: compileFilters(rules), signal };
   const remoteRoot = await expandRemoteHome(engine, job.remoteRoot);
   const [remote, local] = await Promise.all([
-    listRemoteTree(listerOf(engine), remoteRoot, limits),
+    // Each folder costs OPENDIR, READDIRs and CLOSE: many at once hide the round trips (the pool pipelines them).
+    listRemoteTree(listerOf(engine), remoteRoot, { ...limits, concurrency: REMOTE_FOLDERS_AT_ONCE }),
     listLocalTree(job.localRoot, limits),
   ]);
   const [src, dest] = job.direction === 'put' ? [local, remote] : [remote, local];
@@ -127,15 +147,25 @@ async function listBoth(
     const where = job.direction === 'put' ? job.localRoot : `${remoteRoot} on the server`;
     throw new SluiceError('NO_SUCH_FILE', `SRC ${where} does not exist`);
   }
-  return [src, dest];
+  return [src, dest, remoteRoot];
 }
 
-/** Prints the plan and what was left out; @returns the exit code (listing errors and a refused plan are not 0). */
-function report(plan: SyncPlan, src: Listing, dest: Listing, o: SyncOptions): number {
-  const json = o.json === true;
+/** `--backup-dir` as an absolute path on DEST's side (a remote one is taken as typed: absolute or from the login). */
+function backupRoot(dir: string | undefined, remoteDest: boolean): string | undefined {
+  if (dir === undefined) return undefined;
+  return remoteDest ? dir : path.resolve(dir);
+}
+
+/** Prints the plan of a dry run. */
+function printPlan(plan: SyncPlan, o: SyncOptions): void {
   const width = process.stdout.isTTY ? process.stdout.columns || 80 : 80;
-  const lines = json ? planJsonLines(plan) : planLines(plan, { verbose: o.verbose, width });
+  const lines = o.json ? planJsonLines(plan) : planLines(plan, { verbose: o.verbose, width });
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** Says what the listings left out and could not list; @returns the exit code (listing errors are not 0). */
+function listingProblems(plan: SyncPlan, src: Listing, dest: Listing, o: SyncOptions): number {
+  const json = o.json === true;
   const skipped = [...src.skipped, ...dest.skipped];
   if (skipped.length && !json) {
     if (o.verbose)
@@ -151,7 +181,6 @@ function report(plan: SyncPlan, src: Listing, dest: Listing, o: SyncOptions): nu
       process.stderr.write(terminalText(`sluice: cannot list ${e.side} ${e.path || '(top folder)'}: ${e.message}\n`));
     }
   }
-  if (plan.refused) return writeFatal(toFatal(new SluiceError('USAGE', plan.refused)), json);
   if (errors.length) {
     const first = errors[0].code;
     const code: ErrorCode = isErrorCode(first) ? first : 'REMOTE_FAILURE';
@@ -167,8 +196,12 @@ function report(plan: SyncPlan, src: Listing, dest: Listing, o: SyncOptions): nu
 async function runSync(src: string, dest: string, given: SyncOptions, rules: FilterRule[]): Promise<number> {
   const abort = new AbortController();
   let engine: Engine | null = null;
+  let halt = (): void => undefined;
   const guard = guardSignals({
-    cancel: () => abort.abort(),
+    cancel: () => {
+      halt();
+      abort.abort();
+    },
     cleanupPending: () => engine !== null,
     write: (text) => process.stderr.write(`${text}\n`),
     quit: (exitCode) => process.exit(exitCode),
@@ -176,6 +209,8 @@ async function runSync(src: string, dest: string, given: SyncOptions, rules: Fil
   try {
     refuseUnbuilt(given);
     const job = syncJob(src, dest);
+    if (given.backupDir !== undefined && !given.delete)
+      throw new SluiceError('USAGE', '--backup-dir keeps what --delete removes: add --delete');
     const o = withBookmark(
       { ...given, verify: 'size', resume: false, clobber: true, progress: false },
       job.spec.bookmark,
@@ -183,14 +218,43 @@ async function runSync(src: string, dest: string, given: SyncOptions, rules: Fil
     const quiet = { info: (m: string) => process.stderr.write(`${terminalText(m)}\n`), event: () => undefined };
     const eo = engineOptions({ direction: job.direction, spec: job.spec, sources: [], dest: '' }, o, quiet);
     engine = await openJobEngine({ ...eo, prefetch: {} }, job.spec, o);
-    const [s, d] = await listBoth(engine, job, rules, abort.signal);
-    const plan = planSync(s, d, {
+    const [s, d, remoteRoot] = await listBoth(engine, job, rules, abort.signal);
+    let plan = planSync(s, d, {
       sizeOnly: given.sizeOnly,
       modifyWindowMs: given.modifyWindow,
       delete: given.delete,
       maxDelete: given.maxDelete,
     });
-    return report(plan, s, d, given);
+    if (given.checksum) {
+      const [hs, hd] = hashersOf(engine, job, remoteRoot);
+      plan = await checksumPlan(plan, hs, hd, given.checksum === 'reread', abort.signal);
+    }
+    if (given.dryRun) printPlan(plan, given);
+    if (plan.refused) {
+      listingProblems(plan, s, d, given);
+      return writeFatal(toFatal(new SluiceError('USAGE', plan.refused)), given.json === true);
+    }
+    if (given.dryRun) return listingProblems(plan, s, d, given);
+    if (given.json) process.stdout.write(`${planJsonLines(plan, false).join('\n')}\n`);
+    const { runSyncPlan } = await import('./syncRun');
+    const localRoot = path.resolve(job.localRoot);
+    const put = job.direction === 'put';
+    const ran = await runSyncPlan({
+      engine,
+      target: jobTarget(job.spec, o),
+      direction: job.direction,
+      srcRoot: put ? localRoot : remoteRoot,
+      destRoot: put ? remoteRoot : localRoot,
+      plan,
+      backupDir: backupRoot(given.backupDir, put),
+      json: given.json,
+      verbose: given.verbose,
+      progress: given.progress !== false,
+      signal: abort.signal,
+      onOutput: (out) => (halt = () => out.halt()),
+    });
+    const listed = listingProblems(plan, s, d, given);
+    return listed || ran;
   } catch (e) {
     const signal = guard.received;
     const f = toFatal(e, signal && SIGNAL_EXIT_CODES[signal]);
@@ -216,16 +280,22 @@ export function addSyncCommand(program: Command): void {
   };
   const cmd = program
     .command('sync')
-    .description('plan making DEST like SRC (a local folder and an sftp:// URL)')
+    .description('make DEST like SRC (a local folder and an sftp:// URL): copy what differs, optionally delete')
     .argument('<src>')
     .argument('<dest>')
     .usage('[options] <src> <dest>')
     .option('-n, --dry-run', 'print the plan (each path, its action and reason, counts and bytes); change nothing')
     .option('--delete', 'delete from DEST what SRC does not have (never after a listing error)')
-    .option('--max-delete <n>', 'refuse a plan that deletes more than N paths', nonNegativeInt)
+    .option('--max-delete <n>', 'refuse a plan that deletes more than N paths (nothing is done)', nonNegativeInt)
+    .option('--backup-dir <dir>', 'with --delete: move deleted and replaced files into DIR (on DEST) instead')
     .option('--size-only', 'files of the same size are the same, whatever their times')
     .option('--modify-window <time>', 'times this close count as equal (2s, 1500ms; default 0)', parseModifyWindow)
-    .addOption(new Option('--checksum', 'compare by hash (not built yet: refused)'))
+    .addOption(
+      new Option(
+        '--checksum [reread]',
+        "files of the same size compared by SHA-256, hashed by the server (check-file, sha256sum); 'reread' lets it read files back",
+      ).choices(['reread']),
+    )
     .option('--exclude <glob>', 'leave out matching paths (repeatable)', rule('exclude'))
     .option('--include <glob>', 'keep matching paths; with any include, other files are left out', rule('include'))
     .option('--exclude-from <file>', 'exclude patterns from FILE, one a line (# comments)', (file: string) => {
@@ -236,7 +306,8 @@ export function addSyncCommand(program: Command): void {
     .option('--no-agent', 'do not use ssh-agent')
     .option('--batch', 'never prompt (unknown host keys are refused unless --accept-new)')
     .option('--accept-new', 'accept and save unknown host keys (changed keys are still refused)')
-    .option('--json', 'the plan as JSON lines on stdout')
+    .option('--json', 'the plan (-n) or the run as JSON lines on stdout')
+    .option('--no-progress', 'no progress bar')
     .option('-v, --verbose', 'list paths found the same and those left out too');
   addConnectionOptions(cmd)
     .addHelpText('after', SYNC_EXAMPLES)

@@ -83,11 +83,12 @@ export function planLines(plan: SyncPlan, o: { verbose?: boolean; width?: number
 }
 
 /**
- * The plan as JSON lines: `{"type":"plan-item",…}` per item (same ones included), then `{"type":"plan",…}` with the
- * totals, `onlyInDest`, `deletionsWithheld` and `refused` when set. Paths are JSON strings, as the server sent them.
+ * The plan as JSON lines: `{"type":"plan-item",…}` per item (same ones included), then `{"type":"plan",…}` with
+ * `dryRun` (false when the plan runs next), the totals, `onlyInDest`, `deletionsWithheld` and `refused` when set.
+ * Paths are JSON strings, as the server sent them.
  */
-export function planJsonLines(plan: SyncPlan): string[] {
+export function planJsonLines(plan: SyncPlan, dryRun = true): string[] {
   const items = plan.items.map((it) => JSON.stringify({ type: 'plan-item', ...it, reasonText: reasonDetail(it) }));
   const { totals, onlyInDest, deletionsWithheld, refused } = plan;
-  return [...items, JSON.stringify({ type: 'plan', dryRun: true, totals, onlyInDest, deletionsWithheld, refused })];
+  return [...items, JSON.stringify({ type: 'plan', dryRun, totals, onlyInDest, deletionsWithheld, refused })];
 }

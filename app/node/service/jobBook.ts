@@ -115,6 +115,11 @@ export class JobBook {
     }
   }
 
+  /** The queue database (a sync batch's run reads its jobs' options: sync/runBatch.ts). */
+  queueStore(): QueueStore {
+    return this.store;
+  }
+
   /** True while another runner holds the job (the app must not start it). */
   isForeign(jobId: string): boolean {
     return this.foreign.has(jobId);

@@ -368,6 +368,7 @@ export class JobQueue {
       jobs[0].siteId,
       jobs.filter((j) => taken.has(j.id)),
       journal,
+      this.book.queueStore(),
     );
     const durable = journal?.resuming ? this.book.durableBytes([...taken]) : new Map<string, number>();
     const resumedFrom = bytesBeforeRun(batchJobs(this.queue, run.batchId), taken, durable);

@@ -24,9 +24,18 @@ import { failureText } from '../../common/queue/files';
 import { errorInfo } from './results';
 import { runOptions } from './transferDefaults';
 import { DEFAULT_TRANSFERS, type TransferDefaults } from '../../common/model/transferDefaults';
+import type { QueueStore } from '../stores/queueStore';
+import { syncOptionsOf } from '../sync/enqueue';
+import { runSyncJobs } from '../sync/runBatch';
 
 /** How a stopped job of the run ends: paused, cancelled, or back in line. */
 export type StopAs = 'paused' | 'cancelled' | 'queued';
+
+/** Whether a job belongs to a sync batch (sync/enqueue.ts). */
+function isSyncJob(store: QueueStore, id: string): boolean {
+  const job = store.jobs.get(id);
+  return job !== undefined && syncOptionsOf(job) !== undefined;
+}
 
 /** Where a source lands: the destination folder joined with its name (remote paths are posix). */
 function landing(job: Job): string {
@@ -51,6 +60,8 @@ export class BatchRun {
     readonly siteId: string,
     readonly jobs: readonly Job[],
     readonly journal?: StoreJournal,
+    /** The queue database: a sync batch's jobs are run by sync/runBatch.ts (their `options.sync`). */
+    readonly store?: QueueStore,
   ) {
     this.tally = new RunTally(jobs.map((j) => ({ jobId: j.id, source: j.source, target: landing(j) })));
   }
@@ -88,6 +99,19 @@ export class BatchRun {
     onEvent?: EventSink,
   ): Promise<RunEnd> {
     const first = this.jobs[0];
+    if (this.store && this.jobs.some((j) => isSyncJob(this.store!, j.id))) {
+      return runSyncJobs(
+        engine,
+        this.store,
+        this.jobs.map((j) => j.id),
+        {
+          id: this.batchId,
+          signal: this.controller.signal,
+          onEvent,
+          journal: this.journal,
+        },
+      );
+    }
     try {
       if (this.controller.signal.aborted) throw this.controller.signal.reason;
       const report = await engine.transfer(

@@ -21,7 +21,9 @@ export type SyncReason =
   | 'same-size'
   | 'folder-exists'
   | 'not-in-source'
-  | 'kind-differs';
+  | 'kind-differs'
+  | 'same-checksum'
+  | 'checksum-differs';
 
 /** One line of the plan. `path` is relative to SRC and DEST, `/`-separated. */
 export interface PlanItem {
@@ -77,6 +79,8 @@ export const REASON_TEXT: Record<SyncReason, string> = {
   'folder-exists': 'folder in both',
   'not-in-source': 'not in SRC',
   'kind-differs': 'a file on one side, a folder on the other',
+  'same-checksum': 'same size and SHA-256 (--checksum)',
+  'checksum-differs': 'same size, SHA-256 differs (--checksum)',
 };
 
 /**
@@ -104,9 +108,17 @@ function compareBoth(path: string, s: ListedEntry, d: ListedEntry, o: CompareOpt
   return item('update', delta > 0 ? 'newer' : 'older');
 }
 
-function emptyTotals(): PlanTotals {
+/** Counts and bytes per action of `items`. */
+export function totalsOf(items: readonly PlanItem[]): PlanTotals {
   const z = () => ({ files: 0, folders: 0, bytes: 0 });
-  return { create: z(), update: z(), delete: z(), same: z(), skip: z() };
+  const totals: PlanTotals = { create: z(), update: z(), delete: z(), same: z(), skip: z() };
+  for (const it of items) {
+    const t = totals[it.action];
+    if (it.kind === 'dir') t.folders++;
+    else t.files++;
+    t.bytes += it.bytes;
+  }
+  return totals;
 }
 
 /** Why deletions are withheld: every listing error of both sides, or undefined when both listings completed. */
@@ -163,14 +175,7 @@ export function planSync(src: Listing, dest: Listing, o: CompareOptions = {}): S
     : [];
   const byPath = (a: PlanItem, b: PlanItem) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
   const all = [...items.sort(byPath), ...deletions.sort(byPath)];
-  const totals = emptyTotals();
-  for (const it of all) {
-    const t = totals[it.action];
-    if (it.kind === 'dir') t.folders++;
-    else t.files++;
-    t.bytes += it.bytes;
-  }
-  const plan: SyncPlan = { items: all, totals, onlyInDest: deleting ? 0 : extra.length };
+  const plan: SyncPlan = { items: all, totals: totalsOf(all), onlyInDest: deleting ? 0 : extra.length };
   if (withheld) plan.deletionsWithheld = withheld;
   const deleteCount = deletions.length;
   if (o.maxDelete !== undefined && deleteCount > o.maxDelete) {

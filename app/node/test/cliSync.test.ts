@@ -2,8 +2,9 @@
  * `sluice sync --dry-run` as a person sees it: the real CLI in an 80-column pseudo-terminal (terminal.ts) against a
  * private sshd, a local tree onto a remote one and back: each path with its action and reason, a long path wrapped
  * without losing a character, a hostile remote name escaped, the counts and bytes; nothing changed on either side.
- * Then --json, the refusals (no --dry-run, --checksum, --max-delete), the filters on the command line, and a
- * folder the (scripted) server cannot list: no deletion planned, exit 5 naming it; Ctrl-C during a stalled READDIR.
+ * Then --json, the refusals (--checksum with --size-only, --backup-dir alone, --max-delete), the filters on the
+ * command line, and a folder the (scripted) server cannot list: no deletion planned, exit 5 naming it; Ctrl-C
+ * during a stalled READDIR.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -119,16 +120,16 @@ test('sync -n remote to local with --json: one plan-item line per path, then the
   assert.equal(fs.existsSync(out), false, 'the dry run made no folder');
 });
 
-test('refusals: no --dry-run (not built yet), --checksum, and --max-delete below the deletions', async () => {
+test('refusals: --checksum with --size-only, --backup-dir without --delete, and --max-delete below the deletions', async () => {
   const src = path.join(local, 'site');
   const run = (extra: string[]) =>
     runCli(['sync', ...extra, ...flags(), src, remote(`${sshd.root}/www`)], { knownHosts });
-  const plain = await run([]);
-  assert.equal(plain.code, 2, describeRun(plain));
-  assert.match(plain.stderr, /sync only plans for now: add --dry-run \(-n\)/);
-  const sum = await run(['-n', '--checksum']);
+  const backup = await run(['-n', '--backup-dir', '/tmp/x']);
+  assert.equal(backup.code, 2, describeRun(backup));
+  assert.match(backup.stderr, /--backup-dir keeps what --delete removes: add --delete/);
+  const sum = await run(['-n', '--checksum', '--size-only']);
   assert.equal(sum.code, 2);
-  assert.match(sum.stderr, /--checksum is not built yet/);
+  assert.match(sum.stderr, /--checksum and --size-only: choose one/);
   const max = await run(['-n', '--delete', '--max-delete', '1']);
   assert.equal(max.code, 2, describeRun(max));
   assert.match(max.stderr, /the plan deletes 2 paths, more than --max-delete 1: nothing is done/);
@@ -168,7 +169,7 @@ test('filters in command-line order: an --include before an --exclude keeps its 
   assert.match(fromFile.stdout, /^update {2}index\.html/m);
 });
 
-test('sync --help fits 80 columns and says that only --dry-run runs for now', async () => {
+test('sync --help fits 80 columns and says how a killed run and deletions behave', async () => {
   const r = await startCliInTerminal(['sync', '--help'], { knownHosts: '/dev/null', cols: 80 }).result;
   assert.equal(r.code, 0, r.raw);
   assert.equal(r.lines[0], 'Usage: sluice sync [options] <src> <dest>');
@@ -176,7 +177,8 @@ test('sync --help fits 80 columns and says that only --dry-run runs for now', as
     r.raw.split(/\r?\n/).filter((l) => [...l.replace(/\r/g, '')].length > 80),
     [],
   );
-  assert.match(r.text, /^For now sync plans only: --dry-run \(-n\) is required\.$/m);
+  assert.match(r.text, /^A run killed at any point and run again finishes the same plan: what$/m);
+  assert.match(r.text, /^every copy is committed, never after a listing error\.$/m);
 });
 
 test('a folder the server cannot list: --delete plans no deletion, exit 5 naming the folder and the reason', async () => {

@@ -1,9 +1,10 @@
 /**
  * The interop server matrix: the real CLI against OpenSSH (internal-sftp; ForceCommand + chroot), Dropbear with a
  * forced sftp-server, ProFTPD mod_sftp and SFTPGo. Per server: a 300-file tree and a 64 MiB file round trip
- * byte-identical (the file's mtime kept both ways), `--verify sha256` reaches the level the server allows, and a
- * connection cut mid-upload leaves nothing under the final name. A server that cannot start here is reported "NOT RUN"
- * and skipped.
+ * byte-identical (the file's mtime kept both ways), `--verify sha256` reaches the level the server allows, `sync
+ * --delete` makes the server's tree like the local one (a change copied, a stale file deleted, then nothing moved) and
+ * back, and a connection cut mid-upload leaves nothing under the final name. A server that cannot start here is
+ * reported "NOT RUN" and skipped.
  */
 import { after, before, describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
@@ -227,6 +228,44 @@ for (const [name, start] of SERVERS) {
         const levels = new Set(r.events.filter((e) => e.type === 'file').map((e) => e.verify));
         assert.deepEqual([...levels], [s.expect.verifyLevel], explain(s, r));
         assert.deepEqual(treeDiff(await treeOf(src), await treeOf(path.join(s.localRoot, 'verify-tree'))), []);
+      },
+    );
+
+    test(
+      'f: sync --delete onto the server, a change and a stale file, a no-op run, then sync back: trees identical',
+      { timeout: 240_000 },
+      async (t) => {
+        const s = ready(t);
+        if (!s) return;
+        const src = path.join(work, 'sync-src');
+        for (let i = 0; i < 60; i++) {
+          const p = path.join(src, TREE_DIRS[i % TREE_DIRS.length], `s${i}.bin`);
+          fs.mkdirSync(path.dirname(p), { recursive: true });
+          writeRandomFile(p, i * 811);
+        }
+        const onServer = path.join(s.localRoot, 'sync');
+        const sync = (...a: string[]) => cli(s, ['sync', '--delete', '--json', ...a], 200_000);
+        let r = await sync(src, remote(s, 'sync'));
+        t.diagnostic(`${name} first sync of 60 files: exit ${r.code ?? r.signal} after ${r.ms} ms`);
+        assert.equal(r.code, 0, explain(s, r));
+        fs.writeFileSync(path.join(onServer, 'docs', 'stale.txt'), 'not in SRC');
+        writeRandomFile(path.join(src, 'src', 's4.bin'), 5000);
+        r = await sync(src, remote(s, 'sync'));
+        assert.equal(r.code, 0, explain(s, r));
+        assert.deepEqual(
+          r.events.filter((e) => e.type === 'file').map((e) => path.basename(String(e.path))),
+          ['s4.bin'],
+          explain(s, r),
+        );
+        assert.deepEqual(treeDiff(await treeOf(src), await treeOf(onServer)), [], "the server's copy differs");
+        r = await sync(src, remote(s, 'sync'));
+        assert.equal(r.code, 0, explain(s, r));
+        assert.equal(r.events.filter((e) => e.type === 'file').length, 0, `a no-op sync moved files; ${explain(s, r)}`);
+        const back = path.join(work, 'sync-back');
+        r = await sync(remote(s, 'sync'), back);
+        assert.equal(r.code, 0, explain(s, r));
+        assert.deepEqual(treeDiff(await treeOf(src), await treeOf(back)), [], 'the copy got back differs');
+        assert.deepEqual(sluiceTemps(onServer), [], 'temporary files left on the server');
       },
     );
 

@@ -251,6 +251,14 @@ async function scanGet(pool: ConnectionPool, req: TransferRequest, sink: ScanSin
   }
 }
 
+/** A job's files as listed (TransferRequest.files): handed on as they are, without a walk or a STAT. */
+async function scanListed(files: NonNullable<TransferRequest['files']>, sink: ScanSink): Promise<void> {
+  for (const f of files) {
+    if (sink.stopped()) return;
+    await sink.file({ src: f.src, dst: f.dst, size: f.size, mtimeMs: f.mtimeMs, mode: f.mode ?? 0 });
+  }
+}
+
 /**
  * Scans a job: every file found goes to `sink.file`, every source that cannot be copied to `sink.fail` or
  * `sink.skip`.
@@ -258,5 +266,6 @@ async function scanGet(pool: ConnectionPool, req: TransferRequest, sink: ScanSin
  *   named with a trailing slash that does not exist)
  */
 export function scanJob(pool: ConnectionPool, req: TransferRequest, sink: ScanSink): Promise<void> {
+  if (req.files) return scanListed(req.files, sink);
   return req.direction === 'put' ? scanPut(pool, req, sink) : scanGet(pool, req, sink);
 }

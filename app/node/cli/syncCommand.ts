@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { SluiceError, isErrorCode, terminalText, type ErrorCode } from '../errors';
-import type { Engine } from '../engine/engine';
+import type { Engine, EngineOptions } from '../engine/engine';
 import { PoolEngine } from '../engine/engine';
 import { parseRemoteUrl } from '../engine/remoteSpec';
 import { expandRemoteHome } from '../transfer/scan';
@@ -40,6 +40,8 @@ export interface SyncOptions extends Omit<CliOptions, 'verify' | 'resume' | 'clo
   progress?: boolean;
   /** `--two-way`: changes on either side go to the other (cli/syncTwoWay.ts). */
   twoWay?: boolean;
+  /** `--watch`: after the sync, local changes are uploaded as they settle (cli/syncWatch.ts). */
+  watch?: boolean;
 }
 
 const SYNC_EXAMPLES = `
@@ -100,6 +102,7 @@ function refuseUnbuilt(o: SyncOptions): void {
   if (o.backupDir === '') throw new SluiceError('USAGE', '--backup-dir needs a folder');
   if (o.twoWay && (o.checksum || o.backupDir !== undefined))
     throw new SluiceError('USAGE', '--two-way does not take --checksum or --backup-dir yet');
+  if (o.watch && (o.twoWay || o.dryRun)) throw new SluiceError('USAGE', '--watch does not go with --two-way or -n');
 }
 
 /** The engine's streamed listing (ConnectionPool.listEach), or its plain `list` for an engine without a session. */
@@ -218,6 +221,29 @@ async function twoWaySync(
   });
 }
 
+/** `--watch` after a run: cli/syncWatch.ts (loaded only then); ends by throwing (ABORTED on Ctrl+C). */
+async function watchAfter(
+  engine: Engine,
+  job: SyncJob,
+  r: { o: CliOptions; eo: EngineOptions; given: SyncOptions; rules: FilterRule[]; remoteRoot: string },
+  signal: AbortSignal,
+): Promise<Engine> {
+  const { watchAndUpload } = await import('./syncWatch');
+  return watchAndUpload({
+    engine,
+    connect: () => openJobEngine({ ...r.eo, prefetch: {} }, job.spec, r.o),
+    listerOf,
+    localRoot: path.resolve(job.localRoot),
+    remoteRoot: r.remoteRoot,
+    rules: r.rules,
+    delete: r.given.delete,
+    sizeOnly: r.given.sizeOnly,
+    modifyWindow: r.given.modifyWindow,
+    retries: r.o.retries,
+    signal,
+  });
+}
+
 /** Runs one `sync`; every failure is reported here. @returns the exit code */
 async function runSync(src: string, dest: string, given: SyncOptions, rules: FilterRule[]): Promise<number> {
   const abort = new AbortController();
@@ -235,6 +261,7 @@ async function runSync(src: string, dest: string, given: SyncOptions, rules: Fil
   try {
     refuseUnbuilt(given);
     const job = syncJob(src, dest);
+    if (given.watch && job.direction !== 'put') throw new SluiceError('USAGE', '--watch watches SRC: it must be local');
     if (given.backupDir !== undefined && !given.delete)
       throw new SluiceError('USAGE', '--backup-dir keeps what --delete removes: add --delete');
     const o = withBookmark(
@@ -282,6 +309,8 @@ async function runSync(src: string, dest: string, given: SyncOptions, rules: Fil
       onOutput: (out) => (halt = () => out.halt()),
     });
     const listed = listingProblems(plan, s, d, given);
+    if (given.watch && !(listed || ran))
+      engine = await watchAfter(engine, job, { o, eo, given, rules, remoteRoot }, abort.signal);
     return listed || ran;
   } catch (e) {
     const signal = guard.received;
@@ -313,6 +342,7 @@ export function addSyncCommand(program: Command): void {
     .argument('<dest>')
     .usage('[options] <src> <dest>')
     .option('--two-way', 'changes on either side go to the other; a stored listing tells what was deleted')
+    .option('--watch', 'after the sync, upload local changes as they settle (deletes only with --delete); Ctrl+C stops')
     .option('-n, --dry-run', 'print the plan (each path, its action and reason, counts and bytes); change nothing')
     .option('--delete', 'delete from DEST what SRC does not have (never after a listing error)')
     .option('--max-delete <n>', 'refuse a plan that deletes more than N paths (nothing is done)', nonNegativeInt)

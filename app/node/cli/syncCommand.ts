@@ -52,6 +52,7 @@ Examples:
   sluice sync -n --include '*.jpg' sftp://host/photos ./photos # jpgs only
   sluice sync --delete --backup-dir /srv/old ./site sftp://host/srv/www
   sluice sync --two-way ./notes sftp://host/notes # both ways, conflicts kept
+  sluice sync --watch --delete ./site sftp://host/www # then keep it up to date
 Filters: first match wins; '*.log' any depth, '/build' at the top only,
 'tmp/' folders only, '**' across folders; see docs/cli.md "sync".
 A run killed at any point and run again finishes the same plan: what

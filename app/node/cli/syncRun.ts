@@ -51,11 +51,8 @@ interface RunResult {
 
 /** The batch's jobs, each now `running` under this process's lease. @throws INVALID_STATE when another runs it */
 function claimAll(store: QueueStore, batch: SyncBatch): Claim[] {
-  const { claims, refused } = store.claimJobs(
-    batch.jobs.map((j) => j.id),
-    currentOwner(),
-  );
-  if (refused.length) {
+  const claims = store.claimBatch(batch.batchId, currentOwner());
+  if (claims.length < batch.jobs.length) {
     for (const c of claims) store.releaseJob(c.lease, 'queued');
     throw new SluiceError('INVALID_STATE', 'another Sluice process is running this sync now');
   }
@@ -217,9 +214,15 @@ export async function runSyncPlan(input: SyncRunInput): Promise<number> {
     out.done();
     clearInterval(keeper);
     // Whatever is still running here was interrupted: kept, paused, for the next run of the command.
+    const running = new Set(
+      store.jobs
+        .batch(batch.batchId)
+        .filter((j) => j.state === 'running')
+        .map((j) => j.id),
+    );
     store.q.write(() => {
       for (const c of claims) {
-        if (store.jobs.get(c.job.id)?.state !== 'running') continue;
+        if (!running.has(c.job.id)) continue;
         try {
           store.releaseJob(c.lease, 'paused');
         } catch {

@@ -56,3 +56,35 @@ test('claimJobs: a batch leased at once; jobs held by a live runner or not queue
     "a dead runner's job is re-queued and taken",
   );
 });
+
+test('claimBatch: every queued job of the batch running under a lease at once, as claimJobs would leave them', (t) => {
+  const store = memStore(t);
+  const jobs = store.jobs.addBatch([put('/l/a'), put('/l/b'), put('/l/c'), put('/l/d')], 'batch-1');
+  store.jobs.addBatch([put('/l/other')], 'batch-2');
+  const [a, b, c, d] = jobs.map((j) => j.id);
+  assert.equal(store.claimJobs([b], other).claims.length, 1);
+  store.jobs.setState(c, 'paused');
+  const claims = store.claimBatch('batch-1', me);
+  assert.deepEqual(
+    claims.map((x) => [x.job.id, x.job.state, x.lease.owner.pid, x.ranBefore]),
+    [
+      [a, 'running', me.pid, false],
+      [d, 'running', me.pid, false],
+    ],
+  );
+  for (const x of claims) {
+    const stored = store.jobs.get(x.job.id)!;
+    assert.equal(stored.state, 'running');
+    assert.equal(stored.startedAt, x.job.startedAt);
+    assert.ok(store.leases.holds(x.lease));
+  }
+  assert.equal(store.leases.holder(b)?.owner.pid, other.pid, 'the other runner keeps its job');
+  assert.equal(store.jobs.count(['queued']), 1, "the other batch's job is left alone");
+  store.releaseJob(claims[0].lease, 'paused');
+  store.jobs.setState(a, 'queued');
+  const again = store.claimBatch('batch-1', me);
+  assert.deepEqual(
+    again.map((x) => [x.job.id, x.ranBefore]),
+    [[a, true]],
+  );
+});

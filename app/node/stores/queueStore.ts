@@ -6,6 +6,7 @@
  */
 import type { JobState } from '../../common/model/job';
 import {
+  claimBatch,
   claimJobs,
   claimNext,
   releaseJob,
@@ -69,6 +70,11 @@ export class QueueStore {
   /** Takes the given queued jobs at once, each under its own lease for `owner` (jobClaim.ts). */
   claimJobs(ids: readonly string[], owner: LeaseOwner): ClaimedJobs {
     return claimJobs(this, ids, owner);
+  }
+
+  /** Takes every queued job of a batch at once, each under its own lease for `owner` (jobClaim.ts). */
+  claimBatch(batchId: string, owner: LeaseOwner): Claim[] {
+    return claimBatch(this, batchId, owner);
   }
 
   /** A claimed job's next state, releasing its lease unless `running` (jobClaim.ts). */

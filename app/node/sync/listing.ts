@@ -7,7 +7,10 @@
 import { SluiceError, isInterruption } from '../errors';
 import type { PathFilter } from './filters';
 
-/** A file or folder as a listing saw it. Symlinks and special files are not listed (see {@link Listing.skipped}). */
+/**
+ * A file or folder as a listing saw it. Special files are not listed, nor links but to a file inside the synced folder
+ * ({@link linkEntry}; see {@link Listing.skipped}).
+ */
 export interface ListedEntry {
   kind: 'file' | 'dir';
   /** Bytes (0 for a folder). */
@@ -45,6 +48,27 @@ export interface RawEntry {
   kind: 'file' | 'dir' | 'symlink' | 'other';
   size: number;
   mtimeMs: number;
+  /** A link left out: why (linkEntry). */
+  linkReason?: string;
+}
+
+/**
+ * get's and put's symlink policy for a sync (TransferRequest.followSymlinks false): a link to a file inside the synced
+ * folder stands for that file (its size and time; the copy reads through it); a link to a folder, to a file outside
+ * the folder, or to nothing is left out, with the reason.
+ * @param target what the link resolves to (stat, following links), null when it resolves to nothing
+ * @param real the link's resolved path (realpath), and whether it lies inside the synced folder
+ */
+export function linkEntry(
+  name: string,
+  target: { isDir: boolean; size: number; mtimeMs: number } | null,
+  real: { path: string; inside: boolean } | null,
+): RawEntry {
+  const left = (linkReason: string): RawEntry => ({ name, kind: 'symlink', size: 0, mtimeMs: 0, linkReason });
+  if (!target || !real) return left('a symlink whose target does not exist');
+  if (target.isDir) return left('a folder symlink (sync does not follow folder links)');
+  if (!real.inside) return left(`a symlink to ${real.path}, outside the folder being synced`);
+  return { name, kind: 'file', size: target.size, mtimeMs: Math.trunc(target.mtimeMs) };
 }
 
 /** Bounds and cancellation of a walk. */
@@ -110,7 +134,7 @@ function takeNames(l: Listing, rel: string, names: RawEntry[], seen: Set<string>
     }
     seen.add(e.name);
     if (e.kind === 'symlink') {
-      l.skipped.push({ path, reason: 'a symlink (sync does not follow links yet)' });
+      l.skipped.push({ path, reason: e.linkReason ?? 'a symlink' });
       continue;
     }
     if (e.kind === 'other') {

@@ -1,5 +1,5 @@
 /**
- * The remote side of a sync's listing against a private OpenSSH sshd (names, sizes, times, folders, links left out,
+ * The remote side of a sync's listing against a private OpenSSH sshd (names, sizes, times, folders, links as get/put,
  * filters applied while walking, a missing root, cancellation) and against the scripted server for a folder the
  * server fails to list (a listing error, recorded for the plan's deletion guard) and an endless folder (bounded).
  */
@@ -35,6 +35,7 @@ function makeTree(root: string): void {
   fs.writeFileSync(path.join(root, 'docs/deep/c.log'), 'log');
   fs.writeFileSync(path.join(root, 'cache/big.bin'), 'zz');
   fs.symlinkSync('a.txt', path.join(root, 'link'));
+  fs.symlinkSync('docs', path.join(root, 'dirlink'));
   for (const p of ['a.txt', 'docs/b.md', 'docs/deep/c.log']) fs.utimesSync(path.join(root, p), T, T);
 }
 
@@ -54,7 +55,7 @@ describe('remote listing against OpenSSH', () => {
     if (local) await removeDir(local);
   });
 
-  test('every file and folder with its size and time; the link left out with its reason', async () => {
+  test('every file and folder with its size and time; a link to a file inside as that file, a folder link left out', async () => {
     const l = await within(
       'list',
       30_000,
@@ -69,10 +70,12 @@ describe('remote listing against OpenSSH', () => {
       'docs/deep',
       'docs/deep/c.log',
       'empty',
+      'link',
     ]);
     assert.deepEqual(l.entries.get('docs/b.md'), { kind: 'file', size: 1000, mtimeMs: T.getTime() });
+    assert.deepEqual(l.entries.get('link'), { kind: 'file', size: 5, mtimeMs: T.getTime() }, "a.txt's size and time");
     assert.equal(l.entries.get('docs')?.kind, 'dir');
-    assert.deepEqual(l.skipped, [{ path: 'link', reason: 'a symlink (sync does not follow links yet)' }]);
+    assert.deepEqual(l.skipped, [{ path: 'dirlink', reason: 'a folder symlink (sync does not follow folder links)' }]);
     assert.deepEqual(l.errors, []);
     assert.ok(l.complete && l.rootExists);
   });
@@ -103,7 +106,7 @@ describe('remote listing against OpenSSH', () => {
       { kind: 'exclude', pattern: '*.log' },
     ]);
     const l = await listRemoteTree(pool, path.join(sshd.root, 'tree'), { filter });
-    assert.deepEqual([...l.entries.keys()].sort(), ['a.txt', 'docs', 'docs/b.md', 'docs/deep', 'empty']);
+    assert.deepEqual([...l.entries.keys()].sort(), ['a.txt', 'docs', 'docs/b.md', 'docs/deep', 'empty', 'link']);
   });
 
   test('a root that does not exist: an empty, complete listing marked rootExists false', async () => {

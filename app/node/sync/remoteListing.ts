@@ -1,12 +1,13 @@
 /**
  * The remote side of a sync: the synced folder walked over SFTP (walkTree in listing.ts), each folder read with the
  * worker's streamed READDIR (ConnectionPool.listEach: names as each SSH_FXP_NAME answer brings them, cancelled at once
- * by the signal). Links are listed as links (SSH_FXP_READDIR's attributes are the link's own) and left out.
+ * by the signal). A link (SSH_FXP_READDIR's attributes are the link's own) is taken as get/put take it (listing.ts
+ * linkEntry): SSH_FXP_REALPATH and STAT say whether it is a file inside the synced folder.
  */
 import path from 'node:path';
 import { SluiceError } from '../errors';
 import type { RemoteEntry, RemoteStat } from '../ssh/workerProtocol';
-import { walkTree, type Listing, type RawEntry, type WalkLimits } from './listing';
+import { linkEntry, walkTree, type Listing, type RawEntry, type WalkLimits } from './listing';
 
 /** What the walk needs of a session (ssh/session.ts Session has both). */
 export interface RemoteLister {
@@ -16,6 +17,20 @@ export interface RemoteLister {
     signal?: AbortSignal,
   ): Promise<number>;
   stat(path: string): Promise<RemoteStat | null>;
+  /** SSH_FXP_REALPATH; without it every link is left out. */
+  realpath?(path: string): Promise<string>;
+}
+
+/** A remote link as get/put's policy takes it (listing.ts linkEntry): SSH_FXP_REALPATH and STAT of it. */
+async function remoteLink(lister: RemoteLister, name: string, p: string, realRoot: string): Promise<RawEntry> {
+  if (!lister.realpath) return linkEntry(name, null, null);
+  const real = await lister.realpath(p).catch(() => null);
+  const target = await lister.stat(p).catch(() => null);
+  return linkEntry(
+    name,
+    target && { isDir: target.type === 'dir', size: target.size, mtimeMs: target.mtimeMs },
+    real === null ? null : { path: real, inside: real.startsWith(`${realRoot}/`) },
+  );
 }
 
 function remotePath(root: string, rel: string): string {
@@ -33,14 +48,22 @@ export async function listRemoteTree(lister: RemoteLister, root: string, limits:
   const st = await lister.stat(root);
   if (st && st.type !== 'dir')
     throw new SluiceError('USAGE', `${root} is not a folder on the server (sync works on folders)`);
+  // Only links need it: a server that cannot answer leaves the links out (no path lies inside NUL), not the listing.
+  const realRoot = st && lister.realpath ? await lister.realpath(root).catch(() => '\0') : root;
   const read = async (rel: string, onNames: (names: RawEntry[]) => void, signal: AbortSignal): Promise<void> => {
+    const links: Array<Promise<RawEntry>> = [];
     await lister.listEach(
       remotePath(root, rel),
       (names) => {
-        onNames(names.map((e) => ({ name: e.name, kind: e.type, size: e.size, mtimeMs: e.mtimeMs })));
+        const plain = names.filter((e) => e.type !== 'symlink');
+        onNames(plain.map((e) => ({ name: e.name, kind: e.type, size: e.size, mtimeMs: e.mtimeMs })));
+        for (const e of names)
+          if (e.type === 'symlink')
+            links.push(remoteLink(lister, e.name, remotePath(remotePath(root, rel), e.name), realRoot));
       },
       signal,
     );
+    if (links.length) onNames(await Promise.all(links));
   };
   // SFTP v3 times are whole seconds (draft-ietf-secsh-filexfer-02 §5: ATTR_ACMODTIME, uint32 seconds).
   return { ...(await walkTree(read, limits, st !== null)), timePrecisionMs: 1000 };

@@ -2,13 +2,14 @@
  * `sluice sync SRC DEST` running its plan against a private sshd, both directions: the trees end identical (hashes)
  * with the source's times, a second run copies nothing and rewrites nothing (inodes kept), `--delete` removes what
  * SRC lacks, `--max-delete` refuses and changes nothing, `--backup-dir` keeps what is deleted or replaced, and
- * `--dry-run` changes nothing (listings and times of both trees).
+ * `--dry-run` changes nothing (listings and times of both trees); Ctrl-C ends a run with 130 and keeps its batch.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { describeRun, runCli, sshdWithKnownHosts, treeOf, type SshdServer } from './helpers';
+import { QueueStore } from '../stores/queueStore';
+import { describeRun, runCli, sshdWithKnownHosts, startCli, treeOf, type SshdServer } from './helpers';
 import { startCliInTerminal } from './terminal';
 
 let sshd: SshdServer;
@@ -155,3 +156,64 @@ test('a run at 80 columns: what it will do, the summary, what it deleted; the cu
   assert.equal(r.cursor.x, 0, r.text);
   assert.deepEqual(await treeOf(destDir), await treeOf(srcDir));
 });
+
+test('Ctrl-C (SIGINT) during a run: exit 130 at once, the batch kept; the same command then finishes it', async () => {
+  const srcDir = path.join(local, 'int-src');
+  const destDir = path.join(sshd.root, 'int-dest');
+  for (let i = 0; i < 6; i++) {
+    fs.mkdirSync(srcDir, { recursive: true });
+    fs.writeFileSync(path.join(srcDir, `f${i}.bin`), Buffer.alloc(2 * 1024 * 1024, i));
+  }
+  write(destDir, 'stale.txt', 'stale');
+  const home = path.join(local, 'int-home');
+  const args = ['sync', '--delete', '--json', '--limit', '2M', ...flags(), srcDir, remote(destDir)];
+  const run = startCli(args, { knownHosts, env: { SLUICE_HOME: home } });
+  await run.waitForEvent((e) => e.type === 'progress' && (e.bytesDone as number) > 0, 60_000);
+  run.child.kill('SIGINT');
+  const r = await run.result;
+  assert.equal(r.code, 130, describeRun(r));
+  assert.equal(fs.readFileSync(path.join(destDir, 'stale.txt'), 'utf8'), 'stale', 'nothing deleted');
+  const store = QueueStore.open({ home });
+  try {
+    assert.ok(store.jobs.count(['paused']) > 0, 'the batch is kept, paused');
+  } finally {
+    store.close();
+  }
+  const again = await runCli(
+    args.filter((a, i) => a !== '--limit' && args[i - 1] !== '--limit'),
+    {
+      knownHosts,
+      env: { SLUICE_HOME: home },
+    },
+  );
+  assert.equal(again.code, 0, describeRun(again));
+  assert.deepEqual(await treeOf(destDir), await treeOf(srcDir));
+});
+
+for (const direction of ['put', 'get'] as const) {
+  test(`symlinks as ${direction} takes them: a link to a file inside is copied as that file, others left out`, async () => {
+    const base = path.join(sshd.root, `links-${direction}`);
+    const l = path.join(local, `links-${direction}`);
+    const [srcDir, destDir] = direction === 'put' ? [l, base] : [base, l];
+    write(srcDir, 'real.txt', 'the content');
+    write(local, `outside-${direction}.txt`, 'outside');
+    fs.mkdirSync(path.join(srcDir, 'dir'), { recursive: true });
+    fs.symlinkSync('real.txt', path.join(srcDir, 'inside-link'));
+    fs.symlinkSync(path.join(local, `outside-${direction}.txt`), path.join(srcDir, 'outside-link'));
+    fs.symlinkSync('dir', path.join(srcDir, 'folder-link'));
+    const [src, dest] = direction === 'put' ? [l, remote(base)] : [remote(base), l];
+    const r = await runCli(['sync', '-v', ...flags(), src, dest], { knownHosts });
+    assert.equal(r.code, 0, describeRun(r));
+    assert.equal(fs.readFileSync(path.join(destDir, 'inside-link'), 'utf8'), 'the content');
+    assert.equal(fs.lstatSync(path.join(destDir, 'inside-link')).isFile(), true, 'copied as a file');
+    assert.equal(fs.existsSync(path.join(destDir, 'outside-link')), false);
+    assert.equal(fs.existsSync(path.join(destDir, 'folder-link')), false);
+    assert.match(
+      r.stderr,
+      /left out outside-link: a symlink to .*outside-(put|get)\.txt, outside the folder being synced/,
+    );
+    assert.match(r.stderr, /left out folder-link: a folder symlink/);
+    const again = await runCli(['sync', '--json', ...flags(), src, dest], { knownHosts });
+    assert.equal(again.events.filter((e) => e.type === 'file').length, 0, describeRun(again));
+  });
+}

@@ -216,3 +216,49 @@ test("the stored listing: written whole, read back; another pair's file or a dam
     fs.rmSync(home, { recursive: true, force: true });
   }
 });
+
+test('stateAfter: the run applied (server times cut to seconds), the next plan finds everything the same', () => {
+  const stored = new Map<string, StoredEntry>([
+    ['keep', was(1)],
+    ['gone', was(2)],
+    ['c.txt', was(5)],
+  ]);
+  const l = listing({ keep: f(1), 'c.txt': f(6, T + 9123), 'new.txt': f(3, T + 4567), dir: d(), 'dir/x': f(4, T + 1) });
+  const r = remoteListing({ keep: f(1), gone: f(2), 'c.txt': f(7, T + 9000), 'up.txt': f(8, T + 5000) });
+  const plan = planTwoWay(l, r, stored, o);
+  // What the run leaves: each copy's target with its source's size and time (the server keeps whole seconds).
+  const sec = (e: ListedEntry): ListedEntry => ({ ...e, mtimeMs: Math.floor(e.mtimeMs / 1000) * 1000 });
+  const nl = new Map(l.entries);
+  const nr = new Map(r.entries);
+  for (const it of plan.items) {
+    const le = l.entries.get(it.path);
+    const re = r.entries.get(it.path);
+    if (it.action === 'upload') nr.set(it.path, sec(le!));
+    if (it.action === 'download') nl.set(it.path, re!);
+    if (it.action === 'delete-local') nl.delete(it.path);
+    if (it.action === 'delete-remote') nr.delete(it.path);
+    if (it.action === 'conflict') {
+      nr.set(it.path, sec(le!));
+      nr.set(it.conflictPath!, re!);
+      nl.set(it.conflictPath!, re!);
+    }
+  }
+  assert.deepEqual(
+    plan.items.map((i) => `${i.action} ${i.path}`),
+    [
+      'conflict c.txt',
+      'upload dir',
+      'upload dir/x',
+      'same keep',
+      'upload new.txt',
+      'download up.txt',
+      'delete-remote gone',
+    ],
+  );
+  const next = planTwoWay(listing(Object.fromEntries(nl)), remoteListing(Object.fromEntries(nr)), stateAfter(plan), o);
+  assert.deepEqual(
+    next.items.filter((i) => i.action !== 'same').map((i) => `${i.action} ${i.path}`),
+    [],
+    'nothing left to do',
+  );
+});

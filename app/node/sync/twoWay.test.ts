@@ -77,6 +77,19 @@ for (const [name, l, r, s, want] of cases) {
   test(`planTwoWay: ${name} → ${want || 'nothing'}`, () => assert.equal(one(l, r, s), want));
 }
 
+test("planTwoWay: an interrupted copy's temporary file on either side is not synced", () => {
+  const plan = planTwoWay(
+    listing({ 'd/.a.bin.sluice-0123abcd.part': f(5) }),
+    remoteListing({ '.b.sluice-89abcdef.part': f(5), 'x.sluice-89abcdef.part': f(1) }),
+    undefined,
+    o,
+  );
+  assert.deepEqual(
+    plan.items.map((i) => `${i.action} ${i.path}`),
+    ['download x.sluice-89abcdef.part'],
+  );
+});
+
 test('planTwoWay: size-only and the modify window count as unchanged', () => {
   assert.equal(one(f(5, T + 9000), f(5), was(5), { sizeOnly: true }), 'same unchanged');
   assert.equal(one(f(5, T + 1500), f(5), was(5), { modifyWindowMs: 2000 }), 'same unchanged');

@@ -100,6 +100,12 @@ export interface TwoWayPlan {
   refused?: string;
 }
 
+/**
+ * Sluice's own temporary names (`.NAME.sluice-XXXXXXXX.part`, transfer/fileNames.ts): a copy of an interrupted run
+ * in progress, resumed by the next run's batch. Neither side's is a file to sync.
+ */
+const TEMP_NAME = /(^|\/)\.[^/]*\.sluice-[0-9a-f]{8}\.part$/;
+
 const side = (e: ListedEntry | undefined): SideState | undefined =>
   e && e.kind === 'file' ? { size: e.size, mtimeMs: e.mtimeMs } : undefined;
 
@@ -210,7 +216,7 @@ export function planTwoWay(
 ): TwoWayPlan {
   const precision = { local: Math.max(local.timePrecisionMs, 1), remote: Math.max(remote.timePrecisionMs, 1) };
   const withheld = stored ? withheldBy(local, remote) : undefined;
-  const paths = new Set([...local.entries.keys(), ...remote.entries.keys()]);
+  const paths = new Set([...local.entries.keys(), ...remote.entries.keys()].filter((p) => !TEMP_NAME.test(p)));
   const sorted = [...paths].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const items = new Map<string, TwoWayItem>();
   const odd = new Set<string>();

@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { describeRun, runCli, sshdWithKnownHosts, treeOf, type SshdServer } from './helpers';
+import { describeRun, runCli, sshdWithKnownHosts, startCli, treeOf, writeRandomFile, type SshdServer } from './helpers';
 
 let sshd: SshdServer;
 let local: string;
@@ -144,4 +144,32 @@ test('two-way: --max-delete refuses and --dry-run changes nothing; deleted here 
   assert.deepEqual(names(r), ['keep.txt', 'y.txt']);
   assert.deepEqual(names(l), ['keep.txt', 'y.txt']);
   assert.equal(read(l, 'y.txt'), 'y changed on the server');
+});
+
+test('two-way killed half-way (SIGKILL): no listing stored; the same command then finishes, one conflict copy', async () => {
+  const l = path.join(local, 'tw-kill-local');
+  const r = path.join(sshd.root, 'tw-kill-remote');
+  const home = path.join(local, 'tw-kill-home');
+  fs.mkdirSync(l, { recursive: true });
+  fs.mkdirSync(r, { recursive: true });
+  for (let i = 0; i < 6; i++) writeRandomFile(path.join(l, `up${i}.bin`), 1024 * 1024);
+  for (let i = 0; i < 3; i++) writeRandomFile(path.join(r, `down${i}.bin`), 512 * 1024);
+  write(l, 'both.txt', 'local side');
+  write(r, 'both.txt', 'server side', 60);
+  const operands = [l, remote(r)];
+  const env = { SLUICE_HOME: home };
+  const args = ['sync', '--two-way', '--json', ...flags()];
+  const run = startCli([...args, '--limit', '1M', ...operands], { knownHosts, env });
+  await run.waitForEvent((e) => e.type === 'file' && e.state === 'done', 30_000);
+  run.child.kill('SIGKILL');
+  await run.result;
+  assert.equal(fs.existsSync(path.join(home, 'sync-state')), false, 'no stored listing after a killed run');
+  const again = await runCli([...args, ...operands], { knownHosts, env });
+  assert.equal(again.code, 0, describeRun(again));
+  assert.deepEqual(await treeOf(l), await treeOf(r), 'both sides alike');
+  const conflicts = names(l).filter((n) => n.includes('.conflict-'));
+  assert.equal(conflicts.length, 1, `one conflict copy: ${conflicts.join(', ')}`);
+  assert.equal(read(l, conflicts[0]), 'server side');
+  assert.equal(read(r, 'both.txt'), 'local side');
+  assert.equal(fs.readdirSync(path.join(home, 'sync-state')).length, 1, 'the listing stored once the run completed');
 });

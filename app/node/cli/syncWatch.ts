@@ -17,6 +17,7 @@ import { compileFilters, type FilterRule } from '../sync/filters';
 import { listLocalTree } from '../sync/localListing';
 import { listRemoteTree, type RemoteLister } from '../sync/remoteListing';
 import { planSync } from '../sync/plan';
+import { isTempName } from '../sync/twoWay';
 import { waitFor } from './retry';
 import { formatBytes, plural } from './units';
 
@@ -77,7 +78,7 @@ class Watch {
   /** Records one watcher event (a path below the root) and schedules the worker. */
   note(event: string, full: string): void {
     const rel = path.relative(this.input.localRoot, full).split(path.sep).join('/');
-    if (rel === '' || rel.startsWith('..')) return;
+    if (rel === '' || rel.startsWith('..') || isTempName(rel)) return;
     const dir = event === 'addDir' || event === 'unlinkDir';
     if (!this.filter.includes(rel, dir)) return;
     this.pending.set(rel, event === 'unlink' || event === 'unlinkDir' ? 'remove' : 'write');
@@ -210,6 +211,7 @@ class Watch {
       modifyWindowMs: this.input.modifyWindow,
     });
     for (const it of plan.items) {
+      if (isTempName(it.path)) continue;
       if (it.action === 'create' || it.action === 'update') this.pending.set(it.path, 'write');
       else if (it.action === 'delete') this.pending.set(it.path, 'remove');
     }

@@ -106,6 +106,11 @@ export interface TwoWayPlan {
  */
 const TEMP_NAME = /(^|\/)\.[^/]*\.sluice-[0-9a-f]{8}\.part$/;
 
+/** Whether `rel` is one of Sluice's temporary names (see {@link TEMP_NAME}). */
+export function isTempName(rel: string): boolean {
+  return TEMP_NAME.test(rel);
+}
+
 const side = (e: ListedEntry | undefined): SideState | undefined =>
   e && e.kind === 'file' ? { size: e.size, mtimeMs: e.mtimeMs } : undefined;
 
@@ -216,7 +221,7 @@ export function planTwoWay(
 ): TwoWayPlan {
   const precision = { local: Math.max(local.timePrecisionMs, 1), remote: Math.max(remote.timePrecisionMs, 1) };
   const withheld = stored ? withheldBy(local, remote) : undefined;
-  const paths = new Set([...local.entries.keys(), ...remote.entries.keys()].filter((p) => !TEMP_NAME.test(p)));
+  const paths = new Set([...local.entries.keys(), ...remote.entries.keys()].filter((p) => !isTempName(p)));
   const sorted = [...paths].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const items = new Map<string, TwoWayItem>();
   const odd = new Set<string>();

@@ -36,7 +36,7 @@ const LAYERS = {
   'app/node/ssh': { imports: sshBase, packages: [...node, 'ssh2', 'ssh-config', 'cpu-features'] },
   'app/node/transfer': { imports: [...sshBase, 'app/node/ssh'], packages: node },
   'app/node/engine': { imports: belowEngine, packages: [...node, 'ssh2'] },
-  'app/node/sync': { imports: belowEngine, packages: [...node, 'picomatch'] },
+  'app/node/sync': { imports: belowEngine, packages: [...node, 'picomatch', 'chokidar'] },
   'app/node/cli': { imports: belowTop, packages: [...node, 'commander', 'cli-progress'] },
   'app/node/edit': { imports: leaves, packages: [...node, 'chokidar'] },
   'app/node/service': { imports: [...belowTop, 'app/node/edit'], packages: node },

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { SluiceError, isErrorCode, terminalText, type ErrorCode } from '../errors';
-import type { Engine } from '../engine/engine';
+import type { Engine, EngineOptions } from '../engine/engine';
 import { PoolEngine } from '../engine/engine';
 import { parseRemoteUrl } from '../engine/remoteSpec';
 import { expandRemoteHome } from '../transfer/scan';
@@ -38,6 +38,10 @@ export interface SyncOptions extends Omit<CliOptions, 'verify' | 'resume' | 'clo
   /** `--backup-dir`: deleted and replaced files go there (on DEST's side). */
   backupDir?: string;
   progress?: boolean;
+  /** `--two-way`: changes on either side go to the other (cli/syncTwoWay.ts). */
+  twoWay?: boolean;
+  /** `--watch`: after the sync, local changes are uploaded as they settle (cli/syncWatch.ts). */
+  watch?: boolean;
 }
 
 const SYNC_EXAMPLES = `
@@ -47,6 +51,8 @@ Examples:
   sluice sync -n --exclude '*.tmp' --exclude /build/ ./src sftp://host/src
   sluice sync -n --include '*.jpg' sftp://host/photos ./photos # jpgs only
   sluice sync --delete --backup-dir /srv/old ./site sftp://host/srv/www
+  sluice sync --two-way ./notes sftp://host/notes # both ways, conflicts kept
+  sluice sync --watch --delete ./site sftp://host/www # then keep it up to date
 Filters: first match wins; '*.log' any depth, '/build' at the top only,
 'tmp/' folders only, '**' across folders; see docs/cli.md "sync".
 A run killed at any point and run again finishes the same plan: what
@@ -95,6 +101,9 @@ export function syncJob(src: string, dest: string): SyncJob {
 function refuseUnbuilt(o: SyncOptions): void {
   if (o.checksum && o.sizeOnly) throw new SluiceError('USAGE', '--checksum and --size-only: choose one');
   if (o.backupDir === '') throw new SluiceError('USAGE', '--backup-dir needs a folder');
+  if (o.twoWay && (o.checksum || o.backupDir !== undefined))
+    throw new SluiceError('USAGE', '--two-way does not take --checksum or --backup-dir yet');
+  if (o.watch && (o.twoWay || o.dryRun)) throw new SluiceError('USAGE', '--watch does not go with --two-way or -n');
 }
 
 /** The engine's streamed listing (ConnectionPool.listEach), or its plain `list` for an engine without a session. */
@@ -192,6 +201,50 @@ function listingProblems(plan: SyncPlan, src: Listing, dest: Listing, o: SyncOpt
   return 0;
 }
 
+/** `--two-way`: the run is cli/syncTwoWay.ts's (loaded only then); `setHalt` gets what stops its output. */
+async function twoWaySync(
+  engine: Engine,
+  job: SyncJob,
+  r: { o: CliOptions; given: SyncOptions; rules: FilterRule[]; signal: AbortSignal },
+  setHalt: (halt: () => void) => void,
+): Promise<number> {
+  const { runTwoWaySync } = await import('./syncTwoWay');
+  return runTwoWaySync({
+    engine,
+    lister: listerOf(engine),
+    target: jobTarget(job.spec, r.o),
+    localRoot: job.localRoot,
+    remoteRoot: job.remoteRoot,
+    rules: r.rules,
+    options: r.given,
+    signal: r.signal,
+    onOutput: (out) => setHalt(() => out.halt()),
+  });
+}
+
+/** `--watch` after a run: cli/syncWatch.ts (loaded only then); ends by throwing (ABORTED on Ctrl+C). */
+async function watchAfter(
+  engine: Engine,
+  job: SyncJob,
+  r: { o: CliOptions; eo: EngineOptions; given: SyncOptions; rules: FilterRule[]; remoteRoot: string },
+  signal: AbortSignal,
+): Promise<Engine> {
+  const { watchAndUpload } = await import('./syncWatch');
+  return watchAndUpload({
+    engine,
+    connect: () => openJobEngine({ ...r.eo, prefetch: {} }, job.spec, r.o),
+    listerOf,
+    localRoot: path.resolve(job.localRoot),
+    remoteRoot: r.remoteRoot,
+    rules: r.rules,
+    delete: r.given.delete,
+    sizeOnly: r.given.sizeOnly,
+    modifyWindow: r.given.modifyWindow,
+    retries: r.o.retries,
+    signal,
+  });
+}
+
 /** Runs one `sync`; every failure is reported here. @returns the exit code */
 async function runSync(src: string, dest: string, given: SyncOptions, rules: FilterRule[]): Promise<number> {
   const abort = new AbortController();
@@ -209,6 +262,7 @@ async function runSync(src: string, dest: string, given: SyncOptions, rules: Fil
   try {
     refuseUnbuilt(given);
     const job = syncJob(src, dest);
+    if (given.watch && job.direction !== 'put') throw new SluiceError('USAGE', '--watch watches SRC: it must be local');
     if (given.backupDir !== undefined && !given.delete)
       throw new SluiceError('USAGE', '--backup-dir keeps what --delete removes: add --delete');
     const o = withBookmark(
@@ -218,6 +272,8 @@ async function runSync(src: string, dest: string, given: SyncOptions, rules: Fil
     const quiet = { info: (m: string) => process.stderr.write(`${terminalText(m)}\n`), event: () => undefined };
     const eo = engineOptions({ direction: job.direction, spec: job.spec, sources: [], dest: '' }, o, quiet);
     engine = await openJobEngine({ ...eo, prefetch: {} }, job.spec, o);
+    if (given.twoWay)
+      return await twoWaySync(engine, job, { o, given, rules, signal: abort.signal }, (h) => (halt = h));
     const [s, d, remoteRoot] = await listBoth(engine, job, rules, abort.signal);
     let plan = planSync(s, d, {
       sizeOnly: given.sizeOnly,
@@ -254,6 +310,8 @@ async function runSync(src: string, dest: string, given: SyncOptions, rules: Fil
       onOutput: (out) => (halt = () => out.halt()),
     });
     const listed = listingProblems(plan, s, d, given);
+    if (given.watch && !(listed || ran))
+      engine = await watchAfter(engine, job, { o, eo, given, rules, remoteRoot }, abort.signal);
     return listed || ran;
   } catch (e) {
     const signal = guard.received;
@@ -284,6 +342,8 @@ export function addSyncCommand(program: Command): void {
     .argument('<src>')
     .argument('<dest>')
     .usage('[options] <src> <dest>')
+    .option('--two-way', 'changes on either side go to the other; a stored listing tells what was deleted')
+    .option('--watch', 'after the sync, upload local changes as they settle (deletes only with --delete); Ctrl+C stops')
     .option('-n, --dry-run', 'print the plan (each path, its action and reason, counts and bytes); change nothing')
     .option('--delete', 'delete from DEST what SRC does not have (never after a listing error)')
     .option('--max-delete <n>', 'refuse a plan that deletes more than N paths (nothing is done)', nonNegativeInt)

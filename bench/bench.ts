@@ -40,6 +40,8 @@ import {
 /** Command-line options of the bench. */
 export interface BenchOptions {
   quick: boolean;
+  /** The longer comparisons run after the table (EXTRA_BENCHES' keys). */
+  with?: string[];
   reps: number;
   /** Only run `<case id>/<client id>` pairs matching this. */
   only?: RegExp;
@@ -66,7 +68,26 @@ const USAGE = `usage: npm run bench -- [--quick] [--reps N] [--budget MIN] [--on
   --dir PATH    where test data and the private sshd live (default /dev/shm if it has room, else $TMPDIR)
   --cpu-prof    run Sluice under node --cpu-prof and list where its CPU time goes
   --perf        run Sluice's defaults and plain sftp under perf record (cpu-clock) and list CPU per thread
-  --no-readme   do not update the docs/benchmarks.md block between <!-- bench:start --> and <!-- bench:end -->`;
+  --no-readme   do not update the docs/benchmarks.md block between <!-- bench:start --> and <!-- bench:end -->
+  --with LIST   afterwards, the longer comparisons too: file-ops (bench/fileOps.ts: rm -r and ls -R against sftp,
+                rclone and lftp), sync (bench/syncBench.ts --scale 0.1: sluice sync against rclone sync, lftp mirror)`;
+
+/** The comparisons `--with` adds, each its own script (they take minutes to hours: rclone's first sync alone ~10). */
+const EXTRA_BENCHES: Record<string, string[]> = {
+  'file-ops': ['fileOps.js', '--runs', '1'],
+  sync: ['syncBench.js', '--scale', '0.1'],
+};
+
+/** Runs the `--with` comparisons one after another, their output passed through; the first failure ends them. */
+function runExtraBenches(names: string[]): number {
+  for (const name of names) {
+    const [script, ...args] = EXTRA_BENCHES[name];
+    log(`\n## ${name} (node dist/bench/${script} ${args.join(' ')})\n`);
+    const r = spawnSync(process.execPath, [path.join(__dirname, script), ...args], { stdio: 'inherit' });
+    if (r.status !== 0) return r.status ?? 1;
+  }
+  return 0;
+}
 
 /** Parses argv (without node and script). @throws Error with the usage text on a bad option */
 export function parseArgs(argv: string[]): BenchOptions {
@@ -92,10 +113,13 @@ export function parseArgs(argv: string[]): BenchOptions {
       o.budgetMinutes = Number(value());
       if (!(o.budgetMinutes > 0)) throw new Error(`--budget must be a number of minutes > 0\n${USAGE}`);
     } else if (a === '--no-readme') o.readme = false;
+    else if (a === '--with') o.with = value().split(',');
     else if (a === '--help' || a === '-h') throw new Error(USAGE);
     else throw new Error(`unknown option ${a}\n${USAGE}`);
   }
   if (o.quick && !repsGiven) o.reps = 1;
+  for (const w of o.with ?? [])
+    if (!(w in EXTRA_BENCHES)) throw new Error(`--with takes ${Object.keys(EXTRA_BENCHES).join(', ')}\n${USAGE}`);
   return o;
 }
 
@@ -570,7 +594,7 @@ async function main(): Promise<number> {
   } else if (partial) {
     log('quick or --only run: docs/benchmarks.md and latest.md left alone (wrote latest-quick.md)');
   }
-  return 0;
+  return runExtraBenches(o.with ?? []);
 }
 
 if (require.main === module) {

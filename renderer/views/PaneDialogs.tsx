@@ -6,17 +6,9 @@ import type { FsEntry } from '../../app/common/ipc/contract';
 import { validateName } from '../format/entries';
 import { ConfirmDialog, PromptDialog } from './Dialog';
 import { MoveConflictDialog, NewFileDialog, NewSymlinkDialog } from './PaneFileDialogs';
-import type { MoveConflictChoice } from './usePaneFileOps';
+import type { PaneModal } from './paneModal';
 
-/** Which dialog a pane shows. */
-export type PaneModal =
-  | { kind: 'mkdir' }
-  | { kind: 'rename'; entry: FsEntry }
-  | { kind: 'delete'; entries: FsEntry[] }
-  | { kind: 'newFile' }
-  | { kind: 'newSymlink' }
-  | { kind: 'moveConflict'; from: string; to: string; answer: (c: MoveConflictChoice) => void }
-  | null;
+export type { PaneModal } from './paneModal';
 
 export interface PaneDialogsProps {
   modal: PaneModal;

@@ -6,7 +6,7 @@
 import { useId, useState } from 'react';
 import { nameProblem } from '../../app/common/ipc/fileOps';
 import { Dialog, PromptDialog } from './Dialog';
-import type { MoveConflictChoice } from './usePaneFileOps';
+import type { MoveConflictChoice } from './paneModal';
 
 /** Why `name` cannot be created here, or null. */
 export function newNameProblem(name: string, sep: '/' | '\\', names: readonly string[]): string | null {

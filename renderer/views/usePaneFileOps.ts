@@ -10,7 +10,7 @@ import type { DuplicateResult } from '../../app/common/ipc/fileOps';
 import type { Result } from '../../app/common/ipc/result';
 import { joinLocal } from '../../app/common/localPaths';
 import { plural } from '../format/format';
-import type { PaneModal } from './PaneDialogs';
+import type { MoveConflictChoice, PaneModal } from './paneModal';
 
 /** How a pane's file operations reach the engine (AppPanes: the bridge's local.* or remote.* channels). */
 export interface PaneFileOps {
@@ -23,8 +23,7 @@ export interface PaneFileOps {
   openWith?: (path: string) => Promise<Result<void>>;
 }
 
-/** The answer to "the target exists". */
-export type MoveConflictChoice = 'overwrite' | 'skip' | 'cancel';
+export type { MoveConflictChoice } from './paneModal';
 
 /** What the pane tells {@link usePaneFileOps}. */
 export interface PaneFileOpsOptions {

@@ -8,13 +8,13 @@ import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { SluiceError, isErrorCode, terminalText, type ErrorCode } from '../errors';
 import type { Engine, EngineOptions } from '../engine/engine';
-import { PoolEngine } from '../engine/engine';
+import { listerOf, PoolEngine } from '../engine/engine';
 import { parseRemoteUrl } from '../engine/remoteSpec';
 import { expandRemoteHome } from '../transfer/scan';
 import { compileFilters, readExcludeFrom, type FilterRule } from '../sync/filters';
 import type { Listing } from '../sync/listing';
 import { listLocalTree } from '../sync/localListing';
-import { listRemoteTree, type RemoteLister } from '../sync/remoteListing';
+import { listRemoteTree } from '../sync/remoteListing';
 import { planSync, type SyncPlan } from '../sync/plan';
 import { checksumPlan, type SideHasher } from '../sync/checksum';
 import { withBookmark } from './bookmarks';
@@ -104,19 +104,6 @@ function refuseUnbuilt(o: SyncOptions): void {
   if (o.twoWay && (o.checksum || o.backupDir !== undefined))
     throw new SluiceError('USAGE', '--two-way does not take --checksum or --backup-dir yet');
   if (o.watch && (o.twoWay || o.dryRun)) throw new SluiceError('USAGE', '--watch does not go with --two-way or -n');
-}
-
-/** The engine's streamed listing (ConnectionPool.listEach), or its plain `list` for an engine without a session. */
-function listerOf(engine: Engine): RemoteLister {
-  if (engine instanceof PoolEngine) return engine.connectionPool;
-  return {
-    stat: (p) => engine.stat(p),
-    listEach: async (p, onNames) => {
-      const names = await engine.list(p);
-      await onNames(names);
-      return names.length;
-    },
-  };
 }
 
 /**

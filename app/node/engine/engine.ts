@@ -152,3 +152,22 @@ export function remoteFilesOf(engine: Engine): RemoteFiles {
     throw new SluiceError('INTERNAL', 'file operations need an engine over a connection pool');
   return new RemoteFiles(engine.connectionPool);
 }
+
+/**
+ * What a folder walk needs of an engine (sync/remoteListing.ts RemoteLister): its pool's streamed listing
+ * (ConnectionPool.listEach: SSH_FXP_READDIR batches as they come, and SSH_FXP_REALPATH), or, for an engine without a
+ * pool, `list` whole and no realpath (links are then left out of the walk).
+ */
+export function listerOf(
+  engine: Engine,
+): Pick<ConnectionPool, 'stat' | 'listEach'> & Partial<Pick<ConnectionPool, 'realpath'>> {
+  if (engine instanceof PoolEngine) return engine.connectionPool;
+  return {
+    stat: (p) => engine.stat(p),
+    listEach: async (p, onNames) => {
+      const names = await engine.list(p);
+      await onNames(names);
+      return names.length;
+    },
+  };
+}

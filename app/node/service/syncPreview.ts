@@ -6,13 +6,13 @@
  */
 import type { InvokeRequests, InvokeResponses } from '../../common/ipc/contract';
 import type { SyncPreview, SyncPreviewItem, SyncRunResult } from '../../common/ipc/syncIpc';
-import { PoolEngine, type Engine } from '../engine/engine';
+import { listerOf, type Engine } from '../engine/engine';
 import { SluiceError } from '../errors';
 import { expandRemoteHome } from '../transfer/scan';
 import { compileFilters } from '../sync/filters';
 import type { Listing } from '../sync/listing';
 import { listLocalTree } from '../sync/localListing';
-import { listRemoteTree, type RemoteLister } from '../sync/remoteListing';
+import { listRemoteTree } from '../sync/remoteListing';
 import { planSync, REASON_TEXT, type SyncPlan } from '../sync/plan';
 import { checksumPlan } from '../sync/checksum';
 import { hashersOf } from './syncHashers';
@@ -42,19 +42,6 @@ export function syncRoots(k: KeptPlan): { direction: KeptPlan['direction']; srcR
     direction: k.direction,
     srcRoot: upload ? k.localRoot : k.remoteRoot,
     destRoot: upload ? k.remoteRoot : k.localRoot,
-  };
-}
-
-/** The engine's streamed listing (its pool's listEach), or its plain `list` for an engine without a pool. */
-function listerOf(engine: Engine): RemoteLister {
-  if (engine instanceof PoolEngine) return engine.connectionPool;
-  return {
-    stat: (p) => engine.stat(p),
-    listEach: async (p, onNames) => {
-      const names = await engine.list(p);
-      await onNames(names);
-      return names.length;
-    },
   };
 }
 

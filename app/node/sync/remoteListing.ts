@@ -9,7 +9,7 @@ import { SluiceError } from '../errors';
 import type { RemoteEntry, RemoteStat } from '../ssh/workerProtocol';
 import { linkEntry, walkTree, type Listing, type RawEntry, type WalkLimits } from './listing';
 
-/** What the walk needs of a session (ssh/session.ts Session has both). */
+/** What the walk needs of a connection pool (ssh/connectionPool.ts ConnectionPool has all three). */
 export interface RemoteLister {
   listEach(
     path: string,

@@ -3,8 +3,9 @@
  * ProFTPD's mod_sftp and SFTPGo, neither offering `copy-data`. A duplicate of a file goes through the queue (a
  * download into the cache, then an upload under the copy's name) and the cache is removed; a move refuses an existing
  * target, then replaces it when asked (posix-rename@openssh.com where offered, else RENAME and the move-aside
- * sequence); a new empty file never replaces an existing one; a symlink names its target. A server that cannot start
- * here is reported "NOT RUN" and skipped.
+ * sequence); a new empty file never replaces an existing one; a symlink names its target; the Properties dialog's
+ * chmod (#26 item 2: SSH_FXP_SETSTAT, recursively to files only or folders only) sets the modes the server then
+ * stores and reports. A server that cannot start here is reported "NOT RUN" and skipped.
  */
 import { after, before, describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
@@ -151,6 +152,40 @@ for (const [name, start] of SERVERS) {
       const link = await svc.invoke('remote.symlink', { siteId, target: 'empty.txt', path: remote('link') });
       assert.ok(link.ok, JSON.stringify(link));
       assert.equal(fs.readlinkSync(local('link')), 'empty.txt');
+    });
+    test("Properties' chmod: one file, then files only and folders only below a folder", async (t) => {
+      const r = ready(t);
+      if (!r) return;
+      const [s, svc] = r;
+      const local = (p: string) => path.join(s.localRoot, 'pm', p);
+      const remote = (p: string) => path.posix.join(s.remoteRoot, 'pm', p);
+      const top = path.posix.join(s.remoteRoot, 'pm');
+      const modeOf = (p: string) => fs.statSync(local(p)).mode & 0o7777;
+      owned(s, 'pm/f.txt', 'f');
+      owned(s, 'pm/sub/g.txt', 'g');
+      const dirModes = { '': modeOf(''), sub: modeOf('sub') };
+
+      const one = await svc.invoke('remote.chmod', { siteId, path: remote('f.txt'), mode: 0o640 });
+      assert.ok(one.ok, JSON.stringify(one));
+      assert.equal(modeOf('f.txt').toString(8), '640');
+      const stat = await svc.invoke('remote.stat', { siteId, path: remote('f.txt') });
+      assert.ok(stat.ok && stat.value.mode === 0o640, JSON.stringify(stat));
+
+      const files = await svc.invoke('remote.chmod', { siteId, path: top, mode: 0o600, recurse: 'files' });
+      assert.ok(files.ok, JSON.stringify(files));
+      assert.deepEqual(
+        [modeOf('f.txt'), modeOf('sub/g.txt')].map((m) => m.toString(8)),
+        ['600', '600'],
+      );
+      assert.deepEqual({ '': modeOf(''), sub: modeOf('sub') }, dirModes, 'folders untouched by a files-only chmod');
+
+      const dirs = await svc.invoke('remote.chmod', { siteId, path: top, mode: 0o750, recurse: 'folders' });
+      assert.ok(dirs.ok, JSON.stringify(dirs));
+      assert.deepEqual(
+        [modeOf(''), modeOf('sub')].map((m) => m.toString(8)),
+        ['750', '750'],
+      );
+      assert.equal(modeOf('sub/g.txt').toString(8), '600', 'files untouched by a folders-only chmod');
     });
   });
 }

@@ -4,12 +4,9 @@
  * the site's bookmarks as they now are.
  */
 import { z } from 'zod';
+import { BOOKMARK_SIDES, type SiteBookmark } from '../model/bookmark';
 
-/** Bookmarks one site keeps at most per side. */
-export const MAX_BOOKMARKS_PER_SIDE = 200;
-
-export const BOOKMARK_SIDES = ['remote', 'local'] as const;
-export type BookmarkSide = (typeof BOOKMARK_SIDES)[number];
+export { BOOKMARK_SIDES, MAX_BOOKMARKS_PER_SIDE, type BookmarkSide, type SiteBookmark } from '../model/bookmark';
 
 const id = z.string().min(1).max(200);
 
@@ -20,12 +17,6 @@ export const bookmarkSchema = z.strictObject({
   /** The folder, as the pane shows it (remote: the path the server resolved; local: the disk's). */
   path: z.string().min(1).max(4096),
 });
-
-/** One bookmark: a folder of one side. */
-export interface SiteBookmark {
-  side: BookmarkSide;
-  path: string;
-}
 
 /** The channels (app/common/ipc/contract.ts): each answers the site's bookmarks as they now are. */
 export const bookmarkInvokeSchemas = {

@@ -6,7 +6,7 @@
  */
 import { siteInputSchema } from '../../common/ipc/contract';
 import { normalizeFolder, type AuthMethod, type SiteInput } from '../../common/model/site';
-import type { SiteBookmark } from '../../common/ipc/bookmarks';
+import type { SiteBookmark } from '../../common/model/bookmark';
 
 /** A site found in a source. */
 export interface Candidate {

@@ -3,7 +3,7 @@
  * stores/sites.ts): removed with their site (ON DELETE CASCADE), in the order they were added.
  */
 import type Database from 'better-sqlite3';
-import { MAX_BOOKMARKS_PER_SIDE, type BookmarkSide, type SiteBookmark } from '../../common/ipc/bookmarks';
+import { MAX_BOOKMARKS_PER_SIDE, type BookmarkSide, type SiteBookmark } from '../../common/model/bookmark';
 import { SluiceError } from '../errors';
 
 /** The table, created by the sites store's migration 5. */

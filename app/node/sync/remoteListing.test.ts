@@ -37,6 +37,10 @@ function makeTree(root: string): void {
   fs.symlinkSync('a.txt', path.join(root, 'link'));
   fs.symlinkSync('docs', path.join(root, 'dirlink'));
   for (const p of ['a.txt', 'docs/b.md', 'docs/deep/c.log']) fs.utimesSync(path.join(root, p), T, T);
+  // A time with milliseconds, which the server keeps as whole seconds (a file written now has one only most of the
+  // time: one written in a second's first milliseconds failed the precision test once).
+  const subSecond = new Date(T.getTime() + 437);
+  fs.utimesSync(path.join(root, 'cache/big.bin'), subSecond, subSecond);
 }
 
 describe('remote listing against OpenSSH', () => {

@@ -36,7 +36,7 @@ function loadCli() {
 }
 
 const cli = loadCli();
-const REMOTE_COMMANDS = ['get', 'put', 'ls', 'stat', 'mkdir', 'rm', 'mv', 'chmod', 'ln', 'df'];
+const REMOTE_COMMANDS = ['get', 'put', 'ls', 'stat', 'mkdir', 'rm', 'mv', 'chmod', 'ln', 'df', 'find', 'sync'];
 if (REMOTE_COMMANDS.includes(process.argv[2])) {
   // Let the first connection worker load ssh2 on the other core, and open the TCP connection to the first
   // sftp:// operand's server (as ~/.ssh/config resolves it, or its first jump host: the worker works that out itself

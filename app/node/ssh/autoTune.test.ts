@@ -169,3 +169,45 @@ test('an auto-sized put that will cut a file into segments opens two channels on
     },
   );
 });
+
+test('behind latency a segmented put connects on its first channel alone, and the pool grows to the planned channels', async (t) => {
+  if (!toxiproxyAvailable()) {
+    t.skip('toxiproxy-server not installed: needs latency for the early channels');
+    return;
+  }
+  // 50 ms RTT: the set-up exchange alone reads over AUTO_TUNE.earlyRttMs, so the early channels open with the first.
+  const toxics = (['upstream', 'downstream'] as const).map((stream) => ({
+    type: 'latency' as const,
+    stream,
+    attributes: { latency: 25 },
+  }));
+  await withProxiedSshd({ tempPrefix: 'sluice-autotune-early-', toxics }, async ({ srv, proxyPort, dir }) => {
+    const src = path.join(dir, 'big.bin');
+    const data = randomBytes(3 * 1024 * 1024 + 7);
+    fs.writeFileSync(src, data);
+    const pool = await openTrusting(srv, dir, {
+      port: proxyPort,
+      prefetch: { stat: [srv.root], probeDir: srv.root },
+      segmentSize: 1024 * 1024,
+    });
+    try {
+      assert.ok((pool.rttMs ?? 0) >= AUTO_TUNE.rttMs, `proxied RTT ${pool.rttMs} ms`);
+      // Connect waited for channel 0 only (its subsystem request rides behind CHANNEL_OPEN); a second channel takes
+      // one round trip more and used to hold the put's first byte back by it.
+      assert.equal(pool.connections[0].info?.channels, 1);
+      const report = await runTransfer(pool, {
+        id: 'e',
+        direction: 'put',
+        sources: [src],
+        dest: srv.root,
+        recursive: false,
+      });
+      assert.deepEqual(report.failed, []);
+      assert.ok(fs.readFileSync(path.join(srv.root, 'big.bin')).equals(data));
+      await pool.whenPoolSettled();
+      assert.equal(pool.connections[0].channels, AUTO_TUNE.channels);
+    } finally {
+      await pool.close();
+    }
+  });
+});

@@ -260,19 +260,34 @@ function openFirstChannels(
   const reads = params.prefetch?.read ?? [];
   const first = { stats: params.prefetch?.stat ?? [], statsSent, reads, probeDir: params.prefetch?.probeDir };
   const other = { stats: [], statsSent, reads };
+  const auto = params.autoChannels;
+  const awaited = channelsAwaited(params, h.setupRtt());
   const opening = Promise.all(
-    Array.from({ length: params.channels }, (_, i) =>
+    Array.from({ length: awaited }, (_, i) =>
       openSftp(conn, h.client, (s) => prefetchOn(conn, s, i === 0 ? first : other)),
     ),
   );
-  const auto = params.autoChannels;
   conn.earlyChannels =
-    auto && auto.channels > params.channels
-      ? openEarlyChannels(conn, h.client, auto.channels - params.channels, auto, h.setupRtt(), rtt, (s) =>
+    auto && auto.channels > awaited
+      ? openEarlyChannels(conn, h.client, auto.channels - awaited, auto, h.setupRtt(), rtt, (s) =>
           prefetchOn(conn, s, other),
         )
       : null;
   return opening;
+}
+
+/**
+ * How many of the first channels connect waits for: `params.channels`, except when the automatic extra channels
+ * start opening with the first (the set-up exchange already took `earlyRttMs`): then only the first, whose
+ * subsystem request rides behind its CHANNEL_OPEN (docs/round-trips.md). Every other channel takes one round trip
+ * more (CHANNEL_OPEN, subsystem, then INIT once sshd opens its window), and a segmented put's second channel
+ * (AUTO_TUNE.segmentedPutChannels) held its first byte back by that round trip at 50 ms; it comes up with the early
+ * ones instead, as the other eight do.
+ */
+export function channelsAwaited(params: Pick<ConnectParams, 'channels' | 'autoChannels'>, setupRttMs?: number): number {
+  const auto = params.autoChannels;
+  const early = auto !== undefined && setupRttMs !== undefined && setupRttMs >= auto.earlyRttMs;
+  return early && auto.channels > 1 ? 1 : params.channels;
 }
 
 /** What the coordinator learns of a new connection (see ConnectInfo). */

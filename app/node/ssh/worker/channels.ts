@@ -147,6 +147,7 @@ export async function addChannels(conn: WorkerConn, a: WorkerOps['addChannels'][
   const c = conn.require();
   const early = conn.earlyChannels ? await conn.earlyChannels : [];
   conn.earlyChannels = null;
+  conn.earlyAhead.end();
   for (const ch of early.slice(a.count)) ch.end();
   const reused = early.slice(0, a.count);
   // Opened together: each costs 2–4 round trips (CHANNEL_OPEN, subsystem, INIT/VERSION, limits). A server

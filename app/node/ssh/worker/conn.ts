@@ -14,7 +14,8 @@ import { SegmentHandles } from '../../sftp/segmentHandles';
 import type { HashTraits } from '../remoteHash';
 import type { ConnectInfo, ConnectParams } from '../workerProtocol';
 import type { Coordinator } from './link';
-import { closeRemote } from './sftpCalls';
+import { EarlyAhead } from './earlyAhead';
+import { SEGMENT_FLAGS, closeRemote, openRemote } from './sftpCalls';
 
 /** Largest request we issue even when a server allows more: 255 KiB, OpenSSH's own limit. */
 export const MAX_REQUEST_BYTES = 261120;
@@ -64,6 +65,10 @@ export class WorkerConn {
    * releaseFile). A file the job skips keeps them until the connection closes.
    */
   readonly handlesAhead = new HandlesAhead<SFTPWrapper>((s, h, p) => closeRemote(s, h, p));
+  /** An upload's temporary file opened on the early channels as their INIT is queued (earlyAhead.ts). */
+  readonly earlyAhead = new EarlyAhead<SFTPWrapper>((s, p, mode) =>
+    this.handlesAhead.add(s, p, openRemote(s, p, SEGMENT_FLAGS, mode)),
+  );
   /** Rejecters of every in-flight operation, failed together when the connection drops. */
   private readonly pending = new Set<(e: SluiceError) => void>();
 

@@ -269,9 +269,10 @@ function openFirstChannels(
   );
   conn.earlyChannels =
     auto && auto.channels > awaited
-      ? openEarlyChannels(conn, h.client, auto.channels - awaited, auto, h.setupRtt(), rtt, (s) =>
-          prefetchOn(conn, s, other),
-        )
+      ? openEarlyChannels(conn, h.client, auto.channels - awaited, auto, h.setupRtt(), rtt, (s) => {
+          prefetchOn(conn, s, other);
+          conn.earlyAhead.channelReady(s);
+        })
       : null;
   return opening;
 }

@@ -28,6 +28,8 @@ export async function openAhead(conn: WorkerConn, a: WorkerOps['openAhead'][0]):
     const s = conn.sftpOf(channel);
     conn.handlesAhead.add(s, a.remotePath, openRemote(s, a.remotePath, SEGMENT_FLAGS, a.mode));
   }
+  // And on the early channels still opening, behind their INIT (earlyAhead.ts).
+  conn.earlyAhead.path(a.remotePath, a.mode);
 }
 
 /**

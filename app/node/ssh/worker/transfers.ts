@@ -220,6 +220,8 @@ export async function finishUpload(conn: WorkerConn, a: WorkerOps['finishUpload'
   const channel = a.channel ?? 0;
   const s = conn.sftpOf(channel);
   const kept = conn.segmentHandles.takeAll(a.path);
+  // Handles opened ahead on channels that ran no segment of the file (an early channel that came up late): closed.
+  void conn.handlesAhead.drop(a.path);
   const own = kept.find((h) => h.channel === channel);
   const closingOthers = closeSegmentHandles(
     conn,

@@ -21,6 +21,7 @@ import path from 'node:path';
 import { isTransient } from '../../common/retry';
 import { SluiceError } from '../errors';
 import { compileFilters, type FilterRule, type PathFilter } from './filters';
+import type { Listing } from './listing';
 import { listLocalTree } from './localListing';
 import { listRemoteTree, type RemoteLister } from './remoteListing';
 import { planSync } from './plan';
@@ -62,6 +63,8 @@ export interface KeepUpInput {
   sizeOnly?: boolean;
   modifyWindow?: number;
   signal: AbortSignal;
+  /** Whether to re-sync first (default true: the CLI's first sync ran before; the app's "sync first"). */
+  catchUp?: boolean;
   /** The server side now (after a reconnect, the new one). @throws when there is none (the watch ends) */
   target(): Promise<KeepUpTarget>;
   /** Brings the server back after `lost`; resolves when target() works again. @throws when it cannot (watch ends) */
@@ -330,16 +333,22 @@ class KeepUp {
     await this.catchUp();
   }
 
+  /** Lists the local folder and learns its files (a rename is paired against them). */
+  async learnLocal(): Promise<Listing> {
+    const local = await listLocalTree(this.input.localRoot, { filter: this.filter, signal: this.input.signal });
+    for (const [rel, e] of local.entries)
+      if (e.kind === 'file' && !this.known.has(rel)) this.known.set(rel, { size: e.size, mtimeMs: e.mtimeMs, ino: 0 });
+    return local;
+  }
+
   /** A re-sync: both sides listed and planned as `sluice sync` does, each difference applied as a change. */
   async catchUp(): Promise<void> {
     const limits = { filter: this.filter, signal: this.input.signal };
     const target = await this.input.target();
     const [local, remote] = await Promise.all([
-      listLocalTree(this.input.localRoot, limits),
+      this.learnLocal(),
       listRemoteTree(target.lister, this.input.remoteRoot, { ...limits, concurrency: 64 }),
     ]);
-    for (const [rel, e] of local.entries)
-      if (e.kind === 'file' && !this.known.has(rel)) this.known.set(rel, { size: e.size, mtimeMs: e.mtimeMs, ino: 0 });
     const plan = planSync(local, remote, {
       delete: this.input.delete,
       sizeOnly: this.input.sizeOnly,
@@ -387,8 +396,9 @@ export function startKeepUp(input: KeepUpInput): KeepUpRun {
   });
   const ready = (async () => {
     await Promise.race([watcher.ready, stopped]);
-    // What changed while the first sync ran: caught up once the watcher sees every later change.
-    await Promise.race([k.catchUp(), stopped]);
+    // What changed while the first sync ran (or everything, for the app's "sync first"): caught up once the watcher
+    // sees every later change.
+    await Promise.race([input.catchUp === false ? k.learnLocal() : k.catchUp(), stopped]);
     k.kick();
     input.onEvent({ type: 'watching' });
   })();

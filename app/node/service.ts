@@ -262,6 +262,11 @@ export class SluiceService {
     return this.queue.jobs();
   }
 
+  /** Stops every Keep remote up to date (main/: its window closed; nothing would show them). */
+  stopKeepUps(): Promise<void> {
+    return this.keepUps.stopAll();
+  }
+
   /** Edited files with a save not on the server yet (main/ asks before quitting while there is one). */
   pendingEdits(): ReturnType<EditDesk['pendingEdits']> {
     return this.edits.pendingEdits();

@@ -3,7 +3,8 @@
  * with "sync first" it uploads what the server lacks; a file written locally arrives, a rename is a rename there (the
  * server's inode unchanged), a removal with delete on removes it; the counts come in `keepUp.changed`; a second
  * keep-up of the same folder is refused; once stopped a later write does not arrive (shown against a second keep-up
- * whose write does arrive), and without "sync first" what was there before is left alone; a disconnect stops it;
+ * whose write does arrive), and without "sync first" what was there before is left alone; the window closing
+ * (SluiceService.stopKeepUps) and a disconnect stop it;
  * behind Toxiproxy, a file written while the connection is cut arrives after it (reconnecting, then a re-sync).
  * Every wait is on an event or a bounded poll, none fixed.
  */
@@ -103,7 +104,14 @@ test(
     assert.equal(fs.existsSync(path.join(remote, 'late.txt')), false, 'nothing after the stop');
     assert.equal(fs.existsSync(path.join(otherRemote, 'old.txt')), false, 'no sync first: what was there is left');
 
-    const gone = c.next('keepUp.changed', (x) => x.keepUpId === w.keepUpId && x.state === 'stopped');
+    // The window closing (main/index.ts) stops every keep-up.
+    const closed = c.next('keepUp.changed', (x) => x.keepUpId === w.keepUpId && x.state === 'stopped');
+    await c.service.stopKeepUps();
+    await closed;
+    assert.deepEqual(await c.service.invoke('keepUp.list', undefined), { ok: true, value: [] });
+
+    const third = await start(c, other, otherRemote, { delete: false, syncFirst: false });
+    const gone = c.next('keepUp.changed', (x) => x.keepUpId === third.keepUpId && x.state === 'stopped');
     assert.ok((await c.service.invoke('session.disconnect', { siteId: c.siteId })).ok);
     await gone;
     const list = await c.service.invoke('keepUp.list', undefined);

@@ -26,6 +26,7 @@ import { listLocalTree } from './localListing';
 import { listRemoteTree, type RemoteLister } from './remoteListing';
 import { planSync } from './plan';
 import type { SyncEngine } from './runBatch';
+import { sendFiles, type FileToSend } from './keepUpSend';
 import { isTempName } from './twoWay';
 import { SETTLE_MS, watchFolder, type SeenFile } from './watch';
 
@@ -189,10 +190,13 @@ class KeepUp {
       for (const [rel] of batch) this.working.add(rel);
       try {
         const target = await this.input.target();
+        const writes: FileToSend[] = [];
         for (const [rel, change] of batch) {
-          await this.apply(target, rel, change);
-          this.working.delete(rel);
+          const write = await this.apply(target, rel, change);
+          if (write) writes.push(write);
+          else this.working.delete(rel);
         }
+        await this.send(target, writes);
       } catch (e) {
         const err = SluiceError.from(e);
         if (!isTransient(err.code)) throw err;
@@ -203,8 +207,11 @@ class KeepUp {
     }
   }
 
-  /** One change, as the local folder has it now. @throws transient errors (the caller reconnects) */
-  private async apply(t: KeepUpTarget, rel: string, change: Change): Promise<void> {
+  /**
+   * One change, as the local folder has it now; a file written is returned, to be sent with the batch's others.
+   * @throws transient errors (the caller reconnects)
+   */
+  private async apply(t: KeepUpTarget, rel: string, change: Change): Promise<FileToSend | undefined> {
     const full = path.join(this.input.localRoot, ...rel.split('/'));
     const st = await fs.promises.lstat(full).catch(() => null);
     let op: Extract<KeepUpEvent, { type: 'failed' }>['op'] = 'upload';
@@ -218,8 +225,10 @@ class KeepUp {
         op = change.kind === 'rename' ? 'rename' : 'upload';
         if (change.kind === 'rename' && (await this.renamed(t, change.from, rel, change.seen))) return;
         op = 'upload';
-        await this.upload(t, rel, full, st.size, Math.trunc(st.mtimeMs));
-        if (change.kind === 'rename') await this.removeRemote(t, change.from);
+        const write = { rel, full, size: st.size, mtimeMs: Math.trunc(st.mtimeMs) };
+        if (change.kind !== 'rename') return write;
+        // The old name goes only once the new one arrived.
+        if (await this.send(t, [write])) await this.removeRemote(t, change.from);
       } else if (!st && change.kind === 'remove') {
         op = 'delete';
         await this.removeRemote(t, rel);
@@ -229,35 +238,46 @@ class KeepUp {
       if (isTransient(err.code) || err.code === 'ABORTED') throw err;
       this.input.onEvent({ type: 'failed', op, path: rel, message: err.message });
     }
+    return undefined;
   }
 
-  /** Makes `rel` (when `self`) and its parents on the server. */
-  private async mkdirs(t: KeepUpTarget, rel: string, self: boolean): Promise<void> {
+  /** Makes `rel` (when `self`) and its parents on the server, but those in `ensured` (which gets them). */
+  private async mkdirs(t: KeepUpTarget, rel: string, self: boolean, ensured = new Set<string>()): Promise<void> {
     const names = rel.split('/');
     for (let i = 1; i <= names.length - (self ? 0 : 1); i++) {
-      const made = await t.engine.mkdir(this.remote(names.slice(0, i).join('/')));
-      if (made === 'created') this.input.onEvent({ type: 'created', path: names.slice(0, i).join('/') });
+      const dir = names.slice(0, i).join('/');
+      if (ensured.has(dir)) continue;
+      ensured.add(dir);
+      const made = await t.engine.mkdir(this.remote(dir));
+      if (made === 'created') this.input.onEvent({ type: 'created', path: dir });
     }
   }
 
-  private async upload(t: KeepUpTarget, rel: string, full: string, size: number, mtimeMs: number): Promise<void> {
-    await this.mkdirs(t, rel, false);
-    const report = await t.engine.transfer(
-      {
-        id: `watch-${rel}`,
-        direction: 'put',
-        sources: [full],
-        dest: path.posix.dirname(this.remote(rel)),
-        recursive: false,
-        files: [{ src: full, dst: this.remote(rel), size, mtimeMs }],
-        conflict: 'overwrite',
-        preserveTimes: true,
-      },
-      { signal: this.input.signal },
-    );
-    const f = report.failed[0];
-    if (f) throw new SluiceError(f.code as never, f.message);
-    this.input.onEvent({ type: 'uploaded', path: rel, bytes: size });
+  /**
+   * Uploads files written (their folders made first) as one transfer. @returns whether every one arrived
+   * @throws transient errors, ABORTED
+   */
+  private async send(t: KeepUpTarget, writes: readonly FileToSend[]): Promise<boolean> {
+    const ensured = new Set<string>();
+    let ok = true;
+    const failed = (f: FileToSend, message: string): void => {
+      ok = false;
+      this.input.onEvent({ type: 'failed', op: 'upload', path: f.rel, message });
+    };
+    try {
+      for (const w of writes) await this.mkdirs(t, w.rel, false, ensured);
+      await sendFiles(t.engine, writes, {
+        remoteRoot: this.input.remoteRoot,
+        signal: this.input.signal,
+        onDone: (f) => this.input.onEvent({ type: 'uploaded', path: f.rel, bytes: f.size }),
+        onFailed: failed,
+      });
+    } catch (e) {
+      const err = SluiceError.from(e);
+      if (isTransient(err.code) || err.code === 'ABORTED') throw err;
+      for (const w of writes) failed(w, err.message);
+    }
+    return ok;
   }
 
   /** Whether a server file is the copy of `seen` (size equal, time within the modify window). */

@@ -4,9 +4,9 @@
  * server's inode unchanged), a removal with delete on removes it; the counts come in `keepUp.changed`; a second
  * keep-up of the same folder is refused; once stopped a later write does not arrive (shown against a second keep-up
  * whose write does arrive), and without "sync first" what was there before is left alone; the window closing
- * (SluiceService.stopKeepUps) and a disconnect stop it;
- * behind Toxiproxy, a file written while the connection is cut arrives after it (reconnecting, then a re-sync).
- * Every wait is on an event or a bounded poll, none fixed.
+ * (SluiceService.stopKeepUps) and a disconnect stop it; "sync first" of 40 files is one engine transfer; behind
+ * Toxiproxy, a file written while the connection is cut arrives after it (reconnecting, then a re-sync). Every wait is
+ * on an event or a bounded poll, none fixed.
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,6 +16,7 @@ import * as path from 'node:path';
 import { SSHD_PATH } from '../../../e2e/fixtures/sshd';
 import { startProxyInFront, toxiproxyAvailable } from '../../../e2e/fixtures/toxiproxy';
 import type { KeepUpView } from '../../common/ipc/keepUpIpc';
+import { openEngine, type EngineFactory } from '../engine/engine';
 import { waitUntil } from './helpers';
 import { connectAccepting, setupSshd, type SshdCtx } from './sshdService';
 
@@ -118,6 +119,32 @@ test(
     assert.deepEqual(list, { ok: true, value: [] }, 'the disconnect stopped it');
   },
 );
+
+test('keepUp: "sync first" of a folder is one engine transfer of its files, not one per file', { skip }, async (t) => {
+  const requests: number[] = [];
+  const factory: EngineFactory = async (o) => {
+    const e = await openEngine(o);
+    const transfer = e.transfer.bind(e);
+    e.transfer = (req, opts) => {
+      requests.push(req.files?.length ?? req.sources.length);
+      return transfer(req, opts);
+    };
+    return e;
+  };
+  const c = await setupSshd(t, { engine: factory });
+  await connectAccepting(c);
+  const local = tempFolder(t, 'sluice-keepup-many-');
+  for (let i = 0; i < 40; i++) {
+    fs.mkdirSync(path.join(local, `d${i % 4}`), { recursive: true });
+    fs.writeFileSync(path.join(local, `d${i % 4}`, `f${i}.txt`), `file ${i}`);
+  }
+  const remote = path.join(c.server.root, 'many');
+  const v = await start(c, local, remote, { delete: false, syncFirst: true });
+  const done = await seen(c, v.keepUpId, (x) => x.uploaded === 40);
+  assert.equal(done.error, undefined, JSON.stringify(done.error));
+  assert.deepEqual(requests, [40], 'one transfer of the 40 files');
+  assert.equal(fs.readFileSync(path.join(remote, 'd3', 'f39.txt'), 'utf8'), 'file 39');
+});
 
 test(
   'keepUp through a cut connection: reconnecting, then a file written during the cut arrives',

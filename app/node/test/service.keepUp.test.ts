@@ -4,7 +4,8 @@
  * server's inode unchanged), a removal with delete on removes it; the counts come in `keepUp.changed`; a second
  * keep-up of the same folder is refused; once stopped a later write does not arrive (shown against a second keep-up
  * whose write does arrive), and without "sync first" what was there before is left alone; the window closing
- * (SluiceService.stopKeepUps) and a disconnect stop it; "sync first" of 40 files is one engine transfer; behind
+ * (SluiceService.stopKeepUps) and a disconnect stop it; "sync first" of 40 files is one engine transfer; an upload the
+ * server refuses is shown with the operation, the local path and the server's message, and it goes on; behind
  * Toxiproxy, a file written while the connection is cut arrives after it (reconnecting, then a re-sync). Every wait is
  * on an event or a bounded poll, none fixed.
  */
@@ -13,7 +14,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { SSHD_PATH } from '../../../e2e/fixtures/sshd';
+import { SFTP_SERVER_PATH, SSHD_PATH } from '../../../e2e/fixtures/sshd';
 import { startProxyInFront, toxiproxyAvailable } from '../../../e2e/fixtures/toxiproxy';
 import type { KeepUpView } from '../../common/ipc/keepUpIpc';
 import { openEngine, type EngineFactory } from '../engine/engine';
@@ -145,6 +146,35 @@ test('keepUp: "sync first" of a folder is one engine transfer of its files, not 
   assert.deepEqual(requests, [40], 'one transfer of the 40 files');
   assert.equal(fs.readFileSync(path.join(remote, 'd3', 'f39.txt'), 'utf8'), 'file 39');
 });
+
+test(
+  'keepUp: an upload the server refuses is shown (operation, local path, server message) and the watch goes on',
+  { skip: skip || (fs.existsSync(SFTP_SERVER_PATH) ? false : `${SFTP_SERVER_PATH} not installed`) },
+  async (t) => {
+    // sftp-server as nobody: root's permission bits are bypassed, nobody's are not.
+    const subsystem = `Subsystem sftp /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups ${SFTP_SERVER_PATH}`;
+    const c = await setupSshd(t, { sshd: { extraConfig: [subsystem] } });
+    await connectAccepting(c);
+    for (const d of [path.dirname(c.server.root), c.server.root]) fs.chmodSync(d, 0o755);
+    const remote = path.join(c.server.root, 'shared');
+    fs.mkdirSync(path.join(remote, 'locked'), { recursive: true });
+    fs.chmodSync(remote, 0o777);
+    fs.chmodSync(path.join(remote, 'locked'), 0o555);
+    const local = tempFolder(t, 'sluice-keepup-refused-');
+    fs.mkdirSync(path.join(local, 'locked'));
+    const v = await start(c, local, remote, { delete: false, syncFirst: false });
+
+    fs.writeFileSync(path.join(local, 'locked', 'x.txt'), 'refused');
+    const failed = await seen(c, v.keepUpId, (x) => x.error !== undefined);
+    assert.equal(failed.state, 'watching', 'one change failed; it goes on');
+    assert.equal(failed.error?.op, 'upload');
+    assert.equal(failed.error?.path, path.join(local, 'locked', 'x.txt'), "the user's local path");
+    assert.match(failed.error?.message ?? '', /permission denied/i, "the server's message");
+    fs.writeFileSync(path.join(local, 'ok.txt'), 'accepted');
+    await waitUntil('ok.txt on the server', has(path.join(remote, 'ok.txt'), 'accepted'), 20_000);
+    assert.equal((await seen(c, v.keepUpId, (x) => x.uploaded === 1)).uploaded, 1);
+  },
+);
 
 test(
   'keepUp through a cut connection: reconnecting, then a file written during the cut arrives',

@@ -2,11 +2,13 @@
  * Keep remote up to date… (#27, the app side) against the real engine and sshd: started from the bar over the panes
  * on the local pane's folder and the remote pane's, it syncs first, then a file written locally shows in the status
  * bar's count and in the remote pane (listed again as keep-up reports it) and on the server; a rename with delete on
- * is a rename there; Stop leaves the status bar, and a later write does not arrive.
+ * is a rename there; Stop leaves the status bar, and a later write does not arrive. An upload the server refuses
+ * shows the operation, the local path and the server's message in the status bar, and the keep-up goes on.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { expect, test } from './harness/test';
+import { SFTP_SERVER_PATH, startSshd } from './fixtures/sshd';
 import { emptyDir } from './harness/files';
 import { KeepUpPage } from './pages/KeepUpPage';
 
@@ -73,4 +75,53 @@ test('keep up to date: sync first, a local write counted and shown in the remote
   expect(fs.existsSync(path.join(remote, 'b.html')), 'the second keep-up uploads into the remote folder').toBe(true);
   expect(fs.existsSync(path.join(remote, 'late.html')), 'nothing arrives after Stop').toBe(false);
   await keep.stop(sub);
+});
+
+test('an upload the server refuses: the operation, the local path and the message in the status bar', async ({
+  app,
+  page,
+  engine,
+  localDir,
+}) => {
+  // sftp-server as nobody: the root-run tests' permission bits hold for it.
+  const server = await startSshd({
+    extraConfig: [`Subsystem sftp /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups ${SFTP_SERVER_PATH}`],
+  });
+  try {
+    fs.appendFileSync(engine.knownHostsPath, `${server.knownHostsLine()}\n`);
+    for (const d of [path.dirname(server.root), server.root]) fs.chmodSync(d, 0o755);
+    const remote = emptyDir(path.join(server.root, 'shared'));
+    fs.mkdirSync(path.join(remote, 'locked'));
+    fs.chmodSync(remote, 0o777);
+    fs.chmodSync(path.join(remote, 'locked'), 0o555);
+    fs.mkdirSync(path.join(localDir, 'locked'));
+    await app.open();
+    await app.createSite({
+      name: 'Refusing',
+      host: server.host,
+      port: server.port,
+      user: server.user,
+      keyPath: server.clientKeyPath,
+      localDir,
+      remoteDir: remote,
+    });
+    await app.startConnect('Refusing');
+    await app.waitForRemoteListing(remote);
+    const keep = new KeepUpPage(page);
+    await keep.open();
+    await keep.start({ syncFirst: false });
+    await expect(keep.state(localDir)).toHaveText('0 uploaded, 0 deleted');
+    fs.writeFileSync(path.join(localDir, 'locked', 'report.txt'), 'refused');
+    const error = keep.segment(localDir).getByRole('alert', { name: 'Keep-up error' });
+    await expect(error).toContainText(`cannot upload ${path.join(localDir, 'locked', 'report.txt')}:`, {
+      timeout: 30_000,
+    });
+    await expect(error).toContainText(/permission denied/i);
+    fs.writeFileSync(path.join(localDir, 'ok.txt'), 'accepted');
+    await expect(keep.state(localDir)).toHaveText('1 uploaded, 0 deleted', { timeout: 30_000 });
+    await app.screenshot('keep-up-error');
+    await keep.stop(localDir);
+  } finally {
+    await server.stop();
+  }
 });

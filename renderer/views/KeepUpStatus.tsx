@@ -31,29 +31,36 @@ function stateText(v: KeepUpView): string {
   return countsText(v);
 }
 
-/** One keep-up's segment. */
+/** The failure in words: `cannot upload /home/a/x.txt: Permission denied`. */
+function errorText(e: NonNullable<KeepUpView['error']>): string {
+  return `cannot ${e.op} ${displayText(e.path, 120)}: ${displayText(e.message, 200)}`;
+}
+
+/** One keep-up's segment: its words shrink (ellipsis, the whole as tooltip), Stop stays whole. */
 function KeepUpSegment({ v, onStop }: { v: KeepUpView; onStop: (id: string) => void }) {
   const folders = `${short(v.localRoot)} → ${short(v.remoteRoot)}`;
+  const last = v.last && ` · ${changeText(v.last)} at ${formatTime(v.last.at)}`;
+  const error = v.error && ` · ${errorText(v.error)}`;
   return (
     <span
       className={`keepup keepup-${v.state}`}
       role="group"
       aria-label={`Keep up to date ${displayText(v.localRoot, 200)}`}
     >
-      Watching <output aria-label="Kept folders">{folders}</output>:{' '}
-      <output aria-label="Keep-up state">{stateText(v)}</output>
-      {v.last && (
-        <output aria-label="Last change" className="muted">
-          {' '}
-          · {changeText(v.last)} at {formatTime(v.last.at)}
-        </output>
-      )}
-      {v.error && (
-        <output role="alert" aria-label="Keep-up error" className="error-text">
-          {' '}
-          · cannot {v.error.op} {displayText(v.error.path, 120)}: {displayText(v.error.message, 200)}
-        </output>
-      )}{' '}
+      <span className="keepup-text" title={`${folders}: ${stateText(v)}${last ?? ''}${error ?? ''}`}>
+        Watching <output aria-label="Kept folders">{folders}</output>:{' '}
+        <output aria-label="Keep-up state">{stateText(v)}</output>
+        {last && (
+          <output aria-label="Last change" className="muted">
+            {last}
+          </output>
+        )}
+        {error && (
+          <output role="alert" aria-label="Keep-up error" className="error-text">
+            {error}
+          </output>
+        )}
+      </span>
       <button type="button" onClick={() => onStop(v.keepUpId)}>
         {v.state === 'failed' ? 'Dismiss' : 'Stop'}
       </button>

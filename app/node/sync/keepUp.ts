@@ -76,13 +76,10 @@ export interface KeepUpInput {
 type Change =
   { kind: 'write' } | { kind: 'remove'; due: number; dir: boolean } | { kind: 'rename'; from: string; seen: SeenFile };
 
-/** A file as last seen here (ino 0 when unknown: a listing). */
-type Known = SeenFile;
-
 const byPath = ([a]: [string, unknown], [b]: [string, unknown]): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The same file under another name: size and time equal, the inode too where both are known. */
-function sameFile(a: Known, b: Known): boolean {
+function sameFile(a: SeenFile, b: SeenFile): boolean {
   return a.size === b.size && a.mtimeMs === b.mtimeMs && (a.ino === 0 || b.ino === 0 || a.ino === b.ino);
 }
 
@@ -90,11 +87,13 @@ function sameFile(a: Known, b: Known): boolean {
 class KeepUp {
   private readonly pending = new Map<string, Change>();
   private readonly working = new Set<string>();
-  /** Files as last seen here; removed ones stay in `gone` until their removal is applied. */
-  private readonly known = new Map<string, Known>();
-  private readonly gone = new Map<string, Known>();
+  /** Files as last seen here (ino 0: from a listing); removed ones stay in `gone` until their removal is applied. */
+  private readonly known = new Map<string, SeenFile>();
+  private readonly gone = new Map<string, SeenFile>();
   /** Files a folder rename already put on the server: their `add` is not uploaded again. */
-  private readonly arrived = new Map<string, Known>();
+  private readonly arrived = new Map<string, SeenFile>();
+  /** Folders removed here (pending or done): what was in them goes with them, not one removal per file. */
+  private readonly removedDirs = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> = Promise.resolve();
   private readonly filter: PathFilter;
@@ -117,7 +116,10 @@ class KeepUp {
     if (!this.filter.includes(rel, dir)) return;
     if (event === 'unlink' || event === 'unlinkDir') this.noteRemoved(rel, dir);
     else if (seen && !dir) this.noteFile(rel, seen, event === 'add');
-    else this.pending.set(rel, { kind: 'write' });
+    else {
+      this.removedDirs.delete(rel);
+      this.pending.set(rel, { kind: 'write' });
+    }
     this.schedule(GATHER_MS);
   }
 
@@ -128,8 +130,17 @@ class KeepUp {
       this.gone.set(p, w);
       this.known.delete(p);
     }
+    if (this.underRemovedDir(rel)) return;
+    if (dir) this.removedDirs.add(rel);
     const wait = this.input.delete ? PAIR_MS : 0;
     this.pending.set(rel, { kind: 'remove', due: Date.now() + wait, dir });
+  }
+
+  /** Whether a folder above `rel` was removed here (its removal covers `rel`). */
+  private underRemovedDir(rel: string): boolean {
+    for (let at = rel.lastIndexOf('/'); at > 0; at = rel.lastIndexOf('/', at - 1))
+      if (this.removedDirs.has(rel.slice(0, at))) return true;
+    return false;
   }
 
   /** A file added or changed: uploaded, or the second half of a rename, or already there by a folder's rename. */
@@ -179,9 +190,11 @@ class KeepUp {
     const now = Date.now();
     const due = [...this.pending].filter(([, c]) => c.kind !== 'remove' || c.due <= now).sort(byPath);
     for (const [rel] of due) this.pending.delete(rel);
-    const later = [...this.pending.values()].map((c) => (c.kind === 'remove' ? c.due : now));
-    if (later.length) this.schedule(Math.max(GATHER_MS, Math.min(...later) - now));
-    return due;
+    let next = Infinity;
+    for (const c of this.pending.values()) next = Math.min(next, c.kind === 'remove' ? c.due : now);
+    if (next !== Infinity) this.schedule(Math.max(GATHER_MS, next - now));
+    // A removal inside a folder removed in the same batch goes with the folder.
+    return due.filter(([rel, c]) => c.kind !== 'remove' || !this.underRemovedDir(rel));
   }
 
   /** Applies what is due; reconnects on a lost connection. */
@@ -281,7 +294,7 @@ class KeepUp {
   }
 
   /** Whether a server file is the copy of `seen` (size equal, time within the modify window). */
-  private isCopyOf(st: { size: number; mtimeMs: number } | null, seen: Known): boolean {
+  private isCopyOf(st: { size: number; mtimeMs: number } | null, seen: SeenFile): boolean {
     if (!st || st.size !== seen.size) return false;
     return Math.abs(st.mtimeMs - seen.mtimeMs) < SERVER_TIME_PRECISION_MS + (this.input.modifyWindow ?? 0);
   }

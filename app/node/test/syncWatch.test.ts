@@ -67,9 +67,13 @@ test('--watch --delete at 80 columns: written, renamed (a file, a folder), delet
   fs.renameSync(path.join(l, 'sub'), path.join(l, 'top'));
   await waitUntil('the folder renamed on the server', () => !fs.existsSync(path.join(r, 'sub')), 20_000);
   assert.equal(fs.statSync(path.join(r, 'top/deeper/f.txt')).ino, nested, 'the folder renamed, its file not sent');
+  fs.rmSync(path.join(l, 'top'), { recursive: true });
+  await waitUntil('top/ gone from the server', () => !fs.existsSync(path.join(r, 'top')), 20_000);
   fs.rmSync(path.join(l, 'moved.txt'));
   await waitUntil('moved.txt gone from the server', () => !fs.existsSync(path.join(r, 'moved.txt')), 20_000);
   const screen = await term.waitForScreen(/watch: deleted moved\.txt/);
+  assert.match(screen.text, /watch: deleted top\//);
+  assert.doesNotMatch(screen.text, /deleted top\/deeper/, 'a folder removed is one removal, not one per file');
   assert.match(screen.text, /watch: renamed note\.txt -> moved\.txt/);
   assert.match(screen.text, /watch: renamed sub\/ -> top\//);
   assert.doesNotMatch(screen.text, /uploaded moved\.txt|deleted note\.txt|uploaded top/, 'no upload for a rename');

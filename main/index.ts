@@ -43,6 +43,8 @@ function createWindow(svc: SluiceService): BrowserWindow {
   });
   win.on('closed', () => {
     mainWindow = null;
+    // Keep remote up to date shows itself only in the window's status bar: it stops with the window (macOS stays up).
+    void svc.stopKeepUps();
   });
   void win.loadURL(`${APP_ORIGIN}/index.html`);
   return win;

@@ -47,6 +47,7 @@ import { copyQueue, fileOpHandlers } from './service/fileOpHandlers';
 import { clearDragCache } from './service/dragOut';
 import { propsHandlers } from './service/remoteProps';
 import { syncHandlers, syncRoots } from './service/syncPreview';
+import { KeepUps, keepUpHandlers } from './service/keepUp';
 import { navigationHandlers } from './service/navigation';
 import type { EditDesk } from './edit/editDesk';
 
@@ -120,6 +121,7 @@ export class SluiceService {
   private readonly sshConfig: string | undefined;
   private readonly hub: ServiceHub;
   private readonly edits: EditDesk;
+  private readonly keepUps: KeepUps;
   private readonly desktop: Pick<ServiceOptions, 'openPath' | 'startDrag' | 'dialogs'>;
   private closed = false;
 
@@ -166,6 +168,7 @@ export class SluiceService {
       },
       this.sessionHooks(),
     );
+    this.keepUps = new KeepUps(hub, this.sessions);
     const book = new JobBook(QueueStore.open({ home: opts.home }), {
       ...opts.queueTimings,
       onLeaseLost: (jobId) => this.queue.leaseLost(jobId),
@@ -197,13 +200,20 @@ export class SluiceService {
   /** What the site sessions tell the queue and the edits: a site going down, lost, back, its progress and file ends. */
   private sessionHooks(): SessionHooks {
     return {
-      beforeDisconnect: (siteId) => this.queue.pauseSite(siteId),
+      beforeDisconnect: (siteId) => {
+        this.keepUps.siteGone(siteId);
+        this.queue.pauseSite(siteId);
+      },
       onConnected: (siteId) => {
         this.queue.siteConnected(siteId);
         this.edits.siteBack(siteId);
       },
-      onConnectionLost: (siteId) => this.queue.siteReconnecting(siteId),
+      onConnectionLost: (siteId) => {
+        this.keepUps.siteLost(siteId);
+        this.queue.siteReconnecting(siteId);
+      },
       onReconnected: (siteId) => {
+        this.keepUps.siteBack(siteId);
         this.queue.siteBack(siteId);
         this.edits.siteBack(siteId);
       },
@@ -252,6 +262,11 @@ export class SluiceService {
     return this.queue.jobs();
   }
 
+  /** Stops every Keep remote up to date (main/: its window closed; nothing would show them). */
+  stopKeepUps(): Promise<void> {
+    return this.keepUps.stopAll();
+  }
+
   /** Edited files with a save not on the server yet (main/ asks before quitting while there is one). */
   pendingEdits(): ReturnType<EditDesk['pendingEdits']> {
     return this.edits.pendingEdits();
@@ -264,6 +279,7 @@ export class SluiceService {
    */
   async close(): Promise<void> {
     if (this.closed) return;
+    await this.keepUps.stopAll();
     await this.edits.shutdown();
     this.ciphers.close();
     this.queue.beginClose();
@@ -323,6 +339,7 @@ export class SluiceService {
         this.queue.enqueueSync({ target: { siteId: k.siteId }, ...syncRoots(k), plan: k.plan, leaveOut }),
       ),
       ...navigationHandlers(this.hub, this.sessions),
+      ...keepUpHandlers(this.keepUps),
     };
   }
 

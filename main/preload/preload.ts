@@ -27,6 +27,7 @@ const EVENTS: { readonly [E in EventName]: true } = {
   'edit.changed': true,
   'edit.closed': true,
   'find.hits': true,
+  'keepUp.changed': true,
 };
 
 type GetPathForFile = typeof webUtils.getPathForFile;
@@ -62,6 +63,9 @@ export const api: Bridge = {
   syncPreview: call('sync.preview'),
   syncCancel: call('sync.cancel'),
   syncRun: call('sync.run'),
+  keepUpStart: call('keepUp.start'),
+  keepUpStop: call('keepUp.stop'),
+  keepUpList: call('keepUp.list'),
   remoteFind: call('remote.find'),
   remoteFindCancel: call('remote.findCancel'),
   bookmarksList: call('bookmarks.list'),

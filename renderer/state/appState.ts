@@ -166,7 +166,8 @@ function reduceEvent(state: AppState, action: EventAction): AppState {
     case 'edit.changed':
     case 'edit.closed':
     case 'find.hits':
-      return state; // the Open files list and the Find dialog subscribe themselves
+    case 'keepUp.changed':
+      return state; // the Open files list, the Find dialog and the keep-up status subscribe themselves
   }
 }
 

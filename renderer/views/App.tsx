@@ -21,6 +21,8 @@ import { QueueView } from './QueueView';
 import { SettingsDialog } from './SettingsDialog';
 import { SiteManager, type TreeSelection } from './SiteManager';
 import { StatusBar } from './StatusBar';
+import { KeepUpStatus } from './KeepUpStatus';
+import { useKeepUps } from './useKeepUps';
 import { ThroughputGraph } from './ThroughputGraph';
 import { LimitedBy } from './LimitedBy';
 import { WorkspaceLayout } from './WorkspaceLayout';
@@ -148,6 +150,7 @@ export function App() {
   const prompts = usePrompts(connect);
   const logError = useCallback((m: string) => store.localLog('error', m), [store]);
   const logInfo = useCallback((m: string) => store.localLog('info', m), [store]);
+  const keepUps = useKeepUps(logError);
 
   return (
     <div className="app">
@@ -190,7 +193,13 @@ export function App() {
           log={(fold) => <LogPanel {...fold} />}
         />
       </div>
-      <StatusBar status={status} rate={queueRate} speedLimit={settings?.speedLimit} onSpeedLimit={setSpeedLimit} />
+      <StatusBar
+        status={status}
+        rate={queueRate}
+        speedLimit={settings?.speedLimit}
+        onSpeedLimit={setSpeedLimit}
+        keepUps={<KeepUpStatus views={keepUps.views} onStop={(id) => void keepUps.stop(id)} />}
+      />
       <AppDialogs
         prompts={prompts}
         site={site}

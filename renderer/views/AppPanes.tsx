@@ -18,6 +18,7 @@ import { RemoteTabs } from './RemoteTabs';
 import type { TabActions } from './useRemoteTabs';
 import { localFileOps, remoteDragOut, remoteFileOps } from './paneFileOpsOf';
 import { useCompareSync } from './useCompareSync';
+import { useKeepUpTouches } from './useKeepUps';
 import { usePaneNavTools } from './PaneNavTools';
 
 /**
@@ -204,7 +205,12 @@ export function AppPanes(p: AppPanesProps) {
   const cs = useCompareSync({ connected, siteId: activeSiteId ?? '', localPath, remotePath, onInfo: p.onInfo });
   // Only until the first local listing, which carries the engine's separator (FilePane prefers it).
   const sep: '/' | '\\' = localPath?.includes('\\') ? '\\' : '/';
-  const finished = useMemo(() => finishedJobs(queue), [queue]);
+  const touched = useKeepUpTouches();
+  const finished = useMemo(() => {
+    const counts = finishedJobs(queue);
+    for (const [k, n] of touched) counts.set(k, (counts.get(k) ?? 0) + n);
+    return counts;
+  }, [queue, touched]);
   const localToken = reloadToken(finished, localPath);
   const listLocal = useCallback((path: string) => bridge.localList({ path }), [bridge]);
   const queueing = usePaneQueueing();

@@ -1,6 +1,6 @@
 /**
  * The bar over the panes (#27): the Compare toggle (Ctrl+O / ⌘O), "Differences only", the legend with each status's
- * glyph, words and count (never colour alone), and Synchronize… (Ctrl+S / ⌘S).
+ * glyph, words and count (never colour alone), Synchronize… (Ctrl+S / ⌘S) and Keep up to date….
  */
 import { COMPARE_TEXT, type CompareStatus } from '../../app/common/folderCompare';
 import type { FolderCompareState } from './useFolderCompare';
@@ -10,6 +10,8 @@ export interface CompareBarProps {
   mac: boolean;
   /** Opens the Synchronize… dialog; absent while there is no connected site. */
   onSynchronize?: () => void;
+  /** Opens Keep remote up to date…; absent while there is no connected site. */
+  onKeepUp?: () => void;
 }
 
 /** A status's glyph, coloured by its class; the words are the accessible name and the tooltip. */
@@ -40,7 +42,7 @@ function legendLines(c: NonNullable<FolderCompareState['result']>): Array<[Compa
 }
 
 /** The Compare and Synchronize bar. */
-export function CompareBar({ compare, mac, onSynchronize }: CompareBarProps) {
+export function CompareBar({ compare, mac, onSynchronize, onKeepUp }: CompareBarProps) {
   const mod = mac ? '⌘' : 'Ctrl+';
   const c = compare.result;
   return (
@@ -69,6 +71,14 @@ export function CompareBar({ compare, mac, onSynchronize }: CompareBarProps) {
         onClick={onSynchronize}
       >
         Synchronize…
+      </button>
+      <button
+        type="button"
+        disabled={!onKeepUp}
+        title="Upload each change of the local folder to the remote one as it happens"
+        onClick={onKeepUp}
+      >
+        Keep up to date…
       </button>
       {compare.on && !c && (
         <span className="muted" role="status">

@@ -2,8 +2,9 @@
  * Status bar: the active site and its session state (`reconnecting (attempt 2)` while a lost session comes back), the
  * negotiated set (RFC 4253 §7.1: cipher, KEX, MAC, host-key algorithm) and the server's software (§4.2) (issue #15),
  * the connection pool (views/PoolSegment.tsx: connections up / planned, each one's SFTP channels), the current total
- * speed (state/speeds.ts), and the global speed limit (issue #14).
+ * speed (state/speeds.ts), the global speed limit (issue #14), and Keep remote up to date's state (#27).
  */
+import type { ReactNode } from 'react';
 import type { SessionStatus } from '../../app/common/ipc/contract';
 import { formatRate, sessionStateText } from '../format/format';
 import { PoolSegment } from './PoolSegment';
@@ -18,6 +19,8 @@ export interface StatusBarProps {
   speedLimit?: number;
   /** Sets the global speed limit (bytes/s, 0 = none). */
   onSpeedLimit?: (bytesPerSecond: number) => void;
+  /** Keep remote up to date's segments (views/KeepUpStatus.tsx). */
+  keepUps?: ReactNode;
 }
 
 const MiB = 1024 * 1024;
@@ -39,7 +42,7 @@ function SpeedLimitSelect({ value, onChange }: { value: number; onChange: (n: nu
 }
 
 /** The bottom status bar. */
-export function StatusBar({ status: session, rate, speedLimit, onSpeedLimit }: StatusBarProps) {
+export function StatusBar({ status: session, rate, speedLimit, onSpeedLimit, keepUps }: StatusBarProps) {
   // The negotiated set and the server hold only while connected (reconnecting: the old connection is gone).
   const status = session?.state === 'connected' ? session : undefined;
   return (
@@ -69,6 +72,7 @@ export function StatusBar({ status: session, rate, speedLimit, onSpeedLimit }: S
         </output>
       </span>
       <PoolSegment status={session} />
+      {keepUps}
       <span>
         Speed: <output aria-label="Speed">{formatRate(rate)}</output>
       </span>

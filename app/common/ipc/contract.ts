@@ -26,7 +26,7 @@ import {
 import { siteInputSchema } from './siteInput';
 import { remoteChmodSchema, remoteStatSchema, type ChmodReport, type RemoteProps } from './remoteProps';
 import { fileOpSchemas, type FileOpResponses } from './fileOps';
-import { syncInvokeSchemas, type SyncResponses } from './syncIpc';
+import { SYNC_EVENT_NAMES, syncInvokeSchemas, type SyncEvents, type SyncResponses } from './syncIpc';
 import { bookmarkInvokeSchemas, type BookmarkResponses } from './bookmarks';
 import { findInvokeSchemas, type FindHits, type FindResponses } from './find';
 import type { QueueFile } from '../queue/files';
@@ -358,7 +358,7 @@ export const INVOKE_CHANNELS = Object.keys(invokeSchemas) as InvokeChannel[];
 // Events (engine -> renderer)
 // ---------------------------------------------------------------------------------------------
 
-export interface EventPayloads {
+export interface EventPayloads extends SyncEvents {
   /** Full queue state; sent when a window (re)subscribes. Replay with the shared reducer. */
   'queue.snapshot': { jobs: Job[] };
   /** Queue changes in order (added / updated / removed), coalesced to ~10 batches per second. */
@@ -399,6 +399,7 @@ const EVENT_NAME_RECORD: { [E in EventName]: true } = {
   'edit.changed': true,
   'edit.closed': true,
   'find.hits': true,
+  ...SYNC_EVENT_NAMES,
 };
 
 /** Every event name. */

@@ -1,9 +1,11 @@
 /**
  * The Synchronize… dialog's channels (#27, the app side): `sync.preview` (both folders listed recursively through the
  * site's session and planned by sync/plan.ts, as `sluice sync --dry-run` plans), `sync.cancel` (a preview still
- * listing) and `sync.run` (the previewed plan, less the unticked paths, put in the queue as one batch).
+ * listing) and `sync.run` (the previewed plan, less the unticked paths, put in the queue as one batch); with them
+ * Keep remote up to date's (keepUpIpc.ts), so the contract spreads #27's channels and events from here.
  */
 import { z } from 'zod';
+import { KEEP_UP_EVENT_NAMES, keepUpInvokeSchemas, type KeepUpEvents, type KeepUpResponses } from './keepUpIpc';
 
 const id = z.string().min(1).max(200);
 const path = z.string().min(1).max(4096);
@@ -81,15 +83,20 @@ export interface SyncRunResult {
   deletions: number;
 }
 
-/** Synchronize…'s channels (#27), spread into the contract's invoke schemas. */
+/** Synchronize…'s and keep-up's channels (#27), spread into the contract's invoke schemas. */
 export const syncInvokeSchemas = {
   'sync.preview': syncPreviewSchema,
   'sync.cancel': syncCancelSchema,
   'sync.run': syncRunSchema,
+  ...keepUpInvokeSchemas,
 } as const;
 
-/** What Synchronize…'s channels answer. */
-export interface SyncResponses {
+/** #27's events (keep-up's state), spread into the contract's events. */
+export type SyncEvents = KeepUpEvents;
+export const SYNC_EVENT_NAMES = KEEP_UP_EVENT_NAMES;
+
+/** What Synchronize…'s and keep-up's channels answer. */
+export interface SyncResponses extends KeepUpResponses {
   'sync.preview': SyncPreview;
   /** Whether a preview was still listing. */
   'sync.cancel': boolean;

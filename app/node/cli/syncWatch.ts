@@ -1,28 +1,20 @@
 /**
- * `sluice sync --watch SRC sftp://…` (#27, keep up to date): after the first sync, the local folder is watched
- * (chokidar; a file is taken once its size stopped changing, awaitWriteFinish) and each change is applied on the
- * server as it settles: a file written is uploaded (times kept), a folder made is made, a path removed is removed
- * there only with `--delete`; a rename is a removal and a creation. A lost connection is reconnected with the CLI's
- * retry schedule (`--retries`, decorrelated jitter) and followed by a re-sync that catches up on whatever changed
- * meanwhile. The signal (Ctrl+C) stops it at once and says which changes were still pending.
+ * `sluice sync --watch SRC sftp://…` (#27, keep up to date): after the first sync, the local folder is kept up to date
+ * on the server by sync/keepUp.ts (a file written is uploaded as it settles, a folder made is made, a rename is one
+ * remote rename with `--delete`, a path removed is removed there only with `--delete`); this module says each change
+ * on a line and brings the connection back: a lost one is reconnected with the CLI's retry schedule (`--retries`,
+ * decorrelated jitter), and keep-up then catches up with a re-sync. The signal (Ctrl+C) stops it at once and says
+ * which changes were still pending.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { watchFolder } from '../sync/watch';
-import { DEFAULT_RETRY_POLICY, RetrySchedule, isTransient } from '../../common/retry';
+import { DEFAULT_RETRY_POLICY, RetrySchedule } from '../../common/retry';
 import { displayText } from '../../common/displayText';
 import { SluiceError } from '../errors';
 import type { Engine } from '../engine/engine';
-import { compileFilters, type FilterRule } from '../sync/filters';
-import { listLocalTree } from '../sync/localListing';
-import { listRemoteTree, type RemoteLister } from '../sync/remoteListing';
-import { planSync } from '../sync/plan';
-import { isTempName } from '../sync/twoWay';
+import type { FilterRule } from '../sync/filters';
+import type { RemoteLister } from '../sync/remoteListing';
+import { startKeepUp, type KeepUpEvent } from '../sync/keepUp';
 import { waitFor } from './retry';
 import { formatBytes, plural } from './units';
-
-/** How long events are gathered before they are applied (ms); a file settles first (sync/watch.ts SETTLE_MS). */
-const GATHER_MS = 100;
 
 /** What the watch needs from `sluice sync`. */
 export interface WatchInput {
@@ -44,176 +36,45 @@ export interface WatchInput {
   say?(line: string): void;
 }
 
-type Change = 'write' | 'remove';
-
-/** The watch: pending changes, the engine of the moment, the one worker applying them. */
-class Watch {
-  private engine: Engine;
-  private readonly pending = new Map<string, Change>();
-  private readonly working = new Set<string>();
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> = Promise.resolve();
-  private readonly filter;
-  private failed: ((e: unknown) => void) | undefined;
-
-  constructor(private readonly input: WatchInput) {
-    this.engine = input.engine;
-    this.filter = compileFilters(input.rules);
+/** One line per keep-up event (paths escaped: names are untrusted). */
+function lineOf(e: KeepUpEvent, localRoot: string): string {
+  const t = (p: string): string => displayText(p);
+  switch (e.type) {
+    case 'watching':
+      return `watching ${t(localRoot)} (Ctrl+C stops)`;
+    case 'created':
+      return `created ${t(e.path)}/`;
+    case 'uploaded':
+      return `uploaded ${t(e.path)} (${formatBytes(e.bytes)})`;
+    case 'renamed':
+      return `renamed ${t(e.from)}${e.dir ? '/' : ''} -> ${t(e.path)}${e.dir ? '/' : ''}`;
+    case 'deleted':
+      return `deleted ${t(e.path)}${e.dir ? '/' : ''}`;
+    case 'kept':
+      return `${t(e.path)} removed here, kept on the server (--delete removes it)`;
+    case 'failed':
+      return `cannot ${e.op} ${t(e.path)}: ${t(e.message)}`;
+    case 'lost':
+      return `connection lost (${t(e.message)}); reconnecting`;
+    case 'reconnected':
+      return 'reconnected: catching up';
   }
+}
 
-  say(line: string): void {
-    (this.input.say ?? ((l: string) => process.stderr.write(`${l}\n`)))(`sluice: watch: ${line}`);
-  }
-
-  /** The engine in use (the caller closes the last one). */
-  get current(): Engine {
-    return this.engine;
-  }
-
-  /** Paths changed and not yet applied (or being applied), sorted. */
-  pendingPaths(): string[] {
-    return [...new Set([...this.working, ...this.pending.keys()])].sort();
-  }
-
-  /** Records one watcher event (a path below the root) and schedules the worker. */
-  note(event: string, full: string): void {
-    const rel = path.relative(this.input.localRoot, full).split(path.sep).join('/');
-    if (rel === '' || rel.startsWith('..') || isTempName(rel)) return;
-    const dir = event === 'addDir' || event === 'unlinkDir';
-    if (!this.filter.includes(rel, dir)) return;
-    this.pending.set(rel, event === 'unlink' || event === 'unlinkDir' ? 'remove' : 'write');
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.kick(), GATHER_MS);
-  }
-
-  /** Runs the worker after the one running now; a fatal failure (no reconnect) ends the watch. */
-  kick(): void {
-    this.running = this.running.then(() => this.drain()).catch((e: unknown) => this.failed?.(e));
-  }
-
-  /** Resolves never; rejects when the watch cannot go on. */
-  failure(): Promise<never> {
-    return new Promise((_, reject) => (this.failed = reject));
-  }
-
-  private remote(rel: string): string {
-    return path.posix.join(this.input.remoteRoot, rel);
-  }
-
-  /** Applies what is pending, in path order (a folder before what is in it); reconnects on a lost connection. */
-  private async drain(): Promise<void> {
-    while (this.pending.size && !this.input.signal.aborted) {
-      const batch = [...this.pending].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      this.pending.clear();
-      for (const [rel] of batch) this.working.add(rel);
-      try {
-        for (const [rel, change] of batch) {
-          await this.apply(rel, change);
-          this.working.delete(rel);
-        }
-      } catch (e) {
-        const err = SluiceError.from(e);
-        if (!isTransient(err.code)) throw err;
-        await this.reconnect(err);
-      } finally {
-        this.working.clear();
-      }
-    }
-  }
-
-  /** One change, as the local folder has it now. @throws transient errors (the caller reconnects) */
-  private async apply(rel: string, change: Change): Promise<void> {
-    const full = path.join(this.input.localRoot, ...rel.split('/'));
-    const st = await fs.promises.lstat(full).catch(() => null);
+/** Closes the lost engine and opens another within the retry schedule. @throws the last failure when none is left */
+async function reopen(input: WatchInput, lost: SluiceError, engine: Engine): Promise<Engine> {
+  await engine.close().catch(() => undefined);
+  const tries = Math.max(1, input.retries ?? DEFAULT_RETRY_POLICY.tries);
+  const schedule = new RetrySchedule({ ...DEFAULT_RETRY_POLICY, tries: tries + 1 });
+  let code = lost.code;
+  for (;;) {
+    const d = schedule.next(code);
+    if (!d.retry) throw new SluiceError(lost.code, `watch stopped: cannot reconnect (${lost.message})`);
+    await waitFor(d.delayMs, input.signal);
     try {
-      if (st?.isDirectory()) await this.mkdirs(rel, true);
-      else if (st?.isFile()) await this.upload(rel, full, st.size, Math.trunc(st.mtimeMs));
-      else if (!st && change === 'remove') await this.removeRemote(rel);
+      return await input.connect();
     } catch (e) {
-      const err = SluiceError.from(e);
-      if (isTransient(err.code) || err.code === 'ABORTED') throw err;
-      this.say(`cannot apply ${displayText(rel)}: ${err.message}`);
-    }
-  }
-
-  /** Makes `rel` (when `self`) and its parents on the server. */
-  private async mkdirs(rel: string, self: boolean): Promise<void> {
-    const names = rel.split('/');
-    for (let i = 1; i <= names.length - (self ? 0 : 1); i++) {
-      const made = await this.engine.mkdir(this.remote(names.slice(0, i).join('/')));
-      if (made === 'created') this.say(`created ${displayText(names.slice(0, i).join('/'))}/`);
-    }
-  }
-
-  private async upload(rel: string, full: string, size: number, mtimeMs: number): Promise<void> {
-    await this.mkdirs(rel, false);
-    const report = await this.engine.transfer(
-      {
-        id: `watch-${rel}`,
-        direction: 'put',
-        sources: [full],
-        dest: path.posix.dirname(this.remote(rel)),
-        recursive: false,
-        files: [{ src: full, dst: this.remote(rel), size, mtimeMs }],
-        conflict: 'overwrite',
-        preserveTimes: true,
-      },
-      { signal: this.input.signal },
-    );
-    const f = report.failed[0];
-    if (f) throw new SluiceError(f.code as never, f.message);
-    this.say(`uploaded ${displayText(rel)} (${formatBytes(size)})`);
-  }
-
-  private async removeRemote(rel: string): Promise<void> {
-    if (!this.input.delete) {
-      this.say(`${displayText(rel)} removed here, kept on the server (--delete removes it)`);
-      return;
-    }
-    const st = await this.engine.stat(this.remote(rel));
-    if (!st) return;
-    await this.engine.remove(this.remote(rel), st.type === 'dir');
-    this.say(`deleted ${displayText(rel)}${st.type === 'dir' ? '/' : ''}`);
-  }
-
-  /** Reconnects within the retry schedule, then catches up. @throws the last failure when no try is left */
-  private async reconnect(lost: SluiceError): Promise<void> {
-    this.say(`connection lost (${lost.message}); reconnecting`);
-    await this.engine.close().catch(() => undefined);
-    const tries = Math.max(1, this.input.retries ?? DEFAULT_RETRY_POLICY.tries);
-    const schedule = new RetrySchedule({ ...DEFAULT_RETRY_POLICY, tries: tries + 1 });
-    let code = lost.code;
-    for (;;) {
-      const d = schedule.next(code);
-      if (!d.retry) throw new SluiceError(lost.code, `watch stopped: cannot reconnect (${lost.message})`);
-      await waitFor(d.delayMs, this.input.signal);
-      try {
-        this.engine = await this.input.connect();
-        break;
-      } catch (e) {
-        code = SluiceError.from(e).code;
-      }
-    }
-    this.say('reconnected: catching up');
-    await this.catchUp();
-  }
-
-  /** A re-sync: both sides listed and planned as `sluice sync` does, each difference applied as a change. */
-  async catchUp(): Promise<void> {
-    const limits = { filter: this.filter, signal: this.input.signal };
-    const [local, remote] = await Promise.all([
-      listLocalTree(this.input.localRoot, limits),
-      listRemoteTree(this.input.listerOf(this.engine), this.input.remoteRoot, { ...limits, concurrency: 64 }),
-    ]);
-    const plan = planSync(local, remote, {
-      delete: this.input.delete,
-      sizeOnly: this.input.sizeOnly,
-      modifyWindowMs: this.input.modifyWindow,
-    });
-    for (const it of plan.items) {
-      if (isTempName(it.path)) continue;
-      if (it.action === 'create' || it.action === 'update') this.pending.set(it.path, 'write');
-      else if (it.action === 'delete') this.pending.set(it.path, 'remove');
+      code = SluiceError.from(e).code;
     }
   }
 }
@@ -225,35 +86,23 @@ class Watch {
  *   reconnect succeeded within `--retries`
  */
 export async function watchAndUpload(input: WatchInput): Promise<Engine> {
-  const w = new Watch(input);
-  let watchError: (e: Error) => void = () => undefined;
-  const watcher = watchFolder(
-    input.localRoot,
-    (event, p) => w.note(event, p),
-    (e) => watchError(e),
-  );
-  const broken = new Promise<never>(
-    (_, reject) =>
-      (watchError = (e) => reject(new SluiceError('LOCAL_IO', `watching ${input.localRoot}: ${e.message}`))),
-  );
-  broken.catch(() => undefined);
-  const stopped = new Promise<never>((_, reject) => {
-    const stop = (): void => reject(new SluiceError('ABORTED', 'watch stopped'));
-    if (input.signal.aborted) stop();
-    input.signal.addEventListener('abort', stop, { once: true });
+  let engine = input.engine;
+  const say = (line: string): void =>
+    (input.say ?? ((l: string) => process.stderr.write(`${l}\n`)))(`sluice: watch: ${line}`);
+  const run = startKeepUp({
+    ...input,
+    target: async () => ({ engine, lister: input.listerOf(engine) }),
+    reconnect: async (lost) => {
+      engine = await reopen(input, lost, engine);
+    },
+    onEvent: (e) => say(lineOf(e, input.localRoot)),
   });
   try {
-    await Promise.race([watcher.ready, stopped]);
-    // What changed while the first sync ran: caught up once the watcher sees every later change.
-    await Promise.race([w.catchUp(), stopped]);
-    w.kick();
-    w.say(`watching ${displayText(input.localRoot)} (Ctrl+C stops)`);
-    await Promise.race([stopped, w.failure(), broken]);
-    return w.current;
+    return await run.done;
   } catch (e) {
     if (input.signal.aborted) {
-      const left = w.pendingPaths();
-      w.say(
+      const left = run.pendingPaths();
+      say(
         left.length
           ? `stopped; ${plural(left.length, 'change')} not applied: ${left
               .slice(0, 5)
@@ -264,7 +113,6 @@ export async function watchAndUpload(input: WatchInput): Promise<Engine> {
     }
     throw e;
   } finally {
-    await watcher.close();
-    await w.current.close().catch(() => undefined);
+    await engine.close().catch(() => undefined);
   }
 }

@@ -1,7 +1,9 @@
 /**
  * `sluice sync --watch` against a private sshd: in an 80-column terminal, a file written, renamed and deleted locally
- * arrives, moves and disappears on the server (polled with a bounded waitUntil, no fixed sleeps), one line per change,
- * and Ctrl+C stops at once saying nothing was pending; behind Toxiproxy, a change made while the connection is cut
+ * arrives, is renamed (the server's inode unchanged: not sent again) and disappears on the server (polled with a
+ * bounded waitUntil, no fixed sleeps), a folder renamed is renamed there, one line per change, and Ctrl+C stops at
+ * once saying nothing was pending; without --delete a rename is an upload under the new name and the old one stays;
+ * behind Toxiproxy, a change made while the connection is cut
  * arrives once it is back (reconnect, then a catch-up re-sync).
  */
 import { after, before, test } from 'node:test';
@@ -33,7 +35,7 @@ after(async () => {
 const flags = (key: string): string[] => ['--batch', '--no-agent', '-i', key, '--no-progress'];
 const has = (p: string, text: string) => () => fs.existsSync(p) && fs.readFileSync(p, 'utf8') === text;
 
-test('--watch at 80 columns: written, renamed, deleted here -> arrives, moves, disappears there; Ctrl+C stops', async () => {
+test('--watch --delete at 80 columns: written, renamed (a file, a folder), deleted here -> arrives, is renamed, disappears there; Ctrl+C stops', async () => {
   const l = path.join(local, 'watch-local');
   const r = path.join(sshd.root, 'watch-remote');
   fs.mkdirSync(l, { recursive: true });
@@ -50,20 +52,31 @@ test('--watch at 80 columns: written, renamed, deleted here -> arrives, moves, d
   await waitUntil('note.txt on the server', has(path.join(r, 'note.txt'), 'written while watched'), 20_000);
   await term.waitForScreen(/watch: uploaded note\.txt \(21 B\)/);
 
+  const inode = fs.statSync(path.join(r, 'note.txt')).ino;
   fs.renameSync(path.join(l, 'note.txt'), path.join(l, 'moved.txt'));
   await waitUntil(
     'the rename on the server',
     () => has(path.join(r, 'moved.txt'), 'written while watched')() && !fs.existsSync(path.join(r, 'note.txt')),
     20_000,
   );
+  assert.equal(fs.statSync(path.join(r, 'moved.txt')).ino, inode, 'renamed on the server, not uploaded again');
   fs.mkdirSync(path.join(l, 'sub/deeper'), { recursive: true });
   fs.writeFileSync(path.join(l, 'sub/deeper/f.txt'), 'nested');
   await waitUntil('sub/deeper/f.txt on the server', has(path.join(r, 'sub/deeper/f.txt'), 'nested'), 20_000);
+  const nested = fs.statSync(path.join(r, 'sub/deeper/f.txt')).ino;
+  fs.renameSync(path.join(l, 'sub'), path.join(l, 'top'));
+  await waitUntil('the folder renamed on the server', () => !fs.existsSync(path.join(r, 'sub')), 20_000);
+  assert.equal(fs.statSync(path.join(r, 'top/deeper/f.txt')).ino, nested, 'the folder renamed, its file not sent');
+  fs.rmSync(path.join(l, 'top'), { recursive: true });
+  await waitUntil('top/ gone from the server', () => !fs.existsSync(path.join(r, 'top')), 20_000);
   fs.rmSync(path.join(l, 'moved.txt'));
   await waitUntil('moved.txt gone from the server', () => !fs.existsSync(path.join(r, 'moved.txt')), 20_000);
   const screen = await term.waitForScreen(/watch: deleted moved\.txt/);
-  assert.match(screen.text, /watch: deleted note\.txt/, 'the rename: a removal…');
-  assert.match(screen.text, /watch: uploaded moved\.txt/, '…and a creation');
+  assert.match(screen.text, /watch: deleted top\//);
+  assert.doesNotMatch(screen.text, /deleted top\/deeper/, 'a folder removed is one removal, not one per file');
+  assert.match(screen.text, /watch: renamed note\.txt -> moved\.txt/);
+  assert.match(screen.text, /watch: renamed sub\/ -> top\//);
+  assert.doesNotMatch(screen.text, /uploaded moved\.txt|deleted note\.txt|uploaded top/, 'no upload for a rename');
   assert.match(screen.text, /watch: created sub\/deeper\//);
 
   term.write('\x03');
@@ -72,6 +85,25 @@ test('--watch at 80 columns: written, renamed, deleted here -> arrives, moves, d
   assert.match(res.text, /watch: stopped; nothing pending/);
   for (const line of res.lines) assert.ok(line.length <= 80, `line over 80 columns: ${line}`);
   assert.equal(res.cursor.x, 0, 'the cursor ends at column 0');
+});
+
+test('--watch without --delete: a rename is the new name uploaded, the old one kept on the server', async () => {
+  const l = path.join(local, 'keep-local');
+  const r = path.join(sshd.root, 'keep-remote');
+  fs.mkdirSync(l, { recursive: true });
+  fs.writeFileSync(path.join(l, 'a.txt'), 'kept');
+  const url = `sftp://${sshd.user}@127.0.0.1:${sshd.port}${r}`;
+  const cli = startCli(['sync', '--watch', ...flags(sshd.clientKeyPath), l, url], { knownHosts, timeoutMs: 60_000 });
+  await cli.waitForStderr(/watch: watching/);
+  fs.renameSync(path.join(l, 'a.txt'), path.join(l, 'b.txt'));
+  await waitUntil('b.txt on the server', has(path.join(r, 'b.txt'), 'kept'), 20_000);
+  await cli.waitForStderr(/watch: a\.txt removed here, kept on the server/);
+  assert.ok(has(path.join(r, 'a.txt'), 'kept')(), 'the old name stays');
+  cli.child.kill('SIGINT');
+  const res = await cli.result;
+  assert.equal(res.code, 130, res.stderr);
+  assert.match(res.stderr, /watch: uploaded b\.txt \(4 B\)/);
+  assert.doesNotMatch(res.stderr, /renamed/);
 });
 
 test(

@@ -14,7 +14,8 @@ esbuild.buildSync({
   stdin: {
     contents:
       "exports.main = require('./dist/app/node/cli.js').main;\n" +
-      "exports.prewarmConnectionWorker = require('./dist/app/node/ssh/connection.js').prewarmConnectionWorker;\n",
+      "exports.prewarmConnectionWorker = require('./dist/app/node/ssh/connection.js').prewarmConnectionWorker;\n" +
+      "exports.keepV8Flags = require('./dist/app/node/ssh/connection.js').keepV8Flags;\n",
     resolveDir: root,
     sourcefile: 'sluice-cli-entry.js',
     loader: 'js',

@@ -89,7 +89,7 @@ async function runOnce(
   scratch: string,
   quiet: boolean,
   flags: string[],
-): Promise<{ wall: number; cpu: number }> {
+): Promise<{ wall: number; cpu: number; rssKb: number }> {
   fs.mkdirSync(destDir, { recursive: true });
   const job: Job = { direction: c.direction, shape: c.shape, source, destDir };
   const inv = sluiceClient('ab', flags).invoke(job, ep, scratch);
@@ -112,7 +112,7 @@ async function runOnce(
           .filter((l) => /in [0-9.]+ s|connected/.test(l))
           .join(' | ')}`,
       );
-    return { wall: r.wallSeconds, cpu: (r.cpuUser ?? 0) + (r.cpuSys ?? 0) };
+    return { wall: r.wallSeconds, cpu: (r.cpuUser ?? 0) + (r.cpuSys ?? 0), rssKb: r.maxRssKb ?? 0 };
   } finally {
     fs.rmSync(destDir, { recursive: true, force: true });
   }
@@ -156,6 +156,7 @@ async function main(): Promise<void> {
       else await writeRandomFile(source, c.bytes);
       const secs: Record<'A' | 'B', number[]> = { A: [], B: [] };
       const cpu: Record<'A' | 'B', number[]> = { A: [], B: [] };
+      const rss: Record<'A' | 'B', number[]> = { A: [], B: [] };
       for (let i = 0; i < o.runs; i++) {
         for (const who of (i % 2 ? ['B', 'A'] : ['A', 'B']) as Array<'A' | 'B'>) {
           const dest =
@@ -173,13 +174,16 @@ async function main(): Promise<void> {
           );
           secs[who].push(r.wall);
           cpu[who].push(r.cpu);
+          rss[who].push(r.rssKb / 1024);
         }
       }
       const rate = (s: number) => (c.shape === 'file' ? ` (${(c.bytes / 1e6 / s).toFixed(1)} MB/s)` : '');
       console.log(
         `${c.id}: A median ${median(secs.A).toFixed(3)} s${rate(median(secs.A))}, B median ${median(secs.B).toFixed(3)} s${rate(median(secs.B))}` +
           `\n  A ${secs.A.map((s) => s.toFixed(2)).join(' ')}\n  B ${secs.B.map((s) => s.toFixed(2)).join(' ')}` +
-          `\n  client CPU (user + sys) median: A ${median(cpu.A).toFixed(2)} s, B ${median(cpu.B).toFixed(2)} s`,
+          `\n  client CPU (user + sys) median: A ${median(cpu.A).toFixed(2)} s, B ${median(cpu.B).toFixed(2)} s` +
+          `\n  max RSS median: A ${median(rss.A).toFixed(1)} MiB, B ${median(rss.B).toFixed(1)} MiB` +
+          ` (largest A ${Math.max(...rss.A).toFixed(1)}, B ${Math.max(...rss.B).toFixed(1)})`,
       );
       fs.rmSync(source, { recursive: true, force: true });
     }

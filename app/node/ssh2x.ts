@@ -50,6 +50,24 @@ export function ssh2PacketSize(): number {
   return (require('ssh2/lib/Channel.js') as { PACKET_SIZE: number }).PACKET_SIZE;
 }
 
+/**
+ * ssh2's client class (lib/client.js) alone: the package's index also loads its server, key generator, agents and
+ * HTTP agents (node:http, node:https, node:tls), ~2 MiB more in each connection worker's heap (issue #28).
+ */
+export function ssh2ClientClass(): typeof Client {
+  return require('ssh2/lib/client.js') as typeof Client;
+}
+
+/** ssh2's agent clients (lib/agent.js) alone, without the rest of its index (see {@link ssh2ClientClass}). */
+export function ssh2Agents(): Pick<typeof import('ssh2'), 'OpenSSHAgent' | 'PageantAgent' | 'CygwinAgent'> {
+  return require('ssh2/lib/agent.js') as Pick<typeof import('ssh2'), 'OpenSSHAgent' | 'PageantAgent' | 'CygwinAgent'>;
+}
+
+/** ssh2's SSH_FXP_OPEN flag values (lib/protocol/SFTP.js, what `utils.sftp.OPEN_MODE` re-exports). */
+export function ssh2OpenMode(): typeof import('ssh2').utils.sftp.OPEN_MODE {
+  return (require('ssh2/lib/protocol/SFTP.js') as { OPEN_MODE: typeof import('ssh2').utils.sftp.OPEN_MODE }).OPEN_MODE;
+}
+
 /** The installed ssh2's version (its package.json). */
 export function ssh2Version(): string {
   return (require('ssh2/package.json') as { version: string }).version;

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { BaseAgent, IdentityCallback, OpenSSHAgent, ParsedKey } from 'ssh2';
 import { PAGEANT, isWindowsPipe } from './agentLocation';
+import { ssh2Agents } from '../ssh2x';
 
 /** `ssh-ed25519 SHA256:… comment`: how messages name an agent's key (the fingerprint as `ssh-keygen -l` prints it). */
 export function describeAgentKey(k: ParsedKey): string {
@@ -20,7 +21,7 @@ export function describeAgentKey(k: ParsedKey): string {
  * pipe such as the OpenSSH agent's or Pageant's) speaks the agent protocol over a stream.
  */
 export function agentClassFor(socketPath: string, platform: NodeJS.Platform): typeof OpenSSHAgent {
-  const ssh2 = require('ssh2') as typeof import('ssh2');
+  const ssh2 = ssh2Agents();
   if (platform !== 'win32' || isWindowsPipe(socketPath)) return ssh2.OpenSSHAgent;
   return socketPath === PAGEANT ? ssh2.PageantAgent : ssh2.CygwinAgent;
 }
@@ -28,8 +29,8 @@ export function agentClassFor(socketPath: string, platform: NodeJS.Platform): ty
 /**
  * An agent over `socketPath` (SSH_AUTH_SOCK) whose identity list keeps only `allowed` (all when undefined), and
  * reports the keys it lists to `onList`.
- * ssh2 is required here, lazily: this runs in connection workers, which load it anyway; the coordinating thread never
- * does.
+ * ssh2 is required here, lazily (its agents alone: ssh2x.ts ssh2Agents): this runs in connection workers, which load
+ * it anyway; the coordinating thread never does.
  * @param allowed public key blobs, base64 of the SSH encoding (RFC 4253 §6.6)
  */
 export function filteredAgent(socketPath: string, allowed?: string[], onList?: (keys: ParsedKey[]) => void): BaseAgent {

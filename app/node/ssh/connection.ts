@@ -66,6 +66,28 @@ let spare: Worker | null = null;
 export const WORKER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 12 };
 
 /**
+ * V8 flags every connection worker sets once it has loaded ({@link keepV8Flags}).
+ */
+let heapFlags: readonly string[] = [];
+
+/**
+ * V8 flags (`v8.setFlagsFromString`, e.g. bin/sluice.js HEAP_FLAGS) for the whole process, set by every connection
+ * worker started after this call once it has loaded ssh2 and the worker's modules: not before, because Node resets
+ * V8's flags when a worker thread starts (measured on Node 20: a `--semi-space-growth-factor` set before `new Worker`
+ * no longer held, in either thread, once the worker ran), and not during start-up, whose compile work with the CLI's
+ * 1 MiB semi-spaces cost ~0.05 CPU-s more on connect + 1 byte.
+ * @param flags V8 options, each one `--name=value` string (V8 ignores an unknown flag)
+ */
+export function keepV8Flags(flags: readonly string[]): void {
+  heapFlags = flags;
+}
+
+/** A connection worker on workerEntry.js with `data`, the kept V8 flags and the heap limits. */
+function startWorker(data: object): Worker {
+  return new Worker(WORKER_FILE, { workerData: { ...data, heapFlags }, resourceLimits: WORKER_RESOURCE_LIMITS });
+}
+
+/**
  * Starts one connection worker now, to be taken by the next {@link WorkerConnection}.
  * @param target where that connection will go: the worker opens the TCP connection and sends its identification at
  *   once (preconnect.ts), and uses them if the connection asks for the same host and port; or a resolver module the
@@ -73,15 +95,14 @@ export const WORKER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 12 };
  */
 export function prewarmConnectionWorker(target?: { host: string; port: number } | PreconnectResolver): void {
   if (spare) return;
-  const workerData = target && 'module' in target ? { preconnectFrom: target } : { preconnect: target };
-  spare = new Worker(WORKER_FILE, { workerData, resourceLimits: WORKER_RESOURCE_LIMITS });
+  spare = startWorker(target && 'module' in target ? { preconnectFrom: target } : { preconnect: target });
   spare.unref();
   // An unused spare must never crash the process or keep it alive.
   spare.on('error', () => undefined);
 }
 
 function takeWorker(): Worker {
-  const w = spare ?? new Worker(WORKER_FILE, { resourceLimits: WORKER_RESOURCE_LIMITS });
+  const w = spare ?? startWorker({});
   spare = null;
   w.ref();
   return w;

@@ -4,16 +4,24 @@
  * worker proper. Loading takes ~50–100 ms of this thread, during which it could not write the identification string, so
  * loading waits for the TCP connection, at most {@link CONNECT_WAIT_MS} (on loopback or a LAN it is there at once).
  */
+import { setFlagsFromString } from 'node:v8';
 import { workerData } from 'node:worker_threads';
 import { preconnect, type PreconnectResolver } from './preconnect';
 
 const CONNECT_WAIT_MS = 100;
 
 const load = () => {
-  void import('./worker');
+  // connection.ts keepV8Flags: this thread's start has reset V8's flags, for the whole process.
+  void import('./worker').then(() => {
+    for (const flag of data?.heapFlags ?? []) setFlagsFromString(flag);
+  });
 };
 type Target = { host: string; port: number };
-const data = workerData as { preconnect?: Target; preconnectFrom?: PreconnectResolver } | null;
+const data = workerData as {
+  preconnect?: Target;
+  preconnectFrom?: PreconnectResolver;
+  heapFlags?: string[];
+} | null;
 
 /**
  * Where to preconnect, when the caller left it to a resolver module (the CLI's cli/preconnectTarget.js: its host

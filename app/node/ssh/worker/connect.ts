@@ -4,11 +4,18 @@
  * the connection is lost. {@link connect} runs these steps in order; each is its own function.
  */
 import type { Duplex } from 'node:stream';
-import { Client, type NegotiatedAlgorithms, type SFTPWrapper } from 'ssh2';
+import type { Client, NegotiatedAlgorithms, SFTPWrapper } from 'ssh2';
 import { SluiceError } from '../../errors';
 import { InFlightBudget, RequestSlots } from '../../sftp/requestBudget';
 import { RateBucket, RateGate } from '../../sftp/rateLimit';
-import { assertSsh2Patched, serverIdent, serverSoftware, sftpLimits, type PatchedConnectConfig } from '../../ssh2x';
+import {
+  assertSsh2Patched,
+  serverIdent,
+  serverSoftware,
+  sftpLimits,
+  ssh2ClientClass,
+  type PatchedConnectConfig,
+} from '../../ssh2x';
 import { PacketTrace } from '../packetTrace';
 import { SSH_IDENT_SOFTWARE, socketTo, tcpTimesOf } from '../preconnect';
 import { ackPromptlyDuringSetup } from '../promptAck';
@@ -186,7 +193,7 @@ function readyOf(client: Client, params: ConnectParams, setup: SetupState): Prom
 /** The transport, the SSH handshake and the login: an authenticated client (the hops closed again on failure). */
 async function handshake(conn: WorkerConn, params: ConnectParams): Promise<Handshaken> {
   assertSsh2Patched();
-  const client = new Client();
+  const client = new (ssh2ClientClass())();
   const setup: SetupState = {
     refusal: null,
     authMethod: 'none',

@@ -6,10 +6,10 @@
  * known_hosts, the host-key policy and the prompts are the same.
  */
 import type { Duplex } from 'node:stream';
-import { Client, type ClientChannel } from 'ssh2';
+import type { Client, ClientChannel } from 'ssh2';
 import { hostPortLabel } from '../../../common/jumpHosts';
 import { SluiceError, hostNotFoundError } from '../../errors';
-import { setReceiveWindow, type PatchedConnectConfig } from '../../ssh2x';
+import { setReceiveWindow, ssh2ClientClass, type PatchedConnectConfig } from '../../ssh2x';
 import { makeAuthHandler } from '../auth';
 import { AuthTrace } from './authTrace';
 import { SSH_IDENT_SOFTWARE, socketTo } from '../preconnect';
@@ -72,7 +72,7 @@ function connectHop(
   limits: Limits,
 ): Promise<Client> {
   const { link } = conn;
-  const client = new Client();
+  const client = new (ssh2ClientClass())();
   let refusal: SluiceError | null = null;
   const auth = { ...hop.auth, keys: hop.auth.keys.map((k) => ({ ...k, privateKey: Buffer.from(k.privateKey) })) };
   // What the hop's login tried, for -v and its AUTH_FAILED (worker/authTrace.ts), named by the hop.

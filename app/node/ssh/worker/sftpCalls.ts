@@ -3,7 +3,7 @@
  * mapping of a range copy's errors.
  */
 import fs from 'node:fs';
-import { utils as ssh2Utils, type OpenMode, type SFTPWrapper } from 'ssh2';
+import type { OpenMode, SFTPWrapper } from 'ssh2';
 import {
   SFTP_STATUS,
   SluiceError,
@@ -14,6 +14,7 @@ import {
 } from '../../errors';
 import { LongerFileError, ShortFileError, type TaggedSftpError } from '../../sftp/pipeline';
 import type { KeptAttributes, RemoteStat } from '../workerProtocol';
+import { ssh2OpenMode } from '../../ssh2x';
 
 export const S_IFMT = 0o170000;
 export const S_IFREG = 0o100000;
@@ -165,7 +166,7 @@ export async function statOn(s: SFTPWrapper, p: string, follow: boolean, long = 
   }
 }
 
-export const { OPEN_MODE } = ssh2Utils.sftp;
+export const OPEN_MODE = ssh2OpenMode();
 /** From the one status table, errors.ts SFTP_STATUS. */
 export const SSH_FX_EOF = SFTP_STATUS.EOF;
 

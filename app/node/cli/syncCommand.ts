@@ -14,7 +14,7 @@ import { expandRemoteHome } from '../transfer/scan';
 import { compileFilters, readExcludeFrom, type FilterRule } from '../sync/filters';
 import type { Listing } from '../sync/listing';
 import { listLocalTree } from '../sync/localListing';
-import { listRemoteTree } from '../sync/remoteListing';
+import { foldersAtOnce, listRemoteTree } from '../sync/remoteListing';
 import { planSync, type SyncPlan } from '../sync/plan';
 import { checksumPlan, type SideHasher } from '../sync/checksum';
 import { withBookmark } from './bookmarks';
@@ -69,15 +69,9 @@ export function parseModifyWindow(v: string): number {
   return Math.round(Number(m[1]) * (m[2] === 's' ? 1000 : 1));
 }
 
-/**
- * Remote folders listed at once (sync/listing.ts walkTree's concurrency): each holds one handle while its OPENDIR,
- * READDIRs and CLOSE are in flight, and the worker spreads them over the channels as they open (the listing starts
- * on the first). A level of the tree that fits costs its two round trips once: 64 listed a level of 90 folders in two
- * waves. 128 is about 13 handles per channel at 10 channels; more channels, more at once (at most 256).
- */
+/** Remote folders listed at once over the engine's pool (sync/remoteListing.ts foldersAtOnce). */
 function remoteFoldersAtOnce(engine: Engine): number {
-  const lanes = engine instanceof PoolEngine ? engine.connectionPool.lanes().length : 1;
-  return Math.min(256, Math.max(128, lanes * 16));
+  return foldersAtOnce(engine instanceof PoolEngine ? engine.connectionPool.lanes().length : 1);
 }
 
 /** The server side of a sync and the two folders. */

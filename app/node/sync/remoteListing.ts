@@ -83,6 +83,17 @@ class RootAhead {
 }
 
 /**
+ * Remote folders a sync lists at once (walkTree's concurrency): each holds one handle while its OPENDIR, READDIRs and
+ * CLOSE are in flight, and the worker spreads them over the channels as they open (the listing starts on the first).
+ * A level of the tree that fits costs its two round trips once: 64 listed a level of 90 folders in two waves. 128 is
+ * about 13 handles per channel at 10 channels; more channels, more at once (at most 256).
+ * @param lanes the pool's channels open now
+ */
+export function foldersAtOnce(lanes: number): number {
+  return Math.min(256, Math.max(128, lanes * 16));
+}
+
+/**
  * Lists a remote folder for a sync. The root's STAT, its REALPATH (for links) and its listing leave together: one
  * round trip instead of three before the walk fans out (a root that turns out missing or not a folder discards the
  * listing's answer, whatever it was).

@@ -14,7 +14,7 @@ import { expandRemoteHome } from '../transfer/scan';
 import { compileFilters, readExcludeFrom, type FilterRule } from '../sync/filters';
 import type { Listing } from '../sync/listing';
 import { listLocalTree } from '../sync/localListing';
-import { listRemoteTree } from '../sync/remoteListing';
+import { foldersAtOnce, listRemoteTree } from '../sync/remoteListing';
 import { planSync, type SyncPlan } from '../sync/plan';
 import { checksumPlan, type SideHasher } from '../sync/checksum';
 import { withBookmark } from './bookmarks';
@@ -23,7 +23,7 @@ import { engineOptions, jobTarget, openJobEngine, resolveOperands } from './jobS
 import { nonNegativeInt } from './optionParsers';
 import { addConnectionOptions, type CliOptions } from './program';
 import { SIGNAL_EXIT_CODES, guardSignals } from './signals';
-import { planJsonLines, planLines } from './syncOutput';
+import { nothingToDo, planJsonLines, planLines, upToDateLines } from './syncOutput';
 
 /** The options of `sync`, as commander parses them (the connection options are get's and put's). */
 export interface SyncOptions extends Omit<CliOptions, 'verify' | 'resume' | 'clobber' | 'progress'> {
@@ -69,8 +69,10 @@ export function parseModifyWindow(v: string): number {
   return Math.round(Number(m[1]) * (m[2] === 's' ? 1000 : 1));
 }
 
-/** Remote folders listed at once (sync/listing.ts walkTree's concurrency). */
-const REMOTE_FOLDERS_AT_ONCE = 64;
+/** Remote folders listed at once over the engine's pool (sync/remoteListing.ts foldersAtOnce). */
+function remoteFoldersAtOnce(engine: Engine): number {
+  return foldersAtOnce(engine instanceof PoolEngine ? engine.connectionPool.lanes().length : 1);
+}
 
 /** The server side of a sync and the two folders. */
 interface SyncJob {
@@ -124,21 +126,31 @@ function hashersOf(engine: Engine, job: SyncJob, remoteRoot: string): [SideHashe
   return job.direction === 'put' ? [local, remote] : [remote, local];
 }
 
-/** Both sides listed at once, as [SRC, DEST]. @throws SluiceError NO_SUCH_FILE when SRC does not exist */
+/** The local side's listing, started before the connection is made (it needs nothing from the server). */
+function listLocalEarly(job: SyncJob, rules: FilterRule[], signal: AbortSignal): Promise<Listing> {
+  const local = listLocalTree(job.localRoot, { filter: compileFilters(rules), signal });
+  local.catch(() => undefined);
+  return local;
+}
+
+/**
+ * Both sides listed, as [SRC, DEST]: the local one already under way (listLocalEarly).
+ * @throws SluiceError NO_SUCH_FILE when SRC does not exist
+ */
 async function listBoth(
   engine: Engine,
   job: SyncJob,
-  rules: FilterRule[],
-  signal: AbortSignal,
+  local: Promise<Listing>,
+  r: { rules: FilterRule[]; signal: AbortSignal },
 ): Promise<[Listing, Listing, string]> {
-  const limits = { filter: compileFilters(rules), signal };
+  const limits = { filter: compileFilters(r.rules), signal: r.signal };
   const remoteRoot = await expandRemoteHome(engine, job.remoteRoot);
-  const [remote, local] = await Promise.all([
+  const [remote, localListing] = await Promise.all([
     // Each folder costs OPENDIR, READDIRs and CLOSE: many at once hide the round trips (the pool pipelines them).
-    listRemoteTree(listerOf(engine), remoteRoot, { ...limits, concurrency: REMOTE_FOLDERS_AT_ONCE }),
-    listLocalTree(job.localRoot, limits),
+    listRemoteTree(listerOf(engine), remoteRoot, { ...limits, concurrency: remoteFoldersAtOnce(engine) }),
+    local,
   ]);
-  const [src, dest] = job.direction === 'put' ? [local, remote] : [remote, local];
+  const [src, dest] = job.direction === 'put' ? [localListing, remote] : [remote, localListing];
   if (!src.rootExists) {
     const where = job.direction === 'put' ? job.localRoot : `${remoteRoot} on the server`;
     throw new SluiceError('NO_SUCH_FILE', `SRC ${where} does not exist`);
@@ -232,6 +244,48 @@ async function watchAfter(
   });
 }
 
+/**
+ * Runs the plan: a plan with nothing to copy, create or delete does nothing at all (no batch is made, the queue
+ * database is not even opened), any other runs as one batch (cli/syncRun.ts, loaded only then).
+ * @returns the run's exit code
+ */
+async function runPlan(
+  engine: Engine,
+  job: SyncJob,
+  r: {
+    o: CliOptions;
+    given: SyncOptions;
+    plan: SyncPlan;
+    remoteRoot: string;
+    destExists: boolean;
+    signal: AbortSignal;
+  },
+  setHalt: (halt: () => void) => void,
+): Promise<number> {
+  if (nothingToDo(r.plan) && r.destExists) {
+    upToDateLines(r.given.json === true);
+    return 0;
+  }
+  const { runSyncPlan } = await import('./syncRun');
+  const localRoot = path.resolve(job.localRoot);
+  const put = job.direction === 'put';
+  return runSyncPlan({
+    engine,
+    target: jobTarget(job.spec, r.o),
+    direction: job.direction,
+    srcRoot: put ? localRoot : r.remoteRoot,
+    destRoot: put ? r.remoteRoot : localRoot,
+    plan: r.plan,
+    backupDir: backupRoot(r.given.backupDir, put),
+    destRootExists: r.destExists,
+    json: r.given.json,
+    verbose: r.given.verbose,
+    progress: r.given.progress !== false,
+    signal: r.signal,
+    onOutput: (out) => setHalt(() => out.halt()),
+  });
+}
+
 /** Runs one `sync`; every failure is reported here. @returns the exit code */
 async function runSync(src: string, dest: string, given: SyncOptions, rules: FilterRule[]): Promise<number> {
   const abort = new AbortController();
@@ -258,10 +312,11 @@ async function runSync(src: string, dest: string, given: SyncOptions, rules: Fil
     );
     const quiet = { info: (m: string) => process.stderr.write(`${terminalText(m)}\n`), event: () => undefined };
     const eo = engineOptions({ direction: job.direction, spec: job.spec, sources: [], dest: '' }, o, quiet);
+    const local = given.twoWay ? undefined : listLocalEarly(job, rules, abort.signal);
     engine = await openJobEngine({ ...eo, prefetch: {} }, job.spec, o);
-    if (given.twoWay)
+    if (given.twoWay || !local)
       return await twoWaySync(engine, job, { o, given, rules, signal: abort.signal }, (h) => (halt = h));
-    const [s, d, remoteRoot] = await listBoth(engine, job, rules, abort.signal);
+    const [s, d, remoteRoot] = await listBoth(engine, job, local, { rules, signal: abort.signal });
     let plan = planSync(s, d, {
       sizeOnly: given.sizeOnly,
       modifyWindowMs: given.modifyWindow,
@@ -279,23 +334,12 @@ async function runSync(src: string, dest: string, given: SyncOptions, rules: Fil
     }
     if (given.dryRun) return listingProblems(plan, s, d, given);
     if (given.json) process.stdout.write(`${planJsonLines(plan, false).join('\n')}\n`);
-    const { runSyncPlan } = await import('./syncRun');
-    const localRoot = path.resolve(job.localRoot);
-    const put = job.direction === 'put';
-    const ran = await runSyncPlan({
+    const ran = await runPlan(
       engine,
-      target: jobTarget(job.spec, o),
-      direction: job.direction,
-      srcRoot: put ? localRoot : remoteRoot,
-      destRoot: put ? remoteRoot : localRoot,
-      plan,
-      backupDir: backupRoot(given.backupDir, put),
-      json: given.json,
-      verbose: given.verbose,
-      progress: given.progress !== false,
-      signal: abort.signal,
-      onOutput: (out) => (halt = () => out.halt()),
-    });
+      job,
+      { o, given, plan, remoteRoot, destExists: d.rootExists, signal: abort.signal },
+      (h) => (halt = h),
+    );
     const listed = listingProblems(plan, s, d, given);
     if (given.watch && !(listed || ran))
       engine = await watchAfter(engine, job, { o, eo, given, rules, remoteRoot }, abort.signal);
@@ -310,6 +354,7 @@ async function runSync(src: string, dest: string, given: SyncOptions, rules: Fil
   } finally {
     await engine?.close().catch(() => undefined);
     guard.dispose();
+    abort.abort(); // a local listing still going (the connection failed) stops
   }
 }
 

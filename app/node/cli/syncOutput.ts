@@ -92,3 +92,22 @@ export function planJsonLines(plan: SyncPlan, dryRun = true): string[] {
   const { totals, onlyInDest, deletionsWithheld, refused } = plan;
   return [...items, JSON.stringify({ type: 'plan', dryRun, totals, onlyInDest, deletionsWithheld, refused })];
 }
+
+/** Whether a plan copies, creates and deletes nothing (DEST is already like SRC, as far as the plan may touch it). */
+export function nothingToDo(plan: SyncPlan): boolean {
+  return plan.items.every((it) => it.action === 'same' || it.action === 'skip');
+}
+
+/**
+ * The lines of a run whose plan has nothing to do, as a run prints them (cli/syncRun.ts): the opening line, and with
+ * `--json` the run's end (`{"type":"sync","state":"done",…}`).
+ */
+export function upToDateLines(json: boolean): void {
+  const line = 'sluice: sync: nothing to copy or delete';
+  if (!json) {
+    process.stderr.write(`${line}\n`);
+    return;
+  }
+  process.stdout.write(`${JSON.stringify({ type: 'log', level: 'info', message: line })}\n`);
+  process.stdout.write(`${JSON.stringify({ type: 'sync', state: 'done', deleted: 0, moved: 0 })}\n`);
+}

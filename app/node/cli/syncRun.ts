@@ -16,7 +16,14 @@ import type { JobTarget } from '../stores/queueRows';
 import type { TransferReport } from '../transfer/types';
 import { enqueueSyncPlan, findSyncBatch, syncBatchRunning, type SyncBatch } from '../sync/enqueue';
 import type { SyncPlan } from '../sync/plan';
-import { prepareSync, runSyncSteps, splitSyncJobs, syncTransferRequest, type StepsOutcome } from '../sync/runBatch';
+import {
+  makePlanFolders,
+  prepareSync,
+  runSyncSteps,
+  splitSyncJobs,
+  syncTransferRequest,
+  type StepsOutcome,
+} from '../sync/runBatch';
 import { makeOutput, type Output } from './output';
 import { formatSummary } from './summary';
 import { formatBytes, plural } from './units';
@@ -30,6 +37,8 @@ export interface SyncRunInput {
   destRoot: string;
   plan: SyncPlan;
   backupDir?: string;
+  /** DEST's listing found its root: it is not made again. */
+  destRootExists?: boolean;
   verify?: 'size' | 'sha256';
   json?: boolean;
   verbose?: boolean;
@@ -42,6 +51,28 @@ export interface SyncRunInput {
 /** The `origin` of the jobs `sluice sync` queues: `sluice queue run` leaves them alone (they are the command's). */
 export const SYNC_ORIGIN = 'sync';
 
+/**
+ * The plan's folders (and DEST's root when it is missing), started at once: their round trips pass while the batch
+ * is booked in the queue database (synchronous work, no network). Undefined when there is none to make.
+ */
+function foldersEarly(input: SyncRunInput): Promise<void> | undefined {
+  const folders = input.plan.items.filter((it) => it.action === 'create' && it.kind === 'dir').map((it) => it.path);
+  if (input.destRootExists && folders.length === 0) return undefined;
+  const direction = input.direction === 'put' ? 'upload' : 'download';
+  const made = makePlanFolders(input.engine, direction, input.destRoot, folders, {
+    signal: input.signal,
+    rootExists: input.destRootExists,
+  });
+  made.catch(() => undefined);
+  return made;
+}
+
+/** How many jobs of the batch are not `done` (counted by the database: no job is read). */
+function unfinished(store: QueueStore, batchId: string): number {
+  const row = store.q.stmt(`SELECT COUNT(*) AS n FROM jobs WHERE batch_id = ? AND state != 'done'`).get(batchId);
+  return (row as { n: number }).n;
+}
+
 /** What the run did, for the exit code and the last lines. */
 interface RunResult {
   report?: TransferReport;
@@ -49,9 +80,14 @@ interface RunResult {
   failureCode?: string;
 }
 
-/** The batch's jobs, each now `running` under this process's lease. @throws INVALID_STATE when another runs it */
+/**
+ * The batch's jobs, each now `running` under this process's lease: the new ones were stored so (enqueueSyncPlan's
+ * claimFor), those kept from a killed run are claimed here.
+ * @throws INVALID_STATE when another process runs it
+ */
 function claimAll(store: QueueStore, batch: SyncBatch): Claim[] {
-  const claims = store.claimBatch(batch.batchId, currentOwner());
+  const kept = batch.kept ? store.claimBatch(batch.batchId, currentOwner()) : [];
+  const claims = [...kept, ...(batch.claims ?? [])];
   if (claims.length < batch.jobs.length) {
     for (const c of claims) store.releaseJob(c.lease, 'queued');
     throw new SluiceError('INVALID_STATE', 'another Sluice process is running this sync now');
@@ -118,12 +154,13 @@ async function runCopies(
     out.done();
   }
   const failed = new Map(report.failed.map((f) => [f.path, f] as const));
-  // One transaction for the whole batch: 20,000 jobs one by one took seconds.
+  // The copies that arrived, at once (two statements a job, one transaction); the few others one by one.
+  store.releaseDone(copies.filter((c) => !failed.has(c.job.source)).map((c) => c.lease));
   store.q.write(() => {
     for (const c of copies) {
       const f = failed.get(c.job.source);
-      if (!f) store.releaseJob(c.lease, 'done');
-      else if (isInterruption(f.code)) store.releaseJob(c.lease, 'paused');
+      if (!f) continue;
+      if (isInterruption(f.code)) store.releaseJob(c.lease, 'paused');
       else store.releaseJob(c.lease, 'failed', { code: f.code, message: f.message });
     }
   });
@@ -172,10 +209,14 @@ export async function runSyncPlan(input: SyncRunInput): Promise<number> {
     store.close();
     throw new SluiceError('INVALID_STATE', 'another Sluice process is running this sync now');
   }
+  const early = foldersEarly(input);
   const batch = enqueueSyncPlan(store, {
     ...key,
+    foldersMade: early !== undefined,
     takeOver: findSyncBatch(store, key),
     options: { origin: SYNC_ORIGIN },
+    claimFor: currentOwner(),
+    destRootExists: input.destRootExists,
     ...(input.backupDir !== undefined ? { backupDir: input.backupDir } : {}),
   });
   const claims = claimAll(store, batch);
@@ -185,6 +226,7 @@ export async function runSyncPlan(input: SyncRunInput): Promise<number> {
   const result: RunResult = { steps: { state: 'not-run' } };
   try {
     out.info(planLine(batch, input.backupDir));
+    await early;
     await dropLeftovers(input.engine, batch, put);
     const { copies, steps } = splitSyncJobs(claims);
     await prepareSync(
@@ -207,18 +249,18 @@ export async function runSyncPlan(input: SyncRunInput): Promise<number> {
     else store.releaseJob(steps!.lease, 'failed', { code: s.failures[0].code, message: s.failures[0].message });
     finalLines(result, out, input);
     const failedCode = result.report?.failed[0]?.code ?? (s.state === 'failed' ? s.failures[0].code : undefined);
-    if (store.jobs.batch(batch.batchId).every((j) => j.state === 'done'))
-      store.jobs.clearFinished({ batchId: batch.batchId });
+    if (unfinished(store, batch.batchId) === 0) store.jobs.clearFinished({ batchId: batch.batchId });
     return failedCode === undefined ? 0 : isErrorCode(failedCode) ? exitCodeFor(failedCode) : 1;
   } finally {
     out.done();
     clearInterval(keeper);
     // Whatever is still running here was interrupted: kept, paused, for the next run of the command.
     const running = new Set(
-      store.jobs
-        .batch(batch.batchId)
-        .filter((j) => j.state === 'running')
-        .map((j) => j.id),
+      (
+        store.q.stmt(`SELECT id FROM jobs WHERE batch_id = ? AND state = 'running'`).all(batch.batchId) as Array<{
+          id: string;
+        }>
+      ).map((r) => r.id),
     );
     store.q.write(() => {
       for (const c of claims) {

@@ -9,14 +9,14 @@
  */
 import path from 'node:path';
 import { SluiceError, terminalText } from '../errors';
-import type { Engine } from '../engine/engine';
+import { PoolEngine, type Engine } from '../engine/engine';
 import { expandRemoteHome } from '../transfer/scan';
 import { resolveHome } from '../stores/dataDir';
 import { formatTarget, type JobTarget } from '../stores/queueRows';
 import { compileFilters, type FilterRule } from '../sync/filters';
 import type { Listing } from '../sync/listing';
 import { listLocalTree } from '../sync/localListing';
-import { listRemoteTree, type RemoteLister } from '../sync/remoteListing';
+import { foldersAtOnce, listRemoteTree, type RemoteLister } from '../sync/remoteListing';
 import { readSyncState, writeSyncState, type SyncPairKey } from '../sync/syncState';
 import { planTwoWay, stateAfter, twoWayBatches, type TwoWayPlan } from '../sync/twoWay';
 import type { SyncPlan } from '../sync/plan';
@@ -56,13 +56,15 @@ export function conflictSuffix(host: string, now: Date): string {
   return `${host.replace(/[^A-Za-z0-9.-]/g, '_')}-${t}`;
 }
 
-/** Remote folders listed at once (as the one-way sync). */
-const REMOTE_FOLDERS_AT_ONCE = 64;
+/** The pool's channels open now (1 for an engine without a pool). */
+function lanesOf(engine: Engine): number {
+  return engine instanceof PoolEngine ? engine.connectionPool.lanes().length : 1;
+}
 
 async function listBoth(input: TwoWayInput, remoteRoot: string): Promise<[Listing, Listing]> {
   const limits = { filter: compileFilters(input.rules), signal: input.signal };
   const [remote, local] = await Promise.all([
-    listRemoteTree(input.lister, remoteRoot, { ...limits, concurrency: REMOTE_FOLDERS_AT_ONCE }),
+    listRemoteTree(input.lister, remoteRoot, { ...limits, concurrency: foldersAtOnce(lanesOf(input.engine)) }),
     listLocalTree(input.localRoot, limits),
   ]);
   return [local, remote];

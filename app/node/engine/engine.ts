@@ -10,7 +10,7 @@ import { setGlobalRateLimit } from '../sftp/rateLimit';
 import type { RemoteEntry, RemoteStat } from '../ssh/workerProtocol';
 import { runTransfer } from '../transfer/run';
 import type { TransferOptions, TransferReport, TransferRequest } from '../transfer/types';
-import { removeRemote } from './remoteRemove';
+import { removeEmptyFolder, removeRemote } from './remoteRemove';
 import { ServerRecord, type ServerTraits } from './serverTraits';
 import { RemoteFiles } from './remoteFiles';
 import { SluiceError } from '../errors';
@@ -55,6 +55,11 @@ export interface Engine {
   rename(from: string, to: string): Promise<void>;
   /** Removes a file, or a folder with `recursive`. */
   remove(path: string, recursive?: boolean): Promise<void>;
+  /**
+   * Removes a path whose kind a listing just gave (a sync's deletions): SSH_FXP_REMOVE or SSH_FXP_RMDIR at once,
+   * without {@link remove}'s LSTAT first (a round trip each). @throws as {@link remove}
+   */
+  removeListed?(path: string, kind: 'file' | 'dir'): Promise<void>;
   /**
    * Runs a get or put job over every lane of the pool (transfer/run.ts). The job's progress samples, file ends and
    * log lines go to `o.onEvent` only (the pool's own events go to EngineOptions.onEvent); `o.signal` stops it.
@@ -119,6 +124,9 @@ export class PoolEngine implements Engine {
   }
   remove(path: string, recursive = false): Promise<void> {
     return removeRemote(this.connectionPool, path, recursive);
+  }
+  removeListed(path: string, kind: 'file' | 'dir'): Promise<void> {
+    return kind === 'dir' ? removeEmptyFolder(this.connectionPool, path) : this.connectionPool.call('remove', { path });
   }
   close(): Promise<void> {
     return this.connectionPool.close();

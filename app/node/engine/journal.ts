@@ -139,8 +139,7 @@ export class StoreJournal implements TransferJournal {
   ): StoreJournal {
     if (claims.length === 0) throw new SluiceError('INVALID_REQUEST', 'A journal needs at least one job');
     const jobs = claims.map((c) => c.job);
-    const resumed =
-      claims.some((c) => c.ranBefore) || jobs.some((j) => store.files.list(j.id, { limit: 1 }).length > 0);
+    const resumed = claims.some((c) => c.ranBefore) || store.files.anyOf(jobs.map((j) => j.id));
     return new StoreJournal(
       store,
       jobs,
@@ -284,10 +283,11 @@ export class StoreJournal implements TransferJournal {
   }
 
   private flushCommitted(): void {
-    const byJob = new Map<string, PlannedFile[]>();
-    for (const { jobId, ...f } of this.committed) byJob.set(jobId, [...(byJob.get(jobId) ?? []), f]);
+    if (this.committed.length === 0) return;
+    const files = this.committed;
     this.committed = [];
-    for (const [jobId, files] of byJob) this.store.files.planCommitted(jobId, files);
+    // One upsert a file, one transaction: a sync batch has a job per file, and per-job plans cost more than the rows.
+    this.store.files.recordCommitted(files);
   }
 
   flush(): void {
@@ -306,7 +306,7 @@ export class StoreJournal implements TransferJournal {
       this.recorder.close();
       if (outcome === 'paused' || !this.ownsLeases) this.flushCommitted();
       if (!this.ownsLeases) {
-        for (const job of this.jobs) this.store.files.recountJob(job.id);
+        this.store.files.recountJobs(this.jobs.map((j) => j.id));
         return;
       }
       for (const k of this.keepers) k.stop();

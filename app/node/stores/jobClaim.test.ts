@@ -88,3 +88,36 @@ test('claimBatch: every queued job of the batch running under a lease at once, a
     [[a, true]],
   );
 });
+
+test('addClaimedBatch: jobs stored running under leases at once; killed, they are orphans re-queued; releaseDone settles many', (t) => {
+  const store = memStore(t);
+  const dead: LeaseOwner = { pid: 2 ** 22 + 17, host: me.host, startedAt: 1 };
+  const claims = store.addClaimedBatch([put('/l/a'), put('/l/b')], 'batch-1', dead);
+  assert.deepEqual(
+    store.jobs.batch('batch-1').map((j) => [j.source, j.state, store.leases.holder(j.id)?.owner.pid]),
+    [
+      ['/l/a', 'running', dead.pid],
+      ['/l/b', 'running', dead.pid],
+    ],
+  );
+  assert.deepEqual(
+    claims.map((c) => [c.job.state, c.ranBefore, c.lease.jobId === c.job.id]),
+    [
+      ['running', false, true],
+      ['running', false, true],
+    ],
+  );
+  assert.equal(store.requeueOrphans(me).length, 2, 'a runner that died leaves orphans, queued again');
+  const mine = store.claimBatch('batch-1', me);
+  // One lease lost to another runner meanwhile: releaseDone leaves that job alone.
+  store.leases.release(mine[1].lease);
+  assert.equal(store.leases.acquire(mine[1].job.id, other).ok, true);
+  assert.equal(store.releaseDone(mine.map((c) => c.lease)), 1);
+  assert.deepEqual(
+    store.jobs.batch('batch-1').map((j) => [j.state, store.leases.holder(j.id)?.owner.pid]),
+    [
+      ['done', undefined],
+      ['running', other.pid],
+    ],
+  );
+});

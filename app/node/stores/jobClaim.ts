@@ -3,12 +3,13 @@
  * its lease in one transaction, so two runners never take the same job; and giving it back with its new state.
  * A `running` job without a live lease is an orphan (its runner crashed) and goes back to `queued`.
  */
+import { randomUUID } from 'node:crypto';
 import type { JobState } from '../../common/model/job';
 import { SluiceError } from '../errors';
 import type { JobStore } from './jobStore';
 import type { Lease, LeaseOwner, LeaseStore } from './lease';
 import type { QueueDb } from './queueDb';
-import { formatTarget, rowToJob, type JobRow, type JobTarget, type QueuedJob } from './queueRows';
+import { formatTarget, rowToJob, type JobRow, type JobTarget, type NewJob, type QueuedJob } from './queueRows';
 
 /** The stores a claim touches. */
 export interface ClaimDeps {
@@ -106,6 +107,52 @@ export function releaseJob(
     if (to !== 'running') d.leases.release(lease);
     return job;
   });
+}
+
+/**
+ * {@link releaseJob} `done` for many claimed `running` jobs in one transaction of two statements, whatever their
+ * number, and no job read back (a sync batch settles thousands of copies at once). A job whose lease was lost
+ * meanwhile is left to its new runner, as releaseJob would refuse it.
+ * @returns how many jobs became `done`
+ */
+export function releaseDone(d: ClaimDeps, leases: readonly Lease[], now: number): number {
+  if (leases.length === 0) return 0;
+  const held = `SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(@leases)`;
+  const done = d.q.stmt(`UPDATE jobs SET state = 'done', finished_at = @now WHERE state = 'running'
+    AND id IN (SELECT job_id FROM leases WHERE (job_id, token) IN (${held}))`);
+  const release = d.q.stmt(`DELETE FROM leases WHERE (job_id, token) IN (${held})
+    AND job_id IN (SELECT id FROM jobs WHERE state = 'done')`);
+  const pairs = JSON.stringify(leases.map((l) => [l.jobId, l.token]));
+  return d.q.write(() => {
+    const n = done.run({ leases: pairs, now }).changes;
+    release.run({ leases: pairs });
+    return n;
+  });
+}
+
+/**
+ * Adds a batch already claimed by `owner`: its jobs are stored `running`, each under a new lease, in the transaction
+ * that adds them (a runner that queues a batch to run it at once, as `sluice sync` does, saves reading every job back
+ * and checking leases that cannot exist yet). Killed, its leases go stale and the jobs are re-queued as any orphan.
+ * @returns the claims, in the jobs' order
+ * @throws as JobStore.addBatch
+ */
+export function addClaimedBatch(
+  d: ClaimDeps,
+  jobs: readonly NewJob[],
+  batchId: string,
+  owner: LeaseOwner,
+  now: number,
+): Claim[] {
+  const lease = d.q.stmt(`INSERT INTO leases (job_id, token, pid, host, started_at, acquired_at, heartbeat_at)
+    VALUES (@jobId, @token, @pid, @host, @startedAt, @now, @now)`);
+  return d.q.write(() =>
+    d.jobs.addBatch(jobs, batchId, { since: now }).map((job): Claim => {
+      const l: Lease = { jobId: job.id, token: randomUUID(), owner, acquiredAt: now, heartbeatAt: now };
+      lease.run({ jobId: job.id, token: l.token, ...owner, now });
+      return { job, lease: l, ranBefore: false };
+    }),
+  );
 }
 
 /** What {@link claimJobs} took, and what it could not. */

@@ -277,3 +277,32 @@ test('discardUnfinished: a cancelled job forgets its partial files (names return
   assert.deepEqual(store.journal.ranges(partial.id), [], 'its ranges went with it');
   assert.equal(store.files.list(other).length, 1, 'other jobs keep theirs');
 });
+
+test('recordCommitted: many jobs files in one call; a planned row keeps its id and loses its ranges; recountJobs, anyOf', (t) => {
+  const store = memStore(t);
+  const a = jobOf(store);
+  const b = jobOf(store);
+  assert.equal(store.files.anyOf([a, b]), false);
+  const [early] = store.files.plan(a, [planned('x', 10)]).files;
+  store.journal.record(early.id, [[0, 4]]);
+  store.files.recordCommitted([
+    { ...planned('x', 10), jobId: a },
+    { ...planned('y', 20), jobId: b },
+    { ...planned('z', 30), jobId: 'gone' },
+  ]);
+  assert.equal(store.files.anyOf(['gone', b]), true);
+  const x = store.files.findBySource(a, '/src/x');
+  assert.deepEqual([x?.id, x?.state, store.journal.ranges(early.id)], [early.id, 'committed', []]);
+  assert.equal(store.files.findBySource(b, '/src/y')?.state, 'committed');
+  store.files.recountJobs([a, b, 'gone']);
+  assert.deepEqual(
+    [a, b].map((id) => {
+      const j = store.jobs.get(id)!;
+      return [j.filesDone, j.filesTotal, j.bytesDone];
+    }),
+    [
+      [1, 1, 10],
+      [1, 1, 20],
+    ],
+  );
+});

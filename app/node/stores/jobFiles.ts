@@ -183,6 +183,38 @@ export class JobFileStore {
   }
 
   /**
+   * {@link planCommitted} of many jobs' files in one transaction, one upsert a file (a file planned before keeps its
+   * row and id; its ranges are cleared). A job deleted meanwhile is skipped. For the small files of a run that made
+   * no row for them before they arrived (engine/journal.ts StoreJournal).
+   * @throws SluiceError INVALID_REQUEST as {@link plan}
+   */
+  recordCommitted(files: ReadonlyArray<PlannedFile & { jobId: string }>): void {
+    files.forEach(checkFile);
+    const upsert = this.q.stmt(`INSERT INTO job_files (job_id, source, target, size, mtime_ms, fingerprint, temp_name,
+        state) SELECT @jobId, @source, @target, @size, @mtime, @fp, @temp, 'committed'
+        WHERE EXISTS (SELECT 1 FROM jobs WHERE id = @jobId)
+      ON CONFLICT (job_id, source) DO UPDATE SET target = excluded.target, size = excluded.size,
+        mtime_ms = excluded.mtime_ms, fingerprint = excluded.fingerprint, temp_name = excluded.temp_name,
+        state = 'committed', error_code = NULL, error_message = NULL
+      RETURNING id`);
+    const clear = this.q.stmt('DELETE FROM file_ranges WHERE file_id = ?');
+    this.q.write(() => {
+      for (const f of files) {
+        const row = upsert.get({
+          jobId: f.jobId,
+          source: f.source,
+          target: f.target,
+          size: f.size,
+          mtime: f.mtimeMs ?? null,
+          fp: f.fingerprint ?? null,
+          temp: f.tempName,
+        }) as { id: number } | undefined;
+        if (row) clear.run(row.id);
+      }
+    });
+  }
+
+  /**
    * Recomputes a job's counters from its files and stores them: files total/done (committed or skipped), bytes
    * total (sizes) and done (settled files' sizes plus the journal's bytes of the others). For a job resumed after a
    * crash.
@@ -200,6 +232,23 @@ export class JobFileStore {
       if (res.changes === 0) throw new SluiceError('NOT_FOUND', `No queued job ${jobId}`);
       return c;
     });
+  }
+
+  /** {@link recountJob} of many jobs in one transaction; a job deleted meanwhile is left out. */
+  recountJobs(jobIds: readonly string[]): void {
+    const set = this.q.stmt(
+      `UPDATE jobs SET bytes_done = @bytesDone, bytes_total = @bytesTotal, files_done = @filesDone,
+        files_total = @filesTotal WHERE id = @id`,
+    );
+    this.q.write(() => {
+      for (const id of jobIds) set.run({ ...this.countJob(id), id });
+    });
+  }
+
+  /** Whether any of the jobs has a file row (an earlier run of one of them planned or recorded a file). */
+  anyOf(jobIds: readonly string[]): boolean {
+    const one = this.q.stmt('SELECT 1 FROM job_files WHERE job_id IN (SELECT value FROM json_each(?)) LIMIT 1');
+    return one.get(JSON.stringify(jobIds)) !== undefined;
   }
 
   /**

@@ -93,7 +93,7 @@ export class JobStore {
    * @returns the stored jobs, state `queued`
    * @throws SluiceError INVALID_REQUEST for an empty source or destination; LOCAL_IO / DISK_FULL from the database
    */
-  addBatch(jobs: readonly NewJob[], batchId: string = randomUUID()): QueuedJob[] {
+  addBatch(jobs: readonly NewJob[], batchId: string = randomUUID(), running?: { since: number }): QueuedJob[] {
     for (const j of jobs) {
       if (!j.source || !j.dest)
         throw new SluiceError('INVALID_REQUEST', 'A queued job needs a source and a destination');
@@ -102,7 +102,10 @@ export class JobStore {
       let position = nextPosition(this.q);
       const insert = this.q
         .stmt(`INSERT INTO jobs (id, batch_id, target, direction, source, dest, priority, position, conflict,
-        options, created_at) VALUES (@id, @batchId, @target, @direction, @source, @dest, @priority, @position, @conflict, @options, @now)`);
+        options, created_at, state, started_at) VALUES (@id, @batchId, @target, @direction, @source, @dest, @priority,
+        @position, @conflict, @options, @now, @state, @startedAt)`);
+      const state = running ? ('running' as const) : ('queued' as const);
+      const startedAt = running ? { startedAt: running.since } : {};
       const now = this.now();
       return jobs
         .map((j) => {
@@ -120,13 +123,14 @@ export class JobStore {
             options: JSON.stringify(j.options ?? {}),
             now,
           };
-          insert.run(row);
+          insert.run({ ...row, state, startedAt: running?.since ?? null });
           position += POSITION_STEP;
           return {
             ...row,
             target: parseTarget(target),
             options: JSON.parse(row.options) as JobOptions,
-            state: 'queued' as const,
+            state,
+            ...startedAt,
             bytesDone: 0,
             bytesTotal: 0,
             filesDone: 0,

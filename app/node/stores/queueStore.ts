@@ -6,9 +6,11 @@
  */
 import type { JobState } from '../../common/model/job';
 import {
+  addClaimedBatch,
   claimBatch,
   claimJobs,
   claimNext,
+  releaseDone,
   releaseJob,
   requeueOrphans,
   type Claim,
@@ -19,7 +21,7 @@ import { JobFileStore } from './jobFiles';
 import { JobStore } from './jobStore';
 import { LeaseStore, type Lease, type LeaseOptions, type LeaseOwner } from './lease';
 import { openQueueDb, type QueueDb, type QueueDbOptions } from './queueDb';
-import type { QueuedJob } from './queueRows';
+import type { NewJob, QueuedJob } from './queueRows';
 import { RangeJournal } from './rangeJournal';
 import { RangeRecorder, type RecorderOptions } from './rangeRecorder';
 
@@ -40,7 +42,7 @@ export class QueueStore {
 
   private constructor(
     readonly q: QueueDb,
-    now: () => number,
+    private readonly now: () => number,
     lease: Omit<LeaseOptions, 'now'>,
   ) {
     this.jobs = new JobStore(q, now);
@@ -77,9 +79,19 @@ export class QueueStore {
     return claimBatch(this, batchId, owner);
   }
 
+  /** Adds a batch whose jobs are at once `running` under leases for `owner` (jobClaim.ts). */
+  addClaimedBatch(jobs: readonly NewJob[], batchId: string, owner: LeaseOwner): Claim[] {
+    return addClaimedBatch(this, jobs, batchId, owner, this.now());
+  }
+
   /** A claimed job's next state, releasing its lease unless `running` (jobClaim.ts). */
   releaseJob(lease: Lease, to: JobState, error?: { code: string; message: string }): QueuedJob {
     return releaseJob(this, lease, to, error);
+  }
+
+  /** Claimed `running` jobs made `done` at once, their leases released (jobClaim.ts). @returns how many */
+  releaseDone(leases: readonly Lease[]): number {
+    return releaseDone(this, leases, this.now());
   }
 
   /** Re-queues `running` jobs whose runner is gone (jobClaim.ts). */

@@ -19,7 +19,8 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Direction } from '../../common/model/job';
 import { SluiceError } from '../errors';
-import { currentOwner } from '../stores/lease';
+import { currentOwner, type LeaseOwner } from '../stores/lease';
+import type { Claim } from '../stores/jobClaim';
 import type { QueueStore } from '../stores/queueStore';
 import { formatTarget, type JobOptions, type JobTarget, type NewJob, type QueuedJob } from '../stores/queueRows';
 import type { SyncPlan } from './plan';
@@ -58,8 +59,10 @@ export interface SyncStepsOptions {
   backupDir?: string;
   /** The copies of the batch, counted when it was made. */
   copies: number;
-  /** Set once the folders were created (a later run of the batch skips them). */
+  /** Set once the folders were created (a later run of the batch skips them), or when there were none to create. */
   foldersDone?: boolean;
+  /** DEST's root was listed as existing: it is not made again (an SSH_FXP_MKDIR refused, then a STAT). */
+  destRootExists?: boolean;
 }
 
 /** What {@link enqueueSyncPlan} puts in the queue. */
@@ -81,12 +84,21 @@ export interface SyncBatchInput {
   options?: JobOptions;
   /** Higher runs first (default 0). */
   priority?: number;
+  /** DEST's listing found its root (Listing.rootExists): a plan with no folder to create then makes none. */
+  destRootExists?: boolean;
+  /** The plan's folders were made already (runBatch.ts makePlanFolders): the batch does not make them again. */
+  foldersMade?: boolean;
   /**
    * An unfinished batch of the same sync ({@link findSyncBatch}) that this plan replaces: its copy jobs the plan
    * still has (same source and destination folder, not `done`) are kept with their files and journal, put back in
    * line with the new plan's size and time; its other jobs are removed (see {@link SyncBatch.dropped}).
    */
   takeOver?: string;
+  /**
+   * The runner that runs the batch at once (`sluice sync`): its new jobs are stored already claimed, `running`
+   * under this owner's leases ({@link SyncBatch.claims}); the jobs kept from `takeOver` stay `queued` to be claimed.
+   */
+  claimFor?: LeaseOwner;
 }
 
 /** The batch as queued. */
@@ -108,6 +120,8 @@ export interface SyncBatch {
    * the journal, so the caller removes those copies (cli/queueOps.ts dropPartialCopies does it for the CLI).
    */
   dropped: Array<{ job: QueuedJob; tempNames: string[] }>;
+  /** With {@link SyncBatchInput.claimFor}: the claims of the jobs added (not of those kept). */
+  claims?: Claim[];
 }
 
 /** Joins a relative `/`-separated path to a root on the side it belongs to. */
@@ -215,6 +229,8 @@ function jobsOf(input: SyncBatchInput): { copies: NewJob[]; steps: SyncStepsOpti
     deletions,
     copies: copies.length,
     ...(input.backupDir !== undefined ? { backupDir: input.backupDir } : {}),
+    ...(input.destRootExists ? { destRootExists: true } : {}),
+    ...(input.foldersMade || (input.destRootExists && !folders.length) ? { foldersDone: true } : {}),
   };
   return { copies, steps, bytes };
 }
@@ -271,7 +287,8 @@ export function enqueueSyncPlan(store: QueueStore, input: SyncBatchInput): SyncB
     priority: input.priority,
     options: { ...input.options, sync: steps },
   };
-  const added = store.jobs.addBatch([...fresh, stepsJob], batchId);
+  const claims = input.claimFor ? store.addClaimedBatch([...fresh, stepsJob], batchId, input.claimFor) : undefined;
+  const added = claims ? claims.map((c) => c.job) : store.jobs.addBatch([...fresh, stepsJob], batchId);
   const stepsStored = added[added.length - 1];
   const jobs = [...(over ? [...over.keptIds.values()] : []), ...added];
   return {
@@ -284,5 +301,6 @@ export function enqueueSyncPlan(store: QueueStore, input: SyncBatchInput): SyncB
     deletions: steps.deletions.length,
     kept: over?.kept ?? 0,
     dropped: over?.dropped ?? [],
+    ...(claims ? { claims } : {}),
   };
 }

@@ -21,8 +21,11 @@ import type { EventSink, TransferJournal, TransferReport, TransferRequest } from
 import type { RemoteStat } from '../ssh/workerProtocol';
 import { sidePath, syncOptionsOf, type SyncCopyOptions, type SyncStepsOptions } from './enqueue';
 
-/** Paths changed on DEST at once (mkdir, remove, rename): enough to fill a 50 ms round trip. */
-const IN_FLIGHT = 64;
+/**
+ * Paths changed on DEST at once (mkdir, remove, rename): small requests, bounded by the channel windows only; a level
+ * of 90 new folders went in two round trips at 64.
+ */
+const IN_FLIGHT = 256;
 
 /** What a sync run needs of the engine (engine/engine.ts Engine has it): DEST's side on the server. */
 export interface SyncEngine {
@@ -30,6 +33,8 @@ export interface SyncEngine {
   /** Renames without replacing an existing target. */
   rename(from: string, to: string): Promise<void>;
   remove(path: string, recursive?: boolean): Promise<void>;
+  /** Removes a path of the kind its listing gave, without a STAT first (engine.ts Engine.removeListed). */
+  removeListed?(path: string, kind: 'file' | 'dir'): Promise<void>;
   stat(path: string): Promise<RemoteStat | null>;
   transfer(req: TransferRequest, o?: { signal?: AbortSignal; onEvent?: EventSink }): Promise<TransferReport>;
 }
@@ -38,8 +43,8 @@ export interface SyncEngine {
 export interface DestSide {
   remote: boolean;
   mkdir(p: string): Promise<void>;
-  /** Removes a file, or an empty folder. */
-  remove(p: string, kind: 'file' | 'dir'): Promise<void>;
+  /** Removes a file, or an empty folder; `kind` as listed (without it a remote path is LSTATed first). */
+  remove(p: string, kind?: 'file' | 'dir'): Promise<void>;
   /** Renames `from` to `to` (no existing `to` is replaced). */
   rename(from: string, to: string): Promise<void>;
   /** Size (bytes) and modification time (ms) of a file, null when missing. */
@@ -54,7 +59,7 @@ export function destSide(engine: SyncEngine, direction: QueuedJob['direction']):
       mkdir: async (p) => {
         await engine.mkdir(p);
       },
-      remove: (p) => engine.remove(p, false),
+      remove: (p, kind) => (kind && engine.removeListed ? engine.removeListed(p, kind) : engine.remove(p, false)),
       rename: (from, to) => engine.rename(from, to),
       stat: async (p) => {
         const st = await engine.stat(p);
@@ -119,11 +124,37 @@ export function splitSyncJobs<T extends { job: QueuedJob }>(items: readonly T[])
   return { copies, steps };
 }
 
-/** Creates `rels` below `root` on DEST, parents first (each level many at once); an existing folder is fine. */
-async function makeFolders(side: DestSide, root: string, rels: readonly string[], signal?: AbortSignal): Promise<void> {
-  await side.mkdir(root);
+/**
+ * Creates `rels` below `root` on DEST, parents first (each level many at once); an existing folder is fine.
+ * @param rootExists the root is known to exist: not made again
+ */
+async function makeFolders(
+  side: DestSide,
+  root: string,
+  rels: readonly string[],
+  o: { signal?: AbortSignal; rootExists?: boolean } = {},
+): Promise<void> {
+  const signal = o.signal;
+  if (!o.rootExists) await side.mkdir(root);
   for (const level of byDepth(rels))
     await eachInFlight(level, (r) => side.mkdir(sidePath(side.remote, root, r)), signal);
+}
+
+/**
+ * The plan's folders made on DEST (parents first, each level at once) while its batch is still being booked: the
+ * CLI then gives the batch `foldersMade`. Idempotent: a folder that exists is fine, so a run killed meanwhile loses
+ * nothing.
+ * @param rootExists DEST's root was listed: not made again
+ * @throws SluiceError from DEST, ABORTED when `signal` fires
+ */
+export function makePlanFolders(
+  engine: SyncEngine,
+  direction: QueuedJob['direction'],
+  destRoot: string,
+  folders: readonly string[],
+  o: { signal?: AbortSignal; rootExists?: boolean },
+): Promise<void> {
+  return makeFolders(destSide(engine, direction), destRoot, folders, o);
 }
 
 /** The folders above `rels` (relative), without the root. */
@@ -142,7 +173,7 @@ async function moveToBackup(side: DestSide, from: string, backupDir: string, rel
   try {
     await side.rename(from, to);
   } catch (e) {
-    if (await side.stat(to)) await side.remove(to, 'file');
+    if (await side.stat(to)) await side.remove(to);
     else await makeFolders(side, backupDir, parentsOf([rel]));
     await side.rename(from, to).catch((again: unknown) => {
       throw SluiceError.from(again ?? e);
@@ -167,7 +198,7 @@ export async function prepareSync(
   const s = syncOptionsOf(steps) as SyncStepsOptions;
   const side = destSide(engine, steps.direction);
   if (!s.foldersDone) {
-    await makeFolders(side, s.destRoot, s.folders, signal);
+    await makeFolders(side, s.destRoot, s.folders, { signal, rootExists: s.destRootExists });
     store.jobs.mergeOptions(steps.id, { sync: { foldersDone: true } });
   }
   if (s.backupDir === undefined) return;
@@ -244,7 +275,11 @@ export async function runSyncSteps(
   o: { signal?: AbortSignal; onDeleted?: (p: string, moved: boolean) => void } = {},
 ): Promise<StepsOutcome> {
   const s = syncOptionsOf(steps) as SyncStepsOptions;
-  const copiesLeft = store.jobs.batch(steps.batchId).filter((j) => j.id !== steps.id && j.state !== 'done').length;
+  const copiesLeft = (
+    store.q
+      .stmt(`SELECT COUNT(*) AS n FROM jobs WHERE batch_id = ? AND id != ? AND state != 'done'`)
+      .get(steps.batchId, steps.id) as { n: number }
+  ).n;
   if (copiesLeft > 0) return { state: 'waiting', copiesLeft };
   const side = destSide(engine, steps.direction);
   const failures: Array<{ path: string; code: string; message: string }> = [];

@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { QUEUE_DB_FILE } from '../stores/queueDb';
 import { QueueStore } from '../stores/queueStore';
 import { describeRun, runCli, sshdWithKnownHosts, startCli, treeOf, type SshdServer } from './helpers';
 import { startCliInTerminal } from './terminal';
@@ -90,6 +91,35 @@ for (const direction of ['put', 'get'] as const) {
     assert.equal(plan?.totals.same.files, 4);
   });
 }
+
+test('a plan with nothing to do opens no queue database; an empty SRC still makes the missing DEST', async () => {
+  const srcDir = path.join(local, 'noop-src');
+  const destDir = path.join(sshd.root, 'noop-dest');
+  const home = path.join(local, 'noop-home');
+  fs.mkdirSync(srcDir, { recursive: true });
+  const env = { SLUICE_HOME: home };
+  const first = await runCli(['sync', '--delete', ...flags(), srcDir, remote(destDir)], { knownHosts, env });
+  assert.equal(first.code, 0, describeRun(first));
+  assert.equal(fs.statSync(destDir).isDirectory(), true, 'an empty SRC makes the missing DEST folder');
+  write(srcDir, 'a/b.txt', 'b');
+  const copy = await runCli(['sync', '--delete', ...flags(), srcDir, remote(destDir)], { knownHosts, env });
+  assert.equal(copy.code, 0, describeRun(copy));
+  // A queue database that cannot be opened: any run that books a batch fails on it, a no-op run never reads it.
+  fs.rmSync(path.join(home, QUEUE_DB_FILE), { force: true });
+  fs.mkdirSync(path.join(home, QUEUE_DB_FILE), { recursive: true });
+  const noop = await runCli(['sync', '--delete', '--json', ...flags(), srcDir, remote(destDir)], { knownHosts, env });
+  assert.equal(noop.code, 0, describeRun(noop));
+  assert.deepEqual(
+    (noop.events as Array<Record<string, unknown>>).filter((e) => e.type === 'sync' || e.type === 'file'),
+    [{ type: 'sync', state: 'done', deleted: 0, moved: 0 }],
+  );
+  const plain = await runCli(['sync', '--delete', ...flags(), srcDir, remote(destDir)], { knownHosts, env });
+  assert.equal(plain.code, 0, describeRun(plain));
+  assert.match(plain.stderr, /^sluice: sync: nothing to copy or delete$/m);
+  write(srcDir, 'c.txt', 'c');
+  const booked = await runCli(['sync', '--delete', ...flags(), srcDir, remote(destDir)], { knownHosts, env });
+  assert.notEqual(booked.code, 0, 'a run with a copy books it in the queue database');
+});
 
 test('--max-delete below the deletions: refused, nothing done; --dry-run changes nothing', async () => {
   const srcDir = path.join(local, 'max-src');

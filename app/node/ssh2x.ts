@@ -68,12 +68,15 @@ export interface PatchedConnectConfig extends ConnectConfig {
 
 /** The methods the patch adds to ssh2's SFTP class (lib/protocol/SFTP.js). */
 export interface PatchedSftp {
-  /** An SSH_FXP_READ whose buffer `alloc` provides only when its DATA reply arrives (len bytes at most). */
+  /**
+   * An SSH_FXP_READ whose buffer `alloc` provides only when its DATA reply arrives (len bytes at most). When `alloc`
+   * answers null, `cb` gets the reply's own bytes instead (no copy), valid only until it returns.
+   */
   sluiceReadInto(
     handle: Buffer,
     len: number,
     position: number,
-    alloc: (len: number) => Buffer,
+    alloc: (len: number) => Buffer | null,
     cb: (err: Error | undefined, bytesRead: number, buffer: Buffer | undefined) => void,
   ): void;
   /**

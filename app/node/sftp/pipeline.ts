@@ -3,6 +3,7 @@ import type { SFTPWrapper } from 'ssh2';
 import { patched } from '../ssh2x';
 import { RangeCheckpointer, type RangeCheckpoints } from './rangeCheckpoints';
 import { SLOW_WRITES_MS, burnForTest, pipeStats, slowWriteDelay } from './pipeStats';
+import { writeInPlace, writesInPlace } from './localWrite';
 import { abortError, runPipeline, type LocalOp, type PumpOptions } from './rangePump';
 
 export {
@@ -144,21 +145,33 @@ export function downloadRange(
     local: LocalOp,
     cp: RangeCheckpointer | undefined,
   ): void {
-    patched(sftp).sluiceReadInto(handle, len, pos, take, (err, n, buf) => {
+    // In place: the reply's own bytes, written before the callback returns (localWrite.ts); else a pool buffer.
+    let inPlace = false;
+    const alloc = (): Buffer | null => {
+      inPlace = writesInPlace();
+      return inPlace ? null : pool.take();
+    };
+    patched(sftp).sluiceReadInto(handle, len, pos, alloc, (err, n, buf) => {
       pipeStats.readsDone++;
       burnForTest();
       if (err || !n || !buf) {
-        if (buf) pool.give(buf);
+        if (buf && !inPlace) pool.give(buf);
         done(err ? tagRemote(err, 'READ', pos) : null, 0);
         return;
       }
       // After an abort the file descriptor may already be closed: late replies are dropped.
       if (o.signal?.aborted) {
-        pool.give(buf);
+        if (!inPlace) pool.give(buf);
         done(abortError(), 0);
         return;
       }
       local.begin();
+      if (inPlace) {
+        const werr = writeInPlace(fd, buf, n, pos);
+        if (!werr) cp?.done.complete(pos, pos + n);
+        done(werr, n);
+        return;
+      }
       const write = () =>
         fs.write(fd, buf, 0, n, pos, (werr) => {
           pool.give(buf);

@@ -3,7 +3,7 @@
  * - one buffer per SFTP channel reassembles SSH_FXP_DATA replies that span several channel packets (up to 255 KiB
  *   each from OpenSSH); every reply arrives in fragments, and a handle received in between must not be overwritten
  *   by the DATA replies that follow (only DATA replies may share the buffer);
- * - `sluiceReadInto` takes its destination buffer only when the DATA reply arrives;
+ * - `sluiceReadInto` takes its destination buffer only when the DATA reply arrives, or none (the reply's own bytes);
  * - `sluiceWriteBuffer` + `sluiceSendWrite` put the same bytes on the wire as `write`.
  */
 import test from 'node:test';
@@ -30,7 +30,7 @@ const { SFTP } = require('ssh2/lib/protocol/SFTP') as {
       handle: Buffer,
       len: number,
       pos: number,
-      alloc: (len: number) => Buffer,
+      alloc: (len: number) => Buffer | null,
       cb: (err: Error | undefined, nb: number, data: Buffer | undefined) => void,
     ): void;
     write(
@@ -157,6 +157,33 @@ test('sluiceReadInto: the buffer is allocated when the DATA reply arrives; EOF g
   assert.match(results[2].err ?? '', /more data than requested/);
   assert.ok(results[2].data, 'the allocated buffer is handed back with the error, so the caller can reuse it');
   assert.equal(allocs.length, 2);
+});
+
+test('sluiceReadInto: alloc answering null hands the reply its own bytes, in fragments or whole, nothing allocated', () => {
+  const { sftp, reqId } = parser();
+  const h = Buffer.from('h');
+  const got: Array<{ nb: number; same: boolean }> = [];
+  for (const [size, piece] of [
+    [200_000, 32_768],
+    [1000, 100_000],
+  ]) {
+    const data = randomBytes(size);
+    sftp.sluiceReadInto(
+      h,
+      size,
+      0,
+      () => null,
+      (err, nb, buf) => {
+        assert.ifError(err);
+        got.push({ nb, same: !!buf && buf.length === nb && buf.equals(data) });
+      },
+    );
+    feed(sftp, reply(FXP_DATA, reqId(), data), piece);
+  }
+  assert.deepEqual(got, [
+    { nb: 200_000, same: true },
+    { nb: 1000, same: true },
+  ]);
 });
 
 test('sluiceWriteBuffer + sluiceSendWrite: the same SSH_FXP_WRITE bytes as write(), offsets above 4 GiB included', () => {

@@ -69,14 +69,14 @@ export interface PatchedConnectConfig extends ConnectConfig {
 /** The methods the patch adds to ssh2's SFTP class (lib/protocol/SFTP.js). */
 export interface PatchedSftp {
   /**
-   * An SSH_FXP_READ whose buffer `alloc` provides only when its DATA reply arrives (len bytes at most). When `alloc`
-   * answers null, `cb` gets the reply's own bytes instead (no copy), valid only until it returns.
+   * An SSH_FXP_READ whose buffer `alloc` provides only when its DATA reply arrives (len bytes at most). A buffer with
+   * room for the whole reply (len + 9 bytes) may get it reassembled in it: `buffer` is then a view of it from byte 9.
    */
   sluiceReadInto(
     handle: Buffer,
     len: number,
     position: number,
-    alloc: (len: number) => Buffer | null,
+    alloc: (len: number) => Buffer,
     cb: (err: Error | undefined, bytesRead: number, buffer: Buffer | undefined) => void,
   ): void;
   /**

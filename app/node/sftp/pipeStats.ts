@@ -17,8 +17,6 @@ export const pipeStats = {
   readsDone: 0,
   /** SSH_FXP_WRITEs answered, ever. */
   writesDone: 0,
-  /** Time this thread spent blocked in local writes made in place (localWrite.ts), ms, ever. */
-  localBlockedMs: 0,
 };
 
 /**

@@ -65,8 +65,6 @@ export function startSignals(conn: WorkerConn, buffer: SharedArrayBuffer): () =>
   let tick = 0;
   let tcpPending = false;
   let last = performance.now();
-  const blocked0 = pipeStats.localBlockedMs;
-  let blockedSeen = 0;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const sample = (): void => {
@@ -79,13 +77,9 @@ export function startSignals(conn: WorkerConn, buffer: SharedArrayBuffer): () =>
     last = now;
     const waiting = outstanding(c);
     const local = pipeStats.localOps;
-    // Writes made in place (sftp/localWrite.ts) end before a sample can see them: their time counts as one request
-    // in its local write, and as event-loop idle rather than CPU.
-    const blockedMs = pipeStats.localBlockedMs - blocked0;
     sig[SIG.samples] += weight;
     sig[SIG.remoteSum] += Math.max(0, waiting - local) * weight;
-    sig[SIG.localSum] += local * weight + (blockedMs - blockedSeen) / TICK_MS;
-    blockedSeen = blockedMs;
+    sig[SIG.localSum] += local * weight;
     sig[SIG.readsDone] = pipeStats.readsDone;
     sig[SIG.writesDone] = pipeStats.writesDone;
     const windows = channelWindows(c.sftp);
@@ -99,8 +93,8 @@ export function startSignals(conn: WorkerConn, buffer: SharedArrayBuffer): () =>
     }
     sig[SIG.pingMs] = ping.pending ? Math.max(ping.lastMs, now - ping.sentAt) : ping.lastMs;
     const elu = performance.eventLoopUtilization(elu0);
-    sig[SIG.eluActiveMs] = Math.max(0, elu.active - blockedMs);
-    sig[SIG.eluIdleMs] = elu.idle + Math.min(blockedMs, elu.active);
+    sig[SIG.eluActiveMs] = elu.active;
+    sig[SIG.eluIdleMs] = elu.idle;
     sig[SIG.baseRttMs] = c.info.rttMs ?? 0;
     sig[SIG.requestLimit] = c.slots.reduce((a, s) => a + s.limit, 0);
     sig[SIG.receiveWindow] = windows.reduce((a, w) => a + w.incomingMax, 0);

@@ -86,7 +86,10 @@ export interface PatchedConnectConfig extends ConnectConfig {
 
 /** The methods the patch adds to ssh2's SFTP class (lib/protocol/SFTP.js). */
 export interface PatchedSftp {
-  /** An SSH_FXP_READ whose buffer `alloc` provides only when its DATA reply arrives (len bytes at most). */
+  /**
+   * An SSH_FXP_READ whose buffer `alloc` provides only when its DATA reply arrives (len bytes at most). A buffer with
+   * room for the whole reply (len + 9 bytes) may get it reassembled in it: `buffer` is then a view of it from byte 9.
+   */
   sluiceReadInto(
     handle: Buffer,
     len: number,

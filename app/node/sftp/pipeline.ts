@@ -89,9 +89,13 @@ const downloadPools = new Map<number, BufferPool>();
 /** Free buffers a download pool keeps (4 MiB at 255 KiB): the thread holds them as long as it lives. */
 const DOWNLOAD_POOL_FREE = 16;
 
+/** An SSH_FXP_DATA reply's bytes before its data: type, request id, data length (draft-ietf-secsh-filexfer-02 §7). */
+const SFTP_DATA_HEADER = 9;
+
 function downloadPool(chunkSize: number): BufferPool {
   let pool = downloadPools.get(chunkSize);
-  if (!pool) downloadPools.set(chunkSize, (pool = new BufferPool(chunkSize, DOWNLOAD_POOL_FREE)));
+  // Room for the whole reply: the patched ssh2 then reassembles it in the buffer (its data is not copied again).
+  if (!pool) downloadPools.set(chunkSize, (pool = new BufferPool(chunkSize + SFTP_DATA_HEADER, DOWNLOAD_POOL_FREE)));
   return pool;
 }
 
@@ -144,30 +148,43 @@ export function downloadRange(
     local: LocalOp,
     cp: RangeCheckpointer | undefined,
   ): void {
-    patched(sftp).sluiceReadInto(handle, len, pos, take, (err, n, buf) => {
-      pipeStats.readsDone++;
-      burnForTest();
-      if (err || !n || !buf) {
-        if (buf) pool.give(buf);
-        done(err ? tagRemote(err, 'READ', pos) : null, 0);
-        return;
-      }
-      // After an abort the file descriptor may already be closed: late replies are dropped.
-      if (o.signal?.aborted) {
-        pool.give(buf);
-        done(abortError(), 0);
-        return;
-      }
-      local.begin();
-      const write = () =>
-        fs.write(fd, buf, 0, n, pos, (werr) => {
-          pool.give(buf);
-          if (!werr) cp?.done.complete(pos, pos + n);
-          done(werr, n);
-        });
-      if (SLOW_WRITES_MS > 0) setTimeout(write, slowWriteDelay());
-      else write();
-    });
+    // The pool buffer ssh2 fills: `buf` is the data in it, a view from byte SFTP_DATA_HEADER when ssh2 reassembled
+    // the whole reply there, and `owned` what goes back to the pool.
+    let owned: Buffer | undefined;
+    const giveBack = () => {
+      if (owned) pool.give(owned);
+      owned = undefined;
+    };
+    patched(sftp).sluiceReadInto(
+      handle,
+      len,
+      pos,
+      () => (owned = take()),
+      (err, n, buf) => {
+        pipeStats.readsDone++;
+        burnForTest();
+        if (err || !n || !buf) {
+          giveBack();
+          done(err ? tagRemote(err, 'READ', pos) : null, 0);
+          return;
+        }
+        // After an abort the file descriptor may already be closed: late replies are dropped.
+        if (o.signal?.aborted) {
+          giveBack();
+          done(abortError(), 0);
+          return;
+        }
+        local.begin();
+        const write = () =>
+          fs.write(fd, buf, 0, n, pos, (werr) => {
+            giveBack();
+            if (!werr) cp?.done.complete(pos, pos + n);
+            done(werr, n);
+          });
+        if (SLOW_WRITES_MS > 0) setTimeout(write, slowWriteDelay());
+        else write();
+      },
+    );
   }
 }
 
@@ -190,13 +207,20 @@ function readsEof(
     }
     const onAbort = () => reject(abortError());
     signal?.addEventListener('abort', onAbort, { once: true });
-    patched(sftp).sluiceReadInto(handle, 1, end, take, (err, n, buf) => {
-      signal?.removeEventListener('abort', onAbort);
-      if (buf) pool.give(buf);
-      if (err) reject(tagRemote(err, 'READ', end));
-      else if (n > 0) reject(new LongerFileError(end));
-      else resolve();
-    });
+    let owned: Buffer | undefined;
+    patched(sftp).sluiceReadInto(
+      handle,
+      1,
+      end,
+      () => (owned = take()),
+      (err, n) => {
+        signal?.removeEventListener('abort', onAbort);
+        if (owned) pool.give(owned);
+        if (err) reject(tagRemote(err, 'READ', end));
+        else if (n > 0) reject(new LongerFileError(end));
+        else resolve();
+      },
+    );
   });
 }
 

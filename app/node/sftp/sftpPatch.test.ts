@@ -3,7 +3,8 @@
  * - one buffer per SFTP channel reassembles SSH_FXP_DATA replies that span several channel packets (up to 255 KiB
  *   each from OpenSSH); every reply arrives in fragments, and a handle received in between must not be overwritten
  *   by the DATA replies that follow (only DATA replies may share the buffer);
- * - `sluiceReadInto` takes its destination buffer only when the DATA reply arrives;
+ * - `sluiceReadInto` takes its destination buffer only when the DATA reply arrives, and reassembles the reply in it
+ *   when it has room;
  * - `sluiceWriteBuffer` + `sluiceSendWrite` put the same bytes on the wire as `write`.
  */
 import test from 'node:test';
@@ -157,6 +158,33 @@ test('sluiceReadInto: the buffer is allocated when the DATA reply arrives; EOF g
   assert.match(results[2].err ?? '', /more data than requested/);
   assert.ok(results[2].data, 'the allocated buffer is handed back with the error, so the caller can reuse it');
   assert.equal(allocs.length, 2);
+});
+
+test('sluiceReadInto: a reply is reassembled in the buffer alloc gives when it has room for the whole packet', () => {
+  const { sftp, reqId } = parser();
+  const h = Buffer.from('h');
+  // [data length, piece size fed, extra room in the buffer]: fragmented with room (reassembled in place, the data
+  // from byte 9), whole in one piece, without room, and with the reply's header split between two pieces.
+  const cases: Array<[number, number, number]> = [
+    [200_000, 32_768, 9],
+    [1000, 100_000, 9],
+    [200_000, 32_768, 0],
+    [50_000, 6, 9],
+  ];
+  const got: string[] = [];
+  for (const [size, piece, room] of cases) {
+    const data = randomBytes(size);
+    let given: Buffer | undefined;
+    const alloc = (len: number) => (given = Buffer.alloc(len + room));
+    sftp.sluiceReadInto(h, size, 0, alloc, (err, nb, buf) => {
+      assert.ifError(err);
+      assert.ok(buf && given && buf.buffer === given.buffer, 'the data is in the buffer alloc gave');
+      assert.ok(buf.subarray(0, nb).equals(data), 'the data arrived whole');
+      got.push(`${nb} at ${buf.byteOffset - given.byteOffset}`);
+    });
+    feed(sftp, reply(FXP_DATA, reqId(), data), piece);
+  }
+  assert.deepEqual(got, ['200000 at 9', '1000 at 0', '200000 at 0', '50000 at 0']);
 });
 
 test('sluiceWriteBuffer + sluiceSendWrite: the same SSH_FXP_WRITE bytes as write(), offsets above 4 GiB included', () => {

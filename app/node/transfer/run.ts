@@ -8,6 +8,7 @@
  */
 import { SluiceError, isInterruption } from '../errors';
 import type { Lane, ConnectionPool } from '../ssh/connectionPool';
+import { SEGMENT_LANES } from '../ssh/poolGrowth';
 import { cleanLeftovers } from '../stores/leftovers';
 import { warnAttributesNotKept } from './attributes';
 import { admit, type AdmitContext } from './admit';
@@ -132,6 +133,7 @@ class TransferRun {
     signal?.addEventListener('abort', onAbort, { once: true });
     const stopWatchingPool = this.pool.onPoolChange((change) => {
       if (change.type === 'lanes') this.scheduler.addLanes(change.lanes);
+      else if (change.type === 'park') this.scheduler.parkLanes(change.lanes);
       // A connection met a changed or revoked host key: nothing more may run on this server.
       else this.stopAll(change.error);
     });
@@ -322,7 +324,9 @@ class TransferRun {
    */
   private pushSegments(f: TransferFile, mode: CommitMode, ranges: readonly ByteRange[]): void {
     f.planSegments();
-    const segments = segmentsOf(ranges, this.lanesCount, this.pool.settings.segmentSize);
+    // An adaptive pool may gain lanes while this file moves: cut it for them too (ssh/poolGrowth.ts SEGMENT_LANES).
+    const lanes = Math.max(this.lanesCount, this.pool.growth ? SEGMENT_LANES : 0);
+    const segments = segmentsOf(ranges, lanes, this.pool.settings.segmentSize);
     let left = segments.length;
     for (const [start, end] of segments) {
       let moved = false;

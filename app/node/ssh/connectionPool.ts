@@ -87,6 +87,7 @@ export class ConnectionPool {
           port: options.port,
           dataDir: this.leftovers.dataDir,
           liveConnections: () => this.connections,
+          plannedLanes: () => this.settings.connections * this.settings.channels,
           openConnection: (channels) => this.openConnection(channels),
           announce: (lanes) => this.tell({ type: 'lanes', lanes }),
           park: (lanes) => this.tell({ type: 'park', lanes }),

@@ -96,7 +96,8 @@ test('a full link, the disk or an unknown limit never add lanes; an RTT-bound li
 });
 
 test("this computer's CPU sheds lanes: kept when the rate holds, undone when it falls", () => {
-  const holds = new PoolAdapter(8);
+  // 8 lanes where the plan gave 2: the 6 added may go.
+  const holds = new PoolAdapter(8, 40, 0, 2);
   const d1 = run(
     holds,
     6000,
@@ -104,9 +105,9 @@ test("this computer's CPU sheds lanes: kept when the rate holds, undone when it 
     (n) => (n > 2 ? cpu : server),
   );
   assert.equal(d1[0].kind, 'shed');
-  assert.equal(d1[0].to, 4);
+  assert.equal(d1[0].to, 5, 'half of the 6 lanes added above the plan');
   assert.equal(d1[1].kind, 'keep');
-  const falls = new PoolAdapter(8);
+  const falls = new PoolAdapter(8, 40, 0, 2);
   const d2 = run(
     falls,
     6000,
@@ -116,11 +117,33 @@ test("this computer's CPU sheds lanes: kept when the rate holds, undone when it 
   assert.deepEqual(
     d2.map((x) => [x.kind, x.to]),
     [
-      ['shed', 4],
+      ['shed', 5],
       ['undo', 8],
     ],
   );
   assert.equal(falls.lanes, 8);
+  const planned = run(
+    new PoolAdapter(4, 40, 0, 4),
+    6000,
+    () => 100 * MB,
+    () => cpu,
+  );
+  assert.deepEqual(planned, [], 'the lanes of the plan are never shed');
+  // A shed kept at 5 lanes: a server verdict right after does not grow back past 5 before retryAfterMs.
+  const settled = new PoolAdapter(8, 40, 0, 2);
+  const d3 = run(
+    settled,
+    ADAPT_TUNE.retryAfterMs,
+    () => 100 * MB,
+    (_n, t) => (t < 2000 ? cpu : server),
+  );
+  assert.deepEqual(
+    d3.map((x) => [x.kind, x.to]),
+    [
+      ['shed', 5],
+      ['keep', 5],
+    ],
+  );
 });
 
 test('the session limit: a pool that cannot grow past it is never asked to again', () => {

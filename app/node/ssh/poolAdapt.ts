@@ -17,10 +17,11 @@ import type { Bottleneck } from '../../common/stats/bottleneck';
  * Timing and bounds (ms, shares). `startAfterMs`: a transfer younger than this is left alone (a 1-byte get, a 128 MiB
  * file at 50 ms, are done before). `minRemainingMs`: no step when the rest would be done in less at the current rate
  * (a step costs holdMs + measureMs to judge). `minGain`: a step adding lanes is kept only when the rate rose by this
- * share; `maxLoss`: a step shedding lanes is undone when the rate fell by more. `growFactor`: each growing step
- * multiplies the lanes (1, 2, 4, 8…: the first steps matter most on a long transfer), `fastFactor` after a step
- * whose rate grew at least `linearShare` of the lanes' growth (the rate scales with lanes: climb faster). `maxSteps`:
- * steps per transfer, undoing ones included. `retryAfterMs`: an undone step's lanes may be tried again after this long.
+ * share; `maxLoss`: a step shedding lanes is undone when the rate fell by more (0: any loss). `growFactor`: each
+ * growing step multiplies the lanes (1, 2, 4, 8…: the first steps matter most on a long transfer), `fastFactor` after a
+ * step whose rate grew at least `linearShare` of the lanes' growth (the rate scales with lanes: climb faster).
+ * `maxSteps`: steps per transfer, undoing ones included. `retryAfterMs`: an undone step's lanes (or a kept shed's) may
+ * be passed again after this long.
  */
 export const ADAPT_TUNE = {
   startAfterMs: 1000,
@@ -28,7 +29,7 @@ export const ADAPT_TUNE = {
   holdMs: 300,
   measureMs: 750,
   minGain: 0.1,
-  maxLoss: 0.05,
+  maxLoss: 0,
   growFactor: 2,
   fastFactor: 4,
   linearShare: 0.8,
@@ -94,8 +95,8 @@ export class PoolAdapter {
   private trial: Trial | undefined;
   /** Lanes a growing step from here did not pay beyond; undefined while unknown. */
   private ceiling: number | undefined;
-  /** Lanes a shedding step from here lost rate below. */
-  private floor = 1;
+  /** Lanes a shedding step from here lost rate below; never under the plan's (the transfer's first) lanes. */
+  private floor: number;
   /** The rate when the ceiling or floor was found, and when: a drift from it, or retryAfterMs, clears both. */
   private settledRate: number | undefined;
   private settledAt = 0;
@@ -108,13 +109,18 @@ export class PoolAdapter {
    * @param lanes the lanes the transfer starts with
    * @param maxLanes the most lanes the pool could reach (connections × the session limit), lowered by {@link limit}
    * @param perConnection lanes one more connection adds; 0: no connection may be added
+   * @param base the pool's planned lanes: CPU sheds only what was added (the plan suits this machine)
    */
+
   constructor(
     public lanes: number,
     private maxLanes: number = ADAPT_TUNE.maxLanes,
     private readonly perConnection = 0,
+    private readonly base = lanes,
     private readonly tune: AdaptTune = ADAPT_TUNE,
-  ) {}
+  ) {
+    this.floor = Math.min(base, lanes);
+  }
 
   /** Steps taken so far (at most tune.maxSteps). */
   get stepsTaken(): number {
@@ -176,7 +182,8 @@ export class PoolAdapter {
     this.noticeDrift(rate, r.t);
     const b = r.bottleneck;
     if (b.verdict === 'client-cpu' && this.lanes > this.floor) {
-      const to = Math.max(this.floor, Math.floor(this.lanes / 2));
+      // Half of what was added above the plan: a machine loaded by others also reads as a busy worker thread.
+      const to = Math.max(this.floor, this.lanes - Math.ceil((this.lanes - this.floor) / 2));
       return this.begin('shed', to, rate, r.t, `limited by this computer's CPU (${b.detail})`);
     }
     const top = Math.min(this.maxLanes, this.ceiling ?? Infinity);
@@ -220,8 +227,10 @@ export class PoolAdapter {
     const rates = `${lanesText(trial.to)} ${mbps(after)} against ${mbps(trial.rateBefore)} with ${trial.from} (${gain >= 0 ? '+' : ''}${Math.round(gain * 100)} %)`;
     const paid = trial.kind === 'grow' ? gain >= tune.minGain : gain >= -tune.maxLoss;
     this.scaled = paid && trial.kind === 'grow' && gain >= tune.linearShare * (trial.to / trial.from - 1);
+    // A shed that cost nothing: growing back past it waits like an undone step.
+    if (paid && trial.kind === 'shed') this.settle(trial.to, after, t);
     if (paid) return { kind: 'keep', from: trial.from, to: trial.to, why: `${rates}: kept` };
-    if (trial.kind === 'grow') this.ceiling = trial.from;
+    if (trial.kind === 'grow') this.settle(trial.from, trial.rateBefore, t);
     else this.floor = trial.from;
     this.settledRate = trial.rateBefore;
     this.settledAt = t;
@@ -231,13 +240,19 @@ export class PoolAdapter {
     return { kind: 'undo', from: trial.to, to: trial.from, why: `${rates}: back to ${trial.from}` };
   }
 
+  private settle(ceiling: number, rate: number, t: number): void {
+    this.ceiling = ceiling;
+    this.settledRate = rate;
+    this.settledAt = t;
+  }
+
   /** The rate moved far from where a ceiling or floor was found, or it is old: both are forgotten. */
   private noticeDrift(rate: number, t: number): void {
     if (this.settledRate === undefined) return;
     const moved = Math.abs(rate / this.settledRate - 1) >= this.tune.driftShare;
     if (!moved && t - this.settledAt < this.tune.retryAfterMs) return;
     this.ceiling = undefined;
-    this.floor = 1;
+    this.floor = Math.min(this.base, this.lanes);
     this.settledRate = undefined;
   }
 }

@@ -48,6 +48,7 @@ function fakePool(maxSessions: number, first = 1) {
     host: '127.0.0.1',
     port: 2222,
     dataDir,
+    plannedLanes: () => 1,
     liveConnections: () => conns as unknown as WorkerConnection[],
     openConnection: async (n) => conn(Math.min(n, maxSessions)) as unknown as WorkerConnection,
     announce: (lanes) => void told.push({ kind: 'announce', lanes: names(lanes) }),

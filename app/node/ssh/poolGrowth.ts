@@ -36,6 +36,8 @@ export interface GrowablePool {
   readonly host: string;
   readonly port: number;
   readonly dataDir: string;
+  /** Lanes the plan gave the pool (connections × channels): CPU never sheds below them. */
+  plannedLanes(): number;
   /** Live connections, in the order they were opened. */
   liveConnections(): WorkerConnection[];
   /** Opens one more connection with `channels` SFTP channels; its lanes are announced by the pool. */
@@ -103,6 +105,7 @@ export class PoolGrowth {
         this.activeLanes(),
         Math.min(ADAPT_TUNE.maxLanes, this.mostLanes()),
         perConnection,
+        this.pool.plannedLanes(),
       );
     }
     this.lastT = r.t;

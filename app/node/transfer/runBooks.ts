@@ -112,10 +112,11 @@ export class RunBooks {
     this.rate.record(this.bytesMoved);
     const connections = this.sampler.sample();
     const bottleneck = this.bottlenecks.sample(connections);
-    // An auto-sized pool adapts to what holds this transfer back (ssh/poolGrowth.ts).
+    // An auto-sized pool adapts to what holds this transfer back (ssh/poolGrowth.ts). Its rates are read from the
+    // channels' counters (every reply), not from the files' progress, which arrives in lumps.
     this.pool.growth?.observe(this, {
       t: Date.now(),
-      bytes: this.bytesMoved,
+      bytes: connections.reduce((a, c) => a + c.bytes, 0),
       bottleneck,
       remainingBytes: this.scanning ? undefined : Math.max(0, this.bytesTotal - this.bytesDone - this.bytesPassed),
     });

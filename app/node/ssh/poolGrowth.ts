@@ -21,13 +21,6 @@ export interface GrowthLane {
  */
 export const MAX_CHANNELS_PER_CONNECTION = 16;
 
-/**
- * Lanes a big file's segments are cut for on an adaptive pool (transfer/run.ts), whatever the plan: lanes added while
- * it moves take segments not yet started, so a file cut for one lane (16 MiB pieces) would leave them little to take.
- * 8 lanes × 2 segments each: a 128 MiB file in pieces of 8 MiB and less; a 1 GiB file still in 16 MiB pieces.
- */
-export const SEGMENT_LANES = 8;
-
 /** Connections an adaptive pool may reach (each its own worker thread and SSH handshake). */
 export const MAX_CONNECTIONS = 4;
 
@@ -166,15 +159,18 @@ export class PoolGrowth {
         need -= await this.widen(conn, need);
       }
     }
-    for (let i = 0; i < this.o.maxConnections && need > 0; i++) {
-      if (this.pool.liveConnections().length >= this.o.maxConnections) break;
-      try {
-        need -= (await this.pool.openConnection(Math.min(this.channelCap(), need))).channels;
-      } catch (e) {
-        this.pool.log(`adaptive pool: no connection added: ${(e as Error).message}`);
-        this.adapter?.limit(this.activeLanes());
-        break;
-      }
+    // The step's connections open side by side (each a handshake of several round trips), each announced as it is up.
+    const room = this.o.maxConnections - this.pool.liveConnections().length;
+    const sizes: number[] = [];
+    for (let i = 0; i < room && need > 0; i++) {
+      sizes.push(Math.min(this.channelCap(), need));
+      need -= sizes[i];
+    }
+    const opened = await Promise.allSettled(sizes.map((n) => this.pool.openConnection(n)));
+    const refused = opened.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (refused) {
+      this.pool.log(`adaptive pool: no connection added: ${(refused.reason as Error).message}`);
+      this.adapter?.limit(this.activeLanes());
     }
     return this.activeLanes();
   }

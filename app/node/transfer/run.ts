@@ -8,7 +8,6 @@
  */
 import { SluiceError, isInterruption } from '../errors';
 import type { Lane, ConnectionPool } from '../ssh/connectionPool';
-import { SEGMENT_LANES } from '../ssh/poolGrowth';
 import { cleanLeftovers } from '../stores/leftovers';
 import { warnAttributesNotKept } from './attributes';
 import { admit, type AdmitContext } from './admit';
@@ -324,9 +323,7 @@ class TransferRun {
    */
   private pushSegments(f: TransferFile, mode: CommitMode, ranges: readonly ByteRange[]): void {
     f.planSegments();
-    // An adaptive pool may gain lanes while this file moves: cut it for them too (ssh/poolGrowth.ts SEGMENT_LANES).
-    const lanes = Math.max(this.lanesCount, this.pool.growth ? SEGMENT_LANES : 0);
-    const segments = segmentsOf(ranges, lanes, this.pool.settings.segmentSize);
+    const segments = segmentsOf(ranges, this.lanesCount, this.pool.settings.segmentSize);
     let left = segments.length;
     for (const [start, end] of segments) {
       let moved = false;

@@ -70,12 +70,14 @@ const USAGE = `usage: npm run bench -- [--quick] [--reps N] [--budget MIN] [--on
   --perf        run Sluice's defaults and plain sftp under perf record (cpu-clock) and list CPU per thread
   --no-readme   do not update the docs/benchmarks.md block between <!-- bench:start --> and <!-- bench:end -->
   --with LIST   afterwards, the longer comparisons too: file-ops (bench/fileOps.ts: rm -r and ls -R against sftp,
-                rclone and lftp), sync (bench/syncBench.ts --scale 0.1: sluice sync against rclone sync, lftp mirror)`;
+                rclone and lftp), sync (bench/syncBench.ts --scale 0.1: sluice sync against rclone sync, lftp mirror),
+                adaptive (bench/adaptive.ts: the adaptive pool against every fixed --connections/--channels of a grid)`;
 
 /** The comparisons `--with` adds, each its own script (they take minutes to hours: rclone's first sync alone ~10). */
 const EXTRA_BENCHES: Record<string, string[]> = {
   'file-ops': ['fileOps.js', '--runs', '1'],
   sync: ['syncBench.js', '--scale', '0.1'],
+  adaptive: ['adaptive.js'],
 };
 
 /** Runs the `--with` comparisons one after another, their output passed through; the first failure ends them. */

@@ -6,7 +6,7 @@
 import * as os from 'node:os';
 import { SluiceError } from '../errors';
 import { WorkerConnection, type CallOptions } from './connection';
-import { AUTO_TUNE, planPool, type PoolPlan } from './poolPlan';
+import { AUTO_TUNE, planPool, probeRtt, type PoolPlan } from './poolPlan';
 import { POOL_DEFAULTS, SSH2_DEFAULT_WINDOW, channelWindowFor } from './poolDefaults';
 import { RateBucket, globalRateLimit, type RateLimitStats } from '../sftp/rateLimit';
 import { resolveHome } from '../stores/dataDir';
@@ -15,6 +15,7 @@ import type { HostKeyPolicy } from './hostKeys';
 import { JumpHosts, atJumpHost } from './jumpHosts';
 import type { Negotiated, RemoteEntry, RemoteStat, WorkerOps } from './workerProtocol';
 import type { PoolEvent, PoolOptions } from './poolOptions';
+import { MAX_CHANNELS_PER_CONNECTION, MAX_CONNECTIONS, PoolGrowth } from './poolGrowth';
 
 export type { PoolEvent, PoolOptions } from './poolOptions';
 
@@ -22,7 +23,9 @@ export { AUTO_TUNE } from './poolPlan';
 
 export { POOL_DEFAULTS, SSH2_DEFAULT_WINDOW, WINDOW_TUNE, channelWindowFor } from './poolDefaults';
 
-export type PoolChange = { type: 'lanes'; lanes: Lane[] } | { type: 'fatal'; error: SluiceError };
+/** `lanes`: new lanes (or parked ones back) for running jobs; `park`: start no new task on these; `fatal`: stop. */
+export type PoolChange =
+  { type: 'lanes'; lanes: Lane[] } | { type: 'park'; lanes: Lane[] } | { type: 'fatal'; error: SluiceError };
 
 /** One SFTP channel of one connection: the unit the scheduler leases work to. */
 export interface Lane {
@@ -54,6 +57,8 @@ export class ConnectionPool {
   /** This site's speed limit, shared with its connection workers (each request also takes from the process's). */
   private readonly siteLimit: RateBucket;
   private readonly jump: JumpHosts;
+  /** Adapts the pool while a transfer runs (poolGrowth.ts): only when neither connections nor channels were given. */
+  readonly growth: PoolGrowth | undefined;
 
   private constructor(readonly options: PoolOptions) {
     this.settings = {
@@ -74,6 +79,23 @@ export class ConnectionPool {
       port: options.port,
       user: options.username,
     });
+    // Planned, then adapted while a transfer runs, unless the user chose the connections or the channels.
+    if (options.connections === undefined && options.channels === undefined) {
+      this.growth = new PoolGrowth(
+        {
+          host: options.host,
+          port: options.port,
+          dataDir: this.leftovers.dataDir,
+          liveConnections: () => this.connections,
+          plannedLanes: () => this.settings.connections * this.settings.channels,
+          openConnection: (channels) => this.openConnection(channels),
+          announce: (lanes) => this.tell({ type: 'lanes', lanes }),
+          park: (lanes) => this.tell({ type: 'park', lanes }),
+          log: (message) => this.emit({ type: 'log', level: 'info', message }),
+        },
+        { maxConnections: MAX_CONNECTIONS, reserveExecChannel: options.reserveExecChannel === true },
+      );
+    }
   }
 
   /**
@@ -172,17 +194,7 @@ export class ConnectionPool {
    * the smallest of {@link AUTO_TUNE}.probes SSH_FXP_REALPATH calls.
    */
   private async measureRtt(first: WorkerConnection): Promise<void> {
-    if (first.info?.rttMs !== undefined) {
-      this.rttMs = first.info.rttMs;
-      return;
-    }
-    let best = Infinity;
-    for (let i = 0; i < AUTO_TUNE.probes; i++) {
-      const t0 = process.hrtime.bigint();
-      await first.call('realpath', { path: '.' });
-      best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e6);
-    }
-    this.rttMs = best;
+    this.rttMs = first.info?.rttMs ?? (await probeRtt(() => first.call('realpath', { path: '.' })));
   }
 
   /** What the pool is planned from, before the RTT is known ({@link planPool}). */
@@ -234,16 +246,29 @@ export class ConnectionPool {
     return this.passwordAsk;
   }
 
-  private async addConnection(): Promise<WorkerConnection> {
+  /** One more connection with `channels` SFTP channels (the adaptive pool's); running jobs are told its lanes. */
+  private async openConnection(channels: number): Promise<WorkerConnection> {
+    if (this.authMethod === 'keyboard-interactive')
+      throw new SluiceError('USAGE', 'a keyboard-interactive login would ask again for another connection');
+    const conn = await this.addConnection(channels);
+    this.tell({ type: 'lanes', lanes: Array.from({ length: conn.channels }, (_, channel) => ({ conn, channel })) });
+    return conn;
+  }
+
+  private tell(change: PoolChange): void {
+    if (!this.closing) for (const l of this.poolListeners) l(change);
+  }
+
+  private async addConnection(channels = this.settings.channels): Promise<WorkerConnection> {
     const id = this.conns.length;
     const o = this.options;
-    const capacity =
+    const planned =
       id === 0
         ? Math.max(this.settings.connections * this.settings.channels, AUTO_TUNE.connections * this.autoChannels)
-        : this.settings.channels;
+        : channels;
     const conn = new WorkerConnection(
       id,
-      this.settings.channels,
+      channels,
       {
         verifyHostKey: (key, hop) => this.verifyHostKey(id, key, hop),
         askPassword: (again, hop) => (hop === undefined ? this.askPassword(again) : this.jump.askPassword(hop)),
@@ -270,7 +295,7 @@ export class ConnectionPool {
           this.emit({ type: 'connection', id, state: 'down', reason: e.message });
         },
       },
-      capacity,
+      this.growth ? Math.max(planned, MAX_CHANNELS_PER_CONNECTION) : planned,
     );
     this.conns.push(conn);
     await conn.connect({
@@ -346,7 +371,9 @@ export class ConnectionPool {
   /** Every (connection, channel) pair of the live connections. */
   lanes(): Lane[] {
     return this.connections.flatMap((conn) =>
-      Array.from({ length: conn.channels }, (_, channel) => ({ conn, channel })),
+      Array.from({ length: conn.channels }, (_, channel) => ({ conn, channel })).filter(
+        (l) => !this.growth?.isParked(l),
+      ),
     );
   }
 
@@ -358,7 +385,6 @@ export class ConnectionPool {
     return c.call(op, arg, options);
   }
 
-  /** Lists a remote folder (SSH_FXP_OPENDIR/READDIR), without `.` and `..`. */
   /** A whole folder (worker list); `long`: with owner, group and the server's `ls -l` lines (RemoteStat). */
   list(path: string, long = false): Promise<RemoteEntry[]> {
     return this.call('list', long ? { path, long } : { path });

@@ -77,3 +77,17 @@ export function planPool(i: PoolInputs): PoolPlan {
   const connections = i.connections ?? (slowLink && i.channels === undefined ? autoConnections(i.cores) : 1);
   return { connections, channelsPerConnection, slowLink };
 }
+
+/**
+ * The smallest of `probes` timed round trips, ms (the pool's RTT when the keepalive gave none).
+ * @param roundTrip one request and its answer (an SSH_FXP_REALPATH)
+ */
+export async function probeRtt(roundTrip: () => Promise<unknown>, probes = AUTO_TUNE.probes): Promise<number> {
+  let best = Infinity;
+  for (let i = 0; i < probes; i++) {
+    const t0 = performance.now();
+    await roundTrip();
+    best = Math.min(best, performance.now() - t0);
+  }
+  return best;
+}

@@ -132,6 +132,7 @@ class TransferRun {
     signal?.addEventListener('abort', onAbort, { once: true });
     const stopWatchingPool = this.pool.onPoolChange((change) => {
       if (change.type === 'lanes') this.scheduler.addLanes(change.lanes);
+      else if (change.type === 'park') this.scheduler.parkLanes(change.lanes);
       // A connection met a changed or revoked host key: nothing more may run on this server.
       else this.stopAll(change.error);
     });

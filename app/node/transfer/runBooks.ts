@@ -79,7 +79,7 @@ export class RunBooks {
    * @param events the job's own event sink (its progress samples, file ends and log lines)
    */
   constructor(
-    pool: ConnectionPool,
+    private readonly pool: ConnectionPool,
     private readonly req: TransferRequest,
     private readonly inFlight: ReadonlySet<FileInFlight>,
     readonly events: EventSink,
@@ -105,12 +105,21 @@ export class RunBooks {
   stopSampling(): void {
     clearInterval(this.timer);
     this.sample();
+    this.pool.growth?.release(this);
   }
 
   private sample(): void {
     this.rate.record(this.bytesMoved);
     const connections = this.sampler.sample();
     const bottleneck = this.bottlenecks.sample(connections);
+    // An auto-sized pool adapts to what holds this transfer back (ssh/poolGrowth.ts). Its rates are read from the
+    // channels' counters (every reply), not from the files' progress, which arrives in lumps.
+    this.pool.growth?.observe(this, {
+      t: Date.now(),
+      bytes: connections.reduce((a, c) => a + c.bytes, 0),
+      bottleneck,
+      remainingBytes: this.scanning ? undefined : Math.max(0, this.bytesTotal - this.bytesDone - this.bytesPassed),
+    });
     const inFlight = [...this.inFlight];
     // The verifying phase: every file still in flight is having its hashes compared, nothing moves.
     const verifying = this.req.verify === 'sha256' && inFlight.every((f) => f.phase === 'verifying') ? inFlight : [];

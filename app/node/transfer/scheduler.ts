@@ -29,6 +29,8 @@ export const HEAVY_PER_LANE = 2;
 
 const CONNECTION_ERRORS = new Set(['CONNECTION_LOST', 'CONNECTION_STALLED', 'TIMEOUT']);
 
+const laneKey = (l: Lane) => `${l.conn.id}:${l.channel}`;
+
 export class Scheduler {
   private readonly queue: Task[] = [];
   private readonly idle: Array<() => void> = [];
@@ -55,6 +57,9 @@ export class Scheduler {
   private readonly lanes: Lane[] = [];
   /** Heavy tasks running per lane. */
   private readonly heavyRunning = new Map<Lane, number>();
+  /** Lanes told to start no new task (the adaptive pool shed them), by {@link laneKey}, and their waiting loops. */
+  private readonly parked = new Set<string>();
+  private readonly parkedLoops: Array<() => void> = [];
 
   constructor(
     lanes: Lane[],
@@ -68,11 +73,29 @@ export class Scheduler {
   /** Starts work on more lanes (a connection that came up during the job). */
   addLanes(lanes: Lane[]): void {
     if (this.stopped) return;
-    this.lanes.push(...lanes);
+    // A parked lane's loops are still there, waiting: they take work again.
+    const fresh = lanes.filter((l) => !this.parked.delete(laneKey(l)));
+    if (fresh.length < lanes.length) this.wakeParked();
+    this.lanes.push(...fresh);
     // Idle loops are woken in creation order: spread the first tasks over every connection, then every
     // channel, before any lane gets a second one (a lone big file's segments must not pile onto connection 0).
-    const spread = [...lanes].sort((a, b) => a.channel - b.channel);
+    const spread = [...fresh].sort((a, b) => a.channel - b.channel);
     for (let i = 0; i < this.perLane; i++) for (const lane of spread) void this.loop(lane);
+  }
+
+  /**
+   * Starts no new task on these lanes (the adaptive pool shed them; ssh/poolGrowth.ts): their running tasks finish,
+   * their loops wait until {@link addLanes} gives them back. At least one lane always stays unparked.
+   */
+  parkLanes(lanes: Lane[]): void {
+    for (const l of lanes) {
+      if (this.lanes.filter((x) => !this.parked.has(laneKey(x))).length <= 1) break;
+      this.parked.add(laneKey(l));
+    }
+  }
+
+  private wakeParked(): void {
+    for (const wake of this.parkedLoops.splice(0)) wake();
   }
 
   /** Adds a task. */
@@ -125,12 +148,14 @@ export class Scheduler {
     this.wakeProducers();
     this.checkDrained();
     for (const wake of this.idle.splice(0)) wake();
+    this.wakeParked();
   }
 
   private checkDrained(): void {
     if ((this.ended || this.stopped) && this.active === 0 && this.queue.length === 0) {
       this.drainedResolve();
       for (const wake of this.idle.splice(0)) wake();
+      this.wakeParked();
     }
   }
 
@@ -146,6 +171,13 @@ export class Scheduler {
   private async take(lane: Lane): Promise<Task | null> {
     for (;;) {
       if (this.isDead(lane)) return null;
+      if (this.parked.has(laneKey(lane))) {
+        if (this.stopped || (this.ended && this.active === 0)) return null;
+        // This loop may have been woken for a task it cannot run: pass the wake-up on.
+        if (this.queue.length) this.idle.shift()?.();
+        await new Promise<void>((r) => this.parkedLoops.push(r));
+        continue;
+      }
       const busy = (this.heavyRunning.get(lane) ?? 0) >= HEAVY_PER_LANE;
       const i = busy ? this.queue.findIndex((q) => !q.heavy) : 0;
       const t = i >= 0 ? this.queue.splice(i, 1)[0] : undefined;
@@ -202,6 +234,8 @@ export class Scheduler {
 
   private laneDied(): void {
     this.deadLanes++;
+    // Parked loops look again: those of a dead connection end (and are counted) too.
+    this.wakeParked();
     if (this.deadLanes === this.lanes.length * this.perLane) {
       const last = this.lastConnectionError;
       this.stop(

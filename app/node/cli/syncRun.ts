@@ -16,12 +16,14 @@ import type { JobTarget } from '../stores/queueRows';
 import type { TransferReport } from '../transfer/types';
 import { enqueueSyncPlan, findSyncBatch, syncBatchRunning, type SyncBatch } from '../sync/enqueue';
 import type { SyncPlan } from '../sync/plan';
+import { BOOKING_SLICE, bookInBackground, type RestBooking } from '../sync/restBooking';
 import {
-  makePlanFolders,
+  makeFolderChains,
   prepareSync,
   runSyncSteps,
   splitSyncJobs,
   syncTransferRequest,
+  type FolderChains,
   type StepsOutcome,
 } from '../sync/runBatch';
 import { makeOutput, type Output } from './output';
@@ -48,6 +50,9 @@ export interface SyncRunInput {
   onOutput?(out: Output): void;
 }
 
+/** Rows booked before the first copy, then per turn of the event loop (SLUICE_TEST_BOOK_FIRST: the kill tests'). */
+const BOOK_FIRST = Number(process.env.SLUICE_TEST_BOOK_FIRST) || BOOKING_SLICE;
+
 /** The `origin` of the jobs `sluice sync` queues: `sluice queue run` leaves them alone (they are the command's). */
 export const SYNC_ORIGIN = 'sync';
 
@@ -55,16 +60,14 @@ export const SYNC_ORIGIN = 'sync';
  * The plan's folders (and DEST's root when it is missing), started at once: their round trips pass while the batch
  * is booked in the queue database (synchronous work, no network). Undefined when there is none to make.
  */
-function foldersEarly(input: SyncRunInput): Promise<void> | undefined {
+function foldersEarly(input: SyncRunInput): FolderChains | undefined {
   const folders = input.plan.items.filter((it) => it.action === 'create' && it.kind === 'dir').map((it) => it.path);
   if (input.destRootExists && folders.length === 0) return undefined;
   const direction = input.direction === 'put' ? 'upload' : 'download';
-  const made = makePlanFolders(input.engine, direction, input.destRoot, folders, {
+  return makeFolderChains(input.engine, direction, input.destRoot, folders, {
     signal: input.signal,
     rootExists: input.destRootExists,
   });
-  made.catch(() => undefined);
-  return made;
 }
 
 /** How many jobs of the batch are not `done` (counted by the database: no job is read). */
@@ -138,21 +141,27 @@ async function runCopies(
   input: SyncRunInput,
   copies: Claim[],
   out: Output,
+  o: { rest?: RestBooking; folders?: FolderChains },
 ): Promise<TransferReport | undefined> {
+  const rest = o.rest;
   if (copies.length === 0) return undefined;
   const journal = StoreJournal.ofClaims(store, copies);
+  if (rest) journal.beforePlan = (jobId) => rest.upTo(jobId);
   let report: TransferReport | undefined;
   try {
+    // Each copy waits only for its own folder's chain (the others are made meanwhile).
     const req = syncTransferRequest(
       `sync-${copies[0].job.batchId}`,
       copies.map((c) => c.job),
       input.verify,
+      o.folders,
     );
     report = await input.engine.transfer({ ...req, journal }, { signal: input.signal, onEvent: (e) => out.event(e) });
   } finally {
     journal.close('paused');
     out.done();
   }
+  rest?.all();
   const failed = new Map(report.failed.map((f) => [f.path, f] as const));
   // The copies that arrived, at once (two statements a job, one transaction); the few others one by one.
   store.releaseDone(copies.filter((c) => !failed.has(c.job.source)).map((c) => c.lease));
@@ -165,6 +174,14 @@ async function runCopies(
     }
   });
   return report;
+}
+
+/** The steps job's state after its run: done, paused (waiting for copies) or failed. */
+function settleSteps(store: QueueStore, lease: Claim['lease'], s: StepsOutcome): StepsOutcome {
+  if (s.state === 'done') store.releaseJob(lease, 'done');
+  else if (s.state === 'waiting') store.releaseJob(lease, 'paused');
+  else store.releaseJob(lease, 'failed', { code: s.failures[0].code, message: s.failures[0].message });
+  return s;
 }
 
 /** Lines after the run: the transfer's summary, then what the steps did. */
@@ -216,17 +233,18 @@ export async function runSyncPlan(input: SyncRunInput): Promise<number> {
     takeOver: findSyncBatch(store, key),
     options: { origin: SYNC_ORIGIN },
     claimFor: currentOwner(),
+    bookFirst: BOOK_FIRST,
     destRootExists: input.destRootExists,
     ...(input.backupDir !== undefined ? { backupDir: input.backupDir } : {}),
   });
   const claims = claimAll(store, batch);
+  const stopBooking = batch.rest && bookInBackground(batch.rest);
   const keeper = keepLeases(store, claims);
   const out = makeOutput(input, put ? 'up  ' : 'down');
   input.onOutput?.(out);
   const result: RunResult = { steps: { state: 'not-run' } };
   try {
     out.info(planLine(batch, input.backupDir));
-    await early;
     await dropLeftovers(input.engine, batch, put);
     const { copies, steps } = splitSyncJobs(claims);
     await prepareSync(
@@ -236,17 +254,15 @@ export async function runSyncPlan(input: SyncRunInput): Promise<number> {
       copies.map((c) => c.job),
       input.signal,
     );
-    result.report = await runCopies(store, input, copies, out);
-    result.steps = await runSyncSteps(input.engine, store, steps!.job, {
+    result.report = await runCopies(store, input, copies, out, { rest: batch.rest, folders: early });
+    await early?.all;
+    result.steps = await runSyncSteps(input.engine, store, store.jobs.get(steps!.job.id)!, {
       signal: input.signal,
       onDeleted: (p, moved) => {
         if (input.verbose) out.info(`sluice: ${moved ? 'moved to the backup folder' : 'deleted'} ${p}`);
       },
     });
-    const s = result.steps;
-    if (s.state === 'done') store.releaseJob(steps!.lease, 'done');
-    else if (s.state === 'waiting') store.releaseJob(steps!.lease, 'paused');
-    else store.releaseJob(steps!.lease, 'failed', { code: s.failures[0].code, message: s.failures[0].message });
+    const s = settleSteps(store, steps!.lease, result.steps);
     finalLines(result, out, input);
     const failedCode = result.report?.failed[0]?.code ?? (s.state === 'failed' ? s.failures[0].code : undefined);
     if (unfinished(store, batch.batchId) === 0) store.jobs.clearFinished({ batchId: batch.batchId });
@@ -254,6 +270,7 @@ export async function runSyncPlan(input: SyncRunInput): Promise<number> {
   } finally {
     out.done();
     clearInterval(keeper);
+    stopBooking?.();
     // Whatever is still running here was interrupted: kept, paused, for the next run of the command.
     const running = new Set(
       (

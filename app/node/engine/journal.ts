@@ -46,6 +46,12 @@ export class StoreJournal implements TransferJournal {
   private readonly fileIds = new Map<string, number>();
   /** Small files planned without a row (fresh run): recorded when committed. */
   private readonly unrecorded = new Map<string, PlannedFile & { jobId: string }>();
+  /**
+   * Called as a file is planned, before its temporary name is handed out: a claim's job row may still be on its way
+   * (cli/syncRun.ts books a sync batch's rows while its first copies run), and is written by then, so a killed run's
+   * partial copy is always found again under the same name.
+   */
+  beforePlan?: (jobId: string) => void;
   /** Small files committed and not yet written to the database. */
   private committed: Array<PlannedFile & { jobId: string }> = [];
   private readonly recorder: RangeRecorder;
@@ -200,6 +206,7 @@ export class StoreJournal implements TransferJournal {
     proposedTemp: string,
   ): Promise<JournalledFile> {
     const jobId = this.jobOf(f.src).id;
+    this.beforePlan?.(jobId);
     const small = f.size < SMALL_FILE_BYTES;
     const temp = stableTempName(proposedTemp, `${jobId}\0${f.src}`);
     const planned: PlannedFile = {

@@ -143,12 +143,13 @@ export function addClaimedBatch(
   batchId: string,
   owner: LeaseOwner,
   now: number,
+  tokens?: readonly string[],
 ): Claim[] {
   const lease = d.q.stmt(`INSERT INTO leases (job_id, token, pid, host, started_at, acquired_at, heartbeat_at)
     VALUES (@jobId, @token, @pid, @host, @startedAt, @now, @now)`);
   return d.q.write(() =>
-    d.jobs.addBatch(jobs, batchId, { since: now }).map((job): Claim => {
-      const l: Lease = { jobId: job.id, token: randomUUID(), owner, acquiredAt: now, heartbeatAt: now };
+    d.jobs.addBatch(jobs, batchId, { since: now }).map((job, i): Claim => {
+      const l: Lease = { jobId: job.id, token: tokens?.[i] ?? randomUUID(), owner, acquiredAt: now, heartbeatAt: now };
       lease.run({ jobId: job.id, token: l.token, ...owner, now });
       return { job, lease: l, ranBefore: false };
     }),

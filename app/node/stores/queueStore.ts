@@ -79,9 +79,9 @@ export class QueueStore {
     return claimBatch(this, batchId, owner);
   }
 
-  /** Adds a batch whose jobs are at once `running` under leases for `owner` (jobClaim.ts). */
-  addClaimedBatch(jobs: readonly NewJob[], batchId: string, owner: LeaseOwner): Claim[] {
-    return addClaimedBatch(this, jobs, batchId, owner, this.now());
+  /** Adds a batch whose jobs are at once `running` under leases for `owner` (jobClaim.ts); `tokens`: the leases'. */
+  addClaimedBatch(jobs: readonly NewJob[], batchId: string, owner: LeaseOwner, tokens?: readonly string[]): Claim[] {
+    return addClaimedBatch(this, jobs, batchId, owner, this.now(), tokens);
   }
 
   /** A claimed job's next state, releasing its lease unless `running` (jobClaim.ts). */

@@ -24,6 +24,7 @@ import type { Claim } from '../stores/jobClaim';
 import type { QueueStore } from '../stores/queueStore';
 import { formatTarget, type JobOptions, type JobTarget, type NewJob, type QueuedJob } from '../stores/queueRows';
 import type { SyncPlan } from './plan';
+import { bookLater, type RestBooking } from './restBooking';
 
 /** `options.sync` of a copy job of a sync batch. */
 export interface SyncCopyOptions {
@@ -63,6 +64,8 @@ export interface SyncStepsOptions {
   foldersDone?: boolean;
   /** DEST's root was listed as existing: it is not made again (an SSH_FXP_MKDIR refused, then a STAT). */
   destRootExists?: boolean;
+  /** Some copy jobs' rows are not written yet (restBooking.ts): nothing is deleted for this batch. */
+  booking?: boolean;
 }
 
 /** What {@link enqueueSyncPlan} puts in the queue. */
@@ -86,7 +89,7 @@ export interface SyncBatchInput {
   priority?: number;
   /** DEST's listing found its root (Listing.rootExists): a plan with no folder to create then makes none. */
   destRootExists?: boolean;
-  /** The plan's folders were made already (runBatch.ts makePlanFolders): the batch does not make them again. */
+  /** The plan's folders were made already (runBatch.ts makeFolderChains): the batch does not make them again. */
   foldersMade?: boolean;
   /**
    * An unfinished batch of the same sync ({@link findSyncBatch}) that this plan replaces: its copy jobs the plan
@@ -99,6 +102,12 @@ export interface SyncBatchInput {
    * under this owner's leases ({@link SyncBatch.claims}); the jobs kept from `takeOver` stay `queued` to be claimed.
    */
   claimFor?: LeaseOwner;
+  /**
+   * With `claimFor`: only the rows of the first `bookFirst` new copy jobs and of the steps job (marked `booking`) are
+   * written now; the others' claims come at once and their rows from {@link SyncBatch.rest} (restBooking.ts), as
+   * many a transaction.
+   */
+  bookFirst?: number;
 }
 
 /** The batch as queued. */
@@ -122,6 +131,8 @@ export interface SyncBatch {
   dropped: Array<{ job: QueuedJob; tempNames: string[] }>;
   /** With {@link SyncBatchInput.claimFor}: the claims of the jobs added (not of those kept). */
   claims?: Claim[];
+  /** With {@link SyncBatchInput.bookFirst}: the rows still to write (their claims are in `claims` already). */
+  rest?: RestBooking;
 }
 
 /** Joins a relative `/`-separated path to a root on the side it belongs to. */
@@ -278,6 +289,7 @@ export function enqueueSyncPlan(store: QueueStore, input: SyncBatchInput): SyncB
   const over = input.takeOver ? takeOver(store, input.takeOver, copies) : undefined;
   const batchId = input.takeOver ?? randomUUID();
   const fresh = copies.filter((_, i) => !over?.keptIds.has(i));
+  const later = input.claimFor && input.bookFirst !== undefined ? fresh.splice(Math.max(0, input.bookFirst)) : [];
   const stepsJob: NewJob = {
     target: input.target,
     direction: input.direction,
@@ -285,11 +297,20 @@ export function enqueueSyncPlan(store: QueueStore, input: SyncBatchInput): SyncB
     dest: input.destRoot,
     conflict: 'overwrite',
     priority: input.priority,
-    options: { ...input.options, sync: steps },
+    options: { ...input.options, sync: later.length ? { ...steps, booking: true } : steps },
   };
-  const claims = input.claimFor ? store.addClaimedBatch([...fresh, stepsJob], batchId, input.claimFor) : undefined;
+  let claims = input.claimFor ? store.addClaimedBatch([...fresh, stepsJob], batchId, input.claimFor) : undefined;
   const added = claims ? claims.map((c) => c.job) : store.jobs.addBatch([...fresh, stepsJob], batchId);
-  const stepsStored = added[added.length - 1];
+  const stepsStored = added.pop()!;
+  let rest: RestBooking | undefined;
+  if (claims && later.length) {
+    const pending = bookLater(store, later, batchId, stepsStored.id, input.claimFor!, input.bookFirst);
+    const stepsClaim = claims.pop()!;
+    claims = [...claims, ...pending.claims, stepsClaim];
+    added.push(...pending.claims.map((c) => c.job));
+    rest = pending.booking;
+  }
+  added.push(stepsStored);
   const jobs = [...(over ? [...over.keptIds.values()] : []), ...added];
   return {
     batchId,
@@ -302,5 +323,6 @@ export function enqueueSyncPlan(store: QueueStore, input: SyncBatchInput): SyncB
     kept: over?.kept ?? 0,
     dropped: over?.dropped ?? [],
     ...(claims ? { claims } : {}),
+    ...(rest ? { rest } : {}),
   };
 }

@@ -140,21 +140,51 @@ async function makeFolders(
     await eachInFlight(level, (r) => side.mkdir(sidePath(side.remote, root, r)), signal);
 }
 
+/** The plan's folders on their way ({@link makeFolderChains}). */
+export interface FolderChains {
+  /** Settles once every folder is made (or one failed). */
+  all: Promise<void>;
+  /** The folder `rel` (relative, '' for the root) and those above it made: what a copy into it waits for. */
+  ready(rel: string): Promise<void>;
+}
+
 /**
- * The plan's folders made on DEST (parents first, each level at once) while its batch is still being booked: the
- * CLI then gives the batch `foldersMade`. Idempotent: a folder that exists is fine, so a run killed meanwhile loses
- * nothing.
+ * The plan's folders made on DEST, each as soon as its parent is (not level by level), so that a copy waits only for
+ * its own folder's chain while the others are still being made, as `put -r` starts a folder's files before the
+ * folders below it. Idempotent: a folder that exists is fine, so a run killed meanwhile loses nothing.
  * @param rootExists DEST's root was listed: not made again
- * @throws SluiceError from DEST, ABORTED when `signal` fires
  */
-export function makePlanFolders(
+export function makeFolderChains(
   engine: SyncEngine,
   direction: QueuedJob['direction'],
   destRoot: string,
   folders: readonly string[],
   o: { signal?: AbortSignal; rootExists?: boolean },
-): Promise<void> {
-  return makeFolders(destSide(engine, direction), destRoot, folders, o);
+): FolderChains {
+  const side = destSide(engine, direction);
+  const mkdir = (p: string): Promise<void> => {
+    if (o.signal?.aborted) return Promise.reject(new SluiceError('ABORTED', 'sync interrupted'));
+    return side.mkdir(p);
+  };
+  const root = o.rootExists ? Promise.resolve() : mkdir(destRoot);
+  const made = new Map<string, Promise<void>>([['', root]]);
+  for (const level of byDepth(folders)) {
+    for (const rel of level) {
+      const parent = made.get(rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '') ?? root;
+      made.set(
+        rel,
+        parent.then(() => mkdir(sidePath(side.remote, destRoot, rel))),
+      );
+    }
+  }
+  // Each is awaited by its copies and `all` by the caller, maybe later: none is an unhandled rejection meanwhile.
+  for (const p of made.values()) p.catch(() => undefined);
+  const all = Promise.all(made.values()).then(() => undefined);
+  all.catch(() => undefined);
+  return {
+    all,
+    ready: (rel) => made.get(rel) ?? root,
+  };
 }
 
 /** The folders above `rels` (relative), without the root. */
@@ -221,18 +251,23 @@ export async function prepareSync(
  * The engine request for a sync batch's copy jobs: their files as listed, each to its target below DEST's root;
  * replaced without asking (the plan decided), modification times kept. Add the journal of the copy claims.
  * @param id the transfer's id in events (the app's queue uses the batch id)
+ * @param folders the plan's folders on their way: each file waits for its own folder ({@link makeFolderChains})
  */
 export function syncTransferRequest(
   id: string,
   copies: readonly QueuedJob[],
   verify?: 'size' | 'sha256',
+  folders?: FolderChains,
 ): TransferRequest {
   const first = copies[0];
   const remoteDest = first.direction === 'upload';
   const files = copies.map((j) => {
     const c = syncOptionsOf(j) as SyncCopyOptions;
     const name = remoteDest ? path.basename(j.source) : path.posix.basename(j.source);
-    return { src: j.source, dst: sidePath(remoteDest, j.dest, name), size: c.size, mtimeMs: c.mtimeMs };
+    const f = { src: j.source, dst: sidePath(remoteDest, j.dest, name), size: c.size, mtimeMs: c.mtimeMs };
+    return folders
+      ? { ...f, ready: folders.ready(c.rel.includes('/') ? c.rel.slice(0, c.rel.lastIndexOf('/')) : '') }
+      : f;
   });
   return {
     id,
@@ -275,11 +310,16 @@ export async function runSyncSteps(
   o: { signal?: AbortSignal; onDeleted?: (p: string, moved: boolean) => void } = {},
 ): Promise<StepsOutcome> {
   const s = syncOptionsOf(steps) as SyncStepsOptions;
-  const copiesLeft = (
-    store.q
-      .stmt(`SELECT COUNT(*) AS n FROM jobs WHERE batch_id = ? AND id != ? AND state != 'done'`)
-      .get(steps.batchId, steps.id) as { n: number }
-  ).n;
+  const count = (sql: string): number =>
+    (
+      store.q
+        .stmt(`SELECT COUNT(*) AS n FROM jobs WHERE batch_id = ? AND id != ? AND ${sql}`)
+        .get(steps.batchId, steps.id) as {
+        n: number;
+      }
+    ).n;
+  // A batch whose rows were not all written (restBooking.ts) waits: the copies missing from it are not counted.
+  const copiesLeft = s.booking ? Math.max(1, s.copies - count(`state = 'done'`)) : count(`state != 'done'`);
   if (copiesLeft > 0) return { state: 'waiting', copiesLeft };
   const side = destSide(engine, steps.direction);
   const failures: Array<{ path: string; code: string; message: string }> = [];

@@ -5,7 +5,8 @@
  * the trees are identical (hashes), no file that had arrived by a kill was written again (same inode and ctime), no
  * temporary file is left, no batch is left in the queue (each run took the killed one's over), and at no kill had
  * a stale path been deleted while some copy was still missing (deletions only after every copy is committed).
- * SLUICE_TEST_SEED=N replays a run.
+ * The put books its batch's rows one at a time while its copies run (SLUICE_TEST_BOOK_FIRST=1, cli/syncRun.ts), so
+ * its kills also land before every row is written. SLUICE_TEST_SEED=N replays a run.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -73,7 +74,8 @@ for (const direction of ['put', 'get'] as const) {
         const url = `sftp://${server.user}@127.0.0.1:${server.port}${remoteDir}`;
         const operands = direction === 'put' ? [localDir, url] : [url, localDir];
         const home = path.join(local, 'home');
-        const env = { SLUICE_HOME: home };
+        // put: the batch's rows written one per turn of the event loop, so that kills land while they are written.
+        const env = { SLUICE_HOME: home, ...(direction === 'put' ? { SLUICE_TEST_BOOK_FIRST: '1' } : {}) };
         const args = [
           'sync',
           '--delete',

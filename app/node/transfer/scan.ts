@@ -255,6 +255,17 @@ async function scanGet(pool: ConnectionPool, req: TransferRequest, sink: ScanSin
 async function scanListed(files: NonNullable<TransferRequest['files']>, sink: ScanSink): Promise<void> {
   for (const f of files) {
     if (sink.stopped()) return;
+    if (f.ready) {
+      const failed = await f.ready.then(
+        () => undefined,
+        (e: unknown) => SluiceError.from(e),
+      );
+      if (failed) {
+        sink.fail({ src: f.src, dst: f.dst }, failed);
+        continue;
+      }
+      if (sink.stopped()) return;
+    }
     await sink.file({ src: f.src, dst: f.dst, size: f.size, mtimeMs: f.mtimeMs, mode: f.mode ?? 0 });
   }
 }

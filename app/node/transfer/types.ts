@@ -128,9 +128,17 @@ export interface TransferRequest {
    * The files to move as a listing saw them (a sync batch: sync/runBatch.ts): each source file and its final target,
    * with the source's size, mtime (ms) and mode. When given, `sources` and `dest` only name the job: nothing is walked
    * or resolved cp-style and no source is STATed again (a source changed since fails SOURCE_CHANGED at its commit);
-   * the targets' folders must exist.
+   * the targets' folders must exist, or be on their way: a file with `ready` waits for it (its folder being made; a
+   * rejection fails that file with its error).
    */
-  files?: ReadonlyArray<{ src: string; dst: string; size: number; mtimeMs: number; mode?: number }>;
+  files?: ReadonlyArray<{
+    src: string;
+    dst: string;
+    size: number;
+    mtimeMs: number;
+    mode?: number;
+    ready?: Promise<void>;
+  }>;
   conflict?: ConflictPolicy;
   /** 'size' (default) or 'sha256' (hash both sides before committing). */
   verify?: 'size' | 'sha256';
